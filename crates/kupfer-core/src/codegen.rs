@@ -1,0 +1,653 @@
+//! WGSL generation for elementwise [`Program`]s.
+//!
+//! The kernel skeleton lives in `shaders/elementwise.wgsl`; NumPy-semantics helpers per dtype
+//! in `shaders/elementwise_float.wgsl` and `shaders/elementwise_int.wgsl`; transcendentals in
+//! the WGSL libm. Only what varies is generated here: the uniform struct, the bindings, the
+//! coordinate arithmetic for strided inputs, and one `let` per expression node.
+
+use crate::dtype::{DType, Kind};
+use crate::error::{Error, Result};
+use crate::expr::{Access, BinaryOp, Node, Program, UnaryOp};
+use crate::libm::{LIBM_F32, LIBM_F64};
+use std::collections::BTreeSet;
+use std::fmt::Write;
+
+const TEMPLATE: &str = include_str!("../../../shaders/elementwise.wgsl");
+const FLOAT_HELPERS: &str = include_str!("../../../shaders/elementwise_float.wgsl");
+const INT_HELPERS: &str = include_str!("../../../shaders/elementwise_int.wgsl");
+
+/// Threads per workgroup of elementwise kernels.
+pub const WORKGROUP_SIZE: u32 = 256;
+
+/// What the adapter can compile: optional shader features.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Target {
+    /// SHADER_F16.
+    pub f16: bool,
+    /// SHADER_F64.
+    pub f64: bool,
+    /// SHADER_INT64.
+    pub i64: bool,
+}
+
+impl Target {
+    /// Checks that `dtype` can run on this target.
+    pub fn check(&self, dtype: DType, adapter: &str) -> Result<()> {
+        let (ok, feature) = match dtype {
+            DType::F16 => (self.f16, "SHADER_F16"),
+            DType::F64 => (self.f64, "SHADER_F64"),
+            DType::I64 => (self.i64, "SHADER_INT64"),
+            _ => (true, ""),
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(Error::unsupported(format!(
+                "dtype {dtype} needs the {feature} feature, which adapter '{adapter}' does not have"
+            )))
+        }
+    }
+}
+
+/// Byte offsets of the fields of a kernel's uniform block, for the host to fill.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ParamLayout {
+    /// Total size in bytes (a multiple of 16).
+    pub size: usize,
+    /// `n`: number of elements in this dispatch (u32).
+    pub n: usize,
+    /// `start`: linear index of the dispatch's first element (u32).
+    pub start: usize,
+    /// Collapsed shape, one u32 per axis.
+    pub dims: Vec<usize>,
+    /// Element offset of each input within its binding (u32).
+    pub offsets: Vec<usize>,
+    /// Element strides of each strided input, one u32 (two's complement) per axis.
+    pub strides: Vec<Vec<usize>>,
+    /// Each scalar's field (its encoding is [`scalar_uniform_type`]).
+    pub scalars: Vec<usize>,
+}
+
+/// A generated kernel: WGSL source and the layout of its uniform block.
+#[derive(Debug, Clone)]
+pub struct Kernel {
+    /// The WGSL module (entry point `main`).
+    pub wgsl: String,
+    /// Uniform layout.
+    pub params: ParamLayout,
+}
+
+/// WGSL type used to pass a scalar of `dtype` in the uniform block: f16 travels as f32 and bool
+/// as u32 (uniform blocks cannot hold either portably).
+pub fn scalar_uniform_type(dtype: DType) -> &'static str {
+    match dtype {
+        DType::F16 => "f32",
+        DType::Bool => "u32",
+        d => d.wgsl_storage(),
+    }
+}
+
+fn uniform_align(dtype: DType) -> usize {
+    match dtype {
+        DType::F64 | DType::I64 | DType::Complex64 => 8,
+        _ => 4,
+    }
+}
+
+/// Generates the WGSL of an elementwise program.
+pub fn elementwise(program: &Program, target: &Target) -> Result<Kernel> {
+    for d in program.dtypes() {
+        target.check(d, "this adapter")?;
+    }
+    let rank = program.rank;
+    let mut fields = String::new();
+    let mut layout = ParamLayout::default();
+    let mut at = 0usize;
+    let mut field = |name: String, ty: &str, size: usize, fields: &mut String| -> usize {
+        let off = at;
+        at += size;
+        let _ = writeln!(fields, "    {name}: {ty},");
+        off
+    };
+    // 8-byte fields first so that every field is naturally aligned with no padding.
+    let mut scalar_offsets = vec![0usize; program.scalars.len()];
+    for (k, &d) in program.scalars.iter().enumerate() {
+        if uniform_align(d) == 8 {
+            scalar_offsets[k] = field(format!("s{k}"), scalar_uniform_type(d), 8, &mut fields);
+        }
+    }
+    layout.n = field("n".into(), "u32", 4, &mut fields);
+    layout.start = field("start".into(), "u32", 4, &mut fields);
+    for j in 0..rank {
+        layout.dims.push(field(format!("d{j}"), "u32", 4, &mut fields));
+    }
+    for (k, input) in program.inputs.iter().enumerate() {
+        layout.offsets.push(field(format!("o{k}"), "u32", 4, &mut fields));
+        let mut st = Vec::new();
+        if input.access == Access::Strided {
+            for j in 0..rank {
+                st.push(field(format!("t{k}_{j}"), "u32", 4, &mut fields));
+            }
+        }
+        layout.strides.push(st);
+    }
+    for (k, &d) in program.scalars.iter().enumerate() {
+        if uniform_align(d) == 4 {
+            scalar_offsets[k] = field(format!("s{k}"), scalar_uniform_type(d), 4, &mut fields);
+        }
+    }
+    layout.scalars = scalar_offsets;
+    layout.size = at.div_ceil(16) * 16;
+
+    let mut bindings = String::new();
+    for (k, input) in program.inputs.iter().enumerate() {
+        let _ = writeln!(
+            bindings,
+            "@group(0) @binding({}) var<storage, read> in{k}: array<{}>;",
+            k + 1,
+            input.dtype.wgsl_storage()
+        );
+    }
+    let _ = writeln!(
+        bindings,
+        "@group(0) @binding({}) var<storage, read_write> out: array<{}>;",
+        program.inputs.len() + 1,
+        program.out_dtype().wgsl_storage()
+    );
+
+    let any_strided = program.inputs.iter().any(|i| i.access == Access::Strided);
+    let mut coords = String::new();
+    if any_strided && rank > 0 {
+        coords.push_str("    var r = g;\n");
+        for j in (1..rank).rev() {
+            let _ = writeln!(coords, "    let c{j} = r % P.d{j};\n    r = r / P.d{j};");
+        }
+        coords.push_str("    let c0 = r;\n");
+    }
+
+    let mut body = String::new();
+    let mut needs = Needs::default();
+    for (idx, (node, dtype)) in program.nodes.iter().enumerate() {
+        let expr = node_expr(program, node, *dtype, &mut needs)?;
+        let _ = writeln!(body, "    let n{idx}: {} = {expr};", dtype.wgsl_value());
+    }
+    let out = program.output;
+    let store = if program.out_dtype() == DType::Bool {
+        format!("select(0u, 1u, n{out})")
+    } else {
+        format!("n{out}")
+    };
+    let _ = writeln!(body, "    out[i] = {store};");
+
+    let mut enables = String::new();
+    let uses_f16 = program.dtypes().any(|d| d == DType::F16);
+    if uses_f16 {
+        enables.push_str("enable f16;\n");
+    }
+    let helpers = needs.render()?;
+    let wgsl = TEMPLATE
+        .replace("{{ENABLES}}", &enables)
+        .replace("{{PARAMS}}", fields.trim_end())
+        .replace("{{BINDINGS}}", bindings.trim_end())
+        .replace("{{HELPERS}}", &helpers)
+        .replace("{{COORDS}}", coords.trim_end())
+        .replace("{{BODY}}", body.trim_end());
+    Ok(Kernel {
+        wgsl,
+        params: layout,
+    })
+}
+
+/// Helper families a kernel needs.
+#[derive(Default)]
+struct Needs {
+    float: BTreeSet<DType>,
+    int: BTreeSet<DType>,
+    libm_f32: bool,
+    libm_f64: bool,
+    complex: bool,
+}
+
+impl Needs {
+    fn render(&self) -> Result<String> {
+        let mut s = String::new();
+        if self.libm_f32 || self.complex {
+            s.push_str(LIBM_F32);
+            s.push('\n');
+        }
+        if self.libm_f64 {
+            s.push_str(LIBM_F64);
+            s.push('\n');
+        }
+        for &d in &self.float {
+            let t = d.wgsl_value();
+            s.push_str(&isnan_helpers(d));
+            s.push_str(&FLOAT_HELPERS.replace("_T(", &format!("_{t}(")).replace("T(", &format!("{t}(")).replace(": T", &format!(": {t}")).replace("-> T", &format!("-> {t}")));
+            s.push('\n');
+        }
+        for &d in &self.int {
+            let t = d.wgsl_value();
+            let bits = if d == DType::I64 { "64" } else { "32" };
+            s.push_str(
+                &INT_HELPERS
+                    .replace("_T(", &format!("_{t}("))
+                    .replace("T(BITS)", &format!("{t}({bits})"))
+                    .replace("T(", &format!("{t}("))
+                    .replace(": T", &format!(": {t}"))
+                    .replace("-> T", &format!("-> {t}")),
+            );
+            s.push('\n');
+        }
+        if self.complex {
+            s.push_str(COMPLEX_HELPERS);
+        }
+        Ok(s)
+    }
+}
+
+const COMPLEX_HELPERS: &str = "
+fn kp_cmul(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
+    return vec2<f32>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+}
+
+// Smith's algorithm: scales by the larger component of b to avoid overflow.
+fn kp_cdiv(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
+    if (abs(b.x) >= abs(b.y)) {
+        let r = b.y / b.x;
+        let d = b.x + b.y * r;
+        return vec2<f32>((a.x + a.y * r) / d, (a.y - a.x * r) / d);
+    }
+    let r = b.x / b.y;
+    let d = b.x * r + b.y;
+    return vec2<f32>((a.x * r + a.y) / d, (a.y * r - a.x) / d);
+}
+";
+
+fn isnan_helpers(d: DType) -> String {
+    let t = d.wgsl_value();
+    match d {
+        DType::F32 => "fn kp_isnan_f32(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }\n\
+                       fn kp_isinf_f32(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u; }\n"
+            .to_string(),
+        DType::F16 => "fn kp_isnan_f16(x: f16) -> bool { return (bitcast<u32>(f32(x)) & 0x7fffffffu) > 0x7f800000u; }\n\
+                       fn kp_isinf_f16(x: f16) -> bool { return (bitcast<u32>(f32(x)) & 0x7fffffffu) == 0x7f800000u; }\n"
+            .to_string(),
+        _ => format!(
+            "fn kp_isnan_{t}(x: {t}) -> bool {{ return !(x == x); }}\n\
+             fn kp_isinf_{t}(x: {t}) -> bool {{ return x == x && abs(x) > 1.7976931348623157e308lf; }}\n"
+        ),
+    }
+}
+
+fn zero(d: DType) -> String {
+    match d {
+        DType::Bool => "false".into(),
+        DType::Complex64 => "vec2<f32>(0.0, 0.0)".into(),
+        d => format!("{}(0)", d.wgsl_value()),
+    }
+}
+
+fn one(d: DType) -> String {
+    match d {
+        DType::Bool => "true".into(),
+        DType::Complex64 => "vec2<f32>(1.0, 0.0)".into(),
+        d => format!("{}(1)", d.wgsl_value()),
+    }
+}
+
+fn input_expr(program: &Program, k: usize) -> String {
+    let spec = program.inputs[k];
+    let index = match spec.access {
+        Access::Contiguous => format!("P.o{k} + i"),
+        Access::Broadcast => format!("P.o{k}"),
+        Access::Strided => {
+            let mut s = format!("P.o{k}");
+            for j in 0..program.rank {
+                let _ = write!(s, " + c{j} * P.t{k}_{j}");
+            }
+            s
+        }
+    };
+    if spec.dtype == DType::Bool {
+        format!("(in{k}[{index}] != 0u)")
+    } else {
+        format!("in{k}[{index}]")
+    }
+}
+
+fn scalar_expr(k: usize, d: DType) -> String {
+    match d {
+        DType::F16 => format!("f16(P.s{k})"),
+        DType::Bool => format!("(P.s{k} != 0u)"),
+        _ => format!("P.s{k}"),
+    }
+}
+
+/// Conversion of a value `x` of dtype `from` to `to`, NumPy `astype` semantics (floats to ints
+/// saturate; NaN to bool is true; complex to real drops the imaginary part).
+fn cast_expr(x: &str, from: DType, to: DType) -> String {
+    if from == to {
+        return x.to_string();
+    }
+    let tv = to.wgsl_value();
+    match (from, to) {
+        (DType::Complex64, DType::Bool) => format!("any({x} != vec2<f32>(0.0, 0.0))"),
+        (DType::Complex64, _) => cast_expr(&format!("{x}.x"), DType::F32, to),
+        (_, DType::Complex64) => format!("vec2<f32>({}, 0.0)", cast_expr(x, from, DType::F32)),
+        (_, DType::Bool) => format!("({x} != {})", zero(from)),
+        (DType::Bool, _) => format!("select({}, {}, {x})", zero(to), one(to)),
+        (DType::F16, DType::F32) | (DType::F32, DType::F16) => format!("{tv}({x})"),
+        (DType::F16, _) => cast_expr(&format!("f32({x})"), DType::F32, to),
+        (_, DType::F16) => format!("f16({})", cast_expr(x, from, DType::F32)),
+        _ => format!("{tv}({x})"),
+    }
+}
+
+fn float_suffix(d: DType) -> &'static str {
+    match d {
+        DType::F64 => "f64",
+        _ => "f32",
+    }
+}
+
+/// Calls a libm function of the float dtype `d` (f16 computes in f32 and rounds once).
+fn libm_call(name: &str, d: DType, args: &[&str], needs: &mut Needs) -> String {
+    match d {
+        DType::F64 => {
+            needs.libm_f64 = true;
+            format!("kp_{name}_f64({})", args.join(", "))
+        }
+        DType::F16 => {
+            needs.libm_f32 = true;
+            let a: Vec<String> = args.iter().map(|a| format!("f32({a})")).collect();
+            format!("f16(kp_{name}_f32({}))", a.join(", "))
+        }
+        _ => {
+            needs.libm_f32 = true;
+            format!("kp_{name}_f32({})", args.join(", "))
+        }
+    }
+}
+
+fn node_expr(program: &Program, node: &Node, dtype: DType, needs: &mut Needs) -> Result<String> {
+    let dt = |id: usize| program.nodes[id].1;
+    Ok(match node {
+        Node::Load(k) => input_expr(program, *k),
+        Node::Scalar(k) => scalar_expr(*k, program.scalars[*k]),
+        Node::Index => "g".to_string(),
+        Node::Cast(x) => cast_expr(&format!("n{x}"), dt(*x), dtype),
+        Node::Select(c, a, b) => format!("select(n{b}, n{a}, n{c})"),
+        Node::Unary(op, x) => unary_expr(*op, &format!("n{x}"), dt(*x), needs)?,
+        Node::Binary(op, a, b) => binary_expr(*op, &format!("n{a}"), &format!("n{b}"), dt(*a), needs)?,
+    })
+}
+
+fn unsupported_op(name: &str, d: DType) -> Error {
+    Error::unsupported(format!("ufunc '{name}' not supported for the input type {d}"))
+}
+
+fn unary_expr(op: UnaryOp, x: &str, d: DType, needs: &mut Needs) -> Result<String> {
+    use UnaryOp::*;
+    let t = d.wgsl_value();
+    let kind = d.kind();
+    if kind == Kind::Float {
+        needs.float.insert(d);
+    }
+    if kind == Kind::Int {
+        needs.int.insert(d);
+    }
+    Ok(match (op, kind) {
+        (Negative, Kind::Complex) => format!("-{x}"),
+        (Negative, _) if d == DType::U32 => format!("(0u - {x})"),
+        (Negative, _) => format!("-{x}"),
+        (Absolute | Sign, Kind::Bool) => x.to_string(),
+        (Absolute, Kind::Complex) => {
+            needs.complex = true;
+            format!("kp_hypot_f32({x}.x, {x}.y)")
+        }
+        (Absolute, _) if d == DType::U32 => x.to_string(),
+        (Absolute, Kind::Int) => format!("select({x}, {z} - {x}, {x} < {z})", z = zero(d)),
+        (Absolute, _) => format!("abs({x})"),
+        (Sign, _) => format!("kp_sign_{t}({x})"),
+        (Square, Kind::Complex) => {
+            needs.complex = true;
+            format!("kp_cmul({x}, {x})")
+        }
+        (Square, Kind::Bool) => x.to_string(),
+        (Square, _) => format!("({x} * {x})"),
+        (Reciprocal, Kind::Complex) => {
+            needs.complex = true;
+            format!("kp_cdiv(vec2<f32>(1.0, 0.0), {x})")
+        }
+        (Reciprocal, Kind::Int) => format!("select({z}, {o} / {x}, {x} != {z})", z = zero(d), o = one(d)),
+        (Reciprocal, _) => format!("({} / {x})", one(d)),
+        (Sqrt, Kind::Float) => format!("sqrt({x})"),
+        (Floor, Kind::Float) => format!("floor({x})"),
+        (Ceil, Kind::Float) => format!("ceil({x})"),
+        (Trunc, Kind::Float) => format!("trunc({x})"),
+        (Rint, Kind::Float) => format!("round({x})"),
+        (IsNan, Kind::Float) => format!("kp_isnan_{t}({x})"),
+        (IsInf, Kind::Float) => format!("kp_isinf_{t}({x})"),
+        (IsFinite, Kind::Float) => format!("!(kp_isnan_{t}({x}) || kp_isinf_{t}({x}))"),
+        (IsNan | IsInf, _) => "false".into(),
+        (IsFinite, _) => "true".into(),
+        (LogicalNot, _) => format!("!{x}"),
+        (BitwiseNot, Kind::Bool) => format!("!{x}"),
+        (BitwiseNot, Kind::Int) => format!("~{x}"),
+        (Real, Kind::Complex) => format!("{x}.x"),
+        (Imag, Kind::Complex) => format!("{x}.y"),
+        (Conj, Kind::Complex) => format!("vec2<f32>({x}.x, -{x}.y)"),
+        (Real | Conj, _) => x.to_string(),
+        (Imag, _) => zero(d),
+        (op, Kind::Float) if op.is_libm() => libm_call(op.name(), d, &[x], needs),
+        _ => return Err(unsupported_op(op.name(), d)),
+    })
+}
+
+fn binary_expr(op: BinaryOp, a: &str, b: &str, d: DType, needs: &mut Needs) -> Result<String> {
+    use BinaryOp::*;
+    let t = d.wgsl_value();
+    let kind = d.kind();
+    if kind == Kind::Float {
+        needs.float.insert(d);
+    }
+    if kind == Kind::Int {
+        needs.int.insert(d);
+    }
+    let as_u32 = |v: &str| format!("select(0u, 1u, {v})");
+    Ok(match (op, kind) {
+        (Add, Kind::Bool) | (LogicalOr, _) | (BitwiseOr, Kind::Bool) | (Maximum | Fmax, Kind::Bool) => {
+            format!("({a} || {b})")
+        }
+        (Multiply, Kind::Bool) | (LogicalAnd, _) | (BitwiseAnd, Kind::Bool) | (Minimum | Fmin, Kind::Bool) => {
+            format!("({a} && {b})")
+        }
+        (LogicalXor, _) | (BitwiseXor, Kind::Bool) => format!("({a} != {b})"),
+        (Multiply, Kind::Complex) => {
+            needs.complex = true;
+            format!("kp_cmul({a}, {b})")
+        }
+        (TrueDivide, Kind::Complex) => {
+            needs.complex = true;
+            format!("kp_cdiv({a}, {b})")
+        }
+        (Equal, Kind::Complex) => format!("all({a} == {b})"),
+        (NotEqual, Kind::Complex) => format!("any({a} != {b})"),
+        (Add, _) => format!("({a} + {b})"),
+        (Subtract, _) => format!("({a} - {b})"),
+        (Multiply, _) => format!("({a} * {b})"),
+        (TrueDivide, Kind::Float) => format!("({a} / {b})"),
+        (FloorDivide, Kind::Int | Kind::Float) => format!("kp_floor_divide_{t}({a}, {b})"),
+        (Remainder, Kind::Int | Kind::Float) => format!("kp_remainder_{t}({a}, {b})"),
+        (Power, Kind::Int) => format!("kp_power_{t}({a}, {b})"),
+        (Power, Kind::Float) => libm_call("power", d, &[a, b], needs),
+        (Maximum, Kind::Float) => format!("kp_maximum_{t}({a}, {b})"),
+        (Minimum, Kind::Float) => format!("kp_minimum_{t}({a}, {b})"),
+        (Fmax, Kind::Float) => format!("kp_fmax_{t}({a}, {b})"),
+        (Fmin, Kind::Float) => format!("kp_fmin_{t}({a}, {b})"),
+        (Maximum | Fmax, Kind::Int) => format!("max({a}, {b})"),
+        (Minimum | Fmin, Kind::Int) => format!("min({a}, {b})"),
+        (Arctan2, Kind::Float) => libm_call("arctan2", d, &[a, b], needs),
+        (Hypot, Kind::Float) => libm_call("hypot", d, &[a, b], needs),
+        (Equal, _) => format!("({a} == {b})"),
+        (NotEqual, _) => format!("({a} != {b})"),
+        (Less | LessEqual | Greater | GreaterEqual, Kind::Bool) => {
+            let sym = cmp_symbol(op);
+            format!("({} {sym} {})", as_u32(a), as_u32(b))
+        }
+        (Less | LessEqual | Greater | GreaterEqual, _) => format!("({a} {} {b})", cmp_symbol(op)),
+        (BitwiseAnd, Kind::Int) => format!("({a} & {b})"),
+        (BitwiseOr, Kind::Int) => format!("({a} | {b})"),
+        (BitwiseXor, Kind::Int) => format!("({a} ^ {b})"),
+        (LeftShift, Kind::Int) => format!("kp_left_shift_{t}({a}, {b})"),
+        (RightShift, Kind::Int) => format!("kp_right_shift_{t}({a}, {b})"),
+        _ => return Err(unsupported_op(op.name(), d)),
+    })
+}
+
+fn cmp_symbol(op: BinaryOp) -> &'static str {
+    match op {
+        BinaryOp::Less => "<",
+        BinaryOp::LessEqual => "<=",
+        BinaryOp::Greater => ">",
+        _ => ">=",
+    }
+}
+
+/// The float suffix libm uses for a dtype (`f32` for f16/f32/complex64, `f64` for f64).
+pub fn libm_suffix(d: DType) -> &'static str {
+    float_suffix(d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::expr::{InputSpec, OperandType};
+
+    const ALL: Target = Target {
+        f16: true,
+        f64: true,
+        i64: true,
+    };
+
+    fn validate(wgsl: &str) {
+        let module = naga::front::wgsl::parse_str(wgsl).unwrap_or_else(|e| {
+            panic!("{}\n---\n{wgsl}", e.emit_to_string(wgsl));
+        });
+        let caps = naga::valid::Capabilities::SHADER_FLOAT16
+            | naga::valid::Capabilities::FLOAT64
+            | naga::valid::Capabilities::SHADER_INT64;
+        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
+            .validate(&module)
+            .unwrap_or_else(|e| panic!("{}\n---\n{wgsl}", e.emit_to_string(wgsl)));
+    }
+
+    fn binary_program(op: BinaryOp, a: DType, b: DType, access: Access) -> Option<Program> {
+        let (compute, out) = op
+            .signature(OperandType::Strong(a), OperandType::Strong(b))
+            .ok()?;
+        let nodes = vec![
+            (Node::Load(0), a),
+            (Node::Scalar(0), b),
+            (Node::Cast(0), compute),
+            (Node::Cast(1), compute),
+            (Node::Binary(op, 2, 3), out),
+        ];
+        Some(Program {
+            nodes,
+            inputs: vec![InputSpec { dtype: a, access }],
+            scalars: vec![b],
+            output: 4,
+            rank: if access == Access::Strided { 3 } else { 0 },
+        })
+    }
+
+    #[test]
+    fn every_binary_op_and_dtype_pair_validates() {
+        use BinaryOp::*;
+        let ops = [
+            Add, Subtract, Multiply, TrueDivide, FloorDivide, Remainder, Power, Maximum, Minimum,
+            Fmax, Fmin, Arctan2, Hypot, Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual,
+            LogicalAnd, LogicalOr, LogicalXor, BitwiseAnd, BitwiseOr, BitwiseXor, LeftShift,
+            RightShift,
+        ];
+        let mut checked = 0;
+        for op in ops {
+            for a in DType::ALL {
+                for b in DType::ALL {
+                    if let Some(p) = binary_program(op, a, b, Access::Strided) {
+                        let k = elementwise(&p, &ALL)
+                            .unwrap_or_else(|e| panic!("{op:?} {a} {b}: {e}"));
+                        validate(&k.wgsl);
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 500, "only {checked} programs");
+    }
+
+    #[test]
+    fn every_unary_op_and_dtype_validates() {
+        use UnaryOp::*;
+        let ops = [
+            Negative, Absolute, Sign, Exp, Exp2, Expm1, Log, Log1p, Log2, Log10, Sqrt, Cbrt,
+            Square, Reciprocal, Sin, Cos, Tan, Arcsin, Arccos, Arctan, Sinh, Cosh, Tanh, Arcsinh,
+            Arccosh, Arctanh, Floor, Ceil, Trunc, Rint, IsNan, IsInf, IsFinite, LogicalNot,
+            BitwiseNot, Real, Imag, Conj,
+        ];
+        for op in ops {
+            for d in DType::ALL {
+                let Ok((compute, out)) = op.signature(d) else {
+                    continue;
+                };
+                let p = Program {
+                    nodes: vec![
+                        (Node::Load(0), d),
+                        (Node::Cast(0), compute),
+                        (Node::Unary(op, 1), out),
+                    ],
+                    inputs: vec![InputSpec {
+                        dtype: d,
+                        access: Access::Contiguous,
+                    }],
+                    scalars: vec![],
+                    output: 2,
+                    rank: 0,
+                };
+                let k = elementwise(&p, &ALL).unwrap_or_else(|e| panic!("{op:?} {d}: {e}"));
+                validate(&k.wgsl);
+            }
+        }
+    }
+
+    #[test]
+    fn casts_between_all_dtypes_validate() {
+        for a in DType::ALL {
+            for b in DType::ALL {
+                let p = Program {
+                    nodes: vec![(Node::Load(0), a), (Node::Cast(0), b)],
+                    inputs: vec![InputSpec {
+                        dtype: a,
+                        access: Access::Broadcast,
+                    }],
+                    scalars: vec![],
+                    output: 1,
+                    rank: 0,
+                };
+                validate(&elementwise(&p, &ALL).unwrap().wgsl);
+            }
+        }
+    }
+
+    #[test]
+    fn uniform_layout_is_aligned() {
+        let p = binary_program(BinaryOp::Add, DType::F64, DType::F64, Access::Strided).unwrap();
+        let k = elementwise(&p, &ALL).unwrap();
+        assert_eq!(k.params.scalars, vec![0]);
+        assert_eq!(k.params.n, 8);
+        assert_eq!(k.params.size % 16, 0);
+        let missing = Target::default();
+        assert!(elementwise(&p, &missing).is_err());
+    }
+}

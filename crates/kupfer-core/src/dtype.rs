@@ -1,0 +1,216 @@
+//! Element types and their names, sizes and WGSL representations.
+
+use crate::error::{Error, Result};
+use std::fmt;
+
+/// The element type of an array.
+///
+/// Storage on the GPU: `Bool` is one `u32` per element (WGSL has no byte-addressed storage);
+/// every other dtype is stored as its own WGSL type (`Complex64` as `vec2<f32>`). On the host
+/// and in `.npy` files, `Bool` is one byte as in NumPy.
+///
+/// ```
+/// use kupfer_core::DType;
+/// assert_eq!(DType::from_name("float32").unwrap(), DType::F32);
+/// assert_eq!(DType::from_name("i8").is_err(), true);
+/// assert_eq!(DType::F16.name(), "float16");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DType {
+    /// `bool`.
+    Bool,
+    /// `int32`.
+    I32,
+    /// `uint32`.
+    U32,
+    /// `int64` (adapters with SHADER_INT64).
+    I64,
+    /// `float16` (adapters with SHADER_F16).
+    F16,
+    /// `float32`.
+    F32,
+    /// `float64` (adapters with SHADER_F64).
+    F64,
+    /// `complex64`: two `float32`.
+    Complex64,
+}
+
+/// The NumPy kind of a dtype, in promotion order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Kind {
+    /// `b`
+    Bool,
+    /// `i` and `u`
+    Int,
+    /// `f`
+    Float,
+    /// `c`
+    Complex,
+}
+
+impl DType {
+    /// Every dtype kupfer knows.
+    pub const ALL: [DType; 8] = [
+        DType::Bool,
+        DType::I32,
+        DType::U32,
+        DType::I64,
+        DType::F16,
+        DType::F32,
+        DType::F64,
+        DType::Complex64,
+    ];
+
+    /// NumPy's name: `"float32"`, `"bool"`, ...
+    pub fn name(self) -> &'static str {
+        match self {
+            DType::Bool => "bool",
+            DType::I32 => "int32",
+            DType::U32 => "uint32",
+            DType::I64 => "int64",
+            DType::F16 => "float16",
+            DType::F32 => "float32",
+            DType::F64 => "float64",
+            DType::Complex64 => "complex64",
+        }
+    }
+
+    /// Parses a NumPy dtype name or type code (`"float32"`, `"f4"`, `"<f4"`, `"int"`, `"bool"`,
+    /// `"complex64"`, `"c8"`, ...). Python's `float`/`int`/`complex` map to 64-bit types as in
+    /// NumPy.
+    pub fn from_name(name: &str) -> Result<DType> {
+        let n = name.trim().trim_start_matches(['<', '=', '|']);
+        let n = n.strip_prefix("np.").unwrap_or(n);
+        let n = n.strip_prefix("numpy.").unwrap_or(n);
+        Ok(match n {
+            "bool" | "bool_" | "?" | "b1" => DType::Bool,
+            "int32" | "i4" | "intc" => DType::I32,
+            "uint32" | "u4" | "uintc" => DType::U32,
+            "int64" | "i8" | "int" | "int_" | "intp" | "long" => DType::I64,
+            "float16" | "f2" | "half" | "e" => DType::F16,
+            "float32" | "f4" | "single" | "f" => DType::F32,
+            "float64" | "f8" | "float" | "double" | "d" | "float_" => DType::F64,
+            "complex64" | "c8" | "csingle" | "F" => DType::Complex64,
+            _ => {
+                return Err(Error::unsupported(format!(
+                    "dtype '{name}' (kupfer has bool, int32, uint32, int64, float16, float32, \
+                     float64, complex64)"
+                )))
+            }
+        })
+    }
+
+    /// The promotion kind.
+    pub fn kind(self) -> Kind {
+        match self {
+            DType::Bool => Kind::Bool,
+            DType::I32 | DType::U32 | DType::I64 => Kind::Int,
+            DType::F16 | DType::F32 | DType::F64 => Kind::Float,
+            DType::Complex64 => Kind::Complex,
+        }
+    }
+
+    /// Bytes per element in host memory and in `.npy` files.
+    pub fn host_size(self) -> usize {
+        match self {
+            DType::Bool => 1,
+            DType::F16 => 2,
+            DType::I32 | DType::U32 | DType::F32 => 4,
+            DType::I64 | DType::F64 | DType::Complex64 => 8,
+        }
+    }
+
+    /// Bytes per element in GPU storage.
+    pub fn gpu_size(self) -> usize {
+        match self {
+            DType::Bool => 4,
+            d => d.host_size(),
+        }
+    }
+
+    /// The WGSL type that stores one element.
+    pub fn wgsl_storage(self) -> &'static str {
+        match self {
+            DType::Bool => "u32",
+            DType::I32 => "i32",
+            DType::U32 => "u32",
+            DType::I64 => "i64",
+            DType::F16 => "f16",
+            DType::F32 => "f32",
+            DType::F64 => "f64",
+            DType::Complex64 => "vec2<f32>",
+        }
+    }
+
+    /// The WGSL type of a value of this dtype inside a kernel.
+    pub fn wgsl_value(self) -> &'static str {
+        match self {
+            DType::Bool => "bool",
+            d => d.wgsl_storage(),
+        }
+    }
+
+    /// True for float16/32/64.
+    pub fn is_float(self) -> bool {
+        self.kind() == Kind::Float
+    }
+
+    /// True for the integer dtypes (not bool).
+    pub fn is_int(self) -> bool {
+        self.kind() == Kind::Int
+    }
+
+    /// True for the signed integer dtypes.
+    pub fn is_signed_int(self) -> bool {
+        matches!(self, DType::I32 | DType::I64)
+    }
+
+    /// True for complex dtypes.
+    pub fn is_complex(self) -> bool {
+        self.kind() == Kind::Complex
+    }
+
+    /// True for 64-bit dtypes (those needing SHADER_F64 / SHADER_INT64). complex64 is two
+    /// 32-bit floats and does not count.
+    pub fn is_64bit(self) -> bool {
+        matches!(self, DType::I64 | DType::F64)
+    }
+
+    /// Bits of one (real) component, as NumPy's itemsize*8 for real types.
+    pub fn bits(self) -> u32 {
+        match self {
+            DType::Bool => 8,
+            DType::F16 => 16,
+            DType::I32 | DType::U32 | DType::F32 | DType::Complex64 => 32,
+            DType::I64 | DType::F64 => 64,
+        }
+    }
+}
+
+impl fmt::Display for DType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for DType {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        DType::from_name(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for d in DType::ALL {
+            assert_eq!(DType::from_name(d.name()).unwrap(), d);
+        }
+        assert_eq!(DType::from_name("<f8").unwrap(), DType::F64);
+        assert_eq!(DType::from_name("np.float16").unwrap(), DType::F16);
+        assert!(DType::from_name("int8").is_err());
+    }
+}

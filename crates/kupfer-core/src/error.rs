@@ -1,0 +1,63 @@
+//! The one error type of kupfer (re-exported as `kupfer::Error`).
+
+use thiserror::Error;
+
+/// Everything that can go wrong in kupfer, from a bad axis to a lost device.
+///
+/// Every message is one line and names the problem, so command-line tools can print it as is.
+#[derive(Debug, Clone, Error, PartialEq)]
+pub enum Error {
+    /// Operand shapes that cannot be broadcast or combined.
+    #[error("shape mismatch in {op}: {lhs:?} and {rhs:?} cannot be broadcast together")]
+    ShapeMismatch {
+        /// The operation that failed.
+        op: String,
+        /// Shape of the first operand.
+        lhs: Vec<usize>,
+        /// Shape of the second operand.
+        rhs: Vec<usize>,
+    },
+    /// A dtype or operation this adapter (or kupfer) cannot run.
+    #[error("unsupported: {0}")]
+    Unsupported(String),
+    /// An argument outside its domain: axis out of range, bad reshape, negative size, ...
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
+    /// An allocation that cannot be satisfied even after freeing cached blocks.
+    #[error("out of memory: {0}")]
+    OutOfMemory(String),
+    /// No GPU adapter, or a device request that failed.
+    #[error("no GPU adapter: {0}")]
+    NoAdapter(String),
+    /// The device was lost (driver reset, removal) or the runtime hit an internal GPU error.
+    #[error("device error: {0}")]
+    Device(String),
+    /// WGSL that failed to compile, with the line and column in the user's own text.
+    #[error("WGSL compile error at line {line}, column {column}: {message}")]
+    Compile {
+        /// naga's message.
+        message: String,
+        /// 1-based line in the user's source.
+        line: usize,
+        /// 1-based column in the user's source.
+        column: usize,
+    },
+    /// File or format problems (.npy reading and writing).
+    #[error("{0}")]
+    Io(String),
+}
+
+/// `Result` with kupfer's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// Shorthand for [`Error::InvalidArgument`].
+    pub fn invalid(msg: impl Into<String>) -> Self {
+        Error::InvalidArgument(msg.into())
+    }
+
+    /// Shorthand for [`Error::Unsupported`].
+    pub fn unsupported(msg: impl Into<String>) -> Self {
+        Error::Unsupported(msg.into())
+    }
+}

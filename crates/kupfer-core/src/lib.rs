@@ -1,0 +1,25 @@
+//! kupfer-core: everything in kupfer that needs no GPU.
+//!
+//! - [`dtype`]: element types ([`DType`]).
+//! - [`promote`]: NumPy 2 type promotion with kupfer's no-implicit-widening rule.
+//! - [`layout`]: shapes, strides, broadcasting, views ([`Layout`], [`SliceArg`]).
+//! - [`expr`]: the elementwise op IR ([`Program`]), which is also the pipeline-cache key.
+//! - [`codegen`]: WGSL generation from the IR and the templates in `shaders/`.
+//! - [`libm`]: accurate WGSL transcendentals used by generated kernels.
+//! - [`error`]: the one [`Error`] type of kupfer.
+
+#![warn(missing_docs)]
+
+pub mod codegen;
+pub mod dtype;
+pub mod error;
+pub mod expr;
+pub mod layout;
+#[path = "libm_shim.rs"]
+pub mod libm;
+pub mod promote;
+
+pub use dtype::{DType, Kind};
+pub use error::{Error, Result};
+pub use expr::{Access, BinaryOp, InputSpec, Node, Program, UnaryOp};
+pub use layout::{Layout, SliceArg};

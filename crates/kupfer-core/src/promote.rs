@@ -1,0 +1,193 @@
+//! Type promotion: NumPy 2 rules (NEP 50, Python scalars are weak) with one documented
+//! exception — 32-bit operands are never widened to 64 bits implicitly.
+//!
+//! The rule, in one sentence: take NumPy 2's result dtype; if it is 64-bit (int64, float64,
+//! complex128) and no operand is 64-bit, use its 32-bit counterpart (int32, float32,
+//! complex64). So `int32 + float32 → float32`, `int32 / int32 → float32`,
+//! `int32 + uint32 → int32`, but `int64 + float32 → float64` as in NumPy.
+//!
+//! | operands            | NumPy 2   | kupfer    |
+//! |---------------------|-----------|-----------|
+//! | int32 + uint32      | int64     | int32     |
+//! | int32 + float16     | float64   | float32   |
+//! | int32 + float32     | float64   | float32   |
+//! | uint32 + float32    | float64   | float32   |
+//! | int64 + float32     | float64   | float64   |
+//! | int32 / int32       | float64   | float32   |
+//! | sin(int32)          | float64   | float32   |
+//! | sin(bool)           | float16   | float16   |
+//! | int32 + complex64   | complex128| complex64 |
+//! | bool array + 1      | int64     | int32     |
+//! | int32 array + 1.5   | float64   | float32   |
+//! | int64 array + 1.5   | float64   | float64   |
+//! | float16 array + 1.5 | float16   | float16   |
+//! | float32 array + 1j  | complex64 | complex64 |
+//!
+//! complex128 does not exist in kupfer: a promotion that needs it (complex64 + float64,
+//! complex64 + int64) is an [`Error::Unsupported`].
+
+use crate::dtype::{DType, Kind};
+use crate::error::{Error, Result};
+
+/// The kind of a weak (Python) scalar operand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum WeakKind {
+    /// Python `bool`.
+    Bool,
+    /// Python `int`.
+    Int,
+    /// Python `float`.
+    Float,
+    /// Python `complex`.
+    Complex,
+}
+
+impl WeakKind {
+    fn kind(self) -> Kind {
+        match self {
+            WeakKind::Bool => Kind::Bool,
+            WeakKind::Int => Kind::Int,
+            WeakKind::Float => Kind::Float,
+            WeakKind::Complex => Kind::Complex,
+        }
+    }
+}
+
+/// A dtype NumPy could produce; complex128 exists only to be demoted or refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wide {
+    D(DType),
+    Complex128,
+}
+
+fn numpy_pair(a: DType, b: DType) -> Wide {
+    use DType::*;
+    if a == b {
+        return Wide::D(a);
+    }
+    let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
+    match (lo, hi) {
+        (Bool, x) => Wide::D(x),
+        (I32, U32) | (I32, I64) | (U32, I64) => Wide::D(I64),
+        (I32 | U32 | I64, F16 | F32 | F64) => Wide::D(F64),
+        (F16, F32) => Wide::D(F32),
+        (F16 | F32, F64) => Wide::D(F64),
+        (F16 | F32, Complex64) => Wide::D(Complex64),
+        (I32 | U32 | I64 | F64, Complex64) => Wide::Complex128,
+        _ => unreachable!("dtype pairs are ordered"),
+    }
+}
+
+fn demote(w: Wide, any_64bit: bool, what: &str) -> Result<DType> {
+    match w {
+        Wide::D(d) if d.is_64bit() && !any_64bit => Ok(match d {
+            DType::I64 => DType::I32,
+            _ => DType::F32,
+        }),
+        Wide::D(d) => Ok(d),
+        Wide::Complex128 if !any_64bit => Ok(DType::Complex64),
+        Wide::Complex128 => Err(Error::unsupported(format!(
+            "{what} needs complex128, which kupfer does not have"
+        ))),
+    }
+}
+
+/// Result dtype of a binary arithmetic op on two arrays.
+///
+/// ```
+/// use kupfer_core::{promote::result_type, DType};
+/// assert_eq!(result_type(DType::I32, DType::F32).unwrap(), DType::F32);
+/// assert_eq!(result_type(DType::I64, DType::F32).unwrap(), DType::F64);
+/// ```
+pub fn result_type(a: DType, b: DType) -> Result<DType> {
+    demote(
+        numpy_pair(a, b),
+        a.is_64bit() || b.is_64bit(),
+        &format!("{a} with {b}"),
+    )
+}
+
+/// Result dtype of an array of dtype `a` combined with a weak Python scalar.
+pub fn result_type_weak(a: DType, s: WeakKind) -> Result<DType> {
+    if s.kind() <= a.kind() {
+        return Ok(a);
+    }
+    let wide = match (a.kind(), s) {
+        (Kind::Bool, WeakKind::Int) => Wide::D(DType::I64),
+        (Kind::Float, WeakKind::Complex) => {
+            if a == DType::F64 {
+                Wide::Complex128
+            } else {
+                Wide::D(DType::Complex64)
+            }
+        }
+        (_, WeakKind::Float) => Wide::D(DType::F64),
+        (_, WeakKind::Complex) => Wide::Complex128,
+        _ => Wide::D(a),
+    };
+    demote(wide, a.is_64bit(), &format!("{a} with a Python complex"))
+}
+
+/// Dtype of a float-valued unary function (sin, sqrt, exp, ...) of `a`: NumPy's smallest safe
+/// float (bool → float16, int32 → float64 → demoted to float32, int64 → float64).
+pub fn float_result(a: DType) -> DType {
+    match a {
+        DType::Bool => DType::F16,
+        DType::I32 | DType::U32 => DType::F32,
+        DType::I64 => DType::F64,
+        d => d,
+    }
+}
+
+/// Dtype of true division of `a` by `b` (NumPy: integers divide to float64, then demoted).
+pub fn true_divide_result(a: DType, b: DType) -> Result<DType> {
+    let common = result_type(a, b)?;
+    Ok(match common.kind() {
+        Kind::Bool | Kind::Int => {
+            if common.is_64bit() {
+                DType::F64
+            } else {
+                DType::F32
+            }
+        }
+        _ => common,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use DType::*;
+
+    #[test]
+    fn pairs_are_symmetric() {
+        for a in DType::ALL {
+            for b in DType::ALL {
+                assert_eq!(result_type(a, b).ok(), result_type(b, a).ok(), "{a} {b}");
+            }
+        }
+    }
+
+    #[test]
+    fn no_implicit_widening() {
+        assert_eq!(result_type(I32, U32).unwrap(), I32);
+        assert_eq!(result_type(I32, F32).unwrap(), F32);
+        assert_eq!(result_type(U32, F16).unwrap(), F32);
+        assert_eq!(result_type(I64, F32).unwrap(), F64);
+        assert_eq!(result_type(I32, Complex64).unwrap(), Complex64);
+        assert!(result_type(F64, Complex64).is_err());
+        assert_eq!(true_divide_result(I32, I32).unwrap(), F32);
+        assert_eq!(true_divide_result(I64, I32).unwrap(), F64);
+    }
+
+    #[test]
+    fn weak_scalars() {
+        assert_eq!(result_type_weak(F16, WeakKind::Float).unwrap(), F16);
+        assert_eq!(result_type_weak(I32, WeakKind::Float).unwrap(), F32);
+        assert_eq!(result_type_weak(I64, WeakKind::Float).unwrap(), F64);
+        assert_eq!(result_type_weak(Bool, WeakKind::Int).unwrap(), I32);
+        assert_eq!(result_type_weak(U32, WeakKind::Int).unwrap(), U32);
+        assert_eq!(result_type_weak(F32, WeakKind::Complex).unwrap(), Complex64);
+        assert_eq!(result_type_weak(Bool, WeakKind::Bool).unwrap(), Bool);
+    }
+}

@@ -1,0 +1,1 @@
+//! kupfer-eval

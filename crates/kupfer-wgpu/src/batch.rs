@@ -1,0 +1,262 @@
+//! Deferred command recording: dispatches and copies are recorded on the host and encoded
+//! into one command buffer (one compute pass between copies) at a sync point — a read-back,
+//! `synchronize()`, or a bound on pending work. No per-op submit.
+
+use crate::context::Context;
+use crate::pipeline::Pipeline;
+use crate::pool::GpuBuffer;
+use kupfer_core::{Error, Result};
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+/// Pending commands after which a batch is submitted without waiting for a sync point.
+const MAX_PENDING: usize = 1024;
+/// Submissions allowed in flight before the host waits for the oldest.
+const MAX_IN_FLIGHT: usize = 16;
+
+/// A storage-buffer range bound to a kernel.
+#[derive(Debug, Clone)]
+pub struct Binding {
+    /// The buffer (kept alive until the batch is submitted).
+    pub buffer: Arc<GpuBuffer>,
+    /// Byte offset (a multiple of the adapter's storage offset alignment).
+    pub offset: u64,
+    /// Byte size of the range.
+    pub size: u64,
+}
+
+pub(crate) enum Command {
+    Dispatch {
+        pipeline: Arc<Pipeline>,
+        bindings: Vec<Binding>,
+        params: (u64, u64),
+        groups: [u32; 3],
+    },
+    Copy {
+        src: wgpu::Buffer,
+        src_offset: u64,
+        dst: wgpu::Buffer,
+        dst_offset: u64,
+        size: u64,
+        _keep: Vec<Arc<GpuBuffer>>,
+    },
+    Timestamp {
+        set: wgpu::QuerySet,
+    },
+    Resolve {
+        set: wgpu::QuerySet,
+        dst: wgpu::Buffer,
+        offset: u64,
+    },
+}
+
+#[derive(Default)]
+pub(crate) struct Batch {
+    commands: Vec<Command>,
+    params: Vec<u8>,
+    in_flight: VecDeque<wgpu::SubmissionIndex>,
+}
+
+impl Context {
+    fn lock_batch(&self) -> std::sync::MutexGuard<'_, Batch> {
+        self.inner.batch.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Records a kernel launch: `params` go to binding 0 (a uniform block), `bindings` to
+    /// bindings 1.. in order.
+    pub fn dispatch(
+        &self,
+        pipeline: &Arc<Pipeline>,
+        params: &[u8],
+        bindings: Vec<Binding>,
+        groups: [u32; 3],
+    ) -> Result<()> {
+        let align = u64::from(self.inner.info.limits.min_uniform_buffer_offset_alignment).max(16);
+        let mut batch = self.lock_batch();
+        let start = (batch.params.len() as u64).div_ceil(align) * align;
+        let size = (params.len() as u64).div_ceil(16).max(1) * 16;
+        batch.params.resize(start as usize, 0);
+        batch.params.extend_from_slice(params);
+        batch.params.resize((start + size) as usize, 0);
+        batch.commands.push(Command::Dispatch {
+            pipeline: pipeline.clone(),
+            bindings,
+            params: (start, size),
+            groups,
+        });
+        if batch.commands.len() >= MAX_PENDING {
+            self.submit(&mut batch)?;
+        }
+        Ok(())
+    }
+
+    /// Records a buffer-to-buffer copy.
+    pub(crate) fn record_copy(&self, cmd: Command) {
+        self.lock_batch().commands.push(cmd);
+    }
+
+    /// Records a pooled-buffer copy (`size` a multiple of 4).
+    pub fn copy_buffer(
+        &self,
+        src: &Arc<GpuBuffer>,
+        src_offset: u64,
+        dst: &Arc<GpuBuffer>,
+        dst_offset: u64,
+        size: u64,
+    ) {
+        self.record_copy(Command::Copy {
+            src: src.raw().clone(),
+            src_offset,
+            dst: dst.raw().clone(),
+            dst_offset,
+            size,
+            _keep: vec![src.clone(), dst.clone()],
+        });
+    }
+
+    /// Submits everything recorded so far (does not wait).
+    pub fn flush(&self) -> Result<()> {
+        let mut batch = self.lock_batch();
+        self.submit(&mut batch)
+    }
+
+    /// Submits pending work and blocks until the GPU has finished all of it.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn synchronize(&self) -> Result<()> {
+        self.flush()?;
+        self.inner
+            .device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| Error::Device(format!("waiting for the GPU failed: {e}")))?;
+        self.lock_batch().in_flight.clear();
+        self.inner.pipelines.save_if_dirty();
+        Ok(())
+    }
+
+    /// Submits pending work and resolves when the GPU has finished all of it.
+    pub async fn synchronize_async(&self) -> Result<()> {
+        self.flush()?;
+        let (tx, rx) = futures_intrusive::channel::shared::oneshot_channel();
+        self.inner.queue.on_submitted_work_done(move || {
+            let _ = tx.send(());
+        });
+        #[cfg(not(target_arch = "wasm32"))]
+        self.inner
+            .device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| Error::Device(format!("waiting for the GPU failed: {e}")))?;
+        rx.receive().await;
+        Ok(())
+    }
+
+    fn submit(&self, batch: &mut Batch) -> Result<()> {
+        if batch.commands.is_empty() {
+            return Ok(());
+        }
+        let device = &self.inner.device;
+        let commands = std::mem::take(&mut batch.commands);
+        let params = std::mem::take(&mut batch.params);
+        let arena = (!params.is_empty()).then(|| {
+            let size = (params.len() as u64).div_ceil(16) * 16;
+            let buf = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("kupfer params"),
+                size,
+                usage: wgpu::BufferUsages::UNIFORM,
+                mapped_at_creation: true,
+            });
+            if let Ok(mut view) = buf.slice(..).get_mapped_range_mut() {
+                view.slice(..params.len()).copy_from_slice(&params);
+            }
+            buf.unmap();
+            buf
+        });
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("kupfer batch"),
+        });
+        let mut pass: Option<wgpu::ComputePass<'static>> = None;
+        for cmd in &commands {
+            match cmd {
+                Command::Dispatch {
+                    pipeline,
+                    bindings,
+                    params: (offset, size),
+                    groups,
+                } => {
+                    let arena = arena.as_ref().expect("dispatches carry parameters");
+                    let mut entries = Vec::with_capacity(bindings.len() + 1);
+                    entries.push(wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                            buffer: arena,
+                            offset: *offset,
+                            size: wgpu::BufferSize::new(*size),
+                        }),
+                    });
+                    for (k, b) in bindings.iter().enumerate() {
+                        entries.push(wgpu::BindGroupEntry {
+                            binding: k as u32 + 1,
+                            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                                buffer: b.buffer.raw(),
+                                offset: b.offset,
+                                size: wgpu::BufferSize::new(b.size.max(4)),
+                            }),
+                        });
+                    }
+                    let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                        label: None,
+                        layout: &pipeline.layout,
+                        entries: &entries,
+                    });
+                    let p = pass.get_or_insert_with(|| {
+                        encoder
+                            .begin_compute_pass(&wgpu::ComputePassDescriptor::default())
+                            .forget_lifetime()
+                    });
+                    p.set_pipeline(&pipeline.pipeline);
+                    p.set_bind_group(0, &group, &[]);
+                    p.dispatch_workgroups(groups[0], groups[1], groups[2]);
+                }
+                Command::Copy {
+                    src,
+                    src_offset,
+                    dst,
+                    dst_offset,
+                    size,
+                    ..
+                } => {
+                    pass = None;
+                    encoder.copy_buffer_to_buffer(src, *src_offset, dst, *dst_offset, *size);
+                }
+                Command::Timestamp { set } => {
+                    pass = None;
+                    encoder.write_timestamp(set, 0);
+                }
+                Command::Resolve { set, dst, offset } => {
+                    pass = None;
+                    encoder.resolve_query_set(set, 0..1, dst, *offset);
+                }
+            }
+        }
+        drop(pass);
+        let index = self.inner.queue.submit([encoder.finish()]);
+        drop(commands);
+        batch.in_flight.push_back(index);
+        if batch.in_flight.len() > MAX_IN_FLIGHT {
+            if let Some(oldest) = batch.in_flight.pop_front() {
+                #[cfg(not(target_arch = "wasm32"))]
+                self.inner
+                    .device
+                    .poll(wgpu::PollType::Wait {
+                        submission_index: Some(oldest),
+                        timeout: None,
+                    })
+                    .map_err(|e| Error::Device(format!("waiting for the GPU failed: {e}")))?;
+                #[cfg(target_arch = "wasm32")]
+                drop(oldest);
+            }
+        } else {
+            let _ = self.inner.device.poll(wgpu::PollType::Poll);
+        }
+        Ok(())
+    }
+}

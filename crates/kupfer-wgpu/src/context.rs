@@ -1,0 +1,275 @@
+//! Adapter selection and the device context.
+
+use crate::batch::Batch;
+use crate::pipeline::PipelineCache;
+use crate::pool::MemoryPool;
+use kupfer_core::codegen::Target;
+use kupfer_core::{Error, Result};
+use std::sync::{Arc, Mutex};
+
+/// How to pick an adapter.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum AdapterChoice {
+    /// `KUPFER_BACKEND` / `KUPFER_ADAPTER` if set, else the high-performance adapter.
+    #[default]
+    Default,
+    /// The n-th adapter of [`Context::adapters`].
+    Index(usize),
+    /// The first adapter whose name contains this (case-insensitive).
+    Name(String),
+}
+
+/// Device properties, as `cupy.cuda.runtime.getDeviceProperties` gives them.
+#[derive(Debug, Clone)]
+pub struct DeviceInfo {
+    /// Adapter name ("NVIDIA H100 80GB HBM3", "llvmpipe (LLVM 15.0.6, 256 bits)").
+    pub name: String,
+    /// Backend ("vulkan", "metal", "dx12", "gl", "webgpu").
+    pub backend: String,
+    /// Driver name and version.
+    pub driver: String,
+    /// Discrete, integrated, virtual, CPU, other.
+    pub device_type: String,
+    /// PCI vendor id.
+    pub vendor: u32,
+    /// Features of the device (requested: everything kupfer can use).
+    pub features: wgpu::Features,
+    /// Limits of the device (requested: the adapter's own).
+    pub limits: wgpu::Limits,
+}
+
+impl DeviceInfo {
+    fn new(info: &wgpu::AdapterInfo, features: wgpu::Features, limits: wgpu::Limits) -> Self {
+        DeviceInfo {
+            name: info.name.clone(),
+            backend: info.backend.to_str().to_string(),
+            driver: format!("{} {}", info.driver, info.driver_info).trim().to_string(),
+            device_type: format!("{:?}", info.device_type),
+            vendor: info.vendor,
+            features,
+            limits,
+        }
+    }
+}
+
+/// Features kupfer requests when the adapter has them.
+pub fn wanted_features() -> wgpu::Features {
+    wgpu::Features::SHADER_F16
+        | wgpu::Features::SHADER_F64
+        | wgpu::Features::SHADER_INT64
+        | wgpu::Features::TIMESTAMP_QUERY
+        | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
+        | wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES
+        | wgpu::Features::PIPELINE_CACHE
+        | wgpu::Features::SUBGROUP
+}
+
+pub(crate) struct Inner {
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+    pub info: DeviceInfo,
+    pub target: Target,
+    pub pool: MemoryPool,
+    pub batch: Mutex<Batch>,
+    pub pipelines: PipelineCache,
+}
+
+/// A GPU device with its queue, memory pool, pipeline cache and pending command batch.
+/// Cheap to clone (an `Arc`).
+#[derive(Clone)]
+pub struct Context {
+    pub(crate) inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Context({} on {})", self.inner.info.name, self.inner.info.backend)
+    }
+}
+
+const NO_ADAPTER_HELP: &str = "no GPU adapter was found. kupfer needs a Vulkan, Metal, DX12 or \
+     GL driver; on Linux without a GPU install Mesa's software Vulkan driver \
+     (`apt-get install mesa-vulkan-drivers`), or set KUPFER_BACKEND / KUPFER_ADAPTER \
+     (see `kupfer info`)";
+
+fn backends_from_env() -> Result<wgpu::Backends> {
+    match std::env::var("KUPFER_BACKEND") {
+        Err(_) => Ok(wgpu::Backends::all()),
+        Ok(v) => match v.to_ascii_lowercase().as_str() {
+            "" => Ok(wgpu::Backends::all()),
+            "vulkan" | "vk" => Ok(wgpu::Backends::VULKAN),
+            "metal" => Ok(wgpu::Backends::METAL),
+            "dx12" | "d3d12" => Ok(wgpu::Backends::DX12),
+            "gl" | "gles" | "opengl" => Ok(wgpu::Backends::GL),
+            "webgpu" | "browser" => Ok(wgpu::Backends::BROWSER_WEBGPU),
+            other => Err(Error::invalid(format!(
+                "KUPFER_BACKEND={other} is not one of vulkan, metal, dx12, gl, webgpu"
+            ))),
+        },
+    }
+}
+
+fn instance(backends: wgpu::Backends) -> wgpu::Instance {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+    desc.backends = backends;
+    wgpu::Instance::new(desc)
+}
+
+impl Context {
+    /// Every adapter the backends in `KUPFER_BACKEND` (or all) expose, in index order.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub async fn adapters() -> Result<Vec<wgpu::Adapter>> {
+        let backends = backends_from_env()?;
+        Ok(instance(backends).enumerate_adapters(backends).await)
+    }
+
+    /// Opens a device on the chosen adapter.
+    pub async fn new(choice: AdapterChoice) -> Result<Context> {
+        let adapter = Self::pick_adapter(choice).await?;
+        Self::from_adapter(adapter).await
+    }
+
+    async fn pick_adapter(choice: AdapterChoice) -> Result<wgpu::Adapter> {
+        let backends = backends_from_env()?;
+        let choice = match choice {
+            AdapterChoice::Default => match std::env::var("KUPFER_ADAPTER") {
+                Ok(v) if !v.trim().is_empty() => match v.trim().parse::<usize>() {
+                    Ok(i) => AdapterChoice::Index(i),
+                    Err(_) => AdapterChoice::Name(v.trim().to_string()),
+                },
+                _ => AdapterChoice::Default,
+            },
+            c => c,
+        };
+        let inst = instance(backends);
+        match choice {
+            AdapterChoice::Default => inst
+                .request_adapter(&wgpu::RequestAdapterOptions {
+                    power_preference: wgpu::PowerPreference::HighPerformance,
+                    force_fallback_adapter: false,
+                    compatible_surface: None,
+                    apply_limit_buckets: false,
+                })
+                .await
+                .map_err(|e| Error::NoAdapter(format!("{NO_ADAPTER_HELP} ({e})"))),
+            #[cfg(not(target_arch = "wasm32"))]
+            AdapterChoice::Index(i) => {
+                let all = inst.enumerate_adapters(backends).await;
+                let n = all.len();
+                all.into_iter().nth(i).ok_or_else(|| {
+                    Error::NoAdapter(format!("adapter index {i} out of range: {n} adapter(s) found"))
+                })
+            }
+            #[cfg(not(target_arch = "wasm32"))]
+            AdapterChoice::Name(name) => {
+                let all = inst.enumerate_adapters(backends).await;
+                let needle = name.to_lowercase();
+                let names: Vec<String> = all.iter().map(|a| a.get_info().name).collect();
+                all.into_iter()
+                    .find(|a| a.get_info().name.to_lowercase().contains(&needle))
+                    .ok_or_else(|| {
+                        Error::NoAdapter(format!("no adapter name contains '{name}' (found: {names:?})"))
+                    })
+            }
+            #[cfg(target_arch = "wasm32")]
+            _ => Err(Error::unsupported("choosing an adapter by index or name in the browser")),
+        }
+    }
+
+    /// Opens a device on `adapter` with every feature kupfer can use and the adapter's limits.
+    pub async fn from_adapter(adapter: wgpu::Adapter) -> Result<Context> {
+        let features = adapter.features() & wanted_features();
+        let limits = adapter.limits();
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("kupfer"),
+                required_features: features,
+                required_limits: limits,
+                experimental_features: wgpu::ExperimentalFeatures::disabled(),
+                memory_hints: wgpu::MemoryHints::Performance,
+                trace: wgpu::Trace::Off,
+            })
+            .await
+            .map_err(|e| Error::NoAdapter(format!("the device request failed: {e}")))?;
+        Ok(Self::from_parts(device, queue, &adapter.get_info()))
+    }
+
+    /// Shares an existing wgpu device and queue (e.g. an application's renderer).
+    pub fn from_wgpu(device: wgpu::Device, queue: wgpu::Queue) -> Context {
+        let info = device.adapter_info();
+        Self::from_parts(device, queue, &info)
+    }
+
+    fn from_parts(device: wgpu::Device, queue: wgpu::Queue, adapter: &wgpu::AdapterInfo) -> Context {
+        let features = device.features();
+        let limits = device.limits();
+        let info = DeviceInfo::new(adapter, features, limits.clone());
+        let target = Target {
+            f16: features.contains(wgpu::Features::SHADER_F16),
+            f64: features.contains(wgpu::Features::SHADER_F64),
+            i64: features.contains(wgpu::Features::SHADER_INT64),
+        };
+        let pipelines = PipelineCache::new(&device, adapter);
+        Context {
+            inner: Arc::new(Inner {
+                pool: MemoryPool::new(limits.max_buffer_size),
+                batch: Mutex::new(Batch::default()),
+                pipelines,
+                device,
+                queue,
+                info,
+                target,
+            }),
+        }
+    }
+
+    /// The wgpu device.
+    pub fn device(&self) -> &wgpu::Device {
+        &self.inner.device
+    }
+
+    /// The wgpu queue.
+    pub fn queue(&self) -> &wgpu::Queue {
+        &self.inner.queue
+    }
+
+    /// Name, backend, driver, limits, features.
+    pub fn info(&self) -> &DeviceInfo {
+        &self.inner.info
+    }
+
+    /// Shader features for code generation.
+    pub fn target(&self) -> Target {
+        self.inner.target
+    }
+
+    /// The memory pool.
+    pub fn pool(&self) -> &MemoryPool {
+        &self.inner.pool
+    }
+
+    /// Checks that this device can hold and compute `dtype`.
+    pub fn check_dtype(&self, dtype: kupfer_core::DType) -> Result<()> {
+        self.inner.target.check(dtype, &self.inner.info.name)
+    }
+
+    /// Largest buffer range one binding may cover, in bytes.
+    pub fn max_binding_size(&self) -> u64 {
+        u64::from(self.inner.info.limits.max_storage_buffer_binding_size)
+    }
+
+    /// Required alignment of storage-buffer binding offsets, in bytes.
+    pub fn binding_alignment(&self) -> u64 {
+        u64::from(self.inner.info.limits.min_storage_buffer_offset_alignment)
+    }
+
+    /// Largest workgroup count per dispatch dimension.
+    pub fn max_workgroups_per_dim(&self) -> u32 {
+        self.inner.info.limits.max_compute_workgroups_per_dimension
+    }
+
+    /// True when both contexts are the same device.
+    pub fn same_device(&self, other: &Context) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+}

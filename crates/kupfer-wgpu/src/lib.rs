@@ -1,0 +1,24 @@
+//! kupfer-wgpu: kupfer's runtime on wgpu.
+//!
+//! - [`context`]: adapter choice, device and queue, limits and features ([`Context`]).
+//! - [`pool`]: the size-class memory pool ([`GpuBuffer`], [`MemoryPool`]).
+//! - [`batch`]: deferred command recording, one submit per sync point.
+//! - [`pipeline`]: compute pipelines cached by structural key, persisted where possible.
+//! - [`transfer`]: host↔device copies.
+//! - [`timer`]: GPU timestamp events with a wall-clock fallback.
+
+#![warn(missing_docs)]
+
+pub mod batch;
+pub mod context;
+pub mod pipeline;
+pub mod pool;
+pub mod timer;
+pub mod transfer;
+
+pub use batch::Binding;
+pub use context::{AdapterChoice, Context, DeviceInfo};
+pub use kupfer_core::{Error, Result};
+pub use pool::{GpuBuffer, MemoryPool};
+pub use timer::Event;
+pub use wgpu;

@@ -1,0 +1,143 @@
+//! Compute pipelines, cached by their WGSL source, and persisted across runs through wgpu's
+//! PIPELINE_CACHE where the adapter has it (in the user's cache directory), so that the first
+//! call is slow once, not every run.
+
+use crate::context::Context;
+use kupfer_core::{Error, Result};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// A compiled compute pipeline with its bind group layout.
+#[derive(Debug)]
+pub struct Pipeline {
+    pub(crate) pipeline: wgpu::ComputePipeline,
+    pub(crate) layout: wgpu::BindGroupLayout,
+}
+
+pub(crate) struct PipelineCache {
+    map: Mutex<HashMap<String, Arc<Pipeline>>>,
+    disk: Option<DiskCache>,
+}
+
+struct DiskCache {
+    cache: wgpu::PipelineCache,
+    path: std::path::PathBuf,
+    dirty: Mutex<bool>,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn cache_dir() -> Option<std::path::PathBuf> {
+    if let Some(d) = std::env::var_os("KUPFER_CACHE_DIR") {
+        return (!d.is_empty()).then(|| d.into());
+    }
+    if let Some(d) = std::env::var_os("XDG_CACHE_HOME") {
+        return Some(std::path::PathBuf::from(d).join("kupfer"));
+    }
+    std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache").join("kupfer"))
+}
+
+impl PipelineCache {
+    pub(crate) fn new(device: &wgpu::Device, adapter: &wgpu::AdapterInfo) -> Self {
+        PipelineCache {
+            map: Mutex::new(HashMap::new()),
+            disk: Self::open_disk(device, adapter),
+        }
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    fn open_disk(device: &wgpu::Device, adapter: &wgpu::AdapterInfo) -> Option<DiskCache> {
+        if !device.features().contains(wgpu::Features::PIPELINE_CACHE) {
+            return None;
+        }
+        let name = wgpu::util::pipeline_cache_key(adapter)?;
+        let path = cache_dir()?.join(name);
+        let data = std::fs::read(&path).ok();
+        // SAFETY: the data was written by `PipelineCache::get_data` of a device with the same
+        // cache key (wgpu validates the header and falls back to an empty cache otherwise).
+        let cache = unsafe {
+            device.create_pipeline_cache(&wgpu::PipelineCacheDescriptor {
+                label: Some("kupfer pipelines"),
+                data: data.as_deref(),
+                fallback: true,
+            })
+        };
+        Some(DiskCache {
+            cache,
+            path,
+            dirty: Mutex::new(false),
+        })
+    }
+
+    #[cfg(target_arch = "wasm32")]
+    fn open_disk(_: &wgpu::Device, _: &wgpu::AdapterInfo) -> Option<DiskCache> {
+        None
+    }
+
+    /// Writes the pipeline cache to disk if pipelines were compiled since the last write.
+    pub(crate) fn save_if_dirty(&self) {
+        let Some(disk) = &self.disk else { return };
+        let mut dirty = disk.dirty.lock().unwrap_or_else(|p| p.into_inner());
+        if !*dirty {
+            return;
+        }
+        *dirty = false;
+        if let Some(data) = disk.cache.get_data() {
+            if let Some(dir) = disk.path.parent() {
+                let _ = std::fs::create_dir_all(dir);
+            }
+            let tmp = disk.path.with_extension("tmp");
+            if std::fs::write(&tmp, data).is_ok() {
+                let _ = std::fs::rename(&tmp, &disk.path);
+            }
+        }
+    }
+}
+
+impl Context {
+    /// The pipeline for a WGSL module with entry point `main`, compiled once per source.
+    pub fn pipeline(&self, wgsl: &str) -> Result<Arc<Pipeline>> {
+        let cache = &self.inner.pipelines;
+        if let Some(p) = cache.map.lock().unwrap_or_else(|p| p.into_inner()).get(wgsl) {
+            return Ok(p.clone());
+        }
+        let device = &self.inner.device;
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("kupfer kernel"),
+            source: wgpu::ShaderSource::Wgsl(wgsl.into()),
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("kupfer kernel"),
+            layout: None,
+            module: &module,
+            entry_point: Some("main"),
+            compilation_options: Default::default(),
+            cache: cache.disk.as_ref().map(|d| &d.cache),
+        });
+        let error = scope.pop();
+        #[cfg(not(target_arch = "wasm32"))]
+        if let Some(e) = pollster::block_on(error) {
+            return Err(Error::Device(format!(
+                "kernel failed to compile (a kupfer bug; please report it): {e}"
+            )));
+        }
+        #[cfg(target_arch = "wasm32")]
+        drop(error);
+        let layout = pipeline.get_bind_group_layout(0);
+        let p = Arc::new(Pipeline { pipeline, layout });
+        cache
+            .map
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(wgsl.to_string(), p.clone());
+        if let Some(d) = &cache.disk {
+            *d.dirty.lock().unwrap_or_else(|p| p.into_inner()) = true;
+        }
+        Ok(p)
+    }
+
+    /// Writes newly compiled pipelines to the on-disk cache now.
+    pub fn save_pipeline_cache(&self) {
+        self.inner.pipelines.save_if_dirty();
+    }
+}

@@ -1,0 +1,340 @@
+//! [`Array`]: a cheap handle to a GPU n-d array, materialised (a pooled buffer + a layout) or
+//! lazy (an elementwise expression that materialises as one kernel when needed).
+
+use crate::device::Device;
+use crate::fusion::{materialise, Lazy, MAX_NODES};
+use crate::host::{Element, HostArray, HostData};
+use crate::scalar::Scalar;
+use kupfer_core::layout::size_of;
+use kupfer_core::{DType, Error, Layout, Result};
+use kupfer_wgpu::GpuBuffer;
+use std::sync::{Arc, Mutex};
+
+/// An n-dimensional array on a GPU, NumPy/CuPy style.
+///
+/// Cloning is cheap (an `Arc`); views (slices, transposes, reshapes of contiguous data,
+/// broadcasts) share the buffer. Elementwise results are lazy until needed, so chains of
+/// elementwise ops run as one fused kernel.
+///
+/// ```no_run
+/// use kupfer as kp;
+/// let x = kp::Array::from_slice(&[1.0f32, 2.0, 3.0], &[3])?;
+/// let y = (&x * 2.0 + 1.0).to_vec::<f32>()?;
+/// assert_eq!(y, vec![3.0, 5.0, 7.0]);
+/// # Ok::<(), kp::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Array {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    device: Device,
+    dtype: DType,
+    shape: Vec<usize>,
+    state: Mutex<State>,
+}
+
+#[derive(Clone)]
+enum State {
+    Data {
+        buffer: Arc<GpuBuffer>,
+        layout: Layout,
+    },
+    Lazy(Lazy),
+}
+
+impl std::fmt::Debug for Array {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Array(shape={:?}, dtype={}, {})",
+            self.shape(),
+            self.dtype(),
+            if self.is_lazy() { "lazy" } else { "materialised" }
+        )
+    }
+}
+
+impl Array {
+    pub(crate) fn from_buffer(device: Device, dtype: DType, buffer: Arc<GpuBuffer>, layout: Layout) -> Array {
+        Array {
+            inner: Arc::new(Inner {
+                device,
+                dtype,
+                shape: layout.shape.clone(),
+                state: Mutex::new(State::Data { buffer, layout }),
+            }),
+        }
+    }
+
+    pub(crate) fn from_lazy(device: Device, shape: Vec<usize>, lazy: Lazy) -> Array {
+        Array {
+            inner: Arc::new(Inner {
+                device,
+                dtype: lazy.dtype(),
+                shape,
+                state: Mutex::new(State::Lazy(lazy)),
+            }),
+        }
+    }
+
+    fn state(&self) -> State {
+        self.inner.state.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Shape.
+    pub fn shape(&self) -> &[usize] {
+        &self.inner.shape
+    }
+
+    /// Number of axes.
+    pub fn ndim(&self) -> usize {
+        self.inner.shape.len()
+    }
+
+    /// Number of elements.
+    pub fn size(&self) -> usize {
+        size_of(&self.inner.shape)
+    }
+
+    /// Element type.
+    pub fn dtype(&self) -> DType {
+        self.inner.dtype
+    }
+
+    /// Bytes of the elements as NumPy counts them (`size * itemsize`).
+    pub fn nbytes(&self) -> usize {
+        self.size() * self.dtype().host_size()
+    }
+
+    /// The device holding this array.
+    pub fn device(&self) -> &Device {
+        &self.inner.device
+    }
+
+    /// True while this array is an unevaluated elementwise expression.
+    pub fn is_lazy(&self) -> bool {
+        matches!(self.state(), State::Lazy(_))
+    }
+
+    /// Materialises a lazy array now (one fused kernel). Does not wait for the GPU.
+    pub fn eval(&self) -> Result<&Array> {
+        self.buffer_and_layout()?;
+        Ok(self)
+    }
+
+    /// The buffer and layout, materialising first if lazy.
+    pub(crate) fn buffer_and_layout(&self) -> Result<(Arc<GpuBuffer>, Layout)> {
+        let mut st = self.inner.state.lock().unwrap_or_else(|p| p.into_inner());
+        match &*st {
+            State::Data { buffer, layout } => Ok((buffer.clone(), layout.clone())),
+            State::Lazy(lazy) => {
+                let buffer = materialise(&self.inner.device, &lazy.root, &self.inner.shape)?;
+                let layout = Layout::contiguous(&self.inner.shape);
+                *st = State::Data {
+                    buffer: buffer.clone(),
+                    layout: layout.clone(),
+                };
+                Ok((buffer, layout))
+            }
+        }
+    }
+
+    /// This array as an expression operand (a leaf when materialised).
+    pub(crate) fn lazy(&self) -> Lazy {
+        match self.state() {
+            State::Data { buffer, layout } => Lazy::leaf(buffer, layout, self.dtype()),
+            State::Lazy(l) => l,
+        }
+    }
+
+    /// An expression operand that keeps the fused tree within the fusion bounds: a lazy
+    /// array too big to grow further is materialised first.
+    pub(crate) fn operand_within(&self, budget_nodes: usize, budget_leaves: usize) -> Result<Lazy> {
+        let l = self.lazy();
+        if l.nodes > budget_nodes || l.leaves > budget_leaves {
+            self.eval()?;
+            return Ok(self.lazy());
+        }
+        Ok(l)
+    }
+
+    /// Largest number of distinct input arrays one fused kernel may read on this device.
+    pub(crate) fn max_leaves(device: &Device) -> usize {
+        let limit = device.info().limits.max_storage_buffers_per_shader_stage as usize;
+        limit.saturating_sub(1).clamp(1, 16)
+    }
+
+    pub(crate) fn max_nodes() -> usize {
+        MAX_NODES
+    }
+
+    /// A C-contiguous materialised version (self if already contiguous).
+    pub fn ascontiguousarray(&self) -> Result<Array> {
+        let (buffer, layout) = self.buffer_and_layout()?;
+        if layout.is_c_contiguous() {
+            return Ok(self.clone());
+        }
+        let copy = Array::from_lazy(
+            self.device().clone(),
+            self.shape().to_vec(),
+            Lazy::leaf(buffer, layout, self.dtype()),
+        );
+        copy.eval()?;
+        Ok(copy)
+    }
+
+    /// A new array with a copy of the data (`a.copy()`).
+    pub fn copy(&self) -> Result<Array> {
+        let (buffer, layout) = self.buffer_and_layout()?;
+        let copy = Array::from_lazy(
+            self.device().clone(),
+            self.shape().to_vec(),
+            Lazy::leaf(buffer, layout, self.dtype()),
+        );
+        copy.eval()?;
+        Ok(copy)
+    }
+
+    /// Uploads host elements with the given shape to the current device.
+    pub fn from_slice<T: Element>(data: &[T], shape: &[usize]) -> Result<Array> {
+        Self::from_slice_on(&Device::current()?, data, shape)
+    }
+
+    /// Uploads host elements with the given shape to `device`.
+    pub fn from_slice_on<T: Element>(device: &Device, data: &[T], shape: &[usize]) -> Result<Array> {
+        if size_of(shape) != data.len() {
+            return Err(Error::invalid(format!(
+                "{} elements cannot have shape {shape:?}",
+                data.len()
+            )));
+        }
+        device.check(T::DTYPE)?;
+        let mut bytes = Vec::with_capacity(data.len() * T::DTYPE.gpu_size());
+        T::encode(data, &mut bytes);
+        let buffer = device.context().upload(&bytes)?;
+        Ok(Array::from_buffer(device.clone(), T::DTYPE, buffer, Layout::contiguous(shape)))
+    }
+
+    /// Uploads a host array to the current device (`cp.asarray`).
+    pub fn from_host(host: &HostArray) -> Result<Array> {
+        Self::from_host_on(&Device::current()?, host)
+    }
+
+    /// Uploads a host array to `device`.
+    pub fn from_host_on(device: &Device, host: &HostArray) -> Result<Array> {
+        device.check(host.dtype())?;
+        let buffer = device.context().upload(&host.data.encode())?;
+        Ok(Array::from_buffer(
+            device.clone(),
+            host.dtype(),
+            buffer,
+            Layout::contiguous(&host.shape),
+        ))
+    }
+
+    /// Contiguous buffer bytes of the elements (GPU encoding), after all prior work.
+    async fn contiguous_bytes_async(&self) -> Result<Vec<u8>> {
+        let a = self.ascontiguousarray()?;
+        let (buffer, layout) = a.buffer_and_layout()?;
+        let isz = self.dtype().gpu_size() as u64;
+        let offset = layout.offset as u64 * isz;
+        let size = self.size() as u64 * isz;
+        self.device().context().read_async(&buffer, offset, size).await
+    }
+
+    /// Copies the array to the host (`cp.asnumpy`), async (the browser's only form).
+    pub async fn to_host_async(&self) -> Result<HostArray> {
+        let bytes = self.contiguous_bytes_async().await?;
+        Ok(HostArray {
+            shape: self.shape().to_vec(),
+            data: HostData::decode(self.dtype(), &bytes),
+        })
+    }
+
+    /// Copies the array to the host (`cp.asnumpy`).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn to_host(&self) -> Result<HostArray> {
+        pollster::block_on(self.to_host_async())
+    }
+
+    /// The elements in C order as `Vec<T>`; `T` must match the dtype.
+    pub async fn to_vec_async<T: Element>(&self) -> Result<Vec<T>> {
+        if T::DTYPE != self.dtype() {
+            return Err(Error::invalid(format!(
+                "to_vec::<{}>() on a {} array; convert with astype first",
+                T::DTYPE,
+                self.dtype()
+            )));
+        }
+        Ok(T::decode(&self.contiguous_bytes_async().await?))
+    }
+
+    /// The elements in C order as `Vec<T>`; `T` must match the dtype.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
+        pollster::block_on(self.to_vec_async())
+    }
+
+    /// The single element of a size-1 array as a Python-style scalar (`a.item()`).
+    pub async fn item_async(&self) -> Result<Scalar> {
+        if self.size() != 1 {
+            return Err(Error::invalid(format!(
+                "can only convert an array of size 1 to a scalar (size is {})",
+                self.size()
+            )));
+        }
+        let host = self.to_host_async().await?;
+        Ok(match host.data {
+            HostData::Bool(v) => Scalar::Bool(v[0]),
+            HostData::I32(v) => Scalar::Int(v[0].into()),
+            HostData::U32(v) => Scalar::Int(v[0].into()),
+            HostData::I64(v) => Scalar::Int(v[0]),
+            HostData::F16(v) => Scalar::Float(v[0].into()),
+            HostData::F32(v) => Scalar::Float(v[0].into()),
+            HostData::F64(v) => Scalar::Float(v[0]),
+            HostData::Complex64(v) => Scalar::Complex {
+                re: v[0].re.into(),
+                im: v[0].im.into(),
+            },
+        })
+    }
+
+    /// The single element of a size-1 array as a Python-style scalar (`a.item()`).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn item(&self) -> Result<Scalar> {
+        pollster::block_on(self.item_async())
+    }
+
+    /// Converts to `dtype` (NumPy `astype`: floats to ints truncate, NaN to bool is true).
+    pub fn astype(&self, dtype: DType) -> Result<Array> {
+        self.device().check(dtype)?;
+        if dtype == self.dtype() {
+            return Ok(self.clone());
+        }
+        let l = self.operand_within(Self::max_nodes() - 1, usize::MAX)?;
+        Ok(Array::from_lazy(self.device().clone(), self.shape().to_vec(), l.cast(dtype)))
+    }
+
+    /// Copies this array to another device.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn to_device(&self, device: &Device) -> Result<Array> {
+        if device == self.device() {
+            return Ok(self.clone());
+        }
+        Array::from_host_on(device, &self.to_host()?)
+    }
+
+    /// A view with a new layout over the same buffer.
+    pub(crate) fn view(&self, f: impl FnOnce(&Layout) -> Result<Layout>) -> Result<Array> {
+        let (buffer, layout) = self.buffer_and_layout()?;
+        let new = f(&layout)?;
+        Ok(Array::from_buffer(self.device().clone(), self.dtype(), buffer, new))
+    }
+
+    /// The layout (materialising first if lazy).
+    pub fn layout(&self) -> Result<Layout> {
+        Ok(self.buffer_and_layout()?.1)
+    }
+}

@@ -1,0 +1,218 @@
+//! Devices: the default device (chosen like CuPy's current device), explicit devices for
+//! several GPUs, and sharing a wgpu device with an application.
+
+use crate::fusion::KernelCache;
+use kupfer_core::{DType, Error, Result};
+use kupfer_wgpu::{wgpu, AdapterChoice, Context, DeviceInfo};
+use std::cell::RefCell;
+use std::sync::{Arc, Mutex};
+
+/// A GPU device. Cheap to clone.
+///
+/// ```no_run
+/// let dev = kupfer::Device::default_device()?;
+/// println!("{} on {}", dev.info().name, dev.info().backend);
+/// # Ok::<(), kupfer::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Device {
+    pub(crate) ctx: Context,
+    pub(crate) kernels: Arc<KernelCache>,
+}
+
+impl std::fmt::Debug for Device {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Device({} on {})", self.info().name, self.info().backend)
+    }
+}
+
+impl PartialEq for Device {
+    fn eq(&self, other: &Self) -> bool {
+        self.ctx.same_device(&other.ctx)
+    }
+}
+
+static DEFAULT: Mutex<Option<Device>> = Mutex::new(None);
+
+thread_local! {
+    static CURRENT: RefCell<Vec<Device>> = const { RefCell::new(Vec::new()) };
+}
+
+impl Device {
+    fn wrap(ctx: Context) -> Device {
+        Device {
+            ctx,
+            kernels: Arc::new(KernelCache::default()),
+        }
+    }
+
+    /// Opens a device on the chosen adapter (async: works in the browser too).
+    pub async fn new_async(choice: AdapterChoice) -> Result<Device> {
+        Ok(Self::wrap(Context::new(choice).await?))
+    }
+
+    /// Opens a device on the chosen adapter.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn new(choice: AdapterChoice) -> Result<Device> {
+        pollster::block_on(Self::new_async(choice))
+    }
+
+    /// Opens the n-th adapter of [`Device::adapters`] (several GPUs).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn by_index(index: usize) -> Result<Device> {
+        Self::new(AdapterChoice::Index(index))
+    }
+
+    /// Every adapter on this machine: (index, info). Opening none of them.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn adapters() -> Result<Vec<wgpu::AdapterInfo>> {
+        Ok(pollster::block_on(Context::adapters())?
+            .iter()
+            .map(|a| a.get_info())
+            .collect())
+    }
+
+    /// Shares an existing wgpu device and queue (e.g. an application's renderer).
+    pub fn from_wgpu(device: wgpu::Device, queue: wgpu::Queue) -> Device {
+        Self::wrap(Context::from_wgpu(device, queue))
+    }
+
+    /// The process-wide default device: opened on first use (KUPFER_BACKEND / KUPFER_ADAPTER
+    /// or the high-performance adapter). In the browser, call [`crate::init`] first.
+    pub fn default_device() -> Result<Device> {
+        let mut slot = DEFAULT.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(d) = slot.as_ref() {
+            return Ok(d.clone());
+        }
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            let d = Self::new(AdapterChoice::Default)?;
+            *slot = Some(d.clone());
+            Ok(d)
+        }
+        #[cfg(target_arch = "wasm32")]
+        Err(Error::NoAdapter(
+            "no default device yet: call `kupfer::init().await` first in the browser".into(),
+        ))
+    }
+
+    /// Makes `device` the process-wide default.
+    pub fn set_default(device: &Device) {
+        *DEFAULT.lock().unwrap_or_else(|p| p.into_inner()) = Some(device.clone());
+    }
+
+    /// The device new arrays go to on this thread: the innermost [`Device::use_device`] scope,
+    /// else the default device.
+    pub fn current() -> Result<Device> {
+        if let Some(d) = CURRENT.with(|c| c.borrow().last().cloned()) {
+            return Ok(d);
+        }
+        Self::default_device()
+    }
+
+    /// Makes this device current on this thread until the guard drops (CuPy's
+    /// `with cp.cuda.Device(1):`).
+    pub fn use_device(&self) -> DeviceGuard {
+        CURRENT.with(|c| c.borrow_mut().push(self.clone()));
+        DeviceGuard { _private: () }
+    }
+
+    /// Name, backend, driver, type, limits and features.
+    pub fn info(&self) -> &DeviceInfo {
+        self.ctx.info()
+    }
+
+    /// The runtime context (wgpu device, queue, pool).
+    pub fn context(&self) -> &Context {
+        &self.ctx
+    }
+
+    /// True when this device can hold and compute `dtype`.
+    pub fn supports(&self, dtype: DType) -> bool {
+        self.ctx.check_dtype(dtype).is_ok()
+    }
+
+    /// NumPy's default integer dtype here: int64 where the adapter has SHADER_INT64, else int32.
+    pub fn default_int(&self) -> DType {
+        if self.supports(DType::I64) {
+            DType::I64
+        } else {
+            DType::I32
+        }
+    }
+
+    /// NumPy's default float dtype here: float64 where the adapter has SHADER_F64, else float32.
+    pub fn default_float(&self) -> DType {
+        if self.supports(DType::F64) {
+            DType::F64
+        } else {
+            DType::F32
+        }
+    }
+
+    /// Blocks until all work submitted to this device has finished.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn synchronize(&self) -> Result<()> {
+        self.ctx.synchronize()
+    }
+
+    /// Resolves when all work submitted to this device has finished.
+    pub async fn synchronize_async(&self) -> Result<()> {
+        self.ctx.synchronize_async().await
+    }
+
+    /// The memory pool (CuPy's `get_default_memory_pool()`).
+    pub fn memory_pool(&self) -> &kupfer_wgpu::MemoryPool {
+        self.ctx.pool()
+    }
+
+    /// Records an event after all work so far (CuPy's `cuda.Event().record()`).
+    pub fn record_event(&self) -> Result<kupfer_wgpu::Event> {
+        self.ctx.record_event()
+    }
+
+    pub(crate) fn check(&self, dtype: DType) -> Result<()> {
+        self.ctx.check_dtype(dtype)
+    }
+
+    pub(crate) fn same(&self, other: &Device) -> Result<()> {
+        if self == other {
+            Ok(())
+        } else {
+            Err(Error::invalid(format!(
+                "arrays are on different devices ({} and {}); move one with `to_device`",
+                self.info().name,
+                other.info().name
+            )))
+        }
+    }
+}
+
+/// Restores the previous current device when dropped.
+pub struct DeviceGuard {
+    _private: (),
+}
+
+impl Drop for DeviceGuard {
+    fn drop(&mut self) {
+        CURRENT.with(|c| {
+            c.borrow_mut().pop();
+        });
+    }
+}
+
+/// Opens the default device asynchronously (required once in the browser, optional natively).
+pub async fn init() -> Result<Device> {
+    if let Some(d) = DEFAULT.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+        return Ok(d.clone());
+    }
+    let d = Device::new_async(AdapterChoice::Default).await?;
+    Device::set_default(&d);
+    Ok(d)
+}
+
+/// Blocks until all work on the current device has finished (`cupy.cuda.Device().synchronize()`).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn synchronize() -> Result<()> {
+    Device::current()?.synchronize()
+}

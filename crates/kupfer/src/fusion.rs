@@ -1,0 +1,436 @@
+//! Lazy elementwise expressions and their materialisation as ONE generated kernel.
+//!
+//! Elementwise functions build an [`Expr`] tree over materialised arrays and uniform scalars.
+//! When values are needed (read-back, a non-elementwise consumer, `eval()`, or a tree grown
+//! past [`MAX_NODES`] nodes / the adapter's storage-buffer count), the tree is flattened into a
+//! [`Program`] — the structural pipeline-cache key — and run by one dispatch per chunk.
+
+use crate::device::Device;
+use kupfer_core::codegen::{self, ParamLayout, WORKGROUP_SIZE};
+use kupfer_core::expr::{Access, InputSpec, Node, NodeId, Program};
+use kupfer_core::layout::{collapse_axes, contiguous_strides, size_of};
+use kupfer_core::{BinaryOp, DType, Error, Layout, Result, UnaryOp};
+use kupfer_wgpu::pipeline::Pipeline;
+use kupfer_wgpu::{Binding, GpuBuffer};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// Largest expression (in nodes) kept lazy; bigger trees materialise their operands first.
+pub const MAX_NODES: usize = 64;
+
+/// A lazy elementwise expression.
+#[derive(Debug)]
+pub(crate) enum Expr {
+    /// A materialised array viewed through a layout (shape ≤ the expression's shape).
+    Leaf {
+        buffer: Arc<GpuBuffer>,
+        layout: Layout,
+        dtype: DType,
+    },
+    /// A uniform scalar, already encoded in its dtype's uniform representation.
+    Scalar { bytes: Vec<u8>, dtype: DType },
+    /// The linear output index (u32). Only in expressions materialised at their own shape.
+    Index,
+    Cast(Arc<Expr>, DType),
+    Unary(UnaryOp, Arc<Expr>, DType),
+    Binary(BinaryOp, Arc<Expr>, Arc<Expr>, DType),
+    Select(Arc<Expr>, Arc<Expr>, Arc<Expr>, DType),
+}
+
+impl Expr {
+    pub(crate) fn dtype(&self) -> DType {
+        match self {
+            Expr::Leaf { dtype, .. } | Expr::Scalar { dtype, .. } => *dtype,
+            Expr::Index => DType::U32,
+            Expr::Cast(_, d) | Expr::Unary(_, _, d) | Expr::Binary(_, _, _, d) | Expr::Select(_, _, _, d) => *d,
+        }
+    }
+}
+
+/// An expression with its size, for the fusion bounds.
+#[derive(Debug, Clone)]
+pub(crate) struct Lazy {
+    pub root: Arc<Expr>,
+    pub nodes: usize,
+    pub leaves: usize,
+}
+
+impl Lazy {
+    pub(crate) fn leaf(buffer: Arc<GpuBuffer>, layout: Layout, dtype: DType) -> Lazy {
+        Lazy {
+            root: Arc::new(Expr::Leaf {
+                buffer,
+                layout,
+                dtype,
+            }),
+            nodes: 1,
+            leaves: 1,
+        }
+    }
+
+    pub(crate) fn scalar(bytes: Vec<u8>, dtype: DType) -> Lazy {
+        Lazy {
+            root: Arc::new(Expr::Scalar { bytes, dtype }),
+            nodes: 1,
+            leaves: 0,
+        }
+    }
+
+    pub(crate) fn index() -> Lazy {
+        Lazy {
+            root: Arc::new(Expr::Index),
+            nodes: 1,
+            leaves: 0,
+        }
+    }
+
+    pub(crate) fn dtype(&self) -> DType {
+        self.root.dtype()
+    }
+
+    pub(crate) fn cast(self, to: DType) -> Lazy {
+        if self.dtype() == to {
+            return self;
+        }
+        Lazy {
+            root: Arc::new(Expr::Cast(self.root, to)),
+            nodes: self.nodes + 1,
+            leaves: self.leaves,
+        }
+    }
+
+    pub(crate) fn unary(op: UnaryOp, x: Lazy, out: DType) -> Lazy {
+        Lazy {
+            root: Arc::new(Expr::Unary(op, x.root, out)),
+            nodes: x.nodes + 1,
+            leaves: x.leaves,
+        }
+    }
+
+    pub(crate) fn binary(op: BinaryOp, a: Lazy, b: Lazy, out: DType) -> Lazy {
+        Lazy {
+            root: Arc::new(Expr::Binary(op, a.root, b.root, out)),
+            nodes: a.nodes + b.nodes + 1,
+            leaves: a.leaves + b.leaves,
+        }
+    }
+
+    pub(crate) fn select(c: Lazy, a: Lazy, b: Lazy, out: DType) -> Lazy {
+        Lazy {
+            root: Arc::new(Expr::Select(c.root, a.root, b.root, out)),
+            nodes: c.nodes + a.nodes + b.nodes + 1,
+            leaves: c.leaves + a.leaves + b.leaves,
+        }
+    }
+}
+
+/// Compiled elementwise kernels of a device, keyed by program structure.
+#[derive(Default)]
+pub(crate) struct KernelCache {
+    map: Mutex<HashMap<Program, (Arc<Pipeline>, Arc<ParamLayout>)>>,
+}
+
+struct Flattener {
+    nodes: Vec<(Node, DType)>,
+    memo: HashMap<*const Expr, NodeId>,
+    inputs: Vec<(Arc<GpuBuffer>, Layout, DType)>,
+    input_memo: HashMap<(*const GpuBuffer, Layout), usize>,
+    scalars: Vec<(DType, Vec<u8>)>,
+}
+
+impl Flattener {
+    fn visit(&mut self, e: &Arc<Expr>) -> NodeId {
+        let key = Arc::as_ptr(e);
+        if let Some(&id) = self.memo.get(&key) {
+            return id;
+        }
+        let node = match &**e {
+            Expr::Leaf {
+                buffer,
+                layout,
+                dtype,
+            } => {
+                let k = (Arc::as_ptr(buffer), layout.clone());
+                let idx = match self.input_memo.get(&k) {
+                    Some(&i) => i,
+                    None => {
+                        self.inputs.push((buffer.clone(), layout.clone(), *dtype));
+                        self.input_memo.insert(k, self.inputs.len() - 1);
+                        self.inputs.len() - 1
+                    }
+                };
+                Node::Load(idx)
+            }
+            Expr::Scalar { bytes, dtype } => {
+                self.scalars.push((*dtype, bytes.clone()));
+                Node::Scalar(self.scalars.len() - 1)
+            }
+            Expr::Index => Node::Index,
+            Expr::Cast(x, _) => Node::Cast(self.visit(x)),
+            Expr::Unary(op, x, _) => Node::Unary(*op, self.visit(x)),
+            Expr::Binary(op, a, b, _) => {
+                let (a, b) = (self.visit(a), self.visit(b));
+                Node::Binary(*op, a, b)
+            }
+            Expr::Select(c, a, b, _) => {
+                let (c, a, b) = (self.visit(c), self.visit(a), self.visit(b));
+                Node::Select(c, a, b)
+            }
+        };
+        self.nodes.push((node, e.dtype()));
+        let id = self.nodes.len() - 1;
+        self.memo.insert(key, id);
+        id
+    }
+}
+
+/// Per-input placement for one dispatch.
+struct Placed {
+    binding: Binding,
+    offset: u32,
+}
+
+/// Runs `expr` over `shape` and returns a new C-contiguous buffer with the result.
+pub(crate) fn materialise(device: &Device, expr: &Arc<Expr>, shape: &[usize]) -> Result<Arc<GpuBuffer>> {
+    let ctx = device.context();
+    let out_dtype = expr.dtype();
+    let n = size_of(shape);
+    let osize = out_dtype.gpu_size() as u64;
+    let out = Arc::new(ctx.alloc(n as u64 * osize)?);
+    if n == 0 {
+        return Ok(out);
+    }
+    if n > u32::MAX as usize {
+        return Err(Error::unsupported(format!(
+            "arrays of more than 2^32 elements ({n} requested)"
+        )));
+    }
+
+    let mut fl = Flattener {
+        nodes: Vec::new(),
+        memo: HashMap::new(),
+        inputs: Vec::new(),
+        input_memo: HashMap::new(),
+        scalars: Vec::new(),
+    };
+    let output = fl.visit(expr);
+    let layouts: Vec<Layout> = fl
+        .inputs
+        .iter()
+        .map(|(_, l, _)| l.broadcast_to(shape))
+        .collect::<Result<_>>()?;
+    let mut all_strides = vec![contiguous_strides(shape)];
+    all_strides.extend(layouts.iter().map(|l| l.strides.clone()));
+    let (cshape, cstrides) = collapse_axes(shape, &all_strides);
+    let out_strides = &cstrides[0];
+    let access: Vec<Access> = cstrides[1..]
+        .iter()
+        .map(|s| {
+            if s == out_strides {
+                Access::Contiguous
+            } else if s.iter().all(|&x| x == 0) {
+                Access::Broadcast
+            } else {
+                Access::Strided
+            }
+        })
+        .collect();
+    let rank = if access.contains(&Access::Strided) {
+        cshape.len()
+    } else {
+        0
+    };
+    let program = Program {
+        nodes: fl.nodes,
+        inputs: fl
+            .inputs
+            .iter()
+            .zip(&access)
+            .map(|((_, _, d), &a)| InputSpec { dtype: *d, access: a })
+            .collect(),
+        scalars: fl.scalars.iter().map(|(d, _)| *d).collect(),
+        output,
+        rank,
+    };
+    let (pipeline, params) = kernel(device, &program)?;
+
+    let max_binding = ctx.max_binding_size();
+    let align = ctx.binding_alignment();
+    let max_size = program
+        .inputs
+        .iter()
+        .map(|i| i.dtype.gpu_size() as u64)
+        .chain([osize])
+        .max()
+        .unwrap_or(4);
+    let row: u64 = cshape.iter().skip(1).product::<usize>() as u64;
+    let unit = lcm(row.max(1), 256);
+    let max_chunk = max_binding / max_size;
+    let mut chunk = if n as u64 * max_size <= max_binding {
+        n as u64
+    } else {
+        (max_chunk / unit) * unit
+    };
+    if chunk == 0 {
+        return Err(Error::unsupported(format!(
+            "one row of this array ({row} elements) exceeds the adapter's largest binding \
+             ({max_binding} bytes); make the array contiguous or reshape it"
+        )));
+    }
+    // Shrink the chunk until every strided input's window fits one binding.
+    let plan = loop {
+        match plan_chunks(n as u64, chunk, &fl.inputs, &layouts, &access, &cshape, &cstrides[1..], max_binding, align) {
+            Ok(p) => break p,
+            Err(e) if chunk > unit => {
+                let _ = e;
+                chunk = ((chunk / 2) / unit).max(1) * unit;
+            }
+            Err(e) => return Err(e),
+        }
+    };
+
+    let max_dim = u64::from(ctx.max_workgroups_per_dim());
+    for (start, len, placed) in plan {
+        let mut bytes = vec![0u8; params.size];
+        put_u32(&mut bytes, params.n, len as u32);
+        put_u32(&mut bytes, params.start, start as u32);
+        for (j, &off) in params.dims.iter().enumerate() {
+            put_u32(&mut bytes, off, cshape[j] as u32);
+        }
+        for (k, p) in placed.iter().enumerate() {
+            put_u32(&mut bytes, params.offsets[k], p.offset);
+            for (j, &off) in params.strides[k].iter().enumerate() {
+                put_u32(&mut bytes, off, cstrides[k + 1][j] as i32 as u32);
+            }
+        }
+        for (k, (_, value)) in fl.scalars.iter().enumerate() {
+            let at = params.scalars[k];
+            bytes[at..at + value.len()].copy_from_slice(value);
+        }
+        let mut bindings: Vec<Binding> = placed.into_iter().map(|p| p.binding).collect();
+        bindings.push(Binding {
+            buffer: out.clone(),
+            offset: start * osize,
+            size: (len * osize).div_ceil(4) * 4,
+        });
+        let groups = len.div_ceil(u64::from(WORKGROUP_SIZE));
+        let gx = groups.min(max_dim);
+        let gy = groups.div_ceil(gx);
+        if gy > max_dim {
+            return Err(Error::unsupported("dispatch grid too large"));
+        }
+        ctx.dispatch(&pipeline, &bytes, bindings, [gx as u32, gy as u32, 1])?;
+    }
+    Ok(out)
+}
+
+type Plan = Vec<(u64, u64, Vec<Placed>)>;
+
+#[allow(clippy::too_many_arguments)]
+fn plan_chunks(
+    n: u64,
+    chunk: u64,
+    inputs: &[(Arc<GpuBuffer>, Layout, DType)],
+    layouts: &[Layout],
+    access: &[Access],
+    cshape: &[usize],
+    cstrides: &[Vec<isize>],
+    max_binding: u64,
+    align: u64,
+) -> Result<Plan> {
+    let single = chunk >= n;
+    let row: u64 = cshape.iter().skip(1).product::<usize>() as u64;
+    let mut plan = Vec::new();
+    let mut start = 0u64;
+    while start < n {
+        let len = chunk.min(n - start);
+        let mut placed = Vec::with_capacity(inputs.len());
+        for (k, (buffer, _, dtype)) in inputs.iter().enumerate() {
+            let isize_ = dtype.gpu_size() as u64;
+            let off = layouts[k].offset as i64;
+            // Element range [lo, hi] this dispatch reads, and the base the kernel adds `i` or
+            // the coordinates to.
+            let (lo, hi) = match access[k] {
+                Access::Contiguous => (off + start as i64, off + (start + len) as i64 - 1),
+                Access::Broadcast => (off, off),
+                Access::Strided if single => {
+                    let (lo, hi) = layouts[k].span().unwrap_or((0, 0));
+                    (lo as i64, hi as i64)
+                }
+                Access::Strided => {
+                    let st = &cstrides[k];
+                    let (r0, r1) = ((start / row) as i64, ((start + len) / row) as i64);
+                    let (a, b) = (r0 * st[0] as i64, (r1 - 1) * st[0] as i64);
+                    let (mut lo, mut hi) = (off + a.min(b), off + a.max(b));
+                    for (j, &d) in cshape.iter().enumerate().skip(1) {
+                        let ext = (d as i64 - 1) * st[j] as i64;
+                        lo += ext.min(0);
+                        hi += ext.max(0);
+                    }
+                    (lo, hi)
+                }
+            };
+            let buf_size = buffer.size();
+            let win_start = ((lo as u64 * isize_) / align) * align;
+            let win_end = ((hi as u64 + 1) * isize_).div_ceil(4) * 4;
+            let (win_start, win_size) = if single && buf_size <= max_binding {
+                (0, buf_size)
+            } else {
+                (win_start, (win_end - win_start).min(buf_size - win_start))
+            };
+            if win_size > max_binding {
+                return Err(Error::unsupported(format!(
+                    "a strided view reads {win_size} bytes in one dispatch, more than the \
+                     adapter's largest binding ({max_binding} bytes)"
+                )));
+            }
+            let base = (win_start / isize_) as i64;
+            let offset = match access[k] {
+                Access::Contiguous => off + start as i64 - base,
+                _ => off - base,
+            };
+            placed.push(Placed {
+                binding: Binding {
+                    buffer: buffer.clone(),
+                    offset: win_start,
+                    size: win_size,
+                },
+                offset: u32::try_from(offset).map_err(|_| Error::unsupported("element offset beyond 2^32"))?,
+            });
+        }
+        plan.push((start, len, placed));
+        start += len;
+    }
+    Ok(plan)
+}
+
+fn lcm(a: u64, b: u64) -> u64 {
+    fn gcd(a: u64, b: u64) -> u64 {
+        if b == 0 {
+            a
+        } else {
+            gcd(b, a % b)
+        }
+    }
+    a / gcd(a, b) * b
+}
+
+fn put_u32(buf: &mut [u8], at: usize, v: u32) {
+    buf[at..at + 4].copy_from_slice(&v.to_le_bytes());
+}
+
+fn kernel(device: &Device, program: &Program) -> Result<(Arc<Pipeline>, Arc<ParamLayout>)> {
+    let cache = &device.kernels;
+    if let Some(k) = cache.map.lock().unwrap_or_else(|p| p.into_inner()).get(program) {
+        return Ok(k.clone());
+    }
+    let k = codegen::elementwise(program, &device.context().target())?;
+    let pipeline = device.context().pipeline(&k.wgsl)?;
+    let entry = (pipeline, Arc::new(k.params));
+    cache
+        .map
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(program.clone(), entry.clone());
+    Ok(entry)
+}

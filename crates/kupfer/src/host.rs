@@ -1,0 +1,189 @@
+//! Host-side arrays: typed element conversion between Rust values, GPU storage and `.npy`.
+
+use half::f16;
+use kupfer_core::{DType, Error, Result};
+use num_complex::Complex32;
+
+/// A Rust element type with a kupfer dtype.
+pub trait Element: Copy + Send + Sync + 'static + std::fmt::Debug {
+    /// The dtype of this type.
+    const DTYPE: DType;
+    /// Appends the GPU storage encoding of `xs` to `out`.
+    fn encode(xs: &[Self], out: &mut Vec<u8>);
+    /// Decodes GPU storage bytes.
+    fn decode(bytes: &[u8]) -> Vec<Self>;
+}
+
+macro_rules! pod_element {
+    ($($t:ty => $d:ident),*) => {$(
+        impl Element for $t {
+            const DTYPE: DType = DType::$d;
+            fn encode(xs: &[Self], out: &mut Vec<u8>) {
+                out.extend_from_slice(bytemuck::cast_slice(xs));
+            }
+            fn decode(bytes: &[u8]) -> Vec<Self> {
+                bytes
+                    .chunks_exact(std::mem::size_of::<$t>())
+                    .map(|c| bytemuck::pod_read_unaligned(c))
+                    .collect()
+            }
+        }
+    )*};
+}
+pod_element!(i32 => I32, u32 => U32, i64 => I64, f32 => F32, f64 => F64, f16 => F16);
+
+impl Element for bool {
+    const DTYPE: DType = DType::Bool;
+    fn encode(xs: &[Self], out: &mut Vec<u8>) {
+        out.reserve(xs.len() * 4);
+        for &b in xs {
+            out.extend_from_slice(&u32::from(b).to_le_bytes());
+        }
+    }
+    fn decode(bytes: &[u8]) -> Vec<Self> {
+        bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]) != 0)
+            .collect()
+    }
+}
+
+impl Element for Complex32 {
+    const DTYPE: DType = DType::Complex64;
+    fn encode(xs: &[Self], out: &mut Vec<u8>) {
+        out.reserve(xs.len() * 8);
+        for z in xs {
+            out.extend_from_slice(&z.re.to_le_bytes());
+            out.extend_from_slice(&z.im.to_le_bytes());
+        }
+    }
+    fn decode(bytes: &[u8]) -> Vec<Self> {
+        bytes
+            .chunks_exact(8)
+            .map(|c| {
+                Complex32::new(
+                    f32::from_le_bytes([c[0], c[1], c[2], c[3]]),
+                    f32::from_le_bytes([c[4], c[5], c[6], c[7]]),
+                )
+            })
+            .collect()
+    }
+}
+
+/// Typed host data of any kupfer dtype.
+#[derive(Debug, Clone, PartialEq)]
+#[allow(missing_docs)]
+pub enum HostData {
+    Bool(Vec<bool>),
+    I32(Vec<i32>),
+    U32(Vec<u32>),
+    I64(Vec<i64>),
+    F16(Vec<f16>),
+    F32(Vec<f32>),
+    F64(Vec<f64>),
+    Complex64(Vec<Complex32>),
+}
+
+macro_rules! dispatch_data {
+    ($data:expr, $v:ident => $body:expr) => {
+        match $data {
+            HostData::Bool($v) => $body,
+            HostData::I32($v) => $body,
+            HostData::U32($v) => $body,
+            HostData::I64($v) => $body,
+            HostData::F16($v) => $body,
+            HostData::F32($v) => $body,
+            HostData::F64($v) => $body,
+            HostData::Complex64($v) => $body,
+        }
+    };
+}
+
+impl HostData {
+    /// The dtype.
+    pub fn dtype(&self) -> DType {
+        match self {
+            HostData::Bool(_) => DType::Bool,
+            HostData::I32(_) => DType::I32,
+            HostData::U32(_) => DType::U32,
+            HostData::I64(_) => DType::I64,
+            HostData::F16(_) => DType::F16,
+            HostData::F32(_) => DType::F32,
+            HostData::F64(_) => DType::F64,
+            HostData::Complex64(_) => DType::Complex64,
+        }
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        dispatch_data!(self, v => v.len())
+    }
+
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// GPU storage bytes.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.len() * self.dtype().gpu_size());
+        dispatch_data!(self, v => Element::encode(v, &mut out));
+        out
+    }
+
+    /// Decodes GPU storage bytes of `dtype`.
+    pub fn decode(dtype: DType, bytes: &[u8]) -> HostData {
+        match dtype {
+            DType::Bool => HostData::Bool(Element::decode(bytes)),
+            DType::I32 => HostData::I32(Element::decode(bytes)),
+            DType::U32 => HostData::U32(Element::decode(bytes)),
+            DType::I64 => HostData::I64(Element::decode(bytes)),
+            DType::F16 => HostData::F16(Element::decode(bytes)),
+            DType::F32 => HostData::F32(Element::decode(bytes)),
+            DType::F64 => HostData::F64(Element::decode(bytes)),
+            DType::Complex64 => HostData::Complex64(Element::decode(bytes)),
+        }
+    }
+
+    /// Element `i` as f64 (real part of complex, 1/0 for bool).
+    pub fn get_f64(&self, i: usize) -> f64 {
+        match self {
+            HostData::Bool(v) => f64::from(u8::from(v[i])),
+            HostData::I32(v) => f64::from(v[i]),
+            HostData::U32(v) => f64::from(v[i]),
+            HostData::I64(v) => v[i] as f64,
+            HostData::F16(v) => f64::from(v[i]),
+            HostData::F32(v) => f64::from(v[i]),
+            HostData::F64(v) => v[i],
+            HostData::Complex64(v) => f64::from(v[i].re),
+        }
+    }
+}
+
+/// An n-dimensional array in host memory (C order).
+#[derive(Debug, Clone, PartialEq)]
+pub struct HostArray {
+    /// Shape.
+    pub shape: Vec<usize>,
+    /// Elements in C order.
+    pub data: HostData,
+}
+
+impl HostArray {
+    /// Checks that the element count matches the shape.
+    pub fn new(shape: Vec<usize>, data: HostData) -> Result<HostArray> {
+        let n: usize = shape.iter().product();
+        if n != data.len() {
+            return Err(Error::invalid(format!(
+                "{} elements cannot have shape {shape:?}",
+                data.len()
+            )));
+        }
+        Ok(HostArray { shape, data })
+    }
+
+    /// The dtype.
+    pub fn dtype(&self) -> DType {
+        self.data.dtype()
+    }
+}

@@ -1,0 +1,55 @@
+//! # kupfer — CuPy for Rust on every GPU
+//!
+//! NumPy-compatible n-dimensional arrays whose operations run as WGSL compute shaders through
+//! wgpu (Vulkan, Metal, DX12, WebGPU). Where CuPy says `import cupy as cp`, write
+//! `use kupfer as kp`.
+//!
+//! ```no_run
+//! use kupfer as kp;
+//! let x = kp::arange(0.0, 1e6, 1.0, Some(kp::DType::F32))?;
+//! let y = kp::add(kp::sin(&x)?, kp::cos(&x)?)?; // one fused kernel, run when needed
+//! let host: Vec<f32> = y.to_vec()?;
+//! # Ok::<(), kp::Error>(())
+//! ```
+//!
+//! Where things live:
+//! - [`Array`] (array.rs): the handle, transfers, `astype`, `eval`.
+//! - [`ufuncs`]: every elementwise function (`add`, `sin`, `where_`, `clip`, ...).
+//! - [`creation`]: `zeros`, `arange`, `linspace`, `eye`, `meshgrid`, ...
+//! - [`views`]: `reshape`, `transpose`, `slice` / [`s!`], `broadcast_to`, ...
+//! - [`Device`] (device.rs): adapters, the current device, memory pool, events.
+//! - [`io`]: `.npy` reading and writing.
+//! - `fusion.rs`: lazy expressions and their materialisation as one kernel.
+//!
+//! Type promotion follows NumPy 2 (NEP 50) except that 32-bit operands are never widened to
+//! 64 bits implicitly; see [`kupfer_core::promote`] for the table.
+
+#![warn(missing_docs)]
+
+mod array;
+pub mod creation;
+mod device;
+mod fusion;
+mod host;
+#[cfg(feature = "npy")]
+pub mod io;
+#[cfg(feature = "ndarray")]
+mod ndarray_interop;
+mod ops;
+mod scalar;
+pub mod ufuncs;
+pub mod views;
+
+pub use array::Array;
+pub use creation::*;
+#[cfg(not(target_arch = "wasm32"))]
+pub use device::synchronize;
+pub use device::{init, Device, DeviceGuard};
+pub use host::{Element, HostArray, HostData};
+pub use kupfer_core::{promote, DType, Error, Kind, Layout, Result, SliceArg};
+pub use kupfer_wgpu::{wgpu, AdapterChoice, DeviceInfo, Event, MemoryPool};
+pub use num_complex::Complex32;
+pub use scalar::{Operand, Scalar};
+pub use ufuncs::*;
+pub use views::broadcast_arrays;
+pub use half::f16;

@@ -1,0 +1,168 @@
+//! Python-style scalars (weak operands, NEP 50) and elementwise operands.
+
+use crate::Array;
+use kupfer_core::promote::WeakKind;
+use kupfer_core::{DType, Error, Result};
+
+/// A Python scalar: an operand whose dtype adapts to the array it meets (NEP 50 "weak").
+///
+/// ```no_run
+/// # use kupfer as kp;
+/// let x = kp::arange(0.0, 4.0, 1.0, Some(kp::DType::F32))?;
+/// let y = kp::multiply(&x, 2.5)?; // stays float32
+/// assert_eq!(y.dtype(), kp::DType::F32);
+/// # Ok::<(), kp::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Scalar {
+    /// Python `bool`.
+    Bool(bool),
+    /// Python `int`.
+    Int(i64),
+    /// Python `float`.
+    Float(f64),
+    /// Python `complex`.
+    Complex {
+        /// Real part.
+        re: f64,
+        /// Imaginary part.
+        im: f64,
+    },
+}
+
+impl Scalar {
+    /// The promotion kind.
+    pub fn kind(&self) -> WeakKind {
+        match self {
+            Scalar::Bool(_) => WeakKind::Bool,
+            Scalar::Int(_) => WeakKind::Int,
+            Scalar::Float(_) => WeakKind::Float,
+            Scalar::Complex { .. } => WeakKind::Complex,
+        }
+    }
+
+    /// The value as f64 (real part for complex; 1/0 for bool).
+    pub fn as_f64(&self) -> f64 {
+        match *self {
+            Scalar::Bool(b) => f64::from(u8::from(b)),
+            Scalar::Int(i) => i as f64,
+            Scalar::Float(f) => f,
+            Scalar::Complex { re, .. } => re,
+        }
+    }
+
+    /// The dtype NumPy gives this scalar on its own on `device` (`np.asarray(5)`).
+    pub fn default_dtype(&self, device: &crate::Device) -> DType {
+        match self {
+            Scalar::Bool(_) => DType::Bool,
+            Scalar::Int(_) => device.default_int(),
+            Scalar::Float(_) => device.default_float(),
+            Scalar::Complex { .. } => DType::Complex64,
+        }
+    }
+
+    /// The value converted to `dtype`, as little-endian bytes of that dtype's uniform encoding
+    /// (f16 as f32, bool as u32). Python ints that don't fit an integer dtype are an error, as
+    /// in NumPy 2.
+    pub fn encode(&self, dtype: DType) -> Result<Vec<u8>> {
+        let v = *self;
+        let int = |lo: i128, hi: i128| -> Result<i128> {
+            match v {
+                Scalar::Int(i) if (i as i128) < lo || (i as i128) > hi => Err(Error::invalid(format!(
+                    "Python integer {i} out of bounds for {dtype}"
+                ))),
+                Scalar::Int(i) => Ok(i as i128),
+                Scalar::Bool(b) => Ok(i128::from(b)),
+                Scalar::Float(f) => Ok(f as i128),
+                Scalar::Complex { re, .. } => Ok(re as i128),
+            }
+        };
+        Ok(match dtype {
+            DType::Bool => {
+                let b = match v {
+                    Scalar::Bool(b) => b,
+                    Scalar::Int(i) => i != 0,
+                    Scalar::Float(f) => f != 0.0,
+                    Scalar::Complex { re, im } => re != 0.0 || im != 0.0,
+                };
+                u32::from(b).to_le_bytes().to_vec()
+            }
+            DType::I32 => (int(i32::MIN.into(), i32::MAX.into())? as i32).to_le_bytes().to_vec(),
+            DType::U32 => (int(0, u32::MAX.into())? as u32).to_le_bytes().to_vec(),
+            DType::I64 => (int(i64::MIN.into(), i64::MAX.into())? as i64).to_le_bytes().to_vec(),
+            DType::F16 | DType::F32 => {
+                let f = match dtype {
+                    DType::F16 => f32::from(half::f16::from_f64(v.as_f64())),
+                    _ => v.as_f64() as f32,
+                };
+                f.to_le_bytes().to_vec()
+            }
+            DType::F64 => v.as_f64().to_le_bytes().to_vec(),
+            DType::Complex64 => {
+                let (re, im) = match v {
+                    Scalar::Complex { re, im } => (re, im),
+                    other => (other.as_f64(), 0.0),
+                };
+                let mut b = (re as f32).to_le_bytes().to_vec();
+                b.extend_from_slice(&(im as f32).to_le_bytes());
+                b
+            }
+        })
+    }
+}
+
+macro_rules! scalar_from {
+    ($($t:ty => $v:ident as $c:ty),*) => {$(
+        impl From<$t> for Scalar {
+            fn from(x: $t) -> Self {
+                Scalar::$v(x as $c)
+            }
+        }
+        impl From<$t> for Operand {
+            fn from(x: $t) -> Self {
+                Operand::Scalar(Scalar::$v(x as $c))
+            }
+        }
+    )*};
+}
+scalar_from!(f64 => Float as f64, f32 => Float as f64, i64 => Int as i64, i32 => Int as i64,
+             u32 => Int as i64, usize => Int as i64, isize => Int as i64);
+
+impl From<bool> for Scalar {
+    fn from(b: bool) -> Self {
+        Scalar::Bool(b)
+    }
+}
+
+impl From<bool> for Operand {
+    fn from(b: bool) -> Self {
+        Operand::Scalar(Scalar::Bool(b))
+    }
+}
+
+/// An elementwise operand: an array or a Python scalar.
+#[derive(Debug, Clone)]
+pub enum Operand {
+    /// An array.
+    Array(Array),
+    /// A weak Python scalar.
+    Scalar(Scalar),
+}
+
+impl From<Array> for Operand {
+    fn from(a: Array) -> Self {
+        Operand::Array(a)
+    }
+}
+
+impl From<&Array> for Operand {
+    fn from(a: &Array) -> Self {
+        Operand::Array(a.clone())
+    }
+}
+
+impl From<Scalar> for Operand {
+    fn from(s: Scalar) -> Self {
+        Operand::Scalar(s)
+    }
+}

@@ -1,0 +1,345 @@
+//! Elementwise functions (NumPy ufuncs) with broadcasting and NEP 50 promotion. Every one of
+//! them is lazy: it returns an expression that fuses with its neighbours.
+
+use crate::array::Array;
+use crate::device::Device;
+use crate::fusion::Lazy;
+use crate::scalar::{Operand, Scalar};
+use kupfer_core::expr::OperandType;
+use kupfer_core::layout::broadcast_shapes;
+use kupfer_core::{BinaryOp, DType, Error, Result, UnaryOp};
+
+/// Resolves the device of a set of operands (the arrays' common device, else current).
+fn device_of(ops: &[&Operand]) -> Result<Device> {
+    let mut dev: Option<Device> = None;
+    for op in ops {
+        if let Operand::Array(a) = op {
+            match &dev {
+                None => dev = Some(a.device().clone()),
+                Some(d) => d.same(a.device())?,
+            }
+        }
+    }
+    match dev {
+        Some(d) => Ok(d),
+        None => Device::current(),
+    }
+}
+
+/// A scalar on its own becomes a 0-d array of NumPy's default dtype for it.
+fn strongest(op: Operand, device: &Device) -> Result<Operand> {
+    match op {
+        Operand::Scalar(s) => Ok(Operand::Array(crate::creation::full_on(
+            device,
+            &[],
+            s,
+            Some(s.default_dtype(device)),
+        )?)),
+        a => Ok(a),
+    }
+}
+
+fn operand_type(op: &Operand) -> OperandType {
+    match op {
+        Operand::Array(a) => OperandType::Strong(a.dtype()),
+        Operand::Scalar(s) => OperandType::Weak(s.kind()),
+    }
+}
+
+fn shape_of(op: &Operand) -> &[usize] {
+    match op {
+        Operand::Array(a) => a.shape(),
+        Operand::Scalar(_) => &[],
+    }
+}
+
+/// The operand as an expression of dtype `to`.
+fn operand_expr(op: &Operand, to: DType, nodes: usize, leaves: usize) -> Result<Lazy> {
+    match op {
+        Operand::Array(a) => Ok(a.operand_within(nodes, leaves)?.cast(to)),
+        Operand::Scalar(s) => Ok(Lazy::scalar(s.encode(to)?, to)),
+    }
+}
+
+fn shape_error(op: &str, e: Error) -> Error {
+    match e {
+        Error::ShapeMismatch { lhs, rhs, .. } => Error::ShapeMismatch {
+            op: op.to_string(),
+            lhs,
+            rhs,
+        },
+        e => e,
+    }
+}
+
+/// Applies a binary primitive with NumPy semantics.
+pub fn binary(op: BinaryOp, a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let (mut a, b) = (a.into(), b.into());
+    let device = device_of(&[&a, &b])?;
+    if matches!((&a, &b), (Operand::Scalar(_), Operand::Scalar(_))) {
+        a = strongest(a, &device)?;
+    }
+    let (compute, out) = op.signature(operand_type(&a), operand_type(&b))?;
+    device.check(compute)?;
+    device.check(out)?;
+    let shape = broadcast_shapes(shape_of(&a), shape_of(&b)).map_err(|e| shape_error(op.name(), e))?;
+    let half_nodes = Array::max_nodes() / 2;
+    let half_leaves = (Array::max_leaves(&device) / 2).max(1);
+    let x = operand_expr(&a, compute, half_nodes, half_leaves)?;
+    let y = operand_expr(&b, compute, half_nodes, half_leaves)?;
+    Ok(Array::from_lazy(device, shape, Lazy::binary(op, x, y, out)))
+}
+
+/// Applies a unary primitive with NumPy semantics.
+pub fn unary(op: UnaryOp, x: impl Into<Operand>) -> Result<Array> {
+    let x = x.into();
+    let device = device_of(&[&x])?;
+    let x = strongest(x, &device)?;
+    let Operand::Array(arr) = &x else {
+        unreachable!("strongest() returns an array")
+    };
+    let (compute, out) = op.signature(arr.dtype())?;
+    device.check(compute)?;
+    device.check(out)?;
+    let e = operand_expr(&x, compute, Array::max_nodes() - 2, usize::MAX)?;
+    Ok(Array::from_lazy(device, arr.shape().to_vec(), Lazy::unary(op, e, out)))
+}
+
+macro_rules! binary_fns {
+    ($($(#[$doc:meta])* $name:ident => $op:ident;)*) => {$(
+        $(#[$doc])*
+        pub fn $name(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+            binary(BinaryOp::$op, a, b)
+        }
+    )*};
+}
+
+macro_rules! unary_fns {
+    ($($(#[$doc:meta])* $name:ident => $op:ident;)*) => {$(
+        $(#[$doc])*
+        pub fn $name(x: impl Into<Operand>) -> Result<Array> {
+            unary(UnaryOp::$op, x)
+        }
+    )*};
+}
+
+binary_fns! {
+    /// `a + b`.
+    add => Add;
+    /// `a - b`.
+    subtract => Subtract;
+    /// `a * b`.
+    multiply => Multiply;
+    /// `a / b` (true division: integers divide to float).
+    divide => TrueDivide;
+    /// `a / b` (alias of [`divide`]).
+    true_divide => TrueDivide;
+    /// `a // b`, rounding toward negative infinity (Python semantics).
+    floor_divide => FloorDivide;
+    /// `a % b` with the sign of the divisor (Python semantics).
+    remainder => Remainder;
+    /// `a % b` (alias of [`remainder`]).
+    mod_ => Remainder;
+    /// `a ** b`.
+    power => Power;
+    /// Elementwise maximum, propagating NaN.
+    maximum => Maximum;
+    /// Elementwise minimum, propagating NaN.
+    minimum => Minimum;
+    /// Elementwise maximum, ignoring NaN.
+    fmax => Fmax;
+    /// Elementwise minimum, ignoring NaN.
+    fmin => Fmin;
+    /// Quadrant-aware arctan(a / b).
+    arctan2 => Arctan2;
+    /// sqrt(a² + b²) without intermediate overflow.
+    hypot => Hypot;
+    /// `a == b`.
+    equal => Equal;
+    /// `a != b`.
+    not_equal => NotEqual;
+    /// `a < b`.
+    less => Less;
+    /// `a <= b`.
+    less_equal => LessEqual;
+    /// `a > b`.
+    greater => Greater;
+    /// `a >= b`.
+    greater_equal => GreaterEqual;
+    /// Logical AND of truth values.
+    logical_and => LogicalAnd;
+    /// Logical OR of truth values.
+    logical_or => LogicalOr;
+    /// Logical XOR of truth values.
+    logical_xor => LogicalXor;
+    /// Bitwise AND (integers and bool).
+    bitwise_and => BitwiseAnd;
+    /// Bitwise OR (integers and bool).
+    bitwise_or => BitwiseOr;
+    /// Bitwise XOR (integers and bool).
+    bitwise_xor => BitwiseXor;
+    /// `a << b` (shifts of the type's width or more give 0).
+    left_shift => LeftShift;
+    /// `a >> b` (arithmetic for signed integers).
+    right_shift => RightShift;
+}
+
+unary_fns! {
+    /// `-x`.
+    negative => Negative;
+    /// |x| (the magnitude for complex).
+    absolute => Absolute;
+    /// |x| (alias of [`absolute`]).
+    abs => Absolute;
+    /// -1, 0 or 1 (NaN stays NaN).
+    sign => Sign;
+    /// e^x.
+    exp => Exp;
+    /// 2^x.
+    exp2 => Exp2;
+    /// e^x - 1, accurate near 0.
+    expm1 => Expm1;
+    /// Natural logarithm.
+    log => Log;
+    /// ln(1 + x), accurate near 0.
+    log1p => Log1p;
+    /// Base-2 logarithm.
+    log2 => Log2;
+    /// Base-10 logarithm.
+    log10 => Log10;
+    /// Square root.
+    sqrt => Sqrt;
+    /// Cube root.
+    cbrt => Cbrt;
+    /// x².
+    square => Square;
+    /// 1/x.
+    reciprocal => Reciprocal;
+    /// Sine (accurate for large arguments on every backend).
+    sin => Sin;
+    /// Cosine (accurate for large arguments on every backend).
+    cos => Cos;
+    /// Tangent.
+    tan => Tan;
+    /// Inverse sine.
+    arcsin => Arcsin;
+    /// Inverse cosine.
+    arccos => Arccos;
+    /// Inverse tangent.
+    arctan => Arctan;
+    /// Hyperbolic sine.
+    sinh => Sinh;
+    /// Hyperbolic cosine.
+    cosh => Cosh;
+    /// Hyperbolic tangent.
+    tanh => Tanh;
+    /// Inverse hyperbolic sine.
+    arcsinh => Arcsinh;
+    /// Inverse hyperbolic cosine.
+    arccosh => Arccosh;
+    /// Inverse hyperbolic tangent.
+    arctanh => Arctanh;
+    /// Largest integer ≤ x.
+    floor => Floor;
+    /// Smallest integer ≥ x.
+    ceil => Ceil;
+    /// x rounded toward zero.
+    trunc => Trunc;
+    /// x rounded to the nearest integer, halves to even.
+    rint => Rint;
+    /// True where x is NaN.
+    isnan => IsNan;
+    /// True where x is ±inf.
+    isinf => IsInf;
+    /// True where x is neither NaN nor ±inf.
+    isfinite => IsFinite;
+    /// Logical NOT of truth values.
+    logical_not => LogicalNot;
+    /// Bitwise NOT (`~x`; logical NOT for bool).
+    bitwise_not => BitwiseNot;
+    /// Bitwise NOT (alias of [`bitwise_not`]).
+    invert => BitwiseNot;
+    /// Real part.
+    real => Real;
+    /// Imaginary part.
+    imag => Imag;
+    /// Complex conjugate.
+    conjugate => Conj;
+    /// Complex conjugate (alias of [`conjugate`]).
+    conj => Conj;
+}
+
+/// `+x`: a copy with the same dtype (NumPy's `positive`).
+pub fn positive(x: impl Into<Operand>) -> Result<Array> {
+    let x = x.into();
+    let device = device_of(&[&x])?;
+    match strongest(x, &device)? {
+        Operand::Array(a) => {
+            if a.dtype() == DType::Bool {
+                return Err(Error::unsupported(
+                    "ufunc 'positive' did not contain a loop with signature matching types bool",
+                ));
+            }
+            Ok(a)
+        }
+        Operand::Scalar(_) => unreachable!("strongest() returns an array"),
+    }
+}
+
+/// Rounds to `decimals` decimal places, halves to even (NumPy's `round` / `around`).
+pub fn round(x: impl Into<Operand>, decimals: i32) -> Result<Array> {
+    let x = x.into();
+    if decimals == 0 {
+        return unary(UnaryOp::Rint, x);
+    }
+    let device = device_of(&[&x])?;
+    let Operand::Array(a) = strongest(x, &device)? else {
+        unreachable!("strongest() returns an array")
+    };
+    if a.dtype().is_int() || a.dtype() == DType::Bool {
+        if decimals >= 0 {
+            return Ok(a);
+        }
+        let f = 10i64.checked_pow(decimals.unsigned_abs()).ok_or_else(|| Error::invalid("decimals out of range"))?;
+        let q = multiply(rint(divide(&a, f as f64)?)?, f as f64)?;
+        return q.astype(a.dtype());
+    }
+    let f = 10f64.powi(decimals);
+    if decimals > 0 {
+        divide(rint(multiply(&a, f)?)?, f)
+    } else {
+        multiply(rint(divide(&a, 1.0 / f)?)?, 1.0 / f)
+    }
+}
+
+/// Limits values to `[lo, hi]` (NumPy's `clip`; NaN propagates).
+pub fn clip(x: impl Into<Operand>, lo: impl Into<Operand>, hi: impl Into<Operand>) -> Result<Array> {
+    minimum(maximum(x, lo)?, hi)
+}
+
+/// `where(cond, a, b)`: elements of `a` where `cond` is true, else of `b`, broadcast together.
+pub fn where_(cond: impl Into<Operand>, a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let (c, mut a, b) = (cond.into(), a.into(), b.into());
+    let device = device_of(&[&c, &a, &b])?;
+    if matches!((&a, &b), (Operand::Scalar(_), Operand::Scalar(_))) {
+        a = strongest(a, &device)?;
+    }
+    let dtype = kupfer_core::expr::common_type(operand_type(&a), operand_type(&b))?;
+    device.check(dtype)?;
+    let shape = broadcast_shapes(shape_of(&c), shape_of(&a))
+        .and_then(|s| broadcast_shapes(&s, shape_of(&b)))
+        .map_err(|e| shape_error("where", e))?;
+    let third_nodes = Array::max_nodes() / 3;
+    let third_leaves = (Array::max_leaves(&device) / 3).max(1);
+    let ce = operand_expr(&c, DType::Bool, third_nodes, third_leaves)?;
+    let ae = operand_expr(&a, dtype, third_nodes, third_leaves)?;
+    let be = operand_expr(&b, dtype, third_nodes, third_leaves)?;
+    Ok(Array::from_lazy(device, shape, Lazy::select(ce, ae, be, dtype)))
+}
+
+impl Scalar {
+    /// This scalar as a 0-d array on `device` with NumPy's default dtype for it.
+    pub fn to_array(&self, device: &Device) -> Result<Array> {
+        crate::creation::full_on(device, &[], *self, Some(self.default_dtype(device)))
+    }
+}

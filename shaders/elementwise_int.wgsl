@@ -1,0 +1,50 @@
+// NumPy-semantics helpers for one integer type T (i32, u32 or i64), instantiated by codegen.
+// BITS is the width of T. Division by zero gives 0, as NumPy does (with its warning).
+
+fn kp_floor_divide_T(a: T, b: T) -> T {
+    if (b == T(0)) { return T(0); }
+    var q = a / b;
+    if ((a % b != T(0)) && ((a < T(0)) != (b < T(0)))) { q = q - T(1); }
+    return q;
+}
+
+fn kp_remainder_T(a: T, b: T) -> T {
+    if (b == T(0)) { return T(0); }
+    var r = a % b;
+    if (r != T(0) && ((r < T(0)) != (b < T(0)))) { r = r + b; }
+    return r;
+}
+
+// Exponentiation by squaring with wrap-around. A negative exponent (NumPy raises) gives the
+// truncated result of 1/a**|b|: 1 for a == 1, ±1 for a == -1, 0 otherwise.
+fn kp_power_T(a: T, b: T) -> T {
+    if (b < T(0)) {
+        if (a == T(1)) { return T(1); }
+        if (a == ~T(0)) { return select(T(1), a, (b % T(2)) != T(0)); }
+        return T(0);
+    }
+    var base = a;
+    var e = b;
+    var r = T(1);
+    loop {
+        if (e == T(0)) { break; }
+        if ((e % T(2)) != T(0)) { r = r * base; }
+        e = e / T(2);
+        base = base * base;
+    }
+    return r;
+}
+
+fn kp_sign_T(x: T) -> T {
+    return select(select(T(0), ~T(0), x < T(0)), T(1), x > T(0));
+}
+
+fn kp_left_shift_T(a: T, b: T) -> T {
+    if (b < T(0) || b >= T(BITS)) { return T(0); }
+    return a << u32(b);
+}
+
+fn kp_right_shift_T(a: T, b: T) -> T {
+    if (b < T(0) || b >= T(BITS)) { return select(T(0), ~T(0), a < T(0)); }
+    return a >> u32(b);
+}

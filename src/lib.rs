@@ -1,0 +1,1 @@
+//! Test and benchmark suite of the kupfer workspace (not published).
