@@ -1,7 +1,9 @@
-// Elementwise kernel template: one thread per output element, C-order, over a 2-D grid of
-// 256-thread workgroups (so grids beyond 65535 workgroups spill into y).
+// Elementwise kernel template. Each 256-thread workgroup handles 256 * ITEMS consecutive
+// elements; thread t takes elements t, t + 256, ... so every load is coalesced, and all of a
+// thread's loads are issued before any arithmetic (independent loads in flight hide memory
+// latency). The grid is 2-D so that more than 65535 workgroups spill into y.
 // Filled in by kupfer-core's codegen (placeholders in double braces): enables, the uniform
-// struct fields, bindings, helpers, coordinates of strided inputs, and the expression body.
+// struct fields, bindings, helpers, and the per-item index, load, compute and store code.
 {{ENABLES}}
 struct Params {
 {{PARAMS}}
@@ -11,13 +13,13 @@ struct Params {
 {{BINDINGS}}
 {{HELPERS}}
 @compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    // i: index within this dispatch's chunk; g: index in the whole output.
-    let i = gid.x + gid.y * nwg.x * 256u;
-    if (i >= P.n) {
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
+        @builtin(num_workgroups) nwg: vec3<u32>) {
+    // base: this thread's first index within the dispatch's chunk (P.n elements starting at
+    // global index P.start). Items past the end compute on a clamped index and are not stored.
+    let base = (wid.x + wid.y * nwg.x) * {{PER_GROUP}}u + lid;
+    if (base >= P.n) {
         return;
     }
-    let g = P.start + i;
-{{COORDS}}
 {{BODY}}
 }

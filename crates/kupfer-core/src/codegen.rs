@@ -19,6 +19,12 @@ const INT_HELPERS: &str = include_str!("../../../shaders/elementwise_int.wgsl");
 /// Threads per workgroup of elementwise kernels.
 pub const WORKGROUP_SIZE: u32 = 256;
 
+/// Elements each thread of an elementwise kernel handles.
+pub const ITEMS_PER_THREAD: u32 = 4;
+
+/// Elements each workgroup of an elementwise kernel handles.
+pub const ELEMENTS_PER_WORKGROUP: u32 = WORKGROUP_SIZE * ITEMS_PER_THREAD;
+
 /// What the adapter can compile: optional shader features.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Target {
@@ -156,28 +162,53 @@ pub fn elementwise(program: &Program, target: &Target) -> Result<Kernel> {
     );
 
     let any_strided = program.inputs.iter().any(|i| i.access == Access::Strided);
-    let mut coords = String::new();
-    if any_strided && rank > 0 {
-        coords.push_str("    var r = g;\n");
-        for j in (1..rank).rev() {
-            let _ = writeln!(coords, "    let c{j} = r % P.d{j};\n    r = r / P.d{j};");
-        }
-        coords.push_str("    let c0 = r;\n");
-    }
-
     let mut body = String::new();
     let mut needs = Needs::default();
-    for (idx, (node, dtype)) in program.nodes.iter().enumerate() {
-        let expr = node_expr(program, node, *dtype, &mut needs)?;
-        let _ = writeln!(body, "    let n{idx}: {} = {expr};", dtype.wgsl_value());
+    // Indices (and coordinates of strided inputs) of every item.
+    for k in 0..ITEMS_PER_THREAD {
+        let _ = writeln!(
+            body,
+            "    let i{k} = min(base + {}u, P.n - 1u);\n    let g{k} = P.start + i{k};",
+            k * WORKGROUP_SIZE
+        );
+        if any_strided && rank > 0 {
+            let _ = writeln!(body, "    var r{k} = g{k};");
+            for j in (1..rank).rev() {
+                let _ = writeln!(body, "    let c{j}_{k} = r{k} % P.d{j};\n    r{k} = r{k} / P.d{j};");
+            }
+            let _ = writeln!(body, "    let c0_{k} = r{k};");
+        }
+    }
+    // Loads of every item first, then the arithmetic, then the stores.
+    let is_load = |n: &Node| matches!(n, Node::Load(_));
+    for pass in [true, false] {
+        for (idx, (node, dtype)) in program.nodes.iter().enumerate() {
+            if is_load(node) != pass {
+                continue;
+            }
+            for k in 0..ITEMS_PER_THREAD {
+                let expr = node_expr(program, node, *dtype, k, &mut needs)?;
+                let _ = writeln!(body, "    let n{idx}_{k}: {} = {expr};", dtype.wgsl_value());
+            }
+        }
     }
     let out = program.output;
-    let store = if program.out_dtype() == DType::Bool {
-        format!("select(0u, 1u, n{out})")
-    } else {
-        format!("n{out}")
-    };
-    let _ = writeln!(body, "    out[i] = {store};");
+    for k in 0..ITEMS_PER_THREAD {
+        let store = if program.out_dtype() == DType::Bool {
+            format!("select(0u, 1u, n{out}_{k})")
+        } else {
+            format!("n{out}_{k}")
+        };
+        if k == 0 {
+            let _ = writeln!(body, "    out[i0] = {store};");
+        } else {
+            let _ = writeln!(
+                body,
+                "    if (base + {}u < P.n) {{\n        out[i{k}] = {store};\n    }}",
+                k * WORKGROUP_SIZE
+            );
+        }
+    }
 
     let mut enables = String::new();
     let uses_f16 = program.dtypes().any(|d| d == DType::F16);
@@ -190,7 +221,7 @@ pub fn elementwise(program: &Program, target: &Target) -> Result<Kernel> {
         .replace("{{PARAMS}}", fields.trim_end())
         .replace("{{BINDINGS}}", bindings.trim_end())
         .replace("{{HELPERS}}", &helpers)
-        .replace("{{COORDS}}", coords.trim_end())
+        .replace("{{PER_GROUP}}", &ELEMENTS_PER_WORKGROUP.to_string())
         .replace("{{BODY}}", body.trim_end());
     Ok(Kernel {
         wgsl,
@@ -295,15 +326,15 @@ fn one(d: DType) -> String {
     }
 }
 
-fn input_expr(program: &Program, k: usize) -> String {
+fn input_expr(program: &Program, k: usize, item: u32) -> String {
     let spec = program.inputs[k];
     let index = match spec.access {
-        Access::Contiguous => format!("P.o{k} + i"),
+        Access::Contiguous => format!("P.o{k} + i{item}"),
         Access::Broadcast => format!("P.o{k}"),
         Access::Strided => {
             let mut s = format!("P.o{k}");
             for j in 0..program.rank {
-                let _ = write!(s, " + c{j} * P.t{k}_{j}");
+                let _ = write!(s, " + c{j}_{item} * P.t{k}_{j}");
             }
             s
         }
@@ -369,16 +400,17 @@ fn libm_call(name: &str, d: DType, args: &[&str], needs: &mut Needs) -> String {
     }
 }
 
-fn node_expr(program: &Program, node: &Node, dtype: DType, needs: &mut Needs) -> Result<String> {
+fn node_expr(program: &Program, node: &Node, dtype: DType, item: u32, needs: &mut Needs) -> Result<String> {
     let dt = |id: usize| program.nodes[id].1;
+    let v = |id: &usize| format!("n{id}_{item}");
     Ok(match node {
-        Node::Load(k) => input_expr(program, *k),
+        Node::Load(k) => input_expr(program, *k, item),
         Node::Scalar(k) => scalar_expr(*k, program.scalars[*k]),
-        Node::Index => "g".to_string(),
-        Node::Cast(x) => cast_expr(&format!("n{x}"), dt(*x), dtype),
-        Node::Select(c, a, b) => format!("select(n{b}, n{a}, n{c})"),
-        Node::Unary(op, x) => unary_expr(*op, &format!("n{x}"), dt(*x), needs)?,
-        Node::Binary(op, a, b) => binary_expr(*op, &format!("n{a}"), &format!("n{b}"), dt(*a), needs)?,
+        Node::Index => format!("g{item}"),
+        Node::Cast(x) => cast_expr(&v(x), dt(*x), dtype),
+        Node::Select(c, a, b) => format!("select({}, {}, {})", v(b), v(a), v(c)),
+        Node::Unary(op, x) => unary_expr(*op, &v(x), dt(*x), needs)?,
+        Node::Binary(op, a, b) => binary_expr(*op, &v(a), &v(b), dt(*a), needs)?,
     })
 }
 

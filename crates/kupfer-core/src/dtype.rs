@@ -12,7 +12,7 @@ use std::fmt;
 /// ```
 /// use kupfer_core::DType;
 /// assert_eq!(DType::from_name("float32").unwrap(), DType::F32);
-/// assert_eq!(DType::from_name("i8").is_err(), true);
+/// assert!(DType::from_name("int8").is_err());
 /// assert_eq!(DType::F16.name(), "float16");
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -137,7 +137,7 @@ pub fn resolve_shape(new_shape: &[isize], size: usize) -> Result<Vec<usize>> {
     let mut out: Vec<usize> = new_shape.iter().map(|&d| d.max(0) as usize).collect();
     match unknown {
         Some(i) => {
-            if known == 0 || size % known != 0 {
+            if known == 0 || !size.is_multiple_of(known) {
                 return Err(Error::invalid(format!(
                     "cannot reshape array of size {size} into shape {new_shape:?}"
                 )));

@@ -5,7 +5,9 @@
 use crate::context::Context;
 use crate::pipeline::Pipeline;
 use crate::pool::GpuBuffer;
-use kupfer_core::{Error, Result};
+use kupfer_core::Result;
+#[cfg(not(target_arch = "wasm32"))]
+use kupfer_core::Error;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -55,6 +57,8 @@ pub(crate) struct Batch {
     commands: Vec<Command>,
     params: Vec<u8>,
     in_flight: VecDeque<wgpu::SubmissionIndex>,
+    /// Upload staging buffers to re-map (and cache) once this batch is submitted.
+    remap: Vec<(wgpu::Buffer, u64)>,
 }
 
 impl Context {
@@ -93,6 +97,11 @@ impl Context {
     /// Records a buffer-to-buffer copy.
     pub(crate) fn record_copy(&self, cmd: Command) {
         self.lock_batch().commands.push(cmd);
+    }
+
+    /// Queues an upload staging buffer for re-mapping after the next submit.
+    pub(crate) fn after_submit(&self, staging: wgpu::Buffer, class: u64) {
+        self.lock_batch().remap.push((staging, class));
     }
 
     /// Records a pooled-buffer copy (`size` a multiple of 4).
@@ -240,6 +249,9 @@ impl Context {
         drop(pass);
         let index = self.inner.queue.submit([encoder.finish()]);
         drop(commands);
+        for (staging, class) in std::mem::take(&mut batch.remap) {
+            self.remap_upload(staging, class);
+        }
         batch.in_flight.push_back(index);
         if batch.in_flight.len() > MAX_IN_FLIGHT {
             if let Some(oldest) = batch.in_flight.pop_front() {

@@ -72,6 +72,7 @@ pub(crate) struct Inner {
     pub pool: MemoryPool,
     pub batch: Mutex<Batch>,
     pub pipelines: PipelineCache,
+    pub staging: crate::transfer::Staging,
 }
 
 /// A GPU device with its queue, memory pool, pipeline cache and pending command batch.
@@ -215,6 +216,7 @@ impl Context {
                 pool: MemoryPool::new(limits.max_buffer_size),
                 batch: Mutex::new(Batch::default()),
                 pipelines,
+                staging: Default::default(),
                 device,
                 queue,
                 info,
@@ -255,7 +257,7 @@ impl Context {
 
     /// Largest buffer range one binding may cover, in bytes.
     pub fn max_binding_size(&self) -> u64 {
-        u64::from(self.inner.info.limits.max_storage_buffer_binding_size)
+        self.inner.info.limits.max_storage_buffer_binding_size
     }
 
     /// Required alignment of storage-buffer binding offsets, in bytes.

@@ -3,7 +3,9 @@
 //! call is slow once, not every run.
 
 use crate::context::Context;
-use kupfer_core::{Error, Result};
+use kupfer_core::Result;
+#[cfg(not(target_arch = "wasm32"))]
+use kupfer_core::Error;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 

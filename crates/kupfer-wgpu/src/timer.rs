@@ -93,7 +93,7 @@ impl Event {
                     _keep: Vec::new(),
                 });
                 ctx.flush()?;
-                let bytes = ctx.map_and_copy(&staging, 512).await?;
+                let bytes = ctx.map_and_read(&staging, 512, <[u8]>::to_vec).await?;
                 let t0 = u64::from_le_bytes(bytes[0..8].try_into().expect("8 bytes"));
                 let t1 = u64::from_le_bytes(bytes[256..264].try_into().expect("8 bytes"));
                 let period = f64::from(ctx.inner.queue.get_timestamp_period());

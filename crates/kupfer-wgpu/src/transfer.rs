@@ -9,22 +9,76 @@ use crate::batch::Command;
 use crate::context::Context;
 use crate::pool::GpuBuffer;
 use kupfer_core::{Error, Result};
-use std::sync::Arc;
+use crate::pool::size_class;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// Cached staging buffers, so that repeated transfers skip the driver's allocation and
+/// pinning of host-visible memory (which costs more than the copy itself for large arrays).
+#[derive(Default)]
+pub(crate) struct Staging {
+    /// MAP_WRITE buffers, mapped and ready to fill, by size class.
+    upload: Arc<Mutex<HashMap<u64, Vec<wgpu::Buffer>>>>,
+    /// MAP_READ buffers, unmapped and idle, by size class.
+    download: Mutex<HashMap<u64, Vec<wgpu::Buffer>>>,
+}
 
 impl Context {
-    /// Allocates a pooled buffer holding `bytes` (zero-padded to a multiple of 4).
+    /// Allocates a pooled buffer holding `bytes` (zero-padded to a multiple of 4), written
+    /// once into cached mapped staging memory and copied on the GPU in queue order.
     pub fn upload(&self, bytes: &[u8]) -> Result<Arc<GpuBuffer>> {
-        let buf = self.alloc(bytes.len() as u64)?;
-        let aligned = bytes.len() / 4 * 4;
-        if aligned > 0 {
-            self.inner.queue.write_buffer(buf.raw(), 0, &bytes[..aligned]);
+        let dst = Arc::new(self.alloc(bytes.len() as u64)?);
+        if bytes.is_empty() {
+            return Ok(dst);
         }
-        if aligned < bytes.len() {
-            let mut tail = [0u8; 4];
-            tail[..bytes.len() - aligned].copy_from_slice(&bytes[aligned..]);
-            self.inner.queue.write_buffer(buf.raw(), aligned as u64, &tail);
+        let padded = (bytes.len() as u64).div_ceil(4) * 4;
+        let class = size_class(padded);
+        let cached = lock(&self.inner.staging.upload).get_mut(&class).and_then(Vec::pop);
+        let staging = match cached {
+            Some(b) => b,
+            None => self.inner.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("kupfer upload staging"),
+                size: class,
+                usage: wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: true,
+            }),
+        };
+        {
+            let mut view = staging
+                .slice(..padded)
+                .get_mapped_range_mut()
+                .map_err(|e| Error::Device(format!("mapping upload staging memory failed: {e:?}")))?;
+            let aligned = bytes.len() / 4 * 4;
+            view.slice(..aligned).copy_from_slice(&bytes[..aligned]);
+            if aligned < bytes.len() {
+                let mut tail = [0u8; 4];
+                tail[..bytes.len() - aligned].copy_from_slice(&bytes[aligned..]);
+                view.slice(aligned..aligned + 4).copy_from_slice(&tail);
+            }
         }
-        Ok(Arc::new(buf))
+        staging.unmap();
+        self.record_copy(Command::Copy {
+            src: staging.clone(),
+            src_offset: 0,
+            dst: dst.raw().clone(),
+            dst_offset: 0,
+            size: padded,
+            _keep: vec![dst.clone()],
+        });
+        self.after_submit(staging, class);
+        Ok(dst)
+    }
+
+    /// Re-maps an upload staging buffer once the GPU is done with it and returns it to the
+    /// cache (the mapping completes at a later poll).
+    pub(crate) fn remap_upload(&self, staging: wgpu::Buffer, class: u64) {
+        let free = self.inner.staging.upload.clone();
+        let b = staging.clone();
+        staging.map_async(wgpu::MapMode::Write, .., move |r| {
+            if r.is_ok() {
+                lock(&free).entry(class).or_default().push(b);
+            }
+        });
     }
 
     /// A pooled buffer of at least `bytes` bytes (contents undefined).
@@ -32,19 +86,30 @@ impl Context {
         self.inner.pool.alloc(&self.inner.device, bytes.max(4))
     }
 
-    /// Reads `size` bytes at `offset` of `buf` back to the host (both multiples of 4),
-    /// after all work recorded so far.
-    pub async fn read_async(&self, buf: &Arc<GpuBuffer>, offset: u64, size: u64) -> Result<Vec<u8>> {
+    /// Reads `size` bytes at `offset` of `buf` (multiples of 4) after all work recorded so far,
+    /// and hands the mapped bytes to `f` (one host copy: `f` decodes straight from the mapping).
+    pub async fn read_with_async<R>(
+        &self,
+        buf: &Arc<GpuBuffer>,
+        offset: u64,
+        size: u64,
+        f: impl FnOnce(&[u8]) -> R,
+    ) -> Result<R> {
         if size == 0 {
-            return Ok(Vec::new());
+            return Ok(f(&[]));
         }
         let padded = size.div_ceil(4) * 4;
-        let staging = self.inner.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("kupfer read-back"),
-            size: padded,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        let class = size_class(padded);
+        let cached = lock(&self.inner.staging.download).get_mut(&class).and_then(Vec::pop);
+        let staging = match cached {
+            Some(b) => b,
+            None => self.inner.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("kupfer read-back"),
+                size: class,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
+        };
         self.record_copy(Command::Copy {
             src: buf.raw().clone(),
             src_offset: offset,
@@ -54,12 +119,24 @@ impl Context {
             _keep: vec![buf.clone()],
         });
         self.flush()?;
-        self.map_and_copy(&staging, size).await
+        let out = self.map_and_read(&staging, padded, |b| f(&b[..size as usize])).await?;
+        lock(&self.inner.staging.download).entry(class).or_default().push(staging);
+        Ok(out)
     }
 
-    pub(crate) async fn map_and_copy(&self, staging: &wgpu::Buffer, size: u64) -> Result<Vec<u8>> {
+    /// Reads bytes back to the host (see [`read_with_async`](Self::read_with_async)).
+    pub async fn read_async(&self, buf: &Arc<GpuBuffer>, offset: u64, size: u64) -> Result<Vec<u8>> {
+        self.read_with_async(buf, offset, size, <[u8]>::to_vec).await
+    }
+
+    pub(crate) async fn map_and_read<R>(
+        &self,
+        staging: &wgpu::Buffer,
+        size: u64,
+        f: impl FnOnce(&[u8]) -> R,
+    ) -> Result<R> {
         let (tx, rx) = futures_intrusive::channel::shared::oneshot_channel();
-        staging.map_async(wgpu::MapMode::Read, .., move |r| {
+        staging.map_async(wgpu::MapMode::Read, ..size, move |r| {
             let _ = tx.send(r);
         });
         #[cfg(not(target_arch = "wasm32"))]
@@ -74,9 +151,9 @@ impl Context {
         }
         let out = {
             let view = staging
-                .get_mapped_range(..)
+                .get_mapped_range(..size)
                 .map_err(|e| Error::Device(format!("mapping a read-back buffer failed: {e:?}")))?;
-            view[..size as usize].to_vec()
+            f(&view)
         };
         staging.unmap();
         Ok(out)
@@ -87,4 +164,8 @@ impl Context {
     pub fn read(&self, buf: &Arc<GpuBuffer>, offset: u64, size: u64) -> Result<Vec<u8>> {
         pollster::block_on(self.read_async(buf, offset, size))
     }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }

@@ -211,9 +211,7 @@ impl Array {
             )));
         }
         device.check(T::DTYPE)?;
-        let mut bytes = Vec::with_capacity(data.len() * T::DTYPE.gpu_size());
-        T::encode(data, &mut bytes);
-        let buffer = device.context().upload(&bytes)?;
+        let buffer = device.context().upload(&T::gpu_bytes(data))?;
         Ok(Array::from_buffer(device.clone(), T::DTYPE, buffer, Layout::contiguous(shape)))
     }
 
@@ -225,7 +223,7 @@ impl Array {
     /// Uploads a host array to `device`.
     pub fn from_host_on(device: &Device, host: &HostArray) -> Result<Array> {
         device.check(host.dtype())?;
-        let buffer = device.context().upload(&host.data.encode())?;
+        let buffer = device.context().upload(&host.data.gpu_bytes())?;
         Ok(Array::from_buffer(
             device.clone(),
             host.dtype(),
@@ -234,22 +232,24 @@ impl Array {
         ))
     }
 
-    /// Contiguous buffer bytes of the elements (GPU encoding), after all prior work.
-    async fn contiguous_bytes_async(&self) -> Result<Vec<u8>> {
+    /// Reads the elements back in C order and decodes them straight from the mapped
+    /// read-back memory with `f` (one host copy), after all prior work.
+    async fn read_contiguous_async<R>(&self, f: impl FnOnce(&[u8]) -> R) -> Result<R> {
         let a = self.ascontiguousarray()?;
         let (buffer, layout) = a.buffer_and_layout()?;
         let isz = self.dtype().gpu_size() as u64;
         let offset = layout.offset as u64 * isz;
         let size = self.size() as u64 * isz;
-        self.device().context().read_async(&buffer, offset, size).await
+        self.device().context().read_with_async(&buffer, offset, size, f).await
     }
 
     /// Copies the array to the host (`cp.asnumpy`), async (the browser's only form).
     pub async fn to_host_async(&self) -> Result<HostArray> {
-        let bytes = self.contiguous_bytes_async().await?;
+        let dtype = self.dtype();
+        let data = self.read_contiguous_async(|b| HostData::decode(dtype, b)).await?;
         Ok(HostArray {
             shape: self.shape().to_vec(),
-            data: HostData::decode(self.dtype(), &bytes),
+            data,
         })
     }
 
@@ -268,7 +268,7 @@ impl Array {
                 self.dtype()
             )));
         }
-        Ok(T::decode(&self.contiguous_bytes_async().await?))
+        self.read_contiguous_async(T::decode).await
     }
 
     /// The elements in C order as `Vec<T>`; `T` must match the dtype.

@@ -5,7 +5,7 @@ use crate::fusion::KernelCache;
 use kupfer_core::{DType, Error, Result};
 use kupfer_wgpu::{wgpu, AdapterChoice, Context, DeviceInfo};
 use std::cell::RefCell;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// A GPU device. Cheap to clone.
 ///
@@ -32,7 +32,30 @@ impl PartialEq for Device {
     }
 }
 
-static DEFAULT: Mutex<Option<Device>> = Mutex::new(None);
+#[cfg(not(target_arch = "wasm32"))]
+static DEFAULT: std::sync::Mutex<Option<Device>> = std::sync::Mutex::new(None);
+
+#[cfg(target_arch = "wasm32")]
+thread_local! {
+    // wgpu's WebGPU objects are not Send: in the browser the default device is per thread.
+    static DEFAULT: RefCell<Option<Device>> = const { RefCell::new(None) };
+}
+
+fn default_slot() -> Option<Device> {
+    #[cfg(not(target_arch = "wasm32"))]
+    return DEFAULT.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    #[cfg(target_arch = "wasm32")]
+    return DEFAULT.with(|d| d.borrow().clone());
+}
+
+fn set_default_slot(device: Device) {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        *DEFAULT.lock().unwrap_or_else(|p| p.into_inner()) = Some(device);
+    }
+    #[cfg(target_arch = "wasm32")]
+    DEFAULT.with(|d| *d.borrow_mut() = Some(device));
+}
 
 thread_local! {
     static CURRENT: RefCell<Vec<Device>> = const { RefCell::new(Vec::new()) };
@@ -80,25 +103,25 @@ impl Device {
     /// The process-wide default device: opened on first use (KUPFER_BACKEND / KUPFER_ADAPTER
     /// or the high-performance adapter). In the browser, call [`crate::init`] first.
     pub fn default_device() -> Result<Device> {
-        let mut slot = DEFAULT.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(d) = slot.as_ref() {
-            return Ok(d.clone());
-        }
         #[cfg(not(target_arch = "wasm32"))]
         {
+            let mut slot = DEFAULT.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(d) = slot.as_ref() {
+                return Ok(d.clone());
+            }
             let d = Self::new(AdapterChoice::Default)?;
             *slot = Some(d.clone());
             Ok(d)
         }
         #[cfg(target_arch = "wasm32")]
-        Err(Error::NoAdapter(
+        default_slot().ok_or_else(|| Error::NoAdapter(
             "no default device yet: call `kupfer::init().await` first in the browser".into(),
         ))
     }
 
     /// Makes `device` the process-wide default.
     pub fn set_default(device: &Device) {
-        *DEFAULT.lock().unwrap_or_else(|p| p.into_inner()) = Some(device.clone());
+        set_default_slot(device.clone());
     }
 
     /// The device new arrays go to on this thread: the innermost [`Device::use_device`] scope,
@@ -203,8 +226,8 @@ impl Drop for DeviceGuard {
 
 /// Opens the default device asynchronously (required once in the browser, optional natively).
 pub async fn init() -> Result<Device> {
-    if let Some(d) = DEFAULT.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
-        return Ok(d.clone());
+    if let Some(d) = default_slot() {
+        return Ok(d);
     }
     let d = Device::new_async(AdapterChoice::Default).await?;
     Device::set_default(&d);

@@ -6,7 +6,7 @@
 //! [`Program`] — the structural pipeline-cache key — and run by one dispatch per chunk.
 
 use crate::device::Device;
-use kupfer_core::codegen::{self, ParamLayout, WORKGROUP_SIZE};
+use kupfer_core::codegen::{self, ParamLayout, ELEMENTS_PER_WORKGROUP};
 use kupfer_core::expr::{Access, InputSpec, Node, NodeId, Program};
 use kupfer_core::layout::{collapse_axes, contiguous_strides, size_of};
 use kupfer_core::{BinaryOp, DType, Error, Layout, Result, UnaryOp};
@@ -124,10 +124,13 @@ impl Lazy {
     }
 }
 
+/// A compiled elementwise kernel and the layout of its uniform block.
+type CompiledKernel = (Arc<Pipeline>, Arc<ParamLayout>);
+
 /// Compiled elementwise kernels of a device, keyed by program structure.
 #[derive(Default)]
 pub(crate) struct KernelCache {
-    map: Mutex<HashMap<Program, (Arc<Pipeline>, Arc<ParamLayout>)>>,
+    map: Mutex<HashMap<Program, CompiledKernel>>,
 }
 
 struct Flattener {
@@ -313,7 +316,7 @@ pub(crate) fn materialise(device: &Device, expr: &Arc<Expr>, shape: &[usize]) ->
             offset: start * osize,
             size: (len * osize).div_ceil(4) * 4,
         });
-        let groups = len.div_ceil(u64::from(WORKGROUP_SIZE));
+        let groups = len.div_ceil(u64::from(ELEMENTS_PER_WORKGROUP));
         let gx = groups.min(max_dim);
         let gy = groups.div_ceil(gx);
         if gy > max_dim {
@@ -419,7 +422,7 @@ fn put_u32(buf: &mut [u8], at: usize, v: u32) {
     buf[at..at + 4].copy_from_slice(&v.to_le_bytes());
 }
 
-fn kernel(device: &Device, program: &Program) -> Result<(Arc<Pipeline>, Arc<ParamLayout>)> {
+fn kernel(device: &Device, program: &Program) -> Result<CompiledKernel> {
     let cache = &device.kernels;
     if let Some(k) = cache.map.lock().unwrap_or_else(|p| p.into_inner()).get(program) {
         return Ok(k.clone());

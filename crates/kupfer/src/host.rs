@@ -4,12 +4,38 @@ use half::f16;
 use kupfer_core::{DType, Error, Result};
 use num_complex::Complex32;
 
+/// Copies `src` into `dst` (same length). Large copies into freshly allocated memory are
+/// bound by page faults, not bandwidth, so natively they are split across threads.
+pub(crate) fn copy_bytes(dst: &mut [u8], src: &[u8]) {
+    const PARALLEL_FROM: usize = 8 << 20;
+    #[cfg(not(target_arch = "wasm32"))]
+    if src.len() >= PARALLEL_FROM {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+        if threads > 1 {
+            let chunk = src.len().div_ceil(threads).div_ceil(4096) * 4096;
+            std::thread::scope(|scope| {
+                for (d, s) in dst.chunks_mut(chunk).zip(src.chunks(chunk)) {
+                    scope.spawn(move || d.copy_from_slice(s));
+                }
+            });
+            return;
+        }
+    }
+    dst.copy_from_slice(src);
+}
+
 /// A Rust element type with a kupfer dtype.
 pub trait Element: Copy + Send + Sync + 'static + std::fmt::Debug {
     /// The dtype of this type.
     const DTYPE: DType;
     /// Appends the GPU storage encoding of `xs` to `out`.
     fn encode(xs: &[Self], out: &mut Vec<u8>);
+    /// The GPU storage bytes of `xs`: borrowed where the host layout already is the GPU's.
+    fn gpu_bytes(xs: &[Self]) -> std::borrow::Cow<'_, [u8]> {
+        let mut out = Vec::with_capacity(std::mem::size_of_val(xs));
+        Self::encode(xs, &mut out);
+        std::borrow::Cow::Owned(out)
+    }
     /// Decodes GPU storage bytes.
     fn decode(bytes: &[u8]) -> Vec<Self>;
 }
@@ -21,11 +47,17 @@ macro_rules! pod_element {
             fn encode(xs: &[Self], out: &mut Vec<u8>) {
                 out.extend_from_slice(bytemuck::cast_slice(xs));
             }
+            fn gpu_bytes(xs: &[Self]) -> std::borrow::Cow<'_, [u8]> {
+                std::borrow::Cow::Borrowed(bytemuck::cast_slice(xs))
+            }
             fn decode(bytes: &[u8]) -> Vec<Self> {
-                bytes
-                    .chunks_exact(std::mem::size_of::<$t>())
-                    .map(|c| bytemuck::pod_read_unaligned(c))
-                    .collect()
+                let n = bytes.len() / std::mem::size_of::<$t>();
+                let mut out: Vec<$t> = vec![bytemuck::Zeroable::zeroed(); n];
+                copy_bytes(
+                    bytemuck::cast_slice_mut::<$t, u8>(&mut out),
+                    &bytes[..n * std::mem::size_of::<$t>()],
+                );
+                out
             }
         }
     )*};
@@ -124,11 +156,9 @@ impl HostData {
         self.len() == 0
     }
 
-    /// GPU storage bytes.
-    pub fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.len() * self.dtype().gpu_size());
-        dispatch_data!(self, v => Element::encode(v, &mut out));
-        out
+    /// GPU storage bytes (borrowed for every dtype but bool and complex).
+    pub fn gpu_bytes(&self) -> std::borrow::Cow<'_, [u8]> {
+        dispatch_data!(self, v => Element::gpu_bytes(v))
     }
 
     /// Decodes GPU storage bytes of `dtype`.
