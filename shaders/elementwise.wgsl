@@ -1,7 +1,8 @@
-// Elementwise kernel template. Each 256-thread workgroup handles 256 * ITEMS consecutive
-// elements; thread t takes elements t, t + 256, ... so every load is coalesced, and all of a
-// thread's loads are issued before any arithmetic (independent loads in flight hide memory
-// latency). The grid is 2-D so that more than 65535 workgroups spill into y.
+// Elementwise kernel template. Each 256-thread workgroup handles a block of consecutive
+// elements; thread t takes elements (or, in the vectorised form, vec4s) t, t + 256, ... so
+// every load is coalesced, and all of a thread's loads are issued before any arithmetic
+// (independent loads in flight hide memory latency). The grid is 2-D so that more than 65535
+// workgroups spill into y.
 // Filled in by kupfer-core's codegen (placeholders in double braces): enables, the uniform
 // struct fields, bindings, helpers, and the per-item index, load, compute and store code.
 {{ENABLES}}
@@ -15,10 +16,11 @@ struct Params {
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
         @builtin(num_workgroups) nwg: vec3<u32>) {
-    // base: this thread's first index within the dispatch's chunk (P.n elements starting at
-    // global index P.start). Items past the end compute on a clamped index and are not stored.
+    // base: this thread's first index (element or vec4) within the dispatch's chunk (P.n
+    // elements from global index P.start). Items past the end use a clamped index and are not
+    // stored.
     let base = (wid.x + wid.y * nwg.x) * {{PER_GROUP}}u + lid;
-    if (base >= P.n) {
+    if (base >= {{LIMIT}}) {
         return;
     }
 {{BODY}}

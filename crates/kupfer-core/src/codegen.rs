@@ -19,11 +19,37 @@ const INT_HELPERS: &str = include_str!("../../../shaders/elementwise_int.wgsl");
 /// Threads per workgroup of elementwise kernels.
 pub const WORKGROUP_SIZE: u32 = 256;
 
-/// Elements each thread of an elementwise kernel handles.
+/// Elements each thread of a scalar elementwise kernel handles.
 pub const ITEMS_PER_THREAD: u32 = 4;
 
-/// Elements each workgroup of an elementwise kernel handles.
-pub const ELEMENTS_PER_WORKGROUP: u32 = WORKGROUP_SIZE * ITEMS_PER_THREAD;
+/// vec4 loads each thread of a vectorised elementwise kernel issues per input.
+pub const VECTORS_PER_THREAD: u32 = 2;
+
+/// Elements each workgroup of `program`'s kernel handles.
+pub fn elements_per_workgroup(program: &Program) -> u32 {
+    WORKGROUP_SIZE * items(program)
+}
+
+fn items(program: &Program) -> u32 {
+    if program.vector {
+        4 * VECTORS_PER_THREAD
+    } else {
+        ITEMS_PER_THREAD
+    }
+}
+
+/// True when a program may use the vectorised (vec4) kernel: every input contiguous or
+/// broadcast, and every contiguous input and the output of a 4-byte dtype. The caller must
+/// also ensure that each dispatch's element count and contiguous offsets are multiples of 4.
+pub fn vectorisable(program: &Program) -> bool {
+    program.rank == 0
+        && program.out_dtype().gpu_size() == 4
+        && program.inputs.iter().all(|i| match i.access {
+            Access::Contiguous => i.dtype.gpu_size() == 4,
+            Access::Broadcast => true,
+            Access::Strided => false,
+        })
+}
 
 /// What the adapter can compile: optional shader features.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -125,10 +151,14 @@ pub fn elementwise(program: &Program, target: &Target) -> Result<Kernel> {
     layout.n = field("n".into(), "u32", 4, &mut fields);
     layout.start = field("start".into(), "u32", 4, &mut fields);
     for j in 0..rank {
-        layout.dims.push(field(format!("d{j}"), "u32", 4, &mut fields));
+        layout
+            .dims
+            .push(field(format!("d{j}"), "u32", 4, &mut fields));
     }
     for (k, input) in program.inputs.iter().enumerate() {
-        layout.offsets.push(field(format!("o{k}"), "u32", 4, &mut fields));
+        layout
+            .offsets
+            .push(field(format!("o{k}"), "u32", 4, &mut fields));
         let mut st = Vec::new();
         if input.access == Access::Strided {
             for j in 0..rank {
@@ -145,38 +175,79 @@ pub fn elementwise(program: &Program, target: &Target) -> Result<Kernel> {
     layout.scalars = scalar_offsets;
     layout.size = at.div_ceil(16) * 16;
 
+    let vector = program.vector;
+    if vector && !vectorisable(program) {
+        return Err(Error::invalid("program marked vector but not vectorisable"));
+    }
+    let elem_type = |d: DType, contiguous: bool| {
+        if vector && contiguous {
+            format!("vec4<{}>", d.wgsl_storage())
+        } else {
+            d.wgsl_storage().to_string()
+        }
+    };
     let mut bindings = String::new();
     for (k, input) in program.inputs.iter().enumerate() {
         let _ = writeln!(
             bindings,
             "@group(0) @binding({}) var<storage, read> in{k}: array<{}>;",
             k + 1,
-            input.dtype.wgsl_storage()
+            elem_type(input.dtype, input.access == Access::Contiguous)
         );
     }
     let _ = writeln!(
         bindings,
         "@group(0) @binding({}) var<storage, read_write> out: array<{}>;",
         program.inputs.len() + 1,
-        program.out_dtype().wgsl_storage()
+        elem_type(program.out_dtype(), true)
     );
 
     let any_strided = program.inputs.iter().any(|i| i.access == Access::Strided);
     let mut body = String::new();
     let mut needs = Needs::default();
-    // Indices (and coordinates of strided inputs) of every item.
-    for k in 0..ITEMS_PER_THREAD {
-        let _ = writeln!(
-            body,
-            "    let i{k} = min(base + {}u, P.n - 1u);\n    let g{k} = P.start + i{k};",
-            k * WORKGROUP_SIZE
-        );
-        if any_strided && rank > 0 {
-            let _ = writeln!(body, "    var r{k} = g{k};");
-            for j in (1..rank).rev() {
-                let _ = writeln!(body, "    let c{j}_{k} = r{k} % P.d{j};\n    r{k} = r{k} / P.d{j};");
+    let n_items = items(program);
+    let limit = if vector { "(P.n / 4u)" } else { "P.n" };
+    // Indices (and coordinates of strided inputs) of every item. Scalar kernels: item k is
+    // element base + 256 k. Vector kernels: vector j is base + 256 j, item k lane k % 4 of
+    // vector k / 4.
+    if vector {
+        for j in 0..VECTORS_PER_THREAD {
+            let _ = writeln!(
+                body,
+                "    let q{j} = min(base + {}u, {limit} - 1u);",
+                j * WORKGROUP_SIZE
+            );
+            for (k, input) in program.inputs.iter().enumerate() {
+                if input.access == Access::Contiguous {
+                    let _ = writeln!(body, "    let l{k}_{j} = in{k}[P.o{k} / 4u + q{j}];");
+                }
             }
-            let _ = writeln!(body, "    let c0_{k} = r{k};");
+        }
+        for k in 0..n_items {
+            let _ = writeln!(
+                body,
+                "    let g{k} = P.start + q{} * 4u + {}u;",
+                k / 4,
+                k % 4
+            );
+        }
+    } else {
+        for k in 0..n_items {
+            let _ = writeln!(
+                body,
+                "    let i{k} = min(base + {}u, P.n - 1u);\n    let g{k} = P.start + i{k};",
+                k * WORKGROUP_SIZE
+            );
+            if any_strided && rank > 0 {
+                let _ = writeln!(body, "    var r{k} = g{k};");
+                for j in (1..rank).rev() {
+                    let _ = writeln!(
+                        body,
+                        "    let c{j}_{k} = r{k} % P.d{j};\n    r{k} = r{k} / P.d{j};"
+                    );
+                }
+                let _ = writeln!(body, "    let c0_{k} = r{k};");
+            }
         }
     }
     // Loads of every item first, then the arithmetic, then the stores.
@@ -186,27 +257,50 @@ pub fn elementwise(program: &Program, target: &Target) -> Result<Kernel> {
             if is_load(node) != pass {
                 continue;
             }
-            for k in 0..ITEMS_PER_THREAD {
+            for k in 0..n_items {
                 let expr = node_expr(program, node, *dtype, k, &mut needs)?;
                 let _ = writeln!(body, "    let n{idx}_{k}: {} = {expr};", dtype.wgsl_value());
             }
         }
     }
     let out = program.output;
-    for k in 0..ITEMS_PER_THREAD {
-        let store = if program.out_dtype() == DType::Bool {
+    let store = |k: u32| {
+        if program.out_dtype() == DType::Bool {
             format!("select(0u, 1u, n{out}_{k})")
         } else {
             format!("n{out}_{k}")
-        };
-        if k == 0 {
-            let _ = writeln!(body, "    out[i0] = {store};");
-        } else {
-            let _ = writeln!(
-                body,
-                "    if (base + {}u < P.n) {{\n        out[i{k}] = {store};\n    }}",
-                k * WORKGROUP_SIZE
+        }
+    };
+    if vector {
+        for j in 0..VECTORS_PER_THREAD {
+            let lanes: Vec<String> = (0..4).map(|l| store(j * 4 + l)).collect();
+            let line = format!(
+                "out[q{j}] = vec4<{}>({});",
+                program.out_dtype().wgsl_storage(),
+                lanes.join(", ")
             );
+            if j == 0 {
+                let _ = writeln!(body, "    {line}");
+            } else {
+                let _ = writeln!(
+                    body,
+                    "    if (base + {}u < {limit}) {{\n        {line}\n    }}",
+                    j * WORKGROUP_SIZE
+                );
+            }
+        }
+    } else {
+        for k in 0..n_items {
+            if k == 0 {
+                let _ = writeln!(body, "    out[i0] = {};", store(0));
+            } else {
+                let _ = writeln!(
+                    body,
+                    "    if (base + {}u < P.n) {{\n        out[i{k}] = {};\n    }}",
+                    k * WORKGROUP_SIZE,
+                    store(k)
+                );
+            }
         }
     }
 
@@ -221,7 +315,11 @@ pub fn elementwise(program: &Program, target: &Target) -> Result<Kernel> {
         .replace("{{PARAMS}}", fields.trim_end())
         .replace("{{BINDINGS}}", bindings.trim_end())
         .replace("{{HELPERS}}", &helpers)
-        .replace("{{PER_GROUP}}", &ELEMENTS_PER_WORKGROUP.to_string())
+        .replace(
+            "{{PER_GROUP}}",
+            &(WORKGROUP_SIZE * if vector { VECTORS_PER_THREAD } else { n_items }).to_string(),
+        )
+        .replace("{{LIMIT}}", limit)
         .replace("{{BODY}}", body.trim_end());
     Ok(Kernel {
         wgsl,
@@ -253,7 +351,13 @@ impl Needs {
         for &d in &self.float {
             let t = d.wgsl_value();
             s.push_str(&isnan_helpers(d));
-            s.push_str(&FLOAT_HELPERS.replace("_T(", &format!("_{t}(")).replace("T(", &format!("{t}(")).replace(": T", &format!(": {t}")).replace("-> T", &format!("-> {t}")));
+            s.push_str(
+                &FLOAT_HELPERS
+                    .replace("_T(", &format!("_{t}("))
+                    .replace("T(", &format!("{t}("))
+                    .replace(": T", &format!(": {t}"))
+                    .replace("-> T", &format!("-> {t}")),
+            );
             s.push('\n');
         }
         for &d in &self.int {
@@ -328,6 +432,15 @@ fn one(d: DType) -> String {
 
 fn input_expr(program: &Program, k: usize, item: u32) -> String {
     let spec = program.inputs[k];
+    if program.vector && spec.access == Access::Contiguous {
+        let lane = ["x", "y", "z", "w"][(item % 4) as usize];
+        let v = format!("l{k}_{}.{lane}", item / 4);
+        return if spec.dtype == DType::Bool {
+            format!("({v} != 0u)")
+        } else {
+            v
+        };
+    }
     let index = match spec.access {
         Access::Contiguous => format!("P.o{k} + i{item}"),
         Access::Broadcast => format!("P.o{k}"),
@@ -400,7 +513,13 @@ fn libm_call(name: &str, d: DType, args: &[&str], needs: &mut Needs) -> String {
     }
 }
 
-fn node_expr(program: &Program, node: &Node, dtype: DType, item: u32, needs: &mut Needs) -> Result<String> {
+fn node_expr(
+    program: &Program,
+    node: &Node,
+    dtype: DType,
+    item: u32,
+    needs: &mut Needs,
+) -> Result<String> {
     let dt = |id: usize| program.nodes[id].1;
     let v = |id: &usize| format!("n{id}_{item}");
     Ok(match node {
@@ -415,7 +534,9 @@ fn node_expr(program: &Program, node: &Node, dtype: DType, item: u32, needs: &mu
 }
 
 fn unsupported_op(name: &str, d: DType) -> Error {
-    Error::unsupported(format!("ufunc '{name}' not supported for the input type {d}"))
+    Error::unsupported(format!(
+        "ufunc '{name}' not supported for the input type {d}"
+    ))
 }
 
 fn unary_expr(op: UnaryOp, x: &str, d: DType, needs: &mut Needs) -> Result<String> {
@@ -451,7 +572,11 @@ fn unary_expr(op: UnaryOp, x: &str, d: DType, needs: &mut Needs) -> Result<Strin
             needs.complex = true;
             format!("kp_cdiv(vec2<f32>(1.0, 0.0), {x})")
         }
-        (Reciprocal, Kind::Int) => format!("select({z}, {o} / {x}, {x} != {z})", z = zero(d), o = one(d)),
+        (Reciprocal, Kind::Int) => format!(
+            "select({z}, {o} / {x}, {x} != {z})",
+            z = zero(d),
+            o = one(d)
+        ),
         (Reciprocal, _) => format!("({} / {x})", one(d)),
         (Sqrt, Kind::Float) => format!("sqrt({x})"),
         (Floor, Kind::Float) => format!("floor({x})"),
@@ -488,10 +613,16 @@ fn binary_expr(op: BinaryOp, a: &str, b: &str, d: DType, needs: &mut Needs) -> R
     }
     let as_u32 = |v: &str| format!("select(0u, 1u, {v})");
     Ok(match (op, kind) {
-        (Add, Kind::Bool) | (LogicalOr, _) | (BitwiseOr, Kind::Bool) | (Maximum | Fmax, Kind::Bool) => {
+        (Add, Kind::Bool)
+        | (LogicalOr, _)
+        | (BitwiseOr, Kind::Bool)
+        | (Maximum | Fmax, Kind::Bool) => {
             format!("({a} || {b})")
         }
-        (Multiply, Kind::Bool) | (LogicalAnd, _) | (BitwiseAnd, Kind::Bool) | (Minimum | Fmin, Kind::Bool) => {
+        (Multiply, Kind::Bool)
+        | (LogicalAnd, _)
+        | (BitwiseAnd, Kind::Bool)
+        | (Minimum | Fmin, Kind::Bool) => {
             format!("({a} && {b})")
         }
         (LogicalXor, _) | (BitwiseXor, Kind::Bool) => format!("({a} != {b})"),
@@ -591,6 +722,7 @@ mod tests {
             scalars: vec![b],
             output: 4,
             rank: if access == Access::Strided { 3 } else { 0 },
+            vector: false,
         })
     }
 
@@ -598,9 +730,32 @@ mod tests {
     fn every_binary_op_and_dtype_pair_validates() {
         use BinaryOp::*;
         let ops = [
-            Add, Subtract, Multiply, TrueDivide, FloorDivide, Remainder, Power, Maximum, Minimum,
-            Fmax, Fmin, Arctan2, Hypot, Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual,
-            LogicalAnd, LogicalOr, LogicalXor, BitwiseAnd, BitwiseOr, BitwiseXor, LeftShift,
+            Add,
+            Subtract,
+            Multiply,
+            TrueDivide,
+            FloorDivide,
+            Remainder,
+            Power,
+            Maximum,
+            Minimum,
+            Fmax,
+            Fmin,
+            Arctan2,
+            Hypot,
+            Equal,
+            NotEqual,
+            Less,
+            LessEqual,
+            Greater,
+            GreaterEqual,
+            LogicalAnd,
+            LogicalOr,
+            LogicalXor,
+            BitwiseAnd,
+            BitwiseOr,
+            BitwiseXor,
+            LeftShift,
             RightShift,
         ];
         let mut checked = 0;
@@ -608,8 +763,8 @@ mod tests {
             for a in DType::ALL {
                 for b in DType::ALL {
                     if let Some(p) = binary_program(op, a, b, Access::Strided) {
-                        let k = elementwise(&p, &ALL)
-                            .unwrap_or_else(|e| panic!("{op:?} {a} {b}: {e}"));
+                        let k =
+                            elementwise(&p, &ALL).unwrap_or_else(|e| panic!("{op:?} {a} {b}: {e}"));
                         validate(&k.wgsl);
                         checked += 1;
                     }
@@ -646,6 +801,7 @@ mod tests {
                     scalars: vec![],
                     output: 2,
                     rank: 0,
+                    vector: false,
                 };
                 let k = elementwise(&p, &ALL).unwrap_or_else(|e| panic!("{op:?} {d}: {e}"));
                 validate(&k.wgsl);
@@ -666,10 +822,29 @@ mod tests {
                     scalars: vec![],
                     output: 1,
                     rank: 0,
+                    vector: false,
                 };
                 validate(&elementwise(&p, &ALL).unwrap().wgsl);
             }
         }
+    }
+
+    #[test]
+    fn vector_kernels_validate() {
+        for (a, b) in [
+            (DType::F32, DType::F32),
+            (DType::I32, DType::F32),
+            (DType::Bool, DType::U32),
+        ] {
+            let mut p = binary_program(BinaryOp::Multiply, a, b, Access::Contiguous).unwrap();
+            p.vector = vectorisable(&p);
+            assert!(p.vector, "{a} {b}");
+            let k = elementwise(&p, &ALL).unwrap();
+            assert!(k.wgsl.contains("vec4<"), "{}", k.wgsl);
+            validate(&k.wgsl);
+        }
+        let p = binary_program(BinaryOp::Add, DType::F16, DType::F16, Access::Contiguous).unwrap();
+        assert!(!vectorisable(&p));
     }
 
     #[test]

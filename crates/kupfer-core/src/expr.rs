@@ -237,9 +237,8 @@ pub enum OperandType {
 pub fn common_type(a: OperandType, b: OperandType) -> Result<DType> {
     match (a, b) {
         (OperandType::Strong(x), OperandType::Strong(y)) => result_type(x, y),
-        (OperandType::Strong(x), OperandType::Weak(k)) | (OperandType::Weak(k), OperandType::Strong(x)) => {
-            result_type_weak(x, k)
-        }
+        (OperandType::Strong(x), OperandType::Weak(k))
+        | (OperandType::Weak(k), OperandType::Strong(x)) => result_type_weak(x, k),
         (OperandType::Weak(_), OperandType::Weak(_)) => Err(Error::invalid(
             "an elementwise operation needs at least one array operand",
         )),
@@ -284,7 +283,10 @@ impl BinaryOp {
     /// True for the comparisons (bool result, operands in their common dtype).
     pub fn is_comparison(self) -> bool {
         use BinaryOp::*;
-        matches!(self, Equal | NotEqual | Less | LessEqual | Greater | GreaterEqual)
+        matches!(
+            self,
+            Equal | NotEqual | Less | LessEqual | Greater | GreaterEqual
+        )
     }
 
     /// (dtype both operands are cast to, result dtype).
@@ -421,6 +423,8 @@ pub struct Program {
     pub output: NodeId,
     /// Rank of the collapsed iteration shape (0 when every input is contiguous or broadcast).
     pub rank: usize,
+    /// Read and write contiguous operands as vec4 (see `codegen::vectorisable`).
+    pub vector: bool,
 }
 
 impl Program {

@@ -91,8 +91,16 @@ pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
     let n = a.len().max(b.len());
     let mut out = vec![0; n];
     for i in 0..n {
-        let da = if i + a.len() >= n { a[i + a.len() - n] } else { 1 };
-        let db = if i + b.len() >= n { b[i + b.len() - n] } else { 1 };
+        let da = if i + a.len() >= n {
+            a[i + a.len() - n]
+        } else {
+            1
+        };
+        let db = if i + b.len() >= n {
+            b[i + b.len() - n]
+        } else {
+            1
+        };
         out[i] = if da == db || db == 1 {
             da
         } else if da == 1 {
@@ -252,7 +260,9 @@ impl Layout {
         for &a in axes {
             let a = normalize_axis(a, self.ndim())?;
             if std::mem::replace(&mut seen[a], true) {
-                return Err(Error::invalid(format!("repeated axis in transpose: {axes:?}")));
+                return Err(Error::invalid(format!(
+                    "repeated axis in transpose: {axes:?}"
+                )));
             }
             shape.push(self.shape[a]);
             strides.push(self.strides[a]);
@@ -285,7 +295,9 @@ impl Layout {
             })
             .count();
         if args.iter().filter(|a| **a == SliceArg::Ellipsis).count() > 1 {
-            return Err(Error::invalid("an index can only have a single ellipsis ('...')"));
+            return Err(Error::invalid(
+                "an index can only have a single ellipsis ('...')",
+            ));
         }
         if consumed > self.ndim() {
             return Err(Error::invalid(format!(
@@ -452,8 +464,14 @@ impl Layout {
         };
         let keep = |i: &usize| !drop[*i];
         Ok(Layout {
-            shape: (0..self.ndim()).filter(keep).map(|i| self.shape[i]).collect(),
-            strides: (0..self.ndim()).filter(keep).map(|i| self.strides[i]).collect(),
+            shape: (0..self.ndim())
+                .filter(keep)
+                .map(|i| self.shape[i])
+                .collect(),
+            strides: (0..self.ndim())
+                .filter(keep)
+                .map(|i| self.strides[i])
+                .collect(),
             offset: self.offset,
         })
     }
@@ -469,7 +487,12 @@ impl Layout {
 }
 
 /// NumPy's `slice.indices` then length: (first index, number of elements).
-fn slice_indices(start: Option<isize>, stop: Option<isize>, step: isize, n: isize) -> (isize, isize) {
+fn slice_indices(
+    start: Option<isize>,
+    stop: Option<isize>,
+    step: isize,
+    n: isize,
+) -> (isize, isize) {
     let clamp = |v: isize, lo: isize, hi: isize| v.max(lo).min(hi);
     let norm = |v: isize| if v < 0 { v + n } else { v };
     let (start, stop) = if step > 0 {
@@ -583,9 +606,7 @@ mod tests {
         let m = Layout::contiguous(&[4, 6]);
         let t = m.transpose();
         assert!(t.reshape_view(&[24]).is_none());
-        let s = m
-            .slice(&[SliceArg::FULL, SliceArg::range(0, 4)])
-            .unwrap(); // 4x4, row stride 6
+        let s = m.slice(&[SliceArg::FULL, SliceArg::range(0, 4)]).unwrap(); // 4x4, row stride 6
         let r = s.reshape_view(&[2, 2, 4]).unwrap();
         assert_eq!(elements(&r), elements(&s));
         assert!(s.reshape_view(&[16]).is_none());
@@ -605,8 +626,13 @@ mod tests {
     #[test]
     fn broadcasting() {
         assert_eq!(broadcast_shapes(&[], &[2, 3]).unwrap(), vec![2, 3]);
-        assert_eq!(broadcast_shapes(&[5, 1, 3], &[4, 1]).unwrap(), vec![5, 4, 3]);
-        let l = Layout::contiguous(&[3, 1]).broadcast_to(&[2, 3, 4]).unwrap();
+        assert_eq!(
+            broadcast_shapes(&[5, 1, 3], &[4, 1]).unwrap(),
+            vec![5, 4, 3]
+        );
+        let l = Layout::contiguous(&[3, 1])
+            .broadcast_to(&[2, 3, 4])
+            .unwrap();
         assert_eq!(l.strides, vec![0, 1, 0]);
         assert_eq!(resolve_shape(&[2, -1], 8).unwrap(), vec![2, 4]);
         assert!(resolve_shape(&[3, -1], 8).is_err());

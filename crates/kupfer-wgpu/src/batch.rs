@@ -5,9 +5,9 @@
 use crate::context::Context;
 use crate::pipeline::Pipeline;
 use crate::pool::GpuBuffer;
-use kupfer_core::Result;
 #[cfg(not(target_arch = "wasm32"))]
 use kupfer_core::Error;
+use kupfer_core::Result;
 use std::collections::VecDeque;
 use std::sync::Arc;
 

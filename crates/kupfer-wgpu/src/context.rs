@@ -43,7 +43,9 @@ impl DeviceInfo {
         DeviceInfo {
             name: info.name.clone(),
             backend: info.backend.to_str().to_string(),
-            driver: format!("{} {}", info.driver, info.driver_info).trim().to_string(),
+            driver: format!("{} {}", info.driver, info.driver_info)
+                .trim()
+                .to_string(),
             device_type: format!("{:?}", info.device_type),
             vendor: info.vendor,
             features,
@@ -84,7 +86,11 @@ pub struct Context {
 
 impl std::fmt::Debug for Context {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Context({} on {})", self.inner.info.name, self.inner.info.backend)
+        write!(
+            f,
+            "Context({} on {})",
+            self.inner.info.name, self.inner.info.backend
+        )
     }
 }
 
@@ -158,7 +164,9 @@ impl Context {
                 let all = inst.enumerate_adapters(backends).await;
                 let n = all.len();
                 all.into_iter().nth(i).ok_or_else(|| {
-                    Error::NoAdapter(format!("adapter index {i} out of range: {n} adapter(s) found"))
+                    Error::NoAdapter(format!(
+                        "adapter index {i} out of range: {n} adapter(s) found"
+                    ))
                 })
             }
             #[cfg(not(target_arch = "wasm32"))]
@@ -169,11 +177,15 @@ impl Context {
                 all.into_iter()
                     .find(|a| a.get_info().name.to_lowercase().contains(&needle))
                     .ok_or_else(|| {
-                        Error::NoAdapter(format!("no adapter name contains '{name}' (found: {names:?})"))
+                        Error::NoAdapter(format!(
+                            "no adapter name contains '{name}' (found: {names:?})"
+                        ))
                     })
             }
             #[cfg(target_arch = "wasm32")]
-            _ => Err(Error::unsupported("choosing an adapter by index or name in the browser")),
+            _ => Err(Error::unsupported(
+                "choosing an adapter by index or name in the browser",
+            )),
         }
     }
 
@@ -201,7 +213,11 @@ impl Context {
         Self::from_parts(device, queue, &info)
     }
 
-    fn from_parts(device: wgpu::Device, queue: wgpu::Queue, adapter: &wgpu::AdapterInfo) -> Context {
+    fn from_parts(
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        adapter: &wgpu::AdapterInfo,
+    ) -> Context {
         let features = device.features();
         let limits = device.limits();
         let info = DeviceInfo::new(adapter, features, limits.clone());

@@ -3,9 +3,9 @@
 //! call is slow once, not every run.
 
 use crate::context::Context;
-use kupfer_core::Result;
 #[cfg(not(target_arch = "wasm32"))]
 use kupfer_core::Error;
+use kupfer_core::Result;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -99,7 +99,12 @@ impl Context {
     /// The pipeline for a WGSL module with entry point `main`, compiled once per source.
     pub fn pipeline(&self, wgsl: &str) -> Result<Arc<Pipeline>> {
         let cache = &self.inner.pipelines;
-        if let Some(p) = cache.map.lock().unwrap_or_else(|p| p.into_inner()).get(wgsl) {
+        if let Some(p) = cache
+            .map
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(wgsl)
+        {
             return Ok(p.clone());
         }
         let device = &self.inner.device;

@@ -196,7 +196,9 @@ fn create_checked(device: &wgpu::Device, size: u64) -> Result<wgpu::Buffer> {
     let err = scope.pop();
     #[cfg(not(target_arch = "wasm32"))]
     if let Some(e) = pollster::block_on(err) {
-        return Err(Error::OutOfMemory(format!("the device could not allocate {size} bytes: {e}")));
+        return Err(Error::OutOfMemory(format!(
+            "the device could not allocate {size} bytes: {e}"
+        )));
     }
     #[cfg(target_arch = "wasm32")]
     drop(err);

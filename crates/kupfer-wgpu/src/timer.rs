@@ -32,11 +32,14 @@ impl Context {
     /// synchronizes and reads the host clock.
     pub fn record_event(&self) -> Result<Event> {
         if self.has_gpu_timestamps() {
-            let set = self.inner.device.create_query_set(&wgpu::QuerySetDescriptor {
-                label: Some("kupfer event"),
-                ty: wgpu::QueryType::Timestamp,
-                count: 1,
-            });
+            let set = self
+                .inner
+                .device
+                .create_query_set(&wgpu::QuerySetDescriptor {
+                    label: Some("kupfer event"),
+                    ty: wgpu::QueryType::Timestamp,
+                    count: 1,
+                });
             self.record_copy(Command::Timestamp { set: set.clone() });
             return Ok(Event {
                 ctx: self.clone(),
@@ -52,7 +55,9 @@ impl Context {
             })
         }
         #[cfg(target_arch = "wasm32")]
-        Err(Error::unsupported("events without GPU timestamp queries in the browser"))
+        Err(Error::unsupported(
+            "events without GPU timestamp queries in the browser",
+        ))
     }
 }
 
@@ -102,7 +107,9 @@ impl Event {
             #[cfg(not(target_arch = "wasm32"))]
             (Mark::Wall(a), Mark::Wall(b)) => Ok(b.duration_since(*a).as_secs_f64() * 1e3),
             #[allow(unreachable_patterns)]
-            _ => Err(Error::invalid("events of different kinds cannot be compared")),
+            _ => Err(Error::invalid(
+                "events of different kinds cannot be compared",
+            )),
         }
     }
 

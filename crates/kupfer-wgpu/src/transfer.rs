@@ -7,9 +7,9 @@
 
 use crate::batch::Command;
 use crate::context::Context;
+use crate::pool::size_class;
 use crate::pool::GpuBuffer;
 use kupfer_core::{Error, Result};
-use crate::pool::size_class;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -33,7 +33,9 @@ impl Context {
         }
         let padded = (bytes.len() as u64).div_ceil(4) * 4;
         let class = size_class(padded);
-        let cached = lock(&self.inner.staging.upload).get_mut(&class).and_then(Vec::pop);
+        let cached = lock(&self.inner.staging.upload)
+            .get_mut(&class)
+            .and_then(Vec::pop);
         let staging = match cached {
             Some(b) => b,
             None => self.inner.device.create_buffer(&wgpu::BufferDescriptor {
@@ -47,7 +49,9 @@ impl Context {
             let mut view = staging
                 .slice(..padded)
                 .get_mapped_range_mut()
-                .map_err(|e| Error::Device(format!("mapping upload staging memory failed: {e:?}")))?;
+                .map_err(|e| {
+                    Error::Device(format!("mapping upload staging memory failed: {e:?}"))
+                })?;
             let aligned = bytes.len() / 4 * 4;
             view.slice(..aligned).copy_from_slice(&bytes[..aligned]);
             if aligned < bytes.len() {
@@ -100,7 +104,9 @@ impl Context {
         }
         let padded = size.div_ceil(4) * 4;
         let class = size_class(padded);
-        let cached = lock(&self.inner.staging.download).get_mut(&class).and_then(Vec::pop);
+        let cached = lock(&self.inner.staging.download)
+            .get_mut(&class)
+            .and_then(Vec::pop);
         let staging = match cached {
             Some(b) => b,
             None => self.inner.device.create_buffer(&wgpu::BufferDescriptor {
@@ -119,14 +125,25 @@ impl Context {
             _keep: vec![buf.clone()],
         });
         self.flush()?;
-        let out = self.map_and_read(&staging, padded, |b| f(&b[..size as usize])).await?;
-        lock(&self.inner.staging.download).entry(class).or_default().push(staging);
+        let out = self
+            .map_and_read(&staging, padded, |b| f(&b[..size as usize]))
+            .await?;
+        lock(&self.inner.staging.download)
+            .entry(class)
+            .or_default()
+            .push(staging);
         Ok(out)
     }
 
     /// Reads bytes back to the host (see [`read_with_async`](Self::read_with_async)).
-    pub async fn read_async(&self, buf: &Arc<GpuBuffer>, offset: u64, size: u64) -> Result<Vec<u8>> {
-        self.read_with_async(buf, offset, size, <[u8]>::to_vec).await
+    pub async fn read_async(
+        &self,
+        buf: &Arc<GpuBuffer>,
+        offset: u64,
+        size: u64,
+    ) -> Result<Vec<u8>> {
+        self.read_with_async(buf, offset, size, <[u8]>::to_vec)
+            .await
     }
 
     pub(crate) async fn map_and_read<R>(
@@ -146,8 +163,16 @@ impl Context {
             .map_err(|e| Error::Device(format!("waiting for the GPU failed: {e}")))?;
         match rx.receive().await {
             Some(Ok(())) => {}
-            Some(Err(e)) => return Err(Error::Device(format!("mapping a read-back buffer failed: {e}"))),
-            None => return Err(Error::Device("the device was lost during a read-back".into())),
+            Some(Err(e)) => {
+                return Err(Error::Device(format!(
+                    "mapping a read-back buffer failed: {e}"
+                )))
+            }
+            None => {
+                return Err(Error::Device(
+                    "the device was lost during a read-back".into(),
+                ))
+            }
         }
         let out = {
             let view = staging

@@ -51,13 +51,22 @@ impl std::fmt::Debug for Array {
             "Array(shape={:?}, dtype={}, {})",
             self.shape(),
             self.dtype(),
-            if self.is_lazy() { "lazy" } else { "materialised" }
+            if self.is_lazy() {
+                "lazy"
+            } else {
+                "materialised"
+            }
         )
     }
 }
 
 impl Array {
-    pub(crate) fn from_buffer(device: Device, dtype: DType, buffer: Arc<GpuBuffer>, layout: Layout) -> Array {
+    pub(crate) fn from_buffer(
+        device: Device,
+        dtype: DType,
+        buffer: Arc<GpuBuffer>,
+        layout: Layout,
+    ) -> Array {
         Array {
             inner: Arc::new(Inner {
                 device,
@@ -80,7 +89,11 @@ impl Array {
     }
 
     fn state(&self) -> State {
-        self.inner.state.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.inner
+            .state
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// Shape.
@@ -203,7 +216,11 @@ impl Array {
     }
 
     /// Uploads host elements with the given shape to `device`.
-    pub fn from_slice_on<T: Element>(device: &Device, data: &[T], shape: &[usize]) -> Result<Array> {
+    pub fn from_slice_on<T: Element>(
+        device: &Device,
+        data: &[T],
+        shape: &[usize],
+    ) -> Result<Array> {
         if size_of(shape) != data.len() {
             return Err(Error::invalid(format!(
                 "{} elements cannot have shape {shape:?}",
@@ -212,7 +229,12 @@ impl Array {
         }
         device.check(T::DTYPE)?;
         let buffer = device.context().upload(&T::gpu_bytes(data))?;
-        Ok(Array::from_buffer(device.clone(), T::DTYPE, buffer, Layout::contiguous(shape)))
+        Ok(Array::from_buffer(
+            device.clone(),
+            T::DTYPE,
+            buffer,
+            Layout::contiguous(shape),
+        ))
     }
 
     /// Uploads a host array to the current device (`cp.asarray`).
@@ -240,13 +262,18 @@ impl Array {
         let isz = self.dtype().gpu_size() as u64;
         let offset = layout.offset as u64 * isz;
         let size = self.size() as u64 * isz;
-        self.device().context().read_with_async(&buffer, offset, size, f).await
+        self.device()
+            .context()
+            .read_with_async(&buffer, offset, size, f)
+            .await
     }
 
     /// Copies the array to the host (`cp.asnumpy`), async (the browser's only form).
     pub async fn to_host_async(&self) -> Result<HostArray> {
         let dtype = self.dtype();
-        let data = self.read_contiguous_async(|b| HostData::decode(dtype, b)).await?;
+        let data = self
+            .read_contiguous_async(|b| HostData::decode(dtype, b))
+            .await?;
         Ok(HostArray {
             shape: self.shape().to_vec(),
             data,
@@ -314,7 +341,11 @@ impl Array {
             return Ok(self.clone());
         }
         let l = self.operand_within(Self::max_nodes() - 1, usize::MAX)?;
-        Ok(Array::from_lazy(self.device().clone(), self.shape().to_vec(), l.cast(dtype)))
+        Ok(Array::from_lazy(
+            self.device().clone(),
+            self.shape().to_vec(),
+            l.cast(dtype),
+        ))
     }
 
     /// Copies this array to another device.
@@ -330,7 +361,12 @@ impl Array {
     pub(crate) fn view(&self, f: impl FnOnce(&Layout) -> Result<Layout>) -> Result<Array> {
         let (buffer, layout) = self.buffer_and_layout()?;
         let new = f(&layout)?;
-        Ok(Array::from_buffer(self.device().clone(), self.dtype(), buffer, new))
+        Ok(Array::from_buffer(
+            self.device().clone(),
+            self.dtype(),
+            buffer,
+            new,
+        ))
     }
 
     /// The layout (materialising first if lazy).

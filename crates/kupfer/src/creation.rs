@@ -16,7 +16,12 @@ pub fn asarray<T: Element>(data: &[T]) -> Result<Array> {
 /// An array of `shape` filled with `value` on `device`. The default dtype is NumPy's for the
 /// value (bool, int64, float64, complex64; 32-bit where the adapter lacks 64-bit types).
 /// Lazy: it costs nothing until used, and fuses into expressions.
-pub fn full_on(device: &Device, shape: &[usize], value: impl Into<Scalar>, dtype: Option<DType>) -> Result<Array> {
+pub fn full_on(
+    device: &Device,
+    shape: &[usize],
+    value: impl Into<Scalar>,
+    dtype: Option<DType>,
+) -> Result<Array> {
     let value = value.into();
     let dtype = dtype.unwrap_or_else(|| value.default_dtype(device));
     device.check(dtype)?;
@@ -53,22 +58,42 @@ pub fn empty(shape: &[usize], dtype: Option<DType>) -> Result<Array> {
     d.check(dt)?;
     let n: usize = shape.iter().product();
     let buffer = d.context().alloc((n * dt.gpu_size()) as u64)?;
-    Ok(Array::from_buffer(d, dt, std::sync::Arc::new(buffer), Layout::contiguous(shape)))
+    Ok(Array::from_buffer(
+        d,
+        dt,
+        std::sync::Arc::new(buffer),
+        Layout::contiguous(shape),
+    ))
 }
 
 /// Zeros with the shape (and dtype, unless given) of `a`.
 pub fn zeros_like(a: &Array, dtype: Option<DType>) -> Result<Array> {
-    full_on(a.device(), a.shape(), 0i64, Some(dtype.unwrap_or(a.dtype())))
+    full_on(
+        a.device(),
+        a.shape(),
+        0i64,
+        Some(dtype.unwrap_or(a.dtype())),
+    )
 }
 
 /// Ones with the shape (and dtype, unless given) of `a`.
 pub fn ones_like(a: &Array, dtype: Option<DType>) -> Result<Array> {
-    full_on(a.device(), a.shape(), 1i64, Some(dtype.unwrap_or(a.dtype())))
+    full_on(
+        a.device(),
+        a.shape(),
+        1i64,
+        Some(dtype.unwrap_or(a.dtype())),
+    )
 }
 
 /// `value` with the shape (and dtype, unless given) of `a`.
 pub fn full_like(a: &Array, value: impl Into<Scalar>, dtype: Option<DType>) -> Result<Array> {
-    full_on(a.device(), a.shape(), value, Some(dtype.unwrap_or(a.dtype())))
+    full_on(
+        a.device(),
+        a.shape(),
+        value,
+        Some(dtype.unwrap_or(a.dtype())),
+    )
 }
 
 /// Uninitialised with the shape (and dtype, unless given) of `a`.
@@ -99,7 +124,10 @@ pub fn arange(
     let (start, stop, step) = (start.into(), stop.into(), step.into());
     let device = Device::current()?;
     let all_int = is_int(&start) && is_int(&stop) && is_int(&step);
-    if matches!(start, Scalar::Complex { .. }) || matches!(stop, Scalar::Complex { .. }) || matches!(step, Scalar::Complex { .. }) {
+    if matches!(start, Scalar::Complex { .. })
+        || matches!(stop, Scalar::Complex { .. })
+        || matches!(step, Scalar::Complex { .. })
+    {
         return Err(Error::unsupported("arange with complex arguments"));
     }
     let dtype = dtype.unwrap_or(if all_int {
@@ -112,16 +140,30 @@ pub fn arange(
         return Err(Error::invalid("arange: step must not be zero"));
     }
     let len = ((stop.as_f64() - start.as_f64()) / step.as_f64()).ceil();
-    let len = if len.is_nan() || len <= 0.0 { 0usize } else { len as usize };
+    let len = if len.is_nan() || len <= 0.0 {
+        0usize
+    } else {
+        len as usize
+    };
     if len > u32::MAX as usize {
-        return Err(Error::invalid(format!("arange of {len} elements is too large")));
+        return Err(Error::invalid(format!(
+            "arange of {len} elements is too large"
+        )));
     }
-    let compute = if dtype == DType::F16 { DType::F32 } else { dtype };
+    let compute = if dtype == DType::F16 {
+        DType::F32
+    } else {
+        dtype
+    };
     if dtype == DType::Bool {
         if len > 2 {
-            return Err(Error::invalid("no fill-function for data-type bool with more than 2 elements"));
+            return Err(Error::invalid(
+                "no fill-function for data-type bool with more than 2 elements",
+            ));
         }
-        let host: Vec<bool> = (0..len).map(|i| start.as_f64() + i as f64 * step.as_f64() != 0.0).collect();
+        let host: Vec<bool> = (0..len)
+            .map(|i| start.as_f64() + i as f64 * step.as_f64() != 0.0)
+            .collect();
         return Array::from_slice_on(&device, &host, &[len]);
     }
     // NumPy: delta = dtype(start + step) - dtype(start), then start + i * delta.
@@ -136,7 +178,13 @@ pub fn arange(
     let idx = Lazy::index().cast(compute);
     let d = Lazy::scalar(delta.encode(compute)?, compute);
     let s = Lazy::scalar(first.encode(compute)?, compute);
-    let e = Lazy::binary(BinaryOp::Add, s, Lazy::binary(BinaryOp::Multiply, idx, d, compute), compute).cast(dtype);
+    let e = Lazy::binary(
+        BinaryOp::Add,
+        s,
+        Lazy::binary(BinaryOp::Multiply, idx, d, compute),
+        compute,
+    )
+    .cast(dtype);
     let a = Array::from_lazy(device, vec![len], e);
     a.eval()?;
     Ok(a)
@@ -151,24 +199,59 @@ fn round_to(x: f64, d: DType) -> f64 {
 
 /// `num` evenly spaced samples over `[start, stop]` (`cp.linspace`), computed in float64 (or
 /// float32 without SHADER_F64) as `start + i * step`, the last one exactly `stop`.
-pub fn linspace(start: f64, stop: f64, num: usize, endpoint: bool, dtype: Option<DType>) -> Result<Array> {
+pub fn linspace(
+    start: f64,
+    stop: f64,
+    num: usize,
+    endpoint: bool,
+    dtype: Option<DType>,
+) -> Result<Array> {
     let device = Device::current()?;
     let dtype = dtype.unwrap_or_else(|| device.default_float());
     device.check(dtype)?;
     let compute = device.default_float();
     let div = if endpoint { num.saturating_sub(1) } else { num };
     let delta = stop - start;
-    let step = if div > 0 { delta / div as f64 } else { f64::NAN };
+    let step = if div > 0 {
+        delta / div as f64
+    } else {
+        f64::NAN
+    };
     let idx = Lazy::index().cast(compute);
     let body = if div > 0 && step != 0.0 {
-        Lazy::binary(BinaryOp::Multiply, idx, Lazy::scalar(Scalar::Float(step).encode(compute)?, compute), compute)
+        Lazy::binary(
+            BinaryOp::Multiply,
+            idx,
+            Lazy::scalar(Scalar::Float(step).encode(compute)?, compute),
+            compute,
+        )
     } else if div > 0 {
-        let q = Lazy::binary(BinaryOp::TrueDivide, idx, Lazy::scalar(Scalar::Float(div as f64).encode(compute)?, compute), compute);
-        Lazy::binary(BinaryOp::Multiply, q, Lazy::scalar(Scalar::Float(delta).encode(compute)?, compute), compute)
+        let q = Lazy::binary(
+            BinaryOp::TrueDivide,
+            idx,
+            Lazy::scalar(Scalar::Float(div as f64).encode(compute)?, compute),
+            compute,
+        );
+        Lazy::binary(
+            BinaryOp::Multiply,
+            q,
+            Lazy::scalar(Scalar::Float(delta).encode(compute)?, compute),
+            compute,
+        )
     } else {
-        Lazy::binary(BinaryOp::Multiply, idx, Lazy::scalar(Scalar::Float(delta).encode(compute)?, compute), compute)
+        Lazy::binary(
+            BinaryOp::Multiply,
+            idx,
+            Lazy::scalar(Scalar::Float(delta).encode(compute)?, compute),
+            compute,
+        )
     };
-    let mut y = Lazy::binary(BinaryOp::Add, body, Lazy::scalar(Scalar::Float(start).encode(compute)?, compute), compute);
+    let mut y = Lazy::binary(
+        BinaryOp::Add,
+        body,
+        Lazy::scalar(Scalar::Float(start).encode(compute)?, compute),
+        compute,
+    );
     if endpoint && num > 1 {
         let last = Lazy::binary(
             BinaryOp::Equal,
@@ -176,7 +259,12 @@ pub fn linspace(start: f64, stop: f64, num: usize, endpoint: bool, dtype: Option
             Lazy::scalar(Scalar::Int(num as i64 - 1).encode(DType::U32)?, DType::U32),
             DType::Bool,
         );
-        y = Lazy::select(last, Lazy::scalar(Scalar::Float(stop).encode(compute)?, compute), y, compute);
+        y = Lazy::select(
+            last,
+            Lazy::scalar(Scalar::Float(stop).encode(compute)?, compute),
+            y,
+            compute,
+        );
     }
     let a = Array::from_lazy(device, vec![num], y.cast(dtype));
     a.eval()?;
@@ -214,7 +302,11 @@ pub fn meshgrid(xs: &[Array], indexing: &str) -> Result<Vec<Array>> {
     let xy = match indexing {
         "xy" => true,
         "ij" => false,
-        other => return Err(Error::invalid(format!("indexing must be 'xy' or 'ij', got '{other}'"))),
+        other => {
+            return Err(Error::invalid(format!(
+                "indexing must be 'xy' or 'ij', got '{other}'"
+            )))
+        }
     };
     let mut shape: Vec<usize> = xs.iter().map(Array::size).collect();
     if xy && xs.len() >= 2 {

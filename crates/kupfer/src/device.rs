@@ -114,9 +114,11 @@ impl Device {
             Ok(d)
         }
         #[cfg(target_arch = "wasm32")]
-        default_slot().ok_or_else(|| Error::NoAdapter(
-            "no default device yet: call `kupfer::init().await` first in the browser".into(),
-        ))
+        default_slot().ok_or_else(|| {
+            Error::NoAdapter(
+                "no default device yet: call `kupfer::init().await` first in the browser".into(),
+            )
+        })
     }
 
     /// Makes `device` the process-wide default.

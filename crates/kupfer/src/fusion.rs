@@ -6,7 +6,7 @@
 //! [`Program`] — the structural pipeline-cache key — and run by one dispatch per chunk.
 
 use crate::device::Device;
-use kupfer_core::codegen::{self, ParamLayout, ELEMENTS_PER_WORKGROUP};
+use kupfer_core::codegen::{self, ParamLayout};
 use kupfer_core::expr::{Access, InputSpec, Node, NodeId, Program};
 use kupfer_core::layout::{collapse_axes, contiguous_strides, size_of};
 use kupfer_core::{BinaryOp, DType, Error, Layout, Result, UnaryOp};
@@ -28,7 +28,10 @@ pub(crate) enum Expr {
         dtype: DType,
     },
     /// A uniform scalar, already encoded in its dtype's uniform representation.
-    Scalar { bytes: Vec<u8>, dtype: DType },
+    Scalar {
+        bytes: Vec<u8>,
+        dtype: DType,
+    },
     /// The linear output index (u32). Only in expressions materialised at their own shape.
     Index,
     Cast(Arc<Expr>, DType),
@@ -42,7 +45,10 @@ impl Expr {
         match self {
             Expr::Leaf { dtype, .. } | Expr::Scalar { dtype, .. } => *dtype,
             Expr::Index => DType::U32,
-            Expr::Cast(_, d) | Expr::Unary(_, _, d) | Expr::Binary(_, _, _, d) | Expr::Select(_, _, _, d) => *d,
+            Expr::Cast(_, d)
+            | Expr::Unary(_, _, d)
+            | Expr::Binary(_, _, _, d)
+            | Expr::Select(_, _, _, d) => *d,
         }
     }
 }
@@ -194,7 +200,11 @@ struct Placed {
 }
 
 /// Runs `expr` over `shape` and returns a new C-contiguous buffer with the result.
-pub(crate) fn materialise(device: &Device, expr: &Arc<Expr>, shape: &[usize]) -> Result<Arc<GpuBuffer>> {
+pub(crate) fn materialise(
+    device: &Device,
+    expr: &Arc<Expr>,
+    shape: &[usize],
+) -> Result<Arc<GpuBuffer>> {
     let ctx = device.context();
     let out_dtype = expr.dtype();
     let n = size_of(shape);
@@ -243,18 +253,28 @@ pub(crate) fn materialise(device: &Device, expr: &Arc<Expr>, shape: &[usize]) ->
     } else {
         0
     };
-    let program = Program {
+    let mut program = Program {
         nodes: fl.nodes,
         inputs: fl
             .inputs
             .iter()
             .zip(&access)
-            .map(|((_, _, d), &a)| InputSpec { dtype: *d, access: a })
+            .map(|((_, _, d), &a)| InputSpec {
+                dtype: *d,
+                access: a,
+            })
             .collect(),
         scalars: fl.scalars.iter().map(|(d, _)| *d).collect(),
         output,
         rank,
+        vector: false,
     };
+    program.vector = codegen::vectorisable(&program)
+        && n % 4 == 0
+        && layouts
+            .iter()
+            .zip(&access)
+            .all(|(l, a)| *a != Access::Contiguous || l.offset % 4 == 0);
     let (pipeline, params) = kernel(device, &program)?;
 
     let max_binding = ctx.max_binding_size();
@@ -282,7 +302,17 @@ pub(crate) fn materialise(device: &Device, expr: &Arc<Expr>, shape: &[usize]) ->
     }
     // Shrink the chunk until every strided input's window fits one binding.
     let plan = loop {
-        match plan_chunks(n as u64, chunk, &fl.inputs, &layouts, &access, &cshape, &cstrides[1..], max_binding, align) {
+        match plan_chunks(
+            n as u64,
+            chunk,
+            &fl.inputs,
+            &layouts,
+            &access,
+            &cshape,
+            &cstrides[1..],
+            max_binding,
+            align,
+        ) {
             Ok(p) => break p,
             Err(e) if chunk > unit => {
                 let _ = e;
@@ -316,7 +346,7 @@ pub(crate) fn materialise(device: &Device, expr: &Arc<Expr>, shape: &[usize]) ->
             offset: start * osize,
             size: (len * osize).div_ceil(4) * 4,
         });
-        let groups = len.div_ceil(u64::from(ELEMENTS_PER_WORKGROUP));
+        let groups = len.div_ceil(u64::from(codegen::elements_per_workgroup(&program)));
         let gx = groups.min(max_dim);
         let gy = groups.div_ceil(gx);
         if gy > max_dim {
@@ -398,7 +428,8 @@ fn plan_chunks(
                     offset: win_start,
                     size: win_size,
                 },
-                offset: u32::try_from(offset).map_err(|_| Error::unsupported("element offset beyond 2^32"))?,
+                offset: u32::try_from(offset)
+                    .map_err(|_| Error::unsupported("element offset beyond 2^32"))?,
             });
         }
         plan.push((start, len, placed));
@@ -424,7 +455,12 @@ fn put_u32(buf: &mut [u8], at: usize, v: u32) {
 
 fn kernel(device: &Device, program: &Program) -> Result<CompiledKernel> {
     let cache = &device.kernels;
-    if let Some(k) = cache.map.lock().unwrap_or_else(|p| p.into_inner()).get(program) {
+    if let Some(k) = cache
+        .map
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(program)
+    {
         return Ok(k.clone());
     }
     let k = codegen::elementwise(program, &device.context().target())?;

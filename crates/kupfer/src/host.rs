@@ -10,7 +10,9 @@ pub(crate) fn copy_bytes(dst: &mut [u8], src: &[u8]) {
     const PARALLEL_FROM: usize = 8 << 20;
     #[cfg(not(target_arch = "wasm32"))]
     if src.len() >= PARALLEL_FROM {
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(8);
         if threads > 1 {
             let chunk = src.len().div_ceil(threads).div_ceil(4096) * 4096;
             std::thread::scope(|scope| {

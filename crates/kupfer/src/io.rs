@@ -97,7 +97,8 @@ pub fn write_npy_bytes(host: &HostArray) -> Result<Vec<u8>> {
                 .writer(&mut out)
                 .begin_nd()
                 .map_err(|e| io_err("writing .npy", e))?;
-            w.extend($v.iter().copied()).map_err(|e| io_err("writing .npy", e))?;
+            w.extend($v.iter().copied())
+                .map_err(|e| io_err("writing .npy", e))?;
             w.finish().map_err(|e| io_err("writing .npy", e))?;
         }};
     }
@@ -117,7 +118,8 @@ pub fn write_npy_bytes(host: &HostArray) -> Result<Vec<u8>> {
 /// Reads a `.npy` file into host memory.
 pub fn read_npy(path: impl AsRef<std::path::Path>) -> Result<HostArray> {
     let path = path.as_ref();
-    let bytes = std::fs::read(path).map_err(|e| io_err(&format!("cannot read '{}'", path.display()), e))?;
+    let bytes =
+        std::fs::read(path).map_err(|e| io_err(&format!("cannot read '{}'", path.display()), e))?;
     read_npy_bytes(&bytes).map_err(|e| match e {
         Error::Io(m) => Error::Io(format!("'{}': {m}", path.display())),
         Error::Unsupported(m) => Error::Unsupported(format!("'{}': {m}", path.display())),

@@ -45,6 +45,7 @@ pub use creation::*;
 #[cfg(not(target_arch = "wasm32"))]
 pub use device::synchronize;
 pub use device::{init, Device, DeviceGuard};
+pub use half::f16;
 pub use host::{Element, HostArray, HostData};
 pub use kupfer_core::{promote, DType, Error, Kind, Layout, Result, SliceArg};
 pub use kupfer_wgpu::{wgpu, AdapterChoice, DeviceInfo, Event, MemoryPool};
@@ -52,4 +53,3 @@ pub use num_complex::Complex32;
 pub use scalar::{Operand, Scalar};
 pub use ufuncs::*;
 pub use views::broadcast_arrays;
-pub use half::f16;

@@ -68,9 +68,9 @@ impl Scalar {
         let v = *self;
         let int = |lo: i128, hi: i128| -> Result<i128> {
             match v {
-                Scalar::Int(i) if (i as i128) < lo || (i as i128) > hi => Err(Error::invalid(format!(
-                    "Python integer {i} out of bounds for {dtype}"
-                ))),
+                Scalar::Int(i) if (i as i128) < lo || (i as i128) > hi => Err(Error::invalid(
+                    format!("Python integer {i} out of bounds for {dtype}"),
+                )),
                 Scalar::Int(i) => Ok(i as i128),
                 Scalar::Bool(b) => Ok(i128::from(b)),
                 Scalar::Float(f) => Ok(f as i128),
@@ -87,9 +87,13 @@ impl Scalar {
                 };
                 u32::from(b).to_le_bytes().to_vec()
             }
-            DType::I32 => (int(i32::MIN.into(), i32::MAX.into())? as i32).to_le_bytes().to_vec(),
+            DType::I32 => (int(i32::MIN.into(), i32::MAX.into())? as i32)
+                .to_le_bytes()
+                .to_vec(),
             DType::U32 => (int(0, u32::MAX.into())? as u32).to_le_bytes().to_vec(),
-            DType::I64 => (int(i64::MIN.into(), i64::MAX.into())? as i64).to_le_bytes().to_vec(),
+            DType::I64 => (int(i64::MIN.into(), i64::MAX.into())? as i64)
+                .to_le_bytes()
+                .to_vec(),
             DType::F16 | DType::F32 => {
                 let f = match dtype {
                     DType::F16 => f32::from(half::f16::from_f64(v.as_f64())),

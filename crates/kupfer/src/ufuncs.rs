@@ -82,7 +82,8 @@ pub fn binary(op: BinaryOp, a: impl Into<Operand>, b: impl Into<Operand>) -> Res
     let (compute, out) = op.signature(operand_type(&a), operand_type(&b))?;
     device.check(compute)?;
     device.check(out)?;
-    let shape = broadcast_shapes(shape_of(&a), shape_of(&b)).map_err(|e| shape_error(op.name(), e))?;
+    let shape =
+        broadcast_shapes(shape_of(&a), shape_of(&b)).map_err(|e| shape_error(op.name(), e))?;
     let half_nodes = Array::max_nodes() / 2;
     let half_leaves = (Array::max_leaves(&device) / 2).max(1);
     let x = operand_expr(&a, compute, half_nodes, half_leaves)?;
@@ -102,7 +103,11 @@ pub fn unary(op: UnaryOp, x: impl Into<Operand>) -> Result<Array> {
     device.check(compute)?;
     device.check(out)?;
     let e = operand_expr(&x, compute, Array::max_nodes() - 2, usize::MAX)?;
-    Ok(Array::from_lazy(device, arr.shape().to_vec(), Lazy::unary(op, e, out)))
+    Ok(Array::from_lazy(
+        device,
+        arr.shape().to_vec(),
+        Lazy::unary(op, e, out),
+    ))
 }
 
 macro_rules! binary_fns {
@@ -300,7 +305,9 @@ pub fn round(x: impl Into<Operand>, decimals: i32) -> Result<Array> {
         if decimals >= 0 {
             return Ok(a);
         }
-        let f = 10i64.checked_pow(decimals.unsigned_abs()).ok_or_else(|| Error::invalid("decimals out of range"))?;
+        let f = 10i64
+            .checked_pow(decimals.unsigned_abs())
+            .ok_or_else(|| Error::invalid("decimals out of range"))?;
         let q = multiply(rint(divide(&a, f as f64)?)?, f as f64)?;
         return q.astype(a.dtype());
     }
@@ -313,12 +320,20 @@ pub fn round(x: impl Into<Operand>, decimals: i32) -> Result<Array> {
 }
 
 /// Limits values to `[lo, hi]` (NumPy's `clip`; NaN propagates).
-pub fn clip(x: impl Into<Operand>, lo: impl Into<Operand>, hi: impl Into<Operand>) -> Result<Array> {
+pub fn clip(
+    x: impl Into<Operand>,
+    lo: impl Into<Operand>,
+    hi: impl Into<Operand>,
+) -> Result<Array> {
     minimum(maximum(x, lo)?, hi)
 }
 
 /// `where(cond, a, b)`: elements of `a` where `cond` is true, else of `b`, broadcast together.
-pub fn where_(cond: impl Into<Operand>, a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+pub fn where_(
+    cond: impl Into<Operand>,
+    a: impl Into<Operand>,
+    b: impl Into<Operand>,
+) -> Result<Array> {
     let (c, mut a, b) = (cond.into(), a.into(), b.into());
     let device = device_of(&[&c, &a, &b])?;
     if matches!((&a, &b), (Operand::Scalar(_), Operand::Scalar(_))) {
@@ -334,7 +349,11 @@ pub fn where_(cond: impl Into<Operand>, a: impl Into<Operand>, b: impl Into<Oper
     let ce = operand_expr(&c, DType::Bool, third_nodes, third_leaves)?;
     let ae = operand_expr(&a, dtype, third_nodes, third_leaves)?;
     let be = operand_expr(&b, dtype, third_nodes, third_leaves)?;
-    Ok(Array::from_lazy(device, shape, Lazy::select(ce, ae, be, dtype)))
+    Ok(Array::from_lazy(
+        device,
+        shape,
+        Lazy::select(ce, ae, be, dtype),
+    ))
 }
 
 impl Scalar {

@@ -157,7 +157,11 @@ impl IntoSliceArg for std::ops::RangeFull {
 /// negative step walks it from its end (`s![..;-1]` reverses, `s![1..4;-1]` is 3, 2, 1).
 pub fn stepped(arg: impl IntoSliceArg, step: isize) -> SliceArg {
     match arg.into_slice_arg() {
-        SliceArg::Slice { start, stop, .. } => SliceArg::Stepped { start: start.unwrap_or(0), stop, step },
+        SliceArg::Slice { start, stop, .. } => SliceArg::Stepped {
+            start: start.unwrap_or(0),
+            stop,
+            step,
+        },
         other => other,
     }
 }
@@ -183,4 +187,3 @@ macro_rules! s {
     };
     ($($t:tt)*) => { $crate::s!(@acc [] $($t)*) };
 }
-
