@@ -98,6 +98,8 @@ pub struct ParamLayout {
     pub strides: Vec<Vec<usize>>,
     /// Each scalar's field (its encoding is [`scalar_uniform_type`]).
     pub scalars: Vec<usize>,
+    /// Extra u32 fields a kernel family asked for, in the order asked.
+    pub extra: Vec<usize>,
 }
 
 /// A generated kernel: WGSL source and the layout of its uniform block.
@@ -126,11 +128,9 @@ fn uniform_align(dtype: DType) -> usize {
     }
 }
 
-/// Generates the WGSL of an elementwise program.
-pub fn elementwise(program: &Program, target: &Target) -> Result<Kernel> {
-    for d in program.dtypes() {
-        target.check(d, "this adapter")?;
-    }
+/// The uniform struct fields of `program` (plus `extra` u32 fields, named as given) and their
+/// byte offsets. 8-byte fields come first so that every field is naturally aligned.
+pub(crate) fn param_block(program: &Program, extra: &[&str]) -> (String, ParamLayout) {
     let rank = program.rank;
     let mut fields = String::new();
     let mut layout = ParamLayout::default();
@@ -141,7 +141,6 @@ pub fn elementwise(program: &Program, target: &Target) -> Result<Kernel> {
         let _ = writeln!(fields, "    {name}: {ty},");
         off
     };
-    // 8-byte fields first so that every field is naturally aligned with no padding.
     let mut scalar_offsets = vec![0usize; program.scalars.len()];
     for (k, &d) in program.scalars.iter().enumerate() {
         if uniform_align(d) == 8 {
@@ -150,6 +149,11 @@ pub fn elementwise(program: &Program, target: &Target) -> Result<Kernel> {
     }
     layout.n = field("n".into(), "u32", 4, &mut fields);
     layout.start = field("start".into(), "u32", 4, &mut fields);
+    for name in extra {
+        layout
+            .extra
+            .push(field((*name).to_string(), "u32", 4, &mut fields));
+    }
     for j in 0..rank {
         layout
             .dims
@@ -174,6 +178,16 @@ pub fn elementwise(program: &Program, target: &Target) -> Result<Kernel> {
     }
     layout.scalars = scalar_offsets;
     layout.size = at.div_ceil(16) * 16;
+    (fields, layout)
+}
+
+/// Generates the WGSL of an elementwise program.
+pub fn elementwise(program: &Program, target: &Target) -> Result<Kernel> {
+    for d in program.dtypes() {
+        target.check(d, "this adapter")?;
+    }
+    let rank = program.rank;
+    let (fields, layout) = param_block(program, &[]);
 
     let vector = program.vector;
     if vector && !vectorisable(program) {
@@ -329,16 +343,16 @@ pub fn elementwise(program: &Program, target: &Target) -> Result<Kernel> {
 
 /// Helper families a kernel needs.
 #[derive(Default)]
-struct Needs {
-    float: BTreeSet<DType>,
-    int: BTreeSet<DType>,
+pub(crate) struct Needs {
+    pub(crate) float: BTreeSet<DType>,
+    pub(crate) int: BTreeSet<DType>,
     libm_f32: bool,
     libm_f64: bool,
     complex: bool,
 }
 
 impl Needs {
-    fn render(&self) -> Result<String> {
+    pub(crate) fn render(&self) -> Result<String> {
         let mut s = String::new();
         if self.libm_f32 || self.complex {
             s.push_str(LIBM_F32);
@@ -414,7 +428,7 @@ fn isnan_helpers(d: DType) -> String {
     }
 }
 
-fn zero(d: DType) -> String {
+pub(crate) fn zero(d: DType) -> String {
     match d {
         DType::Bool => "false".into(),
         DType::Complex64 => "vec2<f32>(0.0, 0.0)".into(),
@@ -469,7 +483,7 @@ fn scalar_expr(k: usize, d: DType) -> String {
 
 /// Conversion of a value `x` of dtype `from` to `to`, NumPy `astype` semantics (floats to ints
 /// saturate; NaN to bool is true; complex to real drops the imaginary part).
-fn cast_expr(x: &str, from: DType, to: DType) -> String {
+pub(crate) fn cast_expr(x: &str, from: DType, to: DType) -> String {
     if from == to {
         return x.to_string();
     }
@@ -513,7 +527,7 @@ fn libm_call(name: &str, d: DType, args: &[&str], needs: &mut Needs) -> String {
     }
 }
 
-fn node_expr(
+pub(crate) fn node_expr(
     program: &Program,
     node: &Node,
     dtype: DType,

@@ -18,6 +18,7 @@ pub mod layout;
 #[path = "libm_shim.rs"]
 pub mod libm;
 pub mod promote;
+pub mod reduce;
 
 pub use dtype::{DType, Kind};
 pub use error::{Error, Result};

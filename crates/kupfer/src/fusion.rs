@@ -131,23 +131,37 @@ impl Lazy {
 }
 
 /// A compiled elementwise kernel and the layout of its uniform block.
-type CompiledKernel = (Arc<Pipeline>, Arc<ParamLayout>);
+pub(crate) type CompiledKernel = (Arc<Pipeline>, Arc<ParamLayout>);
 
-/// Compiled elementwise kernels of a device, keyed by program structure.
+/// Compiled kernels of a device, keyed by program structure.
 #[derive(Default)]
 pub(crate) struct KernelCache {
     map: Mutex<HashMap<Program, CompiledKernel>>,
+    pub(crate) reductions: Mutex<HashMap<kupfer_core::reduce::ReduceProgram, CompiledKernel>>,
 }
 
-struct Flattener {
-    nodes: Vec<(Node, DType)>,
+pub(crate) struct Flattener {
+    pub nodes: Vec<(Node, DType)>,
     memo: HashMap<*const Expr, NodeId>,
-    inputs: Vec<(Arc<GpuBuffer>, Layout, DType)>,
+    pub inputs: Vec<(Arc<GpuBuffer>, Layout, DType)>,
     input_memo: HashMap<(*const GpuBuffer, Layout), usize>,
-    scalars: Vec<(DType, Vec<u8>)>,
+    pub scalars: Vec<(DType, Vec<u8>)>,
 }
 
 impl Flattener {
+    /// Flattens `e` into nodes over deduplicated inputs; returns the flattener and the root.
+    pub(crate) fn flatten(e: &Arc<Expr>) -> (Flattener, NodeId) {
+        let mut fl = Flattener {
+            nodes: Vec::new(),
+            memo: HashMap::new(),
+            inputs: Vec::new(),
+            input_memo: HashMap::new(),
+            scalars: Vec::new(),
+        };
+        let root = fl.visit(e);
+        (fl, root)
+    }
+
     fn visit(&mut self, e: &Arc<Expr>) -> NodeId {
         let key = Arc::as_ptr(e);
         if let Some(&id) = self.memo.get(&key) {
@@ -219,14 +233,7 @@ pub(crate) fn materialise(
         )));
     }
 
-    let mut fl = Flattener {
-        nodes: Vec::new(),
-        memo: HashMap::new(),
-        inputs: Vec::new(),
-        input_memo: HashMap::new(),
-        scalars: Vec::new(),
-    };
-    let output = fl.visit(expr);
+    let (fl, output) = Flattener::flatten(expr);
     let layouts: Vec<Layout> = fl
         .inputs
         .iter()
@@ -270,11 +277,11 @@ pub(crate) fn materialise(
         vector: false,
     };
     program.vector = codegen::vectorisable(&program)
-        && n % 4 == 0
+        && n.is_multiple_of(4)
         && layouts
             .iter()
             .zip(&access)
-            .all(|(l, a)| *a != Access::Contiguous || l.offset % 4 == 0);
+            .all(|(l, a)| *a != Access::Contiguous || l.offset.is_multiple_of(4));
     let (pipeline, params) = kernel(device, &program)?;
 
     let max_binding = ctx.max_binding_size();
@@ -324,22 +331,17 @@ pub(crate) fn materialise(
 
     let max_dim = u64::from(ctx.max_workgroups_per_dim());
     for (start, len, placed) in plan {
-        let mut bytes = vec![0u8; params.size];
-        put_u32(&mut bytes, params.n, len as u32);
-        put_u32(&mut bytes, params.start, start as u32);
-        for (j, &off) in params.dims.iter().enumerate() {
-            put_u32(&mut bytes, off, cshape[j] as u32);
-        }
-        for (k, p) in placed.iter().enumerate() {
-            put_u32(&mut bytes, params.offsets[k], p.offset);
-            for (j, &off) in params.strides[k].iter().enumerate() {
-                put_u32(&mut bytes, off, cstrides[k + 1][j] as i32 as u32);
-            }
-        }
-        for (k, (_, value)) in fl.scalars.iter().enumerate() {
-            let at = params.scalars[k];
-            bytes[at..at + value.len()].copy_from_slice(value);
-        }
+        let offsets: Vec<u32> = placed.iter().map(|p| p.offset).collect();
+        let bytes = param_bytes(
+            &params,
+            len as u32,
+            start as u32,
+            &[],
+            &cshape,
+            &cstrides[1..],
+            &offsets,
+            &fl.scalars,
+        );
         let mut bindings: Vec<Binding> = placed.into_iter().map(|p| p.binding).collect();
         bindings.push(Binding {
             buffer: out.clone(),
@@ -447,6 +449,40 @@ fn lcm(a: u64, b: u64) -> u64 {
         }
     }
     a / gcd(a, b) * b
+}
+
+/// Fills a kernel's uniform block.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn param_bytes(
+    params: &ParamLayout,
+    n: u32,
+    start: u32,
+    extra: &[u32],
+    cshape: &[usize],
+    cstrides: &[Vec<isize>],
+    offsets: &[u32],
+    scalars: &[(DType, Vec<u8>)],
+) -> Vec<u8> {
+    let mut bytes = vec![0u8; params.size];
+    put_u32(&mut bytes, params.n, n);
+    put_u32(&mut bytes, params.start, start);
+    for (&at, &v) in params.extra.iter().zip(extra) {
+        put_u32(&mut bytes, at, v);
+    }
+    for (j, &off) in params.dims.iter().enumerate() {
+        put_u32(&mut bytes, off, cshape[j] as u32);
+    }
+    for (k, &o) in offsets.iter().enumerate() {
+        put_u32(&mut bytes, params.offsets[k], o);
+        for (j, &off) in params.strides[k].iter().enumerate() {
+            put_u32(&mut bytes, off, cstrides[k][j] as i32 as u32);
+        }
+    }
+    for (k, (_, value)) in scalars.iter().enumerate() {
+        let at = params.scalars[k];
+        bytes[at..at + value.len()].copy_from_slice(value);
+    }
+    bytes
 }
 
 fn put_u32(buf: &mut [u8], at: usize, v: u32) {

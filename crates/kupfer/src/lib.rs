@@ -17,6 +17,8 @@
 //! - [`ufuncs`]: every elementwise function (`add`, `sin`, `where_`, `clip`, ...).
 //! - [`creation`]: `zeros`, `arange`, `linspace`, `eye`, `meshgrid`, ...
 //! - [`views`]: `reshape`, `transpose`, `slice` / [`s!`], `broadcast_to`, ...
+//! - [`reduce`]: `sum`, `prod`, `mean`, `max`, `min`, `any`, `all` over any axes, fused with
+//!   their elementwise input.
 //! - [`Device`] (device.rs): adapters, the current device, memory pool, events.
 //! - [`io`]: `.npy` reading and writing.
 //! - `fusion.rs`: lazy expressions and their materialisation as one kernel.
@@ -36,6 +38,7 @@ pub mod io;
 #[cfg(feature = "ndarray")]
 mod ndarray_interop;
 mod ops;
+pub mod reduce;
 mod scalar;
 pub mod ufuncs;
 pub mod views;
@@ -50,6 +53,7 @@ pub use host::{Element, HostArray, HostData};
 pub use kupfer_core::{promote, DType, Error, Kind, Layout, Result, SliceArg};
 pub use kupfer_wgpu::{wgpu, AdapterChoice, DeviceInfo, Event, MemoryPool};
 pub use num_complex::Complex32;
+pub use reduce::{all, amax, amin, any, max, mean, min, prod, sum, Axis};
 pub use scalar::{Operand, Scalar};
 pub use ufuncs::*;
 pub use views::broadcast_arrays;
