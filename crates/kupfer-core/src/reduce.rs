@@ -24,6 +24,13 @@ pub enum Combine {
     Max,
     /// NaN-propagating minimum.
     Min,
+    /// Index of the maximum (first on ties, first NaN wins).
+    ArgMax,
+    /// Index of the minimum (first on ties, first NaN wins).
+    ArgMin,
+    /// (count, mean, M2) moments merged by Chan's formula; finalised as the variance with
+    /// `ddof` (a uniform extra).
+    Moments,
 }
 
 /// Kernel layout of a reduction.
@@ -38,42 +45,192 @@ pub enum Strategy {
 /// A reduction kernel's structure (the pipeline-cache key).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ReduceProgram {
-    /// The map: its output node is the value reduced (before conversion to `acc`).
+    /// The map: its output node is the value reduced. In a second pass (`partials`), a single
+    /// load of input 0, which then holds accumulators.
     pub map: Program,
+    /// True when input 0 holds partial accumulators of a first pass.
+    pub partials: bool,
     /// How values combine.
     pub combine: Combine,
-    /// Accumulator dtype (also the dtype of partial results).
+    /// Accumulator component dtype (the sum's dtype; f32/f64 for moments; unused for arg).
     pub acc: DType,
-    /// Dtype written by this pass.
+    /// Dtype written by this pass when it is the last (`finalize`).
     pub out: DType,
+    /// Whether this pass writes final values (else partial accumulators).
+    pub finalize: bool,
     /// Kernel layout.
     pub strategy: Strategy,
 }
 
-impl Combine {
-    fn identity(self, acc: DType) -> String {
-        let t = acc.wgsl_value();
-        let _ = &t;
-        match (self, acc.kind()) {
-            (Combine::Sum, _) => format!("{t}(0)"),
-            (Combine::Prod, _) => format!("{t}(1)"),
-            (Combine::Max, Kind::Float) => neg_inf(acc),
-            (Combine::Min, Kind::Float) => format!("-({})", neg_inf(acc)),
-            (Combine::Max, _) => int_limit(acc, false),
-            (Combine::Min, _) => int_limit(acc, true),
+impl ReduceProgram {
+    /// WGSL type of the accumulator (and of partial results).
+    pub fn acc_type(&self) -> String {
+        match self.combine {
+            Combine::ArgMax | Combine::ArgMin => "vec2<u32>".into(),
+            Combine::Moments => format!("vec4<{}>", self.acc.wgsl_value()),
+            _ => self.acc.wgsl_value().into(),
         }
     }
 
-    fn expr(self, acc: DType) -> String {
-        let t = acc.wgsl_value();
-        match (self, acc.kind()) {
-            (Combine::Sum, _) => "a + b".into(),
-            (Combine::Prod, _) => "a * b".into(),
-            (Combine::Max, Kind::Float) => format!("kp_maximum_{t}(a, b)"),
-            (Combine::Min, Kind::Float) => format!("kp_minimum_{t}(a, b)"),
-            (Combine::Max, _) => "max(a, b)".into(),
-            (Combine::Min, _) => "min(a, b)".into(),
+    /// Bytes of one partial accumulator.
+    pub fn acc_size(&self) -> usize {
+        match self.combine {
+            Combine::ArgMax | Combine::ArgMin => 8,
+            Combine::Moments => 4 * self.acc.gpu_size(),
+            _ => self.acc.gpu_size(),
         }
+    }
+
+    /// Bytes of one element this pass writes.
+    pub fn out_size(&self) -> usize {
+        if self.finalize {
+            self.out.gpu_size()
+        } else {
+            self.acc_size()
+        }
+    }
+}
+
+/// Checks that `combine` can reduce values of `d`.
+pub fn check_input(combine: Combine, d: DType) -> Result<()> {
+    match combine {
+        Combine::ArgMax | Combine::ArgMin if d.is_64bit() => Err(Error::unsupported(format!(
+            "argmax/argmin of {d} arrays (32-bit and float16 dtypes only for now)"
+        ))),
+        _ if d.is_complex() => Err(Error::unsupported(format!("reductions of {d} arrays"))),
+        _ => Ok(()),
+    }
+}
+
+fn identity(rp: &ReduceProgram) -> String {
+    let acc = rp.acc;
+    let t = acc.wgsl_value();
+    match (rp.combine, acc.kind()) {
+        (Combine::Sum, _) => format!("{t}(0)"),
+        (Combine::Prod, _) => format!("{t}(1)"),
+        (Combine::Max, Kind::Float) => neg_inf(acc),
+        (Combine::Min, Kind::Float) => format!("-({})", neg_inf(acc)),
+        (Combine::Max, _) => int_limit(acc, false),
+        (Combine::Min, _) => int_limit(acc, true),
+        // Key 0 and index 0xffffffff - k = 0: loses against every real element.
+        (Combine::ArgMax | Combine::ArgMin, _) => "vec2<u32>(0u, 0u)".into(),
+        (Combine::Moments, _) => format!("vec4<{t}>({t}(0), {t}(0), {t}(0), {t}(0))"),
+    }
+}
+
+fn combine_body(rp: &ReduceProgram) -> String {
+    let t = rp.acc.wgsl_value();
+    match (rp.combine, rp.acc.kind()) {
+        (Combine::Sum, _) => "    return a + b;".into(),
+        (Combine::Prod, _) => "    return a * b;".into(),
+        (Combine::Max, Kind::Float) => format!("    return kp_maximum_{t}(a, b);"),
+        (Combine::Min, Kind::Float) => format!("    return kp_minimum_{t}(a, b);"),
+        (Combine::Max, _) => "    return max(a, b);".into(),
+        (Combine::Min, _) => "    return min(a, b);".into(),
+        // Lexicographic maximum of (key, 0xffffffff - index): larger key, then smaller index.
+        (Combine::ArgMax | Combine::ArgMin, _) => "    if (a.x != b.x) {
+        return select(b, a, a.x > b.x);
+    }
+    return select(b, a, a.y > b.y);"
+            .into(),
+        (Combine::Moments, _) => format!(
+            "    let n = a.x + b.x;
+    if (n == {t}(0)) {{
+        return a;
+    }}
+    let d = b.y - a.y;
+    let mean = a.y + d * (b.x / n);
+    let m2 = a.z + b.z + d * d * (a.x * b.x / n);
+    return vec4<{t}>(n, mean, m2, {t}(0));"
+        ),
+    }
+}
+
+/// The order-preserving u32 key of a value for arg-reductions (NaN largest, -0 == +0).
+fn arg_key(value: &str, d: DType, max: bool) -> String {
+    let key = match d {
+        DType::F32 | DType::F16 => {
+            let v = if d == DType::F16 {
+                format!("f32({value})")
+            } else {
+                value.to_string()
+            };
+            format!("kp_float_key({v}, {max})")
+        }
+        DType::I32 => format!("(bitcast<u32>({value}) ^ 0x80000000u)"),
+        DType::U32 => value.to_string(),
+        DType::Bool => format!("select(0u, 1u, {value})"),
+        _ => "0u".into(),
+    };
+    if matches!(d, DType::F32 | DType::F16) {
+        key
+    } else if max {
+        key
+    } else {
+        format!("(~{key})")
+    }
+}
+
+const FLOAT_KEY: &str = "
+// Order-preserving key of an f32 for arg-reductions: NaN is the largest key (the first NaN
+// wins, as in NumPy), -0 equals +0; for a minimum the order is reversed (NaN still largest).
+fn kp_float_key(v: f32, for_max: bool) -> u32 {
+    let b = bitcast<u32>(v);
+    if ((b & 0x7fffffffu) > 0x7f800000u) {
+        return 0xffffffffu;
+    }
+    var k = select(b | 0x80000000u, ~b, (b & 0x80000000u) != 0u);
+    if ((b & 0x7fffffffu) == 0u) {
+        k = 0x80000000u;
+    }
+    // Keys of real values stay below 0xffffffff so NaN always wins.
+    k = min(k, 0xfffffffeu);
+    return select(0xfffffffeu - k, k, for_max);
+}
+";
+
+fn lift(rp: &ReduceProgram, value_type: DType) -> String {
+    if rp.partials {
+        return "v".into();
+    }
+    match rp.combine {
+        Combine::ArgMax => format!(
+            "vec2<u32>({}, 0xffffffffu - k)",
+            arg_key("v", value_type, true)
+        ),
+        Combine::ArgMin => format!(
+            "vec2<u32>({}, 0xffffffffu - k)",
+            arg_key("v", value_type, false)
+        ),
+        // Moments of v - shift, where shift is the output's first value: the variance is
+        // shift-invariant and the shifted values are small, so f32 keeps its precision when the
+        // mean is large relative to the spread.
+        Combine::Moments => {
+            let t = rp.acc.wgsl_value();
+            format!(
+                "vec4<{t}>({t}(1), {} - shift, {t}(0), {t}(0))",
+                codegen::cast_expr("v", value_type, rp.acc)
+            )
+        }
+        _ => codegen::cast_expr("v", value_type, rp.acc),
+    }
+}
+
+fn finalize(rp: &ReduceProgram) -> String {
+    let store = match rp.combine {
+        Combine::ArgMax | Combine::ArgMin => {
+            codegen::cast_expr("(0xffffffffu - acc.y)", DType::U32, rp.out)
+        }
+        Combine::Moments => {
+            let t = rp.acc.wgsl_value();
+            codegen::cast_expr(&format!("(acc.z / (acc.x - {t}(P.ddof)))"), rp.acc, rp.out)
+        }
+        _ => codegen::cast_expr("acc", rp.acc, rp.out),
+    };
+    if rp.out == DType::Bool {
+        format!("select(0u, 1u, {store})")
+    } else {
+        store
     }
 }
 
@@ -100,7 +257,7 @@ fn int_limit(d: DType, max: bool) -> String {
 }
 
 /// Generates a reduction kernel. Bindings: 0 uniforms, 1.. the map's inputs, last the output.
-/// Uniform extras, in order: `m` (outputs), `r` (values per output), `splits`, `chunk`.
+/// Uniform extras, in order: `m` (outputs), `r` (values per output), `splits`, `chunk`, `ddof`.
 pub fn generate(rp: &ReduceProgram, target: &Target) -> Result<(String, ParamLayout)> {
     let map = &rp.map;
     for d in map.dtypes().chain([rp.acc, rp.out]) {
@@ -109,21 +266,30 @@ pub fn generate(rp: &ReduceProgram, target: &Target) -> Result<(String, ParamLay
     if map.vector {
         return Err(Error::invalid("reduction maps are scalar programs"));
     }
-    let (fields, layout) = codegen::param_block(map, &["m", "r", "splits", "chunk"]);
+    let acc_type = rp.acc_type();
+    let (fields, layout) = codegen::param_block(map, &["m", "r", "splits", "chunk", "ddof"]);
     let mut bindings = String::new();
     for (k, input) in map.inputs.iter().enumerate() {
+        let ty = if rp.partials {
+            acc_type.clone()
+        } else {
+            input.dtype.wgsl_storage().to_string()
+        };
         let _ = writeln!(
             bindings,
-            "@group(0) @binding({}) var<storage, read> in{k}: array<{}>;",
-            k + 1,
-            input.dtype.wgsl_storage()
+            "@group(0) @binding({}) var<storage, read> in{k}: array<{ty}>;",
+            k + 1
         );
     }
+    let out_type = if rp.finalize {
+        rp.out.wgsl_storage().to_string()
+    } else {
+        acc_type.clone()
+    };
     let _ = writeln!(
         bindings,
-        "@group(0) @binding({}) var<storage, read_write> out: array<{}>;",
-        map.inputs.len() + 1,
-        rp.out.wgsl_storage()
+        "@group(0) @binding({}) var<storage, read_write> out: array<{out_type}>;",
+        map.inputs.len() + 1
     );
 
     let mut needs = Needs::default();
@@ -135,26 +301,50 @@ pub fn generate(rp: &ReduceProgram, target: &Target) -> Result<(String, ParamLay
         }
         body.push_str("    let c0_0 = r0;\n");
     }
-    for (idx, (node, dtype)) in map.nodes.iter().enumerate() {
-        let expr = codegen::node_expr(map, node, *dtype, 0, &mut needs)?;
-        let _ = writeln!(body, "    let n{idx}_0: {} = {expr};", dtype.wgsl_value());
+    let value_type = map.out_dtype();
+    let value_wgsl = if rp.partials {
+        acc_type.clone()
+    } else {
+        value_type.wgsl_value().to_string()
+    };
+    if rp.partials {
+        let index = match map.inputs[0].access {
+            Access::Contiguous => "P.o0 + i0".to_string(),
+            Access::Broadcast => "P.o0".to_string(),
+            Access::Strided => {
+                let mut s = "P.o0".to_string();
+                for j in 0..map.rank {
+                    let _ = write!(s, " + c{j}_0 * P.t0_{j}");
+                }
+                s
+            }
+        };
+        let _ = writeln!(body, "    return in0[{index}];");
+    } else {
+        for (idx, (node, dtype)) in map.nodes.iter().enumerate() {
+            let expr = codegen::node_expr(map, node, *dtype, 0, &mut needs)?;
+            let _ = writeln!(body, "    let n{idx}_0: {} = {expr};", dtype.wgsl_value());
+        }
+        let _ = writeln!(body, "    return n{}_0;", map.output);
     }
-    let value = format!("n{}_0", map.output);
-    let _ = writeln!(
-        body,
-        "    return {};",
-        codegen::cast_expr(&value, map.out_dtype(), rp.acc)
-    );
     if rp.acc.kind() == Kind::Float {
         needs.float.insert(rp.acc);
     }
-    let store = codegen::cast_expr("acc", rp.acc, rp.out);
-    let store = if rp.out == DType::Bool {
-        format!("select(0u, 1u, {store})")
+    let mut helpers = needs.render()?;
+    if matches!(rp.combine, Combine::ArgMax | Combine::ArgMin) {
+        helpers.push_str(FLOAT_KEY);
+    }
+    let store = if rp.finalize {
+        finalize(rp)
     } else {
-        store
+        "acc".to_string()
     };
-    let identity = rp.combine.identity(rp.acc);
+    let identity = identity(rp);
+    let shift = if rp.combine == Combine::Moments && !rp.partials {
+        codegen::cast_expr("kp_value(o * P.r)", value_type, rp.acc)
+    } else {
+        format!("{}(0)", rp.acc.wgsl_value())
+    };
     let strategy = match rp.strategy {
         Strategy::Inner => format!(
             "    let w = wid.x + wid.y * nwg.x;
@@ -165,9 +355,10 @@ pub fn generate(rp: &ReduceProgram, target: &Target) -> Result<(String, ParamLay
     let s = w % P.splits;
     let begin = s * P.chunk;
     let end = min(P.r, begin + P.chunk);
+    let shift = {shift};
     var acc = {identity};
     for (var k = begin + lid; k < end; k = k + 256u) {{
-        acc = kp_combine(acc, kp_map(o * P.r + k));
+        acc = kp_combine(acc, kp_lift(kp_value(o * P.r + k), k, shift));
     }}
     partial[lid] = acc;
     workgroupBarrier();
@@ -190,9 +381,10 @@ pub fn generate(rp: &ReduceProgram, target: &Target) -> Result<(String, ParamLay
     }}
     let begin = s * P.chunk;
     let end = min(P.r, begin + P.chunk);
+    let shift = {shift};
     var acc = {identity};
     for (var k = begin; k < end; k = k + 1u) {{
-        acc = kp_combine(acc, kp_map(o * P.r + k));
+        acc = kp_combine(acc, kp_lift(kp_value(o * P.r + k), k, shift));
     }}
     out[s * P.m + o] = {store};"
         ),
@@ -209,10 +401,13 @@ pub fn generate(rp: &ReduceProgram, target: &Target) -> Result<(String, ParamLay
         .replace("{{ENABLES}}", &enables)
         .replace("{{PARAMS}}", fields.trim_end())
         .replace("{{BINDINGS}}", bindings.trim_end())
-        .replace("{{HELPERS}}", &needs.render()?)
-        .replace("{{ACC}}", rp.acc.wgsl_value())
+        .replace("{{HELPERS}}", &helpers)
+        .replace("{{VALUE}}", &value_wgsl)
+        .replace("{{ACC}}", &acc_type)
+        .replace("{{ACC_COMPONENT}}", rp.acc.wgsl_value())
         .replace("{{MAP}}", body.trim_end())
-        .replace("{{COMBINE}}", &rp.combine.expr(rp.acc))
+        .replace("{{LIFT}}", &lift(rp, value_type))
+        .replace("{{COMBINE}}", &combine_body(rp))
         .replace("{{STRATEGY}}", &strategy);
     Ok((wgsl, layout))
 }
@@ -269,19 +464,33 @@ mod tests {
             f64: true,
             i64: true,
         };
-        for combine in [Combine::Sum, Combine::Prod, Combine::Max, Combine::Min] {
+        use Combine::*;
+        for combine in [Sum, Prod, Max, Min, ArgMax, ArgMin, Moments] {
             for d in DType::ALL {
-                if d == DType::Complex64 || d == DType::Bool {
+                if check_input(combine, d).is_err() {
                     continue;
                 }
                 for strategy in [Strategy::Inner, Strategy::Outer] {
-                    for access in [Access::Contiguous, Access::Strided] {
-                        let acc = sum_acc(d);
+                    for (partials, finalize) in [(false, true), (false, false), (true, true)] {
+                        let acc = match combine {
+                            Moments if d.is_64bit() => DType::F64,
+                            Moments => DType::F32,
+                            ArgMax | ArgMin => DType::U32,
+                            Max | Min if d == DType::Bool => DType::U32,
+                            _ => sum_acc(d),
+                        };
+                        let out = match combine {
+                            ArgMax | ArgMin => DType::I64,
+                            Moments => acc,
+                            _ => d,
+                        };
                         let rp = ReduceProgram {
-                            map: identity_map(d, access, 2),
+                            map: identity_map(d, Access::Strided, 2),
+                            partials,
                             combine,
                             acc,
-                            out: d,
+                            out,
+                            finalize,
                             strategy,
                         };
                         let (wgsl, _) = generate(&rp, &all).unwrap();

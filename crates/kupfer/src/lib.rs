@@ -53,7 +53,7 @@ pub use host::{Element, HostArray, HostData};
 pub use kupfer_core::{promote, DType, Error, Kind, Layout, Result, SliceArg};
 pub use kupfer_wgpu::{wgpu, AdapterChoice, DeviceInfo, Event, MemoryPool};
 pub use num_complex::Complex32;
-pub use reduce::{all, amax, amin, any, max, mean, min, prod, sum, Axis};
+pub use reduce::{all, amax, amin, any, argmax, argmin, max, mean, min, prod, sum, var, Axis};
 pub use scalar::{Operand, Scalar};
 pub use ufuncs::*;
 pub use views::broadcast_arrays;

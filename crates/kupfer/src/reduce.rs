@@ -9,10 +9,10 @@
 
 use crate::array::Array;
 use crate::fusion::{param_bytes, CompiledKernel, Flattener};
-use kupfer_core::layout::{collapse_axes, contiguous_strides, normalize_axis, size_of};
+use kupfer_core::layout::{collapse_axes, contiguous_strides, normalize_axis};
 use kupfer_core::reduce::{self, Combine, ReduceProgram, Strategy};
-use kupfer_core::{Access, DType, Error, InputSpec, Kind, Layout, Program, Result};
-use kupfer_wgpu::Binding;
+use kupfer_core::{Access, DType, Error, InputSpec, Layout, Program, Result};
+use kupfer_wgpu::{Binding, GpuBuffer};
 use std::sync::Arc;
 
 /// Which axes a reduction runs over.
@@ -90,19 +90,34 @@ fn out_shape(shape: &[usize], axes: &[usize], keepdims: bool) -> Vec<usize> {
 const INNER_SLICE: usize = 4096;
 const OUTER_SLICE: usize = 64;
 
-/// Reduces `a` over `axis` with `combine`, accumulating in `acc` and returning `out`.
-pub(crate) fn reduce_raw(
-    a: &Array,
-    axis: &Axis,
-    keepdims: bool,
-    combine: Combine,
-    acc: DType,
-    out: DType,
-    name: &str,
-) -> Result<Array> {
+/// What a reduction computes: how values combine, the accumulator component dtype, the result
+/// dtype, and `ddof` for moments.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Spec {
+    pub combine: Combine,
+    pub acc: DType,
+    pub out: DType,
+    pub ddof: u32,
+    pub name: &'static str,
+}
+
+/// One kernel launch's operands: buffers with layouts over the permuted shape (kept axes, then
+/// reduced axes) and the map over them.
+struct Pass<'a> {
+    inputs: Vec<(Arc<GpuBuffer>, Layout, DType)>,
+    nodes: &'a [(kupfer_core::Node, DType)],
+    output: usize,
+    scalars: &'a [(DType, Vec<u8>)],
+    pshape: Vec<usize>,
+    partials: bool,
+}
+
+/// Reduces `a` over `axis` as `spec` says.
+pub(crate) fn reduce_raw(a: &Array, axis: &Axis, keepdims: bool, spec: Spec) -> Result<Array> {
     let device = a.device().clone();
-    device.check(acc)?;
-    device.check(out)?;
+    device.check(spec.acc)?;
+    device.check(spec.out)?;
+    reduce::check_input(spec.combine, a.dtype())?;
     let shape = a.shape().to_vec();
     let axes = reduced_axes(axis, shape.len())?;
     let kept: Vec<usize> = (0..shape.len()).filter(|i| !axes.contains(i)).collect();
@@ -110,41 +125,46 @@ pub(crate) fn reduce_raw(
     let r: usize = axes.iter().map(|&i| shape[i]).product();
     let result_shape = out_shape(&shape, &axes, keepdims);
     if r == 0 {
-        return match combine {
+        return match spec.combine {
             Combine::Sum | Combine::Prod => {
-                let v = if combine == Combine::Sum { 0i64 } else { 1 };
-                crate::creation::full_on(&device, &result_shape, v, Some(out))
+                let v = if spec.combine == Combine::Sum {
+                    0i64
+                } else {
+                    1
+                };
+                crate::creation::full_on(&device, &result_shape, v, Some(spec.out))
+            }
+            Combine::Moments => {
+                crate::creation::full_on(&device, &result_shape, f64::NAN, Some(spec.out))
             }
             _ => Err(Error::invalid(format!(
-                "zero-size array to reduction operation {name} which has no identity"
+                "zero-size array to reduction operation {} which has no identity",
+                spec.name
             ))),
         };
     }
     if m == 0 {
-        return crate::creation::full_on(&device, &result_shape, 0i64, Some(out));
+        return crate::creation::full_on(&device, &result_shape, 0i64, Some(spec.out));
     }
     if m > u32::MAX as usize || r > u32::MAX as usize || m * r > u32::MAX as usize {
         return Err(Error::unsupported(
             "reductions over more than 2^32 elements",
         ));
     }
-
-    // The map: the input expression over the permuted shape (kept axes, then reduced axes).
     let lazy = a.lazy();
     let (fl, output) = Flattener::flatten(&lazy.root);
     let perm: Vec<isize> = kept.iter().chain(&axes).map(|&i| i as isize).collect();
     let pshape: Vec<usize> = perm.iter().map(|&i| shape[i as usize]).collect();
-    let layouts: Vec<Layout> = fl
+    let inputs = fl
         .inputs
         .iter()
-        .map(|(_, l, _)| l.broadcast_to(&shape).and_then(|l| l.permute(&perm)))
-        .collect::<Result<_>>()?;
+        .map(|(b, l, d)| Ok((b.clone(), l.broadcast_to(&shape)?.permute(&perm)?, *d)))
+        .collect::<Result<Vec<_>>>()?;
     // Strategy from the biggest input: contiguous reduced axes → inner; else outer.
-    let main = layouts
+    let main = inputs
         .iter()
-        .zip(&fl.inputs)
-        .max_by_key(|(_, (b, _, _))| b.size())
-        .map(|(l, _)| l);
+        .max_by_key(|(b, _, _)| b.size())
+        .map(|(_, l, _)| l);
     let stride_of = |l: &Layout, ax: usize| l.strides[ax].unsigned_abs();
     let strategy = match main {
         Some(l) if !axes.is_empty() && stride_of(l, pshape.len() - 1) == 1 => Strategy::Inner,
@@ -153,9 +173,65 @@ pub(crate) fn reduce_raw(
         }
         _ => Strategy::Inner,
     };
-    let mut all = vec![contiguous_strides(&pshape)];
-    all.extend(layouts.iter().map(|l| l.strides.clone()));
-    let (cshape, cstrides) = collapse_axes(&pshape, &all);
+    let splits = match strategy {
+        Strategy::Inner => r.div_ceil(INNER_SLICE).min((8192 / m).max(1)),
+        Strategy::Outer => r.div_ceil(OUTER_SLICE).min((1 << 17) / m).clamp(1, 65535),
+    };
+    let pass = Pass {
+        inputs,
+        nodes: &fl.nodes,
+        output,
+        scalars: &fl.scalars,
+        pshape,
+        partials: false,
+    };
+    let (buffer, splits, rp) = run_pass(a, &pass, spec, strategy, m, r, splits)?;
+    let result = if splits > 1 {
+        // Partials: [m, splits] (inner) or [splits, m] (outer); reduce over the splits.
+        let layout = match strategy {
+            Strategy::Inner => Layout::contiguous(&[m, splits]),
+            Strategy::Outer => Layout::contiguous(&[splits, m]).transpose(),
+        };
+        let strategy2 = if strategy == Strategy::Outer && m >= 32 {
+            Strategy::Outer
+        } else {
+            Strategy::Inner
+        };
+        let nodes = [(kupfer_core::Node::Load(0), spec.acc)];
+        let pass2 = Pass {
+            inputs: vec![(buffer, layout, spec.acc)],
+            nodes: &nodes,
+            output: 0,
+            scalars: &[],
+            pshape: vec![m, splits],
+            partials: true,
+        };
+        let _ = rp;
+        run_pass(a, &pass2, spec, strategy2, m, splits, 1)?.0
+    } else {
+        buffer
+    };
+    let dims: Vec<isize> = result_shape.iter().map(|&d| d as isize).collect();
+    Array::from_buffer(device, spec.out, result, Layout::contiguous(&[m])).reshape(&dims)
+}
+
+/// Launches one reduction kernel; returns its output buffer, the number of splits it used
+/// (its output holds partial accumulators when > 1) and its program.
+fn run_pass(
+    a: &Array,
+    pass: &Pass,
+    spec: Spec,
+    strategy: Strategy,
+    m: usize,
+    r: usize,
+    splits: usize,
+) -> Result<(Arc<GpuBuffer>, usize, ReduceProgram)> {
+    let device = a.device();
+    let chunk = r.div_ceil(splits.max(1));
+    let splits = r.div_ceil(chunk);
+    let mut all = vec![contiguous_strides(&pass.pshape)];
+    all.extend(pass.inputs.iter().map(|(_, l, _)| l.strides.clone()));
+    let (cshape, cstrides) = collapse_axes(&pass.pshape, &all);
     let access: Vec<Access> = cstrides[1..]
         .iter()
         .map(|s| {
@@ -174,40 +250,33 @@ pub(crate) fn reduce_raw(
         0
     };
     let map = Program {
-        nodes: fl.nodes.clone(),
-        inputs: fl
+        nodes: pass.nodes.to_vec(),
+        inputs: pass
             .inputs
             .iter()
             .zip(&access)
             .map(|((_, _, d), &access)| InputSpec { dtype: *d, access })
             .collect(),
-        scalars: fl.scalars.iter().map(|(d, _)| *d).collect(),
-        output,
+        scalars: pass.scalars.iter().map(|(d, _)| *d).collect(),
+        output: pass.output,
         rank,
         vector: false,
     };
-
-    let splits = match strategy {
-        Strategy::Inner => r.div_ceil(INNER_SLICE).min((8192 / m).max(1)),
-        Strategy::Outer => r.div_ceil(OUTER_SLICE).min((1 << 17) / m).clamp(1, 65535),
-    };
-    let chunk = r.div_ceil(splits);
-    let splits = r.div_ceil(chunk);
-    let pass_out = if splits > 1 { acc } else { out };
     let rp = ReduceProgram {
         map,
-        combine,
-        acc,
-        out: pass_out,
+        partials: pass.partials,
+        combine: spec.combine,
+        acc: spec.acc,
+        out: spec.out,
+        finalize: splits == 1,
         strategy,
     };
     let (pipeline, params) = kernel(a, &rp)?;
-
     let ctx = device.context();
     let max_binding = ctx.max_binding_size();
-    let mut bindings = Vec::with_capacity(fl.inputs.len() + 1);
-    let mut offsets = Vec::with_capacity(fl.inputs.len());
-    for ((buffer, _, _), l) in fl.inputs.iter().zip(&layouts) {
+    let mut bindings = Vec::with_capacity(pass.inputs.len() + 1);
+    let mut offsets = Vec::with_capacity(pass.inputs.len());
+    for (buffer, l, _) in &pass.inputs {
         if buffer.size() > max_binding {
             return Err(Error::unsupported(format!(
                 "reducing an array of {} bytes, more than this adapter's largest binding ({max_binding} bytes)",
@@ -222,30 +291,31 @@ pub(crate) fn reduce_raw(
         offsets.push(l.offset as u32);
     }
     let n_out = m * splits;
-    let out_buf = Arc::new(ctx.alloc((n_out * pass_out.gpu_size()) as u64)?);
+    let out_bytes = (n_out * rp.out_size()) as u64;
+    let out_buf = Arc::new(ctx.alloc(out_bytes)?);
     bindings.push(Binding {
         buffer: out_buf.clone(),
         offset: 0,
-        size: ((n_out * pass_out.gpu_size()) as u64).div_ceil(4) * 4,
+        size: out_bytes.div_ceil(4) * 4,
     });
     let bytes = param_bytes(
         &params,
         (m * r) as u32,
         0,
-        &[m as u32, r as u32, splits as u32, chunk as u32],
+        &[m as u32, r as u32, splits as u32, chunk as u32, spec.ddof],
         &cshape,
         &cstrides[1..],
         &offsets,
-        &fl.scalars,
+        pass.scalars,
     );
     let max_dim = ctx.max_workgroups_per_dim() as usize;
     let groups = match strategy {
         Strategy::Inner => {
             let total = m * splits;
             let gx = total.min(max_dim);
-            [gx, total.div_ceil(gx), 1]
+            [gx, total.div_ceil(gx)]
         }
-        Strategy::Outer => [m.div_ceil(256), splits, 1],
+        Strategy::Outer => [m.div_ceil(256), splits],
     };
     if groups[0] > max_dim || groups[1] > max_dim {
         return Err(Error::unsupported("reduction grid too large"));
@@ -254,42 +324,9 @@ pub(crate) fn reduce_raw(
         &pipeline,
         &bytes,
         bindings,
-        [groups[0] as u32, groups[1] as u32, groups[2] as u32],
+        [groups[0] as u32, groups[1] as u32, 1],
     )?;
-
-    let result = if splits > 1 {
-        // Partials: [m, splits] (inner) or [splits, m] (outer); reduce over the splits.
-        let partial = match strategy {
-            Strategy::Inner => Array::from_buffer(
-                device.clone(),
-                acc,
-                out_buf,
-                Layout::contiguous(&[m, splits]),
-            ),
-            Strategy::Outer => Array::from_buffer(
-                device.clone(),
-                acc,
-                out_buf,
-                Layout::contiguous(&[splits, m]).transpose(),
-            ),
-        };
-        reduce_raw(
-            &partial,
-            &Axis::Many(vec![1]),
-            false,
-            combine,
-            acc,
-            out,
-            name,
-        )?
-    } else {
-        Array::from_buffer(device.clone(), out, out_buf, Layout::contiguous(&[m]))
-    };
-    let dims: Vec<isize> = result_shape.iter().map(|&d| d as isize).collect();
-    if size_of(&result_shape) != m {
-        return Err(Error::invalid("internal: reduction output size mismatch"));
-    }
-    result.reshape(&dims)
+    Ok((out_buf, splits, rp))
 }
 
 fn kernel(a: &Array, rp: &ReduceProgram) -> Result<CompiledKernel> {
@@ -308,11 +345,14 @@ fn kernel(a: &Array, rp: &ReduceProgram) -> Result<CompiledKernel> {
     Ok(entry)
 }
 
-fn check_numeric(a: &Array, name: &str) -> Result<()> {
-    if a.dtype().is_complex() {
-        return Err(Error::unsupported(format!("{name} of complex arrays")));
+fn spec(combine: Combine, acc: DType, out: DType, name: &'static str) -> Spec {
+    Spec {
+        combine,
+        acc,
+        out,
+        ddof: 0,
+        name,
     }
-    Ok(())
 }
 
 /// Sum of elements over `axis` (`a.sum(axis, keepdims=...)`). bool and int32 sum to int32
@@ -325,46 +365,48 @@ fn check_numeric(a: &Array, name: &str) -> Result<()> {
 /// # Ok::<(), kupfer::Error>(())
 /// ```
 pub fn sum(a: &Array, axis: impl Into<Axis>, keepdims: bool) -> Result<Array> {
-    check_numeric(a, "sum")?;
     let d = a.dtype();
-    reduce_raw(
-        a,
-        &axis.into(),
-        keepdims,
+    let s = spec(
         Combine::Sum,
         reduce::sum_acc(d),
         reduce::sum_result(d),
-        "sum",
-    )
+        "add",
+    );
+    reduce_raw(a, &axis.into(), keepdims, s)
 }
 
 /// Product of elements over `axis`.
 pub fn prod(a: &Array, axis: impl Into<Axis>, keepdims: bool) -> Result<Array> {
-    check_numeric(a, "prod")?;
     let d = a.dtype();
-    reduce_raw(
-        a,
-        &axis.into(),
-        keepdims,
+    let s = spec(
         Combine::Prod,
         reduce::sum_acc(d),
         reduce::sum_result(d),
-        "prod",
-    )
+        "multiply",
+    );
+    reduce_raw(a, &axis.into(), keepdims, s)
 }
 
 /// Maximum over `axis` (NaN propagates; an empty reduction is an error, as in NumPy).
 pub fn max(a: &Array, axis: impl Into<Axis>, keepdims: bool) -> Result<Array> {
-    check_numeric(a, "max")?;
     let (acc, d) = minmax_types(a.dtype());
-    reduce_raw(a, &axis.into(), keepdims, Combine::Max, acc, d, "maximum")
+    reduce_raw(
+        a,
+        &axis.into(),
+        keepdims,
+        spec(Combine::Max, acc, d, "maximum"),
+    )
 }
 
 /// Minimum over `axis` (NaN propagates; an empty reduction is an error, as in NumPy).
 pub fn min(a: &Array, axis: impl Into<Axis>, keepdims: bool) -> Result<Array> {
-    check_numeric(a, "min")?;
     let (acc, d) = minmax_types(a.dtype());
-    reduce_raw(a, &axis.into(), keepdims, Combine::Min, acc, d, "minimum")
+    reduce_raw(
+        a,
+        &axis.into(),
+        keepdims,
+        spec(Combine::Min, acc, d, "minimum"),
+    )
 }
 
 /// Alias of [`max`].
@@ -384,6 +426,72 @@ fn minmax_types(d: DType) -> (DType, DType) {
     }
 }
 
+/// Index of the first maximum (NaN counts as the maximum, as in NumPy). `axis` is one axis or
+/// all (then the index is into the flattened array). The result is NumPy's default integer.
+pub fn argmax(a: &Array, axis: Option<isize>, keepdims: bool) -> Result<Array> {
+    arg(a, axis, keepdims, Combine::ArgMax, "argmax")
+}
+
+/// Index of the first minimum (NaN counts as the minimum, as in NumPy).
+pub fn argmin(a: &Array, axis: Option<isize>, keepdims: bool) -> Result<Array> {
+    arg(a, axis, keepdims, Combine::ArgMin, "argmin")
+}
+
+fn arg(
+    a: &Array,
+    axis: Option<isize>,
+    keepdims: bool,
+    combine: Combine,
+    name: &'static str,
+) -> Result<Array> {
+    let out = a.device().default_int();
+    let s = spec(combine, DType::U32, out, name);
+    match axis {
+        Some(ax) => reduce_raw(a, &Axis::Many(vec![ax]), keepdims, s),
+        None => {
+            // The flat index: reduce the C-order flattening (a copy only for non-contiguous views).
+            let flat = reduce_raw(&a.reshape(&[-1])?, &Axis::All, false, s)?;
+            if keepdims {
+                flat.reshape(&vec![1; a.ndim()])
+            } else {
+                Ok(flat)
+            }
+        }
+    }
+}
+
+/// Variance over `axis` with `ddof` delta degrees of freedom, in one pass (Welford/Chan
+/// moments, accurate when the mean is large relative to the spread).
+pub fn var(a: &Array, axis: impl Into<Axis>, ddof: u32, keepdims: bool) -> Result<Array> {
+    let axis = axis.into();
+    let d = a.dtype();
+    let (acc, result) = float_types(d);
+    let axes = reduced_axes(&axis, a.ndim())?;
+    let count: usize = axes.iter().map(|&i| a.shape()[i]).product();
+    if ddof as usize >= count && count > 0 {
+        return Err(Error::invalid(format!(
+            "ddof ({ddof}) must be smaller than the number of values reduced ({count})"
+        )));
+    }
+    let mut s = spec(Combine::Moments, acc, acc, "var");
+    s.ddof = ddof;
+    reduce_raw(a, &axis, keepdims, s)?.astype(result)
+}
+
+/// Standard deviation over `axis` with `ddof` (the square root of [`var`]).
+pub fn std(a: &Array, axis: impl Into<Axis>, ddof: u32, keepdims: bool) -> Result<Array> {
+    let v = var(a, axis, ddof, keepdims)?;
+    crate::ufuncs::sqrt(&v)
+}
+
+fn float_types(d: DType) -> (DType, DType) {
+    match d {
+        DType::F64 | DType::I64 => (DType::F64, DType::F64),
+        DType::F16 => (DType::F32, DType::F16),
+        _ => (DType::F32, DType::F32),
+    }
+}
+
 /// True where any element over `axis` is true.
 pub fn any(a: &Array, axis: impl Into<Axis>, keepdims: bool) -> Result<Array> {
     let b = a.astype(DType::Bool)?;
@@ -391,10 +499,7 @@ pub fn any(a: &Array, axis: impl Into<Axis>, keepdims: bool) -> Result<Array> {
         &b,
         &axis.into(),
         keepdims,
-        Combine::Max,
-        DType::U32,
-        DType::Bool,
-        "logical_or",
+        spec(Combine::Max, DType::U32, DType::Bool, "logical_or"),
     )
 }
 
@@ -405,27 +510,18 @@ pub fn all(a: &Array, axis: impl Into<Axis>, keepdims: bool) -> Result<Array> {
         &b,
         &axis.into(),
         keepdims,
-        Combine::Min,
-        DType::U32,
-        DType::Bool,
-        "logical_and",
+        spec(Combine::Min, DType::U32, DType::Bool, "logical_and"),
     )
 }
 
 /// Arithmetic mean over `axis`: float inputs keep their dtype (float16 accumulates in
 /// float32), integers give float32 (float64 for int64).
 pub fn mean(a: &Array, axis: impl Into<Axis>, keepdims: bool) -> Result<Array> {
-    check_numeric(a, "mean")?;
     let axis = axis.into();
-    let d = a.dtype();
-    let (acc, result) = match d.kind() {
-        Kind::Float => (reduce::sum_acc(d), d),
-        _ if d == DType::I64 => (DType::F64, DType::F64),
-        _ => (DType::F32, DType::F32),
-    };
+    let (acc, result) = float_types(a.dtype());
     let axes = reduced_axes(&axis, a.ndim())?;
     let count: usize = axes.iter().map(|&i| a.shape()[i]).product();
-    let s = reduce_raw(a, &axis, keepdims, Combine::Sum, acc, acc, "add")?;
+    let s = reduce_raw(a, &axis, keepdims, spec(Combine::Sum, acc, acc, "add"))?;
     crate::ufuncs::divide(&s, count as f64)?.astype(result)
 }
 
@@ -438,5 +534,11 @@ impl Array {
     /// [`mean`] as a method.
     pub fn mean(&self, axis: impl Into<Axis>, keepdims: bool) -> Result<Array> {
         mean(self, axis, keepdims)
+    }
+
+    /// [`std`] as a method (`kupfer::reduce::std`; not re-exported at the crate root, where it
+    /// would shadow the `std` crate in glob imports).
+    pub fn std(&self, axis: impl Into<Axis>, ddof: u32, keepdims: bool) -> Result<Array> {
+        std(self, axis, ddof, keepdims)
     }
 }
