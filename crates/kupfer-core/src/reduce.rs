@@ -162,9 +162,7 @@ fn arg_key(value: &str, d: DType, max: bool) -> String {
         DType::Bool => format!("select(0u, 1u, {value})"),
         _ => "0u".into(),
     };
-    if matches!(d, DType::F32 | DType::F16) {
-        key
-    } else if max {
+    if matches!(d, DType::F32 | DType::F16) || max {
         key
     } else {
         format!("(~{key})")
