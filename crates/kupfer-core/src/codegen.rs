@@ -492,7 +492,9 @@ pub(crate) fn cast_expr(x: &str, from: DType, to: DType) -> String {
         (DType::Complex64, DType::Bool) => format!("any({x} != vec2<f32>(0.0, 0.0))"),
         (DType::Complex64, _) => cast_expr(&format!("{x}.x"), DType::F32, to),
         (_, DType::Complex64) => format!("vec2<f32>({}, 0.0)", cast_expr(x, from, DType::F32)),
-        (_, DType::Bool) => format!("({x} != {})", zero(from)),
+        // `!(x == 0)`, not `x != 0`: some drivers compile `!=` as an ordered comparison, and
+        // NaN must be true as in NumPy.
+        (_, DType::Bool) => format!("!({x} == {})", zero(from)),
         (DType::Bool, _) => format!("select({}, {}, {x})", zero(to), one(to)),
         (DType::F16, DType::F32) | (DType::F32, DType::F16) => format!("{tv}({x})"),
         (DType::F16, _) => cast_expr(&format!("f32({x})"), DType::F32, to),
@@ -649,7 +651,7 @@ fn binary_expr(op: BinaryOp, a: &str, b: &str, d: DType, needs: &mut Needs) -> R
             format!("kp_cdiv({a}, {b})")
         }
         (Equal, Kind::Complex) => format!("all({a} == {b})"),
-        (NotEqual, Kind::Complex) => format!("any({a} != {b})"),
+        (NotEqual, Kind::Complex) => format!("!all({a} == {b})"),
         (Add, _) => format!("({a} + {b})"),
         (Subtract, _) => format!("({a} - {b})"),
         (Multiply, _) => format!("({a} * {b})"),
@@ -667,7 +669,7 @@ fn binary_expr(op: BinaryOp, a: &str, b: &str, d: DType, needs: &mut Needs) -> R
         (Arctan2, Kind::Float) => libm_call("arctan2", d, &[a, b], needs),
         (Hypot, Kind::Float) => libm_call("hypot", d, &[a, b], needs),
         (Equal, _) => format!("({a} == {b})"),
-        (NotEqual, _) => format!("({a} != {b})"),
+        (NotEqual, _) => format!("!({a} == {b})"),
         (Less | LessEqual | Greater | GreaterEqual, Kind::Bool) => {
             let sym = cmp_symbol(op);
             format!("({} {sym} {})", as_u32(a), as_u32(b))

@@ -31,6 +31,29 @@ pub enum Combine {
     /// (count, mean, M2) moments merged by Chan's formula; finalised as the variance with
     /// `ddof` (a uniform extra).
     Moments,
+    /// Maximum ignoring NaN (NaN only when every value is NaN).
+    NanMax,
+    /// Minimum ignoring NaN (NaN only when every value is NaN).
+    NanMin,
+    /// Index of the maximum ignoring NaN (an all-NaN slice gives index 2^32 - 1).
+    NanArgMax,
+    /// Index of the minimum ignoring NaN (an all-NaN slice gives index 2^32 - 1).
+    NanArgMin,
+    /// Moments of the non-NaN values.
+    NanMoments,
+}
+
+impl Combine {
+    fn is_arg(self) -> bool {
+        matches!(
+            self,
+            Combine::ArgMax | Combine::ArgMin | Combine::NanArgMax | Combine::NanArgMin
+        )
+    }
+
+    fn is_moments(self) -> bool {
+        matches!(self, Combine::Moments | Combine::NanMoments)
+    }
 }
 
 /// Kernel layout of a reduction.
@@ -65,19 +88,23 @@ pub struct ReduceProgram {
 impl ReduceProgram {
     /// WGSL type of the accumulator (and of partial results).
     pub fn acc_type(&self) -> String {
-        match self.combine {
-            Combine::ArgMax | Combine::ArgMin => "vec2<u32>".into(),
-            Combine::Moments => format!("vec4<{}>", self.acc.wgsl_value()),
-            _ => self.acc.wgsl_value().into(),
+        if self.combine.is_arg() {
+            "vec2<u32>".into()
+        } else if self.combine.is_moments() {
+            format!("vec4<{}>", self.acc.wgsl_value())
+        } else {
+            self.acc.wgsl_value().into()
         }
     }
 
     /// Bytes of one partial accumulator.
     pub fn acc_size(&self) -> usize {
-        match self.combine {
-            Combine::ArgMax | Combine::ArgMin => 8,
-            Combine::Moments => 4 * self.acc.gpu_size(),
-            _ => self.acc.gpu_size(),
+        if self.combine.is_arg() {
+            8
+        } else if self.combine.is_moments() {
+            4 * self.acc.gpu_size()
+        } else {
+            self.acc.gpu_size()
         }
     }
 
@@ -94,7 +121,7 @@ impl ReduceProgram {
 /// Checks that `combine` can reduce values of `d`.
 pub fn check_input(combine: Combine, d: DType) -> Result<()> {
     match combine {
-        Combine::ArgMax | Combine::ArgMin if d.is_64bit() => Err(Error::unsupported(format!(
+        c if c.is_arg() && d.is_64bit() => Err(Error::unsupported(format!(
             "argmax/argmin of {d} arrays (32-bit and float16 dtypes only for now)"
         ))),
         _ if d.is_complex() => Err(Error::unsupported(format!("reductions of {d} arrays"))),
@@ -110,11 +137,12 @@ fn identity(rp: &ReduceProgram) -> String {
         (Combine::Prod, _) => format!("{t}(1)"),
         (Combine::Max, Kind::Float) => neg_inf(acc),
         (Combine::Min, Kind::Float) => format!("-({})", neg_inf(acc)),
-        (Combine::Max, _) => int_limit(acc, false),
-        (Combine::Min, _) => int_limit(acc, true),
+        (Combine::NanMax | Combine::NanMin, Kind::Float) => nan(acc),
+        (Combine::Max | Combine::NanMax, _) => int_limit(acc, false),
+        (Combine::Min | Combine::NanMin, _) => int_limit(acc, true),
         // Key 0 and index 0xffffffff - k = 0: loses against every real element.
-        (Combine::ArgMax | Combine::ArgMin, _) => "vec2<u32>(0u, 0u)".into(),
-        (Combine::Moments, _) => format!("vec4<{t}>({t}(0), {t}(0), {t}(0), {t}(0))"),
+        (c, _) if c.is_arg() => "vec2<u32>(0u, 0u)".into(),
+        _ => format!("vec4<{t}>({t}(0), {t}(0), {t}(0), {t}(0))"),
     }
 }
 
@@ -125,15 +153,17 @@ fn combine_body(rp: &ReduceProgram) -> String {
         (Combine::Prod, _) => "    return a * b;".into(),
         (Combine::Max, Kind::Float) => format!("    return kp_maximum_{t}(a, b);"),
         (Combine::Min, Kind::Float) => format!("    return kp_minimum_{t}(a, b);"),
-        (Combine::Max, _) => "    return max(a, b);".into(),
-        (Combine::Min, _) => "    return min(a, b);".into(),
+        (Combine::NanMax, Kind::Float) => format!("    return kp_fmax_{t}(a, b);"),
+        (Combine::NanMin, Kind::Float) => format!("    return kp_fmin_{t}(a, b);"),
+        (Combine::Max | Combine::NanMax, _) => "    return max(a, b);".into(),
+        (Combine::Min | Combine::NanMin, _) => "    return min(a, b);".into(),
         // Lexicographic maximum of (key, 0xffffffff - index): larger key, then smaller index.
-        (Combine::ArgMax | Combine::ArgMin, _) => "    if (a.x != b.x) {
+        (c, _) if c.is_arg() => "    if (a.x != b.x) {
         return select(b, a, a.x > b.x);
     }
     return select(b, a, a.y > b.y);"
             .into(),
-        (Combine::Moments, _) => format!(
+        _ => format!(
             "    let n = a.x + b.x;
     if (n == {t}(0)) {{
         return a;
@@ -191,24 +221,34 @@ fn lift(rp: &ReduceProgram, value_type: DType) -> String {
     if rp.partials {
         return "v".into();
     }
+    let t = rp.acc.wgsl_value();
+    let is_nan = match value_type {
+        DType::F16 | DType::F32 => "kp_isnan_f32(f32(v))",
+        DType::F64 => "kp_isnan_f64(v)",
+        _ => "false",
+    };
+    let key = |max: bool| {
+        format!(
+            "vec2<u32>({}, 0xffffffffu - k)",
+            arg_key("v", value_type, max)
+        )
+    };
+    // Moments of v - shift, where shift is the output's first value: the variance is
+    // shift-invariant and the shifted values are small, so f32 keeps its precision when the
+    // mean is large relative to the spread.
+    let moments = format!(
+        "vec4<{t}>({t}(1), {} - shift, {t}(0), {t}(0))",
+        codegen::cast_expr("v", value_type, rp.acc)
+    );
     match rp.combine {
-        Combine::ArgMax => format!(
-            "vec2<u32>({}, 0xffffffffu - k)",
-            arg_key("v", value_type, true)
-        ),
-        Combine::ArgMin => format!(
-            "vec2<u32>({}, 0xffffffffu - k)",
-            arg_key("v", value_type, false)
-        ),
-        // Moments of v - shift, where shift is the output's first value: the variance is
-        // shift-invariant and the shifted values are small, so f32 keeps its precision when the
-        // mean is large relative to the spread.
-        Combine::Moments => {
-            let t = rp.acc.wgsl_value();
-            format!(
-                "vec4<{t}>({t}(1), {} - shift, {t}(0), {t}(0))",
-                codegen::cast_expr("v", value_type, rp.acc)
-            )
+        Combine::ArgMax => key(true),
+        Combine::ArgMin => key(false),
+        // A NaN lifts to the identity, which loses against every real value.
+        Combine::NanArgMax => format!("select({}, vec2<u32>(0u, 0u), {is_nan})", key(true)),
+        Combine::NanArgMin => format!("select({}, vec2<u32>(0u, 0u), {is_nan})", key(false)),
+        Combine::Moments => moments,
+        Combine::NanMoments => {
+            format!("select({moments}, vec4<{t}>({t}(0), {t}(0), {t}(0), {t}(0)), {is_nan})")
         }
         _ => codegen::cast_expr("v", value_type, rp.acc),
     }
@@ -216,10 +256,8 @@ fn lift(rp: &ReduceProgram, value_type: DType) -> String {
 
 fn finalize(rp: &ReduceProgram) -> String {
     let store = match rp.combine {
-        Combine::ArgMax | Combine::ArgMin => {
-            codegen::cast_expr("(0xffffffffu - acc.y)", DType::U32, rp.out)
-        }
-        Combine::Moments => {
+        c if c.is_arg() => codegen::cast_expr("(0xffffffffu - acc.y)", DType::U32, rp.out),
+        c if c.is_moments() => {
             let t = rp.acc.wgsl_value();
             codegen::cast_expr(&format!("(acc.z / (acc.x - {t}(P.ddof)))"), rp.acc, rp.out)
         }
@@ -229,6 +267,15 @@ fn finalize(rp: &ReduceProgram) -> String {
         format!("select(0u, 1u, {store})")
     } else {
         store
+    }
+}
+
+/// A quiet NaN of a float dtype.
+fn nan(d: DType) -> String {
+    match d {
+        DType::F64 => "bitcast<f64>(0x7ff8000000000000lu)".into(),
+        DType::F16 => "f16(bitcast<f32>(0x7fc00000u))".into(),
+        _ => "bitcast<f32>(0x7fc00000u)".into(),
     }
 }
 
@@ -329,8 +376,21 @@ pub fn generate(rp: &ReduceProgram, target: &Target) -> Result<(String, ParamLay
         needs.float.insert(rp.acc);
     }
     let mut helpers = needs.render()?;
-    if matches!(rp.combine, Combine::ArgMax | Combine::ArgMin) {
+    if rp.combine.is_arg() {
         helpers.push_str(FLOAT_KEY);
+    }
+    if matches!(
+        rp.combine,
+        Combine::NanArgMax | Combine::NanArgMin | Combine::NanMoments
+    ) && matches!(value_type, DType::F16 | DType::F32)
+        && !needs.float.contains(&DType::F32)
+    {
+        needs.float.insert(DType::F32);
+        helpers = needs.render()? + if rp.combine.is_arg() { FLOAT_KEY } else { "" };
+    }
+    if value_type == DType::F64 && !needs.float.contains(&DType::F64) {
+        needs.float.insert(DType::F64);
+        helpers = needs.render()? + if rp.combine.is_arg() { FLOAT_KEY } else { "" };
     }
     let store = if rp.finalize {
         finalize(rp)
@@ -340,6 +400,12 @@ pub fn generate(rp: &ReduceProgram, target: &Target) -> Result<(String, ParamLay
     let identity = identity(rp);
     let shift = if rp.combine == Combine::Moments && !rp.partials {
         codegen::cast_expr("kp_value(o * P.r)", value_type, rp.acc)
+    } else if rp.combine == Combine::NanMoments && !rp.partials {
+        let first = codegen::cast_expr("kp_value(o * P.r)", value_type, rp.acc);
+        format!(
+            "select({first}, {t}(0), kp_isnan_{t}({first}))",
+            t = rp.acc.wgsl_value()
+        )
     } else {
         format!("{}(0)", rp.acc.wgsl_value())
     };
@@ -463,7 +529,10 @@ mod tests {
             i64: true,
         };
         use Combine::*;
-        for combine in [Sum, Prod, Max, Min, ArgMax, ArgMin, Moments] {
+        for combine in [
+            Sum, Prod, Max, Min, ArgMax, ArgMin, Moments, NanMax, NanMin, NanArgMax, NanArgMin,
+            NanMoments,
+        ] {
             for d in DType::ALL {
                 if check_input(combine, d).is_err() {
                     continue;
@@ -471,15 +540,15 @@ mod tests {
                 for strategy in [Strategy::Inner, Strategy::Outer] {
                     for (partials, finalize) in [(false, true), (false, false), (true, true)] {
                         let acc = match combine {
-                            Moments if d.is_64bit() => DType::F64,
-                            Moments => DType::F32,
-                            ArgMax | ArgMin => DType::U32,
-                            Max | Min if d == DType::Bool => DType::U32,
+                            Moments | NanMoments if d.is_64bit() => DType::F64,
+                            Moments | NanMoments => DType::F32,
+                            ArgMax | ArgMin | NanArgMax | NanArgMin => DType::U32,
+                            Max | Min | NanMax | NanMin if d == DType::Bool => DType::U32,
                             _ => sum_acc(d),
                         };
                         let out = match combine {
-                            ArgMax | ArgMin => DType::I64,
-                            Moments => acc,
+                            ArgMax | ArgMin | NanArgMax | NanArgMin => DType::I64,
+                            Moments | NanMoments => acc,
                             _ => d,
                         };
                         let rp = ReduceProgram {

@@ -35,6 +35,7 @@ mod fusion;
 mod host;
 #[cfg(feature = "npy")]
 pub mod io;
+pub mod nanfuncs;
 #[cfg(feature = "ndarray")]
 mod ndarray_interop;
 mod ops;
@@ -52,8 +53,14 @@ pub use half::f16;
 pub use host::{Element, HostArray, HostData};
 pub use kupfer_core::{promote, DType, Error, Kind, Layout, Result, SliceArg};
 pub use kupfer_wgpu::{wgpu, AdapterChoice, DeviceInfo, Event, MemoryPool};
+pub use nanfuncs::{
+    nanargmax, nanargmin, nanmax, nanmean, nanmin, nanprod, nanstd, nansum, nanvar,
+};
 pub use num_complex::Complex32;
-pub use reduce::{all, amax, amin, any, argmax, argmin, max, mean, min, prod, sum, var, Axis};
+pub use reduce::{
+    all, amax, amin, any, argmax, argmin, average, count_nonzero, max, mean, min, prod, ptp, sum,
+    var, Axis,
+};
 pub use scalar::{Operand, Scalar};
 pub use ufuncs::*;
 pub use views::broadcast_arrays;

@@ -56,7 +56,7 @@ impl From<Vec<isize>> for Axis {
 }
 
 /// Normalised, sorted reduced axes (NumPy's rules: out-of-range and repeated axes are errors).
-fn reduced_axes(axis: &Axis, ndim: usize) -> Result<Vec<usize>> {
+pub(crate) fn reduced_axes(axis: &Axis, ndim: usize) -> Result<Vec<usize>> {
     match axis {
         Axis::All => Ok((0..ndim).collect()),
         Axis::Many(v) => {
@@ -523,6 +523,84 @@ pub fn mean(a: &Array, axis: impl Into<Axis>, keepdims: bool) -> Result<Array> {
     let count: usize = axes.iter().map(|&i| a.shape()[i]).product();
     let s = reduce_raw(a, &axis, keepdims, spec(Combine::Sum, acc, acc, "add"))?;
     crate::ufuncs::divide(&s, count as f64)?.astype(result)
+}
+
+/// The number of non-zero (true) values over `axis`, as NumPy's default integer.
+pub fn count_nonzero(a: &Array, axis: impl Into<Axis>, keepdims: bool) -> Result<Array> {
+    let b = a.astype(DType::Bool)?;
+    let out = a.device().default_int();
+    reduce_raw(
+        &b,
+        &axis.into(),
+        keepdims,
+        spec(Combine::Sum, out, out, "add"),
+    )
+}
+
+/// Peak to peak: `max - min` over `axis`.
+pub fn ptp(a: &Array, axis: impl Into<Axis>, keepdims: bool) -> Result<Array> {
+    if a.dtype() == DType::Bool {
+        return Err(Error::unsupported(
+            "numpy boolean subtract is not supported: ptp of a bool array",
+        ));
+    }
+    let axis = axis.into();
+    crate::ufuncs::subtract(&max(a, axis.clone(), keepdims)?, &min(a, axis, keepdims)?)
+}
+
+/// Weighted average over `axis` (`weights` broadcast against `a`, or 1-D along a single
+/// `axis`, as NumPy allows); without weights, the mean.
+pub fn average(
+    a: &Array,
+    axis: impl Into<Axis>,
+    weights: Option<&Array>,
+    keepdims: bool,
+) -> Result<Array> {
+    let axis = axis.into();
+    let Some(w) = weights else {
+        return mean(a, axis, keepdims);
+    };
+    let w = if w.shape() != a.shape() {
+        match (&axis, w.ndim()) {
+            (Axis::Many(v), 1) if v.len() == 1 => {
+                let ax = normalize_axis(v[0], a.ndim())?;
+                if w.shape()[0] != a.shape()[ax] {
+                    return Err(Error::ShapeMismatch {
+                        op: "average: length of weights differs from the axis".into(),
+                        lhs: a.shape().to_vec(),
+                        rhs: w.shape().to_vec(),
+                    });
+                }
+                let mut s = vec![1isize; a.ndim()];
+                s[ax] = -1;
+                w.reshape(&s)?
+            }
+            _ if kupfer_core::layout::broadcast_shapes(a.shape(), w.shape()).as_deref()
+                == Ok(a.shape()) =>
+            {
+                w.clone()
+            }
+            _ => {
+                return Err(Error::ShapeMismatch {
+                    op: "average: weights must match the array or be 1-D along axis".into(),
+                    lhs: a.shape().to_vec(),
+                    rhs: w.shape().to_vec(),
+                })
+            }
+        }
+    } else {
+        w.clone()
+    };
+    let (acc, result) = float_types(kupfer_core::promote::result_type(a.dtype(), w.dtype())?);
+    let num = reduce_raw(
+        &crate::ufuncs::multiply(a, &w)?,
+        &axis,
+        keepdims,
+        spec(Combine::Sum, acc, acc, "add"),
+    )?;
+    let wb = w.broadcast_to(a.shape())?;
+    let den = reduce_raw(&wb, &axis, keepdims, spec(Combine::Sum, acc, acc, "add"))?;
+    crate::ufuncs::divide(&num, &den)?.astype(result)
 }
 
 impl Array {
