@@ -149,6 +149,8 @@ pub(crate) fn param_block(program: &Program, extra: &[&str]) -> (String, ParamLa
     }
     layout.n = field("n".into(), "u32", 4, &mut fields);
     layout.start = field("start".into(), "u32", 4, &mut fields);
+    // Always 0.0 (the bytes are zeroed): the libm's opaque zero, see `kpl32_fence`.
+    field("zero".into(), "f32", 4, &mut fields);
     for name in extra {
         layout
             .extra

@@ -15,7 +15,6 @@ pub mod dtype;
 pub mod error;
 pub mod expr;
 pub mod layout;
-#[path = "libm_shim.rs"]
 pub mod libm;
 pub mod promote;
 pub mod reduce;

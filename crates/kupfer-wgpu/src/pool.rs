@@ -215,6 +215,8 @@ mod tests {
         assert_eq!(size_class(300), 512);
         assert_eq!(size_class(1 << 20), 1 << 20);
         assert_eq!(size_class((1 << 20) + 1), 2 << 20);
-        assert_eq!(size_class(160_000_000), 160_432_128);
+        // Above 1 MiB: the next multiple of 2 MiB (77 * 2 MiB for 160 MB).
+        assert_eq!(size_class(160_000_000), 77 * (2 << 20));
+        assert_eq!(size_class(4 << 20), 4 << 20);
     }
 }
