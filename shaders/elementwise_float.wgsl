@@ -27,7 +27,9 @@ fn kp_fmin_T(a: T, b: T) -> T {
 
 fn kp_sign_T(x: T) -> T {
     if (kp_isnan_T(x)) { return x; }
-    return select(select(T(0), T(-1), x < T(0)), T(1), x > T(0));
+    // The zero is the uniform P.zero (always +0.0), not a constant: optimisers turn the constant
+    // form into their sign instruction, which keeps the sign of -0.0 where NumPy gives +0.0.
+    return select(select(T(P.zero), T(-1), x < T(0)), T(1), x > T(0));
 }
 
 // -0 or +0 with the sign of s.

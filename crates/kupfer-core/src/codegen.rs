@@ -8,7 +8,7 @@
 use crate::dtype::{DType, Kind};
 use crate::error::{Error, Result};
 use crate::expr::{Access, BinaryOp, Node, Program, UnaryOp};
-use crate::libm::{LIBM_F32, LIBM_F64};
+use crate::libm::{self, LIBM_F32, LIBM_F64};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
@@ -348,22 +348,19 @@ pub fn elementwise(program: &Program, target: &Target) -> Result<Kernel> {
 pub(crate) struct Needs {
     pub(crate) float: BTreeSet<DType>,
     pub(crate) int: BTreeSet<DType>,
-    libm_f32: bool,
-    libm_f64: bool,
+    /// The libm functions the kernel calls (`kp_sin_f32`, ...).
+    libm: BTreeSet<String>,
+    f64_rounding: bool,
     complex: bool,
 }
 
 impl Needs {
     pub(crate) fn render(&self) -> Result<String> {
         let mut s = String::new();
-        if self.libm_f32 || self.complex {
-            s.push_str(LIBM_F32);
-            s.push('\n');
-        }
-        if self.libm_f64 {
-            s.push_str(LIBM_F64);
-            s.push('\n');
-        }
+        let f32_fns = self.libm.iter().filter(|n| n.ends_with("_f32"));
+        let f64_fns = self.libm.iter().filter(|n| n.ends_with("_f64"));
+        s.push_str(&libm::subset(LIBM_F32, f32_fns.map(String::as_str)));
+        s.push_str(&libm::subset(LIBM_F64, f64_fns.map(String::as_str)));
         for &d in &self.float {
             let t = d.wgsl_value();
             s.push_str(&isnan_helpers(d));
@@ -392,9 +389,40 @@ impl Needs {
         if self.complex {
             s.push_str(COMPLEX_HELPERS);
         }
+        if self.f64_rounding {
+            s.push_str(F64_ROUNDING);
+        }
         Ok(s)
     }
 }
+
+/// floor, ceil, trunc and rint for f64 from correctly rounded arithmetic alone: |x| + 2^52 - 2^52
+/// rounds to an integer, with the sum made opaque by subtracting the uniform `P.zero` (always 0)
+/// so that no optimiser folds `(a + c) - c` to `a`; the sign of zero comes from the sign bit of f32(x).
+const F64_ROUNDING: &str = "
+fn kp_negative_f64(x: f64) -> bool { return (bitcast<u32>(f32(x)) & 0x80000000u) != 0u; }
+fn kp_rint_f64(x: f64) -> f64 {
+    let a = abs(x);
+    if (!(a < 4503599627370496.0lf)) { return x; }
+    let t = ((a + 4503599627370496.0lf) - f64(P.zero)) - 4503599627370496.0lf;
+    return select(t, -t, kp_negative_f64(x));
+}
+fn kp_trunc_f64(x: f64) -> f64 {
+    let a = abs(x);
+    if (!(a < 4503599627370496.0lf)) { return x; }
+    var t = ((a + 4503599627370496.0lf) - f64(P.zero)) - 4503599627370496.0lf;
+    if (t > a) { t = t - 1.0lf; }
+    return select(t, -t, kp_negative_f64(x));
+}
+fn kp_floor_f64(x: f64) -> f64 {
+    let t = kp_trunc_f64(x);
+    return select(t, t - 1.0lf, t > x);
+}
+fn kp_ceil_f64(x: f64) -> f64 {
+    let t = kp_trunc_f64(x);
+    return select(t, t + 1.0lf, t < x);
+}
+";
 
 const COMPLEX_HELPERS: &str = "
 fn kp_cmul(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
@@ -516,16 +544,16 @@ fn float_suffix(d: DType) -> &'static str {
 fn libm_call(name: &str, d: DType, args: &[&str], needs: &mut Needs) -> String {
     match d {
         DType::F64 => {
-            needs.libm_f64 = true;
+            needs.libm.insert(format!("kp_{name}_f64"));
             format!("kp_{name}_f64({})", args.join(", "))
         }
         DType::F16 => {
-            needs.libm_f32 = true;
+            needs.libm.insert(format!("kp_{name}_f32"));
             let a: Vec<String> = args.iter().map(|a| format!("f32({a})")).collect();
             format!("f16(kp_{name}_f32({}))", a.join(", "))
         }
         _ => {
-            needs.libm_f32 = true;
+            needs.libm.insert(format!("kp_{name}_f32"));
             format!("kp_{name}_f32({})", args.join(", "))
         }
     }
@@ -574,6 +602,7 @@ fn unary_expr(op: UnaryOp, x: &str, d: DType, needs: &mut Needs) -> Result<Strin
         (Absolute | Sign, Kind::Bool) => x.to_string(),
         (Absolute, Kind::Complex) => {
             needs.complex = true;
+            needs.libm.insert("kp_hypot_f32".into());
             format!("kp_hypot_f32({x}.x, {x}.y)")
         }
         (Absolute, _) if d == DType::U32 => x.to_string(),
@@ -590,17 +619,30 @@ fn unary_expr(op: UnaryOp, x: &str, d: DType, needs: &mut Needs) -> Result<Strin
             needs.complex = true;
             format!("kp_cdiv(vec2<f32>(1.0, 0.0), {x})")
         }
+        // 1 / 0 gives what NumPy gives on x86: 0 for unsigned, the most negative value for signed.
         (Reciprocal, Kind::Int) => format!(
-            "select({z}, {o} / {x}, {x} != {z})",
+            "select({m}, {o} / {x}, {x} != {z})",
             z = zero(d),
-            o = one(d)
+            o = one(d),
+            m = match d {
+                DType::I32 => "i32(-2147483648)",
+                DType::I64 => "i64(-9223372036854775807li - 1li)",
+                _ => "0u",
+            }
         ),
         (Reciprocal, _) => format!("({} / {x})", one(d)),
         (Sqrt, Kind::Float) => format!("sqrt({x})"),
+        // Drivers round f64 with tricks their own optimiser breaks (lavapipe's round and trunc
+        // are wrong for f64), so f64 rounds with kupfer's helpers.
+        (Floor | Ceil | Trunc | Rint, Kind::Float) if d == DType::F64 => {
+            needs.f64_rounding = true;
+            format!("kp_{}_f64({x})", op.name())
+        }
         (Floor, Kind::Float) => format!("floor({x})"),
         (Ceil, Kind::Float) => format!("ceil({x})"),
         (Trunc, Kind::Float) => format!("trunc({x})"),
         (Rint, Kind::Float) => format!("round({x})"),
+        (Floor | Ceil | Trunc, Kind::Int | Kind::Bool) => x.to_string(),
         (IsNan, Kind::Float) => format!("kp_isnan_{t}({x})"),
         (IsInf, Kind::Float) => format!("kp_isinf_{t}({x})"),
         (IsFinite, Kind::Float) => format!("!(kp_isnan_{t}({x}) || kp_isinf_{t}({x}))"),

@@ -175,17 +175,22 @@ impl UnaryOp {
                      logical_not instead",
                 ))
             }
+            // NumPy computes these in int8 for bool; our smallest integer is int32.
+            Square if x == DType::Bool => (DType::I32, DType::I32),
             Negative | Square => (x, x),
-            Absolute | Sign if x == DType::Bool => (x, x),
+            Sign if x == DType::Bool => return unsupported(),
+            Absolute if x == DType::Bool => (x, x),
             Absolute if x.is_complex() => (x, DType::F32),
             Absolute => (x, x),
             Sign if x.is_complex() => return unsupported(),
             Sign => (x, x),
-            Reciprocal if x == DType::Bool => return unsupported(),
+            Reciprocal if x == DType::Bool => (DType::I32, DType::I32),
             Reciprocal => (x, x),
             Floor | Ceil | Trunc | Rint => match x.kind() {
                 Kind::Complex => return unsupported(),
                 Kind::Float => (x, x),
+                // NumPy 2.3+: integers (and bools) are already integral and keep their dtype.
+                _ if self != Rint => (x, x),
                 _ => {
                     let f = float_result(x);
                     (f, f)
@@ -218,6 +223,7 @@ impl UnaryOp {
                 Kind::Complex => (x, DType::F32),
                 _ => (x, x),
             },
+            Conj if x == DType::Bool => (DType::I32, DType::I32),
             Conj => (x, x),
             _ => unreachable!("all unary ops are covered"),
         })

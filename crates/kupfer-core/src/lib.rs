@@ -14,10 +14,12 @@ pub mod codegen;
 pub mod dtype;
 pub mod error;
 pub mod expr;
+pub mod histogram;
 pub mod layout;
 pub mod libm;
 pub mod promote;
 pub mod reduce;
+pub mod scan;
 
 pub use dtype::{DType, Kind};
 pub use error::{Error, Result};

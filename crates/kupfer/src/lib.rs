@@ -41,6 +41,8 @@ mod ndarray_interop;
 mod ops;
 pub mod reduce;
 mod scalar;
+pub mod scan;
+pub mod stats;
 pub mod ufuncs;
 pub mod views;
 
@@ -62,5 +64,9 @@ pub use reduce::{
     var, Axis,
 };
 pub use scalar::{Operand, Scalar};
+pub use scan::{cumprod, cumsum, diff, nancumprod, nancumsum};
+#[cfg(not(target_arch = "wasm32"))]
+pub use stats::{bincount, histogram};
+pub use stats::{bincount_async, histogram_async};
 pub use ufuncs::*;
 pub use views::broadcast_arrays;

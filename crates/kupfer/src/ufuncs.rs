@@ -84,11 +84,66 @@ pub fn binary(op: BinaryOp, a: impl Into<Operand>, b: impl Into<Operand>) -> Res
     device.check(out)?;
     let shape =
         broadcast_shapes(shape_of(&a), shape_of(&b)).map_err(|e| shape_error(op.name(), e))?;
+    if let Some(value) = out_of_range_comparison(op, &a, &b, compute) {
+        return crate::creation::full_on(&device, &shape, value, Some(DType::Bool));
+    }
     let half_nodes = Array::max_nodes() / 2;
     let half_leaves = (Array::max_leaves(&device) / 2).max(1);
     let x = operand_expr(&a, compute, half_nodes, half_leaves)?;
     let y = operand_expr(&b, compute, half_nodes, half_leaves)?;
     Ok(Array::from_lazy(device, shape, Lazy::binary(op, x, y, out)))
+}
+
+/// The range of an integer dtype, as Python ints compare with it.
+fn int_range(d: DType) -> Option<(i128, i128)> {
+    match d {
+        DType::I32 => Some((i32::MIN.into(), i32::MAX.into())),
+        DType::U32 => Some((0, u32::MAX.into())),
+        DType::I64 => Some((i64::MIN.into(), i64::MAX.into())),
+        _ => None,
+    }
+}
+
+/// A Python int outside the range of the integer dtype it meets, as `(value, above the range)`.
+fn outside(op: &Operand, compute: DType) -> Option<bool> {
+    let (lo, hi) = int_range(compute)?;
+    match op {
+        Operand::Scalar(Scalar::Int(v)) if i128::from(*v) > hi => Some(true),
+        Operand::Scalar(Scalar::Int(v)) if i128::from(*v) < lo => Some(false),
+        _ => None,
+    }
+}
+
+/// NumPy 2 compares integer arrays with Python ints outside their dtype's range (the answer is
+/// the same for every element: `uint32 < -1` is all False) instead of raising as arithmetic does.
+fn out_of_range_comparison(
+    op: BinaryOp,
+    a: &Operand,
+    b: &Operand,
+    compute: DType,
+) -> Option<Scalar> {
+    use BinaryOp::*;
+    if !matches!(
+        op,
+        Equal | NotEqual | Less | LessEqual | Greater | GreaterEqual
+    ) {
+        return None;
+    }
+    // `x op v` with v above (or below) every x; `v op x` is the mirrored comparison.
+    let (above, mirrored) = match (outside(a, compute), outside(b, compute)) {
+        (None, Some(above)) => (above, false),
+        (Some(above), None) => (above, true),
+        _ => return None,
+    };
+    let x_less_than_v = above;
+    let result = match (op, mirrored) {
+        (Equal, _) => false,
+        (NotEqual, _) => true,
+        (Less | LessEqual, false) | (Greater | GreaterEqual, true) => x_less_than_v,
+        (Greater | GreaterEqual, false) | (Less | LessEqual, true) => !x_less_than_v,
+        _ => return None,
+    };
+    Some(Scalar::Bool(result))
 }
 
 /// Applies a unary primitive with NumPy semantics.
@@ -325,7 +380,21 @@ pub fn clip(
     lo: impl Into<Operand>,
     hi: impl Into<Operand>,
 ) -> Result<Array> {
-    minimum(maximum(x, lo)?, hi)
+    let (x, lo, hi) = (x.into(), lo.into(), hi.into());
+    // NumPy 2 lets a Python int bound lie beyond the array's integer range on the side where
+    // it clips nothing (clip(uint32, -3, 5)); such a bound is simply dropped.
+    let int_dtype = match &x {
+        Operand::Array(a) => int_range(a.dtype()).map(|_| a.dtype()),
+        Operand::Scalar(_) => None,
+    };
+    let drop_lo = int_dtype.is_some_and(|d| outside(&lo, d) == Some(false));
+    let drop_hi = int_dtype.is_some_and(|d| outside(&hi, d) == Some(true));
+    match (drop_lo, drop_hi) {
+        (true, true) => positive(x),
+        (true, false) => minimum(x, hi),
+        (false, true) => maximum(x, lo),
+        (false, false) => minimum(maximum(x, lo)?, hi),
+    }
 }
 
 /// `where(cond, a, b)`: elements of `a` where `cond` is true, else of `b`, broadcast together.

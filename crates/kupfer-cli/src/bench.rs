@@ -1,0 +1,520 @@
+//! `kupfer bench [--json] [CASE...]`: the CuPy anchor's benchmark cases on kupfer.
+//!
+//! `--json` prints one JSON object per line with the anchor's case names, parameters and
+//! metrics (`{"case": NAME, "ms": MEDIAN_MS, "n": N, "gbs": FIGURE}`), so one script can put
+//! kupfer's figures beside `shared/bench/cupy_anchor.py`'s. The default output is a table
+//! with a CPU reference (the same computation in plain Rust) and the speed-up over it.
+//!
+//! Timing rule (the anchor's): 3 warm-up runs, then the median of 20 (10 for transfers, 2000
+//! for the per-op wall-clock cases). GPU cases are timed between two device events that
+//! enclose all the work, including the materialisation of the lazy expression; `*_wall` and
+//! transfer cases by the wall clock up to a synchronize.
+
+mod cases;
+
+use crate::common::{count_arg, fmt_count, fmt_ms, median};
+use crate::error::{CliError, CliResult};
+use crate::outln;
+use cases::{Case, Group, Measurement, CASES};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use kupfer as kp;
+use serde_json::Value;
+use std::io::IsTerminal;
+use std::time::{Duration, Instant};
+
+/// Warm-up runs before timing.
+const WARMUP: usize = 3;
+
+/// Size presets of `kupfer bench`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Sizes {
+    /// The anchor's sizes (up to 2^26 elements).
+    Full,
+    /// At most 2^20 elements: quick, for CPU adapters (lavapipe) and CI.
+    Small,
+}
+
+/// Arguments of `kupfer bench`.
+#[derive(Debug, clap::Args)]
+pub struct BenchArgs {
+    /// Cases to run, by the anchor's names (default: all; `--list` shows them).
+    #[arg(value_name = "CASE")]
+    pub cases: Vec<String>,
+    /// One JSON object per line, as shared/bench/cupy_anchor.py prints them.
+    #[arg(long)]
+    pub json: bool,
+    /// `full`: the anchor's sizes; `small`: at most 2^20 elements.
+    #[arg(long, value_enum, default_value_t = Sizes::Full)]
+    pub sizes: Sizes,
+    /// Caps the element count (e.g. 65536, 2^16, 1<<16, 64K): larger sizes run at the cap;
+    /// fixed-size cases above it (the 4096² matrix) are skipped.
+    #[arg(long, value_name = "N", value_parser = count_arg)]
+    pub max_n: Option<usize>,
+    /// Leave out the CPU reference (always left out with --json).
+    #[arg(long)]
+    pub no_cpu: bool,
+    /// List the cases and exit.
+    #[arg(long)]
+    pub list: bool,
+}
+
+/// Where and how cases are timed.
+pub struct Timing {
+    /// The device under test.
+    pub device: kp::Device,
+    /// Whether to time the CPU reference too.
+    pub cpu: bool,
+}
+
+/// Median GPU milliseconds of `f` between two events that enclose building the expression and
+/// materialising it (`record → f() → eval() → record`), after [`WARMUP`] runs.
+pub fn gpu_time(
+    t: &Timing,
+    reps: usize,
+    mut f: impl FnMut() -> kp::Result<kp::Array>,
+) -> CliResult<f64> {
+    let dev = &t.device;
+    let _guard = dev.use_device();
+    for _ in 0..WARMUP {
+        f()?.eval()?;
+    }
+    dev.synchronize()?;
+    let mut ms = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        let start = dev.record_event()?;
+        let a = f()?;
+        a.eval()?;
+        let end = dev.record_event()?;
+        ms.push(start.elapsed_ms(&end)?);
+        drop(a);
+    }
+    Ok(median(ms))
+}
+
+/// Median wall-clock milliseconds of `f` followed by a device synchronize, after [`WARMUP`]
+/// runs. What `f` returns lives until after the synchronize.
+pub fn wall_time<T>(
+    t: &Timing,
+    reps: usize,
+    mut f: impl FnMut() -> kp::Result<T>,
+) -> CliResult<f64> {
+    let dev = &t.device;
+    let _guard = dev.use_device();
+    for _ in 0..WARMUP {
+        let r = f()?;
+        dev.synchronize()?;
+        drop(r);
+    }
+    dev.synchronize()?;
+    let mut ms = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        let t0 = Instant::now();
+        let r = f()?;
+        dev.synchronize()?;
+        ms.push(t0.elapsed().as_secs_f64() * 1e3);
+        drop(r);
+    }
+    Ok(median(ms))
+}
+
+/// Median milliseconds of a CPU computation after one warm-up run.
+pub fn cpu_time(reps: usize, mut f: impl FnMut()) -> f64 {
+    f();
+    let ms = (0..reps.max(1))
+        .map(|_| {
+            let t0 = Instant::now();
+            f();
+            t0.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    median(ms)
+}
+
+/// One run of one case at one size.
+#[derive(Debug, Clone, Copy)]
+struct Step {
+    case: &'static Case,
+    /// Element count for the vector and transfer cases.
+    n: Option<usize>,
+}
+
+/// The selected cases, validated against the registry.
+fn select(names: &[String]) -> CliResult<Vec<&'static Case>> {
+    if names.is_empty() {
+        return Ok(CASES.iter().collect());
+    }
+    let mut out: Vec<&'static Case> = Vec::new();
+    for name in names {
+        let Some(case) = cases::find(name) else {
+            let known: Vec<&str> = CASES.iter().map(|c| c.name).collect();
+            return Err(CliError::usage(format!(
+                "unknown bench case '{name}' (cases: {})",
+                known.join(", ")
+            )));
+        };
+        if !out.iter().any(|c| c.name == case.name) {
+            out.push(case);
+        }
+    }
+    // The anchor's order, whatever order they were named in.
+    out.sort_by_key(|c| CASES.iter().position(|k| k.name == c.name));
+    Ok(out)
+}
+
+/// `sizes` with every size above `cap` lowered to it, without repeats.
+fn capped(sizes: &[usize], cap: Option<usize>) -> Vec<usize> {
+    let mut out: Vec<usize> = Vec::new();
+    for &n in sizes {
+        let n = cap.map_or(n, |c| n.min(c));
+        if !out.contains(&n) {
+            out.push(n);
+        }
+    }
+    out
+}
+
+/// Every step in run order (the anchor's: vector cases by size, then the matrix, the tiny
+/// cases, the transfers), and notes about skipped cases.
+fn plan(selected: &[&'static Case], cap: Option<usize>) -> (Vec<Step>, Vec<String>) {
+    let of = |g: Group| selected.iter().copied().filter(move |c| c.group == g);
+    let mut steps = Vec::new();
+    let mut notes = Vec::new();
+    for n in capped(cases::VECTOR_SIZES, cap) {
+        steps.extend(of(Group::Vector).map(|case| Step { case, n: Some(n) }));
+    }
+    let square = cases::SQUARE * cases::SQUARE;
+    if cap.is_none_or(|c| c >= square) {
+        steps.extend(of(Group::Square).map(|case| Step { case, n: None }));
+    } else {
+        for case in of(Group::Square) {
+            notes.push(format!(
+                "{} skipped: its {} elements exceed the size cap",
+                case.name,
+                fmt_count(square)
+            ));
+        }
+    }
+    steps.extend(of(Group::Tiny).map(|case| Step { case, n: None }));
+    for n in capped(cases::TRANSFER_SIZES, cap) {
+        steps.extend(of(Group::Transfer).map(|case| Step { case, n: Some(n) }));
+    }
+    (steps, notes)
+}
+
+/// Inputs shared by consecutive steps of one group and size.
+enum Loaded {
+    Nothing,
+    Vector(usize, cases::VectorInputs),
+    Square(cases::SquareInputs),
+}
+
+fn run_step(step: Step, loaded: &mut Loaded, t: &Timing) -> CliResult<Measurement> {
+    let dev = &t.device;
+    match step.case.group {
+        Group::Vector => {
+            let n = step.n.unwrap_or(cases::VECTOR_SIZES[0]);
+            if !matches!(loaded, Loaded::Vector(m, _) if *m == n) {
+                release(loaded, dev);
+                *loaded = Loaded::Vector(n, cases::VectorInputs::new(dev, n)?);
+            }
+            let Loaded::Vector(_, inp) = &*loaded else {
+                unreachable!("loaded just above")
+            };
+            cases::run_vector(step.case, inp, t)
+        }
+        Group::Square => {
+            if !matches!(loaded, Loaded::Square(_)) {
+                release(loaded, dev);
+                *loaded = Loaded::Square(cases::SquareInputs::new(dev)?);
+            }
+            let Loaded::Square(inp) = &*loaded else {
+                unreachable!("loaded just above")
+            };
+            cases::run_square(step.case, inp, t)
+        }
+        Group::Tiny => {
+            release(loaded, dev);
+            cases::run_tiny(step.case, t)
+        }
+        Group::Transfer => {
+            release(loaded, dev);
+            let n = step.n.unwrap_or(cases::TRANSFER_SIZES[0]);
+            cases::run_transfer(step.case, n, t)
+        }
+    }
+}
+
+/// Drops the inputs of the previous group and gives their memory back to the driver (the
+/// biggest sizes need it on small GPUs and on CPU adapters).
+fn release(loaded: &mut Loaded, dev: &kp::Device) {
+    if !matches!(loaded, Loaded::Nothing) {
+        *loaded = Loaded::Nothing;
+        let _ = dev.synchronize();
+        dev.memory_pool().free_all_blocks();
+    }
+}
+
+/// `{"case": ..., "ms": ..., params..., metric, extra...}` with the anchor's key order and
+/// Python's `json.dumps` spacing; `ms` rounded to 4 decimals as the anchor rounds it.
+fn json_line(case: &str, m: &Measurement) -> String {
+    let mut fields = vec![
+        ("case", Value::from(case)),
+        ("ms", Value::from((m.ms * 1e4).round() / 1e4)),
+    ];
+    fields.extend(m.params.iter().cloned());
+    if let Some((k, x)) = m.metric {
+        fields.push((k, Value::from(x)));
+    }
+    fields.extend(m.extra.iter().cloned());
+    json_object(&fields)
+}
+
+/// A JSON object with its keys in the given order, spaced as Python's `json.dumps`.
+fn json_object(fields: &[(&str, Value)]) -> String {
+    let body: Vec<String> = fields
+        .iter()
+        .map(|(k, x)| format!("{}: {}", Value::from(*k), x))
+        .collect();
+    format!("{{{}}}", body.join(", "))
+}
+
+/// A speed-up with three significant digits (`12.3x`, `0.00123x`).
+fn fmt_speedup(s: f64) -> String {
+    if !s.is_finite() || s <= 0.0 {
+        return "-".into();
+    }
+    let decimals = (2 - s.log10().floor() as i32).clamp(0, 6) as usize;
+    format!("{s:.decimals$}x")
+}
+
+/// The parameters column of the table.
+fn params_text(step: Step, m: &Measurement) -> String {
+    match step.case.group {
+        Group::Vector | Group::Transfer => format!("n={}", fmt_count(step.n.unwrap_or(0))),
+        Group::Square => format!("{0}x{0}", cases::SQUARE),
+        Group::Tiny => {
+            let mode = m.extra.iter().find(|(k, _)| *k == "mode");
+            match mode.and_then(|(_, v)| v.as_str()) {
+                Some("amortized") => format!("n=16, {}/sync", cases::TINY_OPS_PER_SYNC),
+                Some(_) => "n=16, sync each".into(),
+                None => "n=16".into(),
+            }
+        }
+    }
+}
+
+const TABLE_HEADER: &str =
+    "case                        params               ms       GB/s     CPU ms   speed-up";
+
+fn table_row(step: Step, m: &Measurement) -> String {
+    let gbs = m
+        .metric
+        .map(|(_, x)| format!("{x:.1}"))
+        .unwrap_or_else(|| "-".into());
+    let (cpu, speedup) = match m.cpu_ms {
+        Some(c) => (fmt_ms(c), fmt_speedup(c / m.ms)),
+        None => ("-".into(), "-".into()),
+    };
+    format!(
+        "{:<27} {:<16} {:>10} {:>10} {:>10} {:>10}",
+        step.case.name,
+        params_text(step, m),
+        fmt_ms(m.ms),
+        gbs,
+        cpu,
+        speedup
+    )
+}
+
+fn progress_bar(len: usize, json: bool) -> ProgressBar {
+    let pb = ProgressBar::with_draw_target(Some(len as u64), ProgressDrawTarget::stderr());
+    if json || !std::io::stderr().is_terminal() {
+        pb.set_draw_target(ProgressDrawTarget::hidden());
+        return pb;
+    }
+    let style = ProgressStyle::with_template("{spinner} [{bar:30}] {pos}/{len} {elapsed} {msg}")
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> ");
+    pb.set_style(style);
+    pb.enable_steady_tick(Duration::from_millis(150));
+    pb
+}
+
+fn print_cases() {
+    outln!("{:<27} {:<16} what", "case", "sizes");
+    for c in CASES {
+        let sizes = match c.group {
+            Group::Vector => sizes_text(cases::VECTOR_SIZES),
+            Group::Transfer => sizes_text(cases::TRANSFER_SIZES),
+            Group::Square => format!("{0}x{0}", cases::SQUARE),
+            Group::Tiny => format!("n={}", cases::TINY),
+        };
+        outln!("{:<27} {:<16} {}", c.name, sizes, c.about);
+    }
+}
+
+fn sizes_text(sizes: &[usize]) -> String {
+    let s: Vec<String> = sizes.iter().map(|&n| fmt_count(n)).collect();
+    format!("n={}", s.join(","))
+}
+
+/// Runs `kupfer bench`.
+pub fn run(args: &BenchArgs) -> CliResult {
+    if args.list {
+        print_cases();
+        return Ok(());
+    }
+    let selected = select(&args.cases)?;
+    let preset_cap = match args.sizes {
+        Sizes::Full => None,
+        Sizes::Small => Some(1 << 20),
+    };
+    let cap = match (preset_cap, args.max_n) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
+    let (steps, notes) = plan(&selected, cap);
+    for note in &notes {
+        eprintln!("kupfer: note: {note}");
+    }
+    let device = kp::Device::default_device()?;
+    let info = device.info().clone();
+    let gpu_timer = device.context().has_gpu_timestamps();
+    let timing = Timing {
+        device,
+        cpu: !args.json && !args.no_cpu,
+    };
+    if args.json {
+        // The anchor's first line describes the device; so does this one.
+        let header = json_object(&[
+            ("device", Value::from(info.name.as_str())),
+            ("backend", Value::from(info.backend.as_str())),
+            ("device_type", Value::from(info.device_type.as_str())),
+            ("driver", Value::from(info.driver.as_str())),
+            (
+                "timer",
+                Value::from(if gpu_timer {
+                    "gpu_timestamps"
+                } else {
+                    "wall_clock"
+                }),
+            ),
+            ("kupfer", Value::from(env!("CARGO_PKG_VERSION"))),
+        ]);
+        outln!("{header}");
+    } else {
+        outln!(
+            "kupfer bench on {} ({}, {}); GPU cases timed by {}",
+            info.name,
+            info.backend,
+            info.device_type,
+            if gpu_timer {
+                "GPU timestamps"
+            } else {
+                "the wall clock around a synchronize (no GPU timestamp queries here)"
+            }
+        );
+        outln!();
+        outln!("{TABLE_HEADER}");
+    }
+    let pb = progress_bar(steps.len(), args.json);
+    let mut loaded = Loaded::Nothing;
+    let mut failed = 0usize;
+    for &step in &steps {
+        let label = match step.n {
+            Some(n) => format!("{} n={}", step.case.name, fmt_count(n)),
+            None => step.case.name.to_string(),
+        };
+        pb.set_message(label.clone());
+        match run_step(step, &mut loaded, &timing) {
+            Ok(m) => {
+                let line = if args.json {
+                    json_line(step.case.name, &m)
+                } else {
+                    table_row(step, &m)
+                };
+                pb.suspend(|| outln!("{line}"));
+            }
+            Err(e) => {
+                failed += 1;
+                pb.suspend(|| eprintln!("kupfer: error: bench case {label} failed: {e}"));
+            }
+        }
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    release(&mut loaded, &timing.device);
+    if !args.json {
+        outln!();
+        outln!(
+            "ms: median after {WARMUP} warm-ups; GPU cases between device events around \
+             building and materialising the expression, *_wall and transfers by the wall clock."
+        );
+        if selected.iter().any(|c| c.group == Group::Tiny) {
+            outln!(
+                "tiny_op_wall is amortised ({} ops, then one synchronize; kupfer batches ops). \
+                 CuPy's tiny_op_wall synchronizes after every op: compare it with \
+                 tiny_op_sync_wall.",
+                cases::TINY_OPS_PER_SYNC
+            );
+        }
+        if timing.cpu {
+            outln!(
+                "CPU ms: the same computation in plain single-threaded Rust; speed-up = CPU ms / \
+                 ms."
+            );
+            if cfg!(debug_assertions) {
+                outln!(
+                    "This kupfer was built without optimisations: its CPU figures are far too \
+                     slow. Build with --release."
+                );
+            }
+        }
+    }
+    if failed > 0 {
+        return Err(CliError::usage(format!(
+            "{failed} of {} bench runs failed",
+            steps.len()
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn selection_and_plan() {
+        assert!(select(&["nope".into()]).is_err());
+        let s = select(&["d2h_pageable".into(), "saxpy_expr".into()]).unwrap();
+        assert_eq!(s[0].name, "saxpy_expr");
+        let (steps, notes) = plan(&s, Some(1 << 10));
+        assert_eq!(steps.len(), 2);
+        assert_eq!(steps[0].n, Some(1 << 10));
+        assert!(notes.is_empty());
+        let all = select(&[]).unwrap();
+        let (_, notes) = plan(&all, Some(1 << 20));
+        assert_eq!(notes.len(), 5);
+        assert_eq!(capped(&[1 << 20, 1 << 24], None), vec![1 << 20, 1 << 24]);
+        assert_eq!(capped(&[1 << 20, 1 << 24], Some(1 << 10)), vec![1 << 10]);
+    }
+
+    #[test]
+    fn json_lines_follow_the_anchor() {
+        let m = Measurement {
+            ms: 0.123456,
+            params: vec![("n", 1024.into())],
+            metric: Some(("gbs", 99.5)),
+            extra: vec![],
+            cpu_ms: Some(1.0),
+        };
+        assert_eq!(
+            json_line("saxpy_expr", &m),
+            r#"{"case": "saxpy_expr", "ms": 0.1235, "n": 1024, "gbs": 99.5}"#
+        );
+        assert_eq!(fmt_speedup(12.345), "12.3x");
+        assert_eq!(fmt_speedup(0.00123), "0.00123x");
+        assert_eq!(fmt_speedup(250.0), "250x");
+    }
+}

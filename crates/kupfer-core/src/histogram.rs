@@ -1,0 +1,364 @@
+//! Histograms and bincount: WGSL generation from `shaders/histogram.wgsl`.
+//!
+//! Bins are counted with 32-bit atomics (WGSL has no 64-bit ones): counts and integer
+//! weights with `atomicAdd` (two's complement, so int32 weights add exactly with wrap-around
+//! as NumPy's int32), float32 weights with a compare-exchange loop on the bit pattern. Small
+//! bin counts use a per-workgroup private histogram merged at the end.
+
+use crate::codegen::{cast_expr, Target};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use std::fmt::Write;
+
+const TEMPLATE: &str = include_str!("../../../shaders/histogram.wgsl");
+
+/// Bins that fit a workgroup-private histogram (16 KiB of workgroup memory).
+pub const LOCAL_BINS: u32 = 4096;
+
+/// How an element's bin is found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Binning {
+    /// The element's own (non-negative integer) value; values >= nbins are dropped.
+    Value,
+    /// NumPy's uniform bins: values are cast to `edges` (the bin-edge dtype), the bin index is
+    /// `((x - lo) / denom) * nbins` computed in `calc`, then corrected against the edges.
+    Uniform {
+        /// Dtype of the bin edges (and of the comparisons).
+        edges: DType,
+        /// Dtype of the index computation (float64 where NumPy divides by a float64).
+        calc: DType,
+    },
+}
+
+/// A histogram kernel's structure.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct HistProgram {
+    /// Dtype of the input values.
+    pub x: DType,
+    /// Dtype of the weights (F32, I32 or U32), or none (counts).
+    pub weights: Option<DType>,
+    /// How bins are found.
+    pub binning: Binning,
+    /// Count into a workgroup-private histogram first (nbins <= [`LOCAL_BINS`]).
+    pub private: bool,
+}
+
+/// Byte offsets of the uniform fields, for the host to fill.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HistParams {
+    /// Total size (a multiple of 16).
+    pub size: usize,
+    /// `denom` and `nb` (calc dtype; f16 travels as f32), `lo` and `hi` (edge dtype).
+    pub denom: usize,
+    /// See `denom`.
+    pub nb: usize,
+    /// See `denom`.
+    pub lo: usize,
+    /// See `denom`.
+    pub hi: usize,
+    /// u32 fields: element count, bin count, element offsets of x and weights.
+    pub n: usize,
+    /// See `n`.
+    pub nbins: usize,
+    /// See `n`.
+    pub ox: usize,
+    /// See `n`.
+    pub ow: usize,
+}
+
+fn uniform_type(d: DType) -> &'static str {
+    match d {
+        DType::F64 => "f64",
+        _ => "f32",
+    }
+}
+
+fn uniform_size(d: DType) -> usize {
+    if d == DType::F64 {
+        8
+    } else {
+        4
+    }
+}
+
+/// Generates a histogram kernel. Bindings: 0 uniforms, 1 the values, then the weights (if
+/// any), then the edges (uniform binning), last the bins (`array<atomic<u32>>`).
+pub fn generate(hp: &HistProgram, target: &Target) -> Result<(String, HistParams)> {
+    target.check(hp.x, "this adapter")?;
+    if hp.x == DType::Complex64 {
+        return Err(Error::unsupported("histograms of complex64 arrays"));
+    }
+    let (edge, calc) = match hp.binning {
+        Binning::Value => (DType::F32, DType::F32),
+        Binning::Uniform { edges, calc } => {
+            target.check(edges, "this adapter")?;
+            target.check(calc, "this adapter")?;
+            if !edges.is_float() || !calc.is_float() {
+                return Err(Error::invalid("histogram edges must be float dtypes"));
+            }
+            (edges, calc)
+        }
+    };
+    if let Some(w) = hp.weights {
+        if !matches!(w, DType::F32 | DType::I32 | DType::U32) {
+            return Err(Error::unsupported(format!(
+                "weights of dtype {w} (float32, int32 and uint32 weights accumulate with \
+                 32-bit atomics)"
+            )));
+        }
+    }
+    // Uniform block: 8-byte fields first.
+    let mut p = HistParams::default();
+    let mut fields = String::new();
+    let mut at = 0usize;
+    let mut put = |name: &str, ty: &str, size: usize, fields: &mut String| {
+        let o = at;
+        at += size;
+        let _ = writeln!(fields, "    {name}: {ty},");
+        o
+    };
+    p.denom = put("denom", uniform_type(calc), uniform_size(calc), &mut fields);
+    p.nb = put("nb", uniform_type(calc), uniform_size(calc), &mut fields);
+    p.lo = put("lo", uniform_type(edge), uniform_size(edge), &mut fields);
+    p.hi = put("hi", uniform_type(edge), uniform_size(edge), &mut fields);
+    p.n = put("n", "u32", 4, &mut fields);
+    p.nbins = put("nbins", "u32", 4, &mut fields);
+    p.ox = put("ox", "u32", 4, &mut fields);
+    p.ow = put("ow", "u32", 4, &mut fields);
+    p.size = at.div_ceil(16) * 16;
+
+    let mut bindings = format!(
+        "@group(0) @binding(1) var<storage, read> xs: array<{}>;\n",
+        hp.x.wgsl_storage()
+    );
+    let mut next = 2;
+    if let Some(w) = hp.weights {
+        let _ = writeln!(
+            bindings,
+            "@group(0) @binding({next}) var<storage, read> ws: array<{}>;",
+            w.wgsl_storage()
+        );
+        next += 1;
+    }
+    if matches!(hp.binning, Binning::Uniform { .. }) {
+        let _ = writeln!(
+            bindings,
+            "@group(0) @binding({next}) var<storage, read> edges: array<{}>;",
+            edge.wgsl_storage()
+        );
+        next += 1;
+    }
+    let _ = writeln!(
+        bindings,
+        "@group(0) @binding({next}) var<storage, read_write> bins: array<atomic<u32>>;"
+    );
+
+    let load_x = if hp.x == DType::Bool {
+        "(xs[P.ox + i] != 0u)".to_string()
+    } else {
+        "xs[P.ox + i]".to_string()
+    };
+    let bin = match hp.binning {
+        Binning::Value => {
+            let v = match hp.x {
+                DType::Bool => format!("select(0u, 1u, {load_x})"),
+                DType::U32 => load_x.clone(),
+                DType::I32 | DType::I64 => {
+                    format!("u32(max({load_x}, {}(0)))", hp.x.wgsl_value())
+                }
+                d => {
+                    return Err(Error::invalid(format!(
+                        "bincount of {d} values (non-negative integers only)"
+                    )))
+                }
+            };
+            let guard = if hp.x == DType::I64 {
+                format!("    if ({load_x} >= i64(P.nbins)) {{\n        return -1;\n    }}\n")
+            } else {
+                String::new()
+            };
+            format!(
+                "{guard}    let v = {v};\n    if (v >= P.nbins) {{\n        return -1;\n    }}\n    return i32(v);"
+            )
+        }
+        Binning::Uniform { edges, calc } => {
+            let e = edges.wgsl_value();
+            let c = calc.wgsl_value();
+            let from_uniform = |name: &str, d: DType| {
+                if d == DType::F16 {
+                    format!("f16(P.{name})")
+                } else {
+                    format!("P.{name}")
+                }
+            };
+            let lo = from_uniform("lo", edges);
+            let hi = from_uniform("hi", edges);
+            format!(
+                "    let x = {xe};
+    if (!(x >= {lo} && x <= {hi})) {{
+        return -1;
+    }}
+    let f = ({dc} / {denom}) * {nb};
+    var idx = i32(min(f, {c}(P.nbins - 1u)));
+    if (x < edges[idx]) {{
+        idx = max(idx - 1, 0);
+    }}
+    if (x >= edges[idx + 1] && idx != i32(P.nbins) - 1) {{
+        idx = idx + 1;
+    }}
+    return idx;",
+                xe = cast_expr(&load_x, hp.x, edges),
+                dc = cast_expr(&format!("(x - {lo})"), edges, calc),
+                denom = from_uniform("denom", calc),
+                nb = from_uniform("nb", calc),
+            )
+            .replace("{e}", e)
+        }
+    };
+    let (weight, load_weight, add_global, add_local, from_bits) = match hp.weights {
+        None => (
+            "u32",
+            "    return 1u;".to_string(),
+            "    atomicAdd(&bins[b], w);".to_string(),
+            "    atomicAdd(&kp_local[b], w);".to_string(),
+            "v",
+        ),
+        Some(DType::F32) => {
+            let cas = |arr: &str| {
+                format!(
+                    "    var old = atomicLoad(&{arr}[b]);
+    loop {{
+        let r = atomicCompareExchangeWeak(&{arr}[b], old, bitcast<u32>(bitcast<f32>(old) + w));
+        if (r.exchanged) {{
+            break;
+        }}
+        old = r.old_value;
+    }}"
+                )
+            };
+            (
+                "f32",
+                "    return ws[P.ow + i];".to_string(),
+                cas("bins"),
+                cas("kp_local"),
+                "bitcast<f32>(v)",
+            )
+        }
+        Some(_) => (
+            "u32",
+            "    return bitcast<u32>(ws[P.ow + i]);".to_string(),
+            "    atomicAdd(&bins[b], w);".to_string(),
+            "    atomicAdd(&kp_local[b], w);".to_string(),
+            "v",
+        ),
+    };
+    let mut enables = String::new();
+    let uses_f16 = hp.x == DType::F16
+        || matches!(hp.binning, Binning::Uniform { edges, calc } if edges == DType::F16 || calc == DType::F16);
+    if uses_f16 {
+        enables.push_str("enable f16;\n");
+    }
+    let wgsl = TEMPLATE
+        .replace("{{ENABLES}}", &enables)
+        .replace("{{PARAMS}}", fields.trim_end())
+        .replace("{{BINDINGS}}", bindings.trim_end())
+        .replace(
+            "{{LOCAL_BINS}}",
+            &if hp.private { LOCAL_BINS } else { 1 }.to_string(),
+        )
+        .replace("{{BIN}}", &bin)
+        .replace("{{WEIGHT}}", weight)
+        .replace("{{LOAD_WEIGHT}}", &load_weight)
+        .replace("{{ADD_GLOBAL}}", &add_global)
+        .replace("{{ADD_LOCAL}}", &add_local)
+        .replace("{{FROM_BITS}}", from_bits)
+        .replace("{{PRIVATE}}", if hp.private { "true" } else { "false" });
+    Ok((wgsl, p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ALL: Target = Target {
+        f16: true,
+        f64: true,
+        i64: true,
+    };
+
+    fn validate(wgsl: &str) {
+        let module = naga::front::wgsl::parse_str(wgsl)
+            .unwrap_or_else(|e| panic!("{}\n---\n{wgsl}", e.emit_to_string(wgsl)));
+        let caps = naga::valid::Capabilities::SHADER_FLOAT16
+            | naga::valid::Capabilities::FLOAT64
+            | naga::valid::Capabilities::SHADER_INT64;
+        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
+            .validate(&module)
+            .unwrap_or_else(|e| panic!("{}\n---\n{wgsl}", e.emit_to_string(wgsl)));
+    }
+
+    #[test]
+    fn bincount_and_histogram_kernels_validate() {
+        let mut n = 0;
+        for private in [false, true] {
+            for weights in [None, Some(DType::F32), Some(DType::I32), Some(DType::U32)] {
+                for x in [DType::Bool, DType::I32, DType::U32, DType::I64] {
+                    let hp = HistProgram {
+                        x,
+                        weights,
+                        binning: Binning::Value,
+                        private,
+                    };
+                    validate(&generate(&hp, &ALL).unwrap().0);
+                    n += 1;
+                }
+                for x in [DType::F16, DType::F32, DType::F64, DType::I32, DType::Bool] {
+                    for (edges, calc) in [
+                        (DType::F16, DType::F16),
+                        (DType::F32, DType::F32),
+                        (DType::F32, DType::F64),
+                        (DType::F64, DType::F64),
+                    ] {
+                        let hp = HistProgram {
+                            x,
+                            weights,
+                            binning: Binning::Uniform { edges, calc },
+                            private,
+                        };
+                        validate(&generate(&hp, &ALL).unwrap().0);
+                        n += 1;
+                    }
+                }
+            }
+        }
+        assert!(n > 100);
+    }
+
+    #[test]
+    fn bad_histogram_programs_are_errors() {
+        let hp = HistProgram {
+            x: DType::F32,
+            weights: None,
+            binning: Binning::Value,
+            private: false,
+        };
+        assert!(generate(&hp, &ALL).is_err());
+        let hp = HistProgram {
+            x: DType::I32,
+            weights: Some(DType::F64),
+            binning: Binning::Value,
+            private: false,
+        };
+        assert!(generate(&hp, &ALL).is_err());
+        let hp = HistProgram {
+            x: DType::F64,
+            weights: None,
+            binning: Binning::Uniform {
+                edges: DType::F64,
+                calc: DType::F64,
+            },
+            private: false,
+        };
+        assert!(generate(&hp, &Target::default()).is_err());
+    }
+}

@@ -1,0 +1,263 @@
+//! Elementwise functions: kupfer's ufuncs with NumPy's names and aliases, plus `clip`,
+//! `where`, `round`, `degrees`/`radians` and `divmod`.
+
+use super::{Args, Call, Func, Registry};
+use crate::error::{EvalError, Result};
+use crate::value::Value;
+use kupfer::{Array, DType, Operand};
+
+type Unary = fn(Operand) -> kupfer::Result<Array>;
+type Binary = fn(Operand, Operand) -> kupfer::Result<Array>;
+
+pub(super) fn register(r: &mut Registry) {
+    let unary: &[(&[&'static str], Unary)] = &[
+        (&["negative"], kupfer::negative),
+        (&["positive"], kupfer::positive),
+        (&["absolute", "abs", "fabs"], kupfer::absolute),
+        (&["sign"], kupfer::sign),
+        (&["exp"], kupfer::exp),
+        (&["exp2"], kupfer::exp2),
+        (&["expm1"], kupfer::expm1),
+        (&["log"], kupfer::log),
+        (&["log1p"], kupfer::log1p),
+        (&["log2"], kupfer::log2),
+        (&["log10"], kupfer::log10),
+        (&["sqrt"], kupfer::sqrt),
+        (&["cbrt"], kupfer::cbrt),
+        (&["square"], kupfer::square),
+        (&["reciprocal"], kupfer::reciprocal),
+        (&["sin"], kupfer::sin),
+        (&["cos"], kupfer::cos),
+        (&["tan"], kupfer::tan),
+        (&["arcsin", "asin"], kupfer::arcsin),
+        (&["arccos", "acos"], kupfer::arccos),
+        (&["arctan", "atan"], kupfer::arctan),
+        (&["sinh"], kupfer::sinh),
+        (&["cosh"], kupfer::cosh),
+        (&["tanh"], kupfer::tanh),
+        (&["arcsinh", "asinh"], kupfer::arcsinh),
+        (&["arccosh", "acosh"], kupfer::arccosh),
+        (&["arctanh", "atanh"], kupfer::arctanh),
+        (&["floor"], kupfer::floor),
+        (&["ceil"], kupfer::ceil),
+        (&["trunc", "fix"], kupfer::trunc),
+        (&["rint"], kupfer::rint),
+        (&["isnan"], kupfer::isnan),
+        (&["isinf"], kupfer::isinf),
+        (&["isfinite"], kupfer::isfinite),
+        (&["logical_not"], kupfer::logical_not),
+        (&["invert", "bitwise_not", "bitwise_invert"], kupfer::invert),
+        (&["real"], kupfer::real),
+        (&["imag"], kupfer::imag),
+        (&["conjugate", "conj"], kupfer::conjugate),
+    ];
+    for (names, f) in unary {
+        r.add(names, Func::Unary(*f));
+    }
+    let binary: &[(&[&'static str], Binary)] = &[
+        (&["add"], kupfer::add),
+        (&["subtract"], kupfer::subtract),
+        (&["multiply"], kupfer::multiply),
+        (&["divide", "true_divide"], kupfer::divide),
+        (&["floor_divide"], kupfer::floor_divide),
+        (&["remainder", "mod"], kupfer::remainder),
+        (&["power", "pow"], kupfer::power),
+        (&["maximum"], kupfer::maximum),
+        (&["minimum"], kupfer::minimum),
+        (&["fmax"], kupfer::fmax),
+        (&["fmin"], kupfer::fmin),
+        (&["arctan2", "atan2"], kupfer::arctan2),
+        (&["hypot"], kupfer::hypot),
+        (&["equal"], kupfer::equal),
+        (&["not_equal"], kupfer::not_equal),
+        (&["less"], kupfer::less),
+        (&["less_equal"], kupfer::less_equal),
+        (&["greater"], kupfer::greater),
+        (&["greater_equal"], kupfer::greater_equal),
+        (&["logical_and"], kupfer::logical_and),
+        (&["logical_or"], kupfer::logical_or),
+        (&["logical_xor"], kupfer::logical_xor),
+        (&["bitwise_and"], kupfer::bitwise_and),
+        (&["bitwise_or"], kupfer::bitwise_or),
+        (&["bitwise_xor"], kupfer::bitwise_xor),
+        (&["left_shift", "bitwise_left_shift"], kupfer::left_shift),
+        (&["right_shift", "bitwise_right_shift"], kupfer::right_shift),
+    ];
+    for (names, f) in binary {
+        r.add(names, Func::Binary(*f));
+    }
+    r.native(&["clip"], clip);
+    r.native(&["where"], where_);
+    r.native(&["round", "around"], round);
+    r.native(&["degrees", "rad2deg"], degrees);
+    r.native(&["radians", "deg2rad"], radians);
+    r.native(&["divmod"], divmod);
+}
+
+/// `out=` and `where=` of a ufunc: kupfer eval never writes into arrays.
+fn check_out_where(a: &mut Args) -> Result<()> {
+    if a.get("out").is_some() {
+        return Err(EvalError::not_supported(
+            a.span(),
+            "out= (kupfer eval computes new arrays; it never writes into one)",
+        ));
+    }
+    match a.get("where") {
+        None | Some(Value::Scalar(kupfer::Scalar::Bool(true))) => Ok(()),
+        Some(_) => Err(EvalError::not_supported(a.span(), "where= of a ufunc")),
+    }
+}
+
+/// `dtype=` of a ufunc: array operands are cast first (Python scalars stay weak).
+fn cast(x: Operand, dtype: Option<DType>, span: crate::ast::Span) -> Result<Operand> {
+    match (x, dtype) {
+        (Operand::Array(a), Some(d)) if a.dtype() != d => Ok(Operand::Array(
+            a.astype(d).map_err(EvalError::kupfer(span))?,
+        )),
+        (x, _) => Ok(x),
+    }
+}
+
+/// The result cast to `dtype=` (comparisons and predicates stay bool).
+fn finish(r: Array, dtype: Option<DType>, span: crate::ast::Span) -> Result<Value> {
+    match dtype {
+        Some(d) if r.dtype() != d && r.dtype() != DType::Bool => {
+            Ok(Value::Array(r.astype(d).map_err(EvalError::kupfer(span))?))
+        }
+        _ => Ok(Value::Array(r)),
+    }
+}
+
+pub(super) fn call_unary(f: Unary, call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["x", "out=", "*where=", "*dtype="])?;
+    check_out_where(&mut a)?;
+    let dtype = a.dtype("dtype")?;
+    let x = cast(a.operand("x")?, dtype, span)?;
+    finish(f(x).map_err(EvalError::kupfer(span))?, dtype, span)
+}
+
+pub(super) fn call_binary(f: Binary, call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["x1", "x2", "out=", "*where=", "*dtype="])?;
+    check_out_where(&mut a)?;
+    let dtype = a.dtype("dtype")?;
+    let x1 = cast(a.operand("x1")?, dtype, span)?;
+    let x2 = cast(a.operand("x2")?, dtype, span)?;
+    finish(f(x1, x2).map_err(EvalError::kupfer(span))?, dtype, span)
+}
+
+fn clip(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["a", "a_min=", "a_max=", "out=", "*min=", "*max="])?;
+    check_out_where(&mut a)?;
+    let x = a.operand("a")?;
+    let lo = match (a.get("a_min"), a.get("min")) {
+        (Some(_), Some(_)) => {
+            return Err(EvalError::type_error(
+                span,
+                "np.clip(): pass a_min or min, not both",
+            ))
+        }
+        (v, w) => v.or(w),
+    };
+    let hi = match (a.get("a_max"), a.get("max")) {
+        (Some(_), Some(_)) => {
+            return Err(EvalError::type_error(
+                span,
+                "np.clip(): pass a_max or max, not both",
+            ))
+        }
+        (v, w) => v.or(w),
+    };
+    let op = |v: &Value, what: &str| super::to_operand(v, &format!("np.clip(): '{what}'"), span);
+    let k = EvalError::kupfer(span);
+    let r = match (lo, hi) {
+        (None, None) => {
+            return Err(EvalError::value_error(
+                span,
+                "np.clip(): one of max or min must be given",
+            ))
+        }
+        (Some(lo), None) => kupfer::maximum(x, op(&lo, "min")?),
+        (None, Some(hi)) => kupfer::minimum(x, op(&hi, "max")?),
+        (Some(lo), Some(hi)) => kupfer::clip(x, op(&lo, "min")?, op(&hi, "max")?),
+    };
+    Ok(Value::Array(r.map_err(k)?))
+}
+
+fn where_(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["condition", "x=", "y="])?;
+    let cond = a.operand("condition")?;
+    match (a.get("x"), a.get("y")) {
+        (Some(x), Some(y)) => {
+            let x = super::to_operand(&x, "np.where(): 'x'", span)?;
+            let y = super::to_operand(&y, "np.where(): 'y'", span)?;
+            Ok(Value::Array(
+                kupfer::where_(cond, x, y).map_err(EvalError::kupfer(span))?,
+            ))
+        }
+        (None, None) => Err(EvalError::not_supported(
+            span,
+            "np.where(condition) with one argument (it is np.nonzero)",
+        )),
+        _ => Err(EvalError::value_error(
+            span,
+            "np.where(): either both or neither of x and y should be given",
+        )),
+    }
+}
+
+fn round(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["a", "decimals=", "out="])?;
+    check_out_where(&mut a)?;
+    let decimals = a.int("decimals")?.unwrap_or(0);
+    let decimals = i32::try_from(decimals)
+        .map_err(|_| EvalError::value_error(span, "np.round(): decimals out of range"))?;
+    let x = a.operand("a")?;
+    Ok(Value::Array(
+        kupfer::round(x, decimals).map_err(EvalError::kupfer(span))?,
+    ))
+}
+
+fn scaled(call: Call, factor: f64) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["x", "out=", "*where=", "*dtype="])?;
+    check_out_where(&mut a)?;
+    let dtype = a.dtype("dtype")?;
+    let x = cast(a.operand("x")?, dtype, span)?;
+    let x = match x {
+        // Integers and bools compute in NumPy's default float.
+        Operand::Array(arr) if !arr.dtype().is_float() && !arr.dtype().is_complex() => {
+            let d = super::device(span)?.default_float();
+            Operand::Array(arr.astype(d).map_err(EvalError::kupfer(span))?)
+        }
+        x => x,
+    };
+    finish(
+        kupfer::multiply(x, factor).map_err(EvalError::kupfer(span))?,
+        dtype,
+        span,
+    )
+}
+
+fn degrees(call: Call) -> Result<Value> {
+    scaled(call, 180.0 / std::f64::consts::PI)
+}
+
+fn radians(call: Call) -> Result<Value> {
+    scaled(call, std::f64::consts::PI / 180.0)
+}
+
+fn divmod(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["x1", "x2"])?;
+    let x1 = a.operand("x1")?;
+    let x2 = a.operand("x2")?;
+    let k = EvalError::kupfer(span);
+    let q = kupfer::floor_divide(x1.clone(), x2.clone()).map_err(k)?;
+    let r = kupfer::remainder(x1, x2).map_err(EvalError::kupfer(span))?;
+    Ok(Value::Tuple(vec![Value::Array(q), Value::Array(r)]))
+}

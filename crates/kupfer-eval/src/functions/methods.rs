@@ -1,0 +1,204 @@
+//! Array attributes (`a.T`, `a.shape`, `a.dtype`, ...) and methods (`a.sum(axis=0)`,
+//! `a.reshape(2, -1)`, `a.astype('float16')`, ...).
+//!
+//! Most methods are the NumPy function of the same name with the array as first argument
+//! and route to the function table; `reshape`, `transpose`, `astype`, `flatten`, `ravel` and
+//! `copy` have signatures of their own.
+
+use super::shape::{matrix_transpose_of, reshape_to, to_new_shape};
+use super::{int_tuple, lookup, to_axes, Call, PLANNED_METHODS};
+use crate::ast::Span;
+use crate::error::{EvalError, Result};
+use crate::value::Value;
+use kupfer::{Array, Scalar};
+
+/// Methods that are the NumPy function of the same name with the array prepended:
+/// (method name, function key, name in messages).
+const FORWARDED: &[(&str, &str, &str)] = &[
+    ("sum", "sum", "ndarray.sum"),
+    ("prod", "prod", "ndarray.prod"),
+    ("mean", "mean", "ndarray.mean"),
+    ("std", "std", "ndarray.std"),
+    ("var", "var", "ndarray.var"),
+    ("max", "max", "ndarray.max"),
+    ("min", "min", "ndarray.min"),
+    ("argmax", "argmax", "ndarray.argmax"),
+    ("argmin", "argmin", "ndarray.argmin"),
+    ("all", "all", "ndarray.all"),
+    ("any", "any", "ndarray.any"),
+    ("squeeze", "squeeze", "ndarray.squeeze"),
+    ("swapaxes", "swapaxes", "ndarray.swapaxes"),
+    ("clip", "clip", "ndarray.clip"),
+    ("round", "round", "ndarray.round"),
+    ("conj", "conjugate", "ndarray.conj"),
+    ("conjugate", "conjugate", "ndarray.conjugate"),
+    ("dot", "dot", "ndarray.dot"),
+    ("cumsum", "cumsum", "ndarray.cumsum"),
+    ("cumprod", "cumprod", "ndarray.cumprod"),
+];
+
+/// Methods with signatures of their own.
+const OWN: &[&str] = &["reshape", "transpose", "astype", "flatten", "ravel", "copy"];
+
+/// Every method kupfer eval implements, sorted (for completion in a playground).
+pub fn method_names() -> Vec<&'static str> {
+    let mut v: Vec<&'static str> = FORWARDED.iter().map(|(m, _, _)| *m).collect();
+    v.extend_from_slice(OWN);
+    v.sort_unstable();
+    v
+}
+
+fn kerr(span: Span) -> impl FnOnce(kupfer::Error) -> EvalError {
+    EvalError::kupfer(span)
+}
+
+/// `a.NAME`: an attribute's value or a bound method.
+pub(crate) fn attribute(a: &Array, name: &str, span: Span) -> Result<Value> {
+    let int = |n: usize| Value::Scalar(Scalar::Int(n as i64));
+    Ok(match name {
+        "T" => Value::Array(a.transpose(None).map_err(kerr(span))?),
+        "mT" => Value::Array(matrix_transpose_of(a, span)?),
+        "shape" => int_tuple(a.shape()),
+        "ndim" => int(a.ndim()),
+        "size" => int(a.size()),
+        "nbytes" => int(a.size() * a.dtype().host_size()),
+        "itemsize" => int(a.dtype().host_size()),
+        "dtype" => Value::DType(a.dtype()),
+        "real" => Value::Array(kupfer::real(a).map_err(kerr(span))?),
+        "imag" => Value::Array(kupfer::imag(a).map_err(kerr(span))?),
+        "ptp" => {
+            return Err(EvalError::type_error(
+                span,
+                "ndarray.ptp was removed in NumPy 2.0: use np.ptp(a)",
+            ))
+        }
+        _ => {
+            if let Some((m, _, _)) = FORWARDED.iter().find(|(m, _, _)| *m == name) {
+                return Ok(Value::Method(a.clone(), m));
+            }
+            if let Some(m) = OWN.iter().find(|m| **m == name) {
+                return Ok(Value::Method(a.clone(), m));
+            }
+            if PLANNED_METHODS.contains(&name) || name == "flat" {
+                return Err(EvalError::not_supported(span, format!("'ndarray.{name}'")));
+            }
+            return Err(EvalError::type_error(
+                span,
+                format!("'numpy.ndarray' object has no attribute '{name}'"),
+            ));
+        }
+    })
+}
+
+/// Calls method `name` of `a`.
+pub(crate) fn call_method(
+    a: Array,
+    name: &'static str,
+    span: Span,
+    args: Vec<Value>,
+    kwargs: Vec<(String, Value)>,
+) -> Result<Value> {
+    if let Some((_, key, display)) = FORWARDED.iter().find(|(m, _, _)| *m == name) {
+        let (_, f) = lookup(key)
+            .ok_or_else(|| EvalError::not_supported(span, format!("'ndarray.{name}'")))?;
+        let mut all = Vec::with_capacity(args.len() + 1);
+        all.push(Value::Array(a));
+        all.extend(args);
+        return super::call(
+            f,
+            Call {
+                name: display,
+                span,
+                args: all,
+                kwargs,
+            },
+        );
+    }
+    let call = |n: &'static str| Call {
+        name: n,
+        span,
+        args: args.clone(),
+        kwargs: kwargs.clone(),
+    };
+    match name {
+        "reshape" => {
+            let (shape, mut k) = call("ndarray.reshape").split_varargs(&["*order=", "*copy="])?;
+            let shape = match shape.as_slice() {
+                [] => {
+                    return Err(EvalError::type_error(
+                        span,
+                        "ndarray.reshape() missing required argument 'shape'",
+                    ))
+                }
+                [one] => to_new_shape(one, "ndarray.reshape(): 'shape'", span)?,
+                many => to_new_shape(
+                    &Value::Tuple(many.to_vec()),
+                    "ndarray.reshape(): 'shape'",
+                    span,
+                )?,
+            };
+            let order = k.string("order")?;
+            k.bool_or("copy", false)?;
+            Ok(Value::Array(reshape_to(
+                &a,
+                &shape,
+                order.as_deref(),
+                span,
+            )?))
+        }
+        "transpose" => {
+            let (axes, _) = call("ndarray.transpose").split_varargs(&[])?;
+            let axes = match axes.as_slice() {
+                [] | [Value::None] => None,
+                [one] => Some(to_axes(one, "ndarray.transpose(): 'axes'", span)?),
+                many => Some(to_axes(
+                    &Value::Tuple(many.to_vec()),
+                    "ndarray.transpose(): 'axes'",
+                    span,
+                )?),
+            };
+            Ok(Value::Array(
+                a.transpose(axes.as_deref()).map_err(kerr(span))?,
+            ))
+        }
+        "astype" => {
+            let mut k =
+                call("ndarray.astype").bind(&["dtype", "order=", "casting=", "subok=", "copy="])?;
+            k.order_c("order")?;
+            if let Some(c) = k.string("casting")? {
+                if c != "unsafe" {
+                    return Err(EvalError::not_supported(
+                        span,
+                        format!("astype(casting='{c}') (kupfer casts like casting='unsafe')"),
+                    ));
+                }
+            }
+            let dtype = k.dtype("dtype")?.ok_or_else(|| {
+                EvalError::type_error(span, "ndarray.astype(): dtype must not be None")
+            })?;
+            let copy = k.bool_or("copy", true)?;
+            let out = a.astype(dtype).map_err(kerr(span))?;
+            Ok(Value::Array(if copy && dtype == a.dtype() {
+                out.copy().map_err(kerr(span))?
+            } else {
+                out
+            }))
+        }
+        "flatten" | "ravel" | "copy" => {
+            let display = match name {
+                "flatten" => "ndarray.flatten",
+                "ravel" => "ndarray.ravel",
+                _ => "ndarray.copy",
+            };
+            let mut k = call(display).bind(&["order="])?;
+            k.order_c("order")?;
+            let out = match name {
+                "flatten" => a.flatten(),
+                "ravel" => a.ravel(),
+                _ => a.copy(),
+            };
+            Ok(Value::Array(out.map_err(kerr(span))?))
+        }
+        _ => Err(EvalError::not_supported(span, format!("'ndarray.{name}'"))),
+    }
+}

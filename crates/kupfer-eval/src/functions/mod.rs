@@ -1,0 +1,830 @@
+//! The NumPy function table: names (`sin`, `fft.fft`, ...) mapped to handlers taking
+//! positional and keyword arguments, the conversions handlers share, array methods and
+//! attributes, and name resolution for `np.`/`numpy.` and the sub-namespaces.
+//!
+//! One file per family registers its functions: [`elementwise`], [`creation`], [`shape`],
+//! [`linalg`], [`reductions`], [`scans`], [`builtins`]. A later family adds a file and a line to [`build`]; names it implements come
+//! off [`PLANNED`].
+
+use crate::ast::Span;
+use crate::error::{EvalError, Result};
+use crate::value::{flatten_nested, host_data, infer_dtype, Value};
+use kupfer::{Array, DType, Device, Operand, Scalar};
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+pub(crate) mod builtins;
+pub(crate) mod creation;
+pub(crate) mod elementwise;
+pub(crate) mod linalg;
+pub(crate) mod methods;
+pub(crate) mod reductions;
+pub(crate) mod scans;
+pub(crate) mod shape;
+
+pub use methods::method_names;
+
+/// A native handler: takes the whole call.
+pub(crate) type Native = fn(Call) -> Result<Value>;
+
+/// How a function is implemented.
+#[derive(Clone, Copy)]
+pub(crate) enum Func {
+    /// A unary ufunc of kupfer (`x`, `dtype=`).
+    Unary(fn(Operand) -> kupfer::Result<Array>),
+    /// A binary ufunc of kupfer (`x1, x2`, `dtype=`).
+    Binary(fn(Operand, Operand) -> kupfer::Result<Array>),
+    /// Anything else.
+    Native(Native),
+}
+
+/// Name → implementation. Keys are NumPy names without the `np.` prefix; sub-namespaces keep
+/// theirs (`fft.fft`); Python builtins are `builtins.abs` and resolve only as bare names.
+pub(crate) struct Registry {
+    map: HashMap<&'static str, Func>,
+}
+
+impl Registry {
+    pub(crate) fn add(&mut self, names: &[&'static str], f: Func) {
+        for n in names {
+            self.map.insert(n, f);
+        }
+    }
+
+    pub(crate) fn native(&mut self, names: &[&'static str], f: Native) {
+        self.add(names, Func::Native(f));
+    }
+}
+
+fn build() -> Registry {
+    let mut r = Registry {
+        map: HashMap::new(),
+    };
+    elementwise::register(&mut r);
+    creation::register(&mut r);
+    shape::register(&mut r);
+    linalg::register(&mut r);
+    reductions::register(&mut r);
+    scans::register(&mut r);
+    builtins::register(&mut r);
+    r
+}
+
+fn registry() -> &'static Registry {
+    static REGISTRY: OnceLock<Registry> = OnceLock::new();
+    REGISTRY.get_or_init(build)
+}
+
+/// The registered function `name` (its static key and implementation).
+pub(crate) fn lookup(name: &str) -> Option<(&'static str, Func)> {
+    registry().map.get_key_value(name).map(|(k, f)| (*k, *f))
+}
+
+/// True when `name` is an elementwise ufunc (it prints as `<ufunc 'sin'>`).
+pub fn is_ufunc(name: &str) -> bool {
+    matches!(lookup(name), Some((_, Func::Unary(_) | Func::Binary(_))))
+}
+
+/// Every function name kupfer eval knows (for completion in a playground), sorted.
+pub fn function_names() -> Vec<&'static str> {
+    let mut v: Vec<&'static str> = registry()
+        .map
+        .keys()
+        .copied()
+        .filter(|k| !k.starts_with("builtins."))
+        .collect();
+    v.sort_unstable();
+    v
+}
+
+/// NumPy names that later kupfer issues implement: using them says "not supported yet"
+/// rather than "unknown".
+pub(crate) const PLANNED: &[&str] = &[
+    // statistics and scans
+    "median",
+    "percentile",
+    "quantile",
+    "nanmedian",
+    "nanpercentile",
+    "nanquantile",
+    "cumulative_sum",
+    "cumulative_prod",
+    "gradient",
+    "trapezoid",
+    "cov",
+    "corrcoef",
+    "histogram",
+    "bincount",
+    "logsumexp",
+    // comparisons of whole arrays
+    "allclose",
+    "isclose",
+    "array_equal",
+    "array_equiv",
+    // joining, splitting, tiling, rearranging
+    "concatenate",
+    "concat",
+    "stack",
+    "vstack",
+    "hstack",
+    "dstack",
+    "column_stack",
+    "split",
+    "array_split",
+    "hsplit",
+    "vsplit",
+    "tile",
+    "repeat",
+    "flip",
+    "fliplr",
+    "flipud",
+    "roll",
+    "rot90",
+    "pad",
+    "append",
+    "insert",
+    "delete",
+    "resize",
+    "trim_zeros",
+    "unique",
+    // indexing
+    "take",
+    "take_along_axis",
+    "put",
+    "choose",
+    "compress",
+    "nonzero",
+    "argwhere",
+    "flatnonzero",
+    "extract",
+    "select",
+    "diag",
+    "diagonal",
+    "diagflat",
+    "trace",
+    "tril",
+    "triu",
+    "tri",
+    "indices",
+    "searchsorted",
+    "digitize",
+    // sorting
+    "sort",
+    "argsort",
+    "partition",
+    "argpartition",
+    "lexsort",
+    // more elementwise
+    "fmod",
+    "copysign",
+    "nextafter",
+    "ldexp",
+    "frexp",
+    "modf",
+    "logaddexp",
+    "logaddexp2",
+    "float_power",
+    "gcd",
+    "lcm",
+    "sinc",
+    "i0",
+    "heaviside",
+    "signbit",
+    "spacing",
+    "angle",
+    "nan_to_num",
+    "isreal",
+    "iscomplex",
+    "isposinf",
+    "isneginf",
+    "interp",
+    // linear algebra and products
+    "vdot",
+    "inner",
+    "outer",
+    "tensordot",
+    "einsum",
+    "kron",
+    "cross",
+    "vecdot",
+    "matvec",
+    "vecmat",
+    "linalg.norm",
+    "linalg.inv",
+    "linalg.pinv",
+    "linalg.solve",
+    "linalg.det",
+    "linalg.slogdet",
+    "linalg.eig",
+    "linalg.eigh",
+    "linalg.eigvals",
+    "linalg.eigvalsh",
+    "linalg.svd",
+    "linalg.svdvals",
+    "linalg.qr",
+    "linalg.cholesky",
+    "linalg.lstsq",
+    "linalg.matrix_rank",
+    "linalg.matrix_power",
+    "linalg.matrix_norm",
+    "linalg.vector_norm",
+    "linalg.multi_dot",
+    "linalg.tensordot",
+    "linalg.vecdot",
+    "linalg.outer",
+    "linalg.trace",
+    "linalg.diagonal",
+    "linalg.cross",
+    "linalg.tensorinv",
+    "linalg.tensorsolve",
+    "linalg.cond",
+    // signal
+    "convolve",
+    "correlate",
+    // fft
+    "fft.fft",
+    "fft.ifft",
+    "fft.rfft",
+    "fft.irfft",
+    "fft.fft2",
+    "fft.ifft2",
+    "fft.rfft2",
+    "fft.irfft2",
+    "fft.fftn",
+    "fft.ifftn",
+    "fft.rfftn",
+    "fft.irfftn",
+    "fft.hfft",
+    "fft.ihfft",
+    "fft.fftfreq",
+    "fft.rfftfreq",
+    "fft.fftshift",
+    "fft.ifftshift",
+    // random
+    "random.rand",
+    "random.randn",
+    "random.random",
+    "random.random_sample",
+    "random.randint",
+    "random.uniform",
+    "random.normal",
+    "random.standard_normal",
+    "random.seed",
+    "random.default_rng",
+    "random.choice",
+    "random.permutation",
+    "random.shuffle",
+    "random.integers",
+    "random.exponential",
+    "random.poisson",
+    "random.binomial",
+];
+
+/// Array methods (`a.sum()`) that later issues implement.
+pub(crate) const PLANNED_METHODS: &[&str] = &[
+    "sort",
+    "argsort",
+    "partition",
+    "argpartition",
+    "nonzero",
+    "repeat",
+    "take",
+    "diagonal",
+    "trace",
+    "searchsorted",
+    "put",
+    "fill",
+    "resize",
+    "item",
+    "tolist",
+    "tobytes",
+    "view",
+    "choose",
+    "compress",
+];
+
+/// The outcome of resolving a global name.
+pub(crate) enum Resolved {
+    /// A value.
+    Value(Value),
+    /// A NumPy name that a later issue implements.
+    Planned,
+    /// Not a name kupfer eval knows.
+    Unknown,
+}
+
+/// Constants of the `np` namespace.
+fn constant(name: &str) -> Option<Value> {
+    Some(match name {
+        "pi" => Value::Scalar(Scalar::Float(std::f64::consts::PI)),
+        "e" => Value::Scalar(Scalar::Float(std::f64::consts::E)),
+        "euler_gamma" => Value::Scalar(Scalar::Float(0.577_215_664_901_532_9)),
+        "inf" => Value::Scalar(Scalar::Float(f64::INFINITY)),
+        "nan" => Value::Scalar(Scalar::Float(f64::NAN)),
+        "newaxis" => Value::None,
+        _ => return None,
+    })
+}
+
+/// NumPy's dtype names as attributes of `np` (kupfer's and those it lacks, which resolve to
+/// kupfer's clear "unsupported dtype" error).
+const DTYPE_NAMES: &[&str] = &[
+    "bool",
+    "bool_",
+    "int32",
+    "uint32",
+    "int64",
+    "float16",
+    "float32",
+    "float64",
+    "complex64",
+    "half",
+    "single",
+    "double",
+    "intc",
+    "uintc",
+    "int_",
+    "intp",
+    "long",
+    "csingle",
+    "int8",
+    "int16",
+    "uint8",
+    "uint16",
+    "uint64",
+    "uint",
+    "ulong",
+    "uintp",
+    "complex128",
+    "cdouble",
+    "longdouble",
+    "clongdouble",
+    "float128",
+    "complex256",
+    "byte",
+    "ubyte",
+    "short",
+    "ushort",
+    "longlong",
+    "ulonglong",
+    "str_",
+    "bytes_",
+    "object_",
+    "datetime64",
+    "timedelta64",
+];
+
+/// Python builtins usable as bare names.
+const BUILTINS: &[&str] = &[
+    "abs", "round", "len", "float", "int", "bool", "complex", "slice", "sum", "min", "max", "any",
+    "all", "pow",
+];
+
+/// Resolves `name` in namespace `module` (`""` is `np`; bare names pass `bare`).
+pub(crate) fn resolve(module: &'static str, name: &str, bare: bool) -> Result<Resolved> {
+    if module.is_empty() {
+        if bare && matches!(name, "np" | "numpy") {
+            return Ok(Resolved::Value(Value::Module("")));
+        }
+        if bare && BUILTINS.contains(&name) {
+            let key = format!("builtins.{name}");
+            if let Some((k, _)) = lookup(&key) {
+                return Ok(Resolved::Value(Value::Function(k)));
+            }
+        }
+        match name {
+            "fft" => return Ok(Resolved::Value(Value::Module("fft"))),
+            "linalg" => return Ok(Resolved::Value(Value::Module("linalg"))),
+            "random" => return Ok(Resolved::Value(Value::Module("random"))),
+            _ => {}
+        }
+        if let Some(v) = constant(name) {
+            return Ok(Resolved::Value(v));
+        }
+        if DTYPE_NAMES.contains(&name) {
+            return DType::from_name(name)
+                .map(|d| Resolved::Value(Value::DType(d)))
+                .map_err(EvalError::kupfer(Span::default()));
+        }
+    }
+    let key = if module.is_empty() {
+        name.to_string()
+    } else {
+        format!("{module}.{name}")
+    };
+    if let Some((k, _)) = lookup(&key) {
+        return Ok(Resolved::Value(Value::Function(k)));
+    }
+    if PLANNED.contains(&key.as_str()) {
+        return Ok(Resolved::Planned);
+    }
+    Ok(Resolved::Unknown)
+}
+
+// ---------------------------------------------------------------------------------------
+// Calls and argument binding
+// ---------------------------------------------------------------------------------------
+
+/// One call of a function: its name (for messages), where it is, and its arguments.
+pub(crate) struct Call {
+    pub name: &'static str,
+    pub span: Span,
+    pub args: Vec<Value>,
+    pub kwargs: Vec<(String, Value)>,
+}
+
+/// Arguments bound to a signature; take them out by parameter name.
+pub(crate) struct Args {
+    name: &'static str,
+    span: Span,
+    slots: Vec<(&'static str, Option<Value>)>,
+}
+
+impl Call {
+    /// The name as NumPy users know it (`np.zeros`, `a.reshape`).
+    pub(crate) fn display_name(&self) -> String {
+        display_name(self.name)
+    }
+
+    /// Binds positional and keyword arguments to `params`: `"x"` is required, `"x="`
+    /// optional, `"*x="` keyword-only and optional.
+    pub(crate) fn bind(self, params: &[&'static str]) -> Result<Args> {
+        let fname = self.display_name();
+        let mut slots: Vec<(&'static str, Option<Value>)> = Vec::with_capacity(params.len());
+        let mut positional = 0;
+        for p in params {
+            let kw_only = p.starts_with('*');
+            let n = p.trim_start_matches('*').trim_end_matches('=');
+            if !kw_only {
+                positional += 1;
+            }
+            slots.push((n, None));
+        }
+        if self.args.len() > positional {
+            return Err(EvalError::type_error(
+                self.span,
+                format!(
+                    "{fname}() takes {} positional argument{} but {} {} given",
+                    positional,
+                    if positional == 1 { "" } else { "s" },
+                    self.args.len(),
+                    if self.args.len() == 1 { "was" } else { "were" }
+                ),
+            ));
+        }
+        for (i, v) in self.args.into_iter().enumerate() {
+            slots[i].1 = Some(v);
+        }
+        for (k, v) in self.kwargs {
+            let Some(slot) = slots.iter_mut().find(|(n, _)| *n == k) else {
+                return Err(EvalError::type_error(
+                    self.span,
+                    format!("{fname}() got an unexpected keyword argument '{k}'"),
+                ));
+            };
+            if slot.1.is_some() {
+                return Err(EvalError::type_error(
+                    self.span,
+                    format!("{fname}() got multiple values for argument '{k}'"),
+                ));
+            }
+            slot.1 = Some(v);
+        }
+        for (p, (n, v)) in params.iter().zip(&slots) {
+            if v.is_none() && !p.ends_with('=') {
+                return Err(EvalError::type_error(
+                    self.span,
+                    format!("{fname}() missing required argument '{n}'"),
+                ));
+            }
+        }
+        Ok(Args {
+            name: self.name,
+            span: self.span,
+            slots,
+        })
+    }
+
+    /// Binds keyword arguments only (for functions taking `*args`); returns the positionals.
+    pub(crate) fn split_varargs(self, kw_params: &[&'static str]) -> Result<(Vec<Value>, Args)> {
+        let Call {
+            name,
+            span,
+            args,
+            kwargs,
+        } = self;
+        let kw: Vec<&'static str> = kw_params.to_vec();
+        let rest = Call {
+            name,
+            span,
+            args: Vec::new(),
+            kwargs,
+        }
+        .bind(&kw)?;
+        Ok((args, rest))
+    }
+}
+
+/// `zeros` → `np.zeros`, `fft.fft` → `np.fft.fft`, `builtins.len` → `len`,
+/// `ndarray.reshape` → `a.reshape`.
+pub(crate) fn display_name(name: &str) -> String {
+    if let Some(b) = name.strip_prefix("builtins.") {
+        b.to_string()
+    } else if let Some(m) = name.strip_prefix("ndarray.") {
+        format!("ndarray.{m}")
+    } else {
+        format!("np.{name}")
+    }
+}
+
+impl Args {
+    pub(crate) fn span(&self) -> Span {
+        self.span
+    }
+
+    fn ctx(&self, p: &str) -> String {
+        format!("{}(): argument '{p}'", display_name(self.name))
+    }
+
+    /// The argument (absent or `None` give `None`).
+    pub(crate) fn get(&mut self, p: &str) -> Option<Value> {
+        self.slots
+            .iter_mut()
+            .find(|(n, _)| *n == p)
+            .and_then(|(_, v)| v.take())
+            .filter(|v| !matches!(v, Value::None))
+    }
+
+    /// The argument, which must be given and not `None`.
+    pub(crate) fn req(&mut self, p: &str) -> Result<Value> {
+        let ctx = self.ctx(p);
+        let span = self.span;
+        self.get(p)
+            .ok_or_else(|| EvalError::type_error(span, format!("{ctx} must not be None")))
+    }
+
+    pub(crate) fn int(&mut self, p: &str) -> Result<Option<i64>> {
+        let ctx = self.ctx(p);
+        self.get(p).map(|v| to_int(&v, &ctx, self.span)).transpose()
+    }
+
+    pub(crate) fn req_int(&mut self, p: &str) -> Result<i64> {
+        let ctx = self.ctx(p);
+        let v = self.req(p)?;
+        to_int(&v, &ctx, self.span)
+    }
+
+    pub(crate) fn float(&mut self, p: &str) -> Result<Option<f64>> {
+        let ctx = self.ctx(p);
+        self.get(p).map(|v| to_f64(&v, &ctx, self.span)).transpose()
+    }
+
+    pub(crate) fn bool_or(&mut self, p: &str, default: bool) -> Result<bool> {
+        let ctx = self.ctx(p);
+        match self.get(p) {
+            None => Ok(default),
+            Some(Value::Scalar(s)) if !matches!(s, Scalar::Complex { .. }) => {
+                Ok(crate::pyscalar::truthy(&s))
+            }
+            Some(v) => Err(EvalError::type_error(
+                self.span,
+                format!("{ctx} must be a bool, got '{}'", v.type_name()),
+            )),
+        }
+    }
+
+    pub(crate) fn string(&mut self, p: &str) -> Result<Option<String>> {
+        let ctx = self.ctx(p);
+        match self.get(p) {
+            None => Ok(None),
+            Some(Value::Str(s)) => Ok(Some(s)),
+            Some(v) => Err(EvalError::type_error(
+                self.span,
+                format!("{ctx} must be a string, got '{}'", v.type_name()),
+            )),
+        }
+    }
+
+    pub(crate) fn dtype(&mut self, p: &str) -> Result<Option<DType>> {
+        let ctx = self.ctx(p);
+        self.get(p)
+            .map(|v| to_dtype(&v, &ctx, self.span))
+            .transpose()
+    }
+
+    pub(crate) fn shape(&mut self, p: &str) -> Result<Vec<usize>> {
+        let ctx = self.ctx(p);
+        let v = self.req(p)?;
+        to_shape(&v, &ctx, self.span)
+    }
+
+    pub(crate) fn axes(&mut self, p: &str) -> Result<Option<Vec<isize>>> {
+        let ctx = self.ctx(p);
+        self.get(p)
+            .map(|v| to_axes(&v, &ctx, self.span))
+            .transpose()
+    }
+
+    pub(crate) fn array(&mut self, p: &str) -> Result<Array> {
+        let v = self.req(p)?;
+        to_array(&v, None, self.span)
+    }
+
+    pub(crate) fn operand(&mut self, p: &str) -> Result<Operand> {
+        let ctx = self.ctx(p);
+        let v = self.req(p)?;
+        to_operand(&v, &ctx, self.span)
+    }
+
+    pub(crate) fn scalar(&mut self, p: &str) -> Result<Option<Scalar>> {
+        let ctx = self.ctx(p);
+        match self.get(p) {
+            None => Ok(None),
+            Some(Value::Scalar(s)) => Ok(Some(s)),
+            Some(v) => Err(EvalError::type_error(
+                self.span,
+                format!("{ctx} must be a Python number, got '{}'", v.type_name()),
+            )),
+        }
+    }
+
+    /// `order=` of NumPy's creation and copy functions: kupfer arrays are C-ordered.
+    pub(crate) fn order_c(&mut self, p: &str) -> Result<()> {
+        match self.string(p)?.as_deref() {
+            None | Some("C" | "K" | "A") => Ok(()),
+            Some(o) => Err(EvalError::not_supported(
+                self.span,
+                format!("order='{o}' (kupfer arrays are C-ordered)"),
+            )),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Conversions
+// ---------------------------------------------------------------------------------------
+
+fn array_not_python(ctx: &str, span: Span) -> EvalError {
+    EvalError::type_error(
+        span,
+        format!(
+            "{ctx} must be a Python value; an array's contents stay on the GPU during \
+             evaluation"
+        ),
+    )
+}
+
+/// A Python int (or bool).
+pub(crate) fn to_int(v: &Value, ctx: &str, span: Span) -> Result<i64> {
+    match v {
+        Value::Scalar(Scalar::Int(i)) => Ok(*i),
+        Value::Scalar(Scalar::Bool(b)) => Ok(i64::from(*b)),
+        Value::Array(_) => Err(array_not_python(ctx, span)),
+        other => Err(EvalError::type_error(
+            span,
+            format!("{ctx} must be an integer, got '{}'", other.type_name()),
+        )),
+    }
+}
+
+/// A Python real number.
+pub(crate) fn to_f64(v: &Value, ctx: &str, span: Span) -> Result<f64> {
+    match v {
+        Value::Scalar(s) if !matches!(s, Scalar::Complex { .. }) => Ok(s.as_f64()),
+        Value::Array(_) => Err(array_not_python(ctx, span)),
+        other => Err(EvalError::type_error(
+            span,
+            format!("{ctx} must be a real number, got '{}'", other.type_name()),
+        )),
+    }
+}
+
+/// A shape: an int or a sequence of ints, none negative.
+pub(crate) fn to_shape(v: &Value, ctx: &str, span: Span) -> Result<Vec<usize>> {
+    let dims: Vec<i64> = match v {
+        Value::Tuple(items) | Value::List(items) => items
+            .iter()
+            .map(|i| to_int(i, ctx, span))
+            .collect::<Result<_>>()?,
+        other => vec![to_int(other, ctx, span).map_err(|_| {
+            EvalError::type_error(
+                span,
+                format!(
+                    "{ctx} must be an int or a tuple of ints, got '{}'",
+                    other.type_name()
+                ),
+            )
+        })?],
+    };
+    dims.into_iter()
+        .map(|d| {
+            usize::try_from(d)
+                .map_err(|_| EvalError::value_error(span, "negative dimensions are not allowed"))
+        })
+        .collect()
+}
+
+/// Axes: an int or a sequence of ints.
+pub(crate) fn to_axes(v: &Value, ctx: &str, span: Span) -> Result<Vec<isize>> {
+    match v {
+        Value::Tuple(items) | Value::List(items) => items
+            .iter()
+            .map(|i| to_int(i, ctx, span).map(|x| x as isize))
+            .collect(),
+        other => Ok(vec![to_int(other, ctx, span)? as isize]),
+    }
+}
+
+/// A dtype: `np.float32`, `'float32'`, `'f4'`, `float`, `int`, `bool`, `complex`, `a.dtype`.
+pub(crate) fn to_dtype(v: &Value, ctx: &str, span: Span) -> Result<DType> {
+    let name = match v {
+        Value::DType(d) => return Ok(*d),
+        Value::Str(s) => s.as_str(),
+        Value::Function("builtins.float") => "float64",
+        Value::Function("builtins.int") => "int64",
+        Value::Function("builtins.bool") => "bool",
+        Value::Function("builtins.complex") => "complex128",
+        other => {
+            return Err(EvalError::type_error(
+                span,
+                format!("{ctx} must be a dtype, got '{}'", other.type_name()),
+            ))
+        }
+    };
+    DType::from_name(name).map_err(EvalError::kupfer(span))
+}
+
+/// The device new arrays go to.
+pub(crate) fn device(span: Span) -> Result<Device> {
+    Device::current().map_err(EvalError::kupfer(span))
+}
+
+/// An elementwise operand: arrays as they are, Python scalars weak, sequences as arrays.
+pub(crate) fn to_operand(v: &Value, ctx: &str, span: Span) -> Result<Operand> {
+    match v {
+        Value::Array(a) => Ok(Operand::Array(a.clone())),
+        Value::Scalar(s) => Ok(Operand::Scalar(*s)),
+        Value::Tuple(_) | Value::List(_) => Ok(Operand::Array(to_array(v, None, span)?)),
+        other => Err(EvalError::type_error(
+            span,
+            format!(
+                "{ctx} must be an array or a number, got '{}'",
+                other.type_name()
+            ),
+        )),
+    }
+}
+
+/// `np.asarray(v, dtype)`: arrays (cast if `dtype` differs), Python scalars as 0-d arrays,
+/// nested sequences of Python scalars uploaded.
+pub(crate) fn to_array(v: &Value, dtype: Option<DType>, span: Span) -> Result<Array> {
+    let k = EvalError::kupfer(span);
+    match v {
+        Value::Array(a) => match dtype {
+            Some(d) if d != a.dtype() => a.astype(d).map_err(k),
+            _ => Ok(a.clone()),
+        },
+        Value::Scalar(s) => {
+            let dev = device(span)?;
+            let d = dtype.unwrap_or_else(|| s.default_dtype(&dev));
+            kupfer::full_on(&dev, &[], *s, Some(d)).map_err(k)
+        }
+        Value::Tuple(_) | Value::List(_) => match flatten_nested(v) {
+            Some(Ok((shape, values))) => {
+                let dev = device(span)?;
+                let d = dtype.unwrap_or_else(|| {
+                    infer_dtype(&values, dev.default_int(), dev.default_float())
+                });
+                let data = host_data(&values, d).map_err(|e| e.at(span))?;
+                Array::from_host_on(&dev, &kupfer::HostArray { shape, data }).map_err(k)
+            }
+            Some(Err(msg)) => Err(EvalError::value_error(span, msg)),
+            None => Err(EvalError::not_supported(
+                span,
+                "building an array from a list of arrays (np.stack)",
+            )),
+        },
+        other => Err(EvalError::type_error(
+            span,
+            format!("cannot convert '{}' to an array", other.type_name()),
+        )),
+    }
+}
+
+/// The value as a Python tuple of ints.
+pub(crate) fn int_tuple(xs: &[usize]) -> Value {
+    Value::Tuple(
+        xs.iter()
+            .map(|&x| Value::Scalar(Scalar::Int(x as i64)))
+            .collect(),
+    )
+}
+
+/// Calls a registered function.
+pub(crate) fn call(f: Func, call: Call) -> Result<Value> {
+    match f {
+        Func::Unary(u) => elementwise::call_unary(u, call),
+        Func::Binary(b) => elementwise::call_binary(b, call),
+        Func::Native(n) => n(call),
+    }
+}

@@ -1,0 +1,350 @@
+//! Reductions and NaN-aware reductions: `sum`, `prod`, `mean`, `var`, `std`, `max`/`amax`,
+//! `min`/`amin`, `argmax`, `argmin`, `any`, `all`, `count_nonzero`, `ptp`, `average` and the
+//! `nan*` family, over any axes with `keepdims=`, `ddof=` and `dtype=` where kupfer supports
+//! them. Array methods (`a.sum(axis=0)`) call the same handlers with the array first.
+//!
+//! Result dtypes are kupfer's (which never widen 32-bit types to 64 bits implicitly): the sum
+//! of an int32 array is int32 where NumPy gives int64, the mean of integers is float32
+//! (float64 for int64).
+
+use super::{to_array, Args, Call, Registry};
+use crate::ast::Span;
+use crate::error::{EvalError, Result};
+use crate::value::Value;
+use kupfer::{Array, Axis, DType, Scalar};
+
+pub(super) fn register(r: &mut Registry) {
+    r.native(&["sum"], sum);
+    r.native(&["prod"], prod);
+    r.native(&["nansum"], nansum);
+    r.native(&["nanprod"], nanprod);
+    r.native(&["mean"], mean);
+    r.native(&["nanmean"], nanmean);
+    r.native(&["var"], var);
+    r.native(&["std"], std);
+    r.native(&["nanvar"], nanvar);
+    r.native(&["nanstd"], nanstd);
+    r.native(&["max", "amax"], max);
+    r.native(&["min", "amin"], min);
+    r.native(&["nanmax"], nanmax);
+    r.native(&["nanmin"], nanmin);
+    r.native(&["argmax"], argmax);
+    r.native(&["argmin"], argmin);
+    r.native(&["nanargmax"], nanargmax);
+    r.native(&["nanargmin"], nanargmin);
+    r.native(&["any"], any);
+    r.native(&["all"], all);
+    r.native(&["count_nonzero"], count_nonzero);
+    r.native(&["ptp"], ptp);
+    r.native(&["average"], average);
+}
+
+fn kerr(span: Span) -> impl FnOnce(kupfer::Error) -> EvalError {
+    EvalError::kupfer(span)
+}
+
+/// `out=`, `initial=` and `where=`: kupfer eval computes new arrays over every element.
+fn check_unsupported(a: &mut Args, params: &[&str]) -> Result<()> {
+    for p in params {
+        match (*p, a.get(p)) {
+            (_, None) | ("where", Some(Value::Scalar(Scalar::Bool(true)))) => {}
+            ("out", Some(_)) => {
+                return Err(EvalError::not_supported(
+                    a.span(),
+                    "out= (kupfer eval computes new arrays; it never writes into one)",
+                ))
+            }
+            (p, Some(_)) => {
+                return Err(EvalError::not_supported(
+                    a.span(),
+                    format!("{p}= of a reduction"),
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The input array (Python values uploaded), cast to `dtype=` when given.
+fn input(a: &mut Args, dtype: Option<DType>) -> Result<Array> {
+    let span = a.span();
+    let v = a.req("a")?;
+    to_array(&v, dtype, span)
+}
+
+/// `axis=`: `None` (all axes), an int or a tuple of ints.
+fn axis(a: &mut Args) -> Result<Axis> {
+    Ok(match a.axes("axis")? {
+        None => Axis::All,
+        Some(v) => Axis::Many(v),
+    })
+}
+
+/// `axis=` of the arg-reductions: `None` or one int.
+fn single_axis(a: &mut Args) -> Result<Option<isize>> {
+    let span = a.span();
+    match a.get("axis") {
+        None => Ok(None),
+        Some(v @ (Value::Tuple(_) | Value::List(_))) => Err(EvalError::type_error(
+            span,
+            format!(
+                "'{}' object cannot be interpreted as an integer (this reduction takes one \
+                 axis)",
+                v.type_name()
+            ),
+        )),
+        Some(v) => Ok(Some(super::to_int(&v, "argument 'axis'", span)? as isize)),
+    }
+}
+
+/// `ddof=` (or its array-API spelling `correction=`), a non-negative integer.
+fn ddof(a: &mut Args) -> Result<u32> {
+    let span = a.span();
+    let d = match (a.get("ddof"), a.get("correction")) {
+        (Some(_), Some(_)) => {
+            return Err(EvalError::value_error(
+                span,
+                "ddof and correction can't be provided simultaneously",
+            ))
+        }
+        (Some(v), None) | (None, Some(v)) => v,
+        (None, None) => return Ok(0),
+    };
+    let n = match d {
+        Value::Scalar(Scalar::Float(f)) if f.fract() == 0.0 => f as i64,
+        other => super::to_int(&other, "argument 'ddof'", span)?,
+    };
+    u32::try_from(n).map_err(|_| {
+        EvalError::not_supported(span, format!("ddof={n} (kupfer takes 0 <= ddof < 2**32)"))
+    })
+}
+
+/// The result cast to `dtype=` when it differs.
+fn finish(r: Array, dtype: Option<DType>, span: Span) -> Result<Value> {
+    match dtype {
+        Some(d) if d != r.dtype() => Ok(Value::Array(r.astype(d).map_err(kerr(span))?)),
+        _ => Ok(Value::Array(r)),
+    }
+}
+
+type AxisFn = fn(&Array, Axis, bool) -> kupfer::Result<Array>;
+
+/// `f(a, axis=None, dtype=None, out=None, keepdims=False, initial=, where=)`: the input is
+/// cast to `dtype` first (it is NumPy's accumulator type).
+fn summing(call: Call, f: AxisFn) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&[
+        "a",
+        "axis=",
+        "dtype=",
+        "out=",
+        "keepdims=",
+        "initial=",
+        "where=",
+    ])?;
+    check_unsupported(&mut a, &["out", "initial", "where"])?;
+    let dtype = a.dtype("dtype")?;
+    let x = input(&mut a, dtype)?;
+    let ax = axis(&mut a)?;
+    let keep = a.bool_or("keepdims", false)?;
+    finish(f(&x, ax, keep).map_err(kerr(span))?, dtype, span)
+}
+
+fn sum(call: Call) -> Result<Value> {
+    summing(call, kupfer::sum)
+}
+
+fn prod(call: Call) -> Result<Value> {
+    summing(call, kupfer::prod)
+}
+
+fn nansum(call: Call) -> Result<Value> {
+    summing(call, kupfer::nansum)
+}
+
+fn nanprod(call: Call) -> Result<Value> {
+    summing(call, kupfer::nanprod)
+}
+
+/// `mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=)`.
+fn meaning(call: Call, f: AxisFn) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["a", "axis=", "dtype=", "out=", "keepdims=", "*where="])?;
+    check_unsupported(&mut a, &["out", "where"])?;
+    let dtype = a.dtype("dtype")?;
+    // A float dtype= is the type of the computation; an integer one only of the result.
+    let x = input(&mut a, dtype.filter(|d| d.is_float() || d.is_complex()))?;
+    let ax = axis(&mut a)?;
+    let keep = a.bool_or("keepdims", false)?;
+    finish(f(&x, ax, keep).map_err(kerr(span))?, dtype, span)
+}
+
+fn mean(call: Call) -> Result<Value> {
+    meaning(call, kupfer::mean)
+}
+
+fn nanmean(call: Call) -> Result<Value> {
+    meaning(call, kupfer::nanmean)
+}
+
+type MomentFn = fn(&Array, Axis, u32, bool) -> kupfer::Result<Array>;
+
+/// `var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=, mean=,
+/// correction=)`.
+fn moments(call: Call, f: MomentFn) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&[
+        "a",
+        "axis=",
+        "dtype=",
+        "out=",
+        "ddof=",
+        "keepdims=",
+        "*where=",
+        "*mean=",
+        "*correction=",
+    ])?;
+    check_unsupported(&mut a, &["out", "where", "mean"])?;
+    let dtype = a.dtype("dtype")?;
+    let x = input(&mut a, dtype.filter(|d| d.is_float() || d.is_complex()))?;
+    let ax = axis(&mut a)?;
+    let dd = ddof(&mut a)?;
+    let keep = a.bool_or("keepdims", false)?;
+    finish(f(&x, ax, dd, keep).map_err(kerr(span))?, dtype, span)
+}
+
+fn var(call: Call) -> Result<Value> {
+    moments(call, kupfer::var)
+}
+
+fn std(call: Call) -> Result<Value> {
+    moments(call, kupfer::reduce::std)
+}
+
+fn nanvar(call: Call) -> Result<Value> {
+    moments(call, kupfer::nanvar)
+}
+
+fn nanstd(call: Call) -> Result<Value> {
+    moments(call, kupfer::nanstd)
+}
+
+/// `max(a, axis=None, out=None, keepdims=False, initial=, where=)`.
+fn extreme(call: Call, f: AxisFn) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["a", "axis=", "out=", "keepdims=", "initial=", "where="])?;
+    check_unsupported(&mut a, &["out", "initial", "where"])?;
+    let x = input(&mut a, None)?;
+    let ax = axis(&mut a)?;
+    let keep = a.bool_or("keepdims", false)?;
+    Ok(Value::Array(f(&x, ax, keep).map_err(kerr(span))?))
+}
+
+fn max(call: Call) -> Result<Value> {
+    extreme(call, kupfer::max)
+}
+
+fn min(call: Call) -> Result<Value> {
+    extreme(call, kupfer::min)
+}
+
+fn nanmax(call: Call) -> Result<Value> {
+    extreme(call, kupfer::nanmax)
+}
+
+fn nanmin(call: Call) -> Result<Value> {
+    extreme(call, kupfer::nanmin)
+}
+
+type ArgFn = fn(&Array, Option<isize>, bool) -> kupfer::Result<Array>;
+
+/// `argmax(a, axis=None, out=None, *, keepdims=False)`.
+fn arg(call: Call, f: ArgFn) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["a", "axis=", "out=", "*keepdims="])?;
+    check_unsupported(&mut a, &["out"])?;
+    let x = input(&mut a, None)?;
+    let ax = single_axis(&mut a)?;
+    let keep = a.bool_or("keepdims", false)?;
+    Ok(Value::Array(f(&x, ax, keep).map_err(kerr(span))?))
+}
+
+fn argmax(call: Call) -> Result<Value> {
+    arg(call, kupfer::argmax)
+}
+
+fn argmin(call: Call) -> Result<Value> {
+    arg(call, kupfer::argmin)
+}
+
+fn nanargmax(call: Call) -> Result<Value> {
+    arg(call, kupfer::nanargmax)
+}
+
+fn nanargmin(call: Call) -> Result<Value> {
+    arg(call, kupfer::nanargmin)
+}
+
+/// `any(a, axis=None, out=None, keepdims=False, *, where=)`.
+fn logical(call: Call, f: AxisFn) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["a", "axis=", "out=", "keepdims=", "*where="])?;
+    check_unsupported(&mut a, &["out", "where"])?;
+    let x = input(&mut a, None)?;
+    let ax = axis(&mut a)?;
+    let keep = a.bool_or("keepdims", false)?;
+    Ok(Value::Array(f(&x, ax, keep).map_err(kerr(span))?))
+}
+
+fn any(call: Call) -> Result<Value> {
+    logical(call, kupfer::any)
+}
+
+fn all(call: Call) -> Result<Value> {
+    logical(call, kupfer::all)
+}
+
+/// `count_nonzero(a, axis=None, *, keepdims=False)`.
+fn count_nonzero(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["a", "axis=", "*keepdims="])?;
+    let x = input(&mut a, None)?;
+    let ax = axis(&mut a)?;
+    let keep = a.bool_or("keepdims", false)?;
+    Ok(Value::Array(
+        kupfer::count_nonzero(&x, ax, keep).map_err(kerr(span))?,
+    ))
+}
+
+/// `ptp(a, axis=None, out=None, keepdims=False)`.
+fn ptp(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["a", "axis=", "out=", "keepdims="])?;
+    check_unsupported(&mut a, &["out"])?;
+    let x = input(&mut a, None)?;
+    let ax = axis(&mut a)?;
+    let keep = a.bool_or("keepdims", false)?;
+    Ok(Value::Array(kupfer::ptp(&x, ax, keep).map_err(kerr(span))?))
+}
+
+/// `average(a, axis=None, weights=None, returned=False, *, keepdims=False)`.
+fn average(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["a", "axis=", "weights=", "returned=", "*keepdims="])?;
+    let x = input(&mut a, None)?;
+    let ax = axis(&mut a)?;
+    let weights = match a.get("weights") {
+        Some(w) => Some(to_array(&w, None, span)?),
+        None => None,
+    };
+    if a.bool_or("returned", false)? {
+        return Err(EvalError::not_supported(
+            span,
+            "np.average(..., returned=True)",
+        ));
+    }
+    let keep = a.bool_or("keepdims", false)?;
+    Ok(Value::Array(
+        kupfer::average(&x, ax, weights.as_ref(), keep).map_err(kerr(span))?,
+    ))
+}

@@ -1,0 +1,75 @@
+//! Scans: `cumsum`, `cumprod`, `nancumsum`, `nancumprod` (kupfer's `scan` module) and
+//! `diff`. Array methods `a.cumsum(axis=1)` and `a.cumprod()` call the same handlers.
+//!
+//! Result dtypes are kupfer's: bool and int32 accumulate in int32 where NumPy gives int64.
+
+use super::{to_array, Call, Registry};
+use crate::error::{EvalError, Result};
+use crate::value::Value;
+use kupfer::{Array, DType};
+
+pub(super) fn register(r: &mut Registry) {
+    r.native(&["cumsum"], cumsum);
+    r.native(&["cumprod"], cumprod);
+    r.native(&["nancumsum"], nancumsum);
+    r.native(&["nancumprod"], nancumprod);
+    r.native(&["diff"], diff);
+}
+
+type ScanFn = fn(&Array, Option<isize>, Option<DType>) -> kupfer::Result<Array>;
+
+/// `f(a, axis=None, dtype=None, out=None)`.
+fn scan(call: Call, f: ScanFn) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["a", "axis=", "dtype=", "out="])?;
+    if a.get("out").is_some() {
+        return Err(EvalError::not_supported(
+            span,
+            "out= (kupfer eval computes new arrays; it never writes into one)",
+        ));
+    }
+    let x = a.array("a")?;
+    let axis = a.int("axis")?.map(|v| v as isize);
+    let dtype = a.dtype("dtype")?;
+    Ok(Value::Array(
+        f(&x, axis, dtype).map_err(EvalError::kupfer(span))?,
+    ))
+}
+
+fn cumsum(call: Call) -> Result<Value> {
+    scan(call, kupfer::cumsum)
+}
+
+fn cumprod(call: Call) -> Result<Value> {
+    scan(call, kupfer::cumprod)
+}
+
+fn nancumsum(call: Call) -> Result<Value> {
+    scan(call, kupfer::nancumsum)
+}
+
+fn nancumprod(call: Call) -> Result<Value> {
+    scan(call, kupfer::nancumprod)
+}
+
+/// `diff(a, n=1, axis=-1, prepend=, append=)`.
+fn diff(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["a", "n=", "axis=", "prepend=", "append="])?;
+    if a.get("prepend").is_some() || a.get("append").is_some() {
+        return Err(EvalError::not_supported(
+            span,
+            "np.diff() with prepend= or append=",
+        ));
+    }
+    let v = a.req("a")?;
+    let x = to_array(&v, None, span)?;
+    let n = a.int("n")?.unwrap_or(1);
+    let n = usize::try_from(n).map_err(|_| {
+        EvalError::value_error(span, format!("order must be non-negative but got {n}"))
+    })?;
+    let axis = a.int("axis")?.unwrap_or(-1) as isize;
+    Ok(Value::Array(
+        kupfer::diff(&x, n, axis).map_err(EvalError::kupfer(span))?,
+    ))
+}

@@ -1,0 +1,696 @@
+//! The interpreter: walks the syntax tree with Python's evaluation order and NumPy's
+//! semantics. Names are looked up in the session's variables, then in NumPy's namespace
+//! (`sin`, `pi`, `float32`, ... also without `np.`), then among the Python builtins.
+//!
+//! Arrays stay lazy on the device; nothing is read back during evaluation, so whatever needs
+//! an array's contents on the host (`bool(a)`, `a and b`, `a[a.argmax()]`) says so.
+
+use crate::ast::{BinOp, BoolOpKind, CmpOp, Expr, ExprKind, UnaryOp};
+use crate::ast::{Keyword, Span};
+use crate::error::{EvalError, Result};
+use crate::functions::{self, methods, Call, Resolved};
+use crate::pyscalar::{self, ScalarError};
+use crate::value::{Slice, Value};
+use kupfer::{Array, DType, Operand, Scalar, SliceArg};
+use std::collections::HashMap;
+
+/// Variables for evaluating expressions: input arrays (or any [`Value`]) bound to names.
+///
+/// ```no_run
+/// let mut s = kupfer_eval::Session::new();
+/// s.set_array("x", kupfer::arange(0, 10, 1, None)?);
+/// let v = s.eval("x[::-1].sum()")?;
+/// assert_eq!(v.to_host()?.to_string(), "45");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct Session {
+    vars: HashMap<String, Value>,
+}
+
+/// Evaluates `src` with each `(name, array)` of `inputs` bound: the one-call form of
+/// [`Session`].
+pub fn evaluate(src: &str, inputs: &[(String, Array)]) -> Result<Value> {
+    let mut s = Session::new();
+    for (name, a) in inputs {
+        s.set_array(name.clone(), a.clone());
+    }
+    s.eval(src)
+}
+
+impl Session {
+    /// A session without variables.
+    pub fn new() -> Session {
+        Session::default()
+    }
+
+    /// Binds `name` to `value` (replacing an earlier binding). Variables shadow NumPy's
+    /// names: binding `e` hides `np.e` as a bare name (`np.e` still works).
+    pub fn set(&mut self, name: impl Into<String>, value: Value) {
+        self.vars.insert(name.into(), value);
+    }
+
+    /// Binds `name` to an array.
+    pub fn set_array(&mut self, name: impl Into<String>, array: Array) {
+        self.set(name, Value::Array(array));
+    }
+
+    /// The value bound to `name`.
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        self.vars.get(name)
+    }
+
+    /// Removes the binding of `name`, returning its value.
+    pub fn remove(&mut self, name: &str) -> Option<Value> {
+        self.vars.remove(name)
+    }
+
+    /// The bound names, sorted.
+    pub fn names(&self) -> Vec<&str> {
+        let mut v: Vec<&str> = self.vars.keys().map(String::as_str).collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// Parses and evaluates one expression.
+    pub fn eval(&self, src: &str) -> Result<Value> {
+        let expr = crate::parse(src)?;
+        self.eval_expr(&expr)
+    }
+
+    /// Evaluates a parsed expression.
+    pub fn eval_expr(&self, e: &Expr) -> Result<Value> {
+        self.eval_node(e).map_err(|err| err.at(e.span))
+    }
+
+    fn eval_node(&self, e: &Expr) -> Result<Value> {
+        let span = e.span;
+        match &e.kind {
+            ExprKind::Int(i) => Ok(Value::Scalar(Scalar::Int(*i))),
+            ExprKind::Float(x) => Ok(Value::Scalar(Scalar::Float(*x))),
+            ExprKind::Imag(x) => Ok(Value::Scalar(Scalar::Complex { re: 0.0, im: *x })),
+            ExprKind::Str(s) => Ok(Value::Str(s.clone())),
+            ExprKind::Bool(b) => Ok(Value::Scalar(Scalar::Bool(*b))),
+            ExprKind::None => Ok(Value::None),
+            ExprKind::Ellipsis => Ok(Value::Ellipsis),
+            ExprKind::Name(n) => self.name(n, span),
+            ExprKind::Attribute { value, attr } => {
+                let v = self.eval_expr(value)?;
+                self.attribute(v, attr, e)
+            }
+            ExprKind::Call {
+                func,
+                args,
+                keywords,
+            } => self.call(func, args, keywords, span),
+            ExprKind::Subscript { value, index } => {
+                let v = self.eval_expr(value)?;
+                let i = self.eval_expr(index)?;
+                subscript(v, i, span)
+            }
+            ExprKind::Slice { start, stop, step } => {
+                let part = |p: &Option<Box<Expr>>| -> Result<Option<i64>> {
+                    match p {
+                        None => Ok(None),
+                        Some(x) => match self.eval_expr(x)? {
+                            Value::None => Ok(None),
+                            Value::Scalar(Scalar::Int(i)) => Ok(Some(i)),
+                            Value::Scalar(Scalar::Bool(b)) => Ok(Some(i64::from(b))),
+                            v => Err(EvalError::type_error(
+                                x.span,
+                                format!(
+                                    "slice indices must be integers or None, not '{}'",
+                                    v.type_name()
+                                ),
+                            )),
+                        },
+                    }
+                };
+                Ok(Value::Slice(Slice {
+                    start: part(start)?,
+                    stop: part(stop)?,
+                    step: part(step)?,
+                }))
+            }
+            ExprKind::Unary { op, operand } => {
+                let v = self.eval_expr(operand)?;
+                unary(*op, v, span)
+            }
+            ExprKind::Binary { op, left, right } => {
+                let l = self.eval_expr(left)?;
+                let r = self.eval_expr(right)?;
+                binary(*op, l, r, span)
+            }
+            ExprKind::Compare { left, rest } => {
+                let mut l = self.eval_expr(left)?;
+                let mut result = Value::Scalar(Scalar::Bool(true));
+                for (i, (op, right)) in rest.iter().enumerate() {
+                    let r = self.eval_expr(right)?;
+                    result = compare(*op, &l, &r, span)?;
+                    if i + 1 < rest.len() {
+                        // `a < b < c` is `a < b and b < c`: the truth value decides.
+                        if !truthy(&result, span)? {
+                            return Ok(result);
+                        }
+                        l = r;
+                    }
+                }
+                Ok(result)
+            }
+            ExprKind::BoolOp { op, values } => {
+                let mut last = Value::None;
+                for (i, x) in values.iter().enumerate() {
+                    last = self.eval_expr(x)?;
+                    if i + 1 < values.len() {
+                        let t = truthy(&last, x.span)?;
+                        match op {
+                            BoolOpKind::And if !t => return Ok(last),
+                            BoolOpKind::Or if t => return Ok(last),
+                            _ => {}
+                        }
+                    }
+                }
+                Ok(last)
+            }
+            ExprKind::Tuple(items) => Ok(Value::Tuple(
+                items
+                    .iter()
+                    .map(|x| self.eval_expr(x))
+                    .collect::<Result<_>>()?,
+            )),
+            ExprKind::List(items) => Ok(Value::List(
+                items
+                    .iter()
+                    .map(|x| self.eval_expr(x))
+                    .collect::<Result<_>>()?,
+            )),
+        }
+    }
+
+    fn name(&self, n: &str, span: Span) -> Result<Value> {
+        if let Some(v) = self.vars.get(n) {
+            return Ok(v.clone());
+        }
+        match functions::resolve("", n, true).map_err(|e| e.at(span))? {
+            Resolved::Value(v) => Ok(v),
+            Resolved::Planned => Err(EvalError::not_supported(span, format!("'np.{n}'"))),
+            Resolved::Unknown => Err(EvalError::UnknownName {
+                name: n.to_string(),
+                span,
+            }),
+        }
+    }
+
+    fn attribute(&self, v: Value, attr: &str, e: &Expr) -> Result<Value> {
+        let span = e.span;
+        match v {
+            Value::Module(m) => match functions::resolve(m, attr, false).map_err(|e| e.at(span))? {
+                Resolved::Value(v) => Ok(v),
+                Resolved::Planned => {
+                    let full = if m.is_empty() {
+                        format!("'np.{attr}'")
+                    } else {
+                        format!("'np.{m}.{attr}'")
+                    };
+                    Err(EvalError::not_supported(span, full))
+                }
+                Resolved::Unknown => Err(EvalError::UnknownName {
+                    name: e.dotted_name().unwrap_or_else(|| attr.to_string()),
+                    span,
+                }),
+            },
+            Value::Array(a) => methods::attribute(&a, attr, span),
+            Value::DType(d) => match attr {
+                "name" => Ok(Value::Str(d.name().to_string())),
+                "itemsize" => Ok(Value::Scalar(Scalar::Int(d.host_size() as i64))),
+                "kind" => Ok(Value::Str(
+                    match d {
+                        DType::Bool => "b",
+                        DType::I32 | DType::I64 => "i",
+                        DType::U32 => "u",
+                        DType::F16 | DType::F32 | DType::F64 => "f",
+                        DType::Complex64 => "c",
+                    }
+                    .to_string(),
+                )),
+                _ => Err(no_attribute("numpy.dtype", attr, span)),
+            },
+            Value::Scalar(s) => match (attr, s) {
+                ("real", Scalar::Complex { re, .. }) => Ok(Value::Scalar(Scalar::Float(re))),
+                ("imag", Scalar::Complex { im, .. }) => Ok(Value::Scalar(Scalar::Float(im))),
+                ("real", s) => Ok(Value::Scalar(s)),
+                ("imag", Scalar::Float(_)) => Ok(Value::Scalar(Scalar::Float(0.0))),
+                ("imag", _) => Ok(Value::Scalar(Scalar::Int(0))),
+                _ => Err(no_attribute(pyscalar::type_name(&s), attr, span)),
+            },
+            other => Err(no_attribute(other.type_name(), attr, span)),
+        }
+    }
+
+    fn call(&self, func: &Expr, args: &[Expr], keywords: &[Keyword], span: Span) -> Result<Value> {
+        let callee = match self.eval_expr(func) {
+            Err(EvalError::UnknownName { name, span })
+                if func.dotted_name() == Some(name.clone()) =>
+            {
+                return Err(EvalError::UnknownFunction { name, span })
+            }
+            r => r?,
+        };
+        let args = args
+            .iter()
+            .map(|a| self.eval_expr(a))
+            .collect::<Result<Vec<_>>>()?;
+        let kwargs = keywords
+            .iter()
+            .map(|k| Ok((k.name.clone(), self.eval_expr(&k.value)?)))
+            .collect::<Result<Vec<_>>>()?;
+        match callee {
+            Value::Function(name) => {
+                let (name, f) =
+                    functions::lookup(name).ok_or_else(|| EvalError::UnknownFunction {
+                        name: name.to_string(),
+                        span: func.span,
+                    })?;
+                functions::call(
+                    f,
+                    Call {
+                        name,
+                        span,
+                        args,
+                        kwargs,
+                    },
+                )
+            }
+            Value::Method(a, name) => methods::call_method(a, name, span, args, kwargs),
+            Value::DType(d) => dtype_call(d, span, args, kwargs),
+            other => Err(EvalError::type_error(
+                func.span,
+                format!("'{}' object is not callable", other.type_name()),
+            )),
+        }
+    }
+}
+
+fn no_attribute(ty: &str, attr: &str, span: Span) -> EvalError {
+    EvalError::type_error(span, format!("'{ty}' object has no attribute '{attr}'"))
+}
+
+fn kerr(span: Span) -> impl FnOnce(kupfer::Error) -> EvalError {
+    EvalError::kupfer(span)
+}
+
+fn scalar_err(span: Span) -> impl FnOnce(ScalarError) -> EvalError {
+    move |e| match e {
+        ScalarError::Type(m) => EvalError::type_error(span, m),
+        ScalarError::Value(m) => EvalError::value_error(span, m),
+    }
+}
+
+/// `np.float32(x)`: a 0-d array (NumPy's scalar) or an array cast to the dtype.
+fn dtype_call(
+    d: DType,
+    span: Span,
+    args: Vec<Value>,
+    kwargs: Vec<(String, Value)>,
+) -> Result<Value> {
+    let name: &'static str = match d {
+        DType::Bool => "bool_",
+        DType::I32 => "int32",
+        DType::U32 => "uint32",
+        DType::I64 => "int64",
+        DType::F16 => "float16",
+        DType::F32 => "float32",
+        DType::F64 => "float64",
+        DType::Complex64 => "complex64",
+    };
+    let mut a = Call {
+        name,
+        span,
+        args,
+        kwargs,
+    }
+    .bind(&["value="])?;
+    let v = a.get("value").unwrap_or(Value::Scalar(Scalar::Int(0)));
+    match v {
+        Value::Array(x) => Ok(Value::Array(x.astype(d).map_err(kerr(span))?)),
+        v @ (Value::Scalar(_) | Value::Tuple(_) | Value::List(_)) => {
+            Ok(Value::Array(functions::to_array(&v, Some(d), span)?))
+        }
+        other => Err(EvalError::type_error(
+            span,
+            format!(
+                "np.{name}() argument must be a number or an array, not '{}'",
+                other.type_name()
+            ),
+        )),
+    }
+}
+
+/// Python truthiness; arrays' contents are on the device, so only their ambiguity is known.
+fn truthy(v: &Value, span: Span) -> Result<bool> {
+    Ok(match v {
+        Value::Scalar(s) => pyscalar::truthy(s),
+        Value::None => false,
+        Value::Str(s) => !s.is_empty(),
+        Value::Tuple(v) | Value::List(v) => !v.is_empty(),
+        Value::Array(a) if a.size() == 0 => {
+            return Err(EvalError::value_error(
+                span,
+                "The truth value of an empty array is ambiguous. Use `array.size > 0` to \
+                 check that an array is not empty.",
+            ))
+        }
+        Value::Array(a) if a.size() > 1 => {
+            return Err(EvalError::value_error(
+                span,
+                "The truth value of an array with more than one element is ambiguous. Use \
+                 a.any() or a.all()",
+            ))
+        }
+        Value::Array(_) => {
+            return Err(EvalError::not_supported(
+                span,
+                "the truth value of an array (`and`, `or`, `not`, chained comparisons: \
+                 kupfer eval keeps array contents on the GPU; use &, |, ~ or \
+                 np.logical_and/np.logical_or/np.logical_not)",
+            ))
+        }
+        _ => true,
+    })
+}
+
+fn unary(op: UnaryOp, v: Value, span: Span) -> Result<Value> {
+    if op == UnaryOp::Not {
+        return Ok(Value::Scalar(Scalar::Bool(!truthy(&v, span)?)));
+    }
+    match v {
+        Value::Scalar(s) => pyscalar::unary(op, s)
+            .map(Value::Scalar)
+            .map_err(scalar_err(span)),
+        Value::Array(a) => {
+            let r = match op {
+                UnaryOp::Neg => kupfer::negative(&a),
+                UnaryOp::Pos => kupfer::positive(&a),
+                _ => kupfer::invert(&a),
+            };
+            Ok(Value::Array(r.map_err(kerr(span))?))
+        }
+        other => Err(EvalError::type_error(
+            span,
+            format!(
+                "bad operand type for unary {}: '{}'",
+                op.symbol(),
+                other.type_name()
+            ),
+        )),
+    }
+}
+
+type Binary = fn(Operand, Operand) -> kupfer::Result<Array>;
+
+fn binary_fn(op: BinOp) -> Option<Binary> {
+    Some(match op {
+        BinOp::Add => kupfer::add,
+        BinOp::Sub => kupfer::subtract,
+        BinOp::Mul => kupfer::multiply,
+        BinOp::Div => kupfer::divide,
+        BinOp::FloorDiv => kupfer::floor_divide,
+        BinOp::Mod => kupfer::remainder,
+        BinOp::Pow => kupfer::power,
+        BinOp::BitAnd => kupfer::bitwise_and,
+        BinOp::BitOr => kupfer::bitwise_or,
+        BinOp::BitXor => kupfer::bitwise_xor,
+        BinOp::LShift => kupfer::left_shift,
+        BinOp::RShift => kupfer::right_shift,
+        BinOp::MatMul => return None,
+    })
+}
+
+/// True for values that take part in NumPy arithmetic.
+fn numeric(v: &Value) -> bool {
+    matches!(
+        v,
+        Value::Array(_) | Value::Scalar(_) | Value::Tuple(_) | Value::List(_)
+    )
+}
+
+fn unsupported_operands(sym: &str, l: &Value, r: &Value, span: Span) -> EvalError {
+    EvalError::type_error(
+        span,
+        format!(
+            "unsupported operand type(s) for {sym}: '{}' and '{}'",
+            l.type_name(),
+            r.type_name()
+        ),
+    )
+}
+
+fn repeat(items: &[Value], n: i64) -> Vec<Value> {
+    let n = usize::try_from(n).unwrap_or(0);
+    let mut out = Vec::with_capacity(items.len().saturating_mul(n).min(1 << 16));
+    for _ in 0..n {
+        out.extend_from_slice(items);
+    }
+    out
+}
+
+fn binary(op: BinOp, l: Value, r: Value, span: Span) -> Result<Value> {
+    let Some(f) = binary_fn(op) else {
+        return crate::functions::linalg::matmul(&l, &r, span);
+    };
+    // Python's own operators on Python values.
+    match (&l, &r, op) {
+        (Value::Scalar(a), Value::Scalar(b), _) => {
+            return pyscalar::binary(op, *a, *b)
+                .map(Value::Scalar)
+                .map_err(scalar_err(span))
+        }
+        (Value::Tuple(a), Value::Tuple(b), BinOp::Add) => {
+            return Ok(Value::Tuple(a.iter().chain(b).cloned().collect()))
+        }
+        (Value::List(a), Value::List(b), BinOp::Add) => {
+            return Ok(Value::List(a.iter().chain(b).cloned().collect()))
+        }
+        (Value::Str(a), Value::Str(b), BinOp::Add) => return Ok(Value::Str(format!("{a}{b}"))),
+        (Value::Tuple(a), Value::Scalar(Scalar::Int(n)), BinOp::Mul)
+        | (Value::Scalar(Scalar::Int(n)), Value::Tuple(a), BinOp::Mul) => {
+            if a.len().saturating_mul(usize::try_from(*n).unwrap_or(0)) > 1 << 16 {
+                return Err(EvalError::value_error(span, "tuple too long"));
+            }
+            return Ok(Value::Tuple(repeat(a, *n)));
+        }
+        (Value::List(a), Value::Scalar(Scalar::Int(n)), BinOp::Mul)
+        | (Value::Scalar(Scalar::Int(n)), Value::List(a), BinOp::Mul) => {
+            if a.len().saturating_mul(usize::try_from(*n).unwrap_or(0)) > 1 << 16 {
+                return Err(EvalError::value_error(span, "list too long"));
+            }
+            return Ok(Value::List(repeat(a, *n)));
+        }
+        _ => {}
+    }
+    let has_array = matches!(l, Value::Array(_)) || matches!(r, Value::Array(_));
+    if !has_array || !numeric(&l) || !numeric(&r) {
+        return Err(unsupported_operands(op.symbol(), &l, &r, span));
+    }
+    let a = functions::to_operand(&l, "left operand", span)?;
+    let b = functions::to_operand(&r, "right operand", span)?;
+    Ok(Value::Array(f(a, b).map_err(kerr(span))?))
+}
+
+/// `a == b` for values that are not numbers or arrays (Python's equality).
+fn py_equal(l: &Value, r: &Value) -> bool {
+    match (l, r) {
+        (Value::Scalar(a), Value::Scalar(b)) => pyscalar::compare(CmpOp::Eq, a, b).unwrap_or(false),
+        (Value::Tuple(a), Value::Tuple(b)) | (Value::List(a), Value::List(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| py_equal(x, y))
+        }
+        (Value::Str(a), Value::Str(b)) => a == b,
+        (Value::None, Value::None) | (Value::Ellipsis, Value::Ellipsis) => true,
+        (Value::DType(a), Value::DType(b)) => a == b,
+        (Value::DType(d), Value::Str(s)) | (Value::Str(s), Value::DType(d)) => {
+            DType::from_name(s).is_ok_and(|x| x == *d)
+        }
+        (Value::Slice(a), Value::Slice(b)) => a == b,
+        (Value::Function(a), Value::Function(b)) => a == b,
+        (Value::Module(a), Value::Module(b)) => a == b,
+        _ => false,
+    }
+}
+
+fn compare(op: CmpOp, l: &Value, r: &Value, span: Span) -> Result<Value> {
+    if let (Value::Scalar(a), Value::Scalar(b)) = (l, r) {
+        return pyscalar::compare(op, a, b)
+            .map(|b| Value::Scalar(Scalar::Bool(b)))
+            .map_err(scalar_err(span));
+    }
+    let has_array = matches!(l, Value::Array(_)) || matches!(r, Value::Array(_));
+    if has_array && numeric(l) && numeric(r) {
+        let f: Binary = match op {
+            CmpOp::Lt => kupfer::less,
+            CmpOp::Le => kupfer::less_equal,
+            CmpOp::Gt => kupfer::greater,
+            CmpOp::Ge => kupfer::greater_equal,
+            CmpOp::Eq => kupfer::equal,
+            CmpOp::Ne => kupfer::not_equal,
+        };
+        let a = functions::to_operand(l, "left operand", span)?;
+        let b = functions::to_operand(r, "right operand", span)?;
+        return Ok(Value::Array(f(a, b).map_err(kerr(span))?));
+    }
+    match op {
+        CmpOp::Eq | CmpOp::Ne => {
+            let eq = op == CmpOp::Eq;
+            if let (Value::Array(a), _) | (_, Value::Array(a)) = (l, r) {
+                // NumPy compares an array with an unrelated object elementwise: all unequal.
+                return Ok(Value::Array(
+                    kupfer::full(a.shape(), Scalar::Bool(!eq), Some(DType::Bool))
+                        .map_err(kerr(span))?,
+                ));
+            }
+            Ok(Value::Scalar(Scalar::Bool(py_equal(l, r) == eq)))
+        }
+        _ => Err(EvalError::type_error(
+            span,
+            format!(
+                "'{}' not supported between instances of '{}' and '{}'",
+                op.symbol(),
+                l.type_name(),
+                r.type_name()
+            ),
+        )),
+    }
+}
+
+/// One part of an array index.
+fn index_part(v: &Value, span: Span) -> Result<SliceArg> {
+    Ok(match v {
+        Value::Scalar(Scalar::Int(i)) => SliceArg::Index(
+            isize::try_from(*i)
+                .map_err(|_| EvalError::value_error(span, format!("index {i} is out of bounds")))?,
+        ),
+        Value::Slice(s) => {
+            let c =
+                |x: Option<i64>| x.map(|v| v.clamp(isize::MIN as i64, isize::MAX as i64) as isize);
+            if s.step == Some(0) {
+                return Err(EvalError::value_error(span, "slice step cannot be zero"));
+            }
+            SliceArg::Slice {
+                start: c(s.start),
+                stop: c(s.stop),
+                step: c(s.step),
+            }
+        }
+        Value::None => SliceArg::NewAxis,
+        Value::Ellipsis => SliceArg::Ellipsis,
+        Value::Scalar(Scalar::Bool(_)) => {
+            return Err(EvalError::not_supported(
+                span,
+                "indexing with a boolean scalar (a boolean mask)",
+            ))
+        }
+        Value::Array(_) | Value::List(_) => {
+            return Err(EvalError::not_supported(
+                span,
+                "advanced indexing with an array or list (integer or boolean arrays as \
+                 indices)",
+            ))
+        }
+        _ => {
+            return Err(EvalError::type_error(
+                span,
+                "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and \
+                 integer or boolean arrays are valid indices",
+            ))
+        }
+    })
+}
+
+fn subscript(v: Value, index: Value, span: Span) -> Result<Value> {
+    match v {
+        Value::Array(a) => {
+            let parts = match &index {
+                Value::Tuple(items) => items
+                    .iter()
+                    .map(|i| index_part(i, span))
+                    .collect::<Result<Vec<_>>>()?,
+                other => vec![index_part(other, span)?],
+            };
+            if parts
+                .iter()
+                .filter(|p| matches!(p, SliceArg::Ellipsis))
+                .count()
+                > 1
+            {
+                return Err(EvalError::value_error(
+                    span,
+                    "an index can only have a single ellipsis ('...')",
+                ));
+            }
+            Ok(Value::Array(a.slice(&parts).map_err(kerr(span))?))
+        }
+        Value::Tuple(ref items) | Value::List(ref items) if matches!(index, Value::Slice(_)) => {
+            let Value::Slice(s) = index else {
+                return Err(EvalError::type_error(span, "a slice index was expected"));
+            };
+            let pos = s
+                .positions(items.len())
+                .map_err(|m| EvalError::value_error(span, m))?;
+            let picked: Vec<Value> = pos.into_iter().map(|i| items[i].clone()).collect();
+            Ok(match v {
+                Value::List(_) => Value::List(picked),
+                _ => Value::Tuple(picked),
+            })
+        }
+        Value::Tuple(items) | Value::List(items) => {
+            let i = match index {
+                Value::Scalar(Scalar::Int(i)) => i,
+                Value::Scalar(Scalar::Bool(b)) => i64::from(b),
+                other => {
+                    return Err(EvalError::type_error(
+                        span,
+                        format!(
+                            "tuple indices must be integers or slices, not {}",
+                            other.type_name()
+                        ),
+                    ))
+                }
+            };
+            let n = items.len() as i64;
+            let j = if i < 0 { i + n } else { i };
+            if j < 0 || j >= n {
+                return Err(EvalError::value_error(span, "tuple index out of range"));
+            }
+            Ok(items[j as usize].clone())
+        }
+        Value::Str(s) => {
+            let chars: Vec<char> = s.chars().collect();
+            match index {
+                Value::Scalar(Scalar::Int(i)) => {
+                    let n = chars.len() as i64;
+                    let j = if i < 0 { i + n } else { i };
+                    if j < 0 || j >= n {
+                        return Err(EvalError::value_error(span, "string index out of range"));
+                    }
+                    Ok(Value::Str(chars[j as usize].to_string()))
+                }
+                Value::Slice(sl) => {
+                    let pos = sl
+                        .positions(chars.len())
+                        .map_err(|m| EvalError::value_error(span, m))?;
+                    Ok(Value::Str(pos.into_iter().map(|i| chars[i]).collect()))
+                }
+                other => Err(EvalError::type_error(
+                    span,
+                    format!(
+                        "string indices must be integers, not '{}'",
+                        other.type_name()
+                    ),
+                )),
+            }
+        }
+        other => Err(EvalError::type_error(
+            span,
+            format!("'{}' object is not subscriptable", other.type_name()),
+        )),
+    }
+}

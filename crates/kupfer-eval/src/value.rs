@@ -1,0 +1,641 @@
+//! Runtime values of the interpreter, and their host-side counterparts for printing and
+//! saving.
+
+use crate::error::{EvalError, Result};
+use crate::format::{self, PrintOptions};
+use crate::pyscalar;
+use kupfer::{Array, DType, HostArray, HostData, Scalar};
+use std::fmt;
+
+/// A runtime value: what an expression evaluates to.
+#[derive(Debug, Clone)]
+pub enum Value {
+    /// A kupfer array (possibly 0-d, possibly lazy).
+    Array(Array),
+    /// A Python scalar (`True`, `3`, `1.5`, `2j`): weak in NumPy 2's promotion (NEP 50), so
+    /// `a * 2` keeps `a`'s dtype.
+    Scalar(Scalar),
+    /// A Python string.
+    Str(String),
+    /// A Python tuple.
+    Tuple(Vec<Value>),
+    /// A Python list.
+    List(Vec<Value>),
+    /// `None` (also `np.newaxis`).
+    None,
+    /// `...`
+    Ellipsis,
+    /// A slice `start:stop:step` (each part an integer or absent).
+    Slice(Slice),
+    /// A NumPy dtype (`np.float32`, `a.dtype`).
+    DType(DType),
+    /// A function of the NumPy table (`np.sin`), not yet called.
+    Function(&'static str),
+    /// A method of an array (`a.reshape`), not yet called.
+    Method(Array, &'static str),
+    /// A namespace: `""` for `np` itself, `"fft"`, `"linalg"`, `"random"`.
+    Module(&'static str),
+}
+
+/// A Python slice with integer (or absent) parts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Slice {
+    /// Start.
+    pub start: Option<i64>,
+    /// Stop.
+    pub stop: Option<i64>,
+    /// Step.
+    pub step: Option<i64>,
+}
+
+impl Slice {
+    /// Python's `slice.indices(len)`: concrete start, stop and step for a sequence.
+    pub fn indices(&self, len: usize) -> std::result::Result<(i64, i64, i64), String> {
+        let len = len as i64;
+        let step = self.step.unwrap_or(1);
+        if step == 0 {
+            return Err("slice step cannot be zero".into());
+        }
+        let (lower, upper) = if step < 0 { (-1, len - 1) } else { (0, len) };
+        let clamp = |v: Option<i64>, default: i64| match v {
+            None => default,
+            Some(v) if v < 0 => (v.saturating_add(len)).max(lower),
+            Some(v) => v.min(upper),
+        };
+        let start = clamp(self.start, if step < 0 { upper } else { lower });
+        let stop = clamp(self.stop, if step < 0 { lower } else { upper });
+        Ok((start, stop, step))
+    }
+
+    /// The positions of a sequence of `len` items this slice selects.
+    pub fn positions(&self, len: usize) -> std::result::Result<Vec<usize>, String> {
+        let (start, stop, step) = self.indices(len)?;
+        let mut out = Vec::new();
+        let mut i = start;
+        while (step > 0 && i < stop) || (step < 0 && i > stop) {
+            out.push(i as usize);
+            i += step;
+        }
+        Ok(out)
+    }
+}
+
+impl Value {
+    /// Python's type name (`ndarray`, `int`, `tuple`, ...), for error messages.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::Array(_) => "ndarray",
+            Value::Scalar(s) => pyscalar::type_name(s),
+            Value::Str(_) => "str",
+            Value::Tuple(_) => "tuple",
+            Value::List(_) => "list",
+            Value::None => "NoneType",
+            Value::Ellipsis => "ellipsis",
+            Value::Slice(_) => "slice",
+            Value::DType(_) => "dtype",
+            Value::Function(_) => "function",
+            Value::Method(..) => "method",
+            Value::Module(_) => "module",
+        }
+    }
+
+    /// The arrays inside this value, in print order.
+    fn arrays<'a>(&'a self, out: &mut Vec<&'a Array>) {
+        match self {
+            Value::Array(a) => out.push(a),
+            Value::Tuple(items) | Value::List(items) => {
+                for i in items {
+                    i.arrays(out);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// This value with each array replaced by the next host array of `hosts`.
+    fn with_hosts(&self, hosts: &mut impl Iterator<Item = HostArray>) -> Result<HostValue> {
+        Ok(match self {
+            Value::Array(_) => HostValue::Array(hosts.next().ok_or_else(|| EvalError::Kupfer {
+                source: kupfer::Error::invalid("an array was not read back"),
+                span: Default::default(),
+            })?),
+            Value::Scalar(s) => HostValue::Scalar(*s),
+            Value::Str(s) => HostValue::Str(s.clone()),
+            Value::Tuple(items) => HostValue::Tuple(
+                items
+                    .iter()
+                    .map(|i| i.with_hosts(hosts))
+                    .collect::<Result<_>>()?,
+            ),
+            Value::List(items) => HostValue::List(
+                items
+                    .iter()
+                    .map(|i| i.with_hosts(hosts))
+                    .collect::<Result<_>>()?,
+            ),
+            Value::None => HostValue::None,
+            Value::Ellipsis => HostValue::Ellipsis,
+            Value::Slice(s) => HostValue::Slice(*s),
+            Value::DType(d) => HostValue::DType(*d),
+            Value::Function(name) => HostValue::Function(name),
+            Value::Method(_, name) => HostValue::Method(name),
+            Value::Module(name) => HostValue::Module(name),
+        })
+    }
+
+    /// Reads every array of this value back to the host (async: the browser's way).
+    pub async fn to_host_async(&self) -> Result<HostValue> {
+        let mut arrays = Vec::new();
+        self.arrays(&mut arrays);
+        let mut hosts = Vec::with_capacity(arrays.len());
+        for a in arrays {
+            hosts.push(
+                a.to_host_async()
+                    .await
+                    .map_err(EvalError::kupfer(Default::default()))?,
+            );
+        }
+        self.with_hosts(&mut hosts.into_iter())
+    }
+
+    /// Reads every array of this value back to the host (blocking).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn to_host(&self) -> Result<HostValue> {
+        let mut arrays = Vec::new();
+        self.arrays(&mut arrays);
+        let hosts = arrays
+            .into_iter()
+            .map(|a| a.to_host().map_err(EvalError::kupfer(Default::default())))
+            .collect::<Result<Vec<_>>>()?;
+        self.with_hosts(&mut hosts.into_iter())
+    }
+}
+
+/// A [`Value`] with its arrays read back to host memory: ready to print or save.
+///
+/// `Display` is Python's `str()` (what `print()` shows); [`HostValue::repr`] is `repr()`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HostValue {
+    /// An array.
+    Array(HostArray),
+    /// A Python scalar.
+    Scalar(Scalar),
+    /// A string.
+    Str(String),
+    /// A tuple.
+    Tuple(Vec<HostValue>),
+    /// A list.
+    List(Vec<HostValue>),
+    /// `None`.
+    None,
+    /// `...`
+    Ellipsis,
+    /// A slice.
+    Slice(Slice),
+    /// A dtype.
+    DType(DType),
+    /// A function.
+    Function(&'static str),
+    /// A bound method.
+    Method(&'static str),
+    /// A namespace.
+    Module(&'static str),
+}
+
+fn py_scalar_repr(s: &Scalar) -> String {
+    match *s {
+        Scalar::Bool(b) => if b { "True" } else { "False" }.into(),
+        Scalar::Int(i) => i.to_string(),
+        Scalar::Float(f) => format::py_float_repr(f),
+        Scalar::Complex { re, im } => format::py_complex_repr(re, im),
+    }
+}
+
+fn opt_repr(v: Option<i64>) -> String {
+    v.map_or_else(|| "None".to_string(), |v| v.to_string())
+}
+
+impl HostValue {
+    /// Python's `str()` with these print options.
+    pub fn to_str_with(&self, opts: &PrintOptions) -> String {
+        match self {
+            HostValue::Array(a) => format::array_str(a, opts),
+            HostValue::Str(s) => s.clone(),
+            HostValue::DType(d) => d.name().to_string(),
+            other => other.repr_with(opts),
+        }
+    }
+
+    /// Python's `repr()`.
+    pub fn repr(&self) -> String {
+        self.repr_with(&PrintOptions::default())
+    }
+
+    /// Python's `repr()` with these print options. 0-d arrays show as NumPy scalars
+    /// (`np.float32(1.5)`), which is what NumPy returns where kupfer returns 0-d arrays.
+    pub fn repr_with(&self, opts: &PrintOptions) -> String {
+        match self {
+            HostValue::Array(a) if a.shape.is_empty() && !a.data.is_empty() => {
+                format::scalar_repr(&a.data, 0)
+            }
+            HostValue::Array(a) => format::array_repr(a, opts),
+            HostValue::Scalar(s) => py_scalar_repr(s),
+            HostValue::Str(s) => format::py_str_repr(s),
+            HostValue::Tuple(items) => {
+                let inner: Vec<String> = items.iter().map(|i| i.repr_with(opts)).collect();
+                if inner.len() == 1 {
+                    format!("({},)", inner[0])
+                } else {
+                    format!("({})", inner.join(", "))
+                }
+            }
+            HostValue::List(items) => {
+                let inner: Vec<String> = items.iter().map(|i| i.repr_with(opts)).collect();
+                format!("[{}]", inner.join(", "))
+            }
+            HostValue::None => "None".into(),
+            HostValue::Ellipsis => "Ellipsis".into(),
+            HostValue::Slice(s) => format!(
+                "slice({}, {}, {})",
+                opt_repr(s.start),
+                opt_repr(s.stop),
+                opt_repr(s.step)
+            ),
+            HostValue::DType(d) => format!("dtype('{}')", d.name()),
+            HostValue::Function(name) => {
+                if crate::functions::is_ufunc(name) {
+                    format!("<ufunc '{name}'>")
+                } else {
+                    format!("<function {name}>")
+                }
+            }
+            HostValue::Method(name) => format!("<built-in method {name} of numpy.ndarray>"),
+            HostValue::Module("") => "<module 'numpy'>".into(),
+            HostValue::Module(name) => format!("<module 'numpy.{name}'>"),
+        }
+    }
+
+    /// The value as one array, as `np.save` would store it: arrays as they are, Python
+    /// scalars as 0-d arrays of NumPy's default dtype (bool, int64, float64; complex as
+    /// complex64, kupfer's only complex type), nested tuples/lists of numbers or of
+    /// equal-shaped arrays stacked.
+    pub fn to_host_array(&self) -> Result<HostArray> {
+        let bad = |what: &str| {
+            EvalError::type_error(
+                Default::default(),
+                format!("cannot store {what} as an array"),
+            )
+        };
+        match self {
+            HostValue::Array(a) => Ok(a.clone()),
+            HostValue::Scalar(s) => {
+                let dtype = match s {
+                    Scalar::Bool(_) => DType::Bool,
+                    Scalar::Int(_) => DType::I64,
+                    Scalar::Float(_) => DType::F64,
+                    Scalar::Complex { .. } => DType::Complex64,
+                };
+                Ok(HostArray {
+                    shape: vec![],
+                    data: host_data(&[*s], dtype)?,
+                })
+            }
+            HostValue::Tuple(items) | HostValue::List(items) => {
+                if let Some(nested) = flatten_nested(self) {
+                    let (shape, values) =
+                        nested.map_err(|m| EvalError::value_error(Default::default(), m))?;
+                    let dtype = infer_dtype(&values, DType::I64, DType::F64);
+                    return Ok(HostArray {
+                        shape,
+                        data: host_data(&values, dtype)?,
+                    });
+                }
+                let parts = items
+                    .iter()
+                    .map(HostValue::to_host_array)
+                    .collect::<Result<Vec<_>>>()?;
+                stack(&parts).map_err(|m| EvalError::value_error(Default::default(), m))
+            }
+            HostValue::Str(_) => Err(bad("a string")),
+            other => Err(bad(&other.repr())),
+        }
+    }
+}
+
+impl fmt::Display for HostValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_str_with(&PrintOptions::default()))
+    }
+}
+
+/// Values that may be nested sequences of Python scalars (`[[1, 2], [3, 4]]`).
+pub(crate) trait Nested: Sized {
+    /// The items, when this is a tuple or list.
+    fn items(&self) -> Option<&[Self]>;
+    /// The scalar, when this is a Python scalar.
+    fn scalar(&self) -> Option<Scalar>;
+}
+
+impl Nested for Value {
+    fn items(&self) -> Option<&[Value]> {
+        match self {
+            Value::Tuple(v) | Value::List(v) => Some(v),
+            _ => None,
+        }
+    }
+    fn scalar(&self) -> Option<Scalar> {
+        match self {
+            Value::Scalar(s) => Some(*s),
+            _ => None,
+        }
+    }
+}
+
+impl Nested for HostValue {
+    fn items(&self) -> Option<&[HostValue]> {
+        match self {
+            HostValue::Tuple(v) | HostValue::List(v) => Some(v),
+            _ => None,
+        }
+    }
+    fn scalar(&self) -> Option<Scalar> {
+        match self {
+            HostValue::Scalar(s) => Some(*s),
+            _ => None,
+        }
+    }
+}
+
+/// A shape and its C-order elements.
+pub(crate) type Flat = (Vec<usize>, Vec<Scalar>);
+
+/// The shape and C-order elements of nested sequences of Python scalars, `None` when some
+/// leaf is not a Python scalar, an error message for ragged nesting.
+pub(crate) fn flatten_nested<T: Nested>(v: &T) -> Option<std::result::Result<Flat, String>> {
+    fn shape_of<T: Nested>(v: &T) -> Vec<usize> {
+        let mut shape = Vec::new();
+        let mut cur = v;
+        while let Some(items) = cur.items() {
+            shape.push(items.len());
+            match items.first() {
+                Some(first) => cur = first,
+                None => break,
+            }
+        }
+        shape
+    }
+    fn walk<T: Nested>(v: &T, shape: &[usize], out: &mut Vec<Scalar>) -> Option<bool> {
+        match (v.items(), shape.split_first()) {
+            (Some(items), Some((&n, rest))) => {
+                if items.len() != n {
+                    return Some(false);
+                }
+                for i in items {
+                    if !walk(i, rest, out)? {
+                        return Some(false);
+                    }
+                }
+                Some(true)
+            }
+            (None, None) => {
+                out.push(v.scalar()?);
+                Some(true)
+            }
+            (Some(_), None) => Some(false),
+            (None, Some(_)) => v.scalar().map(|_| false),
+        }
+    }
+    let shape = shape_of(v);
+    let mut out = Vec::new();
+    let regular = walk(v, &shape, &mut out)?;
+    if !regular {
+        return Some(Err(
+            "setting an array element with a sequence: the nested sequences have an \
+             inhomogeneous shape"
+                .into(),
+        ));
+    }
+    Some(Ok((shape, out)))
+}
+
+/// NumPy's dtype for an array made of these Python scalars (with the given default integer
+/// and float dtypes).
+pub(crate) fn infer_dtype(values: &[Scalar], int: DType, float: DType) -> DType {
+    let mut kind = 0;
+    for v in values {
+        kind = kind.max(match v {
+            Scalar::Bool(_) => 1,
+            Scalar::Int(_) => 2,
+            Scalar::Float(_) => 3,
+            Scalar::Complex { .. } => 4,
+        });
+    }
+    match kind {
+        1 => DType::Bool,
+        2 => int,
+        4 => DType::Complex64,
+        _ => float,
+    }
+}
+
+/// Python scalars converted to host data of `dtype` (NumPy 2: out-of-range Python ints are
+/// an error; floats to ints truncate).
+pub(crate) fn host_data(values: &[Scalar], dtype: DType) -> Result<HostData> {
+    let int = |s: &Scalar, lo: i128, hi: i128| -> Result<i128> {
+        let v = match *s {
+            Scalar::Bool(b) => i128::from(b),
+            Scalar::Int(i) => i128::from(i),
+            Scalar::Float(f) => {
+                if !f.is_finite() {
+                    return Err(EvalError::value_error(
+                        Default::default(),
+                        format!(
+                            "cannot convert float {} to integer",
+                            format::py_float_repr(f)
+                        ),
+                    ));
+                }
+                f.trunc() as i128
+            }
+            Scalar::Complex { .. } => {
+                return Err(EvalError::type_error(
+                    Default::default(),
+                    format!("cannot convert a complex number to {dtype}"),
+                ))
+            }
+        };
+        if v < lo || v > hi {
+            return Err(EvalError::value_error(
+                Default::default(),
+                format!("Python integer {v} out of bounds for {dtype}"),
+            ));
+        }
+        Ok(v)
+    };
+    let real = |s: &Scalar| -> Result<f64> {
+        match s {
+            Scalar::Complex { im, .. } if *im != 0.0 => Err(EvalError::type_error(
+                Default::default(),
+                format!("cannot convert a complex number to {dtype}"),
+            )),
+            s => Ok(s.as_f64()),
+        }
+    };
+    Ok(match dtype {
+        DType::Bool => HostData::Bool(values.iter().map(pyscalar::truthy).collect()),
+        DType::I32 => HostData::I32(
+            values
+                .iter()
+                .map(|s| int(s, i32::MIN.into(), i32::MAX.into()).map(|v| v as i32))
+                .collect::<Result<_>>()?,
+        ),
+        DType::U32 => HostData::U32(
+            values
+                .iter()
+                .map(|s| int(s, 0, u32::MAX.into()).map(|v| v as u32))
+                .collect::<Result<_>>()?,
+        ),
+        DType::I64 => HostData::I64(
+            values
+                .iter()
+                .map(|s| int(s, i64::MIN.into(), i64::MAX.into()).map(|v| v as i64))
+                .collect::<Result<_>>()?,
+        ),
+        DType::F16 => HostData::F16(
+            values
+                .iter()
+                .map(|s| real(s).map(kupfer::f16::from_f64))
+                .collect::<Result<_>>()?,
+        ),
+        DType::F32 => HostData::F32(
+            values
+                .iter()
+                .map(|s| real(s).map(|v| v as f32))
+                .collect::<Result<_>>()?,
+        ),
+        DType::F64 => HostData::F64(values.iter().map(real).collect::<Result<_>>()?),
+        DType::Complex64 => HostData::Complex64(
+            values
+                .iter()
+                .map(|s| match *s {
+                    Scalar::Complex { re, im } => kupfer::Complex32::new(re as f32, im as f32),
+                    other => kupfer::Complex32::new(other.as_f64() as f32, 0.0),
+                })
+                .collect(),
+        ),
+    })
+}
+
+/// Stacks equal-shaped host arrays of one dtype along a new first axis.
+fn stack(parts: &[HostArray]) -> std::result::Result<HostArray, String> {
+    let Some(first) = parts.first() else {
+        return Ok(HostArray {
+            shape: vec![0],
+            data: HostData::F64(Vec::new()),
+        });
+    };
+    if parts
+        .iter()
+        .any(|p| p.shape != first.shape || p.dtype() != first.dtype())
+    {
+        return Err(
+            "cannot store a sequence of arrays with different shapes or dtypes as one array".into(),
+        );
+    }
+    let mut shape = vec![parts.len()];
+    shape.extend_from_slice(&first.shape);
+    macro_rules! cat {
+        ($variant:ident) => {
+            HostData::$variant(
+                parts
+                    .iter()
+                    .flat_map(|p| match &p.data {
+                        HostData::$variant(v) => v.clone(),
+                        _ => Vec::new(),
+                    })
+                    .collect(),
+            )
+        };
+    }
+    let data = match first.data {
+        HostData::Bool(_) => cat!(Bool),
+        HostData::I32(_) => cat!(I32),
+        HostData::U32(_) => cat!(U32),
+        HostData::I64(_) => cat!(I64),
+        HostData::F16(_) => cat!(F16),
+        HostData::F32(_) => cat!(F32),
+        HostData::F64(_) => cat!(F64),
+        HostData::Complex64(_) => cat!(Complex64),
+    };
+    Ok(HostArray { shape, data })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slice_indices_match_python() {
+        let s = |start, stop, step| Slice { start, stop, step };
+        assert_eq!(
+            s(None, None, Some(-1)).positions(4).unwrap(),
+            vec![3, 2, 1, 0]
+        );
+        assert_eq!(s(Some(1), None, None).positions(3).unwrap(), vec![1, 2]);
+        assert_eq!(s(Some(-2), None, None).positions(3).unwrap(), vec![1, 2]);
+        assert_eq!(
+            s(Some(10), Some(-10), Some(-2)).positions(5).unwrap(),
+            vec![4, 2, 0]
+        );
+        assert_eq!(
+            s(Some(-100), Some(100), None).positions(2).unwrap(),
+            vec![0, 1]
+        );
+        assert!(s(None, None, Some(0)).positions(2).is_err());
+    }
+
+    #[test]
+    fn reprs() {
+        let t = HostValue::Tuple(vec![HostValue::Scalar(Scalar::Int(3))]);
+        assert_eq!(t.to_string(), "(3,)");
+        let t = HostValue::Tuple(vec![
+            HostValue::Scalar(Scalar::Int(3)),
+            HostValue::Str("a".into()),
+            HostValue::DType(DType::F32),
+        ]);
+        assert_eq!(t.to_string(), "(3, 'a', dtype('float32'))");
+        assert_eq!(HostValue::DType(DType::F32).to_string(), "float32");
+        assert_eq!(HostValue::Scalar(Scalar::Float(1e16)).to_string(), "1e+16");
+        let z = HostArray::new(vec![], HostData::F32(vec![1.5])).unwrap();
+        assert_eq!(
+            HostValue::Tuple(vec![HostValue::Array(z.clone())]).to_string(),
+            "(np.float32(1.5),)"
+        );
+        assert_eq!(HostValue::Array(z).to_string(), "1.5");
+    }
+
+    #[test]
+    fn to_host_array() {
+        let v = HostValue::List(vec![
+            HostValue::Scalar(Scalar::Int(1)),
+            HostValue::Scalar(Scalar::Int(2)),
+        ]);
+        let a = v.to_host_array().unwrap();
+        assert_eq!(a.shape, vec![2]);
+        assert_eq!(a.data, HostData::I64(vec![1, 2]));
+        let s = |x: f64| HostValue::Scalar(Scalar::Float(x));
+        let i = |x: i64| HostValue::Scalar(Scalar::Int(x));
+        let nested = HostValue::List(vec![
+            HostValue::Tuple(vec![i(1), s(2.5)]),
+            HostValue::List(vec![i(3), i(4)]),
+        ]);
+        let a = nested.to_host_array().unwrap();
+        assert_eq!(a.shape, vec![2, 2]);
+        assert_eq!(a.data, HostData::F64(vec![1.0, 2.5, 3.0, 4.0]));
+        let ragged = HostValue::List(vec![HostValue::List(vec![i(1)]), i(2)]);
+        assert!(ragged.to_host_array().is_err());
+        let empty = HostValue::List(vec![]).to_host_array().unwrap();
+        assert_eq!((empty.shape, empty.data), (vec![0], HostData::F64(vec![])));
+        assert!(HostValue::Str("x".into()).to_host_array().is_err());
+    }
+}

@@ -1,0 +1,742 @@
+//! The interpreter against NumPy itself: random inputs of every dtype are generated here,
+//! saved as `.npy`, and each expression is evaluated by kupfer eval and by NumPy (python3
+//! with numpy, an independent oracle: tests/python/eval_oracle.py); results must agree in
+//! shape, dtype and values (with tolerances by dtype). Needs python3 with numpy; fails,
+//! never skips, without them.
+//!
+//! dtypes: kupfer never widens 32-bit operands to 64 bits implicitly (kupfer_core::promote),
+//! so where NumPy gives int64/float64 from 32-bit inputs, kupfer's int32/float32 is accepted
+//! — only for expressions that mention no 64-bit input or dtype.
+
+use kupfer::{f16, DType, HostArray, HostData};
+use kupfer_eval::{evaluate, EvalError, Value};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A small deterministic generator (xorshift64*).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    /// Uniform in [lo, hi).
+    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * ((self.next() >> 11) as f64 / (1u64 << 53) as f64)
+    }
+    fn int(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + (self.next() % (hi - lo) as u64) as i64
+    }
+}
+
+fn host(shape: &[usize], data: HostData) -> HostArray {
+    HostArray::new(shape.to_vec(), data).expect("consistent host array")
+}
+
+/// The inputs: name, host array.
+fn inputs() -> Vec<(&'static str, HostArray)> {
+    let mut r = Rng(0x9E37_79B9_7F4A_7C15);
+    let n = |s: &[usize]| s.iter().product::<usize>();
+    let f32s = |r: &mut Rng, s: &[usize], lo: f64, hi: f64| {
+        host(
+            s,
+            HostData::F32((0..n(s)).map(|_| r.uniform(lo, hi) as f32).collect()),
+        )
+    };
+    let f32a = f32s(&mut r, &[3, 4], -2.0, 2.0);
+    let pos = f32s(&mut r, &[3, 4], 0.1, 4.0);
+    let v32 = f32s(&mut r, &[4], -1.0, 1.0);
+    let c32 = f32s(&mut r, &[3, 1], -1.0, 1.0);
+    let x3 = f32s(&mut r, &[2, 3, 4], -3.0, 3.0);
+    let mut nan = match f32s(&mut r, &[3, 4], -1.0, 1.0).data {
+        HostData::F32(v) => v,
+        _ => unreachable!(),
+    };
+    for i in [1, 4, 11] {
+        nan[i] = f32::NAN;
+    }
+    let n32 = host(&[3, 4], HostData::F32(nan));
+    let f64a = host(
+        &[3, 4],
+        HostData::F64((0..12).map(|_| r.uniform(-5.0, 5.0)).collect()),
+    );
+    let f16a = host(
+        &[3, 4],
+        HostData::F16(
+            (0..12)
+                .map(|_| f16::from_f64(r.uniform(-2.0, 2.0)))
+                .collect(),
+        ),
+    );
+    let i32a = host(
+        &[3, 4],
+        HostData::I32((0..12).map(|_| r.int(-50, 50) as i32).collect()),
+    );
+    let u32a = host(
+        &[4],
+        HostData::U32((0..4).map(|_| r.int(0, 100) as u32).collect()),
+    );
+    let i64a = host(
+        &[3, 4],
+        HostData::I64((0..12).map(|_| r.int(-1000, 1000)).collect()),
+    );
+    let b = host(
+        &[3, 4],
+        HostData::Bool((0..12).map(|_| r.next().is_multiple_of(2)).collect()),
+    );
+    vec![
+        ("f32", f32a),
+        ("pos", pos),
+        ("v32", v32),
+        ("c32", c32),
+        ("x3", x3),
+        ("n32", n32),
+        ("f64", f64a),
+        ("f16", f16a),
+        ("i32", i32a),
+        ("u32", u32a),
+        ("i64", i64a),
+        ("b", b),
+    ]
+}
+
+const CASES: &[&str] = &[
+    // names and plain values
+    "f32",
+    "i64",
+    "b",
+    // arithmetic and broadcasting
+    "f32 + v32",
+    "f32 - 1.5",
+    "2 * f32",
+    "f32 / (pos + 1)",
+    "f32 + c32",
+    "x3 + v32",
+    "x3 * c32",
+    "i32 // 7",
+    "i32 % 7",
+    "-i32 % 5",
+    "f32 // 0.5",
+    "f32 % 0.75",
+    "f32 ** 2",
+    "pos ** 0.5",
+    "2 ** pos",
+    "i32 * 3 - 1",
+    "i32 & 12",
+    "i32 | 3",
+    "i32 ^ 5",
+    "u32 << 2",
+    "i32 >> 1",
+    "~i32",
+    "~b",
+    "-f32",
+    "+f32",
+    "b & (f32 > 0)",
+    "b | ~b",
+    "b ^ True",
+    "f16 + f32",
+    "f16 * 2",
+    "f16 - f16[0]",
+    "f64 + f32",
+    "i64 + i32",
+    "i64 * 2.5",
+    "i64 // 7",
+    "i32 + 1.5",
+    "b + 1",
+    "u32 + 1",
+    "i32 / 3",
+    "i32 + u32",
+    "f32 + [1, 2, 3, 4]",
+    "(1, 2, 3, 4) * f32",
+    // comparisons
+    "f32 < 0",
+    "f32 >= v32",
+    "i32 == 3",
+    "i32 != i32[0]",
+    "f16 <= 0.5",
+    "n32 == n32",
+    "f32.shape == (3, 4)",
+    "f32.dtype == np.float32",
+    "f32.dtype == 'float32'",
+    // Python scalars
+    "1 + 2 * 3",
+    "7 // -2",
+    "-7 % 3",
+    "2 ** -1",
+    "-2 ** 2",
+    "1 / 4",
+    "True + True",
+    "3 < 4 <= 4",
+    "1 < 2 > 3",
+    "0 < f32.size < 100",
+    "(1, 2) + (3,)",
+    "[1, 2] * 2",
+    "not 0",
+    "1 and 2",
+    "0 or 3.5",
+    "7.5 // 2",
+    "-7.5 % 2",
+    "1e16",
+    "np.pi * f32",
+    "np.e",
+    "np.inf > 1e308",
+    "np.nan != np.nan",
+    "abs(-3)",
+    "round(2.5)",
+    "round(3.14159, 2)",
+    "len(x3)",
+    "int(2.9)",
+    "float(3)",
+    // ufuncs, np./numpy. prefixes, keywords
+    "np.sin(f32)",
+    "numpy.cos(f32)",
+    "np.exp(f16)",
+    "np.sqrt(pos)",
+    "np.log(pos)",
+    "np.log1p(pos)",
+    "np.tanh(f32)",
+    "np.arctan2(f32, v32)",
+    "np.hypot(f32, 1)",
+    "np.floor(f32)",
+    "np.ceil(f64)",
+    "np.rint(f32 * 3)",
+    "np.maximum(f32, 0)",
+    "np.minimum(i32, v32)",
+    "np.where(f32 > 0, f32, 0.0)",
+    "np.where(b, i32, -1)",
+    "np.clip(i32, -5, 5)",
+    "np.clip(f32, a_min=-0.5, a_max=0.5)",
+    "np.add(f32, v32, dtype=np.float64)",
+    "np.maximum(i32, v32, dtype=np.float64)",
+    "np.abs(i32)",
+    "np.absolute(f16)",
+    "np.sign(f32)",
+    "np.square(i32)",
+    "np.isnan(n32)",
+    "np.isfinite(n32)",
+    "np.logical_and(b, f32 > 0)",
+    "np.logical_not(b)",
+    "np.degrees(f32)",
+    "np.round(f64, 2)",
+    // creation
+    "np.arange(10)",
+    "np.arange(1, 10, 2, dtype='float32')",
+    "np.arange(0.5, 3)",
+    "np.linspace(0, 1, 5)",
+    "np.zeros((2, 3), dtype=np.int32)",
+    "np.ones(3, dtype=bool)",
+    "np.full((2, 2), 7)",
+    "np.full((2, 2), 7.5, dtype=np.float16)",
+    "np.eye(3, k=1)",
+    "np.identity(2, dtype=np.int64)",
+    "np.zeros_like(f32)",
+    "np.ones_like(i32, dtype=np.float32)",
+    "np.full_like(v32, 2)",
+    "np.array([[1, 2], [3, 4]])",
+    "np.array([1.5, 2], dtype=np.float32)",
+    "np.array([True, False])",
+    "np.asarray(i32, dtype=np.float32)",
+    "np.float32(3)",
+    "np.int32(-7)",
+    "np.float64(f32)",
+    "np.uint32(5) + 1",
+    // shapes
+    "np.reshape(x3, (4, -1))",
+    "np.reshape(x3, shape=(2, 12))",
+    "np.transpose(x3, (2, 0, 1))",
+    "np.swapaxes(x3, 0, 2)",
+    "np.moveaxis(x3, 0, -1)",
+    "np.squeeze(c32[None])",
+    "np.expand_dims(v32, 0)",
+    "np.ravel(f32.T)",
+    "np.broadcast_to(v32, (2, 4))",
+    "np.shape(x3)",
+    "np.ndim(x3)",
+    "np.size(x3)",
+    "np.atleast_2d(v32)",
+    // indexing
+    "f32[1]",
+    "f32[-1]",
+    "f32[1, 2]",
+    "f32[:, 1]",
+    "f32[1:, ::2]",
+    "f32[::-1]",
+    "f32[::-1, ::-2]",
+    "f32[-2:0:-1]",
+    "x3[..., 1]",
+    "x3[0, ..., ::-1]",
+    "x3[:, None, 1, :]",
+    "v32[None, :, None]",
+    "f32[np.newaxis]",
+    "v32[10:]",
+    "v32[-100:100]",
+    "x3[1][2][::-3]",
+    "i32[:, 1:3].T",
+    "b[::2]",
+    "u32[::-1]",
+    "f16[:2, -2:]",
+    "i64[..., None]",
+    "x3[...]",
+    "x3[:, :, slice(None, None, -1)]",
+    "x3.shape[1:]",
+    "x3.shape[-1]",
+    // attributes and methods
+    "f32.T",
+    "x3.T",
+    "x3.ndim",
+    "x3.size",
+    "x3.itemsize",
+    "f32.astype('float16')",
+    "f32.astype(np.int32)",
+    "i32.astype(float)",
+    "b.astype(np.uint32)",
+    "x3.reshape(8, -1)",
+    "x3.reshape((4, 6))",
+    "x3.reshape([-1])",
+    "x3.transpose()",
+    "x3.transpose(1, 0, 2)",
+    "x3.transpose((2, 1, 0))",
+    "f32.flatten()",
+    "f32.T.ravel()",
+    "f32.copy()",
+    "c32.squeeze()",
+    "c32.squeeze(axis=1)",
+    "x3.swapaxes(0, 1)",
+    "f32.clip(-0.5, 0.5)",
+    "f32.round(1)",
+    "x3.T.T.flatten()[::5]",
+    // reductions
+    "f32.sum()",
+    "f32.sum(axis=0)",
+    "f32.sum(axis=1, keepdims=True)",
+    "x3.sum(axis=(0, 2))",
+    "x3.sum((0, -1))",
+    "x3.sum(axis=None, keepdims=True)",
+    "np.sum(i32)",
+    "np.sum(i32, dtype=np.int64)",
+    "np.sum(i64, axis=1)",
+    "np.sum(b)",
+    "np.sum(b, axis=0)",
+    "np.sum(f16)",
+    "np.max(u32)",
+    "np.sum(a=f32, axis=0)",
+    "numpy.sum(x3, 1)",
+    "sum(f32)",
+    "sum(x3, 1.5)",
+    "sum([1, 2.5, True])",
+    "max(3, 4.5, 1)",
+    "min([3, -1])",
+    "any([0, 0.0])",
+    "pow(2, 10)",
+    "pow(f32, 2)",
+    "np.prod(pos, axis=0)",
+    "i32.prod(axis=1)",
+    "f32.mean()",
+    "f32.mean(axis=0)",
+    "np.mean(i32, axis=1)",
+    "np.mean(i64)",
+    "np.mean(f16)",
+    "f64.mean(axis=(0, 1), keepdims=True)",
+    "np.mean(f32, dtype=np.float64)",
+    "f32.var()",
+    "f32.std(ddof=1)",
+    "np.var(f64, axis=0, ddof=1)",
+    "np.std(x3, axis=(1, 2))",
+    "np.std(i32)",
+    "np.var(f32 + 1000, axis=1)",
+    "f32.max()",
+    "f32.min(axis=1)",
+    "np.amax(i32, axis=0)",
+    "np.amin(u32)",
+    "np.max(b)",
+    "x3.max(axis=-1, keepdims=True)",
+    "np.max(f16, axis=0)",
+    "f32.argmax()",
+    "f32.argmin(axis=0)",
+    "np.argmax(x3, axis=1)",
+    "np.argmin(i32, axis=-1, keepdims=True)",
+    "np.argmax(n32)",
+    "b.any()",
+    "b.all(axis=0)",
+    "np.any(f32 > 1, axis=1)",
+    "np.all(i32)",
+    "np.count_nonzero(b)",
+    "np.count_nonzero(i32 > 0, axis=0)",
+    "np.ptp(f32, axis=1)",
+    "np.ptp(i32)",
+    "np.average(f32)",
+    "np.average(f32, axis=1, weights=v32 + 2)",
+    "np.average(x3, axis=0, weights=np.ones((2, 3, 4)))",
+    "np.nansum(n32)",
+    "np.nansum(n32, axis=0)",
+    "np.nanprod(n32, axis=1)",
+    "np.nanmean(n32, axis=1)",
+    "np.nanvar(n32)",
+    "np.nanstd(n32, axis=1, ddof=1)",
+    "np.nanmax(n32, axis=1)",
+    "np.nanmin(n32)",
+    "np.nanargmax(n32)",
+    "np.nanargmin(n32, axis=1)",
+    "np.nanmax(x3, axis=(0, 1), keepdims=True)",
+    "(f32 > 0).sum(axis=1)",
+    // scans
+    "np.cumsum(f32)",
+    "np.cumsum(i32, axis=0)",
+    "f32.cumsum(axis=1)",
+    "x3.cumprod(axis=-1)",
+    "np.cumsum(b, axis=1)",
+    "np.cumsum(f16, axis=0)",
+    "np.cumsum(i32, dtype=np.int64)",
+    "np.nancumsum(n32, axis=1)",
+    "np.nancumprod(n32)",
+    "np.diff(f32)",
+    "np.diff(i32, n=2, axis=0)",
+    "np.diff(x3, axis=1)",
+    "(f32 - f32.mean(axis=0)) / f32.std(axis=0)",
+    "np.sqrt((x3 ** 2).sum(axis=-1))",
+    "x3.sum(axis=0)[::-1, 1:]",
+];
+
+fn temp_dir() -> PathBuf {
+    let d = std::env::temp_dir().join(format!("kupfer-eval-oracle-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("a temporary directory");
+    d
+}
+
+/// Runs the NumPy oracle over `exprs`: per expression, NumPy's result or its error.
+fn numpy_results(
+    dir: &Path,
+    files: &[(&str, PathBuf)],
+    exprs: &[&str],
+) -> Vec<Result<HostArray, String>> {
+    let mut text = String::new();
+    for (name, path) in files {
+        text.push_str(&format!("{name}={}\n", path.display()));
+    }
+    text.push_str("---\n");
+    for e in exprs {
+        text.push_str(e);
+        text.push('\n');
+    }
+    let cases = dir.join("cases.txt");
+    std::fs::write(&cases, text).expect("write the cases");
+    let out = dir.join("numpy");
+    std::fs::create_dir_all(&out).expect("an output directory");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/eval_oracle.py");
+    let o = Command::new("python3")
+        .arg(script)
+        .arg(&cases)
+        .arg(&out)
+        .output()
+        .expect("python3 must be installed for this test (with numpy)");
+    assert!(
+        o.status.success(),
+        "the NumPy oracle failed (is numpy installed?):\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    (0..exprs.len())
+        .map(|i| {
+            let ok = out.join(format!("out_{i}.npy"));
+            if ok.exists() {
+                kupfer::io::read_npy(&ok).map_err(|e| format!("reading NumPy's result: {e}"))
+            } else {
+                Err(std::fs::read_to_string(out.join(format!("err_{i}.txt")))
+                    .unwrap_or_else(|_| "no result".into()))
+            }
+        })
+        .collect()
+}
+
+/// The values as f64 (complex as re, im pairs).
+fn as_f64(d: &HostData) -> Vec<f64> {
+    match d {
+        HostData::Bool(v) => v.iter().map(|&b| f64::from(u8::from(b))).collect(),
+        HostData::I32(v) => v.iter().map(|&x| f64::from(x)).collect(),
+        HostData::U32(v) => v.iter().map(|&x| f64::from(x)).collect(),
+        HostData::I64(v) => v.iter().map(|&x| x as f64).collect(),
+        HostData::F16(v) => v.iter().map(|x| x.to_f64()).collect(),
+        HostData::F32(v) => v.iter().map(|&x| f64::from(x)).collect(),
+        HostData::F64(v) => v.clone(),
+        HostData::Complex64(v) => v
+            .iter()
+            .flat_map(|c| [f64::from(c.re), f64::from(c.im)])
+            .collect(),
+    }
+}
+
+/// kupfer's documented 32-bit counterpart of a 64-bit NumPy result dtype.
+fn demoted(d: DType) -> DType {
+    match d {
+        DType::I64 => DType::I32,
+        DType::F64 => DType::F32,
+        d => d,
+    }
+}
+
+/// (relative, absolute) tolerance for results of dtype `d`.
+fn tolerance(d: DType) -> (f64, f64) {
+    match d {
+        DType::F16 => (4e-3, 4e-3),
+        DType::F32 | DType::Complex64 => (2e-5, 2e-5),
+        DType::F64 => (1e-11, 1e-12),
+        _ => (0.0, 0.0),
+    }
+}
+
+/// Why `got` (kupfer) differs from `want` (NumPy) for `expr`, if it does.
+fn mismatch(expr: &str, got: &HostArray, want: &HostArray) -> Option<String> {
+    if got.shape != want.shape {
+        return Some(format!("shape {:?}, NumPy {:?}", got.shape, want.shape));
+    }
+    let (gd, wd) = (got.dtype(), want.dtype());
+    let demotion_ok = !expr.contains("64") && gd == demoted(wd);
+    if gd != wd && !demotion_ok {
+        return Some(format!("dtype {gd}, NumPy {wd}"));
+    }
+    let (rtol, atol) = tolerance(gd);
+    let (g, w) = (as_f64(&got.data), as_f64(&want.data));
+    for (i, (x, y)) in g.iter().zip(&w).enumerate() {
+        let same = (x.is_nan() && y.is_nan()) || x == y || (x - y).abs() <= atol + rtol * y.abs();
+        if !same {
+            return Some(format!("element {i}: {x} vs NumPy {y}"));
+        }
+    }
+    None
+}
+
+#[test]
+fn expressions_match_numpy() {
+    let dir = temp_dir();
+    let ins = inputs();
+    let mut files = Vec::new();
+    let mut vars = Vec::new();
+    for (name, h) in &ins {
+        let path = dir.join(format!("{name}.npy"));
+        kupfer::io::write_npy(&path, h).expect("write an input");
+        files.push((*name, path));
+        vars.push((
+            name.to_string(),
+            kupfer::Array::from_host(h).expect("upload"),
+        ));
+    }
+    let want = numpy_results(&dir, &files, CASES);
+    let mut failures = Vec::new();
+    for (expr, want) in CASES.iter().zip(want) {
+        let got = evaluate(expr, &vars)
+            .and_then(|v| v.to_host())
+            .and_then(|h| h.to_host_array());
+        match (got, want) {
+            (Ok(g), Ok(w)) => {
+                if let Some(m) = mismatch(expr, &g, &w) {
+                    failures.push(format!("{expr}: {m}"));
+                }
+            }
+            (Err(e), Ok(_)) => failures.push(format!("{expr}: kupfer failed: {}", e.render())),
+            (Ok(_), Err(e)) => failures.push(format!("{expr}: NumPy failed: {e}")),
+            (Err(e), Err(n)) => failures.push(format!("{expr}: both failed: {e} / {n}")),
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        failures.is_empty(),
+        "{} of {} expressions differ from NumPy:\n{}",
+        failures.len(),
+        CASES.len(),
+        failures.join("\n")
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// Errors: every bad input is an EvalError, never a panic.
+// ---------------------------------------------------------------------------------------
+
+fn vars() -> Vec<(String, kupfer::Array)> {
+    inputs()
+        .into_iter()
+        .map(|(n, h)| (n.to_string(), kupfer::Array::from_host(&h).expect("upload")))
+        .collect()
+}
+
+fn err(expr: &str, vars: &[(String, kupfer::Array)]) -> EvalError {
+    match evaluate(expr, vars) {
+        Ok(v) => panic!(
+            "{expr} should fail, gave {:?}",
+            v.to_host().map(|h| h.repr())
+        ),
+        Err(e) => e,
+    }
+}
+
+#[test]
+fn syntax_errors_point_at_the_column() {
+    let e = err("f32 + (v32 * 2", &[]);
+    assert!(e.is_syntax());
+    assert_eq!(
+        e.render(),
+        "syntax error at column 7: '(' was never closed\n  f32 + (v32 * 2\n        ^"
+    );
+    let e = err("f32 +* 2", &[]);
+    match &e {
+        EvalError::Syntax { column, .. } => assert_eq!(*column, 6, "{}", e.render()),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn name_errors() {
+    let v = vars();
+    assert!(matches!(err("foo + 1", &v), EvalError::UnknownName { ref name, .. } if name == "foo"));
+    assert!(
+        matches!(err("np.foo", &v), EvalError::UnknownName { ref name, .. } if name == "np.foo")
+    );
+    assert!(
+        matches!(err("np.foo(f32)", &v), EvalError::UnknownFunction { ref name, .. } if name == "np.foo")
+    );
+    assert!(matches!(
+        err("np.linalg.foo(f32)", &v),
+        EvalError::UnknownFunction { .. }
+    ));
+    assert!(matches!(
+        err("np.sort(f32)", &v),
+        EvalError::NotSupported { .. }
+    ));
+    assert!(matches!(
+        err("f32.sort()", &v),
+        EvalError::NotSupported { .. }
+    ));
+    assert_eq!(
+        err("np.foo(f32)", &v).to_string(),
+        "unknown function 'np.foo'"
+    );
+    assert!(err("f32.foo", &v)
+        .to_string()
+        .contains("no attribute 'foo'"));
+    assert!(err("f32.ptp()", &v)
+        .to_string()
+        .contains("removed in NumPy 2.0"));
+}
+
+#[test]
+fn value_errors_name_the_problem() {
+    let v = vars();
+    let cases: &[(&str, &str)] = &[
+        ("f32 + v32[:3]", "shape mismatch"),
+        ("np.sum(f32, axis=2)", "axis 2 is out of bounds"),
+        ("f32.mean(axis=(0, 0))", "axis"),
+        ("np.int8(3)", "int8"),
+        ("f32.astype('int8')", "int8"),
+        ("np.zeros(3, dtype=np.uint8)", "uint8"),
+        ("f32 @ f32.T", "not supported yet"),
+        ("np.matmul(f32, f32.T)", "not supported yet"),
+        ("1 / 0", "division by zero"),
+        ("2 ** 64", "overflow"),
+        ("f32[5]", "out of bounds"),
+        ("f32[0, 0, 0]", "index"),
+        ("f32[::0]", "step"),
+        ("f32[..., ...]", "ellipsis"),
+        ("f32[1.5]", "valid indices"),
+        ("f32[f32 > 0]", "not supported yet"),
+        ("f32[[0, 1]]", "not supported yet"),
+        ("f32.reshape(5, 5)", "reshape"),
+        ("np.zeros(-1)", "negative"),
+        ("np.std(f32, ddof=-1)", "ddof"),
+        ("np.var(f32, axis=0, ddof=3)", "ddof"),
+        ("np.argmax(f32, axis=(0, 1))", "integer"),
+        ("np.max(np.zeros(0))", "zero-size"),
+        ("max(f32)", "not supported yet"),
+        ("np.sin()", "missing required argument"),
+        ("np.sin(f32, v32, f32, f32)", "positional argument"),
+        ("np.sum(f32, axes=0)", "unexpected keyword argument 'axes'"),
+        ("f32.sum(keepdims='x')", "must be a bool"),
+        ("'a' + f32", "unsupported operand"),
+        ("None + 1", "unsupported operand"),
+        ("f32(1)", "not callable"),
+        ("f32 < v32 < 1", "ambiguous"),
+        ("f32 and v32", "ambiguous"),
+        ("(1, 2)[5]", "out of range"),
+        ("np.sum(f32, out=f32)", "out="),
+        ("np.where(f32 > 0)", "not supported yet"),
+        ("np.float32('x')", "argument"),
+        ("np.cumsum(f32, axis=2)", "out of bounds"),
+        ("np.diff(f32, n=-1)", "non-negative"),
+        ("np.histogram(f32)", "not supported yet"),
+        ("b - b", "boolean"),
+        ("-b", "boolean"),
+    ];
+    let mut failures = Vec::new();
+    for (expr, needle) in cases {
+        match evaluate(expr, &v).and_then(|v| v.to_host()) {
+            Ok(h) => failures.push(format!("{expr}: should fail, gave {}", h.repr())),
+            Err(e) => {
+                let msg = e.to_string();
+                if !msg.contains(needle) || msg.contains('\n') {
+                    failures.push(format!("{expr}: {msg:?} should mention {needle:?}"));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn errors_point_at_the_failing_subexpression() {
+    let v = vars();
+    let src = "np.sin(f32) + v32[:3]";
+    let e = err(src, &v);
+    let span = e.span().expect("a span");
+    assert_eq!(&src[span.start..span.end], src, "{e}");
+    let src = "1 + np.foo(f32)";
+    let span = err(src, &v).span().expect("a span");
+    assert_eq!(&src[span.start..span.end], "np.foo");
+}
+
+#[test]
+fn printing_is_numpy_str() {
+    let v = vars();
+    let show = |e: &str| {
+        evaluate(e, &v)
+            .and_then(|x| x.to_host())
+            .map(|h| h.to_string())
+            .unwrap_or_else(|e| e.render())
+    };
+    assert_eq!(show("np.arange(6).reshape(2, 3)"), "[[0 1 2]\n [3 4 5]]");
+    assert_eq!(show("np.arange(4.0)[::-1]"), "[3. 2. 1. 0.]");
+    assert_eq!(show("np.float32(1.5)"), "1.5");
+    assert_eq!(show("np.arange(5).sum()"), "10");
+    assert_eq!(show("x3.shape"), "(2, 3, 4)");
+    assert_eq!(show("f32.dtype"), "float32");
+    assert_eq!(show("1 / 3"), "0.3333333333333333");
+    assert_eq!(
+        show("(np.arange(3) > 0, 2)"),
+        "(array([False,  True,  True]), 2)"
+    );
+    assert_eq!(show("np.sin"), "<ufunc 'sin'>");
+    assert_eq!(show("'a' + 'b'"), "ab");
+    assert_eq!(show("None"), "None");
+}
+
+#[test]
+fn sessions_bind_values() {
+    let mut s = kupfer_eval::Session::new();
+    s.set_array("x", kupfer::arange(0, 5, 1, None).expect("arange"));
+    s.set("k", Value::Scalar(kupfer::Scalar::Int(2)));
+    let h = s
+        .eval("(x * k)[::-2]")
+        .and_then(|v| v.to_host())
+        .expect("evaluates");
+    assert_eq!(h.to_string(), "[8 4 0]");
+    assert_eq!(s.names(), vec!["k", "x"]);
+    // A variable shadows NumPy's bare name; np.e is still NumPy's.
+    s.set("e", Value::Scalar(kupfer::Scalar::Int(1)));
+    let h = s
+        .eval("(e, np.e)")
+        .and_then(|v| v.to_host())
+        .expect("evaluates");
+    assert_eq!(h.to_string(), "(1, 2.718281828459045)");
+    assert!(kupfer_eval::function_names().contains(&"nanargmax"));
+    assert!(kupfer_eval::method_names().contains(&"argmax"));
+}

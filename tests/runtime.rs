@@ -1,0 +1,664 @@
+//! GPU runtime behaviour: chunking of large arrays, large dispatch grids, the memory pool,
+//! events, lazy fusion, sharing a wgpu device, ndarray interop and .npy files.
+//!
+//! Every test runs on `Device::default_device()` and fails (never skips) when there is no
+//! adapter. The tests take a global lock: they share the default device's memory pool, whose
+//! counters some of them check.
+
+use kp::{Array, DType, Error, HostArray, HostData};
+use kupfer as kp;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Mutex, MutexGuard};
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// The default device, with the test lock held.
+fn device() -> (MutexGuard<'static, ()>, kp::Device) {
+    let guard = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let dev = kp::Device::default_device().unwrap_or_else(|e| {
+        panic!("no GPU adapter (install Mesa's lavapipe, Debian package mesa-vulkan-drivers): {e}")
+    });
+    (guard, dev)
+}
+
+const MIB: u64 = 1 << 20;
+
+/// A value that depends on the index with no short period (a chunk bound at the wrong
+/// offset shows up as a mismatch).
+fn pattern(i: usize) -> f32 {
+    ((i as u64).wrapping_mul(2_654_435_761) % 16_777_213) as f32 - 8_388_608.0
+}
+
+// ------------------------------------------------------------------------------------------
+// (a) arrays larger than the largest storage binding
+
+#[test]
+fn large_array_is_chunked_correctly() {
+    let (_g, dev) = device();
+    let n = 40_000_000usize; // 160 MB of float32: more than lavapipe's 128 MiB binding
+    let binding = dev.info().limits.max_storage_buffer_binding_size as usize;
+    eprintln!(
+        "max_storage_buffer_binding_size = {binding} bytes; array = {} bytes",
+        n * 4
+    );
+    let host: Vec<f32> = (0..n).map(pattern).collect();
+    let h = Array::from_slice(&host, &[n]).unwrap();
+    let y = (&h * 0.5 + 1.0).to_vec::<f32>().unwrap();
+    assert_eq!(y.len(), n);
+    let mut bad = Vec::new();
+    let mut count = 0usize;
+    for (i, (&g, &x)) in y.iter().zip(&host).enumerate() {
+        let want = x * 0.5 + 1.0;
+        if g.to_bits() != want.to_bits() {
+            count += 1;
+            if bad.len() < 5 {
+                bad.push(format!("[{i}] got {g}, expected {want}"));
+            }
+        }
+    }
+    assert!(
+        count == 0,
+        "{count} of {n} elements wrong, e.g. {}",
+        bad.join("; ")
+    );
+    // a second operand broadcast along the rows of the large array
+    let row: Vec<f32> = (0..1000).map(|j| j as f32 * 0.125).collect();
+    let r2 = Array::from_slice(&row, &[1000]).unwrap();
+    let m = h.reshape(&[(n / 1000) as isize, 1000]).unwrap();
+    let s = (&m - &r2).to_vec::<f32>().unwrap();
+    let first_bad = (0..n).find(|&i| s[i].to_bits() != (host[i] - row[i % 1000]).to_bits());
+    assert!(
+        first_bad.is_none(),
+        "large array minus a broadcast row wrong at {first_bad:?}"
+    );
+    drop(s);
+    // a strided view across the chunk boundary, reversed
+    let r = h.slice(&kp::s![..;-3]).unwrap();
+    let rv = (&r + 0.0).to_vec::<f32>().unwrap();
+    let want: Vec<f32> = (0..n).rev().step_by(3).map(|i| host[i] + 0.0).collect();
+    assert_eq!(rv.len(), want.len());
+    let first_bad = rv
+        .iter()
+        .zip(&want)
+        .position(|(a, b)| a.to_bits() != b.to_bits());
+    assert!(
+        first_bad.is_none(),
+        "reversed strided view of the large array wrong at {first_bad:?}"
+    );
+}
+
+// ------------------------------------------------------------------------------------------
+// (b) more than 65535 workgroups in x
+
+#[test]
+fn dispatch_grid_beyond_65535_workgroups() {
+    let (_g, _dev) = device();
+    let n = 65_535 * 256 + 4_099; // one workgroup of 256 per 256 elements: > 65535 groups
+    let a = kp::arange(0, n as i64, 1, Some(DType::I32)).unwrap();
+    let v = a.to_vec::<i32>().unwrap();
+    assert_eq!(v.len(), n);
+    if let Some(i) = v.iter().enumerate().position(|(i, &x)| x != i as i32) {
+        panic!("arange({n}) wrong at {i}: {}", v[i]);
+    }
+    let host: Vec<f32> = (0..n).map(pattern).collect();
+    let x = Array::from_slice(&host, &[n]).unwrap();
+    let y = kp::negative(&x).unwrap().to_vec::<f32>().unwrap();
+    if let Some(i) = (0..n).find(|&i| y[i] != -host[i]) {
+        panic!(
+            "negative() over {n} elements wrong at {i}: got {}, expected {}",
+            y[i], -host[i]
+        );
+    }
+    // and a 2-D strided (transposed) input of the same size
+    let rows = 4099;
+    let cols = n / rows;
+    let t = x
+        .slice(&kp::s![..rows * cols])
+        .unwrap()
+        .reshape(&[rows as isize, cols as isize])
+        .unwrap();
+    let tt = (&t.t().unwrap() * 1.0).to_vec::<f32>().unwrap();
+    for (k, &g) in tt.iter().enumerate().step_by(9973) {
+        let (j, i) = (k / rows, k % rows);
+        assert_eq!(g, host[i * cols + j], "transposed copy wrong at ({j}, {i})");
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// (c) many small ops do not grow the pool
+
+#[test]
+fn many_small_ops_do_not_leak() {
+    let (_g, dev) = device();
+    let x = Array::from_slice(&[1.5f32; 16], &[16]).unwrap();
+    for _ in 0..100 {
+        (&x + 1.0).eval().unwrap();
+    }
+    dev.synchronize().unwrap();
+    let before = dev.memory_pool().total_bytes();
+    let t = std::time::Instant::now();
+    for _ in 0..100_000 {
+        let y = &x + 1.0;
+        y.eval().unwrap();
+    }
+    dev.synchronize().unwrap();
+    let after = dev.memory_pool().total_bytes();
+    eprintln!(
+        "100000 small ops in {:.1} s; pool total {before} -> {after} bytes",
+        t.elapsed().as_secs_f64()
+    );
+    assert!(
+        after <= before + MIB,
+        "the pool grew from {before} to {after} bytes over 100000 dropped 16-element results"
+    );
+    assert_eq!((&x + 1.0).to_vec::<f32>().unwrap(), vec![2.5f32; 16]);
+}
+
+// ------------------------------------------------------------------------------------------
+// (d) memory pool accounting, reuse, free_all_blocks, limits and out-of-memory
+
+#[test]
+fn memory_pool_accounting_reuse_and_limit() {
+    let (_g, dev) = device();
+    let pool = dev.memory_pool();
+    dev.synchronize().unwrap();
+    pool.free_all_blocks();
+    let used0 = pool.used_bytes();
+    assert_eq!(
+        pool.total_bytes(),
+        used0,
+        "after free_all_blocks, total == used"
+    );
+
+    let n = 1usize << 20; // 4 MiB of f32
+    let a = kp::ones(&[n], Some(DType::F32)).unwrap();
+    a.eval().unwrap();
+    let used1 = pool.used_bytes();
+    assert!(
+        used1 >= used0 + 4 * MIB,
+        "a live 4 MiB array must count in used_bytes ({used0} -> {used1})"
+    );
+    assert!(pool.total_bytes() >= used1);
+    drop(a);
+    dev.synchronize().unwrap();
+    assert_eq!(
+        pool.used_bytes(),
+        used0,
+        "used_bytes returns to its value after drop"
+    );
+    let total_cached = pool.total_bytes();
+    assert!(
+        total_cached >= used0 + 4 * MIB,
+        "the freed block stays cached in total_bytes"
+    );
+
+    // the cached block is reused: total does not grow
+    let b = kp::zeros(&[n], Some(DType::F32)).unwrap();
+    b.eval().unwrap();
+    assert_eq!(
+        pool.total_bytes(),
+        total_cached,
+        "a same-size allocation reuses the cached block"
+    );
+    assert_eq!(b.to_vec::<f32>().unwrap()[n - 1], 0.0);
+    drop(b);
+    dev.synchronize().unwrap();
+
+    pool.free_all_blocks();
+    assert_eq!(
+        pool.total_bytes(),
+        pool.used_bytes(),
+        "free_all_blocks releases every cached block"
+    );
+
+    // a limit: an allocation beyond it is Error::OutOfMemory and the process goes on
+    let limit = pool.total_bytes() + 8 * MIB;
+    pool.set_limit(Some(limit));
+    assert_eq!(pool.limit(), Some(limit));
+    let small = kp::ones(&[1 << 20], Some(DType::F32)).unwrap();
+    small.eval().expect("4 MiB fit under an 8 MiB margin");
+    let big = kp::ones(&[16 << 20], Some(DType::F32)).unwrap(); // 64 MiB
+    let r = big.eval().map(|_| ());
+    let r2 = kp::empty(&[16 << 20], Some(DType::F32)).map(|_| ());
+    pool.set_limit(None);
+    match r {
+        Err(Error::OutOfMemory(m)) => eprintln!("over the limit: {m}"),
+        other => panic!("64 MiB over a limit must be Error::OutOfMemory, got {other:?}"),
+    }
+    assert!(
+        matches!(r2, Err(Error::OutOfMemory(_))),
+        "empty() over the limit: {r2:?}"
+    );
+    assert!(
+        pool.total_bytes() <= limit,
+        "the pool stayed within its limit"
+    );
+    drop(small);
+    // without the limit the same allocation works
+    let big = kp::ones(&[16 << 20], Some(DType::F32)).unwrap();
+    let v = big.slice(&kp::s![-2..]).unwrap().to_vec::<f32>().unwrap();
+    assert_eq!(v, vec![1.0, 1.0]);
+    drop(big);
+
+    // larger than the adapter's largest buffer: OutOfMemory too, not a panic or a device loss
+    let max = dev.info().limits.max_buffer_size;
+    let elems = (max / 4 + 1024) as usize;
+    match kp::empty(&[elems], Some(DType::F32)) {
+        Err(Error::OutOfMemory(m)) => eprintln!("beyond max_buffer_size: {m}"),
+        Err(e) => {
+            panic!("an allocation beyond max_buffer_size ({max}) should be OutOfMemory, got {e:?}")
+        }
+        Ok(_) => panic!("an allocation beyond max_buffer_size ({max}) succeeded"),
+    }
+    assert_eq!(
+        (&kp::ones(&[3], Some(DType::F32)).unwrap() * 2.0)
+            .to_vec::<f32>()
+            .unwrap(),
+        vec![2.0; 3]
+    );
+    dev.synchronize().unwrap();
+    pool.free_all_blocks();
+}
+
+// ------------------------------------------------------------------------------------------
+// (e) events and synchronize
+
+#[test]
+fn events_time_real_work() {
+    let (_g, dev) = device();
+    let x = kp::arange(0.0, 4_000_000.0, 1.0, Some(DType::F32)).unwrap();
+    let start = dev.record_event().unwrap();
+    let mut y = x.clone();
+    for _ in 0..4 {
+        y = kp::sin(&y).unwrap();
+        y.eval().unwrap();
+    }
+    let end = dev.record_event().unwrap();
+    let ms = start.elapsed_ms(&end).unwrap();
+    eprintln!("4 x sin over 4M elements: {ms:.3} ms");
+    assert!(
+        ms.is_finite() && ms > 0.0,
+        "elapsed_ms must be positive and finite, got {ms}"
+    );
+    dev.synchronize().unwrap();
+    kp::synchronize().unwrap();
+    // events in the other order give a non-positive time rather than an error or panic
+    let back = end.elapsed_ms(&start).unwrap();
+    assert!(
+        back.is_finite() && back <= 0.0,
+        "elapsed_ms backwards = {back}"
+    );
+}
+
+// ------------------------------------------------------------------------------------------
+// (f) lazy fusion
+
+#[test]
+fn fused_chain_materialises_once() {
+    let (_g, dev) = device();
+    let n = 1usize << 18;
+    let host: Vec<f32> = (0..n).map(|i| (i % 1000) as f32 * 0.01 - 5.0).collect();
+    let x = Array::from_slice(&host, &[n]).unwrap();
+    dev.synchronize().unwrap();
+    let t1 = &x * 2.0;
+    let t2 = &t1 + 1.0;
+    let t3 = kp::maximum(&t2, -3.0).unwrap();
+    let t4 = kp::square(&t3).unwrap();
+    let y = &t4 - &x;
+    for (k, t) in [&t1, &t2, &t3, &t4, &y].iter().enumerate() {
+        assert!(
+            t.is_lazy(),
+            "step {k} of an elementwise chain should stay lazy"
+        );
+    }
+    let used = dev.memory_pool().used_bytes();
+    y.eval().unwrap();
+    let grown = dev.memory_pool().used_bytes() - used;
+    assert!(!y.is_lazy());
+    for (k, t) in [&t1, &t2, &t3, &t4].iter().enumerate() {
+        assert!(
+            t.is_lazy(),
+            "evaluating the chain's end materialised step {k}"
+        );
+    }
+    assert!(
+        grown <= 2 * (n as u64) * 4,
+        "one fused kernel should allocate one output ({} bytes), the pool grew by {grown}",
+        n * 4
+    );
+    let got = y.to_vec::<f32>().unwrap();
+    for i in 0..n {
+        let v = host[i];
+        let want = ((v * 2.0 + 1.0).max(-3.0)).powi(2) - v;
+        assert_eq!(got[i], want, "fused chain wrong at {i} (x = {v})");
+    }
+    // the same structure with other constants (one cached pipeline): still right
+    for c in [2.0f64, 3.0, -0.5, 1e3] {
+        let r = (&x * c).to_vec::<f32>().unwrap();
+        assert!(
+            r.iter().zip(&host).all(|(g, h)| *g == h * c as f32),
+            "x * {c} wrong"
+        );
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// (g) a wgpu device created by the application
+
+#[test]
+fn device_from_wgpu() {
+    let (_g, default) = device();
+    let instance = kp::wgpu::Instance::new(
+        kp::wgpu::InstanceDescriptor::new_without_display_handle_from_env(),
+    );
+    let adapter =
+        pollster::block_on(instance.request_adapter(&kp::wgpu::RequestAdapterOptions::default()))
+            .expect("an adapter for the application's own wgpu device");
+    let (device, queue) = pollster::block_on(adapter.request_device(&kp::wgpu::DeviceDescriptor {
+        label: Some("application device"),
+        required_features: kp::wgpu::Features::empty(),
+        required_limits: kp::wgpu::Limits::default(),
+        ..Default::default()
+    }))
+    .expect("request_device");
+    let dev = kp::Device::from_wgpu(device, queue);
+    assert!(dev.supports(DType::F32));
+    assert!(!dev.supports(DType::F64), "no SHADER_F64 was requested");
+    assert_eq!(dev.default_float(), DType::F32);
+    let a = Array::from_slice_on(&dev, &[1.0f32, 2.0, 3.0, 4.0], &[2, 2]).unwrap();
+    assert_eq!(a.device(), &dev);
+    let y = (&a.t().unwrap() * 10.0 + &a).to_vec::<f32>().unwrap();
+    assert_eq!(y, vec![11.0, 32.0, 23.0, 44.0]);
+    {
+        let _scope = dev.use_device();
+        let z = kp::arange(0, 5, 1, None).unwrap();
+        assert_eq!(z.device(), &dev);
+        assert_eq!(
+            z.dtype(),
+            DType::I32,
+            "default int without SHADER_INT64 is int32"
+        );
+        assert_eq!(z.to_vec::<i32>().unwrap(), vec![0, 1, 2, 3, 4]);
+    }
+    // a dtype this device cannot run is a clear Unsupported, not a downgrade
+    match Array::from_slice_on(&dev, &[1.0f64], &[1]) {
+        Err(Error::Unsupported(m)) => eprintln!("f64 on a device without SHADER_F64: {m}"),
+        other => panic!("float64 without SHADER_F64 should be Unsupported, got {other:?}"),
+    }
+    // arrays of two devices do not mix silently
+    let b = Array::from_slice_on(&default, &[1.0f32, 2.0, 3.0, 4.0], &[2, 2]).unwrap();
+    match kp::add(&a, &b) {
+        Err(Error::InvalidArgument(m)) => eprintln!("mixing devices: {m}"),
+        other => panic!("adding arrays of two devices should be InvalidArgument, got {other:?}"),
+    }
+    let moved = b.to_device(&dev).unwrap();
+    assert_eq!(
+        kp::add(&a, &moved).unwrap().to_vec::<f32>().unwrap(),
+        vec![2.0, 4.0, 6.0, 8.0]
+    );
+}
+
+// ------------------------------------------------------------------------------------------
+// (h) ndarray interop
+
+#[test]
+fn ndarray_round_trip_non_contiguous() {
+    let (_g, _dev) = device();
+    let base = ndarray::Array3::from_shape_fn((4, 5, 6), |(i, j, k)| {
+        (i * 100 + j * 10 + k) as f32 - 250.0
+    });
+    let view = base
+        .slice(ndarray::s![..;-1, 1..5;2, ..])
+        .permuted_axes([2, 0, 1]);
+    assert!(!view.is_standard_layout());
+    let a = Array::from_ndarray(&view).unwrap();
+    assert_eq!(a.shape(), view.shape());
+    let back = a.to_ndarray::<f32>().unwrap();
+    assert_eq!(back, view.to_owned().into_dyn());
+    let doubled = (&a * 2.0).to_ndarray::<f32>().unwrap();
+    assert_eq!(doubled, (&view * 2.0).into_dyn());
+    // other element types, and a kupfer view read back through ndarray
+    let ints = ndarray::Array2::from_shape_fn((3, 7), |(i, j)| (i * 7 + j) as i64 - 10);
+    let ai = Array::from_ndarray(&ints.t()).unwrap();
+    assert_eq!(
+        ai.to_ndarray::<i64>().unwrap(),
+        ints.t().to_owned().into_dyn()
+    );
+    let sl = ai.slice(&kp::s![1..6;2, ..;-1]).unwrap();
+    assert_eq!(
+        sl.to_ndarray::<i64>().unwrap(),
+        ints.t()
+            .slice(ndarray::s![1..6;2, ..;-1])
+            .to_owned()
+            .into_dyn()
+    );
+    let bools = ndarray::arr2(&[[true, false], [false, true]]);
+    assert_eq!(
+        Array::from_ndarray(&bools.t())
+            .unwrap()
+            .to_ndarray::<bool>()
+            .unwrap(),
+        bools.t().to_owned().into_dyn()
+    );
+    // asking for the wrong element type is an error, not garbage
+    assert!(matches!(
+        a.to_ndarray::<i32>(),
+        Err(Error::InvalidArgument(_))
+    ));
+}
+
+// ------------------------------------------------------------------------------------------
+// (i) .npy files
+
+fn run_python(script: &str, dir: &Path) {
+    let out = Command::new("python3").arg("-c").arg(script).arg(dir).output().unwrap_or_else(|e| {
+        panic!("cannot run python3 ({e}): the .npy tests use NumPy to write files: install Python 3, then `pip install numpy`")
+    });
+    assert!(
+        out.status.success(),
+        "python3 failed:\n{}\n(the .npy tests need NumPy: `pip install numpy`)",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn npy_dir() -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("npy_files");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The values NumPy writes below: element (i, j, k) of shape (2, 3, 4) is v = i*12 + j*4 + k.
+fn expected_host(dtype: DType) -> HostArray {
+    let v: Vec<i64> = (0..24).collect();
+    let data = match dtype {
+        DType::Bool => HostData::Bool(v.iter().map(|x| x % 3 == 0).collect()),
+        DType::I32 => HostData::I32(v.iter().map(|&x| x as i32 - 7).collect()),
+        DType::U32 => HostData::U32(v.iter().map(|&x| x as u32 * 1000 + 4_000_000_000).collect()),
+        DType::I64 => HostData::I64(v.iter().map(|&x| (x - 7) * 1_000_000_000_000).collect()),
+        DType::F16 => HostData::F16(
+            v.iter()
+                .map(|&x| kp::f16::from_f64(x as f64 * 0.5 - 3.0))
+                .collect(),
+        ),
+        DType::F32 => HostData::F32(v.iter().map(|&x| x as f32 * 0.25 - 1.0).collect()),
+        DType::F64 => HostData::F64(v.iter().map(|&x| x as f64 / 3.0).collect()),
+        DType::Complex64 => HostData::Complex64(
+            v.iter()
+                .map(|&x| kp::Complex32::new(x as f32, -(x as f32) * 0.5))
+                .collect(),
+        ),
+    };
+    HostArray::new(vec![2, 3, 4], data).unwrap()
+}
+
+const NPY_WRITER: &str = r#"
+import sys, os
+import numpy as np
+d = sys.argv[1]
+v = np.arange(24).reshape(2, 3, 4)
+vals = {
+    "bool": v % 3 == 0,
+    "int32": (v - 7).astype(np.int32),
+    "uint32": (v * 1000 + 4000000000).astype(np.uint32),
+    "int64": ((v - 7) * 10**12).astype(np.int64),
+    "float16": (v * 0.5 - 3.0).astype(np.float16),
+    "float32": (v * 0.25 - 1.0).astype(np.float32),
+    "float64": v / 3.0,
+    "complex64": (v - 0.5j * v).astype(np.complex64),
+}
+for name, a in vals.items():
+    np.save(os.path.join(d, f"{name}_c.npy"), a)
+    np.save(os.path.join(d, f"{name}_f.npy"), np.asfortranarray(a))
+    np.save(os.path.join(d, f"{name}_be.npy"), a.astype(a.dtype.newbyteorder(">")))
+    np.save(os.path.join(d, f"{name}_fbe.npy"), np.asfortranarray(a.astype(a.dtype.newbyteorder(">"))))
+np.save(os.path.join(d, "scalar0d.npy"), np.array(2.5, np.float32))
+np.save(os.path.join(d, "empty.npy"), np.zeros((3, 0), np.int32))
+np.save(os.path.join(d, "int8.npy"), np.arange(5, dtype=np.int8))
+np.save(os.path.join(d, "complex128.npy"), np.arange(5) * 1j)
+np.save(os.path.join(d, "structured.npy"), np.zeros(3, dtype=[("a", "<i4"), ("b", "<f4")]))
+raw = open(os.path.join(d, "float32_c.npy"), "rb").read()
+open(os.path.join(d, "truncated.npy"), "wb").write(raw[:-7])
+open(os.path.join(d, "garbage.npy"), "wb").write(b"this is not a .npy file at all")
+"#;
+
+#[test]
+fn npy_files() {
+    let (_g, _dev) = device();
+    let dir = npy_dir();
+    run_python(NPY_WRITER, &dir);
+    let mut failures = Vec::new();
+    for dtype in [
+        DType::Bool,
+        DType::I32,
+        DType::U32,
+        DType::I64,
+        DType::F16,
+        DType::F32,
+        DType::F64,
+        DType::Complex64,
+    ] {
+        let want = expected_host(dtype);
+        for variant in ["c", "f", "be", "fbe"] {
+            let path = dir.join(format!("{}_{variant}.npy", dtype.name()));
+            match kp::io::read_npy(&path) {
+                Ok(h) if h == want => {}
+                Ok(h) => failures.push(format!(
+                    "{}: read {:?}, expected {:?}",
+                    path.display(),
+                    h,
+                    want
+                )),
+                Err(e) => failures.push(format!("{}: {e:?}", path.display())),
+            }
+        }
+        // write with kupfer, read back with kupfer; through the GPU with save/load
+        let path = dir.join(format!("{}_kupfer.npy", dtype.name()));
+        kp::io::write_npy(&path, &want).unwrap();
+        let back = kp::io::read_npy(&path).unwrap();
+        if back != want {
+            failures.push(format!(
+                "{}: write/read round trip changed the data",
+                dtype.name()
+            ));
+        }
+        let a = Array::from_host(&want).unwrap().transpose(None).unwrap();
+        let gpu_path = dir.join(format!("{}_gpu.npy", dtype.name()));
+        kp::io::save(&gpu_path, &a).unwrap();
+        let loaded = kp::io::load(&gpu_path).unwrap();
+        assert_eq!(loaded.shape(), &[4, 3, 2]);
+        if loaded.to_host().unwrap() != a.to_host().unwrap() {
+            failures.push(format!(
+                "{}: save/load of a transposed array changed the data",
+                dtype.name()
+            ));
+        }
+    }
+    // NumPy reads what kupfer writes
+    let check = Command::new("python3")
+        .arg("-c")
+        .arg(
+            r#"
+import sys, os, numpy as np
+d = sys.argv[1]
+for n in ["bool", "int32", "uint32", "int64", "float16", "float32", "float64", "complex64"]:
+    a = np.load(os.path.join(d, n + "_kupfer.npy")); b = np.load(os.path.join(d, n + "_c.npy"))
+    assert a.dtype == b.dtype and a.shape == b.shape and (a == b).all(), n
+    g = np.load(os.path.join(d, n + "_gpu.npy"))
+    assert g.dtype == b.dtype and (g == b.transpose()).all(), n
+"#,
+        )
+        .arg(&dir)
+        .output()
+        .unwrap();
+    if !check.status.success() {
+        failures.push(format!(
+            "NumPy cannot read kupfer's files: {}",
+            String::from_utf8_lossy(&check.stderr)
+        ));
+    }
+    // 0-d and empty
+    match kp::io::read_npy(dir.join("scalar0d.npy")) {
+        Ok(h) if h.shape.is_empty() && h.data == HostData::F32(vec![2.5]) => {}
+        other => failures.push(format!("0-d .npy: {other:?}")),
+    }
+    match kp::io::read_npy(dir.join("empty.npy")) {
+        Ok(h) if h.shape == vec![3, 0] && h.data == HostData::I32(vec![]) => {}
+        other => failures.push(format!("empty .npy: {other:?}")),
+    }
+    let zero_d = Array::from_slice(&[7i32], &[]).unwrap();
+    kp::io::save(dir.join("zero_d_kupfer.npy"), &zero_d).unwrap();
+    match kp::io::read_npy(dir.join("zero_d_kupfer.npy")) {
+        Ok(h) if h.shape.is_empty() => {}
+        other => failures.push(format!("0-d save/read: {other:?}")),
+    }
+    // errors: clear messages, right kinds, no panics
+    let missing = dir.join("does_not_exist.npy");
+    match kp::io::read_npy(&missing) {
+        Err(Error::Io(m)) if m.contains("does_not_exist.npy") => eprintln!("missing: {m}"),
+        other => failures.push(format!(
+            "missing file: expected Error::Io naming the path, got {other:?}"
+        )),
+    }
+    for name in ["truncated.npy", "garbage.npy"] {
+        match kp::io::read_npy(dir.join(name)) {
+            Err(Error::Io(m)) if m.contains(name) => eprintln!("{name}: {m}"),
+            other => failures.push(format!(
+                "{name}: expected Error::Io naming the file, got {other:?}"
+            )),
+        }
+    }
+    for (name, what) in [
+        ("int8.npy", "i1"),
+        ("complex128.npy", "c16"),
+        ("structured.npy", ""),
+    ] {
+        match kp::io::read_npy(dir.join(name)) {
+            Err(Error::Unsupported(m)) if m.contains(what) => eprintln!("{name}: {m}"),
+            other => failures.push(format!(
+                "{name}: expected Error::Unsupported naming the dtype, got {other:?}"
+            )),
+        }
+    }
+    match kp::io::load(dir.join("int8.npy")) {
+        Err(Error::Unsupported(_)) => {}
+        other => failures.push(format!(
+            "load(int8.npy): expected Unsupported, got {other:?}"
+        )),
+    }
+    match kp::io::write_npy(
+        dir.join("no_such_dir").join("x.npy"),
+        &expected_host(DType::F32),
+    ) {
+        Err(Error::Io(m)) => eprintln!("unwritable: {m}"),
+        other => failures.push(format!(
+            "writing into a missing directory: expected Error::Io, got {other:?}"
+        )),
+    }
+    assert!(
+        failures.is_empty(),
+        "{} .npy failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
