@@ -395,6 +395,12 @@ const CASES: &[&str] = &[
     "np.diff(f32)",
     "np.diff(i32, n=2, axis=0)",
     "np.diff(x3, axis=1)",
+    // statistics
+    "np.bincount(np.abs(i32).ravel() % 9)",
+    "np.bincount(np.abs(i32).ravel() % 5, minlength=8)",
+    "np.histogram(f32, bins=7)[0]",
+    "np.histogram(f32, bins=7)[1]",
+    "np.histogram(f32, bins=4, range=(-1, 1))[0]",
     "(f32 - f32.mean(axis=0)) / f32.std(axis=0)",
     "np.sqrt((x3 ** 2).sum(axis=-1))",
     "x3.sum(axis=0)[::-1, 1:]",
@@ -663,7 +669,9 @@ fn value_errors_name_the_problem() {
         ("np.float32('x')", "argument"),
         ("np.cumsum(f32, axis=2)", "out of bounds"),
         ("np.diff(f32, n=-1)", "non-negative"),
-        ("np.histogram(f32)", "not supported yet"),
+        ("np.histogram(f32, bins=0)", "positive"),
+        ("np.bincount(i32.ravel() - 1000)", "negative"),
+        ("np.bincount(i32)", "1-D"),
         ("b - b", "boolean"),
         ("-b", "boolean"),
     ];

@@ -82,6 +82,11 @@ pub const CASES: &[Case] = &[
         about: "x.argmax()",
     },
     Case {
+        name: "cumsum",
+        group: Group::Vector,
+        about: "cumsum(x)",
+    },
+    Case {
         name: "sum_axis0_4096sq",
         group: Group::Square,
         about: "m.sum(axis=0)",
@@ -286,6 +291,21 @@ pub fn run_vector(case: &Case, inp: &VectorInputs, t: &Timing) -> CliResult<Meas
                 black_box(best);
             });
             Measurement::new(ms).n(n).gbs(bytes1).cpu(cpu)
+        }
+        "cumsum" => {
+            let ms = gpu_time(t, 20, || kp::cumsum(x, None, None))?;
+            let cpu = maybe_cpu(t, n, || {
+                let mut acc = 0f32;
+                let z: Vec<f32> = hx
+                    .iter()
+                    .map(|&v| {
+                        acc += v;
+                        acc
+                    })
+                    .collect();
+                black_box(z);
+            });
+            Measurement::new(ms).n(n).gbs(2.0 * bytes1).cpu(cpu)
         }
         other => unreachable!("{other} is not a vector case"),
     };

@@ -20,6 +20,7 @@ pub(crate) mod linalg;
 pub(crate) mod methods;
 pub(crate) mod reductions;
 pub(crate) mod scans;
+pub(crate) mod stats;
 pub(crate) mod shape;
 
 pub use methods::method_names;
@@ -66,6 +67,7 @@ fn build() -> Registry {
     linalg::register(&mut r);
     reductions::register(&mut r);
     scans::register(&mut r);
+    stats::register(&mut r);
     builtins::register(&mut r);
     r
 }
@@ -113,8 +115,6 @@ pub(crate) const PLANNED: &[&str] = &[
     "trapezoid",
     "cov",
     "corrcoef",
-    "histogram",
-    "bincount",
     "logsumexp",
     // comparisons of whole arrays
     "allclose",
