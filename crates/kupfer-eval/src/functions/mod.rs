@@ -20,8 +20,8 @@ pub(crate) mod linalg;
 pub(crate) mod methods;
 pub(crate) mod reductions;
 pub(crate) mod scans;
-pub(crate) mod stats;
 pub(crate) mod shape;
+pub(crate) mod stats;
 
 pub use methods::method_names;
 
