@@ -2,8 +2,8 @@
 //
 // Public functions: kp_<name>_f32(x) (kp_arctan2_f32(y, x), kp_hypot_f32(x, y),
 // kp_power_f32(x, y) take two arguments). Everything else is an internal helper (kpl32_*,
-// KPL32_*, Kpl32*). Pure WGSL: no bindings, no entry points, no enable directives; it reads one
-// field of the kernel's uniform block, P.zero (see kpl32_fence).
+// KPL32_*, Kpl32*). Pure WGSL: no bindings, no entry points, no enable directives, and nothing
+// from the kernel (no uniforms): the library is self-contained.
 //
 // Design rules, because drivers differ in ways WGSL allows:
 // - No transcendental builtin is used (they are approximate on many drivers). Only + - * /,
@@ -18,6 +18,17 @@
 //   extraction (kpl32_frexp) and scaling by 2^k (kpl32_scale) are done on the bit patterns, so
 //   results are the same on drivers that flush subnormals to zero.
 // - NaN and infinity tests are done on the bits.
+// - Error-free transformations and residual corrections are fenced against algebraic rewriting.
+//   Without NoContraction decorations (naga emits none) drivers treat float ops as
+//   reassociable: Mesa's NIR rewrites (a + b) - a to b, NVIDIA's compiler rewrites
+//   (x - y) - z to x - (y + z), and either silently turns error terms into 0. kpl32_opq(x) =
+//   min(x, largest f32) is x for every value it is given (all finite, never NaN) but no compiler
+//   can see through it; every intermediate whose exact rounding an algorithm depends on (the
+//   operands and results inside two_sum, fast_two_sum, the product split, the div/sqrt
+//   residuals, reductions such as x - k ln2_hi, and the small-term sums added last to a
+//   leading term) goes through it. A fence made of "x - uniform zero" is not enough: NVIDIA
+//   reassociates across it. Paths where a fenced value could be +inf (min(+inf, MAX) = MAX) are
+//   cut off before the fences (see kp_power_f32).
 //
 // Error bounds quoted per function are the maxima measured against correctly rounded results
 // (NumPy's umath validation sets plus random and edge inputs), see the kupfer libm report.
@@ -25,6 +36,7 @@
 // ---------------------------------------------------------------------------------------------
 // Constants (exact hex literals; _H/_L pairs are unevaluated double-f32 sums).
 
+const KPL32_MAX: f32 = 0x1.fffffep+127f;
 const KPL32_LN2_HI: f32 = 0x1.62e4p-1f;      // ln2 to 16 bits: k * LN2_HI is exact for |k| < 256
 const KPL32_LN2_LO: f32 = 0x1.7f7d1cp-20f;
 const KPL32_LN2_H: f32 = 0x1.62e43p-1f;
@@ -174,30 +186,33 @@ fn kpl32_scale(v: f32, k: i32) -> f32 {
 // ---------------------------------------------------------------------------------------------
 // Double-f32 arithmetic: a pair (hi, lo) stands for the unevaluated sum hi + lo.
 
-// Compilers may rewrite (a + b) - a as b: Mesa's NIR does so for every operation not marked
-// exact, and WGSL has no way to mark one. That would silently turn the error terms below into
-// zeros. kpl32_fence hides a value from such rewrites by subtracting P.zero, a uniform field
-// every kernel's Params has and the host always sets to 0.0 (x - 0.0 == x for every x, -0.0
-// included).
-fn kpl32_fence(x: f32) -> f32 { return x - P.zero; }
+// The value of x, hidden from algebraic simplification (see the header): min(x, MAX) is x for
+// every x but +inf and NaN, which never reach a fence in a path whose result is used.
+fn kpl32_opq(x: f32) -> f32 { return min(x, KPL32_MAX); }
 
-// hi + lo == a + b exactly (Knuth).
-fn kpl32_two_sum(a: f32, b: f32) -> vec2<f32> {
-    let s = kpl32_fence(a + b);
-    let bb = s - a;
-    return vec2<f32>(s, (a - (s - bb)) + (b - bb));
+// hi + lo == a + b exactly (Knuth). The operands are fenced too, so that an expression passed
+// in cannot be reassociated with the sum.
+fn kpl32_two_sum(a0: f32, b0: f32) -> vec2<f32> {
+    let a = kpl32_opq(a0);
+    let b = kpl32_opq(b0);
+    let s = kpl32_opq(a + b);
+    let bb = kpl32_opq(s - a);
+    return vec2<f32>(s, kpl32_opq(a - kpl32_opq(s - bb)) + kpl32_opq(b - bb));
 }
 
 // hi + lo == a + b exactly when |a| >= |b| or a == 0 (Dekker).
-fn kpl32_fast_two_sum(a: f32, b: f32) -> vec2<f32> {
-    let s = kpl32_fence(a + b);
-    return vec2<f32>(s, b - (s - a));
+fn kpl32_fast_two_sum(a0: f32, b0: f32) -> vec2<f32> {
+    let a = kpl32_opq(a0);
+    let b = kpl32_opq(b0);
+    let s = kpl32_opq(a + b);
+    return vec2<f32>(s, b - kpl32_opq(s - a));
 }
 
 // a = hi + lo with hi the top 12 significant bits (bit mask: immune to FMA contraction).
-fn kpl32_split(a: f32) -> vec2<f32> {
+fn kpl32_split(a0: f32) -> vec2<f32> {
+    let a = kpl32_opq(a0);
     let h = bitcast<f32>(bitcast<u32>(a) & 0xfffff000u);
-    return vec2<f32>(h, a - h);
+    return vec2<f32>(h, kpl32_opq(a - h));
 }
 
 // a * b as a pair, exact up to ~2^-48 relative. Every partial product is exact, so this does not
@@ -211,20 +226,25 @@ fn kpl32_mul(a: f32, b: f32) -> vec2<f32> {
 }
 
 // (ah + al) / (bh + bl) as a pair: one residual correction of the (possibly approximate) quotient.
-// The residual is divided by the whole divisor, so the pairs need not be normalised.
-fn kpl32_div_dd(ah: f32, al: f32, bh: f32, bl: f32) -> vec2<f32> {
-    let q = ah / bh;
+// The residual is divided by the whole divisor, so the pairs need not be normalised. q is fenced
+// so that (ah / bh) * bh cannot be folded to ah; ah - p.x is exact and must be rounded before
+// p.y is subtracted (NVIDIA would otherwise form ah - (p.x + p.y), losing p.y).
+fn kpl32_div_dd(ah0: f32, al: f32, bh0: f32, bl: f32) -> vec2<f32> {
+    let ah = kpl32_opq(ah0);
+    let bh = kpl32_opq(bh0);
+    let q = kpl32_opq(ah / bh);
     let p = kpl32_mul(q, bh);
-    let rho = ((ah - p.x) - p.y) + (al - q * bl);
+    let rho = kpl32_opq(kpl32_opq(ah - p.x) - p.y) + (al - q * bl);
     return vec2<f32>(q, rho / (bh + bl));
 }
 
 // sqrt(h + l) as a pair, h >= 0: one residual correction (also repairs an inexact sqrt).
-fn kpl32_sqrt_dd(h: f32, l: f32) -> vec2<f32> {
-    let s = sqrt(h);
+fn kpl32_sqrt_dd(h0: f32, l: f32) -> vec2<f32> {
+    let h = kpl32_opq(h0);
+    let s = kpl32_opq(sqrt(h));                  // fenced, as q in kpl32_div_dd (sqrt(h)^2 -> h)
     if (s == 0.0) { return vec2<f32>(s, 0.0); }
     let p = kpl32_mul(s, s);
-    let rho = ((h - p.x) - p.y) + l;
+    let rho = kpl32_opq(kpl32_opq(h - p.x) - p.y) + l;
     return vec2<f32>(s, rho / (2.0 * s));
 }
 
@@ -238,14 +258,14 @@ fn kpl32_exp_dd(r: f32, rl: f32, k: i32) -> Kpl32Exp {
     let q = r * r * (KPL32_E0 + r * (KPL32_E1 + r * (KPL32_E2 + r * (KPL32_E3 + r * (KPL32_E4 + r * KPL32_E5)))));
     let c = rl + rl * (r + q);
     let s = kpl32_fast_two_sum(1.0, r);
-    return Kpl32Exp(k, s.x, s.y + (q + c));
+    return Kpl32Exp(k, s.x, kpl32_opq(s.y + (q + c)));
 }
 
 // exp(x) = 2^k (h + l) for |x| <= 104: k = round(x/ln2), r = x - k ln2 with the k*LN2_HI
 // product exact (LN2_HI has 16 bits).
 fn kpl32_exp_core(x: f32) -> Kpl32Exp {
     let kf = round(x * KPL32_LOG2E);
-    let r = x - kf * KPL32_LN2_HI;
+    let r = kpl32_opq(x - kf * KPL32_LN2_HI);    // exact (also when contracted into an fma)
     return kpl32_exp_dd(r, -kf * KPL32_LN2_LO, i32(kf));
 }
 
@@ -264,7 +284,7 @@ fn kp_exp2_f32(x: f32) -> f32 {
     if (x >= 128.0) { return kpl32_inf(); }
     if (x < -151.0) { return 0.0; }
     let kf = round(x);
-    let r = x - kf;
+    let r = kpl32_opq(x - kf);
     let t = kpl32_mul(r, KPL32_LN2_H);
     let e = kpl32_exp_dd(t.x, t.y + r * KPL32_LN2_L, i32(kf));
     return kpl32_scale(e.h + e.l, e.k);
@@ -284,7 +304,7 @@ fn kp_expm1_f32(x: f32) -> f32 {
     let e = kpl32_exp_core(x);
     let p = select(0.0, kpl32_pow2(-e.k), e.k < 100);
     let s = kpl32_two_sum(e.h, -p);
-    return kpl32_scale(s.x + (s.y + e.l), e.k);
+    return kpl32_scale(s.x + kpl32_opq(s.y + e.l), e.k);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -301,7 +321,7 @@ fn kpl32_log_core(hi: f32, lo: f32) -> Kpl32Log {
     var m = fr.m;
     var e = fr.e;
     if (m > 1.41421356) { m = 0.5 * m; e = e + 1; }
-    let f = m - 1.0;
+    let f = kpl32_opq(m - 1.0);                  // exact
     let c = select(0.0, lo / hi, lo != 0.0);
     let s = f / (2.0 + f);
     let z = s * s;
@@ -309,13 +329,13 @@ fn kpl32_log_core(hi: f32, lo: f32) -> Kpl32Log {
     let ff = kpl32_mul(f, f);
     let hh = 0.5 * ff.x;
     let t = kpl32_fast_two_sum(f, -hh);
-    return Kpl32Log(f32(e), t.x, t.y + ((s * (hh + rr) - 0.5 * ff.y) + c));
+    return Kpl32Log(f32(e), t.x, kpl32_opq(t.y + ((s * (hh + rr) - 0.5 * ff.y) + c)));
 }
 
 // e ln2 + h + l rounded once.
 fn kpl32_log_finish(g: Kpl32Log) -> f32 {
     let a = kpl32_fast_two_sum(g.e * KPL32_LN2_HI, g.h);
-    return a.x + (a.y + (g.l + g.e * KPL32_LN2_LO));
+    return a.x + kpl32_opq(a.y + (g.l + g.e * KPL32_LN2_LO));
 }
 
 // NaN for x < 0, -inf for +-0, x for NaN and +inf; 0 otherwise (x is an ordinary positive).
@@ -344,7 +364,7 @@ fn kp_log2_f32(x: f32) -> f32 {
     let p = kpl32_mul(g.h, KPL32_INVLN2_H);
     let pl = p.y + (g.h * KPL32_INVLN2_L + g.l * KPL32_INVLN2_H);
     let a = kpl32_fast_two_sum(g.e, p.x);
-    return a.x + (a.y + pl);
+    return a.x + kpl32_opq(a.y + pl);
 }
 
 // log10: < 1 ulp.
@@ -354,7 +374,7 @@ fn kp_log10_f32(x: f32) -> f32 {
     let p = kpl32_mul(g.h, KPL32_INVLN10_H);
     let pl = p.y + (g.h * KPL32_INVLN10_L + g.l * KPL32_INVLN10_H) + g.e * KPL32_LOG10_2_LO;
     let a = kpl32_two_sum(g.e * KPL32_LOG10_2_HI, p.x);
-    return a.x + (a.y + pl);
+    return a.x + kpl32_opq(a.y + pl);
 }
 
 // log1p: < 1 ulp. 1 + x is formed exactly as a pair and handed to the log core.
@@ -454,7 +474,7 @@ fn kpl32_rem_pio2_large(x: f32) -> Kpl32Red {
 fn kpl32_rem_pio2(x: f32) -> Kpl32Red {
     if (abs(x) < 6433.0) {
         let nf = round(x * KPL32_2OPI);
-        let t = x - nf * KPL32_PIO2_C1;
+        let t = kpl32_opq(x - nf * KPL32_PIO2_C1);   // exact
         let s = kpl32_two_sum(t, -nf * KPL32_PIO2_C2);
         let u = kpl32_two_sum(s.x, -nf * KPL32_PIO2_C3);
         let r = kpl32_fast_two_sum(u.x, (s.y + u.y) - nf * KPL32_PIO2_C4);
@@ -467,17 +487,16 @@ fn kpl32_rem_pio2(x: f32) -> Kpl32Red {
 fn kpl32_sin_k(h: f32, l: f32) -> f32 {
     let z = h * h;
     let p = z * h * (KPL32_S0 + z * (KPL32_S1 + z * (KPL32_S2 + z * KPL32_S3)));
-    return h + (p + l * (1.0 - 0.5 * z));
+    return h + kpl32_opq(p + l * (1.0 - 0.5 * z));
 }
 
 // cos(h + l), |h| <= pi/4: (1 - h^2/2) formed exactly, + h^4 C(h^2) - h l.
 fn kpl32_cos_k(h: f32, l: f32) -> f32 {
     let zz = kpl32_mul(h, h);
-    let hz = 0.5 * zz.x;
-    let w = 1.0 - hz;
-    let err = ((1.0 - w) - hz) - 0.5 * zz.y;
     let z = zz.x;
-    return w + (err + (z * z * (KPL32_C0 + z * (KPL32_C1 + z * KPL32_C2)) - h * l));
+    let w = kpl32_fast_two_sum(1.0, -0.5 * z);
+    let t = z * z * (KPL32_C0 + z * (KPL32_C1 + z * KPL32_C2)) - h * l;
+    return w.x + kpl32_opq(w.y + (t - 0.5 * zz.y));
 }
 
 // sin: < 1 ulp for all finite x (sin(-0) = -0, sin(+-inf) = NaN).
@@ -518,12 +537,12 @@ fn kp_tan_f32(x: f32) -> f32 {
     let z = h * h;
     let p = z * h * (KPL32_T0 + z * (KPL32_T1 + z * (KPL32_T2 + z * (KPL32_T3 + z * (KPL32_T4 + z * (KPL32_T5 + z * KPL32_T6))))));
     let t = kpl32_fast_two_sum(h, p);
-    let tl = t.y + r.l * (1.0 + t.x * t.x);
+    let tl = kpl32_opq(t.y + r.l * (1.0 + t.x * t.x));
     if ((r.n & 1) == 0) { return t.x + tl; }
-    let q = -1.0 / t.x;
+    let q = kpl32_opq(-1.0 / t.x);
     let pq = kpl32_mul(q, t.x);
-    let d = ((1.0 + pq.x) + pq.y) + q * tl;
-    return q + q * d;
+    let d = kpl32_opq(kpl32_opq(1.0 + pq.x) + pq.y) + q * tl;   // 1 + pq.x is exact
+    return q + kpl32_opq(q * d);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -597,7 +616,7 @@ fn kp_arctan2_f32(y: f32, x: f32) -> f32 {
             let a = kpl32_atan_dd(q.x * sc, q.y * sc);
             if (xneg) {
                 let s = kpl32_two_sum(KPL32_PI_H, -a.x);
-                r = s.x + (s.y + (KPL32_PI_L - a.y));
+                r = s.x + kpl32_opq(s.y + (KPL32_PI_L - a.y));
             } else {
                 r = a.x + a.y;
             }
@@ -626,7 +645,7 @@ fn kp_arcsin_f32(x: f32) -> f32 {
         let s = kpl32_sqrt_dd(z, 0.0);
         let c = s.y + s.x * kpl32_asin_p(z);
         let d = kpl32_two_sum(KPL32_PIO2_H, -2.0 * s.x);
-        r = d.x + (d.y + (KPL32_PIO2_L - 2.0 * c));
+        r = d.x + kpl32_opq(d.y + (KPL32_PIO2_L - 2.0 * c));
     }
     return kpl32_copysign(r, x);
 }
@@ -640,14 +659,14 @@ fn kp_arccos_f32(x: f32) -> f32 {
     if (a <= 0.5) {
         let p = x * kpl32_asin_p(x * x);
         let d = kpl32_two_sum(KPL32_PIO2_H, -x);
-        return d.x + (d.y + (KPL32_PIO2_L - p));
+        return d.x + kpl32_opq(d.y + (KPL32_PIO2_L - p));
     }
     let z = 0.5 * (1.0 - a);
     let s = kpl32_sqrt_dd(z, 0.0);
     let c = s.y + s.x * kpl32_asin_p(z);
     if (x > 0.0) { return 2.0 * s.x + 2.0 * c; }
     let d = kpl32_two_sum(KPL32_PI_H, -2.0 * s.x);
-    return d.x + (d.y + (KPL32_PI_L - 2.0 * c));
+    return d.x + kpl32_opq(d.y + (KPL32_PI_L - 2.0 * c));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -672,7 +691,7 @@ fn kp_sinh_f32(x: f32) -> f32 {
         } else {
             let b = kpl32_pow2(-2 * e.k) / (e.h + e.l);
             let d = kpl32_two_sum(e.h, -b);
-            r = kpl32_scale(d.x + (d.y + e.l), e.k - 1);
+            r = kpl32_scale(d.x + kpl32_opq(d.y + e.l), e.k - 1);
         }
     }
     return kpl32_copysign(r, x);
@@ -689,7 +708,7 @@ fn kp_cosh_f32(x: f32) -> f32 {
     if (a > 9.0) { return kpl32_scale(e.h + e.l, e.k - 1); }
     let b = kpl32_pow2(-2 * e.k) / (e.h + e.l);
     let d = kpl32_two_sum(e.h, b);
-    return kpl32_scale(d.x + (d.y + e.l), e.k - 1);
+    return kpl32_scale(d.x + kpl32_opq(d.y + e.l), e.k - 1);
 }
 
 // tanh: < 1 ulp. |x| < 0.55: polynomial; else (E - 1)/(E + 1), E = e^2|x| as pairs.
@@ -781,7 +800,7 @@ fn kp_arctanh_f32(x: f32) -> f32 {
     let de = g1.e - g2.e;
     let s = kpl32_two_sum(g1.h, -g2.h);
     let t = kpl32_two_sum(de * KPL32_LN2_HI, s.x);
-    let r = 0.5 * (t.x + (t.y + ((s.y + (g1.l - g2.l)) + de * KPL32_LN2_LO)));
+    let r = 0.5 * (t.x + kpl32_opq(t.y + ((s.y + (g1.l - g2.l)) + de * KPL32_LN2_LO)));
     return kpl32_copysign(r, x);
 }
 
@@ -802,7 +821,7 @@ fn kp_cbrt_f32(x: f32) -> f32 {
     y = (2.0 * y + a / (y * y)) * (1.0 / 3.0);
     let y2 = kpl32_mul(y, y);
     let y3 = kpl32_mul(y2.x, y);
-    let res = (y3.x - a) + (y3.y + y2.y * y);
+    let res = kpl32_opq(y3.x - a) + (y3.y + y2.y * y);   // y3.x - a is exact
     y = y - res / (3.0 * y2.x);
     return kpl32_copysign(y * kpl32_pow2(q), x);
 }
@@ -837,7 +856,7 @@ fn kpl32_log2_dd(x: f32) -> vec2<f32> {
     var m = fr.m;
     var e = fr.e;
     if (m > 1.41421356) { m = 0.5 * m; e = e + 1; }
-    let f = m - 1.0;
+    let f = kpl32_opq(m - 1.0);                  // exact
     let den = kpl32_two_sum(2.0, f);
     let s = kpl32_div_dd(f, 0.0, den.x, den.y);
     let z = kpl32_mul(s.x, s.x);
@@ -850,12 +869,12 @@ fn kpl32_log2_dd(x: f32) -> vec2<f32> {
     let t5 = s3.x * zz * (KPL32_LP0 + zz * (KPL32_LP1 + zz * (KPL32_LP2 + zz * KPL32_LP3)));
     let a = kpl32_fast_two_sum(2.0 * s.x, t3.x);
     let lh = a.x;
-    let ll = a.y + (2.0 * s.y + (t3l + t5));
+    let ll = kpl32_opq(a.y + (2.0 * s.y + (t3l + t5)));
     // log2 = e + (lh + ll) / ln2
     let p = kpl32_mul(lh, KPL32_INVLN2_H);
     let pl = p.y + (lh * KPL32_INVLN2_L + ll * KPL32_INVLN2_H);
     let g = kpl32_fast_two_sum(f32(e), p.x);
-    return kpl32_fast_two_sum(g.x, g.y + pl);
+    return kpl32_fast_two_sum(g.x, kpl32_opq(g.y + pl));
 }
 
 // power (NumPy float power = C99 pow): < 1 ulp for results in the normal range.
@@ -867,22 +886,30 @@ fn kp_power_f32(x: f32, y: f32) -> f32 {
     if (ay == 0u) { return 1.0; }
     if (bx == 0x3f800000u) { return 1.0; }
     if (ax > 0x7f800000u || ay > 0x7f800000u) { return x + y; }
+    // Signs and integrality from the bits: drivers that flush subnormals (NVIDIA) would see a
+    // subnormal y as 0 in any float comparison, and |y| < 1 is never an integer.
     let xneg = bx >= 0x80000000u;
+    let yneg = bitcast<u32>(y) >= 0x80000000u;
     let ya = bitcast<f32>(ay);
-    let yint = ya >= 0x1.0p+24f || floor(ya) == ya;
-    let yodd = ya < 0x1.0p+24f && yint && (i32(ya) & 1) == 1;
+    let yint = ay >= 0x4b800000u || (ay >= 0x3f800000u && floor(ya) == ya);
+    let yodd = ay < 0x4b800000u && yint && (i32(ya) & 1) == 1;
     let inf = kpl32_inf();
-    if (ay == 0x7f800000u) {
+    // A signed zero from the bits: a select between the constants 0.0 and -0.0 may be folded by
+    // compilers that ignore the sign of zero.
+    let odd_zero = bitcast<f32>(select(0u, bx & 0x80000000u, yodd));
+    // |y| = inf, or |y| >= 2^32: |y log2|x|| > 2^8 for every x != +-1, so the result over- or
+    // underflows (|y| >= 2^24 is even). This also keeps infinities away from the fences below.
+    if (ay >= 0x4f800000u) {
         if (ax == 0x3f800000u) { return 1.0; }
-        return select(0.0, inf, (ax > 0x3f800000u) == (y > 0.0));
+        return select(0.0, inf, (ax > 0x3f800000u) == !yneg);
     }
     if (ax == 0u) {
-        if (y < 0.0) { return select(inf, kpl32_copysign(inf, x), yodd); }
-        return select(0.0, x, yodd);
+        if (yneg) { return select(inf, kpl32_copysign(inf, x), yodd); }
+        return odd_zero;
     }
     if (ax == 0x7f800000u) {
-        if (!xneg) { return select(0.0, inf, y > 0.0); }
-        if (y < 0.0) { return select(0.0, bitcast<f32>(0x80000000u), yodd); }
+        if (!xneg) { return select(0.0, inf, !yneg); }
+        if (yneg) { return odd_zero; }
         return select(inf, -inf, yodd);
     }
     if (xneg && !yint) { return kpl32_nan(); }
@@ -896,7 +923,7 @@ fn kp_power_f32(x: f32, y: f32) -> f32 {
         r = 0.0;
     } else {
         let kf = round(w.x);
-        let u = kpl32_two_sum(w.x - kf, wl);
+        let u = kpl32_two_sum(w.x - kf, wl);     // w.x - kf is exact
         let t = kpl32_mul(u.x, KPL32_LN2_H);
         let e = kpl32_exp_dd(t.x, t.y + (u.x * KPL32_LN2_L + u.y * KPL32_LN2_H), i32(kf));
         r = kpl32_scale(e.h + e.l, e.k);

@@ -17,30 +17,26 @@
 // - Division and sqrt are used in double-f64 routines that repair them with one residual step.
 // - Error-free transformations are fenced against algebraic rewriting ((a + b) - a -> b in Mesa's
 //   NIR, (x - y) - z -> x - (y + z) in NVIDIA's compiler; WGSL cannot mark an op exact) by
-//   kpl64_opq, a min() with the largest double that no compiler can see through. It needs nothing
-//   from the kernel (unlike the f32 library's P.zero, which NVIDIA reassociates across).
+//   kpl64_opq, a min() with the largest double that no compiler can see through (a fence made of
+//   "x - uniform zero" is not enough: NVIDIA reassociates across it). It needs nothing from the
+//   kernel. The exact transforms fence their operands as well as their intermediates.
 // - Inner computations are carried as double-f64 pairs (hi + lo) and rounded once at the end.
 //
 // Accuracy quoted per function was measured on lavapipe against mpmath (correctly rounded): NumPy's
-// float64 validation sets plus 40k-85k random and edge inputs per function (trig arguments up to
+// float64 validation sets plus 12k-40k random and edge inputs per function (trig arguments up to
 // 1.8e308, including the double closest to a multiple of pi/2). "Within 1 ulp" functions are
 // correctly rounded on ~99% of inputs; the rest are 1 ulp off. No 2-ulp result was seen.
 //
-// The polynomial coefficients KPL64_S*, KPL64_C*, KPL64_PS*, KPL64_QS* and KPL64_AT* are those of
-// fdlibm (k_sin.c, k_cos.c, e_asin.c, s_atan.c):
-//   Copyright (C) 1993 by Sun Microsystems, Inc. All rights reserved.
-//   Developed at SunSoft, a Sun Microsystems, Inc. business.
-//   Permission to use, copy, modify, and distribute this software is freely granted, provided
-//   that this notice is preserved.
-// Everything else (constants from mpmath) is kupfer's own.
+// All constants are kupfer's own: exact values from mpmath, and minimax polynomials fitted with
+// mpmath (see the comment above the coefficient sets).
 
 // ---------------------------------------------------------------------------------------------
 // Constants (hex literals; _H/_L pairs are unevaluated double-f64 sums).
 
 const KPL64_MAX: f64 = 0x1.fffffffffffffp+1023lf;
 const KPL64_SQRT2: f64 = 0x1.6a09e667f3bcdp+0lf;
-// pi/2 = C1 + C2 + C3 + C4 (+2^-150); C1..C3 have 33 significant bits, so n * Ci is exact for
-// |n| < 2^20.
+// pi/2 = C1 + C2 + C3 + C4 (+2^-159): pi/2 rounded to 32 significant bits, the remainder rounded
+// to 32 bits twice more, then to 53. n * Ci is exact for |n| < 2^21.
 const KPL64_PIO2_C1: f64 = 0x1.921fb54400000p+0lf;
 const KPL64_PIO2_C2: f64 = 0x1.0b4611a600000p-34lf;
 const KPL64_PIO2_C3: f64 = 0x1.3198a2e000000p-69lf;
@@ -65,12 +61,6 @@ const KPL64_INVLN10_H: f64 = 0x1.bcb7b1526e50ep-2lf;
 const KPL64_INVLN10_L: f64 = 0x1.95355baaafad3p-57lf;
 const KPL64_LOG10_2_H: f64 = 0x1.34413509f79ffp-2lf;
 const KPL64_LOG10_2_L: f64 = -0x1.9dc1da994fd21p-59lf;
-const KPL64_ATAN0_H: f64 = 0x1.dac670561bb4fp-2lf;
-const KPL64_ATAN0_L: f64 = 0x1.a2b7f222f65e2p-56lf;
-const KPL64_ATAN1_H: f64 = 0x1.921fb54442d18p-1lf;
-const KPL64_ATAN1_L: f64 = 0x1.1a62633145c07p-55lf;
-const KPL64_ATAN2_H: f64 = 0x1.f730bd281f69bp-1lf;
-const KPL64_ATAN2_L: f64 = 0x1.007887af0cbbdp-56lf;
 const KPL64_2O3_H: f64 = 0x1.5555555555555p-1lf;
 const KPL64_2O3_L: f64 = 0x1.5555555555555p-55lf;
 // exp(r) = 1 + r + r^2/2 + r^3 (EXP3 + EXP4 r + ... + EXP14 r^11) (Taylor), |r| <= 0.35: 2^-63
@@ -100,44 +90,55 @@ const KPL64_LOGP12: f64 = 0x1.47ae147ae147bp-4lf;
 const KPL64_LOGP13: f64 = 0x1.2f684bda12f68p-4lf;
 const KPL64_2O5_H: f64 = 0x1.999999999999ap-2lf;
 const KPL64_2O5_L: f64 = -0x1.999999999999ap-56lf;
-// fdlibm polynomials (see the notice above).
-// sin(x) = x + S1 x^3 + ... + S6 x^13 on [-pi/4, pi/4]: 2^-58
-const KPL64_S1: f64 = -0x1.5555555555549p-3lf;
-const KPL64_S2: f64 = 0x1.111111110f8a6p-7lf;
-const KPL64_S3: f64 = -0x1.a01a019c161d5p-13lf;
-const KPL64_S4: f64 = 0x1.71de357b1fe7dp-19lf;
-const KPL64_S5: f64 = -0x1.ae5e68a2b9cebp-26lf;
-const KPL64_S6: f64 = 0x1.5d93a5acfd57cp-33lf;
-// cos(x) = 1 - x^2/2 + C1 x^4 + ... + C6 x^14 on [-pi/4, pi/4]: 2^-58
-const KPL64_C1: f64 = 0x1.555555555554cp-5lf;
-const KPL64_C2: f64 = -0x1.6c16c16c15177p-10lf;
-const KPL64_C3: f64 = 0x1.a01a019cb1590p-16lf;
-const KPL64_C4: f64 = -0x1.27e4f809c52adp-22lf;
-const KPL64_C5: f64 = 0x1.1ee9ebdb4b1c4p-29lf;
-const KPL64_C6: f64 = -0x1.8fae9be8838d4p-37lf;
-// (asin(x) - x) / x = P(z) / Q(z), z = x^2 <= 1/4: 2^-58.75
-const KPL64_PS0: f64 = 0x1.5555555555555p-3lf;
-const KPL64_PS1: f64 = -0x1.4d61203eb6f7dp-2lf;
-const KPL64_PS2: f64 = 0x1.9c1550e884455p-3lf;
-const KPL64_PS3: f64 = -0x1.48228b5688f3bp-5lf;
-const KPL64_PS4: f64 = 0x1.9efe07501b288p-11lf;
-const KPL64_PS5: f64 = 0x1.23de10dfdf709p-15lf;
-const KPL64_QS1: f64 = -0x1.33a271c8a2d4bp+1lf;
-const KPL64_QS2: f64 = 0x1.02ae59c598ac8p+1lf;
-const KPL64_QS3: f64 = -0x1.6066c1b8d0159p-1lf;
-const KPL64_QS4: f64 = 0x1.3b8c5b12e9282p-4lf;
-// atan(x) = x - x (AT0 z + AT1 z^2 + ... + AT10 z^11), z = x^2, |x| <= 7/16
-const KPL64_AT0: f64 = 0x1.555555555550dp-2lf;
-const KPL64_AT1: f64 = -0x1.999999998ebc4p-3lf;
-const KPL64_AT2: f64 = 0x1.24924920083ffp-3lf;
-const KPL64_AT3: f64 = -0x1.c71c6fe231671p-4lf;
-const KPL64_AT4: f64 = 0x1.745cdc54c206ep-4lf;
-const KPL64_AT5: f64 = -0x1.3b0f2af749a6dp-4lf;
-const KPL64_AT6: f64 = 0x1.10d66a0d03d51p-4lf;
-const KPL64_AT7: f64 = -0x1.dde2d52defd9ap-5lf;
-const KPL64_AT8: f64 = 0x1.97b4b24760debp-5lf;
-const KPL64_AT9: f64 = -0x1.2b4442c6a6c2fp-5lf;
-const KPL64_AT10: f64 = 0x1.0ad3ae322da11p-6lf;
+// Minimax polynomials in z = x^2, fitted by a Remez exchange in mpmath (60 digits) on the relative
+// error of the whole function, then rounded to double one coefficient at a time (lowest degree
+// first) with the remaining ones refitted. Each comment gives the largest relative error of the
+// rounded fit (measured on 20001 points); evaluation rounding comes on top.
+// sin(x) = x + x^3 (S0 + S1 z + ... + S6 z^6), |x| <= 0.7854: 2^-63.2
+const KPL64_S0: f64 = -0x1.5555555555555p-3lf;
+const KPL64_S1: f64 = 0x1.1111111111068p-7lf;
+const KPL64_S2: f64 = -0x1.a01a019ffe08bp-13lf;
+const KPL64_S3: f64 = 0x1.71de3a332c263p-19lf;
+const KPL64_S4: f64 = -0x1.ae642b992b42fp-26lf;
+const KPL64_S5: f64 = 0x1.61093a09d20e3p-33lf;
+const KPL64_S6: f64 = -0x1.9fb6743297a08p-41lf;
+// cos(x) = 1 - z/2 + z^2 (C0 + C1 z + ... + C6 z^6), |x| <= 0.7854: 2^-69.0
+const KPL64_C0: f64 = 0x1.5555555555555p-5lf;
+const KPL64_C1: f64 = -0x1.6c16c16c16b30p-10lf;
+const KPL64_C2: f64 = 0x1.a01a019ffcb74p-16lf;
+const KPL64_C3: f64 = -0x1.27e4fb5a1ec3ep-22lf;
+const KPL64_C4: f64 = 0x1.1eed6f7dcfb9ep-29lf;
+const KPL64_C5: f64 = -0x1.93744f20dba7cp-37lf;
+const KPL64_C6: f64 = 0x1.9dac3c6ea9710p-45lf;
+// asin(x) = x + x^3 (B0 + B1 z + ... + B14 z^14), |x| <= 1/2: 2^-65.0
+const KPL64_B0: f64 = 0x1.5555555555556p-3lf;
+const KPL64_B1: f64 = 0x1.3333333333136p-4lf;
+const KPL64_B2: f64 = 0x1.6db6db6dd824ep-5lf;
+const KPL64_B3: f64 = 0x1.f1c71c6027bccp-6lf;
+const KPL64_B4: f64 = 0x1.6e8ba5ae53b66p-6lf;
+const KPL64_B5: f64 = 0x1.1c4e7c7594eeep-6lf;
+const KPL64_B6: f64 = 0x1.c9a3bcf7c0aa2p-7lf;
+const KPL64_B7: f64 = 0x1.7a06fcd676720p-7lf;
+const KPL64_B8: f64 = 0x1.447604e0c3353p-7lf;
+const KPL64_B9: f64 = 0x1.e8d5f6686a5d9p-8lf;
+const KPL64_B10: f64 = 0x1.8243937a1cac4p-7lf;
+const KPL64_B11: f64 = -0x1.20ec4362117ccp-7lf;
+const KPL64_B12: f64 = 0x1.51af4592368c3p-5lf;
+const KPL64_B13: f64 = -0x1.7d03fef7fda50p-5lf;
+const KPL64_B14: f64 = 0x1.5f6ad6b0fdc4dp-5lf;
+// atan(u) = u + u^3 (A0 + A1 z + ... + A11 z^11), |u| <= 0.41422 (tan(pi/8) = 0.414214): 2^-63.9
+const KPL64_A0: f64 = -0x1.5555555555554p-2lf;
+const KPL64_A1: f64 = 0x1.9999999999584p-3lf;
+const KPL64_A2: f64 = -0x1.249249246f58dp-3lf;
+const KPL64_A3: f64 = 0x1.c71c71b458cfcp-4lf;
+const KPL64_A4: f64 = -0x1.745d1450478a8p-4lf;
+const KPL64_A5: f64 = 0x1.3b1364f01e2e4p-4lf;
+const KPL64_A6: f64 = -0x1.110beb766a07bp-4lf;
+const KPL64_A7: f64 = 0x1.e167bb688976fp-5lf;
+const KPL64_A8: f64 = -0x1.ab3bf439e9f9dp-5lf;
+const KPL64_A9: f64 = 0x1.6fe4f3cf2ecaap-5lf;
+const KPL64_A10: f64 = -0x1.0fd5614e666f7p-5lf;
+const KPL64_A11: f64 = 0x1.e84d06e2faad7p-7lf;
 // cbrt(a) ~ CB0 + CB1 a + CB2 a^2 + CB3 a^3 on [1, 8]: 2^-7.5 (a Newton seed)
 const KPL64_CB0: f64 = 0x1.5d05a8p-1lf;
 const KPL64_CB1: f64 = 0x1.7546e8p-2lf;
@@ -201,27 +202,33 @@ fn kpl64_scale(v: f64, k: i32) -> f64 {
 // emits none), drivers treat f64 ops as reassociable: Mesa's NIR rewrites (a + b) - a to b, and
 // NVIDIA's compiler rewrites (x - y) - z to x - (y + z), either of which silently turns the error
 // terms below into 0. min(a, MAX) is a for every finite a, but no compiler can see through it
-// (a fence made of "- P.zero", a uniform zero, does not stop NVIDIA's reassociation). Every
+// (a fence made of "x - uniform zero" does not stop NVIDIA's reassociation). Every
 // intermediate whose rounding the algorithms depend on goes through it; the operands are always
 // finite there.
 fn kpl64_opq(a: f64) -> f64 { return min(a, KPL64_MAX); }
 
-// hi + lo == a + b exactly (Knuth).
-fn kpl64_two_sum(a: f64, b: f64) -> vec2<f64> {
+// hi + lo == a + b exactly (Knuth). The operands are fenced too, so that an expression passed in
+// cannot be reassociated with (or contracted into) the sum.
+fn kpl64_two_sum(a0: f64, b0: f64) -> vec2<f64> {
+    let a = kpl64_opq(a0);
+    let b = kpl64_opq(b0);
     let s = kpl64_opq(a + b);
     let bb = kpl64_opq(s - a);
     return vec2<f64>(s, kpl64_opq(a - kpl64_opq(s - bb)) + kpl64_opq(b - bb));
 }
 
 // hi + lo == a + b exactly when |a| >= |b| or a == 0 (Dekker).
-fn kpl64_fast_two_sum(a: f64, b: f64) -> vec2<f64> {
+fn kpl64_fast_two_sum(a0: f64, b0: f64) -> vec2<f64> {
+    let a = kpl64_opq(a0);
+    let b = kpl64_opq(b0);
     let s = kpl64_opq(a + b);
     return vec2<f64>(s, b - kpl64_opq(s - a));
 }
 
 // a = hi + lo with hi of at most 26 significant bits and lo of at most 27 (|a| < 2^995). The
 // only product, a * 2^27, is exact, so contracting it into an fma changes nothing.
-fn kpl64_split(a: f64) -> vec2<f64> {
+fn kpl64_split(a0: f64) -> vec2<f64> {
+    let a = kpl64_opq(a0);
     let t = a * 0x1.0p+27lf;
     let h = kpl64_opq(kpl64_opq(t + a) - t);
     return vec2<f64>(h, kpl64_opq(a - h));
@@ -514,28 +521,35 @@ fn kpl64_rem_pio2(x: f64) -> Kpl64Red {
     return kpl64_rem_pio2_large(x);
 }
 
-// sin(h + l) as a pair, |h| <= pi/4 (+tiny), |l| <= ulp(h): h + S1 h^3 (pairs) + h^5 R(h^2)
-// + l (1 - h^2/2).
-fn kpl64_sin_dd(h: f64, l: f64) -> vec2<f64> {
-    let z2 = kpl64_two_prod(h, h);
-    let z = z2.x;
-    let v = kpl64_two_prod(z, h);
-    let vl = v.y + z2.y * h;
-    let r = KPL64_S2 + z * (KPL64_S3 + z * KPL64_S4) + z * (z * z) * (KPL64_S5 + z * KPL64_S6);
-    let m = kpl64_two_prod(v.x, KPL64_S1);
-    let tail = v.x * z * r + (m.y + vl * KPL64_S1);
-    let s = kpl64_fast_two_sum(h, m.x);
-    return kpl64_fast_two_sum(s.x, s.y + (tail + l * (1.0lf - 0.5lf * z)));
+// x + x^3 (c0 + r) + extra as a pair, for |x| <= 1, |x^2 (c0 + r)| <= 1/2 and |r| << |c0|, given
+// zz = x^2 as an exact pair: x^3 is formed as a pair and multiplied exactly by c0; r (the rest of
+// the polynomial) and extra only need ordinary accuracy. Used by the odd kernels (sin, atan).
+fn kpl64_odd_poly(x: f64, zz: vec2<f64>, c0: f64, r: f64, extra: f64) -> vec2<f64> {
+    let x3 = kpl64_two_prod(zz.x, x);
+    let x3l = x3.y + zz.y * x;
+    let m = kpl64_two_prod(x3.x, c0);
+    let lo = kpl64_opq(m.y + x3l * c0) + x3.x * r;
+    let s = kpl64_fast_two_sum(x, m.x);
+    return kpl64_fast_two_sum(s.x, kpl64_opq(s.y + kpl64_opq(lo + extra)));
 }
 
-// cos(h + l) as a pair, |h| <= pi/4 (+tiny): (1 - h^2/2) exact as a pair, + h^4 C(h^2) - h l.
+// sin(h + l) as a pair, |h| <= pi/4 (+tiny), |l| <= ulp(h): the S polynomial in h^2, plus
+// l cos(h) ~ l (1 - h^2/2).
+fn kpl64_sin_dd(h: f64, l: f64) -> vec2<f64> {
+    let zz = kpl64_two_prod(h, h);
+    let z = zz.x;
+    let r = z * (KPL64_S1 + z * (KPL64_S2 + z * (KPL64_S3 + z * (KPL64_S4 + z * (KPL64_S5 + z * KPL64_S6)))));
+    return kpl64_odd_poly(h, zz, KPL64_S0, r, l * (1.0lf - 0.5lf * z));
+}
+
+// cos(h + l) as a pair, |h| <= pi/4 (+tiny): 1 - h^2/2 exactly as a pair, + h^4 C(h^2) - h l.
 fn kpl64_cos_dd(h: f64, l: f64) -> vec2<f64> {
-    let z2 = kpl64_two_prod(h, h);
-    let z = z2.x;
-    let hz = 0.5lf * z;
-    let w = kpl64_fast_two_sum(1.0lf, -hz);
-    let r = z * (KPL64_C1 + z * (KPL64_C2 + z * KPL64_C3)) + (z * z) * (z * z) * (KPL64_C4 + z * (KPL64_C5 + z * KPL64_C6));
-    return kpl64_fast_two_sum(w.x, w.y + ((z * r - h * l) - 0.5lf * z2.y));
+    let zz = kpl64_two_prod(h, h);
+    let z = zz.x;
+    let w = kpl64_fast_two_sum(1.0lf, -0.5lf * z);
+    let p = (z * z) * (KPL64_C0 + z * (KPL64_C1 + z * (KPL64_C2 + z * (KPL64_C3 + z * (KPL64_C4
+        + z * (KPL64_C5 + z * KPL64_C6))))));
+    return kpl64_fast_two_sum(w.x, kpl64_opq(w.y + kpl64_opq((p - h * l) - 0.5lf * zz.y)));
 }
 
 fn kpl64_reduce(x: f64) -> Kpl64Red {
@@ -582,41 +596,29 @@ fn kp_tan_f64(x: f64) -> f64 {
 // ---------------------------------------------------------------------------------------------
 // Inverse trigonometric functions.
 
-// atan(u + ul) as a pair for |u| <= 7/16: u - AT0 u^3 (pairs) - u^5 (...) + ul / (1 + u^2).
+// atan(u + ul) as a pair for |u| <= tan(pi/8) (+tiny): the A polynomial in u^2, plus
+// ul / (1 + u^2).
 fn kpl64_atan_small(u: f64, ul: f64) -> vec2<f64> {
-    let z2 = kpl64_two_prod(u, u);
-    let z = z2.x;
-    let w = z * z;
-    let v = kpl64_two_prod(z, u);
-    let vl = v.y + z2.y * u;
-    let s1 = z * w * (KPL64_AT2 + w * (KPL64_AT4 + w * (KPL64_AT6 + w * (KPL64_AT8 + w * KPL64_AT10))));
-    let s2 = w * (KPL64_AT1 + w * (KPL64_AT3 + w * (KPL64_AT5 + w * (KPL64_AT7 + w * KPL64_AT9))));
-    let m = kpl64_two_prod(v.x, KPL64_AT0);
-    let tail = u * (s1 + s2) + (m.y + vl * KPL64_AT0);
-    let s = kpl64_fast_two_sum(u, -m.x);
-    return kpl64_fast_two_sum(s.x, s.y + (ul / (1.0lf + z) - tail));
+    let zz = kpl64_two_prod(u, u);
+    let z = zz.x;
+    let r = z * (KPL64_A1 + z * (KPL64_A2 + z * (KPL64_A3 + z * (KPL64_A4 + z * (KPL64_A5 + z * (KPL64_A6
+        + z * (KPL64_A7 + z * (KPL64_A8 + z * (KPL64_A9 + z * (KPL64_A10 + z * KPL64_A11))))))))));
+    return kpl64_odd_poly(u, zz, KPL64_A0, r, ul / (1.0lf + z));
 }
 
-// atan(t + tl) as a pair for t >= 0 (finite or +inf): fdlibm's ranges, the reduced argument
-// (t - c) / (1 + c t) formed as a corrected pair, atan(c) as a pair.
+// atan(t + tl) as a pair for t >= 0 (finite or +inf), in three ranges split at tan(pi/8) and
+// tan(3pi/8), each reduced to |u| <= tan(pi/8): atan(t); pi/4 + atan((t - 1) / (t + 1));
+// pi/2 + atan(-1 / t). The reduced argument is a corrected pair, the constant a pair.
 fn kpl64_atan_dd(t: f64, tl: f64) -> vec2<f64> {
-    if (t < 0.4375lf) { return kpl64_atan_small(t, tl); }
+    if (t <= 0.41421356237309lf) { return kpl64_atan_small(t, tl); }
     if (t >= 0x1.0p+66lf) { return vec2<f64>(KPL64_PIO2_H, KPL64_PIO2_L); }
     var c: vec2<f64>;
     var u: vec2<f64>;
-    if (t < 0.6875lf) {
-        c = vec2<f64>(KPL64_ATAN0_H, KPL64_ATAN0_L);
-        let den = kpl64_two_sum(2.0lf, t);
-        u = kpl64_dd_div(vec2<f64>(2.0lf * t - 1.0lf, 2.0lf * tl), vec2<f64>(den.x, den.y + tl));
-    } else if (t < 1.1875lf) {
-        c = vec2<f64>(KPL64_ATAN1_H, KPL64_ATAN1_L);
+    if (t <= 2.41421356237309lf) {
+        c = vec2<f64>(KPL64_PIO4_H, KPL64_PIO4_L);
+        let num = kpl64_two_sum(t, -1.0lf);
         let den = kpl64_two_sum(t, 1.0lf);
-        u = kpl64_dd_div(vec2<f64>(t - 1.0lf, tl), vec2<f64>(den.x, den.y + tl));
-    } else if (t < 2.4375lf) {
-        c = vec2<f64>(KPL64_ATAN2_H, KPL64_ATAN2_L);
-        let p = kpl64_two_prod(1.5lf, t);
-        let den = kpl64_two_sum(1.0lf, p.x);
-        u = kpl64_dd_div(vec2<f64>(t - 1.5lf, tl), vec2<f64>(den.x, den.y + (p.y + 1.5lf * tl)));
+        u = kpl64_dd_div(vec2<f64>(num.x, num.y + tl), vec2<f64>(den.x, den.y + tl));
     } else {
         c = vec2<f64>(KPL64_PIO2_H, KPL64_PIO2_L);
         u = kpl64_dd_div(vec2<f64>(-1.0lf, 0.0lf), vec2<f64>(t, tl));
@@ -674,11 +676,12 @@ fn kp_arctan2_f64(y: f64, x: f64) -> f64 {
     return kpl64_copysign(r, y);
 }
 
-// (asin(x) - x) / x for z = x^2 <= 1/4 (fdlibm's rational approximation).
+// (asin(x) - x) / x = z B(z) for z = x^2 <= 1/4 (the B polynomial).
 fn kpl64_asin_r(z: f64) -> f64 {
-    let p = z * (KPL64_PS0 + z * (KPL64_PS1 + z * (KPL64_PS2 + z * (KPL64_PS3 + z * (KPL64_PS4 + z * KPL64_PS5)))));
-    let q = 1.0lf + z * (KPL64_QS1 + z * (KPL64_QS2 + z * (KPL64_QS3 + z * KPL64_QS4)));
-    return p / q;
+    let b = KPL64_B7 + z * (KPL64_B8 + z * (KPL64_B9 + z * (KPL64_B10 + z * (KPL64_B11 + z * (KPL64_B12
+        + z * (KPL64_B13 + z * KPL64_B14))))));
+    return z * (KPL64_B0 + z * (KPL64_B1 + z * (KPL64_B2 + z * (KPL64_B3 + z * (KPL64_B4 + z * (KPL64_B5
+        + z * (KPL64_B6 + z * b)))))));
 }
 
 // arcsin: within 1 ulp of correctly rounded. |x| > 1/2: pi/2 - 2 asin(s), s = sqrt((1-|x|)/2) as a corrected pair.
