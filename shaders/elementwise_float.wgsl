@@ -32,47 +32,46 @@ fn kp_sign_T(x: T) -> T {
     return select(select(T(P.zero), T(-1), x < T(0)), T(1), x > T(0));
 }
 
-// -0 or +0 with the sign of s.
+// The sign bit of x, -0.0 and NaN included (f32(x) keeps it; an f64 has no portable bitcast).
+fn kp_signbit_T(x: T) -> bool {
+    return (bitcast<u32>(f32(x)) & 0x80000000u) != 0u;
+}
+
+// -0 or +0, built from bits: optimisers fold arithmetic on zeros (0 * -1, 0 - x) without
+// regard to its sign.
 fn kp_signed_zero_T(negative: bool) -> T {
-    return T(0) * select(T(1), T(-1), negative);
+    return T(bitcast<f32>(select(0u, 0x80000000u, negative)));
 }
 
-// C fmod: a - b * trunc(a / b) with the sign of a. The fused multiply-add makes it exact
-// whenever the quotient is below 2^(mantissa bits); one correction step covers a quotient
-// that rounded across an integer.
-fn kp_fmod_T(a: T, b: T) -> T {
-    if (b == T(0) || kp_isinf_T(a) || kp_isnan_T(a) || kp_isnan_T(b)) {
-        return (a - a) / (b - b);
-    }
-    if (kp_isinf_T(b)) { return a; }
-    let ab = abs(b);
-    var r = fma(-ab, trunc(abs(a) / ab), abs(a));
-    if (r < T(0)) { r = r + ab; }
-    if (r >= ab) { r = r - ab; }
-    if (r == T(0)) { return kp_signed_zero_T(a < T(0)); }
-    return select(r, -r, a < T(0));
+// A quiet NaN, from bits: optimisers fold (a - a) / (b - b) to 0.
+fn kp_nan_T() -> T {
+    return T(bitcast<f32>(0x7fc00000u));
 }
 
-// Python/NumPy remainder: the sign of the divisor.
+// kp_fmod_T (C fmod, exact) is generated beside this file: it differs per type.
+
+// Python/NumPy remainder (npy_remainder): the sign of the divisor.
 fn kp_remainder_T(a: T, b: T) -> T {
-    if (b == T(0)) { return kp_fmod_T(a, b); }
     var m = kp_fmod_T(a, b);
-    if (m != T(0)) {
-        if ((b < T(0)) != (m < T(0))) { m = m + b; }
-    } else {
-        m = kp_signed_zero_T(b < T(0));
-    }
+    if (b == T(0) || kp_isnan_T(m)) { return m; }
+    if (m == T(0)) { return kp_signed_zero_T(kp_signbit_T(b)); }
+    if ((b < T(0)) != (m < T(0))) { m = m + b; }
     return m;
 }
 
-// Python/NumPy floor division (npy_divmod).
+// Python/NumPy floor division (npy_floor_divide / npy_divmod).
 fn kp_floor_divide_T(a: T, b: T) -> T {
-    if (b == T(0)) { return a / b; }
+    if (b == T(0)) {
+        if (a == T(0) || kp_isnan_T(a)) { return kp_nan_T(); }
+        let inf = T(bitcast<f32>(0x7f800000u));
+        return select(inf, -inf, kp_signbit_T(a) != kp_signbit_T(b));
+    }
     let m = kp_fmod_T(a, b);
+    if (kp_isnan_T(m)) { return m; }
     var d = (a - m) / b;
     if (m != T(0) && ((b < T(0)) != (m < T(0)))) { d = d - T(1); }
-    if (d == T(0)) { return kp_signed_zero_T((a < T(0)) != (b < T(0))); }
-    var f = floor(d);
+    if (d == T(0)) { return kp_signed_zero_T(kp_signbit_T(a) != kp_signbit_T(b)); }
+    var f = KP_FLOOR(d);
     if (d - f > T(0.5)) { f = f + T(1); }
     return f;
 }

@@ -1,14 +1,24 @@
 // NumPy-semantics helpers for one integer type T (i32, u32 or i64), instantiated by codegen.
 // BITS is the width of T. Division by zero gives 0, as NumPy does (with its warning).
 
-fn kp_floor_divide_T(a: T, b: T) -> T {
+// The operands pass through an OR with the uniform zero (always 0): without it, Mesa's
+// compiler narrows an i64 division of sign-extended i32 values and gets it wrong.
+fn kp_opaque_T(x: T) -> T {
+    return x | T(bitcast<u32>(P.zero));
+}
+
+fn kp_floor_divide_T(a0: T, b0: T) -> T {
+    let a = kp_opaque_T(a0);
+    let b = kp_opaque_T(b0);
     if (b == T(0)) { return T(0); }
     var q = a / b;
     if ((a % b != T(0)) && ((a < T(0)) != (b < T(0)))) { q = q - T(1); }
     return q;
 }
 
-fn kp_remainder_T(a: T, b: T) -> T {
+fn kp_remainder_T(a0: T, b0: T) -> T {
+    let a = kp_opaque_T(a0);
+    let b = kp_opaque_T(b0);
     if (b == T(0)) { return T(0); }
     var r = a % b;
     if (r != T(0) && ((r < T(0)) != (b < T(0)))) { r = r + b; }
@@ -39,12 +49,16 @@ fn kp_sign_T(x: T) -> T {
     return select(select(T(0), ~T(0), x < T(0)), T(1), x > T(0));
 }
 
-fn kp_left_shift_T(a: T, b: T) -> T {
+fn kp_left_shift_T(a0: T, b0: T) -> T {
+    let a = kp_opaque_T(a0);
+    let b = kp_opaque_T(b0);
     if (b < T(0) || b >= T(BITS)) { return T(0); }
     return a << u32(b);
 }
 
-fn kp_right_shift_T(a: T, b: T) -> T {
+fn kp_right_shift_T(a0: T, b0: T) -> T {
+    let a = kp_opaque_T(a0);
+    let b = kp_opaque_T(b0);
     if (b < T(0) || b >= T(BITS)) { return select(T(0), ~T(0), a < T(0)); }
     return a >> u32(b);
 }

@@ -352,6 +352,7 @@ pub(crate) struct Needs {
     libm: BTreeSet<String>,
     f64_rounding: bool,
     complex: bool,
+    mixed_compare: bool,
 }
 
 impl Needs {
@@ -361,11 +362,25 @@ impl Needs {
         let f64_fns = self.libm.iter().filter(|n| n.ends_with("_f64"));
         s.push_str(&libm::subset(LIBM_F32, f32_fns.map(String::as_str)));
         s.push_str(&libm::subset(LIBM_F64, f64_fns.map(String::as_str)));
-        for &d in &self.float {
+        // f16's fmod is computed in f32, so f16 helpers bring the f32 ones.
+        let mut floats = self.float.clone();
+        if floats.contains(&DType::F16) {
+            floats.insert(DType::F32);
+        }
+        for &d in &floats {
             let t = d.wgsl_value();
             s.push_str(&isnan_helpers(d));
+            s.push_str(fmod_helper(d));
             s.push_str(
                 &FLOAT_HELPERS
+                    .replace(
+                        "KP_FLOOR(",
+                        if d == DType::F64 {
+                            "kp_floor_f64("
+                        } else {
+                            "floor("
+                        },
+                    )
                     .replace("_T(", &format!("_{t}("))
                     .replace("T(", &format!("{t}("))
                     .replace(": T", &format!(": {t}"))
@@ -389,7 +404,11 @@ impl Needs {
         if self.complex {
             s.push_str(COMPLEX_HELPERS);
         }
-        if self.f64_rounding {
+        if self.mixed_compare {
+            s.push_str(MIXED_COMPARE);
+        }
+        // The f64 float helpers' floor division floors with kp_floor_f64.
+        if self.f64_rounding || self.float.contains(&DType::F64) {
             s.push_str(F64_ROUNDING);
         }
         Ok(s)
@@ -397,20 +416,22 @@ impl Needs {
 }
 
 /// floor, ceil, trunc and rint for f64 from correctly rounded arithmetic alone: |x| + 2^52 - 2^52
-/// rounds to an integer, with the sum made opaque by subtracting the uniform `P.zero` (always 0)
-/// so that no optimiser folds `(a + c) - c` to `a`; the sign of zero comes from the sign bit of f32(x).
+/// rounds to an integer, with the sum made opaque by a `min` with the largest double (a no-op
+/// here) so that no optimiser folds `(a + c) - c` to `a`; the sign of zero comes from the sign
+/// bit of f32(x).
 const F64_ROUNDING: &str = "
+fn kp_opaque_f64(x: f64) -> f64 { return min(x, 1.7976931348623157e308lf); }
 fn kp_negative_f64(x: f64) -> bool { return (bitcast<u32>(f32(x)) & 0x80000000u) != 0u; }
 fn kp_rint_f64(x: f64) -> f64 {
     let a = abs(x);
     if (!(a < 4503599627370496.0lf)) { return x; }
-    let t = ((a + 4503599627370496.0lf) - f64(P.zero)) - 4503599627370496.0lf;
+    let t = kp_opaque_f64(a + 4503599627370496.0lf) - 4503599627370496.0lf;
     return select(t, -t, kp_negative_f64(x));
 }
 fn kp_trunc_f64(x: f64) -> f64 {
     let a = abs(x);
     if (!(a < 4503599627370496.0lf)) { return x; }
-    var t = ((a + 4503599627370496.0lf) - f64(P.zero)) - 4503599627370496.0lf;
+    var t = kp_opaque_f64(a + 4503599627370496.0lf) - 4503599627370496.0lf;
     if (t > a) { t = t - 1.0lf; }
     return select(t, -t, kp_negative_f64(x));
 }
@@ -429,16 +450,127 @@ fn kp_cmul(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
     return vec2<f32>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
 }
 
-// Smith's algorithm: scales by the larger component of b to avoid overflow.
+// NumPy's complex division (Smith's algorithm with a reciprocal scale; a zero divisor divides
+// each part by |b.x| = 0).
 fn kp_cdiv(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
-    if (abs(b.x) >= abs(b.y)) {
-        let r = b.y / b.x;
-        let d = b.x + b.y * r;
-        return vec2<f32>((a.x + a.y * r) / d, (a.y - a.x * r) / d);
+    let br = abs(b.x);
+    let bi = abs(b.y);
+    if (br >= bi) {
+        if (br == 0.0 && bi == 0.0) {
+            return vec2<f32>(a.x / br, a.y / br);
+        }
+        let rat = b.y / b.x;
+        let scl = 1.0 / (b.x + b.y * rat);
+        return vec2<f32>((a.x + a.y * rat) * scl, (a.y - a.x * rat) * scl);
     }
-    let r = b.x / b.y;
-    let d = b.x * r + b.y;
-    return vec2<f32>((a.x * r + a.y) / d, (a.y * r - a.x) / d);
+    let rat = b.x / b.y;
+    let scl = 1.0 / (b.y + b.x * rat);
+    return vec2<f32>((a.x * rat + a.y) * scl, (a.y * rat - a.x) * scl);
+}
+
+// NumPy's complex reciprocal (also scaled by a reciprocal).
+fn kp_crecip(x: vec2<f32>) -> vec2<f32> {
+    if (abs(x.y) <= abs(x.x)) {
+        let r = x.y / x.x;
+        let s = 1.0 / (x.x + x.y * r);
+        return vec2<f32>(s, -r * s);
+    }
+    let r = x.x / x.y;
+    let s = 1.0 / (x.x * r + x.y);
+    return vec2<f32>(r * s, -s);
+}
+";
+
+/// C fmod, exact (the result is always representable), without fma or any rewrite-sensitive
+/// trick: f32 by long division on the integer significands, 8 bits a step; f64 (which has no
+/// portable bitcast to integers) by binary long division in f64, where every subtraction is
+/// exact (Sterbenz: y <= r < 2y) and every scaling is by a power of two; f16 in f32.
+fn fmod_helper(d: DType) -> &'static str {
+    match d {
+        DType::F16 => FMOD_F16,
+        DType::F64 => FMOD_F64,
+        _ => FMOD_F32,
+    }
+}
+
+const FMOD_F16: &str = "
+fn kp_fmod_f16(a: f16, b: f16) -> f16 { return f16(kp_fmod_f32(f32(a), f32(b))); }
+";
+
+const FMOD_F32: &str = "
+fn kp_fmod_f32(a: f32, b: f32) -> f32 {
+    let ua = bitcast<u32>(a) & 0x7fffffffu;
+    let ub = bitcast<u32>(b) & 0x7fffffffu;
+    let sign = bitcast<u32>(a) & 0x80000000u;
+    if (ua >= 0x7f800000u || ub > 0x7f800000u || ub == 0u) { return bitcast<f32>(0x7fc00000u); }
+    if (ua < ub) { return a; }
+    // |a| = mx 2^(ex - 150), |b| = my 2^(ey - 150), mx and my in [2^23, 2^24).
+    var ex = i32(ua >> 23u);
+    var mx = ua & 0x7fffffu;
+    if (ex == 0) {
+        let s = countLeadingZeros(mx) - 8u;
+        mx = mx << s;
+        ex = 1 - i32(s);
+    } else {
+        mx = mx | 0x800000u;
+    }
+    var ey = i32(ub >> 23u);
+    var my = ub & 0x7fffffu;
+    if (ey == 0) {
+        let s = countLeadingZeros(my) - 8u;
+        my = my << s;
+        ey = 1 - i32(s);
+    } else {
+        my = my | 0x800000u;
+    }
+    var r = mx % my;
+    var k = ex - ey;
+    loop {
+        if (k <= 0 || r == 0u) { break; }
+        let s = min(k, 8);
+        r = (r << u32(s)) % my;
+        k = k - s;
+    }
+    if (r == 0u) { return bitcast<f32>(sign); }
+    let s = countLeadingZeros(r) - 8u;
+    r = r << s;
+    let e = ey - i32(s);
+    if (e <= 0) { return bitcast<f32>(sign | (r >> u32(1 - e))); }
+    return bitcast<f32>(sign | (u32(e) << 23u) | (r & 0x7fffffu));
+}
+";
+
+const FMOD_F64: &str = "
+fn kp_fmod_f64(a: f64, b: f64) -> f64 {
+    let ax = abs(a);
+    let bx = abs(b);
+    if (kp_isnan_f64(a) || kp_isnan_f64(b) || kp_isinf_f64(a) || b == 0.0lf) {
+        return f64(bitcast<f32>(0x7fc00000u));
+    }
+    if (ax < bx) { return a; }
+    // y = |b| 2^k with y <= |a| < 2 y.
+    var y = bx;
+    loop {
+        if (!(y * 0x1.0p+512lf <= ax)) { break; }
+        y = y * 0x1.0p+512lf;
+    }
+    if (y * 0x1.0p+256lf <= ax) { y = y * 0x1.0p+256lf; }
+    if (y * 0x1.0p+128lf <= ax) { y = y * 0x1.0p+128lf; }
+    if (y * 0x1.0p+64lf <= ax) { y = y * 0x1.0p+64lf; }
+    if (y * 0x1.0p+32lf <= ax) { y = y * 0x1.0p+32lf; }
+    if (y * 0x1.0p+16lf <= ax) { y = y * 0x1.0p+16lf; }
+    if (y * 0x1.0p+8lf <= ax) { y = y * 0x1.0p+8lf; }
+    if (y * 0x1.0p+4lf <= ax) { y = y * 0x1.0p+4lf; }
+    if (y * 0x1.0p+2lf <= ax) { y = y * 0x1.0p+2lf; }
+    if (y * 2.0lf <= ax) { y = y * 2.0lf; }
+    var r = ax;
+    loop {
+        if (r >= y) { r = r - y; }
+        if (!(y > bx)) { break; }
+        y = y * 0.5lf;
+    }
+    if (r == 0.0lf) { return f64(bitcast<f32>(bitcast<u32>(f32(a)) & 0x80000000u)); }
+    return select(r, -r, (bitcast<u32>(f32(a)) & 0x80000000u) != 0u);
 }
 ";
 
@@ -451,9 +583,11 @@ fn isnan_helpers(d: DType) -> String {
         DType::F16 => "fn kp_isnan_f16(x: f16) -> bool { return (bitcast<u32>(f32(x)) & 0x7fffffffu) > 0x7f800000u; }\n\
                        fn kp_isinf_f16(x: f16) -> bool { return (bitcast<u32>(f32(x)) & 0x7fffffffu) == 0x7f800000u; }\n"
             .to_string(),
+        // f32(x) is NaN exactly when x is (and optimisers may fold `!(x == x)`).
         _ => format!(
-            "fn kp_isnan_{t}(x: {t}) -> bool {{ return !(x == x); }}\n\
-             fn kp_isinf_{t}(x: {t}) -> bool {{ return x == x && abs(x) > 1.7976931348623157e308lf; }}\n"
+            "fn kp_isnan_{t}(x: {t}) -> bool {{ return (bitcast<u32>(f32(x)) & 0x7fffffffu) > 0x7f800000u; }}\n\
+             fn kp_isinf_{t}(x: {t}) -> bool {{ return (bitcast<u32>(f32(x)) & 0x7fffffffu) == 0x7f800000u \
+             && abs(x) > 1.7976931348623157e308lf; }}\n"
         ),
     }
 }
@@ -519,14 +653,19 @@ pub(crate) fn cast_expr(x: &str, from: DType, to: DType) -> String {
     }
     let tv = to.wgsl_value();
     match (from, to) {
-        (DType::Complex64, DType::Bool) => format!("any({x} != vec2<f32>(0.0, 0.0))"),
+        // `!(x == 0)` (see below): NaN + 0j is true.
+        (DType::Complex64, DType::Bool) => format!("!all({x} == vec2<f32>(0.0, 0.0))"),
         (DType::Complex64, _) => cast_expr(&format!("{x}.x"), DType::F32, to),
-        (_, DType::Complex64) => format!("vec2<f32>({}, 0.0)", cast_expr(x, from, DType::F32)),
+        // The imaginary part is the uniform P.zero (always +0.0), not a constant, so that no
+        // optimiser folds `0.0 - y` to `-y` (wrong for y = +0) or `x / (y + 0i)` to a real op.
+        (_, DType::Complex64) => format!("vec2<f32>({}, P.zero)", cast_expr(x, from, DType::F32)),
         // `!(x == 0)`, not `x != 0`: some drivers compile `!=` as an ordered comparison, and
         // NaN must be true as in NumPy.
         (_, DType::Bool) => format!("!({x} == {})", zero(from)),
         (DType::Bool, _) => format!("select({}, {}, {x})", zero(to), one(to)),
         (DType::F16, DType::F32) | (DType::F32, DType::F16) => format!("{tv}({x})"),
+        // naga 30 sign-extends u32 to i64 (OpSConvert): widen, then clear the high half.
+        (DType::U32, DType::I64) => format!("(i64({x}) & 4294967295li)"),
         (DType::F16, _) => cast_expr(&format!("f32({x})"), DType::F32, to),
         (_, DType::F16) => format!("f16({})", cast_expr(x, from, DType::F32)),
         _ => format!("{tv}({x})"),
@@ -575,9 +714,78 @@ pub(crate) fn node_expr(
         Node::Cast(x) => cast_expr(&v(x), dt(*x), dtype),
         Node::Select(c, a, b) => format!("select({}, {}, {})", v(b), v(a), v(c)),
         Node::Unary(op, x) => unary_expr(*op, &v(x), dt(*x), needs)?,
+        Node::Binary(op, a, b) if dt(*a) != dt(*b) && op.compares_mixed(dt(*a), dt(*b)) => {
+            mixed_comparison(*op, &v(a), &v(b), dt(*a), dt(*b), needs)
+        }
         Node::Binary(op, a, b) => binary_expr(*op, &v(a), &v(b), dt(*a), needs)?,
     })
 }
+
+/// An exact comparison of a 32-bit integer with a uint32 or a float (see
+/// [`BinaryOp::compares_mixed`]): a `kp_cmp_*` helper orders the two values (-1, 0, 1, or 2
+/// when unordered), the integer operand first.
+fn mixed_comparison(
+    op: BinaryOp,
+    a: &str,
+    b: &str,
+    da: DType,
+    db: DType,
+    needs: &mut Needs,
+) -> String {
+    use BinaryOp::*;
+    // The integer (int32 before uint32) goes first; the comparison is mirrored if they swap.
+    let swap = db == DType::I32 || (da.kind() == Kind::Float);
+    let (x, y, dx, dy) = if swap { (b, a, db, da) } else { (a, b, da, db) };
+    let op = match (op, swap) {
+        (Less, true) => Greater,
+        (LessEqual, true) => GreaterEqual,
+        (Greater, true) => Less,
+        (GreaterEqual, true) => LessEqual,
+        (op, _) => op,
+    };
+    needs.mixed_compare = true;
+    let c = match dy {
+        DType::U32 => format!("kp_cmp_{}_u32({x}, {y})", dx.wgsl_value()),
+        _ => format!("kp_cmp_{}_f32({x}, f32({y}))", dx.wgsl_value()),
+    };
+    match op {
+        Equal => format!("({c} == 0)"),
+        NotEqual => format!("({c} != 0)"),
+        Less => format!("({c} < 0)"),
+        LessEqual => format!("({c} <= 0)"),
+        Greater => format!("({c} == 1)"),
+        _ => format!("(u32({c}) <= 1u)"),
+    }
+}
+
+/// The `kp_cmp_*` helpers of [`mixed_comparison`]. When f32(x) == y, y is an integer within
+/// one rounding of x, so the tie is settled in the integer type (or by y being just past
+/// the integer type's range).
+const MIXED_COMPARE: &str = "
+fn kp_cmp_i32_u32(x: i32, y: u32) -> i32 {
+    if (x < 0) { return -1; }
+    let u = u32(x);
+    return select(select(0, 1, u > y), -1, u < y);
+}
+fn kp_cmp_i32_f32(x: i32, y: f32) -> i32 {
+    if ((bitcast<u32>(y) & 0x7fffffffu) > 0x7f800000u) { return 2; }
+    let fx = f32(x);
+    if (fx < y) { return -1; }
+    if (fx > y) { return 1; }
+    if (y >= 2147483648.0) { return -1; }
+    let yi = i32(y);
+    return select(select(0, 1, x > yi), -1, x < yi);
+}
+fn kp_cmp_u32_f32(x: u32, y: f32) -> i32 {
+    if ((bitcast<u32>(y) & 0x7fffffffu) > 0x7f800000u) { return 2; }
+    let fx = f32(x);
+    if (fx < y) { return -1; }
+    if (fx > y) { return 1; }
+    if (y >= 4294967296.0) { return -1; }
+    let yi = u32(y);
+    return select(select(0, 1, x > yi), -1, x < yi);
+}
+";
 
 fn unsupported_op(name: &str, d: DType) -> Error {
     Error::unsupported(format!(
@@ -617,7 +825,7 @@ fn unary_expr(op: UnaryOp, x: &str, d: DType, needs: &mut Needs) -> Result<Strin
         (Square, _) => format!("({x} * {x})"),
         (Reciprocal, Kind::Complex) => {
             needs.complex = true;
-            format!("kp_cdiv(vec2<f32>(1.0, 0.0), {x})")
+            format!("kp_crecip({x})")
         }
         // 1 / 0 gives what NumPy gives on x86: 0 for unsigned, the most negative value for signed.
         (Reciprocal, Kind::Int) => format!(
@@ -700,6 +908,16 @@ fn binary_expr(op: BinaryOp, a: &str, b: &str, d: DType, needs: &mut Needs) -> R
         (Subtract, _) => format!("({a} - {b})"),
         (Multiply, _) => format!("({a} * {b})"),
         (TrueDivide, Kind::Float) => format!("({a} / {b})"),
+        // NumPy computes float16 floor division and remainder in float32 and rounds once.
+        (FloorDivide | Remainder, Kind::Float) if d == DType::F16 => {
+            needs.float.insert(DType::F32);
+            let name = if op == FloorDivide {
+                "floor_divide"
+            } else {
+                "remainder"
+            };
+            format!("f16(kp_{name}_f32(f32({a}), f32({b})))")
+        }
         (FloorDivide, Kind::Int | Kind::Float) => format!("kp_floor_divide_{t}({a}, {b})"),
         (Remainder, Kind::Int | Kind::Float) => format!("kp_remainder_{t}({a}, {b})"),
         (Power, Kind::Int) => format!("kp_power_{t}({a}, {b})"),
@@ -832,6 +1050,47 @@ mod tests {
             }
         }
         assert!(checked > 500, "only {checked} programs");
+    }
+
+    #[test]
+    fn mixed_comparisons_validate() {
+        use BinaryOp::*;
+        let mut checked = 0;
+        for op in [Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual] {
+            for a in DType::ALL {
+                for b in DType::ALL {
+                    if !op.compares_mixed(a, b) {
+                        continue;
+                    }
+                    let p = Program {
+                        nodes: vec![
+                            (Node::Load(0), a),
+                            (Node::Load(1), b),
+                            (Node::Binary(op, 0, 1), DType::Bool),
+                        ],
+                        inputs: vec![
+                            InputSpec {
+                                dtype: a,
+                                access: Access::Contiguous,
+                            },
+                            InputSpec {
+                                dtype: b,
+                                access: Access::Broadcast,
+                            },
+                        ],
+                        scalars: vec![],
+                        output: 2,
+                        rank: 0,
+                        vector: false,
+                    };
+                    let k = elementwise(&p, &ALL).unwrap_or_else(|e| panic!("{op:?} {a} {b}: {e}"));
+                    assert!(k.wgsl.contains("kp_cmp_"), "{}", k.wgsl);
+                    validate(&k.wgsl);
+                    checked += 1;
+                }
+            }
+        }
+        assert_eq!(checked, 6 * 10);
     }
 
     #[test]

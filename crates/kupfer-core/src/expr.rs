@@ -295,6 +295,21 @@ impl BinaryOp {
         )
     }
 
+    /// True when this comparison of arrays of dtypes `a` and `b` takes its operands as they are,
+    /// without casting them to a common dtype: the pairs whose NumPy common dtype is 64-bit
+    /// (int32 with uint32, a 32-bit integer with float16 or float32) but kupfer's is 32-bit,
+    /// where comparing in the 32-bit dtype would round. NumPy compares them exactly (in int64 or
+    /// float64); so does kupfer, without 64-bit arithmetic. A [`Node::Binary`] of such a
+    /// comparison has operands of two dtypes.
+    pub fn compares_mixed(self, a: DType, b: DType) -> bool {
+        use DType::*;
+        self.is_comparison()
+            && matches!(
+                (a, b),
+                (I32, U32) | (U32, I32) | (I32 | U32, F16 | F32) | (F16 | F32, I32 | U32)
+            )
+    }
+
     /// (dtype both operands are cast to, result dtype).
     pub fn signature(self, a: OperandType, b: OperandType) -> Result<(DType, DType)> {
         use BinaryOp::*;
@@ -389,7 +404,8 @@ pub enum Node {
     Cast(NodeId),
     /// Unary primitive (operand already cast to the op's input dtype).
     Unary(UnaryOp, NodeId),
-    /// Binary primitive (operands already cast to the op's input dtype).
+    /// Binary primitive (operands already cast to the op's input dtype, except for the mixed
+    /// comparisons of [`BinaryOp::compares_mixed`]).
     Binary(BinaryOp, NodeId, NodeId),
     /// `where(cond, a, b)`: cond is bool, a and b have the node's dtype.
     Select(NodeId, NodeId, NodeId),

@@ -54,6 +54,10 @@ impl Combine {
     fn is_moments(self) -> bool {
         matches!(self, Combine::Moments | Combine::NanMoments)
     }
+
+    fn is_max(self) -> bool {
+        matches!(self, Combine::ArgMax | Combine::NanArgMax)
+    }
 }
 
 /// Kernel layout of a reduction.
@@ -75,7 +79,9 @@ pub struct ReduceProgram {
     pub partials: bool,
     /// How values combine.
     pub combine: Combine,
-    /// Accumulator component dtype (the sum's dtype; f32/f64 for moments; unused for arg).
+    /// Accumulator component dtype (the sum's dtype; f32/f64 for moments). Arg-reductions of
+    /// 32-bit and float16 values use u32 (a (key, inverted index) pair); of 64-bit values, the
+    /// value's dtype (a (value, index) pair, index -1 for "no value yet").
     pub acc: DType,
     /// Dtype written by this pass when it is the last (`finalize`).
     pub out: DType,
@@ -86,9 +92,16 @@ pub struct ReduceProgram {
 }
 
 impl ReduceProgram {
+    /// True for an arg-reduction of 64-bit values: a (value, index) accumulator.
+    fn wide_arg(&self) -> bool {
+        self.combine.is_arg() && self.acc.is_64bit()
+    }
+
     /// WGSL type of the accumulator (and of partial results).
     pub fn acc_type(&self) -> String {
-        if self.combine.is_arg() {
+        if self.wide_arg() {
+            format!("vec2<{}>", self.acc.wgsl_value())
+        } else if self.combine.is_arg() {
             "vec2<u32>".into()
         } else if self.combine.is_moments() {
             format!("vec4<{}>", self.acc.wgsl_value())
@@ -99,7 +112,9 @@ impl ReduceProgram {
 
     /// Bytes of one partial accumulator.
     pub fn acc_size(&self) -> usize {
-        if self.combine.is_arg() {
+        if self.wide_arg() {
+            16
+        } else if self.combine.is_arg() {
             8
         } else if self.combine.is_moments() {
             4 * self.acc.gpu_size()
@@ -121,9 +136,6 @@ impl ReduceProgram {
 /// Checks that `combine` can reduce values of `d`.
 pub fn check_input(combine: Combine, d: DType) -> Result<()> {
     match combine {
-        c if c.is_arg() && d.is_64bit() => Err(Error::unsupported(format!(
-            "argmax/argmin of {d} arrays (32-bit and float16 dtypes only for now)"
-        ))),
         _ if d.is_complex() => Err(Error::unsupported(format!("reductions of {d} arrays"))),
         _ => Ok(()),
     }
@@ -132,6 +144,10 @@ pub fn check_input(combine: Combine, d: DType) -> Result<()> {
 fn identity(rp: &ReduceProgram) -> String {
     let acc = rp.acc;
     let t = acc.wgsl_value();
+    if rp.wide_arg() {
+        // Index -1: no value yet (loses against every element).
+        return format!("vec2<{t}>({t}(0), {t}(-1))");
+    }
     match (rp.combine, acc.kind()) {
         (Combine::Sum, _) => format!("{t}(0)"),
         (Combine::Prod, _) => format!("{t}(1)"),
@@ -148,6 +164,36 @@ fn identity(rp: &ReduceProgram) -> String {
 
 fn combine_body(rp: &ReduceProgram) -> String {
     let t = rp.acc.wgsl_value();
+    if rp.wide_arg() {
+        // (value, index) pairs: an empty side loses; NaN beats numbers (NaN-ignoring variants
+        // never lift a NaN); then the larger (smaller) value; then the smaller index.
+        let nan = if rp.acc.kind() == Kind::Float {
+            "    let an = !(a.x == a.x);
+    let bn = !(b.x == b.x);
+    if (an != bn) {
+        return select(b, a, an);
+    }
+    if (an && bn) {
+        return select(b, a, a.y < b.y);
+    }
+"
+        } else {
+            ""
+        };
+        let better = if rp.combine.is_max() { ">" } else { "<" };
+        return format!(
+            "    if (a.y < {t}(0)) {{
+        return b;
+    }}
+    if (b.y < {t}(0)) {{
+        return a;
+    }}
+{nan}    if (a.x != b.x) {{
+        return select(b, a, a.x {better} b.x);
+    }}
+    return select(b, a, a.y < b.y);"
+        );
+    }
     match (rp.combine, rp.acc.kind()) {
         (Combine::Sum, _) => "    return a + b;".into(),
         (Combine::Prod, _) => "    return a * b;".into(),
@@ -227,6 +273,18 @@ fn lift(rp: &ReduceProgram, value_type: DType) -> String {
         DType::F64 => "kp_isnan_f64(v)",
         _ => "false",
     };
+    if rp.wide_arg() {
+        let pair = format!(
+            "vec2<{t}>(v, {})",
+            codegen::cast_expr("k", DType::U32, rp.acc)
+        );
+        return match rp.combine {
+            Combine::NanArgMax | Combine::NanArgMin => {
+                format!("select({pair}, vec2<{t}>({t}(0), {t}(-1)), {is_nan})")
+            }
+            _ => pair,
+        };
+    }
     let key = |max: bool| {
         format!(
             "vec2<u32>({}, 0xffffffffu - k)",
@@ -256,10 +314,30 @@ fn lift(rp: &ReduceProgram, value_type: DType) -> String {
 
 fn finalize(rp: &ReduceProgram) -> String {
     let store = match rp.combine {
+        _ if rp.wide_arg() => codegen::cast_expr("acc.y", rp.acc, rp.out),
         c if c.is_arg() => codegen::cast_expr("(0xffffffffu - acc.y)", DType::U32, rp.out),
         c if c.is_moments() => {
+            // NumPy's degrees of freedom: var divides M2 by max(n - ddof, 0) (so inf, or NaN
+            // for M2 = 0, when ddof >= n); nanvar gives NaN when n - ddof <= 0.
             let t = rp.acc.wgsl_value();
-            codegen::cast_expr(&format!("(acc.z / (acc.x - {t}(P.ddof)))"), rp.acc, rp.out)
+            let den = format!("(acc.x - {t}(P.ddof))");
+            let q = format!("(acc.z / max({den}, {t}(1)))");
+            let nan = nan(rp.acc);
+            let degenerate = if c == Combine::NanMoments {
+                nan.clone()
+            } else {
+                format!("select({nan}, -({}), acc.z > {t}(0))", neg_inf(rp.acc))
+            };
+            // A line with an infinity: NumPy's x - mean is inf - inf = NaN. The merged mean
+            // is then inf or NaN (and stays so), while M2 may still be inf.
+            let max = match rp.acc {
+                DType::F64 => "1.7976931348623157e308lf",
+                _ => "3.4028234663852886e38f",
+            };
+            let v = format!(
+                "select({nan}, select({degenerate}, {q}, {den} > {t}(0)), abs(acc.y) <= {max})"
+            );
+            codegen::cast_expr(&v, rp.acc, rp.out)
         }
         _ => codegen::cast_expr("acc", rp.acc, rp.out),
     };
@@ -273,7 +351,8 @@ fn finalize(rp: &ReduceProgram) -> String {
 /// A quiet NaN of a float dtype.
 fn nan(d: DType) -> String {
     match d {
-        DType::F64 => "bitcast<f64>(0x7ff8000000000000lu)".into(),
+        // Through f32: a u64 literal would need SHADER_INT64.
+        DType::F64 => "f64(bitcast<f32>(0x7fc00000u))".into(),
         DType::F16 => "f16(bitcast<f32>(0x7fc00000u))".into(),
         _ => "bitcast<f32>(0x7fc00000u)".into(),
     }
@@ -282,7 +361,7 @@ fn nan(d: DType) -> String {
 /// -inf of a float dtype, written so that no constant evaluation divides by zero.
 fn neg_inf(d: DType) -> String {
     match d {
-        DType::F64 => "bitcast<f64>(0xfff0000000000000lu)".into(),
+        DType::F64 => "f64(bitcast<f32>(0xff800000u))".into(),
         DType::F16 => "f16(bitcast<f32>(0xff800000u))".into(),
         _ => "bitcast<f32>(0xff800000u)".into(),
     }
@@ -421,8 +500,19 @@ pub fn generate(rp: &ReduceProgram, target: &Target) -> Result<(String, ParamLay
     let end = min(P.r, begin + P.chunk);
     let shift = {shift};
     var acc = {identity};
-    for (var k = begin + lid; k < end; k = k + 256u) {{
-        acc = kp_combine(acc, kp_lift(kp_value(o * P.r + k), k, shift));
+    // Four loads in flight per thread before they are combined (in index order, so
+    // arg-reductions keep the first index), then the remainder one at a time.
+    let base = o * P.r;
+    var k = begin + lid;
+    for (; k + 768u < end; k = k + 1024u) {{
+        let v0 = kp_lift(kp_value(base + k), k, shift);
+        let v1 = kp_lift(kp_value(base + k + 256u), k + 256u, shift);
+        let v2 = kp_lift(kp_value(base + k + 512u), k + 512u, shift);
+        let v3 = kp_lift(kp_value(base + k + 768u), k + 768u, shift);
+        acc = kp_combine(acc, kp_combine(kp_combine(v0, v1), kp_combine(v2, v3)));
+    }}
+    for (; k < end; k = k + 256u) {{
+        acc = kp_combine(acc, kp_lift(kp_value(base + k), k, shift));
     }}
     partial[lid] = acc;
     workgroupBarrier();
@@ -447,8 +537,17 @@ pub fn generate(rp: &ReduceProgram, target: &Target) -> Result<(String, ParamLay
     let end = min(P.r, begin + P.chunk);
     let shift = {shift};
     var acc = {identity};
-    for (var k = begin; k < end; k = k + 1u) {{
-        acc = kp_combine(acc, kp_lift(kp_value(o * P.r + k), k, shift));
+    let base = o * P.r;
+    var k = begin;
+    for (; k + 3u < end; k = k + 4u) {{
+        let v0 = kp_lift(kp_value(base + k), k, shift);
+        let v1 = kp_lift(kp_value(base + k + 1u), k + 1u, shift);
+        let v2 = kp_lift(kp_value(base + k + 2u), k + 2u, shift);
+        let v3 = kp_lift(kp_value(base + k + 3u), k + 3u, shift);
+        acc = kp_combine(acc, kp_combine(kp_combine(v0, v1), kp_combine(v2, v3)));
+    }}
+    for (; k < end; k = k + 1u) {{
+        acc = kp_combine(acc, kp_lift(kp_value(base + k), k, shift));
     }}
     out[s * P.m + o] = {store};"
         ),
@@ -542,6 +641,7 @@ mod tests {
                         let acc = match combine {
                             Moments | NanMoments if d.is_64bit() => DType::F64,
                             Moments | NanMoments => DType::F32,
+                            ArgMax | ArgMin | NanArgMax | NanArgMin if d.is_64bit() => d,
                             ArgMax | ArgMin | NanArgMax | NanArgMin => DType::U32,
                             Max | Min | NanMax | NanMin if d == DType::Bool => DType::U32,
                             _ => sum_acc(d),

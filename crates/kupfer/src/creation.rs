@@ -6,7 +6,7 @@ use crate::device::Device;
 use crate::fusion::Lazy;
 use crate::host::Element;
 use crate::scalar::Scalar;
-use kupfer_core::{BinaryOp, DType, Error, Layout, Result};
+use kupfer_core::{BinaryOp, DType, Error, Layout, Result, UnaryOp};
 
 /// Uploads a slice as a 1-D array on the current device (`cp.asarray`).
 pub fn asarray<T: Element>(data: &[T]) -> Result<Array> {
@@ -265,6 +265,10 @@ pub fn linspace(
             y,
             compute,
         );
+    }
+    // NumPy floors the values for an integer dtype (instead of truncating them).
+    if dtype.is_int() {
+        y = Lazy::unary(UnaryOp::Floor, y, compute);
     }
     let a = Array::from_lazy(device, vec![num], y.cast(dtype));
     a.eval()?;

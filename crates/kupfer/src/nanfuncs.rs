@@ -85,9 +85,14 @@ fn nan_arg(
             return Err(Error::invalid("All-NaN slice encountered"));
         }
     }
+    let acc = if a.dtype().is_64bit() {
+        a.dtype()
+    } else {
+        DType::U32
+    };
     let s = Spec {
         combine,
-        acc: DType::U32,
+        acc,
         out: a.device().default_int(),
         ddof: 0,
         name,
@@ -146,12 +151,25 @@ pub fn nanvar(a: &Array, axis: impl Into<Axis>, ddof: u32, keepdims: bool) -> Re
         return reduce::var(a, axis, ddof, keepdims);
     }
     let axis = axis.into();
-    reduced_axes(&axis, a.ndim())?;
+    let axes = reduced_axes(&axis, a.ndim())?;
     let d = a.dtype();
     let acc = if d == DType::F64 {
         DType::F64
     } else {
         DType::F32
+    };
+    // The kernel shifts each line by its first value (the variance is shift-invariant, and
+    // small shifted values keep f32 accurate when the mean is large relative to the spread),
+    // but a NaN first value cannot serve. Shift by the line's NaN-ignoring maximum instead,
+    // in the accumulator dtype and fused into the reduction's input. An all-NaN line stays
+    // all NaN; a line with an infinity gets a non-finite mean and so NaN, as in NumPy.
+    let count: usize = axes.iter().map(|&i| a.shape()[i]).product();
+    let a = &if count > 0 && a.size() > 0 {
+        let x = a.astype(acc)?;
+        let shift = nan_extreme(&x, axis.clone(), true, Combine::NanMax, "fmax")?;
+        ufuncs::subtract(&x, &shift)?
+    } else {
+        a.clone()
     };
     let s = Spec {
         combine: Combine::NanMoments,

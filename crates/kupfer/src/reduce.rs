@@ -134,8 +134,15 @@ pub(crate) fn reduce_raw(a: &Array, axis: &Axis, keepdims: bool, spec: Spec) -> 
                 };
                 crate::creation::full_on(&device, &result_shape, v, Some(spec.out))
             }
-            Combine::Moments => {
+            Combine::Moments | Combine::NanMoments => {
                 crate::creation::full_on(&device, &result_shape, f64::NAN, Some(spec.out))
+            }
+            // any/all: logical_or's identity is False, logical_and's True.
+            Combine::Max | Combine::Min
+                if spec.out == DType::Bool && spec.name.starts_with("logical") =>
+            {
+                let v = i64::from(spec.combine == Combine::Min);
+                crate::creation::full_on(&device, &result_shape, v, Some(spec.out))
             }
             _ => Err(Error::invalid(format!(
                 "zero-size array to reduction operation {} which has no identity",
@@ -175,7 +182,7 @@ pub(crate) fn reduce_raw(a: &Array, axis: &Axis, keepdims: bool, spec: Spec) -> 
     };
     let splits = match strategy {
         Strategy::Inner => r.div_ceil(INNER_SLICE).min((8192 / m).max(1)),
-        Strategy::Outer => r.div_ceil(OUTER_SLICE).min((1 << 17) / m).clamp(1, 65535),
+        Strategy::Outer => r.div_ceil(OUTER_SLICE).min((1 << 18) / m).clamp(1, 65535),
     };
     let pass = Pass {
         inputs,
@@ -445,7 +452,12 @@ fn arg(
     name: &'static str,
 ) -> Result<Array> {
     let out = a.device().default_int();
-    let s = spec(combine, DType::U32, out, name);
+    let acc = if a.dtype().is_64bit() {
+        a.dtype()
+    } else {
+        DType::U32
+    };
+    let s = spec(combine, acc, out, name);
     match axis {
         Some(ax) => reduce_raw(a, &Axis::Many(vec![ax]), keepdims, s),
         None => {
@@ -461,18 +473,12 @@ fn arg(
 }
 
 /// Variance over `axis` with `ddof` delta degrees of freedom, in one pass (Welford/Chan
-/// moments, accurate when the mean is large relative to the spread).
+/// moments, accurate when the mean is large relative to the spread). As in NumPy, `ddof` >= the
+/// number of values gives inf (NaN where all values are equal), and an empty reduction NaN.
 pub fn var(a: &Array, axis: impl Into<Axis>, ddof: u32, keepdims: bool) -> Result<Array> {
     let axis = axis.into();
     let d = a.dtype();
     let (acc, result) = float_types(d);
-    let axes = reduced_axes(&axis, a.ndim())?;
-    let count: usize = axes.iter().map(|&i| a.shape()[i]).product();
-    if ddof as usize >= count && count > 0 {
-        return Err(Error::invalid(format!(
-            "ddof ({ddof}) must be smaller than the number of values reduced ({count})"
-        )));
-    }
     let mut s = spec(Combine::Moments, acc, acc, "var");
     s.ddof = ddof;
     reduce_raw(a, &axis, keepdims, s)?.astype(result)

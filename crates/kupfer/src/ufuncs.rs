@@ -74,10 +74,12 @@ fn shape_error(op: &str, e: Error) -> Error {
 
 /// Applies a binary primitive with NumPy semantics.
 pub fn binary(op: BinaryOp, a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
-    let (mut a, b) = (a.into(), b.into());
+    let (mut a, mut b) = (a.into(), b.into());
     let device = device_of(&[&a, &b])?;
+    // Two Python scalars: NumPy gives both their default dtypes (True * 3 is int64).
     if matches!((&a, &b), (Operand::Scalar(_), Operand::Scalar(_))) {
         a = strongest(a, &device)?;
+        b = strongest(b, &device)?;
     }
     let (compute, out) = op.signature(operand_type(&a), operand_type(&b))?;
     device.check(compute)?;
@@ -89,8 +91,15 @@ pub fn binary(op: BinaryOp, a: impl Into<Operand>, b: impl Into<Operand>) -> Res
     }
     let half_nodes = Array::max_nodes() / 2;
     let half_leaves = (Array::max_leaves(&device) / 2).max(1);
-    let x = operand_expr(&a, compute, half_nodes, half_leaves)?;
-    let y = operand_expr(&b, compute, half_nodes, half_leaves)?;
+    // Comparisons that would round in the common dtype take their operands as they are.
+    let (ca, cb) = match (&a, &b) {
+        (Operand::Array(x), Operand::Array(y)) if op.compares_mixed(x.dtype(), y.dtype()) => {
+            (x.dtype(), y.dtype())
+        }
+        _ => (compute, compute),
+    };
+    let x = operand_expr(&a, ca, half_nodes, half_leaves)?;
+    let y = operand_expr(&b, cb, half_nodes, half_leaves)?;
     Ok(Array::from_lazy(device, shape, Lazy::binary(op, x, y, out)))
 }
 
@@ -347,24 +356,29 @@ pub fn positive(x: impl Into<Operand>) -> Result<Array> {
 }
 
 /// Rounds to `decimals` decimal places, halves to even (NumPy's `round` / `around`).
+///
+/// Integers keep their dtype (NumPy 2): a copy for `decimals >= 0`, else rounded to a multiple
+/// of 10^-decimals. Bools round only with `decimals == 0` (to float16, as `rint`).
 pub fn round(x: impl Into<Operand>, decimals: i32) -> Result<Array> {
     let x = x.into();
-    if decimals == 0 {
-        return unary(UnaryOp::Rint, x);
-    }
     let device = device_of(&[&x])?;
     let Operand::Array(a) = strongest(x, &device)? else {
         unreachable!("strongest() returns an array")
     };
-    if a.dtype().is_int() || a.dtype() == DType::Bool {
+    let dtype = a.dtype();
+    if dtype == DType::Bool && decimals != 0 {
+        return Err(Error::unsupported(
+            "round of a bool array with decimals != 0 (NumPy cannot cast the result to bool)",
+        ));
+    }
+    if dtype.is_int() {
         if decimals >= 0 {
             return Ok(a);
         }
-        let f = 10i64
-            .checked_pow(decimals.unsigned_abs())
-            .ok_or_else(|| Error::invalid("decimals out of range"))?;
-        let q = multiply(rint(divide(&a, f as f64)?)?, f as f64)?;
-        return q.astype(a.dtype());
+        return round_int(&a, decimals.unsigned_abs());
+    }
+    if decimals == 0 {
+        return rint(&a);
     }
     let f = 10f64.powi(decimals);
     if decimals > 0 {
@@ -372,6 +386,37 @@ pub fn round(x: impl Into<Operand>, decimals: i32) -> Result<Array> {
     } else {
         multiply(rint(divide(&a, 1.0 / f)?)?, 1.0 / f)
     }
+}
+
+/// An integer array rounded to a multiple of 10^k, halves to even. NumPy goes through float64;
+/// int64 does too (for the same results beyond 2^53), 32-bit integers round exactly in their
+/// own dtype (float64 is exact for them, so the results agree).
+fn round_int(a: &Array, k: u32) -> Result<Array> {
+    let dtype = a.dtype();
+    let f = 10i64
+        .checked_pow(k)
+        .ok_or_else(|| Error::invalid("decimals out of range"))?;
+    if dtype == DType::I64 {
+        let q = multiply(rint(divide(a, f as f64)?)?, f as f64)?;
+        return q.astype(dtype);
+    }
+    let max = if dtype == DType::U32 {
+        i64::from(u32::MAX)
+    } else {
+        i64::from(i32::MAX)
+    };
+    if f > max {
+        // |x| < f / 2: everything rounds to 0.
+        return multiply(a, 0);
+    }
+    let q = floor_divide(a, f)?;
+    let twice_r = multiply(remainder(a, f)?, 2)?;
+    let odd = equal(remainder(&q, 2)?, 1)?;
+    let up = logical_or(
+        greater(&twice_r, f)?,
+        logical_and(equal(&twice_r, f)?, odd)?,
+    )?;
+    multiply(add(q, up)?, f)
 }
 
 /// Limits values to `[lo, hi]` (NumPy's `clip`; NaN propagates).
@@ -403,10 +448,11 @@ pub fn where_(
     a: impl Into<Operand>,
     b: impl Into<Operand>,
 ) -> Result<Array> {
-    let (c, mut a, b) = (cond.into(), a.into(), b.into());
+    let (c, mut a, mut b) = (cond.into(), a.into(), b.into());
     let device = device_of(&[&c, &a, &b])?;
     if matches!((&a, &b), (Operand::Scalar(_), Operand::Scalar(_))) {
         a = strongest(a, &device)?;
+        b = strongest(b, &device)?;
     }
     let dtype = kupfer_core::expr::common_type(operand_type(&a), operand_type(&b))?;
     device.check(dtype)?;
