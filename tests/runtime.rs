@@ -330,8 +330,15 @@ fn fused_chain_materialises_once() {
     let got = y.to_vec::<f32>().unwrap();
     for i in 0..n {
         let v = host[i];
-        let want = ((v * 2.0 + 1.0).max(-3.0)).powi(2) - v;
-        assert_eq!(got[i], want, "fused chain wrong at {i} (x = {v})");
+        let s = (v * 2.0 + 1.0).max(-3.0);
+        let want = s * s - v;
+        // Vulkan lets a driver contract s * s - v into one fma (NVIDIA does): one rounding.
+        let want_fused = (f64::from(s) * f64::from(s) - f64::from(v)) as f32;
+        assert!(
+            got[i] == want || got[i] == want_fused,
+            "fused chain wrong at {i} (x = {v}): got {}, want {want} (or {want_fused} fused)",
+            got[i]
+        );
     }
     // the same structure with other constants (one cached pipeline): still right
     for c in [2.0f64, 3.0, -0.5, 1e3] {
