@@ -351,6 +351,7 @@ pub(crate) struct Needs {
     /// The libm functions the kernel calls (`kp_sin_f32`, ...).
     libm: BTreeSet<String>,
     f64_rounding: bool,
+    f32_divide: bool,
     complex: bool,
     mixed_compare: bool,
 }
@@ -408,6 +409,9 @@ impl Needs {
             s.push_str(MIXED_COMPARE);
         }
         // The f64 float helpers' floor division floors with kp_floor_f64.
+        if self.f32_divide {
+            s.push_str(F32_DIVIDE);
+        }
         if self.f64_rounding || self.float.contains(&DType::F64) {
             s.push_str(F64_ROUNDING);
         }
@@ -442,6 +446,16 @@ fn kp_floor_f64(x: f64) -> f64 {
 fn kp_ceil_f64(x: f64) -> f64 {
     let t = kp_trunc_f64(x);
     return select(t, t + 1.0lf, t < x);
+}
+";
+
+/// f32 division that stays right for huge divisors: NVIDIA divides as a * (1 / b), and 1 / b
+/// flushes to zero for |b| > 2^126 (3e38 / 3e38 came out 0, inf / 3e38 NaN). Scaling both
+/// operands by 1/4 there is exact for every quotient that does not underflow anyway.
+const F32_DIVIDE: &str = "
+fn kp_divide_f32(a: f32, b: f32) -> f32 {
+    if (abs(b) > 0x1p126f) { return (a * 0.25) / (b * 0.25); }
+    return a / b;
 }
 ";
 
@@ -907,6 +921,10 @@ fn binary_expr(op: BinaryOp, a: &str, b: &str, d: DType, needs: &mut Needs) -> R
         (Add, _) => format!("({a} + {b})"),
         (Subtract, _) => format!("({a} - {b})"),
         (Multiply, _) => format!("({a} * {b})"),
+        (TrueDivide, Kind::Float) if d == DType::F32 => {
+            needs.f32_divide = true;
+            format!("kp_divide_f32({a}, {b})")
+        }
         (TrueDivide, Kind::Float) => format!("({a} / {b})"),
         // NumPy computes float16 floor division and remainder in float32 and rounds once.
         (FloorDivide | Remainder, Kind::Float) if d == DType::F16 => {
