@@ -11,6 +11,8 @@
 //! Needs python3 with NumPy and a GPU adapter (lavapipe will do); fails, never skips,
 //! without them. Run: `cargo test -p kupfer-suite --test scans`.
 
+mod common;
+
 use kp::{Array, DType, Error};
 use kupfer as kp;
 use serde_json::{json, Value};
@@ -20,85 +22,11 @@ use std::process::Command;
 // ------------------------------------------------------------------------------------------
 // data
 
-struct Rng(u64);
+use common::{raw_bytes, upload};
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        self.0 >> 33
-    }
-    fn unit(&mut self) -> f64 {
-        self.next() as f64 / (1u64 << 31) as f64
-    }
-}
-
-/// Random values for `dtype`: floats in [lo, hi), ints in [lo, hi] (rounded), bools 50/50.
+/// Random values for this file's cases (see [`common::values`]).
 fn values(seed: u64, n: usize, dtype: DType, lo: f64, hi: f64) -> Vec<f64> {
-    let mut rng = Rng(seed.wrapping_mul(0x9e3779b97f4a7c15) ^ 0x1234);
-    (0..n)
-        .map(|_| {
-            let u = rng.unit();
-            match dtype {
-                DType::Bool => (u < 0.5) as u8 as f64,
-                d if d.is_float() => {
-                    let v = lo + (hi - lo) * u;
-                    match d {
-                        DType::F16 => f64::from(half::f16::from_f64(v)),
-                        DType::F32 => v as f32 as f64,
-                        _ => v,
-                    }
-                }
-                _ => (lo + ((hi - lo + 1.0) * u).floor()).min(hi),
-            }
-        })
-        .collect()
-}
-
-fn upload(data: &[f64], dtype: DType, shape: &[usize]) -> Array {
-    let r = match dtype {
-        DType::Bool => {
-            Array::from_slice(&data.iter().map(|&v| v != 0.0).collect::<Vec<_>>(), shape)
-        }
-        DType::I32 => Array::from_slice(&data.iter().map(|&v| v as i32).collect::<Vec<_>>(), shape),
-        DType::U32 => Array::from_slice(&data.iter().map(|&v| v as u32).collect::<Vec<_>>(), shape),
-        DType::I64 => Array::from_slice(&data.iter().map(|&v| v as i64).collect::<Vec<_>>(), shape),
-        DType::F16 => Array::from_slice(
-            &data
-                .iter()
-                .map(|&v| half::f16::from_f64(v))
-                .collect::<Vec<_>>(),
-            shape,
-        ),
-        DType::F32 => Array::from_slice(&data.iter().map(|&v| v as f32).collect::<Vec<_>>(), shape),
-        DType::F64 => Array::from_slice(data, shape),
-        DType::Complex64 => Array::from_slice(
-            &data
-                .iter()
-                .map(|&v| kp::Complex32::new(v as f32, 0.0))
-                .collect::<Vec<_>>(),
-            shape,
-        ),
-    };
-    r.expect("upload")
-}
-
-fn raw_bytes(data: &[f64], dtype: DType) -> Vec<u8> {
-    let mut out = Vec::new();
-    for &v in data {
-        match dtype {
-            DType::Bool => out.push((v != 0.0) as u8),
-            DType::I32 => out.extend((v as i32).to_le_bytes()),
-            DType::U32 => out.extend((v as u32).to_le_bytes()),
-            DType::I64 => out.extend((v as i64).to_le_bytes()),
-            DType::F16 => out.extend(half::f16::from_f64(v).to_le_bytes()),
-            DType::F32 => out.extend((v as f32).to_le_bytes()),
-            DType::F64 | DType::Complex64 => out.extend(v.to_le_bytes()),
-        }
-    }
-    out
+    common::values(seed, 0x1234, n, dtype, lo, hi)
 }
 
 // ------------------------------------------------------------------------------------------

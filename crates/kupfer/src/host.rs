@@ -7,6 +7,7 @@ use num_complex::Complex32;
 /// Copies `src` into `dst` (same length). Large copies into freshly allocated memory are
 /// bound by page faults, not bandwidth, so natively they are split across threads.
 pub(crate) fn copy_bytes(dst: &mut [u8], src: &[u8]) {
+    #[cfg(not(target_arch = "wasm32"))]
     const PARALLEL_FROM: usize = 8 << 20;
     #[cfg(not(target_arch = "wasm32"))]
     if src.len() >= PARALLEL_FROM {

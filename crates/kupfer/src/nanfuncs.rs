@@ -6,7 +6,7 @@ use crate::array::Array;
 use crate::reduce::{self, reduce_raw, reduced_axes, Axis, Spec};
 use crate::ufuncs;
 use kupfer_core::reduce::{sum_acc, sum_result, Combine};
-use kupfer_core::{DType, Error, Result};
+use kupfer_core::{DType, Result};
 
 fn has_nan(a: &Array) -> bool {
     a.dtype().is_float()
@@ -82,7 +82,7 @@ fn nan_arg(
         let all_nan = reduce::all(&ufuncs::isnan(a)?, ax.clone(), false)?;
         let any_all_nan = reduce::any(&all_nan, Axis::All, false)?.item()?;
         if any_all_nan == crate::Scalar::Bool(true) {
-            return Err(Error::invalid("All-NaN slice encountered"));
+            return Err(kupfer_core::Error::invalid("All-NaN slice encountered"));
         }
     }
     let acc = if a.dtype().is_64bit() {

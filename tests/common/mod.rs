@@ -1,0 +1,93 @@
+//! Test data shared by the NumPy-oracle tests (scans, reductions): a seeded generator, random
+//! values per dtype, uploads and the raw bytes NumPy reads back.
+#![allow(dead_code)]
+
+use kp::{Array, DType};
+use kupfer as kp;
+
+/// A seeded linear congruential generator (no rand dependency).
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next 31 random bits.
+    pub fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+    /// A uniform value in [0, 1).
+    pub fn unit(&mut self) -> f64 {
+        self.next() as f64 / (1u64 << 31) as f64
+    }
+}
+
+/// Random values for `dtype`: floats in [lo, hi), ints in [lo, hi] (rounded), bools 50/50.
+/// `salt` separates the streams of different test files.
+pub fn values(seed: u64, salt: u64, n: usize, dtype: DType, lo: f64, hi: f64) -> Vec<f64> {
+    let mut rng = Rng(seed.wrapping_mul(0x9e3779b97f4a7c15) ^ salt);
+    (0..n)
+        .map(|_| {
+            let u = rng.unit();
+            match dtype {
+                DType::Bool => (u < 0.5) as u8 as f64,
+                d if d.is_float() => {
+                    let v = lo + (hi - lo) * u;
+                    match d {
+                        DType::F16 => f64::from(half::f16::from_f64(v)),
+                        DType::F32 => v as f32 as f64,
+                        _ => v,
+                    }
+                }
+                _ => (lo + ((hi - lo + 1.0) * u).floor()).min(hi),
+            }
+        })
+        .collect()
+}
+
+/// `data` as an array of `dtype` and `shape`.
+pub fn upload(data: &[f64], dtype: DType, shape: &[usize]) -> Array {
+    let r = match dtype {
+        DType::Bool => {
+            Array::from_slice(&data.iter().map(|&v| v != 0.0).collect::<Vec<_>>(), shape)
+        }
+        DType::I32 => Array::from_slice(&data.iter().map(|&v| v as i32).collect::<Vec<_>>(), shape),
+        DType::U32 => Array::from_slice(&data.iter().map(|&v| v as u32).collect::<Vec<_>>(), shape),
+        DType::I64 => Array::from_slice(&data.iter().map(|&v| v as i64).collect::<Vec<_>>(), shape),
+        DType::F16 => Array::from_slice(
+            &data
+                .iter()
+                .map(|&v| half::f16::from_f64(v))
+                .collect::<Vec<_>>(),
+            shape,
+        ),
+        DType::F32 => Array::from_slice(&data.iter().map(|&v| v as f32).collect::<Vec<_>>(), shape),
+        DType::F64 => Array::from_slice(data, shape),
+        DType::Complex64 => Array::from_slice(
+            &data
+                .iter()
+                .map(|&v| kp::Complex32::new(v as f32, 0.0))
+                .collect::<Vec<_>>(),
+            shape,
+        ),
+    };
+    r.expect("upload")
+}
+
+/// `data` as NumPy's little-endian bytes of `dtype`.
+pub fn raw_bytes(data: &[f64], dtype: DType) -> Vec<u8> {
+    let mut out = Vec::new();
+    for &v in data {
+        match dtype {
+            DType::Bool => out.push((v != 0.0) as u8),
+            DType::I32 => out.extend((v as i32).to_le_bytes()),
+            DType::U32 => out.extend((v as u32).to_le_bytes()),
+            DType::I64 => out.extend((v as i64).to_le_bytes()),
+            DType::F16 => out.extend(half::f16::from_f64(v).to_le_bytes()),
+            DType::F32 => out.extend((v as f32).to_le_bytes()),
+            DType::F64 | DType::Complex64 => out.extend(v.to_le_bytes()),
+        }
+    }
+    out
+}
