@@ -26,7 +26,7 @@ use std::process::Command;
 // ------------------------------------------------------------------------------------------
 // data
 
-use common::{raw_bytes, upload, Rng};
+use common::{dtypes, ident, raw_bytes, read_f64, upload, Rng};
 
 /// Random values for this file's cases (see [`common::values`]).
 fn values(seed: u64, n: usize, dtype: DType, lo: f64, hi: f64) -> Vec<f64> {
@@ -106,13 +106,6 @@ for c in cases:
 json.dump(out, open(d + "/results.json", "w"))
 "#;
 
-fn read_f64(path: &Path) -> Vec<f64> {
-    let b = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    b.chunks_exact(8)
-        .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
-        .collect()
-}
-
 fn run_oracle(dir: &Path, cases: &[Case]) -> Value {
     std::fs::create_dir_all(dir).unwrap();
     let mut manifest = Vec::new();
@@ -154,21 +147,7 @@ fn run_oracle(dir: &Path, cases: &[Case]) -> Value {
 }
 
 fn compare(case: &Case, got: &Array, dir: &Path, res: &Value) -> Result<(), String> {
-    if let Some(e) = res.get("error") {
-        return Err(format!("numpy raised {e} but kupfer returned a result"));
-    }
-    let want_shape: Vec<usize> = res["shape"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_u64().unwrap() as usize)
-        .collect();
-    if got.shape() != want_shape.as_slice() {
-        return Err(format!("shape {:?}, numpy {:?}", got.shape(), want_shape));
-    }
-    if got.dtype() != case.want {
-        return Err(format!("dtype {}, expected {}", got.dtype(), case.want));
-    }
+    common::check_shape_and_dtype(got, case.want, res)?;
     let host = got.to_host().map_err(|e| format!("read-back: {e}"))?;
     let want = read_f64(&dir.join(format!("{}.out", case.id)));
     let scale = case
@@ -252,21 +231,6 @@ fn device() -> kp::Device {
         std::env::var("XDG_RUNTIME_DIR").unwrap_or("/tmp".into()),
     );
     kp::Device::default_device().expect("a GPU adapter (lavapipe will do)")
-}
-
-fn dtypes(dev: &kp::Device) -> Vec<DType> {
-    [
-        DType::F32,
-        DType::F64,
-        DType::F16,
-        DType::I32,
-        DType::U32,
-        DType::I64,
-        DType::Bool,
-    ]
-    .into_iter()
-    .filter(|&d| dev.supports(d))
-    .collect()
 }
 
 // ------------------------------------------------------------------------------------------
@@ -439,10 +403,6 @@ impl Op {
 }
 
 type View = (&'static str, fn(&Array) -> kp::Result<Array>);
-
-fn ident(a: &Array) -> kp::Result<Array> {
-    Ok(a.clone())
-}
 
 const IDENT: View = ("a", ident);
 

@@ -107,6 +107,16 @@ const FUNCS: &[(&str, Ufunc)] = &[
     ("cbrt", |a| kp::cbrt(a)),
 ];
 
+/// Fails with the first 60 of `failures` (of `checked` values) listed.
+fn assert_none(failures: &[String], checked: usize, what: &str) {
+    assert!(
+        failures.is_empty(),
+        "{} of {checked} {what}:\n{}",
+        failures.len(),
+        failures[..failures.len().min(60)].join("\n")
+    );
+}
+
 /// Subnormal outputs are allowed to flush to zero only where the adapter flushes them; the
 /// result must then be a zero of the same sign.
 fn flushed_f32(expected: f32, got: f32) -> bool {
@@ -139,17 +149,7 @@ fn float32_within_numpy_ulp_bounds() {
             checked += 1;
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} of {checked} float32 values outside NumPy's bounds:\n{}",
-        failures.len(),
-        failures
-            .iter()
-            .take(60)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
+    assert_none(&failures, checked, "float32 values outside NumPy's bounds");
 }
 
 #[test]
@@ -184,17 +184,7 @@ fn float64_within_numpy_ulp_bounds() {
             checked += 1;
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} of {checked} float64 values outside NumPy's bounds:\n{}",
-        failures.len(),
-        failures
-            .iter()
-            .take(60)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
+    assert_none(&failures, checked, "float64 values outside NumPy's bounds");
 }
 
 /// The seed's example: sin(a) + cos(a) over arange(10**6) must match NumPy float32 to ~1e-5.
@@ -215,6 +205,22 @@ fn seed_sin_plus_cos_large_arguments() {
 }
 
 type Binary = fn(&kp::Array, &kp::Array) -> kp::Result<kp::Array>;
+
+/// The two-argument functions the binary tests check against NumPy.
+const BINARY_FUNCS: &[(&str, Binary)] = &[
+    ("arctan2", |a, b| kp::arctan2(a, b)),
+    ("hypot", |a, b| kp::hypot(a, b)),
+    ("power", |a, b| kp::power(a, b)),
+];
+
+/// Every ordered pair of `specials`, as the two argument lists.
+fn pairs<T: Copy>(specials: &[T]) -> (Vec<T>, Vec<T>) {
+    let xs = specials
+        .iter()
+        .flat_map(|&a| specials.iter().map(move |_| a));
+    let ys = specials.iter().flat_map(|_| specials.iter().copied());
+    (xs.collect(), ys.collect())
+}
 
 /// NumPy's float64 result of `np.<name>(a, b)`, computed by python3 on the same bits.
 fn numpy_binary(name: &str, a: &[f64], b: &[f64]) -> Vec<f64> {
@@ -336,21 +342,10 @@ fn float64_binary_functions_match_numpy() {
         0.9999999999999999,
     ];
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-    const FUNCS2: &[(&str, Binary)] = &[
-        ("arctan2", |a, b| kp::arctan2(a, b)),
-        ("hypot", |a, b| kp::hypot(a, b)),
-        ("power", |a, b| kp::power(a, b)),
-    ];
     let mut failures = Vec::new();
     let mut checked = 0usize;
-    for (name, f) in FUNCS2 {
-        let (mut xs, mut ys) = (Vec::new(), Vec::new());
-        for &a in &specials {
-            for &b in &specials {
-                xs.push(a);
-                ys.push(b);
-            }
-        }
+    for (name, f) in BINARY_FUNCS {
+        let (mut xs, mut ys) = pairs(&specials);
         let n_special = xs.len();
         for i in 0..6000 {
             let (a, b) = match (*name, i % 3) {
@@ -384,16 +379,10 @@ fn float64_binary_functions_match_numpy() {
             checked += 1;
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} of {checked} float64 arctan2/hypot/power values differ from NumPy:\n{}",
-        failures.len(),
-        failures
-            .iter()
-            .take(60)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("\n")
+    assert_none(
+        &failures,
+        checked,
+        "float64 arctan2/hypot/power values differ from NumPy",
     );
 }
 
@@ -443,11 +432,6 @@ fn float32_binary_functions_match_numpy() {
         7.0,
     ];
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
-    const FUNCS2: &[(&str, Binary)] = &[
-        ("arctan2", |a, b| kp::arctan2(a, b)),
-        ("hypot", |a, b| kp::hypot(a, b)),
-        ("power", |a, b| kp::power(a, b)),
-    ];
     let bits32 = |rng: &mut Rng| loop {
         let v = f32::from_bits(rng.next() as u32);
         if v.is_finite() && v != 0.0 {
@@ -456,14 +440,8 @@ fn float32_binary_functions_match_numpy() {
     };
     let mut failures = Vec::new();
     let mut checked = 0usize;
-    for (name, f) in FUNCS2 {
-        let (mut xs, mut ys) = (Vec::new(), Vec::new());
-        for &a in &specials {
-            for &b in &specials {
-                xs.push(a);
-                ys.push(b);
-            }
-        }
+    for (name, f) in BINARY_FUNCS {
+        let (mut xs, mut ys) = pairs(&specials);
         let n_special = xs.len();
         for i in 0..6000 {
             let (a, b) = match (*name, i % 3) {
@@ -501,15 +479,9 @@ fn float32_binary_functions_match_numpy() {
             checked += 1;
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} of {checked} float32 arctan2/hypot/power values differ from NumPy:\n{}",
-        failures.len(),
-        failures
-            .iter()
-            .take(60)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("\n")
+    assert_none(
+        &failures,
+        checked,
+        "float32 arctan2/hypot/power values differ from NumPy",
     );
 }

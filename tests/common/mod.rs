@@ -4,6 +4,8 @@
 
 use kp::{Array, DType};
 use kupfer as kp;
+use serde_json::Value;
+use std::path::Path;
 
 /// A seeded linear congruential generator (no rand dependency).
 pub struct Rng(pub u64);
@@ -90,4 +92,54 @@ pub fn raw_bytes(data: &[f64], dtype: DType) -> Vec<u8> {
         }
     }
     out
+}
+
+/// The little-endian f64 values of a file NumPy wrote.
+pub fn read_f64(path: &Path) -> Vec<f64> {
+    let b = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    b.chunks_exact(8)
+        .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+/// Every dtype, those the adapter supports.
+pub fn dtypes(dev: &kp::Device) -> Vec<DType> {
+    [
+        DType::F32,
+        DType::F64,
+        DType::F16,
+        DType::I32,
+        DType::U32,
+        DType::I64,
+        DType::Bool,
+    ]
+    .into_iter()
+    .filter(|&d| dev.supports(d))
+    .collect()
+}
+
+/// The array itself (a view function that takes no view).
+pub fn ident(a: &Array) -> kp::Result<Array> {
+    Ok(a.clone())
+}
+
+/// NumPy's verdict `res` (`{"error": ...}` or `{"shape": [...]}`) against kupfer's result:
+/// NumPy must not have raised, and shape and dtype must match.
+pub fn check_shape_and_dtype(got: &Array, want: DType, res: &Value) -> Result<(), String> {
+    if let Some(e) = res.get("error") {
+        return Err(format!("numpy raised {e} but kupfer returned a result"));
+    }
+    let want_shape: Vec<usize> = res["shape"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap() as usize)
+        .collect();
+    if got.shape() != want_shape.as_slice() {
+        return Err(format!("shape {:?}, numpy {:?}", got.shape(), want_shape));
+    }
+    if got.dtype() != want {
+        return Err(format!("dtype {}, expected {want}", got.dtype()));
+    }
+    Ok(())
 }

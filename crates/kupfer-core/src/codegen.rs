@@ -183,6 +183,15 @@ pub(crate) fn param_block(program: &Program, extra: &[&str]) -> (String, ParamLa
     (fields, layout)
 }
 
+/// The enable directives a kernel over `dtypes` needs (`enable f16;` when one is f16).
+pub(crate) fn enables(mut dtypes: impl Iterator<Item = DType>) -> &'static str {
+    if dtypes.any(|d| d == DType::F16) {
+        "enable f16;\n"
+    } else {
+        ""
+    }
+}
+
 /// Generates the WGSL of an elementwise program.
 pub fn elementwise(program: &Program, target: &Target) -> Result<Kernel> {
     for d in program.dtypes() {
@@ -320,14 +329,10 @@ pub fn elementwise(program: &Program, target: &Target) -> Result<Kernel> {
         }
     }
 
-    let mut enables = String::new();
-    let uses_f16 = program.dtypes().any(|d| d == DType::F16);
-    if uses_f16 {
-        enables.push_str("enable f16;\n");
-    }
+    let enables = enables(program.dtypes());
     let helpers = needs.render()?;
     let wgsl = TEMPLATE
-        .replace("{{ENABLES}}", &enables)
+        .replace("{{ENABLES}}", enables)
         .replace("{{PARAMS}}", fields.trim_end())
         .replace("{{BINDINGS}}", bindings.trim_end())
         .replace("{{HELPERS}}", &helpers)

@@ -5,7 +5,7 @@
 //! as NumPy's int32), float32 weights with a compare-exchange loop on the bit pattern. Small
 //! bin counts use a per-workgroup private histogram merged at the end.
 
-use crate::codegen::{cast_expr, Target};
+use crate::codegen::{cast_expr, enables, Target};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use std::fmt::Write;
@@ -252,14 +252,13 @@ pub fn generate(hp: &HistProgram, target: &Target) -> Result<(String, HistParams
             "v",
         ),
     };
-    let mut enables = String::new();
-    let uses_f16 = hp.x == DType::F16
-        || matches!(hp.binning, Binning::Uniform { edges, calc } if edges == DType::F16 || calc == DType::F16);
-    if uses_f16 {
-        enables.push_str("enable f16;\n");
-    }
+    let binning = match hp.binning {
+        Binning::Uniform { edges, calc } => vec![edges, calc],
+        Binning::Value => Vec::new(),
+    };
+    let enables = enables([hp.x].into_iter().chain(binning));
     let wgsl = TEMPLATE
-        .replace("{{ENABLES}}", &enables)
+        .replace("{{ENABLES}}", enables)
         .replace("{{PARAMS}}", fields.trim_end())
         .replace("{{BINDINGS}}", bindings.trim_end())
         .replace(

@@ -552,16 +552,9 @@ pub fn generate(rp: &ReduceProgram, target: &Target) -> Result<(String, ParamLay
     out[s * P.m + o] = {store};"
         ),
     };
-    let mut enables = String::new();
-    if map
-        .dtypes()
-        .chain([rp.acc, rp.out])
-        .any(|d| d == DType::F16)
-    {
-        enables.push_str("enable f16;\n");
-    }
+    let enables = codegen::enables(map.dtypes().chain([rp.acc, rp.out]));
     let wgsl = TEMPLATE
-        .replace("{{ENABLES}}", &enables)
+        .replace("{{ENABLES}}", enables)
         .replace("{{PARAMS}}", fields.trim_end())
         .replace("{{BINDINGS}}", bindings.trim_end())
         .replace("{{HELPERS}}", &helpers)

@@ -589,17 +589,10 @@ pub fn generate(sp: &ScanProgram, target: &Target) -> Result<(String, ParamLayou
         ScanLayout::Inner => format!("{sg_setup}{}", inner_strategy(sp)),
         ScanLayout::Outer => outer_strategy(sp),
     };
-    let mut enables = String::new();
-    if map
-        .dtypes()
-        .chain([sp.acc, sp.out])
-        .any(|d| d == DType::F16)
-    {
-        enables.push_str("enable f16;\n");
-    }
+    let enables = codegen::enables(map.dtypes().chain([sp.acc, sp.out]));
     // naga (wgpu 30) takes subgroup builtins without `enable subgroups;` and rejects it.
     let wgsl = TEMPLATE
-        .replace("{{ENABLES}}", &enables)
+        .replace("{{ENABLES}}", enables)
         .replace("{{PARAMS}}", fields.trim_end())
         .replace("{{BINDINGS}}", bindings.trim_end())
         .replace("{{HELPERS}}", &helpers)

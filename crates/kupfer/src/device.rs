@@ -1,7 +1,7 @@
 //! Devices: the default device (chosen like CuPy's current device), explicit devices for
 //! several GPUs, and sharing a wgpu device with an application.
 
-use crate::fusion::KernelCache;
+use crate::kernels::KernelCache;
 use kupfer_core::{DType, Error, Result};
 use kupfer_wgpu::{wgpu, AdapterChoice, Context, DeviceInfo};
 use std::cell::RefCell;

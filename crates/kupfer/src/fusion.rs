@@ -6,14 +6,14 @@
 //! [`Program`] — the structural pipeline-cache key — and run by one dispatch per chunk.
 
 use crate::device::Device;
+use crate::kernels::{self, CompiledKernel};
 use kupfer_core::codegen::{self, ParamLayout};
 use kupfer_core::expr::{Access, InputSpec, Node, NodeId, Program};
 use kupfer_core::layout::{collapse_axes, contiguous_strides, size_of};
 use kupfer_core::{BinaryOp, DType, Error, Layout, Result, UnaryOp};
-use kupfer_wgpu::pipeline::Pipeline;
 use kupfer_wgpu::{Binding, GpuBuffer};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// Largest expression (in nodes) kept lazy; bigger trees materialise their operands first.
 pub const MAX_NODES: usize = 64;
@@ -128,16 +128,6 @@ impl Lazy {
             leaves: c.leaves + a.leaves + b.leaves,
         }
     }
-}
-
-/// A compiled elementwise kernel and the layout of its uniform block.
-pub(crate) type CompiledKernel = (Arc<Pipeline>, Arc<ParamLayout>);
-
-/// Compiled kernels of a device, keyed by program structure.
-#[derive(Default)]
-pub(crate) struct KernelCache {
-    map: Mutex<HashMap<Program, CompiledKernel>>,
-    pub(crate) reductions: Mutex<HashMap<kupfer_core::reduce::ReduceProgram, CompiledKernel>>,
 }
 
 pub(crate) struct Flattener {
@@ -490,22 +480,8 @@ fn put_u32(buf: &mut [u8], at: usize, v: u32) {
 }
 
 fn kernel(device: &Device, program: &Program) -> Result<CompiledKernel> {
-    let cache = &device.kernels;
-    if let Some(k) = cache
-        .map
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .get(program)
-    {
-        return Ok(k.clone());
-    }
-    let k = codegen::elementwise(program, &device.context().target())?;
-    let pipeline = device.context().pipeline(&k.wgsl)?;
-    let entry = (pipeline, Arc::new(k.params));
-    cache
-        .map
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .insert(program.clone(), entry.clone());
-    Ok(entry)
+    kernels::compiled(device, &device.kernels.elementwise, program, |target| {
+        let k = codegen::elementwise(program, target)?;
+        Ok((k.wgsl, k.params))
+    })
 }

@@ -35,6 +35,7 @@ mod fusion;
 mod host;
 #[cfg(feature = "npy")]
 pub mod io;
+mod kernels;
 pub mod nanfuncs;
 #[cfg(feature = "ndarray")]
 mod ndarray_interop;

@@ -8,10 +8,11 @@
 //! has many values.
 
 use crate::array::Array;
-use crate::fusion::{param_bytes, CompiledKernel, Flattener};
-use kupfer_core::layout::{collapse_axes, contiguous_strides, normalize_axis};
+use crate::fusion::{param_bytes, Flattener};
+use crate::kernels::{self, CompiledKernel, MapSource};
+use kupfer_core::layout::normalize_axis;
 use kupfer_core::reduce::{self, Combine, ReduceProgram, Strategy};
-use kupfer_core::{Access, DType, Error, InputSpec, Layout, Program, Result};
+use kupfer_core::{DType, Error, Layout, Result};
 use kupfer_wgpu::{Binding, GpuBuffer};
 use std::sync::Arc;
 
@@ -101,17 +102,6 @@ pub(crate) struct Spec {
     pub name: &'static str,
 }
 
-/// One kernel launch's operands: buffers with layouts over the permuted shape (kept axes, then
-/// reduced axes) and the map over them.
-struct Pass<'a> {
-    inputs: Vec<(Arc<GpuBuffer>, Layout, DType)>,
-    nodes: &'a [(kupfer_core::Node, DType)],
-    output: usize,
-    scalars: &'a [(DType, Vec<u8>)],
-    pshape: Vec<usize>,
-    partials: bool,
-}
-
 /// Reduces `a` over `axis` as `spec` says.
 pub(crate) fn reduce_raw(a: &Array, axis: &Axis, keepdims: bool, spec: Spec) -> Result<Array> {
     let device = a.device().clone();
@@ -184,7 +174,7 @@ pub(crate) fn reduce_raw(a: &Array, axis: &Axis, keepdims: bool, spec: Spec) -> 
         Strategy::Inner => r.div_ceil(INNER_SLICE).min((8192 / m).max(1)),
         Strategy::Outer => r.div_ceil(OUTER_SLICE).min((1 << 18) / m).clamp(1, 65535),
     };
-    let pass = Pass {
+    let pass = MapSource {
         inputs,
         nodes: &fl.nodes,
         output,
@@ -205,7 +195,7 @@ pub(crate) fn reduce_raw(a: &Array, axis: &Axis, keepdims: bool, spec: Spec) -> 
             Strategy::Inner
         };
         let nodes = [(kupfer_core::Node::Load(0), spec.acc)];
-        let pass2 = Pass {
+        let pass2 = MapSource {
             inputs: vec![(buffer, layout, spec.acc)],
             nodes: &nodes,
             output: 0,
@@ -226,7 +216,7 @@ pub(crate) fn reduce_raw(a: &Array, axis: &Axis, keepdims: bool, spec: Spec) -> 
 /// (its output holds partial accumulators when > 1) and its program.
 fn run_pass(
     a: &Array,
-    pass: &Pass,
+    pass: &MapSource,
     spec: Spec,
     strategy: Strategy,
     m: usize,
@@ -236,39 +226,7 @@ fn run_pass(
     let device = a.device();
     let chunk = r.div_ceil(splits.max(1));
     let splits = r.div_ceil(chunk);
-    let mut all = vec![contiguous_strides(&pass.pshape)];
-    all.extend(pass.inputs.iter().map(|(_, l, _)| l.strides.clone()));
-    let (cshape, cstrides) = collapse_axes(&pass.pshape, &all);
-    let access: Vec<Access> = cstrides[1..]
-        .iter()
-        .map(|s| {
-            if *s == cstrides[0] {
-                Access::Contiguous
-            } else if s.iter().all(|&x| x == 0) {
-                Access::Broadcast
-            } else {
-                Access::Strided
-            }
-        })
-        .collect();
-    let rank = if access.contains(&Access::Strided) {
-        cshape.len()
-    } else {
-        0
-    };
-    let map = Program {
-        nodes: pass.nodes.to_vec(),
-        inputs: pass
-            .inputs
-            .iter()
-            .zip(&access)
-            .map(|((_, _, d), &access)| InputSpec { dtype: *d, access })
-            .collect(),
-        scalars: pass.scalars.iter().map(|(d, _)| *d).collect(),
-        output: pass.output,
-        rank,
-        vector: false,
-    };
+    let (map, cshape, cstrides) = pass.program();
     let rp = ReduceProgram {
         map,
         partials: pass.partials,
@@ -280,23 +238,7 @@ fn run_pass(
     };
     let (pipeline, params) = kernel(a, &rp)?;
     let ctx = device.context();
-    let max_binding = ctx.max_binding_size();
-    let mut bindings = Vec::with_capacity(pass.inputs.len() + 1);
-    let mut offsets = Vec::with_capacity(pass.inputs.len());
-    for (buffer, l, _) in &pass.inputs {
-        if buffer.size() > max_binding {
-            return Err(Error::unsupported(format!(
-                "reducing an array of {} bytes, more than this adapter's largest binding ({max_binding} bytes)",
-                buffer.size()
-            )));
-        }
-        bindings.push(Binding {
-            buffer: buffer.clone(),
-            offset: 0,
-            size: buffer.size(),
-        });
-        offsets.push(l.offset as u32);
-    }
+    let (mut bindings, offsets) = pass.bindings(device, "reducing")?;
     let n_out = m * splits;
     let out_bytes = (n_out * rp.out_size()) as u64;
     let out_buf = Arc::new(ctx.alloc(out_bytes)?);
@@ -338,18 +280,9 @@ fn run_pass(
 
 fn kernel(a: &Array, rp: &ReduceProgram) -> Result<CompiledKernel> {
     let device = a.device();
-    let cache = &device.kernels.reductions;
-    if let Some(k) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(rp) {
-        return Ok(k.clone());
-    }
-    let (wgsl, params) = reduce::generate(rp, &device.context().target())?;
-    let pipeline = device.context().pipeline(&wgsl)?;
-    let entry = (pipeline, Arc::new(params));
-    cache
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .insert(rp.clone(), entry.clone());
-    Ok(entry)
+    kernels::compiled(device, &device.kernels.reductions, rp, |target| {
+        reduce::generate(rp, target)
+    })
 }
 
 fn spec(combine: Combine, acc: DType, out: DType, name: &'static str) -> Spec {

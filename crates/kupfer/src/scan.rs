@@ -18,9 +18,10 @@
 
 use crate::array::Array;
 use crate::fusion::{param_bytes, Flattener};
-use kupfer_core::layout::{collapse_axes, contiguous_strides, normalize_axis, size_of};
+use crate::kernels::{self, MapSource};
+use kupfer_core::layout::{normalize_axis, size_of};
 use kupfer_core::scan::{self, ScanLayout, ScanOp, ScanPhase, ScanProgram, ROUND, WORKGROUP_SIZE};
-use kupfer_core::{Access, DType, Error, InputSpec, Layout, Node, Program, Result};
+use kupfer_core::{Access, DType, Error, Layout, Node, Result};
 use kupfer_wgpu::{Binding, GpuBuffer};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -47,17 +48,6 @@ fn block() -> usize {
         0 => DEFAULT_BLOCK,
         v => v.div_ceil(ROUND as usize) * ROUND as usize,
     }
-}
-
-/// The values a scan pass reads: buffers with layouts over `pshape` (lines first, the
-/// scanned axis last) and the map over them.
-struct Source<'a> {
-    inputs: Vec<(Arc<GpuBuffer>, Layout, DType)>,
-    nodes: &'a [(Node, DType)],
-    output: usize,
-    scalars: &'a [(DType, Vec<u8>)],
-    pshape: Vec<usize>,
-    partials: bool,
 }
 
 /// What one scan computes.
@@ -236,7 +226,7 @@ fn accumulate(a: &Array, axis: Option<isize>, dtype: Option<DType>, op: ScanOp) 
         .iter()
         .map(|(b, l, d)| Ok((b.clone(), l.broadcast_to(&shape)?.permute(&perm_i)?, *d)))
         .collect::<Result<Vec<_>>>()?;
-    let source = Source {
+    let source = MapSource {
         inputs,
         nodes: &fl.nodes,
         output,
@@ -264,45 +254,13 @@ fn accumulate(a: &Array, axis: Option<isize>, dtype: Option<DType>, op: ScanOp) 
 /// `(o / inner) * r * inner + k * inner + o % inner` of a new buffer.
 fn scan_lines(
     a: &Array,
-    source: &Source,
+    source: &MapSource,
     m: usize,
     r: usize,
     inner: usize,
     spec: Spec,
 ) -> Result<Arc<GpuBuffer>> {
-    let mut all = vec![contiguous_strides(&source.pshape)];
-    all.extend(source.inputs.iter().map(|(_, l, _)| l.strides.clone()));
-    let (cshape, cstrides) = collapse_axes(&source.pshape, &all);
-    let access: Vec<Access> = cstrides[1..]
-        .iter()
-        .map(|s| {
-            if *s == cstrides[0] {
-                Access::Contiguous
-            } else if s.iter().all(|&x| x == 0) {
-                Access::Broadcast
-            } else {
-                Access::Strided
-            }
-        })
-        .collect();
-    let rank = if access.contains(&Access::Strided) {
-        cshape.len()
-    } else {
-        0
-    };
-    let map = Program {
-        nodes: source.nodes.to_vec(),
-        inputs: source
-            .inputs
-            .iter()
-            .zip(&access)
-            .map(|((_, _, d), &access)| InputSpec { dtype: *d, access })
-            .collect(),
-        scalars: source.scalars.iter().map(|(d, _)| *d).collect(),
-        output: source.output,
-        rank,
-        vector: false,
-    };
+    let (map, cshape, cstrides) = source.program();
 
     // Layout from the biggest input: lines along its contiguous axis get workgroups; lines
     // along a strided axis, or many short lines, get a thread each.
@@ -347,8 +305,8 @@ fn scan_lines(
     let offsets_aligned = source
         .inputs
         .iter()
-        .zip(&access)
-        .all(|((_, l, _), a)| *a != Access::Contiguous || l.offset.is_multiple_of(4));
+        .zip(&map.inputs)
+        .all(|((_, l, _), i)| i.access != Access::Contiguous || l.offset.is_multiple_of(4));
     let vector_ok = layout == ScanLayout::Inner
         && scan::vector_map(&map)
         && r.is_multiple_of(4)
@@ -380,7 +338,7 @@ fn scan_lines(
             ScanLayout::Outer => (Layout::contiguous(&[segs, m]).transpose(), m),
         };
         let nodes = [(Node::Load(0), spec.acc)];
-        let tsource = Source {
+        let tsource = MapSource {
             inputs: vec![(totals, tlayout, spec.acc)],
             nodes: &nodes,
             output: 0,
@@ -411,7 +369,7 @@ fn scan_lines(
 #[allow(clippy::too_many_arguments)]
 fn dispatch(
     a: &Array,
-    source: &Source,
+    source: &MapSource,
     program: &ScanProgram,
     cshape: &[usize],
     cstrides: &[Vec<isize>],
@@ -424,26 +382,11 @@ fn dispatch(
 ) -> Result<Arc<GpuBuffer>> {
     let device = a.device();
     let ctx = device.context();
-    let (wgsl, params) = scan::generate(program, &ctx.target())?;
-    let pipeline = ctx.pipeline(&wgsl)?;
+    let (pipeline, params) = kernels::compiled(device, &device.kernels.scans, program, |target| {
+        scan::generate(program, target)
+    })?;
     let max_binding = ctx.max_binding_size();
-    let mut bindings = Vec::with_capacity(source.inputs.len() + 2);
-    let mut offsets = Vec::with_capacity(source.inputs.len());
-    for (buffer, l, _) in &source.inputs {
-        if buffer.size() > max_binding {
-            return Err(Error::unsupported(format!(
-                "scanning an array of {} bytes, more than this adapter's largest binding \
-                 ({max_binding} bytes)",
-                buffer.size()
-            )));
-        }
-        bindings.push(Binding {
-            buffer: buffer.clone(),
-            offset: 0,
-            size: buffer.size(),
-        });
-        offsets.push(l.offset as u32);
-    }
+    let (mut bindings, offsets) = source.bindings(device, "scanning")?;
     if let Some(p) = prefix {
         let size = p.size();
         bindings.push(Binding {

@@ -13,6 +13,8 @@
 //! float64 for any weights — kupfer does not widen 32-bit types implicitly.
 
 use crate::array::Array;
+use crate::device::Device;
+use crate::kernels::{self, Compiled};
 use crate::reduce::{self, Axis};
 use crate::scalar::Scalar;
 use kupfer_core::histogram::{self, Binning, HistParams, HistProgram, LOCAL_BINS};
@@ -132,6 +134,13 @@ fn weight_acc(d: DType) -> Result<DType> {
     }
 }
 
+/// The counting kernel of `hp`, compiled once per device.
+fn kernel(device: &Device, hp: &HistProgram) -> Result<Compiled<HistParams>> {
+    kernels::compiled(device, &device.kernels.histograms, hp, |target| {
+        histogram::generate(hp, target)
+    })
+}
+
 /// Runs the counting kernel over `x` (and weights) into `nbins` zeroed bins.
 fn count(
     x: &Array,
@@ -143,8 +152,7 @@ fn count(
 ) -> Result<Arc<GpuBuffer>> {
     let device = x.device();
     let ctx = device.context();
-    let (wgsl, params) = histogram::generate(hp, &ctx.target())?;
-    let pipeline = ctx.pipeline(&wgsl)?;
+    let (pipeline, params) = kernel(device, hp)?;
     let zeros = crate::creation::full_on(device, &[nbins], 0i64, Some(DType::U32))?;
     let (bins, _) = zeros.buffer_and_layout()?;
     let max_binding = ctx.max_binding_size();
@@ -376,7 +384,7 @@ pub async fn histogram_async(
         Some(w) => Some(w.astype(weight_acc(w.dtype())?)?),
         None => None,
     };
-    let p: HistParams = histogram::generate(&hp, &device.context().target())?.1;
+    let p = kernel(&device, &hp)?.1;
     let uniform = |dt: DType| {
         if dt == DType::F64 {
             DType::F64
