@@ -47,7 +47,11 @@ fn custom(c: &mut Criterion) {
         g.throughput(Throughput::Bytes(12 * n as u64));
         g.bench_with_input(BenchmarkId::new("saxpy_kernel", n), &n, |b, _| {
             b.iter(|| {
-                saxpy.call(kp::args![&x, &y]).expect("saxpy").eval().expect("eval");
+                saxpy
+                    .call(kp::args![&x, &y])
+                    .expect("saxpy")
+                    .eval()
+                    .expect("eval");
                 dev.synchronize().expect("sync");
             })
         });

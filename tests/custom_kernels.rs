@@ -509,6 +509,26 @@ fn reduction_kernel_types_scalars_and_post_map() {
         got.to_vec::<f32>().unwrap()[0],
         h.iter().sum::<i32>() as f32 * 0.5
     );
+    // Empty reductions give post_map(identity), as in CuPy; empty outputs are empty.
+    let e = Array::from_slice::<i32>(&[], &[3, 0]).unwrap();
+    let mx7 =
+        ReductionKernel::new("T x", "T y", "x", "max(a, b)", "y = a + T(7)", "-5", "m7").unwrap();
+    let got = mx7.call(args![&e], 1, false).unwrap();
+    assert_eq!(got.shape(), &[3]);
+    assert_eq!(got.to_vec::<i32>().unwrap(), [2, 2, 2]);
+    let got = mx7.call(args![&e], kp::Axis::All, true).unwrap();
+    assert_eq!(got.shape(), &[1, 1]);
+    assert_eq!(got.to_vec::<i32>().unwrap(), [2]);
+    let got = mx7.call(args![&e], 0, false).unwrap();
+    assert_eq!(got.shape(), &[0]);
+    let x1 = Array::from_slice(&[1i32, -9, 3], &[3, 1]).unwrap();
+    assert_eq!(
+        mx7.call(args![&x1], 1, false)
+            .unwrap()
+            .to_vec::<i32>()
+            .unwrap(),
+        [8, 2, 10]
+    );
 }
 
 const BLOCK_SUM: &str = "

@@ -76,7 +76,7 @@ pub(crate) fn reduced_axes(axis: &Axis, ndim: usize) -> Result<Vec<usize>> {
     }
 }
 
-fn out_shape(shape: &[usize], axes: &[usize], keepdims: bool) -> Vec<usize> {
+pub(crate) fn out_shape(shape: &[usize], axes: &[usize], keepdims: bool) -> Vec<usize> {
     shape
         .iter()
         .enumerate()
@@ -129,11 +129,6 @@ pub(crate) fn reduce_with(
     let m: usize = kept.iter().map(|&i| shape[i]).product();
     let r: usize = axes.iter().map(|&i| shape[i]).product();
     let result_shape = out_shape(&shape, &axes, keepdims);
-    if r == 0 && custom.is_some() {
-        return Err(Error::invalid(format!(
-            "zero-size reduction in a ReductionKernel ({shape:?} over axes {axes:?}) is not              supported"
-        )));
-    }
     if r == 0 {
         return match spec.combine {
             Combine::Sum | Combine::Prod => {

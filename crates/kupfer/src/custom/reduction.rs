@@ -5,7 +5,7 @@
 use super::{arg_exprs, features, resolve_call};
 use crate::array::Array;
 use crate::fusion::Lazy;
-use crate::reduce::{reduce_with, Axis, Spec};
+use crate::reduce::{out_shape, reduce_with, reduced_axes, Axis, Spec};
 use crate::scalar::Operand;
 use kupfer_core::custom::{self, Bindings, Param, ParamType, UserFn, UserReduce};
 use kupfer_core::reduce::Combine;
@@ -148,12 +148,6 @@ impl ReductionKernel {
         };
         r.device.check(acc)?;
         let (map_fn, user) = self.resolve(&r.bindings, &r.in_dtypes, acc, out, &r.device)?;
-        let exprs = arg_exprs(&self.name, args, &[], &r.in_dtypes, &r.device)?;
-        let map = Array::from_lazy(
-            r.device.clone(),
-            r.shape.clone(),
-            Lazy::call(map_fn, exprs, 0),
-        );
         let spec = Spec {
             combine: Combine::Sum,
             acc,
@@ -161,7 +155,31 @@ impl ReductionKernel {
             ddof: 0,
             name: "ReductionKernel",
         };
-        reduce_with(&map, &axis.into(), keepdims, spec, Some(&user))
+        let axis = axis.into();
+        let axes = reduced_axes(&axis, r.shape.len())?;
+        if axes.iter().any(|&a| r.shape[a] == 0) {
+            // Nothing to reduce: each output is post_map(identity). The one value reduced per
+            // output is the identity, which the kernel starts from anyway (kp_user_identity),
+            // so its single-value path gives combine(identity, identity) = identity.
+            let mut shape = out_shape(&r.shape, &axes, keepdims);
+            shape.push(1);
+            let id_fn = Arc::new(UserFn {
+                name: self.name.clone(),
+                params: Vec::new(),
+                outputs: vec![("kp_value".into(), acc, false)],
+                body: user.identity.clone(),
+                expression: true,
+            });
+            let ids = Array::from_lazy(r.device.clone(), shape, Lazy::call(id_fn, Vec::new(), 0));
+            return reduce_with(&ids, &Axis::from(-1isize), false, spec, Some(&user));
+        }
+        let exprs = arg_exprs(&self.name, args, &[], &r.in_dtypes, &r.device)?;
+        let map = Array::from_lazy(
+            r.device.clone(),
+            r.shape.clone(),
+            Lazy::call(map_fn, exprs, 0),
+        );
+        reduce_with(&map, &axis, keepdims, spec, Some(&user))
     }
 
     fn resolve(
