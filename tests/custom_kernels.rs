@@ -246,10 +246,10 @@ fn broadcasting_views_and_index() {
     let got = z.to_vec::<f32>().unwrap();
     let mut want = Vec::new();
     for a in 0..3 {
-        for b in 0..5 {
+        for (b, yb) in hy.iter().enumerate() {
             for c in 0..4 {
                 let i = (a * 20 + b * 4 + c) as f32;
-                want.push(hx[a * 4 + c] - hy[b] * i);
+                want.push(hx[a * 4 + c] - yb * i);
             }
         }
     }
@@ -302,7 +302,7 @@ fn in_place_outputs() {
     }
     // A broadcast input into an output; float16 at an odd offset (the scatter path).
     if dev().supports(DType::F16) {
-        let base = Array::from_slice(&vec![kp::f16::from_f32(2.0); 9], &[9]).unwrap();
+        let base = Array::from_slice(&[kp::f16::from_f32(2.0); 9], &[9]).unwrap();
         let tail = base.slice(&kp::s![1..]).unwrap();
         let one = Array::from_slice(&[kp::f16::from_f32(1.5)], &[1]).unwrap();
         acc.call(args![&one, &tail]).unwrap();

@@ -233,7 +233,7 @@ impl UserFn {
         };
         let _ = writeln!(s, "fn {fname}({}) -> {ret} {{", args.join(", "));
         if self.expression {
-            let _ = write!(s, "    return {ret}(\n");
+            let _ = writeln!(s, "    return {ret}(");
             let at = s.len();
             s.push_str(body);
             s.push_str("\n    );\n}\n");

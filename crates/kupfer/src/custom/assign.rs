@@ -55,7 +55,7 @@ pub(crate) fn write_into(out: &Array, src: Arc<GpuBuffer>) -> Result<()> {
     let ctx = out.device().context();
     let isz = out.dtype().gpu_size() as u64;
     let (off, bytes) = (layout.offset as u64 * isz, n as u64 * isz);
-    if layout.is_c_contiguous() && off % 4 == 0 && bytes % 4 == 0 {
+    if layout.is_c_contiguous() && off.is_multiple_of(4) && bytes.is_multiple_of(4) {
         ctx.copy_buffer(&src, 0, &buffer, off, bytes);
         return Ok(());
     }

@@ -422,7 +422,7 @@ impl RawKernel {
         let bindable = |a: &Array| -> Result<Option<Binding>> {
             let (buffer, layout) = a.buffer_and_layout()?;
             let off = layout.offset as u64 * isz;
-            if !layout.is_c_contiguous() || off % ctx.binding_alignment() != 0 {
+            if !layout.is_c_contiguous() || !off.is_multiple_of(ctx.binding_alignment()) {
                 return Ok(None);
             }
             let size = (a.size() as u64 * isz).div_ceil(4).max(1) * 4;
