@@ -234,6 +234,46 @@ fn placeholders_resolve_per_dtype() {
 }
 
 #[test]
+fn preambles_fused_and_in_reductions() {
+    let pre = "fn softplus(v: f32) -> f32 { return log(1.0 + exp(v)); }\nconst SCALE: f32 = 0.5;";
+    let k = ElementwiseKernel::new("float32 x", "float32 y", "y = SCALE * softplus(x);", "sp")
+        .unwrap()
+        .with_preamble(pre);
+    let h = f32s(300, 19);
+    let x = Array::from_slice(&h, &[300]).unwrap();
+    // Two calls of the same kernel in one fused expression share one copy of the preamble.
+    let z = (k.call(args![&x]).unwrap() + k.call(args![&(&x * 2.0)]).unwrap())
+        .to_vec::<f32>()
+        .unwrap();
+    let sp = |v: f32| 0.5 * (1.0 + v.exp()).ln();
+    let want: Vec<f32> = h.iter().map(|&v| sp(v) + sp(2.0 * v)).collect();
+    close(&z, &want, 1e-5, "preamble");
+    // The preamble serves the reduce snippets too, in both passes of a split reduction.
+    let r = ReductionKernel::new(
+        "float32 x",
+        "float32 y",
+        "x",
+        "pick(a, b)",
+        "y = a",
+        "-1e30",
+        "mx",
+    )
+    .unwrap()
+    .with_preamble("fn pick(p: f32, q: f32) -> f32 { return max(p, q); }");
+    let big = Array::from_slice(&f32s(1 << 18, 20), &[1 << 18]).unwrap();
+    let got = r.call(args![&big], kp::Axis::All, false).unwrap();
+    let want = kp::max(&big, kp::Axis::All, false).unwrap();
+    assert_eq!(got.to_vec::<f32>().unwrap(), want.to_vec::<f32>().unwrap());
+    // An error in the preamble is located there.
+    let bad = ElementwiseKernel::new("float32 x", "float32 y", "y = f(x)", "b")
+        .unwrap()
+        .with_preamble("fn f(v: f32) -> f32 {\n  return v +;\n}");
+    let (l, _, m) = compile_at(bad.call(args![&x]).unwrap_err());
+    assert!(m.contains("preamble"), "{m}");
+    assert_eq!(l, 2, "{m}");
+}
+
+#[test]
 fn broadcasting_views_and_index() {
     let k = ElementwiseKernel::new("T x, T y", "T z", "z = x - y * T(i);", "idx").unwrap();
     // [3, 1, 4] against a transposed [5, 1] view of a [1, 5] array → [3, 5, 4].

@@ -417,6 +417,14 @@ impl Needs {
         if self.mixed_compare {
             s.push_str(MIXED_COMPARE);
         }
+        let mut preambles: Vec<&str> = Vec::new();
+        for f in &self.user {
+            if !f.preamble.is_empty() && !preambles.contains(&f.preamble.as_str()) {
+                preambles.push(&f.preamble);
+                s.push_str(&f.preamble);
+                s.push('\n');
+            }
+        }
         for (k, f) in self.user.iter().enumerate() {
             let _ = writeln!(s, "// user kernel '{}'", f.name.replace('\n', " "));
             s.push_str(&f.wrapper(&format!("kpu_{k}"), &f.body).0);

@@ -191,6 +191,9 @@ pub struct UserFn {
     /// True when `body` is an expression whose value is the (single) output, converted to the
     /// output's dtype (a reduction's `map_expr`); else statements assigning the outputs.
     pub expression: bool,
+    /// Module-scope WGSL the snippet may use (CuPy's `preamble`: helper functions,
+    /// constants), included once per kernel however many calls share it. Empty if none.
+    pub preamble: String,
 }
 
 impl UserFn {
@@ -280,6 +283,8 @@ pub struct UserReduce {
     pub acc: DType,
     /// Output dtype.
     pub out: DType,
+    /// The kernel's preamble (see [`UserFn::preamble`]).
+    pub preamble: String,
 }
 
 /// Which snippet of a custom reduction.
@@ -405,41 +410,44 @@ fn compile_error(
     source: &str,
     span: Option<std::ops::Range<usize>>,
     message: String,
-    snippet: &SnippetSpan,
+    snippets: &[SnippetSpan],
 ) -> Error {
-    match span {
-        Some(r) if r.start >= snippet.start && r.start <= snippet.start + snippet.text.len() => {
-            let (line, column) = line_col(snippet.text, r.start - snippet.start);
-            Error::Compile {
-                message: format!("{}: {message}", snippet.what),
-                line,
-                column,
-            }
-        }
-        Some(r) => {
-            let (l, c) = line_col(source, r.start);
-            let text = source.lines().nth(l - 1).unwrap_or("").trim();
-            Error::Compile {
-                message: format!(
-                    "{}: {message} (in the generated wrapper, line {l} column {c}: `{text}`; \
-                     check the parameter names and types)",
-                    snippet.what
-                ),
-                line: 1,
-                column: 1,
-            }
-        }
-        None => Error::Compile {
-            message: format!("{}: {message}", snippet.what),
+    let primary = &snippets[0];
+    let Some(r) = span else {
+        return Error::Compile {
+            message: format!("{}: {message}", primary.what),
             line: 1,
             column: 1,
-        },
+        };
+    };
+    if let Some(sn) = snippets
+        .iter()
+        .find(|sn| r.start >= sn.start && r.start <= sn.start + sn.text.len())
+    {
+        let (line, column) = line_col(sn.text, r.start - sn.start);
+        return Error::Compile {
+            message: format!("{}: {message}", sn.what),
+            line,
+            column,
+        };
+    }
+    let (l, c) = line_col(source, r.start);
+    let text = source.lines().nth(l - 1).unwrap_or("").trim();
+    Error::Compile {
+        message: format!(
+            "{}: {message} (in the generated wrapper, line {l} column {c}: `{text}`; check the \
+             parameter names and types)",
+            primary.what
+        ),
+        line: 1,
+        column: 1,
     }
 }
 
-/// Parses and validates a generated module that contains one user snippet; an error is
-/// reported with naga's message and the line and column within the snippet.
-pub fn validate_snippet(source: &str, snippet: &SnippetSpan, features: Features) -> Result<()> {
+/// Parses and validates a generated module that contains user snippets (the first is the
+/// main one); an error is reported with naga's message and the line and column within the
+/// snippet it is in.
+pub fn validate_snippet(source: &str, snippet: &[SnippetSpan], features: Features) -> Result<()> {
     let module = naga::front::wgsl::parse_str(source).map_err(|e| {
         let span = e.labels().next().and_then(|(s, _)| s.to_range());
         compile_error(source, span, e.message().to_string(), snippet)
@@ -475,7 +483,12 @@ pub fn validate_module(
     };
     let module = naga::front::wgsl::parse_str(source).map_err(|e| {
         let span = e.labels().next().and_then(|(s, _)| s.to_range());
-        compile_error(source, span, e.message().to_string(), &whole)
+        compile_error(
+            source,
+            span,
+            e.message().to_string(),
+            std::slice::from_ref(&whole),
+        )
     })?;
     let info = validator(features).validate(&module).map_err(|e| {
         let span = e.spans().next().and_then(|(s, _)| s.to_range());
@@ -486,7 +499,7 @@ pub fn validate_module(
                  (SUBGROUP feature): {msg}"
             ));
         }
-        compile_error(source, span, msg, &whole)
+        compile_error(source, span, msg, std::slice::from_ref(&whole))
     })?;
     Ok((module, info))
 }
@@ -505,6 +518,18 @@ pub fn enables(dtypes: impl Iterator<Item = DType>) -> &'static str {
     crate::codegen::enables(dtypes)
 }
 
+/// Appends `preamble` to `src` and returns its span.
+fn preamble_span<'a>(src: &mut String, preamble: &'a str, kernel: &str) -> SnippetSpan<'a> {
+    let start = src.len();
+    src.push_str(preamble);
+    src.push('\n');
+    SnippetSpan {
+        start,
+        text: preamble,
+        what: format!("kernel '{kernel}' (preamble)"),
+    }
+}
+
 /// Validates a user elementwise function as the user wrote it (placeholders as aliases).
 pub fn validate_user_fn(
     f: &UserFn,
@@ -521,18 +546,16 @@ pub fn validate_user_fn(
         .chain(bindings.values().copied());
     let mut src = String::from(enables(dtypes));
     src.push_str(&aliases(bindings));
+    let pre = preamble_span(&mut src, &f.preamble, &f.name);
     let (w, at) = f.wrapper("kp_user_fn", original);
     let start = src.len() + at;
     src.push_str(&w);
-    validate_snippet(
-        &src,
-        &SnippetSpan {
-            start,
-            text: original,
-            what: what.to_string(),
-        },
-        features,
-    )
+    let main = SnippetSpan {
+        start,
+        text: original,
+        what: what.to_string(),
+    };
+    validate_snippet(&src, &[main, pre], features)
 }
 
 /// Validates the three snippets of a custom reduction as the user wrote them.
@@ -555,18 +578,16 @@ pub fn validate_user_reduce(
             [r.acc, r.out].into_iter().chain(bindings.values().copied()),
         ));
         src.push_str(&aliases(bindings));
+        let pre = preamble_span(&mut src, &r.preamble, &r.name);
         let (w, at) = r.wrapper(which, originals[k]);
         let start = src.len() + at;
         src.push_str(&w);
-        validate_snippet(
-            &src,
-            &SnippetSpan {
-                start,
-                text: originals[k],
-                what: format!("kernel '{}' ({})", r.name, names[k]),
-            },
-            features,
-        )?;
+        let main = SnippetSpan {
+            start,
+            text: originals[k],
+            what: format!("kernel '{}' ({})", r.name, names[k]),
+        };
+        validate_snippet(&src, &[main, pre], features)?;
     }
     Ok(())
 }
@@ -607,6 +628,7 @@ mod tests {
             outputs: vec![("y".into(), DType::F32, false)],
             body: "y = 1.0 / (1.0 + exp(-x))".into(),
             expression: false,
+            preamble: String::new(),
         }
     }
 

@@ -489,6 +489,10 @@ pub fn generate(rp: &ReduceProgram, target: &Target) -> Result<(String, ParamLay
                 "custom reduction types differ from the program's",
             ));
         }
+        if !user.preamble.is_empty() && !needs.user.iter().any(|f| f.preamble == user.preamble) {
+            helpers.push_str(&user.preamble);
+            helpers.push('\n');
+        }
         helpers.push_str(&user.helpers());
     }
     let store = if rp.finalize {

@@ -40,6 +40,7 @@ pub struct ElementwiseKernel {
     inputs: Vec<Param>,
     outputs: Vec<Param>,
     operation: String,
+    preamble: String,
     resolved: Mutex<HashMap<Key, Arc<UserFn>>>,
 }
 
@@ -75,8 +76,21 @@ impl ElementwiseKernel {
             inputs,
             outputs,
             operation: operation.to_string(),
+            preamble: String::new(),
             resolved: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// Adds module-scope WGSL the operation may use (CuPy's `preamble`): helper functions
+    /// and constants, with concrete types (placeholders are not substituted there). Included
+    /// once per generated kernel; errors in it are located in the preamble's text.
+    pub fn with_preamble(mut self, preamble: &str) -> Self {
+        self.preamble = preamble.to_string();
+        self.resolved
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clear();
+        self
     }
 
     /// The kernel's name.
@@ -193,6 +207,7 @@ impl ElementwiseKernel {
                 .collect(),
             body: custom::substitute(&self.operation, bindings),
             expression: false,
+            preamble: self.preamble.clone(),
         };
         custom::validate_user_fn(
             &f,

@@ -18,8 +18,8 @@ type Resolved = (Arc<UserFn>, Arc<UserReduce>);
 
 /// A custom reduction, CuPy's `ReductionKernel` with WGSL snippets.
 ///
-/// Each value is `map_expr` of the inputs (broadcast together; `i` is the index into the
-/// broadcast input), converted to the accumulator type (`reduce_type`, by default the output's
+/// Each value is `map_expr` of the inputs (broadcast together; `i` is the value's position in
+/// the reduction's order, `o * R + k` for value `k` of output `o`), converted to the accumulator type (`reduce_type`, by default the output's
 /// type); values combine with `reduce_expr` over `a` and `b` (it must be associative and
 /// commutative: the order is the GPU's), starting from `identity`; `post_map_expr` assigns
 /// the output from the result `a`. Types may be placeholders as in [`super::ElementwiseKernel`].
@@ -37,6 +37,7 @@ pub struct ReductionKernel {
     output: Param,
     reduce_type: Option<ParamType>,
     snippets: [String; 4],
+    preamble: String,
     resolved: Mutex<HashMap<Key, Resolved>>,
 }
 
@@ -89,6 +90,7 @@ impl ReductionKernel {
                 post_map_expr.to_string(),
                 identity.to_string(),
             ],
+            preamble: String::new(),
             resolved: Mutex::new(HashMap::new()),
         })
     }
@@ -105,6 +107,16 @@ impl ReductionKernel {
             .unwrap_or_else(|p| p.into_inner())
             .clear();
         Ok(self)
+    }
+
+    /// Adds module-scope WGSL the snippets may use (CuPy's `preamble`), with concrete types.
+    pub fn with_preamble(mut self, preamble: &str) -> Self {
+        self.preamble = preamble.to_string();
+        self.resolved
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clear();
+        self
     }
 
     /// The kernel's name.
@@ -169,6 +181,7 @@ impl ReductionKernel {
                 outputs: vec![("kp_value".into(), acc, false)],
                 body: user.identity.clone(),
                 expression: true,
+                preamble: self.preamble.clone(),
             });
             let ids = Array::from_lazy(r.device.clone(), shape, Lazy::call(id_fn, Vec::new(), 0));
             return reduce_with(&ids, &Axis::from(-1isize), false, spec, Some(&user));
@@ -214,6 +227,7 @@ impl ReductionKernel {
             outputs: vec![("kp_value".into(), acc, false)],
             body: custom::substitute(map_expr, bindings),
             expression: true,
+            preamble: self.preamble.clone(),
         };
         let feats = features(device);
         custom::validate_user_fn(
@@ -231,6 +245,7 @@ impl ReductionKernel {
             out_name: self.output.name.clone(),
             acc,
             out,
+            preamble: self.preamble.clone(),
         };
         custom::validate_user_reduce(&user, [reduce_expr, post_map, identity], bindings, feats)?;
         let r = (Arc::new(map_fn), Arc::new(user));
