@@ -664,4 +664,129 @@ mod tests {
             validate_user_fn(&f, &f.body, &Bindings::new(), "k", Features::default()).unwrap_err();
         assert!(matches!(e, Error::Compile { line: 1, .. }), "{e}");
     }
+
+    fn check(wgsl: &str) {
+        let all = Features {
+            f16: true,
+            f64: true,
+            i64: true,
+            subgroups: false,
+        };
+        let snippet = SnippetSpan {
+            start: 0,
+            text: "",
+            what: "generated".into(),
+        };
+        validate_snippet(wgsl, &[snippet], all).unwrap_or_else(|e| panic!("{e}\n---\n{wgsl}"));
+    }
+
+    /// Generated kernels that call user functions validate: elementwise (vector, strided,
+    /// several outputs, in place) and reductions (custom combine, both passes).
+    #[test]
+    fn generated_kernels_with_user_functions_validate() {
+        use crate::codegen::{elementwise, vectorisable, Target};
+        use crate::expr::{Access, InputSpec, Node, Program};
+        use crate::reduce::{generate, identity_map, Combine, ReduceProgram, Strategy};
+        use std::sync::Arc;
+        let target = Target {
+            f16: true,
+            f64: true,
+            i64: true,
+        };
+        for d in [
+            DType::F32,
+            DType::F16,
+            DType::F64,
+            DType::I32,
+            DType::Complex64,
+        ] {
+            for (outs, init) in [(1, false), (2, false), (2, true)] {
+                let outputs: Vec<(String, DType, bool)> =
+                    (0..outs).map(|k| (format!("y{k}"), d, init)).collect();
+                let f = Arc::new(UserFn {
+                    name: "k".into(),
+                    params: vec![("x".into(), d), ("s".into(), d)],
+                    body: outputs
+                        .iter()
+                        .map(|o| format!("{} = x + s;", o.0))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                    outputs,
+                    expression: false,
+                    preamble: "const KP_TEST: u32 = 1u;".into(),
+                });
+                let mut args = vec![0, 1];
+                if init {
+                    args.extend([0, 0]);
+                }
+                for access in [Access::Contiguous, Access::Strided] {
+                    let mut p = Program {
+                        nodes: vec![
+                            (Node::Load(0), d),
+                            (Node::Scalar(0), d),
+                            (Node::Call(f.clone(), args.clone(), outs - 1), d),
+                        ],
+                        inputs: vec![InputSpec { dtype: d, access }],
+                        scalars: vec![d],
+                        output: 2,
+                        rank: if access == Access::Strided { 2 } else { 0 },
+                        vector: false,
+                    };
+                    p.vector = vectorisable(&p);
+                    check(&elementwise(&p, &target).unwrap().wgsl);
+                }
+            }
+        }
+        let map_fn = Arc::new(UserFn {
+            name: "ssq".into(),
+            params: vec![("x".into(), DType::F32)],
+            outputs: vec![("v".into(), DType::F32, false)],
+            body: "x * x".into(),
+            expression: true,
+            preamble: "fn kp_twice(v: f32) -> f32 { return 2.0 * v; }".into(),
+        });
+        let user = Arc::new(UserReduce {
+            name: "ssq".into(),
+            reduce: "a + b".into(),
+            post: "y = kp_twice(sqrt(a))".into(),
+            identity: "0".into(),
+            out_name: "y".into(),
+            acc: DType::F32,
+            out: DType::F32,
+            preamble: map_fn.preamble.clone(),
+        });
+        for partials in [false, true] {
+            let map = if partials {
+                identity_map(DType::F32, Access::Contiguous, 0)
+            } else {
+                Program {
+                    nodes: vec![
+                        (Node::Load(0), DType::F32),
+                        (Node::Call(map_fn.clone(), vec![0], 0), DType::F32),
+                    ],
+                    inputs: vec![InputSpec {
+                        dtype: DType::F32,
+                        access: Access::Strided,
+                    }],
+                    scalars: vec![],
+                    output: 1,
+                    rank: 2,
+                    vector: false,
+                }
+            };
+            for strategy in [Strategy::Inner, Strategy::Outer] {
+                let rp = ReduceProgram {
+                    map: map.clone(),
+                    partials,
+                    combine: Combine::Sum,
+                    acc: DType::F32,
+                    out: DType::F32,
+                    finalize: true,
+                    strategy,
+                    custom: Some(user.clone()),
+                };
+                check(&generate(&rp, &target).unwrap().0);
+            }
+        }
+    }
 }
