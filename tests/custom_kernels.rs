@@ -144,6 +144,11 @@ fn seeds_raw_saxpy() {
     let out = ex_saxpy::saxpy(2.0, &x, &y).unwrap();
     let want: Vec<f32> = hx.iter().zip(&hy).map(|(a, b)| 2.0 * a + b).collect();
     close(&out.to_vec::<f32>().unwrap(), &want, 1e-6, "saxpy");
+    // In place: y = 2 x + y, with y passed as input and output.
+    let k = RawKernel::new(ex_saxpy::SAXPY, "saxpy").unwrap();
+    let blocks = (n as u32).div_ceil(256);
+    k.launch([blocks, 1, 1], args![2.0, &x, &y, &y, n]).unwrap();
+    close(&y.to_vec::<f32>().unwrap(), &want, 1e-6, "saxpy in place");
 }
 
 fn cpu_matmul(a: &[f32], b: &[f32], m: usize, k: usize, n: usize) -> Vec<f32> {
@@ -778,6 +783,17 @@ fn argument_errors_before_any_dispatch() {
         .to_string();
     assert!(e.contains("read_write"), "{e}");
     assert!(RawKernel::new(ex_saxpy::SAXPY, "nope").is_err());
+    let fixed = RawKernel::new(
+        "@group(0) @binding(1) var<storage, read_write> v: array<f32, 64>;
+         @compute @workgroup_size(1) fn main() { v[63] = 1.0; }",
+        "main",
+    )
+    .unwrap();
+    let e = fixed
+        .launch([1, 1, 1], args![&out])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("at least 256"), "{e}");
     assert_eq!(dispatches(), before, "nothing may be dispatched");
     // A read-only strided view is copied and works.
     saxpy

@@ -15,6 +15,9 @@
 //!   (`f32`, `f16`, `i32`, `u32`, `f64`, `i64`).
 //!
 //! Arrays and scalars may be interleaved in the argument list; each kind fills its own slots.
+//! An array may be passed both as a read-only and a read-write argument (in-place
+//! `y = a * x + y`): the read-only binding then gets a copy, as wgpu cannot bind one buffer
+//! both ways in one dispatch.
 //! Read-write arrays must be C-contiguous with an offset the adapter can bind (any array
 //! that owns its buffer, and most views); read-only arguments that are not are copied first.
 //! Workgroup memory, barriers, atomics and (where the adapter has SUBGROUP) subgroup
@@ -109,6 +112,9 @@ struct Slot {
     writable: bool,
     /// The dtypes the element type accepts (empty: not checked).
     dtypes: Vec<DType>,
+    /// Smallest byte size the binding may have (the type's size; one element of a
+    /// runtime-sized array).
+    min_size: u64,
 }
 
 /// The uniform block of scalars.
@@ -238,6 +244,7 @@ impl RawKernel {
                     name,
                     writable: access.contains(StorageAccess::STORE),
                     dtypes: element_dtypes(m, var.ty),
+                    min_size: u64::from(m.types[var.ty].inner.try_size(m.to_ctx()).unwrap_or(4)),
                 }),
                 AddressSpace::Uniform if rb.binding == 0 => {
                     let inner = &m.types[var.ty].inner;
@@ -377,10 +384,36 @@ impl RawKernel {
                 "workgroup count {groups:?} exceeds the adapter's limit of {max} per dimension"
             )));
         }
+        for a in &arrays {
+            device.same(a.device())?;
+        }
+        // wgpu cannot bind one buffer both read-only and read-write in a dispatch (an in-place
+        // `y = a * x + y` passes y twice): such read-only arguments are bound as copies, which
+        // hold the values they would have read.
+        let written: Vec<*const kupfer_wgpu::GpuBuffer> = self
+            .slots
+            .iter()
+            .zip(&arrays)
+            .filter(|(s, _)| s.writable)
+            .map(|(_, a)| a.buffer_and_layout().map(|(b, _)| Arc::as_ptr(&b)))
+            .collect::<Result<_>>()?;
         let mut bindings = Vec::with_capacity(na);
         for (slot, a) in self.slots.iter().zip(&arrays) {
-            device.same(a.device())?;
-            bindings.push((slot.binding, self.bind(slot, a)?));
+            let shared =
+                !slot.writable && written.contains(&Arc::as_ptr(&a.buffer_and_layout()?.0));
+            let b = if shared {
+                self.bind(slot, &a.copy()?)?
+            } else {
+                self.bind(slot, a)?
+            };
+            if b.size < slot.min_size {
+                return Err(Error::invalid(format!(
+                    "argument '{}' (binding {}) of kernel '{}' is {} bytes; its WGSL type needs \
+                     at least {}",
+                    slot.name, slot.binding, self.entry, b.size, slot.min_size
+                )));
+            }
+            bindings.push((slot.binding, b));
         }
         let params = match &self.uniform {
             None => None,
