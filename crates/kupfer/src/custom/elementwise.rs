@@ -25,7 +25,9 @@ type Key = (Vec<(String, DType)>, Vec<DType>, bool);
 /// A call takes the inputs (arrays broadcast together as in NumPy, any strides; scalars), and
 /// optionally the output arrays after them (written in place; the snippet then starts from
 /// their current values). Without outputs, the result is lazy and fuses with the elementwise
-/// ops around it into one kernel.
+/// ops around it into one kernel. In-place outputs are written at the call: a lazy expression
+/// built earlier that reads an output array and is not materialised yet sees the new values
+/// (`eval()` it first to keep the old ones).
 ///
 /// ```no_run
 /// use kupfer as kp;

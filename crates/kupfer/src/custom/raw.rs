@@ -20,6 +20,8 @@
 //! both ways in one dispatch.
 //! Read-write arrays must be C-contiguous with an offset the adapter can bind (any array
 //! that owns its buffer, and most views); read-only arguments that are not are copied first.
+//! Launches write at once (in queue order): a lazy expression built earlier over a read-write
+//! argument and not materialised yet sees the new values (`eval()` it first).
 //! Workgroup memory, barriers, atomics and (where the adapter has SUBGROUP) subgroup
 //! built-ins are all WGSL's own.
 
