@@ -5,6 +5,7 @@
 //! - [`layout`]: shapes, strides, broadcasting, views ([`Layout`], [`SliceArg`]).
 //! - [`expr`]: the elementwise op IR ([`Program`]), which is also the pipeline-cache key.
 //! - [`codegen`]: WGSL generation from the IR and the templates in `shaders/`.
+//! - [`matmul`]: matmul kernels (simple, tiled SIMT, gemv, cooperative matrix) and their WGSL.
 //! - [`libm`]: accurate WGSL transcendentals used by generated kernels.
 //! - [`error`]: the one [`Error`] type of kupfer.
 
@@ -17,6 +18,7 @@ pub mod expr;
 pub mod histogram;
 pub mod layout;
 pub mod libm;
+pub mod matmul;
 pub mod promote;
 pub mod reduce;
 pub mod scan;

@@ -21,6 +21,8 @@
 //!   their elementwise input.
 //! - [`linalg`]: `dot`, `vdot`, `inner`, `outer`, `tensordot`, `kron`, `einsum`, `norm`,
 //!   `diagonal`, `diag`, `trace`.
+//! - [`matmul`](mod@matmul): `matmul` / `@` with NumPy semantics (tiled SIMT, gemv and
+//!   tensor-core kernels).
 //! - [`Device`] (device.rs): adapters, the current device, memory pool, events.
 //! - [`io`]: `.npy` reading and writing.
 //! - `fusion.rs`: lazy expressions and their materialisation as one kernel.
@@ -39,6 +41,7 @@ mod host;
 pub mod io;
 mod kernels;
 pub mod linalg;
+pub mod matmul;
 pub mod nanfuncs;
 #[cfg(feature = "ndarray")]
 mod ndarray_interop;
@@ -62,6 +65,9 @@ pub use kupfer_wgpu::{wgpu, AdapterChoice, DeviceInfo, Event, MemoryPool};
 pub use linalg::{
     diag, diagonal, dot, einsum, inner, kron, outer, tensordot, trace, vdot, TensorAxes,
 };
+pub use matmul::{matmul, matmul_with, MatmulPrecision};
+#[doc(hidden)]
+pub use matmul::{matmul_forced, CoopConfig, Force, TileConfig};
 pub use nanfuncs::{
     nanargmax, nanargmin, nanmax, nanmean, nanmin, nanprod, nanstd, nansum, nanvar,
 };
