@@ -14,8 +14,8 @@ mod products;
 
 pub use diagonal::{diag, diagonal, trace};
 pub use einsum::einsum;
-pub use norm::{norm, NormOrd};
-pub use products::{dot, inner, kron, outer, tensordot, vdot, TensorAxes};
+pub use norm::{matrix_norm, norm, vector_norm, NormOrd};
+pub use products::{dot, inner, kron, outer, tensordot, vdot, vecdot, TensorAxes};
 
 use crate::array::Array;
 use crate::reduce::Axis;
@@ -38,9 +38,5 @@ pub(crate) fn sum(a: &Array, axis: impl Into<Axis>, keepdims: bool) -> Result<Ar
 /// The matrix product of two arrays of rank >= 2 (batch axes broadcast).
 pub(crate) fn mm(a: &Array, b: &Array) -> Result<Array> {
     debug_assert!(a.ndim() >= 2 && b.ndim() >= 2);
-    // Until kupfer::matmul lands: a[..., :, :, None] * b[..., None, :, :] summed over k.
-    let dtype = kupfer_core::promote::result_type(a.dtype(), b.dtype())?;
-    let x = a.expand_dims(-1)?;
-    let y = b.expand_dims(-3)?;
-    sum(&crate::multiply(&x, &y)?, -2, false)?.astype(dtype)
+    crate::matmul(a, b)
 }

@@ -157,3 +157,41 @@ fn matrix(absx: &Array, ord: Option<NormOrd>, r: usize, c: usize) -> Result<Arra
         ))),
     }
 }
+
+/// The array API's `linalg.vector_norm(x, ord, axis, keepdims)`: the norm of order `ord` of
+/// the vectors along `axis` — one axis, several (merged into one vector), or all (`None`).
+pub fn vector_norm(x: &Array, ord: f64, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+    let n = x.ndim();
+    let red: Vec<usize> = match axis {
+        None => (0..n).collect(),
+        Some(ax) => reduce::reduced_axes(&Axis::Many(ax.to_vec()), n)?,
+    };
+    if red.len() == 1 {
+        return norm(x, Some(NormOrd::P(ord)), Some(&[red[0] as isize]), keepdims);
+    }
+    // The reduced axes moved last and merged into one (a copy unless the strides allow).
+    let kept: Vec<usize> = (0..n).filter(|i| !red.contains(i)).collect();
+    let perm: Vec<isize> = kept.iter().chain(&red).map(|&i| i as isize).collect();
+    let mut shape: Vec<isize> = kept.iter().map(|&i| x.shape()[i] as isize).collect();
+    shape.push(red.iter().map(|&i| x.shape()[i]).product::<usize>() as isize);
+    let flat = x.permute_dims(&perm)?.reshape(&shape)?;
+    let r = norm(&flat, Some(NormOrd::P(ord)), Some(&[-1]), false)?;
+    if !keepdims {
+        return Ok(r);
+    }
+    let out: Vec<isize> = (0..n)
+        .map(|i| {
+            if red.contains(&i) {
+                1
+            } else {
+                x.shape()[i] as isize
+            }
+        })
+        .collect();
+    r.reshape(&out)
+}
+
+/// The array API's `linalg.matrix_norm(x, ord, keepdims)`: [`norm`] over the last two axes.
+pub fn matrix_norm(x: &Array, ord: NormOrd, keepdims: bool) -> Result<Array> {
+    norm(x, Some(ord), Some(&[-2, -1]), keepdims)
+}

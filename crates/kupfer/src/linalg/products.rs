@@ -252,7 +252,43 @@ pub fn kron(a: &Array, b: &Array) -> Result<Array> {
     p.reshape(&out)
 }
 
+/// NumPy's `vecdot`: `sum(conj(a) * b)` along `axis` of each operand (their lengths must
+/// match), the other axes broadcast. Lazy input to one fused reduction.
+pub fn vecdot(a: &Array, b: &Array, axis: isize) -> Result<Array> {
+    let (i, j) = (
+        normalize_axis(axis, a.ndim())?,
+        normalize_axis(axis, b.ndim())?,
+    );
+    check_pairs(a, b, &[i], &[j], |i, j| {
+        format!(
+            "vecdot: shapes {} and {} have different lengths along the axis: {} != {}",
+            shape_str(a.shape()),
+            shape_str(b.shape()),
+            a.shape()[i],
+            b.shape()[j]
+        )
+    })?;
+    let dtype = kupfer_core::promote::result_type(a.dtype(), b.dtype())?;
+    let x = if a.dtype().is_complex() {
+        crate::conj(a)?
+    } else {
+        a.clone()
+    };
+    let p = crate::multiply(&x.moveaxis_last(i)?, &b.moveaxis_last(j)?)?;
+    super::sum(&p, -1, false)?.astype(dtype)
+}
+
 impl Array {
+    /// This array with axis `i` moved to the end (a view).
+    fn moveaxis_last(&self, i: usize) -> Result<Array> {
+        let perm: Vec<isize> = (0..self.ndim())
+            .filter(|&k| k != i)
+            .chain([i])
+            .map(|k| k as isize)
+            .collect();
+        self.permute_dims(&perm)
+    }
+
     /// [`dot`] as a method (`a.dot(b)`).
     pub fn dot(&self, other: &Array) -> Result<Array> {
         dot(self, other)
