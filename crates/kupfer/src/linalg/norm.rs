@@ -142,8 +142,8 @@ fn matrix(absx: &Array, ord: Option<NormOrd>, r: usize, c: usize) -> Result<Arra
         None | Some(NormOrd::Fro) => {
             two_norm(absx, Axis::Many(vec![r as isize, c as isize]), false)
         }
-        Some(NormOrd::P(p)) if p == 1.0 => reduce::max(&sum(r)?, after(c, r), false),
-        Some(NormOrd::P(p)) if p == -1.0 => reduce::min(&sum(r)?, after(c, r), false),
+        Some(NormOrd::P(1.0)) => reduce::max(&sum(r)?, after(c, r), false),
+        Some(NormOrd::P(-1.0)) => reduce::min(&sum(r)?, after(c, r), false),
         Some(NormOrd::P(p)) if p == f64::INFINITY => reduce::max(&sum(c)?, after(r, c), false),
         Some(NormOrd::P(p)) if p == f64::NEG_INFINITY => reduce::min(&sum(c)?, after(r, c), false),
         Some(NormOrd::P(p)) if p == 2.0 || p == -2.0 => Err(Error::unsupported(format!(
