@@ -482,6 +482,45 @@ fn products_match_numpy() {
         1,
         |x| kp::outer(&x[0], &x[1]),
     );
+    for d in test_dtypes(&device()) {
+        c.add(&[(d, &[3, 4]), (d, &[4])], "np.vecdot(a, b)", 4, |x| {
+            kp::linalg::vecdot(&x[0], &x[1], -1)
+        });
+        c.add(
+            &[(d, &[2, 1, 5]), (d, &[3, 5])],
+            "np.vecdot(a, b)",
+            5,
+            |x| kp::linalg::vecdot(&x[0], &x[1], -1),
+        );
+        c.add(
+            &[(d, &[5, 3]), (d, &[5, 1])],
+            "np.vecdot(a, b, axis=0)",
+            5,
+            |x| kp::linalg::vecdot(&x[0], &x[1], 0),
+        );
+        c.add(&[(d, &[3, 4]), (d, &[3])], "np.vecdot(a, b)", 1, |x| {
+            kp::linalg::vecdot(&x[0], &x[1], -1)
+        });
+    }
+    // Prime and larger shapes, batched products through dot's N-d rule.
+    c.add(
+        &[(DType::F32, &[31, 37]), (DType::F32, &[37, 41])],
+        "np.dot(a, b)",
+        37,
+        |x| kp::dot(&x[0], &x[1]),
+    );
+    c.add(
+        &[(DType::I32, &[4, 13, 7]), (DType::I32, &[3, 7, 5])],
+        "np.dot(a, b)",
+        7,
+        |x| kp::dot(&x[0], &x[1]),
+    );
+    c.add(
+        &[(DType::F32, &[1, 1]), (DType::F32, &[1])],
+        "np.dot(a, b)",
+        1,
+        |x| kp::dot(&x[0], &x[1]),
+    );
     // Longer sums (tolerance relative to the sum of |terms|).
     c.add(
         &[(DType::F32, &[33, 257]), (DType::F32, &[257, 17])],
