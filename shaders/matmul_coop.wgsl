@@ -1,7 +1,9 @@
 // GEMM on tensor cores through WGSL cooperative matrices (wgpu's experimental
 // wgpu_cooperative_matrix). A workgroup of WM x WN subgroups (SG threads each) computes a
 // BM x BN tile of C; each subgroup owns a grid of 16x16 accumulator fragments. Per k step, the
-// workgroup stages BM x BK of A and BK x BN of B in workgroup memory as f16 (float32 operands
+// workgroup stages BM x BK of A and BK x BN of B in (double-buffered) workgroup memory as f16,
+// the next step's tiles read into registers (vec4 where the layout allows) while this one is
+// multiplied (float32 operands
 // are rounded to f16 here: the opt-in reduced-precision mode), and every subgroup multiplies
 // its fragments from there. Fragments go out through a per-subgroup f32 staging tile, so that
 // ragged edges and the output dtype are handled by plain stores. (The bindings are AA, BB, CC:
@@ -23,8 +25,8 @@ const WG: u32 = {{WG}}u;
 const BKP: u32 = BK + 8u;
 const BNP: u32 = BN + 8u;
 
-var<workgroup> As: array<f16, {{BM}} * ({{BK}} + 8)>;
-var<workgroup> Bs: array<f16, {{BK}} * ({{BN}} + 8)>;
+var<workgroup> As: array<f16, 2 * {{BM}} * ({{BK}} + 8)>;
+var<workgroup> Bs: array<f16, 2 * {{BK}} * ({{BN}} + 8)>;
 var<workgroup> Cs: array<{{ACC_T}}, {{WG}} / {{SG}} * 256>;
 
 @compute @workgroup_size({{WG}})
@@ -41,32 +43,32 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         let base_a = i32(P.oa) + bo.x;
         let base_b = i32(P.ob) + bo.y;
 {{FRAGS}}
-        for (var k0 = 0u; k0 < P.k; k0 += BK) {
-            for (var t = lid; t < BM * BK; t += WG) {
-                let r = t / BK;
-                let kk = t % BK;
-                let gr = row0 + r;
-                let gk = k0 + kk;
-                var v = f16(0.0);
-                if (gr < P.m && gk < P.k) {
-                    v = {{A_ELEM}};
-                }
-                As[r * BKP + kk] = v;
+{{DECL}}
+        let ntiles = (P.k + BK - 1u) / BK;
+        {
+            let k0 = 0u;
+            let buf = 0u;
+            let bufb = 0u;
+{{FETCH}}
+{{PUT}}
+        }
+        workgroupBarrier();
+        for (var s = 0u; s < ntiles; s++) {
+            let cur = s & 1u;
+            if (s + 1u < ntiles) {
+                let k0 = (s + 1u) * BK;
+{{FETCH}}
             }
-            for (var t = lid; t < BN * BK; t += WG) {
-                let kk = t / BN;
-                let c = t % BN;
-                let gc = col0 + c;
-                let gk = k0 + kk;
-                var v = f16(0.0);
-                if (gc < P.n && gk < P.k) {
-                    v = {{B_ELEM}};
-                }
-                Bs[kk * BNP + c] = v;
-            }
-            workgroupBarrier();
+            let ab = cur * BM * BKP;
+            let bb = cur * BK * BNP;
             for (var kk = 0u; kk < BK; kk += 16u) {
 {{MADS}}
+            }
+            if (s + 1u < ntiles) {
+                let k0 = (s + 1u) * BK;
+                let buf = (cur ^ 1u) * BM * BKP;
+                let bufb = (cur ^ 1u) * BK * BNP;
+{{PUT}}
             }
             workgroupBarrier();
         }

@@ -159,9 +159,11 @@ impl CoopConfig {
         self.wm * self.wn * self.subgroup
     }
 
-    /// Workgroup memory in bytes (f16 A and B tiles, plus an f32 staging tile for C).
+    /// Workgroup memory in bytes: double-buffered padded f16 A and B tiles, plus an f32
+    /// 16x16 staging tile per subgroup for C.
     pub fn workgroup_bytes(&self) -> u32 {
-        (self.bm() + self.bn()) * self.bk * 2
+        2 * (self.bm() * (self.bk + 8) + self.bk * (self.bn() + 8)) * 2
+            + (self.threads() / self.subgroup) * 256 * 4
     }
 
     /// The configurations the autotuner tries.
@@ -209,6 +211,10 @@ pub enum MatmulKernel {
         cfg: CoopConfig,
         /// Accumulate in f16 (false: f32).
         f16_acc: bool,
+        /// Load of A: `Scalar` or `VecK` (4 elements along k).
+        a: Load,
+        /// Load of B: `Scalar` or `VecOuter` (4 elements along n).
+        b: Load,
     },
 }
 
@@ -313,7 +319,12 @@ pub fn generate(p: &MatmulProgram, target: &Target) -> Result<String> {
         MatmulKernel::Simple => Ok(fill(SIMPLE, &common)),
         MatmulKernel::Gemv(shape) => gemv(p, shape, common),
         MatmulKernel::Tiled { tile, a, b, c_vec4 } => tiled(p, tile, a, b, c_vec4, common),
-        MatmulKernel::Coop { cfg, f16_acc } => coop(p, cfg, f16_acc, common),
+        MatmulKernel::Coop {
+            cfg,
+            f16_acc,
+            a,
+            b,
+        } => coop(p, cfg, f16_acc, a, b, common),
     }
 }
 
@@ -476,106 +487,132 @@ fn tiled(
     let (pm, qn) = (t.tm / 4, t.tn / 4);
     let a_elem = |idx: &str| load_cast(&format!("A[{idx}]"), p.a, p.out);
     let b_elem = |idx: &str| load_cast(&format!("B[{idx}]"), p.b, p.out);
-    // Loads: each fills As[k * BM/4 + m/4][m%4] (and Bs likewise) for one k step.
-    let load_a = match la {
-        Load::Scalar => format!(
-            "            for (var t = lid; t < BM * BK; t += WG) {{
-                let r = t / BK;
-                let kk = t % BK;
-                let gr = row0 + r;
-                let gk = k0 + kk;
-                var v = 0.0;
-                if (gr < P.m && gk < P.k) {{
-                    v = {};
-                }}
-                As[(kk * BM + r) / 4u][r % 4u] = v;
-            }}",
-            a_elem("u32(base_a + i32(gr) * P.sam + i32(gk) * P.sak)")
+    let (bm, bn, bk) = (t.bm, t.bn, t.bk);
+    // Per operand: the index arithmetic of element/vector `t` of a tile, the global read
+    // (guarded) and the scatter into workgroup memory at float offset `buf`.
+    let a_parts: (u32, &str, String, String, String) = match la {
+        Load::Scalar => (
+            bm * bk,
+            "f32",
+            format!("let r = t / {bk}u; let kk = t % {bk}u; let gr = row0 + r; let gk = k0 + kk;"),
+            format!(
+                "if (gr < P.m && gk < P.k) {{ @R = {}; }}",
+                a_elem("u32(base_a + i32(gr) * P.sam + i32(gk) * P.sak)")
+            ),
+            format!("As[(buf + kk * {bm}u + r) / 4u][r % 4u] = @R;"),
         ),
-        Load::VecK => "            for (var t = lid; t < BM * BK / 4u; t += WG) {
-                let r = t / (BK / 4u);
-                let kq = t % (BK / 4u);
-                let gr = row0 + r;
-                let gk = k0 + kq * 4u;
-                var v = vec4<f32>(0.0);
-                if (gr < P.m && gk < P.k) {
-                    v = A[u32(base_a + i32(gr) * P.sam + i32(gk)) / 4u];
-                }
-                let at = kq * 4u * BM + r;
-                As[at / 4u][r % 4u] = v.x;
-                As[(at + BM) / 4u][r % 4u] = v.y;
-                As[(at + 2u * BM) / 4u][r % 4u] = v.z;
-                As[(at + 3u * BM) / 4u][r % 4u] = v.w;
-            }"
-        .to_string(),
-        Load::VecOuter => "            for (var t = lid; t < BM * BK / 4u; t += WG) {
-                let kk = t / (BM / 4u);
-                let mq = t % (BM / 4u);
-                let gm = row0 + mq * 4u;
-                let gk = k0 + kk;
-                var v = vec4<f32>(0.0);
-                if (gm < P.m && gk < P.k) {
-                    v = A[u32(base_a + i32(gk) * P.sak + i32(gm)) / 4u];
-                }
-                As[kk * (BM / 4u) + mq] = v;
-            }"
-        .to_string(),
-    };
-    let load_b = match lb {
-        Load::Scalar => format!(
-            "            for (var t = lid; t < BN * BK; t += WG) {{
-                let kk = t / BN;
-                let c = t % BN;
-                let gc = col0 + c;
-                let gk = k0 + kk;
-                var v = 0.0;
-                if (gc < P.n && gk < P.k) {{
-                    v = {};
-                }}
-                Bs[(kk * BN + c) / 4u][c % 4u] = v;
-            }}",
-            b_elem("u32(base_b + i32(gk) * P.sbk + i32(gc) * P.sbn)")
+        Load::VecK => (
+            bm * bk / 4,
+            "vec4<f32>",
+            format!(
+                "let r = t / {q}u; let kq = t % {q}u; let gr = row0 + r; let gk = k0 + kq * 4u;",
+                q = bk / 4
+            ),
+            "if (gr < P.m && gk < P.k) { @R = A[u32(base_a + i32(gr) * P.sam + i32(gk)) / 4u]; }"
+                .to_string(),
+            format!(
+                "let at = buf + kq * {s4}u + r; As[at / 4u][r % 4u] = @R.x; \
+                 As[(at + {bm}u) / 4u][r % 4u] = @R.y; As[(at + {s2}u) / 4u][r % 4u] = @R.z; \
+                 As[(at + {s3}u) / 4u][r % 4u] = @R.w;",
+                s4 = 4 * bm,
+                s2 = 2 * bm,
+                s3 = 3 * bm
+            ),
         ),
-        Load::VecOuter => "            for (var t = lid; t < BN * BK / 4u; t += WG) {
-                let kk = t / (BN / 4u);
-                let nq = t % (BN / 4u);
-                let gn = col0 + nq * 4u;
-                let gk = k0 + kk;
-                var v = vec4<f32>(0.0);
-                if (gn < P.n && gk < P.k) {
-                    v = B[u32(base_b + i32(gk) * P.sbk + i32(gn)) / 4u];
-                }
-                Bs[kk * (BN / 4u) + nq] = v;
-            }"
-        .to_string(),
-        Load::VecK => "            for (var t = lid; t < BN * BK / 4u; t += WG) {
-                let c = t / (BK / 4u);
-                let kq = t % (BK / 4u);
-                let gc = col0 + c;
-                let gk = k0 + kq * 4u;
-                var v = vec4<f32>(0.0);
-                if (gc < P.n && gk < P.k) {
-                    v = B[u32(base_b + i32(gc) * P.sbn + i32(gk)) / 4u];
-                }
-                let at = kq * 4u * BN + c;
-                Bs[at / 4u][c % 4u] = v.x;
-                Bs[(at + BN) / 4u][c % 4u] = v.y;
-                Bs[(at + 2u * BN) / 4u][c % 4u] = v.z;
-                Bs[(at + 3u * BN) / 4u][c % 4u] = v.w;
-            }"
-        .to_string(),
+        Load::VecOuter => (
+            bm * bk / 4,
+            "vec4<f32>",
+            format!(
+                "let kk = t / {q}u; let mq = t % {q}u; let gm = row0 + mq * 4u; let gk = k0 + kk;",
+                q = bm / 4
+            ),
+            "if (gm < P.m && gk < P.k) { @R = A[u32(base_a + i32(gk) * P.sak + i32(gm)) / 4u]; }"
+                .to_string(),
+            format!("As[buf / 4u + kk * {q}u + mq] = @R;", q = bm / 4),
+        ),
     };
+    let b_parts: (u32, &str, String, String, String) = match lb {
+        Load::Scalar => (
+            bn * bk,
+            "f32",
+            format!("let kk = t / {bn}u; let c = t % {bn}u; let gc = col0 + c; let gk = k0 + kk;"),
+            format!(
+                "if (gc < P.n && gk < P.k) {{ @R = {}; }}",
+                b_elem("u32(base_b + i32(gk) * P.sbk + i32(gc) * P.sbn)")
+            ),
+            format!("Bs[(bufb + kk * {bn}u + c) / 4u][c % 4u] = @R;"),
+        ),
+        Load::VecOuter => (
+            bn * bk / 4,
+            "vec4<f32>",
+            format!(
+                "let kk = t / {q}u; let nq = t % {q}u; let gn = col0 + nq * 4u; let gk = k0 + kk;",
+                q = bn / 4
+            ),
+            "if (gn < P.n && gk < P.k) { @R = B[u32(base_b + i32(gk) * P.sbk + i32(gn)) / 4u]; }"
+                .to_string(),
+            format!("Bs[bufb / 4u + kk * {q}u + nq] = @R;", q = bn / 4),
+        ),
+        Load::VecK => (
+            bn * bk / 4,
+            "vec4<f32>",
+            format!(
+                "let c = t / {q}u; let kq = t % {q}u; let gc = col0 + c; let gk = k0 + kq * 4u;",
+                q = bk / 4
+            ),
+            "if (gc < P.n && gk < P.k) { @R = B[u32(base_b + i32(gc) * P.sbn + i32(gk)) / 4u]; }"
+                .to_string(),
+            format!(
+                "let at = bufb + kq * {s4}u + c; Bs[at / 4u][c % 4u] = @R.x; \
+                 Bs[(at + {bn}u) / 4u][c % 4u] = @R.y; Bs[(at + {s2}u) / 4u][c % 4u] = @R.z; \
+                 Bs[(at + {s3}u) / 4u][c % 4u] = @R.w;",
+                s4 = 4 * bn,
+                s2 = 2 * bn,
+                s3 = 3 * bn
+            ),
+        ),
+    };
+    let mut decl = String::new();
+    let mut fetch = String::new();
+    let mut put = String::new();
+    for (name, (total, ty, idx, read, store)) in [("ra", &a_parts), ("rb", &b_parts)] {
+        let slots = total.div_ceil(wg);
+        for j in 0..slots {
+            let reg = format!("{name}{j}");
+            let guard = if total % wg == 0 {
+                "true".to_string()
+            } else {
+                format!("t < {total}u")
+            };
+            let _ = writeln!(decl, "        var {reg}: {ty};");
+            let _ = writeln!(
+                fetch,
+                "            {{ let t = lid + {o}u; {reg} = {ty}(0.0); if ({guard}) {{ {idx} {} }} }}",
+                read.replace("@R", &reg),
+                o = j * wg
+            );
+            let _ = writeln!(
+                put,
+                "            {{ let t = lid + {o}u; if ({guard}) {{ {idx} {} }} }}",
+                store.replace("@R", &reg),
+                o = j * wg
+            );
+        }
+    }
+    // `buf`, `k0` are set by the template around FETCH and PUT; `idx` declares gk from k0.
+    let load_a = String::new();
+    let load_b = String::new();
     let mut inner = String::new();
     for i in 0..pm {
         let _ = writeln!(
             inner,
-            "                let a{i} = As[kk * (BM / 4u) + ty + {i}u * TY];"
+            "                let a{i} = As[ab + kk * (BM / 4u) + ty + {i}u * TY];"
         );
     }
     for q in 0..qn {
         let _ = writeln!(
             inner,
-            "                let b{q} = Bs[kk * (BN / 4u) + tx + {q}u * TX];"
+            "                let b{q} = Bs[bb + kk * (BN / 4u) + tx + {q}u * TX];"
         );
     }
     for i in 0..pm {
@@ -650,9 +687,13 @@ fn tiled(
     subs.push(("WG", wg.to_string()));
     subs.push(("AS_LEN", (t.bm * t.bk / 4).to_string()));
     subs.push(("BS_LEN", (t.bn * t.bk / 4).to_string()));
+    subs.push(("AS_LEN2", (t.bm * t.bk / 2).to_string()));
+    subs.push(("BS_LEN2", (t.bn * t.bk / 2).to_string()));
     subs.push(("ACC_LEN", (t.tm * t.tn / 4).to_string()));
-    subs.push(("LOAD_A", load_a));
-    subs.push(("LOAD_B", load_b));
+    let _ = (load_a, load_b);
+    subs.push(("DECL", decl));
+    subs.push(("FETCH", fetch));
+    subs.push(("PUT", put));
     subs.push(("INNER", inner));
     subs.push(("STORE", store));
     Ok(fill(TILED, &subs))
@@ -662,6 +703,8 @@ fn coop(
     p: &MatmulProgram,
     cfg: CoopConfig,
     f16_acc: bool,
+    la: Load,
+    lb: Load,
     mut subs: Vec<(&str, String)>,
 ) -> Result<String> {
     if !matches!(p.out, DType::F32 | DType::F16)
@@ -683,20 +726,118 @@ fn coop(
     };
     let a_elem = |idx: &str| format!("f16({})", load_cast(&format!("AA[{idx}]"), p.a, p.out));
     let b_elem = |idx: &str| format!("f16({})", load_cast(&format!("BB[{idx}]"), p.b, p.out));
+    if la == Load::VecOuter || lb == Load::VecK {
+        return Err(Error::invalid("coop loads: A scalar or along k, B scalar or along n"));
+    }
+    let (bm, bn, bk) = (cfg.bm(), cfg.bn(), cfg.bk);
+    let (bkp, bnp) = (bk + 8, bn + 8);
+    let v4 = |d: DType| format!("vec4<{}>", storage(d));
+    let a_parts: (u32, String, String, String, String) = match la {
+        Load::VecK => (
+            bm * bk / 4,
+            "vec4<f16>".into(),
+            format!(
+                "let r = t / {q}u; let kq = t % {q}u; let gr = row0 + r; let gk = k0 + kq * 4u;",
+                q = bk / 4
+            ),
+            "if (gr < P.m && gk < P.k) { @R = vec4<f16>(AA[u32(base_a + i32(gr) * P.sam + i32(gk)) / 4u]); }".into(),
+            format!(
+                "let at = buf + r * {bkp}u + kq * 4u; As[at] = @R.x; As[at + 1u] = @R.y; \
+                 As[at + 2u] = @R.z; As[at + 3u] = @R.w;"
+            ),
+        ),
+        _ => (
+            bm * bk,
+            "f16".into(),
+            format!("let r = t / {bk}u; let kk = t % {bk}u; let gr = row0 + r; let gk = k0 + kk;"),
+            format!(
+                "if (gr < P.m && gk < P.k) {{ @R = {}; }}",
+                a_elem("u32(base_a + i32(gr) * P.sam + i32(gk) * P.sak)")
+            ),
+            format!("As[buf + r * {bkp}u + kk] = @R;"),
+        ),
+    };
+    let b_parts: (u32, String, String, String, String) = match lb {
+        Load::VecOuter => (
+            bn * bk / 4,
+            "vec4<f16>".into(),
+            format!(
+                "let kk = t / {q}u; let nq = t % {q}u; let gn = col0 + nq * 4u; let gk = k0 + kk;",
+                q = bn / 4
+            ),
+            "if (gn < P.n && gk < P.k) { @R = vec4<f16>(BB[u32(base_b + i32(gk) * P.sbk + i32(gn)) / 4u]); }".into(),
+            format!(
+                "let at = bufb + kk * {bnp}u + nq * 4u; Bs[at] = @R.x; Bs[at + 1u] = @R.y; \
+                 Bs[at + 2u] = @R.z; Bs[at + 3u] = @R.w;"
+            ),
+        ),
+        _ => (
+            bn * bk,
+            "f16".into(),
+            format!("let kk = t / {bn}u; let c = t % {bn}u; let gc = col0 + c; let gk = k0 + kk;"),
+            format!(
+                "if (gc < P.n && gk < P.k) {{ @R = {}; }}",
+                b_elem("u32(base_b + i32(gk) * P.sbk + i32(gc) * P.sbn)")
+            ),
+            format!("Bs[bufb + kk * {bnp}u + c] = @R;"),
+        ),
+    };
+    let wg = cfg.threads();
+    let mut decl = String::new();
+    let mut fetch = String::new();
+    let mut put = String::new();
+    for (name, (total, ty, idx, read, store)) in [("ra", &a_parts), ("rb", &b_parts)] {
+        for j in 0..total.div_ceil(wg) {
+            let reg = format!("{name}{j}");
+            let guard = if total % wg == 0 {
+                "true".to_string()
+            } else {
+                format!("t < {total}u")
+            };
+            let _ = writeln!(decl, "        var {reg}: {ty};");
+            let _ = writeln!(
+                fetch,
+                "            {{ let t = lid + {o}u; {reg} = {ty}(0.0); if ({guard}) {{ {idx} {} }} }}",
+                read.replace("@R", &reg),
+                o = j * wg
+            );
+            let _ = writeln!(
+                put,
+                "            {{ let t = lid + {o}u; if ({guard}) {{ {idx} {} }} }}",
+                store.replace("@R", &reg),
+                o = j * wg
+            );
+        }
+    }
+    let a_ty = if la == Load::Scalar {
+        storage(p.a).to_string()
+    } else {
+        v4(p.a)
+    };
+    let b_ty = if lb == Load::Scalar {
+        storage(p.b).to_string()
+    } else {
+        v4(p.b)
+    };
+    subs.push(("A_STORAGE", a_ty));
+    subs.push(("B_STORAGE", b_ty));
+    subs.push(("DECL", decl));
+    subs.push(("FETCH", fetch));
+    subs.push(("PUT", put));
     let mut frags = String::new();
     let mut mads = String::new();
     let mut stores = String::new();
     for i in 0..cfg.fm {
         let _ = writeln!(
             mads,
-            "                let a{i} = coopLoadT<coop_mat16x16<f16, A>>(&As[(wy * {fm}u * 16u + {i}u * 16u) * BKP + kk], BKP);",
+            "                let a{i} = coopLoadT<coop_mat16x16<f16, A>>(&As[ab + (wy * {fm}u * 16u + {i}u * 16u) * BKP + kk], BKP);",
             fm = cfg.fm
         );
     }
     for j in 0..cfg.fn_ {
         let _ = writeln!(
             mads,
-            "                let b{j} = coopLoadT<coop_mat16x16<f16, B>>(&Bs[kk * BNP + wx * {fn_}u * 16u + {j}u * 16u], BNP);",
+            "                let b{j} = coopLoadT<coop_mat16x16<f16, B>>(&Bs[bb + kk * BNP + wx * {fn_}u * 16u + {j}u * 16u], BNP);",
             fn_ = cfg.fn_
         );
     }
@@ -731,8 +872,6 @@ fn coop(
             );
         }
     }
-    subs.push(("A_STORAGE", storage(p.a).to_string()));
-    subs.push(("B_STORAGE", storage(p.b).to_string()));
     subs.push(("ACC_T", acc_t.to_string()));
     subs.push(("WM", cfg.wm.to_string()));
     subs.push(("WN", cfg.wn.to_string()));
@@ -890,13 +1029,25 @@ mod tests {
                 (DType::F32, DType::F32, DType::F32),
             ] {
                 for f16_acc in [false, true] {
-                    let p = MatmulProgram {
-                        a,
-                        b,
-                        out,
-                        kernel: MatmulKernel::Coop { cfg, f16_acc },
-                    };
-                    validate(&generate(&p, &ALL).unwrap(), true);
+                    for (la, lb) in [
+                        (Load::Scalar, Load::Scalar),
+                        (Load::VecK, Load::VecOuter),
+                        (Load::VecK, Load::Scalar),
+                        (Load::Scalar, Load::VecOuter),
+                    ] {
+                        let p = MatmulProgram {
+                            a,
+                            b,
+                            out,
+                            kernel: MatmulKernel::Coop {
+                                cfg,
+                                f16_acc,
+                                a: la,
+                                b: lb,
+                            },
+                        };
+                        validate(&generate(&p, &ALL).unwrap(), true);
+                    }
                 }
             }
         }

@@ -201,6 +201,22 @@ impl Geometry {
         }
     }
 
+    /// Loads of the cooperative-matrix kernel: vec4 along k for A, along n for B, where the
+    /// layout allows.
+    pub(crate) fn coop_loads(&self) -> (Load, Load) {
+        let a = if self.sak == 1 && self.k % 4 == 0 && self.a_aligned(self.sam) {
+            Load::VecK
+        } else {
+            Load::Scalar
+        };
+        let b = if self.sbn == 1 && self.n % 4 == 0 && self.b_aligned(self.sbk) {
+            Load::VecOuter
+        } else {
+            Load::Scalar
+        };
+        (a, b)
+    }
+
     fn gemv_shape(&self, out: DType) -> GemvShape {
         if self.sam.unsigned_abs() == 1 && self.sak.unsigned_abs() != 1 {
             return GemvShape::Cols;
@@ -326,11 +342,14 @@ fn choose(
                     "cooperative matrices on this adapter or for these dtypes",
                 ));
             }
+            let (a, b) = geo.coop_loads();
             return Ok((
                 geo.clone(),
                 MatmulKernel::Coop {
                     cfg,
                     f16_acc: false,
+                    a,
+                    b,
                 },
             ));
         }
@@ -341,11 +360,14 @@ fn choose(
     }
     if coop_ok && geo.m >= 16 && geo.n >= 16 && geo.k >= 16 {
         let cfg = tune::coop_config(device, geo, out)?;
+        let (a, b) = geo.coop_loads();
         return Ok((
             geo.clone(),
             MatmulKernel::Coop {
                 cfg,
                 f16_acc: false,
+                a,
+                b,
             },
         ));
     }
@@ -365,7 +387,9 @@ fn pipeline(device: &Device, prog: &MatmulProgram) -> Result<Arc<Pipeline>> {
     )
 }
 
-fn whole(device: &Device, buffer: &Arc<GpuBuffer>, vec4: bool) -> Result<Binding> {
+/// A whole-buffer binding; `vec_bytes` > 0 rounds its size down to whole vectors of that many
+/// bytes (vector loads never reach past the data, which ends on a vector boundary).
+fn whole(device: &Device, buffer: &Arc<GpuBuffer>, vec_bytes: u64) -> Result<Binding> {
     let max_binding = device.context().max_binding_size();
     if buffer.size() > max_binding {
         return Err(Error::unsupported(format!(
@@ -374,8 +398,8 @@ fn whole(device: &Device, buffer: &Arc<GpuBuffer>, vec4: bool) -> Result<Binding
             buffer.size()
         )));
     }
-    let size = if vec4 {
-        buffer.size() / 16 * 16
+    let size = if vec_bytes > 0 {
+        buffer.size() / vec_bytes * vec_bytes
     } else {
         buffer.size()
     };
@@ -384,6 +408,10 @@ fn whole(device: &Device, buffer: &Arc<GpuBuffer>, vec4: bool) -> Result<Binding
         offset: 0,
         size: size.max(4),
     })
+}
+
+fn c_vec4_of(kernel: MatmulKernel) -> bool {
+    matches!(kernel, MatmulKernel::Tiled { c_vec4: true, .. })
 }
 
 /// Records one launch of `kernel` over `geo`; returns the output buffer (`into` if given).
@@ -409,13 +437,16 @@ pub(crate) fn launch(
         None => Arc::new(ctx.alloc(out_bytes)?),
     };
     let (va, vb, vc) = match kernel {
-        MatmulKernel::Tiled { a, b, c_vec4, .. } => (a != Load::Scalar, b != Load::Scalar, c_vec4),
+        MatmulKernel::Tiled { a, b, .. } | MatmulKernel::Coop { a, b, .. } => {
+            (a != Load::Scalar, b != Load::Scalar, c_vec4_of(kernel))
+        }
         MatmulKernel::Gemv(GemvShape::Rows { vec4, .. }) => (vec4, vec4, false),
         _ => (false, false, false),
     };
+    let vbytes = |on: bool, d: DType| if on { 4 * d.gpu_size() as u64 } else { 0 };
     let bindings = vec![
-        whole(device, &geo.a_buf, va)?,
-        whole(device, &geo.b_buf, vb)?,
+        whole(device, &geo.a_buf, vbytes(va, geo.a_dtype))?,
+        whole(device, &geo.b_buf, vbytes(vb, geo.b_dtype))?,
         Binding {
             buffer: out_buf.clone(),
             offset: 0,

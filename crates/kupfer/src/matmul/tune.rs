@@ -136,10 +136,6 @@ pub(crate) fn tile_config(
     }
 }
 
-/// Workgroup memory of a cooperative-matrix configuration as the kernel declares it.
-pub(crate) fn coop_bytes(c: &CoopConfig) -> u32 {
-    (c.bm() * (c.bk + 8) + c.bk * (c.bn() + 8)) * 2 + (c.threads() / c.subgroup) * 256 * 4
-}
 
 /// The cooperative-matrix configuration for `geo`.
 pub(crate) fn coop_config(device: &Device, geo: &Geometry, out: DType) -> Result<CoopConfig> {
@@ -149,19 +145,22 @@ pub(crate) fn coop_config(device: &Device, geo: &Geometry, out: DType) -> Result
         .map_or(32, |c| c.subgroup_size);
     let candidates: Vec<CoopConfig> = CoopConfig::candidates(sg)
         .into_iter()
-        .filter(|c| fits(device, c.threads(), coop_bytes(c)))
+        .filter(|c| fits(device, c.threads(), c.workgroup_bytes()))
         .collect();
     let default = candidates
         .first()
         .copied()
         .unwrap_or(CoopConfig::candidates(sg)[0]);
+    let (a, b) = geo.coop_loads();
     let as_kernel = |cfg| MatmulKernel::Coop {
         cfg,
         f16_acc: false,
+        a,
+        b,
     };
     let key = TuneKey {
         out,
-        variant: format!("coop {:?} {:?}", geo.a_dtype, geo.b_dtype),
+        variant: format!("coop {:?} {:?} {a:?} {b:?}", geo.a_dtype, geo.b_dtype),
         size_class: size_class(geo),
         batched: geo.batch > 1,
     };
