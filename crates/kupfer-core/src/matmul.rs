@@ -319,12 +319,7 @@ pub fn generate(p: &MatmulProgram, target: &Target) -> Result<String> {
         MatmulKernel::Simple => Ok(fill(SIMPLE, &common)),
         MatmulKernel::Gemv(shape) => gemv(p, shape, common),
         MatmulKernel::Tiled { tile, a, b, c_vec4 } => tiled(p, tile, a, b, c_vec4, common),
-        MatmulKernel::Coop {
-            cfg,
-            f16_acc,
-            a,
-            b,
-        } => coop(p, cfg, f16_acc, a, b, common),
+        MatmulKernel::Coop { cfg, f16_acc, a, b } => coop(p, cfg, f16_acc, a, b, common),
     }
 }
 
@@ -727,7 +722,9 @@ fn coop(
     let a_elem = |idx: &str| format!("f16({})", load_cast(&format!("AA[{idx}]"), p.a, p.out));
     let b_elem = |idx: &str| format!("f16({})", load_cast(&format!("BB[{idx}]"), p.b, p.out));
     if la == Load::VecOuter || lb == Load::VecK {
-        return Err(Error::invalid("coop loads: A scalar or along k, B scalar or along n"));
+        return Err(Error::invalid(
+            "coop loads: A scalar or along k, B scalar or along n",
+        ));
     }
     let (bm, bn, bk) = (cfg.bm(), cfg.bn(), cfg.bk);
     let (bkp, bnp) = (bk + 8, bn + 8);
