@@ -5,7 +5,8 @@
 //! other operand and not the output use are summed out of their operand; then operands are
 //! contracted left to right, each pair as ONE (batched) matrix product — shared labels that
 //! are still needed are the batch axes, shared labels that are not are the contracted axes —
-//! or, when nothing is contracted, as a lazy broadcast multiply. The last step is a transpose
+//! or, when nothing is contracted, as a lazy broadcast multiply, and when only dot products
+//! remain (no free axes), as a broadcast multiply fused into one sum. The last step is a transpose
 //! (a view) to the output order.
 
 use super::mm;
@@ -336,6 +337,20 @@ fn contract(
     let free_a: Vec<u32> = a.labels.iter().copied().filter(|l| !in_b(l)).collect();
     let free_b: Vec<u32> = b.labels.iter().copied().filter(|l| !in_a(l)).collect();
     let ones = |n: usize| vec![1usize; n];
+    if free_a.is_empty() && free_b.is_empty() {
+        // Dot products (batched or not): no matrix to multiply, so a broadcast multiply
+        // summed over the contracted axes, fused into one reduction.
+        let order = [batch.clone(), summed.clone()].concat();
+        let x = arrange(&a, &order, &ones(order.len()))?;
+        let y = arrange(b, &order, &ones(order.len()))?;
+        let axes: Vec<isize> = (batch.len()..order.len()).map(|i| i as isize).collect();
+        let dtype = kupfer_core::promote::result_type(x.dtype(), y.dtype())?;
+        let r = cast(super::sum(&crate::multiply(&x, &y)?, axes, false)?, dtype)?;
+        return Ok(Op {
+            a: r,
+            labels: batch,
+        });
+    }
     if summed.is_empty() {
         // No contraction: broadcast multiply (lazy), axes batch + free_a + free_b.
         let x = arrange(
