@@ -825,7 +825,10 @@ fn errors_name_the_shapes() {
         (kp::tensordot(&a, &b, 1), "(2, 3)"),
         (kp::tensordot(&a, &b, 3), "(2, 3) and (4, 5)"),
         (kp::vdot(&a, &b), "(2, 3)"),
-        (kp::einsum("ij,jk", &[&a, &b]), "3 and 4"),
+        (
+            kp::einsum("ij,jk", &[&a, &b]),
+            "3 and 4 (operand shapes (2, 3) and (4, 5))",
+        ),
         (kp::einsum("ij,jk", &[&a]), "2 operands"),
         (kp::einsum("ijk", &[&a]), "(2, 3)"),
         (kp::einsum("ij->i->j", &[&a]), "invalid subscript"),

@@ -238,22 +238,28 @@ fn output_labels(output: Option<&str>, ops: &[Op], e_max: u32) -> Result<Vec<u32
 
 /// The length of every label (size-1 axes broadcast against longer ones).
 fn label_sizes(ops: &[Op]) -> Result<std::collections::HashMap<u32, usize>> {
-    let mut sizes = std::collections::HashMap::new();
+    // label -> (length, shape of the operand that set it)
+    let mut sizes: std::collections::HashMap<u32, (usize, &[usize])> = Default::default();
     for o in ops {
         for (l, &n) in o.labels.iter().zip(o.a.shape()) {
-            let s = sizes.entry(*l).or_insert(n);
+            let (s, from) = sizes.entry(*l).or_insert((n, o.a.shape()));
             if *s != n && *s != 1 && n != 1 {
                 return Err(Error::invalid(format!(
-                    "einsum: subscript '{}' has mismatched lengths {} and {n} (operand shape {})",
+                    "einsum: subscript '{}' has mismatched lengths {} and {n} (operand shapes {} \
+                     and {})",
                     label_name(*l),
                     *s,
+                    shape_str(from),
                     shape_str(o.a.shape())
                 )));
             }
-            *s = (*s).max(n);
+            if n > *s {
+                *s = n;
+                *from = o.a.shape();
+            }
         }
     }
-    Ok(sizes)
+    Ok(sizes.into_iter().map(|(l, (n, _))| (l, n)).collect())
 }
 
 /// Repeated labels of one operand become its diagonal (a view).
