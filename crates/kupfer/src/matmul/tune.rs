@@ -136,7 +136,6 @@ pub(crate) fn tile_config(
     }
 }
 
-
 /// The cooperative-matrix configuration for `geo`.
 pub(crate) fn coop_config(device: &Device, geo: &Geometry, out: DType) -> Result<CoopConfig> {
     let sg = device
