@@ -274,15 +274,7 @@ impl Builder {
     /// Plain `a @ b` on the base arrays.
     fn plain(&mut self, id: &str, da: DType, sa: &[usize], db: DType, sb: &[usize]) {
         let k = sa.last().copied().unwrap_or(0);
-        self.add(
-            id,
-            (da, sa),
-            (db, sb),
-            "a",
-            "b",
-            k,
-            Box::new(|a, b| kp::matmul(a, b)),
-        );
+        self.add(id, (da, sa), (db, sb), "a", "b", k, Box::new(kp::matmul));
     }
 }
 
@@ -374,7 +366,17 @@ fn shapes_views_and_batches() {
     // Transposed, sliced, negatively strided views.
     let t = |a: &Array| a.t();
     type View = fn(&Array) -> kp::Result<Array>;
-    let views: Vec<(&str, &str, View, View, [usize; 2], [usize; 2], usize)> = vec![
+    /// id, NumPy view of a, kupfer views of a and b, base shapes, inner dimension.
+    type ViewCase = (
+        &'static str,
+        &'static str,
+        View,
+        View,
+        [usize; 2],
+        [usize; 2],
+        usize,
+    );
+    let views: Vec<ViewCase> = vec![
         (
             "aT",
             "a.T",
@@ -450,7 +452,7 @@ fn shapes_views_and_batches() {
         "a",
         "b",
         256,
-        Box::new(|a, b| kp::matmul(a, b)),
+        Box::new(kp::matmul),
     );
     b.add(
         "gemv-strided-vec",
@@ -494,7 +496,7 @@ fn shapes_views_and_batches() {
         "a",
         "b",
         3,
-        Box::new(|a, b| kp::matmul(a, b)),
+        Box::new(kp::matmul),
     );
     b.add(
         "bad-vec",
@@ -503,7 +505,7 @@ fn shapes_views_and_batches() {
         "a",
         "b",
         3,
-        Box::new(|a, b| kp::matmul(a, b)),
+        Box::new(kp::matmul),
     );
     b.add(
         "bad-batch",
@@ -512,7 +514,7 @@ fn shapes_views_and_batches() {
         "a",
         "b",
         4,
-        Box::new(|a, b| kp::matmul(a, b)),
+        Box::new(kp::matmul),
     );
     b.add(
         "bad-0d",

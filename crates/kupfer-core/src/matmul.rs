@@ -102,11 +102,11 @@ impl TileConfig {
     }
 
     fn valid(&self) -> bool {
-        self.tm % 4 == 0
-            && self.tn % 4 == 0
-            && self.bm % self.tm == 0
-            && self.bn % self.tn == 0
-            && self.bk % 4 == 0
+        self.tm.is_multiple_of(4)
+            && self.tn.is_multiple_of(4)
+            && self.bm.is_multiple_of(self.tm)
+            && self.bn.is_multiple_of(self.tn)
+            && self.bk.is_multiple_of(4)
     }
 }
 
@@ -574,7 +574,7 @@ fn tiled(
         let slots = total.div_ceil(wg);
         for j in 0..slots {
             let reg = format!("{name}{j}");
-            let guard = if total % wg == 0 {
+            let guard = if total.is_multiple_of(wg) {
                 "true".to_string()
             } else {
                 format!("t < {total}u")
@@ -710,7 +710,7 @@ fn coop(
             "the cooperative-matrix kernel computes floats",
         ));
     }
-    if cfg.bk % 16 != 0 {
+    if !cfg.bk.is_multiple_of(16) {
         return Err(Error::invalid("coop bk must be a multiple of 16"));
     }
     let acc_t = if f16_acc { "f16" } else { "f32" };
@@ -786,7 +786,7 @@ fn coop(
     for (name, (total, ty, idx, read, store)) in [("ra", &a_parts), ("rb", &b_parts)] {
         for j in 0..total.div_ceil(wg) {
             let reg = format!("{name}{j}");
-            let guard = if total % wg == 0 {
+            let guard = if total.is_multiple_of(wg) {
                 "true".to_string()
             } else {
                 format!("t < {total}u")

@@ -68,11 +68,9 @@ impl Geometry {
         }
         let pad = 4 - cshape.len();
         let (mut bd, mut ba, mut bb) = ([1usize; 4], [0isize; 4], [0isize; 4]);
-        for j in 0..cshape.len() {
-            bd[pad + j] = cshape[j];
-            ba[pad + j] = cstrides[1][j];
-            bb[pad + j] = cstrides[2][j];
-        }
+        bd[pad..].copy_from_slice(&cshape);
+        ba[pad..].copy_from_slice(&cstrides[1]);
+        bb[pad..].copy_from_slice(&cstrides[2]);
         Some(Geometry {
             m: plan.m,
             n: plan.n,
@@ -179,9 +177,9 @@ impl Geometry {
     pub(crate) fn load_a(&self) -> Load {
         if self.a_dtype != DType::F32 {
             Load::Scalar
-        } else if self.sak == 1 && self.k % 4 == 0 && self.a_aligned(self.sam) {
+        } else if self.sak == 1 && self.k.is_multiple_of(4) && self.a_aligned(self.sam) {
             Load::VecK
-        } else if self.sam == 1 && self.m % 4 == 0 && self.a_aligned(self.sak) {
+        } else if self.sam == 1 && self.m.is_multiple_of(4) && self.a_aligned(self.sak) {
             Load::VecOuter
         } else {
             Load::Scalar
@@ -192,9 +190,9 @@ impl Geometry {
     pub(crate) fn load_b(&self) -> Load {
         if self.b_dtype != DType::F32 {
             Load::Scalar
-        } else if self.sbn == 1 && self.n % 4 == 0 && self.b_aligned(self.sbk) {
+        } else if self.sbn == 1 && self.n.is_multiple_of(4) && self.b_aligned(self.sbk) {
             Load::VecOuter
-        } else if self.sbk == 1 && self.k % 4 == 0 && self.b_aligned(self.sbn) {
+        } else if self.sbk == 1 && self.k.is_multiple_of(4) && self.b_aligned(self.sbn) {
             Load::VecK
         } else {
             Load::Scalar
@@ -204,12 +202,12 @@ impl Geometry {
     /// Loads of the cooperative-matrix kernel: vec4 along k for A, along n for B, where the
     /// layout allows.
     pub(crate) fn coop_loads(&self) -> (Load, Load) {
-        let a = if self.sak == 1 && self.k % 4 == 0 && self.a_aligned(self.sam) {
+        let a = if self.sak == 1 && self.k.is_multiple_of(4) && self.a_aligned(self.sam) {
             Load::VecK
         } else {
             Load::Scalar
         };
-        let b = if self.sbn == 1 && self.n % 4 == 0 && self.b_aligned(self.sbk) {
+        let b = if self.sbn == 1 && self.n.is_multiple_of(4) && self.b_aligned(self.sbk) {
             Load::VecOuter
         } else {
             Load::Scalar
@@ -226,7 +224,7 @@ impl Geometry {
             && self.b_dtype == DType::F32
             && self.sak == 1
             && self.sbk == 1
-            && self.k % 4 == 0
+            && self.k.is_multiple_of(4)
             && self.a_aligned(self.sam)
             && self.b_aligned(0);
         let per_lane = if vec4 { self.k / 4 } else { self.k };
@@ -321,7 +319,7 @@ fn choose(
         tile,
         a: geo.load_a(),
         b: geo.load_b(),
-        c_vec4: out == DType::F32 && geo.n % 4 == 0,
+        c_vec4: out == DType::F32 && geo.n.is_multiple_of(4),
     };
     let coop_ok = device.context().cooperative_matrix().is_some()
         && float_operands(geo)
@@ -398,11 +396,10 @@ fn whole(device: &Device, buffer: &Arc<GpuBuffer>, vec_bytes: u64) -> Result<Bin
             buffer.size()
         )));
     }
-    let size = if vec_bytes > 0 {
-        buffer.size() / vec_bytes * vec_bytes
-    } else {
-        buffer.size()
-    };
+    let size = buffer
+        .size()
+        .checked_div(vec_bytes)
+        .map_or(buffer.size(), |v| v * vec_bytes);
     Ok(Binding {
         buffer: buffer.clone(),
         offset: 0,

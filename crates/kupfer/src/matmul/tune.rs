@@ -7,7 +7,7 @@
 //! timed runs with GPU timestamps where the adapter has them) and keeps the fastest.
 //! Software adapters (lavapipe) and `KUPFER_MATMUL_TUNE=0` skip tuning and take the default.
 
-use super::launch::{launch, Geometry};
+use super::launch::Geometry;
 use crate::device::Device;
 use kupfer_core::matmul::{CoopConfig, MatmulKernel, TileConfig};
 use kupfer_core::{DType, Result};
@@ -53,6 +53,7 @@ fn fits(device: &Device, threads: u32, bytes: u32) -> bool {
 /// failed (e.g. did not compile on this driver).
 #[cfg(not(target_arch = "wasm32"))]
 fn time_kernel(device: &Device, geo: &Geometry, out: DType, kernel: MatmulKernel) -> Option<f64> {
+    use super::launch::launch;
     let ctx = device.context();
     let scratch = launch(device, geo, out, kernel, None).ok()?;
     let mut best = f64::INFINITY;
