@@ -11,6 +11,7 @@
 //! transfer cases by the wall clock up to a synchronize.
 
 mod cases;
+mod matmul;
 
 use crate::common::{count_arg, fmt_count, fmt_ms, median};
 use crate::error::{CliError, CliResult};
@@ -194,6 +195,31 @@ fn plan(selected: &[&'static Case], cap: Option<usize>) -> (Vec<Step>, Vec<Strin
             ));
         }
     }
+    for n in matmul::MATMUL_SIZES.iter().copied() {
+        if cap.is_none_or(|c| c >= n * n) {
+            steps.extend(of(Group::Matmul).map(|case| Step { case, n: Some(n) }));
+        } else {
+            for case in of(Group::Matmul) {
+                notes.push(format!(
+                    "{} at n={n} skipped: its {} elements exceed the size cap",
+                    case.name,
+                    fmt_count(n * n)
+                ));
+            }
+        }
+    }
+    let gemv = cases::SQUARE * cases::SQUARE;
+    if cap.is_none_or(|c| c >= gemv) {
+        steps.extend(of(Group::MatmulFixed).map(|case| Step { case, n: None }));
+    } else {
+        for case in of(Group::MatmulFixed) {
+            notes.push(format!(
+                "{} skipped: its {} elements exceed the size cap",
+                case.name,
+                fmt_count(gemv)
+            ));
+        }
+    }
     steps.extend(of(Group::Tiny).map(|case| Step { case, n: None }));
     for n in capped(cases::TRANSFER_SIZES, cap) {
         steps.extend(of(Group::Transfer).map(|case| Step { case, n: Some(n) }));
@@ -235,6 +261,13 @@ fn run_step(step: Step, loaded: &mut Loaded, t: &Timing) -> CliResult<Measuremen
         Group::Tiny => {
             release(loaded, dev);
             cases::run_tiny(step.case, t)
+        }
+        Group::Matmul | Group::MatmulFixed => {
+            release(loaded, dev);
+            let r = matmul::run(step.case, step.n.unwrap_or(0), t);
+            let _ = dev.synchronize();
+            dev.memory_pool().free_all_blocks();
+            r
         }
         Group::Transfer => {
             release(loaded, dev);
@@ -292,6 +325,8 @@ fn params_text(step: Step, m: &Measurement) -> String {
     match step.case.group {
         Group::Vector | Group::Transfer => format!("n={}", fmt_count(step.n.unwrap_or(0))),
         Group::Square => format!("{0}x{0}", cases::SQUARE),
+        Group::Matmul => format!("n={}", step.n.unwrap_or(0)),
+        Group::MatmulFixed => "-".into(),
         Group::Tiny => {
             let mode = m.extra.iter().find(|(k, _)| *k == "mode");
             match mode.and_then(|(_, v)| v.as_str()) {
@@ -347,6 +382,8 @@ fn print_cases() {
             Group::Vector => sizes_text(cases::VECTOR_SIZES),
             Group::Transfer => sizes_text(cases::TRANSFER_SIZES),
             Group::Square => format!("{0}x{0}", cases::SQUARE),
+            Group::Matmul => sizes_text(matmul::MATMUL_SIZES),
+            Group::MatmulFixed => "-".into(),
             Group::Tiny => format!("n={}", cases::TINY),
         };
         outln!("{:<27} {:<16} {}", c.name, sizes, c.about);

@@ -102,7 +102,9 @@ impl Context {
         if size == 0 {
             return Ok(f(&[]));
         }
-        let padded = size.div_ceil(4) * 4;
+        // Copies start and end on 4-byte boundaries: a float16 view may start mid-word.
+        let lead = offset % 4;
+        let padded = (size + lead).div_ceil(4) * 4;
         let class = size_class(padded);
         let cached = lock(&self.inner.staging.download)
             .get_mut(&class)
@@ -118,7 +120,7 @@ impl Context {
         };
         self.record_copy(Command::Copy {
             src: buf.raw().clone(),
-            src_offset: offset,
+            src_offset: offset - lead,
             dst: staging.clone(),
             dst_offset: 0,
             size: padded,
@@ -126,7 +128,9 @@ impl Context {
         });
         self.flush()?;
         let out = self
-            .map_and_read(&staging, padded, |b| f(&b[..size as usize]))
+            .map_and_read(&staging, padded, |b| {
+                f(&b[lead as usize..(lead + size) as usize])
+            })
             .await?;
         lock(&self.inner.staging.download)
             .entry(class)

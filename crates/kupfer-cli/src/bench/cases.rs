@@ -36,6 +36,11 @@ pub enum Group {
     Tiny,
     /// A random f32 host vector of n elements, n in [`TRANSFER_SIZES`].
     Transfer,
+    /// Matrix products; the square cases run at every side in
+    /// [`MATMUL_SIZES`](super::matmul::MATMUL_SIZES) (`n` = the side).
+    Matmul,
+    /// A matmul case of one fixed size.
+    MatmulFixed,
 }
 
 /// One benchmark case.
@@ -122,6 +127,26 @@ pub const CASES: &[Case] = &[
         about: "(m * linspace(0, 1, 4096)).mean(axis=0)",
     },
     Case {
+        name: "matmul_float32",
+        group: Group::Matmul,
+        about: "a @ b, float32 n x n",
+    },
+    Case {
+        name: "matmul_float16",
+        group: Group::Matmul,
+        about: "a @ b, float16 n x n (float32 accumulation)",
+    },
+    Case {
+        name: "batched_matmul_64x256",
+        group: Group::MatmulFixed,
+        about: "m @ m, m float32 64 x 256 x 256",
+    },
+    Case {
+        name: "gemv_4096",
+        group: Group::MatmulFixed,
+        about: "A @ v, A float32 4096 x 4096, v 4096",
+    },
+    Case {
         name: "tiny_op_wall",
         group: Group::Tiny,
         about: "t + 1.0 on 16 elements, no read-back; amortised over 100 ops per synchronize",
@@ -169,7 +194,7 @@ pub struct Measurement {
 }
 
 impl Measurement {
-    fn new(ms: f64) -> Measurement {
+    pub(crate) fn new(ms: f64) -> Measurement {
         Measurement {
             ms,
             params: Vec::new(),
@@ -179,23 +204,29 @@ impl Measurement {
         }
     }
 
-    fn n(mut self, n: usize) -> Self {
+    /// `tflops` = `flops` / time, as the anchor computes it.
+    pub(crate) fn tflops(mut self, flops: f64) -> Self {
+        self.metric = Some(("tflops", flops / (self.ms / 1e3) / 1e12));
+        self
+    }
+
+    pub(crate) fn n(mut self, n: usize) -> Self {
         self.params.push(("n", Value::from(n)));
         self
     }
 
     /// `gbs` = `bytes` / time, as the anchor computes it.
-    fn gbs(mut self, bytes: f64) -> Self {
+    pub(crate) fn gbs(mut self, bytes: f64) -> Self {
         self.metric = Some(("gbs", bytes / (self.ms / 1e3) / 1e9));
         self
     }
 
-    fn extra(mut self, key: &'static str, v: impl Into<Value>) -> Self {
+    pub(crate) fn extra(mut self, key: &'static str, v: impl Into<Value>) -> Self {
         self.extra.push((key, v.into()));
         self
     }
 
-    fn cpu(mut self, ms: Option<f64>) -> Self {
+    pub(crate) fn cpu(mut self, ms: Option<f64>) -> Self {
         self.cpu_ms = ms;
         self
     }

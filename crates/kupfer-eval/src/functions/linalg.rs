@@ -1,38 +1,351 @@
-//! Matrix products. `@`, `np.matmul`, `np.dot` and `np.linalg.matmul` route here; kupfer's
-//! matmul arrives with a later issue, until then they say so.
+//! Linear algebra: `@` / `matmul` / `linalg.matmul`, `dot`, `vdot`, `inner`, `outer`,
+//! `tensordot`, `einsum`, `kron`, `trace`, `diag`, `diagonal`, `linalg.norm` and the array-API
+//! spellings in `linalg` (`linalg.tensordot`, `linalg.outer`, `linalg.trace`,
+//! `linalg.diagonal`, `linalg.vector_norm`, `linalg.matrix_norm`, `linalg.vecdot`, `vecdot`).
+//! Methods `a.dot(b)`, `a.trace()` and `a.diagonal()` call the same handlers.
+//!
+//! Operands convert as NumPy's `asarray` does (a Python int is an int64 array), so
+//! `np.dot(2, x)` has NumPy's dtype. Result dtypes are kupfer's (32-bit operands are never
+//! widened: the trace of an int32 matrix is int32).
 
-use super::{to_operand, Call, Registry};
+use super::{to_array, to_axes, to_int, Args, Call, Registry};
 use crate::ast::Span;
 use crate::error::{EvalError, Result};
 use crate::value::Value;
+use kupfer::linalg::{norm, NormOrd};
+use kupfer::{Array, Scalar, TensorAxes};
 
 pub(super) fn register(r: &mut Registry) {
     r.native(&["matmul", "linalg.matmul"], matmul_fn);
     r.native(&["dot"], dot_fn);
+    r.native(&["vdot"], vdot_fn);
+    r.native(&["inner"], inner_fn);
+    r.native(&["outer"], outer_fn);
+    r.native(&["linalg.outer"], linalg_outer);
+    r.native(&["kron"], kron_fn);
+    r.native(&["tensordot", "linalg.tensordot"], tensordot_fn);
+    r.native(&["einsum"], einsum_fn);
+    r.native(&["trace"], trace_fn);
+    r.native(&["linalg.trace"], linalg_trace);
+    r.native(&["diagonal"], diagonal_fn);
+    r.native(&["linalg.diagonal"], linalg_diagonal);
+    r.native(&["diag"], diag_fn);
+    r.native(&["linalg.norm"], norm_fn);
+    r.native(&["linalg.vector_norm"], vector_norm);
+    r.native(&["linalg.matrix_norm"], matrix_norm);
+    r.native(&["vecdot", "linalg.vecdot"], vecdot_fn);
+}
+
+fn kerr(span: Span) -> impl FnOnce(kupfer::Error) -> EvalError {
+    EvalError::kupfer(span)
+}
+
+fn no_out(a: &mut Args) -> Result<()> {
+    match a.get("out") {
+        None => Ok(()),
+        Some(_) => Err(EvalError::not_supported(
+            a.span(),
+            "out= (kupfer eval computes new arrays; it never writes into one)",
+        )),
+    }
+}
+
+/// Two array operands `names` (Python values uploaded as NumPy's asarray does).
+fn pair(a: &mut Args, x: &str, y: &str) -> Result<(Array, Array)> {
+    Ok((a.array(x)?, a.array(y)?))
 }
 
 /// `a @ b` (NumPy's `matmul`).
 pub(crate) fn matmul(a: &Value, b: &Value, span: Span) -> Result<Value> {
-    to_operand(a, "matmul operand", span)?;
-    to_operand(b, "matmul operand", span)?;
-    Err(EvalError::not_supported(
-        span,
-        "matrix multiplication (`@`, np.matmul, np.dot)",
-    ))
+    let (x, y) = (to_array(a, None, span)?, to_array(b, None, span)?);
+    Ok(Value::Array(kupfer::matmul(&x, &y).map_err(kerr(span))?))
 }
 
 fn matmul_fn(call: Call) -> Result<Value> {
     let span = call.span;
     let mut a = call.bind(&["x1", "x2", "out=", "*dtype="])?;
-    let x1 = a.req("x1")?;
-    let x2 = a.req("x2")?;
-    matmul(&x1, &x2, span)
+    no_out(&mut a)?;
+    // dtype= is the dtype computed in: the operands are cast first, as NumPy does.
+    let dtype = a.dtype("dtype")?;
+    let (x1, x2) = (a.req("x1")?, a.req("x2")?);
+    let (x, y) = (to_array(&x1, dtype, span)?, to_array(&x2, dtype, span)?);
+    Ok(Value::Array(kupfer::matmul(&x, &y).map_err(kerr(span))?))
+}
+
+type Binary = fn(&Array, &Array) -> kupfer::Result<Array>;
+
+/// `f(a, b)` with NumPy parameter names `x`, `y` and an optional `out=`.
+fn binary(call: Call, names: &[&'static str], f: Binary) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(names)?;
+    if names.contains(&"out=") {
+        no_out(&mut a)?;
+    }
+    let (x, y) = pair(&mut a, names[0], names[1])?;
+    Ok(Value::Array(f(&x, &y).map_err(kerr(span))?))
 }
 
 fn dot_fn(call: Call) -> Result<Value> {
+    binary(call, &["a", "b", "out="], kupfer::dot)
+}
+
+fn vdot_fn(call: Call) -> Result<Value> {
+    binary(call, &["a", "b"], kupfer::vdot)
+}
+
+fn inner_fn(call: Call) -> Result<Value> {
+    binary(call, &["a", "b"], kupfer::inner)
+}
+
+fn outer_fn(call: Call) -> Result<Value> {
+    binary(call, &["a", "b", "out="], kupfer::outer)
+}
+
+fn kron_fn(call: Call) -> Result<Value> {
+    binary(call, &["a", "b"], kupfer::kron)
+}
+
+/// `np.linalg.outer(x1, x2)`: 1-D operands only (the array API).
+fn linalg_outer(call: Call) -> Result<Value> {
     let span = call.span;
-    let mut a = call.bind(&["a", "b", "out="])?;
-    let x1 = a.req("a")?;
-    let x2 = a.req("b")?;
-    matmul(&x1, &x2, span)
+    let mut a = call.bind(&["x1", "x2"])?;
+    let (x, y) = pair(&mut a, "x1", "x2")?;
+    if x.ndim() != 1 || y.ndim() != 1 {
+        return Err(EvalError::value_error(
+            span,
+            format!(
+                "np.linalg.outer: input arrays must be one-dimensional, got shapes {:?} and {:?}",
+                x.shape(),
+                y.shape()
+            ),
+        ));
+    }
+    Ok(Value::Array(kupfer::outer(&x, &y).map_err(kerr(span))?))
+}
+
+/// `axes=` of tensordot: an int, or a pair of ints / sequences of ints.
+fn tensor_axes(v: Option<Value>, span: Span) -> Result<TensorAxes> {
+    let ctx = "np.tensordot(): argument 'axes'";
+    match v {
+        None => Ok(TensorAxes::Last(2)),
+        Some(Value::Tuple(p) | Value::List(p)) if p.len() == 2 => Ok(TensorAxes::Pairs(
+            to_axes(&p[0], ctx, span)?,
+            to_axes(&p[1], ctx, span)?,
+        )),
+        Some(v @ Value::Scalar(_)) => {
+            let n = to_int(&v, ctx, span)?;
+            usize::try_from(n)
+                .map(TensorAxes::Last)
+                .map_err(|_| EvalError::value_error(span, format!("{ctx} must be >= 0, got {n}")))
+        }
+        Some(v) => Err(EvalError::type_error(
+            span,
+            format!(
+                "{ctx} must be an int or a pair of axis sequences, got '{}'",
+                v.type_name()
+            ),
+        )),
+    }
+}
+
+fn tensordot_fn(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["a", "b", "axes="])?;
+    let (x, y) = pair(&mut a, "a", "b")?;
+    let axes = tensor_axes(a.get("axes"), span)?;
+    Ok(Value::Array(
+        kupfer::tensordot(&x, &y, axes).map_err(kerr(span))?,
+    ))
+}
+
+/// `np.einsum(subscripts, *operands, out=None, dtype=None, order='K', casting='safe',
+/// optimize=False)`.
+fn einsum_fn(call: Call) -> Result<Value> {
+    let span = call.span;
+    let (args, mut k) =
+        call.split_varargs(&["out=", "dtype=", "order=", "casting=", "optimize="])?;
+    no_out(&mut k)?;
+    let dtype = k.dtype("dtype")?;
+    k.order_c("order")?;
+    let _ = (k.get("casting"), k.get("optimize"));
+    let mut args = args.into_iter();
+    let subscripts = match args.next() {
+        Some(Value::Str(s)) => s,
+        Some(other) => {
+            return Err(EvalError::not_supported(
+                span,
+                format!(
+                    "np.einsum with '{}' subscripts (only the string form is supported)",
+                    other.type_name()
+                ),
+            ))
+        }
+        None => {
+            return Err(EvalError::type_error(
+                span,
+                "np.einsum() missing required argument 'subscripts'",
+            ))
+        }
+    };
+    let ops: Vec<Array> = args
+        .map(|v| to_array(&v, dtype, span))
+        .collect::<Result<_>>()?;
+    let refs: Vec<&Array> = ops.iter().collect();
+    Ok(Value::Array(
+        kupfer::einsum(&subscripts, &refs).map_err(kerr(span))?,
+    ))
+}
+
+fn int_or(a: &mut Args, p: &str, default: i64) -> Result<isize> {
+    Ok(a.int(p)?.unwrap_or(default) as isize)
+}
+
+/// `np.trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None)`.
+fn trace_fn(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["a", "offset=", "axis1=", "axis2=", "dtype=", "out="])?;
+    no_out(&mut a)?;
+    let x = a.array("a")?;
+    let (off, a1, a2) = (
+        int_or(&mut a, "offset", 0)?,
+        int_or(&mut a, "axis1", 0)?,
+        int_or(&mut a, "axis2", 1)?,
+    );
+    let dtype = a.dtype("dtype")?;
+    Ok(Value::Array(
+        kupfer::trace(&x, off, a1, a2, dtype).map_err(kerr(span))?,
+    ))
+}
+
+/// `np.linalg.trace(x, /, *, offset=0, dtype=None)`: over the last two axes.
+fn linalg_trace(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["x", "*offset=", "*dtype="])?;
+    let x = a.array("x")?;
+    let off = int_or(&mut a, "offset", 0)?;
+    let dtype = a.dtype("dtype")?;
+    Ok(Value::Array(
+        kupfer::trace(&x, off, -2, -1, dtype).map_err(kerr(span))?,
+    ))
+}
+
+/// `np.diagonal(a, offset=0, axis1=0, axis2=1)`: a view.
+fn diagonal_fn(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["a", "offset=", "axis1=", "axis2="])?;
+    let x = a.array("a")?;
+    let (off, a1, a2) = (
+        int_or(&mut a, "offset", 0)?,
+        int_or(&mut a, "axis1", 0)?,
+        int_or(&mut a, "axis2", 1)?,
+    );
+    Ok(Value::Array(
+        kupfer::diagonal(&x, off, a1, a2).map_err(kerr(span))?,
+    ))
+}
+
+/// `np.linalg.diagonal(x, /, *, offset=0)`: over the last two axes.
+fn linalg_diagonal(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["x", "*offset="])?;
+    let x = a.array("x")?;
+    let off = int_or(&mut a, "offset", 0)?;
+    Ok(Value::Array(
+        kupfer::diagonal(&x, off, -2, -1).map_err(kerr(span))?,
+    ))
+}
+
+/// `np.diag(v, k=0)`.
+fn diag_fn(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["v", "k="])?;
+    let x = a.array("v")?;
+    let k = int_or(&mut a, "k", 0)?;
+    Ok(Value::Array(kupfer::diag(&x, k).map_err(kerr(span))?))
+}
+
+/// `ord=`: a number (`np.inf` too) or `'fro'` / `'nuc'`.
+fn norm_ord(v: Option<Value>, span: Span) -> Result<Option<NormOrd>> {
+    match v {
+        None => Ok(None),
+        Some(Value::Str(s)) => match s.as_str() {
+            "fro" => Ok(Some(NormOrd::Fro)),
+            "nuc" => Ok(Some(NormOrd::Nuc)),
+            other => Err(EvalError::value_error(
+                span,
+                format!("Invalid norm order '{other}' for matrices"),
+            )),
+        },
+        Some(Value::Scalar(s)) if !matches!(s, Scalar::Complex { .. }) => {
+            Ok(Some(NormOrd::P(s.as_f64())))
+        }
+        Some(v) => Err(EvalError::type_error(
+            span,
+            format!(
+                "np.linalg.norm(): 'ord' must be a number, 'fro' or 'nuc', got '{}'",
+                v.type_name()
+            ),
+        )),
+    }
+}
+
+/// `np.linalg.norm(x, ord=None, axis=None, keepdims=False)`.
+fn norm_fn(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["x", "ord=", "axis=", "keepdims="])?;
+    let x = a.array("x")?;
+    let ord = norm_ord(a.get("ord"), span)?;
+    let axis = a.axes("axis")?;
+    let keepdims = a.bool_or("keepdims", false)?;
+    Ok(Value::Array(
+        norm(&x, ord, axis.as_deref(), keepdims).map_err(kerr(span))?,
+    ))
+}
+
+/// `np.linalg.vector_norm(x, /, *, axis=None, keepdims=False, ord=2)`: any axes, the whole
+/// array flattened when `axis=None`.
+fn vector_norm(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["x", "*axis=", "*keepdims=", "*ord="])?;
+    let x = a.array("x")?;
+    let axis = a.axes("axis")?;
+    let keepdims = a.bool_or("keepdims", false)?;
+    let ord = norm_ord(a.get("ord"), span)?.unwrap_or(NormOrd::P(2.0));
+    if !matches!(ord, NormOrd::P(_)) {
+        return Err(EvalError::value_error(
+            span,
+            "np.linalg.vector_norm: 'ord' must be a number",
+        ));
+    }
+    let p = match ord {
+        NormOrd::P(p) => p,
+        _ => unreachable!("checked above"),
+    };
+    Ok(Value::Array(
+        kupfer::linalg::vector_norm(&x, p, axis.as_deref(), keepdims).map_err(kerr(span))?,
+    ))
+}
+
+/// `np.linalg.matrix_norm(x, /, *, keepdims=False, ord='fro')`: over the last two axes.
+fn matrix_norm(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["x", "*keepdims=", "*ord="])?;
+    let x = a.array("x")?;
+    let keepdims = a.bool_or("keepdims", false)?;
+    let ord = norm_ord(a.get("ord"), span)?.unwrap_or(NormOrd::Fro);
+    Ok(Value::Array(
+        kupfer::linalg::matrix_norm(&x, ord, keepdims).map_err(kerr(span))?,
+    ))
+}
+
+/// `np.vecdot(x1, x2, axis=-1)`: `sum(conj(x1) * x2, axis)` with broadcasting.
+fn vecdot_fn(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["x1", "x2", "*axis=", "*out="])?;
+    no_out(&mut a)?;
+    let (x, y) = pair(&mut a, "x1", "x2")?;
+    let axis = int_or(&mut a, "axis", -1)?;
+    Ok(Value::Array(
+        kupfer::linalg::vecdot(&x, &y, axis).map_err(kerr(span))?,
+    ))
 }

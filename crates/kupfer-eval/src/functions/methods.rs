@@ -33,6 +33,8 @@ const FORWARDED: &[(&str, &str, &str)] = &[
     ("conj", "conjugate", "ndarray.conj"),
     ("conjugate", "conjugate", "ndarray.conjugate"),
     ("dot", "dot", "ndarray.dot"),
+    ("trace", "trace", "ndarray.trace"),
+    ("diagonal", "diagonal", "ndarray.diagonal"),
     ("cumsum", "cumsum", "ndarray.cumsum"),
     ("cumprod", "cumprod", "ndarray.cumprod"),
 ];

@@ -1,0 +1,104 @@
+//! The matmul cases of the anchor (`matmul_float32` / `matmul_float16` at n = 1024, 4096,
+//! 8192 with `tflops`; `batched_matmul_64x256` with `tflops`; `gemv_4096` with `gbs`), with a
+//! plain-Rust CPU reference (a cache-blocked i-k-j product) where it finishes in seconds.
+
+use super::cases::{Case, Measurement};
+use super::{cpu_time, gpu_time, Timing};
+use crate::common::HostRng;
+use crate::error::CliResult;
+use kupfer as kp;
+use kupfer::{Array, DType};
+use std::hint::black_box;
+
+/// Matrix sides of the square matmul cases.
+pub const MATMUL_SIZES: &[usize] = &[1024, 4096, 8192];
+
+/// Largest side whose CPU reference is timed (8 GFLOP at most in plain Rust).
+const CPU_MAX_SIDE: usize = 1024;
+
+/// C += A @ B for row-major n x k and k x m blocks (i-k-j order: contiguous inner loop).
+fn cpu_matmul(a: &[f32], b: &[f32], c: &mut [f32], n: usize, k: usize, m: usize) {
+    for i in 0..n {
+        let row = &mut c[i * m..(i + 1) * m];
+        for p in 0..k {
+            let x = a[i * k + p];
+            for (o, y) in row.iter_mut().zip(&b[p * m..(p + 1) * m]) {
+                *o += x * y;
+            }
+        }
+    }
+}
+
+fn random(dev: &kp::Device, seed: u64, shape: &[usize]) -> CliResult<(Vec<f32>, Array)> {
+    let n = shape.iter().product();
+    let h = HostRng::new(seed).uniform_f32(n);
+    let a = Array::from_slice_on(dev, &h, shape)?;
+    Ok((h, a))
+}
+
+/// Runs a matmul case (`n` the matrix side of the square cases).
+pub fn run(case: &Case, n: usize, t: &Timing) -> CliResult<Measurement> {
+    let dev = &t.device;
+    let _guard = dev.use_device();
+    let tf32 = std::env::var("KUPFER_TF32").unwrap_or_else(|_| "0".into());
+    let r = match case.name {
+        "matmul_float32" | "matmul_float16" => {
+            let (ha, a) = random(dev, 10, &[n, n])?;
+            let (hb, b) = random(dev, 11, &[n, n])?;
+            let (a, b) = if case.name == "matmul_float16" {
+                (a.astype(DType::F16)?, b.astype(DType::F16)?)
+            } else {
+                (a, b)
+            };
+            a.eval()?;
+            b.eval()?;
+            let ms = gpu_time(t, 10, || kp::matmul(&a, &b))?;
+            let cpu = (t.cpu && n <= CPU_MAX_SIDE).then(|| {
+                cpu_time(1, || {
+                    let mut c = vec![0f32; n * n];
+                    cpu_matmul(&ha, &hb, &mut c, n, n, n);
+                    black_box(c);
+                })
+            });
+            Measurement::new(ms)
+                .n(n)
+                .tflops(2.0 * (n as f64).powi(3))
+                .extra("tf32", tf32)
+                .cpu(cpu)
+        }
+        "batched_matmul_64x256" => {
+            let (hm, m) = random(dev, 12, &[64, 256, 256])?;
+            let ms = gpu_time(t, 20, || kp::matmul(&m, &m))?;
+            let cpu = t.cpu.then(|| {
+                cpu_time(1, || {
+                    let mut c = vec![0f32; 64 * 256 * 256];
+                    for (z, cz) in c.chunks_exact_mut(256 * 256).enumerate() {
+                        let mz = &hm[z * 256 * 256..(z + 1) * 256 * 256];
+                        cpu_matmul(mz, mz, cz, 256, 256, 256);
+                    }
+                    black_box(c);
+                })
+            });
+            Measurement::new(ms)
+                .tflops(64.0 * 2.0 * 256f64.powi(3))
+                .cpu(cpu)
+        }
+        "gemv_4096" => {
+            let (hv, v) = random(dev, 13, &[4096])?;
+            let (ha, a) = random(dev, 14, &[4096, 4096])?;
+            let ms = gpu_time(t, 20, || kp::matmul(&a, &v))?;
+            let cpu = t.cpu.then(|| {
+                cpu_time(10, || {
+                    let out: Vec<f32> = ha
+                        .chunks_exact(4096)
+                        .map(|r| r.iter().zip(&hv).map(|(x, y)| x * y).sum())
+                        .collect();
+                    black_box(out);
+                })
+            });
+            Measurement::new(ms).gbs(4.0 * 4096.0 * 4096.0).cpu(cpu)
+        }
+        other => unreachable!("{other} is not a matmul case"),
+    };
+    Ok(r)
+}

@@ -1,0 +1,42 @@
+//! Linear algebra around matmul, NumPy style: products ([`dot`], [`vdot`], [`inner`],
+//! [`outer`], [`tensordot`], [`kron`]), [`einsum`], [`norm`] and diagonals ([`diagonal`],
+//! [`diag`], [`trace`]).
+//!
+//! Everything is composed from views (transpose/reshape/broadcast/diagonal strides), lazy
+//! elementwise ops, reductions and one matrix product ([`crate::matmul`]) per contraction — no
+//! kernels of its own. Result dtypes are NumPy's under kupfer's promotion rule (32-bit
+//! operands are never widened to 64 bits).
+
+mod diagonal;
+mod einsum;
+mod norm;
+mod products;
+
+pub use diagonal::{diag, diagonal, trace};
+pub use einsum::einsum;
+pub use norm::{matrix_norm, norm, vector_norm, NormOrd};
+pub use products::{dot, inner, kron, outer, tensordot, vdot, vecdot, TensorAxes};
+
+use crate::array::Array;
+use crate::reduce::Axis;
+use crate::scalar::Scalar;
+use kupfer_core::Result;
+
+/// [`crate::sum`] that also takes complex64 (kupfer's reductions are real: the real and
+/// imaginary parts are summed apart, each fused with the lazy input).
+pub(crate) fn sum(a: &Array, axis: impl Into<Axis>, keepdims: bool) -> Result<Array> {
+    let axis = axis.into();
+    if !a.dtype().is_complex() {
+        return crate::sum(a, axis, keepdims);
+    }
+    let re = crate::sum(&crate::real(a)?, axis.clone(), keepdims)?;
+    let im = crate::sum(&crate::imag(a)?, axis, keepdims)?;
+    let i = Scalar::Complex { re: 0.0, im: 1.0 };
+    crate::add(re, crate::multiply(im, i)?)
+}
+
+/// The matrix product of two arrays of rank >= 2 (batch axes broadcast).
+pub(crate) fn mm(a: &Array, b: &Array) -> Result<Array> {
+    debug_assert!(a.ndim() >= 2 && b.ndim() >= 2);
+    crate::matmul(a, b)
+}

@@ -1,0 +1,197 @@
+//! `linalg.norm`: vector norms (any order p, ±inf, 0) and matrix norms ('fro', 1, -1, inf,
+//! -inf) as reductions over `|x|` — no kernel of their own. Orders that need singular values
+//! (2, -2, 'nuc' on matrices) are refused: kupfer has no SVD.
+
+use crate::array::Array;
+use crate::reduce::{self, Axis};
+use kupfer_core::layout::normalize_axis;
+use kupfer_core::{DType, Error, Result};
+
+/// The `ord` of [`norm`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum NormOrd {
+    /// A number: for vectors `sum(|x|^p)^(1/p)` (`inf`/`-inf`: max/min of `|x|`, `0`: the
+    /// count of non-zeros); for matrices 1, -1, inf, -inf (max/min column or row sums).
+    P(f64),
+    /// `'fro'`: the Frobenius norm of a matrix.
+    Fro,
+    /// `'nuc'`: the nuclear norm (unsupported: needs the SVD).
+    Nuc,
+}
+
+impl From<f64> for NormOrd {
+    fn from(p: f64) -> Self {
+        NormOrd::P(p)
+    }
+}
+
+/// The result dtype (NumPy: inexact inputs keep theirs, complex gives its real type, the rest
+/// become float — float32 in kupfer for 32-bit inputs) and the dtype computed in.
+fn dtypes(d: DType) -> (DType, DType) {
+    match d {
+        DType::F16 => (DType::F16, DType::F32),
+        DType::F64 | DType::I64 => (DType::F64, DType::F64),
+        _ => (DType::F32, DType::F32),
+    }
+}
+
+/// NumPy's `linalg.norm(x, ord, axis, keepdims)`.
+///
+/// - `axis = None`: with `ord = None`, the 2-norm of all elements, any rank; with an `ord`,
+///   `x` must be 1-D (vector norm) or 2-D (matrix norm).
+/// - `axis = [k]`: vector norms along axis `k`; `axis = [r, c]`: matrix norms over those axes.
+///
+/// The result is float (float32 for 32-bit inputs, float16 for float16 — accumulated in
+/// float32 — the real dtype for complex).
+///
+/// ```no_run
+/// use kupfer::linalg::{norm, NormOrd};
+/// let v = kupfer::Array::from_slice(&[3.0f32, -4.0], &[2])?;
+/// let two = norm(&v, None, None, false)?; // 5
+/// let one = norm(&v, Some(NormOrd::P(1.0)), None, false)?; // 7
+/// # Ok::<(), kupfer::Error>(())
+/// ```
+pub fn norm(
+    x: &Array,
+    ord: Option<NormOrd>,
+    axis: Option<&[isize]>,
+    keepdims: bool,
+) -> Result<Array> {
+    let (out, compute) = dtypes(x.dtype());
+    let absx = if x.dtype().is_complex() {
+        crate::abs(x)?
+    } else {
+        crate::abs(&x.astype(compute)?)?
+    };
+    let axes: Vec<usize> = match axis {
+        None if ord.is_none() => {
+            return two_norm(&absx, Axis::All, keepdims)?.astype(out);
+        }
+        None => match x.ndim() {
+            1 | 2 => (0..x.ndim()).collect(),
+            _ => return Err(Error::invalid("Improper number of dimensions to norm.")),
+        },
+        Some(ax) => ax
+            .iter()
+            .map(|&a| normalize_axis(a, x.ndim()))
+            .collect::<Result<_>>()?,
+    };
+    let r = match axes.as_slice() {
+        [a] => vector(x, &absx, ord, *a, keepdims)?,
+        [r, c] if r == c => return Err(Error::invalid("norm: duplicate axes given")),
+        [r, c] => {
+            let m = matrix(&absx, ord, *r, *c)?;
+            if keepdims {
+                let mut s: Vec<isize> = x.shape().iter().map(|&d| d as isize).collect();
+                s[*r] = 1;
+                s[*c] = 1;
+                m.reshape(&s)?
+            } else {
+                m
+            }
+        }
+        _ => return Err(Error::invalid("Improper number of dimensions to norm.")),
+    };
+    r.astype(out)
+}
+
+fn two_norm(absx: &Array, axis: Axis, keepdims: bool) -> Result<Array> {
+    crate::sqrt(reduce::sum(&crate::square(absx)?, axis, keepdims)?)
+}
+
+fn vector(
+    x: &Array,
+    absx: &Array,
+    ord: Option<NormOrd>,
+    ax: usize,
+    keepdims: bool,
+) -> Result<Array> {
+    let axis = Axis::from(ax as isize);
+    let p = match ord {
+        None => 2.0,
+        Some(NormOrd::P(p)) => p,
+        Some(o) => {
+            return Err(Error::invalid(format!(
+                "norm: invalid norm order {o:?} for vectors"
+            )))
+        }
+    };
+    match p {
+        p if p == f64::INFINITY => reduce::max(absx, axis, keepdims),
+        p if p == f64::NEG_INFINITY => reduce::min(absx, axis, keepdims),
+        0.0 => reduce::sum(
+            &crate::not_equal(x, 0)?.astype(absx.dtype())?,
+            axis,
+            keepdims,
+        ),
+        1.0 => reduce::sum(absx, axis, keepdims),
+        2.0 => two_norm(absx, axis, keepdims),
+        p if p.is_nan() => Err(Error::invalid("norm: invalid norm order nan for vectors")),
+        p => crate::power(
+            reduce::sum(&crate::power(absx, p)?, axis, keepdims)?,
+            1.0 / p,
+        ),
+    }
+}
+
+fn matrix(absx: &Array, ord: Option<NormOrd>, r: usize, c: usize) -> Result<Array> {
+    // After reducing axis `a`, axis `b` moves down by one if it came after it.
+    let after = |b: usize, a: usize| (if b > a { b - 1 } else { b }) as isize;
+    let sum = |ax: usize| reduce::sum(absx, ax as isize, false);
+    match ord {
+        None | Some(NormOrd::Fro) => {
+            two_norm(absx, Axis::Many(vec![r as isize, c as isize]), false)
+        }
+        Some(NormOrd::P(1.0)) => reduce::max(&sum(r)?, after(c, r), false),
+        Some(NormOrd::P(-1.0)) => reduce::min(&sum(r)?, after(c, r), false),
+        Some(NormOrd::P(p)) if p == f64::INFINITY => reduce::max(&sum(c)?, after(r, c), false),
+        Some(NormOrd::P(p)) if p == f64::NEG_INFINITY => reduce::min(&sum(c)?, after(r, c), false),
+        Some(NormOrd::P(p)) if p == 2.0 || p == -2.0 => Err(Error::unsupported(format!(
+            "norm: matrix norm of order {p} needs singular values (no SVD in kupfer)"
+        ))),
+        Some(NormOrd::Nuc) => Err(Error::unsupported(
+            "norm: nuclear norm needs singular values (no SVD in kupfer)",
+        )),
+        Some(NormOrd::P(p)) => Err(Error::invalid(format!(
+            "norm: invalid norm order {p} for matrices"
+        ))),
+    }
+}
+
+/// The array API's `linalg.vector_norm(x, ord, axis, keepdims)`: the norm of order `ord` of
+/// the vectors along `axis` — one axis, several (merged into one vector), or all (`None`).
+pub fn vector_norm(x: &Array, ord: f64, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+    let n = x.ndim();
+    let red: Vec<usize> = match axis {
+        None => (0..n).collect(),
+        Some(ax) => reduce::reduced_axes(&Axis::Many(ax.to_vec()), n)?,
+    };
+    if red.len() == 1 {
+        return norm(x, Some(NormOrd::P(ord)), Some(&[red[0] as isize]), keepdims);
+    }
+    // The reduced axes moved last and merged into one (a copy unless the strides allow).
+    let kept: Vec<usize> = (0..n).filter(|i| !red.contains(i)).collect();
+    let perm: Vec<isize> = kept.iter().chain(&red).map(|&i| i as isize).collect();
+    let mut shape: Vec<isize> = kept.iter().map(|&i| x.shape()[i] as isize).collect();
+    shape.push(red.iter().map(|&i| x.shape()[i]).product::<usize>() as isize);
+    let flat = x.permute_dims(&perm)?.reshape(&shape)?;
+    let r = norm(&flat, Some(NormOrd::P(ord)), Some(&[-1]), false)?;
+    if !keepdims {
+        return Ok(r);
+    }
+    let out: Vec<isize> = (0..n)
+        .map(|i| {
+            if red.contains(&i) {
+                1
+            } else {
+                x.shape()[i] as isize
+            }
+        })
+        .collect();
+    r.reshape(&out)
+}
+
+/// The array API's `linalg.matrix_norm(x, ord, keepdims)`: [`norm`] over the last two axes.
+pub fn matrix_norm(x: &Array, ord: NormOrd, keepdims: bool) -> Result<Array> {
+    norm(x, Some(ord), Some(&[-2, -1]), keepdims)
+}
