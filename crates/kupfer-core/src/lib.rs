@@ -7,6 +7,7 @@
 //! - [`codegen`]: WGSL generation from the IR and the templates in `shaders/`.
 //! - [`custom`]: user WGSL in generated kernels (custom kernels' parameters, wrappers,
 //!   validation with errors located in the user's text).
+//! - [`matmul`]: matmul kernels (simple, tiled SIMT, gemv, cooperative matrix) and their WGSL.
 //! - [`libm`]: accurate WGSL transcendentals used by generated kernels.
 //! - [`error`]: the one [`Error`] type of kupfer.
 
@@ -20,6 +21,7 @@ pub mod expr;
 pub mod histogram;
 pub mod layout;
 pub mod libm;
+pub mod matmul;
 pub mod promote;
 pub mod reduce;
 pub mod scan;

@@ -77,6 +77,17 @@ pub(crate) struct Inner {
     pub staging: crate::transfer::Staging,
     /// Kernel launches recorded so far.
     pub dispatches: std::sync::atomic::AtomicU64,
+    pub coop: Option<CoopMatrix>,
+}
+
+/// Cooperative-matrix (tensor core) support of a device, as matmul uses it: 16x16x16 products
+/// of f16 matrices into f32 (and f16) accumulators, run by subgroups of a fixed size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CoopMatrix {
+    /// The adapter's (fixed) subgroup size.
+    pub subgroup_size: u32,
+    /// f16 x f16 + f16 is available too (not only f32 accumulators).
+    pub f16_acc: bool,
 }
 
 /// A GPU device with its queue, memory pool, pipeline cache and pending command batch.
@@ -192,21 +203,73 @@ impl Context {
     }
 
     /// Opens a device on `adapter` with every feature kupfer can use and the adapter's limits.
+    ///
+    /// Tensor cores: where the adapter has EXPERIMENTAL_COOPERATIVE_MATRIX with 16x16x16 f16
+    /// products into f32, a fixed subgroup size and SHADER_F16, the device is requested with
+    /// wgpu's experimental features enabled (matmul's cooperative-matrix kernels need them).
+    /// `KUPFER_COOP=0` turns this off.
     pub async fn from_adapter(adapter: wgpu::Adapter) -> Result<Context> {
-        let features = adapter.features() & wanted_features();
+        let mut features = adapter.features() & wanted_features();
         let limits = adapter.limits();
+        let coop = Self::coop_support(&adapter);
+        if coop.is_some() {
+            features |= wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX;
+        }
+        let experimental = if coop.is_some() {
+            // SAFETY: only the cooperative-matrix feature is used experimentally, by kernels
+            // validated by naga and checked against the SIMT kernel's results.
+            unsafe { wgpu::ExperimentalFeatures::enabled() }
+        } else {
+            wgpu::ExperimentalFeatures::disabled()
+        };
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("kupfer"),
                 required_features: features,
                 required_limits: limits,
-                experimental_features: wgpu::ExperimentalFeatures::disabled(),
+                experimental_features: experimental,
                 memory_hints: wgpu::MemoryHints::Performance,
                 trace: wgpu::Trace::Off,
             })
             .await
             .map_err(|e| Error::NoAdapter(format!("the device request failed: {e}")))?;
-        Ok(Self::from_parts(device, queue, &adapter.get_info()))
+        let mut ctx = Self::from_parts(device, queue, &adapter.get_info());
+        if let Some(inner) = Arc::get_mut(&mut ctx.inner) {
+            inner.coop = coop;
+        }
+        Ok(ctx)
+    }
+
+    fn coop_support(adapter: &wgpu::Adapter) -> Option<CoopMatrix> {
+        let off = std::env::var("KUPFER_COOP").is_ok_and(|v| v.trim() == "0");
+        let f = adapter.features();
+        if off
+            || !f.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX)
+            || !f.contains(wgpu::Features::SHADER_F16)
+        {
+            return None;
+        }
+        let info = adapter.get_info();
+        if info.subgroup_min_size != info.subgroup_max_size || info.subgroup_min_size == 0 {
+            return None;
+        }
+        let props = adapter.cooperative_matrix_properties();
+        let has = |cr| {
+            props.iter().any(|p| {
+                (p.m_size, p.n_size, p.k_size) == (16, 16, 16)
+                    && p.ab_type == wgpu::CooperativeScalarType::F16
+                    && p.cr_type == cr
+            })
+        };
+        has(wgpu::CooperativeScalarType::F32).then(|| CoopMatrix {
+            subgroup_size: info.subgroup_min_size,
+            f16_acc: has(wgpu::CooperativeScalarType::F16),
+        })
+    }
+
+    /// Tensor-core support (None where the device has no usable cooperative matrices).
+    pub fn cooperative_matrix(&self) -> Option<CoopMatrix> {
+        self.inner.coop
     }
 
     /// Shares an existing wgpu device and queue (e.g. an application's renderer).
@@ -240,6 +303,7 @@ impl Context {
                 queue,
                 info,
                 target,
+                coop: None,
             }),
         }
     }

@@ -17,7 +17,7 @@ pub mod timer;
 pub mod transfer;
 
 pub use batch::Binding;
-pub use context::{AdapterChoice, Context, DeviceInfo};
+pub use context::{AdapterChoice, Context, CoopMatrix, DeviceInfo};
 pub use kupfer_core::{Error, Result};
 pub use pool::{GpuBuffer, MemoryPool};
 pub use timer::Event;

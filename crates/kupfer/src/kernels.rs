@@ -31,6 +31,10 @@ pub(crate) struct KernelCache {
     pub(crate) reductions: Cache<ReduceProgram, ParamLayout>,
     pub(crate) scans: Cache<ScanProgram, ParamLayout>,
     pub(crate) histograms: Cache<HistProgram, HistParams>,
+    pub(crate) matmul: Cache<kupfer_core::matmul::MatmulProgram, ()>,
+    /// Tuned matmul kernels per shape class (see `matmul/tune.rs`).
+    pub(crate) matmul_tiles:
+        Mutex<HashMap<crate::matmul::TuneKey, kupfer_core::matmul::MatmulKernel>>,
 }
 
 /// The kernel of `key` from `cache`; on a miss, `generate` writes its WGSL for the device's

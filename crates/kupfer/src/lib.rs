@@ -19,6 +19,8 @@
 //! - [`views`]: `reshape`, `transpose`, `slice` / [`s!`], `broadcast_to`, ...
 //! - [`reduce`]: `sum`, `prod`, `mean`, `max`, `min`, `any`, `all` over any axes, fused with
 //!   their elementwise input.
+//! - [`matmul`](mod@matmul): `matmul` / `@` with NumPy semantics (tiled SIMT, gemv and
+//!   tensor-core kernels).
 //! - [`Device`] (device.rs): adapters, the current device, memory pool, events.
 //! - [`io`]: `.npy` reading and writing.
 //! - [`custom`]: custom kernels in WGSL ([`ElementwiseKernel`], [`ReductionKernel`],
@@ -40,6 +42,7 @@ mod host;
 #[cfg(feature = "npy")]
 pub mod io;
 mod kernels;
+pub mod matmul;
 pub mod nanfuncs;
 #[cfg(feature = "ndarray")]
 mod ndarray_interop;
@@ -62,6 +65,9 @@ pub use half::f16;
 pub use host::{Element, HostArray, HostData};
 pub use kupfer_core::{promote, DType, Error, Kind, Layout, Result, SliceArg};
 pub use kupfer_wgpu::{wgpu, AdapterChoice, DeviceInfo, Event, MemoryPool};
+pub use matmul::{matmul, matmul_with, MatmulPrecision};
+#[doc(hidden)]
+pub use matmul::{matmul_forced, CoopConfig, Force, TileConfig};
 pub use nanfuncs::{
     nanargmax, nanargmin, nanmax, nanmean, nanmin, nanprod, nanstd, nansum, nanvar,
 };

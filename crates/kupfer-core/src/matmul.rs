@@ -1,0 +1,904 @@
+//! Matrix multiplication kernels: the structural key ([`MatmulProgram`]) and WGSL generation
+//! from the templates `shaders/matmul_*.wgsl`.
+//!
+//! Every kernel computes `C[z, i, j] = sum_k A[z, i, k] * B[z, k, j]` over a collapsed batch
+//! index `z` (at most four batch axes, see `shaders/matmul_common.wgsl`), reading A and B in
+//! place through element strides and writing a contiguous C. Kernel families:
+//! - [`MatmulKernel::Simple`]: one thread per output, any dtype (the reference path);
+//! - [`MatmulKernel::Tiled`]: the SIMT GEMM (workgroup-memory tiles, register blocking, vec4
+//!   loads), f32 accumulation, for float16/float32 results; its [`TileConfig`] is chosen per
+//!   adapter by a small autotune;
+//! - [`MatmulKernel::Gemv`]: matrix-vector products, bandwidth-bound;
+//! - [`MatmulKernel::Coop`]: tensor cores through WGSL cooperative-matrix types.
+
+use crate::codegen::{cast_expr, zero, Target};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use std::fmt::Write;
+
+const COMMON: &str = include_str!("../../../shaders/matmul_common.wgsl");
+const SIMPLE: &str = include_str!("../../../shaders/matmul_simple.wgsl");
+const TILED: &str = include_str!("../../../shaders/matmul_tiled.wgsl");
+const GEMV: &str = include_str!("../../../shaders/matmul_gemv.wgsl");
+const COOP: &str = include_str!("../../../shaders/matmul_coop.wgsl");
+
+/// Bytes of the uniform block of every matmul kernel (`Params` in `matmul_common.wgsl`).
+pub const PARAMS_SIZE: usize = 96;
+
+/// Workgroup size (x, y) of the simple kernel.
+pub const SIMPLE_WORKGROUP: (u32, u32) = (16, 16);
+
+/// How a tiled kernel reads one operand tile from global memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Load {
+    /// One element at a time through both strides (any layout, any dtype).
+    Scalar,
+    /// vec4 along the operand's reduction axis k (A row-major, or B transposed): needs
+    /// stride 1 along k, K a multiple of 4 and 4-aligned offsets and other strides.
+    VecK,
+    /// vec4 along the operand's outer axis (m for A transposed, n for B row-major).
+    VecOuter,
+}
+
+/// Tile configuration of the SIMT GEMM.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TileConfig {
+    /// Rows of C per workgroup.
+    pub bm: u32,
+    /// Columns of C per workgroup.
+    pub bn: u32,
+    /// Depth of one k step staged in workgroup memory.
+    pub bk: u32,
+    /// Rows of C per thread (a multiple of 4).
+    pub tm: u32,
+    /// Columns of C per thread (a multiple of 4).
+    pub tn: u32,
+}
+
+impl TileConfig {
+    /// Threads per workgroup.
+    pub fn threads(&self) -> u32 {
+        (self.bm / self.tm) * (self.bn / self.tn)
+    }
+
+    /// Workgroup memory in bytes.
+    pub fn workgroup_bytes(&self) -> u32 {
+        (self.bm + self.bn) * self.bk * 4
+    }
+
+    /// The configurations the autotuner tries, largest first.
+    pub fn candidates() -> Vec<TileConfig> {
+        let c = |bm, bn, bk, tm, tn| TileConfig { bm, bn, bk, tm, tn };
+        vec![
+            c(128, 128, 8, 8, 8),
+            c(128, 128, 16, 8, 8),
+            c(128, 64, 16, 8, 8),
+            c(64, 128, 16, 8, 8),
+            c(64, 64, 16, 4, 4),
+            c(64, 64, 8, 8, 8),
+            c(32, 32, 16, 4, 4),
+        ]
+    }
+
+    /// The configuration used without tuning (software adapters, tuning disabled).
+    pub fn default_for(m: usize, n: usize) -> TileConfig {
+        if m * n >= 512 * 512 {
+            TileConfig {
+                bm: 128,
+                bn: 128,
+                bk: 8,
+                tm: 8,
+                tn: 8,
+            }
+        } else {
+            TileConfig {
+                bm: 64,
+                bn: 64,
+                bk: 16,
+                tm: 4,
+                tn: 4,
+            }
+        }
+    }
+
+    fn valid(&self) -> bool {
+        self.tm % 4 == 0
+            && self.tn % 4 == 0
+            && self.bm % self.tm == 0
+            && self.bn % self.tn == 0
+            && self.bk % 4 == 0
+    }
+}
+
+/// Shape of a gemv workgroup.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GemvShape {
+    /// `lanes` threads per row stride along a contiguous k (vec4 when `vec4`).
+    Rows {
+        /// Threads sharing one row (a power of two ≤ 256).
+        lanes: u32,
+        /// vec4 loads (float32 only).
+        vec4: bool,
+    },
+    /// 64 neighbouring rows per workgroup (coalesced when rows are contiguous), k split four
+    /// ways.
+    Cols,
+}
+
+/// Cooperative-matrix (tensor core) GEMM configuration: a workgroup of `wm x wn` subgroups,
+/// each computing `fm x fn` 16x16 fragments of C.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CoopConfig {
+    /// Subgroups along m.
+    pub wm: u32,
+    /// Subgroups along n.
+    pub wn: u32,
+    /// 16x16 fragments per subgroup along m.
+    pub fm: u32,
+    /// 16x16 fragments per subgroup along n.
+    pub fn_: u32,
+    /// Depth of one k step staged in workgroup memory (a multiple of 16).
+    pub bk: u32,
+    /// Subgroup size the kernel is written for (32 on NVIDIA).
+    pub subgroup: u32,
+}
+
+impl CoopConfig {
+    /// Rows of C per workgroup.
+    pub fn bm(&self) -> u32 {
+        self.wm * self.fm * 16
+    }
+
+    /// Columns of C per workgroup.
+    pub fn bn(&self) -> u32 {
+        self.wn * self.fn_ * 16
+    }
+
+    /// Threads per workgroup.
+    pub fn threads(&self) -> u32 {
+        self.wm * self.wn * self.subgroup
+    }
+
+    /// Workgroup memory in bytes (f16 A and B tiles, plus an f32 staging tile for C).
+    pub fn workgroup_bytes(&self) -> u32 {
+        (self.bm() + self.bn()) * self.bk * 2
+    }
+
+    /// The configurations the autotuner tries.
+    pub fn candidates(subgroup: u32) -> Vec<CoopConfig> {
+        let c = |wm, wn, fm, fn_, bk| CoopConfig {
+            wm,
+            wn,
+            fm,
+            fn_,
+            bk,
+            subgroup,
+        };
+        vec![
+            c(2, 2, 4, 4, 32),
+            c(2, 2, 2, 4, 32),
+            c(4, 2, 2, 4, 32),
+            c(2, 2, 4, 2, 32),
+            c(2, 2, 2, 2, 32),
+            c(2, 2, 4, 4, 16),
+        ]
+    }
+}
+
+/// Which kernel a matmul runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MatmulKernel {
+    /// One thread per output element, any dtype.
+    Simple,
+    /// The tiled SIMT GEMM with the loads of A and B.
+    Tiled {
+        /// Tile configuration.
+        tile: TileConfig,
+        /// Load of A.
+        a: Load,
+        /// Load of B.
+        b: Load,
+        /// vec4 stores of C (float32 C, N a multiple of 4).
+        c_vec4: bool,
+    },
+    /// Matrix (A) times vector (B).
+    Gemv(GemvShape),
+    /// Tensor cores; A and B must be float16 or float32 (converted to f16 when staged).
+    Coop {
+        /// Configuration.
+        cfg: CoopConfig,
+        /// Accumulate in f16 (false: f32).
+        f16_acc: bool,
+    },
+}
+
+/// A matmul kernel's structural key: operand dtypes, result dtype and kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct MatmulProgram {
+    /// dtype of A as stored.
+    pub a: DType,
+    /// dtype of B as stored.
+    pub b: DType,
+    /// The result dtype (NumPy promotion of A's and B's).
+    pub out: DType,
+    /// The kernel.
+    pub kernel: MatmulKernel,
+}
+
+/// The dtype products accumulate in: float16 accumulates in float32, bool in bool (or).
+pub fn acc_dtype(out: DType) -> DType {
+    match out {
+        DType::F16 => DType::F32,
+        d => d,
+    }
+}
+
+fn storage(d: DType) -> &'static str {
+    d.wgsl_storage()
+}
+
+/// `x` (stored as `from`) as the accumulator of result dtype `out`: NumPy casts to the result
+/// dtype first, then kupfer widens float16 to the f32 accumulator.
+fn load_cast(x: &str, from: DType, out: DType) -> String {
+    let v = if from == DType::Bool {
+        format!("({x} != 0u)")
+    } else {
+        x.to_string()
+    };
+    let r = cast_expr(&v, from, out);
+    cast_expr(&r, out, acc_dtype(out))
+}
+
+fn store_expr(v: &str, out: DType) -> String {
+    let r = cast_expr(v, acc_dtype(out), out);
+    if out == DType::Bool {
+        format!("select(0u, 1u, {r})")
+    } else {
+        r
+    }
+}
+
+fn mad_expr(out: DType) -> String {
+    match out {
+        DType::Bool => "acc || (a && b)".into(),
+        DType::Complex64 => "acc + vec2<f32>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x)".into(),
+        _ => "acc + a * b".into(),
+    }
+}
+
+fn enables(p: &MatmulProgram) -> String {
+    let mut s = String::new();
+    if [p.a, p.b, p.out].contains(&DType::F16) || matches!(p.kernel, MatmulKernel::Coop { .. }) {
+        s.push_str("enable f16;\n");
+    }
+    if matches!(p.kernel, MatmulKernel::Coop { .. }) {
+        s.push_str("enable wgpu_cooperative_matrix;\n");
+    }
+    s
+}
+
+fn fill(template: &str, subs: &[(&str, String)]) -> String {
+    let mut s = template.to_string();
+    // Later entries win (kernel-specific values after the common ones).
+    for (k, v) in subs.iter().rev() {
+        s = s.replace(&format!("{{{{{k}}}}}"), v);
+    }
+    s
+}
+
+/// Generates the WGSL of a matmul kernel (entry point `main`; binding 0 the uniform block of
+/// [`PARAMS_SIZE`] bytes, 1 = A, 2 = B, 3 = C).
+pub fn generate(p: &MatmulProgram, target: &Target) -> Result<String> {
+    for d in [p.a, p.b, p.out] {
+        target.check(d, "this adapter")?;
+    }
+    if p.out == DType::I64 || p.out == DType::F64 {
+        // Covered by check above; 64-bit needs no extra enable in WGSL.
+    }
+    let acc = acc_dtype(p.out);
+    let common = vec![
+        ("ENABLES", enables(p)),
+        ("COMMON", COMMON.to_string()),
+        ("ACC", acc.wgsl_value().to_string()),
+        ("ZERO", zero(acc)),
+        ("CAST_A", load_cast("x", p.a, p.out)),
+        ("CAST_B", load_cast("x", p.b, p.out)),
+        ("MAD", mad_expr(p.out)),
+        ("STORE", store_expr("v", p.out)),
+        ("A_STORAGE", storage(p.a).to_string()),
+        ("B_STORAGE", storage(p.b).to_string()),
+        ("C_STORAGE", storage(p.out).to_string()),
+    ];
+    match p.kernel {
+        MatmulKernel::Simple => Ok(fill(SIMPLE, &common)),
+        MatmulKernel::Gemv(shape) => gemv(p, shape, common),
+        MatmulKernel::Tiled { tile, a, b, c_vec4 } => tiled(p, tile, a, b, c_vec4, common),
+        MatmulKernel::Coop { cfg, f16_acc } => coop(p, cfg, f16_acc, common),
+    }
+}
+
+fn gemv(p: &MatmulProgram, shape: GemvShape, mut subs: Vec<(&str, String)>) -> Result<String> {
+    if p.out == DType::Bool {
+        return Err(Error::invalid(
+            "gemv kernel for bool (use the simple kernel)",
+        ));
+    }
+    let store = store_expr("v", p.out);
+    let (lanes, body, vec4) = match shape {
+        GemvShape::Rows { lanes, vec4 } => {
+            if !lanes.is_power_of_two() || lanes > 256 {
+                return Err(Error::invalid("gemv lanes must be a power of two ≤ 256"));
+            }
+            let dot = if vec4 {
+                "        let a4 = u32(ra) / 4u;
+        let b4 = u32(rb) / 4u;
+        let k4 = P.k / 4u;
+        var s = vec4<f32>(0.0);
+        var t = vec4<f32>(0.0);
+        var k = lane;
+        for (; k + LANES < k4; k += 2u * LANES) {
+            let x0 = A[a4 + k];
+            let y0 = B[b4 + k];
+            let x1 = A[a4 + k + LANES];
+            let y1 = B[b4 + k + LANES];
+            s = fma(x0, y0, s);
+            t = fma(x1, y1, t);
+        }
+        if (k < k4) {
+            s = fma(A[a4 + k], B[b4 + k], s);
+        }
+        s += t;
+        acc = (s.x + s.y) + (s.z + s.w);"
+                    .to_string()
+            } else {
+                "        for (var k = lane; k < P.k; k += LANES) {
+            acc = kp_mad(acc, kp_load_a(ra + i32(k) * P.sak), kp_load_b(rb + i32(k) * P.sbk));
+        }"
+                .to_string()
+            };
+            let body = format!(
+                "    let lane = lid % LANES;
+    let row = (wid.y * nwg.x + wid.x) * GROUPS + lid / LANES;
+    for (var z = wid.z; z < P.batch; z += nwg.z) {{
+        let bo = kp_batch(z);
+        var acc = {zero};
+        if (row < P.m) {{
+        let ra = i32(P.oa) + bo.x + i32(row) * P.sam;
+        let rb = i32(P.ob) + bo.y;
+{dot}
+        }}
+        red[lid] = acc;
+        workgroupBarrier();
+        for (var s = LANES / 2u; s > 0u; s >>= 1u) {{
+            if (lane < s) {{
+                red[lid] = red[lid] + red[lid + s];
+            }}
+            workgroupBarrier();
+        }}
+        if (lane == 0u && row < P.m) {{
+            let v = red[lid];
+            C[z * P.m + row] = {store};
+        }}
+        workgroupBarrier();
+    }}",
+                zero = zero(acc_dtype(p.out)),
+            );
+            (lanes, body, vec4)
+        }
+        GemvShape::Cols => {
+            let body = format!(
+                "    let r = lid % 64u;
+    let kg = lid / 64u;
+    let row = (wid.y * nwg.x + wid.x) * 64u + r;
+    for (var z = wid.z; z < P.batch; z += nwg.z) {{
+        let bo = kp_batch(z);
+        var acc = {zero};
+        if (row < P.m) {{
+            let ra = i32(P.oa) + bo.x + i32(row) * P.sam;
+            let rb = i32(P.ob) + bo.y;
+            for (var k = kg; k < P.k; k += 4u) {{
+                acc = kp_mad(acc, kp_load_a(ra + i32(k) * P.sak), kp_load_b(rb + i32(k) * P.sbk));
+            }}
+        }}
+        red[lid] = acc;
+        workgroupBarrier();
+        if (lid < 128u) {{
+            red[lid] = red[lid] + red[lid + 128u];
+        }}
+        workgroupBarrier();
+        if (lid < 64u) {{
+            red[lid] = red[lid] + red[lid + 64u];
+            if (row < P.m) {{
+                let v = red[lid];
+                C[z * P.m + row] = {store};
+            }}
+        }}
+        workgroupBarrier();
+    }}",
+                zero = zero(acc_dtype(p.out)),
+            );
+            (64, body, false)
+        }
+    };
+    if vec4 && (p.a != DType::F32 || p.b != DType::F32 || p.out != DType::F32) {
+        return Err(Error::invalid("vec4 gemv needs float32 operands"));
+    }
+    let (at, bt) = if vec4 {
+        ("vec4<f32>".to_string(), "vec4<f32>".to_string())
+    } else {
+        (storage(p.a).to_string(), storage(p.b).to_string())
+    };
+    subs.push(("A_TYPE", at));
+    subs.push(("B_TYPE", bt));
+    subs.push(("LANES", lanes.to_string()));
+    subs.push(("BODY", body));
+    let mut s = fill(GEMV, &subs);
+    if vec4 {
+        // kp_load_a/b are unused and would not type-check against vec4 storage.
+        s = strip_fn(&s, "kp_load_a");
+        s = strip_fn(&s, "kp_load_b");
+    }
+    Ok(s)
+}
+
+/// Removes the function `name` (from `fn name(` to its closing line `}`).
+fn strip_fn(s: &str, name: &str) -> String {
+    let start = match s.find(&format!("fn {name}(")) {
+        Some(i) => i,
+        None => return s.to_string(),
+    };
+    let end = s[start..].find("\n}\n").map_or(s.len(), |e| start + e + 3);
+    format!("{}{}", &s[..start], &s[end..])
+}
+
+fn tiled(
+    p: &MatmulProgram,
+    t: TileConfig,
+    la: Load,
+    lb: Load,
+    c_vec4: bool,
+    mut subs: Vec<(&str, String)>,
+) -> Result<String> {
+    if !t.valid() {
+        return Err(Error::invalid(format!("bad tile configuration {t:?}")));
+    }
+    if !matches!(p.out, DType::F32 | DType::F16) {
+        return Err(Error::invalid(
+            "the tiled kernel computes float16/float32 results",
+        ));
+    }
+    let vec_ok = |d: DType, l: Load| l == Load::Scalar || d == DType::F32;
+    if !vec_ok(p.a, la) || !vec_ok(p.b, lb) || (c_vec4 && p.out != DType::F32) {
+        return Err(Error::invalid("vec4 loads and stores need float32"));
+    }
+    let (tx, ty) = (t.bn / t.tn, t.bm / t.tm);
+    let wg = tx * ty;
+    let (pm, qn) = (t.tm / 4, t.tn / 4);
+    let a_elem = |idx: &str| load_cast(&format!("A[{idx}]"), p.a, p.out);
+    let b_elem = |idx: &str| load_cast(&format!("B[{idx}]"), p.b, p.out);
+    // Loads: each fills As[k * BM/4 + m/4][m%4] (and Bs likewise) for one k step.
+    let load_a = match la {
+        Load::Scalar => format!(
+            "            for (var t = lid; t < BM * BK; t += WG) {{
+                let r = t / BK;
+                let kk = t % BK;
+                let gr = row0 + r;
+                let gk = k0 + kk;
+                var v = 0.0;
+                if (gr < P.m && gk < P.k) {{
+                    v = {};
+                }}
+                As[(kk * BM + r) / 4u][r % 4u] = v;
+            }}",
+            a_elem("u32(base_a + i32(gr) * P.sam + i32(gk) * P.sak)")
+        ),
+        Load::VecK => "            for (var t = lid; t < BM * BK / 4u; t += WG) {
+                let r = t / (BK / 4u);
+                let kq = t % (BK / 4u);
+                let gr = row0 + r;
+                let gk = k0 + kq * 4u;
+                var v = vec4<f32>(0.0);
+                if (gr < P.m && gk < P.k) {
+                    v = A[u32(base_a + i32(gr) * P.sam + i32(gk)) / 4u];
+                }
+                let at = kq * 4u * BM + r;
+                As[at / 4u][r % 4u] = v.x;
+                As[(at + BM) / 4u][r % 4u] = v.y;
+                As[(at + 2u * BM) / 4u][r % 4u] = v.z;
+                As[(at + 3u * BM) / 4u][r % 4u] = v.w;
+            }"
+        .to_string(),
+        Load::VecOuter => "            for (var t = lid; t < BM * BK / 4u; t += WG) {
+                let kk = t / (BM / 4u);
+                let mq = t % (BM / 4u);
+                let gm = row0 + mq * 4u;
+                let gk = k0 + kk;
+                var v = vec4<f32>(0.0);
+                if (gm < P.m && gk < P.k) {
+                    v = A[u32(base_a + i32(gk) * P.sak + i32(gm)) / 4u];
+                }
+                As[kk * (BM / 4u) + mq] = v;
+            }"
+        .to_string(),
+    };
+    let load_b = match lb {
+        Load::Scalar => format!(
+            "            for (var t = lid; t < BN * BK; t += WG) {{
+                let kk = t / BN;
+                let c = t % BN;
+                let gc = col0 + c;
+                let gk = k0 + kk;
+                var v = 0.0;
+                if (gc < P.n && gk < P.k) {{
+                    v = {};
+                }}
+                Bs[(kk * BN + c) / 4u][c % 4u] = v;
+            }}",
+            b_elem("u32(base_b + i32(gk) * P.sbk + i32(gc) * P.sbn)")
+        ),
+        Load::VecOuter => "            for (var t = lid; t < BN * BK / 4u; t += WG) {
+                let kk = t / (BN / 4u);
+                let nq = t % (BN / 4u);
+                let gn = col0 + nq * 4u;
+                let gk = k0 + kk;
+                var v = vec4<f32>(0.0);
+                if (gn < P.n && gk < P.k) {
+                    v = B[u32(base_b + i32(gk) * P.sbk + i32(gn)) / 4u];
+                }
+                Bs[kk * (BN / 4u) + nq] = v;
+            }"
+        .to_string(),
+        Load::VecK => "            for (var t = lid; t < BN * BK / 4u; t += WG) {
+                let c = t / (BK / 4u);
+                let kq = t % (BK / 4u);
+                let gc = col0 + c;
+                let gk = k0 + kq * 4u;
+                var v = vec4<f32>(0.0);
+                if (gc < P.n && gk < P.k) {
+                    v = B[u32(base_b + i32(gc) * P.sbn + i32(gk)) / 4u];
+                }
+                let at = kq * 4u * BN + c;
+                Bs[at / 4u][c % 4u] = v.x;
+                Bs[(at + BN) / 4u][c % 4u] = v.y;
+                Bs[(at + 2u * BN) / 4u][c % 4u] = v.z;
+                Bs[(at + 3u * BN) / 4u][c % 4u] = v.w;
+            }"
+        .to_string(),
+    };
+    let mut inner = String::new();
+    for i in 0..pm {
+        let _ = writeln!(
+            inner,
+            "                let a{i} = As[kk * (BM / 4u) + ty + {i}u * TY];"
+        );
+    }
+    for q in 0..qn {
+        let _ = writeln!(
+            inner,
+            "                let b{q} = Bs[kk * (BN / 4u) + tx + {q}u * TX];"
+        );
+    }
+    for i in 0..pm {
+        for r in 0..4 {
+            let lane = ["x", "y", "z", "w"][r as usize];
+            for q in 0..qn {
+                let at = (i * 4 + r) * qn + q;
+                let _ = writeln!(
+                    inner,
+                    "                acc[{at}] = fma(vec4<f32>(a{i}.{lane}), b{q}, acc[{at}]);"
+                );
+            }
+        }
+    }
+    let mut store = String::new();
+    for i in 0..pm {
+        for r in 0..4 {
+            let _ = writeln!(
+                store,
+                "        {{
+            let row = row0 + (ty + {i}u * TY) * 4u + {r}u;"
+            );
+            for q in 0..qn {
+                let at = (i * 4 + r) * qn + q;
+                if c_vec4 {
+                    let _ = writeln!(
+                        store,
+                        "            let cc{q} = col0 + (tx + {q}u * TX) * 4u;
+            if (row < P.m && cc{q} < P.n) {{
+                C[((z * P.m + row) * P.n + cc{q}) / 4u] = acc[{at}];
+            }}"
+                    );
+                } else {
+                    for c in 0..4 {
+                        let lane = ["x", "y", "z", "w"][c as usize];
+                        let v = store_expr(&format!("acc[{at}].{lane}"), p.out);
+                        let _ = writeln!(
+                            store,
+                            "            let col{q}_{c} = col0 + (tx + {q}u * TX) * 4u + {c}u;
+            if (row < P.m && col{q}_{c} < P.n) {{
+                C[(z * P.m + row) * P.n + col{q}_{c}] = {v};
+            }}"
+                        );
+                    }
+                }
+            }
+            let _ = writeln!(store, "        }}");
+        }
+    }
+    let ty_of = |d: DType, l: Load| {
+        if l == Load::Scalar {
+            storage(d).to_string()
+        } else {
+            "vec4<f32>".into()
+        }
+    };
+    subs.push(("A_TYPE", ty_of(p.a, la)));
+    subs.push(("B_TYPE", ty_of(p.b, lb)));
+    subs.push((
+        "C_TYPE",
+        if c_vec4 {
+            "vec4<f32>".into()
+        } else {
+            storage(p.out).to_string()
+        },
+    ));
+    subs.push(("BM", t.bm.to_string()));
+    subs.push(("BN", t.bn.to_string()));
+    subs.push(("BK", t.bk.to_string()));
+    subs.push(("TX", tx.to_string()));
+    subs.push(("TY", ty.to_string()));
+    subs.push(("WG", wg.to_string()));
+    subs.push(("AS_LEN", (t.bm * t.bk / 4).to_string()));
+    subs.push(("BS_LEN", (t.bn * t.bk / 4).to_string()));
+    subs.push(("ACC_LEN", (t.tm * t.tn / 4).to_string()));
+    subs.push(("LOAD_A", load_a));
+    subs.push(("LOAD_B", load_b));
+    subs.push(("INNER", inner));
+    subs.push(("STORE", store));
+    Ok(fill(TILED, &subs))
+}
+
+fn coop(
+    p: &MatmulProgram,
+    cfg: CoopConfig,
+    f16_acc: bool,
+    mut subs: Vec<(&str, String)>,
+) -> Result<String> {
+    if !matches!(p.out, DType::F32 | DType::F16)
+        || !matches!(p.a, DType::F32 | DType::F16)
+        || !matches!(p.b, DType::F32 | DType::F16)
+    {
+        return Err(Error::invalid(
+            "the cooperative-matrix kernel computes floats",
+        ));
+    }
+    if cfg.bk % 16 != 0 {
+        return Err(Error::invalid("coop bk must be a multiple of 16"));
+    }
+    let acc_t = if f16_acc { "f16" } else { "f32" };
+    let cs_v = if f16_acc {
+        "f32(Cs[sg * 256u + e])"
+    } else {
+        "Cs[sg * 256u + e]"
+    };
+    let a_elem = |idx: &str| format!("f16({})", load_cast(&format!("AA[{idx}]"), p.a, p.out));
+    let b_elem = |idx: &str| format!("f16({})", load_cast(&format!("BB[{idx}]"), p.b, p.out));
+    let mut frags = String::new();
+    let mut mads = String::new();
+    let mut stores = String::new();
+    for i in 0..cfg.fm {
+        let _ = writeln!(
+            mads,
+            "                let a{i} = coopLoadT<coop_mat16x16<f16, A>>(&As[(wy * {fm}u * 16u + {i}u * 16u) * BKP + kk], BKP);",
+            fm = cfg.fm
+        );
+    }
+    for j in 0..cfg.fn_ {
+        let _ = writeln!(
+            mads,
+            "                let b{j} = coopLoadT<coop_mat16x16<f16, B>>(&Bs[kk * BNP + wx * {fn_}u * 16u + {j}u * 16u], BNP);",
+            fn_ = cfg.fn_
+        );
+    }
+    for i in 0..cfg.fm {
+        for j in 0..cfg.fn_ {
+            let _ = writeln!(frags, "        var c{i}_{j} = coop_mat16x16<{acc_t}, C>();");
+            let _ = writeln!(
+                mads,
+                "                c{i}_{j} = coopMultiplyAdd(a{i}, b{j}, c{i}_{j});"
+            );
+            let _ = writeln!(
+                stores,
+                "        {{
+            coopStoreT(c{i}_{j}, &Cs[sg * 256u], 16u);
+            workgroupBarrier();
+            let r0 = row0 + (wy * {fm}u + {i}u) * 16u;
+            let c0 = col0 + (wx * {fn_}u + {j}u) * 16u;
+            for (var e = lane; e < 256u; e += SG) {{
+                let row = r0 + e / 16u;
+                let col = c0 + e % 16u;
+                if (row < P.m && col < P.n) {{
+                    let v = {store_v};
+                    CC[(z * P.m + row) * P.n + col] = {store};
+                }}
+            }}
+            workgroupBarrier();
+        }}",
+                fm = cfg.fm,
+                fn_ = cfg.fn_,
+                store_v = cs_v,
+                store = store_expr("v", p.out),
+            );
+        }
+    }
+    subs.push(("A_STORAGE", storage(p.a).to_string()));
+    subs.push(("B_STORAGE", storage(p.b).to_string()));
+    subs.push(("ACC_T", acc_t.to_string()));
+    subs.push(("WM", cfg.wm.to_string()));
+    subs.push(("WN", cfg.wn.to_string()));
+    subs.push(("BM", cfg.bm().to_string()));
+    subs.push(("BN", cfg.bn().to_string()));
+    subs.push(("BK", cfg.bk.to_string()));
+    subs.push(("SG", cfg.subgroup.to_string()));
+    subs.push(("WG", cfg.threads().to_string()));
+    subs.push((
+        "A_ELEM",
+        a_elem("u32(base_a + i32(gr) * P.sam + i32(gk) * P.sak)"),
+    ));
+    subs.push((
+        "B_ELEM",
+        b_elem("u32(base_b + i32(gk) * P.sbk + i32(gc) * P.sbn)"),
+    ));
+    subs.push(("FRAGS", frags));
+    subs.push(("MADS", mads));
+    subs.push(("STORES", stores));
+    let _ = p;
+    Ok(fill(COOP, &subs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn validate(wgsl: &str, coop: bool) {
+        let module = naga::front::wgsl::parse_str(wgsl)
+            .unwrap_or_else(|e| panic!("{}\n---\n{wgsl}", e.emit_to_string(wgsl)));
+        let mut caps = naga::valid::Capabilities::SHADER_FLOAT16
+            | naga::valid::Capabilities::FLOAT64
+            | naga::valid::Capabilities::SHADER_INT64;
+        if coop {
+            caps |= naga::valid::Capabilities::COOPERATIVE_MATRIX;
+        }
+        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
+            .validate(&module)
+            .unwrap_or_else(|e| panic!("{}\n---\n{wgsl}", e.emit_to_string(wgsl)));
+    }
+
+    const ALL: Target = Target {
+        f16: true,
+        f64: true,
+        i64: true,
+    };
+
+    fn result(a: DType, b: DType) -> Option<DType> {
+        crate::promote::result_type(a, b).ok()
+    }
+
+    #[test]
+    fn simple_kernel_validates_for_every_dtype_pair() {
+        for a in DType::ALL {
+            for b in DType::ALL {
+                let Some(out) = result(a, b) else { continue };
+                let p = MatmulProgram {
+                    a,
+                    b,
+                    out,
+                    kernel: MatmulKernel::Simple,
+                };
+                validate(&generate(&p, &ALL).unwrap(), false);
+            }
+        }
+    }
+
+    #[test]
+    fn gemv_kernels_validate() {
+        for a in DType::ALL {
+            for b in DType::ALL {
+                let Some(out) = result(a, b) else { continue };
+                if out == DType::Bool {
+                    continue;
+                }
+                for shape in [
+                    GemvShape::Cols,
+                    GemvShape::Rows {
+                        lanes: 32,
+                        vec4: false,
+                    },
+                    GemvShape::Rows {
+                        lanes: 8,
+                        vec4: false,
+                    },
+                ] {
+                    let p = MatmulProgram {
+                        a,
+                        b,
+                        out,
+                        kernel: MatmulKernel::Gemv(shape),
+                    };
+                    validate(&generate(&p, &ALL).unwrap(), false);
+                }
+            }
+        }
+        for lanes in [8, 32, 64, 128] {
+            let p = MatmulProgram {
+                a: DType::F32,
+                b: DType::F32,
+                out: DType::F32,
+                kernel: MatmulKernel::Gemv(GemvShape::Rows { lanes, vec4: true }),
+            };
+            validate(&generate(&p, &ALL).unwrap(), false);
+        }
+    }
+
+    #[test]
+    fn every_tile_config_and_load_validates() {
+        let loads = [Load::Scalar, Load::VecK, Load::VecOuter];
+        let mut cfgs = TileConfig::candidates();
+        cfgs.push(TileConfig::default_for(1, 1));
+        cfgs.push(TileConfig::default_for(4096, 4096));
+        for tile in cfgs {
+            for (a, b, out) in [
+                (DType::F32, DType::F32, DType::F32),
+                (DType::F16, DType::F16, DType::F16),
+                (DType::F16, DType::F32, DType::F32),
+                (DType::I32, DType::F32, DType::F32),
+            ] {
+                for la in loads {
+                    for lb in loads {
+                        for c_vec4 in [false, true] {
+                            let p = MatmulProgram {
+                                a,
+                                b,
+                                out,
+                                kernel: MatmulKernel::Tiled {
+                                    tile,
+                                    a: la,
+                                    b: lb,
+                                    c_vec4,
+                                },
+                            };
+                            match generate(&p, &ALL) {
+                                Ok(w) => validate(&w, false),
+                                Err(_) => assert!(
+                                    (la != Load::Scalar && a != DType::F32)
+                                        || (lb != Load::Scalar && b != DType::F32)
+                                        || (c_vec4 && out != DType::F32)
+                                ),
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_coop_config_validates() {
+        for cfg in CoopConfig::candidates(32) {
+            for (a, b, out) in [
+                (DType::F16, DType::F16, DType::F16),
+                (DType::F32, DType::F32, DType::F32),
+            ] {
+                for f16_acc in [false, true] {
+                    let p = MatmulProgram {
+                        a,
+                        b,
+                        out,
+                        kernel: MatmulKernel::Coop { cfg, f16_acc },
+                    };
+                    validate(&generate(&p, &ALL).unwrap(), true);
+                }
+            }
+        }
+    }
+}

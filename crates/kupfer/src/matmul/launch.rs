@@ -1,0 +1,462 @@
+//! Kernel choice, uniform block and dispatch of a checked matmul [`Plan`].
+
+use super::tune;
+use super::{MatmulPrecision, Plan};
+use crate::array::Array;
+use crate::device::Device;
+use crate::kernels;
+use kupfer_core::layout::{collapse_axes, contiguous_strides};
+use kupfer_core::matmul::{
+    self as km, CoopConfig, GemvShape, Load, MatmulKernel, MatmulProgram, TileConfig,
+};
+use kupfer_core::{DType, Error, Layout, Result};
+use kupfer_wgpu::pipeline::Pipeline;
+use kupfer_wgpu::{Binding, GpuBuffer};
+use std::sync::Arc;
+
+/// A kernel forced by the caller (tests and benchmarks), instead of the automatic choice.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Force {
+    /// The one-thread-per-output kernel.
+    Simple,
+    /// The gemv kernel (only for M == 1 or N == 1).
+    Gemv,
+    /// The tiled SIMT kernel with this tile configuration (float16/float32 results).
+    Tiled(TileConfig),
+    /// The cooperative-matrix kernel (adapters with tensor cores only).
+    Coop(CoopConfig),
+}
+
+/// The operands' placement for one launch: everything in the uniform block.
+#[derive(Debug, Clone)]
+pub(crate) struct Geometry {
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    pub batch: usize,
+    pub oa: isize,
+    pub ob: isize,
+    pub sam: isize,
+    pub sak: isize,
+    pub sbk: isize,
+    pub sbn: isize,
+    pub bd: [usize; 4],
+    pub ba: [isize; 4],
+    pub bb: [isize; 4],
+    pub a_dtype: DType,
+    pub b_dtype: DType,
+    pub a_buf: Arc<GpuBuffer>,
+    pub b_buf: Arc<GpuBuffer>,
+}
+
+impl Geometry {
+    /// The geometry of `plan`, or None when the batch axes do not collapse to four.
+    fn new(plan: &Plan) -> Option<Geometry> {
+        let nb = plan.batch.len();
+        let (la, lb) = (&plan.a.layout, &plan.b.layout);
+        let (cshape, cstrides) = collapse_axes(
+            &plan.batch,
+            &[
+                contiguous_strides(&plan.batch),
+                la.strides[..nb].to_vec(),
+                lb.strides[..nb].to_vec(),
+            ],
+        );
+        if cshape.len() > 4 {
+            return None;
+        }
+        let pad = 4 - cshape.len();
+        let (mut bd, mut ba, mut bb) = ([1usize; 4], [0isize; 4], [0isize; 4]);
+        for j in 0..cshape.len() {
+            bd[pad + j] = cshape[j];
+            ba[pad + j] = cstrides[1][j];
+            bb[pad + j] = cstrides[2][j];
+        }
+        Some(Geometry {
+            m: plan.m,
+            n: plan.n,
+            k: plan.k,
+            batch: plan.batch_size(),
+            oa: la.offset as isize,
+            ob: lb.offset as isize,
+            sam: la.strides[nb],
+            sak: la.strides[nb + 1],
+            sbk: lb.strides[nb],
+            sbn: lb.strides[nb + 1],
+            bd,
+            ba,
+            bb,
+            a_dtype: plan.a.array.dtype(),
+            b_dtype: plan.b.array.dtype(),
+            a_buf: plan.a.buffer.clone(),
+            b_buf: plan.b.buffer.clone(),
+        })
+    }
+
+    /// The same product with the operands' roles swapped for a vector on the left:
+    /// `out[j] = sum_k B[k, j] * A[0, k]` as matrix (B viewed as N x K) times vector.
+    fn swapped_for_gemv(&self) -> Geometry {
+        Geometry {
+            m: self.n,
+            n: 1,
+            k: self.k,
+            batch: self.batch,
+            oa: self.ob,
+            ob: self.oa,
+            sam: self.sbn,
+            sak: self.sbk,
+            sbk: self.sak,
+            sbn: 0,
+            bd: self.bd,
+            ba: self.bb,
+            bb: self.ba,
+            a_dtype: self.b_dtype,
+            b_dtype: self.a_dtype,
+            a_buf: self.b_buf.clone(),
+            b_buf: self.a_buf.clone(),
+        }
+    }
+
+    /// The uniform block (`Params` in `shaders/matmul_common.wgsl`).
+    pub(crate) fn params(&self) -> Result<Vec<u8>> {
+        let u = |v: usize| {
+            u32::try_from(v).map_err(|_| Error::unsupported("matmul dimensions beyond 2^32"))
+        };
+        let i = |v: isize| {
+            i32::try_from(v)
+                .map(|x| x as u32)
+                .map_err(|_| Error::unsupported("matmul strides or offsets beyond 2^31"))
+        };
+        let mut words = vec![
+            u(self.m)?,
+            u(self.n)?,
+            u(self.k)?,
+            u(self.batch)?,
+            i(self.oa)?,
+            i(self.ob)?,
+            i(self.sam)?,
+            i(self.sak)?,
+            i(self.sbk)?,
+            i(self.sbn)?,
+            0,
+            0,
+        ];
+        for d in self.bd {
+            words.push(u(d)?);
+        }
+        for s in self.ba.iter().chain(&self.bb) {
+            words.push(i(*s)?);
+        }
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        debug_assert_eq!(bytes.len(), km::PARAMS_SIZE);
+        Ok(bytes)
+    }
+
+    /// Largest element index each operand may touch stays within i32 (the kernels index in
+    /// i32).
+    fn check_extent(&self) -> Result<()> {
+        for buf in [&self.a_buf, &self.b_buf] {
+            if buf.size() / 2 > i32::MAX as u64 {
+                return Err(Error::unsupported(
+                    "matmul operands of more than 2^31 elements",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// True when A's offset and its strides other than `unit` are multiples of 4.
+    fn a_aligned(&self, other: isize) -> bool {
+        self.oa % 4 == 0 && other % 4 == 0 && self.ba.iter().all(|s| s % 4 == 0)
+    }
+
+    fn b_aligned(&self, other: isize) -> bool {
+        self.ob % 4 == 0 && other % 4 == 0 && self.bb.iter().all(|s| s % 4 == 0)
+    }
+
+    /// vec4 load of A in the tiled kernel, where the layout allows one.
+    pub(crate) fn load_a(&self) -> Load {
+        if self.a_dtype != DType::F32 {
+            Load::Scalar
+        } else if self.sak == 1 && self.k % 4 == 0 && self.a_aligned(self.sam) {
+            Load::VecK
+        } else if self.sam == 1 && self.m % 4 == 0 && self.a_aligned(self.sak) {
+            Load::VecOuter
+        } else {
+            Load::Scalar
+        }
+    }
+
+    /// vec4 load of B in the tiled kernel, where the layout allows one.
+    pub(crate) fn load_b(&self) -> Load {
+        if self.b_dtype != DType::F32 {
+            Load::Scalar
+        } else if self.sbn == 1 && self.n % 4 == 0 && self.b_aligned(self.sbk) {
+            Load::VecOuter
+        } else if self.sbk == 1 && self.k % 4 == 0 && self.b_aligned(self.sbn) {
+            Load::VecK
+        } else {
+            Load::Scalar
+        }
+    }
+
+    fn gemv_shape(&self, out: DType) -> GemvShape {
+        if self.sam.unsigned_abs() == 1 && self.sak.unsigned_abs() != 1 {
+            return GemvShape::Cols;
+        }
+        let vec4 = out == DType::F32
+            && self.a_dtype == DType::F32
+            && self.b_dtype == DType::F32
+            && self.sak == 1
+            && self.sbk == 1
+            && self.k % 4 == 0
+            && self.a_aligned(self.sam)
+            && self.b_aligned(0);
+        let per_lane = if vec4 { self.k / 4 } else { self.k };
+        let lanes = (per_lane / 8).next_power_of_two().clamp(4, 32) as u32;
+        GemvShape::Rows { lanes, vec4 }
+    }
+}
+
+/// Runs a non-empty plan.
+pub(crate) fn run(plan: &Plan, precision: MatmulPrecision) -> Result<Array> {
+    run_forced(plan, precision, None)
+}
+
+/// Runs a non-empty plan with the automatic kernel choice, or `force`'s.
+pub(crate) fn run_forced(
+    plan: &Plan,
+    precision: MatmulPrecision,
+    force: Option<Force>,
+) -> Result<Array> {
+    let device = plan.a.array.device().clone();
+    let geo = match Geometry::new(plan) {
+        Some(g) => g,
+        None => {
+            // More than four batch axes that do not merge: copy both operands contiguous
+            // (their batch axes then collapse to one).
+            let contiguous = |o: &super::Operand| -> Result<super::Operand> {
+                let view = Array::from_buffer(
+                    device.clone(),
+                    o.array.dtype(),
+                    o.buffer.clone(),
+                    o.layout.clone(),
+                );
+                let c = view.ascontiguousarray()?;
+                let (buffer, layout) = c.buffer_and_layout()?;
+                Ok(super::Operand {
+                    array: c,
+                    buffer,
+                    layout,
+                })
+            };
+            let p2 = Plan {
+                a: contiguous(&plan.a)?,
+                b: contiguous(&plan.b)?,
+                batch: plan.batch.clone(),
+                m: plan.m,
+                n: plan.n,
+                k: plan.k,
+                out: plan.out,
+                out_shape: plan.out_shape.clone(),
+            };
+            Geometry::new(&p2).ok_or_else(|| Error::invalid("matmul batch axes"))?
+        }
+    };
+    geo.check_extent()?;
+    let out = plan.out;
+    let (geo, kernel) = choose(&device, &geo, out, precision, force)?;
+    let buffer = launch(&device, &geo, out, kernel, None)?;
+    let flat = Array::from_buffer(
+        device,
+        out,
+        buffer,
+        Layout::contiguous(&[geo.batch * geo.m * geo.n]),
+    );
+    let dims: Vec<isize> = plan.out_shape.iter().map(|&d| d as isize).collect();
+    flat.reshape(&dims)
+}
+
+fn float_operands(g: &Geometry) -> bool {
+    matches!(g.a_dtype, DType::F16 | DType::F32) && matches!(g.b_dtype, DType::F16 | DType::F32)
+}
+
+/// The kernel for `geo` (and the geometry it runs on: gemv may swap the operands).
+fn choose(
+    device: &Device,
+    geo: &Geometry,
+    out: DType,
+    precision: MatmulPrecision,
+    force: Option<Force>,
+) -> Result<(Geometry, MatmulKernel)> {
+    let gemv = |g: &Geometry| -> Result<(Geometry, MatmulKernel)> {
+        let g = if g.n == 1 {
+            g.clone()
+        } else if g.m == 1 {
+            g.swapped_for_gemv()
+        } else {
+            return Err(Error::invalid("the gemv kernel needs M == 1 or N == 1"));
+        };
+        let shape = g.gemv_shape(out);
+        Ok((g, MatmulKernel::Gemv(shape)))
+    };
+    let tiled = |tile: TileConfig| MatmulKernel::Tiled {
+        tile,
+        a: geo.load_a(),
+        b: geo.load_b(),
+        c_vec4: out == DType::F32 && geo.n % 4 == 0,
+    };
+    let coop_ok = device.context().cooperative_matrix().is_some()
+        && float_operands(geo)
+        && (out == DType::F16 && geo.a_dtype == DType::F16 && geo.b_dtype == DType::F16
+            || out == DType::F32 && precision == MatmulPrecision::ReducedF16);
+    match force {
+        Some(Force::Simple) => return Ok((geo.clone(), MatmulKernel::Simple)),
+        Some(Force::Gemv) => return gemv(geo),
+        Some(Force::Tiled(t)) => {
+            if !matches!(out, DType::F16 | DType::F32) {
+                return Err(Error::invalid("the tiled kernel computes float16/float32"));
+            }
+            return Ok((geo.clone(), tiled(t)));
+        }
+        Some(Force::Coop(cfg)) => {
+            if device.context().cooperative_matrix().is_none() || !float_operands(geo) {
+                return Err(Error::unsupported(
+                    "cooperative matrices on this adapter or for these dtypes",
+                ));
+            }
+            return Ok((
+                geo.clone(),
+                MatmulKernel::Coop {
+                    cfg,
+                    f16_acc: false,
+                },
+            ));
+        }
+        None => {}
+    }
+    if (geo.m == 1 || geo.n == 1) && out != DType::Bool {
+        return gemv(geo);
+    }
+    if coop_ok && geo.m >= 16 && geo.n >= 16 && geo.k >= 16 {
+        let cfg = tune::coop_config(device, geo, out)?;
+        return Ok((
+            geo.clone(),
+            MatmulKernel::Coop {
+                cfg,
+                f16_acc: false,
+            },
+        ));
+    }
+    if matches!(out, DType::F16 | DType::F32) && geo.m * geo.n * geo.k >= 32 * 32 * 32 {
+        let tile = tune::tile_config(device, geo, out, tiled)?;
+        return Ok((geo.clone(), tiled(tile)));
+    }
+    Ok((geo.clone(), MatmulKernel::Simple))
+}
+
+fn pipeline(device: &Device, prog: &MatmulProgram) -> Result<Arc<Pipeline>> {
+    Ok(
+        kernels::compiled(device, &device.kernels.matmul, prog, |target| {
+            Ok((km::generate(prog, target)?, ()))
+        })?
+        .0,
+    )
+}
+
+fn whole(device: &Device, buffer: &Arc<GpuBuffer>, vec4: bool) -> Result<Binding> {
+    let max_binding = device.context().max_binding_size();
+    if buffer.size() > max_binding {
+        return Err(Error::unsupported(format!(
+            "matmul of an array of {} bytes, more than this adapter's largest binding \
+             ({max_binding} bytes)",
+            buffer.size()
+        )));
+    }
+    let size = if vec4 {
+        buffer.size() / 16 * 16
+    } else {
+        buffer.size()
+    };
+    Ok(Binding {
+        buffer: buffer.clone(),
+        offset: 0,
+        size: size.max(4),
+    })
+}
+
+/// Records one launch of `kernel` over `geo`; returns the output buffer (`into` if given).
+pub(crate) fn launch(
+    device: &Device,
+    geo: &Geometry,
+    out: DType,
+    kernel: MatmulKernel,
+    into: Option<Arc<GpuBuffer>>,
+) -> Result<Arc<GpuBuffer>> {
+    let ctx = device.context();
+    let prog = MatmulProgram {
+        a: geo.a_dtype,
+        b: geo.b_dtype,
+        out,
+        kernel,
+    };
+    let pipe = pipeline(device, &prog)?;
+    let n_out = geo.batch * geo.m * geo.n;
+    let out_bytes = (n_out * out.gpu_size()) as u64;
+    let out_buf = match into {
+        Some(b) => b,
+        None => Arc::new(ctx.alloc(out_bytes)?),
+    };
+    let (va, vb, vc) = match kernel {
+        MatmulKernel::Tiled { a, b, c_vec4, .. } => (a != Load::Scalar, b != Load::Scalar, c_vec4),
+        MatmulKernel::Gemv(GemvShape::Rows { vec4, .. }) => (vec4, vec4, false),
+        _ => (false, false, false),
+    };
+    let bindings = vec![
+        whole(device, &geo.a_buf, va)?,
+        whole(device, &geo.b_buf, vb)?,
+        Binding {
+            buffer: out_buf.clone(),
+            offset: 0,
+            size: if vc {
+                out_bytes.div_ceil(16) * 16
+            } else {
+                out_bytes.div_ceil(4) * 4
+            },
+        },
+    ];
+    let max_dim = ctx.max_workgroups_per_dim() as usize;
+    let z = geo.batch.min(max_dim);
+    let grid = |x: usize, y: usize| -> Result<[u32; 3]> {
+        if x > max_dim || y > max_dim {
+            return Err(Error::unsupported("matmul grid too large"));
+        }
+        Ok([x as u32, y as u32, z as u32])
+    };
+    let groups = match kernel {
+        MatmulKernel::Simple => grid(
+            geo.n.div_ceil(km::SIMPLE_WORKGROUP.0 as usize),
+            geo.m.div_ceil(km::SIMPLE_WORKGROUP.1 as usize),
+        )?,
+        MatmulKernel::Tiled { tile, .. } => grid(
+            geo.n.div_ceil(tile.bn as usize),
+            geo.m.div_ceil(tile.bm as usize),
+        )?,
+        MatmulKernel::Coop { cfg, .. } => grid(
+            geo.n.div_ceil(cfg.bn() as usize),
+            geo.m.div_ceil(cfg.bm() as usize),
+        )?,
+        MatmulKernel::Gemv(shape) => {
+            let per_group = match shape {
+                GemvShape::Rows { lanes, .. } => 256 / lanes as usize,
+                GemvShape::Cols => 64,
+            };
+            let blocks = geo.m.div_ceil(per_group);
+            let x = blocks.min(max_dim);
+            grid(x, blocks.div_ceil(x))?
+        }
+    };
+    ctx.dispatch(&pipe, &geo.params()?, bindings, groups)?;
+    Ok(out_buf)
+}

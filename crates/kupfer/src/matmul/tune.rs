@@ -1,0 +1,181 @@
+//! Per-adapter tile configurations: a small autotune at first use of a shape class, cached
+//! beside the compiled pipelines (in the device's kernel cache).
+//!
+//! A shape class is the output dtype, the kernel's load variants and the problem size rounded
+//! to a power of two of its cube root (so 4000³ and 4096³ share one tuning). The tuner runs
+//! each candidate that fits the adapter's limits on the real problem (one warm-up, then two
+//! timed runs with GPU timestamps where the adapter has them) and keeps the fastest.
+//! Software adapters (lavapipe) and `KUPFER_MATMUL_TUNE=0` skip tuning and take the default.
+
+use super::launch::{launch, Geometry};
+use crate::device::Device;
+use kupfer_core::matmul::{CoopConfig, MatmulKernel, TileConfig};
+use kupfer_core::{DType, Result};
+
+/// Key of one tuning: output dtype, kernel family and load variant (as a kernel with a
+/// placeholder configuration), size class.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct TuneKey {
+    out: DType,
+    variant: String,
+    size_class: u32,
+    batched: bool,
+}
+
+fn size_class(geo: &Geometry) -> u32 {
+    let work = (geo.m as f64) * (geo.n as f64) * (geo.k as f64);
+    work.cbrt().log2().round() as u32
+}
+
+/// Problems smaller than this (in multiply-adds) take the default without tuning.
+const MIN_TUNED_WORK: f64 = 256.0 * 256.0 * 256.0;
+
+fn tuning_enabled(device: &Device, geo: &Geometry) -> bool {
+    if cfg!(target_arch = "wasm32") {
+        return false;
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    if std::env::var("KUPFER_MATMUL_TUNE").is_ok_and(|v| v.trim() == "0") {
+        return false;
+    }
+    let work = (geo.m as f64) * (geo.n as f64) * (geo.k as f64) * geo.batch as f64;
+    device.info().device_type != "Cpu" && work >= MIN_TUNED_WORK
+}
+
+fn fits(device: &Device, threads: u32, bytes: u32) -> bool {
+    let l = &device.info().limits;
+    threads <= l.max_compute_invocations_per_workgroup
+        && threads <= l.max_compute_workgroup_size_x
+        && bytes <= l.max_compute_workgroup_storage_size
+}
+
+/// Milliseconds of one run of `kernel` (median-free: the faster of two), or None when it
+/// failed (e.g. did not compile on this driver).
+#[cfg(not(target_arch = "wasm32"))]
+fn time_kernel(device: &Device, geo: &Geometry, out: DType, kernel: MatmulKernel) -> Option<f64> {
+    let ctx = device.context();
+    let scratch = launch(device, geo, out, kernel, None).ok()?;
+    let mut best = f64::INFINITY;
+    for _ in 0..2 {
+        let start = ctx.record_event().ok()?;
+        launch(device, geo, out, kernel, Some(scratch.clone())).ok()?;
+        let end = ctx.record_event().ok()?;
+        ctx.synchronize().ok()?;
+        best = best.min(start.elapsed_ms(&end).ok()?);
+    }
+    Some(best)
+}
+
+#[cfg(target_arch = "wasm32")]
+fn time_kernel(_: &Device, _: &Geometry, _: DType, _: MatmulKernel) -> Option<f64> {
+    None
+}
+
+fn tuned(
+    device: &Device,
+    key: TuneKey,
+    default: MatmulKernel,
+    candidates: Vec<MatmulKernel>,
+    geo: &Geometry,
+    out: DType,
+    tune: bool,
+) -> Result<MatmulKernel> {
+    let cache = &device.kernels.matmul_tiles;
+    if let Some(k) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+        return Ok(*k);
+    }
+    if !tune {
+        return Ok(default);
+    }
+    let mut best = (f64::INFINITY, default);
+    for k in candidates {
+        if let Some(ms) = time_kernel(device, geo, out, k) {
+            if std::env::var_os("KUPFER_MATMUL_TUNE_LOG").is_some() {
+                eprintln!("kupfer matmul tune {key:?}: {k:?} {ms:.4} ms");
+            }
+            if ms < best.0 {
+                best = (ms, k);
+            }
+        }
+    }
+    cache
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(key, best.1);
+    Ok(best.1)
+}
+
+/// The tile configuration of the SIMT kernel for `geo` (`kernel` builds the kernel of a
+/// configuration, with the geometry's loads).
+pub(crate) fn tile_config(
+    device: &Device,
+    geo: &Geometry,
+    out: DType,
+    kernel: impl Fn(TileConfig) -> MatmulKernel,
+) -> Result<TileConfig> {
+    let default = TileConfig::default_for(geo.m, geo.n);
+    let variant = match kernel(default) {
+        MatmulKernel::Tiled { a, b, c_vec4, .. } => format!("tiled {a:?} {b:?} {c_vec4}"),
+        k => format!("{k:?}"),
+    };
+    let key = TuneKey {
+        out,
+        variant,
+        size_class: size_class(geo),
+        batched: geo.batch > 1,
+    };
+    let candidates = TileConfig::candidates()
+        .into_iter()
+        .filter(|t| fits(device, t.threads(), t.workgroup_bytes()))
+        .map(&kernel)
+        .collect();
+    let tune = tuning_enabled(device, geo);
+    match tuned(device, key, kernel(default), candidates, geo, out, tune)? {
+        MatmulKernel::Tiled { tile, .. } => Ok(tile),
+        _ => Ok(default),
+    }
+}
+
+/// Workgroup memory of a cooperative-matrix configuration as the kernel declares it.
+pub(crate) fn coop_bytes(c: &CoopConfig) -> u32 {
+    (c.bm() * (c.bk + 8) + c.bk * (c.bn() + 8)) * 2 + (c.threads() / c.subgroup) * 256 * 4
+}
+
+/// The cooperative-matrix configuration for `geo`.
+pub(crate) fn coop_config(device: &Device, geo: &Geometry, out: DType) -> Result<CoopConfig> {
+    let sg = device
+        .context()
+        .cooperative_matrix()
+        .map_or(32, |c| c.subgroup_size);
+    let candidates: Vec<CoopConfig> = CoopConfig::candidates(sg)
+        .into_iter()
+        .filter(|c| fits(device, c.threads(), coop_bytes(c)))
+        .collect();
+    let default = candidates
+        .first()
+        .copied()
+        .unwrap_or(CoopConfig::candidates(sg)[0]);
+    let as_kernel = |cfg| MatmulKernel::Coop {
+        cfg,
+        f16_acc: false,
+    };
+    let key = TuneKey {
+        out,
+        variant: format!("coop {:?} {:?}", geo.a_dtype, geo.b_dtype),
+        size_class: size_class(geo),
+        batched: geo.batch > 1,
+    };
+    let tune = tuning_enabled(device, geo);
+    match tuned(
+        device,
+        key,
+        as_kernel(default),
+        candidates.into_iter().map(as_kernel).collect(),
+        geo,
+        out,
+        tune,
+    )? {
+        MatmulKernel::Coop { cfg, .. } => Ok(cfg),
+        _ => Ok(default),
+    }
+}

@@ -1,0 +1,47 @@
+// Tiled SIMT GEMM with f32 accumulation (float16 and float32 operands). A workgroup of
+// (BN/TN) x (BM/TM) threads computes a BM x BN tile of C: it stages BM x BK of A and BK x BN of
+// B in workgroup memory (both k-major, as vec4 rows along m and n), and each thread accumulates
+// a TM x TN block in registers from vec4 reads. Global loads are vec4 along the operand's
+// contiguous axis where the layout allows it (generated per layout), scalar otherwise.
+// Thread (tx, ty) owns the rows 4 * (ty + p * TY) + r and the columns 4 * (tx + q * TX) + c, so
+// that neighbouring threads read neighbouring vec4s of workgroup memory.
+{{ENABLES}}
+{{COMMON}}
+@group(0) @binding(1) var<storage, read> A: array<{{A_TYPE}}>;
+@group(0) @binding(2) var<storage, read> B: array<{{B_TYPE}}>;
+@group(0) @binding(3) var<storage, read_write> C: array<{{C_TYPE}}>;
+
+const BM: u32 = {{BM}}u;
+const BN: u32 = {{BN}}u;
+const BK: u32 = {{BK}}u;
+const TX: u32 = {{TX}}u;
+const TY: u32 = {{TY}}u;
+const WG: u32 = {{WG}}u;
+
+var<workgroup> As: array<vec4<f32>, {{AS_LEN}}>;
+var<workgroup> Bs: array<vec4<f32>, {{BS_LEN}}>;
+
+@compute @workgroup_size({{WG}})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
+        @builtin(num_workgroups) nwg: vec3<u32>) {
+    let tx = lid % TX;
+    let ty = lid / TX;
+    let row0 = wid.y * BM;
+    let col0 = wid.x * BN;
+    for (var z = wid.z; z < P.batch; z += nwg.z) {
+        let bo = kp_batch(z);
+        let base_a = i32(P.oa) + bo.x;
+        let base_b = i32(P.ob) + bo.y;
+        var acc: array<vec4<f32>, {{ACC_LEN}}>;
+        for (var k0 = 0u; k0 < P.k; k0 += BK) {
+{{LOAD_A}}
+{{LOAD_B}}
+            workgroupBarrier();
+            for (var kk = 0u; kk < BK; kk++) {
+{{INNER}}
+            }
+            workgroupBarrier();
+        }
+{{STORE}}
+    }
+}

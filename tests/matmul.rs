@@ -1,0 +1,617 @@
+//! `matmul` (`@`) against NumPy: every dtype and mixed dtypes, 1-D / 2-D / N-d operands with
+//! broadcast batch axes, transposed, sliced and negatively strided views, sizes 0, 1, primes,
+//! shapes that are not multiples of the tiles and larger than one tile, lazy operands, every
+//! kernel (forced: simple, gemv, every tile configuration the autotuner may pick) and bad
+//! inputs.
+//!
+//! Each case draws random data (fixed seed), uploads two base arrays, applies kupfer views and
+//! calls matmul; NumPy (python3 subprocess, the oracle) gets the same data and a Python
+//! expression for the same views. Integer and bool results must match exactly (NumPy computes
+//! them in kupfer's result dtype, so int32 products wrap alike); float results are compared
+//! with NumPy's float64 product within eps(acc) (2 K + 16) (|A| @ |B|) + eps(out) |C|; complex
+//! results likewise per component.
+//!
+//! Needs python3 with NumPy and a GPU adapter (lavapipe will do); fails, never skips, without
+//! them. Run: `cargo test -p kupfer-suite --test matmul`.
+
+mod common;
+
+use kp::{Array, DType, Force, MatmulPrecision, SliceArg};
+use kupfer as kp;
+use serde_json::{json, Value};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+type RunFn = Box<dyn Fn(&Array, &Array) -> kp::Result<Array>>;
+
+struct Case {
+    id: String,
+    a: (DType, Vec<usize>, Vec<f64>),
+    b: (DType, Vec<usize>, Vec<f64>),
+    /// NumPy expressions over the base arrays `a` and `b` giving the two operands.
+    ea: String,
+    eb: String,
+    /// Inner dimension (for the tolerance).
+    k: usize,
+    run: RunFn,
+}
+
+fn eps(d: DType) -> f64 {
+    match d {
+        DType::F16 => 9.77e-4,
+        DType::F32 | DType::Complex64 => 1.19e-7,
+        DType::F64 => 2.22e-16,
+        _ => 0.0,
+    }
+}
+
+fn values(seed: u64, n: usize, d: DType) -> Vec<f64> {
+    let (lo, hi) = match d {
+        DType::Bool => (0.0, 1.0),
+        DType::I32 => (-60000.0, 60000.0),
+        DType::U32 => (0.0, 90000.0),
+        DType::I64 => (-1000.0, 1000.0),
+        _ => (-1.0, 1.0),
+    };
+    // Complex operands take 2 values per element (re, im).
+    let n = if d == DType::Complex64 { 2 * n } else { n };
+    common::values(seed, 0x3a7b, n, d, lo, hi)
+}
+
+fn upload(d: DType, shape: &[usize], v: &[f64]) -> Array {
+    if d == DType::Complex64 {
+        let c: Vec<kp::Complex32> = v
+            .chunks(2)
+            .map(|p| kp::Complex32::new(p[0] as f32, p[1] as f32))
+            .collect();
+        return Array::from_slice(&c, shape).unwrap();
+    }
+    common::upload(v, d, shape)
+}
+
+fn raw(d: DType, v: &[f64]) -> Vec<u8> {
+    if d == DType::Complex64 {
+        return v.iter().flat_map(|x| (*x as f32).to_le_bytes()).collect();
+    }
+    common::raw_bytes(v, d)
+}
+
+const ORACLE: &str = r#"
+import json, sys, numpy as np
+d = sys.argv[1]
+cases = json.load(open(d + "/manifest.json"))
+out = {}
+def load(c, w):
+    dt = c[w + "dtype"]
+    raw = np.fromfile(d + "/" + c["id"] + "." + w, dtype=np.uint8 if dt == "bool" else dt)
+    x = raw.astype(bool) if dt == "bool" else raw
+    return x.reshape(c[w + "shape"])
+for c in cases:
+    a = load(c, "a"); b = load(c, "b")
+    try:
+        x = eval(c["ea"]); y = eval(c["eb"])
+        r = np.matmul(x, y)
+    except Exception as e:
+        out[c["id"]] = {"error": type(e).__name__ + ": " + str(e)}
+        continue
+    kind = c["out"]
+    if kind in ("int32", "uint32", "int64", "bool"):
+        w = np.matmul(x.astype(kind), y.astype(kind)).astype(np.float64)
+        s = np.zeros_like(w)
+    elif kind == "complex64":
+        xc = x.astype(np.complex128); yc = y.astype(np.complex128)
+        w = np.matmul(xc, yc)
+        s = np.matmul(np.abs(xc), np.abs(yc))
+        w = np.stack([w.real, w.imag], -1)
+        s = np.stack([s, s], -1)
+    else:
+        xf = x.astype(np.float64); yf = y.astype(np.float64)
+        w = np.matmul(xf, yf)
+        s = np.matmul(np.abs(xf), np.abs(yf))
+    np.ascontiguousarray(w, dtype=np.float64).tofile(d + "/" + c["id"] + ".out")
+    np.ascontiguousarray(s, dtype=np.float64).tofile(d + "/" + c["id"] + ".scale")
+    out[c["id"]] = {"shape": list(r.shape)}
+json.dump(out, open(d + "/results.json", "w"))
+"#;
+
+fn result_dtype(a: DType, b: DType) -> DType {
+    kp::promote::result_type(a, b).unwrap_or(DType::F32)
+}
+
+fn run_oracle(dir: &Path, cases: &[Case]) -> Value {
+    std::fs::create_dir_all(dir).unwrap();
+    let mut manifest = Vec::new();
+    for c in cases {
+        std::fs::write(dir.join(format!("{}.a", c.id)), raw(c.a.0, &c.a.2)).unwrap();
+        std::fs::write(dir.join(format!("{}.b", c.id)), raw(c.b.0, &c.b.2)).unwrap();
+        manifest.push(json!({
+            "id": c.id,
+            "adtype": c.a.0.name(), "ashape": c.a.1,
+            "bdtype": c.b.0.name(), "bshape": c.b.1,
+            "ea": c.ea, "eb": c.eb,
+            "out": result_dtype(c.a.0, c.b.0).name(),
+        }));
+    }
+    std::fs::write(
+        dir.join("manifest.json"),
+        serde_json::to_string(&manifest).unwrap(),
+    )
+    .unwrap();
+    let script = dir.join("oracle.py");
+    std::fs::write(&script, ORACLE).unwrap();
+    let o = Command::new("python3")
+        .arg(&script)
+        .arg(dir)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run python3 ({e}); these tests use NumPy"));
+    assert!(
+        o.status.success(),
+        "oracle failed (python3 with numpy needed):\n{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap()
+}
+
+fn compare(c: &Case, got: &Array, dir: &Path, res: &Value) -> Result<(), String> {
+    let want_dtype = result_dtype(c.a.0, c.b.0);
+    common::check_shape_and_dtype(got, want_dtype, res)?;
+    let want = common::read_f64(&dir.join(format!("{}.out", c.id)));
+    let scale = common::read_f64(&dir.join(format!("{}.scale", c.id)));
+    let vals: Vec<f64> = if want_dtype == DType::Complex64 {
+        got.to_vec::<kp::Complex32>()
+            .map_err(|e| e.to_string())?
+            .iter()
+            .flat_map(|z| [f64::from(z.re), f64::from(z.im)])
+            .collect()
+    } else {
+        let h = got.to_host().map_err(|e| e.to_string())?;
+        (0..got.size()).map(|i| h.data.get_f64(i)).collect()
+    };
+    if vals.len() != want.len() {
+        return Err(format!("{} values, numpy {}", vals.len(), want.len()));
+    }
+    let acc = if want_dtype == DType::F16 {
+        DType::F32
+    } else {
+        want_dtype
+    };
+    let mut bad = 0;
+    let mut first = String::new();
+    for (i, (&g, &w)) in vals.iter().zip(&want).enumerate() {
+        let tol = eps(acc) * (2.0 * c.k as f64 + 16.0) * scale[i] + eps(want_dtype) * w.abs();
+        if !(g == w || (g - w).abs() <= tol) {
+            if bad == 0 {
+                first = format!("first bad element {i}: kupfer {g}, numpy {w} (tol {tol:e})");
+            }
+            bad += 1;
+        }
+    }
+    if bad > 0 {
+        return Err(format!("{bad} of {} values differ; {first}", want.len()));
+    }
+    Ok(())
+}
+
+fn run_cases(name: &str, cases: Vec<Case>) {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("matmul-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let t0 = std::time::Instant::now();
+    let results = run_oracle(&dir, &cases);
+    let t1 = std::time::Instant::now();
+    let mut failures = Vec::new();
+    for c in &cases {
+        let a = upload(c.a.0, &c.a.1, &c.a.2);
+        let b = upload(c.b.0, &c.b.1, &c.b.2);
+        let res = &results[&c.id];
+        match catch_unwind(AssertUnwindSafe(|| (c.run)(&a, &b))) {
+            Ok(Ok(got)) => {
+                if let Err(e) = compare(c, &got, &dir, res) {
+                    failures.push(format!("{}: {e}", c.id));
+                }
+            }
+            Ok(Err(e)) => {
+                if res.get("error").is_none() {
+                    failures.push(format!("{}: kupfer error {e}", c.id));
+                }
+            }
+            Err(_) => failures.push(format!("{}: kupfer panicked", c.id)),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases failed:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    eprintln!(
+        "{name}: {} cases passed (numpy {:.1} s, kupfer {:.1} s)",
+        cases.len(),
+        (t1 - t0).as_secs_f64(),
+        t1.elapsed().as_secs_f64()
+    );
+}
+
+fn device() -> kp::Device {
+    kp::Device::current().expect("a GPU adapter (install mesa-vulkan-drivers for lavapipe)")
+}
+
+struct Builder {
+    cases: Vec<Case>,
+    seed: u64,
+}
+
+impl Builder {
+    #[allow(clippy::too_many_arguments)]
+    fn add(
+        &mut self,
+        id: &str,
+        (da, sa): (DType, &[usize]),
+        (db, sb): (DType, &[usize]),
+        ea: &str,
+        eb: &str,
+        k: usize,
+        run: RunFn,
+    ) {
+        self.seed += 1;
+        let na: usize = sa.iter().product();
+        let nb: usize = sb.iter().product();
+        self.cases.push(Case {
+            id: format!("{id}-{}", self.seed),
+            a: (da, sa.to_vec(), values(self.seed, na, da)),
+            b: (db, sb.to_vec(), values(self.seed + 1000, nb, db)),
+            ea: ea.into(),
+            eb: eb.into(),
+            k,
+            run,
+        });
+    }
+
+    /// Plain `a @ b` on the base arrays.
+    fn plain(&mut self, id: &str, da: DType, sa: &[usize], db: DType, sb: &[usize]) {
+        let k = sa.last().copied().unwrap_or(0);
+        self.add(
+            id,
+            (da, sa),
+            (db, sb),
+            "a",
+            "b",
+            k,
+            Box::new(|a, b| kp::matmul(a, b)),
+        );
+    }
+}
+
+fn sl(start: Option<isize>, stop: Option<isize>, step: isize) -> SliceArg {
+    SliceArg::Slice {
+        start,
+        stop,
+        step: Some(step),
+    }
+}
+
+#[test]
+fn dtypes_and_mixed_dtypes() {
+    let dev = device();
+    let mut b = Builder {
+        cases: Vec::new(),
+        seed: 0,
+    };
+    let mut ds = common::dtypes(&dev);
+    ds.push(DType::Complex64);
+    for &d in &ds {
+        b.plain(&format!("{d}-small"), d, &[7, 5], d, &[5, 3]);
+        b.plain(&format!("{d}-vec-mat"), d, &[13], d, &[13, 6]);
+        b.plain(&format!("{d}-mat-vec"), d, &[6, 13], d, &[13]);
+        b.plain(&format!("{d}-dot"), d, &[29], d, &[29]);
+        b.plain(&format!("{d}-batched"), d, &[2, 9, 11], d, &[11, 4]);
+        b.plain(&format!("{d}-large"), d, &[37, 70], d, &[70, 41]);
+    }
+    for (x, y) in [
+        (DType::I32, DType::F32),
+        (DType::F16, DType::F32),
+        (DType::Bool, DType::I32),
+        (DType::U32, DType::I32),
+        (DType::I32, DType::F16),
+        (DType::Bool, DType::F32),
+        (DType::F32, DType::Complex64),
+        (DType::I32, DType::Complex64),
+    ] {
+        if !dev.supports(x) || !dev.supports(y) {
+            continue;
+        }
+        b.plain(&format!("{x}-{y}"), x, &[9, 17], y, &[17, 10]);
+        b.plain(&format!("{x}-{y}-big"), x, &[70, 66], y, &[66, 68]);
+        b.plain(&format!("{x}-{y}-gemv"), x, &[40, 66], y, &[66]);
+    }
+    run_cases("dtypes", b.cases);
+}
+
+#[test]
+fn shapes_views_and_batches() {
+    let f = DType::F32;
+    let mut b = Builder {
+        cases: Vec::new(),
+        seed: 100,
+    };
+    // Sizes 0 and 1, primes, tile edges, larger than a tile.
+    for (m, k, n) in [
+        (0, 5, 3),
+        (4, 0, 3),
+        (3, 5, 0),
+        (1, 1, 1),
+        (1, 7, 1),
+        (37, 41, 43),
+        (64, 64, 64),
+        (65, 63, 129),
+        (131, 257, 139),
+        (132, 256, 136),
+        (200, 36, 260),
+        (3, 300, 5),
+    ] {
+        b.plain(&format!("f32-{m}x{k}x{n}"), f, &[m, k], f, &[k, n]);
+    }
+    b.plain(
+        "f16-131x257x139",
+        DType::F16,
+        &[131, 257],
+        DType::F16,
+        &[257, 139],
+    );
+    // Batches broadcasting.
+    b.plain("bcast1", f, &[3, 1, 4, 5], f, &[2, 5, 6]);
+    b.plain("bcast2", f, &[1, 4, 5], f, &[3, 5, 2]);
+    b.plain("bcast3", f, &[2, 3, 4, 5], f, &[5, 6]);
+    b.plain("bcast4", f, &[4, 5], f, &[2, 3, 5, 6]);
+    b.plain("bcast5", f, &[3, 5], f, &[2, 1, 5, 70]);
+    b.plain("vec-batch", f, &[5], f, &[2, 3, 5, 4]);
+    b.plain("batch-vec", f, &[2, 3, 4, 5], f, &[5]);
+    b.plain("batch-large", f, &[3, 70, 68], f, &[3, 68, 72]);
+    // Transposed, sliced, negatively strided views.
+    let t = |a: &Array| a.t();
+    type View = fn(&Array) -> kp::Result<Array>;
+    let views: Vec<(&str, &str, View, View, [usize; 2], [usize; 2], usize)> = vec![
+        (
+            "aT",
+            "a.T",
+            |a| a.t(),
+            |b| Ok(b.clone()),
+            [36, 68],
+            [36, 72],
+            36,
+        ),
+        (
+            "bT",
+            "a",
+            |a| Ok(a.clone()),
+            |b| b.t(),
+            [68, 36],
+            [72, 36],
+            36,
+        ),
+        ("aTbT", "a.T", |a| a.t(), |b| b.t(), [36, 68], [72, 36], 36),
+        (
+            "rev",
+            "a[::-1, ::-1]",
+            |a| a.slice(&[sl(None, None, -1), sl(None, None, -1)]),
+            |b| Ok(b.clone()),
+            [67, 37],
+            [37, 29],
+            37,
+        ),
+        (
+            "step",
+            "a[::2, 1:]",
+            |a| a.slice(&[sl(None, None, 2), sl(Some(1), None, 1)]),
+            |b| Ok(b.clone()),
+            [90, 41],
+            [40, 50],
+            40,
+        ),
+    ];
+    for (id, ea, va, vb, sa, sb, k) in views {
+        let eb = if id.contains("bT") { "b.T" } else { "b" };
+        b.add(
+            id,
+            (f, &sa),
+            (f, &sb),
+            ea,
+            eb,
+            k,
+            Box::new(move |a, b| kp::matmul(&va(a)?, &vb(b)?)),
+        );
+    }
+    b.add(
+        "b-rev-cols",
+        (f, &[20, 33]),
+        (f, &[33, 40]),
+        "a",
+        "b[::-1, ::-3]",
+        33,
+        Box::new(|a, b| kp::matmul(a, &b.slice(&[sl(None, None, -1), sl(None, None, -3)])?)),
+    );
+    b.add(
+        "gemv-T",
+        (f, &[64, 300]),
+        (f, &[64]),
+        "a.T",
+        "b",
+        64,
+        Box::new(move |a, b| kp::matmul(&t(a)?, b)),
+    );
+    b.add(
+        "vecmat-rowmajor",
+        (f, &[256]),
+        (f, &[256, 300]),
+        "a",
+        "b",
+        256,
+        Box::new(|a, b| kp::matmul(a, b)),
+    );
+    b.add(
+        "gemv-strided-vec",
+        (f, &[50, 64]),
+        (f, &[128]),
+        "a",
+        "b[::2]",
+        64,
+        Box::new(|a, b| kp::matmul(a, &b.slice(&[sl(None, None, 2)])?)),
+    );
+    // Five batch axes that do not merge (a permuted view).
+    b.add(
+        "batch5",
+        (f, &[2, 3, 2, 3, 2, 4, 5]),
+        (f, &[3, 2, 3, 1, 2, 5, 3]),
+        "a.transpose(1, 0, 3, 2, 4, 5, 6)",
+        "b.transpose(1, 0, 2, 3, 4, 5, 6)",
+        5,
+        Box::new(|a, b| {
+            kp::matmul(
+                &a.transpose(Some(&[1, 0, 3, 2, 4, 5, 6]))?,
+                &b.transpose(Some(&[1, 0, 2, 3, 4, 5, 6]))?,
+            )
+        }),
+    );
+    // Lazy operands.
+    b.add(
+        "lazy",
+        (f, &[30, 20]),
+        (f, &[20, 25]),
+        "(a * 2 + 1)",
+        "np.sin(b)",
+        20,
+        Box::new(|a, b| kp::matmul(&(a * 2.0 + 1.0), &kp::sin(b)?)),
+    );
+    // Bad inputs: NumPy raises, kupfer must return an error.
+    b.add(
+        "bad-inner",
+        (f, &[2, 3]),
+        (f, &[4, 5]),
+        "a",
+        "b",
+        3,
+        Box::new(|a, b| kp::matmul(a, b)),
+    );
+    b.add(
+        "bad-vec",
+        (f, &[3]),
+        (f, &[4]),
+        "a",
+        "b",
+        3,
+        Box::new(|a, b| kp::matmul(a, b)),
+    );
+    b.add(
+        "bad-batch",
+        (f, &[2, 3, 4]),
+        (f, &[3, 4, 5]),
+        "a",
+        "b",
+        4,
+        Box::new(|a, b| kp::matmul(a, b)),
+    );
+    b.add(
+        "bad-0d",
+        (f, &[1]),
+        (f, &[3, 4]),
+        "a.reshape(())",
+        "b",
+        1,
+        Box::new(|a, b| kp::matmul(&a.reshape(&[])?, b)),
+    );
+    run_cases("shapes", b.cases);
+}
+
+#[test]
+fn every_kernel_and_tile_config() {
+    let f = DType::F32;
+    let mut b = Builder {
+        cases: Vec::new(),
+        seed: 500,
+    };
+    let mut configs = kp::TileConfig::candidates();
+    configs.push(kp::TileConfig::default_for(1, 1));
+    for (i, tile) in configs.into_iter().enumerate() {
+        // Row-major (vec4 loads of A along k, of B along n) and transposed (vec4 loads of A
+        // along m, of B along k) and ragged (scalar loads) layouts.
+        b.add(
+            &format!("tile{i}-rowmajor"),
+            (f, &[70, 36]),
+            (f, &[36, 72]),
+            "a",
+            "b",
+            36,
+            Box::new(move |a, b| {
+                kp::matmul_forced(a, b, MatmulPrecision::Exact, Force::Tiled(tile))
+            }),
+        );
+        b.add(
+            &format!("tile{i}-transposed"),
+            (f, &[36, 68]),
+            (f, &[72, 36]),
+            "a.T",
+            "b.T",
+            36,
+            Box::new(move |a, b| {
+                kp::matmul_forced(&a.t()?, &b.t()?, MatmulPrecision::Exact, Force::Tiled(tile))
+            }),
+        );
+        b.add(
+            &format!("tile{i}-ragged-f16"),
+            (DType::F16, &[2, 33, 35]),
+            (DType::F16, &[35, 31]),
+            "a",
+            "b",
+            35,
+            Box::new(move |a, b| {
+                kp::matmul_forced(a, b, MatmulPrecision::Exact, Force::Tiled(tile))
+            }),
+        );
+    }
+    b.add(
+        "simple-f32",
+        (f, &[2, 20, 30]),
+        (f, &[30, 25]),
+        "a",
+        "b",
+        30,
+        Box::new(|a, b| kp::matmul_forced(a, b, MatmulPrecision::Exact, Force::Simple)),
+    );
+    b.add(
+        "gemv-f32-vec4",
+        (f, &[33, 1024]),
+        (f, &[1024]),
+        "a",
+        "b",
+        1024,
+        Box::new(|a, b| kp::matmul_forced(a, b, MatmulPrecision::Exact, Force::Gemv)),
+    );
+    b.add(
+        "gemv-f32-batched",
+        (f, &[3, 33, 512]),
+        (f, &[3, 512, 1]),
+        "a",
+        "b",
+        512,
+        Box::new(|a, b| kp::matmul_forced(a, b, MatmulPrecision::Exact, Force::Gemv)),
+    );
+    run_cases("kernels", b.cases);
+}
+
+#[test]
+fn error_messages_name_both_shapes() {
+    let a = kp::zeros(&[2, 3], Some(DType::F32)).unwrap();
+    let b = kp::zeros(&[4, 5], Some(DType::F32)).unwrap();
+    let e = kp::matmul(&a, &b).unwrap_err().to_string();
+    assert!(
+        e.contains("matmul: mismatched inner dimensions: (2, 3) @ (4, 5)"),
+        "{e}"
+    );
+    let v = kp::zeros(&[4], Some(DType::F32)).unwrap();
+    let e = kp::matmul(&a, &v).unwrap_err().to_string();
+    assert!(e.contains("(2, 3) @ (4,)"), "{e}");
+}
