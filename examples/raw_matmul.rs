@@ -1,5 +1,5 @@
 //! The seeds' exercise: a 16x16 tiled matrix multiply as a RawKernel (workgroup memory and
-//! barriers), compared with a reference.
+//! barriers), compared with `kupfer::matmul`.
 //! Run: `cargo run --example raw_matmul`.
 
 use kupfer as kp;
@@ -66,6 +66,13 @@ pub fn tiled_matmul(a: &kp::Array, b: &kp::Array) -> kp::Result<kp::Array> {
 fn main() -> kp::Result<()> {
     let a = kp::arange(0.0, 12.0, 1.0, Some(kp::DType::F32))?.reshape(&[3, 4])?;
     let b = kp::ones(&[4, 2], Some(kp::DType::F32))?;
-    println!("{:?}", tiled_matmul(&a, &b)?.to_vec::<f32>()?);
+    println!(
+        "tiled RawKernel: {:?}",
+        tiled_matmul(&a, &b)?.to_vec::<f32>()?
+    );
+    println!(
+        "kupfer::matmul:  {:?}",
+        kp::matmul(&a, &b)?.to_vec::<f32>()?
+    );
     Ok(())
 }
