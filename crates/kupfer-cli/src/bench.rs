@@ -339,12 +339,19 @@ fn params_text(step: Step, m: &Measurement) -> String {
 }
 
 const TABLE_HEADER: &str =
-    "case                        params               ms       GB/s     CPU ms   speed-up";
+    "case                        params               ms  GB/s|TF/s     CPU ms   speed-up";
 
 fn table_row(step: Step, m: &Measurement) -> String {
+    // The figure of merit (GB/s, or TFLOP/s for matmul), three significant digits when small.
     let gbs = m
         .metric
-        .map(|(_, x)| format!("{x:.1}"))
+        .map(|(_, x)| {
+            if x >= 10.0 || x == 0.0 {
+                format!("{x:.1}")
+            } else {
+                format!("{x:.3}")
+            }
+        })
         .unwrap_or_else(|| "-".into());
     let (cpu, speedup) = match m.cpu_ms {
         Some(c) => (fmt_ms(c), fmt_speedup(c / m.ms)),
