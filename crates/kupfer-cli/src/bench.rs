@@ -539,7 +539,12 @@ mod tests {
         assert!(notes.is_empty());
         let all = select(&[]).unwrap();
         let (_, notes) = plan(&all, Some(1 << 20));
-        assert_eq!(notes.len(), 5);
+        // 5 square cases; matmul_float32/16 at 4096 and 8192; batched_matmul, gemv.
+        assert_eq!(notes.len(), 11);
+        let mm = select(&["matmul_float16".into(), "gemv_4096".into()]).unwrap();
+        let (steps, _) = plan(&mm, None);
+        let sides: Vec<Option<usize>> = steps.iter().map(|s| s.n).collect();
+        assert_eq!(sides, vec![Some(1024), Some(4096), Some(8192), None]);
         assert_eq!(capped(&[1 << 20, 1 << 24], None), vec![1 << 20, 1 << 24]);
         assert_eq!(capped(&[1 << 20, 1 << 24], Some(1 << 10)), vec![1 << 10]);
     }
