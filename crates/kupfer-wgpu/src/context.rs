@@ -76,6 +76,8 @@ pub(crate) struct Inner {
     pub pipelines: PipelineCache,
     pub staging: crate::transfer::Staging,
     pub coop: Option<CoopMatrix>,
+    /// Kernel launches recorded so far.
+    pub dispatches: std::sync::atomic::AtomicU64,
 }
 
 /// Cooperative-matrix (tensor core) support of a device, as matmul uses it: 16x16x16 products
@@ -296,6 +298,7 @@ impl Context {
                 batch: Mutex::new(Batch::default()),
                 pipelines,
                 staging: Default::default(),
+                dispatches: Default::default(),
                 device,
                 queue,
                 info,
