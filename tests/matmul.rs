@@ -601,6 +601,24 @@ fn every_kernel_and_tile_config() {
         512,
         Box::new(|a, b| kp::matmul_forced(a, b, MatmulPrecision::Exact, Force::Gemv)),
     );
+    b.add(
+        "dot-long",
+        (f, &[5000]),
+        (f, &[5000]),
+        "a",
+        "b",
+        5000,
+        Box::new(|a, b| a.matmul(b)),
+    );
+    b.add(
+        "gemv-few-rows",
+        (f, &[3, 2000]),
+        (f, &[2000]),
+        "a",
+        "b",
+        2000,
+        Box::new(kp::matmul),
+    );
     run_cases("kernels", b.cases);
 }
 

@@ -339,12 +339,19 @@ fn params_text(step: Step, m: &Measurement) -> String {
 }
 
 const TABLE_HEADER: &str =
-    "case                        params               ms       GB/s     CPU ms   speed-up";
+    "case                        params               ms  GB/s|TF/s     CPU ms   speed-up";
 
 fn table_row(step: Step, m: &Measurement) -> String {
+    // The figure of merit (GB/s, or TFLOP/s for matmul), three significant digits when small.
     let gbs = m
         .metric
-        .map(|(_, x)| format!("{x:.1}"))
+        .map(|(_, x)| {
+            if x >= 10.0 || x == 0.0 {
+                format!("{x:.1}")
+            } else {
+                format!("{x:.3}")
+            }
+        })
         .unwrap_or_else(|| "-".into());
     let (cpu, speedup) = match m.cpu_ms {
         Some(c) => (fmt_ms(c), fmt_speedup(c / m.ms)),
@@ -539,6 +546,10 @@ mod tests {
         }
         assert!(notes.iter().any(|n| n.starts_with("sum_axis0_4096sq skipped")));
         assert!(!steps.iter().any(|s| s.case.name == "sum_axis0_4096sq"));
+        let mm = select(&["matmul_float16".into(), "gemv_4096".into()]).unwrap();
+        let (steps, _) = plan(&mm, None);
+        let sides: Vec<Option<usize>> = steps.iter().map(|s| s.n).collect();
+        assert_eq!(sides, vec![Some(1024), Some(4096), Some(8192), None]);
         assert_eq!(capped(&[1 << 20, 1 << 24], None), vec![1 << 20, 1 << 24]);
         assert_eq!(capped(&[1 << 20, 1 << 24], Some(1 << 10)), vec![1 << 10]);
     }

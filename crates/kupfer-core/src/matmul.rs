@@ -965,7 +965,7 @@ mod tests {
                 }
             }
         }
-        for lanes in [8, 32, 64, 128] {
+        for lanes in [4, 8, 32, 64, 128, 256] {
             let p = MatmulProgram {
                 a: DType::F32,
                 b: DType::F32,

@@ -228,7 +228,9 @@ impl Geometry {
             && self.a_aligned(self.sam)
             && self.b_aligned(0);
         let per_lane = if vec4 { self.k / 4 } else { self.k };
-        let lanes = (per_lane / 8).next_power_of_two().clamp(4, 32) as u32;
+        // Few rows (a dot product, a short matrix): more lanes per row keep the GPU busy.
+        let max_lanes = if self.m <= 1024 { 256 } else { 32 };
+        let lanes = (per_lane / 8).next_power_of_two().clamp(4, max_lanes) as u32;
         GemvShape::Rows { lanes, vec4 }
     }
 }

@@ -96,6 +96,13 @@ pub fn matmul_forced(
     launch::run_forced(&plan, precision, Some(force))
 }
 
+impl Array {
+    /// `self @ other`: [`matmul`] as a method.
+    pub fn matmul(&self, other: &Array) -> Result<Array> {
+        matmul(self, other)
+    }
+}
+
 /// Shapes as NumPy prints them: `(2, 3)`, `(5,)`.
 fn tuple(shape: &[usize]) -> String {
     match shape {
