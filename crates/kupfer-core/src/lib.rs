@@ -5,6 +5,7 @@
 //! - [`layout`]: shapes, strides, broadcasting, views ([`Layout`], [`SliceArg`]).
 //! - [`expr`]: the elementwise op IR ([`Program`]), which is also the pipeline-cache key.
 //! - [`codegen`]: WGSL generation from the IR and the templates in `shaders/`.
+//! - [`fft`]: FFT pass schedules, twiddle tables and WGSL of Stockham passes.
 //! - [`libm`]: accurate WGSL transcendentals used by generated kernels.
 //! - [`error`]: the one [`Error`] type of kupfer.
 
@@ -14,6 +15,7 @@ pub mod codegen;
 pub mod dtype;
 pub mod error;
 pub mod expr;
+pub mod fft;
 pub mod histogram;
 pub mod layout;
 pub mod libm;

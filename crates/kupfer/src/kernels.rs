@@ -31,6 +31,8 @@ pub(crate) struct KernelCache {
     pub(crate) reductions: Cache<ReduceProgram, ParamLayout>,
     pub(crate) scans: Cache<ScanProgram, ParamLayout>,
     pub(crate) histograms: Cache<HistProgram, HistParams>,
+    pub(crate) ffts: Cache<kupfer_core::fft::FftPass, ()>,
+    pub(crate) fft_plans: crate::fft::plan::PlanCache,
 }
 
 /// The kernel of `key` from `cache`; on a miss, `generate` writes its WGSL for the device's
