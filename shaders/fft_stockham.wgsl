@@ -25,7 +25,14 @@ const C: u32 = {{C}}u;
 const WG: u32 = {{WG}}u;
 const HALF: f32 = 0.70710678118654752;
 
+// Workgroup memory, padded against bank conflicts: one slot after every 32 values and one
+// after each sub-sequence (so power-of-two strides spread over the banks).
+const LS: u32 = {{LS}}u;
 var<workgroup> sm: array<vec2<f32>, {{SM}}>;
+
+fn ix(c: u32, r: u32) -> u32 {
+    return c * LS + r + (r >> 5u);
+}
 
 fn cmul(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
     return vec2<f32>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
@@ -101,7 +108,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                 v = cmul(v, outer_tw((j % p.ns) * r));
             }
         }
-        sm[c * R + r] = v;
+        sm[ix(c, r)] = v;
     }
     workgroupBarrier();
 {{SUBPASSES}}
@@ -110,7 +117,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         let jj = jj0 + c;
         if (jj < p.total) {
 {{SPLIT}}
-            store(b, (j / p.ns) * p.ns * R + j % p.ns + r * p.ns, sm[c * R + r]);
+            store(b, (j / p.ns) * p.ns * R + j % p.ns + r * p.ns, sm[ix(c, r)]);
         }
     }
 }

@@ -248,6 +248,16 @@ fn indent(code: &str, spaces: usize) -> String {
         .to_string()
 }
 
+/// Workgroup-memory slots of one padded sub-sequence of `r` values.
+pub fn line_slots(r: u32) -> u32 {
+    r + r / 32 + 1
+}
+
+/// Workgroup-memory bytes of a pass of radix `r` holding `group` sub-sequences.
+pub fn workgroup_bytes(r: u32, group: u32) -> u32 {
+    group * line_slots(r) * 8
+}
+
 /// The WGSL of one pass.
 pub fn generate(pass: &FftPass) -> String {
     let r = pass.radix();
@@ -327,15 +337,15 @@ pub fn generate(pass: &FftPass) -> String {
         let _ = writeln!(subs, "{{\n    var x: array<array<vec2<f32>, {q}>, {cnt}>;");
         let _ = writeln!(
             subs,
-            "    for (var i = 0u; i < {cnt}u; i++) {{\n        let bi = t + i * WG;\n        if (bi < {nb}u) {{\n            let k = (bi % {rq}u) % {nsp}u;\n            let base = (bi / {rq}u) * R + bi % {rq}u;\n            var y: array<vec2<f32>, {q}>;"
+            "    for (var i = 0u; i < {cnt}u; i++) {{\n        let bi = t + i * WG;\n        if (bi < {nb}u) {{\n            let c = bi / {rq}u;\n            let jp = bi % {rq}u;\n            let k = jp % {nsp}u;\n            var y: array<vec2<f32>, {q}>;"
         );
         for s in 0..q {
             if s == 0 || nsp == 1 {
-                let _ = writeln!(subs, "            y[{s}] = sm[base + {}u];", s * rq);
+                let _ = writeln!(subs, "            y[{s}] = sm[ix(c, jp + {}u)];", s * rq);
             } else {
                 let _ = writeln!(
                     subs,
-                    "            y[{s}] = cmul(sm[base + {}u], twid(tw[p.tw_inner + k * {}u]));",
+                    "            y[{s}] = cmul(sm[ix(c, jp + {}u)], twid(tw[p.tw_inner + k * {}u]));",
                     s * rq,
                     s * stride
                 );
@@ -347,11 +357,15 @@ pub fn generate(pass: &FftPass) -> String {
         );
         let _ = writeln!(
             subs,
-            "    for (var i = 0u; i < {cnt}u; i++) {{\n        let bi = t + i * WG;\n        if (bi < {nb}u) {{\n            let jp = bi % {rq}u;\n            let k = jp % {nsp}u;\n            let ob = (bi / {rq}u) * R + (jp / {nsp}u) * {}u + k;",
+            "    for (var i = 0u; i < {cnt}u; i++) {{\n        let bi = t + i * WG;\n        if (bi < {nb}u) {{\n            let jp = bi % {rq}u;\n            let k = jp % {nsp}u;\n            let c = bi / {rq}u;\n            let ob = (jp / {nsp}u) * {}u + k;",
             nsp * q
         );
         for s in 0..q {
-            let _ = writeln!(subs, "            sm[ob + {}u] = x[i][{s}];", s * nsp);
+            let _ = writeln!(
+                subs,
+                "            sm[ix(c, ob + {}u)] = x[i][{s}];",
+                s * nsp
+            );
         }
         let _ = writeln!(subs, "        }}\n    }}\n    workgroupBarrier();\n}}");
         nsp *= q;
@@ -362,7 +376,8 @@ pub fn generate(pass: &FftPass) -> String {
         .replace("{{R}}", &r.to_string())
         .replace("{{C}}", &c.to_string())
         .replace("{{WG}}", &wg.to_string())
-        .replace("{{SM}}", &(c * r).max(1).to_string())
+        .replace("{{LS}}", &line_slots(r).to_string())
+        .replace("{{SM}}", &(c * line_slots(r)).max(1).to_string())
         .replace("{{ODD_DFTS}}", &odd)
         .replace("{{LOAD}}", &indent(&load, 4))
         .replace("{{STORE}}", &indent(&store, 4))

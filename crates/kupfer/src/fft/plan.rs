@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 /// Cached plans of a device, keyed by (size, direction sign).
 #[derive(Default)]
 pub(crate) struct PlanCache {
-    plans: Mutex<HashMap<(usize, i8), Arc<Plan>>>,
+    plans: Mutex<HashMap<(usize, i8, bool), Arc<Plan>>>,
 }
 
 /// How one transform size runs.
@@ -41,22 +41,30 @@ pub(crate) struct Stockham {
     cap: u32,
 }
 
-/// Complex values workgroup memory holds for one pass (a power of two).
+/// Complex values workgroup memory holds for one pass (a power of two, padded as the
+/// kernels pad it, within 40 KiB so that several workgroups share a multiprocessor).
 fn capacity(device: &Device) -> u32 {
     let bytes = device
         .info()
         .limits
         .max_compute_workgroup_storage_size
-        .min(32768);
-    let elems = (bytes / 8).max(256);
-    1 << (31 - elems.leading_zeros())
+        .min(40 * 1024);
+    let mut cap = 1u32 << 14;
+    while cap > 256 && fft::workgroup_bytes(cap, 1) > bytes {
+        cap /= 2;
+    }
+    cap
 }
 
 impl Stockham {
-    /// The plan of a smooth size `n`; `None` when `n` has a prime factor above 7.
-    pub(crate) fn new(device: &Device, n: usize) -> Result<Option<Stockham>> {
+    /// The plan of a smooth size `n`; `None` when `n` has a prime factor above 7. Lines
+    /// that are `strided` (interleaved with other lines) take passes of at most 1/8 of
+    /// workgroup memory, so that a workgroup reads 8 neighbouring lines at once.
+    pub(crate) fn new(device: &Device, n: usize, strided: bool) -> Result<Option<Stockham>> {
         let cap = capacity(device);
-        let radices = if n <= cap as usize {
+        let radices = if strided {
+            fft::schedule(n, cap / 8)
+        } else if n <= cap as usize {
             fft::schedule(n, cap)
         } else {
             fft::schedule(n, cap / 4)
@@ -97,27 +105,28 @@ impl Stockham {
     }
 }
 
-/// The plan of size `n` in direction `sgn` (1 forward, -1 inverse), from the cache.
-pub(crate) fn plan(device: &Device, n: usize, sgn: i8) -> Result<Arc<Plan>> {
+/// The plan of size `n` in direction `sgn` (1 forward, -1 inverse) for contiguous or
+/// `strided` lines, from the cache.
+pub(crate) fn plan(device: &Device, n: usize, sgn: i8, strided: bool) -> Result<Arc<Plan>> {
     let cache = &device.kernels.fft_plans;
     if let Some(p) = cache
         .plans
         .lock()
         .unwrap_or_else(|p| p.into_inner())
-        .get(&(n, sgn))
+        .get(&(n, sgn, strided))
     {
         return Ok(p.clone());
     }
-    let plan = match Stockham::new(device, n)? {
+    let plan = match Stockham::new(device, n, strided)? {
         Some(s) => Plan::Stockham(s),
-        None => Plan::Bluestein(Bluestein::new(device, n, sgn)?),
+        None => Plan::Bluestein(Bluestein::new(device, n, sgn, strided)?),
     };
     let plan = Arc::new(plan);
     cache
         .plans
         .lock()
         .unwrap_or_else(|p| p.into_inner())
-        .insert((n, sgn), plan.clone());
+        .insert((n, sgn, strided), plan.clone());
     Ok(plan)
 }
 
@@ -222,13 +231,16 @@ impl Stockham {
             } else {
                 scratch(device, job.lines, job.blo, n)?
             };
-            let group = if np == 1 {
+            let mut group = if np == 1 {
                 (self.cap / r.max(1))
                     .min((job.lines.max(1)).next_power_of_two().min(1 << 20) as u32)
                     .max(1)
             } else {
                 (self.cap / r).max(1)
             };
+            while group > 1 && fft::workgroup_bytes(r, group) > fft::workgroup_bytes(self.cap, 1) {
+                group /= 2;
+            }
             let wg = ((group * r) / 8).next_power_of_two().clamp(64, 256);
             let program = FftPass {
                 radices: pass.radices.clone(),
