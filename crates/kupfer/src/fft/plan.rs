@@ -39,21 +39,23 @@ pub(crate) struct Stockham {
     passes: Vec<PassInfo>,
     tables: Arc<GpuBuffer>,
     cap: u32,
+    budget: u32,
 }
 
-/// Complex values workgroup memory holds for one pass (a power of two, padded as the
-/// kernels pad it, within 40 KiB so that several workgroups share a multiprocessor).
-fn capacity(device: &Device) -> u32 {
-    let bytes = device
+/// Workgroup-memory bytes a pass may use (within 40 KiB so that several workgroups share a
+/// multiprocessor) and the complex values one padded sub-sequence of that size holds (a power
+/// of two).
+fn capacity(device: &Device) -> (u32, u32) {
+    let budget = device
         .info()
         .limits
         .max_compute_workgroup_storage_size
         .min(40 * 1024);
     let mut cap = 1u32 << 14;
-    while cap > 256 && fft::workgroup_bytes(cap, 1) > bytes {
+    while cap > 256 && fft::workgroup_bytes(cap, 1) > budget {
         cap /= 2;
     }
-    cap
+    (cap, budget)
 }
 
 impl Stockham {
@@ -61,7 +63,7 @@ impl Stockham {
     /// that are `strided` (interleaved with other lines) take passes of at most 1/8 of
     /// workgroup memory, so that a workgroup reads 8 neighbouring lines at once.
     pub(crate) fn new(device: &Device, n: usize, strided: bool) -> Result<Option<Stockham>> {
-        let cap = capacity(device);
+        let (cap, budget) = capacity(device);
         let radices = if strided {
             fft::schedule(n, cap / 8)
         } else if n <= cap as usize {
@@ -101,6 +103,7 @@ impl Stockham {
             passes,
             tables,
             cap,
+            budget,
         }))
     }
 }
@@ -234,11 +237,11 @@ impl Stockham {
             let mut group = if np == 1 {
                 (self.cap / r.max(1))
                     .min((job.lines.max(1)).next_power_of_two().min(1 << 20) as u32)
-                    .max(1)
+                    .clamp(1, fft::MAX_GROUP)
             } else {
-                (self.cap / r).max(1)
+                (self.cap / r).clamp(1, fft::MAX_GROUP)
             };
-            while group > 1 && fft::workgroup_bytes(r, group) > fft::workgroup_bytes(self.cap, 1) {
+            while group > 1 && fft::workgroup_bytes(r, group) > self.budget {
                 group /= 2;
             }
             let wg = ((group * r) / 8).next_power_of_two().clamp(64, 256);
