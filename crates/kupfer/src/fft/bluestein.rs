@@ -7,7 +7,7 @@
 //! forward transform's last store, and the final chirp, crop and scale into the inverse
 //! transform's last store: two power-of-two transforms, no extra kernels.
 
-use super::plan::{scratch, Aux, Job, Lines, Stockham};
+use super::plan::{scratch, Aux, Job, LineKind, Lines, Stockham};
 use crate::device::Device;
 use kupfer_core::fft::{self, LoadKind};
 use kupfer_core::{Error, Result};
@@ -24,9 +24,9 @@ pub(crate) struct Bluestein {
 
 impl Bluestein {
     /// The plan of size `n` in direction `sgn`; `B` is computed on the device.
-    pub(crate) fn new(device: &Device, n: usize, sgn: i8, strided: bool) -> Result<Bluestein> {
+    pub(crate) fn new(device: &Device, n: usize, sgn: i8, kind: LineKind) -> Result<Bluestein> {
         let m = (2 * n - 1).next_power_of_two();
-        let inner = Stockham::new(device, m, strided)?
+        let inner = Stockham::new(device, m, kind)?
             .ok_or_else(|| Error::invalid("power-of-two FFT plan missing"))?;
         let w = fft::chirp(n, f64::from(sgn));
         let mut aux: Vec<[f32; 2]> = w.iter().map(|c| [c[0] as f32, c[1] as f32]).collect();

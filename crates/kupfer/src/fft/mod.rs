@@ -205,7 +205,11 @@ fn transform(
         scale,
         nlog: n,
     };
-    let p = plan::plan(&device, n, sgn, inner > 1)?;
+    let kind = plan::LineKind {
+        strided: inner > 1,
+        small: lines.saturating_mul(n) <= plan::SMALL_BATCH,
+    };
+    let p = plan::plan(&device, n, sgn, kind)?;
     p.run(&device, &job)?;
     Ok(Array::from_buffer(
         device,
