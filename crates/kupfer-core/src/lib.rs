@@ -5,6 +5,8 @@
 //! - [`layout`]: shapes, strides, broadcasting, views ([`Layout`], [`SliceArg`]).
 //! - [`expr`]: the elementwise op IR ([`Program`]), which is also the pipeline-cache key.
 //! - [`codegen`]: WGSL generation from the IR and the templates in `shaders/`.
+//! - [`custom`]: user WGSL in generated kernels (custom kernels' parameters, wrappers,
+//!   validation with errors located in the user's text).
 //! - [`fft`]: FFT pass schedules, twiddle tables and WGSL of Stockham passes.
 //! - [`libm`]: accurate WGSL transcendentals used by generated kernels.
 //! - [`error`]: the one [`Error`] type of kupfer.
@@ -12,6 +14,7 @@
 #![warn(missing_docs)]
 
 pub mod codegen;
+pub mod custom;
 pub mod dtype;
 pub mod error;
 pub mod expr;
