@@ -193,7 +193,7 @@ fn compare(c: &Case, got: &Array, dir: &Path, res: &Value) -> Result<f64, String
     } else {
         (num / den).sqrt()
     };
-    if !(rel <= c.tol) {
+    if rel.is_nan() || rel > c.tol {
         return Err(format!("relative L2 error {rel:e} > {:e}", c.tol));
     }
     Ok(rel)
@@ -257,7 +257,7 @@ const NORMS: [(Norm, &str); 3] = [
 fn tol(n: usize) -> f64 {
     let mut m = n;
     for p in [2, 3, 5, 7] {
-        while m % p == 0 {
+        while m.is_multiple_of(p) {
             m /= p;
         }
     }

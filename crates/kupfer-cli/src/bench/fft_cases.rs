@@ -139,7 +139,7 @@ impl CpuFft {
         }
         self.pow2.run(&mut a, false);
         for (v, b) in a.iter_mut().zip(&self.b) {
-            *v = *v * *b;
+            *v *= *b;
         }
         self.pow2.run(&mut a, true);
         let s = 1.0 / m as f32;
