@@ -11,6 +11,7 @@
 //! transfer cases by the wall clock up to a synchronize.
 
 mod cases;
+mod fft_cases;
 mod matmul;
 
 use crate::common::{count_arg, fmt_count, fmt_ms, median};
@@ -220,6 +221,27 @@ fn plan(selected: &[&'static Case], cap: Option<usize>) -> (Vec<Step>, Vec<Strin
             ));
         }
     }
+    for case in of(Group::Fft) {
+        let sizes = fft_cases::sizes(case.name);
+        if sizes.is_empty() {
+            let elems = fft_cases::fixed_elements(case.name);
+            if cap.is_none_or(|c| c >= elems) {
+                steps.push(Step { case, n: None });
+            } else {
+                notes.push(format!(
+                    "{} skipped: its {} elements exceed the size cap",
+                    case.name,
+                    fmt_count(elems)
+                ));
+            }
+        } else {
+            steps.extend(
+                capped(sizes, cap)
+                    .into_iter()
+                    .map(|n| Step { case, n: Some(n) }),
+            );
+        }
+    }
     steps.extend(of(Group::Tiny).map(|case| Step { case, n: None }));
     for n in capped(cases::TRANSFER_SIZES, cap) {
         steps.extend(of(Group::Transfer).map(|case| Step { case, n: Some(n) }));
@@ -274,6 +296,10 @@ fn run_step(step: Step, loaded: &mut Loaded, t: &Timing) -> CliResult<Measuremen
             let n = step.n.unwrap_or(cases::TRANSFER_SIZES[0]);
             cases::run_transfer(step.case, n, t)
         }
+        Group::Fft => {
+            release(loaded, dev);
+            fft_cases::run(step.case.name, step.n, t)
+        }
     }
 }
 
@@ -324,6 +350,10 @@ fn fmt_speedup(s: f64) -> String {
 fn params_text(step: Step, m: &Measurement) -> String {
     match step.case.group {
         Group::Vector | Group::Transfer => format!("n={}", fmt_count(step.n.unwrap_or(0))),
+        Group::Fft => match step.n {
+            Some(n) => format!("n={}", fmt_count(n)),
+            None => "-".into(),
+        },
         Group::Square => format!("{0}x{0}", cases::SQUARE),
         Group::Matmul => format!("n={}", step.n.unwrap_or(0)),
         Group::MatmulFixed => "-".into(),
@@ -392,6 +422,14 @@ fn print_cases() {
             Group::Matmul => sizes_text(matmul::MATMUL_SIZES),
             Group::MatmulFixed => "-".into(),
             Group::Tiny => format!("n={}", cases::TINY),
+            Group::Fft => {
+                let s = fft_cases::sizes(c.name);
+                if s.is_empty() {
+                    "-".into()
+                } else {
+                    sizes_text(s)
+                }
+            }
         };
         outln!("{:<27} {:<16} {}", c.name, sizes, c.about);
     }
@@ -544,7 +582,9 @@ mod tests {
             let noted = notes.iter().any(|n| n.starts_with(case.name));
             assert!(planned || noted, "{} neither planned nor noted", case.name);
         }
-        assert!(notes.iter().any(|n| n.starts_with("sum_axis0_4096sq skipped")));
+        assert!(notes
+            .iter()
+            .any(|n| n.starts_with("sum_axis0_4096sq skipped")));
         assert!(!steps.iter().any(|s| s.case.name == "sum_axis0_4096sq"));
         let mm = select(&["matmul_float16".into(), "gemv_4096".into()]).unwrap();
         let (steps, _) = plan(&mm, None);

@@ -8,6 +8,7 @@
 //! - [`custom`]: user WGSL in generated kernels (custom kernels' parameters, wrappers,
 //!   validation with errors located in the user's text).
 //! - [`matmul`]: matmul kernels (simple, tiled SIMT, gemv, cooperative matrix) and their WGSL.
+//! - [`fft`]: FFT pass schedules, twiddle tables and WGSL of Stockham passes.
 //! - [`libm`]: accurate WGSL transcendentals used by generated kernels.
 //! - [`error`]: the one [`Error`] type of kupfer.
 
@@ -18,6 +19,7 @@ pub mod custom;
 pub mod dtype;
 pub mod error;
 pub mod expr;
+pub mod fft;
 pub mod histogram;
 pub mod layout;
 pub mod libm;

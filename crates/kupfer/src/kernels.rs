@@ -35,6 +35,8 @@ pub(crate) struct KernelCache {
     /// Tuned matmul kernels per shape class (see `matmul/tune.rs`).
     pub(crate) matmul_tiles:
         Mutex<HashMap<crate::matmul::TuneKey, kupfer_core::matmul::MatmulKernel>>,
+    pub(crate) ffts: Cache<kupfer_core::fft::FftPass, ()>,
+    pub(crate) fft_plans: crate::fft::plan::PlanCache,
 }
 
 /// The kernel of `key` from `cache`; on a miss, `generate` writes its WGSL for the device's

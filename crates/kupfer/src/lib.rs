@@ -23,6 +23,7 @@
 //!   `diagonal`, `diag`, `trace`.
 //! - [`matmul`](mod@matmul): `matmul` / `@` with NumPy semantics (tiled SIMT, gemv and
 //!   tensor-core kernels).
+//! - [`fft`]: `numpy.fft`'s transforms (any length, any axes), frequencies and shifts.
 //! - [`Device`] (device.rs): adapters, the current device, memory pool, events.
 //! - [`io`]: `.npy` reading and writing.
 //! - [`custom`]: custom kernels in WGSL ([`ElementwiseKernel`], [`ReductionKernel`],
@@ -38,6 +39,7 @@ mod array;
 pub mod creation;
 pub mod custom;
 mod device;
+pub mod fft;
 pub mod fuse;
 mod fusion;
 mod host;

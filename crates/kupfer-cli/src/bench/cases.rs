@@ -41,6 +41,8 @@ pub enum Group {
     Matmul,
     /// A matmul case of one fixed size.
     MatmulFixed,
+    /// FFT inputs made by the case (sizes from `fft_cases::sizes`).
+    Fft,
 }
 
 /// One benchmark case.
@@ -145,6 +147,31 @@ pub const CASES: &[Case] = &[
         name: "gemv_4096",
         group: Group::MatmulFixed,
         about: "A @ v, A float32 4096 x 4096, v 4096",
+    },
+    Case {
+        name: "fft_c64",
+        group: Group::Fft,
+        about: "fft.fft(z), z complex64",
+    },
+    Case {
+        name: "rfft_f32",
+        group: Group::Fft,
+        about: "fft.rfft(r), r float32",
+    },
+    Case {
+        name: "fft_c64_batched_1024x4096",
+        group: Group::Fft,
+        about: "fft.fft(z, axis=1), z complex64 (1024, 4096)",
+    },
+    Case {
+        name: "fft2_c64_4096sq",
+        group: Group::Fft,
+        about: "fft.fft2(z), z complex64 (4096, 4096)",
+    },
+    Case {
+        name: "fft_c64_nonpow2",
+        group: Group::Fft,
+        about: "fft.fft(z), z complex64, n not a power of two",
     },
     Case {
         name: "tiny_op_wall",

@@ -3,7 +3,7 @@
 //! attributes, and name resolution for `np.`/`numpy.` and the sub-namespaces.
 //!
 //! One file per family registers its functions: [`elementwise`], [`creation`], [`shape`],
-//! [`linalg`], [`reductions`], [`scans`], [`builtins`]. A later family adds a file and a line to [`build`]; names it implements come
+//! [`linalg`], [`reductions`], [`scans`], [`fft`], [`builtins`]. A later family adds a file and a line to [`build`]; names it implements come
 //! off [`PLANNED`].
 
 use crate::ast::Span;
@@ -16,6 +16,7 @@ use std::sync::OnceLock;
 pub(crate) mod builtins;
 pub(crate) mod creation;
 pub(crate) mod elementwise;
+pub(crate) mod fft;
 pub(crate) mod linalg;
 pub(crate) mod methods;
 pub(crate) mod reductions;
@@ -62,6 +63,7 @@ fn build() -> Registry {
         map: HashMap::new(),
     };
     elementwise::register(&mut r);
+    fft::register(&mut r);
     creation::register(&mut r);
     shape::register(&mut r);
     linalg::register(&mut r);
@@ -223,25 +225,6 @@ pub(crate) const PLANNED: &[&str] = &[
     // signal
     "convolve",
     "correlate",
-    // fft
-    "fft.fft",
-    "fft.ifft",
-    "fft.rfft",
-    "fft.irfft",
-    "fft.fft2",
-    "fft.ifft2",
-    "fft.rfft2",
-    "fft.irfft2",
-    "fft.fftn",
-    "fft.ifftn",
-    "fft.rfftn",
-    "fft.irfftn",
-    "fft.hfft",
-    "fft.ihfft",
-    "fft.fftfreq",
-    "fft.rfftfreq",
-    "fft.fftshift",
-    "fft.ifftshift",
     // random
     "random.rand",
     "random.randn",
