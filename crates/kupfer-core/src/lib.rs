@@ -5,12 +5,14 @@
 //! - [`layout`]: shapes, strides, broadcasting, views ([`Layout`], [`SliceArg`]).
 //! - [`expr`]: the elementwise op IR ([`Program`]), which is also the pipeline-cache key.
 //! - [`codegen`]: WGSL generation from the IR and the templates in `shaders/`.
+//! - [`convolve`]: direct 2-D convolution kernels (SciPy's convolve2d).
 //! - [`libm`]: accurate WGSL transcendentals used by generated kernels.
 //! - [`error`]: the one [`Error`] type of kupfer.
 
 #![warn(missing_docs)]
 
 pub mod codegen;
+pub mod convolve;
 pub mod dtype;
 pub mod error;
 pub mod expr;

@@ -3,6 +3,7 @@
 
 use crate::device::Device;
 use kupfer_core::codegen::{ParamLayout, Target};
+use kupfer_core::convolve::ConvProgram;
 use kupfer_core::expr::{Access, InputSpec, Node, Program};
 use kupfer_core::histogram::{HistParams, HistProgram};
 use kupfer_core::layout::{collapse_axes, contiguous_strides};
@@ -31,6 +32,7 @@ pub(crate) struct KernelCache {
     pub(crate) reductions: Cache<ReduceProgram, ParamLayout>,
     pub(crate) scans: Cache<ScanProgram, ParamLayout>,
     pub(crate) histograms: Cache<HistProgram, HistParams>,
+    pub(crate) convolutions: Cache<ConvProgram, ()>,
 }
 
 /// The kernel of `key` from `cache`; on a miss, `generate` writes its WGSL for the device's

@@ -21,6 +21,7 @@
 //!   their elementwise input.
 //! - [`Device`] (device.rs): adapters, the current device, memory pool, events.
 //! - [`io`]: `.npy` reading and writing.
+//! - [`signal`]: `convolve2d`, `correlate2d`, `convolve`, `correlate` as `scipy.signal`.
 //! - `fusion.rs`: lazy expressions and their materialisation as one kernel.
 //!
 //! Type promotion follows NumPy 2 (NEP 50) except that 32-bit operands are never widened to
@@ -43,6 +44,7 @@ mod ops;
 pub mod reduce;
 mod scalar;
 pub mod scan;
+pub mod signal;
 pub mod stats;
 pub mod ufuncs;
 pub mod views;
