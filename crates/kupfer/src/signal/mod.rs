@@ -14,9 +14,11 @@
 
 mod convolve2d;
 mod convolve_nd;
+mod fftconvolve;
 mod mode;
 
 pub use convolve2d::{convolve2d, correlate2d};
 pub use convolve_nd::{convolve, correlate, Method};
+pub use fftconvolve::fftconvolve;
 pub use kupfer_core::convolve::Boundary;
 pub use mode::Mode;
