@@ -596,3 +596,165 @@ fn convolve_and_correlate_match_scipy() {
     let e = "fast".parse::<Method>().unwrap_err().to_string();
     assert!(e.contains("Acceptable method flags"), "{e}");
 }
+
+#[test]
+fn fftconvolve_and_the_fft_method_match_scipy() {
+    let mut cases = Vec::new();
+    let shapes: [(&[usize], &[usize]); 10] = [
+        (&[50], &[7]),
+        (&[7], &[50]),
+        (&[1], &[1]),
+        (&[97], &[97]),
+        (&[12, 10], &[5, 4]),
+        (&[5, 6], &[9, 2]),
+        (&[6, 7, 5], &[3, 2, 4]),
+        (&[33, 1], &[1, 5]),
+        (&[16, 8], &[16, 3]),
+        (&[300], &[40]),
+    ];
+    let mut seed = 7000;
+    for (sa, sb) in shapes {
+        for (mname, mode) in MODES {
+            for dt in [DType::F32, DType::Complex64] {
+                seed += 2;
+                cases.push(case(
+                    format!("fftconvolve {sa:?} {sb:?} {mname} {dt}"),
+                    input(seed, sa, dt),
+                    input(seed + 1, sb, dt),
+                    format!("sig.fftconvolve(a, b, mode='{mname}')"),
+                    move |a, b| kp::signal::fftconvolve(a, b, mode, None),
+                ));
+            }
+        }
+    }
+    // axes: the others broadcast
+    for (sa, sb, axes) in [
+        ([4usize, 20], [4usize, 5], vec![1isize]),
+        ([4, 20], [1, 5], vec![-1]),
+        ([6, 9], [3, 9], vec![0]),
+        ([6, 9], [3, 4], vec![0, 1]),
+    ] {
+        for (mname, mode) in MODES {
+            seed += 2;
+            let ax = axes.clone();
+            cases.push(case(
+                format!("fftconvolve {sa:?} {sb:?} axes {axes:?} {mname}"),
+                input(seed, &sa, DType::F32),
+                input(seed + 1, &sb, DType::F32),
+                format!("sig.fftconvolve(a, b, mode='{mname}', axes={axes:?})"),
+                move |a, b| kp::signal::fftconvolve(a, b, mode, Some(&ax)),
+            ));
+        }
+    }
+    // views and mixed inputs
+    cases.push(case(
+        "fftconvolve transposed and reversed",
+        input(7500, &[20, 9], DType::F32),
+        input(7501, &[4, 6], DType::F32),
+        "sig.fftconvolve(a.T, b[::-1], mode='same')",
+        |a, b| kp::signal::fftconvolve(&a.t()?, &b.slice(&[all(-1), all(1)])?, Mode::Same, None),
+    ));
+    cases.push(case(
+        "fftconvolve real with complex",
+        input(7502, &[30], DType::F32),
+        input(7503, &[6], DType::Complex64),
+        "sig.fftconvolve(a, b)",
+        |a, b| kp::signal::fftconvolve(a, b, Mode::Full, None),
+    ));
+    // the FFT method of convolve / correlate, and auto picking it for large kernels
+    for (mname, mode) in MODES {
+        for corr in [false, true] {
+            for method in ["fft", "auto"] {
+                seed += 2;
+                let f = if corr { "correlate" } else { "convolve" };
+                let m: Method = method.parse().unwrap();
+                cases.push(case(
+                    format!("{f} {mname} method {method}"),
+                    input(seed, &[40, 50], DType::F32),
+                    input(seed + 1, &[20, 30], DType::F32),
+                    format!("sig.{f}(a, b, mode='{mname}', method='{method}')"),
+                    move |a, b| {
+                        if corr {
+                            kp::signal::correlate(a, b, mode, m)
+                        } else {
+                            kp::signal::convolve(a, b, mode, m)
+                        }
+                    },
+                ));
+            }
+        }
+    }
+    cases.push(case(
+        "convolve int32 by fft (rounded)",
+        input(7600, &[60], DType::I32),
+        input(7601, &[30], DType::I32),
+        "sig.convolve(a, b, method='fft')",
+        |a, b| kp::signal::convolve(a, b, Mode::Full, Method::Fft),
+    ));
+    cases.push(case(
+        "convolve 3-d auto",
+        input(7602, &[5, 6, 7], DType::F32),
+        input(7603, &[2, 3, 2], DType::F32),
+        "sig.convolve(a, b, mode='same')",
+        |a, b| kp::signal::convolve(a, b, Mode::Same, Method::Auto),
+    ));
+    // errors
+    for (id, sa, sb, py, axes) in [
+        (
+            "rank mismatch",
+            vec![4usize],
+            vec![2usize, 2],
+            "sig.fftconvolve(a, b)",
+            None,
+        ),
+        (
+            "incompatible",
+            vec![4, 5],
+            vec![3, 2],
+            "sig.fftconvolve(a, b, axes=[0])",
+            Some(vec![0isize]),
+        ),
+        (
+            "valid neither",
+            vec![4, 2],
+            vec![2, 4],
+            "sig.fftconvolve(a, b, mode='valid')",
+            None,
+        ),
+        (
+            "axis out of range",
+            vec![4, 5],
+            vec![3, 2],
+            "sig.fftconvolve(a, b, axes=[2])",
+            Some(vec![2]),
+        ),
+        (
+            "empty axes",
+            vec![4, 5],
+            vec![3, 2],
+            "sig.fftconvolve(a, b, axes=[])",
+            Some(vec![]),
+        ),
+    ] {
+        let mode = if id == "valid neither" {
+            Mode::Valid
+        } else {
+            Mode::Full
+        };
+        cases.push(case(
+            id,
+            input(1, &sa, DType::F32),
+            input(2, &sb, DType::F32),
+            py,
+            move |a, b| kp::signal::fftconvolve(a, b, mode, axes.as_deref()),
+        ));
+    }
+    cases.push(case(
+        "0-d",
+        input(1, &[], DType::F32),
+        input(2, &[], DType::F32),
+        "sig.fftconvolve(a, b)",
+        |a, b| kp::signal::fftconvolve(a, b, Mode::Full, None),
+    ));
+    run_cases(cases);
+}

@@ -11,6 +11,7 @@
 //! transfer cases by the wall clock up to a synchronize.
 
 mod cases;
+mod fft_cases;
 
 use crate::common::{count_arg, fmt_count, fmt_ms, median};
 use crate::error::{CliError, CliResult};
@@ -194,6 +195,27 @@ fn plan(selected: &[&'static Case], cap: Option<usize>) -> (Vec<Step>, Vec<Strin
             ));
         }
     }
+    for case in of(Group::Fft) {
+        let sizes = fft_cases::sizes(case.name);
+        if sizes.is_empty() {
+            let elems = fft_cases::fixed_elements(case.name);
+            if cap.is_none_or(|c| c >= elems) {
+                steps.push(Step { case, n: None });
+            } else {
+                notes.push(format!(
+                    "{} skipped: its {} elements exceed the size cap",
+                    case.name,
+                    fmt_count(elems)
+                ));
+            }
+        } else {
+            steps.extend(
+                capped(sizes, cap)
+                    .into_iter()
+                    .map(|n| Step { case, n: Some(n) }),
+            );
+        }
+    }
     steps.extend(of(Group::Tiny).map(|case| Step { case, n: None }));
     for n in capped(cases::TRANSFER_SIZES, cap) {
         steps.extend(of(Group::Transfer).map(|case| Step { case, n: Some(n) }));
@@ -240,6 +262,10 @@ fn run_step(step: Step, loaded: &mut Loaded, t: &Timing) -> CliResult<Measuremen
             release(loaded, dev);
             let n = step.n.unwrap_or(cases::TRANSFER_SIZES[0]);
             cases::run_transfer(step.case, n, t)
+        }
+        Group::Fft => {
+            release(loaded, dev);
+            fft_cases::run(step.case.name, step.n, t)
         }
     }
 }
@@ -291,6 +317,10 @@ fn fmt_speedup(s: f64) -> String {
 fn params_text(step: Step, m: &Measurement) -> String {
     match step.case.group {
         Group::Vector | Group::Transfer => format!("n={}", fmt_count(step.n.unwrap_or(0))),
+        Group::Fft => match step.n {
+            Some(n) => format!("n={}", fmt_count(n)),
+            None => "-".into(),
+        },
         Group::Square => format!("{0}x{0}", cases::SQUARE),
         Group::Tiny => {
             let mode = m.extra.iter().find(|(k, _)| *k == "mode");
@@ -348,6 +378,14 @@ fn print_cases() {
             Group::Transfer => sizes_text(cases::TRANSFER_SIZES),
             Group::Square => format!("{0}x{0}", cases::SQUARE),
             Group::Tiny => format!("n={}", cases::TINY),
+            Group::Fft => {
+                let s = fft_cases::sizes(c.name);
+                if s.is_empty() {
+                    "-".into()
+                } else {
+                    sizes_text(s)
+                }
+            }
         };
         outln!("{:<27} {:<16} {}", c.name, sizes, c.about);
     }

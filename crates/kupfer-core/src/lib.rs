@@ -6,6 +6,7 @@
 //! - [`expr`]: the elementwise op IR ([`Program`]), which is also the pipeline-cache key.
 //! - [`codegen`]: WGSL generation from the IR and the templates in `shaders/`.
 //! - [`convolve`]: direct 2-D convolution kernels (SciPy's convolve2d).
+//! - [`fft`]: FFT pass schedules, twiddle tables and WGSL of Stockham passes.
 //! - [`libm`]: accurate WGSL transcendentals used by generated kernels.
 //! - [`error`]: the one [`Error`] type of kupfer.
 
@@ -16,6 +17,7 @@ pub mod convolve;
 pub mod dtype;
 pub mod error;
 pub mod expr;
+pub mod fft;
 pub mod histogram;
 pub mod layout;
 pub mod libm;

@@ -33,6 +33,8 @@ pub(crate) struct KernelCache {
     pub(crate) scans: Cache<ScanProgram, ParamLayout>,
     pub(crate) histograms: Cache<HistProgram, HistParams>,
     pub(crate) convolutions: Cache<ConvProgram, ()>,
+    pub(crate) ffts: Cache<kupfer_core::fft::FftPass, ()>,
+    pub(crate) fft_plans: crate::fft::plan::PlanCache,
 }
 
 /// The kernel of `key` from `cache`; on a miss, `generate` writes its WGSL for the device's

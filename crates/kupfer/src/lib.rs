@@ -19,6 +19,7 @@
 //! - [`views`]: `reshape`, `transpose`, `slice` / [`s!`], `broadcast_to`, ...
 //! - [`reduce`]: `sum`, `prod`, `mean`, `max`, `min`, `any`, `all` over any axes, fused with
 //!   their elementwise input.
+//! - [`fft`]: `numpy.fft`'s transforms (any length, any axes), frequencies and shifts.
 //! - [`Device`] (device.rs): adapters, the current device, memory pool, events.
 //! - [`io`]: `.npy` reading and writing.
 //! - [`signal`]: `convolve2d`, `correlate2d`, `convolve`, `correlate` as `scipy.signal`.
@@ -32,6 +33,7 @@
 mod array;
 pub mod creation;
 mod device;
+pub mod fft;
 mod fusion;
 mod host;
 #[cfg(feature = "npy")]

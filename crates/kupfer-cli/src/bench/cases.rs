@@ -36,6 +36,8 @@ pub enum Group {
     Tiny,
     /// A random f32 host vector of n elements, n in [`TRANSFER_SIZES`].
     Transfer,
+    /// FFT inputs made by the case (sizes from `fft_cases::sizes`).
+    Fft,
 }
 
 /// One benchmark case.
@@ -112,6 +114,31 @@ pub const CASES: &[Case] = &[
         about: "(m * linspace(0, 1, 4096)).mean(axis=0)",
     },
     Case {
+        name: "fft_c64",
+        group: Group::Fft,
+        about: "fft.fft(z), z complex64",
+    },
+    Case {
+        name: "rfft_f32",
+        group: Group::Fft,
+        about: "fft.rfft(r), r float32",
+    },
+    Case {
+        name: "fft_c64_batched_1024x4096",
+        group: Group::Fft,
+        about: "fft.fft(z, axis=1), z complex64 (1024, 4096)",
+    },
+    Case {
+        name: "fft2_c64_4096sq",
+        group: Group::Fft,
+        about: "fft.fft2(z), z complex64 (4096, 4096)",
+    },
+    Case {
+        name: "fft_c64_nonpow2",
+        group: Group::Fft,
+        about: "fft.fft(z), z complex64, n not a power of two",
+    },
+    Case {
         name: "tiny_op_wall",
         group: Group::Tiny,
         about: "t + 1.0 on 16 elements, no read-back; amortised over 100 ops per synchronize",
@@ -159,7 +186,7 @@ pub struct Measurement {
 }
 
 impl Measurement {
-    fn new(ms: f64) -> Measurement {
+    pub(super) fn new(ms: f64) -> Measurement {
         Measurement {
             ms,
             params: Vec::new(),
@@ -169,13 +196,13 @@ impl Measurement {
         }
     }
 
-    fn n(mut self, n: usize) -> Self {
+    pub(super) fn n(mut self, n: usize) -> Self {
         self.params.push(("n", Value::from(n)));
         self
     }
 
     /// `gbs` = `bytes` / time, as the anchor computes it.
-    fn gbs(mut self, bytes: f64) -> Self {
+    pub(super) fn gbs(mut self, bytes: f64) -> Self {
         self.metric = Some(("gbs", bytes / (self.ms / 1e3) / 1e9));
         self
     }
@@ -185,7 +212,7 @@ impl Measurement {
         self
     }
 
-    fn cpu(mut self, ms: Option<f64>) -> Self {
+    pub(super) fn cpu(mut self, ms: Option<f64>) -> Self {
         self.cpu_ms = ms;
         self
     }

@@ -3,7 +3,7 @@
 //! attributes, and name resolution for `np.`/`numpy.` and the sub-namespaces.
 //!
 //! One file per family registers its functions: [`elementwise`], [`creation`], [`shape`],
-//! [`linalg`], [`reductions`], [`scans`], [`signal`], [`complex`], [`builtins`]. A later family adds a file and a line to [`build`]; names it implements come
+//! [`linalg`], [`reductions`], [`scans`], [`fft`], [`signal`], [`complex`], [`builtins`]. A later family adds a file and a line to [`build`]; names it implements come
 //! off [`PLANNED`].
 
 use crate::ast::Span;
@@ -17,6 +17,7 @@ pub(crate) mod builtins;
 pub(crate) mod complex;
 pub(crate) mod creation;
 pub(crate) mod elementwise;
+pub(crate) mod fft;
 pub(crate) mod linalg;
 pub(crate) mod methods;
 pub(crate) mod reductions;
@@ -64,6 +65,7 @@ fn build() -> Registry {
         map: HashMap::new(),
     };
     elementwise::register(&mut r);
+    fft::register(&mut r);
     creation::register(&mut r);
     shape::register(&mut r);
     linalg::register(&mut r);
@@ -241,25 +243,6 @@ pub(crate) const PLANNED: &[&str] = &[
     "linalg.tensorinv",
     "linalg.tensorsolve",
     "linalg.cond",
-    // fft
-    "fft.fft",
-    "fft.ifft",
-    "fft.rfft",
-    "fft.irfft",
-    "fft.fft2",
-    "fft.ifft2",
-    "fft.rfft2",
-    "fft.irfft2",
-    "fft.fftn",
-    "fft.ifftn",
-    "fft.rfftn",
-    "fft.irfftn",
-    "fft.hfft",
-    "fft.ihfft",
-    "fft.fftfreq",
-    "fft.rfftfreq",
-    "fft.fftshift",
-    "fft.ifftshift",
     // random
     "random.rand",
     "random.randn",

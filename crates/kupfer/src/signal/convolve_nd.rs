@@ -6,19 +6,21 @@ use super::convolve2d::{conv_dtype, direct};
 use super::mode::{swap_needed, Mode};
 use crate::array::Array;
 use kupfer_core::convolve::{Boundary, MAX_TILED};
-use kupfer_core::{Error, Result, SliceArg};
+use kupfer_core::{DType, Error, Result, SliceArg};
 use std::str::FromStr;
 
 /// How [`convolve`] and [`correlate`] compute (SciPy's `method`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Method {
-    /// Direct for small kernels (at most 16 along every axis) or integer inputs, FFT
-    /// otherwise (the default).
+    /// Direct for 1-D and 2-D inputs with small kernels (at most 16 along every axis) or
+    /// few products, and for integer and float64 inputs (exact, or in full precision where
+    /// kupfer's FFT is single precision); FFT otherwise (the default).
     #[default]
     Auto,
     /// The sum of products, exact for integers (1-D and 2-D inputs).
     Direct,
-    /// Through the FFT ([`super::fftconvolve`]); integer results are rounded, as SciPy does.
+    /// Through the FFT ([`super::fftconvolve`], single precision); integer results are
+    /// rounded, as SciPy does, and every result is cast to the inputs' result dtype.
     Fft,
 }
 
@@ -104,10 +106,18 @@ fn convolve_same_rank(in1: &Array, in2: &Array, mode: Mode, method: Method) -> R
     };
     let dtype = conv_dtype(a.dtype(), b.dtype())?;
     let small = b.shape().iter().all(|&k| k <= MAX_TILED);
+    let out_n: usize = a
+        .shape()
+        .iter()
+        .zip(b.shape())
+        .map(|(&n, &k)| super::mode::out_len(mode, n, k))
+        .product();
+    let few = out_n.saturating_mul(b.size()) <= 1 << 22;
+    let single = matches!(dtype, DType::F32 | DType::Complex64);
     let use_direct = match method {
         Method::Direct => true,
         Method::Fft => false,
-        Method::Auto => a.ndim() <= 2 && (small || !dtype.is_float() && !dtype.is_complex()),
+        Method::Auto => a.ndim() <= 2 && (small || few || !single),
     };
     if !use_direct {
         return fft_method(a, b, mode, dtype);
@@ -157,9 +167,14 @@ fn convolve_same_rank(in1: &Array, in2: &Array, mode: Mode, method: Method) -> R
     }
 }
 
+/// SciPy's FFT method: [`super::fftconvolve`], integer results rounded, cast to the
+/// inputs' result dtype.
 fn fft_method(a: &Array, b: &Array, mode: Mode, dtype: kupfer_core::DType) -> Result<Array> {
-    let _ = (a, b, mode, dtype);
-    Err(Error::unsupported(
-        "the FFT method of convolve (not built yet; use method='direct')",
-    ))
+    let out = super::fftconvolve(a, b, mode, None)?;
+    let out = if dtype.is_int() {
+        crate::ufuncs::rint(&out)?
+    } else {
+        out
+    };
+    out.astype(dtype)
 }

@@ -1,6 +1,6 @@
 //! Signal processing as `scipy.signal` / `cupyx.scipy.signal` computes it: direct 2-D
 //! convolution and correlation with boundary rules ([`convolve2d`], [`correlate2d`]), and
-//! N-d convolution and correlation ([`convolve`], [`correlate`]).
+//! N-d convolution and correlation ([`convolve`], [`correlate`], [`fftconvolve`]).
 //!
 //! Modes follow SciPy: `full` (every overlap, shape `n + k - 1`), `same` (the shape of
 //! `in1`, centred on the full result) and `valid` (only complete overlaps, shape

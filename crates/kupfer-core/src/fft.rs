@@ -1,0 +1,432 @@
+//! FFT kernels: WGSL generation of Stockham passes from `shaders/fft_stockham.wgsl`, the
+//! pass schedule of a transform size, and twiddle tables computed in f64.
+//!
+//! A transform of size `n` (2,3,5,7-smooth) runs as a few global passes, each of radix `R`
+//! (a product of sub-radices 2, 3, 4, 5, 7, 8) done in workgroup memory by a workgroup that
+//! holds `C` sub-sequences at once: one dispatch when `n` fits in workgroup memory. Twiddles
+//! come from tables of exp(-2 pi i t / N) computed on the host in f64 and rounded once to
+//! f32; a pass's outer twiddle of index `m < N` is the product of two table entries
+//! (`m = hi * 2^shift + lo`), so no table is larger than ~sqrt(N) and no angle is ever
+//! evaluated in f32.
+
+use std::fmt::Write;
+
+const TEMPLATE: &str = include_str!("../../../shaders/fft_stockham.wgsl");
+
+/// Radices with their own butterflies.
+pub const RADICES: [u32; 6] = [8, 4, 2, 3, 5, 7];
+
+/// How the first pass reads its input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LoadKind {
+    /// complex64 values.
+    Complex,
+    /// float32 values (imaginary part zero).
+    Real,
+    /// The first `nlog / 2 + 1` values of a Hermitian sequence of `nlog` (complex64); the rest
+    /// are conjugates (`irfft`).
+    Hermitian,
+}
+
+/// One generated FFT pass (its structure; sizes and offsets travel as uniforms).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct FftPass {
+    /// Sub-radices whose product is the pass radix `R`.
+    pub radices: Vec<u32>,
+    /// Sub-sequences per workgroup (`C`).
+    pub group: u32,
+    /// Threads per workgroup.
+    pub workgroup: u32,
+    /// Consecutive work items are consecutive lines (lines are strided; batch contiguous).
+    pub batch_fast: bool,
+    /// Threads walk `r` fastest when loading (else the sub-sequence index).
+    pub load_r_fast: bool,
+    /// Threads walk `r` fastest when storing.
+    pub store_r_fast: bool,
+    /// How the input is read.
+    pub load: LoadKind,
+    /// Multiply each loaded value `idx < nlog` by `aux[load_aux + idx]` (zero beyond).
+    pub load_mul: bool,
+    /// Multiply each stored value by `aux[store_aux + idx]`.
+    pub store_mul: bool,
+    /// Store the real part only (float32 output).
+    pub store_real: bool,
+}
+
+impl FftPass {
+    /// The pass radix `R`.
+    pub fn radix(&self) -> u32 {
+        self.radices.iter().product()
+    }
+}
+
+/// Bytes of the uniform block (28 four-byte fields).
+pub const PARAMS_SIZE: usize = 112;
+
+/// The uniform block of one pass, field by field (floats as their bits).
+#[derive(Debug, Clone, Copy, Default)]
+#[allow(missing_docs)]
+pub struct FftParams {
+    pub n: u32,
+    pub l: u32,
+    pub ns: u32,
+    pub lines: u32,
+    pub total: u32,
+    pub blo: u32,
+    pub groups_x: u32,
+    pub nlog: u32,
+    pub in_off: u32,
+    pub in_stride: u32,
+    pub in_shi: u32,
+    pub in_slo: u32,
+    pub in_len: u32,
+    pub out_off: u32,
+    pub out_stride: u32,
+    pub out_shi: u32,
+    pub out_slo: u32,
+    pub out_len: u32,
+    pub tw_inner: u32,
+    pub tw_lo: u32,
+    pub tw_hi: u32,
+    pub tw_shift: u32,
+    pub load_aux: u32,
+    pub store_aux: u32,
+    pub sgn: f32,
+    pub scale: f32,
+    pub conj_in: f32,
+}
+
+impl FftParams {
+    /// The uniform block's bytes.
+    pub fn bytes(&self) -> Vec<u8> {
+        let words = [
+            self.n,
+            self.l,
+            self.ns,
+            self.lines,
+            self.total,
+            self.blo,
+            self.groups_x,
+            self.nlog,
+            self.in_off,
+            self.in_stride,
+            self.in_shi,
+            self.in_slo,
+            self.in_len,
+            self.out_off,
+            self.out_stride,
+            self.out_shi,
+            self.out_slo,
+            self.out_len,
+            self.tw_inner,
+            self.tw_lo,
+            self.tw_hi,
+            self.tw_shift,
+            self.load_aux,
+            self.store_aux,
+            self.sgn.to_bits(),
+            self.scale.to_bits(),
+            self.conj_in.to_bits(),
+            0,
+        ];
+        words.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+}
+
+/// The prime factors of `n` if it is 2,3,5,7-smooth.
+fn smooth_factors(mut n: usize) -> Option<Vec<u32>> {
+    let mut f = Vec::new();
+    for p in [2usize, 3, 5, 7] {
+        while n.is_multiple_of(p) {
+            f.push(p as u32);
+            n /= p;
+        }
+    }
+    (n == 1).then_some(f)
+}
+
+/// True when `n` runs as Stockham passes (its prime factors are 2, 3, 5, 7).
+pub fn is_smooth(n: usize) -> bool {
+    n >= 1 && smooth_factors(n).is_some()
+}
+
+/// The global passes' radices of a smooth size `n` (in order), each at most `max_radix`;
+/// `None` when `n` has a prime factor above 7. Size 1 has one pass of radix 1.
+pub fn schedule(n: usize, max_radix: u32) -> Option<Vec<u32>> {
+    let mut f = smooth_factors(n)?;
+    if f.is_empty() {
+        return Some(vec![1]);
+    }
+    f.sort_unstable_by(|a, b| b.cmp(a));
+    let mut passes = 1usize;
+    loop {
+        let mut bins = vec![1u64; passes];
+        let ok = f.iter().all(|&q| {
+            let (i, _) = bins
+                .iter()
+                .enumerate()
+                .min_by_key(|(_, v)| **v)
+                .expect("passes >= 1");
+            bins[i] *= u64::from(q);
+            bins[i] <= u64::from(max_radix)
+        });
+        if ok {
+            let mut r: Vec<u32> = bins.into_iter().map(|b| b as u32).collect();
+            r.sort_unstable_by(|a, b| b.cmp(a));
+            return Some(r);
+        }
+        passes += 1;
+    }
+}
+
+/// The sub-radices of a pass radix `r` (8s first, then a 4 or 2, then 3s, 5s and 7s).
+pub fn sub_radices(r: u32) -> Vec<u32> {
+    let mut f = smooth_factors(r as usize).unwrap_or_default();
+    let twos = f.iter().filter(|&&q| q == 2).count();
+    f.retain(|&q| q != 2);
+    let mut out = vec![8; twos / 3];
+    match twos % 3 {
+        1 => out.push(2),
+        2 => out.push(4),
+        _ => {}
+    }
+    out.extend(f);
+    out
+}
+
+/// exp(-2 pi i t / n) for `t` in `ts`, computed in f64 with an exact integer reduction of
+/// the angle, as f32 pairs.
+pub fn twiddles(n: usize, ts: impl Iterator<Item = usize>) -> Vec<[f32; 2]> {
+    ts.map(|t| {
+        let t = t % n.max(1);
+        let a = -2.0 * std::f64::consts::PI * (t as f64) / (n as f64);
+        [a.cos() as f32, a.sin() as f32]
+    })
+    .collect()
+}
+
+/// The chirp exp(sgn * -pi i j^2 / n) for j < n, with j^2 reduced modulo 2n exactly.
+pub fn chirp(n: usize, sgn: f64) -> Vec<[f64; 2]> {
+    let m = 2 * n as u128;
+    (0..n)
+        .map(|j| {
+            let k = (j as u128 * j as u128) % m;
+            let a = -sgn * std::f64::consts::PI * (k as f64) / (n as f64);
+            [a.cos(), a.sin()]
+        })
+        .collect()
+}
+
+fn odd_dft(q: u32) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "fn dft{q}(a: array<vec2<f32>, {q}>) -> array<vec2<f32>, {q}> {{\n    var o: array<vec2<f32>, {q}>;"
+    );
+    // Constants exp(-2 pi i k / q), k < q.
+    let w = twiddles(q as usize, 0..q as usize);
+    for k in 0..q {
+        let _ = writeln!(s, "    o[{k}] = a[0];");
+        for j in 1..q {
+            let [c, sn] = w[((j * k) % q) as usize];
+            let _ = writeln!(
+                s,
+                "    o[{k}] += cmul(a[{j}], vec2<f32>({c:e}, {sn:e} * p.sgn));"
+            );
+        }
+    }
+    s.push_str("    return o;\n}\n");
+    s
+}
+
+fn indent(code: &str, spaces: usize) -> String {
+    let pad = " ".repeat(spaces);
+    code.lines()
+        .map(|l| format!("{pad}{l}\n"))
+        .collect::<String>()
+        .trim_end_matches('\n')
+        .to_string()
+}
+
+/// The WGSL of one pass.
+pub fn generate(pass: &FftPass) -> String {
+    let r = pass.radix();
+    let c = pass.group;
+    let wg = pass.workgroup;
+    let src_t = if pass.load == LoadKind::Real {
+        "f32"
+    } else {
+        "vec2<f32>"
+    };
+    let dst_t = if pass.store_real { "f32" } else { "vec2<f32>" };
+    let mut odd = String::new();
+    for q in [3u32, 5, 7] {
+        if pass.radices.contains(&q) {
+            odd.push_str(&odd_dft(q));
+        }
+    }
+    let addr_in = "p.in_off + (b / p.blo) * p.in_shi + (b % p.blo) * p.in_slo + i * p.in_stride";
+    let mut load = String::new();
+    match pass.load {
+        LoadKind::Complex => {
+            let _ = write!(
+                load,
+                "let i = idx;\nif (i < p.in_len) {{\n    v = src[{addr_in}];\n    v.y = v.y * p.conj_in;\n}}"
+            );
+        }
+        LoadKind::Real => {
+            let _ = write!(
+                load,
+                "let i = idx;\nif (i < p.in_len) {{\n    v = vec2<f32>(src[{addr_in}], 0.0);\n}}"
+            );
+        }
+        LoadKind::Hermitian => {
+            let _ = write!(
+                load,
+                "var i = idx;\nvar cj = p.conj_in;\nif (idx > p.nlog / 2u) {{\n    i = p.nlog - idx;\n    cj = -cj;\n}}\n\
+                 if (i < p.in_len && idx < p.nlog) {{\n    v = src[{addr_in}];\n    v.y = v.y * cj;\n}}"
+            );
+        }
+    }
+    if pass.load_mul {
+        load.push_str(
+            "\nif (idx < p.nlog) {\n    v = cmul(v, aux[p.load_aux + idx]);\n} else {\n    v = vec2<f32>(0.0, 0.0);\n}",
+        );
+    }
+    let mut store = String::new();
+    if pass.store_mul {
+        store.push_str("v = cmul(v, aux[p.store_aux + idx]);\n");
+    }
+    let addr_out =
+        "p.out_off + (b / p.blo) * p.out_shi + (b % p.blo) * p.out_slo + idx * p.out_stride";
+    if pass.store_real {
+        let _ = write!(store, "dst[{addr_out}] = v.x;");
+    } else {
+        let _ = write!(store, "dst[{addr_out}] = v;");
+    }
+    let map = |r_fast: bool| {
+        if r_fast {
+            "let c = e / R;\nlet r = e % R;"
+        } else {
+            "let c = e % C;\nlet r = e / C;"
+        }
+    };
+    let split = if pass.batch_fast {
+        "let b = jj % p.lines;\nlet j = jj / p.lines;"
+    } else {
+        "let b = jj / p.l;\nlet j = jj % p.l;"
+    };
+    // Sub-passes inside workgroup memory.
+    let mut subs = String::new();
+    let mut nsp = 1u32;
+    for &q in &pass.radices {
+        let rq = r / q;
+        let nb = c * rq;
+        let cnt = nb.div_ceil(wg);
+        let stride = r / (nsp * q);
+        let _ = writeln!(subs, "{{\n    var x: array<array<vec2<f32>, {q}>, {cnt}>;");
+        let _ = writeln!(
+            subs,
+            "    for (var i = 0u; i < {cnt}u; i++) {{\n        let bi = t + i * WG;\n        if (bi < {nb}u) {{\n            let k = (bi % {rq}u) % {nsp}u;\n            let base = (bi / {rq}u) * R + bi % {rq}u;\n            var y: array<vec2<f32>, {q}>;"
+        );
+        for s in 0..q {
+            if s == 0 || nsp == 1 {
+                let _ = writeln!(subs, "            y[{s}] = sm[base + {}u];", s * rq);
+            } else {
+                let _ = writeln!(
+                    subs,
+                    "            y[{s}] = cmul(sm[base + {}u], twid(tw[p.tw_inner + k * {}u]));",
+                    s * rq,
+                    s * stride
+                );
+            }
+        }
+        let _ = writeln!(
+            subs,
+            "            x[i] = dft{q}(y);\n        }}\n    }}\n    workgroupBarrier();"
+        );
+        let _ = writeln!(
+            subs,
+            "    for (var i = 0u; i < {cnt}u; i++) {{\n        let bi = t + i * WG;\n        if (bi < {nb}u) {{\n            let jp = bi % {rq}u;\n            let k = jp % {nsp}u;\n            let ob = (bi / {rq}u) * R + (jp / {nsp}u) * {}u + k;",
+            nsp * q
+        );
+        for s in 0..q {
+            let _ = writeln!(subs, "            sm[ob + {}u] = x[i][{s}];", s * nsp);
+        }
+        let _ = writeln!(subs, "        }}\n    }}\n    workgroupBarrier();\n}}");
+        nsp *= q;
+    }
+    TEMPLATE
+        .replace("{{SRC_T}}", src_t)
+        .replace("{{DST_T}}", dst_t)
+        .replace("{{R}}", &r.to_string())
+        .replace("{{C}}", &c.to_string())
+        .replace("{{WG}}", &wg.to_string())
+        .replace("{{SM}}", &(c * r).max(1).to_string())
+        .replace("{{ODD_DFTS}}", &odd)
+        .replace("{{LOAD}}", &indent(&load, 4))
+        .replace("{{STORE}}", &indent(&store, 4))
+        .replace("{{LOAD_MAP}}", &indent(map(pass.load_r_fast), 8))
+        .replace("{{STORE_MAP}}", &indent(map(pass.store_r_fast), 8))
+        .replace("{{SPLIT}}", &indent(split, 12))
+        .replace("{{SUBPASSES}}", &indent(&subs, 4))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn validate(wgsl: &str) {
+        let module = naga::front::wgsl::parse_str(wgsl).unwrap_or_else(|e| {
+            panic!("{}\n---\n{wgsl}", e.emit_to_string(wgsl));
+        });
+        naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::empty(),
+        )
+        .validate(&module)
+        .unwrap_or_else(|e| panic!("{}\n---\n{wgsl}", e.emit_to_string(wgsl)));
+    }
+
+    #[test]
+    fn schedules() {
+        assert_eq!(schedule(1, 1024), Some(vec![1]));
+        assert_eq!(schedule(1 << 20, 1024), Some(vec![1024, 1024]));
+        assert_eq!(schedule(1 << 24, 1024).map(|v| v.len()), Some(3));
+        assert_eq!(schedule(1000, 4096), Some(vec![1000]));
+        assert_eq!(schedule(11, 4096), None);
+        for n in [2usize, 12, 243, 4096, 1 << 16, 3 * 5 * 7 * 64] {
+            let s = schedule(n, 256).unwrap();
+            assert_eq!(s.iter().map(|&r| r as usize).product::<usize>(), n);
+            assert!(s.iter().all(|&r| r <= 256));
+        }
+        assert_eq!(sub_radices(64), vec![8, 8]);
+        assert_eq!(sub_radices(96), vec![8, 4, 3]);
+        assert_eq!(sub_radices(1), Vec::<u32>::new());
+    }
+
+    #[test]
+    fn passes_validate() {
+        for radices in [vec![], vec![8, 8, 2], vec![4, 3, 5, 7], vec![2]] {
+            for (load, store_real) in [
+                (LoadKind::Complex, false),
+                (LoadKind::Real, false),
+                (LoadKind::Hermitian, true),
+            ] {
+                let pass = FftPass {
+                    radices: radices.clone(),
+                    group: 4,
+                    workgroup: 64,
+                    batch_fast: store_real,
+                    load_r_fast: true,
+                    store_r_fast: false,
+                    load,
+                    load_mul: store_real,
+                    store_mul: !store_real,
+                    store_real,
+                };
+                validate(&generate(&pass));
+            }
+        }
+    }
+}

@@ -1,0 +1,114 @@
+//! Bluestein's chirp-z transform for sizes with a prime factor above 7: a DFT of size `n` as
+//! a circular convolution of size `m = 2^k >= 2n - 1`, O(n log n) at every size.
+//!
+//! With `w_j = exp(-sgn * pi i j^2 / n)` (j^2 reduced modulo 2n exactly, in f64):
+//! `X_k = w_k * sum_j (x_j w_j) conj(w_(k-j))`. The chirp multiply is fused into the first
+//! pass's load, the product with the precomputed spectrum `B = FFT(conj(w)) / m` into the
+//! forward transform's last store, and the final chirp, crop and scale into the inverse
+//! transform's last store: two power-of-two transforms, no extra kernels.
+
+use super::plan::{scratch, Aux, Job, Lines, Stockham};
+use crate::device::Device;
+use kupfer_core::fft::{self, LoadKind};
+use kupfer_core::{Error, Result};
+use kupfer_wgpu::GpuBuffer;
+use std::sync::Arc;
+
+/// A chirp-z plan: the power-of-two plan and `[chirp (n) | B (m)]` in one buffer.
+pub(crate) struct Bluestein {
+    n: usize,
+    m: usize,
+    inner: Stockham,
+    aux: Arc<GpuBuffer>,
+}
+
+impl Bluestein {
+    /// The plan of size `n` in direction `sgn`; `B` is computed on the device.
+    pub(crate) fn new(device: &Device, n: usize, sgn: i8) -> Result<Bluestein> {
+        let m = (2 * n - 1).next_power_of_two();
+        let inner = Stockham::new(device, m)?
+            .ok_or_else(|| Error::invalid("power-of-two FFT plan missing"))?;
+        let w = fft::chirp(n, f64::from(sgn));
+        let mut aux: Vec<[f32; 2]> = w.iter().map(|c| [c[0] as f32, c[1] as f32]).collect();
+        aux.resize(n + m, [0.0, 0.0]);
+        let aux = device.context().upload(bytemuck::cast_slice(&aux))?;
+        let mut b = vec![[0.0f32; 2]; m];
+        for (j, c) in w.iter().enumerate() {
+            let v = [c[0] as f32, -c[1] as f32];
+            b[j] = v;
+            if j > 0 {
+                b[m - j] = v;
+            }
+        }
+        let b = device.context().upload(bytemuck::cast_slice(&b))?;
+        let job = Job {
+            lines: 1,
+            blo: 1,
+            input: whole(&b, 0),
+            in_len: m,
+            load: LoadKind::Complex,
+            conj_in: false,
+            output: whole(&aux, n as u32),
+            out_len: m,
+            store_real: false,
+            sgn: 1,
+            scale: 1.0 / m as f32,
+            nlog: 0,
+        };
+        inner.run(device, &job, None)?;
+        Ok(Bluestein { n, m, inner, aux })
+    }
+
+    /// Runs the transform over `job` (input and output as for a Stockham plan).
+    pub(crate) fn run(&self, device: &Device, job: &Job) -> Result<()> {
+        let tmp = scratch(device, job.lines, job.blo, self.m)?;
+        let first = Job {
+            output: tmp.clone(),
+            out_len: self.m,
+            store_real: false,
+            sgn: 1,
+            scale: 1.0,
+            nlog: self.n,
+            in_len: job.in_len.min(self.n),
+            ..job.clone()
+        };
+        self.inner.run(
+            device,
+            &first,
+            Some(Aux {
+                buffer: &self.aux,
+                load: Some(0),
+                store: Some(self.n as u32),
+            }),
+        )?;
+        let second = Job {
+            input: tmp,
+            in_len: self.m,
+            load: LoadKind::Complex,
+            conj_in: false,
+            sgn: -1,
+            nlog: 0,
+            out_len: job.out_len.min(self.n),
+            ..job.clone()
+        };
+        self.inner.run(
+            device,
+            &second,
+            Some(Aux {
+                buffer: &self.aux,
+                load: None,
+                store: Some(0),
+            }),
+        )
+    }
+}
+
+fn whole(buffer: &Arc<GpuBuffer>, off: u32) -> Lines {
+    Lines {
+        buffer: buffer.clone(),
+        off,
+        stride: 1,
+        shi: 0,
+        slo: 0,
+    }
+}

@@ -1,0 +1,320 @@
+//! FFT plans: the pass schedule and twiddle tables of one transform size, cached per device
+//! like cuFFT plans in CuPy's plan cache, and the batched line layout a plan runs over.
+
+use super::bluestein::Bluestein;
+use crate::device::Device;
+use kupfer_core::fft::{self, FftParams, FftPass, LoadKind};
+use kupfer_core::{Error, Result};
+use kupfer_wgpu::{Binding, GpuBuffer};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// Cached plans of a device, keyed by (size, direction sign).
+#[derive(Default)]
+pub(crate) struct PlanCache {
+    plans: Mutex<HashMap<(usize, i8), Arc<Plan>>>,
+}
+
+/// How one transform size runs.
+pub(crate) enum Plan {
+    /// Stockham passes (2,3,5,7-smooth sizes).
+    Stockham(Stockham),
+    /// Chirp-z through a power-of-two Stockham plan (other sizes).
+    Bluestein(Bluestein),
+}
+
+/// One global pass of a Stockham plan.
+pub(crate) struct PassInfo {
+    radices: Vec<u32>,
+    radix: u32,
+    tw_inner: u32,
+    tw_lo: u32,
+    tw_hi: u32,
+    tw_shift: u32,
+}
+
+/// A smooth size's passes and their twiddle tables (one buffer).
+pub(crate) struct Stockham {
+    n: usize,
+    passes: Vec<PassInfo>,
+    tables: Arc<GpuBuffer>,
+    cap: u32,
+}
+
+/// Complex values workgroup memory holds for one pass (a power of two).
+fn capacity(device: &Device) -> u32 {
+    let bytes = device
+        .info()
+        .limits
+        .max_compute_workgroup_storage_size
+        .min(32768);
+    let elems = (bytes / 8).max(256);
+    1 << (31 - elems.leading_zeros())
+}
+
+impl Stockham {
+    /// The plan of a smooth size `n`; `None` when `n` has a prime factor above 7.
+    pub(crate) fn new(device: &Device, n: usize) -> Result<Option<Stockham>> {
+        let cap = capacity(device);
+        let radices = if n <= cap as usize {
+            fft::schedule(n, cap)
+        } else {
+            fft::schedule(n, cap / 4)
+        };
+        let Some(radices) = radices else {
+            return Ok(None);
+        };
+        let mut table: Vec<[f32; 2]> = Vec::new();
+        let mut passes = Vec::new();
+        let mut ns = 1usize;
+        for r in radices {
+            let tw_inner = table.len() as u32;
+            table.extend(fft::twiddles(r as usize, 0..r as usize));
+            let big = ns * r as usize;
+            let shift = (usize::BITS - big.leading_zeros()).div_ceil(2);
+            let s = 1usize << shift;
+            let tw_lo = table.len() as u32;
+            table.extend(fft::twiddles(big, 0..s));
+            let tw_hi = table.len() as u32;
+            table.extend(fft::twiddles(big, (0..big.div_ceil(s)).map(|h| h * s)));
+            passes.push(PassInfo {
+                radices: fft::sub_radices(r),
+                radix: r,
+                tw_inner,
+                tw_lo,
+                tw_hi,
+                tw_shift: shift,
+            });
+            ns = big;
+        }
+        let tables = device.context().upload(bytemuck::cast_slice(&table))?;
+        Ok(Some(Stockham {
+            n,
+            passes,
+            tables,
+            cap,
+        }))
+    }
+}
+
+/// The plan of size `n` in direction `sgn` (1 forward, -1 inverse), from the cache.
+pub(crate) fn plan(device: &Device, n: usize, sgn: i8) -> Result<Arc<Plan>> {
+    let cache = &device.kernels.fft_plans;
+    if let Some(p) = cache
+        .plans
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(&(n, sgn))
+    {
+        return Ok(p.clone());
+    }
+    let plan = match Stockham::new(device, n)? {
+        Some(s) => Plan::Stockham(s),
+        None => Plan::Bluestein(Bluestein::new(device, n, sgn)?),
+    };
+    let plan = Arc::new(plan);
+    cache
+        .plans
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert((n, sgn), plan.clone());
+    Ok(plan)
+}
+
+/// Where the lines of a batch live in a buffer: line `b` starts at
+/// `off + (b / blo) * shi + (b % blo) * slo` and its values are `stride` apart (elements; the
+/// u32 arithmetic wraps, so negative strides work).
+#[derive(Clone)]
+pub(crate) struct Lines {
+    pub(crate) buffer: Arc<GpuBuffer>,
+    pub(crate) off: u32,
+    pub(crate) stride: u32,
+    pub(crate) shi: u32,
+    pub(crate) slo: u32,
+}
+
+/// One batched 1-D transform over lines.
+#[derive(Clone)]
+pub(crate) struct Job {
+    /// Number of lines.
+    pub(crate) lines: usize,
+    /// Lines per outer group (the `blo` of [`Lines`]).
+    pub(crate) blo: usize,
+    /// Input lines.
+    pub(crate) input: Lines,
+    /// Input values available per line (the rest read as zero).
+    pub(crate) in_len: usize,
+    /// How the input is read.
+    pub(crate) load: LoadKind,
+    /// Conjugate the input.
+    pub(crate) conj_in: bool,
+    /// Output lines.
+    pub(crate) output: Lines,
+    /// Values stored per line (the first ones).
+    pub(crate) out_len: usize,
+    /// Store the real part only.
+    pub(crate) store_real: bool,
+    /// Direction: 1 forward, -1 inverse.
+    pub(crate) sgn: i8,
+    /// Scale of the result.
+    pub(crate) scale: f32,
+    /// Logical length of a Hermitian input / of the chirp (0: the plan size).
+    pub(crate) nlog: usize,
+}
+
+/// An extra table bound beside the twiddles: multiply loaded values by `aux[load..]`,
+/// stored values by `aux[store..]`.
+pub(crate) struct Aux<'a> {
+    pub(crate) buffer: &'a Arc<GpuBuffer>,
+    pub(crate) load: Option<u32>,
+    pub(crate) store: Option<u32>,
+}
+
+fn binding(buffer: &Arc<GpuBuffer>) -> Binding {
+    Binding {
+        buffer: buffer.clone(),
+        offset: 0,
+        size: buffer.size(),
+    }
+}
+
+/// Lines of `n` values in a fresh buffer, laid out as the batch (`blo` lines interleaved).
+pub(crate) fn scratch(device: &Device, lines: usize, blo: usize, n: usize) -> Result<Lines> {
+    let bytes = (lines * n * 8) as u64;
+    check_size(device, bytes)?;
+    let buffer = Arc::new(device.context().alloc(bytes.div_ceil(16) * 16)?);
+    Ok(Lines {
+        buffer,
+        off: 0,
+        stride: blo as u32,
+        shi: (n * blo) as u32,
+        slo: 1,
+    })
+}
+
+/// Refuses buffers above the adapter's largest binding or 2^32 elements.
+pub(crate) fn check_size(device: &Device, bytes: u64) -> Result<()> {
+    let max = device.context().max_binding_size();
+    if bytes > max || bytes / 8 > u64::from(u32::MAX) {
+        return Err(Error::unsupported(format!(
+            "an FFT buffer of {bytes} bytes, more than this adapter's largest binding ({max} bytes)"
+        )));
+    }
+    Ok(())
+}
+
+impl Stockham {
+    /// Runs the passes of this plan over `job` (input and output lines must not alias).
+    pub(crate) fn run(&self, device: &Device, job: &Job, aux: Option<Aux>) -> Result<()> {
+        let ctx = device.context();
+        let n = self.n;
+        let batch_fast = job.blo > 1;
+        let np = self.passes.len();
+        let mut ns = 1u32;
+        let mut src = job.input.clone();
+        for (pi, pass) in self.passes.iter().enumerate() {
+            let first = pi == 0;
+            let last = pi + 1 == np;
+            let r = pass.radix;
+            let l = (n / r as usize) as u32;
+            let dst = if last {
+                job.output.clone()
+            } else {
+                scratch(device, job.lines, job.blo, n)?
+            };
+            let group = if np == 1 {
+                (self.cap / r.max(1))
+                    .min((job.lines.max(1)).next_power_of_two().min(1 << 20) as u32)
+                    .max(1)
+            } else {
+                (self.cap / r).max(1)
+            };
+            let wg = ((group * r) / 8).next_power_of_two().clamp(64, 256);
+            let program = FftPass {
+                radices: pass.radices.clone(),
+                group,
+                workgroup: wg,
+                batch_fast,
+                load_r_fast: !batch_fast && l == 1,
+                store_r_fast: !batch_fast && ns == 1,
+                load: if first { job.load } else { LoadKind::Complex },
+                load_mul: first && aux.as_ref().is_some_and(|a| a.load.is_some()),
+                store_mul: last && aux.as_ref().is_some_and(|a| a.store.is_some()),
+                store_real: last && job.store_real,
+            };
+            let (pipeline, _) =
+                crate::kernels::compiled(device, &device.kernels.ffts, &program, |_| {
+                    Ok((fft::generate(&program), ()))
+                })?;
+            let total = job.lines * l as usize;
+            let groups = total.div_ceil(group as usize);
+            let max_dim = ctx.max_workgroups_per_dim() as usize;
+            let gx = groups.min(max_dim).max(1);
+            let gy = groups.div_ceil(gx);
+            if gy > max_dim || total > u32::MAX as usize {
+                return Err(Error::unsupported("FFT batch too large"));
+            }
+            let params = FftParams {
+                n: n as u32,
+                l,
+                ns,
+                lines: job.lines as u32,
+                total: total as u32,
+                blo: job.blo as u32,
+                groups_x: gx as u32,
+                nlog: if job.nlog == 0 {
+                    n as u32
+                } else {
+                    job.nlog as u32
+                },
+                in_off: src.off,
+                in_stride: src.stride,
+                in_shi: src.shi,
+                in_slo: src.slo,
+                in_len: if first { job.in_len as u32 } else { n as u32 },
+                out_off: dst.off,
+                out_stride: dst.stride,
+                out_shi: dst.shi,
+                out_slo: dst.slo,
+                out_len: if last { job.out_len as u32 } else { n as u32 },
+                tw_inner: pass.tw_inner,
+                tw_lo: pass.tw_lo,
+                tw_hi: pass.tw_hi,
+                tw_shift: pass.tw_shift,
+                load_aux: aux.as_ref().and_then(|a| a.load).unwrap_or(0),
+                store_aux: aux.as_ref().and_then(|a| a.store).unwrap_or(0),
+                sgn: f32::from(job.sgn),
+                scale: if last { job.scale } else { 1.0 },
+                conj_in: if first && job.conj_in { -1.0 } else { 1.0 },
+            };
+            let aux_buf = aux.as_ref().map_or(&self.tables, |a| a.buffer);
+            let mut bindings = vec![
+                binding(&src.buffer),
+                binding(&dst.buffer),
+                binding(&self.tables),
+            ];
+            if program.load_mul || program.store_mul {
+                bindings.push(binding(aux_buf));
+            }
+            ctx.dispatch(
+                &pipeline,
+                &params.bytes(),
+                bindings,
+                [gx as u32, gy as u32, 1],
+            )?;
+            ns *= r;
+            src = dst;
+        }
+        Ok(())
+    }
+}
+
+impl Plan {
+    /// Runs the transform over `job`.
+    pub(crate) fn run(&self, device: &Device, job: &Job) -> Result<()> {
+        match self {
+            Plan::Stockham(s) => s.run(device, job, None),
+            Plan::Bluestein(b) => b.run(device, job),
+        }
+    }
+}

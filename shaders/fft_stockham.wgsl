@@ -1,0 +1,116 @@
+// One pass of a Stockham autosort FFT: a workgroup transforms C sub-sequences of R values
+// (R = product of the sub-radices, done in workgroup memory), after the pass's outer twiddle.
+// Line b, global step j (0 <= j < L = n / R), value r: reads natural index j + r * L, writes
+// (j / ns) * ns * R + j % ns + r * ns. Generated parts: constants, load/store, sub-passes.
+// Twiddle tables hold exp(-2 pi i t / N) (forward); p.sgn = 1 forward, -1 inverse.
+
+struct Params {
+    n: u32, l: u32, ns: u32, lines: u32,
+    total: u32, blo: u32, groups_x: u32, nlog: u32,
+    in_off: u32, in_stride: u32, in_shi: u32, in_slo: u32,
+    in_len: u32, out_off: u32, out_stride: u32, out_shi: u32,
+    out_slo: u32, out_len: u32, tw_inner: u32, tw_lo: u32,
+    tw_hi: u32, tw_shift: u32, load_aux: u32, store_aux: u32,
+    sgn: f32, scale: f32, conj_in: f32, pad: u32,
+}
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read> src: array<{{SRC_T}}>;
+@group(0) @binding(2) var<storage, read_write> dst: array<{{DST_T}}>;
+@group(0) @binding(3) var<storage, read> tw: array<vec2<f32>>;
+@group(0) @binding(4) var<storage, read> aux: array<vec2<f32>>;
+
+const R: u32 = {{R}}u;
+const C: u32 = {{C}}u;
+const WG: u32 = {{WG}}u;
+const HALF: f32 = 0.70710678118654752;
+
+var<workgroup> sm: array<vec2<f32>, {{SM}}>;
+
+fn cmul(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
+    return vec2<f32>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+}
+
+// A table twiddle in the transform's direction.
+fn twid(t: vec2<f32>) -> vec2<f32> {
+    return vec2<f32>(t.x, t.y * p.sgn);
+}
+
+// v * exp(-i pi / 2 * sgn).
+fn rot(v: vec2<f32>) -> vec2<f32> {
+    return vec2<f32>(v.y * p.sgn, -v.x * p.sgn);
+}
+
+// exp(-2 pi i m / (ns R)) from two tables (m = hi * 2^shift + lo).
+fn outer_tw(m: u32) -> vec2<f32> {
+    let lo = tw[p.tw_lo + (m & ((1u << p.tw_shift) - 1u))];
+    let hi = tw[p.tw_hi + (m >> p.tw_shift)];
+    return twid(cmul(lo, hi));
+}
+
+fn dft2(a: array<vec2<f32>, 2>) -> array<vec2<f32>, 2> {
+    return array<vec2<f32>, 2>(a[0] + a[1], a[0] - a[1]);
+}
+
+fn dft4(a: array<vec2<f32>, 4>) -> array<vec2<f32>, 4> {
+    let y0 = a[0] + a[2];
+    let y1 = a[0] - a[2];
+    let y2 = a[1] + a[3];
+    let y3 = rot(a[1] - a[3]);
+    return array<vec2<f32>, 4>(y0 + y2, y1 + y3, y0 - y2, y1 - y3);
+}
+
+fn dft8(a: array<vec2<f32>, 8>) -> array<vec2<f32>, 8> {
+    let e = dft4(array<vec2<f32>, 4>(a[0], a[2], a[4], a[6]));
+    var o = dft4(array<vec2<f32>, 4>(a[1], a[3], a[5], a[7]));
+    let s = p.sgn;
+    o[1] = cmul(o[1], vec2<f32>(HALF, -HALF * s));
+    o[2] = rot(o[2]);
+    o[3] = cmul(o[3], vec2<f32>(-HALF, -HALF * s));
+    return array<vec2<f32>, 8>(e[0] + o[0], e[1] + o[1], e[2] + o[2], e[3] + o[3],
+                               e[0] - o[0], e[1] - o[1], e[2] - o[2], e[3] - o[3]);
+}
+
+{{ODD_DFTS}}
+
+fn load(b: u32, idx: u32) -> vec2<f32> {
+    var v = vec2<f32>(0.0, 0.0);
+{{LOAD}}
+    return v;
+}
+
+fn store(b: u32, idx: u32, v0: vec2<f32>) {
+    if (idx >= p.out_len) {
+        return;
+    }
+    var v = v0 * p.scale;
+{{STORE}}
+}
+
+@compute @workgroup_size({{WG}})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) t: u32) {
+    let jj0 = (wid.x + wid.y * p.groups_x) * C;
+    for (var e = t; e < C * R; e += WG) {
+{{LOAD_MAP}}
+        let jj = jj0 + c;
+        var v = vec2<f32>(0.0, 0.0);
+        if (jj < p.total) {
+{{SPLIT}}
+            v = load(b, j + r * p.l);
+            if (p.ns > 1u && r > 0u) {
+                v = cmul(v, outer_tw((j % p.ns) * r));
+            }
+        }
+        sm[c * R + r] = v;
+    }
+    workgroupBarrier();
+{{SUBPASSES}}
+    for (var e = t; e < C * R; e += WG) {
+{{STORE_MAP}}
+        let jj = jj0 + c;
+        if (jj < p.total) {
+{{SPLIT}}
+            store(b, (j / p.ns) * p.ns * R + j % p.ns + r * p.ns, sm[c * R + r]);
+        }
+    }
+}
