@@ -12,6 +12,7 @@
 
 mod cases;
 mod fft_cases;
+mod signal_cases;
 
 use crate::common::{count_arg, fmt_count, fmt_ms, median};
 use crate::error::{CliError, CliResult};
@@ -216,6 +217,18 @@ fn plan(selected: &[&'static Case], cap: Option<usize>) -> (Vec<Step>, Vec<Strin
             );
         }
     }
+    for case in of(Group::Signal) {
+        let elems = signal_cases::side(case.name).pow(2);
+        if cap.is_none_or(|c| c >= elems) {
+            steps.push(Step { case, n: None });
+        } else {
+            notes.push(format!(
+                "{} skipped: its {} elements exceed the size cap",
+                case.name,
+                fmt_count(elems)
+            ));
+        }
+    }
     steps.extend(of(Group::Tiny).map(|case| Step { case, n: None }));
     for n in capped(cases::TRANSFER_SIZES, cap) {
         steps.extend(of(Group::Transfer).map(|case| Step { case, n: Some(n) }));
@@ -266,6 +279,10 @@ fn run_step(step: Step, loaded: &mut Loaded, t: &Timing) -> CliResult<Measuremen
         Group::Fft => {
             release(loaded, dev);
             fft_cases::run(step.case.name, step.n, t)
+        }
+        Group::Signal => {
+            release(loaded, dev);
+            signal_cases::run(step.case.name, t)
         }
     }
 }
@@ -322,6 +339,7 @@ fn params_text(step: Step, m: &Measurement) -> String {
             None => "-".into(),
         },
         Group::Square => format!("{0}x{0}", cases::SQUARE),
+        Group::Signal => format!("{0}x{0}", signal_cases::side(step.case.name)),
         Group::Tiny => {
             let mode = m.extra.iter().find(|(k, _)| *k == "mode");
             match mode.and_then(|(_, v)| v.as_str()) {
@@ -378,6 +396,7 @@ fn print_cases() {
             Group::Transfer => sizes_text(cases::TRANSFER_SIZES),
             Group::Square => format!("{0}x{0}", cases::SQUARE),
             Group::Tiny => format!("n={}", cases::TINY),
+            Group::Signal => format!("{0}x{0}", signal_cases::side(c.name)),
             Group::Fft => {
                 let s = fft_cases::sizes(c.name);
                 if s.is_empty() {
