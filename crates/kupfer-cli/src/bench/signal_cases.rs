@@ -86,7 +86,7 @@ mod tests {
         let n = 3;
         let got: Vec<usize> = (-7..10).map(|i| symm(i, n)).collect();
         // ... c b a | a b c | c b a | a b c ...
-        assert_eq!(got, vec![1, 2, 2, 1, 0, 0, 1, 2, 0, 1, 2, 2, 1, 0, 0, 1, 2]);
+        assert_eq!(got, vec![0, 0, 1, 2, 2, 1, 0, 0, 1, 2, 2, 1, 0, 0, 1, 2, 2]);
     }
 
     #[test]
