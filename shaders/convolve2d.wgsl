@@ -11,7 +11,8 @@
 // TILED (kernels up to 16 x 16, sizes compile-time constants): a workgroup of TX x TY threads
 // computes a tile of TX x (TY * R) outputs; it first stages the tile's input window (the tile
 // plus a halo of kh - 1 rows and kw - 1 columns, every boundary index resolved once) and the
-// weights in workgroup memory, then each thread accumulates R outputs of one column.
+// weights in workgroup memory, then each thread accumulates R outputs of one column in
+// registers (generated, unrolled code).
 // Otherwise (large kernels): one thread per output, reading the image directly.
 {{ENABLES}}
 struct Params {
@@ -48,6 +49,7 @@ const KW: u32 = {{KW}}u;
 const TH: u32 = TY * R;
 const HH: u32 = TH + KH - 1u;
 const HW: u32 = TX + KW - 1u;
+const LOADS: u32 = (HH * HW + TX * TY - 1u) / (TX * TY);
 
 var<workgroup> tile: array<{{T}}, {{TILE_LEN}}>;
 var<workgroup> wk: array<{{T}}, {{W_LEN}}>;
@@ -91,32 +93,23 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
         }
         let r0 = i32(ty0) + P.off0;
         let c0 = i32(tx0) + P.off1;
-        for (var i = li; i < HH * HW; i = i + TX * TY) {
-            tile[i] = kp_img(r0 + i32(i / HW), c0 + i32(i % HW));
+        // A constant trip count, so that the compiler can issue every load before the stores.
+        for (var it = 0u; it < LOADS; it = it + 1u) {
+            let i = li + it * (TX * TY);
+            if (i < HH * HW) {
+                tile[i] = kp_img(r0 + i32(i / HW), c0 + i32(i % HW));
+            }
         }
         for (var i = li; i < KH * KW; i = i + TX * TY) {
             wk[i] = kp_weight(i / KW, i % KW);
         }
         workgroupBarrier();
-        var acc: array<{{T}}, R>;
-        let yb = lid.y * R;
-        for (var j = 0u; j < KH; j = j + 1u) {
-            for (var k = 0u; k < KW; k = k + 1u) {
-                let w = wk[j * KW + k];
-                for (var r = 0u; r < R; r = r + 1u) {
-                    acc[r] = kp_madd(acc[r], w, tile[(yb + r + j) * HW + lid.x + k]);
-                }
-            }
-        }
+        // Each thread: R outputs of column x, rows yb.. yb + R - 1. Per kernel column k the
+        // R + KH - 1 input values it needs are read once into registers (v*), the KH
+        // weights into w*, and every product is an unrolled statement (no private arrays).
         let x = tx0 + lid.x;
-        if (x < P.ow) {
-            for (var r = 0u; r < R; r = r + 1u) {
-                let y = ty0 + yb + r;
-                if (y < P.oh) {
-                    out[y * P.ow + x] = {{STORE}}(acc[r]);
-                }
-            }
-        }
+        let yb = lid.y * R;
+{{TILED_COMPUTE}}
     } else {
         let t = g * (TX * TY) + li;
         if (t >= P.oh * P.ow) {

@@ -10,6 +10,7 @@
 use crate::codegen::{scalar_uniform_type, Target};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use std::fmt::Write;
 
 const TEMPLATE: &str = include_str!("../../../shaders/convolve2d.wgsl");
 
@@ -138,8 +139,48 @@ pub fn generate(cp: &ConvProgram, target: &Target) -> Result<String> {
         .replace("{{W_LEN}}", &(kh * kw).to_string())
         .replace("{{BOUNDARY}}", boundary)
         .replace("{{FILL_VALUE}}", "P.fill")
-        .replace("{{MADD}}", madd);
+        .replace("{{MADD}}", madd)
+        .replace("{{TILED_COMPUTE}}", &tiled_compute(cp));
     Ok(wgsl)
+}
+
+/// The unrolled accumulation and stores of the tiled kernel: R accumulators `a*`; per
+/// kernel column `k` (a loop) the R + KH - 1 window values `v*` and the KH weights `w*`.
+fn tiled_compute(cp: &ConvProgram) -> String {
+    let Some((kh, _)) = cp.tiled else {
+        return String::new();
+    };
+    let (_, _, r) = cp.tile();
+    let r = r as usize;
+    let t = cp.dtype.wgsl_value();
+    let mut s = String::new();
+    for i in 0..r {
+        let _ = writeln!(s, "        var a{i}: {t};");
+    }
+    let _ = writeln!(s, "        for (var k = 0u; k < KW; k = k + 1u) {{");
+    let _ = writeln!(s, "            let at = yb * HW + lid.x + k;");
+    for i in 0..r + kh - 1 {
+        let _ = writeln!(s, "            let v{i} = tile[at + {i}u * HW];");
+    }
+    for j in 0..kh {
+        let _ = writeln!(s, "            let w{j} = wk[{j}u * KW + k];");
+    }
+    for j in 0..kh {
+        for i in 0..r {
+            let _ = writeln!(s, "            a{i} = kp_madd(a{i}, w{j}, v{});", i + j);
+        }
+    }
+    let _ = writeln!(s, "        }}");
+    let _ = writeln!(s, "        if (x < P.ow) {{");
+    for i in 0..r {
+        let _ = writeln!(
+            s,
+            "            if (ty0 + yb + {i}u < P.oh) {{ out[(ty0 + yb + {i}u) * P.ow + x] = {}(a{i}); }}",
+            cp.dtype.wgsl_storage()
+        );
+    }
+    let _ = writeln!(s, "        }}");
+    s
 }
 
 #[cfg(test)]
