@@ -7,6 +7,8 @@
 //! - [`codegen`]: WGSL generation from the IR and the templates in `shaders/`.
 //! - [`convolve`]: direct 2-D convolution kernels (SciPy's convolve2d).
 //! - [`fft`]: FFT pass schedules, twiddle tables and WGSL of Stockham passes.
+//! - [`custom`]: user WGSL in generated kernels (custom kernels' parameters, wrappers,
+//!   validation with errors located in the user's text).
 //! - [`libm`]: accurate WGSL transcendentals used by generated kernels.
 //! - [`error`]: the one [`Error`] type of kupfer.
 
@@ -14,6 +16,7 @@
 
 pub mod codegen;
 pub mod convolve;
+pub mod custom;
 pub mod dtype;
 pub mod error;
 pub mod expr;

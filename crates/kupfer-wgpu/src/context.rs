@@ -75,6 +75,8 @@ pub(crate) struct Inner {
     pub batch: Mutex<Batch>,
     pub pipelines: PipelineCache,
     pub staging: crate::transfer::Staging,
+    /// Kernel launches recorded so far.
+    pub dispatches: std::sync::atomic::AtomicU64,
 }
 
 /// A GPU device with its queue, memory pool, pipeline cache and pending command batch.
@@ -233,6 +235,7 @@ impl Context {
                 batch: Mutex::new(Batch::default()),
                 pipelines,
                 staging: Default::default(),
+                dispatches: Default::default(),
                 device,
                 queue,
                 info,
