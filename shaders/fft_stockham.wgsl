@@ -25,7 +25,14 @@ const C: u32 = {{C}}u;
 const WG: u32 = {{WG}}u;
 const HALF: f32 = 0.70710678118654752;
 
+// Workgroup memory, padded against bank conflicts: one slot after every 32 values and one
+// after each sub-sequence (so power-of-two strides spread over the banks).
+const LS: u32 = {{LS}}u;
 var<workgroup> sm: array<vec2<f32>, {{SM}}>;
+
+fn ix(c: u32, r: u32) -> u32 {
+    return c * LS + r + (r >> 5u);
+}
 
 fn cmul(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
     return vec2<f32>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
@@ -73,13 +80,13 @@ fn dft8(a: array<vec2<f32>, 8>) -> array<vec2<f32>, 8> {
 
 {{ODD_DFTS}}
 
-fn load(b: u32, idx: u32) -> vec2<f32> {
+fn load(base: u32, idx: u32) -> vec2<f32> {
     var v = vec2<f32>(0.0, 0.0);
 {{LOAD}}
     return v;
 }
 
-fn store(b: u32, idx: u32, v0: vec2<f32>) {
+fn store(base: u32, idx: u32, v0: vec2<f32>) {
     if (idx >= p.out_len) {
         return;
     }
@@ -87,30 +94,58 @@ fn store(b: u32, idx: u32, v0: vec2<f32>) {
 {{STORE}}
 }
 
+// Per sub-sequence of this workgroup: input and output line bases, step j (NONE: past the
+// end of the batch) and j % ns, computed once (the only runtime divisions of the kernel).
+const NONE: u32 = 0xffffffffu;
+var<workgroup> l_in: array<u32, C>;
+var<workgroup> l_out: array<u32, C>;
+var<workgroup> l_j: array<u32, C>;
+var<workgroup> l_k: array<u32, C>;
+
 @compute @workgroup_size({{WG}})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) t: u32) {
     let jj0 = (wid.x + wid.y * p.groups_x) * C;
-    for (var e = t; e < C * R; e += WG) {
-{{LOAD_MAP}}
+    for (var c = t; c < C; c += WG) {
         let jj = jj0 + c;
-        var v = vec2<f32>(0.0, 0.0);
+        var j = NONE;
+        var bi = 0u;
+        var bo = 0u;
+        var k = 0u;
         if (jj < p.total) {
 {{SPLIT}}
-            v = load(b, j + r * p.l);
+            j = jw;
+            let hi = b / p.blo;
+            let lo = b % p.blo;
+            bi = p.in_off + hi * p.in_shi + lo * p.in_slo;
+            bo = p.out_off + hi * p.out_shi + lo * p.out_slo;
+            k = j % p.ns;
+        }
+        l_in[c] = bi;
+        l_out[c] = bo;
+        l_j[c] = j;
+        l_k[c] = k;
+    }
+    workgroupBarrier();
+    for (var e = t; e < C * R; e += WG) {
+{{LOAD_MAP}}
+        let j = l_j[c];
+        var v = vec2<f32>(0.0, 0.0);
+        if (j != NONE) {
+            v = load(l_in[c], j + r * p.l);
             if (p.ns > 1u && r > 0u) {
-                v = cmul(v, outer_tw((j % p.ns) * r));
+                v = cmul(v, outer_tw(l_k[c] * r));
             }
         }
-        sm[c * R + r] = v;
+        sm[ix(c, r)] = v;
     }
     workgroupBarrier();
 {{SUBPASSES}}
     for (var e = t; e < C * R; e += WG) {
 {{STORE_MAP}}
-        let jj = jj0 + c;
-        if (jj < p.total) {
-{{SPLIT}}
-            store(b, (j / p.ns) * p.ns * R + j % p.ns + r * p.ns, sm[c * R + r]);
+        let j = l_j[c];
+        if (j != NONE) {
+            let k = l_k[c];
+            store(l_out[c], (j - k) * R + k + r * p.ns, sm[ix(c, r)]);
         }
     }
 }

@@ -621,7 +621,7 @@ fn axes_views_and_nd() {
 fn large_sizes_accuracy() {
     // One pass per line for 2^12; several passes for 2^18 and 3^11; Bluestein over several
     // passes for 999983 (a prime) and 65537.
-    let cases = vec![
+    let mut cases = vec![
         case("fft_2^18", &[1 << 18], true, "np.fft.fft(x)", 1e-6, |a| {
             fft::fft(a, None, -1, Norm::Backward)
         }),
@@ -651,6 +651,44 @@ fn large_sizes_accuracy() {
             |a| fft::fft(a, None, 0, Norm::Backward),
         ),
     ];
+    // The anchor's sizes (2^20, 2^24, 1048577) on a real GPU: KUPFER_FFT_BIG=1.
+    if std::env::var_os("KUPFER_FFT_BIG").is_some() {
+        for n in [1usize << 20, 1 << 24, (1 << 20) | 1] {
+            let t = if n.is_power_of_two() { 1e-6 } else { 5e-6 };
+            cases.push(case(
+                format!("fft_{n}"),
+                &[n],
+                true,
+                "np.fft.fft(x)",
+                t,
+                |a| fft::fft(a, None, -1, Norm::Backward),
+            ));
+            cases.push(case(
+                format!("rfft_{n}"),
+                &[n],
+                false,
+                "np.fft.rfft(x)",
+                t,
+                |a| fft::rfft(a, None, -1, Norm::Backward),
+            ));
+        }
+        cases.push(case(
+            "fft2_4096sq",
+            &[4096, 4096],
+            true,
+            "np.fft.fft2(x)",
+            1e-6,
+            |a| fft::fft2(a, None, None, Norm::Backward),
+        ));
+        cases.push(case(
+            "batched_1024x4096",
+            &[1024, 4096],
+            true,
+            "np.fft.fft(x, axis=1)",
+            1e-6,
+            |a| fft::fft(a, None, 1, Norm::Backward),
+        ));
+    }
     run_cases("large", cases);
 }
 

@@ -248,6 +248,20 @@ fn indent(code: &str, spaces: usize) -> String {
         .to_string()
 }
 
+/// Workgroup-memory slots of one padded sub-sequence of `r` values.
+pub fn line_slots(r: u32) -> u32 {
+    r + r / 32 + 1
+}
+
+/// Workgroup-memory bytes of a pass of radix `r` holding `group` sub-sequences (values and
+/// four u32 of line data per sub-sequence).
+pub fn workgroup_bytes(r: u32, group: u32) -> u32 {
+    group * (line_slots(r) * 8 + 16)
+}
+
+/// Most sub-sequences one workgroup holds.
+pub const MAX_GROUP: u32 = 256;
+
 /// The WGSL of one pass.
 pub fn generate(pass: &FftPass) -> String {
     let r = pass.radix();
@@ -265,7 +279,7 @@ pub fn generate(pass: &FftPass) -> String {
             odd.push_str(&odd_dft(q));
         }
     }
-    let addr_in = "p.in_off + (b / p.blo) * p.in_shi + (b % p.blo) * p.in_slo + i * p.in_stride";
+    let addr_in = "base + i * p.in_stride";
     let mut load = String::new();
     match pass.load {
         LoadKind::Complex => {
@@ -297,8 +311,7 @@ pub fn generate(pass: &FftPass) -> String {
     if pass.store_mul {
         store.push_str("v = cmul(v, aux[p.store_aux + idx]);\n");
     }
-    let addr_out =
-        "p.out_off + (b / p.blo) * p.out_shi + (b % p.blo) * p.out_slo + idx * p.out_stride";
+    let addr_out = "base + idx * p.out_stride";
     if pass.store_real {
         let _ = write!(store, "dst[{addr_out}] = v.x;");
     } else {
@@ -312,11 +325,11 @@ pub fn generate(pass: &FftPass) -> String {
         }
     };
     let split = if pass.batch_fast {
-        "let b = jj % p.lines;\nlet j = jj / p.lines;"
+        "let b = jj % p.lines;\nlet jw = jj / p.lines;"
     } else {
-        "let b = jj / p.l;\nlet j = jj % p.l;"
+        "let b = jj / p.l;\nlet jw = jj % p.l;"
     };
-    // Sub-passes inside workgroup memory.
+    // Sub-passes inside workgroup memory, unrolled over each thread's butterflies.
     let mut subs = String::new();
     let mut nsp = 1u32;
     for &q in &pass.radices {
@@ -324,36 +337,50 @@ pub fn generate(pass: &FftPass) -> String {
         let nb = c * rq;
         let cnt = nb.div_ceil(wg);
         let stride = r / (nsp * q);
-        let _ = writeln!(subs, "{{\n    var x: array<array<vec2<f32>, {q}>, {cnt}>;");
-        let _ = writeln!(
-            subs,
-            "    for (var i = 0u; i < {cnt}u; i++) {{\n        let bi = t + i * WG;\n        if (bi < {nb}u) {{\n            let k = (bi % {rq}u) % {nsp}u;\n            let base = (bi / {rq}u) * R + bi % {rq}u;\n            var y: array<vec2<f32>, {q}>;"
-        );
-        for s in 0..q {
-            if s == 0 || nsp == 1 {
-                let _ = writeln!(subs, "            y[{s}] = sm[base + {}u];", s * rq);
+        let guard = |i: u32| -> String {
+            if (i + 1) * wg <= nb {
+                "true".into()
             } else {
-                let _ = writeln!(
-                    subs,
-                    "            y[{s}] = cmul(sm[base + {}u], twid(tw[p.tw_inner + k * {}u]));",
-                    s * rq,
-                    s * stride
-                );
+                format!("t + {}u < {nb}u", i * wg)
             }
+        };
+        subs.push_str("{\n");
+        for i in 0..cnt {
+            let _ = writeln!(
+                subs,
+                "    var x{i}: array<vec2<f32>, {q}>;\n    if ({}) {{\n        let bi = t + {}u;\n        let c = bi / {rq}u;\n        let jp = bi % {rq}u;\n        let k = jp % {nsp}u;\n        var y: array<vec2<f32>, {q}>;",
+                guard(i),
+                i * wg
+            );
+            for s in 0..q {
+                if s == 0 || nsp == 1 {
+                    let _ = writeln!(subs, "        y[{s}] = sm[ix(c, jp + {}u)];", s * rq);
+                } else {
+                    let _ = writeln!(
+                        subs,
+                        "        y[{s}] = cmul(sm[ix(c, jp + {}u)], twid(tw[p.tw_inner + k * {}u]));",
+                        s * rq,
+                        s * stride
+                    );
+                }
+            }
+            let _ = writeln!(subs, "        x{i} = dft{q}(y);\n    }}");
         }
-        let _ = writeln!(
-            subs,
-            "            x[i] = dft{q}(y);\n        }}\n    }}\n    workgroupBarrier();"
-        );
-        let _ = writeln!(
-            subs,
-            "    for (var i = 0u; i < {cnt}u; i++) {{\n        let bi = t + i * WG;\n        if (bi < {nb}u) {{\n            let jp = bi % {rq}u;\n            let k = jp % {nsp}u;\n            let ob = (bi / {rq}u) * R + (jp / {nsp}u) * {}u + k;",
-            nsp * q
-        );
-        for s in 0..q {
-            let _ = writeln!(subs, "            sm[ob + {}u] = x[i][{s}];", s * nsp);
+        subs.push_str("    workgroupBarrier();\n");
+        for i in 0..cnt {
+            let _ = writeln!(
+                subs,
+                "    if ({}) {{\n        let bi = t + {}u;\n        let c = bi / {rq}u;\n        let jp = bi % {rq}u;\n        let k = jp % {nsp}u;\n        let ob = (jp / {nsp}u) * {}u + k;",
+                guard(i),
+                i * wg,
+                nsp * q
+            );
+            for s in 0..q {
+                let _ = writeln!(subs, "        sm[ix(c, ob + {}u)] = x{i}[{s}];", s * nsp);
+            }
+            subs.push_str("    }\n");
         }
-        let _ = writeln!(subs, "        }}\n    }}\n    workgroupBarrier();\n}}");
+        subs.push_str("    workgroupBarrier();\n}\n");
         nsp *= q;
     }
     TEMPLATE
@@ -362,7 +389,8 @@ pub fn generate(pass: &FftPass) -> String {
         .replace("{{R}}", &r.to_string())
         .replace("{{C}}", &c.to_string())
         .replace("{{WG}}", &wg.to_string())
-        .replace("{{SM}}", &(c * r).max(1).to_string())
+        .replace("{{LS}}", &line_slots(r).to_string())
+        .replace("{{SM}}", &(c * line_slots(r)).max(1).to_string())
         .replace("{{ODD_DFTS}}", &odd)
         .replace("{{LOAD}}", &indent(&load, 4))
         .replace("{{STORE}}", &indent(&store, 4))

@@ -24,9 +24,9 @@ pub(crate) struct Bluestein {
 
 impl Bluestein {
     /// The plan of size `n` in direction `sgn`; `B` is computed on the device.
-    pub(crate) fn new(device: &Device, n: usize, sgn: i8) -> Result<Bluestein> {
+    pub(crate) fn new(device: &Device, n: usize, sgn: i8, strided: bool) -> Result<Bluestein> {
         let m = (2 * n - 1).next_power_of_two();
-        let inner = Stockham::new(device, m)?
+        let inner = Stockham::new(device, m, strided)?
             .ok_or_else(|| Error::invalid("power-of-two FFT plan missing"))?;
         let w = fft::chirp(n, f64::from(sgn));
         let mut aux: Vec<[f32; 2]> = w.iter().map(|c| [c[0] as f32, c[1] as f32]).collect();

@@ -205,7 +205,7 @@ fn transform(
         scale,
         nlog: n,
     };
-    let p = plan::plan(&device, n, sgn)?;
+    let p = plan::plan(&device, n, sgn, inner > 1)?;
     p.run(&device, &job)?;
     Ok(Array::from_buffer(
         device,

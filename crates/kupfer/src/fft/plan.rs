@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 /// Cached plans of a device, keyed by (size, direction sign).
 #[derive(Default)]
 pub(crate) struct PlanCache {
-    plans: Mutex<HashMap<(usize, i8), Arc<Plan>>>,
+    plans: Mutex<HashMap<(usize, i8, bool), Arc<Plan>>>,
 }
 
 /// How one transform size runs.
@@ -39,24 +39,34 @@ pub(crate) struct Stockham {
     passes: Vec<PassInfo>,
     tables: Arc<GpuBuffer>,
     cap: u32,
+    budget: u32,
 }
 
-/// Complex values workgroup memory holds for one pass (a power of two).
-fn capacity(device: &Device) -> u32 {
-    let bytes = device
+/// Workgroup-memory bytes a pass may use (within 40 KiB so that several workgroups share a
+/// multiprocessor) and the complex values one padded sub-sequence of that size holds (a power
+/// of two).
+fn capacity(device: &Device) -> (u32, u32) {
+    let budget = device
         .info()
         .limits
         .max_compute_workgroup_storage_size
-        .min(32768);
-    let elems = (bytes / 8).max(256);
-    1 << (31 - elems.leading_zeros())
+        .min(40 * 1024);
+    let mut cap = 1u32 << 14;
+    while cap > 256 && fft::workgroup_bytes(cap, 1) > budget {
+        cap /= 2;
+    }
+    (cap, budget)
 }
 
 impl Stockham {
-    /// The plan of a smooth size `n`; `None` when `n` has a prime factor above 7.
-    pub(crate) fn new(device: &Device, n: usize) -> Result<Option<Stockham>> {
-        let cap = capacity(device);
-        let radices = if n <= cap as usize {
+    /// The plan of a smooth size `n`; `None` when `n` has a prime factor above 7. Lines
+    /// that are `strided` (interleaved with other lines) take passes of at most 1/8 of
+    /// workgroup memory, so that a workgroup reads 8 neighbouring lines at once.
+    pub(crate) fn new(device: &Device, n: usize, strided: bool) -> Result<Option<Stockham>> {
+        let (cap, budget) = capacity(device);
+        let radices = if strided {
+            fft::schedule(n, cap / 8)
+        } else if n <= cap as usize {
             fft::schedule(n, cap)
         } else {
             fft::schedule(n, cap / 4)
@@ -93,31 +103,33 @@ impl Stockham {
             passes,
             tables,
             cap,
+            budget,
         }))
     }
 }
 
-/// The plan of size `n` in direction `sgn` (1 forward, -1 inverse), from the cache.
-pub(crate) fn plan(device: &Device, n: usize, sgn: i8) -> Result<Arc<Plan>> {
+/// The plan of size `n` in direction `sgn` (1 forward, -1 inverse) for contiguous or
+/// `strided` lines, from the cache.
+pub(crate) fn plan(device: &Device, n: usize, sgn: i8, strided: bool) -> Result<Arc<Plan>> {
     let cache = &device.kernels.fft_plans;
     if let Some(p) = cache
         .plans
         .lock()
         .unwrap_or_else(|p| p.into_inner())
-        .get(&(n, sgn))
+        .get(&(n, sgn, strided))
     {
         return Ok(p.clone());
     }
-    let plan = match Stockham::new(device, n)? {
+    let plan = match Stockham::new(device, n, strided)? {
         Some(s) => Plan::Stockham(s),
-        None => Plan::Bluestein(Bluestein::new(device, n, sgn)?),
+        None => Plan::Bluestein(Bluestein::new(device, n, sgn, strided)?),
     };
     let plan = Arc::new(plan);
     cache
         .plans
         .lock()
         .unwrap_or_else(|p| p.into_inner())
-        .insert((n, sgn), plan.clone());
+        .insert((n, sgn, strided), plan.clone());
     Ok(plan)
 }
 
@@ -222,13 +234,16 @@ impl Stockham {
             } else {
                 scratch(device, job.lines, job.blo, n)?
             };
-            let group = if np == 1 {
+            let mut group = if np == 1 {
                 (self.cap / r.max(1))
                     .min((job.lines.max(1)).next_power_of_two().min(1 << 20) as u32)
-                    .max(1)
+                    .clamp(1, fft::MAX_GROUP)
             } else {
-                (self.cap / r).max(1)
+                (self.cap / r).clamp(1, fft::MAX_GROUP)
             };
+            while group > 1 && fft::workgroup_bytes(r, group) > self.budget {
+                group /= 2;
+            }
             let wg = ((group * r) / 8).next_power_of_two().clamp(64, 256);
             let program = FftPass {
                 radices: pass.radices.clone(),
