@@ -147,7 +147,7 @@ fn centered(a: &Array, want: &[usize]) -> Result<Array> {
 pub(crate) fn fast_len(n: usize) -> usize {
     let smooth = |mut m: usize| {
         for p in [2, 3, 5, 7] {
-            while m % p == 0 {
+            while m.is_multiple_of(p) {
                 m /= p;
             }
         }
