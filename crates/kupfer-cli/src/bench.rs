@@ -13,6 +13,7 @@
 mod cases;
 mod fft_cases;
 mod matmul;
+mod signal_cases;
 
 use crate::common::{count_arg, fmt_count, fmt_ms, median};
 use crate::error::{CliError, CliResult};
@@ -242,6 +243,18 @@ fn plan(selected: &[&'static Case], cap: Option<usize>) -> (Vec<Step>, Vec<Strin
             );
         }
     }
+    for case in of(Group::Signal) {
+        let elems = signal_cases::side(case.name).pow(2);
+        if cap.is_none_or(|c| c >= elems) {
+            steps.push(Step { case, n: None });
+        } else {
+            notes.push(format!(
+                "{} skipped: its {} elements exceed the size cap",
+                case.name,
+                fmt_count(elems)
+            ));
+        }
+    }
     steps.extend(of(Group::Tiny).map(|case| Step { case, n: None }));
     for n in capped(cases::TRANSFER_SIZES, cap) {
         steps.extend(of(Group::Transfer).map(|case| Step { case, n: Some(n) }));
@@ -300,6 +313,10 @@ fn run_step(step: Step, loaded: &mut Loaded, t: &Timing) -> CliResult<Measuremen
             release(loaded, dev);
             fft_cases::run(step.case.name, step.n, t)
         }
+        Group::Signal => {
+            release(loaded, dev);
+            signal_cases::run(step.case.name, t)
+        }
     }
 }
 
@@ -357,6 +374,7 @@ fn params_text(step: Step, m: &Measurement) -> String {
         Group::Square => format!("{0}x{0}", cases::SQUARE),
         Group::Matmul => format!("n={}", step.n.unwrap_or(0)),
         Group::MatmulFixed => "-".into(),
+        Group::Signal => format!("{0}x{0}", signal_cases::side(step.case.name)),
         Group::Tiny => {
             let mode = m.extra.iter().find(|(k, _)| *k == "mode");
             match mode.and_then(|(_, v)| v.as_str()) {
@@ -422,6 +440,7 @@ fn print_cases() {
             Group::Matmul => sizes_text(matmul::MATMUL_SIZES),
             Group::MatmulFixed => "-".into(),
             Group::Tiny => format!("n={}", cases::TINY),
+            Group::Signal => format!("{0}x{0}", signal_cases::side(c.name)),
             Group::Fft => {
                 let s = fft_cases::sizes(c.name);
                 if s.is_empty() {

@@ -9,12 +9,14 @@
 //!   validation with errors located in the user's text).
 //! - [`matmul`]: matmul kernels (simple, tiled SIMT, gemv, cooperative matrix) and their WGSL.
 //! - [`fft`]: FFT pass schedules, twiddle tables and WGSL of Stockham passes.
+//! - [`convolve`]: direct 2-D convolution kernels (SciPy's convolve2d).
 //! - [`libm`]: accurate WGSL transcendentals used by generated kernels.
 //! - [`error`]: the one [`Error`] type of kupfer.
 
 #![warn(missing_docs)]
 
 pub mod codegen;
+pub mod convolve;
 pub mod custom;
 pub mod dtype;
 pub mod error;

@@ -71,6 +71,16 @@ impl FloatTy {
             FloatTy::F64 => 1e8,
         }
     }
+
+    /// Magnitude from which a scalar of this type prints in scientific notation (NumPy 2:
+    /// `str(np.float32(1e6))` is `1e+06`, `str(np.float64(1e6))` is `1000000.0`).
+    fn scalar_cutoff(self) -> f64 {
+        match self {
+            FloatTy::F16 => 1e3,
+            FloatTy::F32 => 1e6,
+            FloatTy::F64 => 1e16,
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -168,8 +178,9 @@ pub fn py_str_repr(s: &str) -> String {
 // NumPy scalars (0-d arrays print as these)
 // ---------------------------------------------------------------------------------------
 
-/// NumPy's `str()` of a float scalar: positional for 1e-4 ≤ |x| < 1e16 (and 0, nan), with
-/// `.0` when integral; else scientific without trailing zeros.
+/// NumPy's `str()` of a float scalar: positional for 1e-4 ≤ |x| < the type's scalar cutoff
+/// (1e3 for float16, 1e6 for float32, 1e16 for float64; and 0, nan), with `.0` when
+/// integral; else scientific without trailing zeros. Complex scalars format each part so.
 fn np_float_str(x: f64, ty: FloatTy, trim_positional: Trim, sign: bool) -> String {
     if x.is_nan() {
         return if sign { "+nan" } else { "nan" }.into();
@@ -190,7 +201,7 @@ fn np_float_str(x: f64, ty: FloatTy, trim_positional: Trim, sign: bool) -> Strin
         sign,
         ..Options::default()
     };
-    if x == 0.0 || (1e-4..1e16).contains(&a) {
+    if x == 0.0 || (1e-4..ty.scalar_cutoff()).contains(&a) {
         dragon4::positional(
             &p,
             &Options {

@@ -271,6 +271,8 @@ impl HostValue {
             }
             HostValue::Method(name) => format!("<built-in method {name} of numpy.ndarray>"),
             HostValue::Module("") => "<module 'numpy'>".into(),
+            HostValue::Module("scipy") => "<module 'scipy'>".into(),
+            HostValue::Module("signal") => "<module 'scipy.signal'>".into(),
             HostValue::Module(name) => format!("<module 'numpy.{name}'>"),
         }
     }

@@ -99,6 +99,8 @@ fn inputs() -> Vec<(&'static str, HostArray)> {
         ),
     );
     let sq = f32s(&mut r, &[4, 4], -1.0, 1.0);
+    let img = f32s(&mut r, &[9, 11], 0.0, 1.0);
+    let k3 = f32s(&mut r, &[3, 3], -1.0, 1.0);
     vec![
         ("f32", f32a),
         ("pos", pos),
@@ -114,6 +116,8 @@ fn inputs() -> Vec<(&'static str, HostArray)> {
         ("b", b),
         ("z", z),
         ("sq", sq),
+        ("img", img),
+        ("k3", k3),
     ]
 }
 
@@ -515,6 +519,74 @@ const CASES: &[&str] = &[
     "np.linalg.diagonal(x3, offset=-1)",
     "np.vecdot(f32, v32)",
     "np.linalg.vecdot(z, z)",
+    // complex arithmetic (kupfer has complex64: inputs stay 32-bit)
+    "z",
+    "1j * f32",
+    "f32 + 2j",
+    "f32 - 1.5j + 0.5",
+    "(2+3j) * z",
+    "z / (1 - 1j)",
+    "z * f32 + v32",
+    "z.real",
+    "z.imag",
+    "np.real(z)",
+    "np.imag(z)",
+    "np.real(f32)",
+    "np.imag(f32)",
+    "np.conj(z)",
+    "np.conjugate(z)",
+    "z.conj()",
+    "z.T.conj()[::-1]",
+    "np.angle(z)",
+    "np.angle(z, deg=True)",
+    "np.angle(f32)",
+    "np.angle(1+1j)",
+    "np.angle(-2.0, deg=True)",
+    "abs(z)",
+    "np.abs(z)",
+    "abs(z) ** 2 - (z * np.conj(z)).real",
+    "np.zeros(3, dtype=np.complex64)",
+    "np.ones((2, 2), dtype='complex64') * 1j",
+    "np.full(3, 1 - 2j, dtype=np.complex64)",
+    "np.array([1 + 2j, -3.5j, 2], dtype=np.complex64)",
+    "np.array([[1, 2j], [0.5, -1]], dtype=np.complex64).imag",
+    "z == z.conj()",
+    // scipy.signal and NumPy's 1-D convolution
+    "signal.convolve2d(img, k3, mode='same', boundary='symm')",
+    "scipy.signal.convolve2d(img, k3)",
+    "signal.convolve2d(img, k3, 'valid')",
+    "signal.convolve2d(k3, img, mode='valid')",
+    "signal.convolve2d(img, k3, boundary='wrap', mode='same')",
+    "signal.convolve2d(img, k3[:2], fillvalue=2)",
+    "signal.correlate2d(img, k3[:, :2], mode='same', boundary='symmetric')",
+    "signal.correlate2d(k3, img, mode='valid')",
+    "signal.convolve2d(img.T, k3, mode='same', boundary='circular')",
+    "signal.convolve2d(z, k3, mode='same')",
+    "signal.correlate2d(z, z[:2, :2])",
+    "signal.convolve2d(i32, i32[:2, :3])",
+    "signal.convolve(v32, k3[0])",
+    "signal.convolve(img, k3, mode='same')",
+    "signal.correlate(v32, v32[:3], mode='same')",
+    "signal.correlate(v32[:2], v32, mode='valid')",
+    "signal.convolve(img, k3, method='direct')",
+    "np.convolve(v32, k3[0])",
+    "np.convolve(k3[0], v32, mode='same')",
+    "np.correlate(v32, k3[0])",
+    "np.correlate(k3[0, :2], v32, mode='full')",
+    "np.correlate(z[0], z[1, :3], mode='same')",
+    "np.correlate(z[0, :2], z[1], mode='full')",
+    "signal.fftconvolve(img, k3, mode='same')",
+    "scipy.signal.fftconvolve(img, k3.T[::-1], 'valid')",
+    "signal.fftconvolve(v32, z[0])",
+    "signal.fftconvolve(img, k3[:1], axes=1)",
+    "signal.convolve(img, img[:8, :9], method='fft')",
+    "signal.correlate(img, img, mode='same')",
+    // spectra in expressions
+    "np.angle(np.fft.fft(v32), deg=True)",
+    "np.fft.fft(v32).conj().real",
+    "(np.fft.rfft(img, axis=1) * np.conj(np.fft.rfft(img, axis=1))).real",
+    "np.abs(np.fft.fft2(img)) ** 2 / img.size",
+    "np.fft.ifft(np.fft.fft(v32) * 1j).imag",
 ];
 
 fn temp_dir() -> PathBuf {
@@ -807,6 +879,27 @@ fn value_errors_name_the_problem() {
         ("np.bincount(i32)", "1-D"),
         ("b - b", "boolean"),
         ("-b", "boolean"),
+        ("signal.convolve2d(img, k3, mode='bad')", "mode flags"),
+        (
+            "signal.convolve2d(img, k3, boundary='reflect')",
+            "boundary flags",
+        ),
+        ("signal.convolve2d(v32, k3)", "2-D"),
+        (
+            "signal.correlate2d(img[:2], k3, mode='valid')",
+            "at least as large",
+        ),
+        ("signal.convolve2d(img, k3, fillvalue=1j)", "fillvalue"),
+        ("signal.convolve2d(img, k3, fillvalue=f32)", "fillvalue"),
+        ("signal.convolve2d(b, b)", "not available"),
+        ("signal.convolve(img, v32)", "dimensionality"),
+        ("signal.convolve(img, k3, method='fast')", "method"),
+        ("np.convolve(f32, v32)", "too deep"),
+        ("np.convolve(v32[:0], v32)", "cannot be empty"),
+        ("np.correlate(v32, v32[:0])", "cannot be empty"),
+        ("signal.foo(img)", "signal.foo"),
+        ("signal.fftconvolve(img, v32)", "dimensionality"),
+        ("signal.fftconvolve(img, k3, axes=2)", "out of bounds"),
     ];
     let mut failures = Vec::new();
     for (expr, needle) in cases {
@@ -857,6 +950,30 @@ fn printing_is_numpy_str() {
     );
     assert_eq!(show("np.sin"), "<ufunc 'sin'>");
     assert_eq!(show("'a' + 'b'"), "ab");
+    // complex values print as NumPy's str(); complex64 scalars format their parts as float32
+    assert_eq!(show("2 + 3j"), "(2+3j)");
+    assert_eq!(show("1j * 1j"), "(-1+0j)");
+    assert_eq!(
+        show("np.array([1 + 2j, -3.5j, 2])"),
+        "[ 1.+2.j  -0.-3.5j  2.+0.j ]"
+    );
+    assert_eq!(show("np.array([1e8j], dtype=np.complex64)[0]"), "1e+08j");
+    assert_eq!(
+        show("np.array([1e7 + 1j], dtype=np.complex64)[0]"),
+        "(1e+07+1j)"
+    );
+    assert_eq!(
+        show("np.array([0.1 - 0.2j], dtype=np.complex64)[0]"),
+        "(0.1-0.2j)"
+    );
+    assert_eq!(show("np.array([1e6], dtype=np.float32)[0]"), "1e+06");
+    assert_eq!(
+        show("np.array([999999.94], dtype=np.float32)[0]"),
+        "999999.94"
+    );
+    assert_eq!(show("np.float64(1e6)"), "1000000.0");
+    assert_eq!(show("np.angle(1j, deg=True)"), "90.0");
+    assert_eq!(show("scipy.signal"), "<module 'scipy.signal'>");
     assert_eq!(show("None"), "None");
 }
 

@@ -3,6 +3,7 @@
 
 use crate::device::Device;
 use kupfer_core::codegen::{ParamLayout, Target};
+use kupfer_core::convolve::ConvProgram;
 use kupfer_core::expr::{Access, InputSpec, Node, Program};
 use kupfer_core::histogram::{HistParams, HistProgram};
 use kupfer_core::layout::{collapse_axes, contiguous_strides};
@@ -35,6 +36,7 @@ pub(crate) struct KernelCache {
     /// Tuned matmul kernels per shape class (see `matmul/tune.rs`).
     pub(crate) matmul_tiles:
         Mutex<HashMap<crate::matmul::TuneKey, kupfer_core::matmul::MatmulKernel>>,
+    pub(crate) convolutions: Cache<ConvProgram, ()>,
     pub(crate) ffts: Cache<kupfer_core::fft::FftPass, ()>,
     pub(crate) fft_plans: crate::fft::plan::PlanCache,
 }

@@ -26,6 +26,7 @@
 //! - [`fft`]: `numpy.fft`'s transforms (any length, any axes), frequencies and shifts.
 //! - [`Device`] (device.rs): adapters, the current device, memory pool, events.
 //! - [`io`]: `.npy` reading and writing.
+//! - [`signal`]: `convolve2d`, `correlate2d`, `convolve`, `correlate` as `scipy.signal`.
 //! - [`custom`]: custom kernels in WGSL ([`ElementwiseKernel`], [`ReductionKernel`],
 //!   [`RawKernel`], [`RawModule`]); [`fuse`] (fuse.rs): a closure of array ops as one kernel.
 //! - `fusion.rs`: lazy expressions and their materialisation as one kernel.
@@ -55,6 +56,7 @@ mod ops;
 pub mod reduce;
 mod scalar;
 pub mod scan;
+pub mod signal;
 pub mod stats;
 pub mod ufuncs;
 pub mod views;

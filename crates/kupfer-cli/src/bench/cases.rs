@@ -43,6 +43,8 @@ pub enum Group {
     MatmulFixed,
     /// FFT inputs made by the case (sizes from `fft_cases::sizes`).
     Fft,
+    /// A random f32 image made by the case (side from `signal_cases::side`).
+    Signal,
 }
 
 /// One benchmark case.
@@ -172,6 +174,16 @@ pub const CASES: &[Case] = &[
         name: "fft_c64_nonpow2",
         group: Group::Fft,
         about: "fft.fft(z), z complex64, n not a power of two",
+    },
+    Case {
+        name: "convolve2d_1024_3x3",
+        group: Group::Signal,
+        about: "signal.convolve2d(img, k3, mode='same', boundary='symm'), img (1024, 1024)",
+    },
+    Case {
+        name: "convolve2d_4096_3x3",
+        group: Group::Signal,
+        about: "signal.convolve2d(img, k3, mode='same', boundary='symm'), img (4096, 4096)",
     },
     Case {
         name: "tiny_op_wall",

@@ -3,7 +3,7 @@
 //! attributes, and name resolution for `np.`/`numpy.` and the sub-namespaces.
 //!
 //! One file per family registers its functions: [`elementwise`], [`creation`], [`shape`],
-//! [`linalg`], [`reductions`], [`scans`], [`fft`], [`builtins`]. A later family adds a file and a line to [`build`]; names it implements come
+//! [`linalg`], [`reductions`], [`scans`], [`fft`], [`signal`], [`complex`], [`builtins`]. A later family adds a file and a line to [`build`]; names it implements come
 //! off [`PLANNED`].
 
 use crate::ast::Span;
@@ -14,6 +14,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 pub(crate) mod builtins;
+pub(crate) mod complex;
 pub(crate) mod creation;
 pub(crate) mod elementwise;
 pub(crate) mod fft;
@@ -22,6 +23,7 @@ pub(crate) mod methods;
 pub(crate) mod reductions;
 pub(crate) mod scans;
 pub(crate) mod shape;
+pub(crate) mod signal;
 pub(crate) mod stats;
 
 pub use methods::method_names;
@@ -70,6 +72,8 @@ fn build() -> Registry {
     reductions::register(&mut r);
     scans::register(&mut r);
     stats::register(&mut r);
+    signal::register(&mut r);
+    complex::register(&mut r);
     builtins::register(&mut r);
     r
 }
@@ -190,7 +194,6 @@ pub(crate) const PLANNED: &[&str] = &[
     "heaviside",
     "signbit",
     "spacing",
-    "angle",
     "nan_to_num",
     "isreal",
     "iscomplex",
@@ -222,9 +225,6 @@ pub(crate) const PLANNED: &[&str] = &[
     "linalg.tensorinv",
     "linalg.tensorsolve",
     "linalg.cond",
-    // signal
-    "convolve",
-    "correlate",
     // random
     "random.rand",
     "random.randn",
@@ -359,6 +359,9 @@ pub(crate) fn resolve(module: &'static str, name: &str, bare: bool) -> Result<Re
             "fft" => return Ok(Resolved::Value(Value::Module("fft"))),
             "linalg" => return Ok(Resolved::Value(Value::Module("linalg"))),
             "random" => return Ok(Resolved::Value(Value::Module("random"))),
+            // scipy.signal as `signal.convolve2d` or `scipy.signal.convolve2d`
+            "signal" if bare => return Ok(Resolved::Value(Value::Module("signal"))),
+            "scipy" if bare => return Ok(Resolved::Value(Value::Module("scipy"))),
             _ => {}
         }
         if let Some(v) = constant(name) {
@@ -369,6 +372,12 @@ pub(crate) fn resolve(module: &'static str, name: &str, bare: bool) -> Result<Re
                 .map(|d| Resolved::Value(Value::DType(d)))
                 .map_err(EvalError::kupfer(Span::default()));
         }
+    }
+    if module == "scipy" {
+        return Ok(match name {
+            "signal" => Resolved::Value(Value::Module("signal")),
+            _ => Resolved::Unknown,
+        });
     }
     let key = if module.is_empty() {
         name.to_string()
@@ -493,6 +502,8 @@ impl Call {
 pub(crate) fn display_name(name: &str) -> String {
     if let Some(b) = name.strip_prefix("builtins.") {
         b.to_string()
+    } else if name.starts_with("signal.") {
+        format!("scipy.{name}")
     } else if let Some(m) = name.strip_prefix("ndarray.") {
         format!("ndarray.{m}")
     } else {

@@ -12,6 +12,8 @@ import sys
 import warnings
 
 import numpy as np
+import scipy
+import scipy.signal
 
 
 def main():
@@ -19,7 +21,7 @@ def main():
     with open(cases_file, encoding="utf-8") as f:
         lines = f.read().split("\n")
     sep = lines.index("---")
-    env = {"np": np, "numpy": np}
+    env = {"np": np, "numpy": np, "scipy": scipy, "signal": scipy.signal}
     for line in lines[:sep]:
         name, path = line.split("=", 1)
         env[name] = np.load(path)

@@ -1,0 +1,261 @@
+//! Direct 2-D convolution and correlation (SciPy's `convolve2d` / `correlate2d`): WGSL
+//! generation from `shaders/convolve2d.wgsl`.
+//!
+//! One kernel computes `out[m, n] = sum_{j, k} w[j, k] * img(m + off0 + j, n + off1 + k)`
+//! over a strided image and a strided weight array; the caller folds the kernel flip of a
+//! convolution into the weights' strides and the mode into the offsets. Small kernels (up to
+//! [`MAX_TILED`] in both dimensions) get a tiled kernel with the sizes as compile-time
+//! constants and the input window in workgroup memory; larger ones one thread per output.
+
+use crate::codegen::{scalar_uniform_type, Target};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use std::fmt::Write;
+
+const TEMPLATE: &str = include_str!("../../../shaders/convolve2d.wgsl");
+
+/// Largest kernel height and width of the tiled kernel.
+pub const MAX_TILED: usize = 16;
+
+/// Byte offset of the fill value in the uniform block (after 16 u32/i32 fields).
+pub const FILL_OFFSET: usize = 64;
+
+/// Size of the uniform block in bytes.
+pub const PARAMS_SIZE: usize = 80;
+
+/// How indices outside the image are read (SciPy's `boundary`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Boundary {
+    /// A constant fill value (`"fill"`, `"pad"`).
+    Fill,
+    /// Periodic (`"wrap"`, `"circular"`).
+    Wrap,
+    /// Mirrored with the edge value repeated, periodic with period 2n (`"symm"`,
+    /// `"symmetric"`).
+    Symm,
+}
+
+impl std::str::FromStr for Boundary {
+    type Err = Error;
+
+    /// SciPy's names: `"fill"`/`"pad"`, `"wrap"`/`"circular"`, `"symm"`/`"symmetric"`,
+    /// with SciPy's error otherwise.
+    fn from_str(s: &str) -> Result<Boundary> {
+        match s {
+            "fill" | "pad" => Ok(Boundary::Fill),
+            "wrap" | "circular" => Ok(Boundary::Wrap),
+            "symm" | "symmetric" => Ok(Boundary::Symm),
+            _ => Err(Error::invalid(
+                "Acceptable boundary flags are 'fill', 'circular' (or 'wrap'), and 'symmetric' \
+                 (or 'symm').",
+            )),
+        }
+    }
+}
+
+/// A convolution kernel's structure (the pipeline-cache key).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ConvProgram {
+    /// Dtype of the image, the weights and the output (they agree).
+    pub dtype: DType,
+    /// Boundary rule.
+    pub boundary: Boundary,
+    /// `Some((kh, kw))`: the tiled kernel for this kernel size (each at most
+    /// [`MAX_TILED`]); `None`: one thread per output with runtime sizes.
+    pub tiled: Option<(usize, usize)>,
+}
+
+impl ConvProgram {
+    /// Threads per workgroup along x and y, and output rows per thread.
+    pub fn tile(&self) -> (u32, u32, u32) {
+        match (self.tiled, self.dtype.gpu_size()) {
+            (None, _) => (256, 1, 1),
+            (Some(_), 4) => (64, 4, 8),
+            (Some(_), _) => (32, 8, 2),
+        }
+    }
+
+    /// Outputs per workgroup along x and y.
+    pub fn outputs_per_workgroup(&self) -> (u32, u32) {
+        let (tx, ty, r) = self.tile();
+        (tx, ty * r)
+    }
+}
+
+/// Generates the WGSL of a convolution kernel. Bindings: 0 the uniform block
+/// ([`PARAMS_SIZE`] bytes; 16 u32/i32 fields in the template's order, then the fill value at
+/// [`FILL_OFFSET`] in `scalar_uniform_type` encoding), 1 the image, 2 the weights, 3 the
+/// C-contiguous output.
+pub fn generate(cp: &ConvProgram, target: &Target) -> Result<String> {
+    let d = cp.dtype;
+    target.check(d, "this adapter")?;
+    if matches!(d, DType::Bool | DType::F16) {
+        return Err(Error::unsupported(format!(
+            "convolve2d not available for this type ({d})"
+        )));
+    }
+    let (kh, kw) = cp.tiled.unwrap_or((1, 1));
+    if kh == 0 || kw == 0 || kh > MAX_TILED || kw > MAX_TILED {
+        return Err(Error::invalid(format!(
+            "tiled convolution of a {kh}x{kw} kernel (1 to {MAX_TILED} per dimension)"
+        )));
+    }
+    let (tx, ty, r) = cp.tile();
+    let th = (ty * r) as usize;
+    let tile_len = if cp.tiled.is_some() {
+        (th + kh - 1) * (tx as usize + kw - 1)
+    } else {
+        1
+    };
+    let boundary = match cp.boundary {
+        Boundary::Fill => "    return -1;",
+        Boundary::Wrap => "    var r = i % n;\n    if (r < 0) {\n        r = r + n;\n    }\n    return r;",
+        Boundary::Symm => {
+            "    let p = 2 * n;\n    var r = i % p;\n    if (r < 0) {\n        r = r + p;\n    }\n    \
+             if (r >= n) {\n        r = p - 1 - r;\n    }\n    return r;"
+        }
+    };
+    let madd = if d == DType::Complex64 {
+        "    return acc + vec2<f32>(w.x * v.x - w.y * v.y, w.x * v.y + w.y * v.x);"
+    } else {
+        "    return acc + w * v;"
+    };
+    let enables = if d == DType::F16 { "enable f16;\n" } else { "" };
+    let wgsl = TEMPLATE
+        .replace("{{ENABLES}}", enables)
+        .replace("{{FILL}}", scalar_uniform_type(d))
+        .replace("{{STORE}}", d.wgsl_storage())
+        .replace("{{T}}", d.wgsl_value())
+        .replace(
+            "{{TILED}}",
+            if cp.tiled.is_some() { "true" } else { "false" },
+        )
+        .replace("{{TX}}", &tx.to_string())
+        .replace("{{TY}}", &ty.to_string())
+        .replace("{{R}}", &r.to_string())
+        .replace("{{KH}}", &kh.to_string())
+        .replace("{{KW}}", &kw.to_string())
+        .replace("{{TILE_LEN}}", &tile_len.to_string())
+        .replace("{{W_LEN}}", &(kh * kw).to_string())
+        .replace("{{BOUNDARY}}", boundary)
+        .replace("{{FILL_VALUE}}", "P.fill")
+        .replace("{{MADD}}", madd)
+        .replace("{{TILED_COMPUTE}}", &tiled_compute(cp));
+    Ok(wgsl)
+}
+
+/// The unrolled accumulation and stores of the tiled kernel: R accumulators `a*`; per
+/// kernel column `k` (a loop) the R + KH - 1 window values `v*` and the KH weights `w*`.
+fn tiled_compute(cp: &ConvProgram) -> String {
+    let Some((kh, _)) = cp.tiled else {
+        return String::new();
+    };
+    let (_, _, r) = cp.tile();
+    let r = r as usize;
+    let t = cp.dtype.wgsl_value();
+    let mut s = String::new();
+    for i in 0..r {
+        let _ = writeln!(s, "        var a{i}: {t};");
+    }
+    let _ = writeln!(s, "        for (var k = 0u; k < KW; k = k + 1u) {{");
+    let _ = writeln!(s, "            let at = yb * HW + lid.x + k;");
+    for i in 0..r + kh - 1 {
+        let _ = writeln!(s, "            let v{i} = tile[at + {i}u * HW];");
+    }
+    for j in 0..kh {
+        let _ = writeln!(s, "            let w{j} = wk[{j}u * KW + k];");
+    }
+    for j in 0..kh {
+        for i in 0..r {
+            let _ = writeln!(s, "            a{i} = kp_madd(a{i}, w{j}, v{});", i + j);
+        }
+    }
+    let _ = writeln!(s, "        }}");
+    let _ = writeln!(s, "        if (x < P.ow) {{");
+    for i in 0..r {
+        let _ = writeln!(
+            s,
+            "            if (ty0 + yb + {i}u < P.oh) {{ out[(ty0 + yb + {i}u) * P.ow + x] = {}(a{i}); }}",
+            cp.dtype.wgsl_storage()
+        );
+    }
+    let _ = writeln!(s, "        }}");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn validate(wgsl: &str) {
+        let module = naga::front::wgsl::parse_str(wgsl)
+            .unwrap_or_else(|e| panic!("{}\n---\n{wgsl}", e.emit_to_string(wgsl)));
+        let caps = naga::valid::Capabilities::SHADER_FLOAT16
+            | naga::valid::Capabilities::FLOAT64
+            | naga::valid::Capabilities::SHADER_INT64;
+        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
+            .validate(&module)
+            .unwrap_or_else(|e| panic!("{}\n---\n{wgsl}", e.emit_to_string(wgsl)));
+    }
+
+    #[test]
+    fn convolution_kernels_validate() {
+        let target = Target {
+            f16: true,
+            f64: true,
+            i64: true,
+        };
+        for dtype in [
+            DType::F32,
+            DType::F64,
+            DType::I32,
+            DType::U32,
+            DType::I64,
+            DType::Complex64,
+        ] {
+            for boundary in [Boundary::Fill, Boundary::Wrap, Boundary::Symm] {
+                for tiled in [None, Some((3, 3)), Some((1, 16)), Some((16, 16))] {
+                    let cp = ConvProgram {
+                        dtype,
+                        boundary,
+                        tiled,
+                    };
+                    validate(&generate(&cp, &target).unwrap());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn tiles_fit_webgpu_workgroup_memory() {
+        for dtype in [DType::F32, DType::Complex64] {
+            let cp = ConvProgram {
+                dtype,
+                boundary: Boundary::Symm,
+                tiled: Some((MAX_TILED, MAX_TILED)),
+            };
+            let (tx, ty, r) = cp.tile();
+            let halo = (ty * r) as usize + MAX_TILED - 1;
+            let bytes =
+                (halo * (tx as usize + MAX_TILED - 1) + MAX_TILED * MAX_TILED) * dtype.gpu_size();
+            assert!(bytes <= 16384, "{dtype}: {bytes} bytes");
+        }
+    }
+
+    #[test]
+    fn bool_and_f16_are_refused() {
+        let target = Target {
+            f16: true,
+            f64: true,
+            i64: true,
+        };
+        for dtype in [DType::Bool, DType::F16] {
+            let cp = ConvProgram {
+                dtype,
+                boundary: Boundary::Fill,
+                tiled: None,
+            };
+            assert!(generate(&cp, &target).is_err());
+        }
+    }
+}
