@@ -14,6 +14,7 @@
 //! server can serve them.
 
 #[path = "../../crates/kupfer-web/src/serve.rs"]
+#[allow(dead_code)] // spawn() is for the browser test
 mod serve;
 
 use std::path::{Path, PathBuf};
@@ -26,9 +27,11 @@ fn main() {
     let result = match args.first().map(String::as_str) {
         Some("web") => web(&args[1..]).map(|_| ()),
         Some("serve") => serve_cmd(&args[1..]),
-        _ => Err("usage: cargo xtask web [--out DIR] [--dev] | cargo xtask serve [--port N] \
+        _ => Err(
+            "usage: cargo xtask web [--out DIR] [--dev] | cargo xtask serve [--port N] \
                   [--dir DIR]"
-            .into()),
+                .into(),
+        ),
     };
     if let Err(e) = result {
         eprintln!("xtask: {e}");
@@ -79,7 +82,10 @@ fn locked_wasm_bindgen() -> Res<String> {
     let mut lines = lock.lines();
     while let Some(l) = lines.next() {
         if l.trim() == "name = \"wasm-bindgen\"" {
-            if let Some(v) = lines.next().and_then(|v| v.trim().strip_prefix("version = ")) {
+            if let Some(v) = lines
+                .next()
+                .and_then(|v| v.trim().strip_prefix("version = "))
+            {
                 return Ok(v.trim_matches('"').to_string());
             }
         }
@@ -96,13 +102,22 @@ fn wasm_bindgen_cli(version: &str) -> Res<PathBuf> {
     if bin.is_file() {
         return Ok(bin);
     }
-    eprintln!("xtask: installing wasm-bindgen-cli {version} into {} (once)", root.display());
+    eprintln!(
+        "xtask: installing wasm-bindgen-cli {version} into {} (once)",
+        root.display()
+    );
     let install = |locked: bool| {
         let mut c = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-        c.args(["install", "wasm-bindgen-cli", "--version", version, "--root"])
-            .arg(&root)
-            // its own build dir: the workspace's would rebuild shared dependencies
-            .env("CARGO_TARGET_DIR", target_dir().join("tools").join("build"));
+        c.args([
+            "install",
+            "wasm-bindgen-cli",
+            "--version",
+            version,
+            "--root",
+        ])
+        .arg(&root)
+        // its own build dir: the workspace's would rebuild shared dependencies
+        .env("CARGO_TARGET_DIR", target_dir().join("tools").join("build"));
         if locked {
             c.arg("--locked");
         }
@@ -144,7 +159,13 @@ fn web(args: &[String]) -> Res<PathBuf> {
         .join("kupfer_web.wasm");
     std::fs::create_dir_all(&out).map_err(|e| format!("creating {}: {e}", out.display()))?;
     run(Command::new(&bindgen)
-        .args(["--target", "web", "--no-typescript", "--out-name", "kupfer_web"])
+        .args([
+            "--target",
+            "web",
+            "--no-typescript",
+            "--out-name",
+            "kupfer_web",
+        ])
         .arg("--out-dir")
         .arg(&out)
         .arg(&wasm))?;
@@ -166,7 +187,9 @@ fn web(args: &[String]) -> Res<PathBuf> {
         .ok()
         .filter(|o| o.status.success())
         .map(|o| o.stdout.len());
-    let gz = gz.map_or("gzip not found".to_string(), |g| format!("{:.2} MB gzipped", g as f64 / 1e6));
+    let gz = gz.map_or("gzip not found".to_string(), |g| {
+        format!("{:.2} MB gzipped", g as f64 / 1e6)
+    });
     eprintln!(
         "xtask: the page is in {} (kupfer_web_bg.wasm: {:.2} MB, {gz}); serve it with \
          `cargo xtask serve` or any static file server",

@@ -63,7 +63,11 @@ pub fn apply(px: &Array, adj: &Adjust) -> Result<Array> {
         let c = kp::clip(kp::add(c, adj.brightness)?, 0.0, 1.0)?;
         kp::power(c, gamma)
     };
-    let (r, g, b) = (tone(channel(px, 0)?)?, tone(channel(px, 1)?)?, tone(channel(px, 2)?)?);
+    let (r, g, b) = (
+        tone(channel(px, 0)?)?,
+        tone(channel(px, 1)?)?,
+        tone(channel(px, 2)?)?,
+    );
     // Rec. 709 luminance
     let lum = kp::add(
         kp::add(kp::multiply(&r, 0.2126)?, kp::multiply(&g, 0.7152)?)?,
@@ -130,7 +134,11 @@ pub fn sample(width: usize, height: usize) -> Vec<u8> {
                 (1.0, 0.85, 0.35)
             } else {
                 let glow = (0.25 - sun).max(0.0) * 2.0;
-                (0.35 + glow + 0.3 * y, 0.55 + glow * 0.6 + 0.25 * y, 0.9 - 0.2 * y)
+                (
+                    0.35 + glow + 0.3 * y,
+                    0.55 + glow * 0.6 + 0.25 * y,
+                    0.9 - 0.2 * y,
+                )
             };
             for c in [r, g, b] {
                 out.push((c.clamp(0.0, 1.0) * 255.0).round() as u8);

@@ -82,7 +82,10 @@ pub fn colour(smooth: &Array, max_iter: usize) -> Result<Array> {
     let t = kp::sqrt(kp::divide(smooth, max_iter as f64)?)?;
     let channel = |phase: f64| -> Result<Array> {
         // 0.5 + 0.5 cos(2π (3t + phase)) scaled to 0..255, as uint32
-        let v = kp::cos(kp::multiply(kp::add(kp::multiply(&t, 3.0)?, phase)?, 6.283185)?)?;
+        let v = kp::cos(kp::multiply(
+            kp::add(kp::multiply(&t, 3.0)?, phase)?,
+            6.283185,
+        )?)?;
         let byte = kp::multiply(kp::add(kp::multiply(v, 0.5)?, 0.5)?, 255.0)?;
         let byte = kp::where_(kp::greater(smooth, 0.0)?, byte, 0.0)?;
         byte.astype(DType::U32)

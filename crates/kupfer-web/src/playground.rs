@@ -9,11 +9,23 @@ pub fn inputs() -> Result<Vec<(String, Array, &'static str)>> {
     // demo:begin playground
     let a = kp::arange(0, 12, 1, Some(DType::F32))?.reshape(&[3, 4])?;
     let b = kp::arange(0, 4, 1, Some(DType::I32))?;
-    let x = kp::linspace(0.0, std::f64::consts::TAU, 1_000_000, true, Some(DType::F32))?;
+    let x = kp::linspace(
+        0.0,
+        std::f64::consts::TAU,
+        1_000_000,
+        true,
+        Some(DType::F32),
+    )?;
     // uniform noise in [0, 1): a 32-bit integer hash of the index, on the GPU
     let i = kp::arange(0, 1000, 1, Some(DType::U32))?;
-    let h = kp::multiply(kp::bitwise_xor(&i, kp::right_shift(&i, 16u32)?)?, 0x45d9_f3bu32)?;
-    let h = kp::multiply(kp::bitwise_xor(&h, kp::right_shift(&h, 16u32)?)?, 0x45d9_f3bu32)?;
+    let h = kp::multiply(
+        kp::bitwise_xor(&i, kp::right_shift(&i, 16u32)?)?,
+        0x45d9_f3bu32,
+    )?;
+    let h = kp::multiply(
+        kp::bitwise_xor(&h, kp::right_shift(&h, 16u32)?)?,
+        0x45d9_f3bu32,
+    )?;
     let h = kp::bitwise_xor(&h, kp::right_shift(&h, 16u32)?)?;
     let r = kp::divide(kp::right_shift(h, 8u32)?.astype(DType::F32)?, 16_777_216.0)?;
     // demo:end playground
@@ -21,7 +33,11 @@ pub fn inputs() -> Result<Vec<(String, Array, &'static str)>> {
     Ok(vec![
         ("a".into(), a, "float32 (3, 4): arange(12).reshape(3, 4)"),
         ("b".into(), b, "int32 (4,): arange(4)"),
-        ("x".into(), x, "float32 (1000000,): linspace(0, 2π, 1000000)"),
+        (
+            "x".into(),
+            x,
+            "float32 (1000000,): linspace(0, 2π, 1000000)",
+        ),
         ("r".into(), r, "float32 (1000,): uniform noise in [0, 1)"),
     ])
 }

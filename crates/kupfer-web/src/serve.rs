@@ -55,10 +55,18 @@ fn respond(mut stream: TcpStream, root: &Path) -> std::io::Result<()> {
     let (status, ctype, body) = match (method, resolve(root, target)) {
         ("GET" | "HEAD", Some(file)) => match std::fs::read(&file) {
             Ok(b) => ("200 OK", mime(&file), b),
-            Err(e) => ("500 Internal Server Error", "text/plain", e.to_string().into_bytes()),
+            Err(e) => (
+                "500 Internal Server Error",
+                "text/plain",
+                e.to_string().into_bytes(),
+            ),
         },
         ("GET" | "HEAD", None) => ("404 Not Found", "text/plain", b"not found\n".to_vec()),
-        _ => ("405 Method Not Allowed", "text/plain", b"GET only\n".to_vec()),
+        _ => (
+            "405 Method Not Allowed",
+            "text/plain",
+            b"GET only\n".to_vec(),
+        ),
     };
     write!(
         stream,

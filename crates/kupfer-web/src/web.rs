@@ -62,7 +62,10 @@ impl Clock {
 fn timing(gpu: Option<f64>, wall: f64) -> Vec<(&'static str, JsValue)> {
     vec![
         ("ms", JsValue::from_f64(gpu.unwrap_or(wall))),
-        ("clock", JsValue::from_str(if gpu.is_some() { "gpu" } else { "wall" })),
+        (
+            "clock",
+            JsValue::from_str(if gpu.is_some() { "gpu" } else { "wall" }),
+        ),
         ("wall_ms", JsValue::from_f64(wall)),
     ]
 }
@@ -70,13 +73,18 @@ fn timing(gpu: Option<f64>, wall: f64) -> Vec<(&'static str, JsValue)> {
 /// Opens the default WebGPU device; resolves to `{adapter, backend, timestamps}`.
 #[wasm_bindgen]
 pub async fn start() -> Result<JsValue, JsValue> {
-    std::panic::set_hook(Box::new(|info| console_error(&format!("kupfer panicked: {info}"))));
+    std::panic::set_hook(Box::new(|info| {
+        console_error(&format!("kupfer panicked: {info}"))
+    }));
     let dev = kupfer::init().await.map_err(js_err)?;
     let info = dev.info();
     Ok(obj(&[
         ("adapter", JsValue::from_str(&info.name)),
         ("backend", JsValue::from_str(&info.backend)),
-        ("timestamps", JsValue::from_bool(dev.context().has_gpu_timestamps())),
+        (
+            "timestamps",
+            JsValue::from_bool(dev.context().has_gpu_timestamps()),
+        ),
     ]))
 }
 
@@ -140,7 +148,10 @@ fn playground_inputs() -> Result<Vec<(String, Array)>, JsValue> {
 pub fn playground_names() -> Result<JsValue, JsValue> {
     let list = JsArray::new();
     for (name, _, about) in playground::inputs().map_err(js_err)? {
-        list.push(&JsArray::of2(&JsValue::from_str(&name), &JsValue::from_str(about)));
+        list.push(&JsArray::of2(
+            &JsValue::from_str(&name),
+            &JsValue::from_str(about),
+        ));
     }
     Ok(list.into())
 }
@@ -206,9 +217,15 @@ pub async fn image_lab(
 pub fn bench_cases() -> JsValue {
     let list = JsArray::new();
     for (name, about) in bench::CASES {
-        list.push(&JsArray::of2(&JsValue::from_str(name), &JsValue::from_str(about)));
+        list.push(&JsArray::of2(
+            &JsValue::from_str(name),
+            &JsValue::from_str(about),
+        ));
     }
-    obj(&[("cases", list.into()), ("n", JsValue::from_f64(bench::N as f64))])
+    obj(&[
+        ("cases", list.into()),
+        ("n", JsValue::from_f64(bench::N as f64)),
+    ])
 }
 
 /// Runs a benchmark case `reps` times after one warm-up; resolves to `{ms, clock, wall_ms,

@@ -84,16 +84,41 @@ fn http(port: u16, method: &str, path: &str, body: Option<&Value>) -> std::io::R
          Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     )?;
+    // chromedriver keeps connections open: read the header, then exactly the body.
     let mut raw = Vec::new();
-    s.read_to_end(&mut raw)?;
-    let split = raw
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .ok_or_else(|| std::io::Error::other("no HTTP header end"))?;
+    let mut buf = [0u8; 65536];
+    let split = loop {
+        if let Some(p) = raw.windows(4).position(|w| w == b"\r\n\r\n") {
+            break p;
+        }
+        let n = s.read(&mut buf)?;
+        if n == 0 {
+            return Err(std::io::Error::other("no HTTP header end"));
+        }
+        raw.extend_from_slice(&buf[..n]);
+    };
     let head = String::from_utf8_lossy(&raw[..split]).to_ascii_lowercase();
     let mut payload = raw[split + 4..].to_vec();
-    if head.contains("transfer-encoding: chunked") {
-        payload = dechunk(&payload);
+    let length = head.lines().find_map(|l| {
+        l.strip_prefix("content-length:")
+            .and_then(|v| v.trim().parse::<usize>().ok())
+    });
+    match length {
+        Some(len) => {
+            while payload.len() < len {
+                let n = s.read(&mut buf)?;
+                if n == 0 {
+                    break;
+                }
+                payload.extend_from_slice(&buf[..n]);
+            }
+        }
+        None => {
+            s.read_to_end(&mut payload)?;
+            if head.contains("transfer-encoding: chunked") {
+                payload = dechunk(&payload);
+            }
+        }
     }
     serde_json::from_slice(&payload).map_err(std::io::Error::other)
 }
@@ -144,6 +169,7 @@ impl Driver {
         let caps = json!({"capabilities": {"alwaysMatch": {
             "browserName": "chrome",
             "goog:chromeOptions": {"binary": CHROMIUM, "args": flags},
+            "goog:loggingPrefs": {"browser": "ALL"},
         }}});
         let v = http(self.port, "POST", "/session", Some(&caps)).expect("new session");
         let id = v["value"]["sessionId"]
@@ -196,6 +222,18 @@ impl Session<'_> {
             }
             std::thread::sleep(Duration::from_millis(250));
         }
+    }
+
+    /// The browser console so far, one message a line.
+    fn console(&self) -> String {
+        let v = self.call("POST", "se/log", Some(json!({ "type": "browser" })));
+        v.as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|m| format!("{} {}\n", m["level"], m["message"]))
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     fn screenshot(&self, path: &Path) {
@@ -324,7 +362,10 @@ fn check_playground(page: &Value) -> String {
         let native = pollster::block_on(playground::run(expr, &inputs));
         match native {
             Ok(n) => {
-                assert!(ok, "playground `{expr}`: the page failed with '{text}', native gave {n}");
+                assert!(
+                    ok,
+                    "playground `{expr}`: the page failed with '{text}', native gave {n}"
+                );
                 let (a, sa) = numbers(text);
                 let (b, sb) = numbers(&n);
                 assert_eq!(sa, sb, "playground `{expr}`: page\n{text}\nnative\n{n}");
@@ -334,7 +375,10 @@ fn check_playground(page: &Value) -> String {
                 );
             }
             Err(e) => {
-                assert!(!ok, "playground `{expr}`: native failed ({e}), the page printed {text}");
+                assert!(
+                    !ok,
+                    "playground `{expr}`: native failed ({e}), the page printed {text}"
+                );
                 assert_eq!(text, e, "playground `{expr}`: the error message");
                 assert!(!text.contains('\n'), "errors are one line: {text}");
             }
@@ -348,9 +392,19 @@ fn check_image(page: &Value) -> String {
     let sample = imagelab::sample(w, h);
     let px = imagelab::upload(&sample, w, h).expect("upload");
     let adjust = [
-        imagelab::Adjust { brightness: 0.1, gamma: 1.5, ..Default::default() },
-        imagelab::Adjust { threshold: 0.5, ..Default::default() },
-        imagelab::Adjust { edges: true, ..Default::default() },
+        imagelab::Adjust {
+            brightness: 0.1,
+            gamma: 1.5,
+            ..Default::default()
+        },
+        imagelab::Adjust {
+            threshold: 0.5,
+            ..Default::default()
+        },
+        imagelab::Adjust {
+            edges: true,
+            ..Default::default()
+        },
     ];
     let got = page.as_array().expect("image results");
     assert_eq!(got.len(), adjust.len());
@@ -373,7 +427,10 @@ fn check_image(page: &Value) -> String {
             .filter(|(a, b)| (**a - i64::from(**b)).abs() > 1)
             .count();
         // A threshold may flip a pixel whose luminance rounds to it.
-        assert!(far * 500 <= native.len(), "{adj:?}: {far} bytes differ by more than 1");
+        assert!(
+            far * 500 <= native.len(),
+            "{adj:?}: {far} bytes differ by more than 1"
+        );
         worst = worst.max(far);
     }
     format!("image lab: 3 adjustments, at most {worst} bytes off by more than 1")
@@ -390,10 +447,16 @@ fn check_bench(page: &Value) -> String {
             .and_then(|a| a.item())
             .expect("native bench")
             .as_f64();
-        assert!(close(gpu, native, 1e-4), "bench {name}: page {gpu}, native {native}");
+        assert!(
+            close(gpu, native, 1e-4),
+            "bench {name}: page {gpu}, native {native}"
+        );
         // The JavaScript loop computes the same in float64.
         let cpu = r["cpu"].as_f64().unwrap_or(f64::NAN);
-        assert!(close(gpu, cpu, 1e-3), "bench {name}: page {gpu}, JavaScript {cpu}");
+        assert!(
+            close(gpu, cpu, 1e-3),
+            "bench {name}: page {gpu}, JavaScript {cpu}"
+        );
     }
     format!("bench: {} cases", bench::CASES.len())
 }
@@ -413,7 +476,14 @@ fn the_page_runs_every_demo_in_headless_chromium() {
     s.goto(&format!("http://127.0.0.1:{port}/?test"));
     let r = s.wait_results(Duration::from_secs(300));
     let page_s = t_page.elapsed().as_secs_f64();
+    eprintln!("browser test: page built in {built:?}, demos ran in {page_s:.1} s");
     s.screenshot(&artifacts.join("page.png"));
+    std::fs::write(artifacts.join("console.txt"), s.console()).expect("writing console.txt");
+    std::fs::write(
+        artifacts.join("results.json"),
+        serde_json::to_string_pretty(&r).expect("json"),
+    )
+    .expect("writing results.json");
     assert!(r["error"].is_null(), "the page reported: {}", r["error"]);
     let res = &r["results"];
     let report = [
@@ -425,18 +495,25 @@ fn the_page_runs_every_demo_in_headless_chromium() {
     drop(s);
 
     // Without WebGPU the page says so instead of staying blank.
-    let s = driver.session(&[FLAGS, &["--disable-blink-features=WebGPU"]].concat());
+    let plain: Vec<&str> = FLAGS
+        .iter()
+        .copied()
+        .filter(|f| !f.contains("webgpu") && !f.contains("Vulkan"))
+        .chain(["--disable-gpu"])
+        .collect();
+    let s = driver.session(&plain);
     s.goto(&format!("http://127.0.0.1:{port}/"));
     let t0 = Instant::now();
     let status = loop {
-        let v = s.js(
-            "const s = document.getElementById('status'); \
-             return s.classList.contains('error') ? s.textContent : null",
-        );
+        let v = s.js("const s = document.getElementById('status'); \
+             return s.classList.contains('error') ? s.textContent : null");
         if let Some(text) = v.as_str() {
             break text.to_string();
         }
-        assert!(t0.elapsed() < Duration::from_secs(60), "no message without WebGPU");
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "no message without WebGPU"
+        );
         std::thread::sleep(Duration::from_millis(200));
     };
     assert!(status.contains("cannot run here"), "{status}");
@@ -460,5 +537,8 @@ fn the_page_runs_every_demo_in_headless_chromium() {
         serde_json::to_string_pretty(&summary).expect("json"),
     )
     .expect("writing summary.json");
-    eprintln!("browser test: {summary:#}\nscreenshot: {}", artifacts.join("page.png").display());
+    eprintln!(
+        "browser test: {summary:#}\nscreenshot: {}",
+        artifacts.join("page.png").display()
+    );
 }

@@ -15,7 +15,10 @@ fn mandelbrot_cpu(v: &mandelbrot::View) -> Vec<f32> {
     let mut out = Vec::with_capacity(v.width * v.height);
     for j in 0..v.height {
         for i in 0..v.width {
-            let (cr, ci) = (lin(v.x_min, v.x_max, v.width, i), lin(v.y_min, v.y_max, v.height, j));
+            let (cr, ci) = (
+                lin(v.x_min, v.x_max, v.width, i),
+                lin(v.y_min, v.y_max, v.height, j),
+            );
             let (mut zr, mut zi) = (0f32, 0f32);
             let mut s = 0f32;
             for n in 0..v.max_iter {
@@ -56,7 +59,11 @@ fn mandelbrot_matches_a_cpu_loop() {
             .zip(&cpu)
             .filter(|(g, c)| (*g - *c).abs() > 1e-3 * c.abs().max(1.0))
             .count();
-        assert!(off * 50 <= cpu.len(), "{v:?}: {off} of {} pixels differ", cpu.len());
+        assert!(
+            off * 50 <= cpu.len(),
+            "{v:?}: {off} of {} pixels differ",
+            cpu.len()
+        );
         // Inside the set is black, opaque everywhere.
         for (k, s) in frame.smooth.iter().enumerate() {
             let p = &frame.rgba[k * 4..k * 4 + 4];
@@ -77,7 +84,11 @@ fn image_lab_matches_a_cpu_loop() {
     let f = |b: u8| f64::from(b) / 255.0;
     let lum = |r: f64, g: f64, b: f64| 0.2126 * r + 0.7152 * g + 0.0722 * b;
     // brightness and gamma
-    let adj = imagelab::Adjust { brightness: -0.1, gamma: 2.0, ..Default::default() };
+    let adj = imagelab::Adjust {
+        brightness: -0.1,
+        gamma: 2.0,
+        ..Default::default()
+    };
     let out = pollster::block_on(imagelab::download(&imagelab::apply(&px, &adj).unwrap())).unwrap();
     for (k, (a, b)) in out.iter().zip(&img).enumerate() {
         let want = if k % 4 == 3 {
@@ -85,10 +96,16 @@ fn image_lab_matches_a_cpu_loop() {
         } else {
             ((f(*b) - 0.1).clamp(0.0, 1.0).powf(0.5) * 255.0).round()
         };
-        assert!((f64::from(*a) - want).abs() <= 1.0, "byte {k}: {a} vs {want}");
+        assert!(
+            (f64::from(*a) - want).abs() <= 1.0,
+            "byte {k}: {a} vs {want}"
+        );
     }
     // edges: central differences of the luminance, two pixels smaller
-    let adj = imagelab::Adjust { edges: true, ..Default::default() };
+    let adj = imagelab::Adjust {
+        edges: true,
+        ..Default::default()
+    };
     let e = imagelab::apply(&px, &adj).unwrap();
     assert_eq!(e.shape(), &[h - 2, w - 2]);
     let out = pollster::block_on(imagelab::download(&e)).unwrap();
@@ -101,7 +118,10 @@ fn image_lab_matches_a_cpu_loop() {
             let (gx, gy) = (l(i + 1, j) - l(i - 1, j), l(i, j + 1) - l(i, j - 1));
             let want = ((gx.hypot(gy) * 2.0).clamp(0.0, 1.0) * 255.0).round();
             let got = f64::from(out[((j - 1) * (w - 2) + i - 1) * 4]);
-            assert!((got - want).abs() <= 1.0, "edge ({i}, {j}): {got} vs {want}");
+            assert!(
+                (got - want).abs() <= 1.0,
+                "edge ({i}, {j}): {got} vs {want}"
+            );
         }
     }
     // a wrong byte count is an error, not a panic
@@ -131,6 +151,9 @@ fn playground_prints_like_numpy_and_errors_in_one_line() {
 #[test]
 fn the_page_shows_each_demos_code() {
     for name in ["mandelbrot", "imagelab", "playground", "bench"] {
-        assert!(source::snippet(name).is_some_and(|s| s.contains("kp::")), "{name}");
+        assert!(
+            source::snippet(name).is_some_and(|s| s.contains("kp::")),
+            "{name}"
+        );
     }
 }

@@ -75,6 +75,10 @@ pub(crate) struct Inner {
     pub batch: Mutex<Batch>,
     pub pipelines: PipelineCache,
     pub staging: crate::transfer::Staging,
+    /// Kernel compilations not yet known to have succeeded (the browser reports shader errors
+    /// asynchronously): awaited before the next read-back, which fails with their message.
+    #[cfg(target_arch = "wasm32")]
+    pub compile_checks: Mutex<Vec<crate::pipeline::CompileCheck>>,
 }
 
 /// A GPU device with its queue, memory pool, pipeline cache and pending command batch.
@@ -233,6 +237,8 @@ impl Context {
                 batch: Mutex::new(Batch::default()),
                 pipelines,
                 staging: Default::default(),
+                #[cfg(target_arch = "wasm32")]
+                compile_checks: Mutex::new(Vec::new()),
                 device,
                 queue,
                 info,

@@ -22,7 +22,8 @@ fn bincount(call: Call) -> Result<Value> {
     let minlength = a.int("minlength")?.unwrap_or(0);
     let minlength = usize::try_from(minlength)
         .map_err(|_| EvalError::value_error(span, "'minlength' must not be negative"))?;
-    let out = blocking::bincount(&x, weights.as_ref(), minlength).map_err(EvalError::kupfer(span))?;
+    let out =
+        blocking::bincount(&x, weights.as_ref(), minlength).map_err(EvalError::kupfer(span))?;
     Ok(Value::Array(out))
 }
 
