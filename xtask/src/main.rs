@@ -9,7 +9,8 @@
 //! `web` compiles crates/kupfer-web for wasm32-unknown-unknown, runs wasm-bindgen (`--target
 //! web`) and copies the page (crates/kupfer-web/www). The wasm-bindgen CLI must match the
 //! wasm-bindgen crate in Cargo.lock exactly: a missing one is installed once with
-//! `cargo install wasm-bindgen-cli --version <lock's> --locked` into
+//! `cargo install wasm-bindgen-cli --version <lock's> --locked` (only the `wasm-bindgen`
+//! binary, no TLS features) into
 //! `<target>/tools/wasm-bindgen-<version>`. The output is plain static files: any static file
 //! server can serve them.
 
@@ -108,16 +109,13 @@ fn wasm_bindgen_cli(version: &str) -> Res<PathBuf> {
     );
     let install = |locked: bool| {
         let mut c = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-        c.args([
-            "install",
-            "wasm-bindgen-cli",
-            "--version",
-            version,
-            "--root",
-        ])
-        .arg(&root)
-        // its own build dir: the workspace's would rebuild shared dependencies
-        .env("CARGO_TARGET_DIR", target_dir().join("tools").join("build"));
+        // Only the `wasm-bindgen` binary, without TLS (it downloads nothing): much less to
+        // compile than the whole CLI.
+        c.args(["install", "wasm-bindgen-cli", "--version", version])
+            .args(["--no-default-features", "--bin", "wasm-bindgen", "--root"])
+            .arg(&root)
+            // its own build dir: the workspace's would rebuild shared dependencies
+            .env("CARGO_TARGET_DIR", target_dir().join("tools").join("build"));
         if locked {
             c.arg("--locked");
         }

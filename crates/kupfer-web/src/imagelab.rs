@@ -50,6 +50,7 @@ fn pack(r: &Array, g: &Array, b: &Array) -> Result<Array> {
 
 /// The edge filter: central differences from four shifted views of the luminance (Sobel
 /// without the smoothing); the result is two pixels smaller in each direction.
+#[allow(clippy::reversed_empty_ranges)] // `s![1..-1]` is NumPy's [1:-1], not an empty range
 fn edges(lum: &Array) -> Result<Array> {
     let gx = kp::subtract(lum.slice(&s![1..-1, 2..])?, lum.slice(&s![1..-1, ..-2])?)?;
     let gy = kp::subtract(lum.slice(&s![2.., 1..-1])?, lum.slice(&s![..-2, 1..-1])?)?;

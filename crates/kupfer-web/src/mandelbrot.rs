@@ -84,7 +84,7 @@ pub fn colour(smooth: &Array, max_iter: usize) -> Result<Array> {
         // 0.5 + 0.5 cos(2π (3t + phase)) scaled to 0..255, as uint32
         let v = kp::cos(kp::multiply(
             kp::add(kp::multiply(&t, 3.0)?, phase)?,
-            6.283185,
+            std::f64::consts::TAU,
         )?)?;
         let byte = kp::multiply(kp::add(kp::multiply(v, 0.5)?, 0.5)?, 255.0)?;
         let byte = kp::where_(kp::greater(smooth, 0.0)?, byte, 0.0)?;

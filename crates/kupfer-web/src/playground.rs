@@ -20,11 +20,11 @@ pub fn inputs() -> Result<Vec<(String, Array, &'static str)>> {
     let i = kp::arange(0, 1000, 1, Some(DType::U32))?;
     let h = kp::multiply(
         kp::bitwise_xor(&i, kp::right_shift(&i, 16u32)?)?,
-        0x45d9_f3bu32,
+        0x045d_9f3b_u32,
     )?;
     let h = kp::multiply(
         kp::bitwise_xor(&h, kp::right_shift(&h, 16u32)?)?,
-        0x45d9_f3bu32,
+        0x045d_9f3b_u32,
     )?;
     let h = kp::bitwise_xor(&h, kp::right_shift(&h, 16u32)?)?;
     let r = kp::divide(kp::right_shift(h, 8u32)?.astype(DType::F32)?, 16_777_216.0)?;
