@@ -57,9 +57,11 @@ pub fn smooth_counts(v: &View) -> Result<Array> {
     let mut smooth = kp::zeros(c.shape(), Some(DType::F32))?;
     let mut active = kp::ones(c.shape(), Some(DType::Bool))?;
 
-    // 3. The iteration: where(mask, ...) instead of Z[mask] = ..., fused per step.
+    // 3. The iteration: where(mask, ...) instead of Z[mask] = ..., fused per step:
+    //    one kernel for z, one each for the smooth count and the mask (no read-back).
     for n in 0..v.max_iter {
         z = kp::where_(&active, kp::add(kp::multiply(&z, &z)?, &c)?, &z)?;
+        z.eval()?;
         let r = kp::abs(&z)?; // |z|, float32
         let escaped = kp::logical_and(kp::greater(&r, 2.0)?, &active)?;
         let mu = kp::subtract(
@@ -68,8 +70,6 @@ pub fn smooth_counts(v: &View) -> Result<Array> {
         )?;
         smooth = kp::where_(&escaped, mu, &smooth)?;
         active = kp::logical_and(&active, kp::logical_not(&escaped)?)?;
-        // Materialise the state once per step (three small kernels, no read-back).
-        z.eval()?;
         smooth.eval()?;
         active.eval()?;
     }

@@ -4,6 +4,18 @@
 use kupfer as kp;
 use kupfer::{Array, DType, Result};
 
+/// The expressions the page offers as examples (each must evaluate; the tests check them).
+pub const EXAMPLES: &[&str] = &[
+    "a.sum(axis=0)",
+    "np.sin(x).max()",
+    "(r > 0.5).mean()",
+    "(a * b).sum(axis=1)",
+    "np.cumsum(b) * 1.5",
+    "a[:, ::-1] - b",
+    "x.std()",
+    "np.where(a % 2 == 0, a, -1)",
+];
+
 /// The generated arrays the playground binds, with a line about each for the page.
 pub fn inputs() -> Result<Vec<(String, Array, &'static str)>> {
     // demo:begin playground

@@ -156,6 +156,16 @@ pub fn playground_names() -> Result<JsValue, JsValue> {
     Ok(list.into())
 }
 
+/// The playground's example expressions.
+#[wasm_bindgen]
+pub fn playground_examples() -> JsValue {
+    let list = JsArray::new();
+    for e in playground::EXAMPLES {
+        list.push(&JsValue::from_str(e));
+    }
+    list.into()
+}
+
 /// Evaluates a playground expression; resolves to `{ok, text, ms, clock, wall_ms}` (`text` is
 /// the printed result, or a one-line error).
 #[wasm_bindgen]

@@ -528,6 +528,7 @@ fn the_page_runs_every_demo_in_headless_chromium() {
         "timestamps": r["info"]["timestamps"],
         "mandelbrot_test_view": { "ms": res["mandelbrot"]["ms"], "clock": res["mandelbrot"]["clock"] },
         "bench": res["bench"],
+        "mandelbrot_test_view_warm": res["warm_ms"],
         "page_seconds": page_s,
         "build_seconds": built.as_secs_f64(),
         "checks": report,

@@ -46,7 +46,7 @@ fn mandelbrot_matches_a_cpu_loop() {
             y_max: 0.115,
             width: 37,
             height: 29,
-            max_iter: 120,
+            max_iter: 60,
         },
     ] {
         let frame = pollster::block_on(mandelbrot::render(&v)).expect("render");
@@ -146,6 +146,9 @@ fn playground_prints_like_numpy_and_errors_in_one_line() {
         assert!(!e.contains('\n') && !e.is_empty(), "{bad}: {e}");
     }
     assert!(run("a +").unwrap_err().contains("column"));
+    for e in playground::EXAMPLES {
+        assert!(run(e).is_ok(), "the page's example `{e}`: {:?}", run(e));
+    }
 }
 
 #[test]

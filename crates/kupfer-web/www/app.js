@@ -63,9 +63,6 @@ function setupMandelbrot() {
 }
 
 // ---- Array playground ----------------------------------------------------------------
-const EXAMPLES = ["a.sum(axis=0)", "np.sin(x).max()", "(r > 0.5).mean()", "a @ b",
-  "np.cumsum(b) * 1.5", "a[:, ::-1] - b", "x.std()", "np.where(a % 2 == 0, a, -1)"];
-
 async function runPlayground() {
   const out = $("pg-out");
   const r = await kp.playground($("pg-expr").value);
@@ -82,7 +79,7 @@ function setupPlayground() {
     li.innerHTML = `<code>${name}</code>: ${about}`;
     $("pg-names").appendChild(li);
   }
-  for (const ex of EXAMPLES) {
+  for (const ex of kp.playground_examples()) {
     const b = document.createElement("button");
     b.textContent = ex;
     b.addEventListener("click", () => { $("pg-expr").value = ex; runPlayground(); });
@@ -194,8 +191,8 @@ function setupBench() {
 // ---- The browser test's fixed cases --------------------------------------------------
 export const TEST_CASES = {
   mandelbrot: { x_min: -2.2, x_max: 0.8, y_min: -1.2, y_max: 1.2, width: 64, height: 48, max_iter: 40 },
-  playground: ["a.sum(axis=0)", "np.sin(x).max()", "(r > 0.5).mean()", "b * 2 + 1",
-    "np.sqrt(a * a.T.sum()) / (b + 1)", "a +", "foo(1)", "a + np.ones(5)"],
+  // the page's examples are added in runTests
+  playground: ["b * 2 + 1", "np.sqrt(a * a.T.sum()) / (b + 1)", "a +", "foo(1)", "a + np.ones(5)"],
   image: { width: 64, height: 48, adjust: [[0.1, 1.5, -1, false], [0, 1, 0.5, false], [0, 1, -1, true]] },
 };
 
@@ -203,7 +200,7 @@ async function runTests() {
   const m = TEST_CASES.mandelbrot;
   const mb = await kp.mandelbrot(m.x_min, m.x_max, m.y_min, m.y_max, m.width, m.height, m.max_iter);
   const playground = [];
-  for (const e of TEST_CASES.playground) {
+  for (const e of [...kp.playground_examples(), ...TEST_CASES.playground]) {
     const r = await kp.playground(e);
     playground.push({ expr: e, ok: r.ok, text: r.text });
   }
@@ -215,7 +212,11 @@ async function runTests() {
     image.push({ width: r.width, height: r.height, rgba: Array.from(r.rgba) });
   }
   const bench = await runBench(2);
-  return { mandelbrot: { smooth: Array.from(mb.smooth), clock: mb.clock, ms: mb.ms }, playground, image, bench };
+  // the test view again, warm (its kernels are compiled by now)
+  const t = performance.now();
+  const warm = await kp.mandelbrot(m.x_min, m.x_max, m.y_min, m.y_max, m.width, m.height, m.max_iter);
+  const warm_ms = { wall: performance.now() - t, ms: warm.ms, clock: warm.clock };
+  return { warm_ms, mandelbrot: { smooth: Array.from(mb.smooth), clock: mb.clock, ms: mb.ms }, playground, image, bench };
 }
 
 // ---- Start ---------------------------------------------------------------------------
