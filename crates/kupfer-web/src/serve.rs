@@ -98,3 +98,39 @@ pub fn spawn(root: PathBuf, port: u16) -> std::io::Result<u16> {
     thread::spawn(move || serve(listener, root));
     Ok(port)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_stay_inside_the_root_and_types_are_right() {
+        let root = std::env::temp_dir().join(format!("kupfer-serve-{}", std::process::id()));
+        std::fs::create_dir_all(root.join("sub")).unwrap();
+        std::fs::write(root.join("index.html"), "<p>hi</p>").unwrap();
+        std::fs::write(root.join("sub/a.wasm"), [0u8, 97, 115, 109]).unwrap();
+        assert_eq!(resolve(&root, "/"), Some(root.join("index.html")));
+        assert_eq!(resolve(&root, "/?test"), Some(root.join("index.html")));
+        assert_eq!(resolve(&root, "/sub/a.wasm#x"), Some(root.join("sub/a.wasm")));
+        assert_eq!(resolve(&root, "/../etc/passwd"), None);
+        assert_eq!(resolve(&root, "/sub/../../x"), None);
+        assert_eq!(resolve(&root, "/missing.js"), None);
+        assert_eq!(mime(Path::new("x.wasm")), "application/wasm");
+        assert!(mime(Path::new("x.js")).starts_with("text/javascript"));
+
+        // A real request over TCP.
+        let port = spawn(root.clone(), 0).unwrap();
+        let get = |path: &str| {
+            let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+            write!(s, "GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+            let mut out = String::new();
+            std::io::Read::read_to_string(&mut s, &mut out).unwrap();
+            out
+        };
+        let ok = get("/");
+        assert!(ok.starts_with("HTTP/1.1 200 OK") && ok.ends_with("<p>hi</p>"), "{ok}");
+        assert!(get("/sub/a.wasm").contains("Content-Type: application/wasm"));
+        assert!(get("/../Cargo.toml").starts_with("HTTP/1.1 404"));
+        let _ = std::fs::remove_dir_all(&root);
+    }
+}
