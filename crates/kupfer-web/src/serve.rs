@@ -111,7 +111,10 @@ mod tests {
         std::fs::write(root.join("sub/a.wasm"), [0u8, 97, 115, 109]).unwrap();
         assert_eq!(resolve(&root, "/"), Some(root.join("index.html")));
         assert_eq!(resolve(&root, "/?test"), Some(root.join("index.html")));
-        assert_eq!(resolve(&root, "/sub/a.wasm#x"), Some(root.join("sub/a.wasm")));
+        assert_eq!(
+            resolve(&root, "/sub/a.wasm#x"),
+            Some(root.join("sub/a.wasm"))
+        );
         assert_eq!(resolve(&root, "/../etc/passwd"), None);
         assert_eq!(resolve(&root, "/sub/../../x"), None);
         assert_eq!(resolve(&root, "/missing.js"), None);
@@ -128,7 +131,10 @@ mod tests {
             out
         };
         let ok = get("/");
-        assert!(ok.starts_with("HTTP/1.1 200 OK") && ok.ends_with("<p>hi</p>"), "{ok}");
+        assert!(
+            ok.starts_with("HTTP/1.1 200 OK") && ok.ends_with("<p>hi</p>"),
+            "{ok}"
+        );
         assert!(get("/sub/a.wasm").contains("Content-Type: application/wasm"));
         assert!(get("/../Cargo.toml").starts_with("HTTP/1.1 404"));
         let _ = std::fs::remove_dir_all(&root);

@@ -76,7 +76,14 @@ pub async fn start() -> Result<JsValue, JsValue> {
     std::panic::set_hook(Box::new(|info| {
         console_error(&format!("kupfer panicked: {info}"))
     }));
-    let dev = kupfer::init().await.map_err(js_err)?;
+    let dev = kupfer::init().await.map_err(|e| match e {
+        // The native help (drivers, KUPFER_BACKEND) means nothing in a browser.
+        kupfer::Error::NoAdapter(_) => JsValue::from_str(
+            "the browser has WebGPU but gave no GPU adapter (its GPU may be blocklisted, or \
+             WebGPU may be switched off in its settings)",
+        ),
+        e => js_err(e),
+    })?;
     let info = dev.info();
     Ok(obj(&[
         ("adapter", JsValue::from_str(&info.name)),

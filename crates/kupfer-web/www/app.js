@@ -11,6 +11,7 @@ const fmtMs = (r) => `${r.ms.toFixed(r.ms < 10 ? 2 : 1)} ms ${r.clock === "gpu" 
   (r.clock === "gpu" ? ` (${r.wall_ms.toFixed(1)} ms wall with read-back)` : "");
 
 function fail(msg) {
+  document.body.classList.add("no-gpu");
   const s = $("status");
   s.textContent = msg;
   s.classList.add("error");
@@ -232,12 +233,13 @@ async function main() {
   try {
     info = await kp.start();
   } catch (e) {
-    fail(`WebGPU is there but gave no GPU adapter, so kupfer cannot run here: ${e}`);
+    fail(`kupfer cannot run here: ${e}. Try a recent Chrome or Edge on a machine with a GPU; ` +
+      "on Linux Chromium needs --enable-unsafe-webgpu (and --enable-features=Vulkan).");
     return;
   }
   $("status").textContent = `Running on ${info.adapter || "a WebGPU adapter"} (${info.backend}); ` +
     (info.timestamps ? "GPU times from timestamp queries." : "the browser grants no timestamp queries: times are wall-clock.");
-  $("adapter").textContent = `${info.adapter || "WebGPU adapter"} via ${info.backend}`;
+  $("adapter").textContent = `${info.adapter || "WebGPU adapter"} via ${info.backend} · `;
   setupMandelbrot();
   setupPlayground();
   setupImageLab();
