@@ -523,6 +523,7 @@ fn the_page_runs_every_demo_in_headless_chromium() {
     let wasm = std::fs::read(dir.join("kupfer_web_bg.wasm")).expect("the built wasm");
     let summary = json!({
         "wasm_bytes": wasm.len(),
+        "device_ready_ms": r["ready_ms"],
         "first_result_ms": r["first_result_ms"],
         "adapter": r["info"]["adapter"],
         "timestamps": r["info"]["timestamps"],

@@ -237,6 +237,7 @@ async function main() {
       "on Linux Chromium needs --enable-unsafe-webgpu (and --enable-features=Vulkan).");
     return;
   }
+  const readyMs = performance.now() - T0;
   $("status").textContent = `Running on ${info.adapter || "a WebGPU adapter"} (${info.backend}); ` +
     (info.timestamps ? "GPU times from timestamp queries." : "the browser grants no timestamp queries: times are wall-clock.");
   $("adapter").textContent = `${info.adapter || "WebGPU adapter"} via ${info.backend} · `;
@@ -250,7 +251,7 @@ async function main() {
   if (TEST) {
     try {
       const results = await runTests();
-      window.kupferTest = { done: true, first_result_ms: firstResult, info, results };
+      window.kupferTest = { done: true, ready_ms: readyMs, first_result_ms: firstResult, info, results };
     } catch (e) {
       window.kupferTest = { done: true, error: `test cases failed: ${e}` };
     }
