@@ -5,12 +5,14 @@
 //! the WGSL libm. Only what varies is generated here: the uniform struct, the bindings, the
 //! coordinate arithmetic for strided inputs, and one `let` per expression node.
 
+use crate::custom::UserFn;
 use crate::dtype::{DType, Kind};
 use crate::error::{Error, Result};
 use crate::expr::{Access, BinaryOp, Node, Program, UnaryOp};
 use crate::libm::{self, LIBM_F32, LIBM_F64};
 use std::collections::BTreeSet;
 use std::fmt::Write;
+use std::sync::Arc;
 
 const TEMPLATE: &str = include_str!("../../../shaders/elementwise.wgsl");
 const FLOAT_HELPERS: &str = include_str!("../../../shaders/elementwise_float.wgsl");
@@ -359,6 +361,8 @@ pub(crate) struct Needs {
     f32_divide: bool,
     complex: bool,
     mixed_compare: bool,
+    /// User functions called by the kernel (`kpu_<k>`), in first-call order.
+    pub(crate) user: Vec<Arc<UserFn>>,
 }
 
 impl Needs {
@@ -412,6 +416,18 @@ impl Needs {
         }
         if self.mixed_compare {
             s.push_str(MIXED_COMPARE);
+        }
+        let mut preambles: Vec<&str> = Vec::new();
+        for f in &self.user {
+            if !f.preamble.is_empty() && !preambles.contains(&f.preamble.as_str()) {
+                preambles.push(&f.preamble);
+                s.push_str(&f.preamble);
+                s.push('\n');
+            }
+        }
+        for (k, f) in self.user.iter().enumerate() {
+            let _ = writeln!(s, "// user kernel '{}'", f.name.replace('\n', " "));
+            s.push_str(&f.wrapper(&format!("kpu_{k}"), &f.body).0);
         }
         // The f64 float helpers' floor division floors with kp_floor_f64.
         if self.f32_divide {
@@ -740,6 +756,23 @@ pub(crate) fn node_expr(
             mixed_comparison(*op, &v(a), &v(b), dt(*a), dt(*b), needs)
         }
         Node::Binary(op, a, b) => binary_expr(*op, &v(a), &v(b), dt(*a), needs)?,
+        Node::Call(f, args, k) => {
+            let id = match needs.user.iter().position(|u| u == f) {
+                Some(id) => id,
+                None => {
+                    needs.user.push(f.clone());
+                    needs.user.len() - 1
+                }
+            };
+            let mut a: Vec<String> = args.iter().map(v).collect();
+            a.push(format!("g{item}"));
+            let call = format!("kpu_{id}({})", a.join(", "));
+            if f.outputs.len() > 1 {
+                format!("{call}.{}", f.outputs[*k].0)
+            } else {
+                call
+            }
+        }
     })
 }
 

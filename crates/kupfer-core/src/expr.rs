@@ -5,9 +5,11 @@
 //! no values — only structure and dtypes — so it doubles as the pipeline-cache key: `x * 2`
 //! and `x * 3` are the same program.
 
+use crate::custom::UserFn;
 use crate::dtype::{DType, Kind};
 use crate::error::{Error, Result};
 use crate::promote::{float_result, result_type, result_type_weak, true_divide_result, WeakKind};
+use std::sync::Arc;
 
 /// Unary elementwise primitives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -409,6 +411,10 @@ pub enum Node {
     Binary(BinaryOp, NodeId, NodeId),
     /// `where(cond, a, b)`: cond is bool, a and b have the node's dtype.
     Select(NodeId, NodeId, NodeId),
+    /// A call of a user's WGSL function (an `ElementwiseKernel` snippet) with these arguments
+    /// (each of its parameter's dtype; params first, then in-place initial values), taking
+    /// output `.2` of the function; the element index is passed implicitly.
+    Call(Arc<UserFn>, Vec<NodeId>, usize),
 }
 
 /// How a kernel walks an input.

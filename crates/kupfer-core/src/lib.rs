@@ -5,12 +5,15 @@
 //! - [`layout`]: shapes, strides, broadcasting, views ([`Layout`], [`SliceArg`]).
 //! - [`expr`]: the elementwise op IR ([`Program`]), which is also the pipeline-cache key.
 //! - [`codegen`]: WGSL generation from the IR and the templates in `shaders/`.
+//! - [`custom`]: user WGSL in generated kernels (custom kernels' parameters, wrappers,
+//!   validation with errors located in the user's text).
 //! - [`libm`]: accurate WGSL transcendentals used by generated kernels.
 //! - [`error`]: the one [`Error`] type of kupfer.
 
 #![warn(missing_docs)]
 
 pub mod codegen;
+pub mod custom;
 pub mod dtype;
 pub mod error;
 pub mod expr;

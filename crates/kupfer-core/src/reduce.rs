@@ -3,10 +3,12 @@
 //! [`Program`] (the "map"), so `sum(x * x)` never writes `x * x`.
 
 use crate::codegen::{self, Needs, ParamLayout, Target};
+use crate::custom::UserReduce;
 use crate::dtype::{DType, Kind};
 use crate::error::{Error, Result};
 use crate::expr::{Access, Node, Program};
 use std::fmt::Write;
+use std::sync::Arc;
 
 const TEMPLATE: &str = include_str!("../../../shaders/reduce.wgsl");
 
@@ -89,6 +91,9 @@ pub struct ReduceProgram {
     pub finalize: bool,
     /// Kernel layout.
     pub strategy: Strategy,
+    /// A user's reduction (`ReductionKernel`): its combine, identity and post-map replace
+    /// `combine`'s; the map's value already has the accumulator dtype.
+    pub custom: Option<Arc<UserReduce>>,
 }
 
 impl ReduceProgram {
@@ -142,6 +147,9 @@ pub fn check_input(combine: Combine, d: DType) -> Result<()> {
 }
 
 fn identity(rp: &ReduceProgram) -> String {
+    if rp.custom.is_some() {
+        return "kp_user_identity()".into();
+    }
     let acc = rp.acc;
     let t = acc.wgsl_value();
     if rp.wide_arg() {
@@ -163,6 +171,9 @@ fn identity(rp: &ReduceProgram) -> String {
 }
 
 fn combine_body(rp: &ReduceProgram) -> String {
+    if rp.custom.is_some() {
+        return "    return kp_user_combine(a, b);".into();
+    }
     let t = rp.acc.wgsl_value();
     if rp.wide_arg() {
         // (value, index) pairs: an empty side loses; NaN beats numbers (NaN-ignoring variants
@@ -264,7 +275,7 @@ fn kp_float_key(v: f32, for_max: bool) -> u32 {
 ";
 
 fn lift(rp: &ReduceProgram, value_type: DType) -> String {
-    if rp.partials {
+    if rp.partials || rp.custom.is_some() {
         return "v".into();
     }
     let t = rp.acc.wgsl_value();
@@ -314,6 +325,7 @@ fn lift(rp: &ReduceProgram, value_type: DType) -> String {
 
 fn finalize(rp: &ReduceProgram) -> String {
     let store = match rp.combine {
+        _ if rp.custom.is_some() => "kp_user_post(acc)".to_string(),
         _ if rp.wide_arg() => codegen::cast_expr("acc.y", rp.acc, rp.out),
         c if c.is_arg() => codegen::cast_expr("(0xffffffffu - acc.y)", DType::U32, rp.out),
         c if c.is_moments() => {
@@ -478,6 +490,18 @@ pub fn generate(rp: &ReduceProgram, target: &Target) -> Result<(String, ParamLay
     if value_type == DType::F64 && !needs.float.contains(&DType::F64) {
         needs.float.insert(DType::F64);
         helpers = needs.render()? + if rp.combine.is_arg() { FLOAT_KEY } else { "" };
+    }
+    if let Some(user) = &rp.custom {
+        if user.acc != rp.acc || user.out != rp.out {
+            return Err(Error::invalid(
+                "custom reduction types differ from the program's",
+            ));
+        }
+        if !user.preamble.is_empty() && !needs.user.iter().any(|f| f.preamble == user.preamble) {
+            helpers.push_str(&user.preamble);
+            helpers.push('\n');
+        }
+        helpers.push_str(&user.helpers());
     }
     let store = if rp.finalize {
         finalize(rp)
@@ -660,6 +684,7 @@ mod tests {
                             out,
                             finalize,
                             strategy,
+                            custom: None,
                         };
                         let (wgsl, _) = generate(&rp, &all).unwrap();
                         validate(&wgsl);

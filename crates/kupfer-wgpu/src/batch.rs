@@ -30,8 +30,10 @@ pub struct Binding {
 pub(crate) enum Command {
     Dispatch {
         pipeline: Arc<Pipeline>,
-        bindings: Vec<Binding>,
-        params: (u64, u64),
+        /// Storage bindings with their binding numbers.
+        bindings: Vec<(u32, Binding)>,
+        /// The uniform block's range in the batch's parameter arena (binding 0), if any.
+        params: Option<(u64, u64)>,
         groups: [u32; 3],
     },
     Copy {
@@ -75,17 +77,40 @@ impl Context {
         bindings: Vec<Binding>,
         groups: [u32; 3],
     ) -> Result<()> {
+        let numbered = bindings
+            .into_iter()
+            .enumerate()
+            .map(|(k, b)| (k as u32 + 1, b))
+            .collect();
+        self.dispatch_with(pipeline, Some(params), numbered, groups)
+    }
+
+    /// Records a kernel launch with explicit binding numbers (group 0): `params`, if given,
+    /// go to binding 0 as a uniform block; each storage binding to its number.
+    pub fn dispatch_with(
+        &self,
+        pipeline: &Arc<Pipeline>,
+        params: Option<&[u8]>,
+        bindings: Vec<(u32, Binding)>,
+        groups: [u32; 3],
+    ) -> Result<()> {
         let align = u64::from(self.inner.info.limits.min_uniform_buffer_offset_alignment).max(16);
         let mut batch = self.lock_batch();
-        let start = (batch.params.len() as u64).div_ceil(align) * align;
-        let size = (params.len() as u64).div_ceil(16).max(1) * 16;
-        batch.params.resize(start as usize, 0);
-        batch.params.extend_from_slice(params);
-        batch.params.resize((start + size) as usize, 0);
+        let range = params.map(|params| {
+            let start = (batch.params.len() as u64).div_ceil(align) * align;
+            let size = (params.len() as u64).div_ceil(16).max(1) * 16;
+            batch.params.resize(start as usize, 0);
+            batch.params.extend_from_slice(params);
+            batch.params.resize((start + size) as usize, 0);
+            (start, size)
+        });
+        self.inner
+            .dispatches
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         batch.commands.push(Command::Dispatch {
             pipeline: pipeline.clone(),
             bindings,
-            params: (start, size),
+            params: range,
             groups,
         });
         if batch.commands.len() >= MAX_PENDING {
@@ -121,6 +146,14 @@ impl Context {
             size,
             _keep: vec![src.clone(), dst.clone()],
         });
+    }
+
+    /// Number of kernel launches recorded on this device so far (for tests and profiling:
+    /// a fused expression is one launch).
+    pub fn dispatch_count(&self) -> u64 {
+        self.inner
+            .dispatches
+            .load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Submits everything recorded so far (does not wait).
@@ -188,22 +221,23 @@ impl Context {
                 Command::Dispatch {
                     pipeline,
                     bindings,
-                    params: (offset, size),
+                    params,
                     groups,
                 } => {
-                    let arena = arena.as_ref().expect("dispatches carry parameters");
                     let mut entries = Vec::with_capacity(bindings.len() + 1);
-                    entries.push(wgpu::BindGroupEntry {
-                        binding: 0,
-                        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                            buffer: arena,
-                            offset: *offset,
-                            size: wgpu::BufferSize::new(*size),
-                        }),
-                    });
-                    for (k, b) in bindings.iter().enumerate() {
+                    if let (Some((offset, size)), Some(arena)) = (params, arena.as_ref()) {
                         entries.push(wgpu::BindGroupEntry {
-                            binding: k as u32 + 1,
+                            binding: 0,
+                            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                                buffer: arena,
+                                offset: *offset,
+                                size: wgpu::BufferSize::new(*size),
+                            }),
+                        });
+                    }
+                    for (k, b) in bindings.iter() {
+                        entries.push(wgpu::BindGroupEntry {
+                            binding: *k,
                             resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
                                 buffer: b.buffer.raw(),
                                 offset: b.offset,

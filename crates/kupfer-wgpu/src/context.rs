@@ -79,6 +79,8 @@ pub(crate) struct Inner {
     /// asynchronously): awaited before the next read-back, which fails with their message.
     #[cfg(target_arch = "wasm32")]
     pub compile_checks: Mutex<Vec<crate::pipeline::CompileCheck>>,
+    /// Kernel launches recorded so far.
+    pub dispatches: std::sync::atomic::AtomicU64,
 }
 
 /// A GPU device with its queue, memory pool, pipeline cache and pending command batch.
@@ -239,6 +241,7 @@ impl Context {
                 staging: Default::default(),
                 #[cfg(target_arch = "wasm32")]
                 compile_checks: Mutex::new(Vec::new()),
+                dispatches: Default::default(),
                 device,
                 queue,
                 info,

@@ -122,12 +122,23 @@ impl Context {
 
     /// The pipeline for a WGSL module with entry point `main`, compiled once per source.
     pub fn pipeline(&self, wgsl: &str) -> Result<Arc<Pipeline>> {
+        self.pipeline_entry(wgsl, "main")
+    }
+
+    /// The pipeline for entry point `entry` of a WGSL module, compiled once per (source,
+    /// entry point). The bind group layout is derived from what the entry point uses.
+    pub fn pipeline_entry(&self, wgsl: &str, entry: &str) -> Result<Arc<Pipeline>> {
         let cache = &self.inner.pipelines;
+        let key = if entry == "main" {
+            wgsl.to_string()
+        } else {
+            format!("{entry}\0{wgsl}")
+        };
         if let Some(p) = cache
             .map
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .get(wgsl)
+            .get(&key)
         {
             return Ok(p.clone());
         }
@@ -141,7 +152,7 @@ impl Context {
             label: Some("kupfer kernel"),
             layout: None,
             module: &module,
-            entry_point: Some("main"),
+            entry_point: Some(entry),
             compilation_options: Default::default(),
             cache: cache.disk.as_ref().map(|d| &d.cache),
         });
@@ -164,7 +175,7 @@ impl Context {
             .map
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .insert(wgsl.to_string(), p.clone());
+            .insert(key, p.clone());
         if let Some(d) = &cache.disk {
             *d.dirty.lock().unwrap_or_else(|p| p.into_inner()) = true;
         }

@@ -8,6 +8,7 @@
 use crate::device::Device;
 use crate::kernels::{self, CompiledKernel};
 use kupfer_core::codegen::{self, ParamLayout};
+use kupfer_core::custom::UserFn;
 use kupfer_core::expr::{Access, InputSpec, Node, NodeId, Program};
 use kupfer_core::layout::{collapse_axes, contiguous_strides, size_of};
 use kupfer_core::{BinaryOp, DType, Error, Layout, Result, UnaryOp};
@@ -38,6 +39,8 @@ pub(crate) enum Expr {
     Unary(UnaryOp, Arc<Expr>, DType),
     Binary(BinaryOp, Arc<Expr>, Arc<Expr>, DType),
     Select(Arc<Expr>, Arc<Expr>, Arc<Expr>, DType),
+    /// Output `.2` of a user function (a custom elementwise kernel) of these arguments.
+    Call(Arc<UserFn>, Vec<Arc<Expr>>, usize, DType),
 }
 
 impl Expr {
@@ -48,7 +51,8 @@ impl Expr {
             Expr::Cast(_, d)
             | Expr::Unary(_, _, d)
             | Expr::Binary(_, _, _, d)
-            | Expr::Select(_, _, _, d) => *d,
+            | Expr::Select(_, _, _, d)
+            | Expr::Call(_, _, _, d) => *d,
         }
     }
 }
@@ -121,6 +125,21 @@ impl Lazy {
         }
     }
 
+    /// Output `k` of the user function `f` applied to `args` (each of its parameter's dtype).
+    pub(crate) fn call(f: Arc<UserFn>, args: Vec<Lazy>, k: usize) -> Lazy {
+        let out = f.outputs[k].1;
+        Lazy {
+            nodes: args.iter().map(|a| a.nodes).sum::<usize>() + 1,
+            leaves: args.iter().map(|a| a.leaves).sum(),
+            root: Arc::new(Expr::Call(
+                f,
+                args.into_iter().map(|a| a.root).collect(),
+                k,
+                out,
+            )),
+        }
+    }
+
     pub(crate) fn select(c: Lazy, a: Lazy, b: Lazy, out: DType) -> Lazy {
         Lazy {
             root: Arc::new(Expr::Select(c.root, a.root, b.root, out)),
@@ -188,6 +207,10 @@ impl Flattener {
             Expr::Select(c, a, b, _) => {
                 let (c, a, b) = (self.visit(c), self.visit(a), self.visit(b));
                 Node::Select(c, a, b)
+            }
+            Expr::Call(f, args, k, _) => {
+                let ids = args.iter().map(|a| self.visit(a)).collect();
+                Node::Call(f.clone(), ids, *k)
             }
         };
         self.nodes.push((node, e.dtype()));

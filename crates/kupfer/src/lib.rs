@@ -21,6 +21,8 @@
 //!   their elementwise input.
 //! - [`Device`] (device.rs): adapters, the current device, memory pool, events.
 //! - [`io`]: `.npy` reading and writing.
+//! - [`custom`]: custom kernels in WGSL ([`ElementwiseKernel`], [`ReductionKernel`],
+//!   [`RawKernel`], [`RawModule`]); [`fuse`] (fuse.rs): a closure of array ops as one kernel.
 //! - `fusion.rs`: lazy expressions and their materialisation as one kernel.
 //!
 //! Type promotion follows NumPy 2 (NEP 50) except that 32-bit operands are never widened to
@@ -30,7 +32,9 @@
 
 mod array;
 pub mod creation;
+pub mod custom;
 mod device;
+pub mod fuse;
 mod fusion;
 mod host;
 #[cfg(feature = "npy")]
@@ -49,9 +53,11 @@ pub mod views;
 
 pub use array::Array;
 pub use creation::*;
+pub use custom::{ElementwiseKernel, RawKernel, RawModule, ReductionKernel};
 #[cfg(not(target_arch = "wasm32"))]
 pub use device::synchronize;
 pub use device::{init, Device, DeviceGuard};
+pub use fuse::{fuse, Fused};
 pub use half::f16;
 pub use host::{Element, HostArray, HostData};
 pub use kupfer_core::{promote, DType, Error, Kind, Layout, Result, SliceArg};

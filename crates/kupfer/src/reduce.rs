@@ -10,6 +10,7 @@
 use crate::array::Array;
 use crate::fusion::{param_bytes, Flattener};
 use crate::kernels::{self, CompiledKernel, MapSource};
+use kupfer_core::custom::UserReduce;
 use kupfer_core::layout::normalize_axis;
 use kupfer_core::reduce::{self, Combine, ReduceProgram, Strategy};
 use kupfer_core::{DType, Error, Layout, Result};
@@ -75,7 +76,7 @@ pub(crate) fn reduced_axes(axis: &Axis, ndim: usize) -> Result<Vec<usize>> {
     }
 }
 
-fn out_shape(shape: &[usize], axes: &[usize], keepdims: bool) -> Vec<usize> {
+pub(crate) fn out_shape(shape: &[usize], axes: &[usize], keepdims: bool) -> Vec<usize> {
     shape
         .iter()
         .enumerate()
@@ -104,10 +105,24 @@ pub(crate) struct Spec {
 
 /// Reduces `a` over `axis` as `spec` says.
 pub(crate) fn reduce_raw(a: &Array, axis: &Axis, keepdims: bool, spec: Spec) -> Result<Array> {
+    reduce_with(a, axis, keepdims, spec, None)
+}
+
+/// Reduces `a` over `axis` as `spec` says, or, with `custom`, as a user's reduction says
+/// (then `a` is the map, already of the accumulator dtype).
+pub(crate) fn reduce_with(
+    a: &Array,
+    axis: &Axis,
+    keepdims: bool,
+    spec: Spec,
+    custom: Option<&Arc<UserReduce>>,
+) -> Result<Array> {
     let device = a.device().clone();
     device.check(spec.acc)?;
     device.check(spec.out)?;
-    reduce::check_input(spec.combine, a.dtype())?;
+    if custom.is_none() {
+        reduce::check_input(spec.combine, a.dtype())?;
+    }
     let shape = a.shape().to_vec();
     let axes = reduced_axes(axis, shape.len())?;
     let kept: Vec<usize> = (0..shape.len()).filter(|i| !axes.contains(i)).collect();
@@ -182,7 +197,7 @@ pub(crate) fn reduce_raw(a: &Array, axis: &Axis, keepdims: bool, spec: Spec) -> 
         pshape,
         partials: false,
     };
-    let (buffer, splits, rp) = run_pass(a, &pass, spec, strategy, m, r, splits)?;
+    let (buffer, splits, rp) = run_pass(a, &pass, spec, strategy, m, r, splits, custom)?;
     let result = if splits > 1 {
         // Partials: [m, splits] (inner) or [splits, m] (outer); reduce over the splits.
         let layout = match strategy {
@@ -204,7 +219,7 @@ pub(crate) fn reduce_raw(a: &Array, axis: &Axis, keepdims: bool, spec: Spec) -> 
             partials: true,
         };
         let _ = rp;
-        run_pass(a, &pass2, spec, strategy2, m, splits, 1)?.0
+        run_pass(a, &pass2, spec, strategy2, m, splits, 1, custom)?.0
     } else {
         buffer
     };
@@ -214,6 +229,7 @@ pub(crate) fn reduce_raw(a: &Array, axis: &Axis, keepdims: bool, spec: Spec) -> 
 
 /// Launches one reduction kernel; returns its output buffer, the number of splits it used
 /// (its output holds partial accumulators when > 1) and its program.
+#[allow(clippy::too_many_arguments)]
 fn run_pass(
     a: &Array,
     pass: &MapSource,
@@ -222,6 +238,7 @@ fn run_pass(
     m: usize,
     r: usize,
     splits: usize,
+    custom: Option<&Arc<UserReduce>>,
 ) -> Result<(Arc<GpuBuffer>, usize, ReduceProgram)> {
     let device = a.device();
     let chunk = r.div_ceil(splits.max(1));
@@ -235,6 +252,7 @@ fn run_pass(
         out: spec.out,
         finalize: splits == 1,
         strategy,
+        custom: custom.cloned(),
     };
     let (pipeline, params) = kernel(a, &rp)?;
     let ctx = device.context();

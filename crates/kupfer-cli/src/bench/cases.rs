@@ -57,9 +57,19 @@ pub const CASES: &[Case] = &[
         about: "2.0 * x + y",
     },
     Case {
+        name: "saxpy_kernel",
+        group: Group::Vector,
+        about: "ElementwiseKernel('float32 x, float32 y', 'float32 z', 'z = 2.0 * x + y')",
+    },
+    Case {
         name: "chain5_unfused",
         group: Group::Vector,
         about: "(x * 2 + y * 3) / (x + y + 1)",
+    },
+    Case {
+        name: "chain5_fused",
+        group: Group::Vector,
+        about: "fuse(|x, y| (x * 2 + y * 3) / (x + y + 1))",
     },
     Case {
         name: "sin_plus_cos",
@@ -237,6 +247,33 @@ pub fn run_vector(case: &Case, inp: &VectorInputs, t: &Timing) -> CliResult<Meas
             let ms = gpu_time(t, 20, || kp::add(kp::multiply(2.0, x)?, y))?;
             let cpu = maybe_cpu(t, n, || {
                 let z: Vec<f32> = hx.iter().zip(hy).map(|(a, b)| 2.0 * a + b).collect();
+                black_box(z);
+            });
+            Measurement::new(ms).n(n).gbs(bytes3).cpu(cpu)
+        }
+        "saxpy_kernel" => {
+            let k = kp::ElementwiseKernel::new(
+                "float32 x, float32 y",
+                "float32 z",
+                "z = 2.0 * x + y;",
+                "saxpy_k",
+            )?;
+            let ms = gpu_time(t, 20, || k.call(kp::args![x, y]))?;
+            let cpu = maybe_cpu(t, n, || {
+                let z: Vec<f32> = hx.iter().zip(hy).map(|(a, b)| 2.0 * a + b).collect();
+                black_box(z);
+            });
+            Measurement::new(ms).n(n).gbs(bytes3).cpu(cpu)
+        }
+        "chain5_fused" => {
+            let f = kp::fuse(|x: &Array, y: &Array| (x * 2.0 + y * 3.0) / (x + y + 1.0));
+            let ms = gpu_time(t, 20, || f.call(&[x, y]))?;
+            let cpu = maybe_cpu(t, n, || {
+                let z: Vec<f32> = hx
+                    .iter()
+                    .zip(hy)
+                    .map(|(a, b)| (a * 2.0 + b * 3.0) / (a + b + 1.0))
+                    .collect();
                 black_box(z);
             });
             Measurement::new(ms).n(n).gbs(bytes3).cpu(cpu)
