@@ -43,9 +43,11 @@ fn kp_signed_zero_T(negative: bool) -> T {
     return T(bitcast<f32>(select(0u, 0x80000000u, negative)));
 }
 
-// A quiet NaN, from bits: optimisers fold (a - a) / (b - b) to 0.
+// A quiet NaN, from bits: optimisers fold (a - a) / (b - b) to 0. Through a `let`: WebGPU
+// rejects constant expressions that are not finite.
 fn kp_nan_T() -> T {
-    return T(bitcast<f32>(0x7fc00000u));
+    let bits = 0x7fc00000u;
+    return T(bitcast<f32>(bits));
 }
 
 // kp_fmod_T (C fmod, exact) is generated beside this file: it differs per type.
@@ -63,7 +65,8 @@ fn kp_remainder_T(a: T, b: T) -> T {
 fn kp_floor_divide_T(a: T, b: T) -> T {
     if (b == T(0)) {
         if (a == T(0) || kp_isnan_T(a)) { return kp_nan_T(); }
-        let inf = T(bitcast<f32>(0x7f800000u));
+        let inf_bits = 0x7f800000u;
+        let inf = T(bitcast<f32>(inf_bits));
         return select(inf, -inf, kp_signbit_T(a) != kp_signbit_T(b));
     }
     let m = kp_fmod_T(a, b);

@@ -135,8 +135,9 @@ const KPL32_CB3: f32 = 0x1.2f32ecp-9f;
 // ---------------------------------------------------------------------------------------------
 // Bit-level helpers.
 
-fn kpl32_inf() -> f32 { return bitcast<f32>(0x7f800000u); }
-fn kpl32_nan() -> f32 { return bitcast<f32>(0x7fc00000u); }
+// Through a `let`: WebGPU rejects constant expressions that are not finite.
+fn kpl32_inf() -> f32 { let b = 0x7f800000u; return bitcast<f32>(b); }
+fn kpl32_nan() -> f32 { let b = 0x7fc00000u; return bitcast<f32>(b); }
 fn kpl32_isnan(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }
 
 // |m| with the sign of s.

@@ -149,8 +149,9 @@ const KPL64_CB3: f64 = 0x1.2f32ecp-9lf;
 // ---------------------------------------------------------------------------------------------
 // Classification and exponent helpers (no 64-bit integers).
 
-fn kpl64_inf() -> f64 { return f64(bitcast<f32>(0x7f800000u)); }
-fn kpl64_nan() -> f64 { return f64(bitcast<f32>(0x7fc00000u)); }
+// Through a `let`: WebGPU rejects constant expressions that are not finite.
+fn kpl64_inf() -> f64 { let b = 0x7f800000u; return f64(bitcast<f32>(b)); }
+fn kpl64_nan() -> f64 { let b = 0x7fc00000u; return f64(bitcast<f32>(b)); }
 fn kpl64_isnan(x: f64) -> bool { return !(x == x); }
 // Finite (false for NaN and +-inf).
 fn kpl64_finite(x: f64) -> bool { return abs(x) <= KPL64_MAX; }

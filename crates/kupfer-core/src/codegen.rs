@@ -537,7 +537,9 @@ fn kp_fmod_f32(a: f32, b: f32) -> f32 {
     let ua = bitcast<u32>(a) & 0x7fffffffu;
     let ub = bitcast<u32>(b) & 0x7fffffffu;
     let sign = bitcast<u32>(a) & 0x80000000u;
-    if (ua >= 0x7f800000u || ub > 0x7f800000u || ub == 0u) { return bitcast<f32>(0x7fc00000u); }
+    // the NaN through a `let`: WebGPU rejects non-finite constant expressions
+    let nan_bits = 0x7fc00000u;
+    if (ua >= 0x7f800000u || ub > 0x7f800000u || ub == 0u) { return bitcast<f32>(nan_bits); }
     if (ua < ub) { return a; }
     // |a| = mx 2^(ex - 150), |b| = my 2^(ey - 150), mx and my in [2^23, 2^24).
     var ex = i32(ua >> 23u);
@@ -580,7 +582,8 @@ fn kp_fmod_f64(a: f64, b: f64) -> f64 {
     let ax = abs(a);
     let bx = abs(b);
     if (kp_isnan_f64(a) || kp_isnan_f64(b) || kp_isinf_f64(a) || b == 0.0lf) {
-        return f64(bitcast<f32>(0x7fc00000u));
+        let nan_bits = 0x7fc00000u;
+        return f64(bitcast<f32>(nan_bits));
     }
     if (ax < bx) { return a; }
     // y = |b| 2^k with y <= |a| < 2 y.

@@ -360,24 +360,32 @@ fn finalize(rp: &ReduceProgram) -> String {
     }
 }
 
-/// A quiet NaN of a float dtype.
+/// A quiet NaN of a float dtype. The bits go through [`RUNTIME_BITS`]'s function: WebGPU
+/// rejects constant expressions that are not finite.
 fn nan(d: DType) -> String {
     match d {
         // Through f32: a u64 literal would need SHADER_INT64.
-        DType::F64 => "f64(bitcast<f32>(0x7fc00000u))".into(),
-        DType::F16 => "f16(bitcast<f32>(0x7fc00000u))".into(),
-        _ => "bitcast<f32>(0x7fc00000u)".into(),
+        DType::F64 => "f64(bitcast<f32>(kp_runtime_bits(0x7fc00000u)))".into(),
+        DType::F16 => "f16(bitcast<f32>(kp_runtime_bits(0x7fc00000u)))".into(),
+        _ => "bitcast<f32>(kp_runtime_bits(0x7fc00000u))".into(),
     }
 }
 
-/// -inf of a float dtype, written so that no constant evaluation divides by zero.
+/// -inf of a float dtype, written so that no constant evaluation divides by zero or
+/// overflows (see [`nan`]).
 fn neg_inf(d: DType) -> String {
     match d {
-        DType::F64 => "f64(bitcast<f32>(0xff800000u))".into(),
-        DType::F16 => "f16(bitcast<f32>(0xff800000u))".into(),
-        _ => "bitcast<f32>(0xff800000u)".into(),
+        DType::F64 => "f64(bitcast<f32>(kp_runtime_bits(0xff800000u)))".into(),
+        DType::F16 => "f16(bitcast<f32>(kp_runtime_bits(0xff800000u)))".into(),
+        _ => "bitcast<f32>(kp_runtime_bits(0xff800000u))".into(),
     }
 }
+
+/// A user function call is never a constant expression: NaN and infinity built from its
+/// result are runtime values, which WebGPU accepts (it rejects non-finite constants).
+const RUNTIME_BITS: &str = "
+fn kp_runtime_bits(x: u32) -> u32 { return x; }
+";
 
 fn int_limit(d: DType, max: bool) -> String {
     match (d, max) {
@@ -581,7 +589,7 @@ pub fn generate(rp: &ReduceProgram, target: &Target) -> Result<(String, ParamLay
         .replace("{{ENABLES}}", enables)
         .replace("{{PARAMS}}", fields.trim_end())
         .replace("{{BINDINGS}}", bindings.trim_end())
-        .replace("{{HELPERS}}", &helpers)
+        .replace("{{HELPERS}}", &(helpers + RUNTIME_BITS))
         .replace("{{VALUE}}", &value_wgsl)
         .replace("{{ACC}}", &acc_type)
         .replace("{{ACC_COMPONENT}}", rp.acc.wgsl_value())

@@ -12,6 +12,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 pub mod ast;
+mod asynch;
 mod dragon4;
 pub mod error;
 pub mod format;
@@ -22,6 +23,7 @@ pub mod parser;
 mod pyscalar;
 pub mod value;
 
+pub use asynch::evaluate_async;
 pub use error::EvalError;
 pub use functions::{function_names, is_ufunc, method_names};
 pub use interp::{evaluate, Session};

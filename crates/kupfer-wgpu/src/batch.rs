@@ -272,7 +272,19 @@ impl Context {
                 }
                 Command::Timestamp { set } => {
                     pass = None;
-                    encoder.write_timestamp(set, 0);
+                    if self.has_encoder_timestamps() {
+                        encoder.write_timestamp(set, 0);
+                    } else {
+                        // WebGPU: timestamps only at pass boundaries.
+                        encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                            label: Some("kupfer event"),
+                            timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
+                                query_set: set,
+                                beginning_of_pass_write_index: Some(0),
+                                end_of_pass_write_index: None,
+                            }),
+                        });
+                    }
                 }
                 Command::Resolve { set, dst, offset } => {
                     pass = None;

@@ -75,6 +75,10 @@ pub(crate) struct Inner {
     pub batch: Mutex<Batch>,
     pub pipelines: PipelineCache,
     pub staging: crate::transfer::Staging,
+    /// Kernel compilations not yet known to have succeeded (the browser reports shader errors
+    /// asynchronously): awaited before the next read-back, which fails with their message.
+    #[cfg(target_arch = "wasm32")]
+    pub compile_checks: Mutex<Vec<crate::pipeline::CompileCheck>>,
     /// Kernel launches recorded so far.
     pub dispatches: std::sync::atomic::AtomicU64,
     pub coop: Option<CoopMatrix>,
@@ -298,6 +302,8 @@ impl Context {
                 batch: Mutex::new(Batch::default()),
                 pipelines,
                 staging: Default::default(),
+                #[cfg(target_arch = "wasm32")]
+                compile_checks: Mutex::new(Vec::new()),
                 dispatches: Default::default(),
                 device,
                 queue,

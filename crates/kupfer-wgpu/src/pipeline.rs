@@ -3,9 +3,7 @@
 //! call is slow once, not every run.
 
 use crate::context::Context;
-#[cfg(not(target_arch = "wasm32"))]
-use kupfer_core::Error;
-use kupfer_core::Result;
+use kupfer_core::{Error, Result};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -95,7 +93,33 @@ impl PipelineCache {
     }
 }
 
+/// A pending shader-compilation result (the browser only answers asynchronously).
+#[cfg(target_arch = "wasm32")]
+pub(crate) type CompileCheck =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Option<wgpu::Error>>>>;
+
 impl Context {
+    /// Resolves the pending compilation checks: the first failed kernel is an error (a kupfer
+    /// bug: generated WGSL the browser's compiler rejects).
+    #[cfg(target_arch = "wasm32")]
+    pub(crate) async fn check_compiles(&self) -> Result<()> {
+        let pending = std::mem::take(
+            &mut *self
+                .inner
+                .compile_checks
+                .lock()
+                .unwrap_or_else(|p| p.into_inner()),
+        );
+        for check in pending {
+            if let Some(e) = check.await {
+                return Err(Error::Device(format!(
+                    "kernel failed to compile (a kupfer bug; please report it): {e}"
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// The pipeline for a WGSL module with entry point `main`, compiled once per source.
     pub fn pipeline(&self, wgsl: &str) -> Result<Arc<Pipeline>> {
         self.pipeline_entry(wgsl, "main")
@@ -140,7 +164,11 @@ impl Context {
             )));
         }
         #[cfg(target_arch = "wasm32")]
-        drop(error);
+        self.inner
+            .compile_checks
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(Box::pin(error));
         let layout = pipeline.get_bind_group_layout(0);
         let p = Arc::new(Pipeline { pipeline, layout });
         cache

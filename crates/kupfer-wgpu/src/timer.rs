@@ -21,11 +21,22 @@ enum Mark {
 }
 
 impl Context {
-    /// True when events are timed by the GPU itself.
+    /// True when events are timed by the GPU itself: TIMESTAMP_QUERY is enough (without
+    /// TIMESTAMP_QUERY_INSIDE_ENCODERS, as in WebGPU, an event is an empty compute pass that
+    /// writes its timestamp at the pass's beginning).
     pub fn has_gpu_timestamps(&self) -> bool {
-        self.inner.info.features.contains(
-            wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS,
-        )
+        self.inner
+            .info
+            .features
+            .contains(wgpu::Features::TIMESTAMP_QUERY)
+    }
+
+    /// True when a timestamp can be written between any two commands of an encoder.
+    pub(crate) fn has_encoder_timestamps(&self) -> bool {
+        self.inner
+            .info
+            .features
+            .contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
     }
 
     /// Records an event after all work recorded so far. Without GPU timestamps this

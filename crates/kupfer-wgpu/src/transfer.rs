@@ -156,6 +156,8 @@ impl Context {
         size: u64,
         f: impl FnOnce(&[u8]) -> R,
     ) -> Result<R> {
+        #[cfg(target_arch = "wasm32")]
+        self.check_compiles().await?;
         let (tx, rx) = futures_intrusive::channel::shared::oneshot_channel();
         staging.map_async(wgpu::MapMode::Read, ..size, move |r| {
             let _ = tx.send(r);

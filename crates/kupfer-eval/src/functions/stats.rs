@@ -22,7 +22,8 @@ fn bincount(call: Call) -> Result<Value> {
     let minlength = a.int("minlength")?.unwrap_or(0);
     let minlength = usize::try_from(minlength)
         .map_err(|_| EvalError::value_error(span, "'minlength' must not be negative"))?;
-    let out = kupfer::bincount(&x, weights.as_ref(), minlength).map_err(EvalError::kupfer(span))?;
+    let out =
+        blocking::bincount(&x, weights.as_ref(), minlength).map_err(EvalError::kupfer(span))?;
     Ok(Value::Array(out))
 }
 
@@ -67,9 +68,41 @@ fn histogram(call: Call) -> Result<Value> {
         .map(|w| to_array(&w, None, span))
         .transpose()?;
     let (counts, edges) =
-        kupfer::histogram(&x, bins, range, weights.as_ref()).map_err(EvalError::kupfer(span))?;
+        blocking::histogram(&x, bins, range, weights.as_ref()).map_err(EvalError::kupfer(span))?;
     Ok(Value::Tuple(vec![
         Value::Array(counts),
         Value::Array(edges),
     ]))
+}
+
+/// `bincount` and `histogram` read a value back before they can size their output: natively
+/// they block on it; in the browser, where nothing may block, they are a clear error.
+mod blocking {
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(super) use kupfer::{bincount, histogram};
+
+    #[cfg(target_arch = "wasm32")]
+    pub(super) fn bincount(
+        _x: &kupfer::Array,
+        _w: Option<&kupfer::Array>,
+        _minlength: usize,
+    ) -> kupfer::Result<kupfer::Array> {
+        Err(kupfer::Error::unsupported(
+            "bincount in the browser (it reads the maximum back before sizing its output, \
+             and the page must not block)",
+        ))
+    }
+
+    #[cfg(target_arch = "wasm32")]
+    pub(super) fn histogram(
+        _a: &kupfer::Array,
+        _bins: usize,
+        _range: Option<(f64, f64)>,
+        _w: Option<&kupfer::Array>,
+    ) -> kupfer::Result<(kupfer::Array, kupfer::Array)> {
+        Err(kupfer::Error::unsupported(
+            "histogram in the browser (it reads the data range back before binning, and the \
+             page must not block)",
+        ))
+    }
 }
