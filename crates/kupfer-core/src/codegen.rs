@@ -677,7 +677,7 @@ fn input_expr(program: &Program, k: usize, item: u32) -> String {
 
 fn scalar_expr(k: usize, d: DType) -> String {
     match d {
-        DType::F16 => format!("f16(P.s{k})"),
+        DType::F16 => to_f16(&format!("P.s{k}")),
         DType::Bool => format!("(P.s{k} != 0u)"),
         _ => format!("P.s{k}"),
     }
@@ -701,13 +701,26 @@ pub(crate) fn cast_expr(x: &str, from: DType, to: DType) -> String {
         // NaN must be true as in NumPy.
         (_, DType::Bool) => format!("!({x} == {})", zero(from)),
         (DType::Bool, _) => format!("select({}, {}, {x})", zero(to), one(to)),
-        (DType::F16, DType::F32) | (DType::F32, DType::F16) => format!("{tv}({x})"),
+        (DType::F16, DType::F32) => format!("{tv}({x})"),
+        (DType::F32, DType::F16) => to_f16(x),
         // naga 30 sign-extends u32 to i64 (OpSConvert): widen, then clear the high half.
         (DType::U32, DType::I64) => format!("(i64({x}) & 4294967295li)"),
         (DType::F16, _) => cast_expr(&format!("f32({x})"), DType::F32, to),
-        (_, DType::F16) => format!("f16({})", cast_expr(x, from, DType::F32)),
+        (_, DType::F16) => to_f16(&cast_expr(x, from, DType::F32)),
         _ => format!("{tv}({x})"),
     }
+}
+
+/// The f32 expression `x` rounded to f16. A plain `f16(x)` is not enough inside a fused
+/// kernel: NVIDIA's compiler folds `f32(f16(x))` back to `x`, so `x.astype(f16).astype(f32)`
+/// would not round. Finite values that stay finite in f16 therefore round through
+/// pack2x16float, whose bits no compiler folds away; the others (overflow to inf, NaN) convert
+/// as before.
+pub(crate) fn to_f16(x: &str) -> String {
+    format!(
+        "select(f16({x}), f16(unpack2x16float(pack2x16float(vec2<f32>({x}, 0.0))).x), \
+         abs({x}) < 65520.0)"
+    )
 }
 
 fn float_suffix(d: DType) -> &'static str {
@@ -727,7 +740,7 @@ fn libm_call(name: &str, d: DType, args: &[&str], needs: &mut Needs) -> String {
         DType::F16 => {
             needs.libm.insert(format!("kp_{name}_f32"));
             let a: Vec<String> = args.iter().map(|a| format!("f32({a})")).collect();
-            format!("f16(kp_{name}_f32({}))", a.join(", "))
+            to_f16(&format!("kp_{name}_f32({})", a.join(", ")))
         }
         _ => {
             needs.libm.insert(format!("kp_{name}_f32"));
@@ -975,7 +988,7 @@ fn binary_expr(op: BinaryOp, a: &str, b: &str, d: DType, needs: &mut Needs) -> R
             } else {
                 "remainder"
             };
-            format!("f16(kp_{name}_f32(f32({a}), f32({b})))")
+            to_f16(&format!("kp_{name}_f32(f32({a}), f32({b}))"))
         }
         (FloorDivide, Kind::Int | Kind::Float) => format!("kp_floor_divide_{t}({a}, {b})"),
         (Remainder, Kind::Int | Kind::Float) => format!("kp_remainder_{t}({a}, {b})"),
@@ -1035,6 +1048,7 @@ mod tests {
             panic!("{}\n---\n{wgsl}", e.emit_to_string(wgsl));
         });
         let caps = naga::valid::Capabilities::SHADER_FLOAT16
+            | naga::valid::Capabilities::SHADER_FLOAT16_IN_FLOAT32
             | naga::valid::Capabilities::FLOAT64
             | naga::valid::Capabilities::SHADER_INT64;
         naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)

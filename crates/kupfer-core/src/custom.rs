@@ -367,7 +367,7 @@ fn validator(features: Features) -> naga::valid::Validator {
     use naga::valid::Capabilities as C;
     let mut caps = C::empty();
     if features.f16 {
-        caps |= C::SHADER_FLOAT16;
+        caps |= C::SHADER_FLOAT16 | C::SHADER_FLOAT16_IN_FLOAT32;
     }
     if features.f64 {
         caps |= C::FLOAT64;

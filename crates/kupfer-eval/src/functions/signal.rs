@@ -54,7 +54,7 @@ fn conv2d(call: Call, correlate: bool) -> Result<Value> {
     let fill = match a.get("fillvalue") {
         None => Scalar::Int(0),
         Some(Value::Scalar(s)) => s,
-        Some(Value::Array(x)) if x.size() == 1 => x.item().map_err(kerr(span))?,
+        Some(Value::Array(x)) if x.size() == 1 => array_item(&x).map_err(kerr(span))?,
         Some(_) => {
             return Err(EvalError::value_error(
                 span,
@@ -185,4 +185,20 @@ fn np_correlate(call: Call) -> Result<Value> {
         })()
     };
     Ok(Value::Array(out.map_err(kerr(span))?))
+}
+
+/// A one-element array's value: a blocking read-back natively; in the browser, where nothing
+/// may block, a clear error asking for a number instead.
+fn array_item(x: &kupfer::Array) -> kupfer::Result<Scalar> {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        x.item()
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        let _ = x;
+        Err(kupfer::Error::unsupported(
+            "an array fillvalue in the browser (pass a number)",
+        ))
+    }
 }
