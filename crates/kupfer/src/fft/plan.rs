@@ -95,9 +95,12 @@ knob!(big_radix, "KUPFER_FFT_RMAX", 256);
 knob!(small_radix, "KUPFER_FFT_SRMAX", 1024);
 // Largest pass radix of strided lines.
 knob!(strided_radix, "KUPFER_FFT_TRMAX", 128);
-// Values per thread (workgroup size = values / this): on the H100, 4 (256 threads for 1024
-// values) beat 8 by 1.2-1.3x on 2^24 values, 1024x4096 rows and 4096^2 matrices.
-knob!(values_per_thread, "KUPFER_FFT_VPT", 4);
+// Values per thread (workgroup size = values / this): on the H100, 2 (512 threads for 1024
+// values) beat 8 by 1.4x on 2^24 values, 1024x4096 rows and 4096^2 matrices (4: 1.3x; 1 with
+// 1024 threads is slower again).
+knob!(values_per_thread, "KUPFER_FFT_VPT", 2);
+// Most threads per workgroup (also capped by the device's limit).
+knob!(max_workgroup, "KUPFER_FFT_MAXWG", 512);
 /// Batches of at most this many values take passes of up to 1024 values with 2 lines per
 /// workgroup: they stay in the GPU's cache, where fewer passes win.
 pub(crate) const SMALL_BATCH: usize = 1 << 21;
@@ -300,9 +303,14 @@ impl Stockham {
             while group > 1 && fft::workgroup_bytes(r, group) > self.budget {
                 group /= 2;
             }
+            let limits = &device.info().limits;
+            let max_wg = max_workgroup()
+                .min(limits.max_compute_invocations_per_workgroup)
+                .min(limits.max_compute_workgroup_size_x)
+                .max(64);
             let wg = ((group * r) / values_per_thread())
                 .next_power_of_two()
-                .clamp(64, 256);
+                .clamp(64, max_wg);
             let program = FftPass {
                 radices: pass.radices.clone(),
                 group,
