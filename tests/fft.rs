@@ -16,7 +16,6 @@ use kupfer as kp;
 use serde_json::{json, Value};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 type Run = Box<dyn Fn(&Array) -> kp::Result<Array>>;
 
@@ -119,25 +118,7 @@ fn run_oracle(dir: &Path, cases: &[Case]) -> Value {
         .unwrap();
         manifest.push(json!({"id": c.id, "shape": c.shape, "complex": c.complex, "expr": c.expr}));
     }
-    std::fs::write(
-        dir.join("manifest.json"),
-        serde_json::to_string(&manifest).unwrap(),
-    )
-    .unwrap();
-    let script = dir.join("oracle.py");
-    std::fs::write(&script, ORACLE).unwrap();
-    let o = Command::new("python3")
-        .arg(&script)
-        .arg(dir)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run python3 ({e}); NumPy is the oracle"));
-    assert!(
-        o.status.success(),
-        "oracle failed (python3 with numpy needed):\n{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap()
+    common::run_oracle(dir, &serde_json::Value::from(manifest), ORACLE)
 }
 
 /// kupfer's result as (re, im) pairs in f64.

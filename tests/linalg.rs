@@ -22,7 +22,6 @@ use kupfer::linalg::{norm, NormOrd};
 use serde_json::{json, Value};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// How kupfer computes a case from its uploaded inputs.
 type RunFn = Box<dyn Fn(&[Array]) -> kp::Result<Array>>;
@@ -129,25 +128,7 @@ fn run_oracle(dir: &Path, cases: &[Case]) -> Value {
             .collect();
         manifest.push(json!({"id": c.id, "inputs": ins, "expr": c.expr}));
     }
-    std::fs::write(
-        dir.join("manifest.json"),
-        serde_json::to_string(&manifest).unwrap(),
-    )
-    .unwrap();
-    let script = dir.join("oracle.py");
-    std::fs::write(&script, ORACLE).unwrap();
-    let o = Command::new("python3")
-        .arg(&script)
-        .arg(dir)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run python3 ({e}); these tests use NumPy as oracle"));
-    assert!(
-        o.status.success(),
-        "oracle failed (python3 with numpy needed):\n{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap()
+    common::run_oracle(dir, &serde_json::Value::from(manifest), ORACLE)
 }
 
 fn eps(d: DType) -> f64 {

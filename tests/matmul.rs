@@ -21,7 +21,6 @@ use kupfer as kp;
 use serde_json::{json, Value};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 type RunFn = Box<dyn Fn(&Array, &Array) -> kp::Result<Array>>;
 
@@ -133,25 +132,7 @@ fn run_oracle(dir: &Path, cases: &[Case]) -> Value {
             "out": result_dtype(c.a.0, c.b.0).name(),
         }));
     }
-    std::fs::write(
-        dir.join("manifest.json"),
-        serde_json::to_string(&manifest).unwrap(),
-    )
-    .unwrap();
-    let script = dir.join("oracle.py");
-    std::fs::write(&script, ORACLE).unwrap();
-    let o = Command::new("python3")
-        .arg(&script)
-        .arg(dir)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run python3 ({e}); these tests use NumPy"));
-    assert!(
-        o.status.success(),
-        "oracle failed (python3 with numpy needed):\n{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap()
+    common::run_oracle(dir, &serde_json::Value::from(manifest), ORACLE)
 }
 
 fn compare(c: &Case, got: &Array, dir: &Path, res: &Value) -> Result<(), String> {

@@ -17,7 +17,6 @@ use kp::{Array, DType, Error};
 use kupfer as kp;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 // ------------------------------------------------------------------------------------------
 // data
@@ -140,27 +139,7 @@ fn run_oracle(dir: &Path, cases: &[Case]) -> Value {
             "pos": pos.map(|_| pos_expr(&c.expr)),
         }));
     }
-    std::fs::write(
-        dir.join("manifest.json"),
-        serde_json::to_string(&manifest).unwrap(),
-    )
-    .unwrap();
-    let script = dir.join("oracle.py");
-    std::fs::write(&script, ORACLE).unwrap();
-    let o = Command::new("python3")
-        .arg(&script)
-        .arg(dir)
-        .output()
-        .unwrap_or_else(|e| {
-            panic!("cannot run python3 ({e}); these tests use NumPy as their oracle")
-        });
-    assert!(
-        o.status.success(),
-        "oracle failed (python3 with numpy needed):\n{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap()
+    common::run_oracle(dir, &serde_json::Value::from(manifest), ORACLE)
 }
 
 /// The position-along-line expression: the case's expr is `SCAN(x, axis, ...)`, written with

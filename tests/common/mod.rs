@@ -143,3 +143,31 @@ pub fn check_shape_and_dtype(got: &Array, want: DType, res: &Value) -> Result<()
     }
     Ok(())
 }
+
+/// Runs the NumPy oracle `script` on `manifest` in `dir`: writes `manifest.json` and
+/// `oracle.py` there, runs `python3 oracle.py DIR` and returns the `results.json` it writes.
+/// Panics with Python's output when python3 or NumPy is missing or the script fails: these
+/// tests use NumPy as their oracle and never skip.
+pub fn run_oracle(dir: &Path, manifest: &Value, script: &str) -> Value {
+    std::fs::write(
+        dir.join("manifest.json"),
+        serde_json::to_string(manifest).unwrap(),
+    )
+    .unwrap();
+    let path = dir.join("oracle.py");
+    std::fs::write(&path, script).unwrap();
+    let o = std::process::Command::new("python3")
+        .arg(&path)
+        .arg(dir)
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("cannot run python3 ({e}); these tests use NumPy as their oracle")
+        });
+    assert!(
+        o.status.success(),
+        "oracle failed (python3 with numpy needed):\n{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap()
+}

@@ -405,15 +405,7 @@ mod tests {
     use super::*;
 
     fn validate(wgsl: &str) {
-        let module = naga::front::wgsl::parse_str(wgsl).unwrap_or_else(|e| {
-            panic!("{}\n---\n{wgsl}", e.emit_to_string(wgsl));
-        });
-        naga::valid::Validator::new(
-            naga::valid::ValidationFlags::all(),
-            naga::valid::Capabilities::empty(),
-        )
-        .validate(&module)
-        .unwrap_or_else(|e| panic!("{}\n---\n{wgsl}", e.emit_to_string(wgsl)));
+        crate::naga_check::validate(wgsl, naga::valid::Capabilities::empty());
     }
 
     #[test]

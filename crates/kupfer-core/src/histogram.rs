@@ -286,15 +286,7 @@ mod tests {
     };
 
     fn validate(wgsl: &str) {
-        let module = naga::front::wgsl::parse_str(wgsl)
-            .unwrap_or_else(|e| panic!("{}\n---\n{wgsl}", e.emit_to_string(wgsl)));
-        let caps = naga::valid::Capabilities::SHADER_FLOAT16
-            | naga::valid::Capabilities::SHADER_FLOAT16_IN_FLOAT32
-            | naga::valid::Capabilities::FLOAT64
-            | naga::valid::Capabilities::SHADER_INT64;
-        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
-            .validate(&module)
-            .unwrap_or_else(|e| panic!("{}\n---\n{wgsl}", e.emit_to_string(wgsl)));
+        crate::naga_check::validate(wgsl, naga::valid::Capabilities::empty());
     }
 
     #[test]

@@ -26,6 +26,8 @@ pub mod histogram;
 pub mod layout;
 pub mod libm;
 pub mod matmul;
+#[cfg(test)]
+mod naga_check;
 pub mod promote;
 pub mod reduce;
 pub mod scan;

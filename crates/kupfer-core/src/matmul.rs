@@ -897,18 +897,12 @@ mod tests {
     use super::*;
 
     pub(crate) fn validate(wgsl: &str, coop: bool) {
-        let module = naga::front::wgsl::parse_str(wgsl)
-            .unwrap_or_else(|e| panic!("{}\n---\n{wgsl}", e.emit_to_string(wgsl)));
-        let mut caps = naga::valid::Capabilities::SHADER_FLOAT16
-            | naga::valid::Capabilities::SHADER_FLOAT16_IN_FLOAT32
-            | naga::valid::Capabilities::FLOAT64
-            | naga::valid::Capabilities::SHADER_INT64;
-        if coop {
-            caps |= naga::valid::Capabilities::COOPERATIVE_MATRIX;
-        }
-        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
-            .validate(&module)
-            .unwrap_or_else(|e| panic!("{}\n---\n{wgsl}", e.emit_to_string(wgsl)));
+        let extra = if coop {
+            naga::valid::Capabilities::COOPERATIVE_MATRIX
+        } else {
+            naga::valid::Capabilities::empty()
+        };
+        crate::naga_check::validate(wgsl, extra);
     }
 
     const ALL: Target = Target {

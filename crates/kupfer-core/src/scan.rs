@@ -618,22 +618,12 @@ mod tests {
     use crate::reduce::identity_map;
 
     pub(crate) fn validate(wgsl: &str, subgroups: bool) {
-        let module = naga::front::wgsl::parse_str(wgsl)
-            .unwrap_or_else(|e| panic!("{}\n---\n{wgsl}", e.emit_to_string(wgsl)));
-        let mut caps = naga::valid::Capabilities::SHADER_FLOAT16
-            | naga::valid::Capabilities::SHADER_FLOAT16_IN_FLOAT32
-            | naga::valid::Capabilities::FLOAT64
-            | naga::valid::Capabilities::SHADER_INT64;
-        if subgroups {
-            caps |= naga::valid::Capabilities::SUBGROUP;
-        }
-        let mut v = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps);
-        if subgroups {
-            v.subgroup_stages(naga::valid::ShaderStages::COMPUTE);
-            v.subgroup_operations(naga::valid::SubgroupOperationSet::all());
-        }
-        v.validate(&module)
-            .unwrap_or_else(|e| panic!("{}\n---\n{wgsl}", e.emit_to_string(wgsl)));
+        let extra = if subgroups {
+            naga::valid::Capabilities::SUBGROUP
+        } else {
+            naga::valid::Capabilities::empty()
+        };
+        crate::naga_check::validate(wgsl, extra);
     }
 
     const ALL: Target = Target {
