@@ -1,9 +1,11 @@
-//! The image lab: elementwise adjustments and an edge filter built from shifted views.
+//! The image lab: elementwise adjustments, an edge filter built from shifted views, and the
+//! convolution and FFT filters of [`crate::filters`].
 //!
 //! Pixels travel as packed RGBA (one uint32 per pixel, the bytes of `ImageData`): they are
 //! unpacked into float32 channels with shifts and masks on the GPU, adjusted, and packed
 //! again — no per-pixel work on the host.
 
+use crate::filters::{self, Filter};
 use kupfer as kp;
 use kupfer::{s, Array, DType, Result};
 
@@ -18,6 +20,9 @@ pub struct Adjust {
     pub threshold: f64,
     /// Replace the image by the magnitude of its luminance gradient.
     pub edges: bool,
+    /// A convolution or FFT filter, after the tone adjustments (Sobel replaces the image by
+    /// its edge magnitude).
+    pub filter: Filter,
 }
 
 impl Default for Adjust {
@@ -27,6 +32,7 @@ impl Default for Adjust {
             gamma: 1.0,
             threshold: -1.0,
             edges: false,
+            filter: Filter::None,
         }
     }
 }
@@ -64,17 +70,26 @@ pub fn apply(px: &Array, adj: &Adjust) -> Result<Array> {
         let c = kp::clip(kp::add(c, adj.brightness)?, 0.0, 1.0)?;
         kp::power(c, gamma)
     };
-    let (r, g, b) = (
+    let (mut r, mut g, mut b) = (
         tone(channel(px, 0)?)?,
         tone(channel(px, 1)?)?,
         tone(channel(px, 2)?)?,
     );
+    if !matches!(adj.filter, Filter::None | Filter::Sobel) {
+        r = filters::channel(&r, adj.filter)?;
+        g = filters::channel(&g, adj.filter)?;
+        b = filters::channel(&b, adj.filter)?;
+    }
     // Rec. 709 luminance
     let lum = kp::add(
         kp::add(kp::multiply(&r, 0.2126)?, kp::multiply(&g, 0.7152)?)?,
         kp::multiply(&b, 0.0722)?,
     )?;
-    let out = if adj.edges {
+    let out = if adj.filter == Filter::Sobel {
+        lum.eval()?; // both convolutions read it
+        let e = filters::channel(&lum, Filter::Sobel)?;
+        pack(&e, &e, &e)?
+    } else if adj.edges {
         lum.eval()?; // the four views below share one buffer
         let e = kp::multiply(edges(&lum)?, 2.0)?;
         pack(&e, &e, &e)?

@@ -4,11 +4,12 @@
 const MODULES: &[&str] = &[
     include_str!("mandelbrot.rs"),
     include_str!("imagelab.rs"),
+    include_str!("filters.rs"),
     include_str!("playground.rs"),
     include_str!("bench.rs"),
 ];
 
-/// The kupfer code of demo `name` (mandelbrot, imagelab, playground, bench), or `None`.
+/// The kupfer code of demo `name` (mandelbrot, imagelab, filters, playground, bench), or `None`.
 pub fn snippet(name: &str) -> Option<String> {
     let begin = format!("// demo:begin {name}\n");
     let end = format!("// demo:end {name}");
@@ -38,7 +39,7 @@ fn dedent(text: &str) -> String {
 mod tests {
     #[test]
     fn every_demo_has_its_snippet() {
-        for name in ["mandelbrot", "imagelab", "playground", "bench"] {
+        for name in ["mandelbrot", "imagelab", "filters", "playground", "bench"] {
             let s = super::snippet(name).unwrap_or_default();
             assert!(s.contains("kp::"), "{name}: {s}");
             assert!(!s.contains("demo:"), "{name}");

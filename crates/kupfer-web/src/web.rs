@@ -1,6 +1,7 @@
 //! The JavaScript face of the demos (wasm32 only): every export is async or cheap, and every
 //! read-back is awaited, so nothing blocks the browser's main thread.
 
+use crate::filters::Filter;
 use crate::{bench, imagelab, mandelbrot, playground, source};
 use js_sys::{Array as JsArray, Float32Array, Object, Reflect, Uint8ClampedArray};
 use kupfer::{Array, Device, Event};
@@ -197,8 +198,9 @@ pub fn sample_image(width: usize, height: usize) -> Uint8ClampedArray {
     Uint8ClampedArray::from(&imagelab::sample(width, height)[..])
 }
 
-/// Adjusts an RGBA image; resolves to `{rgba, width, height, ms, clock, wall_ms}` (the edge
-/// filter's result is two pixels smaller each way).
+/// Adjusts an RGBA image and applies `filter` (a name of `Filter::parse`, `cutoff` for the
+/// FFT filters); resolves to `{rgba, width, height, ms, clock, wall_ms}` (the edge filter's
+/// result is two pixels smaller each way).
 #[wasm_bindgen]
 #[allow(clippy::too_many_arguments)]
 pub async fn image_lab(
@@ -209,12 +211,15 @@ pub async fn image_lab(
     gamma: f64,
     threshold: f64,
     edges: bool,
+    filter: String,
+    cutoff: f64,
 ) -> Result<JsValue, JsValue> {
     let adj = imagelab::Adjust {
         brightness,
         gamma,
         threshold,
         edges,
+        filter: Filter::parse(&filter, cutoff).map_err(js_err)?,
     };
     let clock = Clock::start();
     let px = imagelab::upload(&rgba, width, height).map_err(js_err)?;

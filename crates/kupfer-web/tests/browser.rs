@@ -436,6 +436,55 @@ fn check_image(page: &Value) -> String {
     format!("image lab: 3 adjustments, at most {worst} bytes off by more than 1")
 }
 
+/// The page's convolution and FFT filters (on the 64x48 and 61x47 samples) against the same
+/// filters run natively.
+fn check_filters(page: &Value) -> String {
+    use kupfer_web::filters::Filter;
+    let got = page.as_array().expect("filter results");
+    assert_eq!(got.len(), 2 * 7, "filter results");
+    let mut worst = 0;
+    let mut times = Vec::new();
+    for (k, g) in got.iter().enumerate() {
+        let (w, h) = if k < 7 { (64, 48) } else { (61, 47) };
+        let name = g["name"].as_str().expect("filter name");
+        let filter = Filter::parse(name, g["cutoff"].as_f64().expect("cutoff")).expect("filter");
+        let px = imagelab::upload(&imagelab::sample(w, h), w, h).expect("upload");
+        let adj = imagelab::Adjust {
+            filter,
+            ..Default::default()
+        };
+        let out = imagelab::apply(&px, &adj).expect("native filter");
+        let native = pollster::block_on(imagelab::download(&out)).expect("read-back");
+        assert_eq!(g["width"], json!(w), "{name}");
+        assert_eq!(g["height"], json!(h), "{name}");
+        let bytes: Vec<i64> = g["rgba"]
+            .as_array()
+            .expect("rgba")
+            .iter()
+            .map(|v| v.as_i64().unwrap_or(-1))
+            .collect();
+        assert_eq!(bytes.len(), native.len(), "{name}");
+        let far = bytes
+            .iter()
+            .zip(&native)
+            .filter(|(a, b)| (**a - i64::from(**b)).abs() > 1)
+            .count();
+        assert_eq!(far, 0, "{name} {w}x{h}: {far} bytes differ by more than 1");
+        worst = worst.max(far);
+        if k < 7 {
+            let ms = g["ms"].as_f64().unwrap_or(f64::NAN);
+            times.push(format!(
+                "{name} {ms:.2} ms ({})",
+                g["clock"].as_str().unwrap_or("?")
+            ));
+        }
+    }
+    format!(
+        "filters: 7 on 64x48 and 61x47, every byte within 1 of native; 64x48: {}",
+        times.join(", ")
+    )
+}
+
 fn check_bench(page: &Value) -> String {
     let (x, y) = bench::inputs().expect("bench inputs");
     for (name, _) in bench::CASES {
@@ -490,6 +539,7 @@ fn the_page_runs_every_demo_in_headless_chromium() {
         check_mandelbrot(&res["mandelbrot"]),
         check_playground(&res["playground"]),
         check_image(&res["image"]),
+        check_filters(&res["filters"]),
         check_bench(&res["bench"]),
     ];
     drop(s);

@@ -107,17 +107,20 @@ function adjustments() {
     gamma: Number($("il-gamma").value),
     threshold: $("il-thr-on").checked ? Number($("il-thr").value) : -1,
     edges: $("il-edges").checked,
+    filter: $("il-filter").value,
+    cutoff: Number($("il-cutoff").value),
   };
 }
 
 async function runImageLab() {
   const a = adjustments();
   const r = await kp.image_lab(new Uint8Array(image.rgba.buffer, image.rgba.byteOffset, image.rgba.length),
-    image.width, image.height, a.brightness, a.gamma, a.threshold, a.edges);
+    image.width, image.height, a.brightness, a.gamma, a.threshold, a.edges, a.filter, a.cutoff);
+  $("il-code").textContent = kp.source(a.filter === "none" ? "imagelab" : "filters");
   const c = $("il-out");
   c.width = r.width; c.height = r.height;
   c.getContext("2d").putImageData(new ImageData(r.rgba, r.width, r.height), 0, 0);
-  $("il-time").textContent = `${image.width}×${image.height}: ${fmtMs(r)}`;
+  $("il-time").textContent = `${image.width}×${image.height}${a.filter === "none" ? "" : ", " + a.filter}: ${fmtMs(r)}`;
   return r;
 }
 
@@ -125,7 +128,7 @@ function setupImageLab() {
   $("il-code").textContent = kp.source("imagelab");
   image = { rgba: kp.sample_image(320, 240), width: 320, height: 240 };
   showInput();
-  for (const id of ["il-bright", "il-gamma", "il-thr", "il-thr-on", "il-edges"]) {
+  for (const id of ["il-bright", "il-gamma", "il-thr", "il-thr-on", "il-edges", "il-filter", "il-cutoff"]) {
     $(id).addEventListener("input", () => runImageLab().catch((e) => { $("il-time").textContent = `error: ${e}`; }));
   }
   $("il-file").addEventListener("change", async (ev) => {
@@ -195,6 +198,8 @@ export const TEST_CASES = {
   // the page's examples are added in runTests
   playground: ["b * 2 + 1", "np.sqrt(a * a.T.sum()) / (b + 1)", "a +", "foo(1)", "a + np.ones(5)"],
   image: { width: 64, height: 48, adjust: [[0.1, 1.5, -1, false], [0, 1, 0.5, false], [0, 1, -1, true]] },
+  // [name, cutoff] with neutral adjustments; a 61x47 image too (odd sizes: Bluestein FFTs)
+  filters: [["box3", 0], ["box5", 0], ["gaussian", 0], ["sharpen", 0], ["sobel", 0], ["lowpass", 0.08], ["highpass", 0.08]],
 };
 
 async function runTests() {
@@ -209,15 +214,26 @@ async function runTests() {
   const sample = kp.sample_image(im.width, im.height);
   const image = [];
   for (const [b, g, t, e] of im.adjust) {
-    const r = await kp.image_lab(new Uint8Array(sample.buffer), im.width, im.height, b, g, t, e);
+    const r = await kp.image_lab(new Uint8Array(sample.buffer), im.width, im.height, b, g, t, e, "none", 0);
     image.push({ width: r.width, height: r.height, rgba: Array.from(r.rgba) });
   }
+  const filters = [];
+  for (const [w, h] of [[im.width, im.height], [61, 47]]) {
+    const px = kp.sample_image(w, h);
+    for (const [name, cut] of TEST_CASES.filters) {
+      const r = await kp.image_lab(new Uint8Array(px.buffer), w, h, 0, 1, -1, false, name, cut);
+      filters.push({ name, cutoff: cut, width: r.width, height: r.height, rgba: Array.from(r.rgba), ms: r.ms, clock: r.clock });
+    }
+  }
   const bench = await runBench(2);
+  // leave the lab on a filter, so the test's screenshot shows one and its code
+  $("il-filter").value = "sobel";
+  await runImageLab();
   // the test view again, warm (its kernels are compiled by now)
   const t = performance.now();
   const warm = await kp.mandelbrot(m.x_min, m.x_max, m.y_min, m.y_max, m.width, m.height, m.max_iter);
   const warm_ms = { wall: performance.now() - t, ms: warm.ms, clock: warm.clock };
-  return { warm_ms, mandelbrot: { smooth: Array.from(mb.smooth), clock: mb.clock, ms: mb.ms }, playground, image, bench };
+  return { warm_ms, mandelbrot: { smooth: Array.from(mb.smooth), clock: mb.clock, ms: mb.ms }, playground, image, filters, bench };
 }
 
 // ---- Start ---------------------------------------------------------------------------
