@@ -14,7 +14,6 @@ use kp::fft::{self, Norm};
 use kp::{s, Array, Complex32, DType};
 use kupfer as kp;
 use serde_json::{json, Value};
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
 type Run = Box<dyn Fn(&Array) -> kp::Result<Array>>;
@@ -193,30 +192,13 @@ fn run_cases(name: &str, cases: Vec<Case>) {
     for c in &cases {
         let a = upload(c);
         let res = &results[&c.id];
-        match catch_unwind(AssertUnwindSafe(|| (c.run)(&a))) {
-            Ok(Ok(got)) => match compare(c, &got, &dir, res) {
-                Ok(rel) => {
-                    if rel > worst.0 {
-                        worst = (rel, c.id.clone());
-                    }
-                }
-                Err(e) => failures.push(format!("{} [{}]: {e}", c.id, c.expr)),
-            },
-            Ok(Err(e)) => {
-                if res.get("error").is_none() {
-                    failures.push(format!("{} [{}]: kupfer error {e}", c.id, c.expr));
-                }
-            }
-            Err(_) => failures.push(format!("{} [{}]: kupfer panicked", c.id, c.expr)),
+        match common::judge(res, || (c.run)(&a), |got| compare(c, got, &dir, res)) {
+            Ok(Some(rel)) if rel > worst.0 => worst = (rel, c.id.clone()),
+            Ok(_) => {}
+            Err(e) => failures.push(format!("{} [{}]: {e}", c.id, c.expr)),
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} of {} cases failed:\n{}",
-        failures.len(),
-        cases.len(),
-        failures.join("\n")
-    );
+    common::assert_no_failures(&failures, cases.len());
     let _ = std::fs::remove_dir_all(&dir);
     eprintln!(
         "{name}: {} cases passed, worst rel L2 {:.2e} ({}) (numpy {:.1} s, kupfer {:.1} s)",

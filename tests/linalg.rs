@@ -20,7 +20,6 @@ use kp::{s, Array, DType, Error};
 use kupfer as kp;
 use kupfer::linalg::{norm, NormOrd};
 use serde_json::{json, Value};
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
 /// How kupfer computes a case from its uploaded inputs.
@@ -225,27 +224,12 @@ fn run_cases(name: &str, cases: Vec<Case>) {
     for c in &cases {
         let arrays: Vec<Array> = c.inputs.iter().map(upload).collect();
         let res = &results[&c.id];
-        match catch_unwind(AssertUnwindSafe(|| (c.run)(&arrays))) {
-            Ok(Ok(got)) => {
-                if let Err(e) = compare(c, &got, &dir, res) {
-                    failures.push(format!("{} [{}]: {e}", c.id, c.expr));
-                }
-            }
-            Ok(Err(e)) => {
-                if res.get("error").is_none() {
-                    failures.push(format!("{} [{}]: kupfer error {e}", c.id, c.expr));
-                }
-            }
-            Err(_) => failures.push(format!("{} [{}]: kupfer panicked", c.id, c.expr)),
+        let run = || (c.run)(&arrays);
+        if let Err(e) = common::judge(res, run, |got| compare(c, got, &dir, res)) {
+            failures.push(format!("{} [{}]: {e}", c.id, c.expr));
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} of {} cases failed:\n{}",
-        failures.len(),
-        cases.len(),
-        failures.join("\n")
-    );
+    common::assert_no_failures(&failures, cases.len());
     let _ = std::fs::remove_dir_all(&dir);
     eprintln!(
         "{name}: {} cases passed (numpy {:.1} s, kupfer {:.1} s)",

@@ -19,7 +19,6 @@ mod common;
 use kp::{Array, DType, Force, MatmulPrecision, SliceArg};
 use kupfer as kp;
 use serde_json::{json, Value};
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
 type RunFn = Box<dyn Fn(&Array, &Array) -> kp::Result<Array>>;
@@ -187,27 +186,12 @@ fn run_cases(name: &str, cases: Vec<Case>) {
         let a = upload(c.a.0, &c.a.1, &c.a.2);
         let b = upload(c.b.0, &c.b.1, &c.b.2);
         let res = &results[&c.id];
-        match catch_unwind(AssertUnwindSafe(|| (c.run)(&a, &b))) {
-            Ok(Ok(got)) => {
-                if let Err(e) = compare(c, &got, &dir, res) {
-                    failures.push(format!("{}: {e}", c.id));
-                }
-            }
-            Ok(Err(e)) => {
-                if res.get("error").is_none() {
-                    failures.push(format!("{}: kupfer error {e}", c.id));
-                }
-            }
-            Err(_) => failures.push(format!("{}: kupfer panicked", c.id)),
+        let run = || (c.run)(&a, &b);
+        if let Err(e) = common::judge(res, run, |got| compare(c, got, &dir, res)) {
+            failures.push(format!("{}: {e}", c.id));
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} of {} cases failed:\n{}",
-        failures.len(),
-        cases.len(),
-        failures.join("\n")
-    );
+    common::assert_no_failures(&failures, cases.len());
     let _ = std::fs::remove_dir_all(&dir);
     eprintln!(
         "{name}: {} cases passed (numpy {:.1} s, kupfer {:.1} s)",

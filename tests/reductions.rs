@@ -19,7 +19,6 @@ mod common;
 use kp::{Array, Axis, DType, Error};
 use kupfer as kp;
 use serde_json::{json, Value};
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
 // ------------------------------------------------------------------------------------------
@@ -174,27 +173,11 @@ fn run_cases(name: &str, cases: Vec<Case>) {
     for c in &cases {
         let a = upload(&c.data, c.dtype, &c.shape);
         let res = &results[&c.id];
-        match catch_unwind(AssertUnwindSafe(|| (c.run)(&a))) {
-            Ok(Ok(got)) => {
-                if let Err(e) = compare(c, &got, &dir, res) {
-                    failures.push(format!("{}: {e}", c.id));
-                }
-            }
-            Ok(Err(e)) => {
-                if res.get("error").is_none() {
-                    failures.push(format!("{}: kupfer error {e}", c.id));
-                }
-            }
-            Err(_) => failures.push(format!("{}: kupfer panicked", c.id)),
+        if let Err(e) = common::judge(res, || (c.run)(&a), |got| compare(c, got, &dir, res)) {
+            failures.push(format!("{}: {e}", c.id));
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} of {} cases failed:\n{}",
-        failures.len(),
-        cases.len(),
-        failures.join("\n")
-    );
+    common::assert_no_failures(&failures, cases.len());
     let _ = std::fs::remove_dir_all(&dir);
     eprintln!(
         "{name}: {} cases passed (numpy {:.1} s, kupfer {:.1} s)",

@@ -213,13 +213,7 @@ fn run_cases(name: &str, cases: Vec<Case>) {
             Err(e) => failures.push(format!("{}: kupfer error {e}", c.id)),
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} of {} cases failed:\n{}",
-        failures.len(),
-        cases.len(),
-        failures.join("\n")
-    );
+    common::assert_no_failures(&failures, cases.len());
     eprintln!("{name}: {} cases passed", cases.len());
 }
 

@@ -273,13 +273,7 @@ fn run_cases(cases: Vec<Case>) {
             failures.push(format!("{}: {e}", c.id));
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} of {} cases failed:\n{}",
-        failures.len(),
-        cases.len(),
-        failures.join("\n")
-    );
+    common::assert_no_failures(&failures, cases.len());
 }
 
 const MODES: [(&str, Mode); 3] = [

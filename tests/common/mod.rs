@@ -171,3 +171,30 @@ pub fn run_oracle(dir: &Path, manifest: &Value, script: &str) -> Value {
     );
     serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap()
 }
+
+/// Runs kupfer's side of one case, a panic included, and judges it against NumPy's result
+/// `res`: a returned array goes to `compare`; a kupfer error passes only where NumPy raised
+/// too (`Ok(None)`). `Err` is the failure message.
+pub fn judge<T>(
+    res: &Value,
+    run: impl FnOnce() -> kp::Result<Array>,
+    compare: impl FnOnce(&Array) -> Result<T, String>,
+) -> Result<Option<T>, String> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
+        Ok(Ok(got)) => compare(&got).map(Some),
+        Ok(Err(e)) if res.get("error").is_none() => Err(format!("kupfer error {e}")),
+        Ok(Err(_)) => Ok(None),
+        Err(_) => Err("kupfer panicked".into()),
+    }
+}
+
+/// Fails the test with every failure listed, out of `total` cases.
+pub fn assert_no_failures(failures: &[String], total: usize) {
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases failed:\n{}",
+        failures.len(),
+        total,
+        failures.join("\n")
+    );
+}

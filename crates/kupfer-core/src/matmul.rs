@@ -485,7 +485,7 @@ fn tiled(
     let (bm, bn, bk) = (t.bm, t.bn, t.bk);
     // Per operand: the index arithmetic of element/vector `t` of a tile, the global read
     // (guarded) and the scatter into workgroup memory at float offset `buf`.
-    let a_parts: (u32, &str, String, String, String) = match la {
+    let a_parts: StageParts<&str> = match la {
         Load::Scalar => (
             bm * bk,
             "f32",
@@ -526,7 +526,7 @@ fn tiled(
             format!("As[buf / 4u + kk * {q}u + mq] = @R;", q = bm / 4),
         ),
     };
-    let b_parts: (u32, &str, String, String, String) = match lb {
+    let b_parts: StageParts<&str> = match lb {
         Load::Scalar => (
             bn * bk,
             "f32",
@@ -567,33 +567,7 @@ fn tiled(
             ),
         ),
     };
-    let mut decl = String::new();
-    let mut fetch = String::new();
-    let mut put = String::new();
-    for (name, (total, ty, idx, read, store)) in [("ra", &a_parts), ("rb", &b_parts)] {
-        let slots = total.div_ceil(wg);
-        for j in 0..slots {
-            let reg = format!("{name}{j}");
-            let guard = if total.is_multiple_of(wg) {
-                "true".to_string()
-            } else {
-                format!("t < {total}u")
-            };
-            let _ = writeln!(decl, "        var {reg}: {ty};");
-            let _ = writeln!(
-                fetch,
-                "            {{ let t = lid + {o}u; {reg} = {ty}(0.0); if ({guard}) {{ {idx} {} }} }}",
-                read.replace("@R", &reg),
-                o = j * wg
-            );
-            let _ = writeln!(
-                put,
-                "            {{ let t = lid + {o}u; if ({guard}) {{ {idx} {} }} }}",
-                store.replace("@R", &reg),
-                o = j * wg
-            );
-        }
-    }
+    let (decl, fetch, put) = staging(wg, [("ra", &a_parts), ("rb", &b_parts)]);
     // `buf`, `k0` are set by the template around FETCH and PUT; `idx` declares gk from k0.
     let load_a = String::new();
     let load_b = String::new();
@@ -729,7 +703,7 @@ fn coop(
     let (bm, bn, bk) = (cfg.bm(), cfg.bn(), cfg.bk);
     let (bkp, bnp) = (bk + 8, bn + 8);
     let v4 = |d: DType| format!("vec4<{}>", storage(d));
-    let a_parts: (u32, String, String, String, String) = match la {
+    let a_parts: StageParts<String> = match la {
         Load::VecK => (
             bm * bk / 4,
             "vec4<f16>".into(),
@@ -754,7 +728,7 @@ fn coop(
             format!("As[buf + r * {bkp}u + kk] = @R;"),
         ),
     };
-    let b_parts: (u32, String, String, String, String) = match lb {
+    let b_parts: StageParts<String> = match lb {
         Load::VecOuter => (
             bn * bk / 4,
             "vec4<f16>".into(),
@@ -780,32 +754,7 @@ fn coop(
         ),
     };
     let wg = cfg.threads();
-    let mut decl = String::new();
-    let mut fetch = String::new();
-    let mut put = String::new();
-    for (name, (total, ty, idx, read, store)) in [("ra", &a_parts), ("rb", &b_parts)] {
-        for j in 0..total.div_ceil(wg) {
-            let reg = format!("{name}{j}");
-            let guard = if total.is_multiple_of(wg) {
-                "true".to_string()
-            } else {
-                format!("t < {total}u")
-            };
-            let _ = writeln!(decl, "        var {reg}: {ty};");
-            let _ = writeln!(
-                fetch,
-                "            {{ let t = lid + {o}u; {reg} = {ty}(0.0); if ({guard}) {{ {idx} {} }} }}",
-                read.replace("@R", &reg),
-                o = j * wg
-            );
-            let _ = writeln!(
-                put,
-                "            {{ let t = lid + {o}u; if ({guard}) {{ {idx} {} }} }}",
-                store.replace("@R", &reg),
-                o = j * wg
-            );
-        }
-    }
+    let (decl, fetch, put) = staging(wg, [("ra", &a_parts), ("rb", &b_parts)]);
     let a_ty = if la == Load::Scalar {
         storage(p.a).to_string()
     } else {
@@ -890,6 +839,47 @@ fn coop(
     subs.push(("STORES", stores));
     let _ = p;
     Ok(fill(COOP, &subs))
+}
+
+/// One operand's share of a k-step staged through registers: how many elements the
+/// workgroup moves, their WGSL type, the index code for element `t`, and the global read and
+/// workgroup-memory store of register `@R`.
+type StageParts<T> = (u32, T, String, String, String);
+
+/// WGSL for staging both operands of a k-step through registers with `wg` threads: the
+/// register declarations, the global loads into them (zero outside the operand) and their
+/// stores into workgroup memory.
+fn staging<T: std::fmt::Display>(
+    wg: u32,
+    operands: [(&str, &StageParts<T>); 2],
+) -> (String, String, String) {
+    let mut decl = String::new();
+    let mut fetch = String::new();
+    let mut put = String::new();
+    for (name, (total, ty, idx, read, store)) in operands {
+        for j in 0..total.div_ceil(wg) {
+            let reg = format!("{name}{j}");
+            let guard = if total.is_multiple_of(wg) {
+                "true".to_string()
+            } else {
+                format!("t < {total}u")
+            };
+            let _ = writeln!(decl, "        var {reg}: {ty};");
+            let _ = writeln!(
+                fetch,
+                "            {{ let t = lid + {o}u; {reg} = {ty}(0.0); if ({guard}) {{ {idx} {} }} }}",
+                read.replace("@R", &reg),
+                o = j * wg
+            );
+            let _ = writeln!(
+                put,
+                "            {{ let t = lid + {o}u; if ({guard}) {{ {idx} {} }} }}",
+                store.replace("@R", &reg),
+                o = j * wg
+            );
+        }
+    }
+    (decl, fetch, put)
 }
 
 #[cfg(test)]
