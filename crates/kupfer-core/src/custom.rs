@@ -9,6 +9,10 @@ use crate::error::{Error, Result};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+/// The comment line that opens every function made from a user's snippet: a kernel whose WGSL
+/// contains it runs with wgpu's runtime checks, every other generated kernel without them.
+pub const USER_CODE_MARK: &str = "// kupfer: user code\n";
+
 /// The type of a kernel parameter: a concrete dtype or a placeholder resolved per call.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum ParamType {
@@ -206,7 +210,7 @@ impl UserFn {
     /// when there are several outputs) with `body` in place of [`UserFn::body`]; returns the
     /// text and the byte offset where `body` starts.
     pub fn wrapper(&self, fname: &str, body: &str) -> (String, usize) {
-        let mut s = String::new();
+        let mut s = String::from(USER_CODE_MARK);
         let multi = self.outputs.len() > 1;
         if multi {
             let _ = writeln!(s, "struct {fname}_out {{");
@@ -304,7 +308,7 @@ impl UserReduce {
     pub fn wrapper(&self, which: ReduceSnippet, text: &str) -> (String, usize) {
         let acc = self.acc.wgsl_value();
         let out = self.out.wgsl_value();
-        let mut s = String::new();
+        let mut s = String::from(USER_CODE_MARK);
         let at;
         match which {
             ReduceSnippet::Reduce => {

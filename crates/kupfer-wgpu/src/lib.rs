@@ -19,6 +19,7 @@ pub mod transfer;
 pub use batch::Binding;
 pub use context::{AdapterChoice, Context, CoopMatrix, DeviceInfo};
 pub use kupfer_core::{Error, Result};
+pub use pipeline::ShaderChecks;
 pub use pool::{GpuBuffer, MemoryPool};
 pub use timer::Event;
 pub use wgpu;

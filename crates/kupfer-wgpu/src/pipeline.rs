@@ -7,6 +7,35 @@ use kupfer_core::{Error, Result};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+/// Which runtime checks wgpu compiles into a kernel.
+///
+/// By default wgpu (through naga) clamps every array index to the array's bounds and adds a
+/// counter to every loop so that a shader cannot read outside its buffers or hang the GPU.
+/// Those checks cost up to 20% in tight loops (the SIMT matmul's inner product). kupfer's own
+/// generated kernels index only inside the buffers the launcher sizes for them and have only
+/// bounded loops, so they are compiled [`ShaderChecks::Trusted`]; anything containing a
+/// user's code (RawKernel modules, ElementwiseKernel and ReductionKernel snippets) stays
+/// [`ShaderChecks::Checked`]. `KUPFER_SHADER_CHECKS=1` compiles everything checked (to rule
+/// out an out-of-bounds access when debugging a kernel).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ShaderChecks {
+    /// wgpu's bounds checks and loop bounding: for code kupfer did not write.
+    Checked,
+    /// No runtime checks: for kupfer's generated kernels.
+    Trusted,
+}
+
+impl ShaderChecks {
+    /// `self`, unless `KUPFER_SHADER_CHECKS=1` asks for every kernel to be checked.
+    fn effective(self) -> ShaderChecks {
+        #[cfg(not(target_arch = "wasm32"))]
+        if std::env::var("KUPFER_SHADER_CHECKS").is_ok_and(|v| v.trim() == "1") {
+            return ShaderChecks::Checked;
+        }
+        self
+    }
+}
+
 /// A compiled compute pipeline with its bind group layout.
 #[derive(Debug)]
 pub struct Pipeline {
@@ -120,19 +149,35 @@ impl Context {
         Ok(())
     }
 
-    /// The pipeline for a WGSL module with entry point `main`, compiled once per source.
+    /// The pipeline for a WGSL module with entry point `main`, compiled once per source, with
+    /// wgpu's runtime checks ([`ShaderChecks::Checked`]).
     pub fn pipeline(&self, wgsl: &str) -> Result<Arc<Pipeline>> {
-        self.pipeline_entry(wgsl, "main")
+        self.pipeline_with(wgsl, "main", ShaderChecks::Checked)
     }
 
     /// The pipeline for entry point `entry` of a WGSL module, compiled once per (source,
-    /// entry point). The bind group layout is derived from what the entry point uses.
+    /// entry point), with wgpu's runtime checks. The bind group layout is derived from what
+    /// the entry point uses.
     pub fn pipeline_entry(&self, wgsl: &str, entry: &str) -> Result<Arc<Pipeline>> {
+        self.pipeline_with(wgsl, entry, ShaderChecks::Checked)
+    }
+
+    /// The pipeline for entry point `entry` of a WGSL module compiled with `checks`, once per
+    /// (source, entry point, checks).
+    ///
+    /// A [`ShaderChecks::Trusted`] module must never index outside its arrays or buffers and
+    /// must have only loops that end: it runs without wgpu's bounds checks and loop bounding.
+    pub fn pipeline_with(
+        &self,
+        wgsl: &str,
+        entry: &str,
+        checks: ShaderChecks,
+    ) -> Result<Arc<Pipeline>> {
+        let checks = checks.effective();
         let cache = &self.inner.pipelines;
-        let key = if entry == "main" {
-            wgsl.to_string()
-        } else {
-            format!("{entry}\0{wgsl}")
+        let key = match (entry, checks) {
+            ("main", ShaderChecks::Checked) => wgsl.to_string(),
+            _ => format!("{entry}\0{checks:?}\0{wgsl}"),
         };
         if let Some(p) = cache
             .map
@@ -144,10 +189,19 @@ impl Context {
         }
         let device = &self.inner.device;
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        let desc = wgpu::ShaderModuleDescriptor {
             label: Some("kupfer kernel"),
             source: wgpu::ShaderSource::Wgsl(wgsl.into()),
-        });
+        };
+        let module = match checks {
+            ShaderChecks::Checked => device.create_shader_module(desc),
+            // SAFETY: only kupfer's generated kernels are compiled Trusted; they index inside
+            // the buffers and workgroup arrays their launchers size for them (the tests run
+            // every kernel family on ragged shapes) and every loop has a finite bound.
+            ShaderChecks::Trusted => unsafe {
+                device.create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked())
+            },
+        };
         let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some("kupfer kernel"),
             layout: None,

@@ -11,7 +11,7 @@ use kupfer_core::reduce::ReduceProgram;
 use kupfer_core::scan::ScanProgram;
 use kupfer_core::{DType, Error, Layout, Result};
 use kupfer_wgpu::pipeline::Pipeline;
-use kupfer_wgpu::{Binding, GpuBuffer};
+use kupfer_wgpu::{Binding, GpuBuffer, ShaderChecks};
 use std::collections::HashMap;
 use std::hash::Hash;
 use std::sync::{Arc, Mutex};
@@ -54,7 +54,14 @@ pub(crate) fn compiled<K: Eq + Hash + Clone, P>(
     }
     let ctx = device.context();
     let (wgsl, params) = generate(&ctx.target())?;
-    let entry = (ctx.pipeline(&wgsl)?, Arc::new(params));
+    // kupfer's own kernels run without wgpu's bounds checks and loop bounding; anything
+    // holding a user's snippet keeps them.
+    let checks = if wgsl.contains(kupfer_core::custom::USER_CODE_MARK) {
+        ShaderChecks::Checked
+    } else {
+        ShaderChecks::Trusted
+    };
+    let entry = (ctx.pipeline_with(&wgsl, "main", checks)?, Arc::new(params));
     cache
         .lock()
         .unwrap_or_else(|p| p.into_inner())
