@@ -171,11 +171,75 @@ fn time(n: usize) {
     }
 }
 
+/// Checks every forced SIMT tile configuration on ragged and transposed shapes, then times
+/// each at every size in `ns` (float32).
+fn simt(ns: &[usize]) {
+    let dev = kp::Device::current().unwrap();
+    println!(
+        "adapter {} KUPFER_SIMT={:?}",
+        dev.info().name,
+        std::env::var("KUPFER_SIMT").ok()
+    );
+    let shapes: &[(&[usize], &[usize], bool, bool)] = &[
+        (&[1000, 777], &[777, 1031], false, false),
+        (&[300, 200], &[300, 100], true, false),
+        (&[3, 130, 72], &[72, 68], false, false),
+    ];
+    let mut ok = true;
+    for &(sa, sb, ta, tb) in shapes {
+        let a = random(sa, 1);
+        let b = random(sb, 2);
+        let a = if ta { a.t().unwrap() } else { a };
+        let b = if tb { b.t().unwrap() } else { b };
+        let k = *a.shape().last().unwrap();
+        let want =
+            as_f32(&kp::matmul_forced(&a, &b, MatmulPrecision::Exact, Force::Simple).unwrap());
+        for t in kp::TileConfig::candidates() {
+            let r = kp::matmul_forced(&a, &b, MatmulPrecision::Exact, Force::Tiled(t));
+            match r {
+                Ok(r) => {
+                    let e = rel_err(&as_f32(&r), &want, k);
+                    if e > 1e-3 {
+                        println!("BAD {sa:?}@{sb:?} {t:?} {e:.2e}");
+                        ok = false;
+                    }
+                }
+                Err(e) => {
+                    println!("ERR {t:?} {e}");
+                    ok = false;
+                }
+            }
+        }
+    }
+    println!("{}", if ok { "CHECK OK" } else { "CHECK FAILED" });
+    for &n in ns {
+        let a = random(&[n, n], 3);
+        let b = random(&[n, n], 4);
+        let flops = 2.0 * (n as f64).powi(3);
+        for t in kp::TileConfig::candidates() {
+            let ms = time_forced(&a, &b, Force::Tiled(t), 7);
+            println!(
+                "f32 n={n} {}x{}x{} {}x{}: {ms:.3} ms {:.2} TFLOP/s",
+                t.bm,
+                t.bn,
+                t.bk,
+                t.tm,
+                t.tn,
+                flops / ms / 1e9
+            );
+        }
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let n = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(1024);
     match args.first().map(String::as_str) {
         Some("time") => time(n),
+        Some("simt") => {
+            let ns: Vec<usize> = args[1..].iter().filter_map(|s| s.parse().ok()).collect();
+            simt(&ns)
+        }
         Some("cast") => {
             let a = random(&[8], 1);
             let h = a.to_vec::<f32>().unwrap();

@@ -31,11 +31,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let ty = lid / TX;
     let row0 = wid.y * BM;
     let col0 = wid.x * BN;
-    for (var z = wid.z; z < P.batch; z += nwg.z) {
+{{ZLOOP}}
         let bo = kp_batch(z);
         let base_a = i32(P.oa) + bo.x;
         let base_b = i32(P.ob) + bo.y;
-        var acc: array<vec4<f32>, {{ACC_LEN}}>;
+{{ACC_DECL}}
 {{DECL}}
         let ntiles = (P.k + BK - 1u) / BK;
         {
@@ -54,9 +54,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             }
             let ab = cur * {{AS_LEN}}u;
             let bb = cur * {{BS_LEN}}u;
-            for (var kk = 0u; kk < BK; kk++) {
-{{INNER}}
-            }
+{{KLOOP}}
             if (s + 1u < ntiles) {
                 let k0 = (s + 1u) * BK;
                 let buf = (cur ^ 1u) * BK * BM;
@@ -65,6 +63,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             }
             workgroupBarrier();
         }
+{{ACC_GATHER}}
 {{STORE}}
     }
 }

@@ -3,8 +3,10 @@
 //!
 //! A shape class is the output dtype, the kernel's load variants and the problem size rounded
 //! to a power of two of its cube root (so 4000³ and 4096³ share one tuning). The tuner runs
-//! each candidate that fits the adapter's limits on the real problem (one warm-up, then two
-//! timed runs with GPU timestamps where the adapter has them) and keeps the fastest.
+//! each candidate that fits the adapter's limits on the real problem (one untimed run of the
+//! default first, so that the first candidate does not meet an idle GPU; then per candidate
+//! one warm-up and three timed runs with GPU timestamps where the adapter has them) and keeps
+//! the fastest.
 //! Software adapters (lavapipe) and `KUPFER_MATMUL_TUNE=0` skip tuning and take the default.
 
 use super::launch::Geometry;
@@ -49,15 +51,19 @@ fn fits(device: &Device, threads: u32, bytes: u32) -> bool {
         && bytes <= l.max_compute_workgroup_storage_size
 }
 
-/// Milliseconds of one run of `kernel` (median-free: the faster of two), or None when it
-/// failed (e.g. did not compile on this driver).
+/// Timed runs of each candidate (after one untimed warm-up run); the tuner keeps the best.
+const TIMED_RUNS: usize = 3;
+
+/// Milliseconds of one run of `kernel` (the fastest of [`TIMED_RUNS`] after a warm-up run
+/// that also compiles it), or None when it failed (e.g. did not compile on this driver).
 #[cfg(not(target_arch = "wasm32"))]
 fn time_kernel(device: &Device, geo: &Geometry, out: DType, kernel: MatmulKernel) -> Option<f64> {
     use super::launch::launch;
     let ctx = device.context();
     let scratch = launch(device, geo, out, kernel, None).ok()?;
+    ctx.synchronize().ok()?;
     let mut best = f64::INFINITY;
-    for _ in 0..2 {
+    for _ in 0..TIMED_RUNS {
         let start = ctx.record_event().ok()?;
         launch(device, geo, out, kernel, Some(scratch.clone())).ok()?;
         let end = ctx.record_event().ok()?;
@@ -88,6 +94,9 @@ fn tuned(
     if !tune {
         return Ok(default);
     }
+    // The first kernel timed in a process meets an idle GPU (clocks down, caches cold): one
+    // untimed run of the default first, so that every candidate is timed on a warm device.
+    let _ = time_kernel(device, geo, out, default);
     let mut best = (f64::INFINITY, default);
     for k in candidates {
         if let Some(ms) = time_kernel(device, geo, out, k) {
