@@ -15,7 +15,9 @@ struct Params {
     sbn: i32,
     // Always 0.0 (an opaque zero for complex casts, as in elementwise kernels).
     zero: f32,
-    pad: u32,
+    // First batch index of this dispatch (the tiled kernel runs one batch index per workgroup
+    // and is dispatched in chunks of the grid's z limit; 0 for the other kernels).
+    z0: u32,
     // Batch dims, innermost last (padded with 1), and A's and B's strides along them.
     bd: vec4<u32>,
     ba: vec4<i32>,

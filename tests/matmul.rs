@@ -539,6 +539,24 @@ fn every_kernel_and_tile_config() {
             }),
         );
     }
+    // More batch indices than a dispatch's z limit (65535): the tiled kernel runs one batch
+    // index per workgroup and is dispatched in chunks.
+    let small = kp::TileConfig {
+        bm: 32,
+        bn: 32,
+        bk: 16,
+        tm: 4,
+        tn: 4,
+    };
+    b.add(
+        "tiled-batch-beyond-z-limit",
+        (f, &[65539, 2, 3]),
+        (f, &[3, 5]),
+        "a",
+        "b",
+        3,
+        Box::new(move |a, b| kp::matmul_forced(a, b, MatmulPrecision::Exact, Force::Tiled(small))),
+    );
     b.add(
         "simple-f32",
         (f, &[2, 20, 30]),

@@ -72,12 +72,9 @@ impl TileConfig {
         vec![
             c(128, 128, 8, 8, 8),
             c(128, 128, 16, 8, 8),
-            c(128, 256, 8, 8, 16),
-            c(256, 128, 8, 16, 8),
             c(128, 256, 16, 8, 16),
             c(256, 128, 16, 16, 8),
             c(128, 128, 8, 8, 16),
-            c(128, 128, 16, 8, 16),
             c(128, 128, 8, 16, 8),
             c(128, 64, 16, 8, 8),
             c(64, 128, 16, 8, 8),
@@ -578,73 +575,39 @@ fn tiled(
     // `buf`, `k0` are set by the template around FETCH and PUT; `idx` declares gk from k0.
     let load_a = String::new();
     let load_b = String::new();
-    let flags = std::env::var("KUPFER_SIMT").unwrap_or_default();
-    let flag = |f: &str| flags.split(',').any(|x| x.trim() == f);
-    let accvars = flag("accvars");
-    let acc_ref = |at: u32| {
-        if accvars {
-            format!("acc{at}")
-        } else {
-            format!("acc[{at}]")
-        }
-    };
-    let mut inner = String::new();
-    for i in 0..pm {
-        let _ = writeln!(
-            inner,
-            "                let a{i} = As[ab + kk * (BM / 4u) + ty + {i}u * TY];"
-        );
-    }
-    for q in 0..qn {
-        let _ = writeln!(
-            inner,
-            "                let b{q} = Bs[bb + kk * (BN / 4u) + tx + {q}u * TX];"
-        );
-    }
-    for i in 0..pm {
-        for r in 0..4 {
-            let lane = ["x", "y", "z", "w"][r as usize];
-            for q in 0..qn {
-                let at = acc_ref((i * 4 + r) * qn + q);
-                let _ = writeln!(
-                    inner,
-                    "                {at} = fma(vec4<f32>(a{i}.{lane}), b{q}, {at});"
-                );
-            }
-        }
-    }
-    let kloop = if flag("unroll") {
-        let mut s = String::new();
-        for kk in 0..bk {
+    // The k loop of one staged step, fully unrolled: constant workgroup-memory offsets and no
+    // loop control in the FMA stream (H100: 30 -> 36 TFLOP/s at 4096 over a `for kk` loop).
+    let mut kloop = String::new();
+    for kk in 0..bk {
+        let _ = writeln!(kloop, "            {{");
+        for i in 0..pm {
             let _ = writeln!(
-                s,
-                "            {{\n                let kk = {kk}u;\n{inner}            }}"
+                kloop,
+                "                let a{i} = As[ab + {o}u + ty + {i}u * TY];",
+                o = kk * bm / 4
             );
         }
-        s
-    } else {
-        format!("            for (var kk = 0u; kk < BK; kk++) {{\n{inner}            }}")
-    };
-    let n_acc = t.tm * t.tn / 4;
-    let (acc_decl, acc_gather) = if accvars {
-        let mut d = String::new();
-        let mut g = format!("        var acc: array<vec4<f32>, {n_acc}>;\n");
-        for j in 0..n_acc {
-            let _ = writeln!(d, "        var acc{j} = vec4<f32>(0.0);");
-            let _ = writeln!(g, "        acc[{j}] = acc{j};");
+        for q in 0..qn {
+            let _ = writeln!(
+                kloop,
+                "                let b{q} = Bs[bb + {o}u + tx + {q}u * TX];",
+                o = kk * bn / 4
+            );
         }
-        (d, g)
-    } else {
-        (
-            format!("        var acc: array<vec4<f32>, {n_acc}>;"),
-            String::new(),
-        )
-    };
-    let zloop = if flag("noz") {
-        "    let z = wid.z; if (z < P.batch) {"
-    } else {
-        "    for (var z = wid.z; z < P.batch; z += nwg.z) {"
-    };
+        for i in 0..pm {
+            for r in 0..4 {
+                let lane = ["x", "y", "z", "w"][r as usize];
+                for q in 0..qn {
+                    let at = (i * 4 + r) * qn + q;
+                    let _ = writeln!(
+                        kloop,
+                        "                acc[{at}] = fma(vec4<f32>(a{i}.{lane}), b{q}, acc[{at}]);"
+                    );
+                }
+            }
+        }
+        let _ = writeln!(kloop, "            }}");
+    }
     let mut store = String::new();
     for i in 0..pm {
         for r in 0..4 {
@@ -713,9 +676,6 @@ fn tiled(
     subs.push(("FETCH", fetch));
     subs.push(("PUT", put));
     subs.push(("KLOOP", kloop));
-    subs.push(("ACC_DECL", acc_decl));
-    subs.push(("ACC_GATHER", acc_gather));
-    subs.push(("ZLOOP", zloop.to_string()));
     subs.push(("STORE", store));
     Ok(fill(TILED, &subs))
 }

@@ -118,6 +118,11 @@ impl Geometry {
 
     /// The uniform block (`Params` in `shaders/matmul_common.wgsl`).
     pub(crate) fn params(&self) -> Result<Vec<u8>> {
+        self.params_from(0)
+    }
+
+    /// The uniform block of a dispatch whose first batch index is `z0`.
+    fn params_from(&self, z0: usize) -> Result<Vec<u8>> {
         let u = |v: usize| {
             u32::try_from(v).map_err(|_| Error::unsupported("matmul dimensions beyond 2^32"))
         };
@@ -138,7 +143,7 @@ impl Geometry {
             i(self.sbk)?,
             i(self.sbn)?,
             0,
-            0,
+            u(z0)?,
         ];
         for d in self.bd {
             words.push(u(d)?);
@@ -487,6 +492,17 @@ pub(crate) fn launch(
             grid(x, blocks.div_ceil(x))?
         }
     };
-    ctx.dispatch(&pipe, &geo.params()?, bindings, groups)?;
+    if matches!(kernel, MatmulKernel::Tiled { .. }) {
+        // One batch index per workgroup: batches beyond the z limit take several dispatches.
+        let mut z0 = 0;
+        while z0 < geo.batch {
+            let nz = (geo.batch - z0).min(max_dim);
+            let g = [groups[0], groups[1], nz as u32];
+            ctx.dispatch(&pipe, &geo.params_from(z0)?, bindings.clone(), g)?;
+            z0 += nz;
+        }
+    } else {
+        ctx.dispatch(&pipe, &geo.params()?, bindings, groups)?;
+    }
     Ok(out_buf)
 }
