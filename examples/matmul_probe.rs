@@ -175,11 +175,7 @@ fn time(n: usize) {
 /// each at every size in `ns` (float32).
 fn simt(ns: &[usize]) {
     let dev = kp::Device::current().unwrap();
-    println!(
-        "adapter {} KUPFER_SIMT={:?}",
-        dev.info().name,
-        std::env::var("KUPFER_SIMT").ok()
-    );
+    println!("adapter {}", dev.info().name);
     let shapes: &[(&[usize], &[usize], bool, bool)] = &[
         (&[1000, 777], &[777, 1031], false, false),
         (&[300, 200], &[300, 100], true, false),
