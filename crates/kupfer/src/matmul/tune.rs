@@ -52,6 +52,7 @@ fn fits(device: &Device, threads: u32, bytes: u32) -> bool {
 }
 
 /// Timed runs of each candidate (after one untimed warm-up run); the tuner keeps the best.
+#[cfg(not(target_arch = "wasm32"))]
 const TIMED_RUNS: usize = 3;
 
 /// Milliseconds of one run of `kernel` (the fastest of [`TIMED_RUNS`] after a warm-up run
