@@ -129,7 +129,7 @@ fn check(fails: &mut Vec<String>, id: &str, got: &Array, want: &[C64], tol: f64)
         den += b.0 * b.0 + b.1 * b.1;
     }
     let err = (num / den.max(1e-300)).sqrt();
-    if !(err <= tol) {
+    if err.is_nan() || err > tol {
         fails.push(format!("{id}: relative L2 error {err:e} > {tol:e}"));
     }
 }
