@@ -62,7 +62,9 @@ fn matmul(c: &mut Criterion) {
             let a = random(&[n, n], dtype);
             let b = random(&[n, n], dtype);
             let run = || {
-                kp::matmul(&a, &b).expect("matmul");
+                kp::matmul(&a, &b)
+                    .and_then(|c| c.eval().cloned())
+                    .expect("matmul");
                 dev.synchronize().expect("sync");
             };
             let flops = 2.0 * (n as f64).powi(3);
@@ -72,7 +74,9 @@ fn matmul(c: &mut Criterion) {
                 &format!(", \"n\": {n}"),
                 ("tflops", flops),
                 &|| {
-                    kp::matmul(&a, &b).expect("matmul");
+                    kp::matmul(&a, &b)
+                        .and_then(|c| c.eval().cloned())
+                        .expect("matmul");
                 },
             );
             g.throughput(Throughput::Elements(flops as u64));
@@ -88,13 +92,17 @@ fn matmul(c: &mut Criterion) {
         "",
         ("tflops", flops),
         &|| {
-            kp::matmul(&m, &m).expect("matmul");
+            kp::matmul(&m, &m)
+                .and_then(|c| c.eval().cloned())
+                .expect("matmul");
         },
     );
     g.throughput(Throughput::Elements(flops as u64));
     g.bench_function("batched_matmul_64x256", |bch| {
         bch.iter(|| {
-            kp::matmul(&m, &m).expect("matmul");
+            kp::matmul(&m, &m)
+                .and_then(|c| c.eval().cloned())
+                .expect("matmul");
             dev.synchronize().expect("sync");
         })
     });

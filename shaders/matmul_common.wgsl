@@ -20,6 +20,8 @@ struct Params {
     bd: vec4<u32>,
     ba: vec4<i32>,
     bb: vec4<i32>,
+    // A fused elementwise epilogue's offsets, strides and scalars (kupfer-core epilogue.rs).
+{{EPI_FIELDS}}
 }
 
 @group(0) @binding(0) var<uniform> P: Params;

@@ -19,6 +19,7 @@ pub mod codegen;
 pub mod convolve;
 pub mod custom;
 pub mod dtype;
+pub mod epilogue;
 pub mod error;
 pub mod expr;
 pub mod fft;

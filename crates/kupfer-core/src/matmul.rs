@@ -10,10 +10,15 @@
 //!   adapter by a small autotune;
 //! - [`MatmulKernel::Gemv`]: matrix-vector products, bandwidth-bound;
 //! - [`MatmulKernel::Coop`]: tensor cores through WGSL cooperative-matrix types.
+//!
+//! The simple, tiled and cooperative-matrix kernels can apply an elementwise epilogue to each
+//! product before it is stored (see `epilogue.rs`): `(A @ B) * 2 + C` is one kernel.
 
 use crate::codegen::{cast_expr, zero, Target};
 use crate::dtype::DType;
+use crate::epilogue;
 use crate::error::{Error, Result};
+use crate::expr::Program;
 use std::fmt::Write;
 
 const COMMON: &str = include_str!("../../../shaders/matmul_common.wgsl");
@@ -218,8 +223,8 @@ pub enum MatmulKernel {
     },
 }
 
-/// A matmul kernel's structural key: operand dtypes, result dtype and kernel.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// A matmul kernel's structural key: operand dtypes, result dtype, kernel and epilogue.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct MatmulProgram {
     /// dtype of A as stored.
     pub a: DType,
@@ -229,6 +234,9 @@ pub struct MatmulProgram {
     pub out: DType,
     /// The kernel.
     pub kernel: MatmulKernel,
+    /// An elementwise expression applied to each product before it is stored (input 0 is
+    /// the product; see `epilogue.rs`). Not with [`MatmulKernel::Gemv`] or vec4 stores of C.
+    pub epilogue: Option<Program>,
 }
 
 /// The dtype products accumulate in: float16 accumulates in float32, bool in bool (or).
@@ -255,6 +263,23 @@ fn load_cast(x: &str, from: DType, out: DType) -> String {
     cast_expr(&r, out, acc_dtype(out))
 }
 
+/// The value stored for accumulator `v` of output `(z, row, col)` (`z` is in scope): the
+/// epilogue's, or the product in the result dtype.
+fn stored(p: &MatmulProgram, v: &str, row: &str, col: &str) -> String {
+    match p.epilogue {
+        Some(_) => format!("kp_epilogue({v}, z, {row}, {col})"),
+        None => store_expr(v, p.out),
+    }
+}
+
+/// WGSL storage type of C's elements: the epilogue's output or the result dtype.
+fn c_storage(p: &MatmulProgram) -> &'static str {
+    match &p.epilogue {
+        Some(e) => epilogue::out_storage(e),
+        None => storage(p.out),
+    }
+}
+
 fn store_expr(v: &str, out: DType) -> String {
     let r = cast_expr(v, acc_dtype(out), out);
     if out == DType::Bool {
@@ -274,7 +299,14 @@ fn mad_expr(out: DType) -> String {
 
 fn enables(p: &MatmulProgram) -> String {
     let mut s = String::new();
-    if [p.a, p.b, p.out].contains(&DType::F16) || matches!(p.kernel, MatmulKernel::Coop { .. }) {
+    let epilogue_f16 = p
+        .epilogue
+        .as_ref()
+        .is_some_and(|e| e.dtypes().any(|d| d == DType::F16));
+    if [p.a, p.b, p.out].contains(&DType::F16)
+        || epilogue_f16
+        || matches!(p.kernel, MatmulKernel::Coop { .. })
+    {
         s.push_str("enable f16;\n");
     }
     if matches!(p.kernel, MatmulKernel::Coop { .. }) {
@@ -302,18 +334,40 @@ pub fn generate(p: &MatmulProgram, target: &Target) -> Result<String> {
         // Covered by check above; 64-bit needs no extra enable in WGSL.
     }
     let acc = acc_dtype(p.out);
+    let common_wgsl = match &p.epilogue {
+        Some(e) => {
+            if matches!(p.kernel, MatmulKernel::Gemv(_))
+                || matches!(p.kernel, MatmulKernel::Tiled { c_vec4: true, .. })
+            {
+                return Err(Error::invalid(
+                    "a matmul epilogue needs the simple, tiled (scalar C stores) or \
+                     cooperative-matrix kernel",
+                ));
+            }
+            for d in e.dtypes() {
+                target.check(d, "this adapter")?;
+            }
+            let (fields, _) = epilogue::fields(e);
+            format!(
+                "{}\n{}",
+                COMMON.replace("{{EPI_FIELDS}}", fields.trim_end()),
+                epilogue::module(e, p.out, acc)?
+            )
+        }
+        None => COMMON.replace("{{EPI_FIELDS}}\n", ""),
+    };
     let common = vec![
         ("ENABLES", enables(p)),
-        ("COMMON", COMMON.to_string()),
+        ("COMMON", common_wgsl),
         ("ACC", acc.wgsl_value().to_string()),
         ("ZERO", zero(acc)),
         ("CAST_A", load_cast("x", p.a, p.out)),
         ("CAST_B", load_cast("x", p.b, p.out)),
         ("MAD", mad_expr(p.out)),
-        ("STORE", store_expr("v", p.out)),
+        ("STORE", stored(p, "v", "row", "col")),
         ("A_STORAGE", storage(p.a).to_string()),
         ("B_STORAGE", storage(p.b).to_string()),
-        ("C_STORAGE", storage(p.out).to_string()),
+        ("C_STORAGE", c_storage(p).to_string()),
     ];
     match p.kernel {
         MatmulKernel::Simple => Ok(fill(SIMPLE, &common)),
@@ -617,7 +671,12 @@ fn tiled(
                 } else {
                     for c in 0..4 {
                         let lane = ["x", "y", "z", "w"][c as usize];
-                        let v = store_expr(&format!("acc[{at}].{lane}"), p.out);
+                        let v = stored(
+                            p,
+                            &format!("acc[{at}].{lane}"),
+                            "row",
+                            &format!("col{q}_{c}"),
+                        );
                         let _ = writeln!(
                             store,
                             "            let col{q}_{c} = col0 + (tx + {q}u * TX) * 4u + {c}u;
@@ -645,7 +704,7 @@ fn tiled(
         if c_vec4 {
             "vec4<f32>".into()
         } else {
-            storage(p.out).to_string()
+            c_storage(p).to_string()
         },
     ));
     subs.push(("BM", t.bm.to_string()));
@@ -814,7 +873,7 @@ fn coop(
                 fm = cfg.fm,
                 fn_ = cfg.fn_,
                 store_v = cs_v,
-                store = store_expr("v", p.out),
+                store = stored(p, "v", "row", "col"),
             );
         }
     }
@@ -915,6 +974,7 @@ mod tests {
                     b,
                     out,
                     kernel: MatmulKernel::Simple,
+                    epilogue: None,
                 };
                 validate(&generate(&p, &ALL).unwrap(), false);
             }
@@ -945,6 +1005,7 @@ mod tests {
                         b,
                         out,
                         kernel: MatmulKernel::Gemv(shape),
+                        epilogue: None,
                     };
                     validate(&generate(&p, &ALL).unwrap(), false);
                 }
@@ -956,6 +1017,7 @@ mod tests {
                 b: DType::F32,
                 out: DType::F32,
                 kernel: MatmulKernel::Gemv(GemvShape::Rows { lanes, vec4: true }),
+                epilogue: None,
             };
             validate(&generate(&p, &ALL).unwrap(), false);
         }
@@ -987,6 +1049,7 @@ mod tests {
                                     b: lb,
                                     c_vec4,
                                 },
+                                epilogue: None,
                             };
                             match generate(&p, &ALL) {
                                 Ok(w) => validate(&w, false),
@@ -1027,11 +1090,139 @@ mod tests {
                                 a: la,
                                 b: lb,
                             },
+                            epilogue: None,
                         };
                         validate(&generate(&p, &ALL).unwrap(), true);
                     }
                 }
             }
+        }
+    }
+
+    /// `relu(product * s0 + in1) < in2` style epilogues over every product dtype the
+    /// kernels store, with array inputs of other dtypes (f16, bool) and a user function.
+    fn epilogues(product: DType) -> Vec<Program> {
+        use crate::expr::{Access, InputSpec, Node};
+        use crate::{BinaryOp, UnaryOp};
+        let spec = |dtype| InputSpec {
+            dtype,
+            access: Access::Strided,
+        };
+        let scaled_plus = Program {
+            nodes: vec![
+                (Node::Load(0), product),
+                (Node::Scalar(0), product),
+                (Node::Binary(BinaryOp::Multiply, 0, 1), product),
+                (Node::Load(1), product),
+                (Node::Binary(BinaryOp::Add, 2, 3), product),
+            ],
+            inputs: vec![spec(product), spec(product)],
+            scalars: vec![product],
+            output: 4,
+            rank: 0,
+            vector: false,
+        };
+        let mut scaled_plus = scaled_plus;
+        if !crate::epilogue::scalar_fits(product) {
+            // 8-byte scalars do not fit the epilogue's uniforms: the factor is an array.
+            scaled_plus.nodes[1] = (Node::Load(2), product);
+            scaled_plus.inputs.push(spec(product));
+            scaled_plus.scalars.clear();
+        }
+        let mut out = vec![scaled_plus];
+        if product.is_float() {
+            out.push(Program {
+                nodes: vec![
+                    (Node::Load(0), product),
+                    (Node::Unary(UnaryOp::Exp, 0), product),
+                    (Node::Load(1), DType::F16),
+                    (Node::Cast(2), product),
+                    (Node::Binary(BinaryOp::Less, 1, 3), DType::Bool),
+                    (Node::Load(2), DType::Bool),
+                    (Node::Binary(BinaryOp::LogicalAnd, 4, 5), DType::Bool),
+                    (Node::Index, DType::U32),
+                ],
+                inputs: vec![spec(product), spec(DType::F16), spec(DType::Bool)],
+                scalars: vec![],
+                output: 6,
+                rank: 0,
+                vector: false,
+            });
+        }
+        out
+    }
+
+    #[test]
+    fn epilogues_validate_on_every_kernel_that_takes_one() {
+        let tile = TileConfig::default_for(4096, 4096);
+        for out in [
+            DType::F32,
+            DType::F16,
+            DType::I32,
+            DType::F64,
+            DType::Complex64,
+        ] {
+            let mut kernels = vec![MatmulKernel::Simple];
+            if matches!(out, DType::F32 | DType::F16) {
+                kernels.push(MatmulKernel::Tiled {
+                    tile,
+                    a: Load::Scalar,
+                    b: Load::Scalar,
+                    c_vec4: false,
+                });
+                kernels.push(MatmulKernel::Coop {
+                    cfg: CoopConfig::candidates(32)[0],
+                    f16_acc: false,
+                    a: Load::Scalar,
+                    b: Load::Scalar,
+                });
+            }
+            for kernel in kernels {
+                for epi in epilogues(out) {
+                    let p = MatmulProgram {
+                        a: out,
+                        b: out,
+                        out,
+                        kernel,
+                        epilogue: Some(epi),
+                    };
+                    let coop = matches!(kernel, MatmulKernel::Coop { .. });
+                    let wgsl = generate(&p, &ALL).unwrap();
+                    assert!(wgsl.contains("kp_epilogue("), "{wgsl}");
+                    validate(&wgsl, coop);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn epilogues_with_8_byte_scalars_are_refused() {
+        let mut epi = epilogues(DType::F32).remove(0);
+        epi.scalars[0] = DType::F64;
+        epi.nodes[1].1 = DType::F64;
+        assert!(crate::epilogue::check(&epi, DType::F32).is_err());
+    }
+
+    #[test]
+    fn epilogues_are_refused_where_the_store_cannot_take_one() {
+        let epi = epilogues(DType::F32).remove(0);
+        for kernel in [
+            MatmulKernel::Gemv(GemvShape::Cols),
+            MatmulKernel::Tiled {
+                tile: TileConfig::default_for(64, 64),
+                a: Load::Scalar,
+                b: Load::Scalar,
+                c_vec4: true,
+            },
+        ] {
+            let p = MatmulProgram {
+                a: DType::F32,
+                b: DType::F32,
+                out: DType::F32,
+                kernel,
+                epilogue: Some(epi.clone()),
+            };
+            assert!(generate(&p, &ALL).is_err());
         }
     }
 }

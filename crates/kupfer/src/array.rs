@@ -126,7 +126,8 @@ impl Array {
         &self.inner.device
     }
 
-    /// True while this array is an unevaluated elementwise expression.
+    /// True while this array is an unevaluated elementwise expression (or a matrix product
+    /// not run yet).
     pub fn is_lazy(&self) -> bool {
         matches!(self.state(), State::Lazy(_))
     }

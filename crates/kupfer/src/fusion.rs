@@ -7,6 +7,7 @@
 
 use crate::device::Device;
 use crate::kernels::{self, CompiledKernel};
+use crate::matmul::Pending;
 use kupfer_core::codegen::{self, ParamLayout};
 use kupfer_core::custom::UserFn;
 use kupfer_core::expr::{Access, InputSpec, Node, NodeId, Program};
@@ -41,6 +42,9 @@ pub(crate) enum Expr {
     Select(Arc<Expr>, Arc<Expr>, Arc<Expr>, DType),
     /// Output `.2` of a user function (a custom elementwise kernel) of these arguments.
     Call(Arc<UserFn>, Vec<Arc<Expr>>, usize, DType),
+    /// A matrix product not run yet: run on its own when first needed as an input, or with
+    /// the expression around it as its epilogue (`(a @ b) * 2 + c` is one kernel).
+    Matmul(Arc<Pending>),
 }
 
 impl Expr {
@@ -53,7 +57,35 @@ impl Expr {
             | Expr::Binary(_, _, _, d)
             | Expr::Select(_, _, _, d)
             | Expr::Call(_, _, _, d) => *d,
+            Expr::Matmul(p) => p.dtype(),
         }
+    }
+
+    /// The deferred matrix product in `root` that can take the rest of `root` as its
+    /// epilogue: a product not run yet, of the expression's `shape` (not broadcast), that
+    /// appears once in the tree and nowhere else (no other array or expression holds it, so
+    /// nobody will need the product itself). The first such product found, if any.
+    pub(crate) fn epilogue_product(root: &Arc<Expr>, shape: &[usize]) -> Option<Arc<Expr>> {
+        let mut seen = std::collections::HashSet::new();
+        let mut stack = vec![root];
+        while let Some(e) = stack.pop() {
+            if !seen.insert(Arc::as_ptr(e)) {
+                continue;
+            }
+            match &**e {
+                Expr::Matmul(p) => {
+                    if Arc::strong_count(e) == 1 && p.takes_epilogue() && p.shape() == shape {
+                        return Some(e.clone());
+                    }
+                }
+                Expr::Cast(x, _) | Expr::Unary(_, x, _) => stack.push(x),
+                Expr::Binary(_, a, b, _) => stack.extend([a, b]),
+                Expr::Select(c, a, b, _) => stack.extend([c, a, b]),
+                Expr::Call(_, args, _, _) => stack.extend(args),
+                Expr::Leaf { .. } | Expr::Scalar { .. } | Expr::Index => {}
+            }
+        }
+        None
     }
 }
 
@@ -73,6 +105,15 @@ impl Lazy {
                 layout,
                 dtype,
             }),
+            nodes: 1,
+            leaves: 1,
+        }
+    }
+
+    /// A deferred matrix product.
+    pub(crate) fn matmul(product: Pending) -> Lazy {
+        Lazy {
+            root: Arc::new(Expr::Matmul(Arc::new(product))),
             nodes: 1,
             leaves: 1,
         }
@@ -155,68 +196,93 @@ pub(crate) struct Flattener {
     pub inputs: Vec<(Arc<GpuBuffer>, Layout, DType)>,
     input_memo: HashMap<(*const GpuBuffer, Layout), usize>,
     pub scalars: Vec<(DType, Vec<u8>)>,
+    /// The product flattened as `Node::Load(PRODUCT)` (a matmul epilogue's input 0).
+    product: Option<*const Expr>,
 }
+
+/// The input index that stands for the product in an epilogue's flattened nodes.
+pub(crate) const PRODUCT: usize = usize::MAX;
 
 impl Flattener {
     /// Flattens `e` into nodes over deduplicated inputs; returns the flattener and the root.
-    pub(crate) fn flatten(e: &Arc<Expr>) -> (Flattener, NodeId) {
+    /// Deferred matrix products in `e` run first (they become inputs).
+    pub(crate) fn flatten(e: &Arc<Expr>) -> Result<(Flattener, NodeId)> {
+        Flattener::flatten_around(e, None)
+    }
+
+    /// [`Flattener::flatten`], except that `product` (a deferred matmul in `e`) becomes
+    /// `Node::Load(PRODUCT)` instead of running.
+    pub(crate) fn flatten_around(
+        e: &Arc<Expr>,
+        product: Option<&Arc<Expr>>,
+    ) -> Result<(Flattener, NodeId)> {
         let mut fl = Flattener {
             nodes: Vec::new(),
             memo: HashMap::new(),
             inputs: Vec::new(),
             input_memo: HashMap::new(),
             scalars: Vec::new(),
+            product: product.map(Arc::as_ptr),
         };
-        let root = fl.visit(e);
-        (fl, root)
+        let root = fl.visit(e)?;
+        Ok((fl, root))
     }
 
-    fn visit(&mut self, e: &Arc<Expr>) -> NodeId {
+    fn input(&mut self, buffer: &Arc<GpuBuffer>, layout: &Layout, dtype: DType) -> usize {
+        let k = (Arc::as_ptr(buffer), layout.clone());
+        match self.input_memo.get(&k) {
+            Some(&i) => i,
+            None => {
+                self.inputs.push((buffer.clone(), layout.clone(), dtype));
+                self.input_memo.insert(k, self.inputs.len() - 1);
+                self.inputs.len() - 1
+            }
+        }
+    }
+
+    fn visit(&mut self, e: &Arc<Expr>) -> Result<NodeId> {
         let key = Arc::as_ptr(e);
         if let Some(&id) = self.memo.get(&key) {
-            return id;
+            return Ok(id);
         }
         let node = match &**e {
             Expr::Leaf {
                 buffer,
                 layout,
                 dtype,
-            } => {
-                let k = (Arc::as_ptr(buffer), layout.clone());
-                let idx = match self.input_memo.get(&k) {
-                    Some(&i) => i,
-                    None => {
-                        self.inputs.push((buffer.clone(), layout.clone(), *dtype));
-                        self.input_memo.insert(k, self.inputs.len() - 1);
-                        self.inputs.len() - 1
-                    }
-                };
-                Node::Load(idx)
+            } => Node::Load(self.input(buffer, layout, *dtype)),
+            Expr::Matmul(_) if self.product == Some(key) => Node::Load(PRODUCT),
+            Expr::Matmul(p) => {
+                let buffer = p.buffer()?;
+                Node::Load(self.input(&buffer, &Layout::contiguous(p.shape()), p.dtype()))
             }
             Expr::Scalar { bytes, dtype } => {
                 self.scalars.push((*dtype, bytes.clone()));
                 Node::Scalar(self.scalars.len() - 1)
             }
             Expr::Index => Node::Index,
-            Expr::Cast(x, _) => Node::Cast(self.visit(x)),
-            Expr::Unary(op, x, _) => Node::Unary(*op, self.visit(x)),
+            Expr::Cast(x, _) => Node::Cast(self.visit(x)?),
+            Expr::Unary(op, x, _) => Node::Unary(*op, self.visit(x)?),
             Expr::Binary(op, a, b, _) => {
-                let (a, b) = (self.visit(a), self.visit(b));
+                let (a, b) = (self.visit(a)?, self.visit(b)?);
                 Node::Binary(*op, a, b)
             }
             Expr::Select(c, a, b, _) => {
-                let (c, a, b) = (self.visit(c), self.visit(a), self.visit(b));
+                let (c, a, b) = (self.visit(c)?, self.visit(a)?, self.visit(b)?);
                 Node::Select(c, a, b)
             }
             Expr::Call(f, args, k, _) => {
-                let ids = args.iter().map(|a| self.visit(a)).collect();
+                let ids = args
+                    .iter()
+                    .map(|a| self.visit(a))
+                    .collect::<Result<Vec<_>>>()?;
                 Node::Call(f.clone(), ids, *k)
             }
         };
         self.nodes.push((node, e.dtype()));
         let id = self.nodes.len() - 1;
         self.memo.insert(key, id);
-        id
+        Ok(id)
     }
 }
 
@@ -232,6 +298,14 @@ pub(crate) fn materialise(
     expr: &Arc<Expr>,
     shape: &[usize],
 ) -> Result<Arc<GpuBuffer>> {
+    if let Expr::Matmul(p) = &**expr {
+        return p.buffer();
+    }
+    if let Some(product) = Expr::epilogue_product(expr, shape) {
+        if let Some(out) = crate::matmul::with_epilogue(device, expr, &product, shape)? {
+            return Ok(out);
+        }
+    }
     let ctx = device.context();
     let out_dtype = expr.dtype();
     let n = size_of(shape);
@@ -246,7 +320,7 @@ pub(crate) fn materialise(
         )));
     }
 
-    let (fl, output) = Flattener::flatten(expr);
+    let (fl, output) = Flattener::flatten(expr)?;
     let layouts: Vec<Layout> = fl
         .inputs
         .iter()

@@ -164,7 +164,7 @@ pub(crate) fn reduce_with(
         ));
     }
     let lazy = a.lazy();
-    let (fl, output) = Flattener::flatten(&lazy.root);
+    let (fl, output) = Flattener::flatten(&lazy.root)?;
     let perm: Vec<isize> = kept.iter().chain(&axes).map(|&i| i as isize).collect();
     let pshape: Vec<usize> = perm.iter().map(|&i| shape[i as usize]).collect();
     let inputs = fl

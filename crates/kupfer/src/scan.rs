@@ -218,7 +218,7 @@ fn accumulate(a: &Array, axis: Option<isize>, dtype: Option<DType>, op: ScanOp) 
         return Err(Error::unsupported("scans over more than 2^32 elements"));
     }
     let lazy = src.lazy();
-    let (fl, output) = Flattener::flatten(&lazy.root);
+    let (fl, output) = Flattener::flatten(&lazy.root)?;
     let pshape: Vec<usize> = perm.iter().map(|&i| shape[i]).collect();
     let perm_i: Vec<isize> = perm.iter().map(|&i| i as isize).collect();
     let inputs = fl

@@ -141,6 +141,11 @@ pub const CASES: &[Case] = &[
         about: "a @ b, float16 n x n (float32 accumulation)",
     },
     Case {
+        name: "matmul_epilogue_float32",
+        group: Group::Matmul,
+        about: "(a @ b) * 2 + c, float32 n x n (the expression fused into the matmul; not an anchor case)",
+    },
+    Case {
         name: "batched_matmul_64x256",
         group: Group::MatmulFixed,
         about: "m @ m, m float32 64 x 256 x 256",

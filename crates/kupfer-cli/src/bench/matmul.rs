@@ -1,6 +1,8 @@
 //! The matmul cases of the anchor (`matmul_float32` / `matmul_float16` at n = 1024, 4096,
 //! 8192 with `tflops`; `batched_matmul_64x256` with `tflops`; `gemv_4096` with `gbs`), with a
-//! plain-Rust CPU reference (a cache-blocked i-k-j product) where it finishes in seconds.
+//! plain-Rust CPU reference (a cache-blocked i-k-j product) where it finishes in seconds; and
+//! `matmul_epilogue_float32`, `(a @ b) * 2 + c` (not an anchor case: CuPy runs it as three
+//! kernels, kupfer as one).
 
 use super::cases::{Case, Measurement};
 use super::{cpu_time, gpu_time, Timing};
@@ -65,6 +67,16 @@ pub fn run(case: &Case, n: usize, t: &Timing) -> CliResult<Measurement> {
                 .tflops(2.0 * (n as f64).powi(3))
                 .extra("tf32", tf32)
                 .cpu(cpu)
+        }
+        "matmul_epilogue_float32" => {
+            let (_, a) = random(dev, 15, &[n, n])?;
+            let (_, b) = random(dev, 16, &[n, n])?;
+            let (_, c) = random(dev, 17, &[n, n])?;
+            let ms = gpu_time(t, 10, || Ok(&kp::matmul(&a, &b)? * 2.0 + &c))?;
+            Measurement::new(ms)
+                .n(n)
+                .tflops(2.0 * (n as f64).powi(3))
+                .extra("tf32", tf32)
         }
         "batched_matmul_64x256" => {
             let (hm, m) = random(dev, 12, &[64, 256, 256])?;

@@ -5,7 +5,7 @@ use super::{MatmulPrecision, Plan};
 use crate::array::Array;
 use crate::device::Device;
 use crate::kernels;
-use kupfer_core::layout::{collapse_axes, contiguous_strides};
+use kupfer_core::layout::{collapse_axes, contiguous_strides, size_of};
 use kupfer_core::matmul::{
     self as km, CoopConfig, GemvShape, Load, MatmulKernel, MatmulProgram, TileConfig,
 };
@@ -247,6 +247,28 @@ pub(crate) fn run_forced(
     force: Option<Force>,
 ) -> Result<Array> {
     let device = plan.a.array.device().clone();
+    let buffer = product(plan, precision, force, None)?
+        .ok_or_else(|| Error::invalid("matmul without an epilogue"))?;
+    let flat = Array::from_buffer(
+        device,
+        plan.out,
+        buffer,
+        Layout::contiguous(&[size_of(&plan.out_shape)]),
+    );
+    let dims: Vec<isize> = plan.out_shape.iter().map(|&d| d as isize).collect();
+    flat.reshape(&dims)
+}
+
+/// Runs a non-empty plan (with `epilogue` applied to each product before it is stored) and
+/// returns C, contiguous `batch x m x n`; None when the chosen kernel cannot take the
+/// epilogue (gemv).
+pub(crate) fn product(
+    plan: &Plan,
+    precision: MatmulPrecision,
+    force: Option<Force>,
+    epilogue: Option<&Epilogue>,
+) -> Result<Option<Arc<GpuBuffer>>> {
+    let device = plan.a.array.device().clone();
     let geo = match Geometry::new(plan) {
         Some(g) => g,
         None => {
@@ -282,16 +304,24 @@ pub(crate) fn run_forced(
     };
     geo.check_extent()?;
     let out = plan.out;
-    let (geo, kernel) = choose(&device, &geo, out, precision, force)?;
-    let buffer = launch(&device, &geo, out, kernel, None)?;
-    let flat = Array::from_buffer(
-        device,
-        out,
-        buffer,
-        Layout::contiguous(&[geo.batch * geo.m * geo.n]),
-    );
-    let dims: Vec<isize> = plan.out_shape.iter().map(|&d| d as isize).collect();
-    flat.reshape(&dims)
+    let (geo, mut kernel) = choose(&device, &geo, out, precision, force)?;
+    if epilogue.is_some() {
+        match &mut kernel {
+            MatmulKernel::Gemv(_) => return Ok(None),
+            // The epilogue computes one element at a time.
+            MatmulKernel::Tiled { c_vec4, .. } => *c_vec4 = false,
+            _ => {}
+        }
+    }
+    launch(&device, &geo, out, kernel, None, epilogue).map(Some)
+}
+
+/// A matmul epilogue ready to launch: its program (input 0 the product), the bindings of its
+/// array inputs and its uniform fields (appended to the matmul's).
+pub(crate) struct Epilogue {
+    pub(crate) program: kupfer_core::expr::Program,
+    pub(crate) bindings: Vec<Binding>,
+    pub(crate) params: Vec<u8>,
 }
 
 fn float_operands(g: &Geometry) -> bool {
@@ -413,13 +443,15 @@ fn c_vec4_of(kernel: MatmulKernel) -> bool {
     matches!(kernel, MatmulKernel::Tiled { c_vec4: true, .. })
 }
 
-/// Records one launch of `kernel` over `geo`; returns the output buffer (`into` if given).
+/// Records one launch of `kernel` over `geo` (with `epilogue` applied before the stores);
+/// returns the output buffer (`into` if given).
 pub(crate) fn launch(
     device: &Device,
     geo: &Geometry,
     out: DType,
     kernel: MatmulKernel,
     into: Option<Arc<GpuBuffer>>,
+    epilogue: Option<&Epilogue>,
 ) -> Result<Arc<GpuBuffer>> {
     let ctx = device.context();
     let prog = MatmulProgram {
@@ -427,10 +459,12 @@ pub(crate) fn launch(
         b: geo.b_dtype,
         out,
         kernel,
+        epilogue: epilogue.map(|e| e.program.clone()),
     };
     let pipe = pipeline(device, &prog)?;
     let n_out = geo.batch * geo.m * geo.n;
-    let out_bytes = (n_out * out.gpu_size()) as u64;
+    let c_dtype = epilogue.map_or(out, |e| e.program.out_dtype());
+    let out_bytes = (n_out * c_dtype.gpu_size()) as u64;
     let out_buf = match into {
         Some(b) => b,
         None => Arc::new(ctx.alloc(out_bytes)?),
@@ -443,7 +477,7 @@ pub(crate) fn launch(
         _ => (false, false, false),
     };
     let vbytes = |on: bool, d: DType| if on { 4 * d.gpu_size() as u64 } else { 0 };
-    let bindings = vec![
+    let mut bindings = vec![
         whole(device, &geo.a_buf, vbytes(va, geo.a_dtype))?,
         whole(device, &geo.b_buf, vbytes(vb, geo.b_dtype))?,
         Binding {
@@ -456,6 +490,11 @@ pub(crate) fn launch(
             },
         },
     ];
+    let mut params = geo.params()?;
+    if let Some(e) = epilogue {
+        bindings.extend(e.bindings.iter().cloned());
+        params.extend_from_slice(&e.params);
+    }
     let max_dim = ctx.max_workgroups_per_dim() as usize;
     let z = geo.batch.min(max_dim);
     let grid = |x: usize, y: usize| -> Result<[u32; 3]> {
@@ -487,6 +526,6 @@ pub(crate) fn launch(
             grid(x, blocks.div_ceil(x))?
         }
     };
-    ctx.dispatch(&pipe, &geo.params()?, bindings, groups)?;
+    ctx.dispatch(&pipe, &params, bindings, groups)?;
     Ok(out_buf)
 }

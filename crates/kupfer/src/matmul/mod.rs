@@ -5,6 +5,8 @@
 //! - N-d operands are stacks of matrices in the last two axes; the batch axes broadcast.
 //! - Transposed, sliced, negatively strided and broadcast views are read in place through
 //!   their strides (no copy first); lazy operands are materialised once.
+//! - Products of stacks of matrices are deferred (`deferred.rs`): an elementwise expression
+//!   over a product that nothing else holds runs as the matmul kernel's epilogue.
 //! - dtypes promote as kupfer's binary ops do; float16 accumulates in float32, integers wrap
 //!   as NumPy's do, bool is `any(a & b)`.
 //!
@@ -14,8 +16,11 @@
 //! the opt-in [`MatmulPrecision::ReducedF16`] mode) where the adapter has them, and a simple
 //! one-thread-per-output kernel for the other dtypes.
 
+mod deferred;
 mod launch;
 mod tune;
+
+pub(crate) use deferred::{with_epilogue, Pending};
 
 #[doc(hidden)]
 pub use kupfer_core::matmul::{CoopConfig, TileConfig};
@@ -75,6 +80,15 @@ pub fn matmul_with(a: &Array, b: &Array, precision: MatmulPrecision) -> Result<A
     let device = a.device();
     if plan.is_empty() {
         return crate::creation::full_on(device, &plan.out_shape, 0i64, Some(plan.out));
+    }
+    if Pending::defers(&plan) {
+        // Runs on first use, or with the elementwise expression around it as its epilogue.
+        let shape = plan.out_shape.clone();
+        return Ok(Array::from_lazy(
+            device.clone(),
+            shape,
+            crate::fusion::Lazy::matmul(Pending::new(plan, precision)),
+        ));
     }
     launch::run(&plan, precision)
 }

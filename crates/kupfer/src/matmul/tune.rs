@@ -55,11 +55,11 @@ fn fits(device: &Device, threads: u32, bytes: u32) -> bool {
 fn time_kernel(device: &Device, geo: &Geometry, out: DType, kernel: MatmulKernel) -> Option<f64> {
     use super::launch::launch;
     let ctx = device.context();
-    let scratch = launch(device, geo, out, kernel, None).ok()?;
+    let scratch = launch(device, geo, out, kernel, None, None).ok()?;
     let mut best = f64::INFINITY;
     for _ in 0..2 {
         let start = ctx.record_event().ok()?;
-        launch(device, geo, out, kernel, Some(scratch.clone())).ok()?;
+        launch(device, geo, out, kernel, Some(scratch.clone()), None).ok()?;
         let end = ctx.record_event().ok()?;
         ctx.synchronize().ok()?;
         best = best.min(start.elapsed_ms(&end).ok()?);
