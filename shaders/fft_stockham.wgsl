@@ -1,7 +1,9 @@
 // One pass of a Stockham autosort FFT: a workgroup transforms C sub-sequences of R values
-// (R = product of the sub-radices, done in workgroup memory), after the pass's outer twiddle.
+// (R = product of the sub-radices), after the pass's outer twiddle. Two generated bodies:
+// workgroup-memory sub-passes (any radix), or register sub-passes (powers of two: each
+// thread holds its butterflies' values in registers, workgroup memory only exchanges them).
 // Line b, global step j (0 <= j < L = n / R), value r: reads natural index j + r * L, writes
-// (j / ns) * ns * R + j % ns + r * ns. Generated parts: constants, load/store, sub-passes.
+// (j / ns) * ns * R + j % ns + r * ns. Generated parts: constants, load/store, the body.
 // Twiddle tables hold exp(-2 pi i t / N) (forward); p.sgn = 1 forward, -1 inverse.
 
 struct Params {
@@ -78,6 +80,33 @@ fn dft8(a: array<vec2<f32>, 8>) -> array<vec2<f32>, 8> {
                                e[0] - o[0], e[1] - o[1], e[2] - o[2], e[3] - o[3]);
 }
 
+const C16: f32 = 0.92387953251128676;
+const S16: f32 = 0.38268343236508977;
+
+// Radix 16 as 4 x 4: DFT4 over a[4 n1 + n2] for each n2, twiddle W16^(n2 k1), DFT4 over n2.
+fn dft16(a: array<vec2<f32>, 16>) -> array<vec2<f32>, 16> {
+    let s = p.sgn;
+    let b0 = dft4(array<vec2<f32>, 4>(a[0], a[4], a[8], a[12]));
+    var b1 = dft4(array<vec2<f32>, 4>(a[1], a[5], a[9], a[13]));
+    var b2 = dft4(array<vec2<f32>, 4>(a[2], a[6], a[10], a[14]));
+    var b3 = dft4(array<vec2<f32>, 4>(a[3], a[7], a[11], a[15]));
+    b1[1] = cmul(b1[1], vec2<f32>(C16, -S16 * s));
+    b1[2] = cmul(b1[2], vec2<f32>(HALF, -HALF * s));
+    b1[3] = cmul(b1[3], vec2<f32>(S16, -C16 * s));
+    b2[1] = cmul(b2[1], vec2<f32>(HALF, -HALF * s));
+    b2[2] = rot(b2[2]);
+    b2[3] = cmul(b2[3], vec2<f32>(-HALF, -HALF * s));
+    b3[1] = cmul(b3[1], vec2<f32>(S16, -C16 * s));
+    b3[2] = cmul(b3[2], vec2<f32>(-HALF, -HALF * s));
+    b3[3] = cmul(b3[3], vec2<f32>(-C16, S16 * s));
+    let x0 = dft4(array<vec2<f32>, 4>(b0[0], b1[0], b2[0], b3[0]));
+    let x1 = dft4(array<vec2<f32>, 4>(b0[1], b1[1], b2[1], b3[1]));
+    let x2 = dft4(array<vec2<f32>, 4>(b0[2], b1[2], b2[2], b3[2]));
+    let x3 = dft4(array<vec2<f32>, 4>(b0[3], b1[3], b2[3], b3[3]));
+    return array<vec2<f32>, 16>(x0[0], x1[0], x2[0], x3[0], x0[1], x1[1], x2[1], x3[1],
+                                x0[2], x1[2], x2[2], x3[2], x0[3], x1[3], x2[3], x3[3]);
+}
+
 {{ODD_DFTS}}
 
 fn load(base: u32, idx: u32) -> vec2<f32> {
@@ -101,6 +130,28 @@ var<workgroup> l_in: array<u32, C>;
 var<workgroup> l_out: array<u32, C>;
 var<workgroup> l_j: array<u32, C>;
 var<workgroup> l_k: array<u32, C>;
+
+// Value r of sub-sequence c of this workgroup, after the outer twiddle (zero past the batch).
+fn load_value(c: u32, r: u32) -> vec2<f32> {
+    let j = l_j[c];
+    var v = vec2<f32>(0.0, 0.0);
+    if (j != NONE) {
+        v = load(l_in[c], j + r * p.l);
+        if (p.ns > 1u && r > 0u) {
+            v = cmul(v, outer_tw(l_k[c] * r));
+        }
+    }
+    return v;
+}
+
+// Stores output value r of sub-sequence c (nothing past the batch).
+fn store_value(c: u32, r: u32, v: vec2<f32>) {
+    let j = l_j[c];
+    if (j != NONE) {
+        let k = l_k[c];
+        store(l_out[c], (j - k) * R + k + r * p.ns, v);
+    }
+}
 
 @compute @workgroup_size({{WG}})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) t: u32) {
@@ -126,26 +177,5 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         l_k[c] = k;
     }
     workgroupBarrier();
-    for (var e = t; e < C * R; e += WG) {
-{{LOAD_MAP}}
-        let j = l_j[c];
-        var v = vec2<f32>(0.0, 0.0);
-        if (j != NONE) {
-            v = load(l_in[c], j + r * p.l);
-            if (p.ns > 1u && r > 0u) {
-                v = cmul(v, outer_tw(l_k[c] * r));
-            }
-        }
-        sm[ix(c, r)] = v;
-    }
-    workgroupBarrier();
-{{SUBPASSES}}
-    for (var e = t; e < C * R; e += WG) {
-{{STORE_MAP}}
-        let j = l_j[c];
-        if (j != NONE) {
-            let k = l_k[c];
-            store(l_out[c], (j - k) * R + k + r * p.ns, sm[ix(c, r)]);
-        }
-    }
+{{BODY}}
 }

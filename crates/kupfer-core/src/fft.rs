@@ -3,7 +3,10 @@
 //!
 //! A transform of size `n` (2,3,5,7-smooth) runs as a few global passes, each of radix `R`
 //! (a product of sub-radices 2, 3, 4, 5, 7, 8) done in workgroup memory by a workgroup that
-//! holds `C` sub-sequences at once: one dispatch when `n` fits in workgroup memory. Twiddles
+//! holds `C` sub-sequences at once: one dispatch when `n` fits in workgroup memory. Passes of
+//! a power-of-two radix may run as register passes instead ([`register_radices`]): each
+//! thread keeps the values of its butterflies in registers from the global load to the
+//! global store, and workgroup memory only exchanges them between sub-passes. Twiddles
 //! come from tables of exp(-2 pi i t / N) computed on the host in f64 and rounded once to
 //! f32; a pass's outer twiddle of index `m < N` is the product of two table entries
 //! (`m = hi * 2^shift + lo`), so no table is larger than ~sqrt(N) and no angle is ever
@@ -51,6 +54,10 @@ pub struct FftPass {
     pub store_mul: bool,
     /// Store the real part only (float32 output).
     pub store_real: bool,
+    /// Register sub-passes (see [`register_radices`]): each thread keeps its butterflies'
+    /// values in registers from the load to the store; workgroup memory only exchanges them
+    /// between sub-passes.
+    pub register: bool,
 }
 
 impl FftPass {
@@ -194,6 +201,21 @@ pub fn sub_radices(r: u32) -> Vec<u32> {
     out
 }
 
+/// The sub-radices of a register pass of radix `r` (a power of two) with sub-radices of at
+/// most `qmax` (2, 4, 8 or 16): `qmax`s first, then one smaller power of two; `None` when `r`
+/// is not a power of two. Each thread holds `qmax` values (or `r`).
+pub fn register_radices(r: u32, qmax: u32) -> Option<Vec<u32>> {
+    if !r.is_power_of_two() || r < 2 || !matches!(qmax, 2 | 4 | 8 | 16) {
+        return None;
+    }
+    let (bits, qb) = (r.trailing_zeros(), qmax.trailing_zeros());
+    let mut out = vec![qmax; (bits / qb) as usize];
+    if bits % qb > 0 {
+        out.push(1 << (bits % qb));
+    }
+    Some(out)
+}
+
 /// exp(-2 pi i t / n) for `t` in `ts`, computed in f64 with an exact integer reduction of
 /// the angle, as f32 pairs.
 pub fn twiddles(n: usize, ts: impl Iterator<Item = usize>) -> Vec<[f32; 2]> {
@@ -317,17 +339,43 @@ pub fn generate(pass: &FftPass) -> String {
     } else {
         let _ = write!(store, "dst[{addr_out}] = v;");
     }
+    let split = if pass.batch_fast {
+        "let b = jj % p.lines;\nlet jw = jj / p.lines;"
+    } else {
+        "let b = jj / p.l;\nlet jw = jj % p.l;"
+    };
+    let body = if pass.register {
+        register_body(pass)
+    } else {
+        shared_body(pass)
+    };
+    TEMPLATE
+        .replace("{{SRC_T}}", src_t)
+        .replace("{{DST_T}}", dst_t)
+        .replace("{{R}}", &r.to_string())
+        .replace("{{C}}", &c.to_string())
+        .replace("{{WG}}", &wg.to_string())
+        .replace("{{LS}}", &line_slots(r).to_string())
+        .replace("{{SM}}", &(c * line_slots(r)).max(1).to_string())
+        .replace("{{ODD_DFTS}}", &odd)
+        .replace("{{LOAD}}", &indent(&load, 4))
+        .replace("{{STORE}}", &indent(&store, 4))
+        .replace("{{SPLIT}}", &indent(split, 12))
+        .replace("{{BODY}}", &indent(&body, 4))
+}
+
+/// The workgroup-memory body: all values loaded into workgroup memory, each sub-pass reads
+/// and writes it (any radices), the outputs stored from it.
+fn shared_body(pass: &FftPass) -> String {
+    let r = pass.radix();
+    let c = pass.group;
+    let wg = pass.workgroup;
     let map = |r_fast: bool| {
         if r_fast {
             "let c = e / R;\nlet r = e % R;"
         } else {
             "let c = e % C;\nlet r = e / C;"
         }
-    };
-    let split = if pass.batch_fast {
-        "let b = jj % p.lines;\nlet jw = jj / p.lines;"
-    } else {
-        "let b = jj / p.l;\nlet jw = jj % p.l;"
     };
     // Sub-passes inside workgroup memory, unrolled over each thread's butterflies.
     let mut subs = String::new();
@@ -383,21 +431,107 @@ pub fn generate(pass: &FftPass) -> String {
         subs.push_str("    workgroupBarrier();\n}\n");
         nsp *= q;
     }
-    TEMPLATE
-        .replace("{{SRC_T}}", src_t)
-        .replace("{{DST_T}}", dst_t)
-        .replace("{{R}}", &r.to_string())
-        .replace("{{C}}", &c.to_string())
-        .replace("{{WG}}", &wg.to_string())
-        .replace("{{LS}}", &line_slots(r).to_string())
-        .replace("{{SM}}", &(c * line_slots(r)).max(1).to_string())
-        .replace("{{ODD_DFTS}}", &odd)
-        .replace("{{LOAD}}", &indent(&load, 4))
-        .replace("{{STORE}}", &indent(&store, 4))
-        .replace("{{LOAD_MAP}}", &indent(map(pass.load_r_fast), 8))
-        .replace("{{STORE_MAP}}", &indent(map(pass.store_r_fast), 8))
-        .replace("{{SPLIT}}", &indent(split, 12))
-        .replace("{{SUBPASSES}}", &indent(&subs, 4))
+    let mut body = String::new();
+    let _ = write!(
+        body,
+        "for (var e = t; e < C * R; e += WG) {{\n{}\n    sm[ix(c, r)] = load_value(c, r);\n}}\nworkgroupBarrier();\n{subs}for (var e = t; e < C * R; e += WG) {{\n{}\n    store_value(c, r, sm[ix(c, r)]);\n}}",
+        indent(map(pass.load_r_fast), 4),
+        indent(map(pass.store_r_fast), 4),
+    );
+    body
+}
+
+/// The register body: thread `t` does butterflies `t + i * WG` of every sub-pass; the first
+/// sub-pass reads global memory and the last writes it, straight from registers.
+fn register_body(pass: &FftPass) -> String {
+    let r = pass.radix();
+    let c = pass.group;
+    let wg = pass.workgroup;
+    let ns = pass.radices.len();
+    let mut body = String::new();
+    let mut nsp = 1u32;
+    for (si, &q) in pass.radices.iter().enumerate() {
+        let rq = r / q;
+        let cnt = (c * rq).div_ceil(wg);
+        let stride = r / (nsp * q);
+        let first = si == 0;
+        let last = si + 1 == ns;
+        let c_fast = (first && !pass.load_r_fast) || (last && !pass.store_r_fast);
+        let nb = c * rq;
+        let map = |i: u32| -> String {
+            let (cc, jp) = if c_fast {
+                (format!("bi % {c}u"), format!("bi / {c}u"))
+            } else {
+                (format!("bi / {rq}u"), format!("bi % {rq}u"))
+            };
+            // Past the last butterfly (when WG does not divide them): a clamped duplicate of
+            // it, whose stores are skipped.
+            format!(
+                "let bi = min(t + {}u, {}u);\nlet c = {cc};\nlet jp = {jp};\nlet k = jp % {nsp}u;\nlet ob = (jp / {nsp}u) * {}u + k;",
+                i * wg,
+                nb - 1,
+                nsp * q
+            )
+        };
+        let guard = |i: u32| -> String {
+            if (i + 1) * wg <= nb {
+                String::new()
+            } else {
+                format!("if (t + {}u < {nb}u) ", i * wg)
+            }
+        };
+        for i in 0..cnt {
+            let _ = writeln!(body, "var x{si}_{i}: array<vec2<f32>, {q}>;\n{{");
+            let _ = writeln!(body, "{}", indent(&map(i), 4));
+            let _ = writeln!(body, "    var y: array<vec2<f32>, {q}>;");
+            for s in 0..q {
+                let at = s * rq;
+                if first {
+                    let _ = writeln!(body, "    y[{s}] = load_value(c, jp + {at}u);");
+                } else if s == 0 {
+                    let _ = writeln!(body, "    y[0] = sm[ix(c, jp)];");
+                } else {
+                    let _ = writeln!(
+                        body,
+                        "    y[{s}] = cmul(sm[ix(c, jp + {at}u)], twid(tw[p.tw_inner + k * {}u]));",
+                        s * stride
+                    );
+                }
+            }
+            let _ = writeln!(body, "    x{si}_{i} = dft{q}(y);");
+            if last {
+                for s in 0..q {
+                    let _ = writeln!(
+                        body,
+                        "    {}{{ store_value(c, ob + {}u, x{si}_{i}[{s}]); }}",
+                        guard(i),
+                        s * nsp
+                    );
+                }
+            }
+            body.push_str("}\n");
+        }
+        if !last {
+            if !first {
+                body.push_str("workgroupBarrier();\n");
+            }
+            for i in 0..cnt {
+                let _ = writeln!(body, "{{\n{}", indent(&map(i), 4));
+                for s in 0..q {
+                    let _ = writeln!(
+                        body,
+                        "    {}{{ sm[ix(c, ob + {}u)] = x{si}_{i}[{s}]; }}",
+                        guard(i),
+                        s * nsp
+                    );
+                }
+                body.push_str("}\n");
+            }
+            body.push_str("workgroupBarrier();\n");
+        }
+        nsp *= q;
+    }
+    body
 }
 
 #[cfg(test)]
@@ -423,6 +557,45 @@ mod tests {
         assert_eq!(sub_radices(64), vec![8, 8]);
         assert_eq!(sub_radices(96), vec![8, 4, 3]);
         assert_eq!(sub_radices(1), Vec::<u32>::new());
+        assert_eq!(register_radices(4096, 16), Some(vec![16, 16, 16]));
+        assert_eq!(register_radices(2048, 16), Some(vec![16, 16, 8]));
+        assert_eq!(register_radices(2048, 8), Some(vec![8, 8, 8, 4]));
+        assert_eq!(register_radices(2, 16), Some(vec![2]));
+        assert_eq!(register_radices(1, 16), None);
+        assert_eq!(register_radices(96, 16), None);
+        assert_eq!(register_radices(64, 3), None);
+    }
+
+    #[test]
+    fn register_passes_validate() {
+        for (r, group, workgroup) in [
+            (4096, 1, 256),
+            (2048, 2, 256),
+            (64, 16, 64),
+            (8, 64, 64),
+            (32, 3, 5),
+        ] {
+            for (load, store_real, fast) in [
+                (LoadKind::Complex, false, true),
+                (LoadKind::Real, false, false),
+                (LoadKind::Hermitian, true, true),
+            ] {
+                let pass = FftPass {
+                    radices: register_radices(r, 16).unwrap(),
+                    group,
+                    workgroup,
+                    batch_fast: !fast,
+                    load_r_fast: fast,
+                    store_r_fast: !fast,
+                    load,
+                    load_mul: store_real,
+                    store_mul: !store_real,
+                    store_real,
+                    register: true,
+                };
+                validate(&generate(&pass));
+            }
+        }
     }
 
     #[test]
@@ -444,6 +617,7 @@ mod tests {
                     load_mul: store_real,
                     store_mul: !store_real,
                     store_real,
+                    register: false,
                 };
                 validate(&generate(&pass));
             }

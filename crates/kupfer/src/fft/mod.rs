@@ -208,6 +208,7 @@ fn transform(
     let kind = plan::LineKind {
         strided: inner > 1,
         small: lines.saturating_mul(n) <= plan::SMALL_BATCH,
+        mid: plan::MID_BATCH.contains(&lines.saturating_mul(n)),
     };
     let p = plan::plan(&device, n, sgn, kind)?;
     p.run(&device, &job)?;

@@ -26,6 +26,7 @@ pub(crate) enum Plan {
 /// One global pass of a Stockham plan.
 pub(crate) struct PassInfo {
     radices: Vec<u32>,
+    register: bool,
     radix: u32,
     tw_inner: u32,
     tw_lo: u32,
@@ -101,6 +102,33 @@ knob!(strided_radix, "KUPFER_FFT_TRMAX", 128);
 knob!(values_per_thread, "KUPFER_FFT_VPT", 2);
 // Most threads per workgroup (also capped by the device's limit).
 knob!(max_workgroup, "KUPFER_FFT_MAXWG", 512);
+/// Where register passes run (`KUPFER_FFT_REG`): 0 nowhere, 1 (default) where they measured
+/// faster than workgroup-memory passes on the H100 (see [`Stockham::new`]), 2 for every
+/// power-of-two size (for experiments and the tests).
+fn register_mode() -> u32 {
+    static CELL: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *CELL.get_or_init(|| {
+        std::env::var("KUPFER_FFT_REG")
+            .ok()
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(1)
+    })
+}
+// Largest sub-radix of a register pass (values per thread: 16, 8, 4 or 2). On the H100, 8
+// (512 threads per 4096-point line) beat 16 by 1.3x and 4 by 1.05x.
+knob!(register_subradix, "KUPFER_FFT_RQ", 8);
+// Values a workgroup of a register pass holds.
+knob!(register_values, "KUPFER_FFT_RGV", 4096);
+// Largest register-pass radix of contiguous lines: a 4096-point line is one pass.
+knob!(register_radix, "KUPFER_FFT_RRMAX", 4096);
+// Largest register-pass radix of strided lines (`KUPFER_FFT_REG=2` only).
+knob!(register_strided_radix, "KUPFER_FFT_RTRMAX", 4096);
+/// Largest size whose contiguous lines take register passes by default.
+const REGISTER_MAX_N: usize = 1 << 20;
+/// Batches of this many values ([`LineKind::mid`]) take register passes by default: from
+/// 2^20 (below, the workgroup-memory passes won) to 2^22 (32 MiB, within the H100's 50 MB L2;
+/// the rows of a 4096^2 fft2, 2^24 values, were 2% slower).
+pub(crate) const MID_BATCH: std::ops::RangeInclusive<usize> = (1 << 20)..=(1 << 22);
 /// Batches of at most this many values take passes of up to 1024 values with 2 lines per
 /// workgroup: they stay in the GPU's cache, where fewer passes win.
 pub(crate) const SMALL_BATCH: usize = 1 << 21;
@@ -112,16 +140,39 @@ pub(crate) struct LineKind {
     pub(crate) strided: bool,
     /// The whole batch has at most [`SMALL_BATCH`] values.
     pub(crate) small: bool,
+    /// The whole batch has [`MID_BATCH`] values.
+    pub(crate) mid: bool,
 }
 
 impl Stockham {
     /// The plan of a smooth size `n`; `None` when `n` has a prime factor above 7. Strided
     /// lines take passes of at most 128 values, so that a workgroup reads 8+ neighbouring
-    /// lines at once; contiguous lines up to 1024 values take one pass.
+    /// lines at once; contiguous lines up to 1024 values take one pass. Contiguous
+    /// power-of-two lines of at most 2^20 values in batches of 2^20 to 2^22 values take
+    /// register passes of up to 4096 values (`KUPFER_FFT_REG` moves that line).
     pub(crate) fn new(device: &Device, n: usize, kind: LineKind) -> Result<Option<Stockham>> {
         let (cap, budget) = capacity(device);
         let single = single_values().min(cap);
-        let radices = if kind.strided {
+        // Register passes where they measured faster on the H100 (same run, ms): contiguous
+        // lines up to 2^20 in batches of 2^20 to 2^22 values (2^20: 0.0436 -> 0.0412; rfft
+        // 2^20: 0.0405 -> 0.0401; 1024 x 4096 rows: 0.0910 -> 0.0882). Elsewhere they were
+        // slower (a 4096 line: 0.0147 -> 0.0154; the rows of fft2 4096^2: 0.611 -> 0.623 in
+        // all; 2^24: 0.571 -> 0.98 as two 4096-point column passes, 0.80 as three of 256;
+        // columns of 4096^2: 0.61 -> 0.74+; Bluestein 2^21/2^22 inner sizes: 1.4-2x).
+        let pow2 = n.is_power_of_two() && n > 1;
+        let register = match register_mode() {
+            0 => false,
+            2 => pow2,
+            _ => pow2 && !kind.strided && kind.mid && n <= REGISTER_MAX_N,
+        };
+        let radices = if register {
+            let max = if kind.strided {
+                register_strided_radix()
+            } else {
+                register_radix()
+            };
+            fft::schedule(n, max.min(cap))
+        } else if kind.strided {
             fft::schedule(n, (cap / 8).min(strided_radix()))
         } else if n <= single as usize {
             fft::schedule(n, single)
@@ -146,8 +197,14 @@ impl Stockham {
             table.extend(fft::twiddles(big, 0..s));
             let tw_hi = table.len() as u32;
             table.extend(fft::twiddles(big, (0..big.div_ceil(s)).map(|h| h * s)));
+            let reg = if register {
+                fft::register_radices(r, register_subradix())
+            } else {
+                None
+            };
             passes.push(PassInfo {
-                radices: fft::sub_radices(r),
+                register: reg.is_some(),
+                radices: reg.unwrap_or_else(|| fft::sub_radices(r)),
                 radix: r,
                 tw_inner,
                 tw_lo,
@@ -293,24 +350,12 @@ impl Stockham {
             } else {
                 scratch(device, job.lines, job.blo, n)?
             };
-            let mut group = if np == 1 {
-                (single_values().min(self.cap) / r.max(1))
-                    .min((job.lines.max(1)).next_power_of_two().min(1 << 20) as u32)
-                    .clamp(1, fft::MAX_GROUP)
-            } else {
-                (group_values() / r).clamp(2, fft::MAX_GROUP)
-            };
-            while group > 1 && fft::workgroup_bytes(r, group) > self.budget {
-                group /= 2;
-            }
             let limits = &device.info().limits;
-            let max_wg = max_workgroup()
-                .min(limits.max_compute_invocations_per_workgroup)
-                .min(limits.max_compute_workgroup_size_x)
-                .max(64);
-            let wg = ((group * r) / values_per_thread())
-                .next_power_of_two()
-                .clamp(64, max_wg);
+            let (group, wg) = if pass.register {
+                self.register_shape(pass, np, job.lines, limits)
+            } else {
+                self.shared_shape(r, np, job.lines, limits)
+            };
             let program = FftPass {
                 radices: pass.radices.clone(),
                 group,
@@ -322,6 +367,7 @@ impl Stockham {
                 load_mul: first && aux.as_ref().is_some_and(|a| a.load.is_some()),
                 store_mul: last && aux.as_ref().is_some_and(|a| a.store.is_some()),
                 store_real: last && job.store_real,
+                register: pass.register,
             };
             let (pipeline, _) =
                 crate::kernels::compiled(device, &device.kernels.ffts, &program, |_| {
@@ -387,6 +433,63 @@ impl Stockham {
             src = dst;
         }
         Ok(())
+    }
+}
+
+impl Stockham {
+    /// Sub-sequences per workgroup and threads of a workgroup-memory pass of radix `r`.
+    fn shared_shape(
+        &self,
+        r: u32,
+        np: usize,
+        lines: usize,
+        limits: &kupfer_wgpu::wgpu::Limits,
+    ) -> (u32, u32) {
+        let mut group = if np == 1 {
+            (single_values().min(self.cap) / r.max(1))
+                .min((lines.max(1)).next_power_of_two().min(1 << 20) as u32)
+                .clamp(1, fft::MAX_GROUP)
+        } else {
+            (group_values() / r).clamp(2, fft::MAX_GROUP)
+        };
+        while group > 1 && fft::workgroup_bytes(r, group) > self.budget {
+            group /= 2;
+        }
+        let max_wg = max_workgroup()
+            .min(limits.max_compute_invocations_per_workgroup)
+            .min(limits.max_compute_workgroup_size_x)
+            .max(64);
+        let wg = ((group * r) / values_per_thread())
+            .next_power_of_two()
+            .clamp(64, max_wg);
+        (group, wg)
+    }
+
+    /// Sub-sequences per workgroup and threads of a register pass (one thread per butterfly
+    /// of its widest sub-pass).
+    fn register_shape(
+        &self,
+        pass: &PassInfo,
+        np: usize,
+        lines: usize,
+        limits: &kupfer_wgpu::wgpu::Limits,
+    ) -> (u32, u32) {
+        let r = pass.radix;
+        let qmax = pass.radices.iter().copied().max().unwrap_or(1);
+        let mut group = (register_values() / r).clamp(1, fft::MAX_GROUP);
+        if np == 1 {
+            group = group.min(lines.max(1).next_power_of_two().min(1 << 20) as u32);
+        }
+        let max_wg = limits
+            .max_compute_invocations_per_workgroup
+            .min(limits.max_compute_workgroup_size_x)
+            .min(1024);
+        while group > 1
+            && (fft::workgroup_bytes(r, group) > self.budget || group * r / qmax > max_wg)
+        {
+            group /= 2;
+        }
+        (group, (group * r / qmax).max(1))
     }
 }
 
