@@ -55,13 +55,7 @@ json.dump(out, open(d + "/results.json", "w"))
 "#;
 
 fn device() -> kp::Device {
-    std::env::set_var(
-        "XDG_RUNTIME_DIR",
-        std::env::var("XDG_RUNTIME_DIR").unwrap_or("/tmp".into()),
-    );
-    let d = kp::Device::default_device().expect("a GPU adapter (lavapipe will do)");
-    kp::Device::set_default(&d);
-    d
+    common::default_device()
 }
 
 fn random(seed: u64, n: usize) -> Vec<f32> {

@@ -22,13 +22,7 @@ type C64 = (f64, f64);
 /// read once per process; this file's tests are its only users).
 fn device() -> kp::Device {
     std::env::set_var("KUPFER_FFT_REG", "2");
-    std::env::set_var(
-        "XDG_RUNTIME_DIR",
-        std::env::var("XDG_RUNTIME_DIR").unwrap_or("/tmp".into()),
-    );
-    let d = kp::Device::default_device().expect("a GPU adapter (lavapipe will do)");
-    kp::Device::set_default(&d);
-    d
+    common::default_device()
 }
 
 fn random(seed: u64, n: usize) -> Vec<f32> {

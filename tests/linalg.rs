@@ -16,6 +16,8 @@
 
 mod common;
 
+use common::eps;
+
 use kp::{s, Array, DType, Error};
 use kupfer as kp;
 use kupfer::linalg::{norm, NormOrd};
@@ -128,15 +130,6 @@ fn run_oracle(dir: &Path, cases: &[Case]) -> Value {
         manifest.push(json!({"id": c.id, "inputs": ins, "expr": c.expr}));
     }
     common::run_oracle(dir, &serde_json::Value::from(manifest), ORACLE)
-}
-
-fn eps(d: DType) -> f64 {
-    match d {
-        DType::F16 => 9.77e-4,
-        DType::F32 | DType::Complex64 => 1.19e-7,
-        DType::F64 => 2.22e-16,
-        _ => 0.0,
-    }
 }
 
 /// kupfer's dtype for NumPy's result `name` (64-bit only when an input is 64-bit).

@@ -16,6 +16,8 @@
 
 mod common;
 
+use common::eps;
+
 use kp::{Array, DType, Force, MatmulPrecision, SliceArg};
 use kupfer as kp;
 use serde_json::{json, Value};
@@ -33,15 +35,6 @@ struct Case {
     /// Inner dimension (for the tolerance).
     k: usize,
     run: RunFn,
-}
-
-fn eps(d: DType) -> f64 {
-    match d {
-        DType::F16 => 9.77e-4,
-        DType::F32 | DType::Complex64 => 1.19e-7,
-        DType::F64 => 2.22e-16,
-        _ => 0.0,
-    }
 }
 
 fn values(seed: u64, n: usize, d: DType) -> Vec<f64> {

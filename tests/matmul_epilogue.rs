@@ -14,6 +14,8 @@
 
 mod common;
 
+use common::eps;
+
 use kp::{Array, DType};
 use kupfer as kp;
 use serde_json::{json, Value};
@@ -35,15 +37,6 @@ struct Case {
     /// Inner dimension and the largest factor applied to the product (tolerance).
     k: usize,
     scale: f64,
-}
-
-fn eps(d: DType) -> f64 {
-    match d {
-        DType::F16 => 9.77e-4,
-        DType::F32 | DType::Complex64 => 1.19e-7,
-        DType::F64 => 2.22e-16,
-        _ => 0.0,
-    }
 }
 
 fn data(seed: u64, dtype: DType, shape: &[usize]) -> Vec<f64> {

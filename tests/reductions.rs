@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 // ------------------------------------------------------------------------------------------
 // data
 
-use common::{dtypes, ident, raw_bytes, read_f64, upload, Rng};
+use common::{dtypes, eps, ident, raw_bytes, read_f64, upload, Rng};
 
 /// Random values for this file's cases (see [`common::values`]).
 fn values(seed: u64, n: usize, dtype: DType, lo: f64, hi: f64) -> Vec<f64> {
@@ -63,15 +63,6 @@ struct Case {
     /// The dtype kupfer must return.
     want: DType,
     run: RunFn,
-}
-
-fn eps(d: DType) -> f64 {
-    match d {
-        DType::F16 => 9.77e-4,
-        DType::F32 => 1.19e-7,
-        DType::F64 => 2.22e-16,
-        _ => 0.0,
-    }
 }
 
 // ------------------------------------------------------------------------------------------

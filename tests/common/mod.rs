@@ -198,3 +198,25 @@ pub fn assert_no_failures(failures: &[String], total: usize) {
         failures.join("\n")
     );
 }
+
+/// Machine epsilon of a float dtype (of a complex dtype's parts); 0 for integers and bool.
+pub fn eps(d: DType) -> f64 {
+    match d {
+        DType::F16 => 9.77e-4,
+        DType::F32 | DType::Complex64 => 1.19e-7,
+        DType::F64 => 2.22e-16,
+        _ => 0.0,
+    }
+}
+
+/// The default device (lavapipe will do), made the process default; sets XDG_RUNTIME_DIR
+/// where it is missing (lavapipe's WSI layer warns without it). Fails, never skips, without
+/// an adapter.
+pub fn default_device() -> kp::Device {
+    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
+        std::env::set_var("XDG_RUNTIME_DIR", "/tmp");
+    }
+    let d = kp::Device::default_device().expect("a GPU adapter (lavapipe will do)");
+    kp::Device::set_default(&d);
+    d
+}
