@@ -54,8 +54,11 @@ struct DiskCache {
     dirty: Mutex<bool>,
 }
 
+/// kupfer's cache directory: `KUPFER_CACHE_DIR` (empty: no cache), else
+/// `$XDG_CACHE_HOME/kupfer`, else `~/.cache/kupfer`. Compiled pipelines and tuned kernel
+/// choices are kept there.
 #[cfg(not(target_arch = "wasm32"))]
-fn cache_dir() -> Option<std::path::PathBuf> {
+pub fn cache_dir() -> Option<std::path::PathBuf> {
     if let Some(d) = std::env::var_os("KUPFER_CACHE_DIR") {
         return (!d.is_empty()).then(|| d.into());
     }

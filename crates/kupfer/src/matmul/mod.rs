@@ -19,6 +19,7 @@
 mod deferred;
 mod launch;
 mod tune;
+mod tune_store;
 
 pub(crate) use deferred::{with_epilogue, Pending};
 

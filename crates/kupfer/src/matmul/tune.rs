@@ -7,9 +7,12 @@
 //! default first, so that the first candidate does not meet an idle GPU; then per candidate
 //! one warm-up and three timed runs with GPU timestamps where the adapter has them) and keeps
 //! the fastest.
-//! Software adapters (lavapipe) and `KUPFER_MATMUL_TUNE=0` skip tuning and take the default.
+//! Choices are also kept on disk per adapter (`tune_store.rs`), so a later process reuses
+//! them without tuning. Software adapters (lavapipe) and `KUPFER_MATMUL_TUNE=0` skip tuning and
+//! take the default; `KUPFER_MATMUL_TUNE=1` tunes on software adapters too.
 
 use super::launch::Geometry;
+use super::tune_store;
 use crate::device::Device;
 use kupfer_core::matmul::{CoopConfig, MatmulKernel, TileConfig};
 use kupfer_core::{DType, Result};
@@ -36,12 +39,16 @@ fn tuning_enabled(device: &Device, geo: &Geometry) -> bool {
     if cfg!(target_arch = "wasm32") {
         return false;
     }
-    #[cfg(not(target_arch = "wasm32"))]
-    if std::env::var("KUPFER_MATMUL_TUNE").is_ok_and(|v| v.trim() == "0") {
-        return false;
-    }
+    let forced = match std::env::var("KUPFER_MATMUL_TUNE")
+        .as_deref()
+        .map(str::trim)
+    {
+        Ok("0") => return false,
+        Ok("1") => true,
+        _ => false,
+    };
     let work = (geo.m as f64) * (geo.n as f64) * (geo.k as f64) * geo.batch as f64;
-    device.info().device_type != "Cpu" && work >= MIN_TUNED_WORK
+    (forced || device.info().device_type != "Cpu") && work >= MIN_TUNED_WORK
 }
 
 fn fits(device: &Device, threads: u32, bytes: u32) -> bool {
@@ -95,6 +102,19 @@ fn tuned(
     if !tune {
         return Ok(default);
     }
+    let remember = |k: MatmulKernel| {
+        cache
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(key.clone(), k);
+    };
+    let store_key = format!("{key:?}");
+    if let Some(choice) = tune_store::load(device, &store_key) {
+        if let Some(k) = candidates.iter().find(|k| describe(k) == choice) {
+            remember(*k);
+            return Ok(*k);
+        }
+    }
     // The first kernel timed in a process meets an idle GPU (clocks down, caches cold): one
     // untimed run of the default first, so that every candidate is timed on a warm device.
     let _ = time_kernel(device, geo, out, default);
@@ -109,11 +129,20 @@ fn tuned(
             }
         }
     }
-    cache
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .insert(key, best.1);
+    if best.0.is_finite() {
+        tune_store::save(device, &store_key, &describe(&best.1));
+    }
+    remember(best.1);
     Ok(best.1)
+}
+
+/// A kernel's tuned configuration as the store records it.
+fn describe(k: &MatmulKernel) -> String {
+    match k {
+        MatmulKernel::Tiled { tile, .. } => format!("{tile:?}"),
+        MatmulKernel::Coop { cfg, .. } => format!("{cfg:?}"),
+        other => format!("{other:?}"),
+    }
 }
 
 /// The tile configuration of the SIMT kernel for `geo` (`kernel` builds the kernel of a
