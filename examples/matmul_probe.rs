@@ -51,11 +51,7 @@ fn check() {
     ];
     let mut ok = true;
     for &(sa, sb, ta, tb) in shapes {
-        let a = random(sa, 1);
-        let b = random(sb, 2);
-        let a = if ta { a.t().unwrap() } else { a };
-        let b = if tb { b.t().unwrap() } else { b };
-        let k = *a.shape().last().unwrap();
+        let (a, b, k) = operands(sa, sb, ta, tb);
         let exact = kp::matmul_forced(&a, &b, MatmulPrecision::Exact, Force::Simple).unwrap();
         let want = as_f32(&exact);
         let mut line = format!(
@@ -183,11 +179,7 @@ fn simt(ns: &[usize]) {
     ];
     let mut ok = true;
     for &(sa, sb, ta, tb) in shapes {
-        let a = random(sa, 1);
-        let b = random(sb, 2);
-        let a = if ta { a.t().unwrap() } else { a };
-        let b = if tb { b.t().unwrap() } else { b };
-        let k = *a.shape().last().unwrap();
+        let (a, b, k) = operands(sa, sb, ta, tb);
         let want =
             as_f32(&kp::matmul_forced(&a, &b, MatmulPrecision::Exact, Force::Simple).unwrap());
         for t in kp::TileConfig::candidates() {
@@ -225,6 +217,17 @@ fn simt(ns: &[usize]) {
             );
         }
     }
+}
+
+/// Random operands of shapes `sa` and `sb` (transposed views when `ta` / `tb`) and their
+/// inner dimension.
+fn operands(sa: &[usize], sb: &[usize], ta: bool, tb: bool) -> (kp::Array, kp::Array, usize) {
+    let a = random(sa, 1);
+    let b = random(sb, 2);
+    let a = if ta { a.t().unwrap() } else { a };
+    let b = if tb { b.t().unwrap() } else { b };
+    let k = *a.shape().last().unwrap();
+    (a, b, k)
 }
 
 fn main() {

@@ -114,19 +114,6 @@ fn run_oracle(dir: &Path, cases: &[Case]) -> Value {
     common::run_oracle(dir, &serde_json::Value::from(manifest), ORACLE)
 }
 
-/// kupfer's result as (re, im) pairs in f64.
-fn host_pairs(a: &Array) -> Vec<(f64, f64)> {
-    match a.to_host().unwrap().data {
-        kp::HostData::Complex64(v) => v
-            .iter()
-            .map(|z| (f64::from(z.re), f64::from(z.im)))
-            .collect(),
-        kp::HostData::F32(v) => v.iter().map(|&x| (f64::from(x), 0.0)).collect(),
-        kp::HostData::F64(v) => v.iter().map(|&x| (x, 0.0)).collect(),
-        other => panic!("unexpected result dtype {:?}", other.dtype()),
-    }
-}
-
 fn compare(c: &Case, got: &Array, dir: &Path, res: &Value) -> Result<f64, String> {
     if let Some(e) = res.get("error") {
         return Err(format!("numpy raised {e} but kupfer returned a result"));
@@ -155,7 +142,7 @@ fn compare(c: &Case, got: &Array, dir: &Path, res: &Value) -> Result<f64, String
         ));
     }
     let want = common::read_f64(&dir.join(format!("{}.out", c.id)));
-    let g = host_pairs(got);
+    let g = common::host_pairs(got);
     let (mut num, mut den) = (0.0f64, 0.0f64);
     for (i, &(re, im)) in g.iter().enumerate() {
         let (wr, wi) = (want[2 * i], want[2 * i + 1]);

@@ -93,17 +93,6 @@ fn dft_axis(x: &[C64], shape: &[usize], axis: usize, sgn: f64, scale: f64) -> Ve
     out
 }
 
-fn host(a: &Array) -> Vec<C64> {
-    match a.to_host().unwrap().data {
-        kp::HostData::Complex64(v) => v
-            .iter()
-            .map(|z| (f64::from(z.re), f64::from(z.im)))
-            .collect(),
-        kp::HostData::F32(v) => v.iter().map(|&x| (f64::from(x), 0.0)).collect(),
-        other => panic!("unexpected result dtype {:?}", other.dtype()),
-    }
-}
-
 fn to64(z: &[Complex32]) -> Vec<C64> {
     z.iter()
         .map(|z| (f64::from(z.re), f64::from(z.im)))
@@ -112,7 +101,7 @@ fn to64(z: &[Complex32]) -> Vec<C64> {
 
 /// Relative L2 error of `got` against `want`; collects a failure above `tol`.
 fn check(fails: &mut Vec<String>, id: &str, got: &Array, want: &[C64], tol: f64) {
-    let g = host(got);
+    let g = common::host_pairs(got);
     if g.len() != want.len() {
         fails.push(format!("{id}: {} values, expected {}", g.len(), want.len()));
         return;

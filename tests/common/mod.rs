@@ -220,3 +220,16 @@ pub fn default_device() -> kp::Device {
     kp::Device::set_default(&d);
     d
 }
+
+/// An array's values as (re, im) pairs in f64 (real dtypes get im = 0).
+pub fn host_pairs(a: &Array) -> Vec<(f64, f64)> {
+    match a.to_host().unwrap().data {
+        kp::HostData::Complex64(v) => v
+            .iter()
+            .map(|z| (f64::from(z.re), f64::from(z.im)))
+            .collect(),
+        kp::HostData::F32(v) => v.iter().map(|&x| (f64::from(x), 0.0)).collect(),
+        kp::HostData::F64(v) => v.iter().map(|&x| (x, 0.0)).collect(),
+        other => panic!("unexpected result dtype {:?}", other.dtype()),
+    }
+}
