@@ -123,6 +123,22 @@ fn cases(f64_ok: bool) -> Vec<Case> {
             },
         ),
         case(
+            "user_kernel_in_the_epilogue",
+            vec![mat(F32, m, k), mat(F32, k, n), mat(F32, m, n)],
+            "1 / (1 + np.exp(-(a @ b))) + c",
+            1,
+            |x| {
+                let sigmoid = kp::ElementwiseKernel::new(
+                    "T x",
+                    "T y",
+                    "y = T(1) / (T(1) + exp(-x));",
+                    "sigmoid",
+                )?;
+                let s = sigmoid.call(kp::args![&kp::matmul(&x[0], &x[1])?])?;
+                Ok(&s + &x[2])
+            },
+        ),
+        case(
             "batched_bias",
             vec![(F32, vec![3, m, k]), mat(F32, k, n), (F32, vec![3, 1, n])],
             "(a @ b) * 2 + c",
