@@ -142,7 +142,7 @@ mod tests {
             assert!(m >= 2 * n - 1, "{n}: {m}");
             let mut r = m;
             for p in [2, 3, 5] {
-                while r % p == 0 {
+                while r.is_multiple_of(p) {
                     r /= p;
                 }
             }
