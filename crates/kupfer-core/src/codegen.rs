@@ -676,10 +676,16 @@ fn input_expr(program: &Program, k: usize, item: u32) -> String {
 }
 
 fn scalar_expr(k: usize, d: DType) -> String {
+    uniform_scalar(&format!("P.s{k}"), d)
+}
+
+/// The value of a scalar of dtype `d` read from the uniform field `field` (which holds it as
+/// [`scalar_uniform_type`]).
+pub(crate) fn uniform_scalar(field: &str, d: DType) -> String {
     match d {
-        DType::F16 => to_f16(&format!("P.s{k}")),
-        DType::Bool => format!("(P.s{k} != 0u)"),
-        _ => format!("P.s{k}"),
+        DType::F16 => to_f16(field),
+        DType::Bool => format!("({field} != 0u)"),
+        _ => field.to_string(),
     }
 }
 

@@ -8,7 +8,7 @@
 //! Scalars travel in the matmul's uniform block after its own fields, as do the inputs'
 //! offsets and strides. Inputs 1.. bind at 4, 5, ... after the matmul's A, B and C.
 
-use crate::codegen::{cast_expr, node_expr, scalar_uniform_type, to_f16, Needs};
+use crate::codegen::{cast_expr, node_expr, scalar_uniform_type, uniform_scalar, Needs};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::expr::{Node, Program};
@@ -113,11 +113,7 @@ pub fn module(epi: &Program, product: DType, acc: DType) -> Result<String> {
                     at
                 }
             }
-            Node::Scalar(k) => match epi.scalars[*k] {
-                DType::F16 => to_f16(&format!("P.es{k}")),
-                DType::Bool => format!("(P.es{k} != 0u)"),
-                _ => format!("P.es{k}"),
-            },
+            Node::Scalar(k) => uniform_scalar(&format!("P.es{k}"), epi.scalars[*k]),
             other => node_expr(epi, other, *dtype, 0, &mut needs)?,
         };
         let _ = writeln!(body, "    let n{id}_0: {} = {expr};", dtype.wgsl_value());

@@ -414,18 +414,7 @@ fn check_image(page: &Value) -> String {
         let native = pollster::block_on(imagelab::download(&out)).expect("read-back");
         assert_eq!(g["width"], json!(out.shape()[1]), "{adj:?}");
         assert_eq!(g["height"], json!(out.shape()[0]), "{adj:?}");
-        let bytes: Vec<i64> = g["rgba"]
-            .as_array()
-            .expect("rgba")
-            .iter()
-            .map(|v| v.as_i64().unwrap_or(-1))
-            .collect();
-        assert_eq!(bytes.len(), native.len(), "{adj:?}");
-        let far = bytes
-            .iter()
-            .zip(&native)
-            .filter(|(a, b)| (**a - i64::from(**b)).abs() > 1)
-            .count();
+        let far = bytes_off_by_more_than_one(g, &native, &format!("{adj:?}"));
         // A threshold may flip a pixel whose luminance rounds to it.
         assert!(
             far * 500 <= native.len(),
@@ -434,6 +423,23 @@ fn check_image(page: &Value) -> String {
         worst = worst.max(far);
     }
     format!("image lab: 3 adjustments, at most {worst} bytes off by more than 1")
+}
+
+/// How many of the page's RGBA bytes (`g["rgba"]`) differ from the native ones by more than
+/// 1; the lengths must match.
+fn bytes_off_by_more_than_one(g: &Value, native: &[u8], what: &str) -> usize {
+    let bytes: Vec<i64> = g["rgba"]
+        .as_array()
+        .expect("rgba")
+        .iter()
+        .map(|v| v.as_i64().unwrap_or(-1))
+        .collect();
+    assert_eq!(bytes.len(), native.len(), "{what}");
+    bytes
+        .iter()
+        .zip(native)
+        .filter(|(a, b)| (**a - i64::from(**b)).abs() > 1)
+        .count()
 }
 
 /// The page's convolution and FFT filters (on the 64x48 and 61x47 samples) against the same
@@ -457,18 +463,7 @@ fn check_filters(page: &Value) -> String {
         let native = pollster::block_on(imagelab::download(&out)).expect("read-back");
         assert_eq!(g["width"], json!(w), "{name}");
         assert_eq!(g["height"], json!(h), "{name}");
-        let bytes: Vec<i64> = g["rgba"]
-            .as_array()
-            .expect("rgba")
-            .iter()
-            .map(|v| v.as_i64().unwrap_or(-1))
-            .collect();
-        assert_eq!(bytes.len(), native.len(), "{name}");
-        let far = bytes
-            .iter()
-            .zip(&native)
-            .filter(|(a, b)| (**a - i64::from(**b)).abs() > 1)
-            .count();
+        let far = bytes_off_by_more_than_one(g, &native, name);
         assert_eq!(far, 0, "{name} {w}x{h}: {far} bytes differ by more than 1");
         worst = worst.max(far);
         if k < 7 {

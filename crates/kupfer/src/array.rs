@@ -144,7 +144,7 @@ impl Array {
         match &*st {
             State::Data { buffer, layout } => Ok((buffer.clone(), layout.clone())),
             State::Lazy(lazy) => {
-                let buffer = materialise(&self.inner.device, &lazy.root, &self.inner.shape)?;
+                let buffer = materialise(&self.inner.device, lazy, &self.inner.shape)?;
                 let layout = Layout::contiguous(&self.inner.shape);
                 *st = State::Data {
                     buffer: buffer.clone(),

@@ -95,6 +95,9 @@ pub(crate) struct Lazy {
     pub root: Arc<Expr>,
     pub nodes: usize,
     pub leaves: usize,
+    /// True when the tree holds a deferred matrix product (only then does materialising look
+    /// for an epilogue).
+    pub products: bool,
 }
 
 impl Lazy {
@@ -107,6 +110,7 @@ impl Lazy {
             }),
             nodes: 1,
             leaves: 1,
+            products: false,
         }
     }
 
@@ -116,6 +120,7 @@ impl Lazy {
             root: Arc::new(Expr::Matmul(Arc::new(product))),
             nodes: 1,
             leaves: 1,
+            products: true,
         }
     }
 
@@ -124,6 +129,7 @@ impl Lazy {
             root: Arc::new(Expr::Scalar { bytes, dtype }),
             nodes: 1,
             leaves: 0,
+            products: false,
         }
     }
 
@@ -132,6 +138,7 @@ impl Lazy {
             root: Arc::new(Expr::Index),
             nodes: 1,
             leaves: 0,
+            products: false,
         }
     }
 
@@ -147,6 +154,7 @@ impl Lazy {
             root: Arc::new(Expr::Cast(self.root, to)),
             nodes: self.nodes + 1,
             leaves: self.leaves,
+            products: self.products,
         }
     }
 
@@ -155,6 +163,7 @@ impl Lazy {
             root: Arc::new(Expr::Unary(op, x.root, out)),
             nodes: x.nodes + 1,
             leaves: x.leaves,
+            products: x.products,
         }
     }
 
@@ -163,6 +172,7 @@ impl Lazy {
             root: Arc::new(Expr::Binary(op, a.root, b.root, out)),
             nodes: a.nodes + b.nodes + 1,
             leaves: a.leaves + b.leaves,
+            products: a.products || b.products,
         }
     }
 
@@ -172,6 +182,7 @@ impl Lazy {
         Lazy {
             nodes: args.iter().map(|a| a.nodes).sum::<usize>() + 1,
             leaves: args.iter().map(|a| a.leaves).sum(),
+            products: args.iter().any(|a| a.products),
             root: Arc::new(Expr::Call(
                 f,
                 args.into_iter().map(|a| a.root).collect(),
@@ -186,6 +197,7 @@ impl Lazy {
             root: Arc::new(Expr::Select(c.root, a.root, b.root, out)),
             nodes: c.nodes + a.nodes + b.nodes + 1,
             leaves: c.leaves + a.leaves + b.leaves,
+            products: c.products || a.products || b.products,
         }
     }
 }
@@ -292,18 +304,18 @@ struct Placed {
     offset: u32,
 }
 
-/// Runs `expr` over `shape` and returns a new C-contiguous buffer with the result.
-pub(crate) fn materialise(
-    device: &Device,
-    expr: &Arc<Expr>,
-    shape: &[usize],
-) -> Result<Arc<GpuBuffer>> {
+/// Runs `lazy` over `shape` and returns a new C-contiguous buffer with the result (a deferred
+/// product with the expression around it as its epilogue where that applies).
+pub(crate) fn materialise(device: &Device, lazy: &Lazy, shape: &[usize]) -> Result<Arc<GpuBuffer>> {
+    let expr = &lazy.root;
     if let Expr::Matmul(p) = &**expr {
         return p.buffer();
     }
-    if let Some(product) = Expr::epilogue_product(expr, shape) {
-        if let Some(out) = crate::matmul::with_epilogue(device, expr, &product, shape)? {
-            return Ok(out);
+    if lazy.products {
+        if let Some(product) = Expr::epilogue_product(expr, shape) {
+            if let Some(out) = crate::matmul::with_epilogue(device, expr, &product, shape)? {
+                return Ok(out);
+            }
         }
     }
     let ctx = device.context();

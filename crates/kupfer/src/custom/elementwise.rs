@@ -163,7 +163,7 @@ impl ElementwiseKernel {
         // Every output is computed before any is written: each may read all initial values.
         let mut computed = Vec::with_capacity(n_out);
         for l in &lazies {
-            computed.push(materialise(&r.device, &l.root, &r.shape)?);
+            computed.push(materialise(&r.device, l, &r.shape)?);
         }
         for (buf, out) in computed.into_iter().zip(&outs) {
             super::assign::write_into(out, buf)?;

@@ -65,22 +65,31 @@ fn capacity(device: &Device) -> (u32, u32) {
     (cap, budget)
 }
 
-/// A tuning knob: the environment variable `name` (read once) or `default`.
-fn knob(name: &'static str, cell: &'static std::sync::OnceLock<u32>, default: u32) -> u32 {
+/// A tuning knob: the environment variable `name` (read once) when it is at least `min`, else
+/// `default`.
+fn knob(
+    name: &'static str,
+    cell: &'static std::sync::OnceLock<u32>,
+    default: u32,
+    min: u32,
+) -> u32 {
     *cell.get_or_init(|| {
         std::env::var(name)
             .ok()
-            .and_then(|v| v.parse().ok())
-            .filter(|&v: &u32| v > 0)
+            .and_then(|v| v.trim().parse().ok())
+            .filter(|&v: &u32| v >= min)
             .unwrap_or(default)
     })
 }
 
 macro_rules! knob {
     ($fname:ident, $var:literal, $default:expr) => {
+        knob!($fname, $var, $default, 1);
+    };
+    ($fname:ident, $var:literal, $default:expr, $min:expr) => {
         fn $fname() -> u32 {
             static CELL: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-            knob($var, &CELL, $default)
+            knob($var, &CELL, $default, $min)
         }
     };
 }
@@ -102,18 +111,10 @@ knob!(strided_radix, "KUPFER_FFT_TRMAX", 128);
 knob!(values_per_thread, "KUPFER_FFT_VPT", 2);
 // Most threads per workgroup (also capped by the device's limit).
 knob!(max_workgroup, "KUPFER_FFT_MAXWG", 512);
-/// Where register passes run (`KUPFER_FFT_REG`): 0 nowhere, 1 (default) where they measured
-/// faster than workgroup-memory passes on the H100 (see [`Stockham::new`]), 2 for every
-/// power-of-two size (for experiments and the tests).
-fn register_mode() -> u32 {
-    static CELL: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-    *CELL.get_or_init(|| {
-        std::env::var("KUPFER_FFT_REG")
-            .ok()
-            .and_then(|v| v.trim().parse().ok())
-            .unwrap_or(1)
-    })
-}
+// Where register passes run (`KUPFER_FFT_REG`): 0 nowhere, 1 (default) where they measured
+// faster than workgroup-memory passes on the H100 (see `Stockham::new`), 2 for every
+// power-of-two size (for experiments and the tests).
+knob!(register_mode, "KUPFER_FFT_REG", 1, 0);
 // Largest sub-radix of a register pass (values per thread: 16, 8, 4 or 2). On the H100, 8
 // (512 threads per 4096-point line) beat 16 by 1.3x and 4 by 1.05x.
 knob!(register_subradix, "KUPFER_FFT_RQ", 8);
