@@ -27,6 +27,12 @@ impl Bluestein {
     /// The plan of size `n` in direction `sgn`; `B` is computed on the device.
     pub(crate) fn new(device: &Device, n: usize, sgn: i8, kind: LineKind) -> Result<Bluestein> {
         let m = convolution_size(n);
+        // Its inner transforms keep the passes they were measured with: the register passes
+        // of large batches were not (those of mid-sized ones were 1.4-2x slower here).
+        let kind = LineKind {
+            large: false,
+            ..kind
+        };
         let inner = Stockham::new(device, m, kind)?
             .ok_or_else(|| Error::invalid("smooth-size FFT plan missing"))?;
         let w = fft::chirp(n, f64::from(sgn));

@@ -209,6 +209,7 @@ fn transform(
         strided: inner > 1,
         small: lines.saturating_mul(n) <= plan::SMALL_BATCH,
         mid: plan::MID_BATCH.contains(&lines.saturating_mul(n)),
+        large: lines.saturating_mul(n) > *plan::MID_BATCH.end(),
     };
     let p = plan::plan(&device, n, sgn, kind)?;
     p.run(&device, &job)?;

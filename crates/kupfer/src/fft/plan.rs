@@ -118,14 +118,22 @@ knob!(register_mode, "KUPFER_FFT_REG", 1, 0);
 // Largest sub-radix of a register pass (values per thread: 16, 8, 4 or 2). On the H100, 8
 // (512 threads per 4096-point line) beat 16 by 1.3x and 4 by 1.05x.
 knob!(register_subradix, "KUPFER_FFT_RQ", 8);
-// Values a workgroup of a register pass holds.
-knob!(register_values, "KUPFER_FFT_RGV", 4096);
+// Values a workgroup of a register pass holds (lines longer than this take one each). On the
+// H100, 2048 beat 4096 and 1024 for passes of 64 and 256 and was even for 1024.
+knob!(register_values, "KUPFER_FFT_RGV", 2048);
 // Largest register-pass radix of contiguous lines: a 4096-point line is one pass.
 knob!(register_radix, "KUPFER_FFT_RRMAX", 4096);
 // Largest register-pass radix of strided lines (`KUPFER_FFT_REG=2` only).
 knob!(register_strided_radix, "KUPFER_FFT_RTRMAX", 4096);
-/// Largest size whose contiguous lines take register passes by default.
+// Diagnostics on stderr (`KUPFER_FFT_TRACE`): 1 prints each pass's shape, 2 also times each
+// pass between GPU timestamps (a synchronisation per pass: for kernel work, not for speed).
+knob!(trace, "KUPFER_FFT_TRACE", 0, 0);
+/// Largest size whose contiguous lines take register passes by default in mid-sized batches.
 const REGISTER_MAX_N: usize = 1 << 20;
+/// Register-pass radix of strided lines (by default).
+const REGISTER_STRIDED_RADIX: u32 = 64;
+/// Register-pass radix of contiguous lines longer than [`REGISTER_MAX_N`] (by default).
+const REGISTER_LONG_RADIX: u32 = 256;
 /// Batches of this many values ([`LineKind::mid`]) take register passes by default: from
 /// 2^20 (below, the workgroup-memory passes won) to 2^22 (32 MiB, within the H100's 50 MB L2;
 /// the rows of a 4096^2 fft2, 2^24 values, were 2% slower).
@@ -143,34 +151,55 @@ pub(crate) struct LineKind {
     pub(crate) small: bool,
     /// The whole batch has [`MID_BATCH`] values.
     pub(crate) mid: bool,
+    /// The whole batch has more values than [`MID_BATCH`].
+    pub(crate) large: bool,
 }
 
 impl Stockham {
     /// The plan of a smooth size `n`; `None` when `n` has a prime factor above 7. Strided
     /// lines take passes of at most 128 values, so that a workgroup reads 8+ neighbouring
-    /// lines at once; contiguous lines up to 1024 values take one pass. Contiguous
-    /// power-of-two lines of at most 2^20 values in batches of 2^20 to 2^22 values take
-    /// register passes of up to 4096 values (`KUPFER_FFT_REG` moves that line).
+    /// lines at once; contiguous lines up to 1024 values take one pass. Power-of-two lines
+    /// take register passes where those measured faster (see below; `KUPFER_FFT_REG` moves
+    /// that line).
     pub(crate) fn new(device: &Device, n: usize, kind: LineKind) -> Result<Option<Stockham>> {
         let (cap, budget) = capacity(device);
         let single = single_values().min(cap);
-        // Register passes where they measured faster on the H100 (same run, ms): contiguous
-        // lines up to 2^20 in batches of 2^20 to 2^22 values (2^20: 0.0436 -> 0.0412; rfft
-        // 2^20: 0.0405 -> 0.0401; 1024 x 4096 rows: 0.0910 -> 0.0882). Elsewhere they were
-        // slower (a 4096 line: 0.0147 -> 0.0154; the rows of fft2 4096^2: 0.611 -> 0.623 in
-        // all; 2^24: 0.571 -> 0.98 as two 4096-point column passes, 0.80 as three of 256;
-        // columns of 4096^2: 0.61 -> 0.74+; Bluestein 2^21/2^22 inner sizes: 1.4-2x).
+        // Register passes where they measured faster on the H100 (same run, ms; each pass
+        // timed alone with KUPFER_FFT_TRACE=2). Contiguous lines up to 2^20 in batches of
+        // 2^20 to 2^22 values (2^20: 0.0436 -> 0.0412; rfft 2^20: 0.0405 -> 0.0401); since
+        // they exchange one component at a time (half the workgroup memory, more workgroups
+        // per multiprocessor): 4096-point lines in batches of 2^20+ values as one pass
+        // (1024 x 4096: 0.090 -> 0.070; the rows of fft2 4096^2: 0.314 -> 0.245 as against
+        // two workgroup-memory passes of 64), 2^24 as three passes of 256 with 8 lines per
+        // workgroup (0.59 -> 0.54), and strided 4096-point columns in batches of 2^22+ as two
+        // passes of 64 with 32 columns per workgroup (the columns of fft2 4096^2: 0.322 ->
+        // 0.268). Elsewhere they were slower or not measured (a single 4096 line: 0.0147 ->
+        // 0.0154; Bluestein 2^21/2^22 inner sizes: 1.4-2x; 4096-point column passes, which
+        // read one column per workgroup: 2x).
         let pow2 = n.is_power_of_two() && n > 1;
+        let large = kind.large;
         let register = match register_mode() {
             0 => false,
             2 => pow2,
-            _ => pow2 && !kind.strided && kind.mid && n <= REGISTER_MAX_N,
+            _ => {
+                pow2 && if kind.strided {
+                    large && (1024..=4096).contains(&n)
+                } else {
+                    (kind.mid && n <= REGISTER_MAX_N)
+                        || ((kind.mid || large) && n <= 4096)
+                        || (large && n > REGISTER_MAX_N)
+                }
+            }
         };
         let radices = if register {
-            let max = if kind.strided {
-                register_strided_radix()
-            } else {
-                register_radix()
+            let max = match (register_mode(), kind.strided) {
+                (2, true) => register_strided_radix(),
+                (2, false) => register_radix(),
+                // Columns: passes of 64 (32 neighbouring columns per workgroup).
+                (_, true) => REGISTER_STRIDED_RADIX,
+                // Long lines: passes of 256 (8 sub-sequences per workgroup).
+                (_, false) if n > REGISTER_MAX_N => REGISTER_LONG_RADIX,
+                (_, false) => register_radix(),
             };
             fft::schedule(n, max.min(cap))
         } else if kind.strided {
@@ -370,6 +399,12 @@ impl Stockham {
                 store_real: last && job.store_real,
                 register: pass.register,
             };
+            if trace() == 1 && !cfg!(target_arch = "wasm32") {
+                eprintln!(
+                    "fft pass n={n} radix={r} ns={ns} radices={:?} register={} group={group} wg={wg} lines={} blo={}",
+                    pass.radices, pass.register, job.lines, job.blo
+                );
+            }
             let (pipeline, _) =
                 crate::kernels::compiled(device, &device.kernels.ffts, &program, |_| {
                     Ok((fft::generate(&program), ()))
@@ -424,12 +459,29 @@ impl Stockham {
             if program.load_mul || program.store_mul {
                 bindings.push(binding(aux_buf));
             }
+            #[cfg(not(target_arch = "wasm32"))]
+            let timed = if trace() == 2 {
+                Some(device.record_event()?)
+            } else {
+                None
+            };
             ctx.dispatch(
                 &pipeline,
                 &params.bytes(),
                 bindings,
                 [gx as u32, gy as u32, 1],
             )?;
+            #[cfg(not(target_arch = "wasm32"))]
+            if let Some(e0) = timed {
+                let e1 = device.record_event()?;
+                eprintln!(
+                    "fft pass n={n} radix={r} ns={ns} register={} group={group} wg={wg} lines={} blo={} ms={:.4}",
+                    pass.register,
+                    job.lines,
+                    job.blo,
+                    e0.elapsed_ms(&e1)?
+                );
+            }
             ns *= r;
             src = dst;
         }
