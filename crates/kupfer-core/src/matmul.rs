@@ -43,6 +43,12 @@ pub enum Load {
     VecK,
     /// vec4 along the operand's outer axis (m for A transposed, n for B row-major).
     VecOuter,
+    /// 8 float16 elements (16 bytes) along k, for A in the cooperative-matrix kernel: needs
+    /// stride 1 along k, K a multiple of 8 and 8-aligned offsets and other strides.
+    Vec8K,
+    /// 8 float16 elements (16 bytes) along n, for B in the cooperative-matrix kernel (as
+    /// [`Load::Vec8K`] along n).
+    Vec8Outer,
 }
 
 /// Tile configuration of the SIMT GEMM.
@@ -150,6 +156,9 @@ pub struct CoopConfig {
     pub bk: u32,
     /// Subgroup size the kernel is written for (32 on NVIDIA).
     pub subgroup: u32,
+    /// Workgroup-memory buffers of the staged tiles: 2 (double-buffered, one barrier per k
+    /// step) or 1 (two barriers per step, half the memory: room for a deeper `bk`).
+    pub stages: u32,
 }
 
 impl CoopConfig {
@@ -168,30 +177,47 @@ impl CoopConfig {
         self.wm * self.wn * self.subgroup
     }
 
-    /// Workgroup memory in bytes: double-buffered padded f16 A and B tiles, plus an f32
-    /// 16x16 staging tile per subgroup for C.
+    /// Workgroup memory in bytes: the padded f16 A and B tiles (`stages` of each; rows padded
+    /// by 8 halves), plus an f32 16x16 staging tile per subgroup for C.
     pub fn workgroup_bytes(&self) -> u32 {
-        2 * (self.bm() * (self.bk + 8) + self.bk * (self.bn() + 8)) * 2
+        self.stages * (self.bm() * (self.bk + 8) + self.bk * (self.bn() + 8)) * 2
             + (self.threads() / self.subgroup) * 256 * 4
     }
 
-    /// The configurations the autotuner tries.
+    fn valid(&self) -> bool {
+        self.bk.is_multiple_of(16)
+            && self.bk > 0
+            && self.fm > 0
+            && self.fn_ > 0
+            && self.wm > 0
+            && self.wn > 0
+            && self.subgroup > 0
+            && matches!(self.stages, 1 | 2)
+    }
+
+    /// The configurations the autotuner tries (the first is the default without tuning).
     pub fn candidates(subgroup: u32) -> Vec<CoopConfig> {
-        let c = |wm, wn, fm, fn_, bk| CoopConfig {
+        let c = |wm, wn, fm, fn_, bk, stages| CoopConfig {
             wm,
             wn,
             fm,
             fn_,
             bk,
             subgroup,
+            stages,
         };
+        // Measured on the H100 at 4096 (f16, TFLOP/s): 128x128 tiles of 4 subgroups with one
+        // buffer 154, 8 subgroups 120-140; 64-wide subgroup tiles (2x4 fragments) under 40.
         vec![
-            c(2, 2, 4, 4, 32),
-            c(2, 2, 2, 4, 32),
-            c(4, 2, 2, 4, 32),
-            c(2, 2, 4, 2, 32),
-            c(2, 2, 2, 2, 32),
-            c(2, 2, 4, 4, 16),
+            c(2, 2, 4, 4, 32, 1),
+            c(2, 2, 4, 4, 32, 2),
+            c(2, 4, 4, 4, 16, 2),
+            c(2, 4, 4, 4, 32, 1),
+            c(4, 2, 4, 4, 32, 1),
+            c(2, 4, 4, 2, 64, 1),
+            c(4, 2, 2, 4, 64, 1),
+            c(2, 4, 4, 2, 32, 2),
+            c(2, 2, 2, 2, 32, 1),
         ]
     }
 }
@@ -531,7 +557,9 @@ fn tiled(
             "the tiled kernel computes float16/float32 results",
         ));
     }
-    let vec_ok = |d: DType, l: Load| l == Load::Scalar || d == DType::F32;
+    let vec_ok = |d: DType, l: Load| {
+        l == Load::Scalar || (d == DType::F32 && matches!(l, Load::VecK | Load::VecOuter))
+    };
     if !vec_ok(p.a, la) || !vec_ok(p.b, lb) || (c_vec4 && p.out != DType::F32) {
         return Err(Error::invalid("vec4 loads and stores need float32"));
     }
@@ -543,8 +571,9 @@ fn tiled(
     let (bm, bn, bk) = (t.bm, t.bn, t.bk);
     // Per operand: the index arithmetic of element/vector `t` of a tile, the global read
     // (guarded) and the scatter into workgroup memory at float offset `buf`.
+    // (8-wide loads were rejected above: they fall in the scalar arms.)
     let a_parts: StageParts<&str> = match la {
-        Load::Scalar => (
+        Load::Scalar | Load::Vec8K | Load::Vec8Outer => (
             bm * bk,
             "f32",
             format!("let r = t / {bk}u; let kk = t % {bk}u; let gr = row0 + r; let gk = k0 + kk;"),
@@ -585,7 +614,7 @@ fn tiled(
         ),
     };
     let b_parts: StageParts<&str> = match lb {
-        Load::Scalar => (
+        Load::Scalar | Load::Vec8K | Load::Vec8Outer => (
             bn * bk,
             "f32",
             format!("let kk = t / {bn}u; let c = t % {bn}u; let gc = col0 + c; let gk = k0 + kk;"),
@@ -755,8 +784,16 @@ fn coop(
             "the cooperative-matrix kernel computes floats",
         ));
     }
-    if !cfg.bk.is_multiple_of(16) {
-        return Err(Error::invalid("coop bk must be a multiple of 16"));
+    if !cfg.valid() {
+        return Err(Error::invalid(format!("bad coop configuration {cfg:?}")));
+    }
+    if matches!(la, Load::VecOuter | Load::Vec8Outer) || matches!(lb, Load::VecK | Load::Vec8K) {
+        return Err(Error::invalid(
+            "coop loads: A scalar or along k, B scalar or along n",
+        ));
+    }
+    if (la == Load::Vec8K && p.a != DType::F16) || (lb == Load::Vec8Outer && p.b != DType::F16) {
+        return Err(Error::invalid("8-wide coop loads read float16"));
     }
     let acc_t = if f16_acc { "f16" } else { "f32" };
     let cs_v = if f16_acc {
@@ -764,107 +801,195 @@ fn coop(
     } else {
         "Cs[sg * 256u + e]"
     };
-    let a_elem = |idx: &str| format!("f16({})", load_cast(&format!("AA[{idx}]"), p.a, p.out));
-    let b_elem = |idx: &str| format!("f16({})", load_cast(&format!("BB[{idx}]"), p.b, p.out));
-    if la == Load::VecOuter || lb == Load::VecK {
-        return Err(Error::invalid(
-            "coop loads: A scalar or along k, B scalar or along n",
-        ));
-    }
     let (bm, bn, bk) = (cfg.bm(), cfg.bn(), cfg.bk);
-    let (bkp, bnp) = (bk + 8, bn + 8);
-    let v4 = |d: DType| format!("vec4<{}>", storage(d));
-    let a_parts: StageParts<String> = match la {
-        Load::VecK => (
-            bm * bk / 4,
-            "vec4<f16>".into(),
-            format!(
-                "let r = t / {q}u; let kq = t % {q}u; let gr = row0 + r; let gk = k0 + kq * 4u;",
-                q = bk / 4
+    // Row lengths of the staged tiles in 8-half units, padded by one unit.
+    // Row lengths of the staged tiles in vec4<f16> units, padded by 8 halves.
+    let (bkp, bnp) = ((bk + 8) / 4, (bn + 8) / 4);
+    // Each thread moves tasks of 8 consecutive elements of a staged row: two neighbouring
+    // units in a mat2x4<f16> register, written at an even unit (against one unit per task,
+    // 154 against 107 TFLOP/s at 4096 on the H100).
+    let w = 8;
+    let reg_t = "mat2x4<f16>";
+    // The read of one task: `w` elements of the operand along a staged row from element
+    // `inner` on, zero outside; `guard_outer` bounds the row, `inner_n` is the extent along
+    // it and `idx(e)` the element index of element `e` of the row.
+    let task_read = |load: Load,
+                     dtype: DType,
+                     arr: &str,
+                     guard_outer: &str,
+                     inner: &str,
+                     inner_n: &str,
+                     idx: &dyn Fn(&str) -> String|
+     -> String {
+        let cvt = if dtype == DType::F16 { "" } else { "vec4<f16>" };
+        match load {
+            Load::Scalar => {
+                let mut s = String::new();
+                for e in 0..w {
+                    let at = format!("{inner} + {e}u");
+                    let _ = write!(
+                        s,
+                        "var x{e} = f16(); if ({guard_outer} && {at} < {inner_n}) {{ x{e} = f16({arr}[u32({})]); }} ",
+                        idx(&at)
+                    );
+                }
+                s + "@R = mat2x4<f16>(vec4<f16>(x0, x1, x2, x3), vec4<f16>(x4, x5, x6, x7));"
+            }
+            Load::Vec8K | Load::Vec8Outer => format!(
+                "if ({guard_outer} && {inner} < {inner_n}) {{ let vi = u32({}) / 4u; \
+                 @R = mat2x4<f16>({arr}[vi], {arr}[vi + 1u]); }}",
+                idx(inner)
             ),
-            "if (gr < P.m && gk < P.k) { @R = vec4<f16>(AA[u32(base_a + i32(gr) * P.sam + i32(gk)) / 4u]); }".into(),
-            format!(
-                "let at = buf + r * {bkp}u + kq * 4u; As[at] = @R.x; As[at + 1u] = @R.y; \
-                 As[at + 2u] = @R.z; As[at + 3u] = @R.w;"
+            _ => format!(
+                "let vi = u32({}) / 4u; var lo = vec4<f16>(); var hi = vec4<f16>(); \
+                 if ({guard_outer} && {inner} < {inner_n}) {{ lo = {cvt}({arr}[vi]); }} \
+                 if ({guard_outer} && {inner} + 4u < {inner_n}) {{ hi = {cvt}({arr}[vi + 1u]); }} \
+                 @R = mat2x4<f16>(lo, hi);",
+                idx(inner)
             ),
-        ),
-        _ => (
-            bm * bk,
-            "f16".into(),
-            format!("let r = t / {bk}u; let kk = t % {bk}u; let gr = row0 + r; let gk = k0 + kk;"),
-            format!(
-                "if (gr < P.m && gk < P.k) {{ @R = {}; }}",
-                a_elem("u32(base_a + i32(gr) * P.sam + i32(gk) * P.sak)")
-            ),
-            format!("As[buf + r * {bkp}u + kk] = @R;"),
-        ),
+        }
     };
-    let b_parts: StageParts<String> = match lb {
-        Load::VecOuter => (
-            bn * bk / 4,
-            "vec4<f16>".into(),
-            format!(
-                "let kk = t / {q}u; let nq = t % {q}u; let gn = col0 + nq * 4u; let gk = k0 + kk;",
-                q = bn / 4
-            ),
-            "if (gn < P.n && gk < P.k) { @R = vec4<f16>(BB[u32(base_b + i32(gk) * P.sbk + i32(gn)) / 4u]); }".into(),
-            format!(
-                "let at = bufb + kk * {bnp}u + nq * 4u; Bs[at] = @R.x; Bs[at + 1u] = @R.y; \
-                 Bs[at + 2u] = @R.z; Bs[at + 3u] = @R.w;"
-            ),
+    let put = |arr: &str, at: &str| format!("{arr}[{at}] = @R[0]; {arr}[{at} + 1u] = @R[1];");
+    let a_read = task_read(la, p.a, "AA", "gr < P.m", "gk", "P.k", &|at: &str| {
+        format!("base_a + i32(gr) * P.sam + i32({at}) * P.sak")
+    });
+    let b_read = task_read(lb, p.b, "BB", "gk < P.k", "gn", "P.n", &|at: &str| {
+        format!("base_b + i32(gk) * P.sbk + i32({at}) * P.sbn")
+    });
+    let a_parts: StageParts<&str> = (
+        bm * bk / w,
+        reg_t,
+        format!(
+            "let r = t / {q}u; let q = t % {q}u; let gr = row0 + r; let gk = k0 + q * {w}u;",
+            q = bk / w
         ),
-        _ => (
-            bn * bk,
-            "f16".into(),
-            format!("let kk = t / {bn}u; let c = t % {bn}u; let gc = col0 + c; let gk = k0 + kk;"),
-            format!(
-                "if (gc < P.n && gk < P.k) {{ @R = {}; }}",
-                b_elem("u32(base_b + i32(gk) * P.sbk + i32(gc) * P.sbn)")
-            ),
-            format!("Bs[bufb + kk * {bnp}u + c] = @R;"),
+        a_read,
+        put("As", &format!("abuf + r * {bkp}u + q * 2u")),
+    );
+    let b_parts: StageParts<&str> = (
+        bk * bn / w,
+        reg_t,
+        format!(
+            "let kk = t / {q}u; let q = t % {q}u; let gn = col0 + q * {w}u; let gk = k0 + kk;",
+            q = bn / w
         ),
-    };
+        b_read,
+        put("Bs", &format!("bbuf + kk * {bnp}u + q * 2u")),
+    );
     let wg = cfg.threads();
     let (decl, fetch, put) = staging(wg, [("ra", &a_parts), ("rb", &b_parts)]);
-    let a_ty = if la == Load::Scalar {
-        storage(p.a).to_string()
-    } else {
-        v4(p.a)
+    let storage_of = |d: DType, l: Load| -> String {
+        match l {
+            Load::Scalar => storage(d).to_string(),
+            _ => format!("vec4<{}>", storage(d)),
+        }
     };
-    let b_ty = if lb == Load::Scalar {
-        storage(p.b).to_string()
-    } else {
-        v4(p.b)
-    };
-    subs.push(("A_STORAGE", a_ty));
-    subs.push(("B_STORAGE", b_ty));
-    subs.push(("DECL", decl));
-    subs.push(("FETCH", fetch));
-    subs.push(("PUT", put));
-    let mut frags = String::new();
+    subs.push(("A_STORAGE", storage_of(p.a, la)));
+    subs.push(("B_STORAGE", storage_of(p.b, lb)));
+    // The multiply-adds of one staged step (k unrolled), from tiles at units `ab` and `bb`.
     let mut mads = String::new();
+    for kk in (0..bk).step_by(16) {
+        let _ = writeln!(mads, "            {{");
+        for i in 0..cfg.fm {
+            let _ = writeln!(
+                mads,
+                "            let a{i} = coopLoadT<coop_mat16x16<f16, A>>(&As[ab + {} * {bkp}u + {}u], {bkp}u);",
+                format_args!("(wy * {}u + {}u)", cfg.fm * 16, i * 16),
+                kk / 4,
+            );
+        }
+        for j in 0..cfg.fn_ {
+            let _ = writeln!(
+                mads,
+                "            let b{j} = coopLoadT<coop_mat16x16<f16, B>>(&Bs[bb + {}u * {bnp}u + wx * {}u + {}u], {bnp}u);",
+                kk,
+                cfg.fn_ * 4,
+                j * 4,
+            );
+        }
+        for i in 0..cfg.fm {
+            for j in 0..cfg.fn_ {
+                let _ = writeln!(
+                    mads,
+                    "            c{i}_{j} = coopMultiplyAdd(a{i}, b{j}, c{i}_{j});"
+                );
+            }
+        }
+        let _ = writeln!(mads, "            }}");
+    }
+    let (a_units, b_units) = (bm * bkp, bk * bnp);
+    let kloop = if cfg.stages == 2 {
+        // Double-buffered: the next step's tiles are read into registers before this step's
+        // products and written to the other buffer after them; one barrier per step. The loop
+        // is unrolled by two so that both buffers' offsets are constants (with an offset
+        // computed from the step's parity the loop ran at half the speed on the H100); an odd
+        // step count gets one more step past K, whose tiles are zeros.
+        let step = |sv: &str, c: u32| {
+            format!(
+                "            {{
+            let s1 = {sv} + 1u;
+            if (s1 < nsteps) {{
+                let k0 = s1 * BK;
+{fetch}            }}
+            let ab = {ab}u;
+            let bb = {bb}u;
+{mads}            if (s1 < nsteps) {{
+                let k0 = s1 * BK;
+                let abuf = {nab}u;
+                let bbuf = {nbb}u;
+{put}            }}
+            workgroupBarrier();
+            }}
+",
+                ab = c * a_units,
+                bb = c * b_units,
+                nab = (1 - c) * a_units,
+                nbb = (1 - c) * b_units,
+            )
+        };
+        format!(
+            "        {{
+            let k0 = 0u;
+{fetch}            let abuf = 0u;
+            let bbuf = 0u;
+{put}        }}
+        workgroupBarrier();
+        let nsteps = ntiles + (ntiles & 1u);
+        for (var s = 0u; s < nsteps; s += 2u) {{
+{even}{odd}        }}
+",
+            even = step("s", 0),
+            odd = step("s + 1u", 1),
+        )
+    } else {
+        // One buffer: the next step's global reads are in flight during the products; two
+        // barriers per step.
+        format!(
+            "        {{
+            let k0 = 0u;
+{fetch}        }}
+        for (var s = 0u; s < ntiles; s++) {{
+            {{
+                let k0 = s * BK;
+                let abuf = 0u;
+                let bbuf = 0u;
+{put}            }}
+            workgroupBarrier();
+            if (s + 1u < ntiles) {{
+                let k0 = (s + 1u) * BK;
+{fetch}            }}
+            let ab = 0u;
+            let bb = 0u;
+{mads}            workgroupBarrier();
+        }}
+"
+        )
+    };
+    let mut frags = String::new();
     let mut stores = String::new();
-    for i in 0..cfg.fm {
-        let _ = writeln!(
-            mads,
-            "                let a{i} = coopLoadT<coop_mat16x16<f16, A>>(&As[ab + (wy * {fm}u * 16u + {i}u * 16u) * BKP + kk], BKP);",
-            fm = cfg.fm
-        );
-    }
-    for j in 0..cfg.fn_ {
-        let _ = writeln!(
-            mads,
-            "                let b{j} = coopLoadT<coop_mat16x16<f16, B>>(&Bs[bb + kk * BNP + wx * {fn_}u * 16u + {j}u * 16u], BNP);",
-            fn_ = cfg.fn_
-        );
-    }
     for i in 0..cfg.fm {
         for j in 0..cfg.fn_ {
             let _ = writeln!(frags, "        var c{i}_{j} = coop_mat16x16<{acc_t}, C>();");
-            let _ = writeln!(
-                mads,
-                "                c{i}_{j} = coopMultiplyAdd(a{i}, b{j}, c{i}_{j});"
-            );
             let _ = writeln!(
                 stores,
                 "        {{
@@ -890,25 +1015,18 @@ fn coop(
         }
     }
     subs.push(("ACC_T", acc_t.to_string()));
-    subs.push(("WM", cfg.wm.to_string()));
+    subs.push(("BM", bm.to_string()));
+    subs.push(("BN", bn.to_string()));
+    subs.push(("BK", bk.to_string()));
     subs.push(("WN", cfg.wn.to_string()));
-    subs.push(("BM", cfg.bm().to_string()));
-    subs.push(("BN", cfg.bn().to_string()));
-    subs.push(("BK", cfg.bk.to_string()));
     subs.push(("SG", cfg.subgroup.to_string()));
-    subs.push(("WG", cfg.threads().to_string()));
-    subs.push((
-        "A_ELEM",
-        a_elem("u32(base_a + i32(gr) * P.sam + i32(gk) * P.sak)"),
-    ));
-    subs.push((
-        "B_ELEM",
-        b_elem("u32(base_b + i32(gk) * P.sbk + i32(gc) * P.sbn)"),
-    ));
+    subs.push(("WG", wg.to_string()));
+    subs.push(("AS_UNITS", (cfg.stages * a_units).to_string()));
+    subs.push(("BS_UNITS", (cfg.stages * b_units).to_string()));
+    subs.push(("DECL", decl));
     subs.push(("FRAGS", frags));
-    subs.push(("MADS", mads));
+    subs.push(("KLOOP", kloop));
     subs.push(("STORES", stores));
-    let _ = p;
     Ok(fill(COOP, &subs))
 }
 
@@ -938,7 +1056,7 @@ fn staging<T: std::fmt::Display>(
             let _ = writeln!(decl, "        var {reg}: {ty};");
             let _ = writeln!(
                 fetch,
-                "            {{ let t = lid + {o}u; {reg} = {ty}(0.0); if ({guard}) {{ {idx} {} }} }}",
+                "            {{ let t = lid + {o}u; {reg} = {ty}(); if ({guard}) {{ {idx} {} }} }}",
                 read.replace("@R", &reg),
                 o = j * wg
             );
@@ -1091,7 +1209,14 @@ mod tests {
                         (Load::VecK, Load::VecOuter),
                         (Load::VecK, Load::Scalar),
                         (Load::Scalar, Load::VecOuter),
+                        (Load::Vec8K, Load::Vec8Outer),
+                        (Load::Vec8K, Load::Scalar),
+                        (Load::Scalar, Load::Vec8Outer),
                     ] {
+                        let wide = la == Load::Vec8K || lb == Load::Vec8Outer;
+                        if wide && a != DType::F16 {
+                            continue;
+                        }
                         let p = MatmulProgram {
                             a,
                             b,

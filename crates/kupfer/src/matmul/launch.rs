@@ -169,13 +169,23 @@ impl Geometry {
         Ok(())
     }
 
-    /// True when A's offset and its strides other than `unit` are multiples of 4.
+    /// True when A's offset and its strides other than the unit one (`other` and the batch
+    /// strides) are multiples of 4.
     fn a_aligned(&self, other: isize) -> bool {
-        self.oa % 4 == 0 && other % 4 == 0 && self.ba.iter().all(|s| s % 4 == 0)
+        self.a_aligned_to(other, 4)
     }
 
     fn b_aligned(&self, other: isize) -> bool {
-        self.ob % 4 == 0 && other % 4 == 0 && self.bb.iter().all(|s| s % 4 == 0)
+        self.b_aligned_to(other, 4)
+    }
+
+    /// True when A's offset, `other` and the batch strides are multiples of `v`.
+    fn a_aligned_to(&self, other: isize, v: isize) -> bool {
+        self.oa % v == 0 && other % v == 0 && self.ba.iter().all(|s| s % v == 0)
+    }
+
+    fn b_aligned_to(&self, other: isize, v: isize) -> bool {
+        self.ob % v == 0 && other % v == 0 && self.bb.iter().all(|s| s % v == 0)
     }
 
     /// vec4 load of A in the tiled kernel, where the layout allows one.
@@ -204,15 +214,29 @@ impl Geometry {
         }
     }
 
-    /// Loads of the cooperative-matrix kernel: vec4 along k for A, along n for B, where the
-    /// layout allows.
+    /// Loads of the cooperative-matrix kernel: along k for A, along n for B, 8 float16
+    /// elements (16 bytes) at a time where the layout allows, else 4, else one.
     pub(crate) fn coop_loads(&self) -> (Load, Load) {
-        let a = if self.sak == 1 && self.k.is_multiple_of(4) && self.a_aligned(self.sam) {
+        let a = if self.sak != 1 {
+            Load::Scalar
+        } else if self.a_dtype == DType::F16
+            && self.k.is_multiple_of(8)
+            && self.a_aligned_to(self.sam, 8)
+        {
+            Load::Vec8K
+        } else if self.k.is_multiple_of(4) && self.a_aligned(self.sam) {
             Load::VecK
         } else {
             Load::Scalar
         };
-        let b = if self.sbn == 1 && self.n.is_multiple_of(4) && self.b_aligned(self.sbk) {
+        let b = if self.sbn != 1 {
+            Load::Scalar
+        } else if self.b_dtype == DType::F16
+            && self.n.is_multiple_of(8)
+            && self.b_aligned_to(self.sbk, 8)
+        {
+            Load::Vec8Outer
+        } else if self.n.is_multiple_of(4) && self.b_aligned(self.sbk) {
             Load::VecOuter
         } else {
             Load::Scalar
@@ -474,14 +498,23 @@ pub(crate) fn launch(
         Some(b) => b,
         None => Arc::new(ctx.alloc(out_bytes)?),
     };
+    // Elements per vector load of A and B (their bindings are whole vectors).
+    let width = |l: Load| match l {
+        Load::Scalar => 0,
+        Load::VecK | Load::VecOuter => 4,
+        Load::Vec8K | Load::Vec8Outer => 8,
+    };
     let (va, vb, vc) = match kernel {
         MatmulKernel::Tiled { a, b, .. } | MatmulKernel::Coop { a, b, .. } => {
-            (a != Load::Scalar, b != Load::Scalar, c_vec4_of(kernel))
+            (width(a), width(b), c_vec4_of(kernel))
         }
-        MatmulKernel::Gemv(GemvShape::Rows { vec4, .. }) => (vec4, vec4, false),
-        _ => (false, false, false),
+        MatmulKernel::Gemv(GemvShape::Rows { vec4, .. }) => {
+            let w = if vec4 { 4 } else { 0 };
+            (w, w, false)
+        }
+        _ => (0, 0, false),
     };
-    let vbytes = |on: bool, d: DType| if on { 4 * d.gpu_size() as u64 } else { 0 };
+    let vbytes = |w: u64, d: DType| w * d.gpu_size() as u64;
     let mut bindings = vec![
         whole(device, &geo.a_buf, vbytes(va, geo.a_dtype))?,
         whole(device, &geo.b_buf, vbytes(vb, geo.b_dtype))?,
