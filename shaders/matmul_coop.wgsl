@@ -4,13 +4,12 @@
 // workgroup stages BM x BK of A and BK x BN of B in workgroup memory as f16 (one or two
 // buffers), the next step's tiles read into registers while this one is multiplied, and every
 // subgroup multiplies its fragments from there.
-// The staged tiles are arrays of vec4<u32>, each 8 consecutive f16 elements of a row (packed
-// pairs), so that staging is one 16-byte store per 8 elements; coopLoadT reads f16 fragments
-// through pointers to these units (the stride counts units, as SPIR-V's
-// OpCooperativeMatrixLoadKHR defines it for a pointee other than the component type). Rows
-// are padded by one unit, which keeps the fragment reads free of bank conflicts. float16
-// operands laid out for it are read 16 bytes at a time and never converted; float32 operands
-// (the opt-in reduced-precision mode) are rounded to f16 by pack2x16float.
+// The staged tiles are arrays of vec4<f16> units (4 consecutive elements of a row), so that a
+// thread stages 8 elements in two 8-byte stores; coopLoadT reads f16 fragments through
+// pointers to these units (the stride counts units). Rows are padded by 8 halves. (Units of
+// vec4<u32>, 16-byte stores, pass naga but NVIDIA's compiler rejects the fragment loads.)
+// float16 operands laid out for it are read as two neighbouring vec4<f16>, never converted;
+// float32 operands (the opt-in reduced-precision mode) are rounded to f16 here.
 // Fragments go out through a per-subgroup staging tile, so that ragged edges, the output
 // dtype and epilogues are handled by plain stores. (The bindings are AA, BB, CC: A, B and C
 // are the fragment roles.)

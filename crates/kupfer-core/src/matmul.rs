@@ -802,7 +802,6 @@ fn coop(
         "Cs[sg * 256u + e]"
     };
     let (bm, bn, bk) = (cfg.bm(), cfg.bn(), cfg.bk);
-    // Row lengths of the staged tiles in 8-half units, padded by one unit.
     // Row lengths of the staged tiles in vec4<f16> units, padded by 8 halves.
     let (bkp, bnp) = ((bk + 8) / 4, (bn + 8) / 4);
     // Each thread moves tasks of 8 consecutive elements of a staged row: two neighbouring
