@@ -580,6 +580,19 @@ fn register_body(pass: &FftPass) -> String {
                 format!("if (t + {}u < {nb}u) ", i * wg)
             }
         };
+        // One line of code per value `s` of each of this thread's butterflies `i`, each
+        // butterfly in a block with its indices.
+        let per_butterfly = |line: &dyn Fn(u32, u32) -> String| -> String {
+            let mut code = String::new();
+            for i in 0..cnt {
+                let _ = writeln!(code, "{{\n{}", indent(&map(i), 4));
+                for s in 0..q {
+                    let _ = writeln!(code, "    {}", line(i, s));
+                }
+                code.push_str("}\n");
+            }
+            code
+        };
         if !first {
             // Exchange: the previous sub-pass's outputs in, this one's inputs out, one
             // component at a time.
@@ -594,17 +607,9 @@ fn register_body(pass: &FftPass) -> String {
                 }
                 body.push_str(&pending.replace('@', comp));
                 body.push_str("workgroupBarrier();\n");
-                for i in 0..cnt {
-                    let _ = writeln!(body, "{{\n{}", indent(&map(i), 4));
-                    for s in 0..q {
-                        let _ = writeln!(
-                            body,
-                            "    e{si}_{i}_{s}.{comp} = sm[ix(c, jp + {}u)];",
-                            s * rq
-                        );
-                    }
-                    body.push_str("}\n");
-                }
+                body.push_str(&per_butterfly(&|i, s| {
+                    format!("e{si}_{i}_{s}.{comp} = sm[ix(c, jp + {}u)];", s * rq)
+                }));
             }
         }
         for i in 0..cnt {
@@ -644,19 +649,13 @@ fn register_body(pass: &FftPass) -> String {
             body.push_str("}\n");
         }
         if !last {
-            pending.clear();
-            for i in 0..cnt {
-                let _ = writeln!(pending, "{{\n{}", indent(&map(i), 4));
-                for s in 0..q {
-                    let _ = writeln!(
-                        pending,
-                        "    {}{{ sm[ix(c, ob + {}u)] = x{si}_{i}_{s}.@; }}",
-                        guard(i),
-                        s * nsp
-                    );
-                }
-                pending.push_str("}\n");
-            }
+            pending = per_butterfly(&|i, s| {
+                format!(
+                    "{}{{ sm[ix(c, ob + {}u)] = x{si}_{i}_{s}.@; }}",
+                    guard(i),
+                    s * nsp
+                )
+            });
         }
         nsp *= q;
     }

@@ -177,17 +177,15 @@ impl Stockham {
         // 0.0154; Bluestein 2^21/2^22 inner sizes: 1.4-2x; 4096-point column passes, which
         // read one column per workgroup: 2x).
         let pow2 = n.is_power_of_two() && n > 1;
-        let large = kind.large;
         let register = match register_mode() {
             0 => false,
             2 => pow2,
             _ => {
                 pow2 && if kind.strided {
-                    large && (1024..=4096).contains(&n)
+                    kind.large && (1024..=4096).contains(&n)
                 } else {
                     (kind.mid && n <= REGISTER_MAX_N)
-                        || ((kind.mid || large) && n <= 4096)
-                        || (large && n > REGISTER_MAX_N)
+                        || (kind.large && (n <= 4096 || n > REGISTER_MAX_N))
                 }
             }
         };
@@ -399,12 +397,6 @@ impl Stockham {
                 store_real: last && job.store_real,
                 register: pass.register,
             };
-            if trace() == 1 && !cfg!(target_arch = "wasm32") {
-                eprintln!(
-                    "fft pass n={n} radix={r} ns={ns} radices={:?} register={} group={group} wg={wg} lines={} blo={}",
-                    pass.radices, pass.register, job.lines, job.blo
-                );
-            }
             let (pipeline, _) =
                 crate::kernels::compiled(device, &device.kernels.ffts, &program, |_| {
                     Ok((fft::generate(&program), ()))
@@ -459,8 +451,8 @@ impl Stockham {
             if program.load_mul || program.store_mul {
                 bindings.push(binding(aux_buf));
             }
-            #[cfg(not(target_arch = "wasm32"))]
-            let timed = if trace() == 2 {
+            // GPU time of the pass alone (`KUPFER_FFT_TRACE=2`; read-back blocks: not on wasm32).
+            let timed = if trace() == 2 && cfg!(not(target_arch = "wasm32")) {
                 Some(device.record_event()?)
             } else {
                 None
@@ -471,15 +463,20 @@ impl Stockham {
                 bindings,
                 [gx as u32, gy as u32, 1],
             )?;
-            #[cfg(not(target_arch = "wasm32"))]
-            if let Some(e0) = timed {
-                let e1 = device.record_event()?;
+            if trace() > 0 {
+                #[cfg(not(target_arch = "wasm32"))]
+                let ms = match timed {
+                    Some(e0) => format!(" ms={:.4}", e0.elapsed_ms(&device.record_event()?)?),
+                    None => String::new(),
+                };
+                #[cfg(target_arch = "wasm32")]
+                let ms = {
+                    let _ = timed; // never taken: no blocking read-back in the browser
+                    String::new()
+                };
                 eprintln!(
-                    "fft pass n={n} radix={r} ns={ns} register={} group={group} wg={wg} lines={} blo={} ms={:.4}",
-                    pass.register,
-                    job.lines,
-                    job.blo,
-                    e0.elapsed_ms(&e1)?
+                    "fft pass n={n} radix={r} ns={ns} radices={:?} register={} group={group} wg={wg} lines={} blo={}{ms}",
+                    pass.radices, pass.register, job.lines, job.blo
                 );
             }
             ns *= r;
