@@ -2,6 +2,8 @@
 //! values per dtype, uploads and the raw bytes NumPy reads back.
 #![allow(dead_code)]
 
+pub mod fft_forced;
+
 use kp::{Array, DType};
 use kupfer as kp;
 use serde_json::Value;

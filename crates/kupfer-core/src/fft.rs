@@ -14,7 +14,9 @@
 
 use std::fmt::Write;
 
-const TEMPLATE: &str = include_str!("../../../shaders/fft_stockham.wgsl");
+const COMMON: &str = include_str!("../../../shaders/fft_common.wgsl");
+const STOCKHAM: &str = include_str!("../../../shaders/fft_stockham.wgsl");
+const LANES: &str = include_str!("../../../shaders/fft_lanes.wgsl");
 
 /// How the first pass reads its input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -51,11 +53,29 @@ pub struct FftPass {
     pub store_mul: bool,
     /// Store the real part only (float32 output).
     pub store_real: bool,
+    /// How the pass works inside a workgroup.
+    pub body: PassBody,
+}
+
+/// How a pass transforms its sub-sequences inside a workgroup.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PassBody {
+    /// Sub-passes in workgroup memory (any radices).
+    Shared,
     /// Register sub-passes (see [`register_radices`]): each thread keeps its butterflies'
     /// values in registers from the load to the store; workgroup memory only exchanges them
     /// between sub-passes, one component (real, then imaginary) at a time, so that it needs
     /// half the workgroup memory of the values.
-    pub register: bool,
+    Register,
+    /// Registers and subgroup shuffles, no workgroup memory (`shaders/fft_lanes.wgsl`): the
+    /// radices are `[Q, G]`, `G` (a power of two, 1 without shuffles) lanes per
+    /// sub-sequence holding `Q` values each (a multiple of `G`), in blocks of `span` lanes (a power of two that
+    /// `G` divides and that divides the subgroup size; neighbouring sub-sequences share a
+    /// block).
+    Lanes {
+        /// Lanes of a block (`S`).
+        span: u32,
+    },
 }
 
 impl FftPass {
@@ -314,23 +334,41 @@ pub fn generate(pass: &FftPass) -> String {
     } else {
         "let b = jj / p.l;\nlet jw = jj % p.l;"
     };
-    let body = if pass.register {
-        register_body(pass)
-    } else {
-        shared_body(pass)
+    let (template, body) = match pass.body {
+        PassBody::Shared => (STOCKHAM, shared_body(pass)),
+        PassBody::Register => (STOCKHAM, register_body(pass)),
+        PassBody::Lanes { .. } => (LANES, lanes_body(pass)),
     };
-    TEMPLATE
+    let lanes = pass.radices.get(1).copied().unwrap_or(1);
+    let span = match pass.body {
+        PassBody::Lanes { span } => span,
+        _ => 1,
+    };
+    let (builtins, index) = if lanes > 1 {
+        (
+            "@builtin(subgroup_id) sid: u32, @builtin(subgroup_size) sgs: u32,\n        @builtin(subgroup_invocation_id) sli: u32",
+            "let t = sid * sgs + sli;",
+        )
+    } else {
+        ("@builtin(local_invocation_index) t: u32", "")
+    };
+    let register = pass.body == PassBody::Register;
+    format!("{COMMON}\n{template}")
         .replace("{{SRC_T}}", src_t)
         .replace("{{DST_T}}", dst_t)
         .replace("{{R}}", &r.to_string())
         .replace("{{C}}", &c.to_string())
         .replace("{{WG}}", &wg.to_string())
+        .replace("{{G}}", &lanes.to_string())
+        .replace("{{S}}", &span.to_string())
+        .replace("{{LANE_BUILTINS}}", builtins)
+        .replace("{{LANE_INDEX}}", &indent(index, 4))
         .replace("{{LS}}", &line_slots(r).to_string())
-        .replace("{{SM_T}}", if pass.register { "f32" } else { "vec2<f32>" })
+        .replace("{{SM_T}}", if register { "f32" } else { "vec2<f32>" })
         .replace("{{SM}}", &(c * line_slots(r)).max(1).to_string())
         .replace("{{LOAD}}", &indent(&load, 4))
         .replace("{{STORE}}", &indent(&store, 4))
-        .replace("{{SPLIT}}", &indent(split, 12))
+        .replace("{{SPLIT}}", &indent(split, 8))
         .replace("{{BODY}}", &indent(&body, 4))
 }
 
@@ -532,6 +570,77 @@ fn dft_rec(x: &[String], tag: &str, counter: &mut usize, code: &mut String) -> V
             }
             out
         }
+    }
+}
+
+/// The lanes body (see `shaders/fft_lanes.wgsl`): lane `g` of a sub-sequence loads values
+/// `g + G m`, runs a straight-line `Q`-point DFT over them, twiddles output `k1` by
+/// exp(-2 pi i g k1 / R), transposes blocks of `G` values across the `G` lanes by xor
+/// shuffles (one stage per bit of `G`, each lane keeping the half of a pair whose index bit
+/// matches its own and trading the other) and runs `G`-point DFTs over each block: lane `h`
+/// stores outputs `h + G i + Q k2`.
+fn lanes_body(pass: &FftPass) -> String {
+    let q = pass.radices[0];
+    let g = pass.radices.get(1).copied().unwrap_or(1);
+    let mut body = String::from("let sg = p.sgn;\n");
+    for m in 0..q {
+        let _ = writeln!(body, "let x{m} = load_line(ln, g + {}u);", m * g);
+    }
+    let ins: Vec<String> = (0..q).map(|m| format!("x{m}")).collect();
+    let (code, outs) = dft_code(&ins, "a");
+    body.push_str(&code);
+    if g == 1 {
+        for (k, o) in outs.iter().enumerate() {
+            let _ = writeln!(body, "store_line(ln, {k}u, {o});");
+        }
+        return body;
+    }
+    // Block i, element e: output k1 = G i + e, twiddled by exp(-2 pi i g k1 / R).
+    for (k1, o) in outs.iter().enumerate() {
+        let (i, e) = (k1 as u32 / g, k1 as u32 % g);
+        if k1 == 0 {
+            let _ = writeln!(body, "var v{i}_{e} = {o};");
+        } else {
+            let _ = writeln!(
+                body,
+                "var v{i}_{e} = cmul({o}, twid(tw[p.tw_inner + g * {k1}u]));"
+            );
+        }
+    }
+    let mut bit = 1u32;
+    while bit < g {
+        let _ = writeln!(body, "{{\n    let hb = (g & {bit}u) != 0u;");
+        for i in 0..q / g {
+            for e0 in (0..g).filter(|e| e & bit == 0) {
+                let e1 = e0 | bit;
+                let _ = writeln!(
+                    body,
+                    "    {{\n        let r = subgroupShuffleXor(select(v{i}_{e1}, v{i}_{e0}, hb), {}u);\n        \
+                     v{i}_{e0} = select(v{i}_{e0}, r, hb);\n        v{i}_{e1} = select(r, v{i}_{e1}, hb);\n    }}",
+                    bit * pass_block_lines(pass)
+                );
+            }
+        }
+        body.push_str("}\n");
+        bit *= 2;
+    }
+    for i in 0..q / g {
+        let ins: Vec<String> = (0..g).map(|e| format!("v{i}_{e}")).collect();
+        let (code, outs) = dft_code(&ins, &format!("b{i}"));
+        body.push_str(&code);
+        for (k2, o) in outs.iter().enumerate() {
+            let _ = writeln!(body, "store_line(ln, g + {}u, {o});", g * i + q * k2 as u32);
+        }
+    }
+    body
+}
+
+/// Sub-sequences per block of a lanes pass (`S / G`).
+fn pass_block_lines(pass: &FftPass) -> u32 {
+    let g = pass.radices.get(1).copied().unwrap_or(1);
+    match pass.body {
+        PassBody::Lanes { span } => span / g,
+        _ => 1,
     }
 }
 
@@ -834,9 +943,43 @@ mod tests {
                     load_mul: store_real,
                     store_mul: !store_real,
                     store_real,
-                    register: true,
+                    body: PassBody::Register,
                 };
                 validate(&generate(&pass));
+            }
+        }
+    }
+
+    #[test]
+    fn lane_passes_validate() {
+        let caps = naga::valid::Capabilities::SUBGROUP;
+        for (q, g, span, workgroup) in [
+            (32, 8, 32, 256),
+            (16, 16, 32, 256),
+            (16, 4, 8, 64),
+            (64, 1, 1, 128),
+            (4, 2, 2, 2),
+            (24, 8, 8, 64),
+        ] {
+            for (load, store_real, fast) in [
+                (LoadKind::Complex, false, true),
+                (LoadKind::Real, false, false),
+                (LoadKind::Hermitian, true, true),
+            ] {
+                let pass = FftPass {
+                    radices: vec![q, g],
+                    group: workgroup / g,
+                    workgroup,
+                    batch_fast: !fast,
+                    load_r_fast: fast,
+                    store_r_fast: !fast,
+                    load,
+                    load_mul: store_real,
+                    store_mul: !store_real,
+                    store_real,
+                    body: PassBody::Lanes { span },
+                };
+                crate::naga_check::validate(&generate(&pass), caps);
             }
         }
     }
@@ -868,7 +1011,7 @@ mod tests {
                     load_mul: store_real,
                     store_mul: !store_real,
                     store_real,
-                    register: false,
+                    body: PassBody::Shared,
                 };
                 validate(&generate(&pass));
             }

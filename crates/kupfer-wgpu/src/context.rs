@@ -36,6 +36,8 @@ pub struct DeviceInfo {
     pub features: wgpu::Features,
     /// Limits of the device (requested: the adapter's own).
     pub limits: wgpu::Limits,
+    /// Smallest and largest subgroup size of the adapter (0 where it does not say).
+    pub subgroup_sizes: (u32, u32),
 }
 
 impl DeviceInfo {
@@ -50,6 +52,7 @@ impl DeviceInfo {
             vendor: info.vendor,
             features,
             limits,
+            subgroup_sizes: (info.subgroup_min_size, info.subgroup_max_size),
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use super::bluestein::Bluestein;
 use crate::device::Device;
-use kupfer_core::fft::{self, FftParams, FftPass, LoadKind};
+use kupfer_core::fft::{self, FftParams, FftPass, LoadKind, PassBody};
 use kupfer_core::{Error, Result};
 use kupfer_wgpu::{Binding, GpuBuffer};
 use std::collections::HashMap;
@@ -26,7 +26,7 @@ pub(crate) enum Plan {
 /// One global pass of a Stockham plan.
 pub(crate) struct PassInfo {
     radices: Vec<u32>,
-    register: bool,
+    body: PassBody,
     radix: u32,
     tw_inner: u32,
     tw_lo: u32,
@@ -125,6 +125,16 @@ knob!(register_values, "KUPFER_FFT_RGV", 2048);
 knob!(register_radix, "KUPFER_FFT_RRMAX", 4096);
 // Largest register-pass radix of strided lines (`KUPFER_FFT_REG=2` only).
 knob!(register_strided_radix, "KUPFER_FFT_RTRMAX", 4096);
+// Where lanes passes (registers and subgroup shuffles, no workgroup memory) run
+// (`KUPFER_FFT_LANES`): 0 nowhere, 1 (default) where they measured faster on the H100 (see
+// `Stockham::new`), 2 for every power-of-two size (for experiments and the tests).
+knob!(lanes_mode, "KUPFER_FFT_LANES", 1, 0);
+// Most values a thread of a lanes pass holds (`Q`).
+knob!(lane_values, "KUPFER_FFT_LQ", 32);
+// Largest radix of a lanes pass.
+knob!(lane_radix, "KUPFER_FFT_LRMAX", 256);
+// Threads per workgroup of a lanes pass.
+knob!(lane_workgroup, "KUPFER_FFT_LWG", 256, 32);
 // Diagnostics on stderr (`KUPFER_FFT_TRACE`): 1 prints each pass's shape, 2 also times each
 // pass between GPU timestamps (a synchronisation per pass: for kernel work, not for speed).
 knob!(trace, "KUPFER_FFT_TRACE", 0, 0);
@@ -177,19 +187,29 @@ impl Stockham {
         // 0.0154; Bluestein 2^21/2^22 inner sizes: 1.4-2x; 4096-point column passes, which
         // read one column per workgroup: 2x).
         let pow2 = n.is_power_of_two() && n > 1;
-        let register = match register_mode() {
+        let span = lane_span(device);
+        let lanes = match lanes_mode() {
             0 => false,
             2 => pow2,
-            _ => {
-                pow2 && if kind.strided {
-                    kind.large && (1024..=4096).contains(&n)
-                } else {
-                    (kind.mid && n <= REGISTER_MAX_N)
-                        || (kind.large && (n <= 4096 || n > REGISTER_MAX_N))
-                }
-            }
+            _ => false,
         };
-        let radices = if register {
+        let register = !lanes
+            && match register_mode() {
+                0 => false,
+                2 => pow2,
+                _ => {
+                    pow2 && if kind.strided {
+                        kind.large && (1024..=4096).contains(&n)
+                    } else {
+                        (kind.mid && n <= REGISTER_MAX_N)
+                            || (kind.large && (n <= 4096 || n > REGISTER_MAX_N))
+                    }
+                }
+            };
+        let radices = if lanes {
+            let q = lane_values();
+            fft::schedule(n, lane_radix().min(q * span.min(q)))
+        } else if register {
             let max = match (register_mode(), kind.strided) {
                 (2, true) => register_strided_radix(),
                 (2, false) => register_radix(),
@@ -225,14 +245,24 @@ impl Stockham {
             table.extend(fft::twiddles(big, 0..s));
             let tw_hi = table.len() as u32;
             table.extend(fft::twiddles(big, (0..big.div_ceil(s)).map(|h| h * s)));
-            let reg = if register {
-                fft::register_radices(r, register_subradix())
+            let (body, radices) = if lanes {
+                // Q values per thread, at least as many as lanes (G = R / Q).
+                let mut q = r.min(lane_values());
+                while r / q > span.min(q) {
+                    q *= 2;
+                }
+                (PassBody::Lanes { span }, vec![q, r / q])
+            } else if let Some(reg) = register
+                .then(|| fft::register_radices(r, register_subradix()))
+                .flatten()
+            {
+                (PassBody::Register, reg)
             } else {
-                None
+                (PassBody::Shared, fft::sub_radices(r))
             };
             passes.push(PassInfo {
-                register: reg.is_some(),
-                radices: reg.unwrap_or_else(|| fft::sub_radices(r)),
+                body,
+                radices,
                 radix: r,
                 tw_inner,
                 tw_lo,
@@ -379,10 +409,10 @@ impl Stockham {
                 scratch(device, job.lines, job.blo, n)?
             };
             let limits = &device.info().limits;
-            let (group, wg) = if pass.register {
-                self.register_shape(pass, np, job.lines, limits)
-            } else {
-                self.shared_shape(r, np, job.lines, limits)
+            let (group, wg) = match pass.body {
+                PassBody::Shared => self.shared_shape(r, np, job.lines, limits),
+                PassBody::Register => self.register_shape(pass, np, job.lines, limits),
+                PassBody::Lanes { .. } => lanes_shape(pass, limits),
             };
             let program = FftPass {
                 radices: pass.radices.clone(),
@@ -395,7 +425,7 @@ impl Stockham {
                 load_mul: first && aux.as_ref().is_some_and(|a| a.load.is_some()),
                 store_mul: last && aux.as_ref().is_some_and(|a| a.store.is_some()),
                 store_real: last && job.store_real,
-                register: pass.register,
+                body: pass.body,
             };
             let (pipeline, _) =
                 crate::kernels::compiled(device, &device.kernels.ffts, &program, |_| {
@@ -475,8 +505,8 @@ impl Stockham {
                     String::new()
                 };
                 eprintln!(
-                    "fft pass n={n} radix={r} ns={ns} radices={:?} register={} group={group} wg={wg} lines={} blo={}{ms}",
-                    pass.radices, pass.register, job.lines, job.blo
+                    "fft pass n={n} radix={r} ns={ns} radices={:?} body={:?} group={group} wg={wg} lines={} blo={}{ms}",
+                    pass.radices, pass.body, job.lines, job.blo
                 );
             }
             ns *= r;
@@ -541,6 +571,38 @@ impl Stockham {
         }
         (group, (group * r / qmax).max(1))
     }
+}
+
+/// Lanes a lanes pass may spread a sub-sequence over: up to 32, within the adapter's
+/// smallest subgroup (1, no shuffles, without subgroup operations).
+fn lane_span(device: &Device) -> u32 {
+    let info = device.info();
+    let (min, _) = info.subgroup_sizes;
+    if !info
+        .features
+        .contains(kupfer_wgpu::wgpu::Features::SUBGROUP)
+        || min == 0
+        || !min.is_power_of_two()
+    {
+        return 1;
+    }
+    min.min(32)
+}
+
+/// Sub-sequences per workgroup and threads of a lanes pass: `G` lanes per sub-sequence,
+/// [`lane_workgroup`] threads (within the device's limits, a multiple of the span).
+fn lanes_shape(pass: &PassInfo, limits: &kupfer_wgpu::wgpu::Limits) -> (u32, u32) {
+    let g = pass.radices.get(1).copied().unwrap_or(1);
+    let span = match pass.body {
+        PassBody::Lanes { span } => span,
+        _ => 1,
+    };
+    let max = limits
+        .max_compute_invocations_per_workgroup
+        .min(limits.max_compute_workgroup_size_x);
+    let largest = 1u32 << (31 - max.max(1).leading_zeros());
+    let wg = lane_workgroup().next_power_of_two().min(largest).max(span);
+    (wg / g, wg)
 }
 
 impl Plan {

@@ -1,0 +1,99 @@
+// Shared by the FFT pass templates (`fft_stockham.wgsl`, `fft_lanes.wgsl`): the uniform
+// block, bindings, complex helpers, twiddles, and how a pass reads and writes its lines.
+// Line b, global step j (0 <= j < L = n / R), value r: reads natural index j + r * L, writes
+// (j / ns) * ns * R + j % ns + r * ns. Twiddle tables hold exp(-2 pi i t / N) (forward);
+// p.sgn = 1 forward, -1 inverse.
+
+struct Params {
+    n: u32, l: u32, ns: u32, lines: u32,
+    total: u32, blo: u32, groups_x: u32, nlog: u32,
+    in_off: u32, in_stride: u32, in_shi: u32, in_slo: u32,
+    in_len: u32, out_off: u32, out_stride: u32, out_shi: u32,
+    out_slo: u32, out_len: u32, tw_inner: u32, tw_lo: u32,
+    tw_hi: u32, tw_shift: u32, load_aux: u32, store_aux: u32,
+    sgn: f32, scale: f32, conj_in: f32, pad: u32,
+}
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read> src: array<{{SRC_T}}>;
+@group(0) @binding(2) var<storage, read_write> dst: array<{{DST_T}}>;
+@group(0) @binding(3) var<storage, read> tw: array<vec2<f32>>;
+@group(0) @binding(4) var<storage, read> aux: array<vec2<f32>>;
+
+const R: u32 = {{R}}u;
+const C: u32 = {{C}}u;
+const WG: u32 = {{WG}}u;
+
+fn cmul(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
+    return vec2<f32>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+}
+
+// A table twiddle in the transform's direction.
+fn twid(t: vec2<f32>) -> vec2<f32> {
+    return vec2<f32>(t.x, t.y * p.sgn);
+}
+
+// exp(-2 pi i m / (ns R)) from two tables (m = hi * 2^shift + lo).
+fn outer_tw(m: u32) -> vec2<f32> {
+    let lo = tw[p.tw_lo + (m & ((1u << p.tw_shift) - 1u))];
+    let hi = tw[p.tw_hi + (m >> p.tw_shift)];
+    return twid(cmul(lo, hi));
+}
+
+fn load(base: u32, idx: u32) -> vec2<f32> {
+    var v = vec2<f32>(0.0, 0.0);
+{{LOAD}}
+    return v;
+}
+
+fn store(base: u32, idx: u32, v0: vec2<f32>) {
+    if (idx >= p.out_len) {
+        return;
+    }
+    var v = v0 * p.scale;
+{{STORE}}
+}
+
+// One sub-sequence: its input and output line bases, step j (NONE: past the end of the
+// batch) and j % ns.
+const NONE: u32 = 0xffffffffu;
+struct Line {
+    inb: u32,
+    outb: u32,
+    j: u32,
+    k: u32,
+}
+
+// The sub-sequence of global work item jj (the only runtime divisions of a pass).
+fn line_of(jj: u32) -> Line {
+    var ln = Line(0u, 0u, NONE, 0u);
+    if (jj < p.total) {
+{{SPLIT}}
+        let hi = b / p.blo;
+        let lo = b % p.blo;
+        ln.inb = p.in_off + hi * p.in_shi + lo * p.in_slo;
+        ln.outb = p.out_off + hi * p.out_shi + lo * p.out_slo;
+        ln.j = jw;
+        ln.k = jw % p.ns;
+    }
+    return ln;
+}
+
+// Value r of a sub-sequence, after the outer twiddle (zero past the batch).
+fn load_line(ln: Line, r: u32) -> vec2<f32> {
+    var v = vec2<f32>(0.0, 0.0);
+    if (ln.j != NONE) {
+        v = load(ln.inb, ln.j + r * p.l);
+        if (p.ns > 1u && r > 0u) {
+            v = cmul(v, outer_tw(ln.k * r));
+        }
+    }
+    return v;
+}
+
+// Stores output value r of a sub-sequence (nothing past the batch).
+fn store_line(ln: Line, r: u32, v: vec2<f32>) {
+    if (ln.j != NONE) {
+        store(ln.outb, (ln.j - ln.k) * R + ln.k + r * p.ns, v);
+    }
+}

@@ -1,0 +1,14 @@
+//! The FFT's lanes passes (`KUPFER_FFT_LANES=2`) at their default values per thread (32:
+//! the longest straight-line DFTs) on the cases of `common/fft_forced.rs`, against an f64
+//! CPU reference DFT.
+//!
+//! Needs a GPU adapter (lavapipe will do); fails, never skips, without one.
+
+mod common;
+
+#[test]
+fn wide_lanes_passes_match_reference() {
+    // Read once per process, before the first plan; this file's test is its only user.
+    std::env::set_var("KUPFER_FFT_LANES", "2");
+    common::fft_forced::forced_passes_match_reference();
+}
