@@ -69,7 +69,7 @@ pub enum PassBody {
     Register,
     /// Registers and subgroup shuffles, no workgroup memory (`shaders/fft_lanes.wgsl`): the
     /// radices are `[Q, G]`, `G` (a power of two, 1 without shuffles) lanes per
-    /// sub-sequence holding `Q` values each (a multiple of `G`), in blocks of `span` lanes (a power of two that
+    /// sub-sequence holding `Q` values each, in blocks of `span` lanes (a power of two that
     /// `G` divides and that divides the subgroup size; neighbouring sub-sequences share a
     /// block).
     Lanes {
@@ -595,6 +595,9 @@ fn lanes_body(pass: &FftPass) -> String {
         }
         return body;
     }
+    if g > q {
+        return body + &exchange_tail(pass, &outs);
+    }
     // Block i, element e: output k1 = G i + e, twiddled by exp(-2 pi i g k1 / R).
     for (k1, o) in outs.iter().enumerate() {
         let (i, e) = (k1 as u32 / g, k1 as u32 % g);
@@ -631,6 +634,51 @@ fn lanes_body(pass: &FftPass) -> String {
         for (k2, o) in outs.iter().enumerate() {
             let _ = writeln!(body, "store_line(ln, g + {}u, {o});", g * i + q * k2 as u32);
         }
+    }
+    body
+}
+
+/// The end of a lanes body with more lanes than values per thread (`G > Q`): after the
+/// twiddles, the `G`-point DFT across the lanes as log2 G radix-2 stages of xor shuffles
+/// (decimation in frequency: a lane whose bit is clear keeps the sum, the other the
+/// difference times exp(-2 pi i (g mod h) / 2h)), which leaves lane `g` with outputs
+/// `k1 + Q bitrev(g)`.
+fn exchange_tail(pass: &FftPass, outs: &[String]) -> String {
+    let q = pass.radices[0];
+    let g = pass.radices[1];
+    let r = q * g;
+    let mut body = String::new();
+    for (k1, o) in outs.iter().enumerate() {
+        if k1 == 0 {
+            let _ = writeln!(body, "var v{k1} = {o};");
+        } else {
+            let _ = writeln!(
+                body,
+                "var v{k1} = cmul({o}, twid(tw[p.tw_inner + g * {k1}u]));"
+            );
+        }
+    }
+    let mut h = g / 2;
+    while h >= 1 {
+        let _ = writeln!(
+            body,
+            "{{\n    let hb = (g & {h}u) != 0u;\n    let w = twid(tw[p.tw_inner + (g % {h}u) * {}u]);",
+            r / (2 * h)
+        );
+        for k1 in 0..q {
+            let _ = writeln!(
+                body,
+                "    {{\n        let o = subgroupShuffleXor(v{k1}, {}u);\n        v{k1} = select(v{k1} + o, cmul(o - v{k1}, w), hb);\n    }}",
+                h * pass_block_lines(pass)
+            );
+        }
+        body.push_str("}\n");
+        h /= 2;
+    }
+    let bits = g.trailing_zeros();
+    let _ = writeln!(body, "let rev = {q}u * (reverseBits(g) >> {}u);", 32 - bits);
+    for k1 in 0..q {
+        let _ = writeln!(body, "store_line(ln, rev + {k1}u, v{k1});");
     }
     body
 }
@@ -960,6 +1008,8 @@ mod tests {
             (64, 1, 1, 128),
             (4, 2, 2, 2),
             (24, 8, 8, 64),
+            (8, 32, 32, 256),
+            (2, 16, 32, 64),
         ] {
             for (load, store_real, fast) in [
                 (LoadKind::Complex, false, true),

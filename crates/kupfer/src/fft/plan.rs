@@ -208,7 +208,7 @@ impl Stockham {
             };
         let radices = if lanes {
             let q = lane_values();
-            fft::schedule(n, lane_radix().min(q * span.min(q)))
+            fft::schedule(n, lane_radix().min(q * span))
         } else if register {
             let max = match (register_mode(), kind.strided) {
                 (2, true) => register_strided_radix(),
@@ -246,9 +246,9 @@ impl Stockham {
             let tw_hi = table.len() as u32;
             table.extend(fft::twiddles(big, (0..big.div_ceil(s)).map(|h| h * s)));
             let (body, radices) = if lanes {
-                // Q values per thread, at least as many as lanes (G = R / Q).
+                // Q values per thread, G = R / Q lanes.
                 let mut q = r.min(lane_values());
-                while r / q > span.min(q) {
+                while r / q > span {
                     q *= 2;
                 }
                 (PassBody::Lanes { span }, vec![q, r / q])
