@@ -1,10 +1,11 @@
 // One pass of a Stockham autosort FFT in registers and subgroup shuffles, without workgroup
 // memory or barriers: R = Q * G values per sub-sequence, held by G lanes of one subgroup, Q
 // values each. Lane g loads values g + G m (m < Q) and runs a Q-point DFT over m in its
-// registers; after the twiddles exp(-2 pi i g k1 / R), the G lanes transpose blocks of G
-// values by xor shuffles (log2 G stages) so that lane h holds, for each of its outputs
-// k1 = h + G i, the values of all G lanes, and runs G-point DFTs over them: outputs
-// k1 + Q k2. Lanes walk sub-sequences fastest (CS = S / G neighbouring sub-sequences in
+// registers; after the twiddles exp(-2 pi i g k1 / R), the G-point DFTs across the lanes:
+// where G <= Q the lanes transpose blocks of G values by xor shuffles (log2 G stages) so
+// that lane h holds, for each of its outputs k1 = h + G i, the values of all G lanes, and
+// runs G-point DFTs over them (outputs k1 + Q k2); where G > Q, log2 G radix-2 stages of xor
+// shuffles leave lane g with outputs k1 + Q bitrev(g). Lanes walk sub-sequences fastest (CS = S / G neighbouring sub-sequences in
 // each block of S lanes), so that loads and stores of neighbouring steps are coalesced;
 // the G lanes of one sub-sequence store G neighbouring values of a first pass.
 // Follows `fft_common.wgsl` (bindings, load/store, lines).

@@ -1,6 +1,6 @@
-//! The FFT's lanes passes (`KUPFER_FFT_LANES=2`) at their default values per thread (32:
-//! the longest straight-line DFTs) on the cases of `common/fft_forced.rs`, against an f64
-//! CPU reference DFT.
+//! The FFT's lanes passes (`KUPFER_FFT_LANES=1`) at 32 values per thread and passes of up
+//! to 256 (the longest straight-line DFTs, blocks of up to 8 lanes transposed by shuffles)
+//! on the cases of `common/fft_forced.rs`, against an f64 CPU reference DFT.
 //!
 //! Needs a GPU adapter (lavapipe will do); fails, never skips, without one.
 
@@ -9,6 +9,8 @@ mod common;
 #[test]
 fn wide_lanes_passes_match_reference() {
     // Read once per process, before the first plan; this file's test is its only user.
-    std::env::set_var("KUPFER_FFT_LANES", "2");
+    std::env::set_var("KUPFER_FFT_LANES", "1");
+    std::env::set_var("KUPFER_FFT_LQ", "32");
+    std::env::set_var("KUPFER_FFT_LRMAX", "256");
     common::fft_forced::forced_passes_match_reference();
 }

@@ -6,7 +6,8 @@
 //! holds `C` sub-sequences at once: one dispatch when `n` fits in workgroup memory. Passes of
 //! a power-of-two radix may run as register passes instead ([`register_radices`]): each
 //! thread keeps the values of its butterflies in registers from the global load to the
-//! global store, and workgroup memory only exchanges them between sub-passes. Twiddles
+//! global store, and workgroup memory only exchanges them between sub-passes; or as lanes
+//! passes (opt-in, [`PassBody::Lanes`]) in registers and subgroup shuffles alone. Twiddles
 //! come from tables of exp(-2 pi i t / N) computed on the host in f64 and rounded once to
 //! f32; a pass's outer twiddle of index `m < N` is the product of two table entries
 //! (`m = hi * 2^shift + lo`), so no table is larger than ~sqrt(N) and no angle is ever

@@ -125,14 +125,18 @@ knob!(register_values, "KUPFER_FFT_RGV", 2048);
 knob!(register_radix, "KUPFER_FFT_RRMAX", 4096);
 // Largest register-pass radix of strided lines (`KUPFER_FFT_REG=2` only).
 knob!(register_strided_radix, "KUPFER_FFT_RTRMAX", 4096);
-// Where lanes passes (registers and subgroup shuffles, no workgroup memory) run
-// (`KUPFER_FFT_LANES`): 0 nowhere, 1 (default) where they measured faster on the H100 (see
-// `Stockham::new`), 2 for every power-of-two size (for experiments and the tests).
-knob!(lanes_mode, "KUPFER_FFT_LANES", 1, 0);
-// Most values a thread of a lanes pass holds (`Q`).
-knob!(lane_values, "KUPFER_FFT_LQ", 32);
+// Lanes passes (registers and subgroup shuffles, no workgroup memory) for every power-of-two
+// size (`KUPFER_FFT_LANES=1`; off by default). On the H100 they were no faster than the
+// passes they replace (per 2^24 values: 0.11 ms at radix 16, 0.13-0.15 at 64 and 0.17-0.48
+// at 256 against the register passes' 0.17 at 256, the 4096-point row pass's 0.24 per
+// 2^24 against two lanes passes of 64 at 0.27, fft2 columns even at 0.27): every pass is
+// bound near the memory system's ~0.11 ms per 2^24 values, and larger radices cost more
+// per pass, in registers per thread (Q) or in uncoalesced loads (G).
+knob!(lanes_mode, "KUPFER_FFT_LANES", 0, 0);
+// Most values a thread of a lanes pass holds (`Q`; 8 and passes of 64 measured best).
+knob!(lane_values, "KUPFER_FFT_LQ", 8);
 // Largest radix of a lanes pass.
-knob!(lane_radix, "KUPFER_FFT_LRMAX", 256);
+knob!(lane_radix, "KUPFER_FFT_LRMAX", 64);
 // Threads per workgroup of a lanes pass.
 knob!(lane_workgroup, "KUPFER_FFT_LWG", 256, 32);
 // Diagnostics on stderr (`KUPFER_FFT_TRACE`): 1 prints each pass's shape, 2 also times each
@@ -188,11 +192,7 @@ impl Stockham {
         // read one column per workgroup: 2x).
         let pow2 = n.is_power_of_two() && n > 1;
         let span = lane_span(device);
-        let lanes = match lanes_mode() {
-            0 => false,
-            2 => pow2,
-            _ => false,
-        };
+        let lanes = lanes_mode() == 1 && pow2;
         let register = !lanes
             && match register_mode() {
                 0 => false,
