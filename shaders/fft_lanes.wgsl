@@ -8,6 +8,9 @@
 // shuffles leave lane g with outputs k1 + Q bitrev(g). Lanes walk sub-sequences fastest (CS = S / G neighbouring sub-sequences in
 // each block of S lanes), so that loads and stores of neighbouring steps are coalesced;
 // the G lanes of one sub-sequence store G neighbouring values of a first pass.
+// Threads are numbered subgroup by subgroup (subgroup_id * subgroup_size + invocation), so a
+// block of S lanes is always inside one subgroup: S divides the adapter's smallest subgroup
+// size and the workgroup size, whose subgroups are then full.
 // Follows `fft_common.wgsl` (bindings, load/store, lines).
 
 // Lanes per sub-sequence (G), lanes per block (S, dividing the subgroup size) and
