@@ -79,6 +79,15 @@ pub enum PassBody {
     },
 }
 
+/// Lanes per sub-sequence (`G`) and lanes per block (`S`) of a pass with `body` and
+/// `radices`: `(1, 1)` unless it is a lanes pass.
+pub fn lane_geometry(body: PassBody, radices: &[u32]) -> (u32, u32) {
+    match body {
+        PassBody::Lanes { span } => (radices.get(1).copied().unwrap_or(1), span),
+        _ => (1, 1),
+    }
+}
+
 impl FftPass {
     /// The pass radix `R`.
     pub fn radix(&self) -> u32 {
@@ -340,11 +349,7 @@ pub fn generate(pass: &FftPass) -> String {
         PassBody::Register => (STOCKHAM, register_body(pass)),
         PassBody::Lanes { .. } => (LANES, lanes_body(pass)),
     };
-    let lanes = pass.radices.get(1).copied().unwrap_or(1);
-    let span = match pass.body {
-        PassBody::Lanes { span } => span,
-        _ => 1,
-    };
+    let (lanes, span) = lane_geometry(pass.body, &pass.radices);
     let (builtins, index) = if lanes > 1 {
         (
             "@builtin(subgroup_id) sid: u32, @builtin(subgroup_size) sgs: u32,\n        @builtin(subgroup_invocation_id) sli: u32",
@@ -582,7 +587,7 @@ fn dft_rec(x: &[String], tag: &str, counter: &mut usize, code: &mut String) -> V
 /// stores outputs `h + G i + Q k2`.
 fn lanes_body(pass: &FftPass) -> String {
     let q = pass.radices[0];
-    let g = pass.radices.get(1).copied().unwrap_or(1);
+    let (g, span) = lane_geometry(pass.body, &pass.radices);
     let mut body = String::from("let sg = p.sgn;\n");
     for m in 0..q {
         let _ = writeln!(body, "let x{m} = load_line(ln, g + {}u);", m * g);
@@ -621,7 +626,7 @@ fn lanes_body(pass: &FftPass) -> String {
                     body,
                     "    {{\n        let r = subgroupShuffleXor(select(v{i}_{e1}, v{i}_{e0}, hb), {}u);\n        \
                      v{i}_{e0} = select(v{i}_{e0}, r, hb);\n        v{i}_{e1} = select(r, v{i}_{e1}, hb);\n    }}",
-                    bit * pass_block_lines(pass)
+                    bit * (span / g)
                 );
             }
         }
@@ -646,7 +651,7 @@ fn lanes_body(pass: &FftPass) -> String {
 /// `k1 + Q bitrev(g)`.
 fn exchange_tail(pass: &FftPass, outs: &[String]) -> String {
     let q = pass.radices[0];
-    let g = pass.radices[1];
+    let (g, span) = lane_geometry(pass.body, &pass.radices);
     let r = q * g;
     let mut body = String::new();
     for (k1, o) in outs.iter().enumerate() {
@@ -670,7 +675,7 @@ fn exchange_tail(pass: &FftPass, outs: &[String]) -> String {
             let _ = writeln!(
                 body,
                 "    {{\n        let o = subgroupShuffleXor(v{k1}, {}u);\n        v{k1} = select(v{k1} + o, cmul(o - v{k1}, w), hb);\n    }}",
-                h * pass_block_lines(pass)
+                h * (span / g)
             );
         }
         body.push_str("}\n");
@@ -682,15 +687,6 @@ fn exchange_tail(pass: &FftPass, outs: &[String]) -> String {
         let _ = writeln!(body, "store_line(ln, rev + {k1}u, v{k1});");
     }
     body
-}
-
-/// Sub-sequences per block of a lanes pass (`S / G`).
-fn pass_block_lines(pass: &FftPass) -> u32 {
-    let g = pass.radices.get(1).copied().unwrap_or(1);
-    match pass.body {
-        PassBody::Lanes { span } => span / g,
-        _ => 1,
-    }
 }
 
 /// The register body: thread `t` does butterflies `t + i * WG` of every sub-pass; the first
@@ -967,6 +963,32 @@ mod tests {
         assert_eq!(register_radices(64, 3), None);
     }
 
+    /// A pass of `radices` with each way of loading and storing: complex in and out
+    /// (walking values fastest), real in (lines fastest), Hermitian in and real out with
+    /// both aux products.
+    fn io_variants(radices: &[u32], group: u32, workgroup: u32, body: PassBody) -> Vec<FftPass> {
+        [
+            (LoadKind::Complex, false, true),
+            (LoadKind::Real, false, false),
+            (LoadKind::Hermitian, true, true),
+        ]
+        .into_iter()
+        .map(|(load, store_real, fast)| FftPass {
+            radices: radices.to_vec(),
+            group,
+            workgroup,
+            batch_fast: !fast,
+            load_r_fast: fast,
+            store_r_fast: !fast,
+            load,
+            load_mul: store_real,
+            store_mul: !store_real,
+            store_real,
+            body,
+        })
+        .collect()
+    }
+
     #[test]
     fn register_passes_validate() {
         for (r, group, workgroup) in [
@@ -976,24 +998,8 @@ mod tests {
             (8, 64, 64),
             (32, 3, 5),
         ] {
-            for (load, store_real, fast) in [
-                (LoadKind::Complex, false, true),
-                (LoadKind::Real, false, false),
-                (LoadKind::Hermitian, true, true),
-            ] {
-                let pass = FftPass {
-                    radices: register_radices(r, 16).unwrap(),
-                    group,
-                    workgroup,
-                    batch_fast: !fast,
-                    load_r_fast: fast,
-                    store_r_fast: !fast,
-                    load,
-                    load_mul: store_real,
-                    store_mul: !store_real,
-                    store_real,
-                    body: PassBody::Register,
-                };
+            let radices = register_radices(r, 16).unwrap();
+            for pass in io_variants(&radices, group, workgroup, PassBody::Register) {
                 validate(&generate(&pass));
             }
         }
@@ -1012,24 +1018,8 @@ mod tests {
             (8, 32, 32, 256),
             (2, 16, 32, 64),
         ] {
-            for (load, store_real, fast) in [
-                (LoadKind::Complex, false, true),
-                (LoadKind::Real, false, false),
-                (LoadKind::Hermitian, true, true),
-            ] {
-                let pass = FftPass {
-                    radices: vec![q, g],
-                    group: workgroup / g,
-                    workgroup,
-                    batch_fast: !fast,
-                    load_r_fast: fast,
-                    store_r_fast: !fast,
-                    load,
-                    load_mul: store_real,
-                    store_mul: !store_real,
-                    store_real,
-                    body: PassBody::Lanes { span },
-                };
+            let body = PassBody::Lanes { span };
+            for pass in io_variants(&[q, g], workgroup / g, workgroup, body) {
                 crate::naga_check::validate(&generate(&pass), caps);
             }
         }

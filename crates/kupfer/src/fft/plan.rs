@@ -592,11 +592,7 @@ fn lane_span(device: &Device) -> u32 {
 /// Sub-sequences per workgroup and threads of a lanes pass: `G` lanes per sub-sequence,
 /// [`lane_workgroup`] threads (within the device's limits, a multiple of the span).
 fn lanes_shape(pass: &PassInfo, limits: &kupfer_wgpu::wgpu::Limits) -> (u32, u32) {
-    let g = pass.radices.get(1).copied().unwrap_or(1);
-    let span = match pass.body {
-        PassBody::Lanes { span } => span,
-        _ => 1,
-    };
+    let (g, span) = fft::lane_geometry(pass.body, &pass.radices);
     let max = limits
         .max_compute_invocations_per_workgroup
         .min(limits.max_compute_workgroup_size_x);
