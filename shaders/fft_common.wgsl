@@ -11,7 +11,8 @@ struct Params {
     in_len: u32, out_off: u32, out_stride: u32, out_shi: u32,
     out_slo: u32, out_len: u32, tw_inner: u32, tw_lo: u32,
     tw_hi: u32, tw_shift: u32, load_aux: u32, store_aux: u32,
-    sgn: f32, scale: f32, conj_in: f32, pad: u32,
+    sgn: f32, scale: f32, conj_in: f32, tw_q: f32,
+    tw_ch: f32, tw_cl: f32, pad0: u32, pad1: u32,
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
@@ -33,16 +34,23 @@ fn twid(t: vec2<f32>) -> vec2<f32> {
     return vec2<f32>(t.x, t.y * p.sgn);
 }
 
-// exp(-2 pi i m / (ns R)) from two tables (m = hi * 2^shift + lo).
+// exp(-2 pi i m / (ns R)) in the transform's direction, from two tables or computed.
 fn outer_tw(m: u32) -> vec2<f32> {
-    let lo = tw[p.tw_lo + (m & ((1u << p.tw_shift) - 1u))];
-    let hi = tw[p.tw_hi + (m >> p.tw_shift)];
-    return twid(cmul(lo, hi));
+{{OUTER_TW}}
 }
 
-fn load(base: u32, idx: u32) -> vec2<f32> {
+// The raw input value at index `idx` of the line at `base` (zero outside the input): a plain
+// read, so that a prefetch never waits for it.
+fn fetch(base: u32, idx: u32) -> vec2<f32> {
     var v = vec2<f32>(0.0, 0.0);
-{{LOAD}}
+{{FETCH}}
+    return v;
+}
+
+// A fetched value of index `idx` made ready: conjugation, the load factor.
+fn fix(idx: u32, v0: vec2<f32>) -> vec2<f32> {
+    var v = v0;
+{{FIX}}
     return v;
 }
 
@@ -79,16 +87,30 @@ fn line_of(jj: u32) -> Line {
     return ln;
 }
 
-// Value r of a sub-sequence, after the outer twiddle (zero past the batch).
-fn load_line(ln: Line, r: u32) -> vec2<f32> {
+// The raw value r of a sub-sequence (zero past the batch; see `finish_line`).
+fn fetch_line(ln: Line, r: u32) -> vec2<f32> {
     var v = vec2<f32>(0.0, 0.0);
     if (ln.j != NONE) {
-        v = load(ln.inb, ln.j + r * p.l);
-        if (p.ns > 1u && r > 0u) {
-            v = cmul(v, outer_tw(ln.k * r));
-        }
+        v = fetch(ln.inb, ln.j + r * p.l);
     }
     return v;
+}
+
+// A fetched value r of a sub-sequence made ready, after the outer twiddle.
+fn finish_line(ln: Line, r: u32, raw: vec2<f32>) -> vec2<f32> {
+    if (ln.j == NONE) {
+        return vec2<f32>(0.0, 0.0);
+    }
+    var v = fix(ln.j + r * p.l, raw);
+    if (p.ns > 1u && r > 0u) {
+        v = cmul(v, outer_tw(ln.k * r));
+    }
+    return v;
+}
+
+// Value r of a sub-sequence, after the outer twiddle (zero past the batch).
+fn load_line(ln: Line, r: u32) -> vec2<f32> {
+    return finish_line(ln, r, fetch_line(ln, r));
 }
 
 // Stores output value r of a sub-sequence (nothing past the batch).

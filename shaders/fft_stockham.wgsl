@@ -28,12 +28,12 @@ fn store_value(c: u32, r: u32, v: vec2<f32>) {
     store_line(lines[c], r, v);
 }
 
+// g0: this workgroup's tile (its C sub-sequences are work items g0 * C...); a pipelined
+// register pass takes every ng-th tile from there, prefetching the next one's values.
 @compute @workgroup_size({{WG}})
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) t: u32) {
-    let jj0 = (wid.x + wid.y * p.groups_x) * C;
-    for (var c = t; c < C; c += WG) {
-        lines[c] = line_of(jj0 + c);
-    }
-    workgroupBarrier();
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) t: u32,
+        @builtin(num_workgroups) nwg: vec3<u32>) {
+    let g0 = wid.x + wid.y * p.groups_x;
+    let ng = p.groups_x * nwg.y;
 {{BODY}}
 }

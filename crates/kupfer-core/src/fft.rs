@@ -7,11 +7,13 @@
 //! a power-of-two radix may run as register passes instead ([`register_radices`]): each
 //! thread keeps the values of its butterflies in registers from the global load to the
 //! global store, and workgroup memory only exchanges them between sub-passes; or as lanes
-//! passes (opt-in, [`PassBody::Lanes`]) in registers and subgroup shuffles alone. Twiddles
-//! come from tables of exp(-2 pi i t / N) computed on the host in f64 and rounded once to
-//! f32; a pass's outer twiddle of index `m < N` is the product of two table entries
-//! (`m = hi * 2^shift + lo`), so no table is larger than ~sqrt(N) and no angle is ever
-//! evaluated in f32.
+//! passes (opt-in, [`PassBody::Lanes`]) in registers and subgroup shuffles alone. Inner
+//! twiddles come from tables of exp(-2 pi i t / N) computed on the host in f64 and rounded
+//! once to f32. A pass's outer twiddle of index `m < N` is computed where N is at most 2^25
+//! ([`FftPass::computed_twiddles`]: the exact integer `4m - qN` of the nearest quadrant `q`
+//! scaled to an angle in [-pi/4, pi/4], then short polynomials: no f32 sin/cos of a large
+//! angle), else the product of two table entries (`m = hi * 2^shift + lo`, no table larger
+//! than ~sqrt(N)).
 
 use std::fmt::Write;
 
@@ -56,6 +58,15 @@ pub struct FftPass {
     pub store_real: bool,
     /// How the pass works inside a workgroup.
     pub body: PassBody,
+    /// Outer twiddles computed (octant-style reduction of the exact index, then short
+    /// polynomials) instead of read from two tables: no table reads, whose scattered
+    /// addresses cost more than the arithmetic. Only for transforms of at most
+    /// [`COMPUTED_TWIDDLES_MAX`] points (the reduced index is exact in f32).
+    pub computed_twiddles: bool,
+    /// Register passes: tiles (groups of `C` sub-sequences) one workgroup runs in turn,
+    /// loading the next tile's values into registers while it transforms the current one
+    /// (latency hiding where few workgroups fit on a multiprocessor); 1: one tile.
+    pub tiles: u32,
 }
 
 /// How a pass transforms its sub-sequences inside a workgroup.
@@ -95,8 +106,8 @@ impl FftPass {
     }
 }
 
-/// Bytes of the uniform block (28 four-byte fields).
-pub const PARAMS_SIZE: usize = 112;
+/// Bytes of the uniform block (32 four-byte fields).
+pub const PARAMS_SIZE: usize = 128;
 
 /// The uniform block of one pass, field by field (floats as their bits).
 #[derive(Debug, Clone, Copy, Default)]
@@ -129,6 +140,22 @@ pub struct FftParams {
     pub sgn: f32,
     pub scale: f32,
     pub conj_in: f32,
+    /// Computed outer twiddles ([`FftPass::computed_twiddles`]): 4 / N, and pi / (2 N) as
+    /// the sum of two f32 (N = ns R, the pass's transform length so far).
+    pub tw_q: f32,
+    pub tw_ch: f32,
+    pub tw_cl: f32,
+}
+
+impl FftParams {
+    /// Sets the constants of computed outer twiddles for a pass whose outputs are `big`-point
+    /// transforms.
+    pub fn set_twiddle_constants(&mut self, big: u64) {
+        let c = std::f64::consts::FRAC_PI_2 / big as f64;
+        self.tw_q = (4.0 / big as f64) as f32;
+        self.tw_ch = c as f32;
+        self.tw_cl = (c - f64::from(c as f32)) as f32;
+    }
 }
 
 impl FftParams {
@@ -162,6 +189,10 @@ impl FftParams {
             self.sgn.to_bits(),
             self.scale.to_bits(),
             self.conj_in.to_bits(),
+            self.tw_q.to_bits(),
+            self.tw_ch.to_bits(),
+            self.tw_cl.to_bits(),
+            0,
             0,
         ];
         words.iter().flat_map(|w| w.to_le_bytes()).collect()
@@ -287,8 +318,38 @@ pub fn workgroup_bytes(r: u32, group: u32) -> u32 {
     group * (line_slots(r) * 8 + 16)
 }
 
+/// Largest `ns R` whose outer twiddles may be computed ([`FftPass::computed_twiddles`]).
+pub const COMPUTED_TWIDDLES_MAX: u64 = 1 << 25;
+
 /// Most sub-sequences one workgroup holds.
 pub const MAX_GROUP: u32 = 256;
+
+/// Whether the generated WGSL of a pass reads the twiddle tables (binding 3): a pass whose
+/// twiddles are all computed does not, and its bind group must then leave the tables out
+/// (the layout is derived from the shader).
+pub fn reads_tables(wgsl: &str) -> bool {
+    wgsl.contains("tw[")
+}
+
+/// `outer_tw(m)` from two tables (`m = hi * 2^shift + lo`).
+const OUTER_TW_TABLES: &str = "    let lo = tw[p.tw_lo + (m & ((1u << p.tw_shift) - 1u))];
+    let hi = tw[p.tw_hi + (m >> p.tw_shift)];
+    return twid(cmul(lo, hi));";
+
+/// `outer_tw(m)` computed: with q the quadrant nearest to m / N and r = 4m - qN (exact
+/// integers), the angle is q pi / 2 + a, a = (pi / 2) r / N in [-pi/4, pi/4] (pi / (2N) as
+/// two f32 in one fma); sin a and cos a from their Taylor series to a^11 and a^12 (error below
+/// 2e-9 there, under f32 rounding), rotated by the quadrant.
+const OUTER_TW_COMPUTED: &str = "    let big = p.ns * R;
+    let q = u32(round(f32(m) * p.tw_q));
+    let r = f32(i32(4u * m) - i32(q * big));
+    let a = fma(r, p.tw_ch, r * p.tw_cl);
+    let a2 = a * a;
+    let s = fma(a * a2, fma(a2, fma(a2, fma(a2, fma(a2, -2.5052108e-8, 2.7557319e-6), -1.9841270e-4), 8.3333333e-3), -1.6666667e-1), a);
+    let c = fma(a2, fma(a2, fma(a2, fma(a2, fma(a2, fma(a2, 2.0876757e-9, -2.7557319e-7), 2.4801587e-5), -1.3888889e-3), 4.1666667e-2), -0.5), 1.0);
+    var w = select(vec2<f32>(c, -s), vec2<f32>(-s, -c), (q & 1u) != 0u);
+    w = select(w, -w, (q & 2u) != 0u);
+    return twid(w);";
 
 /// The WGSL of one pass.
 pub fn generate(pass: &FftPass) -> String {
@@ -302,30 +363,30 @@ pub fn generate(pass: &FftPass) -> String {
     };
     let dst_t = if pass.store_real { "f32" } else { "vec2<f32>" };
     let addr_in = "base + i * p.in_stride";
-    let mut load = String::new();
-    match pass.load {
-        LoadKind::Complex => {
-            let _ = write!(
-                load,
-                "let i = idx;\nif (i < p.in_len) {{\n    v = src[{addr_in}];\n    v.y = v.y * p.conj_in;\n}}"
-            );
-        }
-        LoadKind::Real => {
-            let _ = write!(
-                load,
+    // The raw read (`fetch`) and what makes it ready (`fix`), apart so that register passes
+    // can prefetch the next tile's values without waiting for them.
+    let (fetch, mut fix) = match pass.load {
+        LoadKind::Complex => (
+            format!("let i = idx;\nif (i < p.in_len) {{\n    v = src[{addr_in}];\n}}"),
+            "v.y = v.y * p.conj_in;".to_string(),
+        ),
+        LoadKind::Real => (
+            format!(
                 "let i = idx;\nif (i < p.in_len) {{\n    v = vec2<f32>(src[{addr_in}], 0.0);\n}}"
-            );
-        }
-        LoadKind::Hermitian => {
-            let _ = write!(
-                load,
-                "var i = idx;\nvar cj = p.conj_in;\nif (idx > p.nlog / 2u) {{\n    i = p.nlog - idx;\n    cj = -cj;\n}}\n\
-                 if (i < p.in_len && idx < p.nlog) {{\n    v = src[{addr_in}];\n    v.y = v.y * cj;\n}}"
-            );
-        }
-    }
+            ),
+            String::new(),
+        ),
+        LoadKind::Hermitian => (
+            format!(
+                "var i = idx;\nif (idx > p.nlog / 2u) {{\n    i = p.nlog - idx;\n}}\n\
+                 if (i < p.in_len && idx < p.nlog) {{\n    v = src[{addr_in}];\n}}"
+            ),
+            "var cj = p.conj_in;\nif (idx > p.nlog / 2u) {\n    cj = -cj;\n}\nv.y = v.y * cj;"
+                .to_string(),
+        ),
+    };
     if pass.load_mul {
-        load.push_str(
+        fix.push_str(
             "\nif (idx < p.nlog) {\n    v = cmul(v, aux[p.load_aux + idx]);\n} else {\n    v = vec2<f32>(0.0, 0.0);\n}",
         );
     }
@@ -344,9 +405,11 @@ pub fn generate(pass: &FftPass) -> String {
     } else {
         "let b = jj / p.l;\nlet jw = jj % p.l;"
     };
+    const LINES: &str = "for (var c = t; c < C; c += WG) {\n    lines[c] = line_of(g0 * C + c);\n}\nworkgroupBarrier();\n";
     let (template, body) = match pass.body {
-        PassBody::Shared => (STOCKHAM, shared_body(pass)),
-        PassBody::Register => (STOCKHAM, register_body(pass)),
+        PassBody::Shared => (STOCKHAM, format!("{LINES}{}", shared_body(pass))),
+        PassBody::Register if pass.tiles > 1 => (STOCKHAM, pipelined_body(pass)),
+        PassBody::Register => (STOCKHAM, format!("{LINES}{}", register_body(pass, false))),
         PassBody::Lanes { .. } => (LANES, lanes_body(pass)),
     };
     let (lanes, span) = lane_geometry(pass.body, &pass.radices);
@@ -372,7 +435,16 @@ pub fn generate(pass: &FftPass) -> String {
         .replace("{{LS}}", &line_slots(r).to_string())
         .replace("{{SM_T}}", if register { "f32" } else { "vec2<f32>" })
         .replace("{{SM}}", &(c * line_slots(r)).max(1).to_string())
-        .replace("{{LOAD}}", &indent(&load, 4))
+        .replace(
+            "{{OUTER_TW}}",
+            if pass.computed_twiddles {
+                OUTER_TW_COMPUTED
+            } else {
+                OUTER_TW_TABLES
+            },
+        )
+        .replace("{{FETCH}}", &indent(&fetch, 4))
+        .replace("{{FIX}}", &indent(&fix, 4))
         .replace("{{STORE}}", &indent(&store, 4))
         .replace("{{SPLIT}}", &indent(split, 8))
         .replace("{{BODY}}", &indent(&body, 4))
@@ -689,13 +761,80 @@ fn exchange_tail(pass: &FftPass, outs: &[String]) -> String {
     body
 }
 
+/// The indices of butterfly `t + i * WG` of register sub-pass `si`: its sub-sequence `c`,
+/// step `jp`, `k = jp % ns'` and output base `ob` (`ns'`: the product of the earlier
+/// sub-radices).
+fn butterfly_indices(pass: &FftPass, si: usize, i: u32) -> String {
+    let r = pass.radix();
+    let c = pass.group;
+    let wg = pass.workgroup;
+    let q = pass.radices[si];
+    let nsp: u32 = pass.radices[..si].iter().product();
+    let rq = r / q;
+    let first = si == 0;
+    let last = si + 1 == pass.radices.len();
+    let c_fast = (first && !pass.load_r_fast) || (last && !pass.store_r_fast);
+    let (cc, jp) = if c_fast {
+        (format!("bi % {c}u"), format!("bi / {c}u"))
+    } else {
+        (format!("bi / {rq}u"), format!("bi % {rq}u"))
+    };
+    // Past the last butterfly (when WG does not divide them): a clamped duplicate of it,
+    // whose stores are skipped.
+    format!(
+        "let bi = min(t + {}u, {}u);\nlet c = {cc};\nlet jp = {jp};\nlet k = jp % {nsp}u;\nlet ob = (jp / {nsp}u) * {}u + k;",
+        i * wg,
+        c * rq - 1,
+        nsp * q
+    )
+}
+
+/// A register pass over tiles in turn (`FftPass::tiles`): each thread fetches its
+/// first-sub-pass values of the next tile into registers (`pf*`) before transforming the
+/// current tile (`cur*`), so that the reads of one tile overlap the exchanges of the other.
+fn pipelined_body(pass: &FftPass) -> String {
+    let q = pass.radices[0];
+    let rq = pass.radix() / q;
+    let cnt = (pass.group * rq).div_ceil(pass.workgroup);
+    let prefetch = |tile: &str| -> String {
+        let mut code = String::new();
+        for i in 0..cnt {
+            let _ = writeln!(
+                code,
+                "{{\n{}\n    let ln = line_of({tile} * C + c);",
+                indent(&butterfly_indices(pass, 0, i), 4)
+            );
+            for s in 0..q {
+                let _ = writeln!(code, "    pf{i}_{s} = fetch_line(ln, jp + {}u);", s * rq);
+            }
+            code.push_str("}\n");
+        }
+        code
+    };
+    let mut decl = String::new();
+    let mut take = String::new();
+    for i in 0..cnt {
+        for s in 0..q {
+            let _ = writeln!(decl, "var pf{i}_{s} = vec2<f32>(0.0, 0.0);");
+            let _ = writeln!(take, "let cur{i}_{s} = pf{i}_{s};");
+        }
+    }
+    format!(
+        "{decl}var tile = g0;\nif (tile * C < p.total) {{\n{}}}\nloop {{\n    if (tile * C >= p.total) {{\n        break;\n    }}\n    let next = tile + ng;\n{}    if (next * C < p.total) {{\n{}    }}\n{}\n    workgroupBarrier();\n    tile = next;\n}}",
+        indent(&prefetch("tile"), 4),
+        indent(&take, 4) + "\n",
+        indent(&prefetch("next"), 8),
+        indent(&register_body(pass, true), 4),
+    )
+}
+
 /// The register body: thread `t` does butterflies `t + i * WG` of every sub-pass; the first
 /// sub-pass reads global memory and the last writes it, straight from registers. Between
 /// sub-passes the real parts go through workgroup memory (f32) first and the imaginary parts
 /// after them, each read straight into the registers of the next sub-pass: half the
 /// workgroup memory of the values, so that more workgroups fit on a multiprocessor (on the
 /// H100, 1.3x faster 4096-point lines than whole complex values), for two more barriers.
-fn register_body(pass: &FftPass) -> String {
+fn register_body(pass: &FftPass, pipelined: bool) -> String {
     let r = pass.radix();
     let c = pass.group;
     let wg = pass.workgroup;
@@ -710,23 +849,8 @@ fn register_body(pass: &FftPass) -> String {
         let stride = r / (nsp * q);
         let first = si == 0;
         let last = si + 1 == ns;
-        let c_fast = (first && !pass.load_r_fast) || (last && !pass.store_r_fast);
         let nb = c * rq;
-        let map = |i: u32| -> String {
-            let (cc, jp) = if c_fast {
-                (format!("bi % {c}u"), format!("bi / {c}u"))
-            } else {
-                (format!("bi / {rq}u"), format!("bi % {rq}u"))
-            };
-            // Past the last butterfly (when WG does not divide them): a clamped duplicate of
-            // it, whose stores are skipped.
-            format!(
-                "let bi = min(t + {}u, {}u);\nlet c = {cc};\nlet jp = {jp};\nlet k = jp % {nsp}u;\nlet ob = (jp / {nsp}u) * {}u + k;",
-                i * wg,
-                nb - 1,
-                nsp * q
-            )
-        };
+        let map = |i: u32| butterfly_indices(pass, si, i);
         let guard = |i: u32| -> String {
             if (i + 1) * wg <= nb {
                 String::new()
@@ -772,7 +896,13 @@ fn register_body(pass: &FftPass) -> String {
             }
             let _ = writeln!(body, "{{\n{}", indent(&map(i), 4));
             for s in 0..q {
-                if first {
+                if first && pipelined {
+                    let _ = writeln!(
+                        body,
+                        "    let y{s} = finish_line(line_of(tile * C + c), jp + {}u, cur{i}_{s});",
+                        s * rq
+                    );
+                } else if first {
                     let _ = writeln!(body, "    let y{s} = load_value(c, jp + {}u);", s * rq);
                 } else if s == 0 {
                     let _ = writeln!(body, "    let y0 = e{si}_{i}_0;");
@@ -791,10 +921,16 @@ fn register_body(pass: &FftPass) -> String {
                 let _ = writeln!(body, "    x{si}_{i}_{s} = {o};");
             }
             if last {
+                let line = if pipelined {
+                    "line_of(tile * C + c)"
+                } else {
+                    "lines[c]"
+                };
+                let _ = writeln!(body, "    let lo = {line};");
                 for s in 0..q {
                     let _ = writeln!(
                         body,
-                        "    {}{{ store_value(c, ob + {}u, x{si}_{i}_{s}); }}",
+                        "    {}{{ store_line(lo, ob + {}u, x{si}_{i}_{s}); }}",
                         guard(i),
                         s * nsp
                     );
@@ -985,6 +1121,8 @@ mod tests {
             store_mul: !store_real,
             store_real,
             body,
+            computed_twiddles: store_real,
+            tiles: 1,
         })
         .collect()
     }
@@ -999,7 +1137,9 @@ mod tests {
             (32, 3, 5),
         ] {
             let radices = register_radices(r, 16).unwrap();
-            for pass in io_variants(&radices, group, workgroup, PassBody::Register) {
+            for mut pass in io_variants(&radices, group, workgroup, PassBody::Register) {
+                validate(&generate(&pass));
+                pass.tiles = 4;
                 validate(&generate(&pass));
             }
         }
@@ -1053,6 +1193,8 @@ mod tests {
                     store_mul: !store_real,
                     store_real,
                     body: PassBody::Shared,
+                    computed_twiddles: store_real,
+                    tiles: 1,
                 };
                 validate(&generate(&pass));
             }
