@@ -23,6 +23,8 @@ const CS: u32 = S / G;
 fn main(@builtin(workgroup_id) wid: vec3<u32>,
         {{LANE_BUILTINS}}) {
 {{LANE_INDEX}}
+    // The twiddle tables stay in the bind group even where every twiddle is computed.
+    _ = arrayLength(&tw);
     let blk = t / S;
     let lane = t % S;
     let g = lane / CS;

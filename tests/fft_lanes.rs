@@ -3,7 +3,9 @@
 //! CPU reference DFT, at 4 values per thread: more lanes per sub-sequence than values per
 //! thread (radix-2 shuffle stages across the lanes; on lavapipe, whose subgroups have 8
 //! lanes, up to 8 lanes); `fft_lanes_wide.rs` runs 32 values per thread (blocks transposed
-//! by shuffles).
+//! by shuffles). Inner twiddles are computed in every pass here (`KUPFER_FFT_TWINNER=1`;
+//! by default only register passes of 1024+ compute them), lanes and workgroup-memory
+//! passes included.
 //!
 //! Needs a GPU adapter (lavapipe will do); fails, never skips, without one.
 
@@ -14,5 +16,6 @@ fn lanes_passes_match_reference() {
     // Read once per process, before the first plan; this file's test is its only user.
     std::env::set_var("KUPFER_FFT_LANES", "1");
     std::env::set_var("KUPFER_FFT_LQ", "4");
+    std::env::set_var("KUPFER_FFT_TWINNER", "1");
     common::fft_forced::forced_passes_match_reference();
 }

@@ -207,14 +207,15 @@ pub fn forced_passes_match_reference() {
             .collect();
         check(&mut fails, &format!("irfft {n}"), &g, &want, tol);
     }
-    // Bluestein sizes (inner power-of-two transforms of 64 and 2048 values).
-    for n in [17usize, 1000] {
+    // A Bluestein size (inner power-of-two transforms of 64 values) and smooth sizes of
+    // workgroup-memory passes (radices 8, 5, 3, 7).
+    for n in [17usize, 1000, 840, 2187, 2401] {
         let z = complex(n as u64 + 3, n);
         let a = Array::from_slice(&z, &[n]).unwrap();
         let f = fft::fft(&a, None, -1, Norm::Backward).unwrap();
         check(
             &mut fails,
-            &format!("bluestein {n}"),
+            &format!("fft {n}"),
             &f,
             &dft(&to64(&z), 1.0),
             5e-6,

@@ -63,6 +63,9 @@ pub struct FftPass {
     /// addresses cost more than the arithmetic. Only for transforms of at most
     /// [`COMPUTED_TWIDDLES_MAX`] points (the reduced index is exact in f32).
     pub computed_twiddles: bool,
+    /// Inner twiddles (exp(-2 pi i t / R) of the sub-passes) computed the same way, with
+    /// `R`'s constants folded in, instead of read from the pass's table.
+    pub computed_inner: bool,
     /// Register passes: tiles (groups of `C` sub-sequences) one workgroup runs in turn,
     /// loading the next tile's values into registers while it transforms the current one
     /// (latency hiding where few workgroups fit on a multiprocessor); 1: one tile.
@@ -151,10 +154,7 @@ impl FftParams {
     /// Sets the constants of computed outer twiddles for a pass whose outputs are `big`-point
     /// transforms.
     pub fn set_twiddle_constants(&mut self, big: u64) {
-        let c = std::f64::consts::FRAC_PI_2 / big as f64;
-        self.tw_q = (4.0 / big as f64) as f32;
-        self.tw_ch = c as f32;
-        self.tw_cl = (c - f64::from(c as f32)) as f32;
+        (self.tw_q, self.tw_ch, self.tw_cl) = twiddle_constants(big);
     }
 }
 
@@ -324,32 +324,34 @@ pub const COMPUTED_TWIDDLES_MAX: u64 = 1 << 25;
 /// Most sub-sequences one workgroup holds.
 pub const MAX_GROUP: u32 = 256;
 
-/// Whether the generated WGSL of a pass reads the twiddle tables (binding 3): a pass whose
-/// twiddles are all computed does not, and its bind group must then leave the tables out
-/// (the layout is derived from the shader).
-pub fn reads_tables(wgsl: &str) -> bool {
-    wgsl.contains("tw[")
-}
-
 /// `outer_tw(m)` from two tables (`m = hi * 2^shift + lo`).
 const OUTER_TW_TABLES: &str = "    let lo = tw[p.tw_lo + (m & ((1u << p.tw_shift) - 1u))];
     let hi = tw[p.tw_hi + (m >> p.tw_shift)];
     return twid(cmul(lo, hi));";
 
-/// `outer_tw(m)` computed: with q the quadrant nearest to m / N and r = 4m - qN (exact
-/// integers), the angle is q pi / 2 + a, a = (pi / 2) r / N in [-pi/4, pi/4] (pi / (2N) as
-/// two f32 in one fma); sin a and cos a from their Taylor series to a^11 and a^12 (error below
-/// 2e-9 there, under f32 rounding), rotated by the quadrant.
-const OUTER_TW_COMPUTED: &str = "    let big = p.ns * R;
-    let q = u32(round(f32(m) * p.tw_q));
-    let r = f32(i32(4u * m) - i32(q * big));
-    let a = fma(r, p.tw_ch, r * p.tw_cl);
-    let a2 = a * a;
-    let s = fma(a * a2, fma(a2, fma(a2, fma(a2, fma(a2, -2.5052108e-8, 2.7557319e-6), -1.9841270e-4), 8.3333333e-3), -1.6666667e-1), a);
-    let c = fma(a2, fma(a2, fma(a2, fma(a2, fma(a2, fma(a2, 2.0876757e-9, -2.7557319e-7), 2.4801587e-5), -1.3888889e-3), 4.1666667e-2), -0.5), 1.0);
-    var w = select(vec2<f32>(c, -s), vec2<f32>(-s, -c), (q & 1u) != 0u);
-    w = select(w, -w, (q & 2u) != 0u);
-    return twid(w);";
+/// `outer_tw(m)` computed ([`FftPass::computed_twiddles`], `twiddle_of` in
+/// `fft_common.wgsl`).
+const OUTER_TW_COMPUTED: &str =
+    "    return twid(twiddle_of(m, p.ns * R, p.tw_q, p.tw_ch, p.tw_cl));";
+
+/// The body of `inner_tw(t)`, exp(-2 pi i t / R): from the table, or computed with the
+/// constants of `R` folded in.
+fn inner_twiddle_body(pass: &FftPass) -> String {
+    if pass.computed_inner {
+        let (q4, ch, cl) = twiddle_constants(u64::from(pass.radix()));
+        format!("    return twid(twiddle_of(t, R, {q4:?}f, {ch:?}f, {cl:?}f));")
+    } else {
+        "    return twid(tw[p.tw_inner + t]);".to_string()
+    }
+}
+
+/// The constants of computed twiddles of an `big`-point transform: 4 / N, and pi / (2 N)
+/// as the sum of two f32.
+pub fn twiddle_constants(big: u64) -> (f32, f32, f32) {
+    let c = std::f64::consts::FRAC_PI_2 / big as f64;
+    let ch = c as f32;
+    ((4.0 / big as f64) as f32, ch, (c - f64::from(ch)) as f32)
+}
 
 /// The WGSL of one pass.
 pub fn generate(pass: &FftPass) -> String {
@@ -443,6 +445,7 @@ pub fn generate(pass: &FftPass) -> String {
                 OUTER_TW_TABLES
             },
         )
+        .replace("{{INNER_TW}}", &inner_twiddle_body(pass))
         .replace("{{FETCH}}", &indent(&fetch, 4))
         .replace("{{FIX}}", &indent(&fix, 4))
         .replace("{{STORE}}", &indent(&store, 4))
@@ -496,7 +499,7 @@ fn shared_body(pass: &FftPass) -> String {
                 } else {
                     let _ = writeln!(
                         subs,
-                        "        let y{s} = cmul(sm[ix(c, jp + {}u)], twid(tw[p.tw_inner + k * {}u]));",
+                        "        let y{s} = cmul(sm[ix(c, jp + {}u)], inner_tw(k * {}u));",
                         s * rq,
                         s * stride
                     );
@@ -682,10 +685,7 @@ fn lanes_body(pass: &FftPass) -> String {
         if k1 == 0 {
             let _ = writeln!(body, "var v{i}_{e} = {o};");
         } else {
-            let _ = writeln!(
-                body,
-                "var v{i}_{e} = cmul({o}, twid(tw[p.tw_inner + g * {k1}u]));"
-            );
+            let _ = writeln!(body, "var v{i}_{e} = cmul({o}, inner_tw(g * {k1}u));");
         }
     }
     let mut bit = 1u32;
@@ -730,17 +730,14 @@ fn exchange_tail(pass: &FftPass, outs: &[String]) -> String {
         if k1 == 0 {
             let _ = writeln!(body, "var v{k1} = {o};");
         } else {
-            let _ = writeln!(
-                body,
-                "var v{k1} = cmul({o}, twid(tw[p.tw_inner + g * {k1}u]));"
-            );
+            let _ = writeln!(body, "var v{k1} = cmul({o}, inner_tw(g * {k1}u));");
         }
     }
     let mut h = g / 2;
     while h >= 1 {
         let _ = writeln!(
             body,
-            "{{\n    let hb = (g & {h}u) != 0u;\n    let w = twid(tw[p.tw_inner + (g % {h}u) * {}u]);",
+            "{{\n    let hb = (g & {h}u) != 0u;\n    let w = inner_tw((g % {h}u) * {}u);",
             r / (2 * h)
         );
         for k1 in 0..q {
@@ -909,7 +906,7 @@ fn register_body(pass: &FftPass, pipelined: bool) -> String {
                 } else {
                     let _ = writeln!(
                         body,
-                        "    let y{s} = cmul(e{si}_{i}_{s}, twid(tw[p.tw_inner + k * {}u]));",
+                        "    let y{s} = cmul(e{si}_{i}_{s}, inner_tw(k * {}u));",
                         s * stride
                     );
                 }
@@ -1122,6 +1119,7 @@ mod tests {
             store_real,
             body,
             computed_twiddles: store_real,
+            computed_inner: store_real,
             tiles: 1,
         })
         .collect()
@@ -1194,6 +1192,8 @@ mod tests {
                     store_real,
                     body: PassBody::Shared,
                     computed_twiddles: store_real,
+                    computed_inner: !store_real,
+                    computed_inner: store_real,
                     tiles: 1,
                 };
                 validate(&generate(&pass));

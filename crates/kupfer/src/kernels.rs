@@ -37,7 +37,7 @@ pub(crate) struct KernelCache {
     pub(crate) matmul_tiles:
         Mutex<HashMap<crate::matmul::TuneKey, kupfer_core::matmul::MatmulKernel>>,
     pub(crate) convolutions: Cache<ConvProgram, ()>,
-    pub(crate) ffts: Cache<kupfer_core::fft::FftPass, bool>,
+    pub(crate) ffts: Cache<kupfer_core::fft::FftPass, ()>,
     pub(crate) fft_plans: crate::fft::plan::PlanCache,
 }
 

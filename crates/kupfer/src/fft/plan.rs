@@ -144,6 +144,12 @@ knob!(lane_workgroup, "KUPFER_FFT_LWG", 256, 32);
 // pass of 2^24, whose table reads scatter most, 0.185 -> 0.175 ms; and as accurate (relative
 // L2 error 1.7e-7 against 1.74e-7 at 2^20, 3.5e-7 against 3.7e-7 for Bluestein's 999983).
 knob!(computed_twiddles, "KUPFER_FFT_TWPOLY", 1, 0);
+// Inner twiddles computed too (`KUPFER_FFT_TWINNER`: 0 never, 1 always, 2 (default) in
+// register passes of radix 1024+). On the H100 (same run) that made the register passes of
+// 1024+ faster (2^20 0.0398 -> 0.0374 ms, 1024 x 4096 0.0698 -> 0.0635, the 4096-point rows
+// of fft2 4096^2 0.226 -> 0.203) and everything else slower (passes of 256: 2^24 0.450 ->
+// 0.510; shared passes: 999983 0.143 -> 0.156; columns of 64: 0.26 -> 0.276).
+knob!(computed_inner, "KUPFER_FFT_TWINNER", 2, 0);
 // Tiles each workgroup of a register pass over contiguous lines runs in turn where one tile
 // each would take at least `KUPFER_FFT_PIPE_MIN` (4096) workgroups, prefetching the next tile
 // while it transforms the current one (`KUPFER_FFT_PIPE`; 1: off). On the H100 two tiles
@@ -444,6 +450,11 @@ impl Stockham {
                 body: pass.body,
                 computed_twiddles: computed_twiddles() == 1
                     && u64::from(ns) * u64::from(r) <= fft::COMPUTED_TWIDDLES_MAX,
+                computed_inner: match computed_inner() {
+                    0 => false,
+                    1 => true,
+                    _ => pass.body == PassBody::Register && r >= 1024,
+                },
                 tiles: if pass.body == PassBody::Register
                     && !batch_fast
                     && tiles_of_one >= pipeline_min_groups() as usize
@@ -453,11 +464,9 @@ impl Stockham {
                     1
                 },
             };
-            let (pipeline, tables) =
+            let (pipeline, _) =
                 crate::kernels::compiled(device, &device.kernels.ffts, &program, |_| {
-                    let wgsl = fft::generate(&program);
-                    let tables = fft::reads_tables(&wgsl);
-                    Ok((wgsl, tables))
+                    Ok((fft::generate(&program), ()))
                 })?;
             let groups = tiles_of_one.div_ceil(program.tiles as usize);
             let max_dim = ctx.max_workgroups_per_dim() as usize;
@@ -502,12 +511,13 @@ impl Stockham {
             };
             params.set_twiddle_constants(u64::from(ns) * u64::from(r));
             let aux_buf = aux.as_ref().map_or(&self.tables, |a| a.buffer);
-            let mut bindings = vec![(1, binding(&src.buffer)), (2, binding(&dst.buffer))];
-            if *tables {
-                bindings.push((3, binding(&self.tables)));
-            }
+            let mut bindings = vec![
+                binding(&src.buffer),
+                binding(&dst.buffer),
+                binding(&self.tables),
+            ];
             if program.load_mul || program.store_mul {
-                bindings.push((4, binding(aux_buf)));
+                bindings.push(binding(aux_buf));
             }
             // GPU time of the pass alone (`KUPFER_FFT_TRACE=2`; read-back blocks: not on wasm32).
             let timed = if trace() == 2 && cfg!(not(target_arch = "wasm32")) {
@@ -515,9 +525,9 @@ impl Stockham {
             } else {
                 None
             };
-            ctx.dispatch_with(
+            ctx.dispatch(
                 &pipeline,
-                Some(&params.bytes()),
+                &params.bytes(),
                 bindings,
                 [gx as u32, gy as u32, 1],
             )?;
