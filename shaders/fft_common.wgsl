@@ -37,15 +37,15 @@ fn twid(t: vec2<f32>) -> vec2<f32> {
 // exp(-2 pi i m / N) (forward) for m < N <= 2^25, computed: with q the quadrant nearest to
 // m / N and r = 4m - qN (exact integers), the angle is q pi / 2 + a, a = (pi / 2) r / N in
 // [-pi/4, pi/4] (q4 = 4 / N; pi / (2N) = ch + cl, two f32 in one fma); sin a and cos a from
-// their Taylor series to a^11 and a^12 (truncation below 2e-9 there, under f32 rounding),
+// their Taylor series to a^9 and a^10 (truncation below 2e-9 there, under f32 rounding),
 // rotated by the quadrant.
 fn twiddle_of(m: u32, big: u32, q4: f32, ch: f32, cl: f32) -> vec2<f32> {
     let q = u32(round(f32(m) * q4));
     let r = f32(i32(4u * m) - i32(q * big));
     let a = fma(r, ch, r * cl);
     let a2 = a * a;
-    let s = fma(a * a2, fma(a2, fma(a2, fma(a2, fma(a2, -2.5052108e-8, 2.7557319e-6), -1.9841270e-4), 8.3333333e-3), -1.6666667e-1), a);
-    let c = fma(a2, fma(a2, fma(a2, fma(a2, fma(a2, fma(a2, 2.0876757e-9, -2.7557319e-7), 2.4801587e-5), -1.3888889e-3), 4.1666667e-2), -0.5), 1.0);
+    let s = fma(a * a2, fma(a2, fma(a2, fma(a2, 2.7557319e-6, -1.9841270e-4), 8.3333333e-3), -1.6666667e-1), a);
+    let c = fma(a2, fma(a2, fma(a2, fma(a2, fma(a2, -2.7557319e-7, 2.4801587e-5), -1.3888889e-3), 4.1666667e-2), -0.5), 1.0);
     let w = select(vec2<f32>(c, -s), vec2<f32>(-s, -c), (q & 1u) != 0u);
     return select(w, -w, (q & 2u) != 0u);
 }

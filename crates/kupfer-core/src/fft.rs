@@ -903,6 +903,19 @@ fn register_body(pass: &FftPass, pipelined: bool) -> String {
                     let _ = writeln!(body, "    let y{s} = load_value(c, jp + {}u);", s * rq);
                 } else if s == 0 {
                     let _ = writeln!(body, "    let y0 = e{si}_{i}_0;");
+                } else if pass.computed_inner {
+                    // Twiddle s: computed for powers of two, else the product of its highest
+                    // power of two and the rest (at most log2 q products deep): on the H100
+                    // 1024 x 4096 0.0640 -> 0.0576 ms against computing each (the relative
+                    // error at 2^20 1.8e-7 -> 2.1e-7; squaring powers of two as well, 0.0555
+                    // but 3.8e-7).
+                    let hb = 1u32 << (31 - s.leading_zeros());
+                    if hb == s {
+                        let _ = writeln!(body, "    let w{s} = inner_tw(k * {}u);", s * stride);
+                    } else {
+                        let _ = writeln!(body, "    let w{s} = cmul(w{hb}, w{});", s - hb);
+                    }
+                    let _ = writeln!(body, "    let y{s} = cmul(e{si}_{i}_{s}, w{s});");
                 } else {
                     let _ = writeln!(
                         body,
