@@ -1206,7 +1206,6 @@ mod tests {
                     body: PassBody::Shared,
                     computed_twiddles: store_real,
                     computed_inner: !store_real,
-                    computed_inner: store_real,
                     tiles: 1,
                 };
                 validate(&generate(&pass));
