@@ -655,6 +655,11 @@ fn bad_inputs_are_errors() {
     assert!(e(fft::fft(&scalar, None, -1, Norm::Backward)).contains("0-d"));
     assert!(Norm::from_name("bogus").is_err());
     assert!(fft::fftfreq(0, 1.0).is_err());
+    // NumPy's ZeroDivisionError; sizes past any buffer fail before a host array is built.
+    assert!(e(fft::fftfreq(8, 0.0)).contains("d = 0"));
+    assert!(e(fft::rfftfreq(8, 0.0)).contains("d = 0"));
+    assert!(e(fft::fftfreq(1 << 40, 1.0)).contains("largest buffer"));
+    assert!(e(fft::rfftfreq(usize::MAX, 0.5)).contains("largest buffer"));
     // Empty batches give empty results of the right shape.
     let empty = Array::from_slice::<f32>(&[], &[0, 4]).unwrap();
     assert_eq!(

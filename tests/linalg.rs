@@ -575,6 +575,31 @@ fn einsum_matches_numpy() {
         e("ij,jk"),
     );
     c.add(&[(DType::Bool, &[5])], &np("i->", 1), 5, e("i->"));
+    // Three operands of mixed dtypes: the intermediate product is in the result dtype (bool
+    // pairs count, they do not OR; float16 pairs do not round to float16).
+    let dtypes = test_dtypes(&dev);
+    for (d, last) in [
+        (DType::Bool, DType::F32),
+        (DType::Bool, DType::I32),
+        (DType::I32, DType::F32),
+        (DType::F16, DType::F32),
+    ] {
+        if !dtypes.contains(&d) {
+            continue;
+        }
+        c.add(
+            &[(d, &[2, 5]), (d, &[5, 3]), (last, &[3, 2])],
+            &np("ij,jk,kl->il", 3),
+            15,
+            e("ij,jk,kl->il"),
+        );
+        c.add(
+            &[(d, &[6]), (d, &[6]), (last, &[6])],
+            &np("i,i,i->", 3),
+            6,
+            e("i,i,i->"),
+        );
+    }
     c.add(
         &[(DType::F32, &[3, 4]), (DType::I32, &[4])],
         &np("ij,j", 2),

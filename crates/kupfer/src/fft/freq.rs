@@ -10,8 +10,30 @@ use std::sync::Arc;
 
 const ROLL: &str = include_str!("../../../../shaders/roll.wgsl");
 
-fn freqs(values: Vec<f64>) -> Result<Array> {
+/// Checks `n` frequencies with spacing `d` before anything is built on the host: NumPy's
+/// ZeroDivisionError for `d = 0`, and the adapter's largest buffer for `n`.
+fn check(name: &str, n: usize, d: f64) -> Result<Device> {
+    if d == 0.0 {
+        return Err(Error::invalid(format!(
+            "{name} with d = 0 (division by zero)"
+        )));
+    }
     let device = Device::current()?;
+    let width = if device.default_float() == DType::F64 {
+        8
+    } else {
+        4
+    };
+    let max = device.info().limits.max_buffer_size;
+    if (n as u128) * width > u128::from(max) || n > u32::MAX as usize {
+        return Err(Error::OutOfMemory(format!(
+            "{name}: {n} frequencies exceed this adapter's largest buffer ({max} bytes)"
+        )));
+    }
+    Ok(device)
+}
+
+fn freqs(device: &Device, values: Vec<f64>) -> Result<Array> {
     let n = values.len();
     if device.default_float() == DType::F64 {
         Array::from_slice_on(&device, &values, &[n])
@@ -27,6 +49,7 @@ pub fn fftfreq(n: usize, d: f64) -> Result<Array> {
     if n == 0 {
         return Err(Error::invalid("fftfreq of n = 0 (division by zero)"));
     }
+    let device = check("fftfreq", n, d)?;
     let val = 1.0 / (n as f64 * d);
     let pos = (n - 1) / 2 + 1;
     let v = (0..n)
@@ -39,7 +62,7 @@ pub fn fftfreq(n: usize, d: f64) -> Result<Array> {
             k * val
         })
         .collect();
-    freqs(v)
+    freqs(&device, v)
 }
 
 /// The `n / 2 + 1` non-negative sample frequencies of [`super::rfft`] (`numpy.fft.rfftfreq`).
@@ -47,8 +70,9 @@ pub fn rfftfreq(n: usize, d: f64) -> Result<Array> {
     if n == 0 {
         return Err(Error::invalid("rfftfreq of n = 0 (division by zero)"));
     }
+    let device = check("rfftfreq", n / 2 + 1, d)?;
     let val = 1.0 / (n as f64 * d);
-    freqs((0..n / 2 + 1).map(|i| i as f64 * val).collect())
+    freqs(&device, (0..n / 2 + 1).map(|i| i as f64 * val).collect())
 }
 
 /// Moves the zero-frequency term to the centre along `axes` (default: all), as

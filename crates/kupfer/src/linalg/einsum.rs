@@ -134,6 +134,22 @@ pub fn einsum(subscripts: &str, operands: &[&Array]) -> Result<Array> {
         kupfer_core::promote::result_type(d, o.a.dtype())
     })?;
 
+    // With more than one contraction, the intermediate products must already be in the
+    // result dtype, as NumPy computes the whole product in it: bool or int32 pairs contracted
+    // in their own dtype would OR or wrap before a later float operand, float16 pairs round.
+    // (All-bool products stay bool: OR of ANDs is associative.)
+    let ops = if ops.len() > 2 && dtype != DType::Bool {
+        ops.into_iter()
+            .map(|o| {
+                Ok(Op {
+                    a: cast(o.a, dtype)?,
+                    labels: o.labels,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?
+    } else {
+        ops
+    };
     let ops = ops
         .into_iter()
         .map(take_diagonals)
