@@ -36,10 +36,10 @@ fn check(name: &str, n: usize, d: f64) -> Result<Device> {
 fn freqs(device: &Device, values: Vec<f64>) -> Result<Array> {
     let n = values.len();
     if device.default_float() == DType::F64 {
-        Array::from_slice_on(&device, &values, &[n])
+        Array::from_slice_on(device, &values, &[n])
     } else {
         let v: Vec<f32> = values.iter().map(|&x| x as f32).collect();
-        Array::from_slice_on(&device, &v, &[n])
+        Array::from_slice_on(device, &v, &[n])
     }
 }
 
