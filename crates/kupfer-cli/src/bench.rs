@@ -28,13 +28,16 @@ use std::time::{Duration, Instant};
 /// Warm-up runs before timing (at least).
 const WARMUP: usize = 3;
 /// Wall time the warm-up keeps the device busy for after its first run (which compiles and
-/// tunes): an idle GPU raises its clocks only after some milliseconds of work. On the H100,
-/// in a process that tuned first (its compilations leave the GPU idle), a float32 1024^3
-/// product timed 4.9 TFLOP/s after three warm-up runs and 25.2 after this warm-up, as in a
-/// process that did not tune.
-const WARM_BUSY: Duration = Duration::from_millis(50);
+/// tunes): an idle GPU raises its clocks only after some milliseconds of work, and the H100's
+/// driver at times leaves the SM clock near 400 MHz after the idle gaps of pipeline
+/// compilations, so that everything after runs ~4x slower (rfft 2^22 0.13 -> 0.53 ms, the
+/// "full run" slowdown of earlier stops) until the GPU has been kept busy for a while: 400
+/// ms of back-to-back work brought it back in every trial, 50 ms did not always.
+const WARM_BUSY: Duration = Duration::from_millis(300);
 /// Most warm-up runs.
-const WARM_MAX_RUNS: usize = 1000;
+const WARM_MAX_RUNS: usize = 20000;
+/// Warm-up runs between synchronizations (so that the device has work queued throughout).
+const WARM_SYNC_EVERY: usize = 64;
 
 /// Runs `step` (one warm-up run) [`WARMUP`] times, and after the first run (compiling and
 /// tuning) more until the device has been kept busy for [`WARM_BUSY`].
@@ -46,7 +49,7 @@ fn warm_up(dev: &kp::Device, mut step: impl FnMut() -> kp::Result<()>) -> CliRes
     while runs < WARMUP || (start.elapsed() < WARM_BUSY && runs < WARM_MAX_RUNS) {
         step()?;
         runs += 1;
-        if runs % 16 == 0 {
+        if runs % WARM_SYNC_EVERY == 0 {
             dev.synchronize()?;
         }
     }
@@ -571,7 +574,7 @@ pub fn run(args: &BenchArgs) -> CliResult {
     if !args.json {
         outln!();
         outln!(
-            "ms: median after {WARMUP}+ warm-ups (50 ms of device work); GPU cases between \
+            "ms: median after {WARMUP}+ warm-ups (300 ms of device work); GPU cases between \
              device events around \
              building and materialising the expression, *_wall and transfers by the wall clock."
         );

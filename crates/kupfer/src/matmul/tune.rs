@@ -3,10 +3,11 @@
 //!
 //! A shape class is the output dtype, the kernel's load variants and the problem size rounded
 //! to a power of two of its cube root (so 4000³ and 4096³ share one tuning). The tuner runs
-//! each candidate that fits the adapter's limits on the real problem (the default first,
-//! untimed, until the device has been busy 50 ms, so that no candidate meets an idle GPU;
-//! then two rounds over the candidates, each of one warm-up and three timed runs with GPU
-//! timestamps where the adapter has them) and keeps the fastest.
+//! each candidate that fits the adapter's limits on the real problem (every candidate compiled
+//! and run once first, so that no compilation leaves the GPU idle between timings; then the
+//! default, untimed, until the device has been busy 400 ms, so that no candidate meets a
+//! clocked-down GPU; then two rounds over the candidates, each of one warm-up and three timed
+//! runs with GPU timestamps where the adapter has them) and keeps the fastest.
 //! Choices are also kept on disk per adapter (`tune_store.rs`), so a later process reuses
 //! them without tuning. Software adapters (lavapipe) and `KUPFER_MATMUL_TUNE=0` skip tuning and
 //! take the default; `KUPFER_MATMUL_TUNE=1` tunes on software adapters too.
@@ -83,19 +84,32 @@ fn time_kernel(device: &Device, geo: &Geometry, out: DType, kernel: MatmulKernel
 /// Rounds over the candidates when tuning (each keeps its best time).
 const TUNE_ROUNDS: usize = 2;
 
-/// Device-busy milliseconds of untimed runs before the candidates are timed.
-const WARM_BUSY_MS: f64 = 50.0;
+/// Device-busy milliseconds of untimed runs before the candidates are timed (400 ms of
+/// back-to-back work brought the H100's clocks back up in every trial).
+const WARM_BUSY_MS: f64 = 400.0;
 
-/// Runs `kernel` untimed until the device has been busy about [`WARM_BUSY_MS`] (at most 200
+/// Runs `kernel` untimed until the device has been busy about [`WARM_BUSY_MS`] (at most 2000
 /// rounds; at once on failure).
 fn warm_up(device: &Device, geo: &Geometry, out: DType, kernel: MatmulKernel) {
     let mut busy = 0.0;
-    for _ in 0..200 {
+    for _ in 0..2000 {
         match time_kernel(device, geo, out, kernel) {
             Some(ms) if busy < WARM_BUSY_MS => busy += ms * (TIMED_RUNS + 1) as f64,
             _ => break,
         }
     }
+}
+
+/// Compiles and runs `kernel` once (untimed); None when it failed.
+#[cfg(not(target_arch = "wasm32"))]
+fn run_once(device: &Device, geo: &Geometry, out: DType, kernel: MatmulKernel) -> Option<()> {
+    super::launch::launch(device, geo, out, kernel, None, None).ok()?;
+    device.context().synchronize().ok()
+}
+
+#[cfg(target_arch = "wasm32")]
+fn run_once(_: &Device, _: &Geometry, _: DType, _: MatmulKernel) -> Option<()> {
+    None
 }
 
 #[cfg(target_arch = "wasm32")]
@@ -132,12 +146,15 @@ fn tuned(
             return Ok(*k);
         }
     }
-    // The first kernel timed in a process meets an idle GPU (clocks down, caches cold), and
-    // its clocks ramp up over tens of milliseconds: the default runs untimed until the device
-    // has been busy WARM_BUSY_MS, and the candidates are timed in TUNE_ROUNDS rounds, each
-    // keeping its best, so that a clock still rising in the first round cannot favour the
-    // candidates timed last. (With one short untimed run, a fresh process on the H100 tuned
-    // float16 1024^3 to a kernel of 9 TFLOP/s instead of ~60.)
+    // Every candidate is compiled (and run once) first, so that no compilation leaves the GPU
+    // idle between timings: on the H100 the driver at times drops the SM clock near 400 MHz
+    // after such gaps, until the GPU has been busy for a while (a fresh process then tuned
+    // float16 1024^3 to a kernel timed at 9 TFLOP/s instead of ~40, and ran everything after
+    // it ~4x slower). Then the default runs untimed until the device has been busy
+    // WARM_BUSY_MS, and the candidates are timed in TUNE_ROUNDS rounds, each keeping its best.
+    for k in &candidates {
+        let _ = run_once(device, geo, out, *k);
+    }
     warm_up(device, geo, out, default);
     let mut times = vec![f64::INFINITY; candidates.len()];
     for _ in 0..TUNE_ROUNDS {
