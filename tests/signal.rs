@@ -516,6 +516,35 @@ fn convolve2d_bad_inputs_are_errors() {
             )
         },
     ));
+    // Empty inputs: SciPy's convolve and correlate refuse them with every method
+    // (fftconvolve returns an empty result; the fftconvolve test covers it).
+    for (sa, sb) in [
+        (vec![0usize], vec![3usize]),
+        (vec![3], vec![0]),
+        (vec![0, 3], vec![2, 2]),
+        (vec![4, 4], vec![0, 2]),
+    ] {
+        for (name, method) in [
+            ("auto", Method::Auto),
+            ("fft", Method::Fft),
+            ("direct", Method::Direct),
+        ] {
+            cases.push(case(
+                format!("empty {sa:?} {sb:?} {name}"),
+                input(1, &sa, f32_),
+                input(2, &sb, f32_),
+                format!("sig.convolve(a, b, method='{name}')"),
+                move |a, b| kp::signal::convolve(a, b, Mode::Full, method),
+            ));
+            cases.push(case(
+                format!("empty correlate {sa:?} {sb:?} {name}"),
+                input(1, &sa, f32_),
+                input(2, &sb, f32_),
+                format!("sig.correlate(a, b, method='{name}')"),
+                move |a, b| kp::signal::correlate(a, b, Mode::Full, method),
+            ));
+        }
+    }
     run_cases(cases);
     // bad mode and boundary names: SciPy's messages
     let e = "bad".parse::<Mode>().unwrap_err().to_string();

@@ -150,6 +150,19 @@ knob!(computed_twiddles, "KUPFER_FFT_TWPOLY", 1, 0);
 // of fft2 4096^2 0.226 -> 0.203) and everything else slower (passes of 256: 2^24 0.450 ->
 // 0.510; shared passes: 999983 0.143 -> 0.156; columns of 64: 0.26 -> 0.276).
 knob!(computed_inner, "KUPFER_FFT_TWINNER", 2, 0);
+/// The pass radices of `KUPFER_FFT_SCHEDULE` (comma-separated, in pass order; for tuning)
+/// where their product is `n`.
+fn forced_schedule(n: usize) -> Option<Vec<u32>> {
+    static CELL: std::sync::OnceLock<Option<Vec<u32>>> = std::sync::OnceLock::new();
+    let s = CELL.get_or_init(|| {
+        let v = std::env::var("KUPFER_FFT_SCHEDULE").ok()?;
+        v.split(',').map(|r| r.trim().parse().ok()).collect()
+    });
+    s.as_ref()
+        .filter(|r| r.iter().map(|&q| q as usize).product::<usize>() == n)
+        .cloned()
+}
+
 // Tiles each workgroup of a register pass over contiguous lines runs in turn where one tile
 // each would take at least `KUPFER_FFT_PIPE_MIN` (4096) workgroups, prefetching the next tile
 // while it transforms the current one (`KUPFER_FFT_PIPE`; 1: off). On the H100 two tiles
@@ -251,6 +264,7 @@ impl Stockham {
         let Some(radices) = radices else {
             return Ok(None);
         };
+        let radices = forced_schedule(n).unwrap_or(radices);
         let mut table: Vec<[f32; 2]> = Vec::new();
         let mut passes = Vec::new();
         let mut ns = 1usize;

@@ -98,6 +98,14 @@ pub(crate) fn reverse_conj(a: &Array) -> Result<Array> {
 
 fn convolve_same_rank(in1: &Array, in2: &Array, mode: Mode, method: Method) -> Result<Array> {
     in1.device().same(in2.device())?;
+    // SciPy refuses empty inputs here (fftconvolve returns an empty result instead).
+    if in1.size() == 0 || in2.size() == 0 {
+        return Err(Error::invalid(format!(
+            "convolve/correlate inputs cannot be empty (shapes {:?} and {:?})",
+            in1.shape(),
+            in2.shape()
+        )));
+    }
     let axes: Vec<usize> = (0..in1.ndim()).collect();
     let (a, b) = if swap_needed(mode, in1.shape(), in2.shape(), &axes)? {
         (in2, in1)
