@@ -529,20 +529,20 @@ fn convolve2d_bad_inputs_are_errors() {
             ("fft", Method::Fft),
             ("direct", Method::Direct),
         ] {
-            cases.push(case(
-                format!("empty {sa:?} {sb:?} {name}"),
-                input(1, &sa, f32_),
-                input(2, &sb, f32_),
-                format!("sig.convolve(a, b, method='{name}')"),
-                move |a, b| kp::signal::convolve(a, b, Mode::Full, method),
-            ));
-            cases.push(case(
-                format!("empty correlate {sa:?} {sb:?} {name}"),
-                input(1, &sa, f32_),
-                input(2, &sb, f32_),
-                format!("sig.correlate(a, b, method='{name}')"),
-                move |a, b| kp::signal::correlate(a, b, Mode::Full, method),
-            ));
+            type Conv = fn(&Array, &Array, Mode, Method) -> kp::Result<Array>;
+            let fs: [(&str, Conv); 2] = [
+                ("convolve", kp::signal::convolve),
+                ("correlate", kp::signal::correlate),
+            ];
+            for (f, run) in fs {
+                cases.push(case(
+                    format!("empty {f} {sa:?} {sb:?} {name}"),
+                    input(1, &sa, f32_),
+                    input(2, &sb, f32_),
+                    format!("sig.{f}(a, b, method='{name}')"),
+                    move |a, b| run(a, b, Mode::Full, method),
+                ));
+            }
         }
     }
     run_cases(cases);
