@@ -12,7 +12,7 @@ struct Params {
     out_slo: u32, out_len: u32, tw_inner: u32, tw_lo: u32,
     tw_hi: u32, tw_shift: u32, load_aux: u32, store_aux: u32,
     sgn: f32, scale: f32, conj_in: f32, tw_q: f32,
-    tw_ch: f32, tw_cl: f32, pad0: u32, pad1: u32,
+    tw_ch: f32, tw_cl: f32, dc_n: u32, dc_imag: f32,
 }
 
 @group(0) @binding(0) var<uniform> p: Params;

@@ -674,3 +674,38 @@ fn bad_inputs_are_errors() {
     );
     assert!(fft::fft(&empty, None, 0, Norm::Backward).is_err());
 }
+
+/// Outputs 0 and n/2 of a transform of real input are exactly real: stored with a zero
+/// imaginary part of NumPy's sign (+0; -0 in ihfft, the conjugate of rfft), not the rounding
+/// noise of the passes, which would flip `angle` of a negative sum between pi and -pi.
+/// Bluestein sizes (19, 176 = 16 * 11, 4099) are the noisy ones; 1000 and 8 are Stockham.
+#[test]
+fn real_input_spectra_are_real_at_zero_and_nyquist() {
+    let _d = device();
+    let mut rng = Rng(91);
+    let mut fails = Vec::new();
+    for n in [19usize, 176, 4099, 1000, 8, 1] {
+        let x: Vec<f32> = (0..n).map(|_| (rng.unit() * 5.0 - 4.0) as f32).collect();
+        let a = Array::from_slice(&x, &[n]).unwrap();
+        type Transform = fn(&Array, Option<usize>, isize, Norm) -> kp::Result<Array>;
+        let transforms: [(&str, Transform, bool); 3] = [
+            ("fft", fft::fft, false),
+            ("rfft", fft::rfft, false),
+            ("ihfft", fft::ihfft, true),
+        ];
+        for (name, f, negative_zero) in transforms {
+            let got: Vec<Complex32> = f(&a, None, -1, Norm::Backward).unwrap().to_vec().unwrap();
+            let mut bins = vec![0];
+            if n % 2 == 0 {
+                bins.push(n / 2);
+            }
+            for k in bins {
+                let im = got[k].im;
+                if im != 0.0 || im.is_sign_negative() != negative_zero {
+                    fails.push(format!("{name} n={n} bin {k}: imaginary part {im:e}"));
+                }
+            }
+        }
+    }
+    assert!(fails.is_empty(), "{}", fails.join("\n"));
+}

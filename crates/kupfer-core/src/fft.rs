@@ -66,6 +66,10 @@ pub struct FftPass {
     /// Inner twiddles (exp(-2 pi i t / R) of the sub-passes) computed the same way, with
     /// `R`'s constants folded in, instead of read from the pass's table.
     pub computed_inner: bool,
+    /// The last pass of a transform of real input: the imaginary parts of outputs 0 and
+    /// `dc_n / 2`, which are exactly zero, are stored as `dc_imag` (+0 or -0, NumPy's sign)
+    /// instead of the rounding noise of the passes (which flips `angle` between pi and -pi).
+    pub real_dc: bool,
     /// Register passes: tiles (groups of `C` sub-sequences) one workgroup runs in turn,
     /// loading the next tile's values into registers while it transforms the current one
     /// (latency hiding where few workgroups fit on a multiprocessor); 1: one tile.
@@ -148,6 +152,9 @@ pub struct FftParams {
     pub tw_q: f32,
     pub tw_ch: f32,
     pub tw_cl: f32,
+    /// [`FftPass::real_dc`]: the transform's logical length and the imaginary part stored.
+    pub dc_n: u32,
+    pub dc_imag: f32,
 }
 
 impl FftParams {
@@ -192,8 +199,8 @@ impl FftParams {
             self.tw_q.to_bits(),
             self.tw_ch.to_bits(),
             self.tw_cl.to_bits(),
-            0,
-            0,
+            self.dc_n,
+            self.dc_imag.to_bits(),
         ];
         words.iter().flat_map(|w| w.to_le_bytes()).collect()
     }
@@ -395,6 +402,9 @@ pub fn generate(pass: &FftPass) -> String {
     let mut store = String::new();
     if pass.store_mul {
         store.push_str("v = cmul(v, aux[p.store_aux + idx]);\n");
+    }
+    if pass.real_dc {
+        store.push_str("if (idx == 0u || 2u * idx == p.dc_n) {\n    v.y = p.dc_imag;\n}\n");
     }
     let addr_out = "base + idx * p.out_stride";
     if pass.store_real {
@@ -1133,6 +1143,7 @@ mod tests {
             body,
             computed_twiddles: store_real,
             computed_inner: store_real,
+            real_dc: !store_real,
             tiles: 1,
         })
         .collect()
@@ -1206,6 +1217,7 @@ mod tests {
                     body: PassBody::Shared,
                     computed_twiddles: store_real,
                     computed_inner: !store_real,
+                    real_dc: !store_real,
                     tiles: 1,
                 };
                 validate(&generate(&pass));

@@ -61,6 +61,7 @@ impl Bluestein {
             sgn: 1,
             scale: 1.0 / m as f32,
             nlog: 0,
+            real_dc: None,
         };
         inner.run(device, &job, None)?;
         Ok(Bluestein { n, m, inner, aux })
@@ -73,6 +74,7 @@ impl Bluestein {
             output: tmp.clone(),
             out_len: self.m,
             store_real: false,
+            real_dc: None,
             sgn: 1,
             scale: 1.0,
             nlog: self.n,

@@ -204,6 +204,14 @@ fn transform(
         sgn,
         scale,
         nlog: n,
+        // Real input: outputs 0 and n/2 are exactly real. NumPy stores +0 there in forward
+        // transforms and -0 in ihfft (the conjugate of rfft); its ifft of real input carries
+        // its own rounding noise there, so that one is left as computed.
+        real_dc: match (load == LoadKind::Real, kind, sgn) {
+            (true, Kind::R2C, -1) => Some((n, -0.0)),
+            (true, _, 1) => Some((n, 0.0)),
+            _ => None,
+        },
     };
     let kind = plan::LineKind {
         strided: inner > 1,

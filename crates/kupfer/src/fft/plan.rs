@@ -379,6 +379,9 @@ pub(crate) struct Job {
     pub(crate) scale: f32,
     /// Logical length of a Hermitian input / of the chirp (0: the plan size).
     pub(crate) nlog: usize,
+    /// A transform of real input: its logical length and the imaginary part to store at
+    /// outputs 0 and n / 2 (see `FftPass::real_dc`).
+    pub(crate) real_dc: Option<(usize, f32)>,
 }
 
 /// An extra table bound beside the twiddles: multiply loaded values by `aux[load..]`,
@@ -462,6 +465,7 @@ impl Stockham {
                 store_mul: last && aux.as_ref().is_some_and(|a| a.store.is_some()),
                 store_real: last && job.store_real,
                 body: pass.body,
+                real_dc: last && job.real_dc.is_some() && !job.store_real,
                 computed_twiddles: computed_twiddles() == 1
                     && u64::from(ns) * u64::from(r) <= fft::COMPUTED_TWIDDLES_MAX,
                 computed_inner: match computed_inner() {
@@ -524,6 +528,10 @@ impl Stockham {
                 ..FftParams::default()
             };
             params.set_twiddle_constants(u64::from(ns) * u64::from(r));
+            if let Some((dc_n, dc_imag)) = job.real_dc {
+                params.dc_n = dc_n as u32;
+                params.dc_imag = dc_imag;
+            }
             let aux_buf = aux.as_ref().map_or(&self.tables, |a| a.buffer);
             let mut bindings = vec![
                 binding(&src.buffer),
