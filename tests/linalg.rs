@@ -672,6 +672,26 @@ fn norms_match_numpy() {
                 move |x| norm(&x[0].t()?, o, Some(&[0, 1]), false),
             );
         }
+        // Empty operands: NumPy's max-based orders give 0 (`initial=0`), the min-based ones
+        // raise.
+        for &(o, name) in vector {
+            c.add(
+                &[(d, &[0])],
+                &format!("np.linalg.norm(a, {name})"),
+                1,
+                move |x| norm(&x[0], o, None, false),
+            );
+        }
+        for shape in [[3usize, 0], [0, 3], [0, 0]] {
+            for &(o, name) in matrix {
+                c.add(
+                    &[(d, &shape)],
+                    &format!("np.linalg.norm(a, {name})"),
+                    1,
+                    move |x| norm(&x[0], o, None, false),
+                );
+            }
+        }
         c.add(&[(d, &[2, 3, 4])], "np.linalg.norm(a)", 24, |x| {
             norm(&x[0], None, None, false)
         });

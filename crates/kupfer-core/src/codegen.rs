@@ -277,7 +277,11 @@ pub fn elementwise(program: &Program, target: &Target) -> Result<Kernel> {
             }
         }
     }
-    // Loads of every item first, then the arithmetic, then the stores.
+    // Loads of every item first, then the arithmetic, then the stores. A node that depends
+    // on uniform scalars alone is computed once and aliased for the other items: the same
+    // value, compiled once (lavapipe compiled `sin` of a constant array in 1.6 s with four
+    // inlined copies, 0.5 s with one).
+    let uniform = uniform_nodes(program);
     let is_load = |n: &Node| matches!(n, Node::Load(_));
     for pass in [true, false] {
         for (idx, (node, dtype)) in program.nodes.iter().enumerate() {
@@ -285,7 +289,11 @@ pub fn elementwise(program: &Program, target: &Target) -> Result<Kernel> {
                 continue;
             }
             for k in 0..n_items {
-                let expr = node_expr(program, node, *dtype, k, &mut needs)?;
+                let expr = if uniform[idx] && k > 0 {
+                    format!("n{idx}_0")
+                } else {
+                    node_expr(program, node, *dtype, k, &mut needs)?
+                };
                 let _ = writeln!(body, "    let n{idx}_{k}: {} = {expr};", dtype.wgsl_value());
             }
         }
@@ -753,6 +761,22 @@ fn libm_call(name: &str, d: DType, args: &[&str], needs: &mut Needs) -> String {
             format!("kp_{name}_f32({})", args.join(", "))
         }
     }
+}
+
+/// Which nodes depend on uniform scalars alone (the same value for every element).
+fn uniform_nodes(program: &Program) -> Vec<bool> {
+    let mut uniform: Vec<bool> = Vec::with_capacity(program.nodes.len());
+    for (node, _) in &program.nodes {
+        let u = match node {
+            Node::Scalar(_) => true,
+            Node::Load(_) | Node::Index | Node::Call(..) => false,
+            Node::Cast(x) | Node::Unary(_, x) => uniform[*x],
+            Node::Binary(_, a, b) => uniform[*a] && uniform[*b],
+            Node::Select(c, a, b) => uniform[*c] && uniform[*a] && uniform[*b],
+        };
+        uniform.push(u);
+    }
+    uniform
 }
 
 pub(crate) fn node_expr(

@@ -95,6 +95,16 @@ pub fn norm(
     r.astype(out)
 }
 
+/// The largest of non-negative values along `axis`, 0 where that axis is empty (NumPy's
+/// `initial=0` in its norms: `norm(zeros(0), inf)` is 0, where `max` of nothing is an error).
+fn max_nonneg(a: &Array, axis: usize, keepdims: bool) -> Result<Array> {
+    if a.shape().get(axis) == Some(&0) {
+        reduce::sum(a, axis as isize, keepdims)
+    } else {
+        reduce::max(a, axis as isize, keepdims)
+    }
+}
+
 fn two_norm(absx: &Array, axis: Axis, keepdims: bool) -> Result<Array> {
     crate::sqrt(reduce::sum(&crate::square(absx)?, axis, keepdims)?)
 }
@@ -117,7 +127,7 @@ fn vector(
         }
     };
     match p {
-        p if p == f64::INFINITY => reduce::max(absx, axis, keepdims),
+        p if p == f64::INFINITY => max_nonneg(absx, ax, keepdims),
         p if p == f64::NEG_INFINITY => reduce::min(absx, axis, keepdims),
         0.0 => reduce::sum(
             &crate::not_equal(x, 0)?.astype(absx.dtype())?,
@@ -127,6 +137,17 @@ fn vector(
         1.0 => reduce::sum(absx, axis, keepdims),
         2.0 => two_norm(absx, axis, keepdims),
         p if p.is_nan() => Err(Error::invalid("norm: invalid norm order nan for vectors")),
+        // An empty vector: 0^(1/p), 0 for p > 0 and inf for p < 0 as NumPy gives, without a
+        // power of a constant array (lavapipe's compiler did not finish kp_power over two
+        // uniform operands).
+        p if absx.shape().get(ax) == Some(&0) => {
+            let zero = reduce::sum(absx, axis, keepdims)?;
+            if p > 0.0 {
+                Ok(zero)
+            } else {
+                crate::creation::full_like(&zero, f64::INFINITY, None)
+            }
+        }
         p => crate::power(
             reduce::sum(&crate::power(absx, p)?, axis, keepdims)?,
             1.0 / p,
@@ -136,16 +157,18 @@ fn vector(
 
 fn matrix(absx: &Array, ord: Option<NormOrd>, r: usize, c: usize) -> Result<Array> {
     // After reducing axis `a`, axis `b` moves down by one if it came after it.
-    let after = |b: usize, a: usize| (if b > a { b - 1 } else { b }) as isize;
+    let after = |b: usize, a: usize| if b > a { b - 1 } else { b };
     let sum = |ax: usize| reduce::sum(absx, ax as isize, false);
     match ord {
         None | Some(NormOrd::Fro) => {
             two_norm(absx, Axis::Many(vec![r as isize, c as isize]), false)
         }
-        Some(NormOrd::P(1.0)) => reduce::max(&sum(r)?, after(c, r), false),
-        Some(NormOrd::P(-1.0)) => reduce::min(&sum(r)?, after(c, r), false),
-        Some(NormOrd::P(p)) if p == f64::INFINITY => reduce::max(&sum(c)?, after(r, c), false),
-        Some(NormOrd::P(p)) if p == f64::NEG_INFINITY => reduce::min(&sum(c)?, after(r, c), false),
+        Some(NormOrd::P(1.0)) => max_nonneg(&sum(r)?, after(c, r), false),
+        Some(NormOrd::P(-1.0)) => reduce::min(&sum(r)?, after(c, r) as isize, false),
+        Some(NormOrd::P(p)) if p == f64::INFINITY => max_nonneg(&sum(c)?, after(r, c), false),
+        Some(NormOrd::P(p)) if p == f64::NEG_INFINITY => {
+            reduce::min(&sum(c)?, after(r, c) as isize, false)
+        }
         Some(NormOrd::P(p)) if p == 2.0 || p == -2.0 => Err(Error::unsupported(format!(
             "norm: matrix norm of order {p} needs singular values (no SVD in kupfer)"
         ))),
