@@ -13,9 +13,9 @@ mod common;
 
 #[test]
 fn lanes_passes_match_reference() {
-    // Read once per process, before the first plan; this file's test is its only user.
-    std::env::set_var("KUPFER_FFT_LANES", "1");
-    std::env::set_var("KUPFER_FFT_LQ", "4");
-    std::env::set_var("KUPFER_FFT_TWINNER", "1");
-    common::fft_forced::forced_passes_match_reference();
+    common::fft_forced::forced_passes_match_reference(&[
+        ("KUPFER_FFT_LANES", "1"),
+        ("KUPFER_FFT_LQ", "4"),
+        ("KUPFER_FFT_TWINNER", "1"),
+    ]);
 }

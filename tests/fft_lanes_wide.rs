@@ -8,9 +8,9 @@ mod common;
 
 #[test]
 fn wide_lanes_passes_match_reference() {
-    // Read once per process, before the first plan; this file's test is its only user.
-    std::env::set_var("KUPFER_FFT_LANES", "1");
-    std::env::set_var("KUPFER_FFT_LQ", "32");
-    std::env::set_var("KUPFER_FFT_LRMAX", "256");
-    common::fft_forced::forced_passes_match_reference();
+    common::fft_forced::forced_passes_match_reference(&[
+        ("KUPFER_FFT_LANES", "1"),
+        ("KUPFER_FFT_LQ", "32"),
+        ("KUPFER_FFT_LRMAX", "256"),
+    ]);
 }

@@ -12,11 +12,11 @@ mod common;
 
 #[test]
 fn pipelined_register_passes_match_reference() {
-    // Read once per process, before the first plan; this file's test is its only user.
-    std::env::set_var("KUPFER_FFT_LANES", "0");
-    std::env::set_var("KUPFER_FFT_REG", "2");
-    std::env::set_var("KUPFER_FFT_PIPE", "3");
-    std::env::set_var("KUPFER_FFT_PIPE_MIN", "1");
-    std::env::set_var("KUPFER_FFT_TWPOLY", "0");
-    common::fft_forced::forced_passes_match_reference();
+    common::fft_forced::forced_passes_match_reference(&[
+        ("KUPFER_FFT_LANES", "0"),
+        ("KUPFER_FFT_REG", "2"),
+        ("KUPFER_FFT_PIPE", "3"),
+        ("KUPFER_FFT_PIPE_MIN", "1"),
+        ("KUPFER_FFT_TWPOLY", "0"),
+    ]);
 }

@@ -8,8 +8,8 @@ mod common;
 
 #[test]
 fn register_passes_match_reference() {
-    // Read once per process, before the first plan; this file's test is its only user.
-    std::env::set_var("KUPFER_FFT_LANES", "0");
-    std::env::set_var("KUPFER_FFT_REG", "2");
-    common::fft_forced::forced_passes_match_reference();
+    common::fft_forced::forced_passes_match_reference(&[
+        ("KUPFER_FFT_LANES", "0"),
+        ("KUPFER_FFT_REG", "2"),
+    ]);
 }

@@ -105,9 +105,13 @@ fn check(fails: &mut Vec<String>, id: &str, got: &Array, want: &[C64], tol: f64)
     }
 }
 
-/// Checks every case against the reference (the caller has set the knob that forces the
-/// passes under test, before the first plan of its process).
-pub fn forced_passes_match_reference() {
+/// Sets the environment knobs `knobs` that force the passes under test, then checks every
+/// case against the reference. The knobs are read once per process, before the first plan:
+/// each caller is the only test of its file.
+pub fn forced_passes_match_reference(knobs: &[(&str, &str)]) {
+    for (k, v) in knobs {
+        std::env::set_var(k, v);
+    }
     let _d = super::default_device();
     let mut fails = Vec::new();
     let tol = 1e-6;

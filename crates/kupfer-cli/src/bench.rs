@@ -33,7 +33,7 @@ const WARMUP: usize = 3;
 /// compilations, so that everything after runs ~4x slower (rfft 2^22 0.13 -> 0.53 ms, the
 /// "full run" slowdown of earlier stops) until the GPU has been kept busy for a while: 400
 /// ms of back-to-back work brought it back in every trial, 50 ms did not always.
-const WARM_BUSY: Duration = Duration::from_millis(300);
+const WARM_BUSY: Duration = Duration::from_millis(400);
 /// Most warm-up runs.
 const WARM_MAX_RUNS: usize = 20000;
 /// Warm-up runs between synchronizations (so that the device has work queued throughout).
@@ -574,7 +574,7 @@ pub fn run(args: &BenchArgs) -> CliResult {
     if !args.json {
         outln!();
         outln!(
-            "ms: median after {WARMUP}+ warm-ups (300 ms of device work); GPU cases between \
+            "ms: median after {WARMUP}+ warm-ups (400 ms of device work); GPU cases between \
              device events around \
              building and materialising the expression, *_wall and transfers by the wall clock."
         );

@@ -58,8 +58,8 @@ pub struct FftPass {
     pub store_real: bool,
     /// How the pass works inside a workgroup.
     pub body: PassBody,
-    /// Outer twiddles computed (octant-style reduction of the exact index, then short
-    /// polynomials) instead of read from two tables: no table reads, whose scattered
+    /// Outer twiddles computed (exact reduction of the index to the nearest quadrant, then
+    /// short polynomials) instead of read from two tables: no table reads, whose scattered
     /// addresses cost more than the arithmetic. Only for transforms of at most
     /// [`COMPUTED_TWIDDLES_MAX`] points (the reduced index is exact in f32).
     pub computed_twiddles: bool,
@@ -163,9 +163,7 @@ impl FftParams {
     pub fn set_twiddle_constants(&mut self, big: u64) {
         (self.tw_q, self.tw_ch, self.tw_cl) = twiddle_constants(big);
     }
-}
 
-impl FftParams {
     /// The uniform block's bytes.
     pub fn bytes(&self) -> Vec<u8> {
         let words = [
@@ -902,11 +900,15 @@ fn register_body(pass: &FftPass, pipelined: bool) -> String {
                 let _ = writeln!(body, "var x{si}_{i}_{s}: vec2<f32>;");
             }
             let _ = writeln!(body, "{{\n{}", indent(&map(i), 4));
+            if first && pipelined {
+                // This butterfly's sub-sequence, worked out once for its values.
+                let _ = writeln!(body, "    let ln = line_of(tile * C + c);");
+            }
             for s in 0..q {
                 if first && pipelined {
                     let _ = writeln!(
                         body,
-                        "    let y{s} = finish_line(line_of(tile * C + c), jp + {}u, cur{i}_{s});",
+                        "    let y{s} = finish_line(ln, jp + {}u, cur{i}_{s});",
                         s * rq
                     );
                 } else if first {
@@ -941,10 +943,10 @@ fn register_body(pass: &FftPass, pipelined: bool) -> String {
                 let _ = writeln!(body, "    x{si}_{i}_{s} = {o};");
             }
             if last {
-                let line = if pipelined {
-                    "line_of(tile * C + c)"
-                } else {
-                    "lines[c]"
+                let line = match (pipelined, first) {
+                    (true, true) => "ln",
+                    (true, false) => "line_of(tile * C + c)",
+                    (false, _) => "lines[c]",
                 };
                 let _ = writeln!(body, "    let lo = {line};");
                 for s in 0..q {
