@@ -74,6 +74,14 @@ pub struct FftPass {
     /// loading the next tile's values into registers while it transforms the current one
     /// (latency hiding where few workgroups fit on a multiprocessor); 1: one tile.
     pub tiles: u32,
+    /// The uniform block compiled in ([`FftParams::baked`]: every field but the buffer
+    /// offsets, as constants), so that the index arithmetic of the pass works on constants
+    /// (shifts and masks for powers of two, immediate offsets) instead of uniforms; `None`:
+    /// one pipeline serves every geometry of the pass's structure.
+    pub baked: Option<[u32; PARAM_WORDS]>,
+    /// Register passes: exchange whole complex values between sub-passes (one round of
+    /// barriers, twice the workgroup memory) instead of one component at a time.
+    pub whole_exchange: bool,
 }
 
 /// How a pass transforms its sub-sequences inside a workgroup.
@@ -113,8 +121,51 @@ impl FftPass {
     }
 }
 
+/// Four-byte fields of the uniform block.
+pub const PARAM_WORDS: usize = 32;
+
 /// Bytes of the uniform block (32 four-byte fields).
-pub const PARAMS_SIZE: usize = 128;
+pub const PARAMS_SIZE: usize = PARAM_WORDS * 4;
+
+/// The uniform block's field names in order, and whether each is an f32 (else a u32).
+const PARAM_FIELDS: [(&str, bool); PARAM_WORDS] = [
+    ("n", false),
+    ("l", false),
+    ("ns", false),
+    ("lines", false),
+    ("total", false),
+    ("blo", false),
+    ("groups_x", false),
+    ("nlog", false),
+    ("in_off", false),
+    ("in_stride", false),
+    ("in_shi", false),
+    ("in_slo", false),
+    ("in_len", false),
+    ("out_off", false),
+    ("out_stride", false),
+    ("out_shi", false),
+    ("out_slo", false),
+    ("out_len", false),
+    ("tw_inner", false),
+    ("tw_lo", false),
+    ("tw_hi", false),
+    ("tw_shift", false),
+    ("load_aux", false),
+    ("store_aux", false),
+    ("sgn", true),
+    ("scale", true),
+    ("conj_in", true),
+    ("tw_q", true),
+    ("tw_ch", true),
+    ("tw_cl", true),
+    ("dc_n", false),
+    ("dc_imag", true),
+];
+
+/// Fields a baked pass still reads from its uniform block: the buffer offsets, which change
+/// with every view of an array.
+const RUNTIME_FIELDS: [&str; 2] = ["in_off", "out_off"];
 
 /// The uniform block of one pass, field by field (floats as their bits).
 #[derive(Debug, Clone, Copy, Default)]
@@ -166,7 +217,23 @@ impl FftParams {
 
     /// The uniform block's bytes.
     pub fn bytes(&self) -> Vec<u8> {
-        let words = [
+        self.words().iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+
+    /// The fields a pass compiles in ([`FftPass::baked`]): all but the buffer offsets, which
+    /// are zero here.
+    pub fn baked(&self) -> [u32; PARAM_WORDS] {
+        Self {
+            in_off: 0,
+            out_off: 0,
+            ..*self
+        }
+        .words()
+    }
+
+    /// The uniform block's fields as words (floats as their bits).
+    fn words(&self) -> [u32; PARAM_WORDS] {
+        [
             self.n,
             self.l,
             self.ns,
@@ -199,8 +266,7 @@ impl FftParams {
             self.tw_cl.to_bits(),
             self.dc_n,
             self.dc_imag.to_bits(),
-        ];
-        words.iter().flat_map(|w| w.to_le_bytes()).collect()
+        ]
     }
 }
 
@@ -431,8 +497,8 @@ pub fn generate(pass: &FftPass) -> String {
     } else {
         ("@builtin(local_invocation_index) t: u32", "")
     };
-    let register = pass.body == PassBody::Register;
-    format!("{COMMON}\n{template}")
+    let register = pass.body == PassBody::Register && !pass.whole_exchange;
+    let wgsl = format!("{COMMON}\n{template}")
         .replace("{{SRC_T}}", src_t)
         .replace("{{DST_T}}", dst_t)
         .replace("{{R}}", &r.to_string())
@@ -458,7 +524,41 @@ pub fn generate(pass: &FftPass) -> String {
         .replace("{{FIX}}", &indent(&fix, 4))
         .replace("{{STORE}}", &indent(&store, 4))
         .replace("{{SPLIT}}", &indent(split, 8))
-        .replace("{{BODY}}", &indent(&body, 4))
+        .replace("{{BODY}}", &indent(&body, 4));
+    match &pass.baked {
+        Some(words) => bake(&wgsl, words),
+        None => wgsl,
+    }
+}
+
+/// `wgsl` with every read `p.FIELD` of the uniform block replaced by its value in `words`
+/// (u32 literals, f32 literals that parse back to the same bits), but for
+/// [`RUNTIME_FIELDS`].
+fn bake(wgsl: &str, words: &[u32; PARAM_WORDS]) -> String {
+    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut out = String::with_capacity(wgsl.len());
+    let mut rest = wgsl;
+    while let Some(at) = rest.find("p.") {
+        let (head, tail) = rest.split_at(at);
+        out.push_str(head);
+        let after = &tail[2..];
+        let len = after.find(|c: char| !is_ident(c)).unwrap_or(after.len());
+        let name = &after[..len];
+        let field = PARAM_FIELDS.iter().position(|(f, _)| *f == name);
+        match field {
+            Some(i) if !out.ends_with(is_ident) && !RUNTIME_FIELDS.contains(&name) => {
+                if PARAM_FIELDS[i].1 {
+                    let _ = write!(out, "({:?}f)", f32::from_bits(words[i]));
+                } else {
+                    let _ = write!(out, "{}u", words[i]);
+                }
+            }
+            _ => out.push_str(&tail[..2 + len]),
+        }
+        rest = &after[len..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The workgroup-memory body: all values loaded into workgroup memory, each sub-pass reads
@@ -884,14 +984,19 @@ fn register_body(pass: &FftPass, pipelined: bool) -> String {
                     let _ = writeln!(body, "var e{si}_{i}_{s}: vec2<f32>;");
                 }
             }
-            for (pi, comp) in ["x", "y"].into_iter().enumerate() {
+            let comps: &[&str] = if pass.whole_exchange {
+                &[""]
+            } else {
+                &[".x", ".y"]
+            };
+            for (pi, comp) in comps.iter().enumerate() {
                 if si > 1 || pi > 0 {
                     body.push_str("workgroupBarrier();\n");
                 }
                 body.push_str(&pending.replace('@', comp));
                 body.push_str("workgroupBarrier();\n");
                 body.push_str(&per_butterfly(&|i, s| {
-                    format!("e{si}_{i}_{s}.{comp} = sm[ix(c, jp + {}u)];", s * rq)
+                    format!("e{si}_{i}_{s}{comp} = sm[ix(c, jp + {}u)];", s * rq)
                 }));
             }
         }
@@ -963,7 +1068,7 @@ fn register_body(pass: &FftPass, pipelined: bool) -> String {
         if !last {
             pending = per_butterfly(&|i, s| {
                 format!(
-                    "{}{{ sm[ix(c, ob + {}u)] = x{si}_{i}_{s}.@; }}",
+                    "{}{{ sm[ix(c, ob + {}u)] = x{si}_{i}_{s}@; }}",
                     guard(i),
                     s * nsp
                 )
@@ -1147,8 +1252,79 @@ mod tests {
             computed_inner: store_real,
             real_dc: !store_real,
             tiles: 1,
+            baked: None,
+            whole_exchange: store_real,
         })
         .collect()
+    }
+
+    /// A uniform block with distinct values in every field (floats of both signs, one that
+    /// needs all its digits, a negative zero).
+    fn sample_params() -> FftParams {
+        let mut p = FftParams {
+            n: 4096,
+            l: 16,
+            ns: 256,
+            lines: 3,
+            total: 48,
+            blo: 1,
+            groups_x: 7,
+            nlog: 4000,
+            in_off: 11,
+            in_stride: 1,
+            in_shi: 4096,
+            in_slo: 1,
+            in_len: 4000,
+            out_off: 13,
+            out_stride: 1,
+            out_shi: 4096,
+            out_slo: 1,
+            out_len: 4096,
+            tw_inner: 2,
+            tw_lo: 40,
+            tw_hi: 104,
+            tw_shift: 6,
+            load_aux: 5,
+            store_aux: 9,
+            sgn: -1.0,
+            scale: 1.0 / 4096.0,
+            conj_in: -1.0,
+            dc_n: 4096,
+            dc_imag: -0.0,
+            ..FftParams::default()
+        };
+        p.set_twiddle_constants(4096);
+        p
+    }
+
+    #[test]
+    fn baking_compiles_in_every_field_but_the_offsets() {
+        let params = sample_params();
+        let words = params.baked();
+        let wgsl = "let a = p.n + p.nlog * p.ns; let o = p.in_off + p.out_off; \
+                    let s = p.sgn * p.scale + p.dc_imag + p.tw_cl; let q = sp.n + p.l; \
+                    let r = p.lines; let nn = p.nope;";
+        let baked = bake(wgsl, &words);
+        assert_eq!(
+            baked,
+            "let a = 4096u + 4000u * 256u; let o = p.in_off + p.out_off; \
+             let s = (-1.0f) * (SCALEf) + (-0.0f) + (CLf); let q = sp.n + 16u; \
+             let r = 3u; let nn = p.nope;"
+                .replace("SCALE", &format!("{:?}", params.scale))
+                .replace("CL", &format!("{:?}", params.tw_cl)),
+        );
+        // Every float literal parses back to the same bits.
+        for (i, (name, float)) in PARAM_FIELDS.iter().enumerate() {
+            let got = bake(&format!("p.{name}"), &words);
+            if RUNTIME_FIELDS.contains(name) {
+                assert_eq!(got, format!("p.{name}"));
+            } else if *float {
+                let lit = got.trim_start_matches('(').trim_end_matches("f)");
+                assert_eq!(lit.parse::<f32>().unwrap().to_bits(), words[i], "{name}");
+            } else {
+                assert_eq!(got, format!("{}u", words[i]), "{name}");
+            }
+        }
     }
 
     #[test]
@@ -1164,6 +1340,8 @@ mod tests {
             for mut pass in io_variants(&radices, group, workgroup, PassBody::Register) {
                 validate(&generate(&pass));
                 pass.tiles = 4;
+                validate(&generate(&pass));
+                pass.baked = Some(sample_params().baked());
                 validate(&generate(&pass));
             }
         }
@@ -1221,8 +1399,14 @@ mod tests {
                     computed_inner: !store_real,
                     real_dc: !store_real,
                     tiles: 1,
+                    baked: None,
+                    whole_exchange: false,
                 };
                 validate(&generate(&pass));
+                validate(&generate(&FftPass {
+                    baked: Some(sample_params().baked()),
+                    ..pass
+                }));
             }
         }
     }

@@ -121,6 +121,9 @@ knob!(register_subradix, "KUPFER_FFT_RQ", 8);
 // Values a workgroup of a register pass holds (lines longer than this take one each). On the
 // H100, 2048 beat 4096 and 1024 for passes of 64 and 256 and was even for 1024.
 knob!(register_values, "KUPFER_FFT_RGV", 2048);
+// The same for register passes of radix 1024 and more: on the H100 (baked passes), 4096
+// (4 lines of 1024) took 2^20 from 0.0348 to 0.0288 ms and rfft 2^20 from 0.0304 to 0.0275.
+knob!(register_values_big, "KUPFER_FFT_RGV_BIG", 4096);
 // Largest register-pass radix of contiguous lines: a 4096-point line is one pass.
 knob!(register_radix, "KUPFER_FFT_RRMAX", 4096);
 // Largest register-pass radix of strided lines (`KUPFER_FFT_REG=2` only).
@@ -163,14 +166,27 @@ fn forced_schedule(n: usize) -> Option<Vec<u32>> {
         .cloned()
 }
 
-// Tiles each workgroup of a register pass over contiguous lines runs in turn where one tile
-// each would take at least `KUPFER_FFT_PIPE_MIN` (4096) workgroups, prefetching the next tile
-// while it transforms the current one (`KUPFER_FFT_PIPE`; 1: off). On the H100 two tiles
-// took the passes of 2^24 from 0.169/0.174/0.185 to 0.146/0.163/0.163 ms and the
-// 4096-point rows of fft2 4096^2 from 0.235 to 0.226; with fewer workgroups (1024 x 4096:
-// 0.070 -> 0.073) or more tiles each, or on strided columns, they lost.
+// Tiles each workgroup of a register pass runs in turn where one tile each would take at
+// least `KUPFER_FFT_PIPE_MIN` (1024) workgroups, prefetching the next tile while it
+// transforms the current one (`KUPFER_FFT_PIPE`; 1: off). On the H100 two tiles took the
+// passes of 2^24 from 0.169/0.174/0.185 to 0.146/0.163/0.163 ms and the 4096-point rows of
+// fft2 4096^2 from 0.235 to 0.226; with baked passes, 1024 x 4096 from 0.0536 to 0.0489
+// (from 1024 workgroups on; from 256, 2^20 and rfft 2^24 lost), the strided columns of
+// fft2 4096^2 0.374 -> 0.341 for the whole fft2 (before baking they lost). Three or four
+// tiles lost.
 knob!(pipeline_tiles, "KUPFER_FFT_PIPE", 2);
-knob!(pipeline_min_groups, "KUPFER_FFT_PIPE_MIN", 4096);
+knob!(pipeline_min_groups, "KUPFER_FFT_PIPE_MIN", 1024);
+// Register passes whose complex values take at most `KUPFER_FFT_XWHOLE` bytes of workgroup
+// memory exchange them whole between sub-passes (else one component at a time). Off: on the
+// H100 whole exchanges in the passes of 256 and 64 (17 KB) took 2^24 from 0.374 to 0.444 ms
+// and fft2 4096^2 from 0.341 to 0.349.
+knob!(whole_exchange_max, "KUPFER_FFT_XWHOLE", 0, 0);
+// Passes of batches of at least `KUPFER_FFT_BAKE_MIN` values compile their uniform block
+// in (`FftPass::baked`: index arithmetic on constants; a pipeline per shape and pass, where
+// smaller batches share one per pass structure). On the H100: 2^24 0.390 -> 0.371 ms,
+// 1024 x 4096 0.0574 -> 0.0541, fft2 4096^2 0.403 -> 0.375, rfft 2^24 0.370 -> 0.334,
+// Bluestein 1048577 0.172 -> 0.166.
+knob!(bake_min, "KUPFER_FFT_BAKE_MIN", 1 << 16, 0);
 // Diagnostics on stderr (`KUPFER_FFT_TRACE`): 1 prints each pass's shape, 2 also times each
 // pass between GPU timestamps (a synchronisation per pass: for kernel work, not for speed).
 knob!(trace, "KUPFER_FFT_TRACE", 0, 0);
@@ -453,7 +469,7 @@ impl Stockham {
             let total = job.lines * l as usize;
             // Workgroups with one tile each.
             let tiles_of_one = total.div_ceil(group as usize);
-            let program = FftPass {
+            let mut program = FftPass {
                 radices: pass.radices.clone(),
                 group,
                 workgroup: wg,
@@ -474,18 +490,16 @@ impl Stockham {
                     _ => pass.body == PassBody::Register && r >= 1024,
                 },
                 tiles: if pass.body == PassBody::Register
-                    && !batch_fast
                     && tiles_of_one >= pipeline_min_groups() as usize
                 {
                     pipeline_tiles()
                 } else {
                     1
                 },
+                baked: None,
+                whole_exchange: pass.body == PassBody::Register
+                    && fft::workgroup_bytes(r, group) <= whole_exchange_max(),
             };
-            let (pipeline, _) =
-                crate::kernels::compiled(device, &device.kernels.ffts, &program, |_| {
-                    Ok((fft::generate(&program), ()))
-                })?;
             let groups = tiles_of_one.div_ceil(program.tiles as usize);
             let max_dim = ctx.max_workgroups_per_dim() as usize;
             let gx = groups.min(max_dim).max(1);
@@ -532,6 +546,14 @@ impl Stockham {
                 params.dc_n = dc_n as u32;
                 params.dc_imag = dc_imag;
             }
+            // Big batches compile their geometry in (one pipeline per shape and pass).
+            if job.lines * n >= bake_min() as usize {
+                program.baked = Some(params.baked());
+            }
+            let (pipeline, _) =
+                crate::kernels::compiled(device, &device.kernels.ffts, &program, |_| {
+                    Ok((fft::generate(&program), ()))
+                })?;
             let aux_buf = aux.as_ref().map_or(&self.tables, |a| a.buffer);
             let mut bindings = vec![
                 binding(&src.buffer),
@@ -616,7 +638,12 @@ impl Stockham {
     ) -> (u32, u32) {
         let r = pass.radix;
         let qmax = pass.radices.iter().copied().max().unwrap_or(1);
-        let mut group = (register_values() / r).clamp(1, fft::MAX_GROUP);
+        let values = if r >= 1024 {
+            register_values_big()
+        } else {
+            register_values()
+        };
+        let mut group = (values / r).clamp(1, fft::MAX_GROUP);
         if np == 1 {
             group = group.min(lines.max(1).next_power_of_two().min(1 << 20) as u32);
         }
