@@ -79,9 +79,6 @@ pub struct FftPass {
     /// (shifts and masks for powers of two, immediate offsets) instead of uniforms; `None`:
     /// one pipeline serves every geometry of the pass's structure.
     pub baked: Option<[u32; PARAM_WORDS]>,
-    /// Register passes: exchange whole complex values between sub-passes (one round of
-    /// barriers, twice the workgroup memory) instead of one component at a time.
-    pub whole_exchange: bool,
 }
 
 /// How a pass transforms its sub-sequences inside a workgroup.
@@ -497,7 +494,7 @@ pub fn generate(pass: &FftPass) -> String {
     } else {
         ("@builtin(local_invocation_index) t: u32", "")
     };
-    let register = pass.body == PassBody::Register && !pass.whole_exchange;
+    let register = pass.body == PassBody::Register;
     let wgsl = format!("{COMMON}\n{template}")
         .replace("{{SRC_T}}", src_t)
         .replace("{{DST_T}}", dst_t)
@@ -984,19 +981,14 @@ fn register_body(pass: &FftPass, pipelined: bool) -> String {
                     let _ = writeln!(body, "var e{si}_{i}_{s}: vec2<f32>;");
                 }
             }
-            let comps: &[&str] = if pass.whole_exchange {
-                &[""]
-            } else {
-                &[".x", ".y"]
-            };
-            for (pi, comp) in comps.iter().enumerate() {
+            for (pi, comp) in ["x", "y"].into_iter().enumerate() {
                 if si > 1 || pi > 0 {
                     body.push_str("workgroupBarrier();\n");
                 }
                 body.push_str(&pending.replace('@', comp));
                 body.push_str("workgroupBarrier();\n");
                 body.push_str(&per_butterfly(&|i, s| {
-                    format!("e{si}_{i}_{s}{comp} = sm[ix(c, jp + {}u)];", s * rq)
+                    format!("e{si}_{i}_{s}.{comp} = sm[ix(c, jp + {}u)];", s * rq)
                 }));
             }
         }
@@ -1068,7 +1060,7 @@ fn register_body(pass: &FftPass, pipelined: bool) -> String {
         if !last {
             pending = per_butterfly(&|i, s| {
                 format!(
-                    "{}{{ sm[ix(c, ob + {}u)] = x{si}_{i}_{s}@; }}",
+                    "{}{{ sm[ix(c, ob + {}u)] = x{si}_{i}_{s}.@; }}",
                     guard(i),
                     s * nsp
                 )
@@ -1253,7 +1245,6 @@ mod tests {
             real_dc: !store_real,
             tiles: 1,
             baked: None,
-            whole_exchange: store_real,
         })
         .collect()
     }
@@ -1400,7 +1391,6 @@ mod tests {
                     real_dc: !store_real,
                     tiles: 1,
                     baked: None,
-                    whole_exchange: false,
                 };
                 validate(&generate(&pass));
                 validate(&generate(&FftPass {

@@ -176,11 +176,6 @@ fn forced_schedule(n: usize) -> Option<Vec<u32>> {
 // tiles lost.
 knob!(pipeline_tiles, "KUPFER_FFT_PIPE", 2);
 knob!(pipeline_min_groups, "KUPFER_FFT_PIPE_MIN", 1024);
-// Register passes whose complex values take at most `KUPFER_FFT_XWHOLE` bytes of workgroup
-// memory exchange them whole between sub-passes (else one component at a time). Off: on the
-// H100 whole exchanges in the passes of 256 and 64 (17 KB) took 2^24 from 0.374 to 0.444 ms
-// and fft2 4096^2 from 0.341 to 0.349.
-knob!(whole_exchange_max, "KUPFER_FFT_XWHOLE", 0, 0);
 // Passes of batches of at least `KUPFER_FFT_BAKE_MIN` values compile their uniform block
 // in (`FftPass::baked`: index arithmetic on constants; a pipeline per shape and pass, where
 // smaller batches share one per pass structure). On the H100: 2^24 0.390 -> 0.371 ms,
@@ -497,8 +492,6 @@ impl Stockham {
                     1
                 },
                 baked: None,
-                whole_exchange: pass.body == PassBody::Register
-                    && fft::workgroup_bytes(r, group) <= whole_exchange_max(),
             };
             let groups = tiles_of_one.div_ceil(program.tiles as usize);
             let max_dim = ctx.max_workgroups_per_dim() as usize;
