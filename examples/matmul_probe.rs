@@ -50,6 +50,10 @@ fn check() {
         (&[300, 200], &[300, 100], true, false),
         (&[200, 300], &[100, 300], false, true),
         (&[2048, 2048], &[2048, 2048], false, false),
+        // float16 operands read 8 at a time (the tensor-core kernel's streamed k loop) with
+        // ragged M and N edges and a partial last k step, batched and broadcast.
+        (&[1000, 776], &[776, 1032], false, false),
+        (&[3, 136, 72], &[72, 200], false, false),
     ];
     let mut ok = true;
     for &(sa, sb, ta, tb) in shapes {

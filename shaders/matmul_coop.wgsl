@@ -1,9 +1,12 @@
 // GEMM on tensor cores through WGSL cooperative matrices (wgpu's experimental
 // wgpu_cooperative_matrix). A workgroup of WM x WN subgroups (SG threads each) computes a
 // BM x BN tile of C; each subgroup owns a grid of 16x16 accumulator fragments. Per k step, the
-// workgroup stages BM x BK of A and BK x BN of B in workgroup memory as f16 (one or two
-// buffers), the next step's tiles read into registers while this one is multiplied, and every
-// subgroup multiplies its fragments from there.
+// workgroup stages BM x BK of A and BK x BN of B in workgroup memory as f16, and every
+// subgroup multiplies its fragments from there. float16 operands read 8 elements at a time
+// take the streamed k loop (each thread's reads at fixed offsets stepped by k, straight into
+// workgroup memory, no bounds checks but in a last partial step); other operands are read
+// through bounds-checked registers, the next step's while this one is multiplied (one or two
+// buffers).
 // The staged tiles are arrays of vec4<f16> units (4 consecutive elements of a row), so that a
 // thread stages 8 elements in two 8-byte stores; coopLoadT reads f16 fragments through
 // pointers to these units (the stride counts units). Rows are padded by 8 halves. (Units of

@@ -206,8 +206,10 @@ impl CoopConfig {
             subgroup,
             stages,
         };
-        // Measured on the H100 at 4096 (f16, TFLOP/s): 128x128 tiles of 4 subgroups with one
-        // buffer 154, 8 subgroups 120-140; 64-wide subgroup tiles (2x4 fragments) under 40.
+        // Measured on the H100 at 4096 (f16 operands read 8 at a time, TFLOP/s): 128x128
+        // tiles of 4 subgroups with one buffer (the streamed k loop) 216-222; 8 subgroups
+        // 195-200; BK 16, 48 or 64 155-180; workgroups of 1 or 2 subgroups 113-160; two
+        // buffers 93; 64x32 subgroup tiles 149.
         vec![
             c(2, 2, 4, 4, 32, 1),
             c(2, 2, 4, 4, 32, 2),
@@ -877,6 +879,13 @@ fn coop(
     );
     let wg = cfg.threads();
     let (decl, fetch, put) = staging(wg, [("ra", &a_parts), ("rb", &b_parts)]);
+    // float16 operands read 8 elements at a time along k (A) and n (B) take the streamed
+    // k loop: each thread's reads sit at fixed offsets that step by k0 (rows of A beyond M
+    // and columns of B beyond N are clamped, their products never stored), so no read
+    // needs a bounds check except in a last partial k step.
+    let streamed = la == Load::Vec8K && lb == Load::Vec8Outer && cfg.stages == 1;
+    let stream = streamed
+        .then(|| streamed_staging(wg, (bm * bk / w, bk / w, bkp), (bk * bn / w, bn / w, bnp)));
     let storage_of = |d: DType, l: Load| -> String {
         match l {
             Load::Scalar => storage(d).to_string(),
@@ -960,6 +969,38 @@ fn coop(
             even = step("s", 0),
             odd = step("s + 1u", 1),
         )
+    } else if let Some((setup, step)) = &stream {
+        // Streamed: each full k step reads straight into workgroup memory, then multiplies;
+        // the two workgroups a multiprocessor holds overlap each other's reads and products.
+        // A last partial step (K not a multiple of BK) reads through the bounds-checked
+        // staging.
+        format!(
+            "{setup}        let nfull = P.k / BK;
+        for (var s = 0u; s < nfull; s++) {{
+            {{
+                let k0 = s * BK;
+{step}            }}
+            workgroupBarrier();
+            let ab = 0u;
+            let bb = 0u;
+{mads}            workgroupBarrier();
+        }}
+        if (nfull < ntiles) {{
+            {{
+                let k0 = nfull * BK;
+{fetch}            }}
+            {{
+                let k0 = nfull * BK;
+                let abuf = 0u;
+                let bbuf = 0u;
+{put}            }}
+            workgroupBarrier();
+            let ab = 0u;
+            let bb = 0u;
+{mads}            workgroupBarrier();
+        }}
+"
+        )
     } else {
         // One buffer: the next step's global reads are in flight during the products; two
         // barriers per step.
@@ -1027,6 +1068,68 @@ fn coop(
     subs.push(("KLOOP", kloop));
     subs.push(("STORES", stores));
     Ok(fill(COOP, &subs))
+}
+
+/// WGSL of the streamed staging of float16 operands read 8 elements at a time (A along k,
+/// B along n) by `wg` threads: the per-thread setup before the k loop (each task's element
+/// index at k = 0, rows of A clamped to M and columns of B to N, and its workgroup-memory
+/// unit) and one full k step's reads and stores at `k0`. `a` is (tasks, tasks per row of
+/// the A tile, A tile row length in units), `b` the same for B.
+fn streamed_staging(wg: u32, a: (u32, u32, u32), b: (u32, u32, u32)) -> (String, String) {
+    let mut setup = String::new();
+    let mut loads = String::new();
+    let mut stores = String::new();
+    let (a_tasks, a_per_row, bkp) = a;
+    let (b_tasks, b_per_row, bnp) = b;
+    let mut task = |name: &str, j: u32, total: u32, at: String, unit: String, step: &str| {
+        let guard = if total.is_multiple_of(wg) {
+            String::new()
+        } else {
+            format!("if (lid + {}u < {total}u) ", j * wg)
+        };
+        let _ = writeln!(
+            setup,
+            "        let {name}_t{j} = lid + {}u;\n        let {name}_at{j} = {at};\n        let {name}_su{j} = {unit};",
+            j * wg
+        );
+        let arr = if name == "a" { "AA" } else { "BB" };
+        let _ = writeln!(
+            loads,
+            "                var {name}_v{j} = mat2x4<f16>(); {guard}{{ let vi = u32({name}_at{j} + i32(k0) * {step}) / 4u; {name}_v{j} = mat2x4<f16>({arr}[vi], {arr}[vi + 1u]); }}"
+        );
+        let tile = if name == "a" { "As" } else { "Bs" };
+        let _ = writeln!(
+            stores,
+            "                {guard}{{ {tile}[{name}_su{j}] = {name}_v{j}[0]; {tile}[{name}_su{j} + 1u] = {name}_v{j}[1]; }}"
+        );
+    };
+    for j in 0..a_tasks.div_ceil(wg) {
+        let t = format!("a_t{j}");
+        task(
+            "a",
+            j,
+            a_tasks,
+            format!(
+                "base_a + i32(min(row0 + {t} / {a_per_row}u, P.m - 1u)) * P.sam + i32({t} % {a_per_row}u * 8u) * P.sak"
+            ),
+            format!("{t} / {a_per_row}u * {bkp}u + {t} % {a_per_row}u * 2u"),
+            "P.sak",
+        );
+    }
+    for j in 0..b_tasks.div_ceil(wg) {
+        let t = format!("b_t{j}");
+        task(
+            "b",
+            j,
+            b_tasks,
+            format!(
+                "base_b + i32({t} / {b_per_row}u) * P.sbk + i32(min(col0 + {t} % {b_per_row}u * 8u, P.n - 8u)) * P.sbn"
+            ),
+            format!("{t} / {b_per_row}u * {bnp}u + {t} % {b_per_row}u * 2u"),
+            "P.sbk",
+        );
+    }
+    (setup, loads + &stores)
 }
 
 /// One operand's share of a k-step staged through registers: how many elements the

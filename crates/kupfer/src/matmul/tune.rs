@@ -220,13 +220,44 @@ pub(crate) fn tile_config(
     }
 }
 
+/// The cooperative-matrix configurations listed in `KUPFER_MATMUL_COOP_CONFIGS` (for kernel
+/// development: the tuner tries these instead of [`CoopConfig::candidates`], the first being
+/// the default): `;`-separated configurations of six numbers `wm,wn,fm,fn,bk,stages`, e.g.
+/// `2,2,4,4,32,1;2,4,4,4,32,1`. Entries that do not parse as six numbers are left out.
+fn parse_coop_configs(list: &str, subgroup: u32) -> Vec<CoopConfig> {
+    list.split(';')
+        .filter_map(|c| {
+            let f: Vec<u32> = c
+                .split(',')
+                .map(|x| x.trim().parse().ok())
+                .collect::<Option<_>>()?;
+            match f[..] {
+                [wm, wn, fm, fn_, bk, stages] => Some(CoopConfig {
+                    wm,
+                    wn,
+                    fm,
+                    fn_,
+                    bk,
+                    subgroup,
+                    stages,
+                }),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
 /// The cooperative-matrix configuration for `geo`.
 pub(crate) fn coop_config(device: &Device, geo: &Geometry, out: DType) -> Result<CoopConfig> {
     let sg = device
         .context()
         .cooperative_matrix()
         .map_or(32, |c| c.subgroup_size);
-    let candidates: Vec<CoopConfig> = CoopConfig::candidates(sg)
+    let listed = std::env::var("KUPFER_MATMUL_COOP_CONFIGS")
+        .ok()
+        .map(|v| parse_coop_configs(&v, sg));
+    let candidates: Vec<CoopConfig> = listed
+        .unwrap_or_else(|| CoopConfig::candidates(sg))
         .into_iter()
         .filter(|c| fits(device, c.threads(), c.workgroup_bytes()))
         .collect();
@@ -259,5 +290,25 @@ pub(crate) fn coop_config(device: &Device, geo: &Geometry, out: DType) -> Result
     )? {
         MatmulKernel::Coop { cfg, .. } => Ok(cfg),
         _ => Ok(default),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn listed_coop_configs_parse_six_numbers_each() {
+        let got = parse_coop_configs(" 2,2,4,4,32,1; 4,2,2,4,64,2 ;1,2,3;x,1,1,1,1,1;", 32);
+        let want = |wm, wn, fm, fn_, bk, stages| CoopConfig {
+            wm,
+            wn,
+            fm,
+            fn_,
+            bk,
+            subgroup: 32,
+            stages,
+        };
+        assert_eq!(got, vec![want(2, 2, 4, 4, 32, 1), want(4, 2, 2, 4, 64, 2)]);
     }
 }

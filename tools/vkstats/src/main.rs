@@ -1,0 +1,318 @@
+//! Compiles kupfer's tensor-core matmul kernels on the Vulkan driver with pipeline statistics
+//! captured (VK_KHR_pipeline_executable_properties) and prints what the driver reports for
+//! each: on NVIDIA registers per thread, local memory (spills; the value's low 32 bits),
+//! shared memory and binary size. For kernel development on a real GPU; not part of the
+//! workspace (it links ash directly).
+//!
+//! ```text
+//! cd tools/vkstats && cargo run --release -- 2,2,4,4,32,1 4,2,4,4,32,1   # wm,wn,fm,fn,bk,stages
+//! cargo run --release -- file:kernel.wgsl                               # any WGSL module
+//! PRINT=1 cargo run --release -- 2,2,4,4,32,1                           # the WGSL only
+//! ```
+//!
+//! `OUT=dir` also writes each generated kernel there. The SPIR-V is written with the options
+//! kupfer's trusted kernels get from wgpu (SPIR-V 1.6, no bounds checks, no workgroup-memory
+//! zeroing), so the statistics are those of the pipelines kupfer runs.
+use ash::vk;
+use kupfer_core::matmul::{generate, CoopConfig, Load, MatmulKernel, MatmulProgram};
+use kupfer_core::DType;
+use std::ffi::CStr;
+
+fn spirv(wgsl: &str) -> Result<(Vec<u32>, naga::Module), String> {
+    let module = naga::front::wgsl::parse_str(wgsl).map_err(|e| e.emit_to_string(wgsl))?;
+    let info = naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::all(),
+    )
+    .validate(&module)
+    .map_err(|e| e.emit_to_string(wgsl))?;
+    let mut caps = naga::FastHashSet::default();
+    use naga::back::spv::Capability as C;
+    for c in [
+        C::Shader,
+        C::Float16,
+        C::Int16,
+        C::Int64,
+        C::Float64,
+        C::StorageBuffer16BitAccess,
+        C::UniformAndStorageBuffer16BitAccess,
+        C::CooperativeMatrixKHR,
+        C::VulkanMemoryModel,
+        C::GroupNonUniform,
+        C::GroupNonUniformBallot,
+        C::GroupNonUniformShuffle,
+        C::GroupNonUniformArithmetic,
+    ] {
+        caps.insert(c);
+    }
+    let opts = naga::back::spv::Options {
+        lang_version: (1, 6),
+        flags: naga::back::spv::WriterFlags::empty(),
+        capabilities: Some(caps),
+        bounds_check_policies: naga::proc::BoundsCheckPolicies {
+            index: naga::proc::BoundsCheckPolicy::Unchecked,
+            buffer: naga::proc::BoundsCheckPolicy::Unchecked,
+            image_load: naga::proc::BoundsCheckPolicy::Unchecked,
+            binding_array: naga::proc::BoundsCheckPolicy::Unchecked,
+        },
+        zero_initialize_workgroup_memory: naga::back::spv::ZeroInitializeWorkgroupMemoryMode::None,
+        force_loop_bounding: false,
+        ..Default::default()
+    };
+    let words =
+        naga::back::spv::write_vec(&module, &info, &opts, None).map_err(|e| e.to_string())?;
+    Ok((words, module))
+}
+
+struct Vk {
+    device: ash::Device,
+    exec: ash::khr::pipeline_executable_properties::Device,
+}
+
+fn open() -> Vk {
+    unsafe {
+        let entry = ash::Entry::load().expect("vulkan loader");
+        let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_3);
+        let instance = entry
+            .create_instance(
+                &vk::InstanceCreateInfo::default().application_info(&app),
+                None,
+            )
+            .expect("instance");
+        let pds = instance.enumerate_physical_devices().expect("devices");
+        let pd = *pds
+            .iter()
+            .find(|&&p| instance.get_physical_device_properties(p).vendor_id == 0x10de)
+            .unwrap_or(&pds[0]);
+        let props = instance.get_physical_device_properties(pd);
+        eprintln!("device {:?}", CStr::from_ptr(props.device_name.as_ptr()));
+        let exts = [
+            ash::khr::pipeline_executable_properties::NAME.as_ptr(),
+            ash::khr::cooperative_matrix::NAME.as_ptr(),
+        ];
+        let prio = [1.0f32];
+        let q = [vk::DeviceQueueCreateInfo::default()
+            .queue_family_index(0)
+            .queue_priorities(&prio)];
+        let mut f11 = vk::PhysicalDeviceVulkan11Features::default()
+            .storage_buffer16_bit_access(true)
+            .uniform_and_storage_buffer16_bit_access(true);
+        let mut f12 = vk::PhysicalDeviceVulkan12Features::default()
+            .shader_float16(true)
+            .vulkan_memory_model(true)
+            .vulkan_memory_model_device_scope(true);
+        let mut f13 = vk::PhysicalDeviceVulkan13Features::default().subgroup_size_control(true);
+        let mut coop =
+            vk::PhysicalDeviceCooperativeMatrixFeaturesKHR::default().cooperative_matrix(true);
+        let mut pe = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default()
+            .pipeline_executable_info(true);
+        let base = vk::PhysicalDeviceFeatures::default()
+            .shader_int64(true)
+            .shader_float64(true)
+            .shader_int16(true);
+        let info = vk::DeviceCreateInfo::default()
+            .queue_create_infos(&q)
+            .enabled_extension_names(&exts)
+            .enabled_features(&base)
+            .push_next(&mut f11)
+            .push_next(&mut f12)
+            .push_next(&mut f13)
+            .push_next(&mut coop)
+            .push_next(&mut pe);
+        let device = instance.create_device(pd, &info, None).expect("device");
+        let exec = ash::khr::pipeline_executable_properties::Device::new(&instance, &device);
+        Vk { device, exec }
+    }
+}
+
+fn stats(vk: &Vk, name: &str, wgsl: &str, dump: bool) {
+    let (words, module) = match spirv(wgsl) {
+        Ok(x) => x,
+        Err(e) => {
+            println!("{name}: naga: {e}");
+            return;
+        }
+    };
+    unsafe {
+        let d = &vk.device;
+        let sm = d
+            .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&words), None)
+            .expect("module");
+        let mut bindings = Vec::new();
+        for (_, g) in module.global_variables.iter() {
+            if let Some(b) = &g.binding {
+                let ty = match g.space {
+                    naga::AddressSpace::Uniform => vk::DescriptorType::UNIFORM_BUFFER,
+                    naga::AddressSpace::Storage { .. } => vk::DescriptorType::STORAGE_BUFFER,
+                    _ => continue,
+                };
+                bindings.push(
+                    vk::DescriptorSetLayoutBinding::default()
+                        .binding(b.binding)
+                        .descriptor_type(ty)
+                        .descriptor_count(1)
+                        .stage_flags(vk::ShaderStageFlags::COMPUTE),
+                );
+            }
+        }
+        let dsl = d
+            .create_descriptor_set_layout(
+                &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
+                None,
+            )
+            .expect("dsl");
+        let layouts = [dsl];
+        let pl = d
+            .create_pipeline_layout(
+                &vk::PipelineLayoutCreateInfo::default().set_layouts(&layouts),
+                None,
+            )
+            .expect("layout");
+        let stage = vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::COMPUTE)
+            .module(sm)
+            .name(c"main");
+        let ci = [vk::ComputePipelineCreateInfo::default()
+            .stage(stage)
+            .layout(pl)
+            .flags(
+                vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR
+                    | vk::PipelineCreateFlags::CAPTURE_INTERNAL_REPRESENTATIONS_KHR,
+            )];
+        let p = match d.create_compute_pipelines(vk::PipelineCache::null(), &ci, None) {
+            Ok(p) => p[0],
+            Err((_, e)) => {
+                println!("{name}: pipeline failed: {e:?}");
+                return;
+            }
+        };
+        let pinfo = vk::PipelineInfoKHR::default().pipeline(p);
+        let execs = vk
+            .exec
+            .get_pipeline_executable_properties(&pinfo)
+            .expect("props");
+        for (i, _) in execs.iter().enumerate() {
+            let ei = vk::PipelineExecutableInfoKHR::default()
+                .pipeline(p)
+                .executable_index(i as u32);
+            let st = vk
+                .exec
+                .get_pipeline_executable_statistics(&ei)
+                .unwrap_or_default();
+            let mut line = format!("{name}:");
+            for s in &st {
+                let v = match s.format {
+                    vk::PipelineExecutableStatisticFormatKHR::BOOL32 => s.value.b32 as u64,
+                    vk::PipelineExecutableStatisticFormatKHR::INT64 => s.value.i64 as u64,
+                    vk::PipelineExecutableStatisticFormatKHR::UINT64 => s.value.u64,
+                    _ => s.value.f64 as u64,
+                };
+                line += &format!(" {}={v}", CStr::from_ptr(s.name.as_ptr()).to_string_lossy());
+            }
+            println!("{line}");
+            if dump {
+                let reps = vk
+                    .exec
+                    .get_pipeline_executable_internal_representations(&ei)
+                    .unwrap_or_default();
+                let mut bufs: Vec<Vec<u8>> = reps.iter().map(|r| vec![0u8; r.data_size]).collect();
+                let mut reps: Vec<_> = reps
+                    .iter()
+                    .zip(bufs.iter_mut())
+                    .map(|(r, b)| vk::PipelineExecutableInternalRepresentationKHR {
+                        data_size: r.data_size,
+                        p_data: b.as_mut_ptr().cast(),
+                        ..Default::default()
+                    })
+                    .collect();
+                let mut count = reps.len() as u32;
+                let _ = (vk
+                    .exec
+                    .fp()
+                    .get_pipeline_executable_internal_representations_khr)(
+                    vk.device.handle(),
+                    &ei,
+                    &mut count,
+                    reps.as_mut_ptr(),
+                );
+                for (r, b) in reps.iter().zip(&bufs) {
+                    let rn = CStr::from_ptr(r.name.as_ptr())
+                        .to_string_lossy()
+                        .to_string();
+                    println!("  rep {rn} text={} {} bytes", r.is_text, b.len());
+                    if let Ok(out) = std::env::var("OUT") {
+                        let f = format!("{out}/{name}_{}.txt", rn.replace(' ', "_"));
+                        let _ = std::fs::write(f, b);
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn coop_program(c: &[u32]) -> MatmulProgram {
+    MatmulProgram {
+        a: DType::F16,
+        b: DType::F16,
+        out: DType::F16,
+        kernel: MatmulKernel::Coop {
+            cfg: CoopConfig {
+                wm: c[0],
+                wn: c[1],
+                fm: c[2],
+                fn_: c[3],
+                bk: c[4],
+                subgroup: 32,
+                stages: c[5],
+            },
+            f16_acc: false,
+            a: Load::Vec8K,
+            b: Load::Vec8Outer,
+        },
+        epilogue: None,
+    }
+}
+
+fn main() {
+    if std::env::var_os("PRINT").is_some() {
+        let target = kupfer_core::codegen::Target {
+            f16: true,
+            f64: true,
+            i64: true,
+        };
+        for arg in std::env::args().skip(1) {
+            let c: Vec<u32> = arg.split(',').filter_map(|x| x.parse().ok()).collect();
+            println!("{}", generate(&coop_program(&c), &target).unwrap());
+        }
+        return;
+    }
+    let vk = open();
+    let target = kupfer_core::codegen::Target {
+        f16: true,
+        f64: true,
+        i64: true,
+    };
+    let dump = std::env::var_os("DUMP").is_some();
+    for arg in std::env::args().skip(1) {
+        if let Some(path) = arg.strip_prefix("file:") {
+            let wgsl = std::fs::read_to_string(path).expect("read");
+            stats(&vk, path.rsplit('/').next().unwrap_or(path), &wgsl, dump);
+            continue;
+        }
+        let c: Vec<u32> = arg.split(',').filter_map(|x| x.parse().ok()).collect();
+        if c.len() != 6 {
+            println!("bad config {arg}");
+            continue;
+        }
+        match generate(&coop_program(&c), &target) {
+            Ok(w) => {
+                if let Ok(out) = std::env::var("OUT") {
+                    let _ =
+                        std::fs::write(format!("{out}/coop_{}.wgsl", arg.replace(',', "_")), &w);
+                }
+                stats(&vk, &format!("coop_{}", arg.replace(',', "_")), &w, dump)
+            }
+            Err(e) => println!("{arg}: {e}"),
+        }
+    }
+}
