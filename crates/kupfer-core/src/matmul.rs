@@ -195,9 +195,10 @@ impl CoopConfig {
             && matches!(self.stages, 1 | 2)
     }
 
-    /// The configurations the autotuner tries (the first is the default without tuning).
-    pub fn candidates(subgroup: u32) -> Vec<CoopConfig> {
-        let c = |wm, wn, fm, fn_, bk, stages| CoopConfig {
+    /// The configuration of the six numbers `[wm, wn, fm, fn_, bk, stages]` for subgroups of
+    /// `subgroup` threads.
+    pub fn from_numbers([wm, wn, fm, fn_, bk, stages]: [u32; 6], subgroup: u32) -> CoopConfig {
+        CoopConfig {
             wm,
             wn,
             fm,
@@ -205,6 +206,13 @@ impl CoopConfig {
             bk,
             subgroup,
             stages,
+        }
+    }
+
+    /// The configurations the autotuner tries (the first is the default without tuning).
+    pub fn candidates(subgroup: u32) -> Vec<CoopConfig> {
+        let c = |wm, wn, fm, fn_, bk, stages| {
+            CoopConfig::from_numbers([wm, wn, fm, fn_, bk, stages], subgroup)
         };
         // Measured on the H100 at 4096 (f16 operands read 8 at a time, TFLOP/s): 128x128
         // tiles of 4 subgroups with one buffer (the streamed k loop) 216-222; 8 subgroups
@@ -1079,55 +1087,51 @@ fn streamed_staging(wg: u32, a: (u32, u32, u32), b: (u32, u32, u32)) -> (String,
     let mut setup = String::new();
     let mut loads = String::new();
     let mut stores = String::new();
-    let (a_tasks, a_per_row, bkp) = a;
-    let (b_tasks, b_per_row, bnp) = b;
-    let mut task = |name: &str, j: u32, total: u32, at: String, unit: String, step: &str| {
-        let guard = if total.is_multiple_of(wg) {
-            String::new()
-        } else {
-            format!("if (lid + {}u < {total}u) ", j * wg)
-        };
-        let _ = writeln!(
-            setup,
-            "        let {name}_t{j} = lid + {}u;\n        let {name}_at{j} = {at};\n        let {name}_su{j} = {unit};",
-            j * wg
-        );
-        let arr = if name == "a" { "AA" } else { "BB" };
-        let _ = writeln!(
-            loads,
-            "                var {name}_v{j} = mat2x4<f16>(); {guard}{{ let vi = u32({name}_at{j} + i32(k0) * {step}) / 4u; {name}_v{j} = mat2x4<f16>({arr}[vi], {arr}[vi + 1u]); }}"
-        );
-        let tile = if name == "a" { "As" } else { "Bs" };
-        let _ = writeln!(
-            stores,
-            "                {guard}{{ {tile}[{name}_su{j}] = {name}_v{j}[0]; {tile}[{name}_su{j} + 1u] = {name}_v{j}[1]; }}"
-        );
-    };
-    for j in 0..a_tasks.div_ceil(wg) {
-        let t = format!("a_t{j}");
-        task(
+    // Per operand: name, buffer, tile, (tasks, tasks per tile row, tile row length), the
+    // element index at k = 0 of the task in tile row `@T` at element `@E` of it (rows of A
+    // clamped to M, columns of B to N) and the index's step per unit of k.
+    let operands = [
+        (
             "a",
-            j,
-            a_tasks,
-            format!(
-                "base_a + i32(min(row0 + {t} / {a_per_row}u, P.m - 1u)) * P.sam + i32({t} % {a_per_row}u * 8u) * P.sak"
-            ),
-            format!("{t} / {a_per_row}u * {bkp}u + {t} % {a_per_row}u * 2u"),
+            "AA",
+            "As",
+            a,
+            "base_a + i32(min(row0 + @T, P.m - 1u)) * P.sam + i32(@E) * P.sak",
             "P.sak",
-        );
-    }
-    for j in 0..b_tasks.div_ceil(wg) {
-        let t = format!("b_t{j}");
-        task(
+        ),
+        (
             "b",
-            j,
-            b_tasks,
-            format!(
-                "base_b + i32({t} / {b_per_row}u) * P.sbk + i32(min(col0 + {t} % {b_per_row}u * 8u, P.n - 8u)) * P.sbn"
-            ),
-            format!("{t} / {b_per_row}u * {bnp}u + {t} % {b_per_row}u * 2u"),
+            "BB",
+            "Bs",
+            b,
+            "base_b + i32(@T) * P.sbk + i32(min(col0 + @E, P.n - 8u)) * P.sbn",
             "P.sbk",
-        );
+        ),
+    ];
+    for (name, arr, tile, (tasks, per_row, row_len), at, step) in operands {
+        for j in 0..tasks.div_ceil(wg) {
+            let guard = if tasks.is_multiple_of(wg) {
+                String::new()
+            } else {
+                format!("if (lid + {}u < {tasks}u) ", j * wg)
+            };
+            let t = format!("{name}_t{j}");
+            let _ = writeln!(
+                setup,
+                "        let {t} = lid + {}u;\n        let {name}_at{j} = {};\n        let {name}_su{j} = {t} / {per_row}u * {row_len}u + {t} % {per_row}u * 2u;",
+                j * wg,
+                at.replace("@T", &format!("{t} / {per_row}u"))
+                    .replace("@E", &format!("{t} % {per_row}u * 8u"))
+            );
+            let _ = writeln!(
+                loads,
+                "                var {name}_v{j} = mat2x4<f16>(); {guard}{{ let vi = u32({name}_at{j} + i32(k0) * {step}) / 4u; {name}_v{j} = mat2x4<f16>({arr}[vi], {arr}[vi + 1u]); }}"
+            );
+            let _ = writeln!(
+                stores,
+                "                {guard}{{ {tile}[{name}_su{j}] = {name}_v{j}[0]; {tile}[{name}_su{j} + 1u] = {name}_v{j}[1]; }}"
+            );
+        }
     }
     (setup, loads + &stores)
 }

@@ -7,10 +7,10 @@
 //! ```text
 //! cd tools/vkstats && cargo run --release -- 2,2,4,4,32,1 4,2,4,4,32,1   # wm,wn,fm,fn,bk,stages
 //! cargo run --release -- file:kernel.wgsl                               # any WGSL module
-//! PRINT=1 cargo run --release -- 2,2,4,4,32,1                           # the WGSL only
+//! PRINT=1 cargo run --release -- 2,2,4,4,32,1                           # the WGSL only (no GPU)
 //! ```
 //!
-//! `OUT=dir` also writes each generated kernel there. The SPIR-V is written with the options
+//! `OUT=dir` also writes each kernel's WGSL there. The SPIR-V is written with the options
 //! kupfer's trusted kernels get from wgpu (SPIR-V 1.6, no bounds checks, no workgroup-memory
 //! zeroing), so the statistics are those of the pipelines kupfer runs.
 use ash::vk;
@@ -250,69 +250,64 @@ fn stats(vk: &Vk, name: &str, wgsl: &str, dump: bool) {
     }
 }
 
-fn coop_program(c: &[u32]) -> MatmulProgram {
-    MatmulProgram {
+/// The float16 tensor-core kernel (operands read 8 at a time) of the configuration
+/// `wm,wn,fm,fn,bk,stages` in `arg`.
+fn coop_kernel(arg: &str) -> Result<String, String> {
+    let numbers: Vec<u32> = arg
+        .split(',')
+        .map(|x| x.trim().parse().ok())
+        .collect::<Option<_>>()
+        .ok_or_else(|| format!("bad config {arg}"))?;
+    let numbers: [u32; 6] = numbers
+        .try_into()
+        .map_err(|_| format!("bad config {arg}: six numbers wm,wn,fm,fn,bk,stages"))?;
+    let program = MatmulProgram {
         a: DType::F16,
         b: DType::F16,
         out: DType::F16,
         kernel: MatmulKernel::Coop {
-            cfg: CoopConfig {
-                wm: c[0],
-                wn: c[1],
-                fm: c[2],
-                fn_: c[3],
-                bk: c[4],
-                subgroup: 32,
-                stages: c[5],
-            },
+            cfg: CoopConfig::from_numbers(numbers, 32),
             f16_acc: false,
             a: Load::Vec8K,
             b: Load::Vec8Outer,
         },
         epilogue: None,
-    }
-}
-
-fn main() {
-    if std::env::var_os("PRINT").is_some() {
-        let target = kupfer_core::codegen::Target {
-            f16: true,
-            f64: true,
-            i64: true,
-        };
-        for arg in std::env::args().skip(1) {
-            let c: Vec<u32> = arg.split(',').filter_map(|x| x.parse().ok()).collect();
-            println!("{}", generate(&coop_program(&c), &target).unwrap());
-        }
-        return;
-    }
-    let vk = open();
+    };
     let target = kupfer_core::codegen::Target {
         f16: true,
         f64: true,
         i64: true,
     };
+    generate(&program, &target).map_err(|e| format!("{arg}: {e}"))
+}
+
+fn main() {
+    let print_only = std::env::var_os("PRINT").is_some();
+    let vk = (!print_only).then(open);
     let dump = std::env::var_os("DUMP").is_some();
     for arg in std::env::args().skip(1) {
-        if let Some(path) = arg.strip_prefix("file:") {
-            let wgsl = std::fs::read_to_string(path).expect("read");
-            stats(&vk, path.rsplit('/').next().unwrap_or(path), &wgsl, dump);
-            continue;
-        }
-        let c: Vec<u32> = arg.split(',').filter_map(|x| x.parse().ok()).collect();
-        if c.len() != 6 {
-            println!("bad config {arg}");
-            continue;
-        }
-        match generate(&coop_program(&c), &target) {
-            Ok(w) => {
-                if let Ok(out) = std::env::var("OUT") {
-                    let _ =
-                        std::fs::write(format!("{out}/coop_{}.wgsl", arg.replace(',', "_")), &w);
+        let (name, wgsl) = match arg.strip_prefix("file:") {
+            Some(path) => match std::fs::read_to_string(path) {
+                Ok(w) => (path.rsplit('/').next().unwrap_or(path).to_string(), w),
+                Err(e) => {
+                    println!("{path}: {e}");
+                    continue;
                 }
-                stats(&vk, &format!("coop_{}", arg.replace(',', "_")), &w, dump)
-            }
-            Err(e) => println!("{arg}: {e}"),
+            },
+            None => match coop_kernel(&arg) {
+                Ok(w) => (format!("coop_{}", arg.replace(',', "_")), w),
+                Err(e) => {
+                    println!("{e}");
+                    continue;
+                }
+            },
+        };
+        if let Ok(out) = std::env::var("OUT") {
+            let _ = std::fs::write(format!("{out}/{name}.wgsl"), &wgsl);
+        }
+        match &vk {
+            Some(vk) => stats(vk, &name, &wgsl, dump),
+            None => println!("{wgsl}"),
         }
     }
 }

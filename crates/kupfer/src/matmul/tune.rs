@@ -231,18 +231,8 @@ fn parse_coop_configs(list: &str, subgroup: u32) -> Vec<CoopConfig> {
                 .split(',')
                 .map(|x| x.trim().parse().ok())
                 .collect::<Option<_>>()?;
-            match f[..] {
-                [wm, wn, fm, fn_, bk, stages] => Some(CoopConfig {
-                    wm,
-                    wn,
-                    fm,
-                    fn_,
-                    bk,
-                    subgroup,
-                    stages,
-                }),
-                _ => None,
-            }
+            let f: [u32; 6] = f.try_into().ok()?;
+            Some(CoopConfig::from_numbers(f, subgroup))
         })
         .collect()
 }
