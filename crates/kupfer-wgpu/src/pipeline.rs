@@ -125,6 +125,22 @@ impl PipelineCache {
     }
 }
 
+/// With `KUPFER_DUMP_WGSL=dir`, writes each kernel compiled from now on to `dir` (for kernel
+/// development: `tools/vkstats` reads them back for the driver's register counts), named by
+/// a hash of its source and entry point.
+#[cfg(not(target_arch = "wasm32"))]
+fn dump_wgsl(key: &str, wgsl: &str) {
+    use std::hash::{Hash, Hasher};
+    let Some(dir) = std::env::var_os("KUPFER_DUMP_WGSL") else {
+        return;
+    };
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    key.hash(&mut h);
+    let dir = std::path::PathBuf::from(dir);
+    let _ = std::fs::create_dir_all(&dir);
+    let _ = std::fs::write(dir.join(format!("{:016x}.wgsl", h.finish())), wgsl);
+}
+
 /// A pending shader-compilation result (the browser only answers asynchronously).
 #[cfg(target_arch = "wasm32")]
 pub(crate) type CompileCheck =
@@ -190,6 +206,8 @@ impl Context {
         {
             return Ok(p.clone());
         }
+        #[cfg(not(target_arch = "wasm32"))]
+        dump_wgsl(&key, wgsl);
         let device = &self.inner.device;
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let desc = wgpu::ShaderModuleDescriptor {

@@ -10,7 +10,11 @@
 //! PRINT=1 cargo run --release -- 2,2,4,4,32,1                           # the WGSL only (no GPU)
 //! ```
 //!
-//! `OUT=dir` also writes each kernel's WGSL there. The SPIR-V is written with the options
+//! `TIME=4096` also runs each matmul kernel (kupfer's bindings: uniform block, A, B, C) as a
+//! float16 4096^3 GEMM, prints the median of 20 dispatches and checks 256 entries against the
+//! CPU (`gemm.rs`). `KUPFER_DUMP_WGSL=dir` makes kupfer write every kernel it compiles, so
+//! `file:dir/*.wgsl` gives the statistics of any kernel family. `BARSEM0=1` (experiment)
+//! strips the memory semantics of every barrier. `WGSL_OUT=dir` also writes each kernel's WGSL there. The SPIR-V is written with the options
 //! kupfer's trusted kernels get from wgpu (SPIR-V 1.6, no bounds checks, no workgroup-memory
 //! zeroing), so the statistics are those of the pipelines kupfer runs.
 use ash::vk;
@@ -20,8 +24,11 @@ use std::ffi::CStr;
 
 fn spirv(wgsl: &str) -> Result<(Vec<u32>, naga::Module), String> {
     let module = naga::front::wgsl::parse_str(wgsl).map_err(|e| e.emit_to_string(wgsl))?;
+    // Without the uniformity analysis: subgroup-uniform branches around cooperative-matrix
+    // operations (warp-specialised kernels) are valid SPIR-V that naga's workgroup-level
+    // analysis refuses.
     let info = naga::valid::Validator::new(
-        naga::valid::ValidationFlags::all(),
+        naga::valid::ValidationFlags::all() - naga::valid::ValidationFlags::CONTROL_FLOW_UNIFORMITY,
         naga::valid::Capabilities::all(),
     )
     .validate(&module)
@@ -59,15 +66,65 @@ fn spirv(wgsl: &str) -> Result<(Vec<u32>, naga::Module), String> {
         force_loop_bounding: false,
         ..Default::default()
     };
-    let words =
+    let mut words =
         naga::back::spv::write_vec(&module, &info, &opts, None).map_err(|e| e.to_string())?;
+    if std::env::var_os("BARSEM0").is_some() {
+        let n = barriers_without_memory_semantics(&mut words);
+        eprintln!("BARSEM0: {n} barrier semantics constants set to None");
+    }
     Ok((words, module))
 }
 
-struct Vk {
-    device: ash::Device,
+/// Experiment: sets the memory-semantics constants of every OpControlBarrier to 0 (an
+/// execution-only barrier). Returns how many constants changed.
+fn barriers_without_memory_semantics(words: &mut [u32]) -> usize {
+    let mut sem_ids = std::collections::HashSet::new();
+    let mut i = 5;
+    while i < words.len() {
+        let (len, op) = ((words[i] >> 16) as usize, words[i] & 0xffff);
+        if op == 224 && len == 4 {
+            sem_ids.insert(words[i + 3]);
+        }
+        i += len.max(1);
+    }
+    let mut changed = 0;
+    let mut i = 5;
+    while i < words.len() {
+        let (len, op) = ((words[i] >> 16) as usize, words[i] & 0xffff);
+        // OpConstant: type, result id, value
+        if op == 43 && len == 4 && sem_ids.contains(&words[i + 2]) {
+            words[i + 3] = 0;
+            changed += 1;
+        }
+        i += len.max(1);
+    }
+    changed
+}
+
+pub struct Vk {
+    /// The loader, kept loaded while its instance is used.
+    _entry: ash::Entry,
+    pub instance: ash::Instance,
+    pub pd: vk::PhysicalDevice,
+    pub device: ash::Device,
+    pub queue: vk::Queue,
+    /// Nanoseconds per timestamp tick.
+    pub tick_ns: f64,
+    /// Whether the driver reports pipeline statistics.
+    has_stats: bool,
     exec: ash::khr::pipeline_executable_properties::Device,
 }
+
+/// A compute pipeline and the layout objects it was built with.
+pub struct Built {
+    pub pipeline: vk::Pipeline,
+    pub layout: vk::PipelineLayout,
+    pub dsl: vk::DescriptorSetLayout,
+    /// (binding, descriptor type) of every resource the module declares.
+    pub bindings: Vec<(u32, vk::DescriptorType)>,
+}
+
+mod gemm;
 
 fn open() -> Vk {
     unsafe {
@@ -86,10 +143,27 @@ fn open() -> Vk {
             .unwrap_or(&pds[0]);
         let props = instance.get_physical_device_properties(pd);
         eprintln!("device {:?}", CStr::from_ptr(props.device_name.as_ptr()));
-        let exts = [
-            ash::khr::pipeline_executable_properties::NAME.as_ptr(),
-            ash::khr::cooperative_matrix::NAME.as_ptr(),
-        ];
+        let available = instance
+            .enumerate_device_extension_properties(pd)
+            .unwrap_or_default();
+        let has = |name: &CStr| {
+            available
+                .iter()
+                .any(|e| e.extension_name_as_c_str() == Ok(name))
+        };
+        let has_coop = has(ash::khr::cooperative_matrix::NAME);
+        let has_stats = has(ash::khr::pipeline_executable_properties::NAME);
+        let mut exts = Vec::new();
+        for (name, present) in [
+            (ash::khr::pipeline_executable_properties::NAME, has_stats),
+            (ash::khr::cooperative_matrix::NAME, has_coop),
+        ] {
+            if present {
+                exts.push(name.as_ptr());
+            } else {
+                eprintln!("no {name:?}");
+            }
+        }
         let prio = [1.0f32];
         let q = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(0)
@@ -103,12 +177,12 @@ fn open() -> Vk {
             .vulkan_memory_model_device_scope(true);
         let mut f13 = vk::PhysicalDeviceVulkan13Features::default().subgroup_size_control(true);
         let mut coop =
-            vk::PhysicalDeviceCooperativeMatrixFeaturesKHR::default().cooperative_matrix(true);
+            vk::PhysicalDeviceCooperativeMatrixFeaturesKHR::default().cooperative_matrix(has_coop);
         let mut pe = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default()
-            .pipeline_executable_info(true);
+            .pipeline_executable_info(has_stats);
         let base = vk::PhysicalDeviceFeatures::default()
             .shader_int64(true)
-            .shader_float64(true)
+            .shader_float64(instance.get_physical_device_features(pd).shader_float64 != 0)
             .shader_int16(true);
         let info = vk::DeviceCreateInfo::default()
             .queue_create_infos(&q)
@@ -121,24 +195,31 @@ fn open() -> Vk {
             .push_next(&mut pe);
         let device = instance.create_device(pd, &info, None).expect("device");
         let exec = ash::khr::pipeline_executable_properties::Device::new(&instance, &device);
-        Vk { device, exec }
+        let queue = device.get_device_queue(0, 0);
+        let tick_ns = props.limits.timestamp_period as f64;
+        Vk {
+            _entry: entry,
+            instance,
+            pd,
+            device,
+            queue,
+            tick_ns,
+            has_stats,
+            exec,
+        }
     }
 }
 
-fn stats(vk: &Vk, name: &str, wgsl: &str, dump: bool) {
-    let (words, module) = match spirv(wgsl) {
-        Ok(x) => x,
-        Err(e) => {
-            println!("{name}: naga: {e}");
-            return;
-        }
-    };
+/// Compiles `wgsl` into a compute pipeline with statistics captured.
+fn build(vk: &Vk, wgsl: &str) -> Result<Built, String> {
+    let (words, module) = spirv(wgsl)?;
     unsafe {
         let d = &vk.device;
         let sm = d
             .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&words), None)
-            .expect("module");
+            .map_err(|e| format!("module: {e:?}"))?;
         let mut bindings = Vec::new();
+        let mut layout_bindings = Vec::new();
         for (_, g) in module.global_variables.iter() {
             if let Some(b) = &g.binding {
                 let ty = match g.space {
@@ -146,7 +227,8 @@ fn stats(vk: &Vk, name: &str, wgsl: &str, dump: bool) {
                     naga::AddressSpace::Storage { .. } => vk::DescriptorType::STORAGE_BUFFER,
                     _ => continue,
                 };
-                bindings.push(
+                bindings.push((b.binding, ty));
+                layout_bindings.push(
                     vk::DescriptorSetLayoutBinding::default()
                         .binding(b.binding)
                         .descriptor_type(ty)
@@ -157,40 +239,55 @@ fn stats(vk: &Vk, name: &str, wgsl: &str, dump: bool) {
         }
         let dsl = d
             .create_descriptor_set_layout(
-                &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
+                &vk::DescriptorSetLayoutCreateInfo::default().bindings(&layout_bindings),
                 None,
             )
-            .expect("dsl");
+            .map_err(|e| format!("set layout: {e:?}"))?;
         let layouts = [dsl];
-        let pl = d
+        let layout = d
             .create_pipeline_layout(
                 &vk::PipelineLayoutCreateInfo::default().set_layouts(&layouts),
                 None,
             )
-            .expect("layout");
+            .map_err(|e| format!("pipeline layout: {e:?}"))?;
         let stage = vk::PipelineShaderStageCreateInfo::default()
             .stage(vk::ShaderStageFlags::COMPUTE)
             .module(sm)
             .name(c"main");
         let ci = [vk::ComputePipelineCreateInfo::default()
             .stage(stage)
-            .layout(pl)
-            .flags(
+            .layout(layout)
+            .flags(if vk.has_stats {
                 vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR
-                    | vk::PipelineCreateFlags::CAPTURE_INTERNAL_REPRESENTATIONS_KHR,
-            )];
-        let p = match d.create_compute_pipelines(vk::PipelineCache::null(), &ci, None) {
-            Ok(p) => p[0],
-            Err((_, e)) => {
-                println!("{name}: pipeline failed: {e:?}");
-                return;
-            }
-        };
+                    | vk::PipelineCreateFlags::CAPTURE_INTERNAL_REPRESENTATIONS_KHR
+            } else {
+                vk::PipelineCreateFlags::empty()
+            })];
+        let pipeline = d
+            .create_compute_pipelines(vk::PipelineCache::null(), &ci, None)
+            .map_err(|(_, e)| format!("pipeline failed: {e:?}"))?[0];
+        Ok(Built {
+            pipeline,
+            layout,
+            dsl,
+            bindings,
+        })
+    }
+}
+
+/// Prints the driver's statistics of a built pipeline (and with `dump` its internal
+/// representations' sizes; `OUT=dir` writes them).
+fn stats(vk: &Vk, name: &str, built: &Built, dump: bool) {
+    let p = built.pipeline;
+    if !vk.has_stats {
+        return;
+    }
+    unsafe {
         let pinfo = vk::PipelineInfoKHR::default().pipeline(p);
         let execs = vk
             .exec
             .get_pipeline_executable_properties(&pinfo)
-            .expect("props");
+            .unwrap_or_default();
         for (i, _) in execs.iter().enumerate() {
             let ei = vk::PipelineExecutableInfoKHR::default()
                 .pipeline(p)
@@ -240,7 +337,7 @@ fn stats(vk: &Vk, name: &str, wgsl: &str, dump: bool) {
                         .to_string_lossy()
                         .to_string();
                     println!("  rep {rn} text={} {} bytes", r.is_text, b.len());
-                    if let Ok(out) = std::env::var("OUT") {
+                    if let Ok(out) = std::env::var("WGSL_OUT") {
                         let f = format!("{out}/{name}_{}.txt", rn.replace(' ', "_"));
                         let _ = std::fs::write(f, b);
                     }
@@ -285,6 +382,7 @@ fn main() {
     let print_only = std::env::var_os("PRINT").is_some();
     let vk = (!print_only).then(open);
     let dump = std::env::var_os("DUMP").is_some();
+    let time_size: Option<u32> = std::env::var("TIME").ok().and_then(|v| v.parse().ok());
     for arg in std::env::args().skip(1) {
         let (name, wgsl) = match arg.strip_prefix("file:") {
             Some(path) => match std::fs::read_to_string(path) {
@@ -302,12 +400,24 @@ fn main() {
                 }
             },
         };
-        if let Ok(out) = std::env::var("OUT") {
+        if let Ok(out) = std::env::var("WGSL_OUT") {
             let _ = std::fs::write(format!("{out}/{name}.wgsl"), &wgsl);
         }
-        match &vk {
-            Some(vk) => stats(vk, &name, &wgsl, dump),
-            None => println!("{wgsl}"),
+        let Some(vk) = &vk else {
+            println!("{wgsl}");
+            continue;
+        };
+        match build(vk, &wgsl) {
+            Ok(built) => {
+                stats(vk, &name, &built, dump);
+                if let Some(size) = time_size {
+                    match gemm::time(vk, &built, &wgsl, size) {
+                        Ok(line) => println!("{name}: {line}"),
+                        Err(e) => println!("{name}: timing failed: {e}"),
+                    }
+                }
+            }
+            Err(e) => println!("{name}: {e}"),
         }
     }
 }
