@@ -9,7 +9,7 @@ use crate::custom::UserFn;
 use crate::dtype::{DType, Kind};
 use crate::error::{Error, Result};
 use crate::expr::{Access, BinaryOp, Node, Program, UnaryOp};
-use crate::libm::{self, LIBM_F32, LIBM_F64};
+use crate::libm::{self, LIBM_C64, LIBM_F32, LIBM_F64};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 use std::sync::Arc;
@@ -376,9 +376,18 @@ pub(crate) struct Needs {
 impl Needs {
     pub(crate) fn render(&self) -> Result<String> {
         let mut s = String::new();
-        let f32_fns = self.libm.iter().filter(|n| n.ends_with("_f32"));
+        let f32_fns = self
+            .libm
+            .iter()
+            .filter(|n| n.ends_with("_f32") || n.ends_with("_c64"));
         let f64_fns = self.libm.iter().filter(|n| n.ends_with("_f64"));
-        s.push_str(&libm::subset(LIBM_F32, f32_fns.map(String::as_str)));
+        if self.libm.iter().any(|n| n.ends_with("_c64")) {
+            // The complex functions call the f32 ones: one search over both sources.
+            let both = format!("{LIBM_F32}\n{LIBM_C64}");
+            s.push_str(&libm::subset(&both, f32_fns.map(String::as_str)));
+        } else {
+            s.push_str(&libm::subset(LIBM_F32, f32_fns.map(String::as_str)));
+        }
         s.push_str(&libm::subset(LIBM_F64, f64_fns.map(String::as_str)));
         // f16's fmod is computed in f32, so f16 helpers bring the f32 ones.
         let mut floats = self.float.clone();
@@ -949,6 +958,20 @@ fn unary_expr(op: UnaryOp, x: &str, d: DType, needs: &mut Needs) -> Result<Strin
         (Trunc, Kind::Float) => format!("trunc({x})"),
         (Rint, Kind::Float) => format!("round({x})"),
         (Floor | Ceil | Trunc, Kind::Int | Kind::Bool) => x.to_string(),
+        (IsNan, Kind::Complex) => {
+            needs.float.insert(DType::F32);
+            format!("(kp_isnan_f32({x}.x) || kp_isnan_f32({x}.y))")
+        }
+        (IsInf, Kind::Complex) => {
+            needs.float.insert(DType::F32);
+            format!("(kp_isinf_f32({x}.x) || kp_isinf_f32({x}.y))")
+        }
+        (IsFinite, Kind::Complex) => {
+            needs.float.insert(DType::F32);
+            format!(
+                "!(kp_isnan_f32({x}.x) || kp_isinf_f32({x}.x) || kp_isnan_f32({x}.y) || kp_isinf_f32({x}.y))"
+            )
+        }
         (IsNan, Kind::Float) => format!("kp_isnan_{t}({x})"),
         (IsInf, Kind::Float) => format!("kp_isinf_{t}({x})"),
         (IsFinite, Kind::Float) => format!("!(kp_isnan_{t}({x}) || kp_isinf_{t}({x}))"),
@@ -957,6 +980,11 @@ fn unary_expr(op: UnaryOp, x: &str, d: DType, needs: &mut Needs) -> Result<Strin
         (LogicalNot, _) => format!("!{x}"),
         (BitwiseNot, Kind::Bool) => format!("!{x}"),
         (BitwiseNot, Kind::Int) => format!("~{x}"),
+        (Sqrt | Exp | Log | Log2 | Log10 | Sin | Cos | Tan | Sinh | Cosh | Tanh, Kind::Complex) => {
+            needs.complex = true;
+            needs.libm.insert(format!("kp_{}_c64", op.name()));
+            format!("kp_{}_c64({x})", op.name())
+        }
         (Real, Kind::Complex) => format!("{x}.x"),
         (Imag, Kind::Complex) => format!("{x}.y"),
         (Conj, Kind::Complex) => format!("vec2<f32>({x}.x, -{x}.y)"),
@@ -995,6 +1023,11 @@ fn binary_expr(op: BinaryOp, a: &str, b: &str, d: DType, needs: &mut Needs) -> R
         (Multiply, Kind::Complex) => {
             needs.complex = true;
             format!("kp_cmul({a}, {b})")
+        }
+        (Power, Kind::Complex) => {
+            needs.complex = true;
+            needs.libm.insert("kp_power_c64".into());
+            format!("kp_power_c64({a}, {b})")
         }
         (TrueDivide, Kind::Complex) => {
             needs.complex = true;

@@ -134,6 +134,15 @@ impl UnaryOp {
         }
     }
 
+    /// True for the functions with a complex64 form (`shaders/complex_f32.wgsl`).
+    pub fn has_complex_form(self) -> bool {
+        use UnaryOp::*;
+        matches!(
+            self,
+            Sqrt | Exp | Log | Log2 | Log10 | Sin | Cos | Tan | Sinh | Cosh | Tanh
+        )
+    }
+
     /// True for the float-valued transcendental functions served by the WGSL libm.
     pub fn is_libm(self) -> bool {
         use UnaryOp::*;
@@ -198,24 +207,18 @@ impl UnaryOp {
                     (f, f)
                 }
             },
-            Sqrt => {
-                if x.is_complex() {
+            op if (op == Sqrt || op.is_libm()) && x.is_complex() => {
+                if op.has_complex_form() {
+                    (x, x)
+                } else {
                     return unsupported();
                 }
+            }
+            op if op == Sqrt || op.is_libm() => {
                 let f = float_result(x);
                 (f, f)
             }
-            op if op.is_libm() => {
-                if x.is_complex() {
-                    return unsupported();
-                }
-                let f = float_result(x);
-                (f, f)
-            }
-            IsNan | IsInf | IsFinite => match x.kind() {
-                Kind::Complex => return unsupported(),
-                _ => (x, DType::Bool),
-            },
+            IsNan | IsInf | IsFinite => (x, DType::Bool),
             LogicalNot => (DType::Bool, DType::Bool),
             BitwiseNot => match x.kind() {
                 Kind::Bool | Kind::Int => (x, x),
@@ -337,6 +340,7 @@ impl BinaryOp {
                 let out = true_divide_result(strong_or(a, common), strong_or(b, common))?;
                 (out, out)
             }
+            Power if common.is_complex() => (common, common),
             FloorDivide | Remainder | Power => match common.kind() {
                 Kind::Complex => return unsupported(),
                 Kind::Bool => (DType::I32, DType::I32),

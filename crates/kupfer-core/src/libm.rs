@@ -13,6 +13,9 @@
 pub const LIBM_F32: &str = include_str!("../../../shaders/libm_f32.wgsl");
 /// The f64 library (needs `SHADER_F64`).
 pub const LIBM_F64: &str = include_str!("../../../shaders/libm_f64.wgsl");
+/// complex64 functions (`kp_<name>_c64`), built on the f32 library: a kernel that needs them
+/// takes its subset of `LIBM_F32` and this file together.
+pub const LIBM_C64: &str = include_str!("../../../shaders/complex_f32.wgsl");
 
 /// The part of a libm source that the functions `roots` need: their items (functions,
 /// constants, structs) and everything those refer to, in source order. A kernel that calls

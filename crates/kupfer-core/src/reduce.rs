@@ -141,7 +141,12 @@ impl ReduceProgram {
 /// Checks that `combine` can reduce values of `d`.
 pub fn check_input(combine: Combine, d: DType) -> Result<()> {
     match combine {
-        _ if d.is_complex() => Err(Error::unsupported(format!("reductions of {d} arrays"))),
+        Combine::Sum | Combine::Prod => Ok(()),
+        // NumPy orders complex values lexicographically; kupfer's order-based reductions
+        // (max, min, arg*, and their NaN-ignoring forms) do not.
+        _ if d.is_complex() => Err(Error::unsupported(format!(
+            "maximum, minimum and their arg/NaN forms of {d} arrays"
+        ))),
         _ => Ok(()),
     }
 }
@@ -157,6 +162,7 @@ fn identity(rp: &ReduceProgram) -> String {
         return format!("vec2<{t}>({t}(0), {t}(-1))");
     }
     match (rp.combine, acc.kind()) {
+        (Combine::Prod, Kind::Complex) => format!("{t}(1.0, 0.0)"),
         (Combine::Sum, _) => format!("{t}(0)"),
         (Combine::Prod, _) => format!("{t}(1)"),
         (Combine::Max, Kind::Float) => neg_inf(acc),
@@ -206,6 +212,9 @@ fn combine_body(rp: &ReduceProgram) -> String {
         );
     }
     match (rp.combine, rp.acc.kind()) {
+        (Combine::Prod, Kind::Complex) => {
+            "    return vec2<f32>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);".into()
+        }
         (Combine::Sum, _) => "    return a + b;".into(),
         (Combine::Prod, _) => "    return a * b;".into(),
         (Combine::Max, Kind::Float) => format!("    return kp_maximum_{t}(a, b);"),

@@ -429,6 +429,12 @@ fn arg(
 pub fn var(a: &Array, axis: impl Into<Axis>, ddof: u32, keepdims: bool) -> Result<Array> {
     let axis = axis.into();
     let d = a.dtype();
+    if d.is_complex() {
+        // NumPy's mean of |z - mean z|^2: the variances of the real and imaginary parts add.
+        let re = var(&crate::ufuncs::real(a)?, axis.clone(), ddof, keepdims)?;
+        let im = var(&crate::ufuncs::imag(a)?, axis, ddof, keepdims)?;
+        return crate::ufuncs::add(&re, &im);
+    }
     let (acc, result) = float_types(d);
     let mut s = spec(Combine::Moments, acc, acc, "var");
     s.ddof = ddof;
@@ -443,6 +449,7 @@ pub fn std(a: &Array, axis: impl Into<Axis>, ddof: u32, keepdims: bool) -> Resul
 
 fn float_types(d: DType) -> (DType, DType) {
     match d {
+        DType::Complex64 => (d, d),
         DType::F64 | DType::I64 => (DType::F64, DType::F64),
         DType::F16 => (DType::F32, DType::F16),
         _ => (DType::F32, DType::F32),

@@ -1,0 +1,123 @@
+// kupfer complex64 functions: kp_<name>_c64(z) for exp, log, log2, log10, sqrt, sin, cos,
+// tan, sinh, cosh, tanh, and kp_power_c64(a, b). A complex64 is a vec2<f32> (re, im). Built on
+// the f32 libm (libm_f32.wgsl, which is searched together with this file for the functions a
+// kernel needs) and on kp_cmul / kp_cdiv of the generated kernel's complex helpers. The
+// formulas are C99's (Annex G) for finite arguments: results match NumPy's complex64 to a few
+// ulp of the larger part; exactly zero imaginary parts of real arguments stay zero.
+
+fn kp_exp_c64(z: vec2<f32>) -> vec2<f32> {
+    let e = kp_exp_f32(z.x);
+    if (z.y == 0.0) {
+        return vec2<f32>(e, z.y);
+    }
+    return vec2<f32>(e * kp_cos_f32(z.y), e * kp_sin_f32(z.y));
+}
+
+fn kp_log_c64(z: vec2<f32>) -> vec2<f32> {
+    return vec2<f32>(kp_log_f32(kp_hypot_f32(z.x, z.y)), kp_arctan2_f32(z.y, z.x));
+}
+
+fn kp_log2_c64(z: vec2<f32>) -> vec2<f32> {
+    return kp_log_c64(z) * 1.4426950408889634;
+}
+
+fn kp_log10_c64(z: vec2<f32>) -> vec2<f32> {
+    return kp_log_c64(z) * 0.4342944819032518;
+}
+
+// The principal square root: t = sqrt((|x| + |z|) / 2) (halved first against overflow), the
+// other part y / 2t, the sign of the imaginary part kept (sqrt(-4 - 0j) = -2j).
+fn kp_sqrt_c64(z: vec2<f32>) -> vec2<f32> {
+    if (z.x == 0.0 && z.y == 0.0) {
+        return vec2<f32>(0.0, z.y);
+    }
+    let t = sqrt(abs(z.x) * 0.5 + kp_hypot_f32(z.x, z.y) * 0.5);
+    if (z.x >= 0.0) {
+        return vec2<f32>(t, z.y / (2.0 * t));
+    }
+    return vec2<f32>(abs(z.y) / (2.0 * t), select(t, -t, z.y < 0.0 || (z.y == 0.0 && (bitcast<u32>(z.y) & 0x80000000u) != 0u)));
+}
+
+fn kp_sinh_c64(z: vec2<f32>) -> vec2<f32> {
+    if (z.y == 0.0) {
+        return vec2<f32>(kp_sinh_f32(z.x), z.y);
+    }
+    return vec2<f32>(kp_sinh_f32(z.x) * kp_cos_f32(z.y), kp_cosh_f32(z.x) * kp_sin_f32(z.y));
+}
+
+fn kp_cosh_c64(z: vec2<f32>) -> vec2<f32> {
+    if (z.y == 0.0) {
+        return vec2<f32>(kp_cosh_f32(z.x), z.y * z.x);
+    }
+    return vec2<f32>(kp_cosh_f32(z.x) * kp_cos_f32(z.y), kp_sinh_f32(z.x) * kp_sin_f32(z.y));
+}
+
+// tanh(x + iy) = (sinh 2x + i sin 2y) / (cosh 2x + cos 2y); beyond |x| = 10 the real part is
+// +-1 to f32 precision and the imaginary part 4 sin y cos y e^(-2|x|) (no inf / inf).
+fn kp_tanh_c64(z: vec2<f32>) -> vec2<f32> {
+    if (z.y == 0.0) {
+        return vec2<f32>(kp_tanh_f32(z.x), z.y);
+    }
+    if (abs(z.x) > 10.0) {
+        let e = kp_exp_f32(-2.0 * abs(z.x));
+        return vec2<f32>(select(1.0, -1.0, z.x < 0.0), 4.0 * kp_sin_f32(z.y) * kp_cos_f32(z.y) * e);
+    }
+    let d = kp_cosh_f32(2.0 * z.x) + kp_cos_f32(2.0 * z.y);
+    return vec2<f32>(kp_sinh_f32(2.0 * z.x) / d, kp_sin_f32(2.0 * z.y) / d);
+}
+
+// sin z = -i sinh(iz), cos z = cosh(iz), tan z = -i tanh(iz), with iz = (-y, x).
+fn kp_sin_c64(z: vec2<f32>) -> vec2<f32> {
+    let s = kp_sinh_c64(vec2<f32>(-z.y, z.x));
+    return vec2<f32>(s.y, -s.x);
+}
+
+fn kp_cos_c64(z: vec2<f32>) -> vec2<f32> {
+    return kp_cosh_c64(vec2<f32>(-z.y, z.x));
+}
+
+fn kp_tan_c64(z: vec2<f32>) -> vec2<f32> {
+    let t = kp_tanh_c64(vec2<f32>(-z.y, z.x));
+    return vec2<f32>(t.y, -t.x);
+}
+
+// a ** b: NumPy's rules. b = 0 gives 1; a = 0 gives 0 where b's real part is positive and
+// NaN otherwise; an integral real b of magnitude at most 100 multiplies by squaring (exact where
+// the products are: (1 + 1j) ** 2 = 2j); anything else is exp(b log a).
+fn kp_power_c64(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
+    if (b.x == 0.0 && b.y == 0.0) {
+        return vec2<f32>(1.0, 0.0);
+    }
+    if (a.x == 0.0 && a.y == 0.0) {
+        if (b.x > 0.0) {
+            return vec2<f32>(0.0, 0.0);
+        }
+        let nan = bitcast<f32>(kp_c64_bits(0x7fc00000u));
+        return vec2<f32>(nan, nan);
+    }
+    if (b.y == 0.0 && abs(b.x) <= 100.0 && b.x == round(b.x)) {
+        var n = u32(abs(b.x));
+        var r = vec2<f32>(1.0, 0.0);
+        var p = a;
+        loop {
+            if ((n & 1u) != 0u) {
+                r = kp_cmul(r, p);
+            }
+            n = n >> 1u;
+            if (n == 0u) {
+                break;
+            }
+            p = kp_cmul(p, p);
+        }
+        if (b.x < 0.0) {
+            return kp_cdiv(vec2<f32>(1.0, 0.0), r);
+        }
+        return r;
+    }
+    return kp_exp_c64(kp_cmul(b, kp_log_c64(a)));
+}
+
+// Through a call: WebGPU rejects constant expressions that are not finite.
+fn kp_c64_bits(x: u32) -> u32 {
+    return x;
+}
