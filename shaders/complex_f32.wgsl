@@ -1,7 +1,7 @@
 // kupfer complex64 functions: kp_<name>_c64(z) for exp, log, log2, log10, sqrt, sin, cos,
-// tan, sinh, cosh, tanh, and kp_power_c64(a, b). A complex64 is a vec2<f32> (re, im). Built on
+// tan, sinh, cosh and tanh. A complex64 is a vec2<f32> (re, im). Built on
 // the f32 libm (libm_f32.wgsl, which is searched together with this file for the functions a
-// kernel needs) and on kp_cmul / kp_cdiv of the generated kernel's complex helpers. The
+// kernel needs). The
 // formulas are C99's (Annex G) for finite arguments: results match NumPy's complex64 to a few
 // ulp of the larger part; exactly zero imaginary parts of real arguments stay zero.
 
@@ -9,6 +9,10 @@ fn kp_exp_c64(z: vec2<f32>) -> vec2<f32> {
     let e = kp_exp_f32(z.x);
     if (z.y == 0.0) {
         return vec2<f32>(e, z.y);
+    }
+    // exp(-inf + iy) is 0 for every y, an infinite or NaN y included (C99).
+    if (e == 0.0) {
+        return vec2<f32>(0.0, 0.0);
     }
     return vec2<f32>(e * kp_cos_f32(z.y), e * kp_sin_f32(z.y));
 }
@@ -79,45 +83,4 @@ fn kp_cos_c64(z: vec2<f32>) -> vec2<f32> {
 fn kp_tan_c64(z: vec2<f32>) -> vec2<f32> {
     let t = kp_tanh_c64(vec2<f32>(-z.y, z.x));
     return vec2<f32>(t.y, -t.x);
-}
-
-// a ** b: NumPy's rules. b = 0 gives 1; a = 0 gives 0 where b's real part is positive and
-// NaN otherwise; an integral real b of magnitude at most 100 multiplies by squaring (exact where
-// the products are: (1 + 1j) ** 2 = 2j); anything else is exp(b log a).
-fn kp_power_c64(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
-    if (b.x == 0.0 && b.y == 0.0) {
-        return vec2<f32>(1.0, 0.0);
-    }
-    if (a.x == 0.0 && a.y == 0.0) {
-        if (b.x > 0.0) {
-            return vec2<f32>(0.0, 0.0);
-        }
-        let nan = bitcast<f32>(kp_c64_bits(0x7fc00000u));
-        return vec2<f32>(nan, nan);
-    }
-    if (b.y == 0.0 && abs(b.x) <= 100.0 && b.x == round(b.x)) {
-        var n = u32(abs(b.x));
-        var r = vec2<f32>(1.0, 0.0);
-        var p = a;
-        loop {
-            if ((n & 1u) != 0u) {
-                r = kp_cmul(r, p);
-            }
-            n = n >> 1u;
-            if (n == 0u) {
-                break;
-            }
-            p = kp_cmul(p, p);
-        }
-        if (b.x < 0.0) {
-            return kp_cdiv(vec2<f32>(1.0, 0.0), r);
-        }
-        return r;
-    }
-    return kp_exp_c64(kp_cmul(b, kp_log_c64(a)));
-}
-
-// Through a call: WebGPU rejects constant expressions that are not finite.
-fn kp_c64_bits(x: u32) -> u32 {
-    return x;
 }

@@ -1024,11 +1024,6 @@ fn binary_expr(op: BinaryOp, a: &str, b: &str, d: DType, needs: &mut Needs) -> R
             needs.complex = true;
             format!("kp_cmul({a}, {b})")
         }
-        (Power, Kind::Complex) => {
-            needs.complex = true;
-            needs.libm.insert("kp_power_c64".into());
-            format!("kp_power_c64({a}, {b})")
-        }
         (TrueDivide, Kind::Complex) => {
             needs.complex = true;
             format!("kp_cdiv({a}, {b})")
