@@ -1152,16 +1152,36 @@ fn bad_inputs_are_errors() {
     assert!(one(kp::mean(&e, Axis::All, false)).is_nan());
     assert!(one(kp::var(&e, Axis::All, 0, false)).is_nan());
     assert!(one(kp::nanmean(&e, Axis::All, false)).is_nan());
-    // Complex reductions are not supported (documented: Error::Unsupported).
-    let c = Array::from_slice(&[kp::Complex32::new(1.0, 2.0)], &[1]).unwrap();
-    for r in [
-        kp::sum(&c, Axis::All, false),
-        kp::max(&c, Axis::All, false),
-        kp::argmax(&c, None, false),
-        kp::var(&c, Axis::All, 0, false),
-    ] {
+    // Order-based reductions of complex values are not supported (documented:
+    // Error::Unsupported); sums, products and moments are.
+    let hz = [
+        kp::Complex32::new(1.0, 2.0),
+        kp::Complex32::new(-0.5, 0.25),
+        kp::Complex32::new(3.0, -1.0),
+    ];
+    let c = Array::from_slice(&hz, &[3]).unwrap();
+    for r in [kp::max(&c, Axis::All, false), kp::argmax(&c, None, false)] {
         assert!(matches!(r, Err(Error::Unsupported(_))), "{r:?}");
     }
+    let cz = |r: kp::Result<Array>| r.unwrap().to_vec::<kp::Complex32>().unwrap()[0];
+    let (re, im): (Vec<f64>, Vec<f64>) = hz.iter().map(|z| (z.re as f64, z.im as f64)).unzip();
+    let sum = cz(kp::sum(&c, Axis::All, false));
+    assert_eq!((sum.re, sum.im), (3.5, 1.25));
+    let prod = cz(kp::prod(&c, Axis::All, false));
+    // (1 + 2i)(-0.5 + 0.25i) = -1 - 0.75i; times (3 - i) = -3.75 - 1.25i: exact in f32.
+    assert_eq!((prod.re, prod.im), (-3.75, -1.25));
+    let mean = cz(kp::mean(&c, Axis::All, false));
+    assert!(
+        (mean.re as f64 - 3.5 / 3.0).abs() < 1e-6 && (mean.im as f64 - 1.25 / 3.0).abs() < 1e-6
+    );
+    // var = mean |z - mean z|^2 = var(re) + var(im).
+    let var_of = |v: &[f64]| {
+        let m = v.iter().sum::<f64>() / 3.0;
+        v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / 3.0
+    };
+    let want = var_of(&re) + var_of(&im);
+    let got = one(kp::var(&c, Axis::All, 0, false)) as f64;
+    assert!((got - want).abs() < 1e-5 * want, "{got} {want}");
     // ptp of bool: NumPy raises TypeError (boolean subtract).
     let b = Array::from_slice(&[true, false], &[2]).unwrap();
     assert!(kp::ptp(&b, Axis::All, false).is_err());
