@@ -381,13 +381,15 @@ impl Needs {
             .iter()
             .filter(|n| n.ends_with("_f32") || n.ends_with("_c64"));
         let f64_fns = self.libm.iter().filter(|n| n.ends_with("_f64"));
-        if self.libm.iter().any(|n| n.ends_with("_c64")) {
-            // The complex functions call the f32 ones: one search over both sources.
-            let both = format!("{LIBM_F32}\n{LIBM_C64}");
-            s.push_str(&libm::subset(&both, f32_fns.map(String::as_str)));
+        // The complex functions call the f32 ones: one search over both sources.
+        let f32_lib = if self.libm.iter().any(|n| n.ends_with("_c64")) {
+            static BOTH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+            BOTH.get_or_init(|| format!("{LIBM_F32}\n{LIBM_C64}"))
+                .as_str()
         } else {
-            s.push_str(&libm::subset(LIBM_F32, f32_fns.map(String::as_str)));
-        }
+            LIBM_F32
+        };
+        s.push_str(&libm::subset(f32_lib, f32_fns.map(String::as_str)));
         s.push_str(&libm::subset(LIBM_F64, f64_fns.map(String::as_str)));
         // f16's fmod is computed in f32, so f16 helpers bring the f32 ones.
         let mut floats = self.float.clone();
@@ -980,8 +982,7 @@ fn unary_expr(op: UnaryOp, x: &str, d: DType, needs: &mut Needs) -> Result<Strin
         (LogicalNot, _) => format!("!{x}"),
         (BitwiseNot, Kind::Bool) => format!("!{x}"),
         (BitwiseNot, Kind::Int) => format!("~{x}"),
-        (Sqrt | Exp | Log | Log2 | Log10 | Sin | Cos | Tan | Sinh | Cosh | Tanh, Kind::Complex) => {
-            needs.complex = true;
+        (op, Kind::Complex) if op.has_complex_form() => {
             needs.libm.insert(format!("kp_{}_c64", op.name()));
             format!("kp_{}_c64({x})", op.name())
         }

@@ -232,15 +232,19 @@ pub fn time(vk: &Vk, built: &Built, wgsl: &str, size: u32) -> Result<String, Str
                     | vk::AccessFlags::TRANSFER_READ,
             )];
         let all = vk::PipelineStageFlags::TRANSFER | vk::PipelineStageFlags::COMPUTE_SHADER;
-        d.cmd_pipeline_barrier(
-            cb,
-            all,
-            all,
-            vk::DependencyFlags::empty(),
-            &barrier,
-            &[],
-            &[],
-        );
+        // Every earlier transfer and dispatch done (and its writes visible) before what follows.
+        let sync = || {
+            d.cmd_pipeline_barrier(
+                cb,
+                all,
+                all,
+                vk::DependencyFlags::empty(),
+                &barrier,
+                &[],
+                &[],
+            )
+        };
+        sync();
         d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, built.pipeline);
         d.cmd_bind_descriptor_sets(
             cb,
@@ -255,15 +259,7 @@ pub fn time(vk: &Vk, built: &Built, wgsl: &str, size: u32) -> Result<String, Str
             d.cmd_write_timestamp(cb, vk::PipelineStageFlags::BOTTOM_OF_PIPE, qp, 2 * r);
             d.cmd_dispatch(cb, size.div_ceil(bn), size.div_ceil(bm), 1);
             d.cmd_write_timestamp(cb, vk::PipelineStageFlags::BOTTOM_OF_PIPE, qp, 2 * r + 1);
-            d.cmd_pipeline_barrier(
-                cb,
-                all,
-                all,
-                vk::DependencyFlags::empty(),
-                &barrier,
-                &[],
-                &[],
-            );
+            sync();
         }
         d.cmd_copy_buffer(
             cb,
