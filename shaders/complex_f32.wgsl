@@ -1,7 +1,8 @@
 // kupfer complex64 functions: kp_<name>_c64(z) for exp, log, log2, log10, sqrt, sin, cos,
 // tan, sinh, cosh and tanh. A complex64 is a vec2<f32> (re, im). Built on
 // the f32 libm (libm_f32.wgsl, which is searched together with this file for the functions a
-// kernel needs). The
+// kernel needs). The complex128 forms (kp_<name>_c128 on libm_f64.wgsl) are this file with
+// f32 read as f64 (kupfer-core's libm.rs writes them). The
 // formulas are C99's (Annex G) for finite arguments: results match NumPy's complex64 to a few
 // ulp of the larger part; exactly zero imaginary parts of real arguments stay zero.
 
@@ -39,7 +40,7 @@ fn kp_sqrt_c64(z: vec2<f32>) -> vec2<f32> {
     if (z.x >= 0.0) {
         return vec2<f32>(t, z.y / (2.0 * t));
     }
-    return vec2<f32>(abs(z.y) / (2.0 * t), select(t, -t, z.y < 0.0 || (z.y == 0.0 && (bitcast<u32>(z.y) & 0x80000000u) != 0u)));
+    return vec2<f32>(abs(z.y) / (2.0 * t), select(t, -t, z.y < 0.0 || (z.y == 0.0 && (bitcast<u32>(f32(z.y)) & 0x80000000u) != 0u)));
 }
 
 fn kp_sinh_c64(z: vec2<f32>) -> vec2<f32> {
@@ -56,15 +57,16 @@ fn kp_cosh_c64(z: vec2<f32>) -> vec2<f32> {
     return vec2<f32>(kp_cosh_f32(z.x) * kp_cos_f32(z.y), kp_sinh_f32(z.x) * kp_sin_f32(z.y));
 }
 
-// tanh(x + iy) = (sinh 2x + i sin 2y) / (cosh 2x + cos 2y); beyond |x| = 10 the real part is
-// +-1 to f32 precision and the imaginary part 4 sin y cos y e^(-2|x|) (no inf / inf).
+// tanh(x + iy) = (sinh 2x + i sin 2y) / (cosh 2x + cos 2y); beyond |x| = 10 (20 in the f64
+// form) the real part is +-1 to the precision and the imaginary part 4 sin y cos y e^(-2|x|)
+// (no inf / inf).
 fn kp_tanh_c64(z: vec2<f32>) -> vec2<f32> {
     if (z.y == 0.0) {
         return vec2<f32>(kp_tanh_f32(z.x), z.y);
     }
     if (abs(z.x) > 10.0) {
         let e = kp_exp_f32(-2.0 * abs(z.x));
-        return vec2<f32>(select(1.0, -1.0, z.x < 0.0), 4.0 * kp_sin_f32(z.y) * kp_cos_f32(z.y) * e);
+        return vec2<f32>(sign(z.x), 4.0 * kp_sin_f32(z.y) * kp_cos_f32(z.y) * e);
     }
     let d = kp_cosh_f32(2.0 * z.x) + kp_cos_f32(2.0 * z.y);
     return vec2<f32>(kp_sinh_f32(2.0 * z.x) / d, kp_sin_f32(2.0 * z.y) / d);

@@ -4,6 +4,9 @@
 //! padding, and bad inputs. Accuracy is the relative L2 error against NumPy's float64 result
 //! (issue 5: <= 1e-6 for powers of two, <= 5e-6 for Bluestein sizes).
 //!
+//! Double precision (float64 / complex128 input, adapters with SHADER_F64) is held to
+//! float64 accuracy: 1e-14 relative L2 error (5e-14 for Bluestein sizes).
+//!
 //! Needs python3 with NumPy and a GPU adapter (lavapipe will do); fails, never skips,
 //! without them.
 
@@ -11,7 +14,7 @@ mod common;
 
 use common::Rng;
 use kp::fft::{self, Norm};
-use kp::{s, Array, Complex32, DType};
+use kp::{s, Array, Complex32, Complex64, DType};
 use kupfer as kp;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -23,6 +26,8 @@ struct Case {
     /// Input values (interleaved re/im when complex).
     data: Vec<f32>,
     complex: bool,
+    /// Uploaded as float64/complex128 (else float32/complex64).
+    double: bool,
     shape: Vec<usize>,
     /// NumPy expression of `x` (the input as complex128/float64).
     expr: String,
@@ -79,6 +84,7 @@ fn case(
     Case {
         data: random(seed, n),
         complex,
+        double: false,
         shape: shape.to_vec(),
         expr: expr.into(),
         run: Box::new(run),
@@ -87,7 +93,42 @@ fn case(
     }
 }
 
+/// [`case`] of float64 / complex128 input, held to float64 accuracy.
+fn case64(
+    id: impl Into<String>,
+    shape: &[usize],
+    complex: bool,
+    expr: impl Into<String>,
+    run: impl Fn(&Array) -> kp::Result<Array> + 'static,
+) -> Case {
+    let id = id.into();
+    let bluestein = shape.iter().any(|&n| tol(n) > 1e-6);
+    Case {
+        double: true,
+        ..case(
+            id,
+            shape,
+            complex,
+            expr,
+            if bluestein { 5e-14 } else { 1e-14 },
+            run,
+        )
+    }
+}
+
 fn upload(c: &Case) -> Array {
+    if c.double {
+        let wide: Vec<f64> = c.data.iter().map(|&v| f64::from(v)).collect();
+        return if c.complex {
+            let z: Vec<Complex64> = wide
+                .chunks_exact(2)
+                .map(|p| Complex64::new(p[0], p[1]))
+                .collect();
+            Array::from_slice(&z, &c.shape).unwrap()
+        } else {
+            Array::from_slice(&wide, &c.shape).unwrap()
+        };
+    }
     if c.complex {
         let z: Vec<Complex32> = c
             .data
@@ -127,14 +168,14 @@ fn compare(c: &Case, got: &Array, dir: &Path, res: &Value) -> Result<f64, String
     if got.shape() != want_shape.as_slice() {
         return Err(format!("shape {:?}, numpy {:?}", got.shape(), want_shape));
     }
-    let want_dtype = if res["complex"].as_bool().unwrap() {
-        DType::Complex64
-    } else {
-        got.dtype()
+    let numpy_complex = res["complex"].as_bool().unwrap();
+    let want_dtype = match (numpy_complex, c.double) {
+        (true, false) => DType::Complex64,
+        (true, true) => DType::Complex128,
+        (false, false) => got.dtype(),
+        (false, true) => DType::F64,
     };
-    if got.dtype() != want_dtype
-        || got.dtype() == DType::Complex64 && !res["complex"].as_bool().unwrap()
-    {
+    if got.dtype() != want_dtype {
         return Err(format!(
             "dtype {} (numpy complex: {})",
             got.dtype(),
@@ -595,6 +636,21 @@ fn large_sizes_accuracy() {
             |a| fft::fft(a, None, 0, Norm::Backward),
         ),
     ];
+    // Double precision over several passes and through Bluestein.
+    cases.push(case64(
+        "fft64_2^18",
+        &[1 << 18],
+        true,
+        "np.fft.fft(x)",
+        |a| fft::fft(a, None, -1, Norm::Backward),
+    ));
+    cases.push(case64(
+        "fft64_999983",
+        &[999983],
+        true,
+        "np.fft.fft(x)",
+        |a| fft::fft(a, None, -1, Norm::Backward),
+    ));
     // The anchor's sizes (2^20, 2^24, 1048577) on a real GPU: KUPFER_FFT_BIG=1.
     if std::env::var_os("KUPFER_FFT_BIG").is_some() {
         for n in [1usize << 20, 1 << 24, (1 << 20) | 1] {
@@ -634,6 +690,108 @@ fn large_sizes_accuracy() {
         ));
     }
     run_cases("large", cases);
+}
+
+#[test]
+fn double_precision() {
+    // float64 / complex128 input transforms in double precision and gives complex128
+    // (float64 for irfft/hfft): every function, Stockham sizes of one and several passes,
+    // Bluestein sizes, axes of a 3-D array, a strided view, the norms, and int64 input.
+    let mut cases = Vec::new();
+    for n in [
+        1usize, 2, 3, 7, 8, 12, 60, 97, 128, 1000, 4096, 65536, 19683, 65537,
+    ] {
+        cases.push(case64(
+            format!("fft_{n}"),
+            &[n],
+            true,
+            "np.fft.fft(x)",
+            |a| fft::fft(a, None, -1, Norm::Backward),
+        ));
+        cases.push(case64(
+            format!("rfft_{n}"),
+            &[n],
+            false,
+            "np.fft.rfft(x)",
+            |a| fft::rfft(a, None, -1, Norm::Backward),
+        ));
+    }
+    for (norm, name) in NORMS {
+        cases.push(case64(
+            format!("ifft_{name}"),
+            &[3, 250],
+            true,
+            format!("np.fft.ifft(x, norm='{name}')"),
+            move |a| fft::ifft(a, None, -1, norm),
+        ));
+        cases.push(case64(
+            format!("irfft_{name}"),
+            &[5, 33],
+            true,
+            format!("np.fft.irfft(x, n=64, norm='{name}')"),
+            move |a| fft::irfft(a, Some(64), -1, norm),
+        ));
+        cases.push(case64(
+            format!("hfft_{name}"),
+            &[17],
+            true,
+            format!("np.fft.hfft(x, norm='{name}')"),
+            move |a| fft::hfft(a, None, -1, norm),
+        ));
+        cases.push(case64(
+            format!("ihfft_{name}"),
+            &[31],
+            false,
+            format!("np.fft.ihfft(x, norm='{name}')"),
+            move |a| fft::ihfft(a, None, -1, norm),
+        ));
+    }
+    cases.push(case64(
+        "fftn_3d",
+        &[6, 10, 14],
+        true,
+        "np.fft.fftn(x)",
+        |a| fft::fftn(a, None, None, Norm::Backward),
+    ));
+    cases.push(case64(
+        "rfft2_axes",
+        &[9, 16, 5],
+        false,
+        "np.fft.rfft2(x, axes=(0, 1), norm='ortho')",
+        |a| fft::rfft2(a, None, Some(&[0, 1]), Norm::Ortho),
+    ));
+    cases.push(case64(
+        "irfftn_s",
+        &[8, 11],
+        true,
+        "np.fft.irfftn(x, s=(8, 20))",
+        |a| fft::irfftn(a, Some(&[8, 20]), None, Norm::Backward),
+    ));
+    cases.push(case64(
+        "fft_strided_cols",
+        &[300, 8],
+        true,
+        "np.fft.fft(x[::3, 1::2], axis=0)",
+        |a| fft::fft(&a.slice(&s![..;3, 1..;2])?, None, 0, Norm::Backward),
+    ));
+    cases.push(case64(
+        "fft_cols_4096",
+        &[4096, 3],
+        true,
+        "np.fft.fft(x, axis=0)",
+        |a| fft::fft(a, None, 0, Norm::Backward),
+    ));
+    cases.push(case64(
+        "fft_int64",
+        &[40],
+        false,
+        "np.fft.fft(np.trunc(x * 1000).astype(np.int64))",
+        |a| {
+            let i = kp::trunc(&kp::multiply(a, 1000.0)?)?.astype(DType::I64)?;
+            fft::fft(&i, None, -1, Norm::Backward)
+        },
+    ));
+    run_cases("double", cases);
 }
 
 #[test]

@@ -493,7 +493,7 @@ fn float_err<T: Ulp>(g: T, e: T, tol: &Tol) -> Option<u128> {
 /// those give a non-finite expected value (overflow, division by zero), the pattern of
 /// NaN/inf components is the implementation's (NumPy does not follow C99 Annex G either): a
 /// non-finite component is required, not the same one.
-fn complex_ok(g: kp::Complex32, e: kp::Complex32, tol: &Tol) -> bool {
+fn complex_ok(g: kp::Complex64, e: kp::Complex64, eps: f64, tol: &Tol) -> bool {
     let exact = Tol {
         ulp: 0,
         zero_sign: true,
@@ -502,15 +502,13 @@ fn complex_ok(g: kp::Complex32, e: kp::Complex32, tol: &Tol) -> bool {
     if tol.crel == 0.0 {
         return float_err(g.re, e.re, &exact).is_none() && float_err(g.im, e.im, &exact).is_none();
     }
-    let finite = |z: kp::Complex32| z.re.is_finite() && z.im.is_finite();
+    let finite = |z: kp::Complex64| z.re.is_finite() && z.im.is_finite();
     if !finite(e) || !finite(g) {
         return !finite(e) && !finite(g);
     }
-    let mag = f64::from(e.re).hypot(f64::from(e.im));
-    let err = (f64::from(g.re) - f64::from(e.re))
-        .abs()
-        .max((f64::from(g.im) - f64::from(e.im)).abs());
-    err <= tol.crel * f64::from(f32::EPSILON) * mag
+    let mag = e.re.hypot(e.im);
+    let err = (g.re - e.re).abs().max((g.im - e.im).abs());
+    err <= tol.crel * eps * mag
 }
 
 fn element(d: &HostData, i: usize) -> String {
@@ -523,6 +521,7 @@ fn element(d: &HostData, i: usize) -> String {
         HostData::F32(v) => format!("{:?}", v[i]),
         HostData::F64(v) => format!("{:?}", v[i]),
         HostData::Complex64(v) => format!("{:?}", v[i]),
+        HostData::Complex128(v) => format!("{:?}", v[i]),
     }
 }
 
@@ -643,7 +642,15 @@ fn compare(got: &HostArray, exp: &HostArray, tol: &Tol) -> Option<Mismatch> {
             compare_slices(g, e, s, |a, b| float_err(*a, *b, tol))
         }
         (HostData::Complex64(g), HostData::Complex64(e)) => compare_slices(g, e, s, |a, b| {
-            if complex_ok(*a, *b, tol) {
+            let wide = |z: &kp::Complex32| kp::Complex64::new(z.re.into(), z.im.into());
+            if complex_ok(wide(a), wide(b), f64::from(f32::EPSILON), tol) {
+                None
+            } else {
+                Some(0)
+            }
+        }),
+        (HostData::Complex128(g), HostData::Complex128(e)) => compare_slices(g, e, s, |a, b| {
+            if complex_ok(*a, *b, f64::EPSILON, tol) {
                 None
             } else {
                 Some(0)

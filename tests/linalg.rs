@@ -48,6 +48,7 @@ fn input(seed: u64, dtype: DType, shape: &[usize]) -> Input {
     let n: usize = shape.iter().product();
     let data = match dtype {
         DType::Complex64 => common::values(seed, 0x11aa, 2 * n, DType::F32, -1.0, 1.0),
+        DType::Complex128 => common::values(seed, 0x11aa, 2 * n, DType::F64, -1.0, 1.0),
         DType::Bool => common::values(seed, 0x11aa, n, dtype, 0.0, 1.0),
         d if d.is_int() => common::values(seed, 0x11aa, n, dtype, -9.0, 9.0),
         d => common::values(seed, 0x11aa, n, d, -1.0, 1.0),
@@ -65,6 +66,14 @@ fn upload(i: &Input) -> Array {
             .data
             .chunks(2)
             .map(|c| kp::Complex32::new(c[0] as f32, c[1] as f32))
+            .collect();
+        return Array::from_slice(&v, &i.shape).expect("upload");
+    }
+    if i.dtype == DType::Complex128 {
+        let v: Vec<kp::Complex64> = i
+            .data
+            .chunks(2)
+            .map(|c| kp::Complex64::new(c[0], c[1]))
             .collect();
         return Array::from_slice(&v, &i.shape).expect("upload");
     }
@@ -136,7 +145,7 @@ fn run_oracle(dir: &Path, cases: &[Case]) -> Value {
 fn want_dtype(name: &str, inputs: &[Input]) -> DType {
     let wide = inputs.iter().any(|i| i.dtype.is_64bit());
     match (name, wide) {
-        ("complex128", _) => DType::Complex64,
+        ("complex128", false) => DType::Complex64,
         ("int64", false) => DType::I32,
         ("float64", false) => DType::F32,
         (n, _) => DType::from_name(n).expect("a kupfer dtype"),
@@ -148,6 +157,7 @@ fn values_of(a: &Array) -> Result<Vec<(f64, f64)>, String> {
     let h = a.to_host().map_err(|e| format!("read-back: {e}"))?;
     Ok(match &h.data {
         kp::HostData::Complex64(v) => v.iter().map(|c| (c.re.into(), c.im.into())).collect(),
+        kp::HostData::Complex128(v) => v.iter().map(|c| (c.re, c.im)).collect(),
         d => (0..h.shape.iter().product())
             .map(|i| (d.get_f64(i), 0.0))
             .collect(),
@@ -240,7 +250,7 @@ fn device() -> kp::Device {
 }
 
 /// The dtypes every function is tested in: float32, float16, int32, complex64, and float64
-/// where the adapter has it.
+/// and complex128 where the adapter has them.
 fn test_dtypes(dev: &kp::Device) -> Vec<DType> {
     [
         DType::F32,
@@ -248,6 +258,7 @@ fn test_dtypes(dev: &kp::Device) -> Vec<DType> {
         DType::I32,
         DType::Complex64,
         DType::F64,
+        DType::Complex128,
     ]
     .into_iter()
     .filter(|&d| dev.supports(d))

@@ -75,6 +75,13 @@ pub fn upload(data: &[f64], dtype: DType, shape: &[usize]) -> Array {
                 .collect::<Vec<_>>(),
             shape,
         ),
+        DType::Complex128 => Array::from_slice(
+            &data
+                .iter()
+                .map(|&v| kp::Complex64::new(v, 0.0))
+                .collect::<Vec<_>>(),
+            shape,
+        ),
     };
     r.expect("upload")
 }
@@ -90,7 +97,7 @@ pub fn raw_bytes(data: &[f64], dtype: DType) -> Vec<u8> {
             DType::I64 => out.extend((v as i64).to_le_bytes()),
             DType::F16 => out.extend(half::f16::from_f64(v).to_le_bytes()),
             DType::F32 => out.extend((v as f32).to_le_bytes()),
-            DType::F64 | DType::Complex64 => out.extend(v.to_le_bytes()),
+            DType::F64 | DType::Complex64 | DType::Complex128 => out.extend(v.to_le_bytes()),
         }
     }
     out
@@ -206,7 +213,7 @@ pub fn eps(d: DType) -> f64 {
     match d {
         DType::F16 => 9.77e-4,
         DType::F32 | DType::Complex64 => 1.19e-7,
-        DType::F64 => 2.22e-16,
+        DType::F64 | DType::Complex128 => 2.22e-16,
         _ => 0.0,
     }
 }
@@ -232,6 +239,7 @@ pub fn host_pairs(a: &Array) -> Vec<(f64, f64)> {
             .collect(),
         kp::HostData::F32(v) => v.iter().map(|&x| (f64::from(x), 0.0)).collect(),
         kp::HostData::F64(v) => v.iter().map(|&x| (x, 0.0)).collect(),
+        kp::HostData::Complex128(v) => v.iter().map(|z| (z.re, z.im)).collect(),
         other => panic!("unexpected result dtype {:?}", other.dtype()),
     }
 }

@@ -52,7 +52,8 @@ if int(np.__version__.split(".")[0]) < 2:
 
 warnings.simplefilter("ignore")
 
-DTYPES = ["bool", "int32", "uint32", "int64", "float16", "float32", "float64", "complex64"]
+DTYPES = ["bool", "int32", "uint32", "int64", "float16", "float32", "float64", "complex64",
+          "complex128"]
 INTS = ["int32", "uint32", "int64"]
 FLOATS = ["float16", "float32", "float64"]
 KUPFER_DTYPES = {np.dtype(d) for d in DTYPES}
@@ -93,8 +94,12 @@ def tol_for(op, dtype):
     """Tolerance for a float/complex result of `op` in `dtype` (None: exact)."""
     dt = np.dtype(dtype)
     if dt.kind == "c":
-        if op in ("multiply", "divide", "square", "reciprocal", "chain"):
+        if op in ("multiply", "divide", "square", "reciprocal"):
             return {"crel": 4}
+        # a * b + c: where the sum cancels, |result| is far below the terms, and a driver's
+        # fused multiply-add (lavapipe contracts f64) rounds differently from NumPy.
+        if op == "chain":
+            return {"crel": 32}
         # kupfer's complex64 functions (shaders/complex_f32.wgsl) compose f32 libm results:
         # a few ulp of |result|.
         if op in TRANSCENDENTAL or op == "sqrt":
@@ -215,8 +220,6 @@ def kupfer_dtype(rdt, operand_dtypes):
     if is64(rdt) and not any64:
         return {"i": np.dtype("int32"), "u": np.dtype("uint32"), "f": np.dtype("float32"),
                 "c": np.dtype("complex64")}[rdt.kind]
-    if rdt == np.complex128:
-        return ("error", "Unsupported")
     if rdt not in KUPFER_DTYPES:
         raise AssertionError(f"unexpected NumPy result dtype {rdt}")
     return rdt
@@ -272,7 +275,7 @@ class Gen:
                 "params": params}
         if note:
             case["note"] = note
-        if any(isinstance(a, A) and a.base.dtype == np.complex64 for a in args) or any(
+        if any(isinstance(a, A) and a.base.dtype.kind == "c" for a in args) or any(
                 isinstance(a, S) and isinstance(a.v, complex) for a in args):
             if op in COMPLEX_LIMITED:
                 case["allow_unsupported"] = True
@@ -300,17 +303,6 @@ class Gen:
             else:
                 case["expect"] = {"error": "InvalidArgument", "numpy": f"ValueError: {e}"}
             return self.emit(case, section)
-        if kind == "ufunc" and len(vals) >= 2:
-            # kupfer resolves the operands' common dtype first (also for comparisons and
-            # logical ops): one that needs complex128 is Unsupported (promote.rs).
-            try:
-                common = np.result_type(*(vals[1:] if op == "where" else vals))
-            except (OverflowError, TypeError, ValueError):
-                common = r.dtype
-            if common == np.complex128 and any(is64(d) for d in strong):
-                case["expect"] = {"error": "Unsupported",
-                                  "numpy": f"common dtype complex128 (result {r.dtype})"}
-                return self.emit(case, section)
         kdt = kupfer_dtype(r.dtype, strong) if kind != "astype" else r.dtype
         if isinstance(kdt, tuple):
             case["expect"] = {"error": kdt[1], "numpy": f"result {r.dtype} (complex128)"}
@@ -372,10 +364,13 @@ class Gen:
             else:
                 v += [1e-300, 1e300, 2.0 ** 53 + 1, 1e-15]
             return np.array(v, dtype=dt)
-        # complex64: finite values
+        # complex: finite values
         parts = [0.0, -0.0, 1.0, -1.0, 0.5, 2.5, 1e10, -3e-10]
         v = [complex(a, b) for a in parts for b in parts[::3]]
-        return np.array(v + [1e20 + 1e20j, 1e-20 - 2e-20j, 3 - 4j], dtype=dt)
+        v += [1e20 + 1e20j, 1e-20 - 2e-20j, 3 - 4j]
+        if dt == np.complex128:
+            v += [1e200 - 1e200j, 1e-200 + 3e-200j, 0.1 + 0.7j]
+        return np.array(v, dtype=dt)
 
     def rand(self, dtype, n, lo=None, hi=None, positive=False, log=False):
         """Random values of a dtype in [lo, hi] (uniform or log-uniform magnitude)."""
@@ -699,7 +694,8 @@ class Gen:
             frac = [0.0, -0.0, 0.5, -0.5, 0.99, -0.99, 1.5, -2.7, 2.7, 100.25, 3.0]
             extra = {"float16": [65504.0, 2048.0, 0.0001], "float32": [16777216.0, 2e9, 1e-40],
                      "float64": [2147483647.75, 4e9, 9e18, 5e-324],
-                     "complex64": [16777216.0, 2e9, 1e-40]}[src]
+                     "complex64": [16777216.0, 2e9, 1e-40],
+                     "complex128": [2147483647.75, 4e9, 9e18, 5e-324]}[src]
             v = [x for x in frac + extra + [-x for x in extra]
                  if lo <= math.trunc(x) <= hi and not (t == np.int64 and abs(x) >= 2 ** 63)]
             r = self.rand("float64", 30, max(lo, -6e4), min(hi, 6e4))
@@ -728,7 +724,7 @@ class Gen:
         for src in DTYPES:
             for dst in DTYPES:
                 x = self.astype_input(src, dst)
-                note = "complex -> real keeps the real part" if src == "complex64" else None
+                note = "complex -> real keeps the real part" if src.startswith("complex") else None
                 self.ufunc("astype", "astype", [A(x)], params={"dtype": dst}, kind="astype",
                            note=note)
         x = self.rand("float32", 60, -1e4, 1e4).reshape(3, 4, 5)
@@ -747,12 +743,12 @@ class Gen:
             [["greater", 0, 1], ["where", "t0", 0, 2], ["multiply", "t1", 1]],
             [["exp", 0], ["log", "t0"], ["add", "t1", 1]],
         ]
-        for d in ["float16", "float32", "float64", "int32", "int64", "complex64"]:
+        for d in ["float16", "float32", "float64", "int32", "int64", "complex64", "complex128"]:
             for prog in progs:
                 if d in ("int32", "int64") and any(s[0] in ("sin", "exp", "log") for s in prog):
                     continue
-                if d == "complex64" and any(s[0] in ("sin", "exp", "log", "maximum", "greater")
-                                            for s in prog):
+                if d.startswith("complex") and any(s[0] in ("sin", "exp", "log", "maximum",
+                                                            "greater") for s in prog):
                     continue
                 args = [A(self.rand(d, 77, -3, 3)) for _ in range(3)]
                 vals = [a.value() for a in args]

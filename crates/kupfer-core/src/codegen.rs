@@ -69,7 +69,7 @@ impl Target {
     pub fn check(&self, dtype: DType, adapter: &str) -> Result<()> {
         let (ok, feature) = match dtype {
             DType::F16 => (self.f16, "SHADER_F16"),
-            DType::F64 => (self.f64, "SHADER_F64"),
+            DType::F64 | DType::Complex128 => (self.f64, "SHADER_F64"),
             DType::I64 => (self.i64, "SHADER_INT64"),
             _ => (true, ""),
         };
@@ -125,13 +125,14 @@ pub fn scalar_uniform_type(dtype: DType) -> &'static str {
 
 fn uniform_align(dtype: DType) -> usize {
     match dtype {
+        DType::Complex128 => 16,
         DType::F64 | DType::I64 | DType::Complex64 => 8,
         _ => 4,
     }
 }
 
 /// The uniform struct fields of `program` (plus `extra` u32 fields, named as given) and their
-/// byte offsets. 8-byte fields come first so that every field is naturally aligned.
+/// byte offsets. 16- and 8-byte fields come first so that every field is naturally aligned.
 pub(crate) fn param_block(program: &Program, extra: &[&str]) -> (String, ParamLayout) {
     let rank = program.rank;
     let mut fields = String::new();
@@ -144,9 +145,12 @@ pub(crate) fn param_block(program: &Program, extra: &[&str]) -> (String, ParamLa
         off
     };
     let mut scalar_offsets = vec![0usize; program.scalars.len()];
-    for (k, &d) in program.scalars.iter().enumerate() {
-        if uniform_align(d) == 8 {
-            scalar_offsets[k] = field(format!("s{k}"), scalar_uniform_type(d), 8, &mut fields);
+    for align in [16, 8] {
+        for (k, &d) in program.scalars.iter().enumerate() {
+            if uniform_align(d) == align {
+                scalar_offsets[k] =
+                    field(format!("s{k}"), scalar_uniform_type(d), align, &mut fields);
+            }
         }
     }
     layout.n = field("n".into(), "u32", 4, &mut fields);
@@ -367,7 +371,8 @@ pub(crate) struct Needs {
     libm: BTreeSet<String>,
     f64_rounding: bool,
     f32_divide: bool,
-    complex: bool,
+    /// The complex dtypes whose multiply/divide/reciprocal helpers the kernel calls.
+    complex: BTreeSet<DType>,
     mixed_compare: bool,
     /// User functions called by the kernel (`kpu_<k>`), in first-call order.
     pub(crate) user: Vec<Arc<UserFn>>,
@@ -380,7 +385,10 @@ impl Needs {
             .libm
             .iter()
             .filter(|n| n.ends_with("_f32") || n.ends_with("_c64"));
-        let f64_fns = self.libm.iter().filter(|n| n.ends_with("_f64"));
+        let f64_fns = self
+            .libm
+            .iter()
+            .filter(|n| n.ends_with("_f64") || n.ends_with("_c128"));
         // The complex functions call the f32 ones: one search over both sources.
         let f32_lib = if self.libm.iter().any(|n| n.ends_with("_c64")) {
             static BOTH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
@@ -390,7 +398,14 @@ impl Needs {
             LIBM_F32
         };
         s.push_str(&libm::subset(f32_lib, f32_fns.map(String::as_str)));
-        s.push_str(&libm::subset(LIBM_F64, f64_fns.map(String::as_str)));
+        let f64_lib = if self.libm.iter().any(|n| n.ends_with("_c128")) {
+            static BOTH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+            BOTH.get_or_init(|| format!("{LIBM_F64}\n{}", libm::libm_c128()))
+                .as_str()
+        } else {
+            LIBM_F64
+        };
+        s.push_str(&libm::subset(f64_lib, f64_fns.map(String::as_str)));
         // f16's fmod is computed in f32, so f16 helpers bring the f32 ones.
         let mut floats = self.float.clone();
         if floats.contains(&DType::F16) {
@@ -430,8 +445,12 @@ impl Needs {
             );
             s.push('\n');
         }
-        if self.complex {
-            s.push_str(COMPLEX_HELPERS);
+        for &d in &self.complex {
+            s.push_str(
+                &COMPLEX_HELPERS
+                    .replace("_CT(", &format!("_{}(", complex_suffix(d)))
+                    .replace("CT", d.wgsl_value()),
+            );
         }
         if self.mixed_compare {
             s.push_str(MIXED_COMPARE);
@@ -499,41 +518,52 @@ fn kp_divide_f32(a: f32, b: f32) -> f32 {
 }
 ";
 
+/// Complex multiply, divide and reciprocal, written once: `CT` is the complex WGSL type and
+/// `_CT(` the name suffix (`kp_cmul_c64`, `kp_cdiv_c128`, ...).
 const COMPLEX_HELPERS: &str = "
-fn kp_cmul(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
-    return vec2<f32>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+fn kp_cmul_CT(a: CT, b: CT) -> CT {
+    return CT(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
 }
 
 // NumPy's complex division (Smith's algorithm with a reciprocal scale; a zero divisor divides
 // each part by |b.x| = 0).
-fn kp_cdiv(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
+fn kp_cdiv_CT(a: CT, b: CT) -> CT {
     let br = abs(b.x);
     let bi = abs(b.y);
     if (br >= bi) {
         if (br == 0.0 && bi == 0.0) {
-            return vec2<f32>(a.x / br, a.y / br);
+            return CT(a.x / br, a.y / br);
         }
         let rat = b.y / b.x;
         let scl = 1.0 / (b.x + b.y * rat);
-        return vec2<f32>((a.x + a.y * rat) * scl, (a.y - a.x * rat) * scl);
+        return CT((a.x + a.y * rat) * scl, (a.y - a.x * rat) * scl);
     }
     let rat = b.x / b.y;
     let scl = 1.0 / (b.y + b.x * rat);
-    return vec2<f32>((a.x * rat + a.y) * scl, (a.y * rat - a.x) * scl);
+    return CT((a.x * rat + a.y) * scl, (a.y * rat - a.x) * scl);
 }
 
 // NumPy's complex reciprocal (also scaled by a reciprocal).
-fn kp_crecip(x: vec2<f32>) -> vec2<f32> {
+fn kp_crecip_CT(x: CT) -> CT {
     if (abs(x.y) <= abs(x.x)) {
         let r = x.y / x.x;
         let s = 1.0 / (x.x + x.y * r);
-        return vec2<f32>(s, -r * s);
+        return CT(s, -r * s);
     }
     let r = x.x / x.y;
     let s = 1.0 / (x.x * r + x.y);
-    return vec2<f32>(r * s, -s);
+    return CT(r * s, -s);
 }
 ";
+
+/// The name suffix of a complex dtype's helpers and libm functions (`c64`, `c128`).
+pub(crate) fn complex_suffix(d: DType) -> &'static str {
+    if d == DType::Complex128 {
+        "c128"
+    } else {
+        "c64"
+    }
+}
 
 /// C fmod, exact (the result is always representable), without fma or any rewrite-sensitive
 /// trick: f32 by long division on the integer significands, 8 bits a step; f64 (which has no
@@ -652,7 +682,7 @@ fn isnan_helpers(d: DType) -> String {
 pub(crate) fn zero(d: DType) -> String {
     match d {
         DType::Bool => "false".into(),
-        DType::Complex64 => "vec2<f32>(0.0, 0.0)".into(),
+        DType::Complex64 | DType::Complex128 => format!("{}(0.0, 0.0)", d.wgsl_value()),
         d => format!("{}(0)", d.wgsl_value()),
     }
 }
@@ -660,7 +690,7 @@ pub(crate) fn zero(d: DType) -> String {
 fn one(d: DType) -> String {
     match d {
         DType::Bool => "true".into(),
-        DType::Complex64 => "vec2<f32>(1.0, 0.0)".into(),
+        DType::Complex64 | DType::Complex128 => format!("{}(1.0, 0.0)", d.wgsl_value()),
         d => format!("{}(1)", d.wgsl_value()),
     }
 }
@@ -717,11 +747,21 @@ pub(crate) fn cast_expr(x: &str, from: DType, to: DType) -> String {
     let tv = to.wgsl_value();
     match (from, to) {
         // `!(x == 0)` (see below): NaN + 0j is true.
-        (DType::Complex64, DType::Bool) => format!("!all({x} == vec2<f32>(0.0, 0.0))"),
-        (DType::Complex64, _) => cast_expr(&format!("{x}.x"), DType::F32, to),
+        (DType::Complex64 | DType::Complex128, DType::Bool) => {
+            format!("!all({x} == {})", zero(from))
+        }
+        (DType::Complex64 | DType::Complex128, DType::Complex64 | DType::Complex128) => {
+            format!("{tv}({x})")
+        }
+        (DType::Complex64 | DType::Complex128, _) => {
+            cast_expr(&format!("{x}.x"), from.real_part(), to)
+        }
         // The imaginary part is the uniform P.zero (always +0.0), not a constant, so that no
         // optimiser folds `0.0 - y` to `-y` (wrong for y = +0) or `x / (y + 0i)` to a real op.
         (_, DType::Complex64) => format!("vec2<f32>({}, P.zero)", cast_expr(x, from, DType::F32)),
+        (_, DType::Complex128) => {
+            format!("vec2<f64>({}, f64(P.zero))", cast_expr(x, from, DType::F64))
+        }
         // `!(x == 0)`, not `x != 0`: some drivers compile `!=` as an ordered comparison, and
         // NaN must be true as in NumPy.
         (_, DType::Bool) => format!("!({x} == {})", zero(from)),
@@ -912,29 +952,33 @@ fn unary_expr(op: UnaryOp, x: &str, d: DType, needs: &mut Needs) -> Result<Strin
     if kind == Kind::Int {
         needs.int.insert(d);
     }
+    // Complex dtypes: the helper suffix and the real part's float suffix.
+    let (cs, rs) = (complex_suffix(d), float_suffix(d.real_part()));
+    if kind == Kind::Complex && matches!(op, IsNan | IsInf | IsFinite) {
+        needs.float.insert(d.real_part());
+    }
     Ok(match (op, kind) {
         (Negative, Kind::Complex) => format!("-{x}"),
         (Negative, _) if d == DType::U32 => format!("(0u - {x})"),
         (Negative, _) => format!("-{x}"),
         (Absolute | Sign, Kind::Bool) => x.to_string(),
         (Absolute, Kind::Complex) => {
-            needs.complex = true;
-            needs.libm.insert("kp_hypot_f32".into());
-            format!("kp_hypot_f32({x}.x, {x}.y)")
+            needs.libm.insert(format!("kp_hypot_{rs}"));
+            format!("kp_hypot_{rs}({x}.x, {x}.y)")
         }
         (Absolute, _) if d == DType::U32 => x.to_string(),
         (Absolute, Kind::Int) => format!("select({x}, {z} - {x}, {x} < {z})", z = zero(d)),
         (Absolute, _) => format!("abs({x})"),
         (Sign, _) => format!("kp_sign_{t}({x})"),
         (Square, Kind::Complex) => {
-            needs.complex = true;
-            format!("kp_cmul({x}, {x})")
+            needs.complex.insert(d);
+            format!("kp_cmul_{cs}({x}, {x})")
         }
         (Square, Kind::Bool) => x.to_string(),
         (Square, _) => format!("({x} * {x})"),
         (Reciprocal, Kind::Complex) => {
-            needs.complex = true;
-            format!("kp_crecip({x})")
+            needs.complex.insert(d);
+            format!("kp_crecip_{cs}({x})")
         }
         // 1 / 0 gives what NumPy gives on x86: 0 for unsigned, the most negative value for signed.
         (Reciprocal, Kind::Int) => format!(
@@ -960,20 +1004,11 @@ fn unary_expr(op: UnaryOp, x: &str, d: DType, needs: &mut Needs) -> Result<Strin
         (Trunc, Kind::Float) => format!("trunc({x})"),
         (Rint, Kind::Float) => format!("round({x})"),
         (Floor | Ceil | Trunc, Kind::Int | Kind::Bool) => x.to_string(),
-        (IsNan, Kind::Complex) => {
-            needs.float.insert(DType::F32);
-            format!("(kp_isnan_f32({x}.x) || kp_isnan_f32({x}.y))")
-        }
-        (IsInf, Kind::Complex) => {
-            needs.float.insert(DType::F32);
-            format!("(kp_isinf_f32({x}.x) || kp_isinf_f32({x}.y))")
-        }
-        (IsFinite, Kind::Complex) => {
-            needs.float.insert(DType::F32);
-            format!(
-                "!(kp_isnan_f32({x}.x) || kp_isinf_f32({x}.x) || kp_isnan_f32({x}.y) || kp_isinf_f32({x}.y))"
-            )
-        }
+        (IsNan, Kind::Complex) => format!("(kp_isnan_{rs}({x}.x) || kp_isnan_{rs}({x}.y))"),
+        (IsInf, Kind::Complex) => format!("(kp_isinf_{rs}({x}.x) || kp_isinf_{rs}({x}.y))"),
+        (IsFinite, Kind::Complex) => format!(
+            "!(kp_isnan_{rs}({x}.x) || kp_isinf_{rs}({x}.x) || kp_isnan_{rs}({x}.y) || kp_isinf_{rs}({x}.y))"
+        ),
         (IsNan, Kind::Float) => format!("kp_isnan_{t}({x})"),
         (IsInf, Kind::Float) => format!("kp_isinf_{t}({x})"),
         (IsFinite, Kind::Float) => format!("!(kp_isnan_{t}({x}) || kp_isinf_{t}({x}))"),
@@ -983,12 +1018,12 @@ fn unary_expr(op: UnaryOp, x: &str, d: DType, needs: &mut Needs) -> Result<Strin
         (BitwiseNot, Kind::Bool) => format!("!{x}"),
         (BitwiseNot, Kind::Int) => format!("~{x}"),
         (op, Kind::Complex) if op.has_complex_form() => {
-            needs.libm.insert(format!("kp_{}_c64", op.name()));
-            format!("kp_{}_c64({x})", op.name())
+            needs.libm.insert(format!("kp_{}_{cs}", op.name()));
+            format!("kp_{}_{cs}({x})", op.name())
         }
         (Real, Kind::Complex) => format!("{x}.x"),
         (Imag, Kind::Complex) => format!("{x}.y"),
-        (Conj, Kind::Complex) => format!("vec2<f32>({x}.x, -{x}.y)"),
+        (Conj, Kind::Complex) => format!("{t}({x}.x, -{x}.y)"),
         (Real | Conj, _) => x.to_string(),
         (Imag, _) => zero(d),
         (op, Kind::Float) if op.is_libm() => libm_call(op.name(), d, &[x], needs),
@@ -1022,12 +1057,12 @@ fn binary_expr(op: BinaryOp, a: &str, b: &str, d: DType, needs: &mut Needs) -> R
         }
         (LogicalXor, _) | (BitwiseXor, Kind::Bool) => format!("({a} != {b})"),
         (Multiply, Kind::Complex) => {
-            needs.complex = true;
-            format!("kp_cmul({a}, {b})")
+            needs.complex.insert(d);
+            format!("kp_cmul_{}({a}, {b})", complex_suffix(d))
         }
         (TrueDivide, Kind::Complex) => {
-            needs.complex = true;
-            format!("kp_cdiv({a}, {b})")
+            needs.complex.insert(d);
+            format!("kp_cdiv_{}({a}, {b})", complex_suffix(d))
         }
         (Equal, Kind::Complex) => format!("all({a} == {b})"),
         (NotEqual, Kind::Complex) => format!("!all({a} == {b})"),
@@ -1298,5 +1333,13 @@ mod tests {
         assert_eq!(k.params.size % 16, 0);
         let missing = Target::default();
         assert!(elementwise(&p, &missing).is_err());
+        // A complex128 scalar (16-byte aligned) comes before the 8- and 4-byte fields.
+        let mut p = binary_program(BinaryOp::Add, DType::F64, DType::F64, Access::Strided).unwrap();
+        p.scalars = vec![DType::F32, DType::Complex128, DType::F64];
+        let k = elementwise(&p, &ALL).unwrap();
+        assert_eq!(k.params.scalars[1], 0);
+        assert_eq!(k.params.scalars[2], 16);
+        assert!(k.params.scalars[0] >= 24);
+        assert_eq!(k.params.size % 16, 0);
     }
 }

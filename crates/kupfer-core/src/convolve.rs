@@ -115,10 +115,13 @@ pub fn generate(cp: &ConvProgram, target: &Target) -> Result<String> {
              if (r >= n) {\n        r = p - 1 - r;\n    }\n    return r;"
         }
     };
-    let madd = if d == DType::Complex64 {
-        "    return acc + vec2<f32>(w.x * v.x - w.y * v.y, w.x * v.y + w.y * v.x);"
+    let madd = if d.is_complex() {
+        format!(
+            "    return acc + {}(w.x * v.x - w.y * v.y, w.x * v.y + w.y * v.x);",
+            d.wgsl_value()
+        )
     } else {
-        "    return acc + w * v;"
+        "    return acc + w * v;".to_string()
     };
     let enables = if d == DType::F16 { "enable f16;\n" } else { "" };
     let wgsl = TEMPLATE
@@ -139,7 +142,7 @@ pub fn generate(cp: &ConvProgram, target: &Target) -> Result<String> {
         .replace("{{W_LEN}}", &(kh * kw).to_string())
         .replace("{{BOUNDARY}}", boundary)
         .replace("{{FILL_VALUE}}", "P.fill")
-        .replace("{{MADD}}", madd)
+        .replace("{{MADD}}", &madd)
         .replace("{{TILED_COMPUTE}}", &tiled_compute(cp));
     Ok(wgsl)
 }

@@ -45,6 +45,7 @@ pub fn kernel_type(name: &str) -> Option<DType> {
         "float32" | "float" | "f32" => DType::F32,
         "float64" | "double" | "f64" => DType::F64,
         "complex64" => DType::Complex64,
+        "complex128" => DType::Complex128,
         _ => return None,
     })
 }
@@ -703,6 +704,7 @@ mod tests {
             DType::F64,
             DType::I32,
             DType::Complex64,
+            DType::Complex128,
         ] {
             for (outs, init) in [(1, false), (2, false), (2, true)] {
                 let outputs: Vec<(String, DType, bool)> =

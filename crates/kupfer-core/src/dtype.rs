@@ -33,6 +33,8 @@ pub enum DType {
     F64,
     /// `complex64`: two `float32`.
     Complex64,
+    /// `complex128`: two `float64` (adapters with SHADER_F64).
+    Complex128,
 }
 
 /// The NumPy kind of a dtype, in promotion order.
@@ -50,7 +52,7 @@ pub enum Kind {
 
 impl DType {
     /// Every dtype kupfer knows.
-    pub const ALL: [DType; 8] = [
+    pub const ALL: [DType; 9] = [
         DType::Bool,
         DType::I32,
         DType::U32,
@@ -59,6 +61,7 @@ impl DType {
         DType::F32,
         DType::F64,
         DType::Complex64,
+        DType::Complex128,
     ];
 
     /// NumPy's name: `"float32"`, `"bool"`, ...
@@ -72,6 +75,7 @@ impl DType {
             DType::F32 => "float32",
             DType::F64 => "float64",
             DType::Complex64 => "complex64",
+            DType::Complex128 => "complex128",
         }
     }
 
@@ -91,10 +95,11 @@ impl DType {
             "float32" | "f4" | "single" | "f" => DType::F32,
             "float64" | "f8" | "float" | "double" | "d" | "float_" => DType::F64,
             "complex64" | "c8" | "csingle" | "F" => DType::Complex64,
+            "complex128" | "c16" | "complex" | "cdouble" | "complex_" | "D" => DType::Complex128,
             _ => {
                 return Err(Error::unsupported(format!(
                     "dtype '{name}' (kupfer has bool, int32, uint32, int64, float16, float32, \
-                     float64, complex64)"
+                     float64, complex64, complex128)"
                 )))
             }
         })
@@ -106,7 +111,7 @@ impl DType {
             DType::Bool => Kind::Bool,
             DType::I32 | DType::U32 | DType::I64 => Kind::Int,
             DType::F16 | DType::F32 | DType::F64 => Kind::Float,
-            DType::Complex64 => Kind::Complex,
+            DType::Complex64 | DType::Complex128 => Kind::Complex,
         }
     }
 
@@ -117,6 +122,7 @@ impl DType {
             DType::F16 => 2,
             DType::I32 | DType::U32 | DType::F32 => 4,
             DType::I64 | DType::F64 | DType::Complex64 => 8,
+            DType::Complex128 => 16,
         }
     }
 
@@ -139,6 +145,7 @@ impl DType {
             DType::F32 => "f32",
             DType::F64 => "f64",
             DType::Complex64 => "vec2<f32>",
+            DType::Complex128 => "vec2<f64>",
         }
     }
 
@@ -170,10 +177,36 @@ impl DType {
         self.kind() == Kind::Complex
     }
 
-    /// True for 64-bit dtypes (those needing SHADER_F64 / SHADER_INT64). complex64 is two
-    /// 32-bit floats and does not count.
+    /// True for 64-bit dtypes (those needing SHADER_F64 / SHADER_INT64): int64, float64 and
+    /// complex128 (two float64). complex64 is two 32-bit floats and does not count.
     pub fn is_64bit(self) -> bool {
-        matches!(self, DType::I64 | DType::F64)
+        matches!(self, DType::I64 | DType::F64 | DType::Complex128)
+    }
+
+    /// The real dtype of one component: float32 for complex64, float64 for complex128, the
+    /// dtype itself for every real dtype (NumPy's `x.real.dtype`).
+    ///
+    /// ```
+    /// use kupfer_core::DType;
+    /// assert_eq!(DType::Complex128.real_part(), DType::F64);
+    /// assert_eq!(DType::I32.real_part(), DType::I32);
+    /// ```
+    pub fn real_part(self) -> DType {
+        match self {
+            DType::Complex64 => DType::F32,
+            DType::Complex128 => DType::F64,
+            d => d,
+        }
+    }
+
+    /// The complex dtype whose components are this float dtype's precision: complex128 for
+    /// float64, complex64 for every other dtype (kupfer's 32-bit rule: nothing widens to
+    /// 64 bits implicitly).
+    pub fn complex_of(self) -> DType {
+        match self {
+            DType::F64 | DType::I64 | DType::Complex128 => DType::Complex128,
+            _ => DType::Complex64,
+        }
     }
 
     /// Bits of one (real) component, as NumPy's itemsize*8 for real types.
@@ -182,7 +215,7 @@ impl DType {
             DType::Bool => 8,
             DType::F16 => 16,
             DType::I32 | DType::U32 | DType::F32 | DType::Complex64 => 32,
-            DType::I64 | DType::F64 => 64,
+            DType::I64 | DType::F64 | DType::Complex128 => 64,
         }
     }
 }

@@ -19,7 +19,10 @@ pub const FIRST_BINDING: u32 = 4;
 
 /// True when a scalar of `dtype` fits the epilogue's uniform fields (4-byte values).
 pub fn scalar_fits(dtype: DType) -> bool {
-    !matches!(dtype, DType::F64 | DType::I64 | DType::Complex64)
+    !matches!(
+        dtype,
+        DType::F64 | DType::I64 | DType::Complex64 | DType::Complex128
+    )
 }
 
 /// Byte offsets, after the matmul's own uniform block, of the epilogue's fields.

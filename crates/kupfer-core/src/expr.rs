@@ -134,7 +134,8 @@ impl UnaryOp {
         }
     }
 
-    /// True for the functions with a complex64 form (`shaders/complex_f32.wgsl`).
+    /// True for the functions with a complex form (`shaders/complex_f32.wgsl`, read as f64
+    /// for complex128).
     pub fn has_complex_form(self) -> bool {
         use UnaryOp::*;
         matches!(
@@ -191,7 +192,7 @@ impl UnaryOp {
             Negative | Square => (x, x),
             Sign if x == DType::Bool => return unsupported(),
             Absolute if x == DType::Bool => (x, x),
-            Absolute if x.is_complex() => (x, DType::F32),
+            Absolute if x.is_complex() => (x, x.real_part()),
             Absolute => (x, x),
             Sign if x.is_complex() => return unsupported(),
             Sign => (x, x),
@@ -225,7 +226,7 @@ impl UnaryOp {
                 _ => return unsupported(),
             },
             Real | Imag => match x.kind() {
-                Kind::Complex => (x, DType::F32),
+                Kind::Complex => (x, x.real_part()),
                 _ => (x, x),
             },
             Conj if x == DType::Bool => (DType::I32, DType::I32),

@@ -79,6 +79,11 @@ pub struct FftPass {
     /// (shifts and masks for powers of two, immediate offsets) instead of uniforms; `None`:
     /// one pipeline serves every geometry of the pass's structure.
     pub baked: Option<[u32; PARAM_WORDS]>,
+    /// Double precision (complex128 / float64 values, f64 twiddle tables and uniform floats,
+    /// [`FftParams::bytes_f64`]; needs SHADER_F64): the pass is the single-precision one with
+    /// every f32 read as f64. Not with computed twiddles (their polynomials and reduction are
+    /// f32's) nor baked uniforms.
+    pub double: bool,
 }
 
 /// How a pass transforms its sub-sequences inside a workgroup.
@@ -217,6 +222,29 @@ impl FftParams {
         self.words().iter().flat_map(|w| w.to_le_bytes()).collect()
     }
 
+    /// The uniform block's bytes for a double-precision pass ([`FftPass::double`]), whose
+    /// float fields are f64 (naturally aligned: 160 bytes). `scale` is the exact f64 factor
+    /// (the f32 field is its rounding).
+    pub fn bytes_f64(&self, scale: f64) -> Vec<u8> {
+        let words = self.words();
+        let mut out = Vec::with_capacity(160);
+        for (i, (name, float)) in PARAM_FIELDS.iter().enumerate() {
+            if *float {
+                out.resize(out.len().next_multiple_of(8), 0);
+                let v = if *name == "scale" {
+                    scale
+                } else {
+                    f64::from(f32::from_bits(words[i]))
+                };
+                out.extend_from_slice(&v.to_le_bytes());
+            } else {
+                out.extend_from_slice(&words[i].to_le_bytes());
+            }
+        }
+        out.resize(out.len().next_multiple_of(16), 0);
+        out
+    }
+
     /// The fields a pass compiles in ([`FftPass::baked`]): all but the buffer offsets, which
     /// are zero here.
     pub fn baked(&self) -> [u32; PARAM_WORDS] {
@@ -344,14 +372,22 @@ pub fn register_radices(r: u32, qmax: u32) -> Option<Vec<u32>> {
 }
 
 /// exp(-2 pi i t / n) for `t` in `ts`, computed in f64 with an exact integer reduction of
-/// the angle, as f32 pairs.
-pub fn twiddles(n: usize, ts: impl Iterator<Item = usize>) -> Vec<[f32; 2]> {
+/// the angle (`t mod n`), as f64 pairs.
+pub fn twiddles64(n: usize, ts: impl Iterator<Item = usize>) -> Vec<[f64; 2]> {
     ts.map(|t| {
         let t = t % n.max(1);
         let a = -2.0 * std::f64::consts::PI * (t as f64) / (n as f64);
-        [a.cos() as f32, a.sin() as f32]
+        [a.cos(), a.sin()]
     })
     .collect()
+}
+
+/// [`twiddles64`] rounded once to f32 pairs.
+pub fn twiddles(n: usize, ts: impl Iterator<Item = usize>) -> Vec<[f32; 2]> {
+    twiddles64(n, ts)
+        .into_iter()
+        .map(|[c, s]| [c as f32, s as f32])
+        .collect()
 }
 
 /// The chirp exp(sgn * -pi i j^2 / n) for j < n, with j^2 reduced modulo 2n exactly.
@@ -423,6 +459,16 @@ pub fn twiddle_constants(big: u64) -> (f32, f32, f32) {
 
 /// The WGSL of one pass.
 pub fn generate(pass: &FftPass) -> String {
+    if pass.double && (pass.computed_twiddles || pass.computed_inner || pass.baked.is_some()) {
+        // Computed twiddles are f32 polynomials and baked floats f32 literals: a double pass
+        // reads its tables and its uniform block.
+        return generate(&FftPass {
+            computed_twiddles: false,
+            computed_inner: false,
+            baked: None,
+            ..pass.clone()
+        });
+    }
     let r = pass.radix();
     let c = pass.group;
     let wg = pass.workgroup;
@@ -522,9 +568,16 @@ pub fn generate(pass: &FftPass) -> String {
         .replace("{{STORE}}", &indent(&store, 4))
         .replace("{{SPLIT}}", &indent(split, 8))
         .replace("{{BODY}}", &indent(&body, 4));
-    match &pass.baked {
+    let wgsl = match &pass.baked {
         Some(words) => bake(&wgsl, words),
         None => wgsl,
+    };
+    if pass.double {
+        // Every f32 of the single-precision pass (values, workgroup memory, tables, uniform
+        // floats, conversions) read as f64; the constants are abstract and take either.
+        wgsl.replace("f32", "f64")
+    } else {
+        wgsl
     }
 }
 
@@ -675,7 +728,9 @@ fn const_twiddle(x: &str, e: u32, q: u32) -> String {
             _ => format!("vec2<f32>(-{x}.y * sg, {x}.x * sg)"),
         };
     }
-    let [c, sn] = twiddles(q as usize, std::iter::once(e as usize))[0];
+    // Full f64 digits: an f32 pass rounds them once, a double pass ([`FftPass::double`])
+    // keeps them.
+    let [c, sn] = twiddles64(q as usize, std::iter::once(e as usize))[0];
     format!("cmul({x}, vec2<f32>({c:e}, {sn:e} * sg))")
 }
 
@@ -1245,6 +1300,7 @@ mod tests {
             real_dc: !store_real,
             tiles: 1,
             baked: None,
+            double: false,
         })
         .collect()
     }
@@ -1334,6 +1390,8 @@ mod tests {
                 validate(&generate(&pass));
                 pass.baked = Some(sample_params().baked());
                 validate(&generate(&pass));
+                pass.double = true;
+                validate(&generate(&pass));
             }
         }
     }
@@ -1356,6 +1414,48 @@ mod tests {
                 crate::naga_check::validate(&generate(&pass), caps);
             }
         }
+    }
+
+    #[test]
+    fn double_uniform_block_matches_the_wgsl_layout() {
+        let pass = FftPass {
+            double: true,
+            ..io_variants(&[8], 4, 64, PassBody::Shared)[0].clone()
+        };
+        let module = naga::front::wgsl::parse_str(&generate(&pass)).expect("parses");
+        let (members, span) = module
+            .types
+            .iter()
+            .find_map(|(_, t)| match (&t.name, &t.inner) {
+                (Some(n), naga::TypeInner::Struct { members, span }) if n == "Params" => {
+                    Some((members.clone(), *span))
+                }
+                _ => None,
+            })
+            .expect("a Params struct");
+        let params = FftParams {
+            n: 7,
+            store_aux: 11,
+            sgn: -1.0,
+            conj_in: 1.0,
+            dc_n: 9,
+            dc_imag: -0.0,
+            ..FftParams::default()
+        };
+        let bytes = params.bytes_f64(1.0 / 3.0);
+        assert_eq!(bytes.len(), span as usize);
+        let at = |name: &str| {
+            members
+                .iter()
+                .find(|m| m.name.as_deref() == Some(name))
+                .unwrap_or_else(|| panic!("no field {name}"))
+                .offset as usize
+        };
+        let u = |name: &str| u32::from_le_bytes(bytes[at(name)..at(name) + 4].try_into().unwrap());
+        let f = |name: &str| f64::from_le_bytes(bytes[at(name)..at(name) + 8].try_into().unwrap());
+        assert_eq!((u("n"), u("store_aux"), u("dc_n")), (7, 11, 9));
+        assert_eq!((f("sgn"), f("conj_in"), f("scale")), (-1.0, 1.0, 1.0 / 3.0));
+        assert!(f("dc_imag") == 0.0 && f("dc_imag").is_sign_negative());
     }
 
     #[test]
@@ -1391,12 +1491,19 @@ mod tests {
                     real_dc: !store_real,
                     tiles: 1,
                     baked: None,
+                    double: false,
                 };
                 validate(&generate(&pass));
                 validate(&generate(&FftPass {
                     baked: Some(sample_params().baked()),
-                    ..pass
+                    ..pass.clone()
                 }));
+                let double = generate(&FftPass {
+                    double: true,
+                    ..pass
+                });
+                assert!(!double.contains("f32"), "{double}");
+                validate(&double);
             }
         }
     }

@@ -85,8 +85,8 @@ fn uniform_size(d: DType) -> usize {
 /// any), then the edges (uniform binning), last the bins (`array<atomic<u32>>`).
 pub fn generate(hp: &HistProgram, target: &Target) -> Result<(String, HistParams)> {
     target.check(hp.x, "this adapter")?;
-    if hp.x == DType::Complex64 {
-        return Err(Error::unsupported("histograms of complex64 arrays"));
+    if hp.x.is_complex() {
+        return Err(Error::unsupported(format!("histograms of {} arrays", hp.x)));
     }
     let (edge, calc) = match hp.binning {
         Binning::Value => (DType::F32, DType::F32),

@@ -17,6 +17,22 @@ pub const LIBM_F64: &str = include_str!("../../../shaders/libm_f64.wgsl");
 /// takes its subset of `LIBM_F32` and this file together.
 pub const LIBM_C64: &str = include_str!("../../../shaders/complex_f32.wgsl");
 
+/// complex128 functions (`kp_<name>_c128`, needing `SHADER_F64`): [`LIBM_C64`] with every f32
+/// read as f64, built on the f64 library. The one constant that depends on the precision is
+/// tanh's cut-off, past which tanh(x) is +-1 (|x| > 10 in f32, 20 in f64).
+pub fn libm_c128() -> &'static str {
+    static C128: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    C128.get_or_init(|| {
+        LIBM_C64
+            .replace("bitcast<u32>(f32(", "bitcast<u32>(f32_KEEP(")
+            .replace("_c64(", "_c128(")
+            .replace("_f32(", "_f64(")
+            .replace("vec2<f32>", "vec2<f64>")
+            .replace("f32_KEEP(", "f32(")
+            .replace("abs(z.x) > 10.0", "abs(z.x) > 20.0")
+    })
+}
+
 /// The part of a libm source that the functions `roots` need: their items (functions,
 /// constants, structs) and everything those refer to, in source order. A kernel that calls
 /// `sin` then compiles a few dozen lines instead of the whole library, which matters on drivers

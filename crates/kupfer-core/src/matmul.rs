@@ -332,7 +332,10 @@ fn store_expr(v: &str, out: DType) -> String {
 fn mad_expr(out: DType) -> String {
     match out {
         DType::Bool => "acc || (a && b)".into(),
-        DType::Complex64 => "acc + vec2<f32>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x)".into(),
+        DType::Complex64 | DType::Complex128 => format!(
+            "acc + {}(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x)",
+            out.wgsl_value()
+        ),
         _ => "acc + a * b".into(),
     }
 }
@@ -1404,6 +1407,7 @@ mod tests {
             DType::I32,
             DType::F64,
             DType::Complex64,
+            DType::Complex128,
         ] {
             let mut kernels = vec![MatmulKernel::Simple];
             if matches!(out, DType::F32 | DType::F16) {

@@ -23,11 +23,11 @@
 //! | float16 array + 1.5 | float16   | float16   |
 //! | float32 array + 1j  | complex64 | complex64 |
 //!
-//! complex128 does not exist in kupfer: a promotion that needs it (complex64 + float64,
-//! complex64 + int64) is an [`Error::Unsupported`].
+//! complex128 results follow the same rule: complex64 + float64 → complex128 as in NumPy, but
+//! complex64 + int32 → complex64.
 
 use crate::dtype::{DType, Kind};
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 /// The kind of a weak (Python) scalar operand.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -53,42 +53,35 @@ impl WeakKind {
     }
 }
 
-/// A dtype NumPy could produce; complex128 exists only to be demoted or refused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Wide {
-    D(DType),
-    Complex128,
-}
-
-fn numpy_pair(a: DType, b: DType) -> Wide {
+fn numpy_pair(a: DType, b: DType) -> DType {
     use DType::*;
     if a == b {
-        return Wide::D(a);
+        return a;
     }
     let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
     match (lo, hi) {
-        (Bool, x) => Wide::D(x),
-        (I32, U32) | (I32, I64) | (U32, I64) => Wide::D(I64),
-        (I32 | U32 | I64, F16 | F32 | F64) => Wide::D(F64),
-        (F16, F32) => Wide::D(F32),
-        (F16 | F32, F64) => Wide::D(F64),
-        (F16 | F32, Complex64) => Wide::D(Complex64),
-        (I32 | U32 | I64 | F64, Complex64) => Wide::Complex128,
+        (Bool, x) => x,
+        (I32, U32) | (I32, I64) | (U32, I64) => I64,
+        (I32 | U32 | I64, F16 | F32 | F64) => F64,
+        (F16, F32) => F32,
+        (F16 | F32, F64) => F64,
+        (F16 | F32, Complex64) => Complex64,
+        (I32 | U32 | I64 | F64, Complex64) => Complex128,
+        (_, Complex128) => Complex128,
         _ => unreachable!("dtype pairs are ordered"),
     }
 }
 
-fn demote(w: Wide, any_64bit: bool, what: &str) -> Result<DType> {
-    match w {
-        Wide::D(d) if d.is_64bit() && !any_64bit => Ok(match d {
-            DType::I64 => DType::I32,
-            _ => DType::F32,
-        }),
-        Wide::D(d) => Ok(d),
-        Wide::Complex128 if !any_64bit => Ok(DType::Complex64),
-        Wide::Complex128 => Err(Error::unsupported(format!(
-            "{what} needs complex128, which kupfer does not have"
-        ))),
+/// NumPy's result `d` with kupfer's exception: a 64-bit result of operands that are all
+/// 32-bit (or narrower) is its 32-bit counterpart.
+fn demote(d: DType, any_64bit: bool) -> DType {
+    if !d.is_64bit() || any_64bit {
+        return d;
+    }
+    match d {
+        DType::I64 => DType::I32,
+        DType::Complex128 => DType::Complex64,
+        _ => DType::F32,
     }
 }
 
@@ -100,11 +93,7 @@ fn demote(w: Wide, any_64bit: bool, what: &str) -> Result<DType> {
 /// assert_eq!(result_type(DType::I64, DType::F32).unwrap(), DType::F64);
 /// ```
 pub fn result_type(a: DType, b: DType) -> Result<DType> {
-    demote(
-        numpy_pair(a, b),
-        a.is_64bit() || b.is_64bit(),
-        &format!("{a} with {b}"),
-    )
+    Ok(demote(numpy_pair(a, b), a.is_64bit() || b.is_64bit()))
 }
 
 /// Result dtype of an array of dtype `a` combined with a weak Python scalar.
@@ -113,19 +102,13 @@ pub fn result_type_weak(a: DType, s: WeakKind) -> Result<DType> {
         return Ok(a);
     }
     let wide = match (a.kind(), s) {
-        (Kind::Bool, WeakKind::Int) => Wide::D(DType::I64),
-        (Kind::Float, WeakKind::Complex) => {
-            if a == DType::F64 {
-                Wide::Complex128
-            } else {
-                Wide::D(DType::Complex64)
-            }
-        }
-        (_, WeakKind::Float) => Wide::D(DType::F64),
-        (_, WeakKind::Complex) => Wide::Complex128,
-        _ => Wide::D(a),
+        (Kind::Bool, WeakKind::Int) => DType::I64,
+        (Kind::Float, WeakKind::Complex) => a.complex_of(),
+        (_, WeakKind::Float) => DType::F64,
+        (_, WeakKind::Complex) => DType::Complex128,
+        _ => a,
     };
-    demote(wide, a.is_64bit(), &format!("{a} with a Python complex"))
+    Ok(demote(wide, a.is_64bit()))
 }
 
 /// Dtype of a float-valued unary function (sin, sqrt, exp, ...) of `a`: NumPy's smallest safe
@@ -175,7 +158,9 @@ mod tests {
         assert_eq!(result_type(U32, F16).unwrap(), F32);
         assert_eq!(result_type(I64, F32).unwrap(), F64);
         assert_eq!(result_type(I32, Complex64).unwrap(), Complex64);
-        assert!(result_type(F64, Complex64).is_err());
+        assert_eq!(result_type(F64, Complex64).unwrap(), Complex128);
+        assert_eq!(result_type(I64, Complex64).unwrap(), Complex128);
+        assert_eq!(result_type(F32, Complex128).unwrap(), Complex128);
         assert_eq!(true_divide_result(I32, I32).unwrap(), F32);
         assert_eq!(true_divide_result(I64, I32).unwrap(), F64);
     }
@@ -188,6 +173,15 @@ mod tests {
         assert_eq!(result_type_weak(Bool, WeakKind::Int).unwrap(), I32);
         assert_eq!(result_type_weak(U32, WeakKind::Int).unwrap(), U32);
         assert_eq!(result_type_weak(F32, WeakKind::Complex).unwrap(), Complex64);
+        assert_eq!(
+            result_type_weak(F64, WeakKind::Complex).unwrap(),
+            Complex128
+        );
+        assert_eq!(
+            result_type_weak(I64, WeakKind::Complex).unwrap(),
+            Complex128
+        );
+        assert_eq!(result_type_weak(I32, WeakKind::Complex).unwrap(), Complex64);
         assert_eq!(result_type_weak(Bool, WeakKind::Bool).unwrap(), Bool);
     }
 }

@@ -101,9 +101,9 @@ pub fn scan_types(d: DType) -> Result<(DType, DType)> {
         DType::F16 => Ok((DType::F32, DType::F16)),
         DType::F32 => Ok((DType::F32, DType::F32)),
         DType::F64 => Ok((DType::F64, DType::F64)),
-        DType::Complex64 => Err(Error::unsupported(
-            "cumulative sums and products of complex64 arrays",
-        )),
+        DType::Complex64 | DType::Complex128 => Err(Error::unsupported(format!(
+            "cumulative sums and products of {d} arrays"
+        ))),
     }
 }
 
@@ -112,9 +112,9 @@ pub fn scan_types_for(requested: DType) -> Result<(DType, DType)> {
     match requested {
         DType::Bool => Ok((DType::U32, DType::Bool)),
         DType::F16 => Ok((DType::F32, DType::F16)),
-        DType::Complex64 => Err(Error::unsupported(
-            "cumulative sums and products of complex64 arrays",
-        )),
+        DType::Complex64 | DType::Complex128 => Err(Error::unsupported(format!(
+            "cumulative sums and products of {requested} arrays"
+        ))),
         d => Ok((d, d)),
     }
 }
@@ -464,7 +464,7 @@ pub fn generate(sp: &ScanProgram, target: &Target) -> Result<(String, ParamLayou
     for d in map.dtypes().chain([sp.acc, sp.out]) {
         target.check(d, "this adapter")?;
     }
-    if matches!(sp.acc, DType::Bool | DType::F16 | DType::Complex64) {
+    if matches!(sp.acc, DType::Bool | DType::F16) || sp.acc.is_complex() {
         return Err(Error::invalid(format!(
             "scan accumulator of dtype {} (use uint32 / float32)",
             sp.acc

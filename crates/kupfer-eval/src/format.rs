@@ -243,6 +243,7 @@ pub fn scalar_str(data: &HostData, i: usize) -> String {
         HostData::Complex64(v) => {
             np_complex_str(f64::from(v[i].re), f64::from(v[i].im), FloatTy::F32)
         }
+        HostData::Complex128(v) => np_complex_str(v[i].re, v[i].im, FloatTy::F64),
     }
 }
 
@@ -250,13 +251,13 @@ pub fn scalar_str(data: &HostData, i: usize) -> String {
 pub fn scalar_repr(data: &HostData, i: usize) -> String {
     match data {
         HostData::Bool(v) => if v[i] { "np.True_" } else { "np.False_" }.into(),
-        HostData::Complex64(_) => {
+        HostData::Complex64(_) | HostData::Complex128(_) => {
             let s = scalar_str(data, i);
             let inner = s
                 .strip_prefix('(')
                 .and_then(|s| s.strip_suffix(')'))
                 .unwrap_or(&s);
-            format!("np.complex64({inner})")
+            format!("np.{}({inner})", data.dtype().name())
         }
         _ => format!("np.{}({})", data.dtype().name(), scalar_str(data, i)),
     }
@@ -464,6 +465,10 @@ impl ElemFormat {
                     true,
                 ),
             },
+            HostData::Complex128(v) => ElemFormat::Complex {
+                re: FloatFormat::new(&floats(&|i| v[i].re), FloatTy::F64, precision, false),
+                im: FloatFormat::new(&floats(&|i| v[i].im), FloatTy::F64, precision, true),
+            },
         }
     }
 
@@ -479,15 +484,23 @@ impl ElemFormat {
             (ElemFormat::Float(f), HostData::F32(v)) => f.format(f64::from(v[i])),
             (ElemFormat::Float(f), HostData::F64(v)) => f.format(v[i]),
             (ElemFormat::Complex { re, im }, HostData::Complex64(v)) => {
-                let r = re.format(f64::from(v[i].re));
-                let mut s = im.format(f64::from(v[i].im));
-                let end = s.trim_end().len();
-                s.insert(end, 'j');
-                r + &s
+                complex_elem(re, im, f64::from(v[i].re), f64::from(v[i].im))
+            }
+            (ElemFormat::Complex { re, im }, HostData::Complex128(v)) => {
+                complex_elem(re, im, v[i].re, v[i].im)
             }
             _ => scalar_str(data, i),
         }
     }
+}
+
+/// One complex element: the real part, then the imaginary part with its `j`.
+fn complex_elem(re: &FloatFormat, im: &FloatFormat, x: f64, y: f64) -> String {
+    let r = re.format(x);
+    let mut s = im.format(y);
+    let end = s.trim_end().len();
+    s.insert(end, 'j');
+    r + &s
 }
 
 // ---------------------------------------------------------------------------------------
@@ -650,7 +663,7 @@ pub fn array_str(a: &HostArray, opts: &PrintOptions) -> String {
 }
 
 fn dtype_is_implied(d: DType) -> bool {
-    matches!(d, DType::Bool | DType::I64 | DType::F64)
+    matches!(d, DType::Bool | DType::I64 | DType::F64 | DType::Complex128)
 }
 
 /// Python's `repr` of a shape tuple: `(3,)`, `(2, 3)`.

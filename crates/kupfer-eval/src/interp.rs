@@ -229,7 +229,7 @@ impl Session {
                         DType::I32 | DType::I64 => "i",
                         DType::U32 => "u",
                         DType::F16 | DType::F32 | DType::F64 => "f",
-                        DType::Complex64 => "c",
+                        DType::Complex64 | DType::Complex128 => "c",
                     }
                     .to_string(),
                 )),
@@ -322,6 +322,7 @@ fn dtype_call(
         DType::F32 => "float32",
         DType::F64 => "float64",
         DType::Complex64 => "complex64",
+        DType::Complex128 => "complex128",
     };
     let mut a = Call {
         name,

@@ -278,8 +278,8 @@ impl HostValue {
     }
 
     /// The value as one array, as `np.save` would store it: arrays as they are, Python
-    /// scalars as 0-d arrays of NumPy's default dtype (bool, int64, float64; complex as
-    /// complex64, kupfer's only complex type), nested tuples/lists of numbers or of
+    /// scalars as 0-d arrays of NumPy's default dtype (bool, int64, float64, complex128),
+    /// nested tuples/lists of numbers or of
     /// equal-shaped arrays stacked.
     pub fn to_host_array(&self) -> Result<HostArray> {
         let bad = |what: &str| {
@@ -295,7 +295,7 @@ impl HostValue {
                     Scalar::Bool(_) => DType::Bool,
                     Scalar::Int(_) => DType::I64,
                     Scalar::Float(_) => DType::F64,
-                    Scalar::Complex { .. } => DType::Complex64,
+                    Scalar::Complex { .. } => DType::Complex128,
                 };
                 Ok(HostArray {
                     shape: vec![],
@@ -435,7 +435,7 @@ pub(crate) fn infer_dtype(values: &[Scalar], int: DType, float: DType) -> DType 
     match kind {
         1 => DType::Bool,
         2 => int,
-        4 => DType::Complex64,
+        4 => float.complex_of(),
         _ => float,
     }
 }
@@ -525,6 +525,15 @@ pub(crate) fn host_data(values: &[Scalar], dtype: DType) -> Result<HostData> {
                 })
                 .collect(),
         ),
+        DType::Complex128 => HostData::Complex128(
+            values
+                .iter()
+                .map(|s| match *s {
+                    Scalar::Complex { re, im } => kupfer::Complex64::new(re, im),
+                    other => kupfer::Complex64::new(other.as_f64(), 0.0),
+                })
+                .collect(),
+        ),
     })
 }
 
@@ -568,6 +577,7 @@ fn stack(parts: &[HostArray]) -> std::result::Result<HostArray, String> {
         HostData::F32(_) => cat!(F32),
         HostData::F64(_) => cat!(F64),
         HostData::Complex64(_) => cat!(Complex64),
+        HostData::Complex128(_) => cat!(Complex128),
     };
     Ok(HostArray { shape, data })
 }

@@ -551,6 +551,37 @@ const CASES: &[&str] = &[
     "np.array([1 + 2j, -3.5j, 2], dtype=np.complex64)",
     "np.array([[1, 2j], [0.5, -1]], dtype=np.complex64).imag",
     "z == z.conj()",
+    // complex128 (SHADER_F64): float64 and complex meet, 64-bit FFTs
+    "f64 + 1j",
+    "1j * f64 - 2",
+    "z + f64",
+    "z * i64",
+    "(f64 + 2j) / (z - 3j)",
+    "np.exp(1j * f64)",
+    "np.log(f64 + 0.5j)",
+    "np.sqrt(-f64 + 0j)",
+    "np.tanh((f64 + 1j) * 9)",
+    "abs(f64 * (1 - 1j))",
+    "np.angle(f64 - 1j)",
+    "(f64 * 1j).real",
+    "np.conj(f64 + 1j).imag",
+    "np.sum(np.exp(2j * f64))",
+    "np.prod(1 + 0.1j * f64, axis=0)",
+    "np.mean(f64 * 1j + z, axis=1)",
+    "np.var(f64 + 1j * f64[::-1])",
+    "np.array([1 + 2j, -3.5j, 2])",
+    "np.array([1 + 2j, 3]) * 2",
+    "(f64 + 1j).astype(np.complex64)",
+    "z.astype(np.complex128) * z",
+    "(f64 + 1j) @ (f64.T - 1j)",
+    "np.fft.fft(f64)",
+    "np.fft.fft(f64, axis=0, norm='ortho')",
+    "np.fft.rfft(f64, n=7)",
+    "np.fft.irfft(np.fft.rfft(f64))",
+    "np.fft.ifft2(f64 + 1j)",
+    "np.fft.fft(i64)",
+    "abs(np.fft.fft(f64)) ** 2",
+    "np.fft.hfft(f64 + 1j * f64)",
     // complex functions and reductions
     "np.exp(z)",
     "np.exp(1j * f32)",
@@ -684,6 +715,7 @@ fn as_f64(d: &HostData) -> Vec<f64> {
             .iter()
             .flat_map(|c| [f64::from(c.re), f64::from(c.im)])
             .collect(),
+        HostData::Complex128(v) => v.iter().flat_map(|c| [c.re, c.im]).collect(),
     }
 }
 
@@ -692,6 +724,7 @@ fn demoted(d: DType) -> DType {
     match d {
         DType::I64 => DType::I32,
         DType::F64 => DType::F32,
+        DType::Complex128 => DType::Complex64,
         d => d,
     }
 }
@@ -701,7 +734,7 @@ fn tolerance(d: DType) -> (f64, f64) {
     match d {
         DType::F16 => (4e-3, 4e-3),
         DType::F32 | DType::Complex64 => (2e-5, 2e-5),
-        DType::F64 => (1e-11, 1e-12),
+        DType::F64 | DType::Complex128 => (1e-11, 1e-12),
         _ => (0.0, 0.0),
     }
 }

@@ -326,6 +326,10 @@ impl Array {
                 re: v[0].re.into(),
                 im: v[0].im.into(),
             },
+            HostData::Complex128(v) => Scalar::Complex {
+                re: v[0].re,
+                im: v[0].im,
+            },
         })
     }
 

@@ -2,7 +2,7 @@
 
 use half::f16;
 use kupfer_core::{DType, Error, Result};
-use num_complex::Complex32;
+use num_complex::{Complex32, Complex64};
 
 /// Copies `src` into `dst` (same length). Large copies into freshly allocated memory are
 /// bound by page faults, not bandwidth, so natively they are split across threads.
@@ -105,6 +105,26 @@ impl Element for Complex32 {
     }
 }
 
+impl Element for Complex64 {
+    const DTYPE: DType = DType::Complex128;
+    fn encode(xs: &[Self], out: &mut Vec<u8>) {
+        out.reserve(xs.len() * 16);
+        for z in xs {
+            out.extend_from_slice(&z.re.to_le_bytes());
+            out.extend_from_slice(&z.im.to_le_bytes());
+        }
+    }
+    fn decode(bytes: &[u8]) -> Vec<Self> {
+        bytes
+            .chunks_exact(16)
+            .map(|c| {
+                let part = |b: &[u8]| f64::from_le_bytes(b.try_into().expect("8 bytes"));
+                Complex64::new(part(&c[..8]), part(&c[8..]))
+            })
+            .collect()
+    }
+}
+
 /// Typed host data of any kupfer dtype.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(missing_docs)]
@@ -117,6 +137,7 @@ pub enum HostData {
     F32(Vec<f32>),
     F64(Vec<f64>),
     Complex64(Vec<Complex32>),
+    Complex128(Vec<Complex64>),
 }
 
 macro_rules! dispatch_data {
@@ -130,6 +151,7 @@ macro_rules! dispatch_data {
             HostData::F32($v) => $body,
             HostData::F64($v) => $body,
             HostData::Complex64($v) => $body,
+            HostData::Complex128($v) => $body,
         }
     };
 }
@@ -146,6 +168,7 @@ impl HostData {
             HostData::F32(_) => DType::F32,
             HostData::F64(_) => DType::F64,
             HostData::Complex64(_) => DType::Complex64,
+            HostData::Complex128(_) => DType::Complex128,
         }
     }
 
@@ -175,6 +198,7 @@ impl HostData {
             DType::F32 => HostData::F32(Element::decode(bytes)),
             DType::F64 => HostData::F64(Element::decode(bytes)),
             DType::Complex64 => HostData::Complex64(Element::decode(bytes)),
+            DType::Complex128 => HostData::Complex128(Element::decode(bytes)),
         }
     }
 
@@ -189,6 +213,7 @@ impl HostData {
             HostData::F32(v) => f64::from(v[i]),
             HostData::F64(v) => v[i],
             HostData::Complex64(v) => f64::from(v[i].re),
+            HostData::Complex128(v) => v[i].re,
         }
     }
 }

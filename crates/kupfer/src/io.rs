@@ -32,10 +32,11 @@ pub fn read_npy_bytes(bytes: &[u8]) -> Result<HostArray> {
         "f4" => HostData::F32(npy.into_vec::<f32>().map_err(bad)?),
         "f8" => HostData::F64(npy.into_vec::<f64>().map_err(bad)?),
         "c8" => HostData::Complex64(npy.into_vec::<num_complex::Complex32>().map_err(bad)?),
+        "c16" => HostData::Complex128(npy.into_vec::<num_complex::Complex64>().map_err(bad)?),
         _ => {
             return Err(Error::unsupported(format!(
                 ".npy dtype '{descr}' (kupfer reads bool, int32, uint32, int64, float16, float32, \
-                 float64, complex64)"
+                 float64, complex64, complex128)"
             )))
         }
     };
@@ -81,6 +82,7 @@ fn fortran_to_c(h: HostArray) -> HostArray {
         HostData::F32(v) => perm!(v, F32),
         HostData::F64(v) => perm!(v, F64),
         HostData::Complex64(v) => perm!(v, Complex64),
+        HostData::Complex128(v) => perm!(v, Complex128),
     };
     HostArray { shape, data }
 }
@@ -111,6 +113,7 @@ pub fn write_npy_bytes(host: &HostArray) -> Result<Vec<u8>> {
         HostData::F32(v) => write!(f32, v),
         HostData::F64(v) => write!(f64, v),
         HostData::Complex64(v) => write!(num_complex::Complex32, v),
+        HostData::Complex128(v) => write!(num_complex::Complex64, v),
     }
     Ok(out)
 }

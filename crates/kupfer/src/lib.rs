@@ -81,7 +81,7 @@ pub use matmul::{matmul_forced, CoopConfig, Force, TileConfig};
 pub use nanfuncs::{
     nanargmax, nanargmin, nanmax, nanmean, nanmin, nanprod, nanstd, nansum, nanvar,
 };
-pub use num_complex::Complex32;
+pub use num_complex::{Complex32, Complex64};
 pub use reduce::{
     all, amax, amin, any, argmax, argmin, average, count_nonzero, max, mean, min, prod, ptp, sum,
     var, Axis,

@@ -57,7 +57,7 @@ impl Scalar {
             Scalar::Bool(_) => DType::Bool,
             Scalar::Int(_) => device.default_int(),
             Scalar::Float(_) => device.default_float(),
-            Scalar::Complex { .. } => DType::Complex64,
+            Scalar::Complex { .. } => device.default_float().complex_of(),
         }
     }
 
@@ -102,14 +102,20 @@ impl Scalar {
                 f.to_le_bytes().to_vec()
             }
             DType::F64 => v.as_f64().to_le_bytes().to_vec(),
-            DType::Complex64 => {
+            DType::Complex64 | DType::Complex128 => {
                 let (re, im) = match v {
                     Scalar::Complex { re, im } => (re, im),
                     other => (other.as_f64(), 0.0),
                 };
-                let mut b = (re as f32).to_le_bytes().to_vec();
-                b.extend_from_slice(&(im as f32).to_le_bytes());
-                b
+                if dtype == DType::Complex64 {
+                    let mut b = (re as f32).to_le_bytes().to_vec();
+                    b.extend_from_slice(&(im as f32).to_le_bytes());
+                    b
+                } else {
+                    let mut b = re.to_le_bytes().to_vec();
+                    b.extend_from_slice(&im.to_le_bytes());
+                    b
+                }
             }
         })
     }

@@ -286,8 +286,8 @@ pub async fn histogram_async(
         ));
     }
     let d = a.dtype();
-    if d == DType::Complex64 {
-        return Err(Error::unsupported("histograms of complex64 arrays"));
+    if d.is_complex() {
+        return Err(Error::unsupported(format!("histograms of {d} arrays")));
     }
     if let Some(w) = weights {
         if w.shape() != a.shape() {

@@ -176,6 +176,12 @@ fn element_dtypes(module: &naga::Module, ty: naga::Handle<naga::Type>) -> Vec<DT
         } if scalar.kind == ScalarKind::Float && scalar.width == 4 => {
             return vec![DType::Complex64]
         }
+        TypeInner::Vector {
+            size: naga::VectorSize::Bi,
+            scalar,
+        } if scalar.kind == ScalarKind::Float && scalar.width == 8 => {
+            return vec![DType::Complex128]
+        }
         _ => return Vec::new(),
     };
     match (scalar.kind, scalar.width) {

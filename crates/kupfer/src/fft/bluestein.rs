@@ -8,7 +8,7 @@
 //! forward transform's last store, and the final chirp, crop and scale into the inverse
 //! transform's last store: two power-of-two transforms, no extra kernels.
 
-use super::plan::{scratch, Aux, Job, LineKind, Lines, Stockham};
+use super::plan::{scratch, Aux, Job, LineKind, Lines, Precision, Stockham};
 use crate::device::Device;
 use kupfer_core::fft::{self, LoadKind};
 use kupfer_core::{Error, Result};
@@ -21,11 +21,18 @@ pub(crate) struct Bluestein {
     m: usize,
     inner: Stockham,
     aux: Arc<GpuBuffer>,
+    precision: Precision,
 }
 
 impl Bluestein {
     /// The plan of size `n` in direction `sgn`; `B` is computed on the device.
-    pub(crate) fn new(device: &Device, n: usize, sgn: i8, kind: LineKind) -> Result<Bluestein> {
+    pub(crate) fn new(
+        device: &Device,
+        n: usize,
+        sgn: i8,
+        kind: LineKind,
+        precision: Precision,
+    ) -> Result<Bluestein> {
         let m = convolution_size(n);
         // Its inner transforms keep the passes they were measured with: the register passes
         // of large batches were not (those of mid-sized ones were 1.4-2x slower here).
@@ -33,21 +40,21 @@ impl Bluestein {
             large: false,
             ..kind
         };
-        let inner = Stockham::new(device, m, kind)?
+        let inner = Stockham::new(device, m, kind, precision)?
             .ok_or_else(|| Error::invalid("smooth-size FFT plan missing"))?;
         let w = fft::chirp(n, f64::from(sgn));
-        let mut aux: Vec<[f32; 2]> = w.iter().map(|c| [c[0] as f32, c[1] as f32]).collect();
+        let mut aux = w.clone();
         aux.resize(n + m, [0.0, 0.0]);
-        let aux = device.context().upload(bytemuck::cast_slice(&aux))?;
-        let mut b = vec![[0.0f32; 2]; m];
+        let aux = device.context().upload(&precision.table_bytes(&aux))?;
+        let mut b = vec![[0.0f64; 2]; m];
         for (j, c) in w.iter().enumerate() {
-            let v = [c[0] as f32, -c[1] as f32];
+            let v = [c[0], -c[1]];
             b[j] = v;
             if j > 0 {
                 b[m - j] = v;
             }
         }
-        let b = device.context().upload(bytemuck::cast_slice(&b))?;
+        let b = device.context().upload(&precision.table_bytes(&b))?;
         let job = Job {
             lines: 1,
             blo: 1,
@@ -59,17 +66,23 @@ impl Bluestein {
             out_len: m,
             store_real: false,
             sgn: 1,
-            scale: 1.0 / m as f32,
+            scale: 1.0 / m as f64,
             nlog: 0,
             real_dc: None,
         };
         inner.run(device, &job, None)?;
-        Ok(Bluestein { n, m, inner, aux })
+        Ok(Bluestein {
+            n,
+            m,
+            inner,
+            aux,
+            precision,
+        })
     }
 
     /// Runs the transform over `job` (input and output as for a Stockham plan).
     pub(crate) fn run(&self, device: &Device, job: &Job) -> Result<()> {
-        let tmp = scratch(device, job.lines, job.blo, self.m)?;
+        let tmp = scratch(device, job.lines, job.blo, self.m, self.precision)?;
         let first = Job {
             output: tmp.clone(),
             out_len: self.m,

@@ -10,8 +10,10 @@
 //! schedule, twiddle tables, pipelines) are cached per device and size (`plan.rs`).
 //! Twiddles are computed in f64 on the host and rounded once to f32.
 //!
-//! Results are complex64 (`irfft`/`hfft`: float32). kupfer has no complex128: float64 input
-//! is transformed in single precision.
+//! Precision follows the input, with kupfer's 32-bit rule: float32, float16, int32 and
+//! complex64 input gives complex64 (`irfft`/`hfft`: float32); float64, int64 and complex128
+//! input (adapters with SHADER_F64) transforms in double precision — complex128 values, f64
+//! twiddle tables and scale factors — and gives complex128 (float64), as NumPy does.
 //!
 //! ```no_run
 //! use kupfer as kp;
@@ -31,8 +33,8 @@ pub use freq::{fftfreq, fftshift, ifftshift, rfftfreq};
 use crate::array::Array;
 use kupfer_core::fft::LoadKind;
 use kupfer_core::layout::normalize_axis;
-use kupfer_core::{DType, Error, Layout, Result};
-use plan::{Job, Lines};
+use kupfer_core::{Error, Layout, Result};
+use plan::{Job, Lines, Precision};
 
 /// Normalisation of a transform pair, as NumPy's `norm=`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -68,13 +70,13 @@ impl Norm {
     }
 
     /// The factor of a transform of length `n` in direction `forward`.
-    fn scale(self, n: usize, forward: bool) -> f32 {
+    fn scale(self, n: usize, forward: bool) -> f64 {
         let n = n as f64;
-        (match (self, forward) {
+        match (self, forward) {
             (Norm::Ortho, _) => 1.0 / n.sqrt(),
             (Norm::Backward, true) | (Norm::Forward, false) => 1.0,
             _ => 1.0 / n,
-        }) as f32
+        }
     }
 }
 
@@ -114,26 +116,34 @@ fn transform(
     n: usize,
     kind: Kind,
     sgn: i8,
-    scale: f32,
+    scale: f64,
     conj_in: bool,
 ) -> Result<Array> {
     if n < 1 {
         return Err(bad_n(n));
     }
     let device = a.device().clone();
+    // 64-bit input (float64, int64, complex128) transforms in double precision, the rest in
+    // single (kupfer's 32-bit rule: float32 and int32 stay complex64).
+    let precision = if a.dtype().is_64bit() {
+        Precision::Double
+    } else {
+        Precision::Single
+    };
     // Input dtype and load kind.
     let (src, load) = match kind {
         Kind::R2C => {
             if a.dtype().is_complex() {
-                return Err(Error::invalid(
-                    "rfft/ihfft need real input (got complex64); use fft",
-                ));
+                return Err(Error::invalid(format!(
+                    "rfft/ihfft need real input (got {}); use fft",
+                    a.dtype()
+                )));
             }
-            (a.astype(DType::F32)?, LoadKind::Real)
+            (a.astype(precision.real())?, LoadKind::Real)
         }
-        Kind::C2C if !a.dtype().is_complex() => (a.astype(DType::F32)?, LoadKind::Real),
-        Kind::C2C => (a.clone(), LoadKind::Complex),
-        Kind::C2R => (a.astype(DType::Complex64)?, LoadKind::Hermitian),
+        Kind::C2C if !a.dtype().is_complex() => (a.astype(precision.real())?, LoadKind::Real),
+        Kind::C2C => (a.astype(precision.complex())?, LoadKind::Complex),
+        Kind::C2R => (a.astype(precision.complex())?, LoadKind::Hermitian),
     };
     let shape = src.shape().to_vec();
     let out_n = match kind {
@@ -147,9 +157,9 @@ fn transform(
     let mut out_shape = shape.clone();
     out_shape[axis] = out_n;
     let out_dtype = if kind == Kind::C2R {
-        DType::F32
+        precision.real()
     } else {
-        DType::Complex64
+        precision.complex()
     };
     let outer: usize = shape[..axis].iter().product();
     let inner: usize = shape[axis + 1..].iter().product();
@@ -182,7 +192,11 @@ fn transform(
     };
     let out_elems = lines * out_n;
     let out_bytes = (out_elems * out_dtype.gpu_size()) as u64;
-    plan::check_size(&device, out_bytes.max(lines as u64 * 8))?;
+    plan::check_size(
+        &device,
+        out_bytes.max((lines * precision.complex_bytes()) as u64),
+        precision,
+    )?;
     let out_buffer = std::sync::Arc::new(device.context().alloc(out_bytes.div_ceil(16) * 16)?);
     let output = Lines {
         buffer: out_buffer.clone(),
@@ -219,7 +233,7 @@ fn transform(
         mid: plan::MID_BATCH.contains(&lines.saturating_mul(n)),
         large: lines.saturating_mul(n) > *plan::MID_BATCH.end(),
     };
-    let p = plan::plan(&device, n, sgn, kind)?;
+    let p = plan::plan(&device, n, sgn, kind, precision)?;
     p.run(&device, &job)?;
     Ok(Array::from_buffer(
         device,
@@ -352,7 +366,7 @@ fn c2c_nd(a: &Array, axes: &[(usize, usize)], sgn: i8, norm: Norm) -> Result<Arr
         cur = transform(&cur, ax, n, Kind::C2C, sgn, norm.scale(n, sgn > 0), false)?;
     }
     if axes.is_empty() {
-        cur = cur.astype(DType::Complex64)?;
+        cur = cur.astype(cur.dtype().complex_of())?;
     }
     Ok(cur)
 }

@@ -9,10 +9,61 @@ use kupfer_wgpu::{Binding, GpuBuffer};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-/// Cached plans of a device, keyed by (size, direction sign).
+/// What a plan is cached by: size, direction sign, line kind, precision.
+type PlanKey = (usize, i8, LineKind, Precision);
+
+/// Cached plans of a device.
 #[derive(Default)]
 pub(crate) struct PlanCache {
-    plans: Mutex<HashMap<(usize, i8, LineKind), Arc<Plan>>>,
+    plans: Mutex<HashMap<PlanKey, Arc<Plan>>>,
+}
+
+/// The precision a transform runs in: its values, twiddle tables and scale factors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Precision {
+    /// complex64 values, f32 twiddles.
+    Single,
+    /// complex128 values, f64 twiddles (adapters with SHADER_F64).
+    Double,
+}
+
+impl Precision {
+    /// Bytes of one complex value.
+    pub(crate) fn complex_bytes(self) -> usize {
+        match self {
+            Precision::Single => 8,
+            Precision::Double => 16,
+        }
+    }
+
+    /// The complex dtype of the values.
+    pub(crate) fn complex(self) -> kupfer_core::DType {
+        match self {
+            Precision::Single => kupfer_core::DType::Complex64,
+            Precision::Double => kupfer_core::DType::Complex128,
+        }
+    }
+
+    /// The real dtype of the values.
+    pub(crate) fn real(self) -> kupfer_core::DType {
+        self.complex().real_part()
+    }
+
+    /// `values` (complex, as f64 pairs) as the bytes of a table of this precision.
+    pub(crate) fn table_bytes(self, values: &[[f64; 2]]) -> Vec<u8> {
+        match self {
+            Precision::Single => values
+                .iter()
+                .flat_map(|[c, s]| [*c as f32, *s as f32])
+                .flat_map(f32::to_le_bytes)
+                .collect(),
+            Precision::Double => values
+                .iter()
+                .flatten()
+                .flat_map(|v| v.to_le_bytes())
+                .collect(),
+        }
+    }
 }
 
 /// How one transform size runs.
@@ -41,12 +92,15 @@ pub(crate) struct Stockham {
     tables: Arc<GpuBuffer>,
     cap: u32,
     budget: u32,
+    precision: Precision,
 }
 
 /// Workgroup-memory bytes a pass may use (within 40 KiB so that several workgroups share a
-/// multiprocessor; `KUPFER_FFT_WG_BYTES` overrides it, for tuning) and the complex values one padded sub-sequence of that size holds (a power
-/// of two).
-fn capacity(device: &Device) -> (u32, u32) {
+/// multiprocessor; `KUPFER_FFT_WG_BYTES` overrides it, for tuning) and the complex values
+/// one padded sub-sequence of that size holds (a power of two). The budget is counted in
+/// complex64 values ([`fft::workgroup_bytes`]): double precision gets half of it, as its
+/// values are twice as wide.
+fn capacity(device: &Device, precision: Precision) -> (u32, u32) {
     static OVERRIDE: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
     let over = *OVERRIDE.get_or_init(|| {
         std::env::var("KUPFER_FFT_WG_BYTES")
@@ -57,7 +111,8 @@ fn capacity(device: &Device) -> (u32, u32) {
         .info()
         .limits
         .max_compute_workgroup_storage_size
-        .min(over.unwrap_or(40 * 1024).max(4096));
+        .min(over.unwrap_or(40 * 1024).max(4096))
+        / (precision.complex_bytes() / 8) as u32;
     let mut cap = 1u32 << 14;
     while cap > 256 && fft::workgroup_bytes(cap, 1) > budget {
         cap /= 2;
@@ -218,8 +273,14 @@ impl Stockham {
     /// lines at once; contiguous lines up to 1024 values take one pass. Power-of-two lines
     /// take register passes where those measured faster (see below; `KUPFER_FFT_REG` moves
     /// that line).
-    pub(crate) fn new(device: &Device, n: usize, kind: LineKind) -> Result<Option<Stockham>> {
-        let (cap, budget) = capacity(device);
+    pub(crate) fn new(
+        device: &Device,
+        n: usize,
+        kind: LineKind,
+        precision: Precision,
+    ) -> Result<Option<Stockham>> {
+        let (cap, budget) = capacity(device, precision);
+        let double = precision == Precision::Double;
         let single = single_values().min(cap);
         // Register passes where they measured faster on the H100 (same run, ms; each pass
         // timed alone with KUPFER_FFT_TRACE=2). Contiguous lines up to 2^20 in batches of
@@ -235,8 +296,11 @@ impl Stockham {
         // read one column per workgroup: 2x).
         let pow2 = n.is_power_of_two() && n > 1;
         let span = lane_span(device);
-        let lanes = lanes_mode() == 1 && pow2;
+        // Double precision takes workgroup-memory passes only (the tuned register and lanes
+        // passes were measured in single precision).
+        let lanes = lanes_mode() == 1 && pow2 && !double;
         let register = !lanes
+            && !double
             && match register_mode() {
                 0 => false,
                 2 => pow2,
@@ -276,19 +340,19 @@ impl Stockham {
             return Ok(None);
         };
         let radices = forced_schedule(n).unwrap_or(radices);
-        let mut table: Vec<[f32; 2]> = Vec::new();
+        let mut table: Vec<[f64; 2]> = Vec::new();
         let mut passes = Vec::new();
         let mut ns = 1usize;
         for r in radices {
             let tw_inner = table.len() as u32;
-            table.extend(fft::twiddles(r as usize, 0..r as usize));
+            table.extend(fft::twiddles64(r as usize, 0..r as usize));
             let big = ns * r as usize;
             let shift = (usize::BITS - big.leading_zeros()).div_ceil(2);
             let s = 1usize << shift;
             let tw_lo = table.len() as u32;
-            table.extend(fft::twiddles(big, 0..s));
+            table.extend(fft::twiddles64(big, 0..s));
             let tw_hi = table.len() as u32;
-            table.extend(fft::twiddles(big, (0..big.div_ceil(s)).map(|h| h * s)));
+            table.extend(fft::twiddles64(big, (0..big.div_ceil(s)).map(|h| h * s)));
             let (body, radices) = if lanes {
                 // Q values per thread, G = R / Q lanes.
                 let mut q = r.min(lane_values());
@@ -315,39 +379,47 @@ impl Stockham {
             });
             ns = big;
         }
-        let tables = device.context().upload(bytemuck::cast_slice(&table))?;
+        let tables = device.context().upload(&precision.table_bytes(&table))?;
         Ok(Some(Stockham {
             n,
             passes,
             tables,
             cap,
             budget,
+            precision,
         }))
     }
 }
 
-/// The plan of size `n` in direction `sgn` (1 forward, -1 inverse) for lines of `kind`,
-/// from the cache.
-pub(crate) fn plan(device: &Device, n: usize, sgn: i8, kind: LineKind) -> Result<Arc<Plan>> {
+/// The plan of size `n` in direction `sgn` (1 forward, -1 inverse) for lines of `kind` in
+/// `precision`, from the cache.
+pub(crate) fn plan(
+    device: &Device,
+    n: usize,
+    sgn: i8,
+    kind: LineKind,
+    precision: Precision,
+) -> Result<Arc<Plan>> {
     let cache = &device.kernels.fft_plans;
+    let key = (n, sgn, kind, precision);
     if let Some(p) = cache
         .plans
         .lock()
         .unwrap_or_else(|p| p.into_inner())
-        .get(&(n, sgn, kind))
+        .get(&key)
     {
         return Ok(p.clone());
     }
-    let plan = match Stockham::new(device, n, kind)? {
+    let plan = match Stockham::new(device, n, kind, precision)? {
         Some(s) => Plan::Stockham(s),
-        None => Plan::Bluestein(Bluestein::new(device, n, sgn, kind)?),
+        None => Plan::Bluestein(Bluestein::new(device, n, sgn, kind, precision)?),
     };
     let plan = Arc::new(plan);
     cache
         .plans
         .lock()
         .unwrap_or_else(|p| p.into_inner())
-        .insert((n, sgn, kind), plan.clone());
+        .insert(key, plan.clone());
     Ok(plan)
 }
 
@@ -387,7 +459,7 @@ pub(crate) struct Job {
     /// Direction: 1 forward, -1 inverse.
     pub(crate) sgn: i8,
     /// Scale of the result.
-    pub(crate) scale: f32,
+    pub(crate) scale: f64,
     /// Logical length of a Hermitian input / of the chirp (0: the plan size).
     pub(crate) nlog: usize,
     /// A transform of real input: its logical length and the imaginary part to store at
@@ -411,10 +483,17 @@ fn binding(buffer: &Arc<GpuBuffer>) -> Binding {
     }
 }
 
-/// Lines of `n` values in a fresh buffer, laid out as the batch (`blo` lines interleaved).
-pub(crate) fn scratch(device: &Device, lines: usize, blo: usize, n: usize) -> Result<Lines> {
-    let bytes = (lines * n * 8) as u64;
-    check_size(device, bytes)?;
+/// Lines of `n` complex values of `precision` in a fresh buffer, laid out as the batch (`blo`
+/// lines interleaved).
+pub(crate) fn scratch(
+    device: &Device,
+    lines: usize,
+    blo: usize,
+    n: usize,
+    precision: Precision,
+) -> Result<Lines> {
+    let bytes = (lines * n * precision.complex_bytes()) as u64;
+    check_size(device, bytes, precision)?;
     let buffer = Arc::new(device.context().alloc(bytes.div_ceil(16) * 16)?);
     Ok(Lines {
         buffer,
@@ -426,9 +505,9 @@ pub(crate) fn scratch(device: &Device, lines: usize, blo: usize, n: usize) -> Re
 }
 
 /// Refuses buffers above the adapter's largest binding or 2^32 elements.
-pub(crate) fn check_size(device: &Device, bytes: u64) -> Result<()> {
+pub(crate) fn check_size(device: &Device, bytes: u64, precision: Precision) -> Result<()> {
     let max = device.context().max_binding_size();
-    if bytes > max || bytes / 8 > u64::from(u32::MAX) {
+    if bytes > max || bytes / precision.complex_bytes() as u64 > u64::from(u32::MAX) {
         return Err(Error::unsupported(format!(
             "an FFT buffer of {bytes} bytes, more than this adapter's largest binding ({max} bytes)"
         )));
@@ -442,6 +521,7 @@ impl Stockham {
         let ctx = device.context();
         let n = self.n;
         let batch_fast = job.blo > 1;
+        let double = self.precision == Precision::Double;
         let np = self.passes.len();
         let mut ns = 1u32;
         let mut src = job.input.clone();
@@ -453,7 +533,7 @@ impl Stockham {
             let dst = if last {
                 job.output.clone()
             } else {
-                scratch(device, job.lines, job.blo, n)?
+                scratch(device, job.lines, job.blo, n, self.precision)?
             };
             let limits = &device.info().limits;
             let (group, wg) = match pass.body {
@@ -478,12 +558,14 @@ impl Stockham {
                 body: pass.body,
                 real_dc: last && job.real_dc.is_some() && !job.store_real,
                 computed_twiddles: computed_twiddles() == 1
+                    && !double
                     && u64::from(ns) * u64::from(r) <= fft::COMPUTED_TWIDDLES_MAX,
-                computed_inner: match computed_inner() {
-                    0 => false,
-                    1 => true,
-                    _ => pass.body == PassBody::Register && r >= 1024,
-                },
+                computed_inner: !double
+                    && match computed_inner() {
+                        0 => false,
+                        1 => true,
+                        _ => pass.body == PassBody::Register && r >= 1024,
+                    },
                 tiles: if pass.body == PassBody::Register
                     && tiles_of_one >= pipeline_min_groups() as usize
                 {
@@ -492,6 +574,7 @@ impl Stockham {
                     1
                 },
                 baked: None,
+                double,
             };
             let groups = tiles_of_one.div_ceil(program.tiles as usize);
             let max_dim = ctx.max_workgroups_per_dim() as usize;
@@ -530,7 +613,7 @@ impl Stockham {
                 load_aux: aux.as_ref().and_then(|a| a.load).unwrap_or(0),
                 store_aux: aux.as_ref().and_then(|a| a.store).unwrap_or(0),
                 sgn: f32::from(job.sgn),
-                scale: if last { job.scale } else { 1.0 },
+                scale: if last { job.scale as f32 } else { 1.0 },
                 conj_in: if first && job.conj_in { -1.0 } else { 1.0 },
                 ..FftParams::default()
             };
@@ -540,7 +623,7 @@ impl Stockham {
                 params.dc_imag = dc_imag;
             }
             // Big batches compile their geometry in (one pipeline per shape and pass).
-            if job.lines * n >= bake_min() as usize {
+            if job.lines * n >= bake_min() as usize && !double {
                 program.baked = Some(params.baked());
             }
             let (pipeline, _) =
@@ -562,12 +645,11 @@ impl Stockham {
             } else {
                 None
             };
-            ctx.dispatch(
-                &pipeline,
-                &params.bytes(),
-                bindings,
-                [gx as u32, gy as u32, 1],
-            )?;
+            let uniforms = match self.precision {
+                Precision::Single => params.bytes(),
+                Precision::Double => params.bytes_f64(if last { job.scale } else { 1.0 }),
+            };
+            ctx.dispatch(&pipeline, &uniforms, bindings, [gx as u32, gy as u32, 1])?;
             if trace() > 0 {
                 #[cfg(not(target_arch = "wasm32"))]
                 let ms = match timed {

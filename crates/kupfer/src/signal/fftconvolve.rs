@@ -37,12 +37,15 @@ pub fn fftconvolve(in1: &Array, in2: &Array, mode: Mode, axes: Option<&[isize]>)
         ));
     }
     let complex = in1.dtype().is_complex() || in2.dtype().is_complex();
-    let out_dtype = if complex {
-        DType::Complex64
-    } else {
-        DType::F32
+    // The transforms run in the result's precision: double where an input is 64-bit
+    // (float64, int64, complex128), single otherwise (kupfer's 32-bit rule).
+    let common = promote::result_type(in1.dtype(), in2.dtype())?;
+    let out_dtype = match (complex, common.is_64bit()) {
+        (true, _) => common.complex_of(),
+        (false, true) => DType::F64,
+        (false, false) => DType::F32,
     };
-    promote::result_type(in1.dtype(), in2.dtype())?;
+    let (in1, in2) = (&in1.astype(out_dtype)?, &in2.astype(out_dtype)?);
     if in1.size() == 0 || in2.size() == 0 {
         return crate::creation::full_on(in1.device(), &[0], 0i64, Some(out_dtype));
     }
