@@ -83,47 +83,32 @@ impl Element for bool {
     }
 }
 
-impl Element for Complex32 {
-    const DTYPE: DType = DType::Complex64;
-    fn encode(xs: &[Self], out: &mut Vec<u8>) {
-        out.reserve(xs.len() * 8);
-        for z in xs {
-            out.extend_from_slice(&z.re.to_le_bytes());
-            out.extend_from_slice(&z.im.to_le_bytes());
+/// Complex elements: the real part, then the imaginary part, each little-endian.
+macro_rules! complex_element {
+    ($($t:ty => $part:ty, $d:ident),*) => {$(
+        impl Element for $t {
+            const DTYPE: DType = DType::$d;
+            fn encode(xs: &[Self], out: &mut Vec<u8>) {
+                out.reserve(std::mem::size_of_val(xs));
+                for z in xs {
+                    out.extend_from_slice(&z.re.to_le_bytes());
+                    out.extend_from_slice(&z.im.to_le_bytes());
+                }
+            }
+            fn decode(bytes: &[u8]) -> Vec<Self> {
+                const PART: usize = std::mem::size_of::<$part>();
+                let part = |b: &[u8]| {
+                    <$part>::from_le_bytes(b.try_into().expect("one component's bytes"))
+                };
+                bytes
+                    .chunks_exact(2 * PART)
+                    .map(|c| <$t>::new(part(&c[..PART]), part(&c[PART..])))
+                    .collect()
+            }
         }
-    }
-    fn decode(bytes: &[u8]) -> Vec<Self> {
-        bytes
-            .chunks_exact(8)
-            .map(|c| {
-                Complex32::new(
-                    f32::from_le_bytes([c[0], c[1], c[2], c[3]]),
-                    f32::from_le_bytes([c[4], c[5], c[6], c[7]]),
-                )
-            })
-            .collect()
-    }
+    )*};
 }
-
-impl Element for Complex64 {
-    const DTYPE: DType = DType::Complex128;
-    fn encode(xs: &[Self], out: &mut Vec<u8>) {
-        out.reserve(xs.len() * 16);
-        for z in xs {
-            out.extend_from_slice(&z.re.to_le_bytes());
-            out.extend_from_slice(&z.im.to_le_bytes());
-        }
-    }
-    fn decode(bytes: &[u8]) -> Vec<Self> {
-        bytes
-            .chunks_exact(16)
-            .map(|c| {
-                let part = |b: &[u8]| f64::from_le_bytes(b.try_into().expect("8 bytes"));
-                Complex64::new(part(&c[..8]), part(&c[8..]))
-            })
-            .collect()
-    }
-}
+complex_element!(Complex32 => f32, Complex64, Complex64 => f64, Complex128);
 
 /// Typed host data of any kupfer dtype.
 #[derive(Debug, Clone, PartialEq)]
