@@ -9,7 +9,7 @@ use crate::custom::UserFn;
 use crate::dtype::{DType, Kind};
 use crate::error::{Error, Result};
 use crate::expr::{Access, BinaryOp, Node, Program, UnaryOp};
-use crate::libm::{self, LIBM_C64, LIBM_F32, LIBM_F64};
+use crate::libm;
 use std::collections::BTreeSet;
 use std::fmt::Write;
 use std::sync::Arc;
@@ -381,31 +381,11 @@ pub(crate) struct Needs {
 impl Needs {
     pub(crate) fn render(&self) -> Result<String> {
         let mut s = String::new();
-        let f32_fns = self
-            .libm
-            .iter()
-            .filter(|n| n.ends_with("_f32") || n.ends_with("_c64"));
-        let f64_fns = self
-            .libm
-            .iter()
-            .filter(|n| n.ends_with("_f64") || n.ends_with("_c128"));
-        // The complex functions call the f32 ones: one search over both sources.
-        let f32_lib = if self.libm.iter().any(|n| n.ends_with("_c64")) {
-            static BOTH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-            BOTH.get_or_init(|| format!("{LIBM_F32}\n{LIBM_C64}"))
-                .as_str()
-        } else {
-            LIBM_F32
-        };
-        s.push_str(&libm::subset(f32_lib, f32_fns.map(String::as_str)));
-        let f64_lib = if self.libm.iter().any(|n| n.ends_with("_c128")) {
-            static BOTH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-            BOTH.get_or_init(|| format!("{LIBM_F64}\n{}", libm::libm_c128()))
-                .as_str()
-        } else {
-            LIBM_F64
-        };
-        s.push_str(&libm::subset(f64_lib, f64_fns.map(String::as_str)));
+        // Each library keeps the functions it defines (names of the other precision are not
+        // in it); the complex functions come with the real ones they call.
+        let roots = || self.libm.iter().map(String::as_str);
+        s.push_str(&libm::subset(libm::f32_library(), roots()));
+        s.push_str(&libm::subset(libm::f64_library(), roots()));
         // f16's fmod is computed in f32, so f16 helpers bring the f32 ones.
         let mut floats = self.float.clone();
         if floats.contains(&DType::F16) {
@@ -517,6 +497,12 @@ fn kp_divide_f32(a: f32, b: f32) -> f32 {
     return a / b;
 }
 ";
+
+/// The complex product `a * b` of complex WGSL type `t` as one expression (for kernels that
+/// multiply-accumulate inline: matmul, convolution, product reductions).
+pub(crate) fn cmul_expr(t: &str, a: &str, b: &str) -> String {
+    format!("{t}({a}.x * {b}.x - {a}.y * {b}.y, {a}.x * {b}.y + {a}.y * {b}.x)")
+}
 
 /// Complex multiply, divide and reciprocal, written once: `CT` is the complex WGSL type and
 /// `_CT(` the name suffix (`kp_cmul_c64`, `kp_cdiv_c128`, ...).
@@ -758,9 +744,10 @@ pub(crate) fn cast_expr(x: &str, from: DType, to: DType) -> String {
         }
         // The imaginary part is the uniform P.zero (always +0.0), not a constant, so that no
         // optimiser folds `0.0 - y` to `-y` (wrong for y = +0) or `x / (y + 0i)` to a real op.
-        (_, DType::Complex64) => format!("vec2<f32>({}, P.zero)", cast_expr(x, from, DType::F32)),
-        (_, DType::Complex128) => {
-            format!("vec2<f64>({}, f64(P.zero))", cast_expr(x, from, DType::F64))
+        (_, DType::Complex64 | DType::Complex128) => {
+            let part = to.real_part();
+            let re = cast_expr(x, from, part);
+            format!("{tv}({re}, {}(P.zero))", part.wgsl_value())
         }
         // `!(x == 0)`, not `x != 0`: some drivers compile `!=` as an ordered comparison, and
         // NaN must be true as in NumPy.

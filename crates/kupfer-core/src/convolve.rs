@@ -117,8 +117,8 @@ pub fn generate(cp: &ConvProgram, target: &Target) -> Result<String> {
     };
     let madd = if d.is_complex() {
         format!(
-            "    return acc + {}(w.x * v.x - w.y * v.y, w.x * v.y + w.y * v.x);",
-            d.wgsl_value()
+            "    return acc + {};",
+            crate::codegen::cmul_expr(d.wgsl_value(), "w", "v")
         )
     } else {
         "    return acc + w * v;".to_string()

@@ -198,7 +198,9 @@ pub struct FftParams {
     pub load_aux: u32,
     pub store_aux: u32,
     pub sgn: f32,
-    pub scale: f32,
+    /// The factor of the pass's stores, exact: single-precision passes read it rounded to
+    /// f32, double-precision ones as it is.
+    pub scale: f64,
     pub conj_in: f32,
     /// Computed outer twiddles ([`FftPass::computed_twiddles`]): 4 / N, and pi / (2 N) as
     /// the sum of two f32 (N = ns R, the pass's transform length so far).
@@ -223,16 +225,15 @@ impl FftParams {
     }
 
     /// The uniform block's bytes for a double-precision pass ([`FftPass::double`]), whose
-    /// float fields are f64 (naturally aligned: 160 bytes). `scale` is the exact f64 factor
-    /// (the f32 field is its rounding).
-    pub fn bytes_f64(&self, scale: f64) -> Vec<u8> {
+    /// float fields are f64 (naturally aligned: 160 bytes); `scale` keeps all its digits.
+    pub fn bytes_f64(&self) -> Vec<u8> {
         let words = self.words();
         let mut out = Vec::with_capacity(160);
         for (i, (name, float)) in PARAM_FIELDS.iter().enumerate() {
             if *float {
                 out.resize(out.len().next_multiple_of(8), 0);
                 let v = if *name == "scale" {
-                    scale
+                    self.scale
                 } else {
                     f64::from(f32::from_bits(words[i]))
                 };
@@ -284,7 +285,7 @@ impl FftParams {
             self.load_aux,
             self.store_aux,
             self.sgn.to_bits(),
-            self.scale.to_bits(),
+            (self.scale as f32).to_bits(),
             self.conj_in.to_bits(),
             self.tw_q.to_bits(),
             self.tw_ch.to_bits(),
@@ -1357,7 +1358,7 @@ mod tests {
             "let a = 4096u + 4000u * 256u; let o = p.in_off + p.out_off; \
              let s = (-1.0f) * (SCALEf) + (-0.0f) + (CLf); let q = sp.n + 16u; \
              let r = 3u; let nn = p.nope;"
-                .replace("SCALE", &format!("{:?}", params.scale))
+                .replace("SCALE", &format!("{:?}", params.scale as f32))
                 .replace("CL", &format!("{:?}", params.tw_cl)),
         );
         // Every float literal parses back to the same bits.
@@ -1440,9 +1441,10 @@ mod tests {
             conj_in: 1.0,
             dc_n: 9,
             dc_imag: -0.0,
+            scale: 1.0 / 3.0,
             ..FftParams::default()
         };
-        let bytes = params.bytes_f64(1.0 / 3.0);
+        let bytes = params.bytes_f64();
         assert_eq!(bytes.len(), span as usize);
         let at = |name: &str| {
             members

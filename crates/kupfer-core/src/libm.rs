@@ -17,19 +17,28 @@ pub const LIBM_F64: &str = include_str!("../../../shaders/libm_f64.wgsl");
 /// takes its subset of `LIBM_F32` and this file together.
 pub const LIBM_C64: &str = include_str!("../../../shaders/complex_f32.wgsl");
 
-/// complex128 functions (`kp_<name>_c128`, needing `SHADER_F64`): [`LIBM_C64`] with every f32
-/// read as f64, built on the f64 library. The one constant that depends on the precision is
-/// tanh's cut-off, past which tanh(x) is +-1 (|x| > 10 in f32, 20 in f64).
-pub fn libm_c128() -> &'static str {
-    static C128: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    C128.get_or_init(|| {
-        LIBM_C64
+/// The f32 library and the complex64 functions built on it, as one source: what a kernel's
+/// subset of f32 and complex64 functions is taken from.
+pub fn f32_library() -> &'static str {
+    static LIB: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    LIB.get_or_init(|| format!("{LIBM_F32}\n{LIBM_C64}"))
+}
+
+/// The f64 library (needs `SHADER_F64`) and the complex128 functions (`kp_<name>_c128`) built
+/// on it, as one source. The complex128 functions are [`LIBM_C64`] with every f32 read as
+/// f64; the one constant that depends on the precision is tanh's cut-off, past which tanh(x)
+/// is +-1 (|x| > 10 in f32, 20 in f64).
+pub fn f64_library() -> &'static str {
+    static LIB: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    LIB.get_or_init(|| {
+        let c128 = LIBM_C64
             .replace("bitcast<u32>(f32(", "bitcast<u32>(f32_KEEP(")
             .replace("_c64(", "_c128(")
             .replace("_f32(", "_f64(")
             .replace("vec2<f32>", "vec2<f64>")
             .replace("f32_KEEP(", "f32(")
-            .replace("abs(z.x) > 10.0", "abs(z.x) > 20.0")
+            .replace("abs(z.x) > 10.0", "abs(z.x) > 20.0");
+        format!("{LIBM_F64}\n{c128}")
     })
 }
 
@@ -149,7 +158,7 @@ mod tests {
 
     #[test]
     fn every_public_function_is_an_item_and_subsets_are_closed() {
-        for lib in [LIBM_F32, LIBM_F64] {
+        for lib in [f32_library(), f64_library()] {
             let names = public_names(lib);
             assert!(names.len() >= 23, "{names:?}");
             let all_items = items(lib);

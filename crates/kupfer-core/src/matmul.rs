@@ -332,10 +332,12 @@ fn store_expr(v: &str, out: DType) -> String {
 fn mad_expr(out: DType) -> String {
     match out {
         DType::Bool => "acc || (a && b)".into(),
-        DType::Complex64 | DType::Complex128 => format!(
-            "acc + {}(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x)",
-            out.wgsl_value()
-        ),
+        DType::Complex64 | DType::Complex128 => {
+            format!(
+                "acc + {}",
+                crate::codegen::cmul_expr(out.wgsl_value(), "a", "b")
+            )
+        }
         _ => "acc + a * b".into(),
     }
 }

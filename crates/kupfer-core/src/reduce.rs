@@ -213,7 +213,7 @@ fn combine_body(rp: &ReduceProgram) -> String {
     }
     match (rp.combine, rp.acc.kind()) {
         (Combine::Prod, Kind::Complex) => {
-            format!("    return {t}(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);")
+            format!("    return {};", crate::codegen::cmul_expr(t, "a", "b"))
         }
         (Combine::Sum, _) => "    return a + b;".into(),
         (Combine::Prod, _) => "    return a * b;".into(),

@@ -30,10 +30,7 @@ pub(crate) enum Precision {
 impl Precision {
     /// Bytes of one complex value.
     pub(crate) fn complex_bytes(self) -> usize {
-        match self {
-            Precision::Single => 8,
-            Precision::Double => 16,
-        }
+        self.complex().gpu_size()
     }
 
     /// The complex dtype of the values.
@@ -613,7 +610,7 @@ impl Stockham {
                 load_aux: aux.as_ref().and_then(|a| a.load).unwrap_or(0),
                 store_aux: aux.as_ref().and_then(|a| a.store).unwrap_or(0),
                 sgn: f32::from(job.sgn),
-                scale: if last { job.scale as f32 } else { 1.0 },
+                scale: if last { job.scale } else { 1.0 },
                 conj_in: if first && job.conj_in { -1.0 } else { 1.0 },
                 ..FftParams::default()
             };
@@ -647,7 +644,7 @@ impl Stockham {
             };
             let uniforms = match self.precision {
                 Precision::Single => params.bytes(),
-                Precision::Double => params.bytes_f64(if last { job.scale } else { 1.0 }),
+                Precision::Double => params.bytes_f64(),
             };
             ctx.dispatch(&pipeline, &uniforms, bindings, [gx as u32, gy as u32, 1])?;
             if trace() > 0 {
