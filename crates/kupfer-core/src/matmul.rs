@@ -140,6 +140,10 @@ pub enum GemvShape {
     Cols,
 }
 
+/// The 32-bit registers of one multiprocessor on NVIDIA GPUs (64K; AMD's compute units have
+/// more): the most one cooperative-matrix workgroup may hold.
+pub const COOP_REGISTER_FILE: u32 = 65536;
+
 /// Cooperative-matrix (tensor core) GEMM configuration: a workgroup of `wm x wn` subgroups,
 /// each computing `fm x fn` 16x16 fragments of C.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -182,6 +186,22 @@ impl CoopConfig {
     pub fn workgroup_bytes(&self) -> u32 {
         self.stages * (self.bm() * (self.bk + 8) + self.bk * (self.bn() + 8)) * 2
             + (self.threads() / self.subgroup) * 256 * 4
+    }
+
+    /// An estimate of the 32-bit registers one workgroup holds: every thread's share of its
+    /// subgroup's f32 accumulator fragments and of one step's f16 A and B fragments, plus 64
+    /// for addresses and loop state. The 4x4-fragment kernels measure 255 registers a thread
+    /// on the H100 against an estimate of 224.
+    pub fn register_estimate(&self) -> u32 {
+        let per_subgroup = self.fm * self.fn_ * 256 + (self.fm + self.fn_) * 128;
+        self.wm * self.wn * (per_subgroup + 64 * self.subgroup)
+    }
+
+    /// Whether the workgroup's registers fit [`COOP_REGISTER_FILE`]. A workgroup that does
+    /// not is refused before compilation: on the H100 such a kernel (12 subgroups of 255
+    /// registers) compiled and then lost the device instead of failing.
+    pub fn fits_register_file(&self) -> bool {
+        self.register_estimate() <= COOP_REGISTER_FILE
     }
 
     fn valid(&self) -> bool {
@@ -1305,6 +1325,17 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn coop_register_estimate_admits_the_candidates_and_refuses_a_device_losing_workgroup() {
+        for cfg in CoopConfig::candidates(32) {
+            assert!(cfg.fits_register_file(), "{cfg:?}");
+        }
+        // 12 subgroups of 4x4 fragments: 255 registers a thread on the H100, 98K in all.
+        assert!(!CoopConfig::from_numbers([4, 3, 4, 4, 32, 1], 32).fits_register_file());
+        assert!(!CoopConfig::from_numbers([4, 4, 4, 2, 32, 1], 32).fits_register_file());
+        assert!(CoopConfig::from_numbers([4, 4, 2, 2, 32, 1], 32).fits_register_file());
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //! cd tools/vkstats && cargo run --release -- 2,2,4,4,32,1 4,2,4,4,32,1   # wm,wn,fm,fn,bk,stages
 //! cargo run --release -- file:kernel.wgsl                               # any WGSL module
 //! PRINT=1 cargo run --release -- 2,2,4,4,32,1                           # the WGSL only (no GPU)
+//! CHECK=1 PRINT=1 cargo run --release -- file:kernel.wgsl                # validate and write SPIR-V only
 //! ```
 //!
 //! `TIME=4096` also runs each matmul kernel (kupfer's bindings: uniform block, A, B, C) as a
@@ -404,6 +405,13 @@ fn main() {
             let _ = std::fs::write(format!("{out}/{name}.wgsl"), &wgsl);
         }
         let Some(vk) = &vk else {
+            if std::env::var_os("CHECK").is_some() {
+                match spirv(&wgsl) {
+                    Ok(_) => println!("{name}: valid"),
+                    Err(e) => println!("{name}: {e}"),
+                }
+                continue;
+            }
             println!("{wgsl}");
             continue;
         };

@@ -223,7 +223,9 @@ pub(crate) fn tile_config(
 /// The cooperative-matrix configurations listed in `KUPFER_MATMUL_COOP_CONFIGS` (for kernel
 /// development: the tuner tries these instead of [`CoopConfig::candidates`], the first being
 /// the default): `;`-separated configurations of six numbers `wm,wn,fm,fn,bk,stages`, e.g.
-/// `2,2,4,4,32,1;2,4,4,4,32,1`. Entries that do not parse as six numbers are left out.
+/// `2,2,4,4,32,1;2,4,4,4,32,1`. Entries that do not parse as six numbers are left out, and so
+/// are configurations whose registers would not fit a multiprocessor
+/// ([`CoopConfig::fits_register_file`]).
 fn parse_coop_configs(list: &str, subgroup: u32) -> Vec<CoopConfig> {
     list.split(';')
         .filter_map(|c| {
@@ -249,7 +251,7 @@ pub(crate) fn coop_config(device: &Device, geo: &Geometry, out: DType) -> Result
     let candidates: Vec<CoopConfig> = listed
         .unwrap_or_else(|| CoopConfig::candidates(sg))
         .into_iter()
-        .filter(|c| fits(device, c.threads(), c.workgroup_bytes()))
+        .filter(|c| c.fits_register_file() && fits(device, c.threads(), c.workgroup_bytes()))
         .collect();
     let default = candidates
         .first()
