@@ -254,6 +254,16 @@ pub fn time(vk: &Vk, built: &Built, wgsl: &str, size: u32) -> Result<String, Str
             &[set],
             &[],
         );
+        // Untimed runs first: after the idle gap of a compilation the H100's driver leaves the
+        // clock low until ~0.4 s of sustained work (DESIGN.md, performance model).
+        let warm: u32 = std::env::var("WARM")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(300);
+        for _ in 0..warm {
+            d.cmd_dispatch(cb, size.div_ceil(bn), size.div_ceil(bm), 1);
+            sync();
+        }
         for r in 0..reps {
             // After the barrier, so that the start is stamped once the previous dispatch is done.
             d.cmd_write_timestamp(cb, vk::PipelineStageFlags::BOTTOM_OF_PIPE, qp, 2 * r);

@@ -12,7 +12,7 @@
 //! ```
 //!
 //! `TIME=4096` also runs each matmul kernel (kupfer's bindings: uniform block, A, B, C) as a
-//! float16 4096^3 GEMM, prints the median of 20 dispatches and checks 256 entries against the
+//! float16 4096^3 GEMM, prints the median of 20 dispatches (after `WARM`, default 300, untimed ones) and checks 256 entries against the
 //! CPU (`gemm.rs`). `KUPFER_DUMP_WGSL=dir` makes kupfer write every kernel it compiles, so
 //! `file:dir/*.wgsl` gives the statistics of any kernel family. `BARSEM0=1` (experiment)
 //! strips the memory semantics of every barrier. `WGSL_OUT=dir` also writes each kernel's WGSL there. The SPIR-V is written with the options
