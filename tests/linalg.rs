@@ -617,6 +617,29 @@ fn einsum_matches_numpy() {
         4,
         e("ij,j"),
     );
+    // Two operands, one with a label of its own summed before the product: that sum is in the
+    // result dtype too (bool counts, float16 does not round to float16).
+    for (d, other, s, sa, sb) in [
+        (DType::Bool, DType::F32, "ij,j->", &[5, 4][..], &[4][..]),
+        (DType::Bool, DType::I32, "ij,jk->k", &[5, 4], &[4, 3]),
+        (DType::F32, DType::Bool, "ij,jk->", &[3, 4], &[4, 6]),
+        (DType::F16, DType::F32, "ij,jk->k", &[40, 4], &[4, 3]),
+        (DType::Bool, DType::Complex64, "ij,j->j", &[5, 4], &[4]),
+    ] {
+        let ok = |t: DType| t == DType::Bool || dtypes.contains(&t);
+        if !ok(d) || !ok(other) {
+            continue;
+        }
+        c.add(
+            &[(d, sa), (other, sb)],
+            &np(s, 2),
+            sa.iter().product::<usize>() * sb.iter().product::<usize>(),
+            e(s),
+        );
+    }
+    // An explicit output without '...' cannot drop the broadcast axes (NumPy raises).
+    c.add(&[(DType::F32, &[2, 3])], &np("...i->i", 1), 1, e("...i->i"));
+    c.add(&[(DType::F32, &[3])], &np("...i->i", 1), 3, e("...i->i"));
     run_cases("einsum", c.v);
 }
 
@@ -640,6 +663,7 @@ fn norms_match_numpy() {
             (p(3.0), "3"),
             (p(0.5), "0.5"),
             (p(-1.0), "-1"),
+            (p(f64::NAN), "np.nan"),
         ];
         for &(o, name) in vector {
             c.add(
@@ -805,6 +829,12 @@ fn diagonals_match_numpy() {
         3,
         |x| kp::trace(&x[0], 0, 0, 1, Some(DType::F32)),
     );
+    // dtype=bool: the sum of a bool diagonal is OR, a bool result.
+    for d in [DType::F32, DType::I32, DType::Bool] {
+        c.add(&[(d, &[3, 3])], "np.trace(a, dtype=bool)", 3, |x| {
+            kp::trace(&x[0], 0, 0, 1, Some(DType::Bool))
+        });
+    }
     c.add(
         &[(DType::F16, &[40, 40])],
         "np.trace(a, dtype=np.float32)",
@@ -846,6 +876,16 @@ fn errors_name_the_shapes() {
         (kp::einsum("ij,jk", &[&a]), "2 operands"),
         (kp::einsum("ijk", &[&a]), "(2, 3)"),
         (kp::einsum("ij->i->j", &[&a]), "invalid subscript"),
+        (kp::einsum("...j->j", &[&a]), "output 'j' has no '...'"),
+        (
+            norm(
+                &kp::ones(&[3], None).unwrap(),
+                Some(NormOrd::Fro),
+                None,
+                false,
+            ),
+            "order 'fro' for vectors",
+        ),
         (
             kp::diag(&kp::ones(&[2, 2, 2], None).unwrap(), 0),
             "1-d or 2-d",

@@ -110,11 +110,16 @@ pub fn trace(
     dtype: Option<DType>,
 ) -> Result<Array> {
     let d = diagonal(a, offset, axis1, axis2)?;
-    let d = match dtype {
-        Some(t) => d.astype(t)?,
-        None => d,
+    let Some(t) = dtype else {
+        return super::sum(&d, -1, false);
     };
-    super::sum(&d, -1, false)
+    // The sum of a bool diagonal counts in int32: back to bool, NumPy's OR (`dtype=bool`).
+    let s = super::sum(&d.astype(t)?, -1, false)?;
+    if s.dtype() == t {
+        Ok(s)
+    } else {
+        s.astype(t)
+    }
 }
 
 impl Array {

@@ -134,22 +134,6 @@ pub fn einsum(subscripts: &str, operands: &[&Array]) -> Result<Array> {
         kupfer_core::promote::result_type(d, o.a.dtype())
     })?;
 
-    // With more than one contraction, the intermediate products must already be in the
-    // result dtype, as NumPy computes the whole product in it: bool or int32 pairs contracted
-    // in their own dtype would OR or wrap before a later float operand, float16 pairs round.
-    // (All-bool products stay bool: OR of ANDs is associative.)
-    let ops = if ops.len() > 2 && dtype != DType::Bool {
-        ops.into_iter()
-            .map(|o| {
-                Ok(Op {
-                    a: cast(o.a, dtype)?,
-                    labels: o.labels,
-                })
-            })
-            .collect::<Result<Vec<_>>>()?
-    } else {
-        ops
-    };
     let ops = ops
         .into_iter()
         .map(take_diagonals)
@@ -172,6 +156,25 @@ pub fn einsum(subscripts: &str, operands: &[&Array]) -> Result<Array> {
                 .collect()
         })
         .collect();
+    // Operands summed before a product, and those of a chain of contractions, must already be
+    // in the result dtype, as NumPy computes the whole product in it: bool or int32 operands
+    // summed or contracted in their own dtype would OR or wrap before a float operand, float16
+    // ones round. (All-bool products stay bool: OR of ANDs is associative.)
+    let chain = ops.len() > 2;
+    let ops = ops
+        .into_iter()
+        .zip(&drops)
+        .map(|(o, d)| {
+            if dtype != DType::Bool && (chain || !d.is_empty()) {
+                Ok(Op {
+                    a: cast(o.a, dtype)?,
+                    labels: o.labels,
+                })
+            } else {
+                Ok(o)
+            }
+        })
+        .collect::<Result<Vec<_>>>()?;
     let ops = ops
         .into_iter()
         .zip(&drops)
@@ -232,8 +235,18 @@ fn output_labels(output: Option<&str>, ops: &[Op], e_max: u32) -> Result<Vec<u32
     };
     let t = parse_term(o)?;
     let mut labels = t.letters.clone();
-    if let Some(at) = t.ellipsis {
-        labels.splice(at..at, ell);
+    match t.ellipsis {
+        Some(at) => {
+            labels.splice(at..at, ell);
+        }
+        // NumPy never sums broadcast axes away: an explicit output must keep them.
+        None if e_max > 0 => {
+            return Err(Error::invalid(format!(
+                "einsum: the operands' '...' stands for {e_max} broadcast axis(es), but the \
+                 output '{o}' has no '...' to keep them"
+            )));
+        }
+        None => {}
     }
     for (i, l) in labels.iter().enumerate() {
         if labels[..i].contains(l) {

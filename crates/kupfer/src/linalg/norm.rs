@@ -121,9 +121,10 @@ fn vector(
         None => 2.0,
         Some(NormOrd::P(p)) => p,
         Some(o) => {
+            let name = if o == NormOrd::Fro { "fro" } else { "nuc" };
             return Err(Error::invalid(format!(
-                "norm: invalid norm order {o:?} for vectors"
-            )))
+                "norm: invalid norm order '{name}' for vectors"
+            )));
         }
     };
     match p {
@@ -136,7 +137,11 @@ fn vector(
         ),
         1.0 => reduce::sum(absx, axis, keepdims),
         2.0 => two_norm(absx, axis, keepdims),
-        p if p.is_nan() => Err(Error::invalid("norm: invalid norm order nan for vectors")),
+        // sum(|x|^nan)^(1/nan): NaN whatever x is (NumPy's result, not an error).
+        p if p.is_nan() => {
+            let shape = reduce::sum(absx, axis, keepdims)?;
+            crate::creation::full_like(&shape, f64::NAN, None)
+        }
         // An empty vector: 0^(1/p), 0 for p > 0 and inf for p < 0 as NumPy gives, without a
         // power of a constant array (lavapipe's compiler took ~50 s over kp_power of two
         // uniform operands).
