@@ -1,8 +1,9 @@
-// Tiled SIMT GEMM with f32 accumulation (float16 and float32 operands). A workgroup of
-// (BN/TN) x (BM/TM) threads computes a BM x BN tile of C: it stages BM x BK of A and BK x BN of
-// B in workgroup memory (both k-major, as vec4 rows along m and n), and each thread accumulates
-// a TM x TN block in registers from vec4 reads. Global loads are vec4 along the operand's
-// contiguous axis where the layout allows it (generated per layout), scalar otherwise.
+// Tiled SIMT GEMM with f32 accumulation (float16 and float32 operands; EL is f64 for float64
+// results). A workgroup of (BN/TN) x (BM/TM) threads computes a BM x BN tile of C: it stages
+// BM x BK of A and BK x BN of B in workgroup memory (both k-major, as vec4 rows along m and
+// n), and each thread accumulates a TM x TN block in registers from vec4 reads. Global loads
+// are vec4 along the operand's contiguous axis where the layout allows it (generated per
+// layout), scalar otherwise.
 // The k loop of a staged step is unrolled in the generated code (constant offsets).
 // Software pipelining: the next k step's tiles are read from global memory into registers
 // while the current one is multiplied from workgroup memory, which is double-buffered (one
@@ -22,8 +23,8 @@ const TX: u32 = {{TX}}u;
 const TY: u32 = {{TY}}u;
 const WG: u32 = {{WG}}u;
 
-var<workgroup> As: array<vec4<f32>, {{AS_LEN2}}>;
-var<workgroup> Bs: array<vec4<f32>, {{BS_LEN2}}>;
+var<workgroup> As: array<vec4<{{EL}}>, {{AS_LEN2}}>;
+var<workgroup> Bs: array<vec4<{{EL}}>, {{BS_LEN2}}>;
 
 @compute @workgroup_size({{WG}})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
@@ -39,7 +40,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         let bo = kp_batch(z);
         let base_a = i32(P.oa) + bo.x;
         let base_b = i32(P.ob) + bo.y;
-        var acc: array<vec4<f32>, {{ACC_LEN}}>;
+        var acc: array<vec4<{{EL}}>, {{ACC_LEN}}>;
 {{DECL}}
         let ntiles = (P.k + BK - 1u) / BK;
         {

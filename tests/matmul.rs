@@ -46,7 +46,7 @@ fn values(seed: u64, n: usize, d: DType) -> Vec<f64> {
         _ => (-1.0, 1.0),
     };
     // Complex operands take 2 values per element (re, im).
-    let n = if d == DType::Complex64 { 2 * n } else { n };
+    let n = if d.is_complex() { 2 * n } else { n };
     common::values(seed, 0x3a7b, n, d, lo, hi)
 }
 
@@ -58,14 +58,22 @@ fn upload(d: DType, shape: &[usize], v: &[f64]) -> Array {
             .collect();
         return Array::from_slice(&c, shape).unwrap();
     }
+    if d == DType::Complex128 {
+        let c: Vec<kp::Complex64> = v
+            .chunks(2)
+            .map(|p| kp::Complex64::new(p[0], p[1]))
+            .collect();
+        return Array::from_slice(&c, shape).unwrap();
+    }
     common::upload(v, d, shape)
 }
 
 fn raw(d: DType, v: &[f64]) -> Vec<u8> {
-    if d == DType::Complex64 {
-        return v.iter().flat_map(|x| (*x as f32).to_le_bytes()).collect();
+    match d {
+        DType::Complex64 => v.iter().flat_map(|x| (*x as f32).to_le_bytes()).collect(),
+        DType::Complex128 => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        _ => common::raw_bytes(v, d),
     }
-    common::raw_bytes(v, d)
 }
 
 const ORACLE: &str = r#"
@@ -90,7 +98,7 @@ for c in cases:
     if kind in ("int32", "uint32", "int64", "bool"):
         w = np.matmul(x.astype(kind), y.astype(kind)).astype(np.float64)
         s = np.zeros_like(w)
-    elif kind == "complex64":
+    elif kind in ("complex64", "complex128"):
         xc = x.astype(np.complex128); yc = y.astype(np.complex128)
         w = np.matmul(xc, yc)
         s = np.matmul(np.abs(xc), np.abs(yc))
@@ -137,6 +145,12 @@ fn compare(c: &Case, got: &Array, dir: &Path, res: &Value) -> Result<(), String>
             .map_err(|e| e.to_string())?
             .iter()
             .flat_map(|z| [f64::from(z.re), f64::from(z.im)])
+            .collect()
+    } else if want_dtype == DType::Complex128 {
+        got.to_vec::<kp::Complex64>()
+            .map_err(|e| e.to_string())?
+            .iter()
+            .flat_map(|z| [z.re, z.im])
             .collect()
     } else {
         let h = got.to_host().map_err(|e| e.to_string())?;
@@ -277,6 +291,43 @@ fn dtypes_and_mixed_dtypes() {
         b.plain(&format!("{x}-{y}"), x, &[9, 17], y, &[17, 10]);
         b.plain(&format!("{x}-{y}-big"), x, &[70, 66], y, &[66, 68]);
         b.plain(&format!("{x}-{y}-gemv"), x, &[40, 66], y, &[66]);
+    }
+    // Complex products large enough to run as real products of their parts (complex_parts):
+    // complex @ complex, real @ complex both ways, broadcast batches, a transposed operand.
+    let mut complex = vec![DType::Complex64];
+    if dev.supports(DType::Complex128) {
+        complex.push(DType::Complex128);
+    }
+    for &c in &complex {
+        let r = c.real_part();
+        b.plain(&format!("{c}-parts"), c, &[70, 80], c, &[80, 90]);
+        b.plain(&format!("{c}-{r}-parts"), c, &[70, 80], r, &[80, 90]);
+        b.plain(&format!("{r}-{c}-parts"), r, &[70, 80], c, &[80, 90]);
+        b.plain(
+            &format!("{c}-parts-bcast"),
+            c,
+            &[2, 1, 40, 70],
+            c,
+            &[3, 70, 100],
+        );
+        b.add(
+            &format!("{c}-parts-transposed"),
+            (c, &[80, 70]),
+            (c, &[80, 90]),
+            "a.T",
+            "b",
+            80,
+            Box::new(|a, b| kp::matmul(&a.t()?, b)),
+        );
+    }
+    if dev.supports(DType::Complex128) {
+        b.plain(
+            "f64-c64-parts",
+            DType::F64,
+            &[70, 80],
+            DType::Complex64,
+            &[80, 90],
+        );
     }
     run_cases("dtypes", b.cases);
 }
@@ -489,6 +540,7 @@ fn shapes_views_and_batches() {
 #[test]
 fn every_kernel_and_tile_config() {
     let f = DType::F32;
+    let f64_ok = device().supports(DType::F64);
     let mut b = Builder {
         cases: Vec::new(),
         seed: 500,
@@ -520,6 +572,44 @@ fn every_kernel_and_tile_config() {
                 kp::matmul_forced(&a.t()?, &b.t()?, MatmulPrecision::Exact, Force::Tiled(tile))
             }),
         );
+        if f64_ok {
+            // float64 tiles: vec4<f64> loads (row-major and transposed), and a float32 operand
+            // widened as it is read.
+            let d = DType::F64;
+            b.add(
+                &format!("tile{i}-rowmajor-f64"),
+                (d, &[70, 36]),
+                (d, &[36, 72]),
+                "a",
+                "b",
+                36,
+                Box::new(move |a, b| {
+                    kp::matmul_forced(a, b, MatmulPrecision::Exact, Force::Tiled(tile))
+                }),
+            );
+            b.add(
+                &format!("tile{i}-transposed-f64"),
+                (d, &[36, 68]),
+                (d, &[72, 36]),
+                "a.T",
+                "b.T",
+                36,
+                Box::new(move |a, b| {
+                    kp::matmul_forced(&a.t()?, &b.t()?, MatmulPrecision::Exact, Force::Tiled(tile))
+                }),
+            );
+            b.add(
+                &format!("tile{i}-ragged-f32-f64"),
+                (f, &[2, 33, 35]),
+                (d, &[35, 31]),
+                "a",
+                "b",
+                35,
+                Box::new(move |a, b| {
+                    kp::matmul_forced(a, b, MatmulPrecision::Exact, Force::Tiled(tile))
+                }),
+            );
+        }
         b.add(
             &format!("tile{i}-ragged-f16"),
             (DType::F16, &[2, 33, 35]),

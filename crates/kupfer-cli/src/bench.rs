@@ -505,6 +505,18 @@ pub fn run(args: &BenchArgs) -> CliResult {
         eprintln!("kupfer: note: {note}");
     }
     let device = kp::Device::default_device()?;
+    // Cases of a dtype this adapter does not have are left out with a note, not failed.
+    let mut steps = steps;
+    steps.retain(|step| match matmul::needs_dtype(step.case.name) {
+        Some(d) if !device.supports(d) => {
+            eprintln!(
+                "kupfer: note: {} skipped: this adapter has no {d}",
+                step.case.name
+            );
+            false
+        }
+        _ => true,
+    });
     let info = device.info().clone();
     let gpu_timer = device.context().has_gpu_timestamps();
     let timing = Timing {

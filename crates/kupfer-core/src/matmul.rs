@@ -72,9 +72,10 @@ impl TileConfig {
         (self.bm / self.tm) * (self.bn / self.tn)
     }
 
-    /// Workgroup memory in bytes (the A and B tiles, double-buffered).
-    pub fn workgroup_bytes(&self) -> u32 {
-        2 * (self.bm + self.bn) * self.bk * 4
+    /// Workgroup memory in bytes (the A and B tiles, double-buffered) for accumulators of
+    /// `acc` (float32, or float64: twice the bytes).
+    pub fn workgroup_bytes(&self, acc: DType) -> u32 {
+        2 * (self.bm + self.bn) * self.bk * acc.gpu_size() as u32
     }
 
     /// The configurations the autotuner tries, largest first.
@@ -587,16 +588,23 @@ fn tiled(
     if !t.valid() {
         return Err(Error::invalid(format!("bad tile configuration {t:?}")));
     }
-    if !matches!(p.out, DType::F32 | DType::F16) {
+    if !matches!(p.out, DType::F32 | DType::F16 | DType::F64) {
         return Err(Error::invalid(
-            "the tiled kernel computes float16/float32 results",
+            "the tiled kernel computes float16/float32/float64 results",
         ));
     }
+    // The element of workgroup tiles and accumulators: f32, or f64 for float64 results.
+    let acc = acc_dtype(p.out);
+    let el = acc.wgsl_value();
+    let vec4 = format!("vec4<{el}>");
+    // vec4 loads read operands already in the accumulator's dtype.
     let vec_ok = |d: DType, l: Load| {
-        l == Load::Scalar || (d == DType::F32 && matches!(l, Load::VecK | Load::VecOuter))
+        l == Load::Scalar || (d == acc && matches!(l, Load::VecK | Load::VecOuter))
     };
-    if !vec_ok(p.a, la) || !vec_ok(p.b, lb) || (c_vec4 && p.out != DType::F32) {
-        return Err(Error::invalid("vec4 loads and stores need float32"));
+    if !vec_ok(p.a, la) || !vec_ok(p.b, lb) || (c_vec4 && p.out != acc) {
+        return Err(Error::invalid(
+            "vec4 loads and stores need operands and result in float32 or float64",
+        ));
     }
     let (tx, ty) = (t.bn / t.tn, t.bm / t.tm);
     let wg = tx * ty;
@@ -610,7 +618,7 @@ fn tiled(
     let a_parts: StageParts<&str> = match la {
         Load::Scalar | Load::Vec8K | Load::Vec8Outer => (
             bm * bk,
-            "f32",
+            el,
             format!("let r = t / {bk}u; let kk = t % {bk}u; let gr = row0 + r; let gk = k0 + kk;"),
             format!(
                 "if (gr < P.m && gk < P.k) {{ @R = {}; }}",
@@ -620,7 +628,7 @@ fn tiled(
         ),
         Load::VecK => (
             bm * bk / 4,
-            "vec4<f32>",
+            vec4.as_str(),
             format!(
                 "let r = t / {q}u; let kq = t % {q}u; let gr = row0 + r; let gk = k0 + kq * 4u;",
                 q = bk / 4
@@ -638,7 +646,7 @@ fn tiled(
         ),
         Load::VecOuter => (
             bm * bk / 4,
-            "vec4<f32>",
+            vec4.as_str(),
             format!(
                 "let kk = t / {q}u; let mq = t % {q}u; let gm = row0 + mq * 4u; let gk = k0 + kk;",
                 q = bm / 4
@@ -651,7 +659,7 @@ fn tiled(
     let b_parts: StageParts<&str> = match lb {
         Load::Scalar | Load::Vec8K | Load::Vec8Outer => (
             bn * bk,
-            "f32",
+            el,
             format!("let kk = t / {bn}u; let c = t % {bn}u; let gc = col0 + c; let gk = k0 + kk;"),
             format!(
                 "if (gc < P.n && gk < P.k) {{ @R = {}; }}",
@@ -661,7 +669,7 @@ fn tiled(
         ),
         Load::VecOuter => (
             bn * bk / 4,
-            "vec4<f32>",
+            vec4.as_str(),
             format!(
                 "let kk = t / {q}u; let nq = t % {q}u; let gn = col0 + nq * 4u; let gk = k0 + kk;",
                 q = bn / 4
@@ -672,7 +680,7 @@ fn tiled(
         ),
         Load::VecK => (
             bn * bk / 4,
-            "vec4<f32>",
+            vec4.as_str(),
             format!(
                 "let c = t / {q}u; let kq = t % {q}u; let gc = col0 + c; let gk = k0 + kq * 4u;",
                 q = bk / 4
@@ -719,7 +727,7 @@ fn tiled(
                     let at = (i * 4 + r) * qn + q;
                     let _ = writeln!(
                         kloop,
-                        "                acc[{at}] = fma(vec4<f32>(a{i}.{lane}), b{q}, acc[{at}]);"
+                        "                acc[{at}] = fma({vec4}(a{i}.{lane}), b{q}, acc[{at}]);"
                     );
                 }
             }
@@ -770,7 +778,7 @@ fn tiled(
         if l == Load::Scalar {
             storage(d).to_string()
         } else {
-            "vec4<f32>".into()
+            vec4.clone()
         }
     };
     subs.push(("A_TYPE", ty_of(p.a, la)));
@@ -778,11 +786,12 @@ fn tiled(
     subs.push((
         "C_TYPE",
         if c_vec4 {
-            "vec4<f32>".into()
+            vec4.clone()
         } else {
             c_storage(p).to_string()
         },
     ));
+    subs.push(("EL", el.to_string()));
     subs.push(("BM", t.bm.to_string()));
     subs.push(("BN", t.bn.to_string()));
     subs.push(("BK", t.bk.to_string()));
@@ -1296,7 +1305,11 @@ mod tests {
                 (DType::F16, DType::F16, DType::F16),
                 (DType::F16, DType::F32, DType::F32),
                 (DType::I32, DType::F32, DType::F32),
+                (DType::F64, DType::F64, DType::F64),
+                (DType::F32, DType::F64, DType::F64),
+                (DType::I32, DType::F64, DType::F64),
             ] {
+                let acc = acc_dtype(out);
                 for la in loads {
                     for lb in loads {
                         for c_vec4 in [false, true] {
@@ -1315,9 +1328,9 @@ mod tests {
                             match generate(&p, &ALL) {
                                 Ok(w) => validate(&w, false),
                                 Err(_) => assert!(
-                                    (la != Load::Scalar && a != DType::F32)
-                                        || (lb != Load::Scalar && b != DType::F32)
-                                        || (c_vec4 && out != DType::F32)
+                                    (la != Load::Scalar && a != acc)
+                                        || (lb != Load::Scalar && b != acc)
+                                        || (c_vec4 && out != acc)
                                 ),
                             }
                         }

@@ -141,6 +141,16 @@ pub const CASES: &[Case] = &[
         about: "a @ b, float16 n x n (float32 accumulation)",
     },
     Case {
+        name: "matmul_float64",
+        group: Group::Matmul,
+        about: "a @ b, float64 n x n (not an anchor case; needs SHADER_F64)",
+    },
+    Case {
+        name: "matmul_complex64",
+        group: Group::Matmul,
+        about: "a @ b, complex64 n x n (not an anchor case; tflops count 8 n^3)",
+    },
+    Case {
         name: "matmul_epilogue_float32",
         group: Group::Matmul,
         about: "(a @ b) * 2 + c, float32 n x n (the expression fused into the matmul; not an anchor case)",

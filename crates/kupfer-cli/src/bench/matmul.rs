@@ -2,7 +2,8 @@
 //! 8192 with `tflops`; `batched_matmul_64x256` with `tflops`; `gemv_4096` with `gbs`), with a
 //! plain-Rust CPU reference (a cache-blocked i-k-j product) where it finishes in seconds; and
 //! `matmul_epilogue_float32`, `(a @ b) * 2 + c` (not an anchor case: CuPy runs it as three
-//! kernels, kupfer as one).
+//! kernels, kupfer as one); `matmul_float64` and `matmul_complex64` (not anchor cases:
+//! NumPy's default dtype, and the complex products of signal processing).
 
 use super::cases::{Case, Measurement};
 use super::{cpu_time, gpu_time, Timing};
@@ -19,13 +20,16 @@ pub const MATMUL_SIZES: &[usize] = &[1024, 4096, 8192];
 const CPU_MAX_SIDE: usize = 1024;
 
 /// C += A @ B for row-major n x k and k x m blocks (i-k-j order: contiguous inner loop).
-fn cpu_matmul(a: &[f32], b: &[f32], c: &mut [f32], n: usize, k: usize, m: usize) {
+fn cpu_matmul<T>(a: &[T], b: &[T], c: &mut [T], n: usize, k: usize, m: usize)
+where
+    T: Copy + std::ops::Mul<Output = T> + std::ops::AddAssign,
+{
     for i in 0..n {
         let row = &mut c[i * m..(i + 1) * m];
         for p in 0..k {
             let x = a[i * k + p];
             for (o, y) in row.iter_mut().zip(&b[p * m..(p + 1) * m]) {
-                *o += x * y;
+                *o += x * *y;
             }
         }
     }
@@ -38,34 +42,77 @@ fn random(dev: &kp::Device, seed: u64, shape: &[usize]) -> CliResult<(Vec<f32>, 
     Ok((h, a))
 }
 
+/// The dtype a case needs beyond the ones every adapter has (its run is left out without it).
+pub fn needs_dtype(case: &str) -> Option<DType> {
+    (case == "matmul_float64").then_some(DType::F64)
+}
+
 /// Runs a matmul case (`n` the matrix side of the square cases).
 pub fn run(case: &Case, n: usize, t: &Timing) -> CliResult<Measurement> {
     let dev = &t.device;
     let _guard = dev.use_device();
     let tf32 = std::env::var("KUPFER_TF32").unwrap_or_else(|_| "0".into());
     let r = match case.name {
-        "matmul_float32" | "matmul_float16" => {
+        "matmul_float32" | "matmul_float16" | "matmul_float64" => {
             let (ha, a) = random(dev, 10, &[n, n])?;
             let (hb, b) = random(dev, 11, &[n, n])?;
-            let (a, b) = if case.name == "matmul_float16" {
-                (a.astype(DType::F16)?, b.astype(DType::F16)?)
-            } else {
-                (a, b)
+            let (a, b) = match case.name {
+                "matmul_float16" => (a.astype(DType::F16)?, b.astype(DType::F16)?),
+                "matmul_float64" => (a.astype(DType::F64)?, b.astype(DType::F64)?),
+                _ => (a, b),
             };
             a.eval()?;
             b.eval()?;
             let ms = gpu_time(t, 10, || kp::matmul(&a, &b))?;
             let cpu = (t.cpu && n <= CPU_MAX_SIDE).then(|| {
+                if case.name == "matmul_float64" {
+                    let wide = |v: &[f32]| v.iter().map(|&x| f64::from(x)).collect::<Vec<_>>();
+                    let (ha, hb) = (wide(&ha), wide(&hb));
+                    cpu_time(1, || {
+                        let mut c = vec![0f64; n * n];
+                        cpu_matmul(&ha, &hb, &mut c, n, n, n);
+                        black_box(c);
+                    })
+                } else {
+                    cpu_time(1, || {
+                        let mut c = vec![0f32; n * n];
+                        cpu_matmul(&ha, &hb, &mut c, n, n, n);
+                        black_box(c);
+                    })
+                }
+            });
+            Measurement::new(ms)
+                .n(n)
+                .tflops(2.0 * (n as f64).powi(3))
+                .extra("tf32", tf32)
+                .cpu(cpu)
+        }
+        "matmul_complex64" => {
+            let (hr, re) = random(dev, 12, &[n, n])?;
+            let (hi, im) = random(dev, 13, &[n, n])?;
+            let i = kp::Scalar::Complex { re: 0.0, im: 1.0 };
+            let a = kp::add(&re.astype(DType::Complex64)?, &kp::multiply(&im, i)?)?;
+            let b = kp::multiply(&a.t()?, 0.5)?;
+            a.eval()?;
+            b.eval()?;
+            let ms = gpu_time(t, 10, || kp::matmul(&a, &b))?;
+            let cpu = (t.cpu && n <= CPU_MAX_SIDE).then(|| {
+                let ha: Vec<kp::Complex32> = hr
+                    .iter()
+                    .zip(&hi)
+                    .map(|(&r, &i)| kp::Complex32::new(r, i))
+                    .collect();
+                let hb: Vec<kp::Complex32> =
+                    (0..n * n).map(|x| ha[(x % n) * n + x / n] * 0.5).collect();
                 cpu_time(1, || {
-                    let mut c = vec![0f32; n * n];
+                    let mut c = vec![kp::Complex32::new(0.0, 0.0); n * n];
                     cpu_matmul(&ha, &hb, &mut c, n, n, n);
                     black_box(c);
                 })
             });
             Measurement::new(ms)
                 .n(n)
-                .tflops(2.0 * (n as f64).powi(3))
-                .extra("tf32", tf32)
+                .tflops(8.0 * (n as f64).powi(3))
                 .cpu(cpu)
         }
         "matmul_epilogue_float32" => {

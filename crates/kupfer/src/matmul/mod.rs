@@ -10,12 +10,14 @@
 //! - dtypes promote as kupfer's binary ops do; float16 accumulates in float32, integers wrap
 //!   as NumPy's do, bool is `any(a & b)`.
 //!
-//! Kernels (`launch.rs`): a tiled SIMT GEMM for float16/float32 with a tile configuration
-//! autotuned per adapter and shape class (`tune.rs`), a bandwidth-bound gemv for
+//! Kernels (`launch.rs`): a tiled SIMT GEMM for float16/float32/float64 with a tile
+//! configuration autotuned per adapter and shape class (`tune.rs`), a bandwidth-bound gemv for
 //! matrix-vector shapes, tensor cores through cooperative matrices for float16 (and float32 in
 //! the opt-in [`MatmulPrecision::ReducedF16`] mode) where the adapter has them, and a simple
-//! one-thread-per-output kernel for the other dtypes.
+//! one-thread-per-output kernel for the other dtypes. Large complex products run as real
+//! products of their parts on the tiled kernel (`complex_parts.rs`).
 
+mod complex_parts;
 mod deferred;
 mod launch;
 mod tune;
@@ -81,6 +83,9 @@ pub fn matmul_with(a: &Array, b: &Array, precision: MatmulPrecision) -> Result<A
     let device = a.device();
     if plan.is_empty() {
         return crate::creation::full_on(device, &plan.out_shape, 0i64, Some(plan.out));
+    }
+    if complex_parts::applies(&plan) {
+        return complex_parts::matmul(a, b, plan.out, precision);
     }
     if Pending::defers(&plan) {
         // Runs on first use, or with the elementwise expression around it as its epilogue.

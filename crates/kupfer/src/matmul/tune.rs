@@ -15,7 +15,7 @@
 use super::launch::Geometry;
 use super::tune_store;
 use crate::device::Device;
-use kupfer_core::matmul::{CoopConfig, MatmulKernel, TileConfig};
+use kupfer_core::matmul::{acc_dtype, CoopConfig, MatmulKernel, TileConfig};
 use kupfer_core::{DType, Result};
 
 /// Key of one tuning: output dtype, kernel family and load variant (as a kernel with a
@@ -210,7 +210,10 @@ pub(crate) fn tile_config(
     };
     let candidates = TileConfig::candidates()
         .into_iter()
-        .filter(|t| fits(device, t.threads(), t.workgroup_bytes()))
+        .filter(|t| {
+            let bytes = t.workgroup_bytes(acc_dtype(out));
+            fits(device, t.threads(), bytes)
+        })
         .map(&kernel)
         .collect();
     let tune = tuning_enabled(device, geo);
