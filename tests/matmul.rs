@@ -547,67 +547,47 @@ fn every_kernel_and_tile_config() {
     };
     let mut configs = kp::TileConfig::candidates();
     configs.push(kp::TileConfig::default_for(1, 1));
+    // float64 tiles too: vec4<f64> loads (row-major and transposed), and below a float32
+    // operand widened as it is read.
+    let mut tile_dtypes = vec![(f, "")];
+    if f64_ok {
+        tile_dtypes.push((DType::F64, "-f64"));
+    }
     for (i, tile) in configs.into_iter().enumerate() {
+        let forced = move |a: &Array, b: &Array| {
+            kp::matmul_forced(a, b, MatmulPrecision::Exact, Force::Tiled(tile))
+        };
         // Row-major (vec4 loads of A along k, of B along n) and transposed (vec4 loads of A
         // along m, of B along k) and ragged (scalar loads) layouts.
-        b.add(
-            &format!("tile{i}-rowmajor"),
-            (f, &[70, 36]),
-            (f, &[36, 72]),
-            "a",
-            "b",
-            36,
-            Box::new(move |a, b| {
-                kp::matmul_forced(a, b, MatmulPrecision::Exact, Force::Tiled(tile))
-            }),
-        );
-        b.add(
-            &format!("tile{i}-transposed"),
-            (f, &[36, 68]),
-            (f, &[72, 36]),
-            "a.T",
-            "b.T",
-            36,
-            Box::new(move |a, b| {
-                kp::matmul_forced(&a.t()?, &b.t()?, MatmulPrecision::Exact, Force::Tiled(tile))
-            }),
-        );
-        if f64_ok {
-            // float64 tiles: vec4<f64> loads (row-major and transposed), and a float32 operand
-            // widened as it is read.
-            let d = DType::F64;
+        for &(d, suffix) in &tile_dtypes {
             b.add(
-                &format!("tile{i}-rowmajor-f64"),
+                &format!("tile{i}-rowmajor{suffix}"),
                 (d, &[70, 36]),
                 (d, &[36, 72]),
                 "a",
                 "b",
                 36,
-                Box::new(move |a, b| {
-                    kp::matmul_forced(a, b, MatmulPrecision::Exact, Force::Tiled(tile))
-                }),
+                Box::new(forced),
             );
             b.add(
-                &format!("tile{i}-transposed-f64"),
+                &format!("tile{i}-transposed{suffix}"),
                 (d, &[36, 68]),
                 (d, &[72, 36]),
                 "a.T",
                 "b.T",
                 36,
-                Box::new(move |a, b| {
-                    kp::matmul_forced(&a.t()?, &b.t()?, MatmulPrecision::Exact, Force::Tiled(tile))
-                }),
+                Box::new(move |a, b| forced(&a.t()?, &b.t()?)),
             );
+        }
+        if f64_ok {
             b.add(
                 &format!("tile{i}-ragged-f32-f64"),
                 (f, &[2, 33, 35]),
-                (d, &[35, 31]),
+                (DType::F64, &[35, 31]),
                 "a",
                 "b",
                 35,
-                Box::new(move |a, b| {
-                    kp::matmul_forced(a, b, MatmulPrecision::Exact, Force::Tiled(tile))
-                }),
+                Box::new(forced),
             );
         }
         b.add(
@@ -617,9 +597,7 @@ fn every_kernel_and_tile_config() {
             "a",
             "b",
             35,
-            Box::new(move |a, b| {
-                kp::matmul_forced(a, b, MatmulPrecision::Exact, Force::Tiled(tile))
-            }),
+            Box::new(forced),
         );
     }
     // More batch indices than a dispatch's z limit (65535): the tiled kernel runs one batch
