@@ -43,8 +43,9 @@ pub enum MatmulPrecision {
     Exact,
     /// float32 operands may be rounded to float16 and multiplied on tensor cores with float32
     /// accumulation, where the adapter has cooperative matrices (about 3 decimal digits per
-    /// product instead of 7; much faster). Elsewhere the same as `Exact`. Chosen for
-    /// [`matmul`] by the environment variable `KUPFER_TF32=1`.
+    /// product instead of 7; much faster). Elsewhere the same as `Exact`. Large complex64
+    /// products, computed as float32 products of their parts, are rounded the same way.
+    /// Chosen for [`matmul`] by the environment variable `KUPFER_TF32=1`.
     ReducedF16,
 }
 
