@@ -255,6 +255,15 @@ fn cases(f64_ok: bool) -> Vec<Case> {
             1,
             |x| Ok(&kp::matmul(&x[0], &x[1])? * &x[2]),
         ));
+        // Large enough for the tiled kernel's float64 tiles (no float64 scalar: an epilogue
+        // takes no 8-byte scalars).
+        v.push(case(
+            "float64_tiled_product_epilogue",
+            vec![mat(F64, 40, 36), mat(F64, 36, 44), mat(F64, 40, 44)],
+            "np.maximum(a @ b - c, c)",
+            1,
+            |x| kp::maximum(&(&kp::matmul(&x[0], &x[1])? - &x[2]), &x[2]),
+        ));
     }
     v
 }

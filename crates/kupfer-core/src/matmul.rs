@@ -1456,13 +1456,15 @@ mod tests {
             DType::Complex128,
         ] {
             let mut kernels = vec![MatmulKernel::Simple];
-            if matches!(out, DType::F32 | DType::F16) {
+            if matches!(out, DType::F32 | DType::F16 | DType::F64) {
                 kernels.push(MatmulKernel::Tiled {
                     tile,
                     a: Load::Scalar,
                     b: Load::Scalar,
                     c_vec4: false,
                 });
+            }
+            if matches!(out, DType::F32 | DType::F16) {
                 kernels.push(MatmulKernel::Coop {
                     cfg: CoopConfig::candidates(32)[0],
                     f16_acc: false,
