@@ -300,6 +300,19 @@ pub struct MatmulProgram {
     pub epilogue: Option<Program>,
 }
 
+/// Whether the tiled SIMT kernel computes `out`: float16/float32 (f32 tiles) or float64 (f64
+/// tiles).
+pub fn tiled_computes(out: DType) -> bool {
+    matches!(out, DType::F16 | DType::F32 | DType::F64)
+}
+
+/// Whether the tiled kernel computing `out` may read an operand of `dtype` with vec4 loads
+/// ([`Load::VecK`], [`Load::VecOuter`]): the operand is already in the accumulator's dtype,
+/// float32 into f32 tiles or float64 into f64 ones.
+pub fn tiled_vec_loadable(dtype: DType, out: DType) -> bool {
+    matches!(out, DType::F32 | DType::F64) && dtype == out
+}
+
 /// The dtype products accumulate in: float16 accumulates in float32, bool in bool (or).
 pub fn acc_dtype(out: DType) -> DType {
     match out {
@@ -588,20 +601,19 @@ fn tiled(
     if !t.valid() {
         return Err(Error::invalid(format!("bad tile configuration {t:?}")));
     }
-    if !matches!(p.out, DType::F32 | DType::F16 | DType::F64) {
+    if !tiled_computes(p.out) {
         return Err(Error::invalid(
             "the tiled kernel computes float16/float32/float64 results",
         ));
     }
     // The element of workgroup tiles and accumulators: f32, or f64 for float64 results.
-    let acc = acc_dtype(p.out);
-    let el = acc.wgsl_value();
+    let el = acc_dtype(p.out).wgsl_value();
     let vec4 = format!("vec4<{el}>");
-    // vec4 loads read operands already in the accumulator's dtype.
     let vec_ok = |d: DType, l: Load| {
-        l == Load::Scalar || (d == acc && matches!(l, Load::VecK | Load::VecOuter))
+        l == Load::Scalar
+            || (tiled_vec_loadable(d, p.out) && matches!(l, Load::VecK | Load::VecOuter))
     };
-    if !vec_ok(p.a, la) || !vec_ok(p.b, lb) || (c_vec4 && p.out != acc) {
+    if !vec_ok(p.a, la) || !vec_ok(p.b, lb) || (c_vec4 && !tiled_vec_loadable(p.out, p.out)) {
         return Err(Error::invalid(
             "vec4 loads and stores need operands and result in float32 or float64",
         ));

@@ -35,6 +35,18 @@ where
     }
 }
 
+/// Milliseconds of the CPU reference of an n x n product of row-major `a` and `b`.
+fn cpu_reference<T>(a: &[T], b: &[T], n: usize) -> f64
+where
+    T: Copy + Default + std::ops::Mul<Output = T> + std::ops::AddAssign,
+{
+    cpu_time(1, || {
+        let mut c = vec![T::default(); n * n];
+        cpu_matmul(a, b, &mut c, n, n, n);
+        black_box(c);
+    })
+}
+
 fn random(dev: &kp::Device, seed: u64, shape: &[usize]) -> CliResult<(Vec<f32>, Array)> {
     let n = shape.iter().product();
     let h = HostRng::new(seed).uniform_f32(n);
@@ -67,18 +79,9 @@ pub fn run(case: &Case, n: usize, t: &Timing) -> CliResult<Measurement> {
             let cpu = (t.cpu && n <= CPU_MAX_SIDE).then(|| {
                 if case.name == "matmul_float64" {
                     let wide = |v: &[f32]| v.iter().map(|&x| f64::from(x)).collect::<Vec<_>>();
-                    let (ha, hb) = (wide(&ha), wide(&hb));
-                    cpu_time(1, || {
-                        let mut c = vec![0f64; n * n];
-                        cpu_matmul(&ha, &hb, &mut c, n, n, n);
-                        black_box(c);
-                    })
+                    cpu_reference(&wide(&ha), &wide(&hb), n)
                 } else {
-                    cpu_time(1, || {
-                        let mut c = vec![0f32; n * n];
-                        cpu_matmul(&ha, &hb, &mut c, n, n, n);
-                        black_box(c);
-                    })
+                    cpu_reference(&ha, &hb, n)
                 }
             });
             Measurement::new(ms)
@@ -104,11 +107,7 @@ pub fn run(case: &Case, n: usize, t: &Timing) -> CliResult<Measurement> {
                     .collect();
                 let hb: Vec<kp::Complex32> =
                     (0..n * n).map(|x| ha[(x % n) * n + x / n] * 0.5).collect();
-                cpu_time(1, || {
-                    let mut c = vec![kp::Complex32::new(0.0, 0.0); n * n];
-                    cpu_matmul(&ha, &hb, &mut c, n, n, n);
-                    black_box(c);
-                })
+                cpu_reference(&ha, &hb, n)
             });
             Measurement::new(ms)
                 .n(n)

@@ -114,12 +114,7 @@ pub fn trace(
         return super::sum(&d, -1, false);
     };
     // The sum of a bool diagonal counts in int32: back to bool, NumPy's OR (`dtype=bool`).
-    let s = super::sum(&d.astype(t)?, -1, false)?;
-    if s.dtype() == t {
-        Ok(s)
-    } else {
-        s.astype(t)
-    }
+    super::sum(&d.astype(t)?, -1, false)?.astype(t)
 }
 
 impl Array {

@@ -191,7 +191,7 @@ impl Geometry {
     /// vec4 load of A in the tiled kernel computing `out`, where the layout allows one (A
     /// already in the accumulator's dtype: float32, or float64 for a float64 result).
     pub(crate) fn load_a(&self, out: DType) -> Load {
-        if !vec_loadable(self.a_dtype, out) {
+        if !km::tiled_vec_loadable(self.a_dtype, out) {
             Load::Scalar
         } else if self.sak == 1 && self.k.is_multiple_of(4) && self.a_aligned(self.sam) {
             Load::VecK
@@ -204,7 +204,7 @@ impl Geometry {
 
     /// vec4 load of B in the tiled kernel computing `out`, where the layout allows one.
     pub(crate) fn load_b(&self, out: DType) -> Load {
-        if !vec_loadable(self.b_dtype, out) {
+        if !km::tiled_vec_loadable(self.b_dtype, out) {
             Load::Scalar
         } else if self.sbn == 1 && self.n.is_multiple_of(4) && self.b_aligned(self.sbk) {
             Load::VecOuter
@@ -354,17 +354,6 @@ pub(crate) struct Epilogue {
     pub(crate) params: Vec<u8>,
 }
 
-/// Whether the tiled kernel computing `out` reads an operand of `dtype` as vec4: float32 into
-/// float32 tiles, float64 into float64 ones.
-fn vec_loadable(dtype: DType, out: DType) -> bool {
-    matches!(out, DType::F32 | DType::F64) && dtype == out
-}
-
-/// Whether the tiled kernel computes `out`: float16/float32 (f32 tiles) or float64.
-fn tiled_result(out: DType) -> bool {
-    matches!(out, DType::F16 | DType::F32 | DType::F64)
-}
-
 fn float_operands(g: &Geometry) -> bool {
     matches!(g.a_dtype, DType::F16 | DType::F32) && matches!(g.b_dtype, DType::F16 | DType::F32)
 }
@@ -392,7 +381,7 @@ fn choose(
         tile,
         a: geo.load_a(out),
         b: geo.load_b(out),
-        c_vec4: matches!(out, DType::F32 | DType::F64) && geo.n.is_multiple_of(4),
+        c_vec4: km::tiled_vec_loadable(out, out) && geo.n.is_multiple_of(4),
     };
     let coop_ok = device.context().cooperative_matrix().is_some()
         && float_operands(geo)
@@ -402,7 +391,7 @@ fn choose(
         Some(Force::Simple) => return Ok((geo.clone(), MatmulKernel::Simple)),
         Some(Force::Gemv) => return gemv(geo),
         Some(Force::Tiled(t)) => {
-            if !tiled_result(out) {
+            if !km::tiled_computes(out) {
                 return Err(Error::invalid(
                     "the tiled kernel computes float16/float32/float64",
                 ));
@@ -444,7 +433,7 @@ fn choose(
             },
         ));
     }
-    if tiled_result(out) && geo.m * geo.n * geo.k >= 32 * 32 * 32 {
+    if km::tiled_computes(out) && geo.m * geo.n * geo.k >= 32 * 32 * 32 {
         let tile = tune::tile_config(device, geo, out, tiled)?;
         return Ok((geo.clone(), tiled(tile)));
     }
