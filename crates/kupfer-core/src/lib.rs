@@ -2,6 +2,7 @@
 //!
 //! - [`dtype`]: element types ([`DType`]).
 //! - [`promote`]: NumPy 2 type promotion with kupfer's no-implicit-widening rule.
+//! - [`casting`]: NumPy's casting rules (`casting='safe'`, `'same_kind'`, ...).
 //! - [`layout`]: shapes, strides, broadcasting, views ([`Layout`], [`SliceArg`]).
 //! - [`expr`]: the elementwise op IR ([`Program`]), which is also the pipeline-cache key.
 //! - [`codegen`]: WGSL generation from the IR and the templates in `shaders/`.
@@ -15,6 +16,7 @@
 
 #![warn(missing_docs)]
 
+pub mod casting;
 pub mod codegen;
 pub mod convolve;
 pub mod custom;

@@ -655,10 +655,57 @@ const CASES: &[&str] = &[
     "(np.fft.rfft(img, axis=1) * np.conj(np.fft.rfft(img, axis=1))).real",
     "np.abs(np.fft.fft2(img)) ** 2 / img.size",
     "np.fft.ifft(np.fft.fft(v32) * 1j).imag",
+    // dtype= picks the loop: operands cast to it (complex magnitudes stay magnitudes)
+    "np.abs(z, dtype=np.float32)",
+    "np.absolute(z, dtype=np.float64)",
+    "np.absolute(z.astype(np.complex128), dtype=np.float64, casting='unsafe')",
+    "np.add(i32, i32, dtype=np.float16)",
+    "np.multiply(f32, 3, dtype=np.float16)",
+    "np.divide(i32, 7, dtype=np.float64)",
+    "np.sqrt(pos, dtype=np.float16)",
+    "np.less(f32, 0.5, dtype=bool)",
+    "np.add(f32, f32, dtype=np.int32, casting='unsafe')",
+    "np.negative(u32, dtype=np.int32)",
+    "np.degrees(i32, dtype=np.float16)",
+    "np.matmul(i32, i32.T, dtype=np.float32)",
+    "np.matmul(f32, f32.T, dtype=np.float16)",
+    "np.vecdot(f32, f32, dtype=np.float16)",
+    "np.einsum('ij,kj', f32, f32, dtype=np.float16, casting='same_kind')",
+    "np.einsum('i,i', v32, v32, dtype=np.float64)",
+    "np.can_cast(np.int32, np.float32)",
+    "np.can_cast(f32, np.float16, 'same_kind')",
+    "np.can_cast(np.uint32, np.int32, casting='same_kind')",
+    "np.can_cast(z, np.complex128)",
+    "np.tensordot(v32, v32, axes=-1)",
 ];
 
-fn temp_dir() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("kupfer-eval-oracle-{}", std::process::id()));
+/// Expressions NumPy refuses; kupfer must refuse them too (the oracle confirms the refusal).
+const REFUSED: &[&str] = &[
+    "np.add(f32, f32, dtype=np.int32)",
+    "np.add(i32, i32, dtype=np.uint32)",
+    "np.add(i32, 1.5, dtype=np.int32)",
+    "np.add(i32, i32, dtype=np.float32, casting='safe')",
+    "np.add(f32, f32, casting='sometimes')",
+    "np.negative(f32, dtype=np.int32)",
+    "np.sqrt(i32, dtype=np.int32)",
+    "np.sqrt(i32, casting='no')",
+    "np.less(f32, f32, dtype=np.float32)",
+    "np.isnan(f32, dtype=np.float32)",
+    "np.abs(z, dtype=np.float16)",
+    "np.abs(z.astype(np.complex128), dtype=np.float32)",
+    "np.abs(z, dtype=np.complex64)",
+    "np.add(f32, f32, casting='no', dtype=np.float64)",
+    "np.matmul(f32, f32.T, dtype=np.int32)",
+    "np.matmul(f32, f32.T, dtype=bool)",
+    "np.vecdot(f32, f32, dtype=np.int32)",
+    "np.einsum('ij,kj', f32, f32, dtype=np.float16)",
+    "np.einsum('i->', i32[0], dtype=np.float32)",
+    "np.can_cast(1, np.int32)",
+];
+
+/// A fresh directory for one test's files (`tag` keeps tests running at once apart).
+fn temp_dir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("kupfer-eval-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).expect("a temporary directory");
     d
@@ -769,7 +816,7 @@ fn mismatch(expr: &str, got: &HostArray, want: &HostArray) -> Option<String> {
 
 #[test]
 fn expressions_match_numpy() {
-    let dir = temp_dir();
+    let dir = temp_dir("oracle");
     let ins = inputs();
     let mut files = Vec::new();
     let mut vars = Vec::new();
@@ -807,6 +854,35 @@ fn expressions_match_numpy() {
         CASES.len(),
         failures.join("\n")
     );
+}
+
+#[test]
+fn refusals_match_numpy() {
+    let dir = temp_dir("refusals");
+    let ins = inputs();
+    let mut files = Vec::new();
+    for (name, h) in &ins {
+        let path = dir.join(format!("{name}.npy"));
+        kupfer::io::write_npy(&path, h).expect("write an input");
+        files.push((*name, path));
+    }
+    let numpy = numpy_results(&dir, &files, REFUSED);
+    let _ = std::fs::remove_dir_all(&dir);
+    let vars = vars();
+    let mut failures = Vec::new();
+    for (expr, want) in REFUSED.iter().zip(numpy) {
+        if want.is_ok() {
+            failures.push(format!("{expr}: NumPy accepts it"));
+        }
+        match evaluate(expr, &vars).and_then(|v| v.to_host()) {
+            Ok(v) => failures.push(format!("{expr}: kupfer gave {}", v.repr())),
+            Err(e) if e.render().lines().count() > 3 => {
+                failures.push(format!("{expr}: a long error: {}", e.render()))
+            }
+            Err(_) => {}
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 // ---------------------------------------------------------------------------------------

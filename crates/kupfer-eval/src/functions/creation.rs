@@ -1,5 +1,6 @@
 //! Array creation: `zeros`, `ones`, `empty`, `full` and their `_like` forms, `arange`,
-//! `linspace`, `eye`, `identity`, `meshgrid`, `array`/`asarray`, `copy`, `dtype`.
+//! `linspace`, `eye`, `identity`, `meshgrid`, `array`/`asarray`, `copy`, and the dtype
+//! helpers `dtype` and `can_cast`.
 
 use super::{to_array, to_dtype, Args, Call, Registry};
 use crate::error::{EvalError, Result};
@@ -25,6 +26,7 @@ pub(super) fn register(r: &mut Registry) {
     r.native(&["ascontiguousarray"], ascontiguousarray);
     r.native(&["copy"], copy);
     r.native(&["dtype"], dtype);
+    r.native(&["can_cast"], can_cast);
 }
 
 fn kerr(span: crate::ast::Span) -> impl FnOnce(kupfer::Error) -> EvalError {
@@ -346,4 +348,27 @@ fn dtype(call: Call) -> Result<Value> {
         "np.dtype(): argument 'dtype'",
         span,
     )?))
+}
+
+/// `np.can_cast(from_, to, casting='safe')`: `from_` is a dtype or an array. As in NumPy 2,
+/// Python numbers are refused (their cast depends on their value).
+fn can_cast(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["from_", "to", "casting="])?;
+    let from = match a.req("from_")? {
+        Value::Array(arr) => arr.dtype(),
+        Value::Scalar(_) => {
+            return Err(EvalError::type_error(
+                span,
+                "np.can_cast() does not support Python ints, floats, and complex because the \
+                 result used to depend on the value",
+            ))
+        }
+        v => to_dtype(&v, "np.can_cast(): argument 'from_'", span)?,
+    };
+    let to = to_dtype(&a.req("to")?, "np.can_cast(): argument 'to'", span)?;
+    let casting = super::loops::casting(&mut a, kupfer::Casting::Safe)?;
+    Ok(Value::Scalar(Scalar::Bool(kupfer::can_cast(
+        from, to, casting,
+    ))))
 }

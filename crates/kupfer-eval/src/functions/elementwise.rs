@@ -1,10 +1,11 @@
 //! Elementwise functions: kupfer's ufuncs with NumPy's names and aliases, plus `clip`,
 //! `where`, `round`, `degrees`/`radians` and `divmod`.
 
-use super::{Args, Call, Func, Registry};
+use super::{loops, Args, Call, Func, Registry};
 use crate::error::{EvalError, Result};
 use crate::value::Value;
-use kupfer::{Array, DType, Operand};
+use kupfer::casting::Casting;
+use kupfer::{Array, Operand};
 
 type Unary = fn(Operand) -> kupfer::Result<Array>;
 type Binary = fn(Operand, Operand) -> kupfer::Result<Array>;
@@ -108,43 +109,28 @@ fn check_out_where(a: &mut Args) -> Result<()> {
     }
 }
 
-/// `dtype=` of a ufunc: array operands are cast first (Python scalars stay weak).
-fn cast(x: Operand, dtype: Option<DType>, span: crate::ast::Span) -> Result<Operand> {
-    match (x, dtype) {
-        (Operand::Array(a), Some(d)) if a.dtype() != d => Ok(Operand::Array(
-            a.astype(d).map_err(EvalError::kupfer(span))?,
-        )),
-        (x, _) => Ok(x),
-    }
-}
-
-/// The result cast to `dtype=` (comparisons and predicates stay bool).
-fn finish(r: Array, dtype: Option<DType>, span: crate::ast::Span) -> Result<Value> {
-    match dtype {
-        Some(d) if r.dtype() != d && r.dtype() != DType::Bool => {
-            Ok(Value::Array(r.astype(d).map_err(EvalError::kupfer(span))?))
-        }
-        _ => Ok(Value::Array(r)),
-    }
-}
-
+/// A unary ufunc call: `f(x, out=None, *, where=True, dtype=None, casting='same_kind')`.
 pub(super) fn call_unary(f: Unary, call: Call) -> Result<Value> {
-    let span = call.span;
-    let mut a = call.bind(&["x", "out=", "*where=", "*dtype="])?;
+    let (name, span) = (call.display_name(), call.span);
+    let mut a = call.bind(&["x", "out=", "*where=", "*dtype=", "*casting="])?;
     check_out_where(&mut a)?;
     let dtype = a.dtype("dtype")?;
-    let x = cast(a.operand("x")?, dtype, span)?;
-    finish(f(x).map_err(EvalError::kupfer(span))?, dtype, span)
+    let casting = loops::casting(&mut a, Casting::SameKind)?;
+    let x = a.operand("x")?;
+    let r = loops::run(&name, [x], dtype, casting, span, |[x]| f(x))?;
+    Ok(Value::Array(r))
 }
 
+/// A binary ufunc call: `f(x1, x2, out=None, *, where=True, dtype=None, casting='same_kind')`.
 pub(super) fn call_binary(f: Binary, call: Call) -> Result<Value> {
-    let span = call.span;
-    let mut a = call.bind(&["x1", "x2", "out=", "*where=", "*dtype="])?;
+    let (name, span) = (call.display_name(), call.span);
+    let mut a = call.bind(&["x1", "x2", "out=", "*where=", "*dtype=", "*casting="])?;
     check_out_where(&mut a)?;
     let dtype = a.dtype("dtype")?;
-    let x1 = cast(a.operand("x1")?, dtype, span)?;
-    let x2 = cast(a.operand("x2")?, dtype, span)?;
-    finish(f(x1, x2).map_err(EvalError::kupfer(span))?, dtype, span)
+    let casting = loops::casting(&mut a, Casting::SameKind)?;
+    let ops = [a.operand("x1")?, a.operand("x2")?];
+    let r = loops::run(&name, ops, dtype, casting, span, |[x1, x2]| f(x1, x2))?;
+    Ok(Value::Array(r))
 }
 
 fn clip(call: Call) -> Result<Value> {
@@ -222,25 +208,26 @@ fn round(call: Call) -> Result<Value> {
     ))
 }
 
+/// `degrees`/`radians`: `x * factor` in a float loop (integers in NumPy's default float).
 fn scaled(call: Call, factor: f64) -> Result<Value> {
-    let span = call.span;
-    let mut a = call.bind(&["x", "out=", "*where=", "*dtype="])?;
+    let (name, span) = (call.display_name(), call.span);
+    let mut a = call.bind(&["x", "out=", "*where=", "*dtype=", "*casting="])?;
     check_out_where(&mut a)?;
     let dtype = a.dtype("dtype")?;
-    let x = cast(a.operand("x")?, dtype, span)?;
-    let x = match x {
-        // Integers and bools compute in NumPy's default float.
-        Operand::Array(arr) if !arr.dtype().is_float() && !arr.dtype().is_complex() => {
-            let d = super::device(span)?.default_float();
-            Operand::Array(arr.astype(d).map_err(EvalError::kupfer(span))?)
-        }
-        x => x,
-    };
-    finish(
-        kupfer::multiply(x, factor).map_err(EvalError::kupfer(span))?,
-        dtype,
-        span,
-    )
+    let casting = loops::casting(&mut a, Casting::SameKind)?;
+    let default_float = super::device(span)?.default_float();
+    let x = a.operand("x")?;
+    let r = loops::run(&name, [x], dtype, casting, span, |[x]| {
+        let x = match x {
+            // Integers and bools compute in NumPy's default float.
+            Operand::Array(arr) if !arr.dtype().is_float() && !arr.dtype().is_complex() => {
+                Operand::Array(arr.astype(default_float)?)
+            }
+            x => x,
+        };
+        kupfer::multiply(x, factor)
+    })?;
+    Ok(Value::Array(r))
 }
 
 fn degrees(call: Call) -> Result<Value> {

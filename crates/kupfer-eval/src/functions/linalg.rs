@@ -8,12 +8,13 @@
 //! `np.dot(2, x)` has NumPy's dtype. Result dtypes are kupfer's (32-bit operands are never
 //! widened: the trace of an int32 matrix is int32).
 
-use super::{to_array, to_axes, to_int, Args, Call, Registry};
+use super::{loops, to_array, to_axes, to_int, Args, Call, Registry};
 use crate::ast::Span;
 use crate::error::{EvalError, Result};
 use crate::value::Value;
+use kupfer::casting::Casting;
 use kupfer::linalg::{norm, NormOrd};
-use kupfer::{Array, Scalar, TensorAxes};
+use kupfer::{Array, Operand, Scalar, TensorAxes};
 
 pub(super) fn register(r: &mut Registry) {
     r.native(&["matmul", "linalg.matmul"], matmul_fn);
@@ -61,15 +62,29 @@ pub(crate) fn matmul(a: &Value, b: &Value, span: Span) -> Result<Value> {
     Ok(Value::Array(kupfer::matmul(&x, &y).map_err(kerr(span))?))
 }
 
+/// `np.matmul(x1, x2, out=None, *, dtype=None, casting='same_kind')`: `dtype=` picks the
+/// loop as for any ufunc (operands cast to it first, under `casting`).
 fn matmul_fn(call: Call) -> Result<Value> {
-    let span = call.span;
-    let mut a = call.bind(&["x1", "x2", "out=", "*dtype="])?;
+    let (name, span) = (call.display_name(), call.span);
+    let mut a = call.bind(&["x1", "x2", "out=", "*dtype=", "*casting="])?;
     no_out(&mut a)?;
-    // dtype= is the dtype computed in: the operands are cast first, as NumPy does.
     let dtype = a.dtype("dtype")?;
-    let (x1, x2) = (a.req("x1")?, a.req("x2")?);
-    let (x, y) = (to_array(&x1, dtype, span)?, to_array(&x2, dtype, span)?);
-    Ok(Value::Array(kupfer::matmul(&x, &y).map_err(kerr(span))?))
+    let casting = loops::casting(&mut a, Casting::SameKind)?;
+    let (x, y) = pair(&mut a, "x1", "x2")?;
+    let ops = [Operand::Array(x), Operand::Array(y)];
+    let r = loops::run(&name, ops, dtype, casting, span, |[x, y]| {
+        kupfer::matmul(&operand_array(x)?, &operand_array(y)?)
+    })?;
+    Ok(Value::Array(r))
+}
+
+/// The array of an operand that `loops::run` was given as an array (a weak scalar, which it
+/// never makes, becomes a 0-d array).
+fn operand_array(op: Operand) -> kupfer::Result<Array> {
+    match op {
+        Operand::Array(a) => Ok(a),
+        Operand::Scalar(s) => kupfer::full(&[], s, None),
+    }
 }
 
 type Binary = fn(&Array, &Array) -> kupfer::Result<Array>;
@@ -134,9 +149,8 @@ fn tensor_axes(v: Option<Value>, span: Span) -> Result<TensorAxes> {
         )),
         Some(v @ Value::Scalar(_)) => {
             let n = to_int(&v, ctx, span)?;
-            usize::try_from(n)
-                .map(TensorAxes::Last)
-                .map_err(|_| EvalError::value_error(span, format!("{ctx} must be >= 0, got {n}")))
+            // NumPy contracts no axes for a negative count (an outer product), as for 0.
+            Ok(TensorAxes::Last(usize::try_from(n).unwrap_or(0)))
         }
         Some(v) => Err(EvalError::type_error(
             span,
@@ -167,7 +181,8 @@ fn einsum_fn(call: Call) -> Result<Value> {
     no_out(&mut k)?;
     let dtype = k.dtype("dtype")?;
     k.order_c("order")?;
-    let _ = (k.get("casting"), k.get("optimize"));
+    let casting = loops::casting(&mut k, Casting::Safe)?;
+    let _ = k.get("optimize");
     let mut args = args.into_iter();
     let subscripts = match args.next() {
         Some(Value::Str(s)) => s,
@@ -187,9 +202,27 @@ fn einsum_fn(call: Call) -> Result<Value> {
             ))
         }
     };
-    let ops: Vec<Array> = args
-        .map(|v| to_array(&v, dtype, span))
+    let mut ops: Vec<Array> = args
+        .map(|v| to_array(&v, None, span))
         .collect::<Result<_>>()?;
+    if let Some(d) = dtype {
+        // dtype= is the dtype computed in: each operand casts to it under `casting`.
+        for (i, op) in ops.iter_mut().enumerate() {
+            if !kupfer::can_cast(op.dtype(), d, casting) {
+                return Err(EvalError::type_error(
+                    span,
+                    format!(
+                        "np.einsum(): cannot cast operand {i} from {} to {} with casting rule \
+                         '{}'",
+                        op.dtype().name(),
+                        d.name(),
+                        casting.name()
+                    ),
+                ));
+            }
+            *op = op.astype(d).map_err(kerr(span))?;
+        }
+    }
     let refs: Vec<&Array> = ops.iter().collect();
     Ok(Value::Array(
         kupfer::einsum(&subscripts, &refs).map_err(kerr(span))?,
@@ -340,12 +373,16 @@ fn matrix_norm(call: Call) -> Result<Value> {
 
 /// `np.vecdot(x1, x2, axis=-1)`: `sum(conj(x1) * x2, axis)` with broadcasting.
 fn vecdot_fn(call: Call) -> Result<Value> {
-    let span = call.span;
-    let mut a = call.bind(&["x1", "x2", "*axis=", "*out="])?;
+    let (name, span) = (call.display_name(), call.span);
+    let mut a = call.bind(&["x1", "x2", "*axis=", "*out=", "*dtype=", "*casting="])?;
     no_out(&mut a)?;
     let (x, y) = pair(&mut a, "x1", "x2")?;
     let axis = int_or(&mut a, "axis", -1)?;
-    Ok(Value::Array(
-        kupfer::linalg::vecdot(&x, &y, axis).map_err(kerr(span))?,
-    ))
+    let dtype = a.dtype("dtype")?;
+    let casting = loops::casting(&mut a, Casting::SameKind)?;
+    let ops = [Operand::Array(x), Operand::Array(y)];
+    let r = loops::run(&name, ops, dtype, casting, span, |[x, y]| {
+        kupfer::linalg::vecdot(&operand_array(x)?, &operand_array(y)?, axis)
+    })?;
+    Ok(Value::Array(r))
 }

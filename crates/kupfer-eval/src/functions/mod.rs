@@ -19,6 +19,7 @@ pub(crate) mod creation;
 pub(crate) mod elementwise;
 pub(crate) mod fft;
 pub(crate) mod linalg;
+mod loops;
 pub(crate) mod methods;
 pub(crate) mod reductions;
 pub(crate) mod scans;
