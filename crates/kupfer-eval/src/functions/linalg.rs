@@ -1,7 +1,8 @@
 //! Linear algebra: `@` / `matmul` / `linalg.matmul`, `dot`, `vdot`, `inner`, `outer`,
 //! `tensordot`, `einsum`, `kron`, `trace`, `diag`, `diagonal`, `linalg.norm` and the array-API
 //! spellings in `linalg` (`linalg.tensordot`, `linalg.outer`, `linalg.trace`,
-//! `linalg.diagonal`, `linalg.vector_norm`, `linalg.matrix_norm`, `linalg.vecdot`, `vecdot`).
+//! `linalg.diagonal`, `linalg.vector_norm`, `linalg.matrix_norm`, `linalg.vecdot`, `vecdot`),
+//! `matvec`, `vecmat`, `linalg.multi_dot`, `linalg.matrix_power`, `cross` and `linalg.cross`.
 //! Methods `a.dot(b)`, `a.trace()` and `a.diagonal()` call the same handlers.
 //!
 //! Operands convert as NumPy's `asarray` does (a Python int is an int64 array), so
@@ -35,6 +36,12 @@ pub(super) fn register(r: &mut Registry) {
     r.native(&["linalg.vector_norm"], vector_norm);
     r.native(&["linalg.matrix_norm"], matrix_norm);
     r.native(&["vecdot", "linalg.vecdot"], vecdot_fn);
+    r.native(&["matvec"], matvec_fn);
+    r.native(&["vecmat"], vecmat_fn);
+    r.native(&["linalg.multi_dot"], multi_dot_fn);
+    r.native(&["linalg.matrix_power"], matrix_power_fn);
+    r.native(&["cross"], cross_fn);
+    r.native(&["linalg.cross"], linalg_cross);
 }
 
 fn kerr(span: Span) -> impl FnOnce(kupfer::Error) -> EvalError {
@@ -385,4 +392,145 @@ fn vecdot_fn(call: Call) -> Result<Value> {
         kupfer::linalg::vecdot(&operand_array(x)?, &operand_array(y)?, axis)
     })?;
     Ok(Value::Array(r))
+}
+
+type Gufunc = fn(&Array, &Array) -> kupfer::Result<Array>;
+
+/// `matvec`/`vecmat(x1, x2, /, out=None, *, dtype=None, casting='same_kind')`.
+fn gufunc(call: Call, f: Gufunc) -> Result<Value> {
+    let (name, span) = (call.display_name(), call.span);
+    let mut a = call.bind(&[
+        "x1",
+        "x2",
+        "out=",
+        "*dtype=",
+        "*casting=",
+        "*axes=",
+        "*axis=",
+    ])?;
+    no_out(&mut a)?;
+    if a.get("axes").is_some() || a.get("axis").is_some() {
+        return Err(EvalError::not_supported(
+            span,
+            format!("{name}() with axes= or axis= (it uses the last axes)"),
+        ));
+    }
+    let dtype = a.dtype("dtype")?;
+    let casting = loops::casting(&mut a, Casting::SameKind)?;
+    let (x, y) = pair(&mut a, "x1", "x2")?;
+    let ops = [Operand::Array(x), Operand::Array(y)];
+    let r = loops::run(&name, ops, dtype, casting, span, |[x, y]| {
+        f(&operand_array(x)?, &operand_array(y)?)
+    })?;
+    Ok(Value::Array(r))
+}
+
+fn matvec_fn(call: Call) -> Result<Value> {
+    gufunc(call, kupfer::linalg::matvec)
+}
+
+fn vecmat_fn(call: Call) -> Result<Value> {
+    gufunc(call, kupfer::linalg::vecmat)
+}
+
+/// `np.linalg.multi_dot(arrays, *, out=None)`.
+fn multi_dot_fn(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["arrays", "*out="])?;
+    no_out(&mut a)?;
+    let arrays = match a.req("arrays")? {
+        Value::List(v) | Value::Tuple(v) => v
+            .iter()
+            .map(|x| to_array(x, None, span))
+            .collect::<Result<Vec<_>>>()?,
+        v => {
+            return Err(EvalError::type_error(
+                span,
+                format!(
+                    "np.linalg.multi_dot(): 'arrays' must be a list of arrays, got '{}'",
+                    v.type_name()
+                ),
+            ))
+        }
+    };
+    let refs: Vec<&Array> = arrays.iter().collect();
+    Ok(Value::Array(
+        kupfer::linalg::multi_dot(&refs).map_err(kerr(span))?,
+    ))
+}
+
+/// `np.linalg.matrix_power(a, n)`.
+fn matrix_power_fn(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["a", "n"])?;
+    let x = a.array("a")?;
+    let n = match a.req("n")? {
+        Value::Scalar(Scalar::Int(n)) => n,
+        Value::Scalar(Scalar::Bool(b)) => i64::from(b),
+        v => {
+            return Err(EvalError::type_error(
+                span,
+                format!(
+                    "np.linalg.matrix_power(): exponent must be an integer, got '{}'",
+                    v.type_name()
+                ),
+            ))
+        }
+    };
+    Ok(Value::Array(
+        kupfer::linalg::matrix_power(&x, n).map_err(kerr(span))?,
+    ))
+}
+
+/// `np.cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None)`: `axis` sets all three.
+fn cross_fn(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["a", "b", "axisa=", "axisb=", "axisc=", "axis="])?;
+    let (x, y) = pair(&mut a, "a", "b")?;
+    let (mut axa, mut axb, mut axc) = (
+        int_or(&mut a, "axisa", -1)?,
+        int_or(&mut a, "axisb", -1)?,
+        int_or(&mut a, "axisc", -1)?,
+    );
+    if let Some(axis) = a.int("axis")? {
+        let axis = axis as isize;
+        (axa, axb, axc) = (axis, axis, axis);
+    }
+    Ok(Value::Array(
+        kupfer::linalg::cross(&x, &y, axa, axb, axc).map_err(kerr(span))?,
+    ))
+}
+
+/// `np.linalg.cross(x1, x2, /, *, axis=-1)`: 3-element vectors only.
+fn linalg_cross(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["x1", "x2", "*axis="])?;
+    let (x, y) = pair(&mut a, "x1", "x2")?;
+    let axis = int_or(&mut a, "axis", -1)?;
+    let (nx, ny) = (axis_len(&x, axis, span)?, axis_len(&y, axis, span)?);
+    if nx != 3 || ny != 3 {
+        return Err(EvalError::value_error(
+            span,
+            format!(
+                "np.linalg.cross(): both input arrays must be (arrays of) 3-dimensional \
+                 vectors, but they are {nx} and {ny} dimensional instead"
+            ),
+        ));
+    }
+    Ok(Value::Array(
+        kupfer::linalg::cross(&x, &y, axis, axis, axis).map_err(kerr(span))?,
+    ))
+}
+
+/// The length of `axis` of `arr` (an error for an axis it does not have).
+fn axis_len(arr: &Array, axis: isize, span: Span) -> Result<usize> {
+    let n = arr.ndim() as isize;
+    let i = if axis < 0 { axis + n } else { axis };
+    if !(0..n).contains(&i) {
+        return Err(EvalError::value_error(
+            span,
+            format!("axis {axis} is out of bounds for array of dimension {n}"),
+        ));
+    }
+    Ok(arr.shape()[i as usize])
 }

@@ -14,7 +14,10 @@ pub(super) fn register(r: &mut Registry) {
     r.native(&["permute_dims"], permute_dims);
     r.native(&["swapaxes"], swapaxes);
     r.native(&["moveaxis"], moveaxis);
-    r.native(&["matrix_transpose"], matrix_transpose);
+    r.native(
+        &["matrix_transpose", "linalg.matrix_transpose"],
+        matrix_transpose,
+    );
     r.native(&["squeeze"], squeeze);
     r.native(&["expand_dims"], expand_dims);
     r.native(&["ravel"], ravel);

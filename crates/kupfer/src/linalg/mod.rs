@@ -1,21 +1,25 @@
 //! Linear algebra around matmul, NumPy style: products ([`dot`], [`vdot`], [`inner`],
-//! [`outer`], [`tensordot`], [`kron`]), [`einsum`], [`norm`] and diagonals ([`diagonal`],
-//! [`diag`], [`trace`]).
+//! [`outer`], [`tensordot`], [`kron`]), chains of products ([`multi_dot`],
+//! [`matrix_power`]), [`cross`], [`einsum`], [`norm`] and diagonals ([`diagonal`], [`diag`], [`trace`]).
 //!
 //! Everything is composed from views (transpose/reshape/broadcast/diagonal strides), lazy
 //! elementwise ops, reductions and one matrix product ([`crate::matmul`]) per contraction — no
 //! kernels of its own. Result dtypes are NumPy's under kupfer's promotion rule (32-bit
 //! operands are never widened to 64 bits).
 
+mod chain;
+mod cross;
 mod diagonal;
 mod einsum;
 mod norm;
 mod products;
 
+pub use chain::{matrix_power, multi_dot};
+pub use cross::cross;
 pub use diagonal::{diag, diagonal, trace};
 pub use einsum::einsum;
 pub use norm::{matrix_norm, norm, vector_norm, NormOrd};
-pub use products::{dot, inner, kron, outer, tensordot, vdot, vecdot, TensorAxes};
+pub use products::{dot, inner, kron, matvec, outer, tensordot, vdot, vecdot, vecmat, TensorAxes};
 
 use crate::array::Array;
 use crate::reduce::Axis;

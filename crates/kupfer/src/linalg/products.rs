@@ -1,4 +1,5 @@
-//! Products of arrays: [`dot`], [`vdot`], [`inner`], [`outer`], [`tensordot`], [`kron`].
+//! Products of arrays: [`dot`], [`vdot`], [`inner`], [`outer`], [`tensordot`], [`kron`],
+//! [`vecdot`], [`matvec`], [`vecmat`].
 //!
 //! Every contraction is one matrix product: the contracted axes of each operand are moved
 //! together (a view) and the operands reshaped to matrices (a copy only where the strides
@@ -276,6 +277,64 @@ pub fn vecdot(a: &Array, b: &Array, axis: isize) -> Result<Array> {
     };
     let p = crate::multiply(&x.moveaxis_last(i)?, &b.moveaxis_last(j)?)?;
     super::sum(&p, -1, false)?.astype(dtype)
+}
+
+/// NumPy's `matvec`: matrices `a` (`..., m, n`) times vectors `x` (`..., n`), giving
+/// `..., m`; the batch axes broadcast.
+///
+/// ```no_run
+/// let a = kupfer::ones(&[5, 2, 3], None)?;
+/// let x = kupfer::ones(&[3], None)?;
+/// assert_eq!(kupfer::linalg::matvec(&a, &x)?.shape(), &[5, 2]);
+/// # Ok::<(), kupfer::Error>(())
+/// ```
+pub fn matvec(a: &Array, x: &Array) -> Result<Array> {
+    if a.ndim() < 2 || x.ndim() < 1 {
+        return Err(Error::invalid(format!(
+            "matvec: needs matrices and vectors, got shapes {} and {}",
+            shape_str(a.shape()),
+            shape_str(x.shape())
+        )));
+    }
+    if a.shape()[a.ndim() - 1] != x.shape()[x.ndim() - 1] {
+        return Err(Error::invalid(format!(
+            "matvec: shapes {} and {} not aligned: {} (last dim of the matrices) != {} (of \
+             the vectors)",
+            shape_str(a.shape()),
+            shape_str(x.shape()),
+            a.shape()[a.ndim() - 1],
+            x.shape()[x.ndim() - 1]
+        )));
+    }
+    crate::matmul(a, &x.expand_dims(-1)?)?.squeeze(Some(&[-1]))
+}
+
+/// NumPy's `vecmat`: the conjugates of vectors `x` (`..., n`) times matrices `a`
+/// (`..., n, m`), giving `..., m`; the batch axes broadcast.
+pub fn vecmat(x: &Array, a: &Array) -> Result<Array> {
+    if a.ndim() < 2 || x.ndim() < 1 {
+        return Err(Error::invalid(format!(
+            "vecmat: needs vectors and matrices, got shapes {} and {}",
+            shape_str(x.shape()),
+            shape_str(a.shape())
+        )));
+    }
+    if x.shape()[x.ndim() - 1] != a.shape()[a.ndim() - 2] {
+        return Err(Error::invalid(format!(
+            "vecmat: shapes {} and {} not aligned: {} (last dim of the vectors) != {} \
+             (second-to-last of the matrices)",
+            shape_str(x.shape()),
+            shape_str(a.shape()),
+            x.shape()[x.ndim() - 1],
+            a.shape()[a.ndim() - 2]
+        )));
+    }
+    let x = if x.dtype().is_complex() {
+        crate::conj(x)?
+    } else {
+        x.clone()
+    };
+    crate::matmul(&x.expand_dims(-2)?, a)?.squeeze(Some(&[-2]))
 }
 
 impl Array {
