@@ -666,6 +666,144 @@ fn every_kernel_and_tile_config() {
     run_cases("kernels", b.cases);
 }
 
+/// Inner dimensions long enough that one thread's k loop would pass lavapipe's 65535
+/// iterations (which it ends silently, keeping a partial sum): such products run as sums of
+/// K slices, on every kernel that loops over k.
+#[test]
+fn long_inner_dimension() {
+    let (f, i) = (DType::F32, DType::I32);
+    let mut b = Builder {
+        cases: Vec::new(),
+        seed: 900,
+    };
+    // Integers (the one-thread-per-output kernel): exact, wrapping as NumPy's int32 does; a
+    // whole number of slices and a shorter last one.
+    b.plain("int32-k70000", i, &[2, 70000], i, &[70000, 3]);
+    b.plain("int32-k65536", i, &[3, 65536], i, &[65536, 2]);
+    // Reversed and transposed operands, and broadcast batches (the slice axis is one more
+    // batch axis).
+    b.add(
+        "int32-views",
+        (i, &[3, 90001]),
+        (i, &[2, 90001]),
+        "a[:, ::-1]",
+        "b.T",
+        90001,
+        Box::new(|a, b| {
+            let rev = a.slice(&[sl(None, None, 1), sl(None, None, -1)])?;
+            kp::matmul(&rev, &b.t()?)
+        }),
+    );
+    b.plain("int32-batched", i, &[2, 1, 2, 20000], i, &[3, 20000, 2]);
+    b.plain(
+        "uint32-vector",
+        DType::U32,
+        &[3, 80000],
+        DType::U32,
+        &[80000],
+    );
+    // Small complex products stay one complex kernel.
+    b.plain(
+        "complex64-k40000",
+        DType::Complex64,
+        &[2, 40000],
+        DType::Complex64,
+        &[40000, 3],
+    );
+    // bool: A's rows hold about one true value each (all of 17 random bits), so whether a
+    // row meets a true value of B depends on where it lies along K.
+    b.add(
+        "bool-sparse",
+        (DType::Bool, &[8, 17, 100000]),
+        (DType::Bool, &[100000, 3]),
+        "a.all(axis=1)",
+        "b",
+        100000,
+        Box::new(|a, b| kp::matmul(&kp::all(a, 1, false)?, b)),
+    );
+    // Matrix-vector products whose matrix has contiguous rows (the gemv kernel's columns
+    // shape, four threads along k): `X.T @ y` of a tall X.
+    b.add(
+        "gemv-cols-tall",
+        (f, &[300000, 5]),
+        (f, &[300000]),
+        "a.T",
+        "b",
+        300000,
+        Box::new(|a, b| kp::matmul(&a.t()?, b)),
+    );
+    // Float products of small whole numbers sum exactly, so a lost term shows however long
+    // K is (the tolerance's worst-case bound grows with K: it is given K = 1 here). Every
+    // kernel that loops over k, forced: float32 on the simple kernel, float16 on the tiled
+    // kernel's shallowest step (accumulated in float32 across the slices), the gemv
+    // kernel's columns shape (four threads along k: `X.T @ y` of a tall X) on its own and as
+    // the automatic choice.
+    let whole = |x: &Array| kp::round(kp::multiply(x, 3.0)?, 0);
+    let shallow = kp::TileConfig {
+        bm: 32,
+        bn: 32,
+        bk: 4,
+        tm: 4,
+        tn: 4,
+    };
+    // (id, dtype, A shape, B shape, A read transposed, forced kernel)
+    let long_float = [
+        (
+            "simple-f32",
+            f,
+            [2, 70000],
+            [70000, 2],
+            false,
+            Some(Force::Simple),
+        ),
+        (
+            "tiled-f16",
+            DType::F16,
+            [33, 40000],
+            [40000, 5],
+            false,
+            Some(Force::Tiled(shallow)),
+        ),
+        (
+            "gemv-cols-forced",
+            f,
+            [40000, 3],
+            [40000, 1],
+            true,
+            Some(Force::Gemv),
+        ),
+        ("gemv-cols-tall", f, [300000, 5], [300000, 1], true, None),
+    ];
+    for (id, d, sa, sb, transpose_a, force) in long_float {
+        let ea = if transpose_a {
+            "np.round(a.T * 3)"
+        } else {
+            "np.round(a * 3)"
+        };
+        b.add(
+            id,
+            (d, &sa),
+            (d, &sb),
+            ea,
+            "np.round(b * 3)",
+            1,
+            Box::new(move |a, b| {
+                let a = if transpose_a {
+                    whole(&a.t()?)?
+                } else {
+                    whole(a)?
+                };
+                let b = whole(b)?;
+                match force {
+                    Some(force) => kp::matmul_forced(&a, &b, MatmulPrecision::Exact, force),
+                    None => kp::matmul(&a, &b),
+                }
+            }),
+        );
+    }
+    run_cases("long-k", b.cases);
+}
+
 #[test]
 fn error_messages_name_both_shapes() {
     let a = kp::zeros(&[2, 3], Some(DType::F32)).unwrap();

@@ -620,6 +620,74 @@ fn convolve_and_correlate_match_scipy() {
     assert!(e.contains("Acceptable method flags"), "{e}");
 }
 
+/// Kernels of more taps than one thread may sum (software Vulkan ends a shader invocation's
+/// loops after 65535 iterations, silently): the direct method runs them in blocks of taps.
+/// Integers must match exactly and float64 closely, so a lost block of taps shows.
+#[test]
+fn long_kernels_match_scipy() {
+    let mut cases = Vec::new();
+    let mut seed = 7000;
+    for dt in [DType::I32, DType::F64] {
+        if !kp::Device::current().is_ok_and(|d| d.supports(dt)) {
+            continue;
+        }
+        for corr in [false, true] {
+            let f = if corr { "correlate" } else { "convolve" };
+            for (mname, mode, sa) in [("valid", Mode::Valid, 70003usize), ("same", Mode::Same, 12)]
+            {
+                seed += 2;
+                cases.push(case(
+                    format!("{f} 1-d {sa} x 70000 {mname} {dt}"),
+                    input(seed, &[sa], dt),
+                    input(seed + 1, &[70000], dt),
+                    format!("sig.{f}(a, b, mode='{mname}', method='direct')"),
+                    move |a, b| {
+                        if corr {
+                            kp::signal::correlate(a, b, mode, Method::Direct)
+                        } else {
+                            kp::signal::convolve(a, b, mode, Method::Direct)
+                        }
+                    },
+                ));
+            }
+            // 2-D: blocks of columns (a 2 x 36000 kernel) and of rows and columns (3 x
+            // 30000), under every boundary rule.
+            seed += 2;
+            let f2 = format!("{f}2d");
+            cases.push(case(
+                format!("{f2} valid 2x36000 {dt}"),
+                input(seed, &[2, 40003], dt),
+                input(seed + 1, &[2, 36000], dt),
+                format!("sig.{f2}(a, b, mode='valid')"),
+                move |a, b| {
+                    if corr {
+                        kp::signal::correlate2d(a, b, Mode::Valid, Boundary::Fill, 0.0)
+                    } else {
+                        kp::signal::convolve2d(a, b, Mode::Valid, Boundary::Fill, 0.0)
+                    }
+                },
+            ));
+            for (bname, boundary) in BOUNDARIES {
+                seed += 2;
+                cases.push(case(
+                    format!("{f2} same 3x30000 {bname} {dt}"),
+                    input(seed, &[2, 9], dt),
+                    input(seed + 1, &[3, 30000], dt),
+                    format!("sig.{f2}(a, b, mode='same', boundary='{bname}', fillvalue=2)"),
+                    move |a, b| {
+                        if corr {
+                            kp::signal::correlate2d(a, b, Mode::Same, boundary, 2.0)
+                        } else {
+                            kp::signal::convolve2d(a, b, Mode::Same, boundary, 2.0)
+                        }
+                    },
+                ));
+            }
+        }
+    }
+    run_cases(cases);
+}
+
 #[test]
 fn fftconvolve_and_the_fft_method_match_scipy() {
     let mut cases = Vec::new();

@@ -284,6 +284,24 @@ pub enum MatmulKernel {
     },
 }
 
+impl MatmulKernel {
+    /// Values of k that one iteration of the kernel's serial k loop consumes: a thread's
+    /// loop runs about K / this many times (one product per iteration in the simple kernel,
+    /// a staged step in the tiled and cooperative-matrix kernels).
+    pub fn k_per_iteration(&self) -> usize {
+        match *self {
+            MatmulKernel::Simple => 1,
+            MatmulKernel::Gemv(GemvShape::Rows { lanes, vec4 }) => {
+                // The vec4 loop takes two vectors per lane and iteration.
+                lanes as usize * if vec4 { 8 } else { 1 }
+            }
+            MatmulKernel::Gemv(GemvShape::Cols) => 4,
+            MatmulKernel::Tiled { tile, .. } => tile.bk as usize,
+            MatmulKernel::Coop { cfg, .. } => cfg.bk as usize,
+        }
+    }
+}
+
 /// A matmul kernel's structural key: operand dtypes, result dtype, kernel and epilogue.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct MatmulProgram {

@@ -1,6 +1,6 @@
 //! Kernel choice, uniform block and dispatch of a checked matmul [`Plan`].
 
-use super::tune;
+use super::{split_k, tune};
 use super::{MatmulPrecision, Plan};
 use crate::array::Array;
 use crate::device::Device;
@@ -335,6 +335,25 @@ pub(crate) fn product(
     geo.check_extent()?;
     let out = plan.out;
     let (geo, mut kernel) = choose(&device, &geo, out, precision, force)?;
+    let batch_rounds = match kernel {
+        // Batches beyond the grid's z limit take several dispatches of the tiled kernel.
+        MatmulKernel::Tiled { .. } => 1,
+        _ => geo
+            .batch
+            .div_ceil(device.context().max_workgroups_per_dim() as usize),
+    };
+    if let Some(len) = split_k::slice_len(geo.k, batch_rounds, kernel) {
+        if epilogue.is_some() {
+            return Ok(None);
+        }
+        let sum = split_k::product(plan, precision, force, len)?;
+        let (buffer, layout) = sum.buffer_and_layout()?;
+        return if layout.offset == 0 && layout.is_c_contiguous() {
+            Ok(Some(buffer))
+        } else {
+            Ok(Some(sum.ascontiguousarray()?.buffer_and_layout()?.0))
+        };
+    }
     if epilogue.is_some() {
         match &mut kernel {
             MatmulKernel::Gemv(_) => return Ok(None),

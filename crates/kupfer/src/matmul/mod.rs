@@ -15,11 +15,13 @@
 //! matrix-vector shapes, tensor cores through cooperative matrices for float16 (and float32 in
 //! the opt-in [`MatmulPrecision::ReducedF16`] mode) where the adapter has them, and a simple
 //! one-thread-per-output kernel for the other dtypes. Large complex products run as real
-//! products of their parts on the tiled kernel (`complex_parts.rs`).
+//! products of their parts on the tiled kernel (`complex_parts.rs`). Products whose k loop
+//! would run too long for one thread are sums of products of K slices (`split_k.rs`).
 
 mod complex_parts;
 mod deferred;
 mod launch;
+mod split_k;
 mod tune;
 mod tune_store;
 

@@ -9,7 +9,7 @@ use crate::array::Array;
 use crate::kernels;
 use crate::scalar::Scalar;
 use kupfer_core::convolve::{self, Boundary, ConvProgram, FILL_OFFSET, MAX_TILED, PARAMS_SIZE};
-use kupfer_core::{promote, DType, Error, Layout, Result};
+use kupfer_core::{promote, DType, Error, Layout, Result, SliceArg};
 use kupfer_wgpu::Binding;
 use std::sync::Arc;
 
@@ -110,6 +110,47 @@ fn conv2d(
     }
 }
 
+/// Most kernel taps one thread sums. Software Vulkan (Mesa's lavapipe) ends a shader
+/// invocation's loops after 65535 iterations in all, silently keeping the partial sum (a
+/// 70000-tap kernel summed 65535 taps), so larger kernels run in blocks of taps.
+const MAX_TAPS: usize = 8192;
+
+/// [`direct`] with a kernel of more than [`MAX_TAPS`] taps: the sum of the convolutions
+/// with blocks of its (flipped) taps, each block's window moved by the block's position.
+fn direct_in_blocks(
+    image: &Array,
+    weights: &Array,
+    flip: bool,
+    off: [i64; 2],
+    out_shape: [usize; 2],
+    boundary: Boundary,
+    fill: &[u8],
+) -> Result<Array> {
+    let w = if flip {
+        weights.slice(&[reversed(), reversed()])?
+    } else {
+        weights.clone()
+    };
+    let (kh, kw) = (w.shape()[0], w.shape()[1]);
+    let bw = kw.min(MAX_TAPS);
+    let bh = (MAX_TAPS / bw).max(1);
+    let mut total: Option<Array> = None;
+    for j0 in (0..kh).step_by(bh) {
+        for c0 in (0..kw).step_by(bw) {
+            let rows = SliceArg::range(j0 as isize, (j0 + bh).min(kh) as isize);
+            let cols = SliceArg::range(c0 as isize, (c0 + bw).min(kw) as isize);
+            let block = w.slice(&[rows, cols])?;
+            let at = [off[0] + j0 as i64, off[1] + c0 as i64];
+            let part = direct(image, &block, false, at, out_shape, boundary, fill)?;
+            total = Some(match total {
+                None => part,
+                Some(t) => crate::ufuncs::add(&t, &part)?,
+            });
+        }
+    }
+    total.ok_or_else(|| Error::invalid("convolution with an empty kernel"))
+}
+
 fn reversed() -> kupfer_core::SliceArg {
     kupfer_core::SliceArg::Slice {
         start: None,
@@ -149,6 +190,9 @@ pub(crate) fn direct(
         return crate::creation::full_on(&device, &out_shape, 0i64, Some(dtype));
     }
     let (kh, kw) = (weights.shape()[0], weights.shape()[1]);
+    if kh * kw > MAX_TAPS {
+        return direct_in_blocks(image, weights, flip, off, out_shape, boundary, fill);
+    }
     let (ibuf, il) = image.buffer_and_layout()?;
     let (wbuf, wl) = weights.buffer_and_layout()?;
     let (mut kbase, mut k0, mut k1) =
