@@ -323,13 +323,7 @@ fn convolve2d_and_correlate2d_match_scipy() {
                     let f = if corr { "correlate2d" } else { "convolve2d" };
                     let id = format!("{f} {sa:?} {sb:?} {mname} {bname}");
                     let py = format!("sig.{f}(a, b, mode='{mname}', boundary='{bname}')");
-                    cases.push(case(id, a, b, py, move |a, b| {
-                        if corr {
-                            kp::signal::correlate2d(a, b, mode, boundary, 0.0)
-                        } else {
-                            kp::signal::convolve2d(a, b, mode, boundary, 0.0)
-                        }
-                    }));
+                    cases.push(case(id, a, b, py, direct_2d(corr, mode, boundary, 0.0)));
                 }
             }
         }
@@ -620,6 +614,22 @@ fn convolve_and_correlate_match_scipy() {
     assert!(e.contains("Acceptable method flags"), "{e}");
 }
 
+/// `correlate2d` (when `corr`) or `convolve2d` with these settings.
+fn direct_2d(
+    corr: bool,
+    mode: Mode,
+    boundary: Boundary,
+    fill: f64,
+) -> impl Fn(&Array, &Array) -> kp::Result<Array> + 'static {
+    move |a, b| {
+        if corr {
+            kp::signal::correlate2d(a, b, mode, boundary, fill)
+        } else {
+            kp::signal::convolve2d(a, b, mode, boundary, fill)
+        }
+    }
+}
+
 /// Kernels of more taps than one thread may sum (software Vulkan ends a shader invocation's
 /// loops after 65535 iterations, silently): the direct method runs them in blocks of taps.
 /// Integers must match exactly and float64 closely, so a lost block of taps shows.
@@ -659,13 +669,7 @@ fn long_kernels_match_scipy() {
                 input(seed, &[2, 40003], dt),
                 input(seed + 1, &[2, 36000], dt),
                 format!("sig.{f2}(a, b, mode='valid')"),
-                move |a, b| {
-                    if corr {
-                        kp::signal::correlate2d(a, b, Mode::Valid, Boundary::Fill, 0.0)
-                    } else {
-                        kp::signal::convolve2d(a, b, Mode::Valid, Boundary::Fill, 0.0)
-                    }
-                },
+                direct_2d(corr, Mode::Valid, Boundary::Fill, 0.0),
             ));
             for (bname, boundary) in BOUNDARIES {
                 seed += 2;
@@ -674,13 +678,7 @@ fn long_kernels_match_scipy() {
                     input(seed, &[2, 9], dt),
                     input(seed + 1, &[3, 30000], dt),
                     format!("sig.{f2}(a, b, mode='same', boundary='{bname}', fillvalue=2)"),
-                    move |a, b| {
-                        if corr {
-                            kp::signal::correlate2d(a, b, Mode::Same, boundary, 2.0)
-                        } else {
-                            kp::signal::convolve2d(a, b, Mode::Same, boundary, 2.0)
-                        }
-                    },
+                    direct_2d(corr, Mode::Same, boundary, 2.0),
                 ));
             }
         }
