@@ -348,11 +348,11 @@ pub(crate) fn product(
         }
         let sum = split_k::product(plan, precision, force, len)?;
         let (buffer, layout) = sum.buffer_and_layout()?;
-        return if layout.offset == 0 && layout.is_c_contiguous() {
-            Ok(Some(buffer))
-        } else {
-            Ok(Some(sum.ascontiguousarray()?.buffer_and_layout()?.0))
-        };
+        if layout.offset == 0 && layout.is_c_contiguous() {
+            return Ok(Some(buffer));
+        }
+        // C is read as contiguous from element 0: a fresh copy.
+        return Ok(Some(sum.copy()?.buffer_and_layout()?.0));
     }
     if epilogue.is_some() {
         match &mut kernel {
