@@ -1,5 +1,6 @@
 //! Linear algebra: `@` / `matmul` / `linalg.matmul`, `dot`, `vdot`, `inner`, `outer`,
-//! `tensordot`, `einsum`, `kron`, `trace`, `diag`, `diagonal`, `linalg.norm` and the array-API
+//! `tensordot`, `einsum` (subscripts string or NumPy's interleaved sublists), `kron`, `trace`,
+//! `diag`, `diagonal`, `linalg.norm` and the array-API
 //! spellings in `linalg` (`linalg.tensordot`, `linalg.outer`, `linalg.trace`,
 //! `linalg.diagonal`, `linalg.vector_norm`, `linalg.matrix_norm`, `linalg.vecdot`, `vecdot`),
 //! `matvec`, `vecmat`, `linalg.multi_dot`, `linalg.matrix_power`, `cross` and `linalg.cross`.
@@ -190,18 +191,9 @@ fn einsum_fn(call: Call) -> Result<Value> {
     k.order_c("order")?;
     let casting = loops::casting(&mut k, Casting::Safe)?;
     let _ = k.get("optimize");
-    let mut args = args.into_iter();
-    let subscripts = match args.next() {
-        Some(Value::Str(s)) => s,
-        Some(other) => {
-            return Err(EvalError::not_supported(
-                span,
-                format!(
-                    "np.einsum with '{}' subscripts (only the string form is supported)",
-                    other.type_name()
-                ),
-            ))
-        }
+    let (subscripts, operands) = match args.first() {
+        Some(Value::Str(s)) => (s.clone(), args[1..].to_vec()),
+        Some(_) => interleaved_subscripts(args, span)?,
         None => {
             return Err(EvalError::type_error(
                 span,
@@ -209,8 +201,9 @@ fn einsum_fn(call: Call) -> Result<Value> {
             ))
         }
     };
-    let mut ops: Vec<Array> = args
-        .map(|v| to_array(&v, None, span))
+    let mut ops: Vec<Array> = operands
+        .iter()
+        .map(|v| to_array(v, None, span))
         .collect::<Result<_>>()?;
     if let Some(d) = dtype {
         // dtype= is the dtype computed in: each operand casts to it under `casting`.
@@ -234,6 +227,77 @@ fn einsum_fn(call: Call) -> Result<Value> {
     Ok(Value::Array(
         kupfer::einsum(&subscripts, &refs).map_err(kerr(span))?,
     ))
+}
+
+/// NumPy's interleaved einsum form, `einsum(op0, sublist0, op1, sublist1, ..., [sublistout])`,
+/// as the subscripts string it stands for (label `s` is `A`-`Z` for 0-25 and `a`-`z` for
+/// 26-51, as NumPy maps them, so an implicit output orders its labels as NumPy's does) and
+/// the operands.
+fn interleaved_subscripts(args: Vec<Value>, span: Span) -> Result<(String, Vec<Value>)> {
+    let sublist = |v: &Value| -> Result<String> {
+        let items = match v {
+            Value::List(items) | Value::Tuple(items) => items,
+            other => {
+                return Err(EvalError::type_error(
+                    span,
+                    format!(
+                        "the subscripts for each operand must be a list or a tuple, got '{}'",
+                        other.type_name()
+                    ),
+                ))
+            }
+        };
+        let mut labels = String::new();
+        for item in items {
+            if matches!(item, Value::Ellipsis) {
+                labels.push_str("...");
+                continue;
+            }
+            let s = match item {
+                Value::Scalar(Scalar::Int(i)) => *i,
+                other => {
+                    return Err(EvalError::type_error(
+                        span,
+                        format!(
+                            "each subscript must be either an integer or an ellipsis, got '{}'",
+                            other.type_name()
+                        ),
+                    ))
+                }
+            };
+            let label = match s {
+                0..=25 => (b'A' + s as u8) as char,
+                26..=51 => (b'a' + (s - 26) as u8) as char,
+                _ => {
+                    return Err(EvalError::value_error(
+                        span,
+                        format!("subscript {s} is not within the valid range [0, 52)"),
+                    ))
+                }
+            };
+            labels.push(label);
+        }
+        Ok(labels)
+    };
+    let mut inputs = Vec::new();
+    let mut operands = Vec::new();
+    let mut rest = args.into_iter();
+    let mut output = None;
+    while let Some(op) = rest.next() {
+        match rest.next() {
+            Some(sub) => {
+                inputs.push(sublist(&sub)?);
+                operands.push(op);
+            }
+            None => output = Some(sublist(&op)?),
+        }
+    }
+    let mut subscripts = inputs.join(",");
+    if let Some(out) = output {
+        subscripts.push_str("->");
+        subscripts.push_str(&out);
+    }
+    Ok((subscripts, operands))
 }
 
 fn int_or(a: &mut Args, p: &str, default: i64) -> Result<isize> {

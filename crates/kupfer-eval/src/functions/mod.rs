@@ -344,6 +344,9 @@ pub(crate) fn resolve(module: &'static str, name: &str, bare: bool) -> Result<Re
         if bare && matches!(name, "np" | "numpy") {
             return Ok(Resolved::Value(Value::Module("")));
         }
+        if bare && name == "Ellipsis" {
+            return Ok(Resolved::Value(Value::Ellipsis));
+        }
         if bare && BUILTINS.contains(&name) {
             let key = format!("builtins.{name}");
             if let Some((k, _)) = lookup(&key) {
