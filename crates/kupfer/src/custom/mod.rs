@@ -6,6 +6,11 @@
 //! Snippets are WGSL: `y = 1.0 / (1.0 + exp(-x))`, not `1.0f / (1.0f + expf(-x))`. A WGSL
 //! error in a snippet is an [`Error::Compile`](crate::Error::Compile) with naga's message and
 //! the line and column in the snippet as written.
+//!
+//! Loops in user code: software Vulkan (Mesa's lavapipe) ends an invocation's loops after
+//! 65535 iterations counted over all of them, silently. kupfer's own kernels stay far below
+//! that (DESIGN.md, "Runtime checks"); a RawKernel that loops longer per thread gives partial
+//! results there, so spread long loops over more threads.
 
 mod assign;
 mod elementwise;
