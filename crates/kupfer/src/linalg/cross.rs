@@ -29,8 +29,8 @@ fn mul(x: &Array, y: &Array) -> Result<Array> {
 /// bool operands are an error, as NumPy's subtraction of booleans is.
 ///
 /// ```no_run
-/// let x = kupfer::Array::from_slice(&[1.0f32, 0.0, 0.0])?;
-/// let y = kupfer::Array::from_slice(&[0.0f32, 1.0, 0.0])?;
+/// let x = kupfer::Array::from_slice(&[1.0f32, 0.0, 0.0], &[3])?;
+/// let y = kupfer::Array::from_slice(&[0.0f32, 1.0, 0.0], &[3])?;
 /// assert_eq!(kupfer::linalg::cross(&x, &y, -1, -1, -1)?.to_vec::<f32>()?, [0.0, 0.0, 1.0]);
 /// # Ok::<(), kupfer::Error>(())
 /// ```
