@@ -75,7 +75,18 @@ pub fn time(vk: &Vk, built: &Built, wgsl: &str, size: u32) -> Result<String, Str
         constant(wgsl, "BM").ok_or("no BM")?,
         constant(wgsl, "BN").ok_or("no BN")?,
     );
-    let c_f32 = wgsl.contains("CC: array<f32>");
+    time_tiles(vk, built, (bm, bn), wgsl.contains("CC: array<f32>"), size)
+}
+
+/// [`time`] for a kernel of `bm` x `bn` output tiles per workgroup (grid x over N, y over
+/// M) whose C is float32 when `c_f32`, else float16.
+pub fn time_tiles(
+    vk: &Vk,
+    built: &Built,
+    (bm, bn): (u32, u32),
+    c_f32: bool,
+    size: u32,
+) -> Result<String, String> {
     let n = size as usize;
     let mut seed = 0x2545_f491_u32;
     let mut rand = || {

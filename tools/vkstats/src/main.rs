@@ -11,6 +11,11 @@
 //! CHECK=1 PRINT=1 cargo run --release -- file:kernel.wgsl                # validate and write SPIR-V only
 //! ```
 //!
+//! `spv:PATH:BM:BN` builds (and with `TIME` times) a SPIR-V GEMM kernel written outside WGSL
+//! with the same bindings, e.g. `cm2/gemm_cm2.comp` (VK_NV_cooperative_matrix2, enabled
+//! where the driver has it), compiled by glslang 15 or later:
+//! `glslang -V --target-env vulkan1.3 -DBM=128 -DBN=128 -DBK=32 -DWG=128 cm2/gemm_cm2.comp`.
+//!
 //! `TIME=4096` also runs each matmul kernel (kupfer's bindings: uniform block, A, B, C) as a
 //! float16 4096^3 GEMM, prints the median of 20 dispatches (after `WARM`, default 300, untimed ones) and checks 256 entries against the
 //! CPU (`gemm.rs`). `KUPFER_DUMP_WGSL=dir` makes kupfer write every kernel it compiles, so
@@ -102,6 +107,36 @@ fn barriers_without_memory_semantics(words: &mut [u32]) -> usize {
     changed
 }
 
+/// `VK_NV_cooperative_matrix2`, which ash 0.38 predates.
+const COOP2_NAME: &CStr = c"VK_NV_cooperative_matrix2";
+
+/// `VkPhysicalDeviceCooperativeMatrix2FeaturesNV`.
+#[repr(C)]
+#[derive(Debug)]
+struct Coop2Features {
+    s_type: vk::StructureType,
+    p_next: *mut std::ffi::c_void,
+    /// workgroup scope, flexible dimensions, reductions, conversions, per-element
+    /// operations, tensor addressing, block loads.
+    flags: [vk::Bool32; 7],
+}
+
+impl Default for Coop2Features {
+    fn default() -> Self {
+        Coop2Features {
+            s_type: vk::StructureType::from_raw(1_000_593_000),
+            p_next: std::ptr::null_mut(),
+            flags: [0; 7],
+        }
+    }
+}
+
+impl Coop2Features {
+    fn flags(&self) -> [vk::Bool32; 7] {
+        self.flags
+    }
+}
+
 pub struct Vk {
     /// The loader, kept loaded while its instance is used.
     _entry: ash::Entry,
@@ -153,11 +188,13 @@ fn open() -> Vk {
                 .any(|e| e.extension_name_as_c_str() == Ok(name))
         };
         let has_coop = has(ash::khr::cooperative_matrix::NAME);
+        let has_coop2 = has(COOP2_NAME);
         let has_stats = has(ash::khr::pipeline_executable_properties::NAME);
         let mut exts = Vec::new();
         for (name, present) in [
             (ash::khr::pipeline_executable_properties::NAME, has_stats),
             (ash::khr::cooperative_matrix::NAME, has_coop),
+            (COOP2_NAME, has_coop2),
         ] {
             if present {
                 exts.push(name.as_ptr());
@@ -174,6 +211,9 @@ fn open() -> Vk {
             .uniform_and_storage_buffer16_bit_access(true);
         let mut f12 = vk::PhysicalDeviceVulkan12Features::default()
             .shader_float16(true)
+            .shader_int8(true)
+            .storage_buffer8_bit_access(true)
+            .uniform_and_storage_buffer8_bit_access(true)
             .vulkan_memory_model(true)
             .vulkan_memory_model_device_scope(true);
         let mut f13 = vk::PhysicalDeviceVulkan13Features::default().subgroup_size_control(true);
@@ -194,6 +234,19 @@ fn open() -> Vk {
             .push_next(&mut f13)
             .push_next(&mut coop)
             .push_next(&mut pe);
+        // VK_NV_cooperative_matrix2's features (not in ash 0.38): whatever the driver has.
+        let mut coop2 = Coop2Features::default();
+        let mut info = info;
+        if has_coop2 {
+            let mut f2 = vk::PhysicalDeviceFeatures2 {
+                p_next: (&mut coop2 as *mut Coop2Features).cast(),
+                ..Default::default()
+            };
+            instance.get_physical_device_features2(pd, &mut f2);
+            coop2.p_next = info.p_next as *mut std::ffi::c_void;
+            info.p_next = (&coop2 as *const Coop2Features).cast();
+            eprintln!("VK_NV_cooperative_matrix2 features {:?}", coop2.flags());
+        }
         let device = instance.create_device(pd, &info, None).expect("device");
         let exec = ash::khr::pipeline_executable_properties::Device::new(&instance, &device);
         let queue = device.get_device_queue(0, 0);
@@ -214,30 +267,42 @@ fn open() -> Vk {
 /// Compiles `wgsl` into a compute pipeline with statistics captured.
 fn build(vk: &Vk, wgsl: &str) -> Result<Built, String> {
     let (words, module) = spirv(wgsl)?;
+    let mut bindings = Vec::new();
+    for (_, g) in module.global_variables.iter() {
+        if let Some(b) = &g.binding {
+            let ty = match g.space {
+                naga::AddressSpace::Uniform => vk::DescriptorType::UNIFORM_BUFFER,
+                naga::AddressSpace::Storage { .. } => vk::DescriptorType::STORAGE_BUFFER,
+                _ => continue,
+            };
+            bindings.push((b.binding, ty));
+        }
+    }
+    build_words(vk, &words, bindings)
+}
+
+/// Builds a SPIR-V module with `bindings` ((binding, type) in set 0) into a compute pipeline
+/// with statistics captured.
+fn build_words(
+    vk: &Vk,
+    words: &[u32],
+    bindings: Vec<(u32, vk::DescriptorType)>,
+) -> Result<Built, String> {
     unsafe {
         let d = &vk.device;
         let sm = d
-            .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&words), None)
+            .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(words), None)
             .map_err(|e| format!("module: {e:?}"))?;
-        let mut bindings = Vec::new();
-        let mut layout_bindings = Vec::new();
-        for (_, g) in module.global_variables.iter() {
-            if let Some(b) = &g.binding {
-                let ty = match g.space {
-                    naga::AddressSpace::Uniform => vk::DescriptorType::UNIFORM_BUFFER,
-                    naga::AddressSpace::Storage { .. } => vk::DescriptorType::STORAGE_BUFFER,
-                    _ => continue,
-                };
-                bindings.push((b.binding, ty));
-                layout_bindings.push(
-                    vk::DescriptorSetLayoutBinding::default()
-                        .binding(b.binding)
-                        .descriptor_type(ty)
-                        .descriptor_count(1)
-                        .stage_flags(vk::ShaderStageFlags::COMPUTE),
-                );
-            }
-        }
+        let layout_bindings: Vec<_> = bindings
+            .iter()
+            .map(|&(binding, ty)| {
+                vk::DescriptorSetLayoutBinding::default()
+                    .binding(binding)
+                    .descriptor_type(ty)
+                    .descriptor_count(1)
+                    .stage_flags(vk::ShaderStageFlags::COMPUTE)
+            })
+            .collect();
         let dsl = d
             .create_descriptor_set_layout(
                 &vk::DescriptorSetLayoutCreateInfo::default().bindings(&layout_bindings),
@@ -379,12 +444,63 @@ fn coop_kernel(arg: &str) -> Result<String, String> {
     generate(&program, &target).map_err(|e| format!("{arg}: {e}"))
 }
 
+/// `spv:PATH:BM:BN[:f32]`: a SPIR-V GEMM kernel with kupfer's bindings (uniform block, A, B,
+/// C at 0-3; float16 C unless `f32`) and `BM` x `BN` output tiles per workgroup, built and,
+/// with `TIME`, timed (an experiment beside the WGSL path: kernels written outside WGSL).
+fn spv_kernel(vk: Option<&Vk>, spec: &str, time_size: Option<u32>) {
+    let parts: Vec<&str> = spec.split(':').collect();
+    let (Some(path), Some(bm), Some(bn)) = (
+        parts.first(),
+        parts.get(1).and_then(|v| v.parse::<u32>().ok()),
+        parts.get(2).and_then(|v| v.parse::<u32>().ok()),
+    ) else {
+        println!("spv:{spec}: expected spv:PATH:BM:BN[:f32]");
+        return;
+    };
+    let c_f32 = parts.get(3) == Some(&"f32");
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let bytes = match std::fs::read(path) {
+        Ok(b) if b.len() % 4 == 0 => b,
+        Ok(_) => return println!("{name}: not whole SPIR-V words"),
+        Err(e) => return println!("{name}: {e}"),
+    };
+    let words: Vec<u32> = bytes
+        .chunks(4)
+        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+        .collect();
+    let Some(vk) = vk else {
+        return println!("{name}: {} words (no device with PRINT)", words.len());
+    };
+    let bindings = vec![
+        (0, vk::DescriptorType::UNIFORM_BUFFER),
+        (1, vk::DescriptorType::STORAGE_BUFFER),
+        (2, vk::DescriptorType::STORAGE_BUFFER),
+        (3, vk::DescriptorType::STORAGE_BUFFER),
+    ];
+    match build_words(vk, &words, bindings) {
+        Ok(built) => {
+            stats(vk, name, &built, false);
+            if let Some(size) = time_size {
+                match gemm::time_tiles(vk, &built, (bm, bn), c_f32, size) {
+                    Ok(line) => println!("{name}: {line}"),
+                    Err(e) => println!("{name}: timing failed: {e}"),
+                }
+            }
+        }
+        Err(e) => println!("{name}: {e}"),
+    }
+}
+
 fn main() {
     let print_only = std::env::var_os("PRINT").is_some();
     let vk = (!print_only).then(open);
     let dump = std::env::var_os("DUMP").is_some();
     let time_size: Option<u32> = std::env::var("TIME").ok().and_then(|v| v.parse().ok());
     for arg in std::env::args().skip(1) {
+        if let Some(spec) = arg.strip_prefix("spv:") {
+            spv_kernel(vk.as_ref(), spec, time_size);
+            continue;
+        }
         let (name, wgsl) = match arg.strip_prefix("file:") {
             Some(path) => match std::fs::read_to_string(path) {
                 Ok(w) => (path.rsplit('/').next().unwrap_or(path).to_string(), w),
