@@ -576,13 +576,7 @@ fn convolve_and_correlate_match_scipy() {
                         input(seed, sa, dt),
                         input(seed + 1, sb, dt),
                         format!("sig.{f}(a, b, mode='{mname}', method='direct')"),
-                        move |a, b| {
-                            if corr {
-                                kp::signal::correlate(a, b, mode, Method::Direct)
-                            } else {
-                                kp::signal::convolve(a, b, mode, Method::Direct)
-                            }
-                        },
+                        direct_nd(corr, mode),
                     ));
                 }
             }
@@ -612,6 +606,17 @@ fn convolve_and_correlate_match_scipy() {
     run_cases(cases);
     let e = "fast".parse::<Method>().unwrap_err().to_string();
     assert!(e.contains("Acceptable method flags"), "{e}");
+}
+
+/// `correlate` (when `corr`) or `convolve` by the direct method.
+fn direct_nd(corr: bool, mode: Mode) -> impl Fn(&Array, &Array) -> kp::Result<Array> + 'static {
+    move |a, b| {
+        if corr {
+            kp::signal::correlate(a, b, mode, Method::Direct)
+        } else {
+            kp::signal::convolve(a, b, mode, Method::Direct)
+        }
+    }
 }
 
 /// `correlate2d` (when `corr`) or `convolve2d` with these settings.
@@ -651,13 +656,7 @@ fn long_kernels_match_scipy() {
                     input(seed, &[sa], dt),
                     input(seed + 1, &[70000], dt),
                     format!("sig.{f}(a, b, mode='{mname}', method='direct')"),
-                    move |a, b| {
-                        if corr {
-                            kp::signal::correlate(a, b, mode, Method::Direct)
-                        } else {
-                            kp::signal::convolve(a, b, mode, Method::Direct)
-                        }
-                    },
+                    direct_nd(corr, mode),
                 ));
             }
             // 2-D: blocks of columns (a 2 x 36000 kernel) and of rows and columns (3 x
