@@ -131,12 +131,6 @@ impl Default for Coop2Features {
     }
 }
 
-impl Coop2Features {
-    fn flags(&self) -> [vk::Bool32; 7] {
-        self.flags
-    }
-}
-
 pub struct Vk {
     /// The loader, kept loaded while its instance is used.
     _entry: ash::Entry,
@@ -245,7 +239,7 @@ fn open() -> Vk {
             instance.get_physical_device_features2(pd, &mut f2);
             coop2.p_next = info.p_next as *mut std::ffi::c_void;
             info.p_next = (&coop2 as *const Coop2Features).cast();
-            eprintln!("VK_NV_cooperative_matrix2 features {:?}", coop2.flags());
+            eprintln!("VK_NV_cooperative_matrix2 features {:?}", coop2.flags);
         }
         let device = instance.create_device(pd, &info, None).expect("device");
         let exec = ash::khr::pipeline_executable_properties::Device::new(&instance, &device);

@@ -11,6 +11,7 @@ use crate::scalar::Scalar;
 use kupfer_core::convolve::{self, Boundary, ConvProgram, FILL_OFFSET, MAX_TILED, PARAMS_SIZE};
 use kupfer_core::{promote, DType, Error, Layout, Result, SliceArg};
 use kupfer_wgpu::Binding;
+use std::ops::Range;
 use std::sync::Arc;
 
 /// Convolves two 2-D arrays (`scipy.signal.convolve2d`): `out[m, n] = sum in1[i, j] *
@@ -115,40 +116,15 @@ fn conv2d(
 /// 70000-tap kernel summed 65535 taps), so larger kernels run in blocks of taps.
 const MAX_TAPS: usize = 8192;
 
-/// [`direct`] with a kernel of more than [`MAX_TAPS`] taps: the sum of the convolutions
-/// with blocks of its (flipped) taps, each block's window moved by the block's position.
-fn direct_in_blocks(
-    image: &Array,
-    weights: &Array,
-    flip: bool,
-    off: [i64; 2],
-    out_shape: [usize; 2],
-    boundary: Boundary,
-    fill: &[u8],
-) -> Result<Array> {
-    let w = if flip {
-        weights.slice(&[reversed(), reversed()])?
-    } else {
-        weights.clone()
-    };
-    let (kh, kw) = (w.shape()[0], w.shape()[1]);
-    let bw = kw.min(MAX_TAPS);
+/// Blocks of at most [`MAX_TAPS`] taps covering a `kh` x `kw` kernel: (rows, columns).
+fn tap_blocks(kh: usize, kw: usize) -> impl Iterator<Item = (Range<usize>, Range<usize>)> {
+    let bw = kw.clamp(1, MAX_TAPS);
     let bh = (MAX_TAPS / bw).max(1);
-    let mut total: Option<Array> = None;
-    for j0 in (0..kh).step_by(bh) {
-        for c0 in (0..kw).step_by(bw) {
-            let rows = SliceArg::range(j0 as isize, (j0 + bh).min(kh) as isize);
-            let cols = SliceArg::range(c0 as isize, (c0 + bw).min(kw) as isize);
-            let block = w.slice(&[rows, cols])?;
-            let at = [off[0] + j0 as i64, off[1] + c0 as i64];
-            let part = direct(image, &block, false, at, out_shape, boundary, fill)?;
-            total = Some(match total {
-                None => part,
-                Some(t) => crate::ufuncs::add(&t, &part)?,
-            });
-        }
-    }
-    total.ok_or_else(|| Error::invalid("convolution with an empty kernel"))
+    (0..kh).step_by(bh).flat_map(move |j0| {
+        (0..kw)
+            .step_by(bw)
+            .map(move |c0| (j0..(j0 + bh).min(kh), c0..(c0 + bw).min(kw)))
+    })
 }
 
 fn reversed() -> kupfer_core::SliceArg {
@@ -191,7 +167,25 @@ pub(crate) fn direct(
     }
     let (kh, kw) = (weights.shape()[0], weights.shape()[1]);
     if kh * kw > MAX_TAPS {
-        return direct_in_blocks(image, weights, flip, off, out_shape, boundary, fill);
+        // The sum of the convolutions with blocks of the (flipped) taps, each block's window
+        // moved by the block's position.
+        let w = if flip {
+            weights.slice(&[reversed(), reversed()])?
+        } else {
+            weights.clone()
+        };
+        let mut total: Option<Array> = None;
+        for (rows, cols) in tap_blocks(kh, kw) {
+            let at = [off[0] + rows.start as i64, off[1] + cols.start as i64];
+            let range = |r: Range<usize>| SliceArg::range(r.start as isize, r.end as isize);
+            let block = w.slice(&[range(rows), range(cols)])?;
+            let part = direct(image, &block, false, at, out_shape, boundary, fill)?;
+            total = Some(match total {
+                None => part,
+                Some(t) => crate::ufuncs::add(&t, &part)?,
+            });
+        }
+        return total.ok_or_else(|| Error::invalid("convolution with an empty kernel"));
     }
     let (ibuf, il) = image.buffer_and_layout()?;
     let (wbuf, wl) = weights.buffer_and_layout()?;
