@@ -45,6 +45,7 @@ enum Command {
 
 fn main() {
     install_panic_hook();
+    ignore_file_size_signal();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => exit_on_clap_error(e),
@@ -99,4 +100,16 @@ fn install_panic_hook() {
         eprintln!("kupfer: error: internal error: {msg}{at} (this is a bug in kupfer)");
         std::process::exit(error::EXIT_INTERNAL);
     }));
+}
+
+/// A file-size limit (`ulimit -f`) reached while writing `-o` kills a process with SIGXFSZ by
+/// default; ignored, the write fails with EFBIG instead, so the output stays atomic (the
+/// temporary file is removed) and the error is one line with status 2.
+fn ignore_file_size_signal() {
+    #[cfg(unix)]
+    // SAFETY: setting a signal's disposition to SIG_IGN at start-up, before any thread is
+    // spawned, installs no handler code and touches no Rust state.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
 }

@@ -406,3 +406,260 @@ fn help_and_version_succeed() {
     assert!(o.status.success());
     assert!(stdout(&o).contains(env!("CARGO_PKG_VERSION")));
 }
+
+/// A raw `.npy` file: version 1 header `dict` (padded as NumPy pads it), then `data`.
+fn raw_npy(dict: &str, data: &[u8]) -> Vec<u8> {
+    let mut npy = b"\x93NUMPY\x01\x00".to_vec();
+    let mut header = dict.to_string();
+    while !(10 + header.len() + 1).is_multiple_of(64) {
+        header.push(' ');
+    }
+    header.push('\n');
+    npy.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    npy.extend_from_slice(header.as_bytes());
+    npy.extend_from_slice(data);
+    npy
+}
+
+#[test]
+fn eval_refuses_overflowing_shapes() {
+    let too_big = "array is too big";
+    for expr in [
+        "np.zeros((2**32, 2**32))",
+        "np.ones((2**32, 2**32)).sum()",
+        "np.ones((11, 1676976733973595602)).sum()",
+        "np.zeros((11, 1676976733973595602))",
+        "np.empty((3, 6148914691236517206))",
+        "np.zeros((0, 2**62, 2**62))",
+        "np.full((2**31, 2**31, 4), 1.5)",
+        "np.arange(0).reshape(0, 2**62, 2**62)",
+        "np.zeros(2**61).reshape(2**31, 2**31)",
+    ] {
+        assert_usage_error(&kupfer(&["eval", expr]), too_big);
+    }
+    assert_usage_error(
+        &kupfer(&["eval", "np.ones((2**32, 1)) + np.ones((1, 2**32))"]),
+        "broadcast dimensions too large",
+    );
+    assert_usage_error(
+        &kupfer(&["eval", "np.zeros((2, -3))"]),
+        "negative dimensions",
+    );
+    assert_usage_error(&kupfer(&["eval", "np.zeros((1,) * 65)"]), "dimension");
+    // Huge but valid shapes: a clear out-of-memory or size error, never a panic.
+    for expr in [
+        "np.zeros(2**40)",
+        "np.ones(2**40).sum()",
+        "np.arange(2**40)",
+    ] {
+        let o = kupfer(&["eval", expr]);
+        assert_eq!(o.status.code(), Some(2), "{expr}: {:?}", kupfer_stderr(&o));
+        assert_eq!(
+            kupfer_stderr(&o).len(),
+            1,
+            "{expr}: {:?}",
+            kupfer_stderr(&o)
+        );
+    }
+}
+
+#[test]
+fn eval_refuses_negative_integer_powers() {
+    let dir = scratch("powers");
+    let i = npy_arg(
+        &dir,
+        "i",
+        &host(&[5], kupfer::HostData::I64(vec![-7, -1, 0, 3, 100])),
+    );
+    let msg = "Integers to negative integer powers are not allowed.";
+    for expr in [
+        "i ** -1",
+        "2 ** i",
+        "np.power(i, i)",
+        "pow(i, -2)",
+        "np.power(3, i)",
+    ] {
+        assert_usage_error(&kupfer(&["eval", expr, &i]), msg);
+    }
+    // Float results and non-negative exponents are fine.
+    assert_eq!(
+        eval_ok(&["i ** 2", &i]),
+        "[   49     1     0     9 10000]\n"
+    );
+    assert_eq!(
+        eval_ok(&["np.abs(i) ** (np.abs(i) % 3)", &i]),
+        "[  7   1   1   1 100]\n"
+    );
+    assert_eq!(eval_ok(&["2 ** -1", &i]), "0.5\n");
+    assert_eq!(eval_ok(&["2.0 ** i[:2]", &i]), "[0.0078125 0.5      ]\n");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn eval_python_errors_and_argument_types() {
+    assert_usage_error(
+        &kupfer(&["eval", "np.arange(np.nan)"]),
+        "arange: cannot compute length",
+    );
+    assert_usage_error(
+        &kupfer(&["eval", "np.arange(0, np.inf)"]),
+        "Maximum allowed size exceeded",
+    );
+    assert_usage_error(
+        &kupfer(&["eval", "divmod(1, 0)"]),
+        "integer division or modulo by zero",
+    );
+    assert_usage_error(&kupfer(&["eval", "divmod(1.5, 0)"]), "float divmod()");
+    assert_eq!(eval_ok(&["divmod(-7, 2)"]), "(-4, 1)\n");
+    let a = "np.ones((2, 3))";
+    assert_usage_error(
+        &kupfer(&["eval", &format!("{a}.sum(axis=True)")]),
+        "an integer is required",
+    );
+    assert_usage_error(
+        &kupfer(&["eval", &format!("{a}.sum(axis=[0])")]),
+        "'list' object cannot be interpreted as an integer",
+    );
+    assert_usage_error(
+        &kupfer(&["eval", &format!("np.sin(x={a})")]),
+        "takes from 1 to 2 positional arguments but 0 were given",
+    );
+}
+
+#[test]
+fn eval_reads_npy_inputs_with_a_bound() {
+    let dir = scratch("bounded");
+    let write = |name: &str, bytes: Vec<u8>| {
+        let p = dir.join(name);
+        std::fs::write(&p, bytes).expect("write");
+        format!("x={}", p.display())
+    };
+    // The shape's element count wraps to 2 in 64 bits: refused, not read as 2 elements.
+    let wrap = write(
+        "wrap.npy",
+        raw_npy(
+            "{'descr': '<f8', 'fortran_order': False, 'shape': (3, 6148914691236517206), }",
+            &[0; 8],
+        ),
+    );
+    assert_usage_error(&kupfer(&["eval", "x", &wrap]), "array is too big");
+    let short = write(
+        "short.npy",
+        raw_npy(
+            "{'descr': '<f8', 'fortran_order': False, 'shape': (1000,), }",
+            &[0; 8],
+        ),
+    );
+    assert_usage_error(&kupfer(&["eval", "x", &short]), "states 8000 bytes of data");
+    let huge_dim = write(
+        "dim.npy",
+        raw_npy(
+            "{'descr': '<f8', 'fortran_order': False, 'shape': (99999999999999999999999,), }",
+            &[],
+        ),
+    );
+    assert_usage_error(
+        &kupfer(&["eval", "x", &huge_dim]),
+        "Maximum allowed dimension exceeded",
+    );
+    // A version-2 header claiming 2 GiB: refused before it is read.
+    let mut long = b"\x93NUMPY\x02\x00".to_vec();
+    long.extend_from_slice(&(1u32 << 31).to_le_bytes());
+    long.extend_from_slice(b"{'descr'");
+    let long = write("long.npy", long);
+    assert_usage_error(&kupfer(&["eval", "x", &long]), "max_header_size");
+    // An endless device is no .npy, and is not read to its end.
+    assert_usage_error(&kupfer(&["eval", "x", "x=/dev/zero"]), "magic");
+    // A pipe: read up to the size its header states, the rest left unread.
+    let header = raw_npy(
+        "{'descr': '<f8', 'fortran_order': False, 'shape': (4,), }",
+        &[],
+    );
+    let stream = |extra: usize| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_kupfer"))
+            .args(["eval", "x.sum()", "x=/dev/stdin"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("the kupfer binary runs");
+        let mut stdin = child.stdin.take().expect("a pipe");
+        let mut bytes = header.clone();
+        for v in [1.0f64, 2.0, 3.0, 4.0] {
+            bytes.extend_from_slice(&v.to_le_bytes());
+        }
+        bytes.truncate(header.len() + extra.min(32));
+        let writer = std::thread::spawn(move || {
+            use std::io::Write;
+            let _ = stdin.write_all(&bytes);
+            // Then an endless tail when the data is complete: only a bounded read ends.
+            if extra > 32 {
+                let zeros = vec![0u8; 1 << 16];
+                while stdin.write_all(&zeros).is_ok() {}
+            }
+        });
+        let out = child.wait_with_output().expect("kupfer ends");
+        writer
+            .join()
+            .expect("the writer ends when kupfer closes the pipe");
+        out
+    };
+    let o = stream(usize::MAX);
+    assert!(o.status.success(), "{:?}", kupfer_stderr(&o));
+    assert_eq!(stdout(&o), "10.0\n");
+    assert_usage_error(&stream(12), "states 32 bytes of data but the file holds 12");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Runs `kupfer eval EXPR -o out` under a file-size limit of `blocks` 512-byte blocks.
+#[cfg(unix)]
+fn eval_with_file_limit(blocks: u32, expr: &str, out: &std::path::Path) -> Output {
+    Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -f {blocks} && exec \"$0\" eval \"$1\" -o \"$2\""
+        ))
+        .arg(env!("CARGO_BIN_EXE_kupfer"))
+        .arg(expr)
+        .arg(out)
+        .output()
+        .expect("sh runs")
+}
+
+#[cfg(unix)]
+#[test]
+fn eval_output_is_atomic() {
+    let dir = scratch("atomic");
+    let out = dir.join("out.npy");
+    let listing = || {
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .expect("list")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    // 800 KB of output against an 8 KiB limit: the write fails part-way.
+    let o = eval_with_file_limit(16, "np.ones(100000)", &out);
+    assert_usage_error(&o, "out.npy");
+    assert!(listing().is_empty(), "no file left behind: {:?}", listing());
+    // An existing file stays as it was.
+    let old = kupfer::HostArray::new(vec![3], kupfer::HostData::I64(vec![1, 2, 3])).unwrap();
+    kupfer::io::write_npy(&out, &old).expect("write");
+    let before = std::fs::read(&out).expect("read");
+    let o = eval_with_file_limit(16, "np.ones(100000)", &out);
+    assert_usage_error(&o, "out.npy");
+    assert_eq!(
+        std::fs::read(&out).expect("read"),
+        before,
+        "the old file is untouched"
+    );
+    assert_eq!(listing(), vec!["out.npy".to_string()]);
+    // Within the limit the file is replaced.
+    let o = eval_with_file_limit(16, "np.arange(4)", &out);
+    assert!(o.status.success(), "{:?}", kupfer_stderr(&o));
+    let r = kupfer::io::read_npy(&out).expect("a .npy file");
+    assert_eq!(r.data, kupfer::HostData::I64(vec![0, 1, 2, 3]));
+    assert_eq!(listing(), vec!["out.npy".to_string()]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -362,6 +362,65 @@ pub fn elementwise(program: &Program, target: &Target) -> Result<Kernel> {
     })
 }
 
+/// Bytes of called library code (libm functions) that weigh as much as one node in the
+/// fusion bound (`kupfer`'s `MAX_NODES`). Drivers' compilers inline a helper at every call,
+/// so a kernel's compile time follows the code of its calls, not its node count: on lavapipe
+/// (a loaded machine) a float64 `sin` chain compiled in 11 s for one call, 63 s for four and
+/// 312 s for eight (DESIGN.md, "Bad input"). `sin` f64 pulls in ~8 KB (weight 15: four to a
+/// kernel), `exp` f32 ~2.5 KB (weight 5).
+pub const LIBM_BYTES_PER_NODE: usize = 550;
+
+/// A node's weight in the fusion bound: 1, plus the libm code it calls in units of
+/// [`LIBM_BYTES_PER_NODE`]. `Ok(weight)` of a unary op on `d` (the operand's dtype).
+///
+/// ```
+/// use kupfer_core::{codegen::unary_weight, DType, UnaryOp};
+/// assert_eq!(unary_weight(UnaryOp::Negative, DType::F32), 1);
+/// assert!(unary_weight(UnaryOp::Sin, DType::F64) > 8);
+/// ```
+pub fn unary_weight(op: UnaryOp, d: DType) -> usize {
+    cached_weight(NodeKind::Unary(op), d, |needs| {
+        let _ = unary_expr(op, "x", d, needs);
+    })
+}
+
+/// [`unary_weight`] of a binary op computed in `d`.
+pub fn binary_weight(op: BinaryOp, d: DType) -> usize {
+    cached_weight(NodeKind::Binary(op), d, |needs| {
+        let _ = binary_expr(op, "a", "b", d, needs);
+    })
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum NodeKind {
+    Unary(UnaryOp),
+    Binary(BinaryOp),
+}
+
+fn cached_weight(kind: NodeKind, d: DType, generate: impl FnOnce(&mut Needs)) -> usize {
+    type Weights = std::sync::Mutex<std::collections::HashMap<(NodeKind, DType), usize>>;
+    static WEIGHTS: std::sync::OnceLock<Weights> = std::sync::OnceLock::new();
+    let weights = WEIGHTS.get_or_init(Default::default);
+    if let Some(&w) = weights
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(&(kind, d))
+    {
+        return w;
+    }
+    let mut needs = Needs::default();
+    generate(&mut needs);
+    let roots = || needs.libm.iter().map(String::as_str);
+    let bytes = libm::subset(libm::f32_library(), roots()).len()
+        + libm::subset(libm::f64_library(), roots()).len();
+    let w = 1 + bytes / LIBM_BYTES_PER_NODE;
+    weights
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert((kind, d), w);
+    w
+}
+
 /// Helper families a kernel needs.
 #[derive(Default)]
 pub(crate) struct Needs {
@@ -1328,5 +1387,30 @@ mod tests {
         assert_eq!(k.params.scalars[2], 16);
         assert!(k.params.scalars[0] >= 24);
         assert_eq!(k.params.size % 16, 0);
+    }
+}
+
+#[cfg(test)]
+mod weight_tests {
+    use super::*;
+
+    #[test]
+    fn weights_follow_the_called_code() {
+        for d in [DType::F32, DType::F64] {
+            for op in [
+                UnaryOp::Sin,
+                UnaryOp::Exp,
+                UnaryOp::Log,
+                UnaryOp::Tanh,
+                UnaryOp::Sqrt,
+            ] {
+                eprintln!("{op:?} {d}: {}", unary_weight(op, d));
+            }
+            for op in [BinaryOp::Power, BinaryOp::Arctan2, BinaryOp::Add] {
+                eprintln!("{op:?} {d}: {}", binary_weight(op, d));
+            }
+        }
+        assert_eq!(binary_weight(BinaryOp::Add, DType::F32), 1);
+        assert!(unary_weight(UnaryOp::Sin, DType::F64) > unary_weight(UnaryOp::Sin, DType::F32));
     }
 }

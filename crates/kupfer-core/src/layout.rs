@@ -75,9 +75,72 @@ pub fn contiguous_strides(shape: &[usize]) -> Vec<isize> {
     strides
 }
 
-/// Number of elements of a shape.
+/// Number of elements of a shape. Saturates at `usize::MAX` instead of wrapping: shapes that
+/// reach kupfer's arrays have passed [`checked_size`], so saturation only keeps an unchecked
+/// caller from computing a small, wrong count.
 pub fn size_of(shape: &[usize]) -> usize {
-    shape.iter().product()
+    if shape.contains(&0) {
+        return 0;
+    }
+    shape.iter().fold(1usize, |acc, &n| acc.saturating_mul(n))
+}
+
+/// NumPy's limit on the number of axes (`NPY_MAXDIMS`).
+pub const MAX_DIMS: usize = 64;
+
+/// NumPy's "array is too big" message: the shape's bytes would pass `isize::MAX`.
+pub const TOO_BIG: &str =
+    "array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size.";
+
+/// The element count of an array of `shape` whose elements take `itemsize` bytes, checked as
+/// NumPy checks a new array's shape: at most [`MAX_DIMS`] axes, each at most `isize::MAX`, and
+/// `size * itemsize` (zero-length axes skipped, as NumPy skips them) at most `isize::MAX`.
+/// Every function that makes an array of a shape a user chose calls this first.
+///
+/// ```
+/// use kupfer_core::layout::checked_size;
+/// assert_eq!(checked_size(&[3, 4], 8).unwrap(), 12);
+/// assert!(checked_size(&[1 << 32, 1 << 32], 1).is_err()); // 2^64 elements
+/// assert!(checked_size(&[0, 1 << 62, 4], 8).is_err()); // NumPy refuses this too
+/// ```
+pub fn checked_size(shape: &[usize], itemsize: usize) -> Result<usize> {
+    if shape.len() > MAX_DIMS {
+        return Err(Error::invalid(format!(
+            "maximum supported dimension for an ndarray is currently {MAX_DIMS}, found {}",
+            shape.len()
+        )));
+    }
+    let mut bytes = itemsize.max(1);
+    for &n in shape {
+        if n > isize::MAX as usize {
+            return Err(Error::invalid("Maximum allowed dimension exceeded"));
+        }
+        if n == 0 {
+            continue;
+        }
+        bytes = bytes
+            .checked_mul(n)
+            .filter(|&b| b <= isize::MAX as usize)
+            .ok_or_else(|| Error::invalid(TOO_BIG))?;
+    }
+    Ok(size_of(shape))
+}
+
+/// A shape from signed lengths (as a user writes them), with NumPy's errors for negative
+/// and oversized lengths; the result still needs [`checked_size`] for its total.
+pub fn shape_from_signed(dims: &[i64]) -> Result<Vec<usize>> {
+    dims.iter()
+        .map(|&d| {
+            if d < 0 {
+                Err(Error::invalid("negative dimensions are not allowed"))
+            } else {
+                usize::try_from(d)
+                    .ok()
+                    .filter(|&n| n <= isize::MAX as usize)
+                    .ok_or_else(|| Error::invalid("Maximum allowed dimension exceeded"))
+            }
+        })
+        .collect()
 }
 
 /// NumPy broadcasting of two shapes.
@@ -112,6 +175,9 @@ pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
                 rhs: b.to_vec(),
             });
         };
+    }
+    if checked_size(&out, 1).is_err() {
+        return Err(Error::invalid("broadcast dimensions too large."));
     }
     Ok(out)
 }
@@ -159,6 +225,7 @@ pub fn resolve_shape(new_shape: &[isize], size: usize) -> Result<Vec<usize>> {
         }
         None => {}
     }
+    checked_size(&out, 1)?;
     Ok(out)
 }
 
@@ -216,6 +283,7 @@ impl Layout {
 
     /// Broadcasts this view to `shape` (a view with zero strides).
     pub fn broadcast_to(&self, shape: &[usize]) -> Result<Layout> {
+        checked_size(shape, 1)?;
         if shape.len() < self.ndim() {
             return Err(Error::ShapeMismatch {
                 op: "broadcast_to".into(),

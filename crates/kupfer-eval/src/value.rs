@@ -202,7 +202,8 @@ pub enum HostValue {
     Module(&'static str),
 }
 
-fn py_scalar_repr(s: &Scalar) -> String {
+/// Python's `repr()` of a Python scalar.
+pub(crate) fn py_scalar_repr(s: &Scalar) -> String {
     match *s {
         Scalar::Bool(b) => if b { "True" } else { "False" }.into(),
         Scalar::Int(i) => i.to_string(),

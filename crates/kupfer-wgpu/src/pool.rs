@@ -16,7 +16,8 @@ pub fn size_class(bytes: u64) -> u64 {
     if b <= SMALL_LIMIT {
         b.next_power_of_two()
     } else {
-        b.div_ceil(LARGE_GRANULE) * LARGE_GRANULE
+        // Saturates for sizes no adapter has (the caller then refuses them as too large).
+        b.div_ceil(LARGE_GRANULE).saturating_mul(LARGE_GRANULE)
     }
 }
 

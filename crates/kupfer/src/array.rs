@@ -5,7 +5,7 @@ use crate::device::Device;
 use crate::fusion::{materialise, Lazy, MAX_NODES};
 use crate::host::{Element, HostArray, HostData};
 use crate::scalar::Scalar;
-use kupfer_core::layout::size_of;
+use kupfer_core::layout::{checked_size, size_of};
 use kupfer_core::{DType, Error, Layout, Result};
 use kupfer_wgpu::GpuBuffer;
 use std::sync::{Arc, Mutex};
@@ -222,7 +222,7 @@ impl Array {
         data: &[T],
         shape: &[usize],
     ) -> Result<Array> {
-        if size_of(shape) != data.len() {
+        if checked_size(shape, T::DTYPE.host_size())? != data.len() {
             return Err(Error::invalid(format!(
                 "{} elements cannot have shape {shape:?}",
                 data.len()
@@ -246,6 +246,13 @@ impl Array {
     /// Uploads a host array to `device`.
     pub fn from_host_on(device: &Device, host: &HostArray) -> Result<Array> {
         device.check(host.dtype())?;
+        if checked_size(&host.shape, host.dtype().host_size())? != host.data.len() {
+            return Err(Error::invalid(format!(
+                "{} elements cannot have shape {:?}",
+                host.data.len(),
+                host.shape
+            )));
+        }
         let buffer = device.context().upload(&host.data.gpu_bytes())?;
         Ok(Array::from_buffer(
             device.clone(),
@@ -256,17 +263,21 @@ impl Array {
     }
 
     /// Reads the elements back in C order and decodes them straight from the mapped
-    /// read-back memory with `f` (one host copy), after all prior work.
+    /// read-back memory with `f` (one host copy), after all prior work. A read-back is a
+    /// sync: the device's deferred checks (`checks.rs`) are reported here.
     async fn read_contiguous_async<R>(&self, f: impl FnOnce(&[u8]) -> R) -> Result<R> {
         let a = self.ascontiguousarray()?;
         let (buffer, layout) = a.buffer_and_layout()?;
         let isz = self.dtype().gpu_size() as u64;
         let offset = layout.offset as u64 * isz;
         let size = self.size() as u64 * isz;
-        self.device()
+        let device = self.device();
+        let values = device
             .context()
             .read_with_async(&buffer, offset, size, f)
-            .await
+            .await?;
+        device.checks.report_async(device.context()).await?;
+        Ok(values)
     }
 
     /// Copies the array to the host (`cp.asnumpy`), async (the browser's only form).
@@ -366,6 +377,7 @@ impl Array {
     pub(crate) fn view(&self, f: impl FnOnce(&Layout) -> Result<Layout>) -> Result<Array> {
         let (buffer, layout) = self.buffer_and_layout()?;
         let new = f(&layout)?;
+        checked_size(&new.shape, 1)?;
         Ok(Array::from_buffer(
             self.device().clone(),
             self.dtype(),

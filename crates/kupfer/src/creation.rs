@@ -6,6 +6,7 @@ use crate::device::Device;
 use crate::fusion::Lazy;
 use crate::host::Element;
 use crate::scalar::Scalar;
+use kupfer_core::layout::{checked_size, TOO_BIG};
 use kupfer_core::{BinaryOp, DType, Error, Layout, Result, UnaryOp};
 
 /// Uploads a slice as a 1-D array on the current device (`cp.asarray`).
@@ -25,6 +26,7 @@ pub fn full_on(
     let value = value.into();
     let dtype = dtype.unwrap_or_else(|| value.default_dtype(device));
     device.check(dtype)?;
+    checked_size(shape, dtype.host_size())?;
     Ok(Array::from_lazy(
         device.clone(),
         shape.to_vec(),
@@ -56,8 +58,11 @@ pub fn empty(shape: &[usize], dtype: Option<DType>) -> Result<Array> {
     let d = Device::current()?;
     let dt = dtype.unwrap_or_else(|| d.default_float());
     d.check(dt)?;
-    let n: usize = shape.iter().product();
-    let buffer = d.context().alloc((n * dt.gpu_size()) as u64)?;
+    let n = checked_size(shape, dt.host_size())?;
+    let bytes = n
+        .checked_mul(dt.gpu_size())
+        .ok_or_else(|| Error::invalid(TOO_BIG))?;
+    let buffer = d.context().alloc(bytes as u64)?;
     Ok(Array::from_buffer(
         d,
         dt,
@@ -140,11 +145,15 @@ pub fn arange(
         return Err(Error::invalid("arange: step must not be zero"));
     }
     let len = ((stop.as_f64() - start.as_f64()) / step.as_f64()).ceil();
-    let len = if len.is_nan() || len <= 0.0 {
-        0usize
-    } else {
-        len as usize
-    };
+    // NumPy's errors: a NaN length, then one past the index range.
+    if len.is_nan() {
+        return Err(Error::invalid("arange: cannot compute length"));
+    }
+    if len >= isize::MAX as f64 {
+        return Err(Error::invalid("Maximum allowed size exceeded"));
+    }
+    let len = if len <= 0.0 { 0usize } else { len as usize };
+    checked_size(&[len], dtype.host_size())?;
     if len > u32::MAX as usize {
         return Err(Error::invalid(format!(
             "arange of {len} elements is too large"
@@ -209,6 +218,12 @@ pub fn linspace(
     let device = Device::current()?;
     let dtype = dtype.unwrap_or_else(|| device.default_float());
     device.check(dtype)?;
+    checked_size(&[num], dtype.host_size())?;
+    if num > u32::MAX as usize {
+        return Err(Error::unsupported(format!(
+            "linspace of {num} elements (at most 2^32 - 1)"
+        )));
+    }
     let compute = device.default_float();
     let div = if endpoint { num.saturating_sub(1) } else { num };
     let delta = stop - start;
@@ -281,6 +296,7 @@ pub fn eye(n: usize, m: Option<usize>, k: isize, dtype: Option<DType>) -> Result
     let dtype = dtype.unwrap_or_else(|| device.default_float());
     device.check(dtype)?;
     let m = m.unwrap_or(n);
+    checked_size(&[n, m], dtype.host_size())?;
     if n.checked_mul(m).is_none_or(|s| s > u32::MAX as usize) {
         return Err(Error::invalid(format!("eye({n}, {m}) is too large")));
     }

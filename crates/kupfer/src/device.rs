@@ -1,6 +1,7 @@
 //! Devices: the default device (chosen like CuPy's current device), explicit devices for
 //! several GPUs, and sharing a wgpu device with an application.
 
+use crate::checks::DeferredChecks;
 use crate::kernels::KernelCache;
 use kupfer_core::{DType, Error, Result};
 use kupfer_wgpu::{wgpu, AdapterChoice, Context, DeviceInfo};
@@ -18,6 +19,7 @@ use std::sync::Arc;
 pub struct Device {
     pub(crate) ctx: Context,
     pub(crate) kernels: Arc<KernelCache>,
+    pub(crate) checks: Arc<DeferredChecks>,
 }
 
 impl std::fmt::Debug for Device {
@@ -66,6 +68,7 @@ impl Device {
         Device {
             ctx,
             kernels: Arc::new(KernelCache::default()),
+            checks: Arc::new(DeferredChecks::default()),
         }
     }
 
@@ -175,15 +178,19 @@ impl Device {
         }
     }
 
-    /// Blocks until all work submitted to this device has finished.
+    /// Blocks until all work submitted to this device has finished. Errors found on the
+    /// device since the last sync (a negative integer exponent) are returned here.
     #[cfg(not(target_arch = "wasm32"))]
     pub fn synchronize(&self) -> Result<()> {
-        self.ctx.synchronize()
+        self.ctx.synchronize()?;
+        pollster::block_on(self.checks.report_async(&self.ctx))
     }
 
-    /// Resolves when all work submitted to this device has finished.
+    /// Resolves when all work submitted to this device has finished. Errors found on the
+    /// device since the last sync (a negative integer exponent) are returned here.
     pub async fn synchronize_async(&self) -> Result<()> {
-        self.ctx.synchronize_async().await
+        self.ctx.synchronize_async().await?;
+        self.checks.report_async(&self.ctx).await
     }
 
     /// The memory pool (CuPy's `get_default_memory_pool()`).

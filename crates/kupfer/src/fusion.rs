@@ -17,7 +17,10 @@ use kupfer_wgpu::{Binding, GpuBuffer};
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// Largest expression (in nodes) kept lazy; bigger trees materialise their operands first.
+/// Largest expression kept lazy, in nodes weighted by the code they call
+/// (`kupfer_core::codegen::unary_weight`: a libm call weighs its code size, so a kernel holds
+/// at most a few `sin`s and compiles in bounded time); bigger trees materialise their
+/// operands first.
 pub const MAX_NODES: usize = 64;
 
 /// A lazy elementwise expression.
@@ -93,6 +96,7 @@ impl Expr {
 #[derive(Debug, Clone)]
 pub(crate) struct Lazy {
     pub root: Arc<Expr>,
+    /// Size of the tree (shared subtrees counted each time), in weighted nodes.
     pub nodes: usize,
     pub leaves: usize,
     /// True when the tree holds a deferred matrix product (only then does materialising look
@@ -160,8 +164,8 @@ impl Lazy {
 
     pub(crate) fn unary(op: UnaryOp, x: Lazy, out: DType) -> Lazy {
         Lazy {
+            nodes: x.nodes + codegen::unary_weight(op, x.dtype()),
             root: Arc::new(Expr::Unary(op, x.root, out)),
-            nodes: x.nodes + 1,
             leaves: x.leaves,
             products: x.products,
         }
@@ -169,8 +173,8 @@ impl Lazy {
 
     pub(crate) fn binary(op: BinaryOp, a: Lazy, b: Lazy, out: DType) -> Lazy {
         Lazy {
+            nodes: a.nodes + b.nodes + codegen::binary_weight(op, a.dtype()),
             root: Arc::new(Expr::Binary(op, a.root, b.root, out)),
-            nodes: a.nodes + b.nodes + 1,
             leaves: a.leaves + b.leaves,
             products: a.products || b.products,
         }
@@ -322,7 +326,12 @@ pub(crate) fn materialise(device: &Device, lazy: &Lazy, shape: &[usize]) -> Resu
     let out_dtype = expr.dtype();
     let n = size_of(shape);
     let osize = out_dtype.gpu_size() as u64;
-    let out = Arc::new(ctx.alloc(n as u64 * osize)?);
+    let bytes = (n as u64).checked_mul(osize).ok_or_else(|| {
+        Error::OutOfMemory(format!(
+            "an array of shape {shape:?} does not fit in memory"
+        ))
+    })?;
+    let out = Arc::new(ctx.alloc(bytes)?);
     if n == 0 {
         return Ok(out);
     }

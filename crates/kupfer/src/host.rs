@@ -215,7 +215,7 @@ pub struct HostArray {
 impl HostArray {
     /// Checks that the element count matches the shape.
     pub fn new(shape: Vec<usize>, data: HostData) -> Result<HostArray> {
-        let n: usize = shape.iter().product();
+        let n = kupfer_core::layout::checked_size(&shape, data.dtype().host_size())?;
         if n != data.len() {
             return Err(Error::invalid(format!(
                 "{} elements cannot have shape {shape:?}",

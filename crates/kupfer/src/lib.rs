@@ -30,6 +30,8 @@
 //! - [`custom`]: custom kernels in WGSL ([`ElementwiseKernel`], [`ReductionKernel`],
 //!   [`RawKernel`], [`RawModule`]); [`fuse`] (fuse.rs): a closure of array ops as one kernel.
 //! - `fusion.rs`: lazy expressions and their materialisation as one kernel.
+//! - `checks.rs`: deferred checks: errors found in device values (a negative integer
+//!   exponent), reported by the device's next sync.
 //!
 //! Type promotion follows NumPy 2 (NEP 50) except that 32-bit operands are never widened to
 //! 64 bits implicitly; see [`kupfer_core::promote`] for the table.
@@ -37,6 +39,7 @@
 #![warn(missing_docs)]
 
 mod array;
+mod checks;
 pub mod creation;
 pub mod custom;
 mod device;
@@ -71,6 +74,7 @@ pub use fuse::{fuse, Fused};
 pub use half::f16;
 pub use host::{Element, HostArray, HostData};
 pub use kupfer_core::casting::{can_cast, Casting};
+pub use kupfer_core::layout::{checked_size, shape_from_signed};
 pub use kupfer_core::{casting, promote, DType, Error, Kind, Layout, Result, SliceArg};
 pub use kupfer_wgpu::{wgpu, AdapterChoice, DeviceInfo, Event, MemoryPool};
 pub use linalg::{

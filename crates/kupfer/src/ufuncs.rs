@@ -5,8 +5,9 @@ use crate::array::Array;
 use crate::device::Device;
 use crate::fusion::Lazy;
 use crate::scalar::{Operand, Scalar};
+use kupfer_core::codegen;
 use kupfer_core::expr::OperandType;
-use kupfer_core::layout::broadcast_shapes;
+use kupfer_core::layout::{broadcast_shapes, size_of};
 use kupfer_core::{BinaryOp, DType, Error, Result, UnaryOp};
 
 /// Resolves the device of a set of operands (the arrays' common device, else current).
@@ -89,7 +90,8 @@ pub fn binary(op: BinaryOp, a: impl Into<Operand>, b: impl Into<Operand>) -> Res
     if let Some(value) = out_of_range_comparison(op, &a, &b, compute) {
         return crate::creation::full_on(&device, &shape, value, Some(DType::Bool));
     }
-    let half_nodes = Array::max_nodes() / 2;
+    let half_nodes =
+        (Array::max_nodes().saturating_sub(codegen::binary_weight(op, compute)) / 2).max(1);
     let half_leaves = (Array::max_leaves(&device) / 2).max(1);
     // Comparisons that would round in the common dtype take their operands as they are.
     let (ca, cb) = match (&a, &b) {
@@ -98,9 +100,29 @@ pub fn binary(op: BinaryOp, a: impl Into<Operand>, b: impl Into<Operand>) -> Res
         }
         _ => (compute, compute),
     };
+    if op == BinaryOp::Power && out.is_int() && size_of(&shape) > 0 {
+        check_integer_exponent(&device, &b)?;
+    }
     let x = operand_expr(&a, ca, half_nodes, half_leaves)?;
     let y = operand_expr(&b, cb, half_nodes, half_leaves)?;
     Ok(Array::from_lazy(device, shape, Lazy::binary(op, x, y, out)))
+}
+
+/// NumPy's error for an integer power with a negative exponent.
+const NEGATIVE_POWER: &str = "Integers to negative integer powers are not allowed.";
+
+/// Integer `power` refuses negative exponents as NumPy does: a Python int at once; an array
+/// of a signed integer dtype through a deferred check (`checks.rs`), reported at the
+/// device's next sync, since its values are on the device.
+fn check_integer_exponent(device: &Device, exponent: &Operand) -> Result<()> {
+    match exponent {
+        Operand::Scalar(Scalar::Int(e)) if *e < 0 => Err(Error::invalid(NEGATIVE_POWER)),
+        Operand::Array(e) if e.dtype().is_signed_int() && e.size() > 0 => {
+            let negative = less(e, 0)?;
+            device.checks.push(&negative, NEGATIVE_POWER)
+        }
+        _ => Ok(()),
+    }
 }
 
 /// The range of an integer dtype, as Python ints compare with it.
@@ -166,7 +188,8 @@ pub fn unary(op: UnaryOp, x: impl Into<Operand>) -> Result<Array> {
     let (compute, out) = op.signature(arr.dtype())?;
     device.check(compute)?;
     device.check(out)?;
-    let e = operand_expr(&x, compute, Array::max_nodes() - 2, usize::MAX)?;
+    let room = Array::max_nodes().saturating_sub(1 + codegen::unary_weight(op, compute));
+    let e = operand_expr(&x, compute, room, usize::MAX)?;
     Ok(Array::from_lazy(
         device,
         arr.shape().to_vec(),

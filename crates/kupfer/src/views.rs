@@ -2,13 +2,14 @@
 //! kernel where NumPy would give a view.
 
 use crate::array::Array;
-use kupfer_core::layout::resolve_shape;
+use kupfer_core::layout::{checked_size, resolve_shape};
 use kupfer_core::{Error, Result, SliceArg};
 
 impl Array {
     /// Gives a new shape (one entry may be -1). A view when the strides allow, else a copy.
     pub fn reshape(&self, shape: &[isize]) -> Result<Array> {
         let new = resolve_shape(shape, self.size())?;
+        checked_size(&new, self.dtype().host_size())?;
         if new == self.shape() {
             return Ok(self.clone());
         }

@@ -26,6 +26,7 @@ pub(super) fn register(r: &mut Registry) {
     r.native(&["builtins.any"], any);
     r.native(&["builtins.all"], all);
     r.native(&["builtins.pow"], pow);
+    r.native(&["builtins.divmod"], divmod);
 }
 
 fn array_contents(span: Span, what: &str) -> EvalError {
@@ -439,6 +440,42 @@ fn all(call: Call) -> Result<Value> {
     Ok(Value::Scalar(Scalar::Bool(
         nums.iter().all(crate::pyscalar::truthy),
     )))
+}
+
+/// Python's `divmod(a, b)`: Python's own `(a // b, a % b)` for two Python numbers (so
+/// `divmod(1, 0)` raises ZeroDivisionError), NumPy's `np.divmod` when an array takes part.
+fn divmod(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["a/", "b/"])?;
+    let (x, y) = (a.req("a")?, a.req("b")?);
+    match (x, y) {
+        (Value::Scalar(x), Value::Scalar(y)) => {
+            if matches!(x, Scalar::Complex { .. }) || matches!(y, Scalar::Complex { .. }) {
+                return Err(EvalError::type_error(
+                    span,
+                    "unsupported operand type(s) for divmod(): 'complex'",
+                ));
+            }
+            let zero = match (&x, &y) {
+                (Scalar::Float(_), _) | (_, Scalar::Float(_)) => y.as_f64() == 0.0,
+                _ => false,
+            };
+            if zero {
+                // Python names the operation as a whole for floats.
+                return Err(EvalError::value_error(span, "float divmod()"));
+            }
+            let q = crate::pyscalar::binary(BinOp::FloorDiv, x, y).map_err(scalar_err(span))?;
+            let r = crate::pyscalar::binary(BinOp::Mod, x, y).map_err(scalar_err(span))?;
+            Ok(Value::Tuple(vec![Value::Scalar(q), Value::Scalar(r)]))
+        }
+        (x, y) => {
+            let x = super::to_operand(&x, "divmod(): argument 'a'", span)?;
+            let y = super::to_operand(&y, "divmod(): argument 'b'", span)?;
+            let q = kupfer::floor_divide(x.clone(), y.clone()).map_err(EvalError::kupfer(span))?;
+            let r = kupfer::remainder(x, y).map_err(EvalError::kupfer(span))?;
+            Ok(Value::Tuple(vec![Value::Array(q), Value::Array(r)]))
+        }
+    }
 }
 
 /// Python's `pow(base, exp)` (`base ** exp`; NumPy's power for arrays).

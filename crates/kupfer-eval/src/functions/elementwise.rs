@@ -112,7 +112,7 @@ fn check_out_where(a: &mut Args) -> Result<()> {
 /// A unary ufunc call: `f(x, out=None, *, where=True, dtype=None, casting='same_kind')`.
 pub(super) fn call_unary(f: Unary, call: Call) -> Result<Value> {
     let (name, span) = (call.display_name(), call.span);
-    let mut a = call.bind(&["x", "out=", "*where=", "*dtype=", "*casting="])?;
+    let mut a = call.bind(&["x/", "out=", "*where=", "*dtype=", "*casting="])?;
     check_out_where(&mut a)?;
     let dtype = a.dtype("dtype")?;
     let casting = loops::casting(&mut a, Casting::SameKind)?;
@@ -124,7 +124,7 @@ pub(super) fn call_unary(f: Unary, call: Call) -> Result<Value> {
 /// A binary ufunc call: `f(x1, x2, out=None, *, where=True, dtype=None, casting='same_kind')`.
 pub(super) fn call_binary(f: Binary, call: Call) -> Result<Value> {
     let (name, span) = (call.display_name(), call.span);
-    let mut a = call.bind(&["x1", "x2", "out=", "*where=", "*dtype=", "*casting="])?;
+    let mut a = call.bind(&["x1/", "x2/", "out=", "*where=", "*dtype=", "*casting="])?;
     check_out_where(&mut a)?;
     let dtype = a.dtype("dtype")?;
     let casting = loops::casting(&mut a, Casting::SameKind)?;
@@ -211,7 +211,7 @@ fn round(call: Call) -> Result<Value> {
 /// `degrees`/`radians`: `x * factor` in a float loop (integers in NumPy's default float).
 fn scaled(call: Call, factor: f64) -> Result<Value> {
     let (name, span) = (call.display_name(), call.span);
-    let mut a = call.bind(&["x", "out=", "*where=", "*dtype=", "*casting="])?;
+    let mut a = call.bind(&["x/", "out=", "*where=", "*dtype=", "*casting="])?;
     check_out_where(&mut a)?;
     let dtype = a.dtype("dtype")?;
     let casting = loops::casting(&mut a, Casting::SameKind)?;

@@ -74,7 +74,7 @@ pub(crate) fn matmul(a: &Value, b: &Value, span: Span) -> Result<Value> {
 /// loop as for any ufunc (operands cast to it first, under `casting`).
 fn matmul_fn(call: Call) -> Result<Value> {
     let (name, span) = (call.display_name(), call.span);
-    let mut a = call.bind(&["x1", "x2", "out=", "*dtype=", "*casting="])?;
+    let mut a = call.bind(&["x1/", "x2/", "out=", "*dtype=", "*casting="])?;
     no_out(&mut a)?;
     let dtype = a.dtype("dtype")?;
     let casting = loops::casting(&mut a, Casting::SameKind)?;

@@ -335,7 +335,7 @@ const DTYPE_NAMES: &[&str] = &[
 /// Python builtins usable as bare names.
 const BUILTINS: &[&str] = &[
     "abs", "round", "len", "float", "int", "bool", "complex", "slice", "sum", "min", "max", "any",
-    "all", "pow",
+    "all", "pow", "divmod",
 ];
 
 /// Resolves `name` in namespace `module` (`""` is `np`; bare names pass `bare`).
@@ -422,13 +422,43 @@ impl Call {
         let fname = self.display_name();
         let mut slots: Vec<(&'static str, Option<Value>)> = Vec::with_capacity(params.len());
         let mut positional = 0;
+        let mut required = 0;
+        let mut positional_only = Vec::new();
         for p in params {
             let kw_only = p.starts_with('*');
-            let n = p.trim_start_matches('*').trim_end_matches('=');
+            let n = p
+                .trim_start_matches('*')
+                .trim_end_matches('/')
+                .trim_end_matches('=');
             if !kw_only {
                 positional += 1;
+                required += usize::from(!p.ends_with('='));
+            }
+            if p.ends_with('/') {
+                positional_only.push(n);
             }
             slots.push((n, None));
+        }
+        // Inputs of ufuncs are positional-only: NumPy counts `np.sin(x=a)` as a call
+        // with no positional argument.
+        if self
+            .kwargs
+            .iter()
+            .any(|(k, _)| positional_only.contains(&k.as_str()))
+        {
+            let given = self.args.len();
+            let range = if required == positional {
+                format!("{positional}")
+            } else {
+                format!("from {required} to {positional}")
+            };
+            return Err(EvalError::type_error(
+                self.span,
+                format!(
+                    "{fname}() takes {range} positional arguments but {given} {} given",
+                    if given == 1 { "was" } else { "were" }
+                ),
+            ));
         }
         if self.args.len() > positional {
             return Err(EvalError::type_error(
@@ -461,7 +491,7 @@ impl Call {
             slot.1 = Some(v);
         }
         for (p, (n, v)) in params.iter().zip(&slots) {
-            if v.is_none() && !p.ends_with('=') {
+            if v.is_none() && !p.trim_end_matches('/').ends_with('=') {
                 return Err(EvalError::type_error(
                     self.span,
                     format!("{fname}() missing required argument '{n}'"),
@@ -590,6 +620,12 @@ impl Args {
         to_shape(&v, &ctx, self.span)
     }
 
+    /// `axis=` of a reduction or scan: `None`, an int or a tuple of ints.
+    pub(crate) fn axis_tuple(&mut self, p: &str) -> Result<Option<Vec<isize>>> {
+        let span = self.span;
+        self.get(p).map(|v| to_axis_tuple(&v, span)).transpose()
+    }
+
     pub(crate) fn axes(&mut self, p: &str) -> Result<Option<Vec<isize>>> {
         let ctx = self.ctx(p);
         self.get(p)
@@ -671,13 +707,42 @@ pub(crate) fn to_f64(v: &Value, ctx: &str, span: Span) -> Result<f64> {
     }
 }
 
-/// A shape: an int or a sequence of ints, none negative.
+/// An integer where NumPy's C code takes one (an axis, a dimension): a Python int; a bool, a
+/// float or a sequence raises NumPy's TypeError.
+pub(crate) fn to_index_int(v: &Value, span: Span) -> Result<i64> {
+    match v {
+        Value::Scalar(Scalar::Int(i)) => Ok(*i),
+        Value::Scalar(Scalar::Bool(_)) => {
+            Err(EvalError::type_error(span, "an integer is required"))
+        }
+        Value::Array(_) => Err(array_not_python("an integer", span)),
+        other => Err(EvalError::type_error(
+            span,
+            format!(
+                "'{}' object cannot be interpreted as an integer",
+                other.type_name()
+            ),
+        )),
+    }
+}
+
+/// A shape: an int or a sequence of ints, none negative (NumPy's errors for bools, floats,
+/// negative and oversized lengths; the total is checked where the array is made).
 pub(crate) fn to_shape(v: &Value, ctx: &str, span: Span) -> Result<Vec<usize>> {
     let dims: Vec<i64> = match v {
         Value::Tuple(items) | Value::List(items) => items
             .iter()
-            .map(|i| to_int(i, ctx, span))
+            .map(|i| to_index_int(i, span))
             .collect::<Result<_>>()?,
+        Value::Scalar(s @ (Scalar::Bool(_) | Scalar::Float(_))) => {
+            return Err(EvalError::type_error(
+                span,
+                format!(
+                    "expected a sequence of integers or a single integer, got '{}'",
+                    crate::value::py_scalar_repr(s)
+                ),
+            ))
+        }
         other => vec![to_int(other, ctx, span).map_err(|_| {
             EvalError::type_error(
                 span,
@@ -688,12 +753,19 @@ pub(crate) fn to_shape(v: &Value, ctx: &str, span: Span) -> Result<Vec<usize>> {
             )
         })?],
     };
-    dims.into_iter()
-        .map(|d| {
-            usize::try_from(d)
-                .map_err(|_| EvalError::value_error(span, "negative dimensions are not allowed"))
-        })
-        .collect()
+    kupfer::shape_from_signed(&dims).map_err(EvalError::kupfer(span))
+}
+
+/// `axis=` of reductions and scans: an int or a tuple of ints (NumPy refuses bools, lists
+/// and floats with a TypeError).
+pub(crate) fn to_axis_tuple(v: &Value, span: Span) -> Result<Vec<isize>> {
+    match v {
+        Value::Tuple(items) => items
+            .iter()
+            .map(|i| to_index_int(i, span).map(|x| x as isize))
+            .collect(),
+        other => Ok(vec![to_index_int(other, span)? as isize]),
+    }
 }
 
 /// Axes: an int or a sequence of ints.

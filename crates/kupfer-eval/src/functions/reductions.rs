@@ -74,7 +74,7 @@ fn input(a: &mut Args, dtype: Option<DType>) -> Result<Array> {
 
 /// `axis=`: `None` (all axes), an int or a tuple of ints.
 fn axis(a: &mut Args) -> Result<Axis> {
-    Ok(match a.axes("axis")? {
+    Ok(match a.axis_tuple("axis")? {
         None => Axis::All,
         Some(v) => Axis::Many(v),
     })
@@ -93,7 +93,7 @@ fn single_axis(a: &mut Args) -> Result<Option<isize>> {
                 v.type_name()
             ),
         )),
-        Some(v) => Ok(Some(super::to_int(&v, "argument 'axis'", span)? as isize)),
+        Some(v) => Ok(Some(super::to_index_int(&v, span)? as isize)),
     }
 }
 

@@ -29,7 +29,11 @@ fn scan(call: Call, f: ScanFn) -> Result<Value> {
         ));
     }
     let x = a.array("a")?;
-    let axis = a.int("axis")?.map(|v| v as isize);
+    let span_axis = a.span();
+    let axis = a
+        .get("axis")
+        .map(|v| super::to_index_int(&v, span_axis).map(|v| v as isize))
+        .transpose()?;
     let dtype = a.dtype("dtype")?;
     Ok(Value::Array(
         f(&x, axis, dtype).map_err(EvalError::kupfer(span))?,
