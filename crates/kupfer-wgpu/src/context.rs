@@ -85,6 +85,10 @@ pub(crate) struct Inner {
     /// Kernel launches recorded so far.
     pub dispatches: std::sync::atomic::AtomicU64,
     pub coop: Option<CoopMatrix>,
+    /// Host time of each round-trip stage (wait.rs).
+    pub spans: crate::wait::Spans,
+    /// A software adapter whose "GPU" runs on the host's cores: waits never spin there.
+    pub cpu_adapter: bool,
 }
 
 /// Cooperative-matrix (tensor core) support of a device, as matmul uses it: 16x16x16 products
@@ -313,6 +317,8 @@ impl Context {
                 info,
                 target,
                 coop: None,
+                spans: Default::default(),
+                cpu_adapter: adapter.device_type == wgpu::DeviceType::Cpu,
             }),
         }
     }
