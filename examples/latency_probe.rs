@@ -9,11 +9,13 @@
 //!   bind group made once), no wait;
 //! - `wgpu_dispatch_block`: the same dispatch, then a blocking `poll` until it is done;
 //! - `wgpu_dispatch_spin`: the same dispatch, then non-blocking polls until the queue is empty;
-//! - `kupfer_op_sync`: `t + 1` on 16 elements, then `synchronize` (bench tiny_op_wall);
-//! - `kupfer_sum_item`: the sum of 16 elements read back as a host scalar
+//! - `kupfer_op_sync_*`: `t + 1` on 16 elements, then `synchronize` (bench tiny_op_wall);
+//! - `kupfer_sum_item_*`: the sum of 16 elements read back as a host scalar
 //!   (bench tiny_sum_to_host_wall);
+//! - `kupfer_d2h_<n>_*`: `to_vec` of n float32 (bench d2h_pageable);
 //!
-//! with kupfer's span breakdown (encode, submit, wait, read; per round trip) for its two paths.
+//! each with waits that block at once (`_block`) and that spin first (`_spin`, the default),
+//! with kupfer's span breakdown (encode, submit, wait, read; per round trip).
 
 use kupfer as kp;
 use kupfer::wgpu;
@@ -119,7 +121,7 @@ fn main() -> kp::Result<()> {
     let _guard = dev.use_device();
     let t = kp::ones(&[16], Some(kp::DType::F32))?;
     t.eval()?;
-    let report = |name: &str, us: f64| {
+    let report = |name: &str, us: f64, reps: usize| {
         let s = ctx.spans();
         let per = |ns: u64| ns as f64 / 1e3 / reps as f64;
         println!(
@@ -133,31 +135,47 @@ fn main() -> kp::Result<()> {
             s.waits as f64 / reps as f64,
         );
     };
-    let mut samples = Vec::with_capacity(reps);
-    let mut run = |f: &mut dyn FnMut() -> kp::Result<()>| -> kp::Result<f64> {
+    // Median wall time of `f` over `reps` runs after a tenth as many warm-ups; the spans
+    // cover the timed runs only.
+    let run = |reps: usize, f: &mut dyn FnMut() -> kp::Result<()>| -> kp::Result<f64> {
         for _ in 0..reps / 10 + 1 {
             f()?;
         }
         ctx.reset_spans();
-        samples.clear();
+        let mut samples = Vec::with_capacity(reps);
         for _ in 0..reps {
             let t0 = Instant::now();
             f()?;
             samples.push(t0.elapsed().as_secs_f64() * 1e6);
         }
-        Ok(median_us(samples.clone()))
+        Ok(median_us(samples))
     };
-    let op = run(&mut || {
-        let r = kp::add(&t, 1.0)?;
-        r.eval()?;
-        dev.synchronize()
-    })?;
-    report("kupfer_op_sync", op);
-    let sum = run(&mut || {
-        let s = kp::sum(&t, kp::Axis::All, false)?.item()?.as_f64();
-        std::hint::black_box(s);
-        Ok(())
-    })?;
-    report("kupfer_sum_item", sum);
+    let default_spin = ctx.wait_spin();
+    for (mode, spin) in [("block", std::time::Duration::ZERO), ("spin", default_spin)] {
+        ctx.set_wait_spin(spin);
+        let op = run(reps, &mut || {
+            let r = kp::add(&t, 1.0)?;
+            r.eval()?;
+            dev.synchronize()
+        })?;
+        report(&format!("kupfer_op_sync_{mode}"), op, reps);
+        let sum = run(reps, &mut || {
+            let s = kp::sum(&t, kp::Axis::All, false)?.item()?.as_f64();
+            std::hint::black_box(s);
+            Ok(())
+        })?;
+        report(&format!("kupfer_sum_item_{mode}"), sum, reps);
+        for (n, n_reps) in [(1usize << 20, 200), (1 << 26, 10)] {
+            let host = vec![1f32; n];
+            let d = kp::Array::from_slice_on(&dev, &host, &[n])?;
+            dev.synchronize()?;
+            let d2h = run(n_reps, &mut || {
+                std::hint::black_box(d.to_vec::<f32>()?);
+                Ok(())
+            })?;
+            report(&format!("kupfer_d2h_{n}_{mode}"), d2h, n_reps);
+        }
+    }
+    ctx.set_wait_spin(default_spin);
     Ok(())
 }

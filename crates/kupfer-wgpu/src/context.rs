@@ -87,8 +87,9 @@ pub(crate) struct Inner {
     pub coop: Option<CoopMatrix>,
     /// Host time of each round-trip stage (wait.rs).
     pub spans: crate::wait::Spans,
-    /// A software adapter whose "GPU" runs on the host's cores: waits never spin there.
-    pub cpu_adapter: bool,
+    /// How long waits spin before blocking, in nanoseconds (wait.rs): zero on a software
+    /// adapter, whose "GPU" runs on the host's cores.
+    pub spin_ns: std::sync::atomic::AtomicU64,
 }
 
 /// Cooperative-matrix (tensor core) support of a device, as matmul uses it: 16x16x16 products
@@ -318,7 +319,13 @@ impl Context {
                 target,
                 coop: None,
                 spans: Default::default(),
-                cpu_adapter: adapter.device_type == wgpu::DeviceType::Cpu,
+                spin_ns: std::sync::atomic::AtomicU64::new(
+                    if adapter.device_type == wgpu::DeviceType::Cpu {
+                        0
+                    } else {
+                        crate::wait::SPIN.as_nanos() as u64
+                    },
+                ),
             }),
         }
     }

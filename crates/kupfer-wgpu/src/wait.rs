@@ -17,8 +17,8 @@ use crate::context::Context;
 use kupfer_core::{Error, Result};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// How long a wait spins on non-blocking polls before it blocks in the driver.
-#[cfg(not(target_arch = "wasm32"))]
+/// How long a wait spins on non-blocking polls before it blocks in the driver, by default
+/// (per device: [`Context::set_wait_spin`]).
 pub const SPIN: std::time::Duration = std::time::Duration::from_millis(2);
 
 /// Host time spent in each stage of the device's round trips since the last
@@ -123,15 +123,28 @@ impl Context {
         }
     }
 
+    /// How long this device's waits spin on non-blocking polls before blocking ([`SPIN`] by
+    /// default on hardware adapters, zero on CPU adapters). Zero blocks at once.
+    pub fn wait_spin(&self) -> std::time::Duration {
+        std::time::Duration::from_nanos(self.inner.spin_ns.load(Ordering::Relaxed))
+    }
+
+    /// Sets how long this device's waits spin before blocking (see [`wait_spin`](Self::wait_spin)).
+    pub fn set_wait_spin(&self, spin: std::time::Duration) {
+        let ns = u64::try_from(spin.as_nanos()).unwrap_or(u64::MAX);
+        self.inner.spin_ns.store(ns, Ordering::Relaxed);
+    }
+
     /// Blocks until `done()` holds, which some poll of the device makes true (a map callback,
     /// or the queue running empty when `done` is `None`): non-blocking polls for up to
-    /// [`SPIN`] on a hardware adapter, then a blocking wait for everything submitted.
+    /// [`wait_spin`](Self::wait_spin), then a blocking wait for everything submitted.
     #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn wait_until(&self, done: Option<&dyn Fn() -> bool>) -> Result<()> {
         let _span = self.inner.spans.start(crate::wait::Stage::Wait);
         let device = &self.inner.device;
         let failed = |e: wgpu::PollError| Error::Device(format!("waiting for the GPU failed: {e}"));
-        if !self.inner.cpu_adapter {
+        let spin = self.wait_spin();
+        if !spin.is_zero() {
             let start = std::time::Instant::now();
             loop {
                 let status = device.poll(wgpu::PollType::Poll).map_err(failed)?;
@@ -142,7 +155,7 @@ impl Context {
                 if finished {
                     return Ok(());
                 }
-                if start.elapsed() >= SPIN {
+                if start.elapsed() >= spin {
                     break;
                 }
                 std::hint::spin_loop();
