@@ -58,6 +58,11 @@ pub fn test(args: &[String]) -> Res<()> {
         return Ok(());
     }
     prepend_path(&venv_bin);
+    // Line tables are enough for a test's backtrace; full debug info makes each of the ~40
+    // test binaries ~170 MB, and linking them a good part of the build.
+    if std::env::var_os("CARGO_PROFILE_DEV_DEBUG").is_none() {
+        std::env::set_var("CARGO_PROFILE_DEV_DEBUG", "line-tables-only");
+    }
     // lavapipe's WSI layer complains without it; harmless, but it clutters the log.
     if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
         std::env::set_var("XDG_RUNTIME_DIR", std::env::temp_dir());
