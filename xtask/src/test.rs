@@ -105,7 +105,14 @@ pub fn test(args: &[String]) -> Res<()> {
         for t in GL_TESTS {
             gl.args(["--test", t]);
         }
-        run(gl.env("KUPFER_BACKEND", "gl").args(passthrough))?;
+        // wgpu's GL backend serialises every call through one EGL context lock and panics
+        // when a thread waits more than 6 s for it ("Could not lock adapter context"): one
+        // test thread, so no test waits on another's long kernel.
+        gl.env("KUPFER_BACKEND", "gl").args(passthrough);
+        if !passthrough.iter().any(|a| a == "--") {
+            gl.arg("--");
+        }
+        run(gl.arg("--test-threads=1"))?;
     }
     step("done");
     Ok(())
