@@ -780,6 +780,11 @@ fn check_case(ctx: &mut Ctx, case: &Value, dev: &kp::Device) -> Result<Outcome, 
                     }
                 }
                 Err(Error::Unsupported(_)) => Ok(Outcome::DeviceUnsupported),
+                // A Python integer past the narrower default's range: NumPy raises as well
+                // when asked for that dtype.
+                Err(Error::InvalidArgument(m)) if m.contains("out of bounds for") => {
+                    Ok(Outcome::DeviceUnsupported)
+                }
                 Err(e) => Err(format!("kupfer returned an error: {e:?}")),
             };
         }
