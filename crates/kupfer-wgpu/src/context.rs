@@ -87,6 +87,8 @@ pub(crate) struct Inner {
     pub coop: Option<CoopMatrix>,
     /// Host time of each round-trip stage (wait.rs).
     pub spans: crate::wait::Spans,
+    /// The uniform blocks of a batch's kernels, rewritten at each submission (batch.rs).
+    pub params_arena: Mutex<Option<wgpu::Buffer>>,
     /// How long waits spin before blocking, in nanoseconds (wait.rs): zero on a software
     /// adapter, whose "GPU" runs on the host's cores.
     pub spin_ns: std::sync::atomic::AtomicU64,
@@ -319,6 +321,7 @@ impl Context {
                 target,
                 coop: None,
                 spans: Default::default(),
+                params_arena: Mutex::new(None),
                 spin_ns: std::sync::atomic::AtomicU64::new(
                     if adapter.device_type == wgpu::DeviceType::Cpu {
                         0

@@ -34,6 +34,24 @@ impl Context {
             return Ok(dst);
         }
         let padded = (bytes.len() as u64).div_ceil(4) * 4;
+        let (staging, class) = self.staged(bytes)?;
+        self.record_copy(Command::Copy {
+            src: staging.clone(),
+            src_offset: 0,
+            dst: dst.raw().clone(),
+            dst_offset: 0,
+            size: padded,
+            _keep: vec![dst.clone()],
+        });
+        self.after_submit(staging, class);
+        Ok(dst)
+    }
+
+    /// `bytes` (zero-padded to a multiple of 4) in a cached, mapped upload staging buffer,
+    /// unmapped and ready to be copied from; returns it with its size class, to hand back
+    /// through [`after_submit`](Self::after_submit) once a copy from it is recorded.
+    pub(crate) fn staged(&self, bytes: &[u8]) -> Result<(wgpu::Buffer, u64)> {
+        let padded = (bytes.len() as u64).div_ceil(4) * 4;
         let class = size_class(padded);
         let cached = lock(&self.inner.staging.upload)
             .get_mut(&class)
@@ -63,16 +81,7 @@ impl Context {
             }
         }
         staging.unmap();
-        self.record_copy(Command::Copy {
-            src: staging.clone(),
-            src_offset: 0,
-            dst: dst.raw().clone(),
-            dst_offset: 0,
-            size: padded,
-            _keep: vec![dst.clone()],
-        });
-        self.after_submit(staging, class);
-        Ok(dst)
+        Ok((staging, class))
     }
 
     /// Re-maps an upload staging buffer once the GPU is done with it and returns it to the
