@@ -39,7 +39,7 @@ fn out_of_bounds(index: isize, axis: usize, len: usize) -> Error {
 /// (`numpy.delete`; negative indices count from the end, repeats are allowed).
 ///
 /// ```
-/// let a = kupfer::arange(0, 5, 1, None)?;
+/// let a = kupfer::arange(0, 5, 1, Some(kupfer::DType::I32))?;
 /// let d = kupfer::delete(&a, &[1, -1], None)?;
 /// assert_eq!(d.to_vec::<i32>()?, [0, 2, 3]);
 /// # Ok::<(), kupfer::Error>(())
@@ -80,7 +80,7 @@ pub enum InsertAt {
 ///
 /// ```
 /// use kupfer::InsertAt;
-/// let a = kupfer::arange(0, 3, 1, None)?;
+/// let a = kupfer::arange(0, 3, 1, Some(kupfer::DType::I32))?;
 /// let v = kupfer::Array::from_slice(&[9i32], &[1])?;
 /// let b = kupfer::insert(&a, &InsertAt::Index(1), &v, None)?;
 /// assert_eq!(b.to_vec::<i32>()?, [0, 9, 1, 2]);

@@ -79,7 +79,7 @@ fn piece_py(a: &Array, axis: usize, start: isize, stop: isize) -> Result<Array> 
 /// (`numpy.split`).
 ///
 /// ```
-/// let a = kupfer::arange(0, 6, 1, None)?;
+/// let a = kupfer::arange(0, 6, 1, Some(kupfer::DType::I32))?;
 /// let parts = kupfer::split(&a, &kupfer::Sections::Count(3), 0)?;
 /// assert_eq!(parts[1].to_vec::<i32>()?, [2, 3]);
 /// # Ok::<(), kupfer::Error>(())
