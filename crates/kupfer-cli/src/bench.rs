@@ -13,6 +13,7 @@
 mod cases;
 mod fft_cases;
 mod loop_cases;
+mod manip_cases;
 mod matmul;
 mod signal_cases;
 
@@ -282,6 +283,18 @@ fn plan(selected: &[&'static Case], cap: Option<usize>) -> (Vec<Step>, Vec<Strin
             ));
         }
     }
+    for case in of(Group::Manip) {
+        let elems = manip_cases::elements(case.name);
+        if cap.is_none_or(|c| c >= elems) {
+            steps.push(Step { case, n: None });
+        } else {
+            notes.push(format!(
+                "{} skipped: its {} elements exceed the size cap",
+                case.name,
+                fmt_count(elems)
+            ));
+        }
+    }
     steps.extend(of(Group::Tiny).map(|case| Step { case, n: None }));
     steps.extend(of(Group::Loop).map(|case| Step { case, n: None }));
     for n in capped(cases::TRANSFER_SIZES, cap) {
@@ -345,6 +358,13 @@ fn run_step(step: Step, loaded: &mut Loaded, t: &Timing) -> CliResult<Measuremen
             release(loaded, dev);
             signal_cases::run(step.case.name, t)
         }
+        Group::Manip => {
+            release(loaded, dev);
+            let r = manip_cases::run(step.case.name, t);
+            let _ = dev.synchronize();
+            dev.memory_pool().free_all_blocks();
+            r
+        }
         Group::Loop => {
             release(loaded, dev);
             loop_cases::run(step.case.name, t)
@@ -407,6 +427,7 @@ fn params_text(step: Step, m: &Measurement) -> String {
         Group::Matmul => format!("n={}", step.n.unwrap_or(0)),
         Group::MatmulFixed | Group::Loop => "-".into(),
         Group::Signal => format!("{0}x{0}", signal_cases::side(step.case.name)),
+        Group::Manip => "-".into(),
         Group::Tiny => {
             let mode = m.extra.iter().find(|(k, _)| *k == "mode");
             match mode.and_then(|(_, v)| v.as_str()) {
@@ -473,6 +494,7 @@ fn print_cases() {
             Group::MatmulFixed | Group::Loop => "-".into(),
             Group::Tiny => format!("n={}", cases::TINY),
             Group::Signal => format!("{0}x{0}", signal_cases::side(c.name)),
+            Group::Manip => format!("{} elements", fmt_count(manip_cases::elements(c.name))),
             Group::Fft => {
                 let s = fft_cases::sizes(c.name);
                 if s.is_empty() {

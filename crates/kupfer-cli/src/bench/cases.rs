@@ -45,6 +45,8 @@ pub enum Group {
     Fft,
     /// A random f32 image made by the case (side from `signal_cases::side`).
     Signal,
+    /// Array manipulation inputs made by the case (`manip_cases`).
+    Manip,
     /// A whole program with a scalar read-back every iteration (`loop_cases`).
     Loop,
 }
@@ -201,6 +203,36 @@ pub const CASES: &[Case] = &[
         name: "convolve2d_4096_3x3",
         group: Group::Signal,
         about: "signal.convolve2d(img, k3, mode='same', boundary='symm'), img (4096, 4096)",
+    },
+    Case {
+        name: "concatenate_4x2^24",
+        group: Group::Manip,
+        about: "concatenate(parts), four float32 vectors of 2^24",
+    },
+    Case {
+        name: "stack_axis1_4x2^24",
+        group: Group::Manip,
+        about: "stack(parts, axis=1), four float32 vectors of 2^24",
+    },
+    Case {
+        name: "pad_reflect_4096sq",
+        group: Group::Manip,
+        about: "pad(m, 16, mode='reflect'), m float32 (4096, 4096)",
+    },
+    Case {
+        name: "roll_axis1_4096sq",
+        group: Group::Manip,
+        about: "roll(m, 7, axis=1)",
+    },
+    Case {
+        name: "flip_copy_4096sq",
+        group: Group::Manip,
+        about: "flip(m, axis=0).copy()",
+    },
+    Case {
+        name: "tril_4096sq",
+        group: Group::Manip,
+        about: "tril(m)",
     },
     Case {
         name: "tiny_op_wall",
