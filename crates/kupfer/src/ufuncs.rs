@@ -54,9 +54,15 @@ fn shape_of(op: &Operand) -> &[usize] {
 }
 
 /// The operand as an expression of dtype `to`.
-fn operand_expr(op: &Operand, to: DType, nodes: usize, leaves: usize) -> Result<Lazy> {
+fn operand_expr(
+    op: &Operand,
+    to: DType,
+    nodes: usize,
+    leaves: usize,
+    shape: &[usize],
+) -> Result<Lazy> {
     match op {
-        Operand::Array(a) => Ok(a.operand_within(nodes, leaves)?.cast(to)),
+        Operand::Array(a) => Ok(a.operand_within(nodes, leaves, shape)?.cast(to)),
         Operand::Scalar(s) => Ok(Lazy::scalar(s.encode(to)?, to)),
     }
 }
@@ -98,8 +104,8 @@ pub fn binary(op: BinaryOp, a: impl Into<Operand>, b: impl Into<Operand>) -> Res
         }
         _ => (compute, compute),
     };
-    let x = operand_expr(&a, ca, half_nodes, half_leaves)?;
-    let y = operand_expr(&b, cb, half_nodes, half_leaves)?;
+    let x = operand_expr(&a, ca, half_nodes, half_leaves, &shape)?;
+    let y = operand_expr(&b, cb, half_nodes, half_leaves, &shape)?;
     Ok(Array::from_lazy(device, shape, Lazy::binary(op, x, y, out)))
 }
 
@@ -166,7 +172,7 @@ pub fn unary(op: UnaryOp, x: impl Into<Operand>) -> Result<Array> {
     let (compute, out) = op.signature(arr.dtype())?;
     device.check(compute)?;
     device.check(out)?;
-    let e = operand_expr(&x, compute, Array::max_nodes() - 2, usize::MAX)?;
+    let e = operand_expr(&x, compute, Array::max_nodes() - 2, usize::MAX, arr.shape())?;
     Ok(Array::from_lazy(
         device,
         arr.shape().to_vec(),
@@ -461,9 +467,9 @@ pub fn where_(
         .map_err(|e| shape_error("where", e))?;
     let third_nodes = Array::max_nodes() / 3;
     let third_leaves = (Array::max_leaves(&device) / 3).max(1);
-    let ce = operand_expr(&c, DType::Bool, third_nodes, third_leaves)?;
-    let ae = operand_expr(&a, dtype, third_nodes, third_leaves)?;
-    let be = operand_expr(&b, dtype, third_nodes, third_leaves)?;
+    let ce = operand_expr(&c, DType::Bool, third_nodes, third_leaves, &shape)?;
+    let ae = operand_expr(&a, dtype, third_nodes, third_leaves, &shape)?;
+    let be = operand_expr(&b, dtype, third_nodes, third_leaves, &shape)?;
     Ok(Array::from_lazy(
         device,
         shape,
