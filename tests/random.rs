@@ -244,7 +244,10 @@ fn invalid_parameters_give_numpys_errors() {
 /// Runs SciPy on samples: `tests` is a list of `[name, scipy test expression]`, each
 /// expression over `x` (the samples of that name, float64); returns the p-values.
 fn scipy_pvalues(samples: &[(&str, Vec<f64>)], tests: &[(&str, &str)]) -> Vec<(String, f64)> {
-    let dir = std::env::temp_dir().join(format!("kupfer_random_{}", std::process::id()));
+    // One directory per call: the tests run in parallel in one process.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("kupfer_random_{}_{call}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     for (name, v) in samples {
         let mut f = std::fs::File::create(dir.join(format!("{name}.bin"))).unwrap();

@@ -138,42 +138,6 @@ pub fn count_arg(s: &str) -> Result<usize, String> {
     parse_count(s).map_err(|e| e.message)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn counts() {
-        assert_eq!(parse_count("1048576").unwrap(), 1 << 20);
-        assert_eq!(parse_count("2^20").unwrap(), 1 << 20);
-        assert_eq!(parse_count("1<<16").unwrap(), 1 << 16);
-        assert_eq!(parse_count("4K").unwrap(), 4096);
-        assert_eq!(parse_count("16Mi").unwrap(), 16 << 20);
-        assert!(parse_count("0").is_err());
-        assert!(parse_count("lots").is_err());
-        assert!(parse_count("2^99").is_err());
-        assert!(parse_count("1<<70").is_err());
-    }
-
-    #[test]
-    fn formats() {
-        assert_eq!(fmt_count(1 << 20), "2^20");
-        assert_eq!(fmt_count(16), "16");
-        assert_eq!(fmt_bytes(1 << 20), "1 MiB");
-        assert_eq!(fmt_bytes(1536), "1.5 KiB");
-        assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
-        assert_eq!(median(vec![4.0, 1.0, 2.0, 3.0]), 2.5);
-    }
-
-    #[test]
-    fn rng_is_deterministic_and_in_range() {
-        let a = HostRng::new(0).uniform_f32(1000);
-        let b = HostRng::new(0).uniform_f32(1000);
-        assert_eq!(a, b);
-        assert!(a.iter().all(|&v| (0.0..1.0).contains(&v)));
-    }
-}
-
 /// What to tell a person whose default device is a software adapter (Mesa's lavapipe or
 /// llvmpipe: the shaders run on the CPU), or the GL backend's subset: how to get a real GPU
 /// and the whole feature set. `None` on a hardware adapter with Vulkan, Metal or DX12.
@@ -213,5 +177,41 @@ pub fn para(text: &str) {
     }
     if line.len() > 2 {
         outln!("{line}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts() {
+        assert_eq!(parse_count("1048576").unwrap(), 1 << 20);
+        assert_eq!(parse_count("2^20").unwrap(), 1 << 20);
+        assert_eq!(parse_count("1<<16").unwrap(), 1 << 16);
+        assert_eq!(parse_count("4K").unwrap(), 4096);
+        assert_eq!(parse_count("16Mi").unwrap(), 16 << 20);
+        assert!(parse_count("0").is_err());
+        assert!(parse_count("lots").is_err());
+        assert!(parse_count("2^99").is_err());
+        assert!(parse_count("1<<70").is_err());
+    }
+
+    #[test]
+    fn formats() {
+        assert_eq!(fmt_count(1 << 20), "2^20");
+        assert_eq!(fmt_count(16), "16");
+        assert_eq!(fmt_bytes(1 << 20), "1 MiB");
+        assert_eq!(fmt_bytes(1536), "1.5 KiB");
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(vec![4.0, 1.0, 2.0, 3.0]), 2.5);
+    }
+
+    #[test]
+    fn rng_is_deterministic_and_in_range() {
+        let a = HostRng::new(0).uniform_f32(1000);
+        let b = HostRng::new(0).uniform_f32(1000);
+        assert_eq!(a, b);
+        assert!(a.iter().all(|&v| (0.0..1.0).contains(&v)));
     }
 }
