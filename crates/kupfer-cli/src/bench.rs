@@ -15,6 +15,7 @@ mod fft_cases;
 mod loop_cases;
 mod manip_cases;
 mod matmul;
+mod random_cases;
 mod signal_cases;
 
 use crate::common::{count_arg, fmt_count, fmt_ms, median};
@@ -295,6 +296,27 @@ fn plan(selected: &[&'static Case], cap: Option<usize>) -> (Vec<Step>, Vec<Strin
             ));
         }
     }
+    for case in of(Group::Random) {
+        let sizes = random_cases::sizes(case.name);
+        if sizes.is_empty() {
+            let elems = random_cases::fixed_elements(case.name);
+            if cap.is_none_or(|c| c >= elems) {
+                steps.push(Step { case, n: None });
+            } else {
+                notes.push(format!(
+                    "{} skipped: its {} elements exceed the size cap",
+                    case.name,
+                    fmt_count(elems)
+                ));
+            }
+        } else {
+            steps.extend(
+                capped(sizes, cap)
+                    .into_iter()
+                    .map(|n| Step { case, n: Some(n) }),
+            );
+        }
+    }
     steps.extend(of(Group::Tiny).map(|case| Step { case, n: None }));
     steps.extend(of(Group::Loop).map(|case| Step { case, n: None }));
     for n in capped(cases::TRANSFER_SIZES, cap) {
@@ -365,6 +387,13 @@ fn run_step(step: Step, loaded: &mut Loaded, t: &Timing) -> CliResult<Measuremen
             dev.memory_pool().free_all_blocks();
             r
         }
+        Group::Random => {
+            release(loaded, dev);
+            let r = random_cases::run(step.case.name, step.n, t);
+            let _ = dev.synchronize();
+            dev.memory_pool().free_all_blocks();
+            r
+        }
         Group::Loop => {
             release(loaded, dev);
             loop_cases::run(step.case.name, t)
@@ -428,6 +457,13 @@ fn params_text(step: Step, m: &Measurement) -> String {
         Group::MatmulFixed | Group::Loop => "-".into(),
         Group::Signal => format!("{0}x{0}", signal_cases::side(step.case.name)),
         Group::Manip => "-".into(),
+        Group::Random => match step.n {
+            Some(n) => format!("n={}", fmt_count(n)),
+            None => format!(
+                "n={}",
+                fmt_count(random_cases::fixed_elements(step.case.name))
+            ),
+        },
         Group::Tiny => {
             let mode = m.extra.iter().find(|(k, _)| *k == "mode");
             match mode.and_then(|(_, v)| v.as_str()) {
@@ -495,6 +531,10 @@ fn print_cases() {
             Group::Tiny => format!("n={}", cases::TINY),
             Group::Signal => format!("{0}x{0}", signal_cases::side(c.name)),
             Group::Manip => format!("{} elements", fmt_count(manip_cases::elements(c.name))),
+            Group::Random => match random_cases::sizes(c.name) {
+                [] => format!("n={}", fmt_count(random_cases::fixed_elements(c.name))),
+                sizes => sizes_text(sizes),
+            },
             Group::Fft => {
                 let s = fft_cases::sizes(c.name);
                 if s.is_empty() {

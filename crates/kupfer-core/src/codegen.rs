@@ -10,6 +10,7 @@ use crate::dtype::{DType, Kind};
 use crate::error::{Error, Result};
 use crate::expr::{Access, BinaryOp, Node, Program, UnaryOp};
 use crate::libm;
+use crate::random;
 use std::collections::BTreeSet;
 use std::fmt::Write;
 use std::sync::Arc;
@@ -287,10 +288,26 @@ pub fn elementwise(program: &Program, target: &Target) -> Result<Kernel> {
     // inlined copies, 0.5 s with one).
     let uniform = uniform_nodes(program);
     let is_load = |n: &Node| matches!(n, Node::Load(_));
+    needs.random_blocks = vector;
     for pass in [true, false] {
         for (idx, (node, dtype)) in program.nodes.iter().enumerate() {
             if is_load(node) != pass {
                 continue;
+            }
+            if let (Node::Random(_, args), true) = (node, vector) {
+                // One Philox block per vector of four elements (their words 0).
+                for j in 0..VECTORS_PER_THREAD {
+                    let a = |x: usize| format!("n{}_{}", args[x], 4 * j);
+                    let _ = writeln!(
+                        body,
+                        "    let rb{idx}_{j} = kp_rng_block0(vec2<u32>({}, {}), vec2<u32>({}, {}), g{});",
+                        a(0),
+                        a(1),
+                        a(2),
+                        a(3),
+                        4 * j
+                    );
+                }
             }
             for k in 0..n_items {
                 let expr = if uniform[idx] && k > 0 {
@@ -435,6 +452,13 @@ pub(crate) struct Needs {
     mixed_compare: bool,
     /// User functions called by the kernel (`kpu_<k>`), in first-call order.
     pub(crate) user: Vec<Arc<UserFn>>,
+    /// Functions of the random library (`shaders/random.wgsl`) the kernel calls.
+    random: BTreeSet<&'static str>,
+    /// Per-element random functions generated for the kernel (`kp_rand_*`), by name.
+    random_fns: std::collections::BTreeMap<String, String>,
+    /// True in vectorised elementwise kernels, which compute each random draw's Philox block
+    /// once per four elements (`rb<node>_<vector>`) before the draw's nodes.
+    random_blocks: bool,
 }
 
 impl Needs {
@@ -442,9 +466,24 @@ impl Needs {
         let mut s = String::new();
         // Each library keeps the functions it defines (names of the other precision are not
         // in it); the complex functions come with the real ones they call.
-        let roots = || self.libm.iter().map(String::as_str);
+        let mut random = libm::subset(random::RANDOM_WGSL, self.random.iter().copied());
+        for f in self.random_fns.values() {
+            random.push_str(f);
+        }
+        // The libm functions the random transforms call come along with the kernel's own.
+        let called: BTreeSet<&str> = random
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .filter(|w| w.starts_with("kp_"))
+            .collect();
+        let roots = || {
+            self.libm
+                .iter()
+                .map(String::as_str)
+                .chain(called.iter().copied())
+        };
         s.push_str(&libm::subset(libm::f32_library(), roots()));
         s.push_str(&libm::subset(libm::f64_library(), roots()));
+        s.push_str(&random);
         // f16's fmod is computed in f32, so f16 helpers bring the f32 ones.
         let mut floats = self.float.clone();
         if floats.contains(&DType::F16) {
@@ -866,7 +905,7 @@ fn uniform_nodes(program: &Program) -> Vec<bool> {
     for (node, _) in &program.nodes {
         let u = match node {
             Node::Scalar(_) => true,
-            Node::Load(_) | Node::Index | Node::Call(..) => false,
+            Node::Load(_) | Node::Index | Node::Call(..) | Node::Random(..) => false,
             Node::Cast(x) | Node::Unary(_, x) => uniform[*x],
             Node::Binary(_, a, b) => uniform[*a] && uniform[*b],
             Node::Select(c, a, b) => uniform[*c] && uniform[*a] && uniform[*b],
@@ -896,6 +935,7 @@ pub(crate) fn node_expr(
             mixed_comparison(*op, &v(a), &v(b), dt(*a), dt(*b), needs)
         }
         Node::Binary(op, a, b) => binary_expr(*op, &v(a), &v(b), dt(*a), needs)?,
+        Node::Random(op, args) => random_expr(program, node, *op, args, dtype, item, needs),
         Node::Call(f, args, k) => {
             let id = match needs.user.iter().position(|u| u == f) {
                 Some(id) => id,
@@ -914,6 +954,59 @@ pub(crate) fn node_expr(
             }
         }
     })
+}
+
+/// The value of a random draw's element: in vectorised elementwise kernels from the block
+/// computed once per vector (`rb<node>_<vector>`), elsewhere by a generated per-element
+/// function (`kp_rand_<op>_<dtype>`) that computes its block once.
+fn random_expr(
+    program: &Program,
+    node: &Node,
+    op: random::RandomOp,
+    args: &[usize],
+    dtype: DType,
+    item: u32,
+    needs: &mut Needs,
+) -> String {
+    let v = |id: &usize| format!("n{id}_{item}");
+    needs.random.extend(op.functions(dtype));
+    let k = format!("vec2<u32>({}, {})", v(&args[0]), v(&args[1]));
+    let d = format!("vec2<u32>({}, {})", v(&args[2]), v(&args[3]));
+    let params: Vec<String> = args[4..].iter().map(v).collect();
+    let e = format!("g{item}");
+    let id = if needs.random_blocks {
+        program
+            .nodes
+            .iter()
+            .position(|(n, _)| std::ptr::eq(n, node))
+    } else {
+        None
+    };
+    if let Some(id) = id {
+        let b = format!("rb{id}_{}", item / 4);
+        return op.wgsl(dtype, &k, &d, &e, &b, Some(item % 4), &params);
+    }
+    let name = format!("kp_rand_{op:?}_{}", dtype.wgsl_value()).to_lowercase();
+    if !needs.random_fns.contains_key(&name) {
+        let mut sig = String::new();
+        let mut names = Vec::new();
+        for (j, &p) in args[4..].iter().enumerate() {
+            let _ = write!(sig, ", p{j}: {}", program.nodes[p].1.wgsl_value());
+            names.push(format!("p{j}"));
+        }
+        let body = op.wgsl(dtype, "k", "d", "e", "b", None, &names);
+        needs.random_fns.insert(
+            name.clone(),
+            format!(
+                "fn {name}(k: vec2<u32>, d: vec2<u32>, e: u32{sig}) -> {} {{\n    \
+                 let b = kp_rng_block0(k, d, e);\n    return {body};\n}}\n",
+                dtype.wgsl_value()
+            ),
+        );
+    }
+    let mut call = vec![k, d, e];
+    call.extend(params);
+    format!("{name}({})", call.join(", "))
 }
 
 /// An exact comparison of a 32-bit integer with a uint32 or a float (see

@@ -9,6 +9,7 @@ use crate::custom::UserFn;
 use crate::dtype::{DType, Kind};
 use crate::error::{Error, Result};
 use crate::promote::{float_result, result_type, result_type_weak, true_divide_result, WeakKind};
+use crate::random::RandomOp;
 use std::sync::Arc;
 
 /// Unary elementwise primitives.
@@ -419,6 +420,11 @@ pub enum Node {
     /// (each of its parameter's dtype; params first, then in-place initial values), taking
     /// output `.2` of the function; the element index is passed implicitly.
     Call(Arc<UserFn>, Vec<NodeId>, usize),
+    /// A random value of the element at the output index (a draw of `crate::random`): the
+    /// arguments are the u32 key low and high words, the u32 draw number low and high words,
+    /// then the op's parameters. The output index must be the draw's own C-order index (the
+    /// array layer materialises a draw before it is broadcast or permuted).
+    Random(RandomOp, Vec<NodeId>),
 }
 
 /// How a kernel walks an input.

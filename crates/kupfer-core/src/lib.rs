@@ -13,6 +13,7 @@
 //! - [`fft`]: FFT pass schedules, twiddle tables and WGSL of Stockham passes.
 //! - [`convolve`]: direct 2-D convolution kernels (SciPy's convolve2d).
 //! - [`libm`]: accurate WGSL transcendentals used by generated kernels.
+//! - [`random`]: the Philox4x32-10 bit generator, counter layout and distribution transforms.
 //! - [`error`]: the one [`Error`] type of kupfer.
 
 #![warn(missing_docs)]
@@ -34,6 +35,7 @@ pub mod matmul;
 #[cfg(test)]
 mod naga_check;
 pub mod promote;
+pub mod random;
 pub mod reduce;
 pub mod scan;
 

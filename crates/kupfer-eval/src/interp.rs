@@ -220,6 +220,13 @@ impl Session {
                 }),
             },
             Value::Array(a) => methods::attribute(&a, attr, span),
+            Value::Generator(g) => match functions::random::generator_method(attr) {
+                Some(m) => Ok(Value::GeneratorMethod(g, m)),
+                None if attr == "bit_generator" => {
+                    Err(EvalError::not_supported(span, "'Generator.bit_generator'"))
+                }
+                None => Err(no_attribute("numpy.random.Generator", attr, span)),
+            },
             Value::DType(d) => match attr {
                 "name" => Ok(Value::Str(d.name().to_string())),
                 "itemsize" => Ok(Value::Scalar(Scalar::Int(d.host_size() as i64))),
@@ -282,6 +289,16 @@ impl Session {
                 )
             }
             Value::Method(a, name) => methods::call_method(a, name, span, args, kwargs),
+            Value::GeneratorMethod(g, name) => functions::random::call_generator_method(
+                &g,
+                name,
+                Call {
+                    name: "random.Generator",
+                    span,
+                    args,
+                    kwargs,
+                },
+            ),
             Value::DType(d) => dtype_call(d, span, args, kwargs),
             other => Err(EvalError::type_error(
                 func.span,

@@ -35,6 +35,10 @@ pub enum Value {
     Method(Array, &'static str),
     /// A namespace: `""` for `np` itself, `"fft"`, `"linalg"`, `"random"`.
     Module(&'static str),
+    /// A random generator (`np.random.default_rng(seed)`).
+    Generator(kupfer::random::Generator),
+    /// A method of a random generator (`rng.normal`), not yet called.
+    GeneratorMethod(kupfer::random::Generator, &'static str),
 }
 
 /// A Python slice with integer (or absent) parts.
@@ -96,6 +100,8 @@ impl Value {
             Value::Function(_) => "function",
             Value::Method(..) => "method",
             Value::Module(_) => "module",
+            Value::Generator(_) => "Generator",
+            Value::GeneratorMethod(..) => "method",
         }
     }
 
@@ -140,6 +146,10 @@ impl Value {
             Value::Function(name) => HostValue::Function(name),
             Value::Method(_, name) => HostValue::Method(name),
             Value::Module(name) => HostValue::Module(name),
+            Value::Generator(_) => HostValue::Object("Generator(Philox)".into()),
+            Value::GeneratorMethod(_, name) => HostValue::Object(format!(
+                "<built-in method {name} of numpy.random._generator.Generator object>"
+            )),
         })
     }
 
@@ -200,6 +210,8 @@ pub enum HostValue {
     Method(&'static str),
     /// A namespace.
     Module(&'static str),
+    /// Any other object, as its repr.
+    Object(String),
 }
 
 /// Python's `repr()` of a Python scalar.
@@ -275,6 +287,7 @@ impl HostValue {
             HostValue::Module("scipy") => "<module 'scipy'>".into(),
             HostValue::Module("signal") => "<module 'scipy.signal'>".into(),
             HostValue::Module(name) => format!("<module 'numpy.{name}'>"),
+            HostValue::Object(repr) => repr.clone(),
         }
     }
 

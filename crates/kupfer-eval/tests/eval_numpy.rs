@@ -727,6 +727,24 @@ const CASES: &[&str] = &[
     "np.cross(z[:, :3], z[:, 1:])",
     "np.linalg.cross(k3, k3.T)",
     "np.linalg.cross(x3, x3[::-1], axis=-2)",
+    // random: draws differ from NumPy's PCG64, so these check shapes, dtypes and the
+    // parameters' edge values NumPy defines
+    "(np.random.default_rng(0).random((2, 3)) < 1).astype(np.int32)",
+    "np.random.default_rng(1).integers(0, 1, 5)",
+    "np.random.default_rng(1).integers(3, 3, 4, endpoint=True)",
+    "np.random.default_rng(2).normal(5.0, 0.0, 4)",
+    "np.random.default_rng(3).uniform(2.0, 2.0, (2, 2))",
+    "np.random.default_rng(4).geometric(1.0, 3)",
+    "np.random.default_rng(5).poisson(0.0, 3)",
+    "np.random.default_rng(6).weibull(0.0, 2)",
+    "np.random.default_rng(7).permutation(1)",
+    "np.random.default_rng(8).choice(1, 3)",
+    "np.random.default_rng(9).standard_normal((2, 0))",
+    "(np.random.default_rng(10).dirichlet([1, 2, 3], 4).sum(axis=1) > 0.99).astype(np.int32)",
+    "np.random.default_rng(11).exponential(0.0, (1, 2))",
+    "(np.random.default_rng(12).normal(f32, 0.0) == f32).astype(np.int32)",
+    "np.random.randint(4, 5, 3)",
+    "np.random.randn(2, 3) * 0",
 ];
 
 /// Expressions NumPy refuses; kupfer must refuse them too (the oracle confirms the refusal).
@@ -793,6 +811,17 @@ const REFUSED: &[&str] = &[
     "np.sin(x=f32)",
     "np.add(f32, x2=f32)",
     "np.matmul(x1=f32, x2=f32.T)",
+    "np.random.default_rng(0).normal(0, -1)",
+    "np.random.default_rng(0).integers(5, 5)",
+    "np.random.default_rng(0).exponential(-1.0)",
+    "np.random.default_rng(0).choice(3, 5, replace=False)",
+    "np.random.default_rng(-1)",
+    "np.random.default_rng(0).random(3, dtype=np.int32)",
+    "np.random.default_rng(0).poisson(-1)",
+    "np.random.default_rng(0).beta(0, 1)",
+    "np.random.default_rng(0).triangular(2, 1, 3)",
+    "np.random.default_rng(0).pareto(0)",
+    "np.random.default_rng(0).normal(f32, 1.0, 3)",
 ];
 
 /// A fresh directory for one test's files (`tag` keeps tests running at once apart).
@@ -1470,4 +1499,34 @@ fn fuzz_expressions_match_numpy() {
         "only {tried} expressions in the time bound"
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn random_generators_are_values_with_methods() {
+    let v = vars();
+    let show = |e: &str| {
+        evaluate(e, &v)
+            .and_then(|x| x.to_host())
+            .map(|h| h.to_string())
+            .unwrap_or_else(|e| e.render())
+    };
+    // cp./cupy. resolve like np.; the same seed gives the same draws.
+    assert_eq!(
+        show("(cp.random.default_rng(3).random(4) == np.random.default_rng(3).random(4)).all()"),
+        "True"
+    );
+    assert_eq!(
+        show("cupy.random.default_rng(1).standard_normal((2, 3)).shape"),
+        "(2, 3)"
+    );
+    assert_eq!(show("np.random.default_rng(0)"), "Generator(Philox)");
+    assert_eq!(show("np.random.default_rng(0).random(5).dtype"), "float32");
+    assert_eq!(
+        show("np.random.default_rng(0).random(5, dtype=np.float32).dtype"),
+        "float32"
+    );
+    assert_eq!(show("len(np.random.default_rng(0).spawn(3))"), "3");
+    assert!(show("np.random.default_rng(0).integers(5, 5)").contains("low >= high"));
+    assert!(show("np.random.default_rng(0).normal(0, -1)").contains("scale < 0"));
+    assert!(show("np.random.default_rng(0).foo(3)").contains("has no attribute 'foo'"));
 }

@@ -14,6 +14,9 @@ pub const EXAMPLES: &[&str] = &[
     "a[:, ::-1] - b",
     "x.std()",
     "np.where(a % 2 == 0, a, -1)",
+    "np.random.default_rng(42).random(6)",
+    "np.random.default_rng(42).integers(0, 1000, 6)",
+    "np.random.default_rng(7).standard_normal(4)",
 ];
 
 /// The generated arrays the playground binds, with a line about each for the page.

@@ -384,7 +384,62 @@ fn check_playground(page: &Value) -> String {
             }
         }
     }
+    check_random_draws(cases);
     format!("playground: {} expressions", cases.len())
+}
+
+/// The page's random draws (Philox4x32-10 on Chromium's WebGPU) against kupfer's CPU
+/// reference of the same generator: the same seed gives the same numbers everywhere.
+fn check_random_draws(cases: &[Value]) {
+    use kupfer::random::philox::{reference, seed_key, RandomOp};
+    use kupfer::DType;
+    let draws: [(&str, RandomOp, DType, u64, usize, u32, f64); 3] = [
+        (
+            "np.random.default_rng(42).random(6)",
+            RandomOp::Uniform,
+            DType::F32,
+            42,
+            6,
+            0,
+            1e-6,
+        ),
+        (
+            "np.random.default_rng(42).integers(0, 1000, 6)",
+            RandomOp::Bounded,
+            DType::U32,
+            42,
+            6,
+            1000,
+            0.0,
+        ),
+        (
+            "np.random.default_rng(7).standard_normal(4)",
+            RandomOp::Normal,
+            DType::F32,
+            7,
+            4,
+            0,
+            1e-5,
+        ),
+    ];
+    for (expr, op, dtype, seed, n, param, rel) in draws {
+        let page = cases
+            .iter()
+            .find(|c| c["expr"].as_str() == Some(expr))
+            .unwrap_or_else(|| panic!("the page ran no `{expr}`"));
+        let (got, _) = numbers(page["text"].as_str().expect("text"));
+        let want: Vec<f64> = (0..n as u32)
+            .map(|e| reference(op, dtype, seed_key(seed), 0, e, param))
+            .collect();
+        // The values come first (a float32 array's `dtype=float32` adds a trailing 32).
+        assert!(got.len() >= n, "`{expr}`: {got:?}");
+        for (g, w) in got.iter().zip(&want) {
+            assert!(
+                (g - w).abs() <= rel * w.abs().max(1.0),
+                "`{expr}` in the browser: {got:?}, the CPU reference {want:?}"
+            );
+        }
+    }
 }
 
 fn check_image(page: &Value) -> String {

@@ -165,9 +165,17 @@ impl Array {
 
     /// An expression operand that keeps the fused tree within the fusion bounds: a lazy
     /// array too big to grow further is materialised first.
-    pub(crate) fn operand_within(&self, budget_nodes: usize, budget_leaves: usize) -> Result<Lazy> {
+    /// A lazy random draw is materialised first unless the expression has this array's shape
+    /// (`shape`): its values follow the output index.
+    pub(crate) fn operand_within(
+        &self,
+        budget_nodes: usize,
+        budget_leaves: usize,
+        shape: &[usize],
+    ) -> Result<Lazy> {
         let l = self.lazy();
-        if l.nodes > budget_nodes || l.leaves > budget_leaves {
+        if l.nodes > budget_nodes || l.leaves > budget_leaves || (l.random && self.shape() != shape)
+        {
             self.eval()?;
             return Ok(self.lazy());
         }
@@ -356,7 +364,7 @@ impl Array {
         if dtype == self.dtype() {
             return Ok(self.clone());
         }
-        let l = self.operand_within(Self::max_nodes() - 1, usize::MAX)?;
+        let l = self.operand_within(Self::max_nodes() - 1, usize::MAX, self.shape())?;
         Ok(Array::from_lazy(
             self.device().clone(),
             self.shape().to_vec(),

@@ -12,6 +12,7 @@ use kupfer_core::codegen::{self, ParamLayout};
 use kupfer_core::custom::UserFn;
 use kupfer_core::expr::{Access, InputSpec, Node, NodeId, Program};
 use kupfer_core::layout::{collapse_axes, contiguous_strides, size_of};
+use kupfer_core::random::RandomOp;
 use kupfer_core::{BinaryOp, DType, Error, Layout, Result, UnaryOp};
 use kupfer_wgpu::{Binding, GpuBuffer};
 use std::collections::HashMap;
@@ -48,6 +49,10 @@ pub(crate) enum Expr {
     /// A matrix product not run yet: run on its own when first needed as an input, or with
     /// the expression around it as its epilogue (`(a @ b) * 2 + c` is one kernel).
     Matmul(Arc<Pending>),
+    /// A random draw (`crate::random`): key and draw-number words, then parameters. Its
+    /// element index is the output index, so it is only kept lazy where the expression has
+    /// the draw's shape and C order (see [`Lazy::random`]).
+    Random(RandomOp, Vec<Arc<Expr>>, DType),
 }
 
 impl Expr {
@@ -59,7 +64,8 @@ impl Expr {
             | Expr::Unary(_, _, d)
             | Expr::Binary(_, _, _, d)
             | Expr::Select(_, _, _, d)
-            | Expr::Call(_, _, _, d) => *d,
+            | Expr::Call(_, _, _, d)
+            | Expr::Random(_, _, d) => *d,
             Expr::Matmul(p) => p.dtype(),
         }
     }
@@ -84,7 +90,7 @@ impl Expr {
                 Expr::Cast(x, _) | Expr::Unary(_, x, _) => stack.push(x),
                 Expr::Binary(_, a, b, _) => stack.extend([a, b]),
                 Expr::Select(c, a, b, _) => stack.extend([c, a, b]),
-                Expr::Call(_, args, _, _) => stack.extend(args),
+                Expr::Call(_, args, _, _) | Expr::Random(_, args, _) => stack.extend(args),
                 Expr::Leaf { .. } | Expr::Scalar { .. } | Expr::Index => {}
             }
         }
@@ -102,6 +108,9 @@ pub(crate) struct Lazy {
     /// True when the tree holds a deferred matrix product (only then does materialising look
     /// for an epilogue).
     pub products: bool,
+    /// True when the tree holds a random draw: its values follow the output index, so an
+    /// array holding it is materialised before it is broadcast or permuted.
+    pub random: bool,
 }
 
 impl Lazy {
@@ -115,6 +124,7 @@ impl Lazy {
             nodes: 1,
             leaves: 1,
             products: false,
+            random: false,
         }
     }
 
@@ -125,6 +135,7 @@ impl Lazy {
             nodes: 1,
             leaves: 1,
             products: true,
+            random: false,
         }
     }
 
@@ -134,6 +145,7 @@ impl Lazy {
             nodes: 1,
             leaves: 0,
             products: false,
+            random: false,
         }
     }
 
@@ -143,6 +155,7 @@ impl Lazy {
             nodes: 1,
             leaves: 0,
             products: false,
+            random: false,
         }
     }
 
@@ -159,6 +172,7 @@ impl Lazy {
             nodes: self.nodes + 1,
             leaves: self.leaves,
             products: self.products,
+            random: self.random,
         }
     }
 
@@ -168,6 +182,7 @@ impl Lazy {
             root: Arc::new(Expr::Unary(op, x.root, out)),
             leaves: x.leaves,
             products: x.products,
+            random: x.random,
         }
     }
 
@@ -177,6 +192,7 @@ impl Lazy {
             root: Arc::new(Expr::Binary(op, a.root, b.root, out)),
             leaves: a.leaves + b.leaves,
             products: a.products || b.products,
+            random: a.random || b.random,
         }
     }
 
@@ -187,11 +203,29 @@ impl Lazy {
             nodes: args.iter().map(|a| a.nodes).sum::<usize>() + 1,
             leaves: args.iter().map(|a| a.leaves).sum(),
             products: args.iter().any(|a| a.products),
+            random: args.iter().any(|a| a.random),
             root: Arc::new(Expr::Call(
                 f,
                 args.into_iter().map(|a| a.root).collect(),
                 k,
                 out,
+            )),
+        }
+    }
+
+    /// A random draw of `op` producing `dtype`: `args` are the four u32 stream words (key
+    /// low/high, draw number low/high) and the op's parameters, each of the dtype the op
+    /// takes.
+    pub(crate) fn random(op: RandomOp, args: Vec<Lazy>, dtype: DType) -> Lazy {
+        Lazy {
+            nodes: args.iter().map(|a| a.nodes).sum::<usize>() + 1,
+            leaves: args.iter().map(|a| a.leaves).sum(),
+            products: args.iter().any(|a| a.products),
+            random: true,
+            root: Arc::new(Expr::Random(
+                op,
+                args.into_iter().map(|a| a.root).collect(),
+                dtype,
             )),
         }
     }
@@ -202,6 +236,7 @@ impl Lazy {
             nodes: c.nodes + a.nodes + b.nodes + 1,
             leaves: c.leaves + a.leaves + b.leaves,
             products: c.products || a.products || b.products,
+            random: c.random || a.random || b.random,
         }
     }
 }
@@ -294,6 +329,13 @@ impl Flattener {
                     .collect::<Result<Vec<_>>>()?;
                 Node::Call(f.clone(), ids, *k)
             }
+            Expr::Random(op, args, _) => {
+                let ids = args
+                    .iter()
+                    .map(|a| self.visit(a))
+                    .collect::<Result<Vec<_>>>()?;
+                Node::Random(*op, ids)
+            }
         };
         self.nodes.push((node, e.dtype()));
         let id = self.nodes.len() - 1;
@@ -315,7 +357,8 @@ pub(crate) fn materialise(device: &Device, lazy: &Lazy, shape: &[usize]) -> Resu
     if let Expr::Matmul(p) = &**expr {
         return p.buffer();
     }
-    if lazy.products {
+    // A draw's element index is the output index: no epilogue (whose index is the product's).
+    if lazy.products && !lazy.random {
         if let Some(product) = Expr::epilogue_product(expr, shape) {
             if let Some(out) = crate::matmul::with_epilogue(device, expr, &product, shape)? {
                 return Ok(out);

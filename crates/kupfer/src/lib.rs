@@ -28,6 +28,8 @@
 //! - [`fft`]: `numpy.fft`'s transforms (any length, any axes), frequencies and shifts.
 //! - [`Device`] (device.rs): adapters, the current device, memory pool, events.
 //! - [`io`]: `.npy` reading and writing.
+//! - [`random`]: `Generator` (Philox4x32-10, lazy draws that fuse), distributions, NumPy's
+//!   module functions.
 //! - [`signal`]: `convolve2d`, `correlate2d`, `convolve`, `correlate` as `scipy.signal`.
 //! - [`custom`]: custom kernels in WGSL ([`ElementwiseKernel`], [`ReductionKernel`],
 //!   [`RawKernel`], [`RawModule`]); [`fuse`] (fuse.rs): a closure of array ops as one kernel.
@@ -59,6 +61,7 @@ pub mod nanfuncs;
 #[cfg(feature = "ndarray")]
 mod ndarray_interop;
 mod ops;
+pub mod random;
 pub mod reduce;
 mod scalar;
 pub mod scan;

@@ -217,7 +217,12 @@ fn accumulate(a: &Array, axis: Option<isize>, dtype: Option<DType>, op: ScanOp) 
     if n > u32::MAX as usize {
         return Err(Error::unsupported("scans over more than 2^32 elements"));
     }
-    let lazy = src.lazy();
+    // A draw's values follow the index, which a scan walks in its own order.
+    let mut lazy = src.lazy();
+    if lazy.random {
+        src.eval()?;
+        lazy = src.lazy();
+    }
     let (fl, output) = Flattener::flatten(&lazy.root)?;
     let pshape: Vec<usize> = perm.iter().map(|&i| shape[i]).collect();
     let perm_i: Vec<isize> = perm.iter().map(|&i| i as isize).collect();

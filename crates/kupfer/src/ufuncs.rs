@@ -55,9 +55,15 @@ fn shape_of(op: &Operand) -> &[usize] {
 }
 
 /// The operand as an expression of dtype `to`.
-fn operand_expr(op: &Operand, to: DType, nodes: usize, leaves: usize) -> Result<Lazy> {
+fn operand_expr(
+    op: &Operand,
+    to: DType,
+    nodes: usize,
+    leaves: usize,
+    shape: &[usize],
+) -> Result<Lazy> {
     match op {
-        Operand::Array(a) => Ok(a.operand_within(nodes, leaves)?.cast(to)),
+        Operand::Array(a) => Ok(a.operand_within(nodes, leaves, shape)?.cast(to)),
         Operand::Scalar(s) => Ok(Lazy::scalar(s.encode(to)?, to)),
     }
 }
@@ -103,8 +109,8 @@ pub fn binary(op: BinaryOp, a: impl Into<Operand>, b: impl Into<Operand>) -> Res
     if op == BinaryOp::Power && out.is_int() && size_of(&shape) > 0 {
         check_integer_exponent(&device, &b)?;
     }
-    let x = operand_expr(&a, ca, half_nodes, half_leaves)?;
-    let y = operand_expr(&b, cb, half_nodes, half_leaves)?;
+    let x = operand_expr(&a, ca, half_nodes, half_leaves, &shape)?;
+    let y = operand_expr(&b, cb, half_nodes, half_leaves, &shape)?;
     Ok(Array::from_lazy(device, shape, Lazy::binary(op, x, y, out)))
 }
 
@@ -189,7 +195,7 @@ pub fn unary(op: UnaryOp, x: impl Into<Operand>) -> Result<Array> {
     device.check(compute)?;
     device.check(out)?;
     let room = Array::max_nodes().saturating_sub(1 + codegen::unary_weight(op, compute));
-    let e = operand_expr(&x, compute, room, usize::MAX)?;
+    let e = operand_expr(&x, compute, room, usize::MAX, arr.shape())?;
     Ok(Array::from_lazy(
         device,
         arr.shape().to_vec(),
@@ -484,9 +490,9 @@ pub fn where_(
         .map_err(|e| shape_error("where", e))?;
     let third_nodes = Array::max_nodes() / 3;
     let third_leaves = (Array::max_leaves(&device) / 3).max(1);
-    let ce = operand_expr(&c, DType::Bool, third_nodes, third_leaves)?;
-    let ae = operand_expr(&a, dtype, third_nodes, third_leaves)?;
-    let be = operand_expr(&b, dtype, third_nodes, third_leaves)?;
+    let ce = operand_expr(&c, DType::Bool, third_nodes, third_leaves, &shape)?;
+    let ae = operand_expr(&a, dtype, third_nodes, third_leaves, &shape)?;
+    let be = operand_expr(&b, dtype, third_nodes, third_leaves, &shape)?;
     Ok(Array::from_lazy(
         device,
         shape,

@@ -47,6 +47,8 @@ pub enum Group {
     Signal,
     /// Array manipulation inputs made by the case (`manip_cases`).
     Manip,
+    /// Random numbers drawn by the case (sizes from `random_cases::sizes`).
+    Random,
     /// A whole program with a scalar read-back every iteration (`loop_cases`).
     Loop,
 }
@@ -233,6 +235,51 @@ pub const CASES: &[Case] = &[
         name: "tril_4096sq",
         group: Group::Manip,
         about: "tril(m)",
+    },
+    Case {
+        name: "rand",
+        group: Group::Random,
+        about: "rng.random(n, dtype=float32)",
+    },
+    Case {
+        name: "randn",
+        group: Group::Random,
+        about: "rng.standard_normal(n, dtype=float32)",
+    },
+    Case {
+        name: "integers",
+        group: Group::Random,
+        about: "rng.integers(0, 1000, n, dtype=int32)",
+    },
+    Case {
+        name: "exponential",
+        group: Group::Random,
+        about: "rng.standard_exponential(n, dtype=float32)",
+    },
+    Case {
+        name: "rand_affine_2^26",
+        group: Group::Random,
+        about: "rng.random(2**26, dtype=float32) * 2 - 1 (one kernel)",
+    },
+    Case {
+        name: "permutation",
+        group: Group::Random,
+        about: "random.permutation(2**24)",
+    },
+    Case {
+        name: "gamma",
+        group: Group::Random,
+        about: "random.gamma(2.0, size=2**24, dtype=float32)",
+    },
+    Case {
+        name: "poisson",
+        group: Group::Random,
+        about: "random.poisson(3.0, size=2**24)",
+    },
+    Case {
+        name: "choice_noreplace_2^20",
+        group: Group::Random,
+        about: "random.choice(2**20, size=2**20, replace=False)",
     },
     Case {
         name: "tiny_op_wall",

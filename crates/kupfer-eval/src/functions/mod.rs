@@ -3,7 +3,7 @@
 //! attributes, and name resolution for `np.`/`numpy.` and the sub-namespaces.
 //!
 //! One file per family registers its functions: [`elementwise`], [`creation`], [`shape`],
-//! [`linalg`], [`reductions`], [`scans`], [`fft`], [`signal`], [`complex`], [`builtins`]. A later family adds a file and a line to [`build`]; names it implements come
+//! [`linalg`], [`reductions`], [`scans`], [`fft`], [`signal`], [`complex`], [`builtins`], [`random`]. A later family adds a file and a line to [`build`]; names it implements come
 //! off [`PLANNED`].
 
 use crate::ast::Span;
@@ -22,6 +22,7 @@ pub(crate) mod linalg;
 mod loops;
 pub(crate) mod manip;
 pub(crate) mod methods;
+pub(crate) mod random;
 pub(crate) mod reductions;
 pub(crate) mod scans;
 pub(crate) mod shape;
@@ -76,6 +77,7 @@ fn build() -> Registry {
     scans::register(&mut r);
     stats::register(&mut r);
     signal::register(&mut r);
+    random::register(&mut r);
     complex::register(&mut r);
     builtins::register(&mut r);
     r
@@ -195,21 +197,9 @@ pub(crate) const PLANNED: &[&str] = &[
     "linalg.tensorsolve",
     "linalg.cond",
     // random
-    "random.rand",
-    "random.randn",
-    "random.random",
-    "random.random_sample",
-    "random.randint",
-    "random.uniform",
-    "random.normal",
-    "random.standard_normal",
-    "random.seed",
-    "random.default_rng",
     "random.choice",
     "random.permutation",
     "random.shuffle",
-    "random.integers",
-    "random.exponential",
     "random.poisson",
     "random.binomial",
 ];
@@ -314,7 +304,7 @@ const BUILTINS: &[&str] = &[
 /// Resolves `name` in namespace `module` (`""` is `np`; bare names pass `bare`).
 pub(crate) fn resolve(module: &'static str, name: &str, bare: bool) -> Result<Resolved> {
     if module.is_empty() {
-        if bare && matches!(name, "np" | "numpy") {
+        if bare && matches!(name, "np" | "numpy" | "cp" | "cupy") {
             return Ok(Resolved::Value(Value::Module("")));
         }
         if bare && name == "Ellipsis" {

@@ -150,7 +150,7 @@ impl ElementwiseKernel {
         )?;
         let mut dtypes = r.in_dtypes.clone();
         dtypes.extend(&r.out_dtypes);
-        let exprs = arg_exprs(&self.name, ins, &outs, &dtypes, &r.device)?;
+        let exprs = arg_exprs(&self.name, ins, &outs, &dtypes, &r.device, Some(&r.shape))?;
         let lazies: Vec<Lazy> = (0..n_out)
             .map(|k| Lazy::call(f.clone(), exprs.clone(), k))
             .collect();

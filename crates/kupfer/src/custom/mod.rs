@@ -180,13 +180,19 @@ pub(crate) fn resolve_call(
 
 /// The arguments as expression operands of their parameters' dtypes (arrays as they are,
 /// scalars encoded into the uniform block), keeping the fused tree within the fusion bounds.
+/// Lazy random draws stay lazy only in a kernel whose output has their shape (`shape`; `None`
+/// for reductions, which walk their input in their own order).
 pub(crate) fn arg_exprs(
     kernel: &str,
     args: &[Operand],
     extra: &[Array],
     dtypes: &[DType],
     device: &Device,
+    shape: Option<&[usize]>,
 ) -> Result<Vec<Lazy>> {
+    // No array has this shape: every lazy draw is materialised.
+    let never = [usize::MAX];
+    let shape = shape.unwrap_or(&never);
     let n_arrays = args
         .iter()
         .filter(|a| matches!(a, Operand::Array(_)))
@@ -204,12 +210,12 @@ pub(crate) fn arg_exprs(
     let mut out = Vec::with_capacity(args.len() + extra.len());
     for (a, &d) in args.iter().zip(dtypes) {
         out.push(match a {
-            Operand::Array(x) => x.operand_within(per_nodes, per_leaves)?,
+            Operand::Array(x) => x.operand_within(per_nodes, per_leaves, shape)?,
             Operand::Scalar(s) => Lazy::scalar(s.encode(d)?, d),
         });
     }
     for x in extra {
-        out.push(x.operand_within(per_nodes, per_leaves)?);
+        out.push(x.operand_within(per_nodes, per_leaves, shape)?);
     }
     Ok(out)
 }

@@ -186,7 +186,7 @@ impl ReductionKernel {
             let ids = Array::from_lazy(r.device.clone(), shape, Lazy::call(id_fn, Vec::new(), 0));
             return reduce_with(&ids, &Axis::from(-1isize), false, spec, Some(&user));
         }
-        let exprs = arg_exprs(&self.name, args, &[], &r.in_dtypes, &r.device)?;
+        let exprs = arg_exprs(&self.name, args, &[], &r.in_dtypes, &r.device, None)?;
         let map = Array::from_lazy(
             r.device.clone(),
             r.shape.clone(),

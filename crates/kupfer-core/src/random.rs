@@ -1,0 +1,476 @@
+//! Counter-based random numbers for generated kernels: the Philox4x32-10 bit generator, the
+//! layout of its counters, the transforms of the distributions that run inside kernels
+//! ([`RandomOp`], a [`crate::Node::Random`] leaf), and a CPU reference of all of them.
+//!
+//! # Bit generator
+//!
+//! Philox4x32-10 (Salmon, Moraes, Dror and Shaw, "Parallel random numbers: as easy as 1, 2, 3",
+//! SC 2011) maps a 128-bit counter and a 64-bit key to 128 random bits in ten rounds of
+//! multiplications and xors. The WGSL (`shaders/random.wgsl`) uses u32 arithmetic only — the
+//! high half of a 32 x 32-bit product is assembled from 16-bit halves — so Vulkan, Metal, DX12
+//! and WebGPU compute the same bits. [`philox4x32_10`] is the CPU reference; the tests check it
+//! against the Random123 known-answer vectors.
+//!
+//! # Keys and counters
+//!
+//! - key = [`seed_key`]`(seed)`: the seed through SplitMix64 (Steele, Lea and Flood 2014), low
+//!   word first. `Generator::spawn` derives each child's key from its parent's key and the
+//!   child's number through SplitMix64 again.
+//! - Every draw of a generator (one call of `random`, `normal`, ...) takes the generator's next
+//!   64-bit draw number `d`; `jumped(j)` starts the draw numbers at `j * 2^48` above the
+//!   parent's.
+//! - Element `e` (the C-order index within the draw's shape) reads a stream of 32-bit words:
+//!   word 0 is lane `e % 4` of the block at counter `(e / 4, 0, d_lo, d_hi)` — one Philox block
+//!   serves four neighbouring elements, which is what makes the common draws bandwidth-bound —
+//!   and words `4 (j - 1) + 1 ..= 4 j` are the block at counter `(e, j, d_lo, d_hi)` for
+//!   `j >= 1` (the element's own blocks, for the transforms that need more words).
+//!
+//! A value therefore depends on the key, the draw number and the element index only: never on
+//! how many other arrays were drawn in between, on the kernel that computes it, or on the GPU.
+//! NumPy's own streams (PCG64, or its Philox4x64) are not reproduced.
+//!
+//! # Transforms
+//!
+//! - uniform float32: `(w0 >> 8) * 2^-24`, in [0, 1) (open (0, 1): `((w0 >> 9) + 1/2) 2^-23`);
+//!   float64: `((w0 >> 5) * 2^26 + (w1 >> 6))
+//!   * 2^-53` (NumPy's 53-bit construction).
+//! - normal float32: Box–Muller on the pair of words of lanes `2 (e % 4 / 2)` and `+ 1` of the
+//!   shared block: `u1 = ((w >> 8) + 1) 2^-24` in (0, 1], `u2` uniform, `sqrt(-2 ln u1)` times
+//!   `cos(2 pi u2)` for even `e`, `sin` for odd `e`: one block gives four normals. float64:
+//!   `u1` from words 0 and 1, `u2` from words 2 and 3, the cosine only. Logarithm, sine and
+//!   cosine come from kupfer's libm (the same bits everywhere); the square root is the
+//!   driver's, so normals agree between GPUs to an ulp or two where uniforms and integers are
+//!   bit-identical.
+//! - gamma: Marsaglia–Tsang, two attempts per own block, at most 32 (then the mode-like
+//!   candidate `d`; probability below 1e-41); shape < 1 boosted by `U^(1/a)` from word 0.
+//! - Poisson: inversion of word 0 below lam = 10, Hörmann's PTRS above (32 attempts, then
+//!   `floor(lam)`), with Loader's saddle-point log-probabilities.
+//! - permutations of [0, n): element `e` is a keyed bijection of `e` (a four-round Feistel
+//!   network on the smallest [0, 4^h) holding n, round keys from the block at counter
+//!   `(0, 2^32 - 1, d)`, walked along its cycles until below n): no sort, one kernel, and a
+//!   prefix of it (choice without replacement) costs only its own elements.
+//! - bounded integers in [0, r): Lemire's multiply-and-reject (unbiased), word 0 first, then up
+//!   to 64 more words; past them (probability below 2^-65) the last candidate is kept.
+
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+
+/// The WGSL of the bit generator and the transforms (a library: kernels take the subset they
+/// call with [`crate::libm::subset`]).
+pub const RANDOM_WGSL: &str = include_str!("../../../shaders/random.wgsl");
+
+/// What a [`crate::Node::Random`] leaf computes for its element. Its arguments are four u32
+/// nodes — key low, key high, draw number low, draw number high — followed by the operation's
+/// parameters ([`RandomOp::params`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RandomOp {
+    /// The raw word 0 (u32).
+    Bits,
+    /// Uniform in [0, 1) (float32 or float64).
+    Uniform,
+    /// Uniform in the open interval (0, 1): `(k + 1/2) 2^-23` for a 23-bit `k` (float32),
+    /// `(k + 1/2) 2^-52` for a 52-bit `k` (float64) — never 0 or 1, symmetric about 1/2.
+    OpenUniform,
+    /// Standard normal (float32 or float64).
+    Normal,
+    /// Unbiased integer in [0, r) as u32; one u32 parameter `r` (0 stands for 2^32).
+    Bounded,
+    /// Standard gamma (float32) of the float32 parameter shape (Marsaglia–Tsang).
+    Gamma,
+    /// Poisson count as float32 of the float32 parameter lam (inversion below 10, PTRS above).
+    Poisson,
+    /// Element `e` of a random permutation of [0, n) as u32; one u32 parameter `n` (a keyed
+    /// Feistel bijection walked along its cycles: no sort, one kernel).
+    Permute,
+}
+
+impl RandomOp {
+    /// Number of parameter arguments after the four stream arguments.
+    pub fn params(self) -> usize {
+        match self {
+            RandomOp::Bits | RandomOp::Uniform | RandomOp::OpenUniform | RandomOp::Normal => 0,
+            RandomOp::Bounded | RandomOp::Gamma | RandomOp::Poisson | RandomOp::Permute => 1,
+        }
+    }
+
+    /// Checks that this op can produce `dtype`.
+    pub fn check(self, dtype: DType) -> Result<()> {
+        let ok = match self {
+            RandomOp::Bits | RandomOp::Bounded | RandomOp::Permute => dtype == DType::U32,
+            RandomOp::Gamma | RandomOp::Poisson => dtype == DType::F32,
+            RandomOp::Uniform | RandomOp::OpenUniform | RandomOp::Normal => {
+                matches!(dtype, DType::F32 | DType::F64)
+            }
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(Error::unsupported(format!(
+                "random {self:?} does not produce dtype {dtype}"
+            )))
+        }
+    }
+
+    /// The WGSL functions of [`RANDOM_WGSL`] an op of `dtype` calls (the kernel takes them
+    /// and what they call with [`crate::libm::subset`]).
+    pub fn functions(self, dtype: DType) -> [&'static str; 4] {
+        let transform = match (self, dtype) {
+            (RandomOp::Bits, _) => "kp_lane",
+            (RandomOp::Uniform, DType::F64) => "kp_u01_f64",
+            (RandomOp::Uniform, _) => "kp_u01_f32",
+            (RandomOp::OpenUniform, DType::F64) => "kp_u01_mid_f64",
+            (RandomOp::OpenUniform, _) => "kp_u01_mid_f32",
+            (RandomOp::Normal, DType::F64) => "kp_normal_f64",
+            (RandomOp::Normal, _) => "kp_normal_f32",
+            (RandomOp::Bounded, _) => "kp_bounded",
+            (RandomOp::Gamma, _) => "kp_gamma_f32",
+            (RandomOp::Poisson, _) => "kp_poisson_f32",
+            (RandomOp::Permute, _) => "kp_permute",
+        };
+        ["kp_rng_block0", "kp_rng_block", "kp_lane", transform]
+    }
+
+    /// The WGSL expression of element `e`'s value, given the key `k` and draw `d` (vec2<u32>
+    /// expressions), its block 0 `b` (vec4<u32>), its lane in it (`lane`: a constant when the
+    /// kernel knows it, else `e & 3u`) and the parameters' expressions.
+    #[allow(clippy::too_many_arguments)]
+    pub fn wgsl(
+        self,
+        dtype: DType,
+        k: &str,
+        d: &str,
+        e: &str,
+        b: &str,
+        lane: Option<u32>,
+        params: &[String],
+    ) -> String {
+        let word = |l: Option<u32>, plus: u32| match l {
+            Some(l) => format!("{b}.{}", ["x", "y", "z", "w"][(l + plus) as usize]),
+            None if plus == 0 => format!("kp_lane({b}, {e} & 3u)"),
+            None => format!("kp_lane({b}, ({e} & 2u) + {plus}u)"),
+        };
+        let w0 = word(lane, 0);
+        match (self, dtype) {
+            (RandomOp::Bits, _) => w0,
+            (RandomOp::Uniform, DType::F64) => {
+                format!("kp_u01_f64({w0}, kp_rng_block({k}, {d}, {e}, 1u).x)")
+            }
+            (RandomOp::Uniform, _) => format!("kp_u01_f32({w0})"),
+            (RandomOp::OpenUniform, DType::F64) => {
+                format!("kp_u01_mid_f64({w0}, kp_rng_block({k}, {d}, {e}, 1u).x)")
+            }
+            (RandomOp::OpenUniform, _) => format!("kp_u01_mid_f32({w0})"),
+            (RandomOp::Normal, DType::F64) => {
+                format!("kp_normal_f64({w0}, kp_rng_block({k}, {d}, {e}, 1u))")
+            }
+            (RandomOp::Normal, _) => {
+                // The pair (lanes 2 (e % 4 / 2) and + 1); even elements take the cosine.
+                let (first, second, odd) = match lane {
+                    Some(l) => (
+                        word(Some(l & 2), 0),
+                        word(Some(l & 2), 1),
+                        (if l & 1 == 1 { "true" } else { "false" }).to_string(),
+                    ),
+                    None => (
+                        format!("kp_lane({b}, {e} & 2u)"),
+                        word(None, 1),
+                        format!("(({e} & 1u) == 1u)"),
+                    ),
+                };
+                format!("kp_normal_f32({first}, {second}, {odd})")
+            }
+            (RandomOp::Bounded, _) => {
+                format!("kp_bounded({k}, {d}, {e}, {w0}, {})", params[0])
+            }
+            (RandomOp::Gamma, _) => {
+                format!("kp_gamma_f32({k}, {d}, {e}, {w0}, {})", params[0])
+            }
+            (RandomOp::Poisson, _) => {
+                format!("kp_poisson_f32({k}, {d}, {e}, {w0}, {})", params[0])
+            }
+            (RandomOp::Permute, _) => format!("kp_permute({k}, {d}, {e}, {})", params[0]),
+        }
+    }
+}
+
+/// Philox4x32-10 of `counter` under `key` (the CPU reference of `kp_philox`).
+///
+/// ```
+/// // Random123's known-answer vector for the zero counter and key.
+/// let out = kupfer_core::random::philox4x32_10([0; 4], [0; 2]);
+/// assert_eq!(out, [0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8]);
+/// ```
+pub fn philox4x32_10(counter: [u32; 4], key: [u32; 2]) -> [u32; 4] {
+    const M0: u64 = 0xD251_1F53;
+    const M1: u64 = 0xCD9E_8D57;
+    let mut x = counter;
+    let mut k = key;
+    for _ in 0..10 {
+        let p0 = M0 * u64::from(x[0]);
+        let p1 = M1 * u64::from(x[2]);
+        x = [
+            (p1 >> 32) as u32 ^ x[1] ^ k[0],
+            p1 as u32,
+            (p0 >> 32) as u32 ^ x[3] ^ k[1],
+            p0 as u32,
+        ];
+        k = [
+            k[0].wrapping_add(0x9E37_79B9),
+            k[1].wrapping_add(0xBB67_AE85),
+        ];
+    }
+    x
+}
+
+/// SplitMix64's output function of state `x + golden gamma` (one step from state `x`).
+pub fn splitmix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The Philox key of a seed: SplitMix64 of the seed, low word first.
+pub fn seed_key(seed: u64) -> [u32; 2] {
+    let z = splitmix64(seed);
+    [z as u32, (z >> 32) as u32]
+}
+
+/// The key of child `n` spawned from a generator with key `key`.
+pub fn child_key(key: [u32; 2], n: u64) -> [u32; 2] {
+    let parent = u64::from(key[0]) | (u64::from(key[1]) << 32);
+    let z = splitmix64(splitmix64(parent) ^ splitmix64(n.wrapping_add(0x5EED)));
+    [z as u32, (z >> 32) as u32]
+}
+
+/// Word `k` of element `e`'s stream in draw `draw` (see the module docs for the layout).
+pub fn stream_word(key: [u32; 2], draw: u64, e: u32, k: u32) -> u32 {
+    let (dl, dh) = (draw as u32, (draw >> 32) as u32);
+    if k == 0 {
+        philox4x32_10([e >> 2, 0, dl, dh], key)[(e & 3) as usize]
+    } else {
+        let j = (k - 1) / 4 + 1;
+        philox4x32_10([e, j, dl, dh], key)[((k - 1) % 4) as usize]
+    }
+}
+
+/// The float32 uniform of a word (the reference of `kp_u01_f32`).
+pub fn u01_f32(w: u32) -> f32 {
+    (w >> 8) as f32 * (1.0 / 16_777_216.0)
+}
+
+/// The float64 uniform of two words (the reference of `kp_u01_f64`).
+pub fn u01_f64(a: u32, b: u32) -> f64 {
+    ((a >> 5) as f64 * 67_108_864.0 + (b >> 6) as f64) * (1.0 / 9_007_199_254_740_992.0)
+}
+
+/// The reference value of element `e` of a draw of `op` (float results as f64; `param` is
+/// [`RandomOp::Bounded`]'s `r`). Normals are computed in f64 and differ from the GPU's
+/// float32 by rounding only.
+pub fn reference(op: RandomOp, dtype: DType, key: [u32; 2], draw: u64, e: u32, param: u32) -> f64 {
+    let w = |k: u32| stream_word(key, draw, e, k);
+    match (op, dtype) {
+        (RandomOp::Bits, _) => f64::from(w(0)),
+        (RandomOp::Uniform, DType::F64) => u01_f64(w(0), w(1)),
+        (RandomOp::Uniform, _) => f64::from(u01_f32(w(0))),
+        (RandomOp::OpenUniform, DType::F64) => {
+            ((w(0) >> 6) as f64 * 67_108_864.0 + (w(1) >> 6) as f64 + 0.5)
+                * (1.0 / 4_503_599_627_370_496.0)
+        }
+        (RandomOp::OpenUniform, _) => ((w(0) >> 9) as f64 + 0.5) * (1.0 / 8_388_608.0),
+        (RandomOp::Normal, DType::F64) => {
+            let u1 = 1.0 - u01_f64(w(0), w(1));
+            let u2 = u01_f64(w(2), w(3));
+            (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+        }
+        (RandomOp::Normal, _) => {
+            let pair = e & !1;
+            let a = stream_word(key, draw, pair, 0);
+            let b = stream_word(key, draw, pair + 1, 0);
+            let u1 = f64::from(((a >> 8) + 1) as f32 * (1.0 / 16_777_216.0));
+            let u2 = f64::from(u01_f32(b));
+            let t = f64::from(std::f32::consts::TAU * u2 as f32);
+            let r = (-2.0 * u1.ln()).sqrt();
+            if e & 1 == 1 {
+                r * t.sin()
+            } else {
+                r * t.cos()
+            }
+        }
+        (RandomOp::Bounded, _) => f64::from(bounded(w, param)),
+        // The rejection samplers are checked statistically, not against a reference.
+        (RandomOp::Gamma | RandomOp::Poisson, _) => f64::NAN,
+        (RandomOp::Permute, _) => f64::from(permute(key, draw, e, param)),
+    }
+}
+
+/// Lemire's bounded integer in [0, r) from a word stream (the reference of `kp_bounded`).
+pub fn bounded(mut word: impl FnMut(u32) -> u32, r: u32) -> u32 {
+    if r == 0 {
+        return word(0);
+    }
+    let t = r.wrapping_neg() % r;
+    let mut w = 0;
+    for k in 0..65 {
+        w = word(k);
+        if w.wrapping_mul(r) >= t {
+            break;
+        }
+    }
+    ((u64::from(w) * u64::from(r)) >> 32) as u32
+}
+
+fn mix32(x: u32) -> u32 {
+    let mut h = x;
+    h = (h ^ (h >> 16)).wrapping_mul(0x7feb_352d);
+    h = (h ^ (h >> 15)).wrapping_mul(0x846c_a68b);
+    h ^ (h >> 16)
+}
+
+/// Element `e` of the random permutation of [0, n) of draw `draw` (the reference of
+/// `kp_permute`: a four-round Feistel bijection of [0, 4^h), 4^h >= n, keyed by the block at
+/// counter (0, 2^32 - 1, draw), walked along its cycles until it lands below n).
+pub fn permute(key: [u32; 2], draw: u64, e: u32, n: u32) -> u32 {
+    if n <= 1 {
+        return 0;
+    }
+    let bits = 32 - (n - 1).leading_zeros();
+    let h = bits.div_ceil(2);
+    let rk = philox4x32_10([0, u32::MAX, draw as u32, (draw >> 32) as u32], key);
+    let mask = (1u32 << h) - 1;
+    let mut x = e;
+    for _ in 0..512 {
+        let (mut l, mut r) = (x >> h, x & mask);
+        for k in rk {
+            let t = l ^ (mix32(r ^ k) & mask);
+            l = r;
+            r = t;
+        }
+        x = (l << h) | r;
+        if x < n {
+            break;
+        }
+    }
+    x
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn philox_matches_random123_known_answers() {
+        // Random123 kat_vectors, philox4x32 10 rounds: counter, key, expected output.
+        let kat: [([u32; 4], [u32; 2], [u32; 4]); 3] = [
+            (
+                [0; 4],
+                [0; 2],
+                [0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8],
+            ),
+            (
+                [u32::MAX; 4],
+                [u32::MAX; 2],
+                [0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd],
+            ),
+            (
+                [0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344],
+                [0xa4093822, 0x299f31d0],
+                [0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1],
+            ),
+        ];
+        for (c, k, want) in kat {
+            assert_eq!(philox4x32_10(c, k), want);
+        }
+    }
+
+    #[test]
+    fn splitmix_matches_the_published_sequence() {
+        // SplitMix64 seeded with 1234567: its first outputs (Vigna's reference code).
+        let mut s = 1_234_567u64;
+        let mut next = || {
+            let out = splitmix64(s);
+            s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            out
+        };
+        assert_eq!(next(), 6_457_827_717_110_365_317);
+        assert_eq!(next(), 3_203_168_211_198_807_973);
+    }
+
+    #[test]
+    fn bounded_is_in_range_and_uses_the_whole_range() {
+        let mut seen = [false; 7];
+        for e in 0..200u32 {
+            let v = bounded(|k| stream_word([1, 2], 3, e, k), 7);
+            seen[v as usize] = true;
+        }
+        assert!(seen.iter().all(|&s| s));
+        assert_eq!(bounded(|_| 0xffff_ffff, 1), 0);
+    }
+
+    #[test]
+    fn permute_is_a_bijection() {
+        for n in [1u32, 2, 3, 10, 1000, 4096, 5000] {
+            let mut seen = vec![false; n as usize];
+            for e in 0..n {
+                let p = permute([5, 6], 7, e, n);
+                assert!(p < n && !seen[p as usize], "n {n} e {e}");
+                seen[p as usize] = true;
+            }
+        }
+    }
+
+    #[test]
+    fn every_op_generates_valid_wgsl() {
+        use crate::naga_check::validate;
+        for (op, dtype) in [
+            (RandomOp::Bits, DType::U32),
+            (RandomOp::Uniform, DType::F32),
+            (RandomOp::Uniform, DType::F64),
+            (RandomOp::OpenUniform, DType::F32),
+            (RandomOp::OpenUniform, DType::F64),
+            (RandomOp::Normal, DType::F32),
+            (RandomOp::Normal, DType::F64),
+            (RandomOp::Bounded, DType::U32),
+            (RandomOp::Gamma, DType::F32),
+            (RandomOp::Poisson, DType::F32),
+            (RandomOp::Permute, DType::U32),
+        ] {
+            for lane in [None, Some(0), Some(3)] {
+                let mut src = crate::libm::subset(RANDOM_WGSL, op.functions(dtype));
+                let lib = if dtype == DType::F64 {
+                    crate::libm::f64_library()
+                } else {
+                    crate::libm::f32_library()
+                };
+                let src_copy = src.clone();
+                let words = src_copy
+                    .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .filter(|w| w.starts_with("kp_"));
+                src.push_str(&crate::libm::subset(lib, words));
+                let expr = op.wgsl(
+                    dtype,
+                    "k",
+                    "d",
+                    "e",
+                    "b",
+                    lane,
+                    &[if matches!(op, RandomOp::Bounded | RandomOp::Permute) {
+                        "7u"
+                    } else {
+                        "2.5"
+                    }
+                    .to_string()],
+                );
+                src.push_str(&format!(
+                    "struct Params {{ zero: f32 }}\n@group(0) @binding(0) var<uniform> P: Params;\n\
+                     @group(0) @binding(1) var<storage, read_write> out: array<{}>;\n\
+                     @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3<u32>) {{\n\
+                     let k = vec2<u32>(1u, 2u); let d = vec2<u32>(3u, 4u); let e = id.x;\n\
+                     let b = kp_rng_block0(k, d, e);\n out[e] = {expr};\n}}\n",
+                    dtype.wgsl_storage()
+                ));
+                validate(&src, naga::valid::Capabilities::empty());
+            }
+        }
+    }
+}

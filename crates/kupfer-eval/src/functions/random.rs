@@ -1,0 +1,417 @@
+//! `np.random`: `default_rng(seed)` (a [`Value::Generator`] whose methods are
+//! [`call_generator_method`]) and the module functions on kupfer's global generator (`seed`,
+//! `rand`, `randn`, `randint`, `random`, `random_sample`, `uniform`, `normal`,
+//! `standard_normal`, `exponential`).
+//!
+//! Draws come from kupfer's Philox4x32-10 generator, not NumPy's PCG64: the same seed gives
+//! other numbers than NumPy (the distributions are the same). Floats are float32 unless
+//! `dtype=np.float64` (or a float64 parameter array) asks for float64.
+
+use super::{to_int, to_operand, to_shape, Args, Call, Registry};
+use crate::ast::Span;
+use crate::error::{EvalError, Result};
+use crate::value::Value;
+use kupfer::random::{self, Generator};
+use kupfer::{Array, Operand, Scalar};
+
+pub(super) fn register(r: &mut Registry) {
+    r.native(&["random.default_rng"], default_rng);
+    r.native(&["random.seed"], seed);
+    r.native(&["random.rand"], |c| dims(c, random::rand));
+    r.native(&["random.randn"], |c| dims(c, random::randn));
+    r.native(
+        &[
+            "random.random",
+            "random.random_sample",
+            "random.ranf",
+            "random.sample",
+        ],
+        |c| method(&random::global_generator(), "random", c),
+    );
+    r.native(&["random.randint"], randint);
+    for name in [
+        "random.uniform",
+        "random.normal",
+        "random.standard_normal",
+        "random.exponential",
+        "random.standard_exponential",
+        "random.poisson",
+        "random.gamma",
+        "random.standard_gamma",
+        "random.beta",
+        "random.chisquare",
+        "random.lognormal",
+        "random.laplace",
+        "random.logistic",
+        "random.gumbel",
+        "random.weibull",
+        "random.pareto",
+        "random.power",
+        "random.rayleigh",
+        "random.standard_cauchy",
+        "random.standard_t",
+        "random.triangular",
+        "random.wald",
+        "random.geometric",
+        "random.negative_binomial",
+        "random.permutation",
+        "random.choice",
+        "random.f",
+        "random.noncentral_chisquare",
+        "random.dirichlet",
+    ] {
+        r.native(&[name], |c| {
+            let m = c.name.trim_start_matches("random.");
+            let m = GENERATOR_METHODS
+                .iter()
+                .find(|&&n| n == m)
+                .copied()
+                .unwrap_or("random");
+            method(&random::global_generator(), m, c)
+        });
+    }
+}
+
+/// The methods of a Generator value that `kupfer eval` implements.
+pub const GENERATOR_METHODS: &[&str] = &[
+    "random",
+    "uniform",
+    "integers",
+    "standard_normal",
+    "normal",
+    "standard_exponential",
+    "exponential",
+    "lognormal",
+    "laplace",
+    "logistic",
+    "gumbel",
+    "weibull",
+    "pareto",
+    "power",
+    "rayleigh",
+    "standard_cauchy",
+    "triangular",
+    "wald",
+    "geometric",
+    "standard_gamma",
+    "gamma",
+    "beta",
+    "chisquare",
+    "noncentral_chisquare",
+    "f",
+    "standard_t",
+    "poisson",
+    "negative_binomial",
+    "dirichlet",
+    "permutation",
+    "choice",
+    "spawn",
+];
+
+fn kerr(span: Span) -> impl FnOnce(kupfer::Error) -> EvalError {
+    EvalError::kupfer(span)
+}
+
+/// A seed argument: a non-negative Python int (NumPy: "expected non-negative integer").
+fn seed_of(v: Option<Value>, span: Span) -> Result<Option<u64>> {
+    match v {
+        None => Ok(None),
+        Some(v) => {
+            let s = to_int(&v, "seed", span)?;
+            u64::try_from(s)
+                .map(Some)
+                .map_err(|_| EvalError::value_error(span, "expected non-negative integer"))
+        }
+    }
+}
+
+fn default_rng(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["seed="])?;
+    Ok(Value::Generator(random::default_rng(seed_of(
+        a.get("seed"),
+        span,
+    )?)))
+}
+
+fn seed(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["seed="])?;
+    random::seed(seed_of(a.get("seed"), span)?);
+    Ok(Value::None)
+}
+
+/// `rand(d0, d1, ...)` / `randn(d0, d1, ...)`.
+fn dims(call: Call, f: fn(&[usize]) -> kupfer::Result<Array>) -> Result<Value> {
+    let span = call.span;
+    let (args, _) = call.split_varargs(&[])?;
+    let shape = args
+        .iter()
+        .map(|v| {
+            let d = to_int(v, "dimension", span)?;
+            usize::try_from(d)
+                .map_err(|_| EvalError::value_error(span, "negative dimensions are not allowed"))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    f(&shape).map(Value::Array).map_err(kerr(span))
+}
+
+/// `randint(low, high=None, size=None, dtype=int)`.
+fn randint(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["low", "high=", "size=", "dtype="])?;
+    let low = a.req_int("low")?;
+    let high = a.int("high")?;
+    let size = size(&mut a)?;
+    let dtype = a.dtype("dtype")?;
+    random::randint(low, high, &size, dtype)
+        .map(Value::Array)
+        .map_err(kerr(span))
+}
+
+fn size(a: &mut Args) -> Result<Vec<usize>> {
+    let span = a.span();
+    match a.get("size") {
+        None => Ok(Vec::new()),
+        Some(v) => to_shape(&v, "size", span),
+    }
+}
+
+fn opt_size(a: &mut Args) -> Result<Option<Vec<usize>>> {
+    let span = a.span();
+    a.get("size")
+        .map(|v| to_shape(&v, "size", span))
+        .transpose()
+}
+
+/// A distribution parameter with its NumPy default.
+fn param(a: &mut Args, p: &str, default: f64) -> Result<Operand> {
+    let span = a.span();
+    match a.get(p) {
+        None => Ok(Operand::Scalar(Scalar::Float(default))),
+        Some(v) => to_operand(&v, p, span),
+    }
+}
+
+/// Calls method `name` of generator `g`.
+pub(crate) fn call_generator_method(g: &Generator, name: &str, call: Call) -> Result<Value> {
+    method(g, name, call)
+}
+
+fn method(g: &Generator, name: &str, call: Call) -> Result<Value> {
+    let span = call.span;
+    let e = kerr(span);
+    let r = match name {
+        "random" | "standard_normal" | "standard_exponential" | "standard_cauchy" => {
+            let mut a = call.bind(&["size=", "dtype=", "out="])?;
+            if a.get("out").is_some() {
+                return Err(EvalError::not_supported(span, "out= for random draws"));
+            }
+            let size = size(&mut a)?;
+            let dtype = a.dtype("dtype")?;
+            match name {
+                "random" => g.random(&size, dtype),
+                "standard_normal" => g.standard_normal(&size, dtype),
+                "standard_exponential" => g.standard_exponential(&size, dtype),
+                _ => g.standard_cauchy(&size, dtype),
+            }
+        }
+        "integers" => {
+            let mut a = call.bind(&["low", "high=", "size=", "dtype=", "endpoint="])?;
+            let low = a.req_int("low")?;
+            let high = a.int("high")?;
+            let size = size(&mut a)?;
+            let dtype = a.dtype("dtype")?;
+            let endpoint = a.bool_or("endpoint", false)?;
+            g.integers(low, high, &size, dtype, endpoint)
+        }
+        "spawn" => {
+            let mut a = call.bind(&["n_children"])?;
+            let n = a.req_int("n_children")?;
+            let n = usize::try_from(n)
+                .map_err(|_| EvalError::value_error(span, "n_children must be non-negative"))?;
+            return Ok(Value::List(
+                g.spawn(n).into_iter().map(Value::Generator).collect(),
+            ));
+        }
+        "uniform" | "normal" | "lognormal" | "laplace" | "logistic" | "gumbel" | "wald" => {
+            let (p0, d0, p1, d1) = match name {
+                "uniform" => ("low", 0.0, "high", 1.0),
+                "lognormal" => ("mean", 0.0, "sigma", 1.0),
+                "wald" => ("mean", f64::NAN, "scale", f64::NAN),
+                _ => ("loc", 0.0, "scale", 1.0),
+            };
+            let params: [&'static str; 3] = match name {
+                "uniform" => ["low=", "high=", "size="],
+                "lognormal" => ["mean=", "sigma=", "size="],
+                "wald" => ["mean", "scale", "size="],
+                _ => ["loc=", "scale=", "size="],
+            };
+            let mut a = call.bind(&params)?;
+            let x = param(&mut a, p0, d0)?;
+            let y = param(&mut a, p1, d1)?;
+            let size = opt_size(&mut a)?;
+            let size = size.as_deref();
+            match name {
+                "uniform" => g.uniform(x, y, size),
+                "normal" => g.normal(x, y, size),
+                "lognormal" => g.lognormal(x, y, size),
+                "laplace" => g.laplace(x, y, size),
+                "logistic" => g.logistic(x, y, size),
+                "gumbel" => g.gumbel(x, y, size),
+                _ => g.wald(x, y, size),
+            }
+        }
+        "exponential" | "rayleigh" => {
+            let mut a = call.bind(&["scale=", "size="])?;
+            let s = param(&mut a, "scale", 1.0)?;
+            let size = opt_size(&mut a)?;
+            if name == "exponential" {
+                g.exponential(s, size.as_deref())
+            } else {
+                g.rayleigh(s, size.as_deref())
+            }
+        }
+        "standard_gamma" => {
+            let mut a = call.bind(&["shape", "size=", "dtype=", "out="])?;
+            let k = a.operand("shape")?;
+            let size = opt_size(&mut a)?;
+            let dtype = a.dtype("dtype")?;
+            g.standard_gamma(k, size.as_deref(), dtype)
+        }
+        "gamma" => {
+            let mut a = call.bind(&["shape", "scale=", "size="])?;
+            let k = a.operand("shape")?;
+            let s = param(&mut a, "scale", 1.0)?;
+            let size = opt_size(&mut a)?;
+            g.gamma(k, s, size.as_deref())
+        }
+        "beta" | "f" | "noncentral_chisquare" | "negative_binomial" => {
+            let (p0, p1) = match name {
+                "beta" => ("a", "b"),
+                "f" => ("dfnum", "dfden"),
+                "noncentral_chisquare" => ("df", "nonc"),
+                _ => ("n", "p"),
+            };
+            let mut a = call.bind(&[p0, p1, "size="])?;
+            let x = a.operand(p0)?;
+            let y = a.operand(p1)?;
+            let size = opt_size(&mut a)?;
+            let size = size.as_deref();
+            match name {
+                "beta" => g.beta(x, y, size),
+                "f" => g.f(x, y, size),
+                "noncentral_chisquare" => g.noncentral_chisquare(x, y, size),
+                _ => g.negative_binomial(x, y, size),
+            }
+        }
+        "chisquare" | "standard_t" => {
+            let mut a = call.bind(&["df", "size="])?;
+            let df = a.operand("df")?;
+            let size = opt_size(&mut a)?;
+            if name == "chisquare" {
+                g.chisquare(df, size.as_deref())
+            } else {
+                g.standard_t(df, size.as_deref())
+            }
+        }
+        "poisson" => {
+            let mut a = call.bind(&["lam=", "size="])?;
+            let lam = param(&mut a, "lam", 1.0)?;
+            let size = opt_size(&mut a)?;
+            g.poisson(lam, size.as_deref())
+        }
+        "dirichlet" => {
+            let mut a = call.bind(&["alpha", "size="])?;
+            let alpha = a.req("alpha")?;
+            let alpha = match &alpha {
+                Value::List(items) | Value::Tuple(items) => items
+                    .iter()
+                    .map(|v| super::to_f64(v, "alpha", span))
+                    .collect::<Result<Vec<f64>>>()?,
+                _ => {
+                    return Err(EvalError::not_supported(
+                        span,
+                        "dirichlet(alpha) with alpha other than a list of numbers",
+                    ))
+                }
+            };
+            let size = size(&mut a)?;
+            g.dirichlet(&alpha, &size)
+        }
+        "permutation" => {
+            let mut a = call.bind(&["x"])?;
+            let x = a.req("x")?;
+            match x {
+                Value::Scalar(_) => {
+                    let n = to_int(&x, "x", span)?;
+                    let n = usize::try_from(n)
+                        .map_err(|_| EvalError::value_error(span, "negative dimensions are not allowed"))?;
+                    g.permutation(n)
+                }
+                _ => {
+                    return Err(EvalError::not_supported(
+                        span,
+                        "permutation of an array (kupfer permutes integer ranges: use x[rng.permutation(len(x))])",
+                    ))
+                }
+            }
+        }
+        "choice" => {
+            let mut a = call.bind(&["a", "size=", "replace=", "p=", "axis=", "shuffle="])?;
+            let x = a.req("a")?;
+            if a.get("p").is_some() {
+                return Err(EvalError::not_supported(span, "choice(..., p=...)"));
+            }
+            let Value::Scalar(_) = x else {
+                return Err(EvalError::not_supported(
+                    span,
+                    "choice from an array (kupfer chooses from integer ranges)",
+                ));
+            };
+            let n = to_int(&x, "a", span)?;
+            let n = usize::try_from(n).map_err(|_| {
+                EvalError::value_error(
+                    span,
+                    "a must be a positive integer unless no samples are taken",
+                )
+            })?;
+            let size = size(&mut a)?;
+            let replace = a.bool_or("replace", true)?;
+            g.choice(n, &size, replace)
+        }
+        "weibull" | "pareto" | "power" | "geometric" => {
+            let p = if name == "geometric" { "p" } else { "a" };
+            let mut a = call.bind(&[p, "size="])?;
+            let x = a.operand(p)?;
+            let size = opt_size(&mut a)?;
+            let size = size.as_deref();
+            match name {
+                "weibull" => g.weibull(x, size),
+                "pareto" => g.pareto(x, size),
+                "power" => g.power(x, size),
+                _ => g.geometric(x, size),
+            }
+        }
+        "triangular" => {
+            let mut a = call.bind(&["left", "mode", "right", "size="])?;
+            let l = a.operand("left")?;
+            let m = a.operand("mode")?;
+            let r = a.operand("right")?;
+            let size = opt_size(&mut a)?;
+            g.triangular(l, m, r, size.as_deref())
+        }
+        other => {
+            return Err(EvalError::not_supported(
+                span,
+                format!("'Generator.{other}'"),
+            ))
+        }
+    };
+    r.map(Value::Array).map_err(e)
+}
+
+/// The static name of a Generator method, if kupfer eval has it.
+pub(crate) fn generator_method(name: &str) -> Option<&'static str> {
+    GENERATOR_METHODS.iter().find(|&&n| n == name).copied()
+}

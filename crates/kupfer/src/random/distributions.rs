@@ -1,0 +1,666 @@
+//! The distributions of [`Generator`]: each a lazy draw of a primitive (uniform, normal,
+//! bounded integer; see [`kupfer_core::random`]) composed with elementwise functions, so a
+//! draw and everything done to it elementwise run as one kernel.
+//!
+//! Parameters broadcast (`normal(mu_array, 2.0, None)`); results are float32 unless a
+//! parameter array is float64 (kupfer's rule: 32-bit operands are never widened implicitly).
+//! Invalid parameters give NumPy's errors (`scale < 0`, ...): scalars are checked on the host;
+//! arrays natively by a reduction read back (not on wasm32, where reads cannot block).
+
+use super::{float_dtype, out_shape, Generator};
+use crate::array::Array;
+use crate::scalar::{Operand, Scalar};
+use crate::ufuncs as uf;
+use kupfer_core::random::RandomOp;
+use kupfer_core::{DType, Error, Result};
+
+/// A parameter's validity rule.
+#[derive(Clone, Copy)]
+enum Rule {
+    /// Must be >= 0.
+    NonNegative,
+    /// Must be > 0.
+    Positive,
+    /// Must be in [0, 1].
+    Probability,
+}
+
+impl Rule {
+    fn bad(self, x: f64) -> bool {
+        match self {
+            Rule::NonNegative => x < 0.0,
+            Rule::Positive => x <= 0.0,
+            Rule::Probability => !(0.0..=1.0).contains(&x),
+        }
+    }
+}
+
+/// Checks parameter `p` (NumPy's `ValueError: {msg}` when any element breaks `rule`; NaN
+/// passes, as in NumPy).
+fn check(p: &Operand, rule: Rule, msg: &str) -> Result<()> {
+    let bad = match p {
+        Operand::Scalar(s) => rule.bad(s.as_f64()),
+        #[cfg(not(target_arch = "wasm32"))]
+        Operand::Array(a) if a.size() > 0 => {
+            let b = match rule {
+                Rule::NonNegative => uf::less(a, 0.0)?,
+                Rule::Positive => uf::less_equal(a, 0.0)?,
+                Rule::Probability => uf::logical_or(uf::less(a, 0.0)?, uf::greater(a, 1.0)?)?,
+            };
+            matches!(
+                crate::reduce::any(&b, crate::reduce::Axis::All, false)?.item()?,
+                Scalar::Bool(true)
+            )
+        }
+        Operand::Array(_) => false,
+    };
+    if bad {
+        Err(Error::invalid(msg.to_string()))
+    } else {
+        Ok(())
+    }
+}
+
+/// The float dtype a distribution draws in: float64 when a parameter array is float64.
+fn draw_dtype(params: &[&Operand]) -> DType {
+    if params
+        .iter()
+        .any(|p| matches!(p, Operand::Array(a) if a.dtype() == DType::F64))
+    {
+        DType::F64
+    } else {
+        DType::F32
+    }
+}
+
+/// `f(a, b)` of two parameters: computed on the host when both are Python scalars (a 0-d
+/// float64 array would widen a float32 draw), else the ufunc `g`.
+fn pp(
+    a: &Operand,
+    b: &Operand,
+    f: fn(f64, f64) -> f64,
+    g: fn(Operand, Operand) -> Result<Array>,
+) -> Result<Operand> {
+    Ok(match (a, b) {
+        (Operand::Scalar(x), Operand::Scalar(y)) => {
+            Operand::Scalar(Scalar::Float(f(x.as_f64(), y.as_f64())))
+        }
+        _ => Operand::Array(g(a.clone(), b.clone())?),
+    })
+}
+
+/// `f(a)` of a parameter, on the host for a Python scalar (see [`pp`]).
+fn pu(a: &Operand, f: fn(f64) -> f64, g: fn(Operand) -> Result<Array>) -> Result<Operand> {
+    Ok(match a {
+        Operand::Scalar(x) => Operand::Scalar(Scalar::Float(f(x.as_f64()))),
+        _ => Operand::Array(g(a.clone())?),
+    })
+}
+
+fn f64_of(x: f64) -> Operand {
+    Operand::Scalar(Scalar::Float(x))
+}
+
+impl Generator {
+    /// Uniform floats in [0, 1) (`Generator.random`); `dtype` float32 (default) or float64.
+    pub fn random(&self, size: &[usize], dtype: Option<DType>) -> Result<Array> {
+        let d = float_dtype(dtype, "random")?;
+        self.draw(RandomOp::Uniform, size, d, vec![])
+    }
+
+    /// Uniform floats in the open interval (0, 1): the base of the inversion methods.
+    pub fn open_uniform(&self, size: &[usize], dtype: Option<DType>) -> Result<Array> {
+        let d = float_dtype(dtype, "open_uniform")?;
+        self.draw(RandomOp::OpenUniform, size, d, vec![])
+    }
+
+    /// Standard normal floats (`Generator.standard_normal`).
+    pub fn standard_normal(&self, size: &[usize], dtype: Option<DType>) -> Result<Array> {
+        let d = float_dtype(dtype, "standard_normal")?;
+        self.draw(RandomOp::Normal, size, d, vec![])
+    }
+
+    /// Standard exponential floats, `-log(U)` with U uniform in (0, 1)
+    /// (`Generator.standard_exponential`).
+    pub fn standard_exponential(&self, size: &[usize], dtype: Option<DType>) -> Result<Array> {
+        let d = float_dtype(dtype, "standard_exponential")?;
+        uf::negative(uf::log(self.draw(
+            RandomOp::OpenUniform,
+            size,
+            d,
+            vec![],
+        )?)?)
+    }
+
+    /// Uniform floats in [low, high): `low + (high - low) * U` (`Generator.uniform`).
+    pub fn uniform(
+        &self,
+        low: impl Into<Operand>,
+        high: impl Into<Operand>,
+        size: Option<&[usize]>,
+    ) -> Result<Array> {
+        let (low, high) = (low.into(), high.into());
+        if let (Operand::Scalar(a), Operand::Scalar(b)) = (&low, &high) {
+            if !(b.as_f64() - a.as_f64()).is_finite() {
+                return Err(Error::invalid("high - low range exceeds valid bounds"));
+            }
+        }
+        let shape = out_shape(size, &[&low, &high])?;
+        let u = self.random(&shape, Some(draw_dtype(&[&low, &high])))?;
+        let width = pp(&high, &low, |h, l| h - l, uf::subtract)?;
+        uf::add(low, uf::multiply(width, u)?)
+    }
+
+    /// Normal floats with mean `loc` and standard deviation `scale` (`Generator.normal`).
+    pub fn normal(
+        &self,
+        loc: impl Into<Operand>,
+        scale: impl Into<Operand>,
+        size: Option<&[usize]>,
+    ) -> Result<Array> {
+        let (loc, scale) = (loc.into(), scale.into());
+        check(&scale, Rule::NonNegative, "scale < 0")?;
+        let shape = out_shape(size, &[&loc, &scale])?;
+        let z = self.standard_normal(&shape, Some(draw_dtype(&[&loc, &scale])))?;
+        uf::add(loc, uf::multiply(scale, z)?)
+    }
+
+    /// Exponential floats with mean `scale` (`Generator.exponential`).
+    pub fn exponential(&self, scale: impl Into<Operand>, size: Option<&[usize]>) -> Result<Array> {
+        let scale = scale.into();
+        check(&scale, Rule::NonNegative, "scale < 0")?;
+        let shape = out_shape(size, &[&scale])?;
+        let e = self.standard_exponential(&shape, Some(draw_dtype(&[&scale])))?;
+        uf::multiply(scale, e)
+    }
+
+    /// Log-normal floats: `exp(mean + sigma * Z)` (`Generator.lognormal`).
+    pub fn lognormal(
+        &self,
+        mean: impl Into<Operand>,
+        sigma: impl Into<Operand>,
+        size: Option<&[usize]>,
+    ) -> Result<Array> {
+        let (mean, sigma) = (mean.into(), sigma.into());
+        check(&sigma, Rule::NonNegative, "sigma < 0")?;
+        uf::exp(self.normal(mean, sigma, size)?)
+    }
+
+    /// Laplace floats by inversion (`Generator.laplace`).
+    pub fn laplace(
+        &self,
+        loc: impl Into<Operand>,
+        scale: impl Into<Operand>,
+        size: Option<&[usize]>,
+    ) -> Result<Array> {
+        let (loc, scale) = (loc.into(), scale.into());
+        check(&scale, Rule::NonNegative, "scale < 0")?;
+        let shape = out_shape(size, &[&loc, &scale])?;
+        let u = self.open_uniform(&shape, Some(draw_dtype(&[&loc, &scale])))?;
+        let two_u = uf::multiply(&u, 2.0)?;
+        // U < 1/2: log(2U); else -log(2 - 2U) (both exact arguments, both finite).
+        let x = uf::where_(
+            uf::less(&u, 0.5)?,
+            uf::log(&two_u)?,
+            uf::negative(uf::log(uf::subtract(2.0, &two_u)?)?)?,
+        )?;
+        uf::add(loc, uf::multiply(scale, x)?)
+    }
+
+    /// Logistic floats: `loc + scale * log(U / (1 - U))` (`Generator.logistic`).
+    pub fn logistic(
+        &self,
+        loc: impl Into<Operand>,
+        scale: impl Into<Operand>,
+        size: Option<&[usize]>,
+    ) -> Result<Array> {
+        let (loc, scale) = (loc.into(), scale.into());
+        check(&scale, Rule::NonNegative, "scale < 0")?;
+        let shape = out_shape(size, &[&loc, &scale])?;
+        let u = self.open_uniform(&shape, Some(draw_dtype(&[&loc, &scale])))?;
+        let x = uf::log(uf::divide(&u, uf::subtract(1.0, &u)?)?)?;
+        uf::add(loc, uf::multiply(scale, x)?)
+    }
+
+    /// Gumbel floats: `loc - scale * log(-log(U))` (`Generator.gumbel`).
+    pub fn gumbel(
+        &self,
+        loc: impl Into<Operand>,
+        scale: impl Into<Operand>,
+        size: Option<&[usize]>,
+    ) -> Result<Array> {
+        let (loc, scale) = (loc.into(), scale.into());
+        check(&scale, Rule::NonNegative, "scale < 0")?;
+        let shape = out_shape(size, &[&loc, &scale])?;
+        let u = self.open_uniform(&shape, Some(draw_dtype(&[&loc, &scale])))?;
+        let x = uf::log(uf::negative(uf::log(u)?)?)?;
+        uf::subtract(loc, uf::multiply(scale, x)?)
+    }
+
+    /// Weibull floats: `E^(1/a)` with E standard exponential; `a = 0` gives 0
+    /// (`Generator.weibull`).
+    pub fn weibull(&self, a: impl Into<Operand>, size: Option<&[usize]>) -> Result<Array> {
+        let a = a.into();
+        check(&a, Rule::NonNegative, "a < 0")?;
+        let shape = out_shape(size, &[&a])?;
+        let e = self.standard_exponential(&shape, Some(draw_dtype(&[&a])))?;
+        let inv = pp(&f64_of(1.0), &a, |x, y| x / y, uf::divide)?;
+        let x = uf::power(&e, inv)?;
+        match &a {
+            Operand::Scalar(s) if s.as_f64() == 0.0 => uf::multiply(&e, 0.0),
+            Operand::Scalar(_) => Ok(x),
+            _ => uf::where_(uf::equal(a, 0.0)?, 0.0, x),
+        }
+    }
+
+    /// Pareto II (Lomax) floats: `exp(E / a) - 1` (`Generator.pareto`).
+    pub fn pareto(&self, a: impl Into<Operand>, size: Option<&[usize]>) -> Result<Array> {
+        let a = a.into();
+        check(&a, Rule::Positive, "a <= 0")?;
+        let shape = out_shape(size, &[&a])?;
+        let e = self.standard_exponential(&shape, Some(draw_dtype(&[&a])))?;
+        uf::expm1(uf::divide(e, a)?)
+    }
+
+    /// Power-distribution floats in [0, 1]: `(1 - exp(-E))^(1/a)` (`Generator.power`).
+    pub fn power(&self, a: impl Into<Operand>, size: Option<&[usize]>) -> Result<Array> {
+        let a = a.into();
+        check(&a, Rule::Positive, "a <= 0")?;
+        let shape = out_shape(size, &[&a])?;
+        let e = self.standard_exponential(&shape, Some(draw_dtype(&[&a])))?;
+        let inv = pp(&f64_of(1.0), &a, |x, y| x / y, uf::divide)?;
+        uf::power(uf::negative(uf::expm1(uf::negative(e)?)?)?, inv)
+    }
+
+    /// Rayleigh floats: `scale * sqrt(2 E)` (`Generator.rayleigh`).
+    pub fn rayleigh(&self, scale: impl Into<Operand>, size: Option<&[usize]>) -> Result<Array> {
+        let scale = scale.into();
+        check(&scale, Rule::NonNegative, "scale < 0")?;
+        let shape = out_shape(size, &[&scale])?;
+        let e = self.standard_exponential(&shape, Some(draw_dtype(&[&scale])))?;
+        uf::multiply(scale, uf::sqrt(uf::multiply(e, 2.0)?)?)
+    }
+
+    /// Standard Cauchy floats: the ratio of two standard normals (`Generator.standard_cauchy`).
+    pub fn standard_cauchy(&self, size: &[usize], dtype: Option<DType>) -> Result<Array> {
+        let d = float_dtype(dtype, "standard_cauchy")?;
+        let a = self.standard_normal(size, Some(d))?;
+        let b = self.standard_normal(size, Some(d))?;
+        uf::divide(a, b)
+    }
+
+    /// Triangular floats on [left, right] with mode `mode`, by inversion
+    /// (`Generator.triangular`).
+    pub fn triangular(
+        &self,
+        left: impl Into<Operand>,
+        mode: impl Into<Operand>,
+        right: impl Into<Operand>,
+        size: Option<&[usize]>,
+    ) -> Result<Array> {
+        let (l, m, r) = (left.into(), mode.into(), right.into());
+        if let (Operand::Scalar(l), Operand::Scalar(m), Operand::Scalar(r)) = (&l, &m, &r) {
+            let (l, m, r) = (l.as_f64(), m.as_f64(), r.as_f64());
+            if l > m {
+                return Err(Error::invalid("left > mode"));
+            }
+            if m > r {
+                return Err(Error::invalid("mode > right"));
+            }
+            if l == r {
+                return Err(Error::invalid("left == right"));
+            }
+        }
+        let shape = out_shape(size, &[&l, &m, &r])?;
+        let u = self.random(&shape, Some(draw_dtype(&[&l, &m, &r])))?;
+        let sub = |a: &Operand, b: &Operand| pp(a, b, |x, y| x - y, uf::subtract);
+        let base = sub(&r, &l)?;
+        let left_base = sub(&m, &l)?;
+        let right_base = sub(&r, &m)?;
+        let ratio = pp(&left_base, &base, |x, y| x / y, uf::divide)?;
+        let lower = uf::add(
+            l,
+            uf::sqrt(uf::multiply(uf::multiply(&u, left_base)?, base.clone())?)?,
+        )?;
+        let upper = uf::subtract(
+            r,
+            uf::sqrt(uf::multiply(
+                uf::multiply(uf::subtract(1.0, &u)?, right_base)?,
+                base,
+            )?)?,
+        )?;
+        uf::where_(uf::less_equal(&u, ratio)?, lower, upper)
+    }
+
+    /// Wald (inverse Gaussian) floats (`Generator.wald`), by Michael, Schucany and Haas's
+    /// transformation of a normal and a uniform.
+    pub fn wald(
+        &self,
+        mean: impl Into<Operand>,
+        scale: impl Into<Operand>,
+        size: Option<&[usize]>,
+    ) -> Result<Array> {
+        let (mean, scale) = (mean.into(), scale.into());
+        check(&mean, Rule::Positive, "mean <= 0")?;
+        check(&scale, Rule::Positive, "scale <= 0")?;
+        let shape = out_shape(size, &[&mean, &scale])?;
+        let d = draw_dtype(&[&mean, &scale]);
+        let z = self.standard_normal(&shape, Some(d))?;
+        let u = self.random(&shape, Some(d))?;
+        // y = mean z^2; x = mean + mean/(2 scale) (y - sqrt(4 scale y + y^2))
+        let y = uf::multiply(mean.clone(), uf::square(z)?)?;
+        let four_scale = pu(&scale, |s| 4.0 * s, |s| uf::multiply(s, 4.0))?;
+        let root = uf::sqrt(uf::add(uf::multiply(four_scale, &y)?, uf::square(&y)?)?)?;
+        let ratio = pp(
+            &mean,
+            &scale,
+            |m, s| m / (2.0 * s),
+            |m, s| uf::divide(m, uf::multiply(s, 2.0)?),
+        )?;
+        let x = uf::add(mean.clone(), uf::multiply(ratio, uf::subtract(&y, root)?)?)?;
+        // Keep x when U <= mean / (mean + x), else mean^2 / x.
+        let keep = uf::less_equal(u, uf::divide(mean.clone(), uf::add(mean.clone(), &x)?)?)?;
+        let other = uf::divide(pu(&mean, |m| m * m, uf::square)?, &x)?;
+        uf::where_(keep, x, other)
+    }
+
+    /// Integers in [low, high) (`[low, high]` with `endpoint`), or [0, low) without `high`
+    /// (`Generator.integers`), unbiased (Lemire's method). `dtype` int64 (the default where
+    /// the adapter has it, else int32), int32 or uint32; ranges up to 2^32 values.
+    pub fn integers(
+        &self,
+        low: i64,
+        high: Option<i64>,
+        size: &[usize],
+        dtype: Option<DType>,
+        endpoint: bool,
+    ) -> Result<Array> {
+        let device = crate::device::Device::current()?;
+        let dtype = dtype.unwrap_or_else(|| device.default_int());
+        let (lo, hi) = match high {
+            Some(h) => (low, h),
+            None => (0, low),
+        };
+        let (min, max): (i128, i128) = match dtype {
+            DType::I32 => (i32::MIN.into(), i32::MAX.into()),
+            DType::U32 => (0, u32::MAX.into()),
+            DType::I64 => (i64::MIN.into(), i64::MAX.into()),
+            d => {
+                return Err(Error::invalid(format!(
+                    "Unsupported dtype {} for integers",
+                    d.name()
+                )))
+            }
+        };
+        let top = i128::from(hi) - i128::from(!endpoint);
+        if i128::from(lo) < min {
+            return Err(Error::invalid(format!(
+                "low is out of bounds for {}",
+                dtype.name()
+            )));
+        }
+        if top > max {
+            return Err(Error::invalid(format!(
+                "high is out of bounds for {}",
+                dtype.name()
+            )));
+        }
+        if i128::from(lo) > top {
+            return Err(Error::invalid(if endpoint {
+                "low > high"
+            } else {
+                "low >= high"
+            }));
+        }
+        let range = top - i128::from(lo) + 1;
+        if range > 1 << 32 {
+            return Err(Error::unsupported(format!(
+                "integers over a range of more than 2^32 values ({range} requested)"
+            )));
+        }
+        let r = (range as u64 & 0xffff_ffff) as u32; // 2^32 travels as 0
+        let rp = crate::fusion::Lazy::scalar(r.to_le_bytes().to_vec(), DType::U32);
+        let k = self.draw(RandomOp::Bounded, size, DType::U32, vec![rp])?;
+        let k = k.astype(dtype)?;
+        if lo == 0 {
+            Ok(k)
+        } else {
+            uf::add(&k, lo)
+        }
+    }
+
+    /// Geometric integers >= 1 (trials to the first success), `ceil(log(U) / log1p(-p))`
+    /// (`Generator.geometric`); int64 where the adapter has it, else int32.
+    pub fn geometric(&self, p: impl Into<Operand>, size: Option<&[usize]>) -> Result<Array> {
+        let p = p.into();
+        check(&p, Rule::Probability, "p < 0, p > 1 or p is NaN")?;
+        if let Operand::Scalar(s) = &p {
+            if s.as_f64() == 0.0 {
+                return Err(Error::invalid("p <= 0, p > 1 or p contains NaNs"));
+            }
+        }
+        let shape = out_shape(size, &[&p])?;
+        let u = self.open_uniform(&shape, Some(draw_dtype(&[&p])))?;
+        let denom = pu(&p, |p| (-p).ln_1p(), |p| uf::log1p(uf::negative(p)?))?;
+        let k = uf::ceil(uf::divide(uf::log(u)?, denom)?)?;
+        // p = 1: log1p(-1) = -inf, the quotient -0; one trial.
+        let k = uf::maximum(k, 1.0)?;
+        let device = crate::device::Device::current()?;
+        k.astype(device.default_int())
+    }
+}
+
+/// Parameter `p` of a draw over `shape` as a float32 expression operand (an array parameter
+/// broadcasts; a lazy draw of another shape is materialised first).
+fn param_f32(p: &Operand, shape: &[usize]) -> Result<crate::fusion::Lazy> {
+    use crate::fusion::Lazy;
+    match p {
+        Operand::Scalar(s) => Ok(Lazy::scalar(s.encode(DType::F32)?, DType::F32)),
+        Operand::Array(a) => {
+            let max_leaves = Array::max_leaves(a.device());
+            Ok(
+                a.operand_within(Array::max_nodes() / 4, (max_leaves / 4).max(1), shape)?
+                    .cast(DType::F32),
+            )
+        }
+    }
+}
+
+/// Float32 only, for the rejection samplers (NumPy's error wording for other dtypes).
+fn float32_only(dtype: Option<DType>, what: &str) -> Result<()> {
+    match dtype.unwrap_or(DType::F32) {
+        DType::F32 => Ok(()),
+        DType::F64 => Err(Error::unsupported(format!(
+            "{what} draws in float64 (kupfer draws them in float32)"
+        ))),
+        d => Err(Error::invalid(format!(
+            "Unsupported dtype {} for {what}",
+            d.name()
+        ))),
+    }
+}
+
+impl Generator {
+    /// Standard gamma floats of shape `shape` (`Generator.standard_gamma`), Marsaglia and
+    /// Tsang's method in float32 (see [`kupfer_core::random`] for the bound on rejections).
+    pub fn standard_gamma(
+        &self,
+        shape: impl Into<Operand>,
+        size: Option<&[usize]>,
+        dtype: Option<DType>,
+    ) -> Result<Array> {
+        let k = shape.into();
+        float32_only(dtype, "standard_gamma")?;
+        check(&k, Rule::NonNegative, "shape < 0")?;
+        let out = out_shape(size, &[&k])?;
+        let p = param_f32(&k, &out)?;
+        self.draw(RandomOp::Gamma, &out, DType::F32, vec![p])
+    }
+
+    /// Gamma floats: `scale * standard_gamma(shape)` (`Generator.gamma`).
+    pub fn gamma(
+        &self,
+        shape: impl Into<Operand>,
+        scale: impl Into<Operand>,
+        size: Option<&[usize]>,
+    ) -> Result<Array> {
+        let (k, scale) = (shape.into(), scale.into());
+        check(&scale, Rule::NonNegative, "scale < 0")?;
+        let size = out_shape(size, &[&k, &scale])?;
+        uf::multiply(scale, self.standard_gamma(k, Some(&size), None)?)
+    }
+
+    /// Beta floats: `X / (X + Y)` with X, Y standard gamma of shapes `a`, `b`
+    /// (`Generator.beta`).
+    pub fn beta(
+        &self,
+        a: impl Into<Operand>,
+        b: impl Into<Operand>,
+        size: Option<&[usize]>,
+    ) -> Result<Array> {
+        let (a, b) = (a.into(), b.into());
+        check(&a, Rule::Positive, "a <= 0")?;
+        check(&b, Rule::Positive, "b <= 0")?;
+        let size = out_shape(size, &[&a, &b])?;
+        let x = self.standard_gamma(a, Some(&size), None)?;
+        let y = self.standard_gamma(b, Some(&size), None)?;
+        uf::divide(&x, uf::add(&x, y)?)
+    }
+
+    /// Chi-square floats: `2 standard_gamma(df / 2)` (`Generator.chisquare`).
+    pub fn chisquare(&self, df: impl Into<Operand>, size: Option<&[usize]>) -> Result<Array> {
+        let df = df.into();
+        check(&df, Rule::Positive, "df <= 0")?;
+        let size = out_shape(size, &[&df])?;
+        let half = half_of(&df)?;
+        uf::multiply(self.standard_gamma(half, Some(&size), None)?, 2.0)
+    }
+
+    /// Noncentral chi-square floats (`Generator.noncentral_chisquare`): `df > 1`: a central
+    /// chi-square of `df - 1` plus `(Z + sqrt(nonc))^2`; else a central chi-square of
+    /// `df + 2 i` with `i` Poisson of `nonc / 2`.
+    pub fn noncentral_chisquare(
+        &self,
+        df: impl Into<Operand>,
+        nonc: impl Into<Operand>,
+        size: Option<&[usize]>,
+    ) -> Result<Array> {
+        let (df, nonc) = (df.into(), nonc.into());
+        check(&df, Rule::Positive, "df <= 0")?;
+        check(&nonc, Rule::NonNegative, "nonc < 0")?;
+        let size = out_shape(size, &[&df, &nonc])?;
+        let z = self.standard_normal(&size, None)?;
+        let shifted = uf::square(uf::add(z, pu(&nonc, f64::sqrt, uf::sqrt)?)?)?;
+        let big = uf::add(
+            self.chisquare_any(uf::maximum(uf::subtract(df.clone(), 1.0)?, 1e-30)?, &size)?,
+            shifted,
+        )?;
+        let i = self.poisson_counts(uf::multiply(nonc, 0.5)?.into(), &size)?;
+        let small = self.chisquare_any(uf::add(df.clone(), uf::multiply(i, 2.0)?)?, &size)?;
+        uf::where_(uf::greater(df, 1.0)?, big, small)
+    }
+
+    /// F floats: the ratio of two chi-squares over their degrees of freedom (`Generator.f`).
+    pub fn f(
+        &self,
+        dfnum: impl Into<Operand>,
+        dfden: impl Into<Operand>,
+        size: Option<&[usize]>,
+    ) -> Result<Array> {
+        let (a, b) = (dfnum.into(), dfden.into());
+        check(&a, Rule::Positive, "dfnum <= 0")?;
+        check(&b, Rule::Positive, "dfden <= 0")?;
+        let size = out_shape(size, &[&a, &b])?;
+        let x = uf::divide(self.chisquare(a.clone(), Some(&size))?, a)?;
+        let y = uf::divide(self.chisquare(b.clone(), Some(&size))?, b)?;
+        uf::divide(x, y)
+    }
+
+    /// Student's t floats: `Z / sqrt(chisquare(df) / df)` (`Generator.standard_t`).
+    pub fn standard_t(&self, df: impl Into<Operand>, size: Option<&[usize]>) -> Result<Array> {
+        let df = df.into();
+        check(&df, Rule::Positive, "df <= 0")?;
+        let size = out_shape(size, &[&df])?;
+        let z = self.standard_normal(&size, None)?;
+        let c = self.chisquare(df.clone(), Some(&size))?;
+        uf::divide(z, uf::sqrt(uf::divide(c, df)?)?)
+    }
+
+    /// Poisson counts of mean `lam` (`Generator.poisson`): int64 where the adapter has it,
+    /// else int32; computed in float32 (exact counts up to 2^24).
+    pub fn poisson(&self, lam: impl Into<Operand>, size: Option<&[usize]>) -> Result<Array> {
+        let lam = lam.into();
+        check(&lam, Rule::NonNegative, "lam < 0")?;
+        if let Operand::Scalar(s) = &lam {
+            if s.as_f64() > 9.2e18 {
+                return Err(Error::invalid("lam value too large"));
+            }
+        }
+        let size = out_shape(size, &[&lam])?;
+        let k = self.poisson_counts(lam, &size)?;
+        k.astype(crate::device::Device::current()?.default_int())
+    }
+
+    /// Negative binomial counts: Poisson of a gamma of shape `n` and scale `(1 - p) / p`
+    /// (`Generator.negative_binomial`).
+    pub fn negative_binomial(
+        &self,
+        n: impl Into<Operand>,
+        p: impl Into<Operand>,
+        size: Option<&[usize]>,
+    ) -> Result<Array> {
+        let (n, p) = (n.into(), p.into());
+        check(&n, Rule::Positive, "n <= 0")?;
+        check(&p, Rule::Probability, "p < 0, p > 1 or p is NaN")?;
+        if let Operand::Scalar(s) = &p {
+            if s.as_f64() == 0.0 {
+                return Err(Error::invalid("p <= 0, p > 1 or p contains NaNs"));
+            }
+        }
+        let size = out_shape(size, &[&n, &p])?;
+        let scale = pu(
+            &p,
+            |p| (1.0 - p) / p,
+            |p| uf::divide(uf::subtract(1.0, p.clone())?, p),
+        )?;
+        let y = uf::multiply(self.standard_gamma(n, Some(&size), None)?, scale)?;
+        let k = self.poisson_counts(y.into(), &size)?;
+        k.astype(crate::device::Device::current()?.default_int())
+    }
+
+    /// Dirichlet vectors (`Generator.dirichlet`): gamma draws of the `alpha` shapes along a new
+    /// last axis, normalised to sum 1.
+    pub fn dirichlet(&self, alpha: &[f64], size: &[usize]) -> Result<Array> {
+        if alpha.iter().any(|&a| a <= 0.0 || a.is_nan()) {
+            return Err(Error::invalid("alpha <= 0"));
+        }
+        let k = alpha.len();
+        let a32: Vec<f32> = alpha.iter().map(|&a| a as f32).collect();
+        let al = Array::from_slice(&a32, &[k])?;
+        let mut shape = size.to_vec();
+        shape.push(k);
+        let g = self.standard_gamma(&al, Some(&shape), None)?;
+        let axis = crate::reduce::Axis::from(-1isize);
+        uf::divide(&g, crate::reduce::sum(&g, axis, true)?)
+    }
+
+    /// A chi-square draw of a (possibly lazy) degrees-of-freedom array over `size`.
+    fn chisquare_any(&self, df: Array, size: &[usize]) -> Result<Array> {
+        let half = uf::multiply(df, 0.5)?;
+        uf::multiply(self.standard_gamma(&half, Some(size), None)?, 2.0)
+    }
+
+    /// Float32 Poisson counts of `lam` over `size`.
+    fn poisson_counts(&self, lam: Operand, size: &[usize]) -> Result<Array> {
+        let p = param_f32(&lam, size)?;
+        self.draw(RandomOp::Poisson, size, DType::F32, vec![p])
+    }
+}
+
+/// `df / 2` of a parameter.
+fn half_of(df: &Operand) -> Result<Operand> {
+    Ok(match df {
+        Operand::Scalar(s) => Operand::Scalar(Scalar::Float(s.as_f64() / 2.0)),
+        Operand::Array(a) => Operand::Array(uf::multiply(a, 0.5)?),
+    })
+}

@@ -1,0 +1,77 @@
+//! NumPy's module-level random functions (`np.random.rand`, `randn`, `randint`, ...) on one
+//! process-wide [`Generator`], reseeded by [`seed`]. Unlike NumPy's legacy `RandomState`
+//! (Mersenne Twister) they draw from Philox like every kupfer generator.
+
+use super::Generator;
+use crate::array::Array;
+use crate::scalar::Operand;
+use kupfer_core::{DType, Result};
+use std::sync::{Mutex, OnceLock};
+
+fn global() -> &'static Mutex<Generator> {
+    static GLOBAL: OnceLock<Mutex<Generator>> = OnceLock::new();
+    GLOBAL.get_or_init(|| Mutex::new(Generator::from_entropy()))
+}
+
+/// The process-wide generator the module functions draw from (a handle sharing its state).
+pub fn global_generator() -> Generator {
+    global().lock().unwrap_or_else(|p| p.into_inner()).clone()
+}
+
+/// Reseeds the process-wide generator (`np.random.seed`); `None` seeds from entropy.
+pub fn seed(seed: Option<u64>) {
+    *global().lock().unwrap_or_else(|p| p.into_inner()) = super::default_rng(seed);
+}
+
+/// Uniform float32 in [0, 1) of shape `shape` (`np.random.rand(d0, d1, ...)`).
+pub fn rand(shape: &[usize]) -> Result<Array> {
+    global_generator().random(shape, None)
+}
+
+/// Standard normal float32 of shape `shape` (`np.random.randn(d0, d1, ...)`).
+pub fn randn(shape: &[usize]) -> Result<Array> {
+    global_generator().standard_normal(shape, None)
+}
+
+/// Integers in [low, high), or [0, low) without `high` (`np.random.randint`).
+pub fn randint(low: i64, high: Option<i64>, size: &[usize], dtype: Option<DType>) -> Result<Array> {
+    global_generator().integers(low, high, size, dtype, false)
+}
+
+/// Uniform float32 in [0, 1) (`np.random.random_sample` / `np.random.random`).
+pub fn random_sample(size: &[usize]) -> Result<Array> {
+    global_generator().random(size, None)
+}
+
+/// Uniform floats in [low, high) (`np.random.uniform`).
+pub fn uniform(
+    low: impl Into<Operand>,
+    high: impl Into<Operand>,
+    size: Option<&[usize]>,
+) -> Result<Array> {
+    global_generator().uniform(low, high, size)
+}
+
+/// Normal floats (`np.random.normal`).
+pub fn normal(
+    loc: impl Into<Operand>,
+    scale: impl Into<Operand>,
+    size: Option<&[usize]>,
+) -> Result<Array> {
+    global_generator().normal(loc, scale, size)
+}
+
+/// Standard normal float32 (`np.random.standard_normal`).
+pub fn standard_normal(size: &[usize]) -> Result<Array> {
+    global_generator().standard_normal(size, None)
+}
+
+/// A random permutation of `0..n` (`np.random.permutation(n)`).
+pub fn permutation(n: usize) -> Result<Array> {
+    global_generator().permutation(n)
+}
+
+/// Integers of `0..n`, with or without replacement (`np.random.choice(n, size, replace)`).
+pub fn choice(n: usize, size: &[usize], replace: bool) -> Result<Array> {
+    global_generator().choice(n, size, replace)
+}

@@ -1,0 +1,316 @@
+// Counter-based random numbers for generated kernels: Philox4x32-10 (Salmon et al., "Parallel
+// random numbers: as easy as 1, 2, 3", SC 2011) and the transforms of kupfer's distributions.
+// u32 arithmetic only (the high half of a 32x32 product from 16-bit halves), so every backend,
+// WebGPU included, computes the same bits. The counter layout is documented in
+// kupfer-core/src/random.rs; `k` is the 64-bit key, `d` the 64-bit draw number and `e` the
+// element's index within the draw. kupfer_core::random holds a CPU reference of every function.
+
+// The high 32 bits of the 64-bit product a * b, exact.
+fn kp_mulhi(a: u32, b: u32) -> u32 {
+    let a0 = a & 0xffffu;
+    let a1 = a >> 16u;
+    let b0 = b & 0xffffu;
+    let b1 = b >> 16u;
+    let p01 = a0 * b1;
+    let p10 = a1 * b0;
+    let mid = ((a0 * b0) >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);
+    return a1 * b1 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u);
+}
+
+// One Philox4x32 round, then the key's Weyl bump.
+fn kp_philox_round(x: vec4<u32>, k: vec2<u32>) -> vec4<u32> {
+    let hi0 = kp_mulhi(0xD2511F53u, x.x);
+    let hi1 = kp_mulhi(0xCD9E8D57u, x.z);
+    return vec4<u32>(hi1 ^ x.y ^ k.x, 0xCD9E8D57u * x.z, hi0 ^ x.w ^ k.y, 0xD2511F53u * x.x);
+}
+
+// Philox4x32-10 of counter `c` under key `k` (ten rounds, unrolled: no loop budget spent).
+fn kp_philox(c: vec4<u32>, k: vec2<u32>) -> vec4<u32> {
+    let w = vec2<u32>(0x9E3779B9u, 0xBB67AE85u);
+    var x = kp_philox_round(c, k);
+    x = kp_philox_round(x, k + w);
+    x = kp_philox_round(x, k + 2u * w);
+    x = kp_philox_round(x, k + 3u * w);
+    x = kp_philox_round(x, k + 4u * w);
+    x = kp_philox_round(x, k + 5u * w);
+    x = kp_philox_round(x, k + 6u * w);
+    x = kp_philox_round(x, k + 7u * w);
+    x = kp_philox_round(x, k + 8u * w);
+    return kp_philox_round(x, k + 9u * w);
+}
+
+// The block holding element e's first word: counter (e / 4, 0, draw); e's word is lane e % 4.
+fn kp_rng_block0(k: vec2<u32>, d: vec2<u32>, e: u32) -> vec4<u32> {
+    return kp_philox(vec4<u32>(e >> 2u, 0u, d.x, d.y), k);
+}
+
+// Element e's own block j >= 1 (its words 4 (j - 1) + 1 ... 4 j): counter (e, j, draw).
+fn kp_rng_block(k: vec2<u32>, d: vec2<u32>, e: u32, j: u32) -> vec4<u32> {
+    return kp_philox(vec4<u32>(e, j, d.x, d.y), k);
+}
+
+// Lane `i` of a block (a runtime index into a value vector, spelled out for every compiler).
+fn kp_lane(b: vec4<u32>, i: u32) -> u32 {
+    return select(select(b.w, b.z, i == 2u), select(b.y, b.x, i == 0u), i < 2u);
+}
+
+// A float32 in [0, 1): the top 24 bits of w times 2^-24.
+fn kp_u01_f32(w: u32) -> f32 {
+    return f32(w >> 8u) * 5.9604644775390625e-8;
+}
+
+// A float32 in (0, 1]: (top 24 bits + 1) times 2^-24.
+fn kp_u01_open_f32(w: u32) -> f32 {
+    return f32((w >> 8u) + 1u) * 5.9604644775390625e-8;
+}
+
+// Lemire's unbiased bounded integer in [0, r) (r = 0 stands for 2^32) from the word w0 and,
+// when w0 is rejected, element e's own blocks 1..16 (64 more words). The chance that all 65
+// are rejected is below 2^-65; then the last candidate is kept.
+fn kp_bounded(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, r: u32) -> u32 {
+    if (r == 0u) {
+        return w0;
+    }
+    let t = (0u - r) % r;
+    if (w0 * r >= t) {
+        return kp_mulhi(w0, r);
+    }
+    var w = w0;
+    for (var j = 1u; j <= 16u; j++) {
+        let b = kp_rng_block(k, d, e, j);
+        for (var i = 0u; i < 4u; i++) {
+            w = kp_lane(b, i);
+            if (w * r >= t) {
+                return kp_mulhi(w, r);
+            }
+        }
+    }
+    return kp_mulhi(w, r);
+}
+
+// A float64 in [0, 1) from two words: ((a >> 5) 2^26 + (b >> 6)) 2^-53, as NumPy builds it.
+fn kp_u01_f64(a: u32, b: u32) -> f64 {
+    return (f64(a >> 5u) * 67108864.0lf + f64(b >> 6u)) * 1.1102230246251565e-16lf;
+}
+
+// Box-Muller on the words a (u1 in (0, 1]) and b (u2 in [0, 1)): the cosine branch, or the
+// sine branch when `odd`.
+fn kp_normal_f32(a: u32, b: u32, odd: bool) -> f32 {
+    let r = sqrt(-2.0 * kp_log_f32(kp_u01_open_f32(a)));
+    let t = 6.2831854820251465 * kp_u01_f32(b);
+    return r * select(kp_cos_f32(t), kp_sin_f32(t), odd);
+}
+
+// Box-Muller in float64: u1 from the words w0 and x.x, u2 from x.y and x.z (x: the element's
+// block 1); the cosine branch.
+fn kp_normal_f64(w0: u32, x: vec4<u32>) -> f64 {
+    let u1 = 1.0lf - kp_u01_f64(w0, x.x);
+    let u2 = kp_u01_f64(x.y, x.z);
+    return sqrt(-2.0lf * kp_log_f64(u1)) * kp_cos_f64(6.283185307179586lf * u2);
+}
+
+// A float32 in (0, 1), never 0 or 1: ((w >> 9) + 1/2) 2^-23 (exact: 24 significant bits).
+fn kp_u01_mid_f32(w: u32) -> f32 {
+    return (f32(w >> 9u) + 0.5) * 1.1920928955078125e-7;
+}
+
+// A float64 in (0, 1): ((a >> 6) 2^26 + (b >> 6) + 1/2) 2^-52 (exact: 53 significant bits).
+fn kp_u01_mid_f64(a: u32, b: u32) -> f64 {
+    return (f64(a >> 6u) * 67108864.0lf + f64(b >> 6u) + 0.5lf) * 2.220446049250313e-16lf;
+}
+
+// One Marsaglia-Tsang attempt with the normal z and the word w (its uniform): the candidate
+// dd v, or -1 when rejected.
+fn kp_mt_try_f32(dd: f32, c: f32, z: f32, w: u32) -> f32 {
+    let v0 = 1.0 + c * z;
+    if (v0 <= 0.0) {
+        return -1.0;
+    }
+    let v = v0 * v0 * v0;
+    let u = kp_u01_open_f32(w);
+    let z2 = z * z;
+    if (u < 1.0 - 0.0331 * z2 * z2) {
+        return dd * v;
+    }
+    if (kp_log_f32(u) < 0.5 * z2 + dd * (1.0 - v + kp_log_f32(v))) {
+        return dd * v;
+    }
+    return -1.0;
+}
+
+// Standard gamma of shape a (Marsaglia and Tsang 2000). Attempts come two per block from the
+// element's own blocks 1..16 (Box-Muller on lanes x, y gives two normals; lanes z, w their
+// uniforms): at most 32 attempts, each accepted with probability above 0.95, so all fail with
+// probability below 1e-41; then the last candidate d is returned. a < 1 draws gamma(a + 1)
+// times U^(1/a), U from word 0. a = 0 gives 0; NaN gives NaN.
+fn kp_gamma_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, a: f32) -> f32 {
+    if (!(a > 0.0)) {
+        return select(0.0, a, a != a);
+    }
+    let boost = a < 1.0;
+    let s = select(a, a + 1.0, boost);
+    let dd = s - 0.33333334;
+    let c = 1.0 / sqrt(9.0 * dd);
+    var x = dd;
+    for (var j = 1u; j <= 16u; j++) {
+        let b = kp_rng_block(k, d, e, j);
+        let r = sqrt(-2.0 * kp_log_f32(kp_u01_open_f32(b.x)));
+        let t = 6.2831854820251465 * kp_u01_f32(b.y);
+        let g0 = kp_mt_try_f32(dd, c, r * kp_cos_f32(t), b.z);
+        if (g0 >= 0.0) {
+            x = g0;
+            break;
+        }
+        let g1 = kp_mt_try_f32(dd, c, r * kp_sin_f32(t), b.w);
+        if (g1 >= 0.0) {
+            x = g1;
+            break;
+        }
+    }
+    if (boost) {
+        x = x * kp_exp_f32(kp_log_f32(kp_u01_open_f32(w0)) / a);
+    }
+    return x;
+}
+
+// log(k!) for k < 16.
+fn kp_logfact_small(k: u32) -> f32 {
+    var t = array<f32, 16>(0.0, 0.0, 0.6931472, 1.7917595, 3.1780539, 4.7874917, 6.5792513,
+        8.5251614, 10.604603, 12.801827, 15.104413, 17.502308, 19.987215, 22.552164,
+        25.191221, 27.899271);
+    return t[min(k, 15u)];
+}
+
+// Loader's bd0(x, m) = x log(x / m) + m - x, without cancellation near x = m.
+fn kp_bd0_f32(x: f32, m: f32) -> f32 {
+    if (abs(x - m) < 0.1 * (x + m)) {
+        let v = (x - m) / (x + m);
+        let v2 = v * v;
+        var s = (x - m) * v;
+        var ej = 2.0 * x * v;
+        for (var j = 1u; j < 40u; j++) {
+            ej = ej * v2;
+            let s1 = s + ej / f32(2u * j + 1u);
+            if (s1 == s) {
+                break;
+            }
+            s = s1;
+        }
+        return s;
+    }
+    return x * kp_log_f32(x / m) + m - x;
+}
+
+// log of the Poisson(lam) probability of k, stable for large lam: Loader's saddle-point form
+// -stirlerr(k) - bd0(k, lam) - log(2 pi k) / 2 for k >= 16.
+fn kp_poisson_logpmf_f32(k: f32, lam: f32, loglam: f32) -> f32 {
+    if (k < 16.0) {
+        return -lam + k * loglam - kp_logfact_small(u32(k));
+    }
+    let k2 = k * k;
+    let stirlerr = (0.083333333 - (0.0027777778 - 0.00079365079 / k2) / k2) / k;
+    return -stirlerr - kp_bd0_f32(k, lam) - 0.5 * kp_log_f32(6.2831854820251465 * k);
+}
+
+// Poisson(lam) as a float32 count. lam < 10: inversion of word 0 (the cumulative sum stops
+// once the remaining terms no longer change it, at most 256 terms). lam >= 10: Hormann's PTRS
+// (transformed rejection with squeeze), two words an attempt from the element's own blocks
+// 1..16 (32 attempts, each accepted with probability above 0.89; past them the mode).
+fn kp_poisson_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, lam: f32) -> f32 {
+    if (!(lam > 0.0)) {
+        return 0.0;
+    }
+    if (lam < 10.0) {
+        let u = kp_u01_f32(w0);
+        var p = kp_exp_f32(-lam);
+        var s = p;
+        var n = 0.0;
+        for (var j = 0u; j < 256u; j++) {
+            if (u < s) {
+                break;
+            }
+            n = n + 1.0;
+            p = p * lam / n;
+            let s1 = s + p;
+            if (s1 == s && n > lam) {
+                break;
+            }
+            s = s1;
+        }
+        return n;
+    }
+    let slam = sqrt(lam);
+    let loglam = kp_log_f32(lam);
+    let b = 0.931 + 2.53 * slam;
+    let a = -0.059 + 0.02483 * b;
+    let invalpha = 1.1239 + 1.1328 / (b - 3.4);
+    let vr = 0.9277 - 3.6224 / (b - 2.0);
+    for (var j = 1u; j <= 16u; j++) {
+        let blk = kp_rng_block(k, d, e, j);
+        for (var h = 0u; h < 2u; h++) {
+            let uu = kp_u01_mid_f32(kp_lane(blk, 2u * h)) - 0.5;
+            let v = kp_u01_mid_f32(kp_lane(blk, 2u * h + 1u));
+            let us = 0.5 - abs(uu);
+            let n = floor((2.0 * a / us + b) * uu + lam + 0.43);
+            if (us >= 0.07 && v <= vr) {
+                return n;
+            }
+            if (n < 0.0 || (us < 0.013 && v > us)) {
+                continue;
+            }
+            let lhs = kp_log_f32(v) + kp_log_f32(invalpha) - kp_log_f32(a / (us * us) + b);
+            if (lhs <= kp_poisson_logpmf_f32(n, lam, loglam)) {
+                return n;
+            }
+        }
+    }
+    return floor(lam);
+}
+
+// A 32-bit mixing function (xor-shift-multiply, constants of C. Wellons's "lowbias32").
+fn kp_mix32(x: u32) -> u32 {
+    var h = x;
+    h = (h ^ (h >> 16u)) * 0x7feb352du;
+    h = (h ^ (h >> 15u)) * 0x846ca68bu;
+    return h ^ (h >> 16u);
+}
+
+// A bijection of [0, 4^h): a balanced four-round Feistel network on two h-bit halves whose
+// round function is kp_mix32 of the right half xor the round key.
+fn kp_feistel(x: u32, h: u32, rk: vec4<u32>) -> u32 {
+    let mask = (1u << h) - 1u;
+    var l = x >> h;
+    var r = x & mask;
+    var t = l ^ (kp_mix32(r ^ rk.x) & mask);
+    l = r;
+    r = t;
+    t = l ^ (kp_mix32(r ^ rk.y) & mask);
+    l = r;
+    r = t;
+    t = l ^ (kp_mix32(r ^ rk.z) & mask);
+    l = r;
+    r = t;
+    t = l ^ (kp_mix32(r ^ rk.w) & mask);
+    return (r << h) | t;
+}
+
+// Element e of a random permutation of [0, n): the Feistel bijection of the smallest [0, 4^h)
+// holding n, keyed by the Philox block at counter (0, 2^32 - 1, draw), walked along its cycle
+// until it lands below n (cycle walking: a bijection of [0, n)). Each step lands below n with
+// probability above 1/4; 512 steps bound the walk (all outside: probability below 1e-63).
+fn kp_permute(k: vec2<u32>, d: vec2<u32>, e: u32, n: u32) -> u32 {
+    if (n <= 1u) {
+        return 0u;
+    }
+    let bits = 32u - countLeadingZeros(n - 1u);
+    let h = (bits + 1u) / 2u;
+    let rk = kp_philox(vec4<u32>(0u, 0xffffffffu, d.x, d.y), k);
+    var x = e;
+    for (var j = 0u; j < 512u; j++) {
+        x = kp_feistel(x, h, rk);
+        if (x < n) {
+            break;
+        }
+    }
+    return x;
+}

@@ -1,0 +1,555 @@
+//! `kupfer::random`: the GPU draws against the CPU reference of `kupfer_core::random` (bits,
+//! uniforms and integers bit for bit; normals to a few ulps), laziness and fusion (a draw is
+//! the same however often and inside whatever kernel it is evaluated), stream independence,
+//! NumPy's parameter errors, and the distributions against SciPy: a Kolmogorov–Smirnov test
+//! for each continuous one and a chi-square test for the discrete ones, n = 10^5, fixed
+//! seeds (python3 with SciPy at run time).
+//!
+//! Needs python3 with SciPy and a GPU adapter (lavapipe will do); fails, never skips.
+
+use kp::random::philox::{reference, seed_key, RandomOp};
+use kp::random::{default_rng, Generator};
+use kp::{Array, DType};
+use kupfer as kp;
+use serde_json::Value;
+use std::io::Write;
+use std::process::Command;
+
+fn f32s(a: &Array) -> Vec<f32> {
+    a.to_vec::<f32>().unwrap()
+}
+
+/// Element `e` of the draw number `draw` of a generator seeded `seed`, on the CPU.
+fn cpu(op: RandomOp, dtype: DType, seed: u64, draw: u64, n: usize, param: u32) -> Vec<f64> {
+    (0..n as u32)
+        .map(|e| reference(op, dtype, seed_key(seed), draw, e, param))
+        .collect()
+}
+
+#[test]
+fn uniform_draws_match_the_cpu_reference_bit_for_bit() {
+    // 1024: the vectorised kernel (one Philox block per four elements); 1003: the scalar one.
+    for n in [1024usize, 1003, 1, 0] {
+        let rng = default_rng(Some(7));
+        let x = f32s(&rng.random(&[n], None).unwrap());
+        let want = cpu(RandomOp::Uniform, DType::F32, 7, 0, n, 0);
+        for (e, (g, w)) in x.iter().zip(&want).enumerate() {
+            assert_eq!(f64::from(*g), *w, "n {n} element {e}");
+        }
+        // The second draw has draw number 1.
+        let y = f32s(&rng.open_uniform(&[n], None).unwrap());
+        let want = cpu(RandomOp::OpenUniform, DType::F32, 7, 1, n, 0);
+        for (e, (g, w)) in y.iter().zip(&want).enumerate() {
+            assert_eq!(f64::from(*g), *w, "open, n {n} element {e}");
+            assert!(*g > 0.0 && *g < 1.0);
+        }
+    }
+}
+
+#[test]
+fn integers_match_the_cpu_reference_and_are_in_range() {
+    for (lo, hi, n) in [(0i64, 1000i64, 4096usize), (-5, 3, 1001), (0, 1 << 31, 64)] {
+        let rng = default_rng(Some(11));
+        let k = rng
+            .integers(lo, Some(hi), &[n], Some(DType::I64), false)
+            .unwrap();
+        assert_eq!(k.dtype(), DType::I64);
+        let got = k.to_vec::<i64>().unwrap();
+        let r = (hi - lo) as u32;
+        let want = cpu(RandomOp::Bounded, DType::U32, 11, 0, n, r);
+        for (e, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert_eq!(*g, lo + *w as i64, "[{lo}, {hi}) element {e}");
+            assert!((lo..hi).contains(g));
+        }
+    }
+    // The full uint32 range (r = 2^32 travels as 0): the raw words.
+    let rng = default_rng(Some(3));
+    let k = rng
+        .integers(0, Some(1 << 32), &[256], Some(DType::U32), false)
+        .unwrap();
+    let want = cpu(RandomOp::Bits, DType::U32, 3, 0, 256, 0);
+    let got = k.to_vec::<u32>().unwrap();
+    assert!(got.iter().zip(&want).all(|(g, w)| f64::from(*g) == *w));
+    // endpoint=True includes high; int32 with a negative low.
+    let k = default_rng(Some(4))
+        .integers(-3, Some(-1), &[2000], Some(DType::I32), true)
+        .unwrap()
+        .to_vec::<i32>()
+        .unwrap();
+    for v in -3..=-1 {
+        assert!(k.contains(&v), "{v} never drawn");
+    }
+    assert!(k.iter().all(|v| (-3..=-1).contains(v)));
+}
+
+#[test]
+fn normals_match_the_cpu_reference_to_a_few_ulps() {
+    for n in [1024usize, 999] {
+        let z = f32s(&default_rng(Some(5)).standard_normal(&[n], None).unwrap());
+        let want = cpu(RandomOp::Normal, DType::F32, 5, 0, n, 0);
+        for (e, (g, w)) in z.iter().zip(&want).enumerate() {
+            let err = (f64::from(*g) - w).abs();
+            assert!(
+                err <= 4.0 * f64::from(f32::EPSILON) * w.abs().max(1.0),
+                "n {n} e {e}: {g} vs {w}"
+            );
+        }
+    }
+}
+
+#[test]
+fn float64_draws_match_the_reference_where_the_adapter_has_f64() {
+    let dev = kp::Device::current().unwrap();
+    let rng = default_rng(Some(9));
+    if !dev.supports(DType::F64) {
+        assert!(rng.random(&[4], Some(DType::F64)).is_err());
+        return;
+    }
+    let x = rng
+        .random(&[1001], Some(DType::F64))
+        .unwrap()
+        .to_vec::<f64>()
+        .unwrap();
+    assert_eq!(x, cpu(RandomOp::Uniform, DType::F64, 9, 0, 1001, 0));
+    let z = rng
+        .standard_normal(&[1001], Some(DType::F64))
+        .unwrap()
+        .to_vec::<f64>()
+        .unwrap();
+    let want = cpu(RandomOp::Normal, DType::F64, 9, 1, 1001, 0);
+    for (g, w) in z.iter().zip(&want) {
+        assert!((g - w).abs() <= 1e-13 * w.abs().max(1.0), "{g} vs {w}");
+    }
+}
+
+#[test]
+fn draws_are_lazy_fuse_and_give_the_same_values_every_time() {
+    let rng = default_rng(Some(21));
+    let x = rng.random(&[4096], None).unwrap();
+    assert!(x.is_lazy());
+    let affine = (&x * 2.0 - 1.0).to_vec::<f32>().unwrap();
+    let direct = f32s(&x);
+    let again = f32s(&x);
+    assert_eq!(direct, again);
+    for (a, d) in affine.iter().zip(&direct) {
+        assert_eq!(*a, d * 2.0 - 1.0);
+    }
+    // A reduction fused with the draw sees the same values.
+    let z = rng.standard_normal(&[3, 1000], None).unwrap();
+    let m = kp::mean(&(&z * &z), kp::Axis::All, false)
+        .unwrap()
+        .item()
+        .unwrap()
+        .as_f64();
+    let zs = f32s(&z);
+    let want = zs.iter().map(|v| f64::from(v * v)).sum::<f64>() / zs.len() as f64;
+    assert!((m - want).abs() < 1e-5 * want, "{m} vs {want}");
+    // An axis-0 reduction (a permuted walk) and a broadcast use the draw's own indices.
+    let s0 = kp::sum(&z, 0, false).unwrap().to_vec::<f32>().unwrap();
+    for j in 0..1000 {
+        let want = zs[j] + zs[1000 + j] + zs[2000 + j];
+        assert!(
+            (s0[j] - want).abs() < 1e-5 * (1.0 + want.abs()),
+            "column {j}"
+        );
+    }
+    let row = rng.random(&[5], None).unwrap();
+    let b = (&row + &kp::zeros(&[3, 5], Some(DType::F32)).unwrap())
+        .to_vec::<f32>()
+        .unwrap();
+    let r = f32s(&row);
+    for i in 0..3 {
+        assert_eq!(&b[5 * i..5 * i + 5], &r[..]);
+    }
+}
+
+#[test]
+fn streams_depend_on_seed_draw_and_index_only() {
+    let a = default_rng(Some(1));
+    let b = default_rng(Some(1));
+    let other = default_rng(Some(2));
+    let _ = other.random(&[100], None).unwrap().eval().unwrap();
+    assert_eq!(
+        f32s(&a.random(&[64], None).unwrap()),
+        f32s(&b.random(&[64], None).unwrap())
+    );
+    // Different seeds, spawned children and jumped generators give different streams.
+    let base = f32s(&default_rng(Some(1)).random(&[64], None).unwrap());
+    assert_ne!(
+        base,
+        f32s(&default_rng(Some(2)).random(&[64], None).unwrap())
+    );
+    let kids = default_rng(Some(1)).spawn(2);
+    let k0 = f32s(&kids[0].random(&[64], None).unwrap());
+    let k1 = f32s(&kids[1].random(&[64], None).unwrap());
+    assert_ne!(k0, k1);
+    assert_ne!(k0, base);
+    // Spawning is deterministic.
+    assert_eq!(
+        k0,
+        f32s(
+            &default_rng(Some(1)).spawn(1)[0]
+                .random(&[64], None)
+                .unwrap()
+        )
+    );
+    let j = default_rng(Some(1)).jumped(1);
+    assert_eq!(j.next_draw(), kp::random::JUMP);
+    assert_ne!(f32s(&j.random(&[64], None).unwrap()), base);
+    // The legacy functions: seed makes them repeat.
+    kp::random::seed(Some(99));
+    let r1 = f32s(&kp::random::rand(&[10]).unwrap());
+    kp::random::seed(Some(99));
+    assert_eq!(r1, f32s(&kp::random::rand(&[10]).unwrap()));
+    assert_eq!(kp::random::randn(&[2, 3]).unwrap().shape(), &[2, 3]);
+}
+
+#[test]
+fn invalid_parameters_give_numpys_errors() {
+    let rng = Generator::new(0);
+    let msg = |r: kp::Result<Array>| r.err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(msg(rng.normal(0.0, -1.0, Some(&[3]))).contains("scale < 0"));
+    let neg = Array::from_slice(&[1.0f32, -1.0], &[2]).unwrap();
+    assert!(msg(rng.normal(0.0, &neg, None)).contains("scale < 0"));
+    assert!(msg(rng.exponential(-2.0, None)).contains("scale < 0"));
+    assert!(msg(rng.pareto(0.0, None)).contains("a <= 0"));
+    assert!(msg(rng.weibull(-1.0, None)).contains("a < 0"));
+    assert!(msg(rng.integers(5, Some(5), &[3], None, false)).contains("low >= high"));
+    assert!(msg(rng.integers(5, Some(4), &[3], None, true)).contains("low > high"));
+    assert!(
+        msg(rng.integers(0, Some(1 << 40), &[3], Some(DType::I32), false))
+            .contains("high is out of bounds for int32")
+    );
+    assert!(msg(rng.random(&[3], Some(DType::I32))).contains("Unsupported dtype"));
+    assert!(msg(rng.triangular(2.0, 1.0, 3.0, None)).contains("left > mode"));
+    assert!(msg(rng.normal(&neg, 1.0, Some(&[3]))).contains("shape mismatch"));
+    // Edge values NumPy defines: scale 0 gives loc; weibull(0) gives 0.
+    let z = f32s(&rng.normal(3.0, 0.0, Some(&[8])).unwrap());
+    assert!(z.iter().all(|&v| v == 3.0));
+    let w = f32s(&rng.weibull(0.0, Some(&[8])).unwrap());
+    assert!(w.iter().all(|&v| v == 0.0));
+    let g = rng
+        .geometric(1.0, Some(&[8]))
+        .unwrap()
+        .astype(DType::F32)
+        .unwrap();
+    assert!(f32s(&g).iter().all(|&v| v == 1.0));
+    // Parameters broadcast: a column of means.
+    let mu = Array::from_slice(&[0.0f32, 100.0], &[2, 1]).unwrap();
+    let x = f32s(&rng.normal(&mu, 1.0, Some(&[2, 500])).unwrap());
+    let m1: f32 = x[500..].iter().sum::<f32>() / 500.0;
+    assert!((m1 - 100.0).abs() < 0.5);
+}
+
+/// Runs SciPy on samples: `tests` is a list of `[name, scipy test expression]`, each
+/// expression over `x` (the samples of that name, float64); returns the p-values.
+fn scipy_pvalues(samples: &[(&str, Vec<f64>)], tests: &[(&str, &str)]) -> Vec<(String, f64)> {
+    // One directory per call: the tests run in parallel in one process.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("kupfer_random_{}_{call}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, v) in samples {
+        let mut f = std::fs::File::create(dir.join(format!("{name}.bin"))).unwrap();
+        for x in v {
+            f.write_all(&x.to_le_bytes()).unwrap();
+        }
+    }
+    let mut script =
+        String::from("import json, sys, numpy as np\nfrom scipy import stats\nout = []\n");
+    for (name, expr) in tests {
+        script.push_str(&format!(
+            "x = np.fromfile(sys.argv[1] + '/{name}.bin', dtype='<f8')\np = float({expr})\nout.append(['{name}', p if p == p else -1.0])\n"
+        ));
+    }
+    script.push_str("print(json.dumps(out))\n");
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(&script)
+        .arg(&dir)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p[0].as_str().unwrap().to_string(), p[1].as_f64().unwrap()))
+        .collect()
+}
+
+fn as_f64(a: Array) -> Vec<f64> {
+    a.astype(DType::F32)
+        .unwrap()
+        .to_vec::<f32>()
+        .unwrap()
+        .into_iter()
+        .map(f64::from)
+        .collect()
+}
+
+const N: usize = 100_000;
+
+#[test]
+fn continuous_distributions_pass_kolmogorov_smirnov_against_scipy() {
+    let g = default_rng(Some(2026));
+    let n = Some(&[N][..]);
+    let samples = vec![
+        ("random", as_f64(g.random(&[N], None).unwrap())),
+        ("uniform", as_f64(g.uniform(-2.0, 3.0, n).unwrap())),
+        ("normal", as_f64(g.normal(1.5, 2.0, n).unwrap())),
+        ("exponential", as_f64(g.exponential(2.0, n).unwrap())),
+        ("lognormal", as_f64(g.lognormal(0.5, 0.75, n).unwrap())),
+        ("laplace", as_f64(g.laplace(1.0, 2.0, n).unwrap())),
+        ("logistic", as_f64(g.logistic(1.0, 2.0, n).unwrap())),
+        ("gumbel", as_f64(g.gumbel(1.0, 2.0, n).unwrap())),
+        ("weibull", as_f64(g.weibull(1.5, n).unwrap())),
+        ("pareto", as_f64(g.pareto(3.0, n).unwrap())),
+        ("power", as_f64(g.power(2.5, n).unwrap())),
+        ("rayleigh", as_f64(g.rayleigh(2.0, n).unwrap())),
+        ("cauchy", as_f64(g.standard_cauchy(&[N], None).unwrap())),
+        (
+            "triangular",
+            as_f64(g.triangular(-1.0, 0.5, 2.0, n).unwrap()),
+        ),
+        ("wald", as_f64(g.wald(1.5, 2.0, n).unwrap())),
+    ];
+    let tests = [
+        ("random", "stats.kstest(x, 'uniform').pvalue"),
+        ("uniform", "stats.kstest(x, 'uniform', args=(-2, 5)).pvalue"),
+        ("normal", "stats.kstest(x, 'norm', args=(1.5, 2)).pvalue"),
+        (
+            "exponential",
+            "stats.kstest(x, 'expon', args=(0, 2)).pvalue",
+        ),
+        (
+            "lognormal",
+            "stats.kstest(x, 'lognorm', args=(0.75, 0, np.exp(0.5))).pvalue",
+        ),
+        ("laplace", "stats.kstest(x, 'laplace', args=(1, 2)).pvalue"),
+        (
+            "logistic",
+            "stats.kstest(x, 'logistic', args=(1, 2)).pvalue",
+        ),
+        ("gumbel", "stats.kstest(x, 'gumbel_r', args=(1, 2)).pvalue"),
+        (
+            "weibull",
+            "stats.kstest(x, 'weibull_min', args=(1.5,)).pvalue",
+        ),
+        ("pareto", "stats.kstest(x, 'lomax', args=(3,)).pvalue"),
+        ("power", "stats.kstest(x, 'powerlaw', args=(2.5,)).pvalue"),
+        (
+            "rayleigh",
+            "stats.kstest(x, 'rayleigh', args=(0, 2)).pvalue",
+        ),
+        ("cauchy", "stats.kstest(x, 'cauchy').pvalue"),
+        (
+            "triangular",
+            "stats.kstest(x, 'triang', args=(0.5, -1, 3)).pvalue",
+        ),
+        (
+            "wald",
+            "stats.kstest(x, 'invgauss', args=(1.5 / 2, 0, 2)).pvalue",
+        ),
+    ];
+    for (name, p) in scipy_pvalues(&samples, &tests) {
+        assert!(p > 1e-4, "{name}: KS p-value {p}");
+    }
+}
+
+#[test]
+fn discrete_distributions_pass_chi_square_against_scipy() {
+    let g = default_rng(Some(77));
+    let samples = vec![
+        (
+            "integers",
+            as_f64(
+                g.integers(0, Some(10), &[N], Some(DType::I32), false)
+                    .unwrap(),
+            ),
+        ),
+        (
+            "integers_odd",
+            as_f64(
+                g.integers(3, Some(1003), &[N], Some(DType::I32), false)
+                    .unwrap(),
+            ),
+        ),
+        ("geometric", as_f64(g.geometric(0.3, Some(&[N])).unwrap())),
+    ];
+    // Chi-square of the observed counts against the expected ones (tail classes pooled).
+    let chi = |support: &str, pmf: &str| {
+        format!(
+            "stats.chisquare(*(lambda k, p: (np.array([np.sum(x == v) for v in k[:-1]] + \
+             [np.sum(x >= k[-1])]), np.append(p[:-1], 1 - p[:-1].sum()) * len(x)))\
+             ({support}, ({pmf})({support}))).pvalue"
+        )
+    };
+    let tests = [
+        (
+            "integers",
+            chi("np.arange(10)", "lambda k: np.full(len(k), 0.1)"),
+        ),
+        (
+            "integers_odd",
+            "stats.chisquare(np.bincount((x - 3).astype(int), minlength=1000)).pvalue".into(),
+        ),
+        (
+            "geometric",
+            chi("np.arange(1, 25)", "lambda k: stats.geom.pmf(k, 0.3)"),
+        ),
+    ];
+    let tests: Vec<(&str, &str)> = tests.iter().map(|(a, b)| (*a, b.as_str())).collect();
+    for (name, p) in scipy_pvalues(&samples, &tests) {
+        assert!(p > 1e-4, "{name}: chi-square p-value {p}");
+    }
+}
+
+#[test]
+fn gamma_family_passes_kolmogorov_smirnov_against_scipy() {
+    let g = default_rng(Some(31));
+    let n = Some(&[N][..]);
+    let samples = vec![
+        (
+            "gamma_small",
+            as_f64(g.standard_gamma(0.3, n, None).unwrap()),
+        ),
+        ("gamma", as_f64(g.gamma(2.0, 1.5, n).unwrap())),
+        ("gamma_big", as_f64(g.standard_gamma(1e4, n, None).unwrap())),
+        ("beta", as_f64(g.beta(0.5, 2.0, n).unwrap())),
+        ("chisquare", as_f64(g.chisquare(3.0, n).unwrap())),
+        ("f", as_f64(g.f(5.0, 7.0, n).unwrap())),
+        ("t", as_f64(g.standard_t(4.0, n).unwrap())),
+        ("ncx2", as_f64(g.noncentral_chisquare(3.0, 2.0, n).unwrap())),
+        (
+            "ncx2_small_df",
+            as_f64(g.noncentral_chisquare(0.5, 2.0, n).unwrap()),
+        ),
+    ];
+    let tests = [
+        (
+            "gamma_small",
+            "stats.kstest(x, 'gamma', args=(0.3,)).pvalue",
+        ),
+        ("gamma", "stats.kstest(x, 'gamma', args=(2, 0, 1.5)).pvalue"),
+        ("gamma_big", "stats.kstest(x, 'gamma', args=(1e4,)).pvalue"),
+        ("beta", "stats.kstest(x, 'beta', args=(0.5, 2)).pvalue"),
+        ("chisquare", "stats.kstest(x, 'chi2', args=(3,)).pvalue"),
+        ("f", "stats.kstest(x, 'f', args=(5, 7)).pvalue"),
+        ("t", "stats.kstest(x, 't', args=(4,)).pvalue"),
+        ("ncx2", "stats.kstest(x, 'ncx2', args=(3, 2)).pvalue"),
+        (
+            "ncx2_small_df",
+            "stats.kstest(x, 'ncx2', args=(0.5, 2)).pvalue",
+        ),
+    ];
+    for (name, p) in scipy_pvalues(&samples, &tests) {
+        assert!(p > 1e-4, "{name}: KS p-value {p}");
+    }
+    // Edge values: shape 0 gives 0; Dirichlet rows sum to 1.
+    let z = f32s(&g.standard_gamma(0.0, Some(&[8]), None).unwrap());
+    assert!(z.iter().all(|&v| v == 0.0));
+    let d = f32s(&g.dirichlet(&[1.0, 2.0, 3.0], &[100]).unwrap());
+    for row in d.chunks(3) {
+        assert!((row.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+    }
+}
+
+#[test]
+fn poisson_and_negative_binomial_pass_chi_square_against_scipy() {
+    let g = default_rng(Some(41));
+    let n = Some(&[N][..]);
+    let samples = vec![
+        ("poisson_small", as_f64(g.poisson(3.0, n).unwrap())),
+        ("poisson_large", as_f64(g.poisson(250.0, n).unwrap())),
+        ("poisson_huge", as_f64(g.poisson(1e5, n).unwrap())),
+        ("negbin", as_f64(g.negative_binomial(3.0, 0.4, n).unwrap())),
+    ];
+    // Classes with expected counts >= 20, the rest pooled into two tails.
+    let chi = |dist: &str| {
+        format!(
+            "(lambda d: (lambda lo, hi: stats.chisquare(\
+             np.concatenate([[np.sum(x < lo)], [np.sum(x == k) for k in range(lo, hi)], \
+             [np.sum(x >= hi)]]), \
+             np.concatenate([[d.cdf(lo - 1)], d.pmf(np.arange(lo, hi)), [d.sf(hi - 1)]]) * len(x)\
+             ).pvalue)(int(d.ppf(1e-3)) + 1, int(d.ppf(1 - 1e-3))))({dist})"
+        )
+    };
+    let tests = [
+        ("poisson_small", chi("stats.poisson(3)")),
+        ("poisson_large", chi("stats.poisson(250)")),
+        ("poisson_huge", chi("stats.poisson(1e5)")),
+        ("negbin", chi("stats.nbinom(3, 0.4)")),
+    ];
+    let tests: Vec<(&str, &str)> = tests.iter().map(|(a, b)| (*a, b.as_str())).collect();
+    for (name, p) in scipy_pvalues(&samples, &tests) {
+        assert!(p > 1e-4, "{name}: chi-square p-value {p}");
+    }
+    let zeros = g
+        .poisson(0.0, Some(&[16]))
+        .unwrap()
+        .astype(DType::F32)
+        .unwrap();
+    assert!(f32s(&zeros).iter().all(|&v| v == 0.0));
+}
+
+#[test]
+fn permutations_are_permutations_and_uniform() {
+    let g = default_rng(Some(51));
+    for n in [1usize, 2, 7, 1000, 65_537] {
+        let p = g.permutation(n).unwrap().astype(DType::F32).unwrap();
+        let mut v: Vec<u32> = f32s(&p).into_iter().map(|x| x as u32).collect();
+        let cpu: Vec<u32> = (0..n as u32)
+            .map(|e| {
+                reference(
+                    RandomOp::Permute,
+                    DType::U32,
+                    seed_key(51),
+                    g.next_draw() - 1,
+                    e,
+                    n as u32,
+                ) as u32
+            })
+            .collect();
+        assert_eq!(v, cpu, "n {n}: the GPU differs from the CPU reference");
+        v.sort_unstable();
+        assert!(v.iter().enumerate().all(|(i, &x)| i as u32 == x), "n {n}");
+    }
+    // Independence of position and value: a 10 x 10 contingency table of (e, p(e)) deciles
+    // over n = 10^5, chi-square against SciPy; and the positions of one element over many draws.
+    let p = as_f64(g.permutation(N).unwrap());
+    let pos: Vec<f64> = (0..500)
+        .map(|_| as_f64(g.permutation(10).unwrap())[0])
+        .collect();
+    let samples = vec![("perm", p), ("first", pos)];
+    let tests = [
+        (
+            "perm",
+            "stats.chi2_contingency(np.histogram2d(np.arange(len(x)), x, bins=10)[0]).pvalue",
+        ),
+        (
+            "first",
+            "stats.chisquare(np.bincount(x.astype(int), minlength=10)).pvalue",
+        ),
+    ];
+    for (name, pv) in scipy_pvalues(&samples, &tests) {
+        assert!(pv > 1e-4, "{name}: p-value {pv}");
+    }
+    // Without replacement: distinct; larger than the population is NumPy's error.
+    let c = as_f64(g.choice(1000, &[500], false).unwrap());
+    let mut s = c.clone();
+    s.sort_by(f64::total_cmp);
+    s.dedup();
+    assert_eq!(s.len(), 500);
+    assert!(c.iter().all(|&v| (0.0..1000.0).contains(&v)));
+    assert!(g
+        .choice(3, &[5], false)
+        .unwrap_err()
+        .to_string()
+        .contains("Cannot take a larger sample than population when replace is False"));
+}
