@@ -34,6 +34,7 @@ mod naga_check;
 pub mod promote;
 pub mod reduce;
 pub mod scan;
+pub mod sort;
 
 pub use dtype::{DType, Kind};
 pub use error::{Error, Result};

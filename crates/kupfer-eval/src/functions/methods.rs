@@ -37,6 +37,9 @@ const FORWARDED: &[(&str, &str, &str)] = &[
     ("diagonal", "diagonal", "ndarray.diagonal"),
     ("cumsum", "cumsum", "ndarray.cumsum"),
     ("cumprod", "cumprod", "ndarray.cumprod"),
+    ("argsort", "argsort", "ndarray.argsort"),
+    ("argpartition", "argpartition", "ndarray.argpartition"),
+    ("searchsorted", "searchsorted", "ndarray.searchsorted"),
 ];
 
 /// Methods with signatures of their own.

@@ -3,7 +3,7 @@
 //! attributes, and name resolution for `np.`/`numpy.` and the sub-namespaces.
 //!
 //! One file per family registers its functions: [`elementwise`], [`creation`], [`shape`],
-//! [`linalg`], [`reductions`], [`scans`], [`fft`], [`signal`], [`complex`], [`builtins`]. A later family adds a file and a line to [`build`]; names it implements come
+//! [`linalg`], [`reductions`], [`scans`], [`fft`], [`signal`], [`complex`], [`builtins`], [`sort`]. A later family adds a file and a line to [`build`]; names it implements come
 //! off [`PLANNED`].
 
 use crate::ast::Span;
@@ -25,6 +25,7 @@ pub(crate) mod reductions;
 pub(crate) mod scans;
 pub(crate) mod shape;
 pub(crate) mod signal;
+pub(crate) mod sort;
 pub(crate) mod stats;
 
 pub use methods::method_names;
@@ -74,6 +75,7 @@ fn build() -> Registry {
     scans::register(&mut r);
     stats::register(&mut r);
     signal::register(&mut r);
+    sort::register(&mut r);
     complex::register(&mut r);
     builtins::register(&mut r);
     r
@@ -110,12 +112,6 @@ pub fn function_names() -> Vec<&'static str> {
 /// rather than "unknown".
 pub(crate) const PLANNED: &[&str] = &[
     // statistics and scans
-    "median",
-    "percentile",
-    "quantile",
-    "nanmedian",
-    "nanpercentile",
-    "nanquantile",
     "cumulative_sum",
     "cumulative_prod",
     "gradient",
@@ -242,23 +238,8 @@ pub(crate) const PLANNED: &[&str] = &[
 
 /// Array methods (`a.sum()`) that later issues implement.
 pub(crate) const PLANNED_METHODS: &[&str] = &[
-    "sort",
-    "argsort",
-    "partition",
-    "argpartition",
-    "nonzero",
-    "repeat",
-    "take",
-    "searchsorted",
-    "put",
-    "fill",
-    "resize",
-    "item",
-    "tolist",
-    "tobytes",
-    "view",
-    "choose",
-    "compress",
+    "sort", "nonzero", "repeat", "take", "put", "fill", "resize", "item", "tolist", "tobytes",
+    "view", "choose", "compress",
 ];
 
 /// The outcome of resolving a global name.
@@ -525,6 +506,14 @@ impl Args {
             .find(|(n, _)| *n == p)
             .and_then(|(_, v)| v.take())
             .filter(|v| !matches!(v, Value::None))
+    }
+
+    /// The argument as given, an explicit `None` included (absent: `None`).
+    pub(crate) fn get_raw(&mut self, p: &str) -> Option<Value> {
+        self.slots
+            .iter_mut()
+            .find(|(n, _)| *n == p)
+            .and_then(|(_, v)| v.take())
     }
 
     /// The argument, which must be given and not `None`.
