@@ -17,6 +17,7 @@ mod manip_cases;
 mod matmul;
 mod random_cases;
 mod signal_cases;
+mod sort_cases;
 
 use crate::common::{count_arg, fmt_count, fmt_ms, median};
 use crate::error::{CliError, CliResult};
@@ -272,6 +273,27 @@ fn plan(selected: &[&'static Case], cap: Option<usize>) -> (Vec<Step>, Vec<Strin
             );
         }
     }
+    for case in of(Group::Sort) {
+        let sizes = sort_cases::sizes(case.name);
+        if sizes.is_empty() {
+            let elems = sort_cases::fixed_elements(case.name);
+            if cap.is_none_or(|c| c >= elems) {
+                steps.push(Step { case, n: None });
+            } else {
+                notes.push(format!(
+                    "{} skipped: its {} elements exceed the size cap",
+                    case.name,
+                    fmt_count(elems)
+                ));
+            }
+        } else {
+            steps.extend(
+                capped(sizes, cap)
+                    .into_iter()
+                    .map(|n| Step { case, n: Some(n) }),
+            );
+        }
+    }
     for case in of(Group::Signal) {
         let elems = signal_cases::side(case.name).pow(2);
         if cap.is_none_or(|c| c >= elems) {
@@ -394,6 +416,13 @@ fn run_step(step: Step, loaded: &mut Loaded, t: &Timing) -> CliResult<Measuremen
             dev.memory_pool().free_all_blocks();
             r
         }
+        Group::Sort => {
+            release(loaded, dev);
+            let r = sort_cases::run(step.case.name, step.n, t);
+            let _ = dev.synchronize();
+            dev.memory_pool().free_all_blocks();
+            r
+        }
         Group::Loop => {
             release(loaded, dev);
             loop_cases::run(step.case.name, t)
@@ -448,7 +477,7 @@ fn fmt_speedup(s: f64) -> String {
 fn params_text(step: Step, m: &Measurement) -> String {
     match step.case.group {
         Group::Vector | Group::Transfer => format!("n={}", fmt_count(step.n.unwrap_or(0))),
-        Group::Fft => match step.n {
+        Group::Fft | Group::Sort => match step.n {
             Some(n) => format!("n={}", fmt_count(n)),
             None => "-".into(),
         },
@@ -535,6 +564,14 @@ fn print_cases() {
                 [] => format!("n={}", fmt_count(random_cases::fixed_elements(c.name))),
                 sizes => sizes_text(sizes),
             },
+            Group::Sort => {
+                let s = sort_cases::sizes(c.name);
+                if s.is_empty() {
+                    "-".into()
+                } else {
+                    sizes_text(s)
+                }
+            }
             Group::Fft => {
                 let s = fft_cases::sizes(c.name);
                 if s.is_empty() {

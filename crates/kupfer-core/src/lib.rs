@@ -38,6 +38,7 @@ pub mod promote;
 pub mod random;
 pub mod reduce;
 pub mod scan;
+pub mod sort;
 
 pub use dtype::{DType, Kind};
 pub use error::{Error, Result};

@@ -30,6 +30,7 @@
 //! - [`io`]: `.npy` reading and writing.
 //! - [`random`]: `Generator` (Philox4x32-10, lazy draws that fuse), distributions, NumPy's
 //!   module functions.
+//! - [`sort`](mod@sort): `sort`, `argsort`, `lexsort`, searching, sets, order statistics.
 //! - [`signal`]: `convolve2d`, `correlate2d`, `convolve`, `correlate` as `scipy.signal`.
 //! - [`custom`]: custom kernels in WGSL ([`ElementwiseKernel`], [`ReductionKernel`],
 //!   [`RawKernel`], [`RawModule`]); [`fuse`] (fuse.rs): a closure of array ops as one kernel.
@@ -66,6 +67,7 @@ pub mod reduce;
 mod scalar;
 pub mod scan;
 pub mod signal;
+pub mod sort;
 pub mod stats;
 pub mod ufuncs;
 pub mod views;
@@ -100,6 +102,13 @@ pub use reduce::{
 };
 pub use scalar::{Operand, Scalar};
 pub use scan::{cumprod, cumsum, diff, nancumprod, nancumsum};
+pub use sort::{
+    argpartition, argsort, lexsort, median, partition, percentile, percentiles, quantile,
+    quantiles, searchsorted, sort, sort_complex,
+};
+#[cfg(not(target_arch = "wasm32"))]
+pub use sort::{intersect1d, setdiff1d, unique};
+pub use sort::{isin, unique_async};
 #[cfg(not(target_arch = "wasm32"))]
 pub use stats::{bincount, histogram};
 pub use stats::{bincount_async, histogram_async};

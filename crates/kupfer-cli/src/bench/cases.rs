@@ -49,6 +49,8 @@ pub enum Group {
     Manip,
     /// Random numbers drawn by the case (sizes from `random_cases::sizes`).
     Random,
+    /// Sorting inputs made by the case (sizes from `sort_cases::sizes`).
+    Sort,
     /// A whole program with a scalar read-back every iteration (`loop_cases`).
     Loop,
 }
@@ -282,6 +284,51 @@ pub const CASES: &[Case] = &[
         about: "random.choice(2**20, size=2**20, replace=False)",
     },
     Case {
+        name: "sort",
+        group: Group::Sort,
+        about: "sort(x), x float32",
+    },
+    Case {
+        name: "argsort",
+        group: Group::Sort,
+        about: "argsort(x), x float32",
+    },
+    Case {
+        name: "sort_int32",
+        group: Group::Sort,
+        about: "sort(x), x int32 2^24",
+    },
+    Case {
+        name: "sort_float64",
+        group: Group::Sort,
+        about: "sort(x), x float64 2^24 (needs SHADER_F64)",
+    },
+    Case {
+        name: "sort_axis1_4096sq",
+        group: Group::Sort,
+        about: "sort(m, axis=1), m float32 (4096, 4096)",
+    },
+    Case {
+        name: "partition_median_2^24",
+        group: Group::Sort,
+        about: "partition(x, 2^23), x float32 2^24",
+    },
+    Case {
+        name: "median",
+        group: Group::Sort,
+        about: "median(x), x float32 2^24",
+    },
+    Case {
+        name: "percentile_axis1_4096sq",
+        group: Group::Sort,
+        about: "percentile(m, [5, 50, 95], axis=1), m float32 (4096, 4096)",
+    },
+    Case {
+        name: "searchsorted_2^24_q2^20",
+        group: Group::Sort,
+        about: "searchsorted(sort(x), q), x float32 2^24, q 2^20",
+    },
+    Case {
         name: "tiny_op_wall",
         group: Group::Tiny,
         about: "t + 1.0 on 16 elements, then synchronize (as CuPy's tiny_op_wall)",
@@ -347,6 +394,12 @@ impl Measurement {
     /// `tflops` = `flops` / time, as the anchor computes it.
     pub(crate) fn tflops(mut self, flops: f64) -> Self {
         self.metric = Some(("tflops", flops / (self.ms / 1e3) / 1e12));
+        self
+    }
+
+    /// A figure of merit the anchor names (`mkeys_s`).
+    pub(crate) fn metric(mut self, name: &'static str, v: f64) -> Self {
+        self.metric = Some((name, v));
         self
     }
 

@@ -38,6 +38,9 @@ const FORWARDED: &[(&str, &str, &str)] = &[
     ("cumsum", "cumsum", "ndarray.cumsum"),
     ("cumprod", "cumprod", "ndarray.cumprod"),
     ("repeat", "repeat", "ndarray.repeat"),
+    ("argsort", "argsort", "ndarray.argsort"),
+    ("argpartition", "argpartition", "ndarray.argpartition"),
+    ("searchsorted", "searchsorted", "ndarray.searchsorted"),
 ];
 
 /// Methods with signatures of their own.

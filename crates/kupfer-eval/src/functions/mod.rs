@@ -3,7 +3,7 @@
 //! attributes, and name resolution for `np.`/`numpy.` and the sub-namespaces.
 //!
 //! One file per family registers its functions: [`elementwise`], [`creation`], [`shape`],
-//! [`linalg`], [`reductions`], [`scans`], [`fft`], [`signal`], [`complex`], [`builtins`], [`random`]. A later family adds a file and a line to [`build`]; names it implements come
+//! [`linalg`], [`reductions`], [`scans`], [`fft`], [`signal`], [`complex`], [`builtins`], [`random`], [`sort`]. A later family adds a file and a line to [`build`]; names it implements come
 //! off [`PLANNED`].
 
 use crate::ast::Span;
@@ -27,6 +27,7 @@ pub(crate) mod reductions;
 pub(crate) mod scans;
 pub(crate) mod shape;
 pub(crate) mod signal;
+pub(crate) mod sort;
 pub(crate) mod stats;
 
 pub use methods::method_names;
@@ -78,6 +79,7 @@ fn build() -> Registry {
     stats::register(&mut r);
     signal::register(&mut r);
     random::register(&mut r);
+    sort::register(&mut r);
     complex::register(&mut r);
     builtins::register(&mut r);
     r
@@ -114,12 +116,6 @@ pub fn function_names() -> Vec<&'static str> {
 /// rather than "unknown".
 pub(crate) const PLANNED: &[&str] = &[
     // statistics and scans
-    "median",
-    "percentile",
-    "quantile",
-    "nanmedian",
-    "nanpercentile",
-    "nanquantile",
     "cumulative_sum",
     "cumulative_prod",
     "gradient",
@@ -206,22 +202,8 @@ pub(crate) const PLANNED: &[&str] = &[
 
 /// Array methods (`a.sum()`) that later issues implement.
 pub(crate) const PLANNED_METHODS: &[&str] = &[
-    "sort",
-    "argsort",
-    "partition",
-    "argpartition",
-    "nonzero",
-    "take",
-    "searchsorted",
-    "put",
-    "fill",
-    "resize",
-    "item",
-    "tolist",
-    "tobytes",
-    "view",
-    "choose",
-    "compress",
+    "sort", "nonzero", "take", "put", "fill", "resize", "item", "tolist", "tobytes", "view",
+    "choose", "compress",
 ];
 
 /// The outcome of resolving a global name.
@@ -518,6 +500,14 @@ impl Args {
             .find(|(n, _)| *n == p)
             .and_then(|(_, v)| v.take())
             .filter(|v| !matches!(v, Value::None))
+    }
+
+    /// The argument as given, an explicit `None` included (absent: `None`).
+    pub(crate) fn get_raw(&mut self, p: &str) -> Option<Value> {
+        self.slots
+            .iter_mut()
+            .find(|(n, _)| *n == p)
+            .and_then(|(_, v)| v.take())
     }
 
     /// The argument, which must be given and not `None`.

@@ -1,0 +1,76 @@
+//! Sorting, searching, sets and order statistics (`numpy.sort` and its family), on every GPU.
+//!
+//! - [`order`] — `sort`, `argsort`, `sort_complex`, `lexsort`, `partition`, `argpartition`
+//!   (a full sort satisfies partition's contract).
+//! - [`search`] — `searchsorted`.
+//! - [`unique`] — `unique` and the array API's `unique_*`, `isin`, `intersect1d`,
+//!   `setdiff1d` (one read-back of the size: `_async` forms).
+//! - [`quantile`] — `median`, `quantile`, `percentile` (NumPy's 13 methods) and their `nan`
+//!   forms (which read the per-row counts back).
+//! - `engine.rs`: the kernels' driver — key transforms, the row sort and the radix sort,
+//!   and the gathers that apply a permutation.
+//!
+//! Order is NumPy's: NaN last, -0.0 equal to 0.0, complex values lexicographic by real then
+//! imaginary part with NumPy's NaN classes (`R+Rj < R+nanj < nan+Rj < nan+nanj`).
+//!
+//! **Kinds.** `kind` may be `'quicksort'`, `'mergesort'`, `'heapsort'` or `'stable'` (or
+//! NumPy's accepted prefixes: the first letter decides); every kind gives a stable result
+//! in kupfer (the radix sort is stable by construction, the row sort breaks ties by
+//! position). The one difference: an unstable kind of a long 1-D float32/int32/uint32
+//! `sort` runs a keys-only radix sort whose order puts -0.0 before 0.0 (a valid order for
+//! NumPy's unstable kinds, where equal values may come in any order).
+//!
+//! **Algorithm.** Elements become 32-bit key words whose unsigned order is NumPy's order
+//! (signed integers: sign bit flipped; floats: all bits flipped for negatives, the sign bit
+//! set otherwise, NaN the largest key, -0.0 mapped to 0.0; 64-bit and complex dtypes have
+//! several words). Rows of one word that fit in workgroup memory (at most 4096 elements)
+//! are sorted one workgroup per row by a bitonic network over (key, position) pairs. The rest
+//! runs a least-significant-digit radix sort with 8-bit digits, four passes per 32-bit word;
+//! each pass is an upsweep (per-tile digit counts), a scan of the counts and a stable
+//! scatter (ranks from per-digit bit masks of the threads in workgroup memory, keys staged
+//! in digit order so that writes coalesce). No pass waits on another workgroup, so the sort
+//! is correct where workgroups have no forward-progress guarantee (lavapipe, Metal,
+//! WebGPU). A sort along an axis moves the axis last; long rows of many-row arrays sort by
+//! (row, key) in one radix sort.
+//!
+//! **Sync points.** sort, argsort, lexsort, sort_complex, partition, searchsorted, isin,
+//! median and quantiles never read back: every launch goes into the device's pending batch.
+//! unique and the set functions read back one count per compaction. Arrays above the adapter's largest storage binding
+//! are a clear error.
+
+pub(crate) mod engine;
+pub mod order;
+pub mod quantile;
+pub mod search;
+pub mod unique;
+
+#[doc(hidden)]
+pub use engine::set_limits_for_tests;
+pub use order::{argpartition, argsort, lexsort, partition, sort, sort_complex};
+pub use quantile::{median, percentile, percentiles, quantile, quantiles, QuantileMethod};
+#[cfg(not(target_arch = "wasm32"))]
+pub use quantile::{nanmedian, nanpercentile, nanquantile};
+pub use quantile::{nanmedian_async, nanquantile_async};
+pub use search::{searchsorted, Side};
+#[cfg(not(target_arch = "wasm32"))]
+pub use unique::{
+    intersect1d, setdiff1d, unique, unique_all, unique_counts, unique_inverse, unique_values,
+};
+pub use unique::{intersect1d_async, isin, setdiff1d_async, unique_async, Unique};
+
+use kupfer_core::{Error, Result};
+
+/// Checks a NumPy sort `kind` (`None`: the default). Every kind is stable in kupfer;
+/// returns whether the caller asked for stability explicitly (`'stable'`, `'mergesort'`).
+pub(crate) fn check_kind(kind: Option<&str>) -> Result<bool> {
+    match kind {
+        None => Ok(false),
+        Some(k) => match k.chars().next() {
+            Some('q') | Some('h') => Ok(false),
+            Some('s') | Some('m') => Ok(true),
+            _ => Err(Error::invalid(format!(
+                "sort kind must be one of 'quick', 'heap', or 'stable' (got '{k}')"
+            ))),
+        },
+    }
+}

@@ -1,0 +1,110 @@
+//! `searchsorted` and `digitize`: one thread per query, a bounded binary search over the
+//! order-preserving keys of the sorted array (`shaders/sort_search.wgsl`), so NaN, -0.0 and
+//! complex values compare as in NumPy's sort order. No read-back (digitize reads back
+//! whether the bins increase or decrease: one sync point, hence `digitize_async`).
+
+use super::engine;
+use crate::array::Array;
+use kupfer_core::sort as gen;
+use kupfer_core::{DType, Error, Layout, Result};
+use kupfer_wgpu::{Binding, ShaderChecks};
+
+/// Which of the equal positions [`searchsorted`] returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// The first suitable position (`a[i-1] < v <= a[i]`).
+    Left,
+    /// The last (`a[i-1] <= v < a[i]`).
+    Right,
+}
+
+impl std::str::FromStr for Side {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Side> {
+        match s {
+            "left" => Ok(Side::Left),
+            "right" => Ok(Side::Right),
+            _ => Err(Error::invalid(format!(
+                "side must be 'left' or 'right' (got '{s}')"
+            ))),
+        }
+    }
+}
+
+/// `numpy.searchsorted(a, v, side, sorter)`: for each element of `v`, the position in the
+/// 1-D array `a` (sorted ascending in NumPy's order, or put in that order by the indices
+/// `sorter`) where it would be inserted to keep the order. The result has `v`'s shape and
+/// the default integer dtype. `a` and `v` are compared in their common dtype.
+///
+/// ```
+/// use kupfer as kp;
+/// let a = kp::Array::from_slice(&[1.0f32, 2.0, 2.0, 3.0], &[4])?;
+/// let v = kp::Array::from_slice(&[2.0f32, 0.5, 9.0], &[3])?;
+/// let left = kp::searchsorted(&a, &v, kp::sort::Side::Left, None)?;
+/// assert_eq!(left.astype(kp::DType::I32)?.to_vec::<i32>()?, vec![1, 0, 4]);
+/// # Ok::<(), kp::Error>(())
+/// ```
+pub fn searchsorted(a: &Array, v: &Array, side: Side, sorter: Option<&Array>) -> Result<Array> {
+    if a.ndim() != 1 {
+        return Err(Error::invalid("object too deep for desired array"));
+    }
+    let device = a.device().clone();
+    let common = kupfer_core::promote::result_type(a.dtype(), v.dtype())?;
+    let mut a = a.astype(common)?;
+    if let Some(s) = sorter {
+        if s.shape() != a.shape() {
+            return Err(Error::invalid("sorter.size must equal a.size"));
+        }
+        if !(s.dtype().is_int() || s.dtype() == DType::Bool) {
+            return Err(Error::invalid("sorter must only contain integers"));
+        }
+        let idx = s.astype(DType::U32)?.ascontiguousarray()?;
+        let (ib, _) = idx.buffer_and_layout()?;
+        let src = a.ascontiguousarray()?;
+        let n = a.size();
+        a = engine::take_rows(&src, n, &ib, n, false, 1, n, n)?.reshape(&[n as isize])?;
+    }
+    let a = a.ascontiguousarray()?;
+    let q = v.astype(common)?.ascontiguousarray()?;
+    let nq = q.size();
+    let shape = v.shape().to_vec();
+    let int = device.default_int();
+    if nq == 0 || a.size() == 0 {
+        return crate::creation::full_on(&device, &shape, 0i64, Some(int));
+    }
+    let (ak, k) = engine::interleaved_keys(&a)?;
+    let (qk, _) = engine::interleaved_keys(&q)?;
+    let out = engine::alloc_words(&device, nq)?;
+    let ctx = device.context();
+    let pipeline = ctx.pipeline_with(&gen::search(k), "main", ShaderChecks::Trusted)?;
+    let groups = nq.div_ceil(256);
+    let max = ctx.max_workgroups_per_dim() as usize;
+    let gx = groups.min(max);
+    let gy = groups.div_ceil(gx);
+    let mut p: Vec<u8> = [
+        a.size() as u32,
+        nq as u32,
+        u32::from(side == Side::Right),
+        gx as u32,
+    ]
+    .iter()
+    .flat_map(|v| v.to_le_bytes())
+    .collect();
+    p.resize(16, 0);
+    let bind = |b: &std::sync::Arc<kupfer_wgpu::GpuBuffer>, words: usize| Binding {
+        buffer: b.clone(),
+        offset: 0,
+        size: (words * 4) as u64,
+    };
+    ctx.dispatch_with(
+        &pipeline,
+        Some(&p),
+        vec![
+            (1, bind(&ak, a.size() * k)),
+            (2, bind(&qk, nq * k)),
+            (3, bind(&out, nq)),
+        ],
+        [gx as u32, gy as u32, 1],
+    )?;
+    Array::from_buffer(device.clone(), DType::U32, out, Layout::contiguous(&shape)).astype(int)
+}

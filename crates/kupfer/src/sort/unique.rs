@@ -1,0 +1,344 @@
+//! `unique` (with `return_index`, `return_inverse`, `return_counts`, `equal_nan`), the array
+//! API's `unique_values` / `unique_counts` / `unique_inverse` / `unique_all`, and `isin`.
+//!
+//! unique: a stable sort of the flattened array, flags where a run of equal keys starts
+//! (-0.0 equals 0.0; NaN equals NaN unless `equal_nan` is false), an inclusive scan of the
+//! flags, ONE read-back of the count (the sync point: hence the `_async` forms, the only ones
+//! on wasm32), then one scatter writing each run's first position, its end and the inverse
+//! (`shaders/sort_compact.wgsl`). Values are the first element of each run, indices the
+//! first occurrence (the sort is stable), counts the run lengths. With `equal_nan`, complex
+//! values with a NaN part form one run whose value is the first of them in sort order
+//! (NumPy's choice there is not consistent between the value and its index).
+//! (This is a compaction of its own; the general one of the indexing module may replace it.)
+//!
+//! isin: the test elements sorted, a binary search per element, one comparison: no read-back.
+
+use super::engine::{self, Perm};
+use super::order::Rows;
+use crate::array::Array;
+use crate::scalar::Scalar;
+use kupfer_core::sort as gen;
+use kupfer_core::{DType, Error, Layout, Result};
+use kupfer_wgpu::{Binding, GpuBuffer, ShaderChecks};
+use std::sync::Arc;
+
+/// What [`unique`] returns: the sorted unique values and the arrays asked for.
+#[derive(Debug, Clone)]
+pub struct Unique {
+    /// The sorted unique values (1-D).
+    pub values: Array,
+    /// The first position of each value in the flattened input (`return_index`).
+    pub indices: Option<Array>,
+    /// For each input element, the position of its value in `values`, in the input's shape
+    /// (`return_inverse`).
+    pub inverse: Option<Array>,
+    /// How often each value occurs (`return_counts`).
+    pub counts: Option<Array>,
+}
+
+fn bind(b: &Arc<GpuBuffer>, words: usize) -> Binding {
+    Binding {
+        buffer: b.clone(),
+        offset: 0,
+        size: (words.max(1) * 4) as u64,
+    }
+}
+
+fn grid(device: &crate::device::Device, n: usize) -> ([u32; 3], u32) {
+    let groups = n.div_ceil(256).max(1);
+    let max = device.context().max_workgroups_per_dim() as usize;
+    let gx = groups.min(max);
+    ([gx as u32, groups.div_ceil(gx) as u32, 1], gx as u32)
+}
+
+fn params(fields: [u32; 4]) -> Vec<u8> {
+    fields.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+/// `numpy.unique(a, return_index, return_inverse, return_counts, equal_nan=)` over the
+/// flattened array (axis=None). Index arrays have the default integer dtype.
+///
+/// ```
+/// use kupfer as kp;
+/// let a = kp::Array::from_slice(&[3i32, 1, 3, 2, 1], &[5])?;
+/// let u = kp::unique(&a, true, true, true, true)?;
+/// assert_eq!(u.values.to_vec::<i32>()?, vec![1, 2, 3]);
+/// assert_eq!(u.counts.unwrap().astype(kp::DType::I32)?.to_vec::<i32>()?, vec![2, 1, 2]);
+/// # Ok::<(), kp::Error>(())
+/// ```
+#[cfg(not(target_arch = "wasm32"))]
+pub fn unique(
+    a: &Array,
+    return_index: bool,
+    return_inverse: bool,
+    return_counts: bool,
+    equal_nan: bool,
+) -> Result<Unique> {
+    pollster::block_on(unique_async(
+        a,
+        return_index,
+        return_inverse,
+        return_counts,
+        equal_nan,
+    ))
+}
+
+/// [`unique`], async (the browser's only form: it reads the number of values back).
+pub async fn unique_async(
+    a: &Array,
+    return_index: bool,
+    return_inverse: bool,
+    return_counts: bool,
+    equal_nan: bool,
+) -> Result<Unique> {
+    let device = a.device().clone();
+    let int = device.default_int();
+    let n = a.size();
+    if n == 0 {
+        let e = |d| crate::creation::full_on(&device, &[0], 0i64, Some(d));
+        return Ok(Unique {
+            values: e(a.dtype())?,
+            indices: return_index.then(|| e(int)).transpose()?,
+            inverse: return_inverse
+                .then(|| crate::creation::full_on(&device, a.shape(), 0i64, Some(int)))
+                .transpose()?,
+            counts: return_counts.then(|| e(int)).transpose()?,
+        });
+    }
+    let rows = Rows::along(a, None)?;
+    let perm = rows.perm()?;
+    let sorted = rows.gather(&perm)?.reshape(&[n as isize])?;
+    let perm = match perm {
+        Perm::Local(b) | Perm::Global(b) => b,
+    };
+    let (keys, k) = engine::interleaved_keys(&sorted)?;
+    let ctx = device.context();
+    let wgsl = gen::compact(a.dtype());
+    let (groups, gx) = grid(&device, n);
+    let p = params([n as u32, u32::from(!equal_nan), gx, 0]);
+    let flags = engine::alloc_words(&device, n)?;
+    let flags_pipe = ctx.pipeline_with(&wgsl, "flags", ShaderChecks::Trusted)?;
+    ctx.dispatch_with(
+        &flags_pipe,
+        Some(&p),
+        vec![(1, bind(&keys, n * k)), (2, bind(&flags, n))],
+        groups,
+    )?;
+    let flags = Array::from_buffer(device.clone(), DType::U32, flags, Layout::contiguous(&[n]));
+    let (scan, count) = scan_and_count(&flags).await?;
+    let (first, next, inverse) = scatter(&device, &wgsl, &scan, Some(&perm), count, n)?;
+    let values = engine::take_rows(&sorted, n, &first, count, true, 1, count, count)?
+        .reshape(&[count as isize])?;
+    let u32_array = |b: Arc<GpuBuffer>, len: usize| {
+        Array::from_buffer(device.clone(), DType::U32, b, Layout::contiguous(&[len]))
+    };
+    let first_arr = u32_array(first.clone(), count);
+    let indices = if return_index {
+        let perm_arr = u32_array(perm.clone(), n);
+        let perm_arr = perm_arr.reshape(&[1, n as isize])?;
+        Some(
+            engine::take_rows(&perm_arr, n, &first, count, true, 1, count, count)?
+                .reshape(&[count as isize])?
+                .astype(int)?,
+        )
+    } else {
+        None
+    };
+    let counts = if return_counts {
+        let next_arr = u32_array(next, count);
+        Some(crate::ufuncs::subtract(&next_arr, &first_arr)?.astype(int)?)
+    } else {
+        None
+    };
+    let inverse = if return_inverse {
+        let shape: Vec<isize> = a.shape().iter().map(|&s| s as isize).collect();
+        Some(u32_array(inverse, n).astype(int)?.reshape(&shape)?)
+    } else {
+        None
+    };
+    Ok(Unique {
+        values,
+        indices,
+        inverse,
+        counts,
+    })
+}
+
+/// The inclusive scan of u32 flags and its last value (one read-back).
+async fn scan_and_count(flags: &Array) -> Result<(Arc<GpuBuffer>, usize)> {
+    let n = flags.size();
+    let scan = crate::scan::cumsum(flags, None, None)?.ascontiguousarray()?;
+    let last = scan.slice(&[kupfer_core::SliceArg::Index(n as isize - 1)])?;
+    let count = match last.item_async().await? {
+        Scalar::Int(c) => c as usize,
+        other => return Err(Error::invalid(format!("compaction count {other:?}"))),
+    };
+    let (buf, layout) = scan.buffer_and_layout()?;
+    if layout.offset != 0 {
+        return Err(Error::invalid("compaction: scan with an offset"));
+    }
+    Ok((buf, count))
+}
+
+/// Runs the scatter over `n` scanned flags with `count` runs: (first, next, inverse).
+fn scatter(
+    device: &crate::device::Device,
+    wgsl: &str,
+    scan: &Arc<GpuBuffer>,
+    perm: Option<&Arc<GpuBuffer>>,
+    count: usize,
+    n: usize,
+) -> Result<(Arc<GpuBuffer>, Arc<GpuBuffer>, Arc<GpuBuffer>)> {
+    let first = engine::alloc_words(device, count)?;
+    let next = engine::alloc_words(device, count)?;
+    let inverse = engine::alloc_words(device, n)?;
+    let (groups, gx) = grid(device, n);
+    let ctx = device.context();
+    let pipe = ctx.pipeline_with(wgsl, "scatter", ShaderChecks::Trusted)?;
+    ctx.dispatch_with(
+        &pipe,
+        Some(&params([n as u32, 0, gx, u32::from(perm.is_some())])),
+        vec![
+            (3, bind(scan, n)),
+            (4, bind(perm.unwrap_or(scan), n)),
+            (5, bind(&first, count)),
+            (6, bind(&next, count)),
+            (7, bind(&inverse, n)),
+        ],
+        groups,
+    )?;
+    Ok((first, next, inverse))
+}
+
+/// Positions of the true elements of a 1-D bool/u32 mask (one read-back of the count).
+pub(crate) async fn compact_mask(mask: &Array, dtype: DType) -> Result<(Arc<GpuBuffer>, usize)> {
+    let device = mask.device().clone();
+    let n = mask.size();
+    if n == 0 {
+        return Ok((engine::alloc_words(&device, 1)?, 0));
+    }
+    let flags = mask.astype(DType::U32)?.ascontiguousarray()?;
+    let (scan, count) = scan_and_count(&flags).await?;
+    let (first, _, _) = scatter(&device, &gen::compact(dtype), &scan, None, count, n)?;
+    Ok((first, count))
+}
+
+/// `numpy.isin(element, test_elements, invert=)`: for each element, whether it equals some
+/// test element (NaN equals nothing; -0.0 equals 0.0); the result has `element`'s shape.
+/// Both are compared in their common dtype. No read-back.
+///
+/// ```
+/// use kupfer as kp;
+/// let a = kp::Array::from_slice(&[1i32, 5, 2], &[3])?;
+/// let b = kp::Array::from_slice(&[2i32, 1, 1], &[3])?;
+/// assert_eq!(kp::isin(&a, &b, false)?.to_vec::<bool>()?, vec![true, false, true]);
+/// # Ok::<(), kp::Error>(())
+/// ```
+pub fn isin(element: &Array, test_elements: &Array, invert: bool) -> Result<Array> {
+    let device = element.device().clone();
+    let common = kupfer_core::promote::result_type(element.dtype(), test_elements.dtype())?;
+    let nb = test_elements.size();
+    let shape = element.shape().to_vec();
+    if nb == 0 || element.size() == 0 {
+        return crate::creation::full_on(&device, &shape, i64::from(invert), Some(DType::Bool));
+    }
+    let b = test_elements.astype(common)?.reshape(&[-1])?;
+    let b_sorted = super::order::sort(&b, Some(-1), Some("stable"))?.ascontiguousarray()?;
+    let x = element.astype(common)?.ascontiguousarray()?;
+    let pos = super::search::searchsorted(&b_sorted, &x, super::search::Side::Left, None)?;
+    let clipped = crate::ufuncs::minimum(&pos, (nb - 1) as i64)?
+        .astype(DType::U32)?
+        .ascontiguousarray()?;
+    let (cb, _) = clipped.buffer_and_layout()?;
+    let m = x.size();
+    let found = engine::take_rows(&b_sorted, nb, &cb, m, false, 1, m, m)?;
+    let x_flat = x.reshape(&[1, m as isize])?;
+    let hit = crate::ufuncs::equal(&found, &x_flat)?;
+    let shape_i: Vec<isize> = shape.iter().map(|&s| s as isize).collect();
+    let hit = hit.reshape(&shape_i)?;
+    if invert {
+        crate::ufuncs::logical_not(&hit)
+    } else {
+        Ok(hit)
+    }
+}
+
+/// `numpy.unique_values(x)`: the sorted distinct values (NaN values distinct, as the array
+/// API's `equal_nan=False`).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn unique_values(x: &Array) -> Result<Array> {
+    Ok(unique(x, false, false, false, false)?.values)
+}
+
+/// `numpy.unique_counts(x)`: (values, counts).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn unique_counts(x: &Array) -> Result<(Array, Array)> {
+    let u = unique(x, false, false, true, false)?;
+    Ok((u.values, u.counts.expect("asked for counts")))
+}
+
+/// `numpy.unique_inverse(x)`: (values, inverse_indices in `x`'s shape).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn unique_inverse(x: &Array) -> Result<(Array, Array)> {
+    let u = unique(x, false, true, false, false)?;
+    Ok((u.values, u.inverse.expect("asked for inverse")))
+}
+
+/// `numpy.unique_all(x)`: values, first indices, inverse indices and counts.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn unique_all(x: &Array) -> Result<Unique> {
+    unique(x, true, true, true, false)
+}
+
+/// The elements of 1-D `values` where the bool `mask` (same length) is true.
+async fn select(values: &Array, mask: &Array) -> Result<Array> {
+    let (pos, count) = compact_mask(mask, values.dtype()).await?;
+    let n = values.size();
+    let v = values.reshape(&[1, n as isize])?;
+    engine::take_rows(&v, n, &pos, count, true, 1, count, count)?.reshape(&[count as isize])
+}
+
+/// `numpy.intersect1d(a, b)`: the sorted values in both (flattened) arrays; with
+/// `return_indices`, also the first positions of those values in `a` and in `b`.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn intersect1d(
+    a: &Array,
+    b: &Array,
+    return_indices: bool,
+) -> Result<(Array, Option<(Array, Array)>)> {
+    pollster::block_on(intersect1d_async(a, b, return_indices))
+}
+
+/// [`intersect1d`], async (it reads sizes back).
+pub async fn intersect1d_async(
+    a: &Array,
+    b: &Array,
+    return_indices: bool,
+) -> Result<(Array, Option<(Array, Array)>)> {
+    let common = kupfer_core::promote::result_type(a.dtype(), b.dtype())?;
+    let ua = unique_async(&a.astype(common)?, return_indices, false, false, true).await?;
+    let ub = unique_async(&b.astype(common)?, return_indices, false, false, true).await?;
+    let mask = isin(&ua.values, &ub.values, false)?;
+    let values = select(&ua.values, &mask).await?;
+    if !return_indices {
+        return Ok((values, None));
+    }
+    let ia = select(ua.indices.as_ref().expect("indices"), &mask).await?;
+    let mask_b = isin(&ub.values, &ua.values, false)?;
+    let ib = select(ub.indices.as_ref().expect("indices"), &mask_b).await?;
+    Ok((values, Some((ia, ib))))
+}
+
+/// `numpy.setdiff1d(a, b)`: the sorted unique values of `a` that are not in `b`.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn setdiff1d(a: &Array, b: &Array) -> Result<Array> {
+    pollster::block_on(setdiff1d_async(a, b))
+}
+
+/// [`setdiff1d`], async.
+pub async fn setdiff1d_async(a: &Array, b: &Array) -> Result<Array> {
+    let common = kupfer_core::promote::result_type(a.dtype(), b.dtype())?;
+    let ua = unique_async(&a.astype(common)?, false, false, false, true).await?;
+    let mask = isin(&ua.values, b, true)?;
+    select(&ua.values, &mask).await
+}
