@@ -21,6 +21,7 @@ pub(crate) mod fft;
 pub(crate) mod linalg;
 mod loops;
 pub(crate) mod methods;
+pub(crate) mod numeric;
 pub(crate) mod reductions;
 pub(crate) mod scans;
 pub(crate) mod shape;
@@ -75,6 +76,7 @@ fn build() -> Registry {
     stats::register(&mut r);
     signal::register(&mut r);
     complex::register(&mut r);
+    numeric::register(&mut r);
     builtins::register(&mut r);
     r
 }
@@ -119,15 +121,10 @@ pub(crate) const PLANNED: &[&str] = &[
     "cumulative_sum",
     "cumulative_prod",
     "gradient",
-    "trapezoid",
     "cov",
     "corrcoef",
     "logsumexp",
     // comparisons of whole arrays
-    "allclose",
-    "isclose",
-    "array_equal",
-    "array_equiv",
     // joining, splitting, tiling, rearranging
     "concatenate",
     "concat",
@@ -180,26 +177,6 @@ pub(crate) const PLANNED: &[&str] = &[
     "lexsort",
     // more elementwise
     "fmod",
-    "copysign",
-    "nextafter",
-    "ldexp",
-    "frexp",
-    "modf",
-    "logaddexp",
-    "logaddexp2",
-    "float_power",
-    "gcd",
-    "lcm",
-    "sinc",
-    "i0",
-    "heaviside",
-    "signbit",
-    "spacing",
-    "nan_to_num",
-    "isreal",
-    "iscomplex",
-    "isposinf",
-    "isneginf",
     "interp",
     // linear algebra and products
     "linalg.inv",
@@ -333,13 +310,15 @@ const DTYPE_NAMES: &[&str] = &[
 ];
 
 /// Python builtins usable as bare names.
-const BUILTINS: &[&str] = &[
-    "abs", "round", "len", "float", "int", "bool", "complex", "slice", "sum", "min", "max", "any",
-    "all", "pow",
-];
+/// Python builtins a bare name means: the others of Python's (`abs`, `round`, `sum`, `min`,
+/// `max`, `any`, `all`, `pow`) are NumPy's functions after `from numpy import *`.
+const BUILTINS: &[&str] = &["len", "float", "int", "bool", "complex", "slice"];
 
 /// Resolves `name` in namespace `module` (`""` is `np`; bare names pass `bare`).
 pub(crate) fn resolve(module: &'static str, name: &str, bare: bool) -> Result<Resolved> {
+    if let Some(r) = numeric::info_attribute(module, name) {
+        return Ok(r);
+    }
     if module.is_empty() {
         if bare && matches!(name, "np" | "numpy") {
             return Ok(Resolved::Value(Value::Module("")));
