@@ -989,6 +989,8 @@ const REFUSED: &[&str] = &[
     "np.ldexp(f32, 1.5)",
     "np.gcd(f32, 2)",
     "np.geomspace(0, 10)",
+    "np.isdtype(np.int32, 'whole')",
+    "np.isdtype(f32, 'bool')",
     "np.add(f32, f32, dtype=np.int32)",
     "np.add(i32, i32, dtype=np.uint32)",
     "np.add(i32, 1.5, dtype=np.int32)",

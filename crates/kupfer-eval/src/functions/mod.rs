@@ -178,6 +178,8 @@ pub(crate) const PLANNED: &[&str] = &[
     // more elementwise
     "fmod",
     "interp",
+    "unwrap",
+    "poly1d",
     // linear algebra and products
     "linalg.inv",
     "linalg.pinv",

@@ -41,8 +41,132 @@ pub(super) fn register(r: &mut Registry) {
     r.native(&["polymul"], |c| poly_pair(c, kupfer::polymul));
     r.native(&["polyder"], polyder);
     r.native(&["polyint"], polyint);
+    r.native(&["isdtype"], isdtype);
+    r.native(&["issubdtype"], issubdtype);
+    r.native(ABSTRACT_TYPES, abstract_type);
     r.native(&["finfo"], finfo);
     r.native(&["iinfo"], iinfo);
+}
+
+/// `np.isdtype(dtype, kind)`: `kind` is a dtype, one of the array API's kind names ('bool',
+/// 'signed integer', 'unsigned integer', 'integral', 'real floating', 'complex floating',
+/// 'numeric') or a tuple of them.
+fn isdtype(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["dtype", "kind"])?;
+    let d = match a.req("dtype")? {
+        Value::DType(d) => d,
+        v => {
+            return Err(EvalError::type_error(
+                span,
+                format!(
+                    "dtype argument must be a NumPy dtype, but it is a {}.",
+                    v.type_name()
+                ),
+            ))
+        }
+    };
+    let kinds = match a.req("kind")? {
+        Value::Tuple(v) => v,
+        v => vec![v],
+    };
+    let mut answer = false;
+    for k in kinds {
+        answer |=
+            match k {
+                Value::DType(k) => k == d,
+                Value::Str(name) => match name.as_str() {
+                    "bool" => d == DType::Bool,
+                    "signed integer" => matches!(d, DType::I32 | DType::I64),
+                    "unsigned integer" => d == DType::U32,
+                    "integral" => d.is_int(),
+                    "real floating" => d.is_float(),
+                    "complex floating" => d.is_complex(),
+                    "numeric" => d != DType::Bool,
+                    other => return Err(EvalError::value_error(
+                        span,
+                        format!(
+                            "kind argument is a string, but '{other}' is not a known kind name."
+                        ),
+                    )),
+                },
+                v => {
+                    return Err(EvalError::type_error(
+                        span,
+                        format!(
+                            "kind argument must be comprised of NumPy dtypes or strings only, but \
+                         is a {}.",
+                            v.type_name()
+                        ),
+                    ))
+                }
+            };
+    }
+    Ok(Value::Scalar(Scalar::Bool(answer)))
+}
+
+/// NumPy's abstract scalar types, names for [`issubdtype`]'s second argument.
+const ABSTRACT_TYPES: &[&str] = &[
+    "generic",
+    "number",
+    "integer",
+    "signedinteger",
+    "unsignedinteger",
+    "inexact",
+    "floating",
+    "complexfloating",
+];
+
+/// Calling an abstract type (`np.floating(1)`) is an error, as in NumPy.
+fn abstract_type(call: Call) -> Result<Value> {
+    Err(EvalError::type_error(
+        call.span,
+        format!("cannot create '{}' instances", call.display_name()),
+    ))
+}
+
+/// True when `d` belongs to NumPy's abstract type `name`.
+fn in_abstract(d: DType, name: &str) -> bool {
+    match name {
+        "generic" => true,
+        "number" => d != DType::Bool,
+        "integer" => d.is_int(),
+        "signedinteger" => matches!(d, DType::I32 | DType::I64),
+        "unsignedinteger" => d == DType::U32,
+        "inexact" => d.is_float() || d.is_complex(),
+        "floating" => d.is_float(),
+        "complexfloating" => d.is_complex(),
+        _ => false,
+    }
+}
+
+/// `np.issubdtype(arg1, arg2)`: `arg2` a dtype (equality) or an abstract type (`np.floating`).
+fn issubdtype(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["arg1", "arg2"])?;
+    let one = a.req("arg1")?;
+    let d = match &one {
+        Value::Function(f) if ABSTRACT_TYPES.contains(f) => {
+            let two = a.req("arg2")?;
+            let answer = match two {
+                Value::Function(g) if ABSTRACT_TYPES.contains(&g) => {
+                    g == "generic"
+                        || *f == g
+                        || (g == "number" && *f != "generic")
+                        || (g == "integer" && f.ends_with("integer"))
+                        || (g == "inexact" && matches!(*f, "floating" | "complexfloating"))
+                }
+                _ => false,
+            };
+            return Ok(Value::Scalar(Scalar::Bool(answer)));
+        }
+        v => super::to_dtype(v, "np.issubdtype(): argument 'arg1'", span)?,
+    };
+    let answer = match a.req("arg2")? {
+        Value::Function(g) if ABSTRACT_TYPES.contains(&g) => in_abstract(d, g),
+        v => super::to_dtype(&v, "np.issubdtype(): argument 'arg2'", span)? == d,
+    };
+    Ok(Value::Scalar(Scalar::Bool(answer)))
 }
 
 /// `np.finfo(dtype)`: a namespace value (`finfo.float32`) whose attributes
