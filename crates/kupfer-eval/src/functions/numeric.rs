@@ -72,35 +72,36 @@ fn isdtype(call: Call) -> Result<Value> {
     };
     let mut answer = false;
     for k in kinds {
-        answer |=
-            match k {
-                Value::DType(k) => k == d,
-                Value::Str(name) => match name.as_str() {
-                    "bool" => d == DType::Bool,
-                    "signed integer" => matches!(d, DType::I32 | DType::I64),
-                    "unsigned integer" => d == DType::U32,
-                    "integral" => d.is_int(),
-                    "real floating" => d.is_float(),
-                    "complex floating" => d.is_complex(),
-                    "numeric" => d != DType::Bool,
-                    other => return Err(EvalError::value_error(
+        answer |= match k {
+            Value::DType(k) => k == d,
+            Value::Str(name) => match name.as_str() {
+                "bool" => d == DType::Bool,
+                "signed integer" => matches!(d, DType::I32 | DType::I64),
+                "unsigned integer" => d == DType::U32,
+                "integral" => d.is_int(),
+                "real floating" => d.is_float(),
+                "complex floating" => d.is_complex(),
+                "numeric" => d != DType::Bool,
+                other => {
+                    return Err(EvalError::value_error(
                         span,
                         format!(
                             "kind argument is a string, but '{other}' is not a known kind name."
                         ),
-                    )),
-                },
-                v => {
-                    return Err(EvalError::type_error(
-                        span,
-                        format!(
-                            "kind argument must be comprised of NumPy dtypes or strings only, but \
-                         is a {}.",
-                            v.type_name()
-                        ),
                     ))
                 }
-            };
+            },
+            v => {
+                return Err(EvalError::type_error(
+                    span,
+                    format!(
+                        "kind argument must be comprised of NumPy dtypes or strings only, but \
+                         is a {}.",
+                        v.type_name()
+                    ),
+                ))
+            }
+        };
     }
     Ok(Value::Scalar(Scalar::Bool(answer)))
 }
