@@ -1255,7 +1255,7 @@ fn numpy_docstring_examples() {
 }
 
 /// The share of docstring examples reached (see `numpy_docstring_examples`).
-const MIN_DOCSTRING_PERCENT: usize = 75;
+const MIN_DOCSTRING_PERCENT: usize = 80;
 
 #[test]
 fn refusals_match_numpy() {
