@@ -57,9 +57,10 @@ fn kp_cosh_c64(z: vec2<f32>) -> vec2<f32> {
     return vec2<f32>(kp_cosh_f32(z.x) * kp_cos_f32(z.y), kp_sinh_f32(z.x) * kp_sin_f32(z.y));
 }
 
-// tanh(x + iy) = (sinh 2x + i sin 2y) / (cosh 2x + cos 2y); beyond |x| = 10 (20 in the f64
-// form) the real part is +-1 to the precision and the imaginary part 4 sin y cos y e^(-2|x|)
-// (no inf / inf).
+// tanh(x + iy) with t = tan y, s = sinh x, b = 1 + t^2 (Kahan's form):
+// (b s sqrt(1 + s^2) + i t) / (1 + b s^2), finite up to the poles of tan y (tanh(i pi/2) is
+// about 1.6e16 i, as NumPy's); beyond |x| = 10 (20 in the f64 form) the real part is +-1 to
+// the precision and the imaginary part 4 sin y cos y e^(-2|x|) (no inf / inf).
 fn kp_tanh_c64(z: vec2<f32>) -> vec2<f32> {
     if (z.y == 0.0) {
         return vec2<f32>(kp_tanh_f32(z.x), z.y);
@@ -68,8 +69,11 @@ fn kp_tanh_c64(z: vec2<f32>) -> vec2<f32> {
         let e = kp_exp_f32(-2.0 * abs(z.x));
         return vec2<f32>(sign(z.x), 4.0 * kp_sin_f32(z.y) * kp_cos_f32(z.y) * e);
     }
-    let d = kp_cosh_f32(2.0 * z.x) + kp_cos_f32(2.0 * z.y);
-    return vec2<f32>(kp_sinh_f32(2.0 * z.x) / d, kp_sin_f32(2.0 * z.y) / d);
+    let t = kp_tan_f32(z.y);
+    let b = 1.0 + t * t;
+    let s = kp_sinh_f32(z.x);
+    let d = 1.0 + b * s * s;
+    return vec2<f32>(b * s * sqrt(1.0 + s * s) / d, t / d);
 }
 
 // sin z = -i sinh(iz), cos z = cosh(iz), tan z = -i tanh(iz), with iz = (-y, x).
@@ -85,4 +89,67 @@ fn kp_cos_c64(z: vec2<f32>) -> vec2<f32> {
 fn kp_tan_c64(z: vec2<f32>) -> vec2<f32> {
     let t = kp_tanh_c64(vec2<f32>(-z.y, z.x));
     return vec2<f32>(t.y, -t.x);
+}
+
+// NumPy's complex product (the plain formula, as npy_cpow uses it).
+fn kp_cpmul_c64(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
+    return vec2<f32>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+}
+
+// 1 / x by Smith's algorithm (NumPy's complex division of 1 by x).
+fn kp_cprecip_c64(x: vec2<f32>) -> vec2<f32> {
+    if (abs(x.y) <= abs(x.x)) {
+        let r = x.y / x.x;
+        let s = 1.0 / (x.x + x.y * r);
+        return vec2<f32>(s, -r * s);
+    }
+    let r = x.x / x.y;
+    let s = 1.0 / (x.x * r + x.y);
+    return vec2<f32>(r * s, -s);
+}
+
+// a ** b as NumPy's npy_cpow: 1 for a zero exponent; for a zero base 0 under a positive real
+// exponent and NaN under any other; a real integer exponent with |n| < 100 by repeated
+// squaring (the inverse by one reciprocal at the end); exp(b log a) otherwise.
+fn kp_power_c64(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
+    if (b.x == 0.0 && b.y == 0.0) {
+        return vec2<f32>(1.0, 0.0);
+    }
+    if (a.x == 0.0 && a.y == 0.0) {
+        if (b.x > 0.0 && b.y == 0.0) {
+            return vec2<f32>(0.0, 0.0);
+        }
+        let n = kp_cnan_f32();
+        return vec2<f32>(n, n);
+    }
+    if (b.y == 0.0 && b.x == trunc(b.x) && abs(b.x) < 100.0) {
+        let n = i32(b.x);
+        if (n == 1) {
+            return a;
+        }
+        if (n == 2) {
+            return kp_cpmul_c64(a, a);
+        }
+        if (n == 3) {
+            return kp_cpmul_c64(kp_cpmul_c64(a, a), a);
+        }
+        var m = abs(n);
+        var r = vec2<f32>(1.0, 0.0);
+        var p = a;
+        loop {
+            if ((m & 1) != 0) {
+                r = kp_cpmul_c64(r, p);
+            }
+            m = m >> 1u;
+            if (m == 0) {
+                break;
+            }
+            p = kp_cpmul_c64(p, p);
+        }
+        if (n < 0) {
+            return kp_cprecip_c64(r);
+        }
+        return r;
+    }
+    return kp_exp_c64(kp_cpmul_c64(b, kp_log_c64(a)));
 }

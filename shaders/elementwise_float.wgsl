@@ -78,3 +78,9 @@ fn kp_floor_divide_T(a: T, b: T) -> T {
     if (d - f > T(0.5)) { f = f + T(1); }
     return f;
 }
+
+// |a| with the sign bit of b (NaN's included).
+fn kp_copysign_T(a: T, b: T) -> T {
+    let m = abs(a);
+    return select(m, -m, kp_signbit_T(b));
+}

@@ -72,3 +72,26 @@ fn kp_right_shift_T(a0: T, b0: T) -> T {
     if (b < T(0) || b >= T(BITS)) { return select(T(0), ~T(0), a < T(0)); }
     return a >> u32(b);
 }
+
+// Greatest common divisor of |a| and |b| by Euclid's algorithm (at most about 1.5 * BITS steps).
+fn kp_gcd_T(a0: T, b0: T) -> T {
+    let a = kp_opaque_T(a0);
+    let b = kp_opaque_T(b0);
+    var x = select(a, T(0) - a, a < T(0));
+    var y = select(b, T(0) - b, b < T(0));
+    loop {
+        if (y == T(0)) { break; }
+        let r = x % y;
+        x = y;
+        y = r;
+    }
+    return x;
+}
+
+// Least common multiple |a / gcd * b| (0 when either is 0).
+fn kp_lcm_T(a: T, b: T) -> T {
+    let g = kp_gcd_T(a, b);
+    if (g == T(0)) { return T(0); }
+    let l = (kp_opaque_T(a) / g) * b;
+    return select(l, T(0) - l, l < T(0));
+}

@@ -931,3 +931,101 @@ fn kp_power_f32(x: f32, y: f32) -> f32 {
     }
     return select(r, -r, xneg && yodd);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Exact float functions from the bit patterns: nextafter, spacing, frexp, ldexp. The `16`
+// variants work on float16 values carried in f32 (their bits through pack2x16float, exact for
+// a value that is a float16).
+
+// The float next to x in the direction of y; y when x == y; NaN when either is NaN.
+fn kp_nextafter_f32(x: f32, y: f32) -> f32 {
+    if (kpl32_isnan(x) || kpl32_isnan(y)) { return kpl32_nan(); }
+    if (x == y) { return y; }
+    let bx = bitcast<u32>(x);
+    if ((bx & 0x7fffffffu) == 0u) { return bitcast<f32>((bitcast<u32>(y) & 0x80000000u) | 1u); }
+    // The magnitude grows when y lies beyond x, away from zero.
+    let grows = (x < y) == (x > 0.0);
+    return bitcast<f32>(select(bx - 1u, bx + 1u, grows));
+}
+
+fn kp_nextafter16_f32(x: f32, y: f32) -> f32 {
+    if (kpl32_isnan(x) || kpl32_isnan(y)) { return kpl32_nan(); }
+    // NumPy's float16 nextafter returns x when x == y (its float and double ones return y).
+    if (x == y) { return x; }
+    let bx = pack2x16float(vec2<f32>(x, 0.0)) & 0xffffu;
+    if ((bx & 0x7fffu) == 0u) { return kpl32_copysign(0x1.0p-24f, y); }
+    let grows = (x < y) == (x > 0.0);
+    return unpack2x16float(select(bx - 1u, bx + 1u, grows)).x;
+}
+
+// The distance from x to the next float away from zero (toward -inf for x < 0), as NumPy's
+// spacing: NaN for +-inf and NaN, inf past the largest float.
+fn kp_spacing_f32(x: f32) -> f32 {
+    let inf = kpl32_inf();
+    return kp_nextafter_f32(x, select(inf, -inf, x < 0.0)) - x;
+}
+
+fn kp_spacing16_f32(x: f32) -> f32 {
+    let inf = kpl32_inf();
+    return kp_nextafter16_f32(x, select(inf, -inf, x < 0.0)) - x;
+}
+
+// True for zeros, +-inf and NaN: frexp and ldexp return them unchanged.
+fn kpl32_frexp_fixed(x: f32) -> bool {
+    return (bitcast<u32>(x) & 0x7fffffffu) == 0u || (bitcast<u32>(x) & 0x7f800000u) == 0x7f800000u;
+}
+
+// frexp's mantissa: x = m * 2^e with 0.5 <= |m| < 1 (x itself for zeros, +-inf and NaN).
+fn kp_frexp_m_f32(x: f32) -> f32 {
+    if (kpl32_frexp_fixed(x)) { return x; }
+    return kpl32_copysign(kpl32_frexp(x).m * 0.5, x);
+}
+
+// frexp's exponent (0 for zeros, +-inf and NaN).
+fn kp_frexp_e_f32(x: f32) -> i32 {
+    if (kpl32_frexp_fixed(x)) { return 0; }
+    return kpl32_frexp(x).e + 1;
+}
+
+// x * 2^n, exact unless the result is subnormal (then rounded once); n is an integer carried
+// as a float (+-inf saturate).
+fn kp_ldexp_f32(x: f32, n: f32) -> f32 {
+    if (kpl32_frexp_fixed(x) || kpl32_isnan(n)) { return x; }
+    let f = kpl32_frexp(x);
+    let k = f.e + i32(clamp(n, -400.0, 400.0));
+    return kpl32_copysign(kpl32_scale(f.m, clamp(k, -400, 400)), x);
+}
+
+// ---------------------------------------------------------------------------------------------
+// i0: the modified Bessel function of the first kind of order 0. For |x| <= 15 its power series
+// sum_k (x^2/4)^k / (k!)^2 (positive terms: no cancellation); beyond, e^|x| / sqrt(2 pi |x|)
+// times the asymptotic series sum_k ((2k-1)!!)^2 / (k! (8|x|)^k), whose first 12 terms are
+// below f32's precision there. i0(+-inf) is NaN, as NumPy's (inf / inf).
+fn kp_i0_f32(x0: f32) -> f32 {
+    let x = abs(x0);
+    if (kpl32_isnan(x)) { return x; }
+    if (x <= 15.0) {
+        let q = 0.25 * x * x;
+        var t = 1.0;
+        var s = 1.0;
+        for (var k = 1; k < 64; k++) {
+            t = t * q / f32(k * k);
+            s = s + t;
+            if (t < s * 1e-8) { break; }
+        }
+        return s;
+    }
+    let r = 1.0 / (8.0 * x);
+    var t = 1.0;
+    var s = 1.0;
+    for (var k = 1; k < 13; k++) {
+        let j = f32(2 * k - 1);
+        t = t * j * j * r / f32(k);
+        s = s + t;
+    }
+    return kp_exp_f32(x) * s / sqrt(6.2831855 * x);
+}
+
+// A quiet NaN for the complex functions (complex_f32.wgsl), whose f64 form calls
+// kp_cnan_f64.
+fn kp_cnan_f32() -> f32 { return kpl32_nan(); }

@@ -921,3 +921,91 @@ fn kp_power_f64(x: f64, y: f64) -> f64 {
     }
     return select(r, -r, xneg && yodd);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Exact float functions: nextafter, spacing, frexp, ldexp, by exact scaling (no 64-bit
+// integers): a step of one unit in the last place is a power of two found with kpl64_frexp.
+
+// The float next to x in the direction of y; y when x == y; NaN when either is NaN.
+fn kp_nextafter_f64(x: f64, y: f64) -> f64 {
+    if (kpl64_isnan(x) || kpl64_isnan(y)) { return kpl64_nan(); }
+    if (x == y) { return y; }
+    if (x == 0.0lf) { return kpl64_copysign(kpl64_scale(1.0lf, -1074), y); }
+    if (!kpl64_finite(x)) { return kpl64_copysign(KPL64_MAX, x); }
+    // The magnitude grows when y lies beyond x, away from zero.
+    let grows = (x < y) == (x > 0.0lf);
+    let f = kpl64_frexp(x);
+    var e = f.e - 52;
+    // Below a power of two the floats are twice as dense.
+    if (!grows && f.m == 1.0lf) { e = e - 1; }
+    let step = kpl64_scale(1.0lf, max(e, -1074));
+    let towards_y = select(-step, step, x < y);
+    return x + towards_y;
+}
+
+// The distance from x to the next float away from zero (toward -inf for x < 0), as NumPy's
+// spacing: NaN for +-inf and NaN, inf past the largest float.
+fn kp_spacing_f64(x: f64) -> f64 {
+    let inf = kpl64_inf();
+    return kp_nextafter_f64(x, select(inf, -inf, x < 0.0lf)) - x;
+}
+
+// True for zeros, +-inf and NaN: frexp and ldexp return them unchanged.
+fn kpl64_frexp_fixed(x: f64) -> bool {
+    return x == 0.0lf || !kpl64_finite(x);
+}
+
+// frexp's mantissa: x = m * 2^e with 0.5 <= |m| < 1 (x itself for zeros, +-inf and NaN).
+fn kp_frexp_m_f64(x: f64) -> f64 {
+    if (kpl64_frexp_fixed(x)) { return x; }
+    return kpl64_copysign(kpl64_frexp(x).m * 0.5lf, x);
+}
+
+// frexp's exponent (0 for zeros, +-inf and NaN).
+fn kp_frexp_e_f64(x: f64) -> i32 {
+    if (kpl64_frexp_fixed(x)) { return 0; }
+    return kpl64_frexp(x).e + 1;
+}
+
+// x * 2^n, exact unless the result is subnormal (then rounded once: the mantissa in [1, 2) is
+// scaled by two normal powers of two, the first product exact); n is an integer carried as a
+// float (+-inf saturate).
+fn kp_ldexp_f64(x: f64, n: f64) -> f64 {
+    if (kpl64_frexp_fixed(x) || kpl64_isnan(n)) { return x; }
+    let f = kpl64_frexp(x);
+    let k = f.e + i32(clamp(n, -2400.0lf, 2400.0lf));
+    return kpl64_copysign(kpl64_scale(f.m, clamp(k, -1200, 1200)), x);
+}
+
+// ---------------------------------------------------------------------------------------------
+// i0: the modified Bessel function of the first kind of order 0. For |x| <= 30 its power series
+// sum_k (x^2/4)^k / (k!)^2 (positive terms: no cancellation); beyond, e^|x| / sqrt(2 pi |x|)
+// times the asymptotic series sum_k ((2k-1)!!)^2 / (k! (8|x|)^k), whose first 30 terms are
+// below f64's precision there. i0(+-inf) is NaN, as NumPy's (inf / inf).
+fn kp_i0_f64(x0: f64) -> f64 {
+    let x = abs(x0);
+    if (kpl64_isnan(x)) { return x; }
+    if (x <= 30.0lf) {
+        let q = 0.25lf * x * x;
+        var t = 1.0lf;
+        var s = 1.0lf;
+        for (var k = 1; k < 160; k++) {
+            t = t * q / f64(k * k);
+            s = s + t;
+            if (t < s * 1e-17lf) { break; }
+        }
+        return s;
+    }
+    let r = 1.0lf / (8.0lf * x);
+    var t = 1.0lf;
+    var s = 1.0lf;
+    for (var k = 1; k < 31; k++) {
+        let j = f64(2 * k - 1);
+        t = t * j * j * r / f64(k);
+        s = s + t;
+    }
+    return kp_exp_f64(x) * s / sqrt(6.283185307179586lf * x);
+}
+
+// A quiet NaN for the complex128 functions (complex_f32.wgsl read as f64).
+fn kp_cnan_f64() -> f64 { return kpl64_nan(); }

@@ -13,7 +13,9 @@ use std::path::PathBuf;
 /// Arguments of `kupfer eval`.
 #[derive(Debug, clap::Args)]
 pub struct EvalArgs {
-    /// The expression, in NumPy syntax, e.g. `np.sin(x) + 2 * y`.
+    /// The expression, in NumPy syntax, e.g. `np.sin(x) + 2 * y` (one starting with `-`, such
+    /// as `-x + 1`, is an expression, not an option).
+    #[arg(allow_hyphen_values = true)]
     pub expr: String,
     /// Inputs: NAME=FILE.npy binds the array in FILE.npy to NAME.
     #[arg(value_name = "NAME=FILE.npy")]

@@ -279,6 +279,13 @@ fn eval_prints_like_numpy() {
         "[1.2909944 1.2909944 1.2909944]\n"
     );
     assert_eq!(eval_ok(&["numpy.arange(3) * 2"]), "[0 2 4]\n");
+    // An expression starting with `-` is an expression, not an option.
+    assert_eq!(eval_ok(&["-b + 1", &b]), "[ 0  3 -2  5]\n");
+    assert_eq!(eval_ok(&["-1"]), "-1\n");
+    // Bare NumPy names are NumPy's functions (`from numpy import *`), not Python's builtins.
+    assert_eq!(eval_ok(&["sum(a, axis=0)", &a]), "[12. 15. 18. 21.]\n");
+    assert_eq!(eval_ok(&["max(a, axis=1)", &a]), "[ 3.  7. 11.]\n");
+    assert_eq!(eval_ok(&["any(b > 2, axis=0)", &b]), "True\n");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

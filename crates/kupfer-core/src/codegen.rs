@@ -486,6 +486,8 @@ impl Needs {
         s.push_str(&random);
         // f16's fmod is computed in f32, so f16 helpers bring the f32 ones.
         let mut floats = self.float.clone();
+        // The complex helpers call their real parts' classification helpers.
+        floats.extend(self.complex.iter().map(|d| d.real_part()));
         if floats.contains(&DType::F16) {
             floats.insert(DType::F32);
         }
@@ -527,7 +529,9 @@ impl Needs {
             s.push_str(
                 &COMPLEX_HELPERS
                     .replace("_CT(", &format!("_{}(", complex_suffix(d)))
-                    .replace("CT", d.wgsl_value()),
+                    .replace("CT", d.wgsl_value())
+                    .replace("_RT(", &format!("_{}(", d.real_part().wgsl_value()))
+                    .replace("RT", d.real_part().wgsl_value()),
             );
         }
         if self.mixed_compare {
@@ -549,7 +553,10 @@ impl Needs {
         if self.f32_divide {
             s.push_str(F32_DIVIDE);
         }
-        if self.f64_rounding || self.float.contains(&DType::F64) {
+        if self.f64_rounding
+            || self.float.contains(&DType::F64)
+            || self.complex.contains(&DType::Complex128)
+        {
             s.push_str(F64_ROUNDING);
         }
         Ok(s)
@@ -637,6 +644,56 @@ fn kp_crecip_CT(x: CT) -> CT {
     let r = x.x / x.y;
     let s = 1.0 / (x.x * r + x.y);
     return CT(r * s, -s);
+}
+
+// NumPy's complex sign: z / |z| (h = |z|); 0 at 0; +-1 or +-i when one part is infinite; NaN
+// for NaN or two infinite parts.
+fn kp_csign_CT(z: CT, h: RT) -> CT {
+    if (kp_isnan_RT(h) || (kp_isinf_RT(z.x) && kp_isinf_RT(z.y))) {
+        return CT(kp_nan_RT(), kp_nan_RT());
+    }
+    if (kp_isinf_RT(z.x)) {
+        return CT(select(RT(-1), RT(1), z.x > RT(0)), RT(0));
+    }
+    if (kp_isinf_RT(z.y)) {
+        return CT(RT(0), select(RT(-1), RT(1), z.y > RT(0)));
+    }
+    if (h == RT(0)) {
+        return CT(RT(0), RT(0));
+    }
+    return CT(z.x / h, z.y / h);
+}
+
+// NumPy's lexicographic order of complex numbers (CGE / CLE: a NaN imaginary part makes a
+// strict real comparison false).
+fn kp_cge_CT(a: CT, b: CT) -> bool {
+    return (a.x > b.x && !kp_isnan_RT(a.y) && !kp_isnan_RT(b.y)) || (a.x == b.x && a.y >= b.y);
+}
+
+fn kp_cle_CT(a: CT, b: CT) -> bool {
+    return (a.x < b.x && !kp_isnan_RT(a.y) && !kp_isnan_RT(b.y)) || (a.x == b.x && a.y <= b.y);
+}
+
+fn kp_cisnan_CT(a: CT) -> bool {
+    return kp_isnan_RT(a.x) || kp_isnan_RT(a.y);
+}
+
+// maximum / minimum keep a NaN first operand; fmax / fmin take the first unless the second is
+// NaN (NumPy's loops).
+fn kp_cmaximum_CT(a: CT, b: CT) -> CT {
+    return select(b, a, kp_cisnan_CT(a) || kp_cge_CT(a, b));
+}
+
+fn kp_cminimum_CT(a: CT, b: CT) -> CT {
+    return select(b, a, kp_cisnan_CT(a) || kp_cle_CT(a, b));
+}
+
+fn kp_cfmax_CT(a: CT, b: CT) -> CT {
+    return select(b, a, kp_cisnan_CT(b) || kp_cge_CT(a, b));
+}
+
+fn kp_cfmin_CT(a: CT, b: CT) -> CT {
+    return select(b, a, kp_cisnan_CT(b) || kp_cle_CT(a, b));
 }
 ";
 
@@ -1108,6 +1165,16 @@ fn unary_expr(op: UnaryOp, x: &str, d: DType, needs: &mut Needs) -> Result<Strin
         (Absolute, _) if d == DType::U32 => x.to_string(),
         (Absolute, Kind::Int) => format!("select({x}, {z} - {x}, {x} < {z})", z = zero(d)),
         (Absolute, _) => format!("abs({x})"),
+        (Sign, Kind::Complex) => {
+            needs.complex.insert(d);
+            needs.libm.insert(format!("kp_hypot_{rs}"));
+            format!("kp_csign_{cs}({x}, kp_hypot_{rs}({x}.x, {x}.y))")
+        }
+        (Rint, Kind::Complex) if d == DType::Complex128 => {
+            needs.f64_rounding = true;
+            format!("{t}(kp_rint_f64({x}.x), kp_rint_f64({x}.y))")
+        }
+        (Rint, Kind::Complex) => format!("{t}(round({x}.x), round({x}.y))"),
         (Sign, _) => format!("kp_sign_{t}({x})"),
         (Square, Kind::Complex) => {
             needs.complex.insert(d);
@@ -1166,6 +1233,25 @@ fn unary_expr(op: UnaryOp, x: &str, d: DType, needs: &mut Needs) -> Result<Strin
         (Real | Conj, _) => x.to_string(),
         (Imag, _) => zero(d),
         (op, Kind::Float) if op.is_libm() => libm_call(op.name(), d, &[x], needs),
+        (Signbit, Kind::Float) => format!("kp_signbit_{t}({x})"),
+        // float16's steps are its own: its helpers work on its bits.
+        (Spacing, Kind::Float) if d == DType::F16 => libm_call("spacing16", d, &[x], needs),
+        (Spacing, Kind::Float) => libm_call("spacing", d, &[x], needs),
+        (FrexpMantissa, Kind::Float) => libm_call("frexp_m", d, &[x], needs),
+        (FrexpExponent, Kind::Float) => {
+            let s = float_suffix(d);
+            needs.libm.insert(format!("kp_frexp_e_{s}"));
+            format!("kp_frexp_e_{s}({s}({x}))")
+        }
+        (I0, Kind::Float) => libm_call("i0", d, &[x], needs),
+        (BitwiseCount, Kind::Int) => match d {
+            DType::I64 => {
+                let m = format!("select({x}, -{x}, {x} < 0li)");
+                format!("(countOneBits(u32({m} & 0xffffffffli)) + countOneBits(u32({m} >> 32u)))")
+            }
+            DType::U32 => format!("countOneBits({x})"),
+            _ => format!("countOneBits(u32(select({x}, -{x}, {x} < 0i)))"),
+        },
         _ => return Err(unsupported_op(op.name(), d)),
     })
 }
@@ -1204,6 +1290,15 @@ fn binary_expr(op: BinaryOp, a: &str, b: &str, d: DType, needs: &mut Needs) -> R
             format!("kp_cdiv_{}({a}, {b})", complex_suffix(d))
         }
         (Equal, Kind::Complex) => format!("all({a} == {b})"),
+        (Maximum | Minimum | Fmax | Fmin, Kind::Complex) => {
+            needs.complex.insert(d);
+            format!("kp_c{}_{}({a}, {b})", op.name(), complex_suffix(d))
+        }
+        (Power, Kind::Complex) => {
+            let cs = complex_suffix(d);
+            needs.libm.insert(format!("kp_power_{cs}"));
+            format!("kp_power_{cs}({a}, {b})")
+        }
         (NotEqual, Kind::Complex) => format!("!all({a} == {b})"),
         (Add, _) => format!("({a} + {b})"),
         (Subtract, _) => format!("({a} - {b})"),
@@ -1247,6 +1342,14 @@ fn binary_expr(op: BinaryOp, a: &str, b: &str, d: DType, needs: &mut Needs) -> R
         (BitwiseXor, Kind::Int) => format!("({a} ^ {b})"),
         (LeftShift, Kind::Int) => format!("kp_left_shift_{t}({a}, {b})"),
         (RightShift, Kind::Int) => format!("kp_right_shift_{t}({a}, {b})"),
+        (Copysign, Kind::Float) => format!("kp_copysign_{t}({a}, {b})"),
+        // float16's steps are its own: its helpers work on its bits.
+        (Nextafter, Kind::Float) if d == DType::F16 => libm_call("nextafter16", d, &[a, b], needs),
+        (Nextafter, Kind::Float) => libm_call("nextafter", d, &[a, b], needs),
+        (Ldexp, Kind::Float) => libm_call("ldexp", d, &[a, b], needs),
+        (Gcd, Kind::Int) => format!("kp_gcd_{t}({a}, {b})"),
+        (Complex, Kind::Float) => format!("vec2<{t}>({a}, {b})"),
+        (Lcm, Kind::Int) => format!("kp_lcm_{t}({a}, {b})"),
         _ => return Err(unsupported_op(op.name(), d)),
     })
 }
@@ -1332,6 +1435,12 @@ mod tests {
             BitwiseXor,
             LeftShift,
             RightShift,
+            Copysign,
+            Nextafter,
+            Ldexp,
+            Gcd,
+            Lcm,
+            Complex,
         ];
         let mut checked = 0;
         for op in ops {
@@ -1394,10 +1503,50 @@ mod tests {
     fn every_unary_op_and_dtype_validates() {
         use UnaryOp::*;
         let ops = [
-            Negative, Absolute, Sign, Exp, Exp2, Expm1, Log, Log1p, Log2, Log10, Sqrt, Cbrt,
-            Square, Reciprocal, Sin, Cos, Tan, Arcsin, Arccos, Arctan, Sinh, Cosh, Tanh, Arcsinh,
-            Arccosh, Arctanh, Floor, Ceil, Trunc, Rint, IsNan, IsInf, IsFinite, LogicalNot,
-            BitwiseNot, Real, Imag, Conj,
+            Negative,
+            Absolute,
+            Sign,
+            Exp,
+            Exp2,
+            Expm1,
+            Log,
+            Log1p,
+            Log2,
+            Log10,
+            Sqrt,
+            Cbrt,
+            Square,
+            Reciprocal,
+            Sin,
+            Cos,
+            Tan,
+            Arcsin,
+            Arccos,
+            Arctan,
+            Sinh,
+            Cosh,
+            Tanh,
+            Arcsinh,
+            Arccosh,
+            Arctanh,
+            Floor,
+            Ceil,
+            Trunc,
+            Rint,
+            IsNan,
+            IsInf,
+            IsFinite,
+            LogicalNot,
+            BitwiseNot,
+            Real,
+            Imag,
+            Conj,
+            Signbit,
+            Spacing,
+            FrexpMantissa,
+            FrexpExponent,
+            I0,
+            BitwiseCount,
         ];
         for op in ops {
             for d in DType::ALL {

@@ -54,6 +54,12 @@ pub enum UnaryOp {
     Real,
     Imag,
     Conj,
+    Signbit,
+    Spacing,
+    FrexpMantissa,
+    FrexpExponent,
+    I0,
+    BitwiseCount,
 }
 
 /// Binary elementwise primitives.
@@ -87,6 +93,13 @@ pub enum BinaryOp {
     BitwiseXor,
     LeftShift,
     RightShift,
+    Copysign,
+    Nextafter,
+    Ldexp,
+    Gcd,
+    Lcm,
+    /// `re + i im` from two real operands (exact: no arithmetic touches either part).
+    Complex,
 }
 
 impl UnaryOp {
@@ -132,6 +145,11 @@ impl UnaryOp {
             Real => "real",
             Imag => "imag",
             Conj => "conjugate",
+            Signbit => "signbit",
+            Spacing => "spacing",
+            FrexpMantissa | FrexpExponent => "frexp",
+            I0 => "i0",
+            BitwiseCount => "bitwise_count",
         }
     }
 
@@ -195,10 +213,10 @@ impl UnaryOp {
             Absolute if x == DType::Bool => (x, x),
             Absolute if x.is_complex() => (x, x.real_part()),
             Absolute => (x, x),
-            Sign if x.is_complex() => return unsupported(),
             Sign => (x, x),
             Reciprocal if x == DType::Bool => (DType::I32, DType::I32),
             Reciprocal => (x, x),
+            Rint if x.is_complex() => (x, x),
             Floor | Ceil | Trunc | Rint => match x.kind() {
                 Kind::Complex => return unsupported(),
                 Kind::Float => (x, x),
@@ -232,6 +250,25 @@ impl UnaryOp {
             },
             Conj if x == DType::Bool => (DType::I32, DType::I32),
             Conj => (x, x),
+            // NumPy's loops for these are float-only: integers and bools go through the float
+            // dtype `float_result` names (float64 in NumPy; kupfer's 32-bit rule applies).
+            Signbit | Spacing | FrexpMantissa | FrexpExponent | I0 => {
+                if x.is_complex() {
+                    return unsupported();
+                }
+                let f = float_result(x);
+                match self {
+                    Signbit => (f, DType::Bool),
+                    FrexpExponent => (f, DType::I32),
+                    _ => (f, f),
+                }
+            }
+            // NumPy counts the bits of |x| into uint8; kupfer's smallest unsigned type is uint32.
+            BitwiseCount => match x.kind() {
+                Kind::Int => (x, DType::U32),
+                Kind::Bool => (DType::I32, DType::U32),
+                _ => return unsupported(),
+            },
             _ => unreachable!("all unary ops are covered"),
         })
     }
@@ -290,6 +327,12 @@ impl BinaryOp {
             BitwiseXor => "bitwise_xor",
             LeftShift => "left_shift",
             RightShift => "right_shift",
+            Copysign => "copysign",
+            Nextafter => "nextafter",
+            Ldexp => "ldexp",
+            Gcd => "gcd",
+            Lcm => "lcm",
+            Complex => "complex",
         }
     }
 
@@ -342,17 +385,13 @@ impl BinaryOp {
                 let out = true_divide_result(strong_or(a, common), strong_or(b, common))?;
                 (out, out)
             }
+            Power if common.is_complex() => (common, common),
             FloorDivide | Remainder | Power => match common.kind() {
                 Kind::Complex => return unsupported(),
                 Kind::Bool => (DType::I32, DType::I32),
                 _ => (common, common),
             },
-            Maximum | Minimum | Fmax | Fmin => {
-                if common.is_complex() {
-                    return unsupported();
-                }
-                (common, common)
-            }
+            Maximum | Minimum | Fmax | Fmin => (common, common),
             Arctan2 | Hypot => {
                 if common.is_complex() {
                     return unsupported();
@@ -373,6 +412,43 @@ impl BinaryOp {
                 _ => return unsupported(),
             },
             LeftShift | RightShift => match common.kind() {
+                Kind::Int => (common, common),
+                Kind::Bool => (DType::I32, DType::I32),
+                _ => return unsupported(),
+            },
+            Copysign | Nextafter => {
+                if common.is_complex() {
+                    return unsupported();
+                }
+                let f = float_result(common);
+                (f, f)
+            }
+            // ldexp(x, n): x's float dtype alone decides the result (NumPy's loops are `fi->f`,
+            // `fl->f`, ...); n must be an integer and is carried in that float dtype (exactly
+            // for every n whose result is not 0 or inf).
+            Ldexp => {
+                let is_int = |t: OperandType| match t {
+                    OperandType::Strong(d) => matches!(d.kind(), Kind::Int | Kind::Bool),
+                    OperandType::Weak(k) => matches!(k, WeakKind::Int | WeakKind::Bool),
+                };
+                if common.is_complex() || !is_int(b) {
+                    return unsupported();
+                }
+                // A Python int or bool mantissa takes NumPy's first matching loop, `ei->e`.
+                let x = match a {
+                    OperandType::Strong(d) => d,
+                    OperandType::Weak(WeakKind::Float) => DType::F64,
+                    OperandType::Weak(_) => DType::F16,
+                };
+                let f = float_result(x);
+                (f, f)
+            }
+            Complex => match common {
+                DType::F64 | DType::I64 => (DType::F64, DType::Complex128),
+                d if d.is_complex() => return unsupported(),
+                _ => (DType::F32, DType::Complex64),
+            },
+            Gcd | Lcm => match common.kind() {
                 Kind::Int => (common, common),
                 Kind::Bool => (DType::I32, DType::I32),
                 _ => return unsupported(),

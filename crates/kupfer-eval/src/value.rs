@@ -286,6 +286,10 @@ impl HostValue {
             HostValue::Module("") => "<module 'numpy'>".into(),
             HostValue::Module("scipy") => "<module 'scipy'>".into(),
             HostValue::Module("signal") => "<module 'scipy.signal'>".into(),
+            HostValue::Module(name) if name.contains("info.") => {
+                let (kind, dtype) = name.split_once('.').unwrap_or((name, ""));
+                format!("{kind}(dtype={dtype})")
+            }
             HostValue::Module(name) => format!("<module 'numpy.{name}'>"),
             HostValue::Object(repr) => repr.clone(),
         }

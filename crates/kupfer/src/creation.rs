@@ -414,3 +414,66 @@ pub fn meshgrid(xs: &[Array], indexing: &str) -> Result<Vec<Array>> {
         })
         .collect()
 }
+
+/// `base ** linspace(start, stop, num, endpoint)` in float64, cast to `dtype` when given
+/// (NumPy's `logspace`).
+///
+/// ```
+/// let a = kupfer::logspace(0.0, 3.0, 4, true, 10.0, None)?;
+/// assert_eq!(a.to_vec::<f64>()?, vec![1.0, 10.0, 100.0, 1000.0]);
+/// # Ok::<(), kupfer::Error>(())
+/// ```
+pub fn logspace(
+    start: f64,
+    stop: f64,
+    num: usize,
+    endpoint: bool,
+    base: f64,
+    dtype: Option<DType>,
+) -> Result<Array> {
+    let y = linspace(start, stop, num, endpoint, Some(DType::F64))?;
+    let r = crate::ufuncs::power(base, y)?;
+    match dtype {
+        Some(d) => r.astype(d),
+        None => Ok(r),
+    }
+}
+
+/// `num` numbers evenly spaced on a log scale from `start` to `stop` (NumPy's `geomspace`):
+/// the endpoints are exact, negative ranges keep their sign, zero is refused.
+///
+/// ```
+/// let a = kupfer::geomspace(1.0, 1000.0, 4, true, None)?;
+/// assert_eq!(a.to_vec::<f64>()?, vec![1.0, 10.0, 100.0, 1000.0]);
+/// # Ok::<(), kupfer::Error>(())
+/// ```
+pub fn geomspace(
+    start: f64,
+    stop: f64,
+    num: usize,
+    endpoint: bool,
+    dtype: Option<DType>,
+) -> Result<Array> {
+    if start == 0.0 || stop == 0.0 {
+        return Err(Error::invalid("Geometric sequence cannot include zero"));
+    }
+    let sign = if start < 0.0 { -1.0 } else { 1.0 };
+    let (a, b) = (start / sign, stop / sign);
+    let body = logspace(a.log10(), b.log10(), num, endpoint, 10.0, None)?;
+    let index = arange(0.0, num as f64, 1.0, Some(DType::I32))?;
+    let last = if endpoint && num > 1 {
+        num as i64 - 1
+    } else {
+        -1
+    };
+    let ends = crate::ufuncs::where_(
+        crate::ufuncs::equal(&index, last)?,
+        b,
+        crate::ufuncs::where_(crate::ufuncs::equal(&index, 0)?, a, body)?,
+    )?;
+    let r = crate::ufuncs::multiply(ends, sign)?;
+    match dtype {
+        Some(d) => r.astype(d),
+        None => Ok(r),
+    }
+}

@@ -18,7 +18,8 @@
 //! - [`creation`]: `zeros`, `arange`, `linspace`, `eye`, `meshgrid`, ...
 //! - [`views`]: `reshape`, `transpose`, `slice` / [`s!`], `broadcast_to`, ...
 //! - [`reduce`]: `sum`, `prod`, `mean`, `max`, `min`, `any`, `all` over any axes, fused with
-//!   their elementwise input.
+//!   their elementwise input; `reduce_options.rs`: their `initial=` and `where=`
+//!   ([`sum_with`], [`max_with`], ...).
 //! - [`linalg`]: `dot`, `vdot`, `inner`, `outer`, `tensordot`, `kron`, `einsum`, `norm`,
 //!   `diagonal`, `diag`, `trace`.
 //! - [`manip`]: `concatenate`, `stack`, `split`, `flip`, `roll`, `pad`, `tile`, `repeat`,
@@ -34,6 +35,10 @@
 //! - [`signal`]: `convolve2d`, `correlate2d`, `convolve`, `correlate` as `scipy.signal`.
 //! - [`custom`]: custom kernels in WGSL ([`ElementwiseKernel`], [`ReductionKernel`],
 //!   [`RawKernel`], [`RawModule`]); [`fuse`] (fuse.rs): a closure of array ops as one kernel.
+//! - [`numeric`]: `isclose`, `allclose`, `array_equal`, `nan_to_num`, `heaviside`,
+//!   `logaddexp`, `sinc`, `modf`, ... composed from the ufuncs; [`windows`]: `hanning`,
+//!   `kaiser`, ...; [`polynomial`]: `polyval`, `polymul`, ...; [`calculus`]: `trapezoid`,
+//!   `ediff1d`; `dtype_info.rs`: `finfo`, `iinfo`.
 //! - `fusion.rs`: lazy expressions and their materialisation as one kernel.
 //! - `checks.rs`: deferred checks: errors found in device values (a negative integer
 //!   exponent), reported by the device's next sync.
@@ -44,10 +49,12 @@
 #![warn(missing_docs)]
 
 mod array;
+pub mod calculus;
 mod checks;
 pub mod creation;
 pub mod custom;
 mod device;
+mod dtype_info;
 pub mod fft;
 pub mod fuse;
 mod fusion;
@@ -61,9 +68,12 @@ pub mod matmul;
 pub mod nanfuncs;
 #[cfg(feature = "ndarray")]
 mod ndarray_interop;
+pub mod numeric;
 mod ops;
+pub mod polynomial;
 pub mod random;
 pub mod reduce;
+mod reduce_options;
 mod scalar;
 pub mod scan;
 pub mod signal;
@@ -71,13 +81,16 @@ pub mod sort;
 pub mod stats;
 pub mod ufuncs;
 pub mod views;
+pub mod windows;
 
 pub use array::Array;
+pub use calculus::{ediff1d, trapezoid};
 pub use creation::*;
 pub use custom::{ElementwiseKernel, RawKernel, RawModule, ReductionKernel};
 #[cfg(not(target_arch = "wasm32"))]
 pub use device::synchronize;
 pub use device::{init, Device, DeviceGuard};
+pub use dtype_info::{finfo, iinfo, FInfo, IInfo};
 pub use fuse::{fuse, Fused};
 pub use half::f16;
 pub use host::{Element, HostArray, HostData};
@@ -96,9 +109,14 @@ pub use nanfuncs::{
     nanargmax, nanargmin, nanmax, nanmean, nanmin, nanprod, nanstd, nansum, nanvar,
 };
 pub use num_complex::{Complex32, Complex64};
+pub use numeric::*;
+pub use polynomial::{polyadd, polyder, polyint, polymul, polysub, polyval};
 pub use reduce::{
     all, amax, amin, any, argmax, argmin, average, count_nonzero, max, mean, min, prod, ptp, sum,
     var, Axis,
+};
+pub use reduce_options::{
+    all_with, any_with, max_with, mean_with, min_with, prod_with, sum_with, ReduceOptions,
 };
 pub use scalar::{Operand, Scalar};
 pub use scan::{cumprod, cumsum, diff, nancumprod, nancumsum};
@@ -114,3 +132,4 @@ pub use stats::{bincount, histogram};
 pub use stats::{bincount_async, histogram_async};
 pub use ufuncs::*;
 pub use views::broadcast_arrays;
+pub use windows::{bartlett, blackman, hamming, hanning, kaiser};

@@ -280,6 +280,19 @@ binary_fns! {
     left_shift => LeftShift;
     /// `a >> b` (arithmetic for signed integers).
     right_shift => RightShift;
+    /// |a| with the sign bit of `b` (floats; integers compute in their float dtype).
+    copysign => Copysign;
+    /// The float next to `a` in the direction of `b`, exactly (NumPy's `nextafter`).
+    nextafter => Nextafter;
+    /// `a * 2**b` for an integer `b`, exactly; the result has `a`'s float dtype.
+    ldexp => Ldexp;
+    /// Greatest common divisor of |a| and |b| (integers).
+    gcd => Gcd;
+    /// Least common multiple of |a| and |b| (integers; 0 when either is 0).
+    lcm => Lcm;
+    /// The complex number `re + i im` from real parts (complex64 from 32-bit and smaller
+    /// parts, complex128 from 64-bit ones); exact, signed zeros and infinities kept.
+    make_complex => Complex;
 }
 
 unary_fns! {
@@ -365,6 +378,32 @@ unary_fns! {
     conjugate => Conj;
     /// Complex conjugate (alias of [`conjugate`]).
     conj => Conj;
+    /// True where the sign bit of x is set (-0.0 and negative NaNs included).
+    signbit => Signbit;
+    /// The distance from x to the adjacent float away from zero (NumPy's `spacing`).
+    spacing => Spacing;
+    /// The modified Bessel function of the first kind, order 0 (NumPy's `i0`).
+    i0 => I0;
+    /// The number of 1 bits in |x| (integers; uint32 where NumPy gives uint8).
+    bitwise_count => BitwiseCount;
+}
+
+/// `(mantissa, exponent)` with `x = mantissa * 2**exponent` and `0.5 <= |mantissa| < 1`
+/// (zeros, infinities and NaN keep themselves with exponent 0); the exponent is int32.
+///
+/// ```
+/// # use kupfer as kp;
+/// let (m, e) = kp::frexp(&kp::Array::from_slice(&[8.0f32, -0.375], &[2])?)?;
+/// assert_eq!(m.to_vec::<f32>()?, vec![0.5, -0.75]);
+/// assert_eq!(e.to_vec::<i32>()?, vec![4, -1]);
+/// # Ok::<(), kp::Error>(())
+/// ```
+pub fn frexp(x: impl Into<Operand>) -> Result<(Array, Array)> {
+    let x = x.into();
+    Ok((
+        unary(UnaryOp::FrexpMantissa, x.clone())?,
+        unary(UnaryOp::FrexpExponent, x)?,
+    ))
 }
 
 /// `+x`: a copy with the same dtype (NumPy's `positive`).

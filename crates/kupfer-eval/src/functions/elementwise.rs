@@ -14,7 +14,11 @@ pub(super) fn register(r: &mut Registry) {
     let unary: &[(&[&'static str], Unary)] = &[
         (&["negative"], kupfer::negative),
         (&["positive"], kupfer::positive),
-        (&["absolute", "abs", "fabs"], kupfer::absolute),
+        (&["absolute", "abs"], kupfer::absolute),
+        (&["fabs"], fabs),
+        (&["signbit"], kupfer::signbit),
+        (&["spacing"], kupfer::spacing),
+        (&["bitwise_count"], kupfer::bitwise_count),
         (&["sign"], kupfer::sign),
         (&["exp"], kupfer::exp),
         (&["exp2"], kupfer::exp2),
@@ -83,6 +87,15 @@ pub(super) fn register(r: &mut Registry) {
         (&["bitwise_xor"], kupfer::bitwise_xor),
         (&["left_shift", "bitwise_left_shift"], kupfer::left_shift),
         (&["right_shift", "bitwise_right_shift"], kupfer::right_shift),
+        (&["copysign"], kupfer::copysign),
+        (&["nextafter"], kupfer::nextafter),
+        (&["ldexp"], kupfer::ldexp),
+        (&["gcd"], kupfer::gcd),
+        (&["lcm"], kupfer::lcm),
+        (&["heaviside"], kupfer::heaviside),
+        (&["logaddexp"], kupfer::logaddexp),
+        (&["logaddexp2"], kupfer::logaddexp2),
+        (&["float_power"], kupfer::float_power),
     ];
     for (names, f) in binary {
         r.add(names, Func::Binary(*f));
@@ -93,6 +106,25 @@ pub(super) fn register(r: &mut Registry) {
     r.native(&["degrees", "rad2deg"], degrees);
     r.native(&["radians", "deg2rad"], radians);
     r.native(&["divmod"], divmod);
+}
+
+/// NumPy's `fabs`: the absolute value in a float loop (integers and bools in their float
+/// dtype; complex refused).
+fn fabs(x: Operand) -> kupfer::Result<Array> {
+    let d = match &x {
+        Operand::Array(a) => a.dtype(),
+        Operand::Scalar(s) => s.default_dtype(&kupfer::Device::current()?),
+    };
+    if d.is_complex() {
+        return Err(kupfer::Error::unsupported(format!(
+            "ufunc 'fabs' not supported for the input type {d}"
+        )));
+    }
+    let f = kupfer::promote::float_result(d);
+    match x {
+        Operand::Array(a) => kupfer::absolute(a.astype(f)?),
+        Operand::Scalar(s) => kupfer::absolute(kupfer::full(&[], s, Some(f))?),
+    }
 }
 
 /// `out=` and `where=` of a ufunc: kupfer eval never writes into arrays.

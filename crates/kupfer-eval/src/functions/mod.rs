@@ -22,6 +22,7 @@ pub(crate) mod linalg;
 mod loops;
 pub(crate) mod manip;
 pub(crate) mod methods;
+pub(crate) mod numeric;
 pub(crate) mod random;
 pub(crate) mod reductions;
 pub(crate) mod scans;
@@ -81,6 +82,7 @@ fn build() -> Registry {
     random::register(&mut r);
     sort::register(&mut r);
     complex::register(&mut r);
+    numeric::register(&mut r);
     builtins::register(&mut r);
     r
 }
@@ -119,15 +121,9 @@ pub(crate) const PLANNED: &[&str] = &[
     "cumulative_sum",
     "cumulative_prod",
     "gradient",
-    "trapezoid",
     "cov",
     "corrcoef",
     "logsumexp",
-    // comparisons of whole arrays
-    "allclose",
-    "isclose",
-    "array_equal",
-    "array_equiv",
     // joining, splitting, tiling, rearranging
     "unique",
     // indexing
@@ -152,27 +148,9 @@ pub(crate) const PLANNED: &[&str] = &[
     "lexsort",
     // more elementwise
     "fmod",
-    "copysign",
-    "nextafter",
-    "ldexp",
-    "frexp",
-    "modf",
-    "logaddexp",
-    "logaddexp2",
-    "float_power",
-    "gcd",
-    "lcm",
-    "sinc",
-    "i0",
-    "heaviside",
-    "signbit",
-    "spacing",
-    "nan_to_num",
-    "isreal",
-    "iscomplex",
-    "isposinf",
-    "isneginf",
     "interp",
+    "unwrap",
+    "poly1d",
     // linear algebra and products
     "linalg.inv",
     "linalg.pinv",
@@ -277,14 +255,16 @@ const DTYPE_NAMES: &[&str] = &[
     "timedelta64",
 ];
 
-/// Python builtins usable as bare names.
-const BUILTINS: &[&str] = &[
-    "abs", "round", "len", "float", "int", "bool", "complex", "slice", "sum", "min", "max", "any",
-    "all", "pow", "divmod",
-];
+/// Python builtins a bare name means: the others of Python's (`abs`, `round`, `sum`, `min`,
+/// `max`, `any`, `all`, `pow`) are NumPy's functions after `from numpy import *`. `divmod`
+/// stays Python's for Python scalars (`divmod(1, 0)` raises ZeroDivisionError, as Python does).
+const BUILTINS: &[&str] = &["len", "float", "int", "bool", "complex", "slice", "divmod"];
 
 /// Resolves `name` in namespace `module` (`""` is `np`; bare names pass `bare`).
 pub(crate) fn resolve(module: &'static str, name: &str, bare: bool) -> Result<Resolved> {
+    if let Some(r) = numeric::info_attribute(module, name) {
+        return Ok(r);
+    }
     if module.is_empty() {
         if bare && matches!(name, "np" | "numpy" | "cp" | "cupy") {
             return Ok(Resolved::Value(Value::Module("")));

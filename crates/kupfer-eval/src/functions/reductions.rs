@@ -11,7 +11,7 @@ use super::{to_array, Args, Call, Registry};
 use crate::ast::Span;
 use crate::error::{EvalError, Result};
 use crate::value::Value;
-use kupfer::{Array, Axis, DType, Scalar};
+use kupfer::{Array, Axis, DType, ReduceOptions, Scalar};
 
 pub(super) fn register(r: &mut Registry) {
     r.native(&["sum"], sum);
@@ -129,9 +129,40 @@ fn finish(r: Array, dtype: Option<DType>, span: Span) -> Result<Value> {
 
 type AxisFn = fn(&Array, Axis, bool) -> kupfer::Result<Array>;
 
+/// A reduction taking `initial=` and `where=` ([`kupfer::ReduceOptions`]).
+type OptionsFn = fn(&Array, Axis, bool, &ReduceOptions) -> kupfer::Result<Array>;
+
+/// `initial=` (a Python number) and `where=` (a bool array or sequence; `True` is no mask).
+fn options(a: &mut Args) -> Result<ReduceOptions> {
+    let span = a.span();
+    let initial = a.scalar("initial")?;
+    let where_ = match a.get("where") {
+        None | Some(Value::Scalar(Scalar::Bool(true))) => None,
+        Some(v) => Some(to_array(&v, Some(DType::Bool), span)?),
+    };
+    Ok(ReduceOptions { initial, where_ })
+}
+
+/// The reduction `f`, or `with` when `initial=` or `where=` is given.
+fn reduce_with(
+    x: &Array,
+    ax: Axis,
+    keep: bool,
+    opts: &ReduceOptions,
+    f: AxisFn,
+    with: Option<OptionsFn>,
+    span: Span,
+) -> Result<Array> {
+    let r = match with {
+        Some(w) if opts.initial.is_some() || opts.where_.is_some() => w(x, ax, keep, opts),
+        _ => f(x, ax, keep),
+    };
+    r.map_err(kerr(span))
+}
+
 /// `f(a, axis=None, dtype=None, out=None, keepdims=False, initial=, where=)`: the input is
 /// cast to `dtype` first (it is NumPy's accumulator type).
-fn summing(call: Call, f: AxisFn) -> Result<Value> {
+fn summing(call: Call, f: AxisFn, with: Option<OptionsFn>) -> Result<Value> {
     let span = call.span;
     let mut a = call.bind(&[
         "a",
@@ -142,49 +173,65 @@ fn summing(call: Call, f: AxisFn) -> Result<Value> {
         "initial=",
         "where=",
     ])?;
-    check_unsupported(&mut a, &["out", "initial", "where"])?;
+    check_unsupported(&mut a, &["out"])?;
+    if with.is_none() {
+        check_unsupported(&mut a, &["initial", "where"])?;
+    }
+    let opts = options(&mut a)?;
     let dtype = a.dtype("dtype")?;
     let x = input(&mut a, dtype)?;
     let ax = axis(&mut a)?;
     let keep = a.bool_or("keepdims", false)?;
-    finish(f(&x, ax, keep).map_err(kerr(span))?, dtype, span)
+    finish(
+        reduce_with(&x, ax, keep, &opts, f, with, span)?,
+        dtype,
+        span,
+    )
 }
 
 fn sum(call: Call) -> Result<Value> {
-    summing(call, kupfer::sum)
+    summing(call, kupfer::sum, Some(kupfer::sum_with))
 }
 
 fn prod(call: Call) -> Result<Value> {
-    summing(call, kupfer::prod)
+    summing(call, kupfer::prod, Some(kupfer::prod_with))
 }
 
 fn nansum(call: Call) -> Result<Value> {
-    summing(call, kupfer::nansum)
+    summing(call, kupfer::nansum, None)
 }
 
 fn nanprod(call: Call) -> Result<Value> {
-    summing(call, kupfer::nanprod)
+    summing(call, kupfer::nanprod, None)
 }
 
 /// `mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=)`.
-fn meaning(call: Call, f: AxisFn) -> Result<Value> {
+fn meaning(call: Call, f: AxisFn, masked: bool) -> Result<Value> {
     let span = call.span;
     let mut a = call.bind(&["a", "axis=", "dtype=", "out=", "keepdims=", "*where="])?;
-    check_unsupported(&mut a, &["out", "where"])?;
+    check_unsupported(&mut a, &["out"])?;
+    if !masked {
+        check_unsupported(&mut a, &["where"])?;
+    }
+    let opts = options(&mut a)?;
     let dtype = a.dtype("dtype")?;
     // A float dtype= is the type of the computation; an integer one only of the result.
     let x = input(&mut a, dtype.filter(|d| d.is_float() || d.is_complex()))?;
     let ax = axis(&mut a)?;
     let keep = a.bool_or("keepdims", false)?;
-    finish(f(&x, ax, keep).map_err(kerr(span))?, dtype, span)
+    let r = match &opts.where_ {
+        Some(mask) => kupfer::mean_with(&x, ax, keep, mask),
+        None => f(&x, ax, keep),
+    };
+    finish(r.map_err(kerr(span))?, dtype, span)
 }
 
 fn mean(call: Call) -> Result<Value> {
-    meaning(call, kupfer::mean)
+    meaning(call, kupfer::mean, true)
 }
 
 fn nanmean(call: Call) -> Result<Value> {
-    meaning(call, kupfer::nanmean)
+    meaning(call, kupfer::nanmean, false)
 }
 
 type MomentFn = fn(&Array, Axis, u32, bool) -> kupfer::Result<Array>;
@@ -230,30 +277,36 @@ fn nanstd(call: Call) -> Result<Value> {
 }
 
 /// `max(a, axis=None, out=None, keepdims=False, initial=, where=)`.
-fn extreme(call: Call, f: AxisFn) -> Result<Value> {
+fn extreme(call: Call, f: AxisFn, with: Option<OptionsFn>) -> Result<Value> {
     let span = call.span;
     let mut a = call.bind(&["a", "axis=", "out=", "keepdims=", "initial=", "where="])?;
-    check_unsupported(&mut a, &["out", "initial", "where"])?;
+    check_unsupported(&mut a, &["out"])?;
+    if with.is_none() {
+        check_unsupported(&mut a, &["initial", "where"])?;
+    }
+    let opts = options(&mut a)?;
     let x = input(&mut a, None)?;
     let ax = axis(&mut a)?;
     let keep = a.bool_or("keepdims", false)?;
-    Ok(Value::Array(f(&x, ax, keep).map_err(kerr(span))?))
+    Ok(Value::Array(reduce_with(
+        &x, ax, keep, &opts, f, with, span,
+    )?))
 }
 
 fn max(call: Call) -> Result<Value> {
-    extreme(call, kupfer::max)
+    extreme(call, kupfer::max, Some(kupfer::max_with))
 }
 
 fn min(call: Call) -> Result<Value> {
-    extreme(call, kupfer::min)
+    extreme(call, kupfer::min, Some(kupfer::min_with))
 }
 
 fn nanmax(call: Call) -> Result<Value> {
-    extreme(call, kupfer::nanmax)
+    extreme(call, kupfer::nanmax, None)
 }
 
 fn nanmin(call: Call) -> Result<Value> {
-    extreme(call, kupfer::nanmin)
+    extreme(call, kupfer::nanmin, None)
 }
 
 type ArgFn = fn(&Array, Option<isize>, bool) -> kupfer::Result<Array>;
@@ -286,22 +339,31 @@ fn nanargmin(call: Call) -> Result<Value> {
 }
 
 /// `any(a, axis=None, out=None, keepdims=False, *, where=)`.
-fn logical(call: Call, f: AxisFn) -> Result<Value> {
+fn logical(call: Call, f: AxisFn, with: OptionsFn) -> Result<Value> {
     let span = call.span;
     let mut a = call.bind(&["a", "axis=", "out=", "keepdims=", "*where="])?;
-    check_unsupported(&mut a, &["out", "where"])?;
+    check_unsupported(&mut a, &["out"])?;
+    let opts = options(&mut a)?;
     let x = input(&mut a, None)?;
     let ax = axis(&mut a)?;
     let keep = a.bool_or("keepdims", false)?;
-    Ok(Value::Array(f(&x, ax, keep).map_err(kerr(span))?))
+    Ok(Value::Array(reduce_with(
+        &x,
+        ax,
+        keep,
+        &opts,
+        f,
+        Some(with),
+        span,
+    )?))
 }
 
 fn any(call: Call) -> Result<Value> {
-    logical(call, kupfer::any)
+    logical(call, kupfer::any, kupfer::any_with)
 }
 
 fn all(call: Call) -> Result<Value> {
-    logical(call, kupfer::all)
+    logical(call, kupfer::all, kupfer::all_with)
 }
 
 /// `count_nonzero(a, axis=None, *, keepdims=False)`.

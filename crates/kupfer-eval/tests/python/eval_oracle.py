@@ -21,7 +21,9 @@ def main():
     with open(cases_file, encoding="utf-8") as f:
         lines = f.read().split("\n")
     sep = lines.index("---")
-    env = {"np": np, "numpy": np, "scipy": scipy, "signal": scipy.signal}
+    # Bare names are NumPy's, as after `from numpy import *` (kupfer eval's convention).
+    env = {name: getattr(np, name) for name in np.__all__ if hasattr(np, name)}
+    env.update({"np": np, "numpy": np, "scipy": scipy, "signal": scipy.signal})
     for line in lines[:sep]:
         name, path = line.split("=", 1)
         env[name] = np.load(path)

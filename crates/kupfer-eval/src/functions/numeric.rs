@@ -1,0 +1,528 @@
+//! NumPy's everyday helpers beside the ufuncs: closeness tests, classification,
+//! `nan_to_num`, `heaviside`, `logaddexp`, `sinc`, `frexp`/`modf`, `i0`, window functions,
+//! `logspace`/`geomspace`, `trapezoid`/`ediff1d`, the `poly*` helpers and `finfo`/`iinfo`.
+
+use super::{to_array, Args, Call, Registry};
+use crate::ast::Span;
+use crate::error::{EvalError, Result};
+use crate::value::Value;
+use kupfer::{Array, DType, Scalar};
+
+pub(super) fn register(r: &mut Registry) {
+    r.native(&["isclose"], isclose);
+    r.native(&["allclose"], allclose);
+    r.native(&["array_equal"], array_equal);
+    r.native(&["array_equiv"], array_equiv);
+    r.native(&["isposinf"], |c| unary(c, kupfer::isposinf));
+    r.native(&["isneginf"], |c| unary(c, kupfer::isneginf));
+    r.native(&["iscomplex"], |c| unary(c, kupfer::iscomplex));
+    r.native(&["isreal"], |c| unary(c, kupfer::isreal));
+    r.native(&["sinc"], |c| unary(c, kupfer::sinc));
+    r.native(&["i0"], |c| unary(c, kupfer::i0));
+    r.native(&["iscomplexobj"], |c| dtype_test(c, |d| d.is_complex()));
+    r.native(&["isrealobj"], |c| dtype_test(c, |d| !d.is_complex()));
+    r.native(&["isscalar"], isscalar);
+    r.native(&["real_if_close"], real_if_close);
+    r.native(&["nan_to_num"], nan_to_num);
+    r.native(&["frexp"], frexp);
+    r.native(&["modf"], modf);
+    r.native(&["hanning"], |c| window(c, kupfer::hanning));
+    r.native(&["hamming"], |c| window(c, kupfer::hamming));
+    r.native(&["blackman"], |c| window(c, kupfer::blackman));
+    r.native(&["bartlett"], |c| window(c, kupfer::bartlett));
+    r.native(&["kaiser"], kaiser);
+    r.native(&["logspace"], logspace);
+    r.native(&["geomspace"], geomspace);
+    r.native(&["trapezoid"], trapezoid);
+    r.native(&["ediff1d"], ediff1d);
+    r.native(&["polyval"], polyval);
+    r.native(&["polyadd"], |c| poly_pair(c, kupfer::polyadd));
+    r.native(&["polysub"], |c| poly_pair(c, kupfer::polysub));
+    r.native(&["polymul"], |c| poly_pair(c, kupfer::polymul));
+    r.native(&["polyder"], polyder);
+    r.native(&["polyint"], polyint);
+    r.native(&["isdtype"], isdtype);
+    r.native(&["issubdtype"], issubdtype);
+    r.native(ABSTRACT_TYPES, abstract_type);
+    r.native(&["finfo"], finfo);
+    r.native(&["iinfo"], iinfo);
+}
+
+/// `np.isdtype(dtype, kind)`: `kind` is a dtype, one of the array API's kind names ('bool',
+/// 'signed integer', 'unsigned integer', 'integral', 'real floating', 'complex floating',
+/// 'numeric') or a tuple of them.
+fn isdtype(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["dtype", "kind"])?;
+    let d = match a.req("dtype")? {
+        Value::DType(d) => d,
+        v => {
+            return Err(EvalError::type_error(
+                span,
+                format!(
+                    "dtype argument must be a NumPy dtype, but it is a {}.",
+                    v.type_name()
+                ),
+            ))
+        }
+    };
+    let kinds = match a.req("kind")? {
+        Value::Tuple(v) => v,
+        v => vec![v],
+    };
+    let mut answer = false;
+    for k in kinds {
+        answer |= match k {
+            Value::DType(k) => k == d,
+            Value::Str(name) => match name.as_str() {
+                "bool" => d == DType::Bool,
+                "signed integer" => matches!(d, DType::I32 | DType::I64),
+                "unsigned integer" => d == DType::U32,
+                "integral" => d.is_int(),
+                "real floating" => d.is_float(),
+                "complex floating" => d.is_complex(),
+                "numeric" => d != DType::Bool,
+                other => {
+                    return Err(EvalError::value_error(
+                        span,
+                        format!(
+                            "kind argument is a string, but '{other}' is not a known kind name."
+                        ),
+                    ))
+                }
+            },
+            v => {
+                return Err(EvalError::type_error(
+                    span,
+                    format!(
+                        "kind argument must be comprised of NumPy dtypes or strings only, but \
+                         is a {}.",
+                        v.type_name()
+                    ),
+                ))
+            }
+        };
+    }
+    Ok(Value::Scalar(Scalar::Bool(answer)))
+}
+
+/// NumPy's abstract scalar types, names for [`issubdtype`]'s second argument.
+const ABSTRACT_TYPES: &[&str] = &[
+    "generic",
+    "number",
+    "integer",
+    "signedinteger",
+    "unsignedinteger",
+    "inexact",
+    "floating",
+    "complexfloating",
+];
+
+/// Calling an abstract type (`np.floating(1)`) is an error, as in NumPy.
+fn abstract_type(call: Call) -> Result<Value> {
+    Err(EvalError::type_error(
+        call.span,
+        format!("cannot create '{}' instances", call.display_name()),
+    ))
+}
+
+/// True when `d` belongs to NumPy's abstract type `name`.
+fn in_abstract(d: DType, name: &str) -> bool {
+    match name {
+        "generic" => true,
+        "number" => d != DType::Bool,
+        "integer" => d.is_int(),
+        "signedinteger" => matches!(d, DType::I32 | DType::I64),
+        "unsignedinteger" => d == DType::U32,
+        "inexact" => d.is_float() || d.is_complex(),
+        "floating" => d.is_float(),
+        "complexfloating" => d.is_complex(),
+        _ => false,
+    }
+}
+
+/// `np.issubdtype(arg1, arg2)`: `arg2` a dtype (equality) or an abstract type (`np.floating`).
+fn issubdtype(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["arg1", "arg2"])?;
+    let one = a.req("arg1")?;
+    let d = match &one {
+        Value::Function(f) if ABSTRACT_TYPES.contains(f) => {
+            let two = a.req("arg2")?;
+            let answer = match two {
+                Value::Function(g) if ABSTRACT_TYPES.contains(&g) => {
+                    g == "generic"
+                        || *f == g
+                        || (g == "number" && *f != "generic")
+                        || (g == "integer" && f.ends_with("integer"))
+                        || (g == "inexact" && matches!(*f, "floating" | "complexfloating"))
+                }
+                _ => false,
+            };
+            return Ok(Value::Scalar(Scalar::Bool(answer)));
+        }
+        v => super::to_dtype(v, "np.issubdtype(): argument 'arg1'", span)?,
+    };
+    let answer = match a.req("arg2")? {
+        Value::Function(g) if ABSTRACT_TYPES.contains(&g) => in_abstract(d, g),
+        v => super::to_dtype(&v, "np.issubdtype(): argument 'arg2'", span)? == d,
+    };
+    Ok(Value::Scalar(Scalar::Bool(answer)))
+}
+
+/// `np.finfo(dtype)`: a namespace value (`finfo.float32`) whose attributes
+/// [`info_attribute`] answers.
+fn finfo(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["dtype"])?;
+    let d = info_dtype(&mut a, "dtype")?;
+    let info = kupfer::finfo(d).map_err(kerr(span))?;
+    Ok(Value::Module(match info.dtype {
+        DType::F16 => "finfo.float16",
+        DType::F32 => "finfo.float32",
+        _ => "finfo.float64",
+    }))
+}
+
+/// `np.iinfo(dtype)`, as [`finfo`].
+fn iinfo(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["int_type"])?;
+    let d = info_dtype(&mut a, "int_type")?;
+    let info = kupfer::iinfo(d).map_err(kerr(span))?;
+    Ok(Value::Module(match info.dtype {
+        DType::I32 => "iinfo.int32",
+        DType::U32 => "iinfo.uint32",
+        _ => "iinfo.int64",
+    }))
+}
+
+/// The dtype argument of finfo/iinfo: a dtype, or an array or number's dtype.
+fn info_dtype(a: &mut Args, param: &str) -> Result<DType> {
+    let span = a.span();
+    let v = a.req(param)?;
+    match &v {
+        Value::Array(x) => Ok(x.dtype()),
+        Value::Scalar(Scalar::Complex { .. }) => Ok(DType::Complex128),
+        Value::Scalar(Scalar::Float(_)) => Ok(DType::F64),
+        Value::Scalar(_) => Ok(DType::I64),
+        v => super::to_dtype(v, "argument 'dtype'", span),
+    }
+}
+
+/// An attribute of a `finfo.<dtype>` or `iinfo.<dtype>` namespace value, `None` for other
+/// namespaces.
+pub(super) fn info_attribute(module: &str, name: &str) -> Option<super::Resolved> {
+    use super::Resolved;
+    let dtype = |n: &str| DType::from_name(n).ok();
+    if let Some(d) = module.strip_prefix("finfo.").and_then(dtype) {
+        let f = kupfer::finfo(d).ok()?;
+        let float = |x: f64| {
+            kupfer::full(&[], x, Some(d))
+                .map(Value::Array)
+                .map_or(Resolved::Unknown, Resolved::Value)
+        };
+        let int = |x: u32| Resolved::Value(Value::Scalar(Scalar::Int(i64::from(x))));
+        return Some(match name {
+            "eps" => float(f.eps),
+            "epsneg" => float(f.epsneg),
+            "max" => float(f.max),
+            "min" => float(f.min),
+            "tiny" | "smallest_normal" => float(f.smallest_normal),
+            "smallest_subnormal" => float(f.smallest_subnormal),
+            "resolution" => float(f.resolution),
+            "precision" => int(f.precision),
+            "bits" => int(f.bits),
+            "nmant" => int(f.nmant),
+            "dtype" => Resolved::Value(Value::DType(d)),
+            _ => Resolved::Unknown,
+        });
+    }
+    if let Some(d) = module.strip_prefix("iinfo.").and_then(dtype) {
+        let i = kupfer::iinfo(d).ok()?;
+        let int = |x: i128| match i64::try_from(x) {
+            Ok(v) => Resolved::Value(Value::Scalar(Scalar::Int(v))),
+            Err(_) => kupfer::full(&[], Scalar::Float(x as f64), Some(d))
+                .map(Value::Array)
+                .map_or(Resolved::Unknown, Resolved::Value),
+        };
+        return Some(match name {
+            "min" => int(i.min),
+            "max" => int(i.max),
+            "bits" => int(i128::from(i.bits)),
+            "dtype" => Resolved::Value(Value::DType(d)),
+            _ => Resolved::Unknown,
+        });
+    }
+    None
+}
+
+fn kerr(span: Span) -> impl FnOnce(kupfer::Error) -> EvalError {
+    EvalError::kupfer(span)
+}
+
+/// A 0-d bool array as the Python bool NumPy returns (a blocking read-back natively; in the
+/// browser the 0-d array itself, which prints the same).
+fn python_bool(a: Array, span: Span) -> Result<Value> {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        Ok(Value::Scalar(a.item().map_err(kerr(span))?))
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        let _ = span;
+        Ok(Value::Array(a))
+    }
+}
+
+fn unary(call: Call, f: fn(kupfer::Operand) -> kupfer::Result<Array>) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["x"])?;
+    let x = a.operand("x")?;
+    Ok(Value::Array(f(x).map_err(kerr(span))?))
+}
+
+fn dtype_test(call: Call, test: fn(DType) -> bool) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["x"])?;
+    // Anything that is no array or number (a string, None) is not complex, as in NumPy.
+    let d = match a.get("x") {
+        Some(Value::Scalar(Scalar::Complex { .. })) => DType::Complex128,
+        Some(v @ (Value::Array(_) | Value::List(_) | Value::Tuple(_))) => {
+            to_array(&v, None, span)?.dtype()
+        }
+        _ => DType::F64,
+    };
+    Ok(Value::Scalar(Scalar::Bool(test(d))))
+}
+
+fn isscalar(call: Call) -> Result<Value> {
+    let mut a = call.bind(&["element"])?;
+    let scalar = matches!(a.get("element"), Some(Value::Scalar(_) | Value::Str(_)));
+    Ok(Value::Scalar(Scalar::Bool(scalar)))
+}
+
+fn closeness(a: &mut Args) -> Result<(kupfer::Operand, kupfer::Operand, f64, f64, bool)> {
+    let x = a.operand("a")?;
+    let y = a.operand("b")?;
+    let rtol = a.float("rtol")?.unwrap_or(1e-5);
+    let atol = a.float("atol")?.unwrap_or(1e-8);
+    let equal_nan = a.bool_or("equal_nan", false)?;
+    Ok((x, y, rtol, atol, equal_nan))
+}
+
+fn isclose(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["a", "b", "rtol=", "atol=", "equal_nan="])?;
+    let (x, y, rtol, atol, nan) = closeness(&mut a)?;
+    Ok(Value::Array(
+        kupfer::isclose(x, y, rtol, atol, nan).map_err(kerr(span))?,
+    ))
+}
+
+fn allclose(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["a", "b", "rtol=", "atol=", "equal_nan="])?;
+    let (x, y, rtol, atol, nan) = closeness(&mut a)?;
+    python_bool(
+        kupfer::allclose(x, y, rtol, atol, nan).map_err(kerr(span))?,
+        span,
+    )
+}
+
+fn array_equal(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["a1", "a2", "equal_nan="])?;
+    let (x, y) = (a.array("a1")?, a.array("a2")?);
+    let nan = a.bool_or("equal_nan", false)?;
+    python_bool(kupfer::array_equal(&x, &y, nan).map_err(kerr(span))?, span)
+}
+
+fn array_equiv(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["a1", "a2"])?;
+    let (x, y) = (a.array("a1")?, a.array("a2")?);
+    python_bool(kupfer::array_equiv(&x, &y).map_err(kerr(span))?, span)
+}
+
+fn real_if_close(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["a", "tol="])?;
+    let x = a.array("a")?;
+    let tol = a.float("tol")?.unwrap_or(100.0);
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        Ok(Value::Array(
+            kupfer::real_if_close(&x, tol).map_err(kerr(span))?,
+        ))
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        let _ = (x, tol);
+        Err(EvalError::not_supported(
+            span,
+            "np.real_if_close in the browser (its dtype depends on the values)",
+        ))
+    }
+}
+
+fn nan_to_num(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["x", "copy=", "nan=", "posinf=", "neginf="])?;
+    let x = a.array("x")?;
+    let nan = a.float("nan")?.unwrap_or(0.0);
+    let (posinf, neginf) = (a.float("posinf")?, a.float("neginf")?);
+    Ok(Value::Array(
+        kupfer::nan_to_num(&x, nan, posinf, neginf).map_err(kerr(span))?,
+    ))
+}
+
+fn frexp(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["x"])?;
+    let (m, e) = kupfer::frexp(a.operand("x")?).map_err(kerr(span))?;
+    Ok(Value::Tuple(vec![Value::Array(m), Value::Array(e)]))
+}
+
+fn modf(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["x"])?;
+    let (f, i) = kupfer::modf(a.operand("x")?).map_err(kerr(span))?;
+    Ok(Value::Tuple(vec![Value::Array(f), Value::Array(i)]))
+}
+
+fn window(call: Call, f: fn(i64) -> kupfer::Result<Array>) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["M"])?;
+    let m = a.req_int("M")?;
+    Ok(Value::Array(f(m).map_err(kerr(span))?))
+}
+
+fn kaiser(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["M", "beta"])?;
+    let m = a.req_int("M")?;
+    let beta = a.float("beta")?.unwrap_or(0.0);
+    Ok(Value::Array(kupfer::kaiser(m, beta).map_err(kerr(span))?))
+}
+
+fn count(a: &mut Args, p: &str, default: i64) -> Result<usize> {
+    let span = a.span();
+    let n = a.int(p)?.unwrap_or(default);
+    usize::try_from(n).map_err(|_| {
+        EvalError::value_error(
+            span,
+            format!("Number of samples, {n}, must be non-negative."),
+        )
+    })
+}
+
+fn logspace(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&[
+        "start",
+        "stop",
+        "num=",
+        "endpoint=",
+        "base=",
+        "dtype=",
+        "axis=",
+    ])?;
+    let start = a.float("start")?.unwrap_or(0.0);
+    let stop = a.float("stop")?.unwrap_or(0.0);
+    let num = count(&mut a, "num", 50)?;
+    let endpoint = a.bool_or("endpoint", true)?;
+    let base = a.float("base")?.unwrap_or(10.0);
+    let dtype = a.dtype("dtype")?;
+    let r = kupfer::logspace(start, stop, num, endpoint, base, dtype).map_err(kerr(span))?;
+    Ok(Value::Array(r))
+}
+
+fn geomspace(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["start", "stop", "num=", "endpoint=", "dtype=", "axis="])?;
+    let start = a.float("start")?.unwrap_or(0.0);
+    let stop = a.float("stop")?.unwrap_or(0.0);
+    let num = count(&mut a, "num", 50)?;
+    let endpoint = a.bool_or("endpoint", true)?;
+    let dtype = a.dtype("dtype")?;
+    let r = kupfer::geomspace(start, stop, num, endpoint, dtype).map_err(kerr(span))?;
+    Ok(Value::Array(r))
+}
+
+fn trapezoid(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["y", "x=", "dx=", "axis="])?;
+    let y = a.array("y")?;
+    let x = match a.get("x") {
+        Some(v) => Some(to_array(&v, None, span)?),
+        None => None,
+    };
+    let dx = a.float("dx")?.unwrap_or(1.0);
+    let axis = a.int("axis")?.unwrap_or(-1) as isize;
+    let r = kupfer::trapezoid(&y, x.as_ref(), dx, axis).map_err(kerr(span))?;
+    Ok(Value::Array(r))
+}
+
+fn ediff1d(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["ary", "to_end=", "to_begin="])?;
+    let x = a.array("ary")?;
+    if a.get("to_end").is_some() || a.get("to_begin").is_some() {
+        return Err(EvalError::not_supported(
+            span,
+            "np.ediff1d's to_end= and to_begin= (they need np.concatenate)",
+        ));
+    }
+    Ok(Value::Array(kupfer::ediff1d(&x).map_err(kerr(span))?))
+}
+
+fn polyval(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["p", "x"])?;
+    let p = a.array("p")?;
+    let x = a.operand("x")?;
+    Ok(Value::Array(kupfer::polyval(&p, x).map_err(kerr(span))?))
+}
+
+fn poly_pair(call: Call, f: fn(&Array, &Array) -> kupfer::Result<Array>) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["a1", "a2"])?;
+    let (x, y) = (a.array("a1")?, a.array("a2")?);
+    Ok(Value::Array(f(&x, &y).map_err(kerr(span))?))
+}
+
+fn polyder(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["p", "m="])?;
+    let p = a.array("p")?;
+    let m = count(&mut a, "m", 1)?;
+    Ok(Value::Array(kupfer::polyder(&p, m).map_err(kerr(span))?))
+}
+
+fn polyint(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["p", "m=", "k="])?;
+    let p = a.array("p")?;
+    let m = count(&mut a, "m", 1)?;
+    let k = match a.get("k") {
+        None => vec![],
+        Some(Value::Scalar(s)) => vec![s.as_f64(); m],
+        Some(Value::List(v) | Value::Tuple(v)) => v
+            .iter()
+            .map(|x| super::to_f64(x, "np.polyint(): argument 'k'", span))
+            .collect::<Result<_>>()?,
+        Some(v) => {
+            return Err(EvalError::type_error(
+                span,
+                format!(
+                    "np.polyint(): k must be a number or a list, got '{}'",
+                    v.type_name()
+                ),
+            ))
+        }
+    };
+    Ok(Value::Array(
+        kupfer::polyint(&p, m, &k).map_err(kerr(span))?,
+    ))
+}
