@@ -12,6 +12,7 @@
 
 mod cases;
 mod fft_cases;
+mod linalg_cases;
 mod matmul;
 mod signal_cases;
 
@@ -281,6 +282,31 @@ fn plan(selected: &[&'static Case], cap: Option<usize>) -> (Vec<Step>, Vec<Strin
             ));
         }
     }
+    for case in of(Group::Linalg) {
+        let sizes = if linalg_cases::is_batched(case.name) {
+            linalg_cases::BATCHED_K
+        } else {
+            linalg_cases::SIZES
+        };
+        for &n in sizes {
+            let elems = n
+                * n
+                * if linalg_cases::is_batched(case.name) {
+                    linalg_cases::batch(n)
+                } else {
+                    1
+                };
+            if cap.is_none_or(|c| c >= elems) {
+                steps.push(Step { case, n: Some(n) });
+            } else {
+                notes.push(format!(
+                    "{} at n={n} skipped: its {} elements exceed the size cap",
+                    case.name,
+                    fmt_count(elems)
+                ));
+            }
+        }
+    }
     steps.extend(of(Group::Tiny).map(|case| Step { case, n: None }));
     for n in capped(cases::TRANSFER_SIZES, cap) {
         steps.extend(of(Group::Transfer).map(|case| Step { case, n: Some(n) }));
@@ -343,6 +369,13 @@ fn run_step(step: Step, loaded: &mut Loaded, t: &Timing) -> CliResult<Measuremen
             release(loaded, dev);
             signal_cases::run(step.case.name, t)
         }
+        Group::Linalg => {
+            release(loaded, dev);
+            let r = linalg_cases::run(step.case.name, step.n.unwrap_or(0), t);
+            let _ = dev.synchronize();
+            dev.memory_pool().free_all_blocks();
+            r
+        }
     }
 }
 
@@ -401,6 +434,11 @@ fn params_text(step: Step, m: &Measurement) -> String {
         Group::Matmul => format!("n={}", step.n.unwrap_or(0)),
         Group::MatmulFixed => "-".into(),
         Group::Signal => format!("{0}x{0}", signal_cases::side(step.case.name)),
+        Group::Linalg if linalg_cases::is_batched(step.case.name) => {
+            let k = step.n.unwrap_or(0);
+            format!("{}x{k}x{k}", linalg_cases::batch(k))
+        }
+        Group::Linalg => format!("n={}", step.n.unwrap_or(0)),
         Group::Tiny => {
             let mode = m.extra.iter().find(|(k, _)| *k == "mode");
             match mode.and_then(|(_, v)| v.as_str()) {
@@ -467,6 +505,8 @@ fn print_cases() {
             Group::MatmulFixed => "-".into(),
             Group::Tiny => format!("n={}", cases::TINY),
             Group::Signal => format!("{0}x{0}", signal_cases::side(c.name)),
+            Group::Linalg if linalg_cases::is_batched(c.name) => "k=4, 8, 32".into(),
+            Group::Linalg => sizes_text(linalg_cases::SIZES),
             Group::Fft => {
                 let s = fft_cases::sizes(c.name);
                 if s.is_empty() {

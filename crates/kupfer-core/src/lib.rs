@@ -28,6 +28,7 @@ pub mod fft;
 pub mod histogram;
 pub mod layout;
 pub mod libm;
+pub mod linalg;
 pub mod matmul;
 #[cfg(test)]
 mod naga_check;
@@ -36,6 +37,6 @@ pub mod reduce;
 pub mod scan;
 
 pub use dtype::{DType, Kind};
-pub use error::{Error, Result};
+pub use error::{Error, LinAlgError, Result};
 pub use expr::{Access, BinaryOp, InputSpec, Node, Program, UnaryOp};
 pub use layout::{Layout, SliceArg};

@@ -273,6 +273,7 @@ impl HostValue {
             HostValue::Module("") => "<module 'numpy'>".into(),
             HostValue::Module("scipy") => "<module 'scipy'>".into(),
             HostValue::Module("signal") => "<module 'scipy.signal'>".into(),
+            HostValue::Module("scipy.linalg") => "<module 'scipy.linalg'>".into(),
             HostValue::Module(name) => format!("<module 'numpy.{name}'>"),
         }
     }

@@ -16,6 +16,7 @@ use std::sync::OnceLock;
 pub(crate) mod builtins;
 pub(crate) mod complex;
 pub(crate) mod creation;
+pub(crate) mod decomp;
 pub(crate) mod elementwise;
 pub(crate) mod fft;
 pub(crate) mod linalg;
@@ -70,6 +71,7 @@ fn build() -> Registry {
     creation::register(&mut r);
     shape::register(&mut r);
     linalg::register(&mut r);
+    decomp::register(&mut r);
     reductions::register(&mut r);
     scans::register(&mut r);
     stats::register(&mut r);
@@ -202,11 +204,7 @@ pub(crate) const PLANNED: &[&str] = &[
     "isneginf",
     "interp",
     // linear algebra and products
-    "linalg.inv",
     "linalg.pinv",
-    "linalg.solve",
-    "linalg.det",
-    "linalg.slogdet",
     "linalg.eig",
     "linalg.eigh",
     "linalg.eigvals",
@@ -214,7 +212,6 @@ pub(crate) const PLANNED: &[&str] = &[
     "linalg.svd",
     "linalg.svdvals",
     "linalg.qr",
-    "linalg.cholesky",
     "linalg.lstsq",
     "linalg.matrix_rank",
     "linalg.tensorinv",
@@ -374,6 +371,7 @@ pub(crate) fn resolve(module: &'static str, name: &str, bare: bool) -> Result<Re
     if module == "scipy" {
         return Ok(match name {
             "signal" => Resolved::Value(Value::Module("signal")),
+            "linalg" => Resolved::Value(Value::Module("scipy.linalg")),
             _ => Resolved::Unknown,
         });
     }
