@@ -168,7 +168,11 @@ fn lu_backsub(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(workgroup_
     }
     let base = b * n * n;
     let rbase = b * n * m;
-    let x = r[rbase + k * m + j] / a[base + k * n + k];
+    // P.mode 1: a unit diagonal (solve_triangular's unit_diagonal).
+    var x = r[rbase + k * m + j];
+    if (P.mode == 0u) {
+        x = x / a[base + k * n + k];
+    }
     r[rbase + k * m + j] = x;
     for (var i = P.r0; i < k; i = i + 1u) {
         r[rbase + i * m + j] = r[rbase + i * m + j] - a[base + i * n + k] * x;

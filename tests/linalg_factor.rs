@@ -516,3 +516,82 @@ fn empty_stacks_and_integer_input() {
     assert_eq!(inv.dtype(), DType::F32);
     assert_eq!(host(&inv), vec![0.5, 0.0, 0.0, 0.25]);
 }
+
+#[test]
+fn triangular_solves_have_small_residuals() {
+    device();
+    let mut failures = Vec::new();
+    let mut total = 0;
+    for dtype in dtypes() {
+        for n in [5usize, 70] {
+            for (lower, trans, unit) in [
+                (false, 0u8, false),
+                (true, 0, false),
+                (false, 1, false),
+                (true, 2, true),
+                (false, 0, true),
+            ] {
+                total += 1;
+                let (batch, m) = (2usize, 3usize);
+                let mut data = random(n as u64, batch * n * n, dtype);
+                for k in 0..batch {
+                    for i in 0..n {
+                        data[k * n * n + i * n + i] = n as f64;
+                    }
+                }
+                let a = upload(&data, dtype, &[batch, n, n]);
+                let bd = random(50 + n as u64, n * m, dtype);
+                // b broadcasts over a's batch.
+                let b = upload(&bd, dtype, &[n, m]);
+                let x = match kp::linalg::solve_triangular(&a, &b, trans, lower, unit) {
+                    Ok(x) => host(&x),
+                    Err(e) => {
+                        failures.push(format!("{dtype} n={n} {lower} {trans} {unit}: {e}"));
+                        continue;
+                    }
+                };
+                for k in 0..batch {
+                    let ak = block(&data, k, n, n);
+                    // op(T) on the host: the triangle read, unit diagonal, transposed.
+                    let mut t = vec![0.0; n * n];
+                    for i in 0..n {
+                        for j in 0..n {
+                            let keep = if lower { j <= i } else { j >= i };
+                            let v = if i == j && unit {
+                                1.0
+                            } else if keep {
+                                ak[i * n + j]
+                            } else {
+                                0.0
+                            };
+                            if trans == 0 {
+                                t[i * n + j] = v;
+                            } else {
+                                t[j * n + i] = v;
+                            }
+                        }
+                    }
+                    let r = solve_residual(&t, block(&x, k, n, m), &bd, n, m, eps(dtype));
+                    if !small(r) {
+                        failures.push(format!(
+                            "{dtype} n={n} lower={lower} trans={trans} unit={unit}: {r}"
+                        ));
+                    }
+                }
+            }
+        }
+        let z = upload(&[2.0, 0.0, 1.0, 0.0], dtype, &[2, 2]);
+        let b = upload(&[1.0, 1.0], dtype, &[2]);
+        total += 1;
+        match kp::linalg::solve_triangular(&z, &b, 0, true, false) {
+            Err(e) => {
+                if e.to_string() != "LinAlgError: singular matrix: resolution failed at diagonal 1"
+                {
+                    failures.push(format!("singular: {e}"));
+                }
+            }
+            Ok(_) => failures.push("a zero diagonal solved".into()),
+        }
+    }
+    common::assert_no_failures(&failures, total);
+}

@@ -57,6 +57,10 @@ pub enum LinAlgError {
     /// An exactly zero pivot in LU with partial pivoting (`solve`, `inv`).
     #[error("Singular matrix")]
     Singular,
+    /// An exactly zero diagonal element of a triangular system (SciPy's `solve_triangular`;
+    /// the 0-based index within the matrix).
+    #[error("singular matrix: resolution failed at diagonal {0}")]
+    SingularAt(usize),
     /// A non-positive (or NaN) diagonal in Cholesky.
     #[error("Matrix is not positive definite")]
     NotPositiveDefinite,

@@ -528,6 +528,10 @@ const CASES: &[&str] = &[
     "scipy.linalg.cholesky(sq @ sq.T + np.eye(4, dtype=np.float32), lower=True)",
     "scipy.linalg.lu_factor(f64[:, 1:])[0]",
     "scipy.linalg.lu_factor(sq)[1]",
+    "scipy.linalg.solve_triangular(sq + 4 * np.eye(4, dtype=np.float32), v32)",
+    "scipy.linalg.solve_triangular(sq + 4 * np.eye(4, dtype=np.float32), v32, lower=True)",
+    "scipy.linalg.solve_triangular(f64[:, :3] + 9 * np.eye(3), f64[:, 3], trans='T')",
+    "scipy.linalg.solve_triangular(sq + 4 * np.eye(4, dtype=np.float32), sq, 1, False, True)",
     "np.linalg.norm(f32, 1, axis=1)",
     "np.linalg.norm(x3, axis=(1, 2), keepdims=True)",
     "np.linalg.norm(v32, ord=-np.inf)",
@@ -789,6 +793,8 @@ const REFUSED: &[&str] = &[
     "np.linalg.solve(np.ones((2, 2)), np.ones(2))",
     "np.linalg.cholesky(-np.eye(3, dtype=np.float32))",
     "np.linalg.inv(f16[:, :3])",
+    "scipy.linalg.solve_triangular(np.zeros((2, 2)), np.ones(2))",
+    "scipy.linalg.solve_triangular(sq, v32[:3])",
 ];
 
 /// A fresh directory for one test's files (`tag` keeps tests running at once apart).

@@ -1,5 +1,6 @@
 //! Matrix factorizations: `linalg.solve`, `linalg.inv`, `linalg.det`, `linalg.slogdet`,
-//! `linalg.cholesky` (numpy.linalg) and `scipy.linalg.lu_factor` / `scipy.linalg.cholesky`
+//! `linalg.cholesky` (numpy.linalg) and `scipy.linalg.lu_factor`, `scipy.linalg.solve_triangular`,
+//! `scipy.linalg.cholesky`
 //! (SciPy's `lower=False` default), from kupfer's GPU factorizations. `solve`, `inv` and
 //! `cholesky` read a status back to raise NumPy's `LinAlgError`, which the browser cannot
 //! block on: there they are refused with a clear message.
@@ -16,6 +17,45 @@ pub(super) fn register(r: &mut Registry) {
     r.native(&["linalg.cholesky"], cholesky);
     r.native(&["scipy.linalg.cholesky"], scipy_cholesky);
     r.native(&["scipy.linalg.lu_factor"], lu_factor);
+    r.native(&["scipy.linalg.solve_triangular"], solve_triangular);
+}
+
+/// `scipy.linalg.solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False,
+/// overwrite_b=False, check_finite=True)`; `trans` is 0, 1, 2 or 'N', 'T', 'C'.
+fn solve_triangular(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&[
+        "a",
+        "b",
+        "trans=",
+        "lower=",
+        "unit_diagonal=",
+        "overwrite_b=",
+        "check_finite=",
+    ])?;
+    let (x, y) = (a.array("a")?, a.array("b")?);
+    let trans = match a.get("trans") {
+        None => 0,
+        Some(Value::Str(s)) => match s.as_str() {
+            "N" => 0,
+            "T" => 1,
+            "C" => 2,
+            _ => {
+                return Err(EvalError::value_error(
+                    span,
+                    format!("Invalid trans argument {s}"),
+                ))
+            }
+        },
+        Some(v) => super::to_int(&v, "trans", span)? as u8,
+    };
+    let lower = a.bool_or("lower", false)?;
+    let unit = a.bool_or("unit_diagonal", false)?;
+    let _ = a.bool_or("overwrite_b", false)?;
+    let _ = a.bool_or("check_finite", true)?;
+    Ok(Value::Array(
+        blocking::solve_triangular(&x, &y, trans, lower, unit).map_err(EvalError::kupfer(span))?,
+    ))
 }
 
 /// `np.linalg.solve(a, b)`.
@@ -95,7 +135,7 @@ fn lu_factor(call: Call) -> Result<Value> {
 
 mod blocking {
     #[cfg(not(target_arch = "wasm32"))]
-    pub(super) use kupfer::linalg::{cholesky, inv, solve};
+    pub(super) use kupfer::linalg::{cholesky, inv, solve, solve_triangular};
 
     #[cfg(target_arch = "wasm32")]
     fn refused(name: &str) -> kupfer::Error {
@@ -113,6 +153,17 @@ mod blocking {
     #[cfg(target_arch = "wasm32")]
     pub(super) fn inv(_a: &kupfer::Array) -> kupfer::Result<kupfer::Array> {
         Err(refused("linalg.inv"))
+    }
+
+    #[cfg(target_arch = "wasm32")]
+    pub(super) fn solve_triangular(
+        _a: &kupfer::Array,
+        _b: &kupfer::Array,
+        _trans: u8,
+        _lower: bool,
+        _unit: bool,
+    ) -> kupfer::Result<kupfer::Array> {
+        Err(refused("scipy.linalg.solve_triangular"))
     }
 
     #[cfg(target_arch = "wasm32")]

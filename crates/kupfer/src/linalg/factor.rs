@@ -472,17 +472,36 @@ impl Steps {
                 }
             }
         }
-        if !back || m == 0 {
+        if back {
+            self.back_substitute(a, r, m, false)?;
+        }
+        Ok(())
+    }
+
+    /// Records the solve of `U X = R` in place for the upper triangles `U` of the matrices in
+    /// `a` (`unit`: a unit diagonal is assumed, the stored one is not read), by blocks of
+    /// [`PANEL`] rows from the bottom: steps inside the diagonal block, then
+    /// `R[..i0] -= U[..i0, i0..i1] @ X[i0..i1]` by matmul. `r` holds `m` columns.
+    pub(crate) fn back_substitute(
+        &self,
+        a: &Arc<GpuBuffer>,
+        r: &Arc<GpuBuffer>,
+        m: usize,
+        unit: bool,
+    ) -> Result<()> {
+        if m == 0 {
             return Ok(());
         }
-        // U X = R, block rows from the bottom: steps inside the diagonal block, then
-        // R[..i0] -= U[..i0, i0..i1] @ X[i0..i1].
+        check_binding(&self.device, &[a, r])?;
+        let n = self.n;
+        let m32 = u32_of(m, "right-hand-side count")?;
+        let (nu, mu) = (n as usize, m);
         let blocks: Vec<u32> = (0..n).step_by(PANEL as usize).collect();
         for &i0 in blocks.iter().rev() {
             let i1 = (i0 + PANEL).min(n);
             for k in (i0..i1).rev() {
                 for (b0, c) in self.chunks() {
-                    let w = [n, m32, k, b0, c, 0, i0, 0, 0, 0, neg_inf(), 0];
+                    let w = [n, m32, k, b0, c, u32::from(unit), i0, 0, 0, 0, neg_inf(), 0];
                     self.dispatch(
                         "lu_backsub",
                         &w,

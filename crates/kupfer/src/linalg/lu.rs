@@ -3,9 +3,10 @@
 //!
 //! Matrices of order up to 32 are factored one per workgroup in workgroup memory, the solve,
 //! inverse or determinant following in the same kernel (`shaders/linalg_small.wgsl`). Larger
-//! ones run as a sequence of column steps on the device (`shaders/linalg_steps.wgsl`): a
-//! pivot search with row swap, then a rank-1 update of the trailing rows, `n` of each, and
-//! `n` back-substitution steps for solves — recorded in one command stream with no read-back
+//! ones are factored blocked (`shaders/linalg_steps.wgsl`, driven by [`super::factor`]'s
+//! `Steps`): device-side pivot search, row swap and rank-1 steps inside 64-column panels, the
+//! trailing rows updated by one matmul per panel, and a blocked back substitution for solves
+//! — recorded in one command stream with no read-back
 //! between steps. Failures are reported as described in [`super::factor`].
 
 use super::factor::{self, Steps};

@@ -4,7 +4,7 @@
 //!
 //! Factorizations run on kernels of their own (`shaders/linalg_small.wgsl`,
 //! `shaders/linalg_steps.wgsl`): LU with partial pivoting ([`solve`], [`inv`], [`det`],
-//! [`slogdet`], [`lu_factor`]) and [`cholesky`]; `factor.rs` documents how a failure found on
+//! [`slogdet`], [`lu_factor`]), [`cholesky`] and [`solve_triangular`]; `factor.rs` documents how a failure found on
 //! the device (singular, not positive definite) reaches the caller.
 //!
 //! The products are composed from views (transpose/reshape/broadcast/diagonal strides), lazy
@@ -21,6 +21,7 @@ mod factor;
 mod lu;
 mod norm;
 mod products;
+mod triangular;
 
 pub use chain::{matrix_power, multi_dot};
 #[cfg(not(target_arch = "wasm32"))]
@@ -34,6 +35,9 @@ pub use lu::{det, inv_async, lu_factor, slogdet, solve_async};
 pub use lu::{inv, solve};
 pub use norm::{matrix_norm, norm, vector_norm, NormOrd};
 pub use products::{dot, inner, kron, matvec, outer, tensordot, vdot, vecdot, vecmat, TensorAxes};
+#[cfg(not(target_arch = "wasm32"))]
+pub use triangular::solve_triangular;
+pub use triangular::solve_triangular_async;
 
 use crate::array::Array;
 use crate::reduce::Axis;
