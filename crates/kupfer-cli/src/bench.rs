@@ -13,6 +13,8 @@
 mod cases;
 mod fft_cases;
 mod linalg_cases;
+mod loop_cases;
+mod manip_cases;
 mod matmul;
 mod signal_cases;
 
@@ -307,7 +309,20 @@ fn plan(selected: &[&'static Case], cap: Option<usize>) -> (Vec<Step>, Vec<Strin
             }
         }
     }
+    for case in of(Group::Manip) {
+        let elems = manip_cases::elements(case.name);
+        if cap.is_none_or(|c| c >= elems) {
+            steps.push(Step { case, n: None });
+        } else {
+            notes.push(format!(
+                "{} skipped: its {} elements exceed the size cap",
+                case.name,
+                fmt_count(elems)
+            ));
+        }
+    }
     steps.extend(of(Group::Tiny).map(|case| Step { case, n: None }));
+    steps.extend(of(Group::Loop).map(|case| Step { case, n: None }));
     for n in capped(cases::TRANSFER_SIZES, cap) {
         steps.extend(of(Group::Transfer).map(|case| Step { case, n: Some(n) }));
     }
@@ -376,6 +391,17 @@ fn run_step(step: Step, loaded: &mut Loaded, t: &Timing) -> CliResult<Measuremen
             dev.memory_pool().free_all_blocks();
             r
         }
+        Group::Manip => {
+            release(loaded, dev);
+            let r = manip_cases::run(step.case.name, t);
+            let _ = dev.synchronize();
+            dev.memory_pool().free_all_blocks();
+            r
+        }
+        Group::Loop => {
+            release(loaded, dev);
+            loop_cases::run(step.case.name, t)
+        }
     }
 }
 
@@ -432,13 +458,14 @@ fn params_text(step: Step, m: &Measurement) -> String {
         },
         Group::Square => format!("{0}x{0}", cases::SQUARE),
         Group::Matmul => format!("n={}", step.n.unwrap_or(0)),
-        Group::MatmulFixed => "-".into(),
+        Group::MatmulFixed | Group::Loop => "-".into(),
         Group::Signal => format!("{0}x{0}", signal_cases::side(step.case.name)),
         Group::Linalg if linalg_cases::is_batched(step.case.name) => {
             let k = step.n.unwrap_or(0);
             format!("{}x{k}x{k}", linalg_cases::batch(k))
         }
         Group::Linalg => format!("n={}", step.n.unwrap_or(0)),
+        Group::Manip => "-".into(),
         Group::Tiny => {
             let mode = m.extra.iter().find(|(k, _)| *k == "mode");
             match mode.and_then(|(_, v)| v.as_str()) {
@@ -502,11 +529,12 @@ fn print_cases() {
             Group::Transfer => sizes_text(cases::TRANSFER_SIZES),
             Group::Square => format!("{0}x{0}", cases::SQUARE),
             Group::Matmul => sizes_text(matmul::MATMUL_SIZES),
-            Group::MatmulFixed => "-".into(),
+            Group::MatmulFixed | Group::Loop => "-".into(),
             Group::Tiny => format!("n={}", cases::TINY),
             Group::Signal => format!("{0}x{0}", signal_cases::side(c.name)),
             Group::Linalg if linalg_cases::is_batched(c.name) => "k=4, 8, 32".into(),
             Group::Linalg => sizes_text(linalg_cases::SIZES),
+            Group::Manip => format!("{} elements", fmt_count(manip_cases::elements(c.name))),
             Group::Fft => {
                 let s = fft_cases::sizes(c.name);
                 if s.is_empty() {
@@ -632,9 +660,9 @@ pub fn run(args: &BenchArgs) -> CliResult {
         );
         if selected.iter().any(|c| c.group == Group::Tiny) {
             outln!(
-                "tiny_op_wall is amortised ({} ops, then one synchronize; kupfer batches ops). \
-                 CuPy's tiny_op_wall synchronizes after every op: compare it with \
-                 tiny_op_sync_wall.",
+                "tiny_op_wall synchronizes after every op, as CuPy's does; \
+                 tiny_op_amortized_wall is per op of {} ops, then one synchronize (kupfer \
+                 batches ops into one submission).",
                 cases::TINY_OPS_PER_SYNC
             );
         }

@@ -8,6 +8,7 @@
 //! - [`codegen`]: WGSL generation from the IR and the templates in `shaders/`.
 //! - [`custom`]: user WGSL in generated kernels (custom kernels' parameters, wrappers,
 //!   validation with errors located in the user's text).
+//! - [`manip`]: joining and per-axis gather kernels (concatenate, pad, roll, tile, repeat).
 //! - [`matmul`]: matmul kernels (simple, tiled SIMT, gemv, cooperative matrix) and their WGSL.
 //! - [`fft`]: FFT pass schedules, twiddle tables and WGSL of Stockham passes.
 //! - [`convolve`]: direct 2-D convolution kernels (SciPy's convolve2d).
@@ -29,6 +30,7 @@ pub mod histogram;
 pub mod layout;
 pub mod libm;
 pub mod linalg;
+pub mod manip;
 pub mod matmul;
 #[cfg(test)]
 mod naga_check;

@@ -5,6 +5,7 @@
 use crate::context::Context;
 use crate::pipeline::Pipeline;
 use crate::pool::GpuBuffer;
+use crate::wait::Stage;
 #[cfg(not(target_arch = "wasm32"))]
 use kupfer_core::Error;
 use kupfer_core::Result;
@@ -119,6 +120,29 @@ impl Context {
         Ok(())
     }
 
+    /// The device's uniform arena, at least `size` bytes (grown to the next power of two;
+    /// a replaced arena lives on until the submissions using it are done).
+    fn params_arena(&self, size: u64) -> wgpu::Buffer {
+        let mut arena = self
+            .inner
+            .params_arena
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        match arena.as_ref() {
+            Some(b) if b.size() >= size => b.clone(),
+            _ => {
+                let b = self.inner.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("kupfer params"),
+                    size: size.next_power_of_two().max(4096),
+                    usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                });
+                *arena = Some(b.clone());
+                b
+            }
+        }
+    }
+
     /// Records a buffer-to-buffer copy.
     pub(crate) fn record_copy(&self, cmd: Command) {
         self.lock_batch().commands.push(cmd);
@@ -166,10 +190,7 @@ impl Context {
     #[cfg(not(target_arch = "wasm32"))]
     pub fn synchronize(&self) -> Result<()> {
         self.flush()?;
-        self.inner
-            .device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| Error::Device(format!("waiting for the GPU failed: {e}")))?;
+        self.wait_until(None)?;
         self.lock_batch().in_flight.clear();
         self.inner.pipelines.save_if_dirty();
         Ok(())
@@ -183,10 +204,7 @@ impl Context {
             let _ = tx.send(());
         });
         #[cfg(not(target_arch = "wasm32"))]
-        self.inner
-            .device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| Error::Device(format!("waiting for the GPU failed: {e}")))?;
+        self.wait_until(None)?;
         rx.receive().await;
         Ok(())
     }
@@ -196,25 +214,27 @@ impl Context {
             return Ok(());
         }
         let device = &self.inner.device;
+        let encoding = self.inner.spans.start(Stage::Encode);
         let commands = std::mem::take(&mut batch.commands);
         let params = std::mem::take(&mut batch.params);
-        let arena = (!params.is_empty()).then(|| {
-            let size = (params.len() as u64).div_ceil(16) * 16;
-            let buf = device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("kupfer params"),
-                size,
-                usage: wgpu::BufferUsages::UNIFORM,
-                mapped_at_creation: true,
-            });
-            if let Ok(mut view) = buf.slice(..).get_mapped_range_mut() {
-                view.slice(..params.len()).copy_from_slice(&params);
-            }
-            buf.unmap();
-            buf
-        });
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("kupfer batch"),
         });
+        // The uniform blocks go into the device's persistent arena, copied from a cached
+        // staging buffer at the start of the batch: no buffer is created or destroyed per
+        // submission. Rewriting the arena while an earlier submission may still read it is
+        // safe: wgpu puts a barrier before the copy, which waits for every command submitted
+        // before it on the queue.
+        let arena = if params.is_empty() {
+            None
+        } else {
+            let size = (params.len() as u64).div_ceil(16) * 16;
+            let arena = self.params_arena(size);
+            let (staging, class) = self.staged(&params)?;
+            encoder.copy_buffer_to_buffer(&staging, 0, &arena, 0, size);
+            batch.remap.push((staging, class));
+            Some(arena)
+        };
         let mut pass: Option<wgpu::ComputePass<'static>> = None;
         for cmd in &commands {
             match cmd {
@@ -293,7 +313,12 @@ impl Context {
             }
         }
         drop(pass);
-        let index = self.inner.queue.submit([encoder.finish()]);
+        let command_buffer = encoder.finish();
+        drop(encoding);
+        let index = {
+            let _span = self.inner.spans.start(Stage::Submit);
+            self.inner.queue.submit([command_buffer])
+        };
         drop(commands);
         for (staging, class) in std::mem::take(&mut batch.remap) {
             self.remap_upload(staging, class);

@@ -9,8 +9,10 @@ use crate::batch::Command;
 use crate::context::Context;
 use crate::pool::size_class;
 use crate::pool::GpuBuffer;
+use crate::wait::Stage;
 use kupfer_core::{Error, Result};
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Cached staging buffers, so that repeated transfers skip the driver's allocation and
@@ -31,6 +33,24 @@ impl Context {
         if bytes.is_empty() {
             return Ok(dst);
         }
+        let padded = (bytes.len() as u64).div_ceil(4) * 4;
+        let (staging, class) = self.staged(bytes)?;
+        self.record_copy(Command::Copy {
+            src: staging.clone(),
+            src_offset: 0,
+            dst: dst.raw().clone(),
+            dst_offset: 0,
+            size: padded,
+            _keep: vec![dst.clone()],
+        });
+        self.after_submit(staging, class);
+        Ok(dst)
+    }
+
+    /// `bytes` (zero-padded to a multiple of 4) in a cached, mapped upload staging buffer,
+    /// unmapped and ready to be copied from; returns it with its size class, to hand back
+    /// through [`after_submit`](Self::after_submit) once a copy from it is recorded.
+    pub(crate) fn staged(&self, bytes: &[u8]) -> Result<(wgpu::Buffer, u64)> {
         let padded = (bytes.len() as u64).div_ceil(4) * 4;
         let class = size_class(padded);
         let cached = lock(&self.inner.staging.upload)
@@ -61,16 +81,7 @@ impl Context {
             }
         }
         staging.unmap();
-        self.record_copy(Command::Copy {
-            src: staging.clone(),
-            src_offset: 0,
-            dst: dst.raw().clone(),
-            dst_offset: 0,
-            size: padded,
-            _keep: vec![dst.clone()],
-        });
-        self.after_submit(staging, class);
-        Ok(dst)
+        Ok((staging, class))
     }
 
     /// Re-maps an upload staging buffer once the GPU is done with it and returns it to the
@@ -159,15 +170,19 @@ impl Context {
         #[cfg(target_arch = "wasm32")]
         self.check_compiles().await?;
         let (tx, rx) = futures_intrusive::channel::shared::oneshot_channel();
+        let mapped = Arc::new(AtomicBool::new(false));
+        let signal = mapped.clone();
         staging.map_async(wgpu::MapMode::Read, ..size, move |r| {
+            signal.store(true, Ordering::Release);
             let _ = tx.send(r);
         });
         #[cfg(not(target_arch = "wasm32"))]
-        self.inner
-            .device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| Error::Device(format!("waiting for the GPU failed: {e}")))?;
-        match rx.receive().await {
+        self.wait_until(Some(&|| mapped.load(Ordering::Acquire)))?;
+        #[cfg(target_arch = "wasm32")]
+        drop(mapped);
+        let result = rx.receive().await;
+        let _span = self.inner.spans.start(Stage::Read);
+        match result {
             Some(Ok(())) => {}
             Some(Err(e)) => {
                 return Err(Error::Device(format!(

@@ -39,6 +39,10 @@ pub(crate) struct KernelCache {
     pub(crate) convolutions: Cache<ConvProgram, ()>,
     pub(crate) ffts: Cache<kupfer_core::fft::FftPass, ()>,
     pub(crate) fft_plans: crate::fft::plan::PlanCache,
+    /// Joining kernels of `manip` (concatenate and friends).
+    pub(crate) joins: Cache<kupfer_core::manip::JoinKernel, ()>,
+    /// Per-axis gathers of `manip` (pad, roll, tile, repeat, ...).
+    pub(crate) gathers: Cache<kupfer_core::manip::GatherKernel, ()>,
 }
 
 /// The kernel of `key` from `cache`; on a miss, `generate` writes its WGSL for the device's

@@ -21,6 +21,8 @@
 //!   their elementwise input.
 //! - [`linalg`]: `dot`, `vdot`, `inner`, `outer`, `tensordot`, `kron`, `einsum`, `norm`,
 //!   `diagonal`, `diag`, `trace`.
+//! - [`manip`]: `concatenate`, `stack`, `split`, `flip`, `roll`, `pad`, `tile`, `repeat`,
+//!   `tril`, `insert`, ... (views where NumPy gives views; joins and gathers otherwise).
 //! - [`matmul`](mod@matmul): `matmul` / `@` with NumPy semantics (tiled SIMT, gemv and
 //!   tensor-core kernels).
 //! - [`fft`]: `numpy.fft`'s transforms (any length, any axes), frequencies and shifts.
@@ -48,6 +50,7 @@ mod host;
 pub mod io;
 mod kernels;
 pub mod linalg;
+pub mod manip;
 pub mod matmul;
 pub mod nanfuncs;
 #[cfg(feature = "ndarray")]
@@ -78,6 +81,7 @@ pub use kupfer_wgpu::{wgpu, AdapterChoice, DeviceInfo, Event, MemoryPool};
 pub use linalg::{
     diag, diagonal, dot, einsum, inner, kron, outer, tensordot, trace, vdot, TensorAxes,
 };
+pub use manip::*;
 pub use matmul::{matmul, matmul_with, MatmulPrecision};
 #[doc(hidden)]
 pub use matmul::{matmul_forced, CoopConfig, Force, TileConfig};

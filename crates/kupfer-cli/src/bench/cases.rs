@@ -20,7 +20,7 @@ pub const TRANSFER_SIZES: &[usize] = &[1 << 20, 1 << 26];
 pub const SQUARE: usize = 4096;
 /// Elements of the tiny cases.
 pub const TINY: usize = 16;
-/// Operations per synchronize in the amortised `tiny_op_wall`.
+/// Operations per synchronize in `tiny_op_amortized_wall`.
 pub const TINY_OPS_PER_SYNC: usize = 100;
 /// Repetitions of the per-op wall-clock cases (the anchor's `reps=2000`).
 pub const TINY_REPS: usize = 2000;
@@ -48,6 +48,10 @@ pub enum Group {
     /// Factorizations (`linalg_cases`): n in `linalg_cases::SIZES`, or k in
     /// `linalg_cases::BATCHED_K` for the batched cases.
     Linalg,
+    /// Array manipulation inputs made by the case (`manip_cases`).
+    Manip,
+    /// A whole program with a scalar read-back every iteration (`loop_cases`).
+    Loop,
 }
 
 /// One benchmark case.
@@ -264,19 +268,54 @@ pub const CASES: &[Case] = &[
         about: "linalg.solve(b, rhs), rhs (batch, k, 1), float64",
     },
     Case {
-        name: "tiny_op_wall",
-        group: Group::Tiny,
-        about: "t + 1.0 on 16 elements, no read-back; amortised over 100 ops per synchronize",
+        name: "concatenate_4x2^24",
+        group: Group::Manip,
+        about: "concatenate(parts), four float32 vectors of 2^24",
     },
     Case {
-        name: "tiny_op_sync_wall",
+        name: "stack_axis1_4x2^24",
+        group: Group::Manip,
+        about: "stack(parts, axis=1), four float32 vectors of 2^24",
+    },
+    Case {
+        name: "pad_reflect_4096sq",
+        group: Group::Manip,
+        about: "pad(m, 16, mode='reflect'), m float32 (4096, 4096)",
+    },
+    Case {
+        name: "roll_axis1_4096sq",
+        group: Group::Manip,
+        about: "roll(m, 7, axis=1)",
+    },
+    Case {
+        name: "flip_copy_4096sq",
+        group: Group::Manip,
+        about: "flip(m, axis=0).copy()",
+    },
+    Case {
+        name: "tril_4096sq",
+        group: Group::Manip,
+        about: "tril(m)",
+    },
+    Case {
+        name: "tiny_op_wall",
         group: Group::Tiny,
-        about: "t + 1.0 on 16 elements, synchronize after each op (CuPy's tiny_op_wall)",
+        about: "t + 1.0 on 16 elements, then synchronize (as CuPy's tiny_op_wall)",
+    },
+    Case {
+        name: "tiny_op_amortized_wall",
+        group: Group::Tiny,
+        about: "t + 1.0 on 16 elements, 100 ops per synchronize (kupfer's own case: per op)",
     },
     Case {
         name: "tiny_sum_to_host_wall",
         group: Group::Tiny,
         about: "float(t.sum()) on 16 elements",
+    },
+    Case {
+        name: "loop_cg_dense_1024_200it",
+        group: Group::Loop,
+        about: "200 conjugate-gradient iterations, dense 1024 SPD system, 2 read-backs each",
     },
     Case {
         name: "h2d_pageable",
@@ -625,9 +664,18 @@ pub fn run_tiny(case: &Case, t: &Timing) -> CliResult<Measurement> {
     };
     let r = match case.name {
         "tiny_op_wall" => {
-            // kupfer records ops into one command batch: time a loop of ops and one
-            // synchronize, per op. CuPy's figure (launch + synchronize per op) compares with
-            // tiny_op_sync_wall.
+            let ms = wall_time(t, TINY_REPS, || {
+                let r = kp::add(&tiny, 1.0)?;
+                r.eval()?;
+                Ok(r)
+            })?;
+            Measurement::new(ms)
+                .extra("mode", "sync_each")
+                .cpu(cpu_per_op(add_cpu))
+        }
+        "tiny_op_amortized_wall" => {
+            // kupfer records ops into one command batch: a loop of ops and one synchronize,
+            // per op.
             let k = TINY_OPS_PER_SYNC;
             let ms = wall_time(t, 20, || {
                 for _ in 0..k {
@@ -638,16 +686,6 @@ pub fn run_tiny(case: &Case, t: &Timing) -> CliResult<Measurement> {
             Measurement::new(ms)
                 .extra("mode", "amortized")
                 .extra("ops_per_sync", k)
-                .cpu(cpu_per_op(add_cpu))
-        }
-        "tiny_op_sync_wall" => {
-            let ms = wall_time(t, TINY_REPS, || {
-                let r = kp::add(&tiny, 1.0)?;
-                r.eval()?;
-                Ok(r)
-            })?;
-            Measurement::new(ms)
-                .extra("mode", "sync_each")
                 .cpu(cpu_per_op(add_cpu))
         }
         "tiny_sum_to_host_wall" => {

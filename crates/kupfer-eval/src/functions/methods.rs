@@ -37,6 +37,7 @@ const FORWARDED: &[(&str, &str, &str)] = &[
     ("diagonal", "diagonal", "ndarray.diagonal"),
     ("cumsum", "cumsum", "ndarray.cumsum"),
     ("cumprod", "cumprod", "ndarray.cumprod"),
+    ("repeat", "repeat", "ndarray.repeat"),
 ];
 
 /// Methods with signatures of their own.

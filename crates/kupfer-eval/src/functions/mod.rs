@@ -21,6 +21,7 @@ pub(crate) mod elementwise;
 pub(crate) mod fft;
 pub(crate) mod linalg;
 mod loops;
+pub(crate) mod manip;
 pub(crate) mod methods;
 pub(crate) mod reductions;
 pub(crate) mod scans;
@@ -70,6 +71,7 @@ fn build() -> Registry {
     fft::register(&mut r);
     creation::register(&mut r);
     shape::register(&mut r);
+    manip::register(&mut r);
     linalg::register(&mut r);
     decomp::register(&mut r);
     reductions::register(&mut r);
@@ -131,30 +133,6 @@ pub(crate) const PLANNED: &[&str] = &[
     "array_equal",
     "array_equiv",
     // joining, splitting, tiling, rearranging
-    "concatenate",
-    "concat",
-    "stack",
-    "vstack",
-    "hstack",
-    "dstack",
-    "column_stack",
-    "split",
-    "array_split",
-    "hsplit",
-    "vsplit",
-    "tile",
-    "repeat",
-    "flip",
-    "fliplr",
-    "flipud",
-    "roll",
-    "rot90",
-    "pad",
-    "append",
-    "insert",
-    "delete",
-    "resize",
-    "trim_zeros",
     "unique",
     // indexing
     "take",
@@ -167,10 +145,6 @@ pub(crate) const PLANNED: &[&str] = &[
     "flatnonzero",
     "extract",
     "select",
-    "diagflat",
-    "tril",
-    "triu",
-    "tri",
     "indices",
     "searchsorted",
     "digitize",
@@ -244,7 +218,6 @@ pub(crate) const PLANNED_METHODS: &[&str] = &[
     "partition",
     "argpartition",
     "nonzero",
-    "repeat",
     "take",
     "searchsorted",
     "put",
@@ -769,10 +742,13 @@ pub(crate) fn to_array(v: &Value, dtype: Option<DType>, span: Span) -> Result<Ar
                 Array::from_host_on(&dev, &kupfer::HostArray { shape, data }).map_err(k)
             }
             Some(Err(msg)) => Err(EvalError::value_error(span, msg)),
-            None => Err(EvalError::not_supported(
-                span,
-                "building an array from a list of arrays (np.stack)",
-            )),
+            None => {
+                let a = manip::array_of_items(v, span)?;
+                match dtype {
+                    Some(d) if d != a.dtype() => a.astype(d).map_err(k),
+                    _ => Ok(a),
+                }
+            }
         },
         other => Err(EvalError::type_error(
             span,

@@ -140,39 +140,11 @@ fn moveaxis(call: Call) -> Result<Value> {
     let span = call.span;
     let mut a = call.bind(&["a", "source", "destination"])?;
     let arr = a.array("a")?;
-    let n = arr.ndim();
-    let norm = |v: Vec<isize>| -> Result<Vec<usize>> {
-        let out = v
-            .into_iter()
-            .map(|x| normalize_axis(x, n, span))
-            .collect::<Result<Vec<_>>>()?;
-        let mut sorted = out.clone();
-        sorted.sort_unstable();
-        sorted.dedup();
-        if sorted.len() != out.len() {
-            return Err(EvalError::value_error(
-                span,
-                "repeated axis in np.moveaxis()",
-            ));
-        }
-        Ok(out)
-    };
-    let source = norm(a.axes("source")?.unwrap_or_default())?;
-    let dest = norm(a.axes("destination")?.unwrap_or_default())?;
-    if source.len() != dest.len() {
-        return Err(EvalError::value_error(
-            span,
-            "`source` and `destination` arguments must have the same number of elements",
-        ));
-    }
-    let mut order: Vec<usize> = (0..n).filter(|i| !source.contains(i)).collect();
-    let mut pairs: Vec<(usize, usize)> = dest.into_iter().zip(source).collect();
-    pairs.sort_unstable();
-    for (d, s) in pairs {
-        order.insert(d.min(order.len()), s);
-    }
-    let perm: Vec<isize> = order.into_iter().map(|x| x as isize).collect();
-    Ok(Value::Array(arr.permute_dims(&perm).map_err(kerr(span))?))
+    let source = a.axes("source")?.unwrap_or_default();
+    let dest = a.axes("destination")?.unwrap_or_default();
+    Ok(Value::Array(
+        kupfer::moveaxis(&arr, &source, &dest).map_err(kerr(span))?,
+    ))
 }
 
 pub(crate) fn matrix_transpose_of(arr: &Array, span: Span) -> Result<Array> {
