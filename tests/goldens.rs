@@ -730,6 +730,7 @@ fn error_kind(e: &Error) -> &'static str {
         Error::Device(_) => "Device",
         Error::Compile { .. } => "Compile",
         Error::Io(_) => "Io",
+        Error::LinAlg(_) => "LinAlg",
     }
 }
 

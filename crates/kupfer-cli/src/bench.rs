@@ -12,6 +12,7 @@
 
 mod cases;
 mod fft_cases;
+mod linalg_cases;
 mod loop_cases;
 mod manip_cases;
 mod matmul;
@@ -306,6 +307,31 @@ fn plan(selected: &[&'static Case], cap: Option<usize>) -> (Vec<Step>, Vec<Strin
             ));
         }
     }
+    for case in of(Group::Linalg) {
+        let sizes = if linalg_cases::is_batched(case.name) {
+            linalg_cases::BATCHED_K
+        } else {
+            linalg_cases::SIZES
+        };
+        for &n in sizes {
+            let elems = n
+                * n
+                * if linalg_cases::is_batched(case.name) {
+                    linalg_cases::batch(n)
+                } else {
+                    1
+                };
+            if cap.is_none_or(|c| c >= elems) {
+                steps.push(Step { case, n: Some(n) });
+            } else {
+                notes.push(format!(
+                    "{} at n={n} skipped: its {} elements exceed the size cap",
+                    case.name,
+                    fmt_count(elems)
+                ));
+            }
+        }
+    }
     for case in of(Group::Manip) {
         let elems = manip_cases::elements(case.name);
         if cap.is_none_or(|c| c >= elems) {
@@ -402,6 +428,13 @@ fn run_step(step: Step, loaded: &mut Loaded, t: &Timing) -> CliResult<Measuremen
             release(loaded, dev);
             signal_cases::run(step.case.name, t)
         }
+        Group::Linalg => {
+            release(loaded, dev);
+            let r = linalg_cases::run(step.case.name, step.n.unwrap_or(0), t);
+            let _ = dev.synchronize();
+            dev.memory_pool().free_all_blocks();
+            r
+        }
         Group::Manip => {
             release(loaded, dev);
             let r = manip_cases::run(step.case.name, t);
@@ -485,6 +518,11 @@ fn params_text(step: Step, m: &Measurement) -> String {
         Group::Matmul => format!("n={}", step.n.unwrap_or(0)),
         Group::MatmulFixed | Group::Loop => "-".into(),
         Group::Signal => format!("{0}x{0}", signal_cases::side(step.case.name)),
+        Group::Linalg if linalg_cases::is_batched(step.case.name) => {
+            let k = step.n.unwrap_or(0);
+            format!("{}x{k}x{k}", linalg_cases::batch(k))
+        }
+        Group::Linalg => format!("n={}", step.n.unwrap_or(0)),
         Group::Manip => "-".into(),
         Group::Random => match step.n {
             Some(n) => format!("n={}", fmt_count(n)),
@@ -559,6 +597,8 @@ fn print_cases() {
             Group::MatmulFixed | Group::Loop => "-".into(),
             Group::Tiny => format!("n={}", cases::TINY),
             Group::Signal => format!("{0}x{0}", signal_cases::side(c.name)),
+            Group::Linalg if linalg_cases::is_batched(c.name) => "k=4, 8, 32".into(),
+            Group::Linalg => sizes_text(linalg_cases::SIZES),
             Group::Manip => format!("{} elements", fmt_count(manip_cases::elements(c.name))),
             Group::Random => match random_cases::sizes(c.name) {
                 [] => format!("n={}", fmt_count(random_cases::fixed_elements(c.name))),

@@ -45,6 +45,40 @@ pub enum Error {
     /// File or format problems (.npy reading and writing).
     #[error("{0}")]
     Io(String),
+    /// NumPy's `LinAlgError`: a factorization that failed on the data (singular, not
+    /// positive definite, no convergence) or a shape linear algebra refuses.
+    #[error("LinAlgError: {0}")]
+    LinAlg(LinAlgError),
+}
+
+/// The kinds of NumPy's `numpy.linalg.LinAlgError`, each displayed with NumPy's message.
+#[derive(Debug, Clone, Error, PartialEq, Eq)]
+pub enum LinAlgError {
+    /// An exactly zero pivot in LU with partial pivoting (`solve`, `inv`).
+    #[error("Singular matrix")]
+    Singular,
+    /// An exactly zero diagonal element of a triangular system (SciPy's `solve_triangular`;
+    /// the 0-based index within the matrix).
+    #[error("singular matrix: resolution failed at diagonal {0}")]
+    SingularAt(usize),
+    /// A non-positive (or NaN) diagonal in Cholesky.
+    #[error("Matrix is not positive definite")]
+    NotPositiveDefinite,
+    /// A non-square matrix where a square one is needed.
+    #[error("Last 2 dimensions of the array must be square")]
+    NotSquare,
+    /// An operand of fewer than two dimensions (the count given).
+    #[error("{0}-dimensional array given. Array must be at least two-dimensional")]
+    TooFewDimensions(usize),
+    /// An iterative method that did not converge (the operation named).
+    #[error("{0} did not converge")]
+    NotConverged(String),
+}
+
+impl From<LinAlgError> for Error {
+    fn from(e: LinAlgError) -> Self {
+        Error::LinAlg(e)
+    }
 }
 
 /// `Result` with kupfer's [`Error`].

@@ -30,6 +30,7 @@ pub mod fft;
 pub mod histogram;
 pub mod layout;
 pub mod libm;
+pub mod linalg;
 pub mod manip;
 pub mod matmul;
 #[cfg(test)]
@@ -41,6 +42,6 @@ pub mod scan;
 pub mod sort;
 
 pub use dtype::{DType, Kind};
-pub use error::{Error, Result};
+pub use error::{Error, LinAlgError, Result};
 pub use expr::{Access, BinaryOp, InputSpec, Node, Program, UnaryOp};
 pub use layout::{Layout, SliceArg};

@@ -290,6 +290,7 @@ impl HostValue {
                 let (kind, dtype) = name.split_once('.').unwrap_or((name, ""));
                 format!("{kind}(dtype={dtype})")
             }
+            HostValue::Module("scipy.linalg") => "<module 'scipy.linalg'>".into(),
             HostValue::Module(name) => format!("<module 'numpy.{name}'>"),
             HostValue::Object(repr) => repr.clone(),
         }

@@ -96,7 +96,9 @@ pub use half::f16;
 pub use host::{Element, HostArray, HostData};
 pub use kupfer_core::casting::{can_cast, Casting};
 pub use kupfer_core::layout::{checked_size, shape_from_signed};
-pub use kupfer_core::{casting, promote, DType, Error, Kind, Layout, Result, SliceArg};
+pub use kupfer_core::{
+    casting, promote, DType, Error, Kind, Layout, LinAlgError, Result, SliceArg,
+};
 pub use kupfer_wgpu::{wgpu, AdapterChoice, DeviceInfo, Event, MemoryPool};
 pub use linalg::{
     diag, diagonal, dot, einsum, inner, kron, outer, tensordot, trace, vdot, TensorAxes,

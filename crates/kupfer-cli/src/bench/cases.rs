@@ -45,6 +45,9 @@ pub enum Group {
     Fft,
     /// A random f32 image made by the case (side from `signal_cases::side`).
     Signal,
+    /// Factorizations (`linalg_cases`): n in `linalg_cases::SIZES`, or k in
+    /// `linalg_cases::BATCHED_K` for the batched cases.
+    Linalg,
     /// Array manipulation inputs made by the case (`manip_cases`).
     Manip,
     /// Random numbers drawn by the case (sizes from `random_cases::sizes`).
@@ -207,6 +210,66 @@ pub const CASES: &[Case] = &[
         name: "convolve2d_4096_3x3",
         group: Group::Signal,
         about: "signal.convolve2d(img, k3, mode='same', boundary='symm'), img (4096, 4096)",
+    },
+    Case {
+        name: "solve_float32",
+        group: Group::Linalg,
+        about: "linalg.solve(a, b), b (n, 1), float32",
+    },
+    Case {
+        name: "inv_float32",
+        group: Group::Linalg,
+        about: "linalg.inv(a), float32",
+    },
+    Case {
+        name: "cholesky_float32",
+        group: Group::Linalg,
+        about: "linalg.cholesky(s), s = a a^T + n I, float32",
+    },
+    Case {
+        name: "det_float32",
+        group: Group::Linalg,
+        about: "linalg.det(a), float32",
+    },
+    Case {
+        name: "solve_float64",
+        group: Group::Linalg,
+        about: "linalg.solve(a, b), b (n, 1), float64",
+    },
+    Case {
+        name: "inv_float64",
+        group: Group::Linalg,
+        about: "linalg.inv(a), float64",
+    },
+    Case {
+        name: "cholesky_float64",
+        group: Group::Linalg,
+        about: "linalg.cholesky(s), s = a a^T + n I, float64",
+    },
+    Case {
+        name: "det_float64",
+        group: Group::Linalg,
+        about: "linalg.det(a), float64",
+    },
+    Case {
+        name: "batched_inv_float32",
+        group: Group::Linalg,
+        about: "linalg.inv(b), b (batch, k, k), float32",
+    },
+    Case {
+        name: "batched_solve_float32",
+        group: Group::Linalg,
+        about: "linalg.solve(b, rhs), rhs (batch, k, 1), float32",
+    },
+    Case {
+        name: "batched_inv_float64",
+        group: Group::Linalg,
+        about: "linalg.inv(b), b (batch, k, k), float64",
+    },
+    Case {
+        name: "batched_solve_float64",
+        group: Group::Linalg,
+        about: "linalg.solve(b, rhs), rhs (batch, k, 1), float64",
     },
     Case {
         name: "concatenate_4x2^24",

@@ -16,6 +16,7 @@ use std::sync::OnceLock;
 pub(crate) mod builtins;
 pub(crate) mod complex;
 pub(crate) mod creation;
+pub(crate) mod decomp;
 pub(crate) mod elementwise;
 pub(crate) mod fft;
 pub(crate) mod linalg;
@@ -75,6 +76,7 @@ fn build() -> Registry {
     shape::register(&mut r);
     manip::register(&mut r);
     linalg::register(&mut r);
+    decomp::register(&mut r);
     reductions::register(&mut r);
     scans::register(&mut r);
     stats::register(&mut r);
@@ -152,11 +154,7 @@ pub(crate) const PLANNED: &[&str] = &[
     "unwrap",
     "poly1d",
     // linear algebra and products
-    "linalg.inv",
     "linalg.pinv",
-    "linalg.solve",
-    "linalg.det",
-    "linalg.slogdet",
     "linalg.eig",
     "linalg.eigh",
     "linalg.eigvals",
@@ -164,7 +162,6 @@ pub(crate) const PLANNED: &[&str] = &[
     "linalg.svd",
     "linalg.svdvals",
     "linalg.qr",
-    "linalg.cholesky",
     "linalg.lstsq",
     "linalg.matrix_rank",
     "linalg.tensorinv",
@@ -299,6 +296,7 @@ pub(crate) fn resolve(module: &'static str, name: &str, bare: bool) -> Result<Re
     if module == "scipy" {
         return Ok(match name {
             "signal" => Resolved::Value(Value::Module("signal")),
+            "linalg" => Resolved::Value(Value::Module("scipy.linalg")),
             _ => Resolved::Unknown,
         });
     }

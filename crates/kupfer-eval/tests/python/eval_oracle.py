@@ -13,6 +13,7 @@ import warnings
 
 import numpy as np
 import scipy
+import scipy.linalg
 import scipy.signal
 
 

@@ -2,24 +2,42 @@
 //! [`outer`], [`tensordot`], [`kron`]), chains of products ([`multi_dot`],
 //! [`matrix_power`]), [`cross`], [`einsum`], [`norm`] and diagonals ([`diagonal`], [`diag`], [`trace`]).
 //!
-//! Everything is composed from views (transpose/reshape/broadcast/diagonal strides), lazy
+//! Factorizations run on kernels of their own (`shaders/linalg_small.wgsl`,
+//! `shaders/linalg_steps.wgsl`): LU with partial pivoting ([`solve`], [`inv`], [`det`],
+//! [`slogdet`], [`lu_factor`]), [`cholesky`] and [`solve_triangular`]; `factor.rs` documents how a failure found on
+//! the device (singular, not positive definite) reaches the caller.
+//!
+//! The products are composed from views (transpose/reshape/broadcast/diagonal strides), lazy
 //! elementwise ops, reductions and one matrix product ([`crate::matmul`]) per contraction — no
 //! kernels of its own. Result dtypes are NumPy's under kupfer's promotion rule (32-bit
 //! operands are never widened to 64 bits).
 
 mod chain;
+mod cholesky;
 mod cross;
 mod diagonal;
 mod einsum;
+mod factor;
+mod lu;
 mod norm;
 mod products;
+mod triangular;
 
 pub use chain::{matrix_power, multi_dot};
+#[cfg(not(target_arch = "wasm32"))]
+pub use cholesky::cholesky;
+pub use cholesky::cholesky_async;
 pub use cross::cross;
 pub use diagonal::{diag, diagonal, trace};
 pub use einsum::einsum;
+pub use lu::{det, inv_async, lu_factor, slogdet, solve_async};
+#[cfg(not(target_arch = "wasm32"))]
+pub use lu::{inv, solve};
 pub use norm::{matrix_norm, norm, vector_norm, NormOrd};
 pub use products::{dot, inner, kron, matvec, outer, tensordot, vdot, vecdot, vecmat, TensorAxes};
+#[cfg(not(target_arch = "wasm32"))]
+pub use triangular::solve_triangular;
+pub use triangular::solve_triangular_async;
 
 use crate::array::Array;
 use crate::reduce::Axis;

@@ -1,0 +1,91 @@
+//! Criterion benchmarks of the factorizations with the anchor case names of
+//! `../shared/bench/cupy_anchor_wave2.py` (section `linalg`): solve, inv, cholesky and det
+//! (`{op}_{dtype}/{n}`, n = 1024 and 4096) and batched_inv / batched_solve (`/{batch}x{k}`)
+//! in float32 and float64 (where the adapter has it). Each iteration runs the operation and
+//! waits for the GPU. On a CPU adapter (lavapipe) only n = 256 and the smallest batch run.
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use kupfer as kp;
+use kupfer::DType;
+
+/// Uniform-ish values in [0, 1) plus `n` on the diagonal, `count` matrices of order `n`.
+fn matrices(count: usize, n: usize, dtype: DType) -> kp::Array {
+    let h: Vec<f32> = (0..count * n * n)
+        .map(|e| {
+            let v = ((e * 7919) % 1013) as f32 * 1e-3;
+            if (e / n) % n == e % n {
+                v + n as f32
+            } else {
+                v
+            }
+        })
+        .collect();
+    let a = kp::Array::from_slice(&h, &[count, n, n]).expect("upload");
+    a.astype(dtype).expect("astype")
+}
+
+fn factorizations(c: &mut Criterion) {
+    let dev = kp::Device::default_device().expect("a GPU adapter (or lavapipe)");
+    kp::Device::set_default(&dev);
+    let cpu = dev.info().device_type == "Cpu";
+    let mut g = c.benchmark_group("linalg");
+    g.sample_size(10);
+    let sizes: &[usize] = if cpu { &[256] } else { &[1024, 4096] };
+    let batched: &[(usize, usize)] = if cpu {
+        &[(1000, 4)]
+    } else {
+        &[(10000, 4), (10000, 8), (1000, 32)]
+    };
+    for dtype in [DType::F32, DType::F64] {
+        if !dev.supports(dtype) {
+            continue;
+        }
+        let name = if dtype == DType::F32 {
+            "float32"
+        } else {
+            "float64"
+        };
+        for &n in sizes {
+            let a = matrices(1, n, dtype)
+                .reshape(&[n as isize, n as isize])
+                .expect("2-D");
+            let s = kp::add(kp::matmul(&a, &a.t().expect("t")).expect("gram"), 0.0).expect("spd");
+            let b = kp::ones(&[n, 1], Some(dtype)).expect("rhs");
+            let mut bench = |op: &str, f: &dyn Fn() -> kp::Result<kp::Array>| {
+                g.bench_function(format!("{op}_{name}/{n}"), |it| {
+                    it.iter(|| {
+                        f().expect(op).eval().expect("eval");
+                        dev.synchronize().expect("sync");
+                    })
+                });
+            };
+            bench("solve", &|| kp::linalg::solve(&a, &b));
+            bench("inv", &|| kp::linalg::inv(&a));
+            bench("cholesky", &|| kp::linalg::cholesky(&s, false));
+            bench("det", &|| kp::linalg::det(&a));
+        }
+        for &(count, k) in batched {
+            let a = matrices(count, k, dtype);
+            let rhs = kp::ones(&[count, k, 1], Some(dtype)).expect("rhs");
+            g.bench_function(format!("batched_inv_{name}/{count}x{k}"), |it| {
+                it.iter(|| {
+                    kp::linalg::inv(&a).expect("inv").eval().expect("eval");
+                    dev.synchronize().expect("sync");
+                })
+            });
+            g.bench_function(format!("batched_solve_{name}/{count}x{k}"), |it| {
+                it.iter(|| {
+                    kp::linalg::solve(&a, &rhs)
+                        .expect("solve")
+                        .eval()
+                        .expect("eval");
+                    dev.synchronize().expect("sync");
+                })
+            });
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(benches, factorizations);
+criterion_main!(benches);

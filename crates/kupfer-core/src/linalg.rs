@@ -1,0 +1,152 @@
+//! Dense factorizations (LU with partial pivoting, Cholesky): WGSL generation from
+//! `shaders/linalg_small.wgsl` (one matrix per workgroup in workgroup memory, n <=
+//! [`SMALL_MAX`]) and `shaders/linalg_steps.wgsl` (one column step per dispatch in global
+//! memory, any n; entry points `lu_pivot`, `lu_update`, `lu_backsub`, `lu_logdet`,
+//! `chol_col`, `chol_update`, `chol_zero`).
+//!
+//! Both compute in the matrices' dtype: float32, or float64 where the adapter has
+//! SHADER_F64 (log and exp for determinants come from kupfer's libm).
+
+use crate::codegen::Target;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::libm;
+
+const SMALL: &str = include_str!("../../../shaders/linalg_small.wgsl");
+const STEPS: &str = include_str!("../../../shaders/linalg_steps.wgsl");
+
+/// The largest order the workgroup-memory kernel factors (its matrix buffer holds 32 x 32).
+pub const SMALL_MAX: usize = 32;
+
+/// Byte size of both kernels' uniform blocks.
+pub const PARAMS_SIZE: usize = 48;
+
+/// What the small kernel computes after factoring.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SmallOp {
+    /// LU, then `X = A^-1 B` for `nrhs` right-hand-side columns.
+    Solve,
+    /// LU, then the inverse (the identity's columns solved).
+    Inv,
+    /// LU, then `sign * exp(log|det|)` per matrix (NumPy's det).
+    Det,
+    /// LU, then `(sign, log|det|)` per matrix.
+    Slogdet,
+    /// The packed factors (unit-lower L below the diagonal, U on and above) and the pivots.
+    LuFactor,
+    /// Cholesky's lower factor (strict upper triangle zeroed).
+    Cholesky,
+}
+
+impl SmallOp {
+    fn mode(self) -> u32 {
+        match self {
+            SmallOp::Solve => 0,
+            SmallOp::Inv => 1,
+            SmallOp::Det => 2,
+            SmallOp::Slogdet => 3,
+            SmallOp::LuFactor => 4,
+            SmallOp::Cholesky => 5,
+        }
+    }
+}
+
+fn scalar(dtype: DType, target: &Target) -> Result<(&'static str, &'static str)> {
+    target.check(dtype, "this adapter")?;
+    match dtype {
+        DType::F32 => Ok(("f32", "f32")),
+        DType::F64 => Ok(("f64", "f64")),
+        d => Err(Error::unsupported(format!(
+            "factorizations of {d} matrices on the GPU (float32 and float64)"
+        ))),
+    }
+}
+
+fn fill(template: &str, dtype: DType, target: &Target) -> Result<String> {
+    let (ty, suffix) = scalar(dtype, target)?;
+    let log = format!("kp_log_{suffix}");
+    let exp = format!("kp_exp_{suffix}");
+    let lib = if dtype == DType::F64 {
+        libm::subset(libm::LIBM_F64, [log.as_str(), exp.as_str()])
+    } else {
+        libm::subset(libm::LIBM_F32, [log.as_str(), exp.as_str()])
+    };
+    Ok(template
+        .replace("{{ENABLES}}", "")
+        .replace("{{T}}", ty)
+        .replace("{{LOG}}", &log)
+        .replace("{{EXP}}", &exp)
+        .replace("{{LIBM}}", &lib))
+}
+
+/// The small (one matrix per workgroup, 64 threads) kernel of `op` in `dtype`. Bindings: 0
+/// uniforms (n, nrhs, batch, gx: u32; neg_inf: f32), 1 the matrices, 2 the right-hand sides
+/// (Solve only), 3 the output, 4 the i32 `aux` (info per matrix for Solve, Inv and
+/// Cholesky; n pivots per matrix for LuFactor; unused otherwise).
+pub fn small(op: SmallOp, dtype: DType, target: &Target) -> Result<String> {
+    let rhs = if op == SmallOp::Solve {
+        "@group(0) @binding(2) var<storage, read> rhs: array<T>;"
+    } else {
+        ""
+    };
+    let load = if op == SmallOp::Solve {
+        "rhs[(bidx * n + i) * P.nrhs + j]"
+    } else {
+        "T(0)"
+    };
+    Ok(fill(SMALL, dtype, target)?
+        .replace("{{MODE}}", &op.mode().to_string())
+        .replace("{{RHS_BINDING}}", rhs)
+        .replace("{{LOAD_RHS}}", load))
+}
+
+/// The column-step kernels in `dtype` (one module, entry points named in the module docs).
+/// Bindings: 0 uniforms (n, m, k, batch0, count, mode, r0, r1, c0, c1: u32; neg_inf: f32;
+/// pad), 1 the
+/// matrices, 2 the right-hand sides, 3 the i32 `aux`, 4 the determinant output (or the
+/// product `sub_block` subtracts); each entry
+/// point binds only what it uses.
+pub fn steps(dtype: DType, target: &Target) -> Result<String> {
+    fill(STEPS, dtype, target)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::naga_check::validate;
+    use naga::valid::Capabilities;
+
+    #[test]
+    fn every_variant_validates() {
+        let t = Target {
+            f16: true,
+            f64: true,
+            i64: true,
+        };
+        for d in [DType::F32, DType::F64] {
+            for op in [
+                SmallOp::Solve,
+                SmallOp::Inv,
+                SmallOp::Det,
+                SmallOp::Slogdet,
+                SmallOp::LuFactor,
+                SmallOp::Cholesky,
+            ] {
+                validate(&small(op, d, &t).unwrap(), Capabilities::empty());
+            }
+            validate(&steps(d, &t).unwrap(), Capabilities::empty());
+        }
+    }
+
+    #[test]
+    fn other_dtypes_are_refused() {
+        let t = Target {
+            f16: true,
+            f64: false,
+            i64: true,
+        };
+        assert!(small(SmallOp::Inv, DType::F64, &t).is_err());
+        assert!(steps(DType::Complex64, &t).is_err());
+        assert!(steps(DType::I32, &t).is_err());
+    }
+}
