@@ -12,6 +12,7 @@
 
 mod cases;
 mod fft_cases;
+mod index_cases;
 mod matmul;
 mod signal_cases;
 
@@ -281,6 +282,27 @@ fn plan(selected: &[&'static Case], cap: Option<usize>) -> (Vec<Step>, Vec<Strin
             ));
         }
     }
+    for case in of(Group::Index) {
+        let sizes = index_cases::sizes(case.name);
+        if sizes.is_empty() {
+            let elems = index_cases::fixed_elements(case.name);
+            if cap.is_none_or(|c| c >= elems) {
+                steps.push(Step { case, n: None });
+            } else {
+                notes.push(format!(
+                    "{} skipped: its {} elements exceed the size cap",
+                    case.name,
+                    fmt_count(elems)
+                ));
+            }
+        } else {
+            steps.extend(
+                capped(sizes, cap)
+                    .into_iter()
+                    .map(|n| Step { case, n: Some(n) }),
+            );
+        }
+    }
     steps.extend(of(Group::Tiny).map(|case| Step { case, n: None }));
     for n in capped(cases::TRANSFER_SIZES, cap) {
         steps.extend(of(Group::Transfer).map(|case| Step { case, n: Some(n) }));
@@ -343,6 +365,13 @@ fn run_step(step: Step, loaded: &mut Loaded, t: &Timing) -> CliResult<Measuremen
             release(loaded, dev);
             signal_cases::run(step.case.name, t)
         }
+        Group::Index => {
+            release(loaded, dev);
+            let r = index_cases::run(step.case.name, step.n, t);
+            let _ = dev.synchronize();
+            dev.memory_pool().free_all_blocks();
+            r
+        }
     }
 }
 
@@ -401,6 +430,10 @@ fn params_text(step: Step, m: &Measurement) -> String {
         Group::Matmul => format!("n={}", step.n.unwrap_or(0)),
         Group::MatmulFixed => "-".into(),
         Group::Signal => format!("{0}x{0}", signal_cases::side(step.case.name)),
+        Group::Index => match step.n {
+            Some(n) => format!("n={}", fmt_count(n)),
+            None => "-".into(),
+        },
         Group::Tiny => {
             let mode = m.extra.iter().find(|(k, _)| *k == "mode");
             match mode.and_then(|(_, v)| v.as_str()) {
@@ -467,6 +500,14 @@ fn print_cases() {
             Group::MatmulFixed => "-".into(),
             Group::Tiny => format!("n={}", cases::TINY),
             Group::Signal => format!("{0}x{0}", signal_cases::side(c.name)),
+            Group::Index => {
+                let s = index_cases::sizes(c.name);
+                if s.is_empty() {
+                    "-".into()
+                } else {
+                    sizes_text(s)
+                }
+            }
             Group::Fft => {
                 let s = fft_cases::sizes(c.name);
                 if s.is_empty() {

@@ -196,11 +196,11 @@ impl<'a> Lexer<'a> {
         self.pos += op.len();
         match *op {
             "!" | "`" => Err(self.err(start, self.pos, "invalid syntax")),
-            ":=" | "+=" | "-=" | "*=" | "/=" | "//=" | "%=" | "@=" | "&=" | "|=" | "^=" | "**="
-            | ">>=" | "<<=" => Err(self.err(
+            ":=" => Err(self.err(
                 start,
                 self.pos,
-                "assignment is not supported: kupfer eval evaluates one expression",
+                "assignment expressions (`:=`) are not supported: write `name = value` as a \
+                 statement",
             )),
             "->" => Err(self.err(start, self.pos, "invalid syntax")),
             _ => Ok(TokenKind::Op(op)),

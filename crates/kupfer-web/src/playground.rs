@@ -14,6 +14,7 @@ pub const EXAMPLES: &[&str] = &[
     "a[:, ::-1] - b",
     "x.std()",
     "np.where(a % 2 == 0, a, -1)",
+    "c = a.copy(); c[c > 5] = 0; c[:, 0] += 100; c",
 ];
 
 /// The generated arrays the playground binds, with a line about each for the page.

@@ -19,6 +19,8 @@
 //! - [`views`]: `reshape`, `transpose`, `slice` / [`s!`], `broadcast_to`, ...
 //! - [`reduce`]: `sum`, `prod`, `mean`, `max`, `min`, `any`, `all` over any axes, fused with
 //!   their elementwise input.
+//! - [`indexing`]: `a.get(&idx![...])`, `a.set(...)`, masks, integer arrays, `nonzero`,
+//!   `take`, `put`, `ufunc.at`, device stream compaction.
 //! - [`linalg`]: `dot`, `vdot`, `inner`, `outer`, `tensordot`, `kron`, `einsum`, `norm`,
 //!   `diagonal`, `diag`, `trace`.
 //! - [`matmul`](mod@matmul): `matmul` / `@` with NumPy semantics (tiled SIMT, gemv and
@@ -44,6 +46,7 @@ pub mod fft;
 pub mod fuse;
 mod fusion;
 mod host;
+pub mod indexing;
 #[cfg(feature = "npy")]
 pub mod io;
 mod kernels;
@@ -70,6 +73,10 @@ pub use device::{init, Device, DeviceGuard};
 pub use fuse::{fuse, Fused};
 pub use half::f16;
 pub use host::{Element, HostArray, HostData};
+pub use indexing::functions::*;
+#[cfg(not(target_arch = "wasm32"))]
+pub use indexing::{add_at, ufunc_at};
+pub use indexing::{ufunc_at_async, AtOp, Index, MaskedReads};
 pub use kupfer_core::casting::{can_cast, Casting};
 pub use kupfer_core::{casting, promote, DType, Error, Kind, Layout, Result, SliceArg};
 pub use kupfer_wgpu::{wgpu, AdapterChoice, DeviceInfo, Event, MemoryPool};

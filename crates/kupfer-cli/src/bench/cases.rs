@@ -45,6 +45,8 @@ pub enum Group {
     Fft,
     /// A random f32 image made by the case (side from `signal_cases::side`).
     Signal,
+    /// Indexing inputs made by the case (sizes from `index_cases::sizes`).
+    Index,
 }
 
 /// One benchmark case.
@@ -224,6 +226,36 @@ pub const CASES: &[Case] = &[
         name: "d2h_pageable",
         group: Group::Transfer,
         about: "asnumpy(device array)",
+    },
+    Case {
+        name: "mask_select",
+        group: Group::Index,
+        about: "x[x > 0.5]",
+    },
+    Case {
+        name: "mask_assign_scalar",
+        group: Group::Index,
+        about: "y[y > 0.5] = 0.0",
+    },
+    Case {
+        name: "take_random",
+        group: Group::Index,
+        about: "x[idx] (random int32 indices)",
+    },
+    Case {
+        name: "nonzero",
+        group: Group::Index,
+        about: "nonzero(x > 0.5)",
+    },
+    Case {
+        name: "mask_update_mandelbrot_2048sq",
+        group: Group::Index,
+        about: "Z[mask] = Z[mask] * Z[mask] + C[mask] (complex64, fused)",
+    },
+    Case {
+        name: "take_rows_4096sq",
+        group: Group::Index,
+        about: "m[rows] (4096 random rows)",
     },
 ];
 

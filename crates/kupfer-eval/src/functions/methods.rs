@@ -37,6 +37,10 @@ const FORWARDED: &[(&str, &str, &str)] = &[
     ("diagonal", "diagonal", "ndarray.diagonal"),
     ("cumsum", "cumsum", "ndarray.cumsum"),
     ("cumprod", "cumprod", "ndarray.cumprod"),
+    ("nonzero", "nonzero", "ndarray.nonzero"),
+    ("take", "take", "ndarray.take"),
+    ("put", "put", "ndarray.put"),
+    ("choose", "choose", "ndarray.choose"),
 ];
 
 /// Methods with signatures of their own.

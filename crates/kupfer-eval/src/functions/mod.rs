@@ -18,6 +18,7 @@ pub(crate) mod complex;
 pub(crate) mod creation;
 pub(crate) mod elementwise;
 pub(crate) mod fft;
+pub(crate) mod indexing;
 pub(crate) mod linalg;
 mod loops;
 pub(crate) mod methods;
@@ -73,6 +74,7 @@ fn build() -> Registry {
     reductions::register(&mut r);
     scans::register(&mut r);
     stats::register(&mut r);
+    indexing::register(&mut r);
     signal::register(&mut r);
     complex::register(&mut r);
     builtins::register(&mut r);
@@ -155,21 +157,10 @@ pub(crate) const PLANNED: &[&str] = &[
     "trim_zeros",
     "unique",
     // indexing
-    "take",
-    "take_along_axis",
-    "put",
-    "choose",
-    "compress",
-    "nonzero",
-    "argwhere",
-    "flatnonzero",
-    "extract",
-    "select",
     "diagflat",
     "tril",
     "triu",
     "tri",
-    "indices",
     "searchsorted",
     "digitize",
     // sorting
@@ -246,18 +237,14 @@ pub(crate) const PLANNED_METHODS: &[&str] = &[
     "argsort",
     "partition",
     "argpartition",
-    "nonzero",
     "repeat",
-    "take",
     "searchsorted",
-    "put",
     "fill",
     "resize",
     "item",
     "tolist",
     "tobytes",
     "view",
-    "choose",
     "compress",
 ];
 
@@ -341,7 +328,7 @@ const BUILTINS: &[&str] = &[
 /// Resolves `name` in namespace `module` (`""` is `np`; bare names pass `bare`).
 pub(crate) fn resolve(module: &'static str, name: &str, bare: bool) -> Result<Resolved> {
     if module.is_empty() {
-        if bare && matches!(name, "np" | "numpy") {
+        if bare && matches!(name, "np" | "numpy" | "cp" | "cupy") {
             return Ok(Resolved::Value(Value::Module("")));
         }
         if bare && name == "Ellipsis" {
