@@ -7,12 +7,22 @@ fn kp_opaque_T(x: T) -> T {
     return x | T(bitcast<u32>(P.zero));
 }
 
+// a / b truncated, for b != 0. The most negative a over -1 overflows (WGSL gives a, a
+// software GPU's CPU division traps): negated with wrap-around instead, as NumPy wraps.
+fn kp_trunc_div_T(a: T, b: T) -> T {
+    if (b == ~T(0) && ~T(0) < T(0)) { return T(0) - a; }
+    return a / b;
+}
+
+// Remainders are a - (a / b) * b, never `%`: GLSL (the GL backend) leaves `%` of negative
+// operands undefined, and llvmpipe's differs from WGSL's.
 fn kp_floor_divide_T(a0: T, b0: T) -> T {
     let a = kp_opaque_T(a0);
     let b = kp_opaque_T(b0);
     if (b == T(0)) { return T(0); }
-    var q = a / b;
-    if ((a % b != T(0)) && ((a < T(0)) != (b < T(0)))) { q = q - T(1); }
+    var q = kp_trunc_div_T(a, b);
+    let r = a - q * b;
+    if ((r != T(0)) && ((r < T(0)) != (b < T(0)))) { q = q - T(1); }
     return q;
 }
 
@@ -20,7 +30,7 @@ fn kp_remainder_T(a0: T, b0: T) -> T {
     let a = kp_opaque_T(a0);
     let b = kp_opaque_T(b0);
     if (b == T(0)) { return T(0); }
-    var r = a % b;
+    var r = a - kp_trunc_div_T(a, b) * b;
     if (r != T(0) && ((r < T(0)) != (b < T(0)))) { r = r + b; }
     return r;
 }
@@ -30,7 +40,7 @@ fn kp_remainder_T(a0: T, b0: T) -> T {
 fn kp_power_T(a: T, b: T) -> T {
     if (b < T(0)) {
         if (a == T(1)) { return T(1); }
-        if (a == ~T(0)) { return select(T(1), a, (b % T(2)) != T(0)); }
+        if (a == ~T(0)) { return select(T(1), a, (b & T(1)) != T(0)); }
         return T(0);
     }
     var base = a;
@@ -38,7 +48,7 @@ fn kp_power_T(a: T, b: T) -> T {
     var r = T(1);
     loop {
         if (e == T(0)) { break; }
-        if ((e % T(2)) != T(0)) { r = r * base; }
+        if ((e & T(1)) != T(0)) { r = r * base; }
         e = e / T(2);
         base = base * base;
     }

@@ -1,7 +1,10 @@
-//! Project tasks: `cargo xtask web` builds the browser demo page, `cargo xtask serve` serves it
-//! on 127.0.0.1 for a person to open.
+//! Project tasks: `cargo xtask test` sets up what the test suite needs and runs it (test.rs,
+//! setup.rs), `cargo xtask web` builds the browser demo page, `cargo xtask serve` serves it on
+//! 127.0.0.1 for a person to open.
 //!
 //! ```text
+//! cargo xtask test [--no-browser] [--no-gl] [--no-lint] [--setup-only] [-- ARGS]
+//!                                          install what is missing, lint, build once, test
 //! cargo xtask web [--out DIR] [--dev]     build the page into DIR (default target/web)
 //! cargo xtask serve [--port N] [--dir DIR] build if needed, then serve on 127.0.0.1:N (8000)
 //! ```
@@ -10,13 +13,15 @@
 //! web`) and copies the page (crates/kupfer-web/www). The wasm-bindgen CLI must match the
 //! wasm-bindgen crate in Cargo.lock exactly: a missing one is installed once with
 //! `cargo install wasm-bindgen-cli --version <lock's> --locked` (only the `wasm-bindgen`
-//! binary, no TLS features) into
-//! `<target>/tools/wasm-bindgen-<version>`. The output is plain static files: any static file
+//! binary, no TLS features) into `~/.cache/kupfer/tools/wasm-bindgen-<version>` (outside the
+//! checkout, so a fresh clone on the same machine reuses it; `$XDG_CACHE_HOME` is honoured). The output is plain static files: any static file
 //! server can serve them.
 
 #[path = "../../crates/kupfer-web/src/serve.rs"]
 #[allow(dead_code)] // spawn() is for the browser test
 mod serve;
+mod setup;
+mod test;
 
 use std::path::{Path, PathBuf};
 use std::process::{exit, Command};
@@ -26,11 +31,13 @@ type Res<T> = Result<T, String>;
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
+        Some("test") => test::test(&args[1..]),
         Some("web") => web(&args[1..]).map(|_| ()),
         Some("serve") => serve_cmd(&args[1..]),
         _ => Err(
-            "usage: cargo xtask web [--out DIR] [--dev] | cargo xtask serve [--port N] \
-                  [--dir DIR]"
+            "usage: cargo xtask test [--no-browser] [--no-gl] [--no-lint] [--setup-only] \
+                  [-- ARGS] | cargo xtask web [--out DIR] [--dev] | cargo xtask serve \
+                  [--port N] [--dir DIR]"
                 .into(),
         ),
     };
@@ -94,17 +101,28 @@ fn locked_wasm_bindgen() -> Res<String> {
     Err("wasm-bindgen is not in Cargo.lock".into())
 }
 
-/// The wasm-bindgen CLI of `version`, installed into the target dir if missing.
+/// Where tools built for the project live across checkouts: `$XDG_CACHE_HOME/kupfer/tools`
+/// (`~/.cache/kupfer/tools`), or the target dir when there is no home.
+fn tools_dir() -> PathBuf {
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")));
+    match cache {
+        Some(c) => c.join("kupfer").join("tools"),
+        None => target_dir().join("tools"),
+    }
+}
+
+/// The wasm-bindgen CLI of `version`, installed into the tools dir if missing.
 fn wasm_bindgen_cli(version: &str) -> Res<PathBuf> {
-    let root = target_dir()
-        .join("tools")
-        .join(format!("wasm-bindgen-{version}"));
+    let root = tools_dir().join(format!("wasm-bindgen-{version}"));
     let bin = root.join("bin").join("wasm-bindgen");
     if bin.is_file() {
         return Ok(bin);
     }
     eprintln!(
-        "xtask: installing wasm-bindgen-cli {version} into {} (once)",
+        "xtask: installing wasm-bindgen-cli {version} (cargo install) into {} (once)",
         root.display()
     );
     let install = |locked: bool| {

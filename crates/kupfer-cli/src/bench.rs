@@ -13,6 +13,7 @@
 mod cases;
 mod fft_cases;
 mod index_cases;
+mod loop_cases;
 mod matmul;
 mod signal_cases;
 
@@ -304,6 +305,7 @@ fn plan(selected: &[&'static Case], cap: Option<usize>) -> (Vec<Step>, Vec<Strin
         }
     }
     steps.extend(of(Group::Tiny).map(|case| Step { case, n: None }));
+    steps.extend(of(Group::Loop).map(|case| Step { case, n: None }));
     for n in capped(cases::TRANSFER_SIZES, cap) {
         steps.extend(of(Group::Transfer).map(|case| Step { case, n: Some(n) }));
     }
@@ -372,6 +374,10 @@ fn run_step(step: Step, loaded: &mut Loaded, t: &Timing) -> CliResult<Measuremen
             dev.memory_pool().free_all_blocks();
             r
         }
+        Group::Loop => {
+            release(loaded, dev);
+            loop_cases::run(step.case.name, t)
+        }
     }
 }
 
@@ -428,7 +434,7 @@ fn params_text(step: Step, m: &Measurement) -> String {
         },
         Group::Square => format!("{0}x{0}", cases::SQUARE),
         Group::Matmul => format!("n={}", step.n.unwrap_or(0)),
-        Group::MatmulFixed => "-".into(),
+        Group::MatmulFixed | Group::Loop => "-".into(),
         Group::Signal => format!("{0}x{0}", signal_cases::side(step.case.name)),
         Group::Index => match step.n {
             Some(n) => format!("n={}", fmt_count(n)),
@@ -497,7 +503,7 @@ fn print_cases() {
             Group::Transfer => sizes_text(cases::TRANSFER_SIZES),
             Group::Square => format!("{0}x{0}", cases::SQUARE),
             Group::Matmul => sizes_text(matmul::MATMUL_SIZES),
-            Group::MatmulFixed => "-".into(),
+            Group::MatmulFixed | Group::Loop => "-".into(),
             Group::Tiny => format!("n={}", cases::TINY),
             Group::Signal => format!("{0}x{0}", signal_cases::side(c.name)),
             Group::Index => {
@@ -633,9 +639,9 @@ pub fn run(args: &BenchArgs) -> CliResult {
         );
         if selected.iter().any(|c| c.group == Group::Tiny) {
             outln!(
-                "tiny_op_wall is amortised ({} ops, then one synchronize; kupfer batches ops). \
-                 CuPy's tiny_op_wall synchronizes after every op: compare it with \
-                 tiny_op_sync_wall.",
+                "tiny_op_wall synchronizes after every op, as CuPy's does; \
+                 tiny_op_amortized_wall is per op of {} ops, then one synchronize (kupfer \
+                 batches ops into one submission).",
                 cases::TINY_OPS_PER_SYNC
             );
         }

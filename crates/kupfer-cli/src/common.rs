@@ -2,6 +2,7 @@
 //! human-readable numbers.
 
 use crate::error::{CliError, CliResult};
+use crate::outln;
 
 /// A small deterministic generator (SplitMix64): random-looking inputs without a random
 /// number API on the GPU, identical on every run and machine.
@@ -189,5 +190,47 @@ mod tests {
         let z = HostRng::new(1).normal_f32(10_001);
         let mean = z.iter().map(|&v| f64::from(v)).sum::<f64>() / z.len() as f64;
         assert!(mean.abs() < 0.05);
+    }
+}
+
+/// What to tell a person whose default device is a software adapter (Mesa's lavapipe or
+/// llvmpipe: the shaders run on the CPU), or the GL backend's subset: how to get a real GPU
+/// and the whole feature set. `None` on a hardware adapter with Vulkan, Metal or DX12.
+pub fn adapter_advice(info: &kupfer::DeviceInfo) -> Option<String> {
+    let software = info.device_type == "Cpu";
+    let gl = info.backend == "gl";
+    let real_gpu = "For a real GPU, install its driver with Vulkan support (Linux: \
+                    `apt-get install mesa-vulkan-drivers` for AMD and Intel, the NVIDIA driver \
+                    for NVIDIA; macOS uses Metal and Windows DX12 or Vulkan), then check that \
+                    `kupfer info` lists it (KUPFER_BACKEND / KUPFER_ADAPTER pick one).";
+    let gl_subset = "The GL backend runs a subset of kupfer: no float16, float64 or int64, no \
+                     subgroup operations, no persistent kernel cache; a Vulkan driver (Mesa's \
+                     lavapipe will do: `apt-get install mesa-vulkan-drivers`) runs everything.";
+    match (software, gl) {
+        (true, true) => Some(format!(
+            "This is a software adapter through OpenGL: the \"GPU\" is your CPU. {real_gpu} \
+             {gl_subset}"
+        )),
+        (true, false) => Some(format!(
+            "This is a software adapter: the \"GPU\" is your CPU running the shaders. {real_gpu}"
+        )),
+        (false, true) => Some(gl_subset.to_string()),
+        (false, false) => None,
+    }
+}
+
+/// Prints `text` wrapped at 90 columns, indented by 3.
+pub fn para(text: &str) {
+    let mut line = String::from("  ");
+    for word in text.split_whitespace() {
+        if line.len() + 1 + word.len() > 90 && line.len() > 2 {
+            outln!("{line}");
+            line = String::from("  ");
+        }
+        line.push(' ');
+        line.push_str(word);
+    }
+    if line.len() > 2 {
+        outln!("{line}");
     }
 }

@@ -4,7 +4,7 @@
 //! and CPU-vs-GPU timings over a few sizes. Exits with status 1 when the check fails.
 
 use crate::bench::{cpu_time, gpu_time, wall_time, Timing};
-use crate::common::{fmt_bytes, fmt_count, fmt_ms, median, HostRng};
+use crate::common::{adapter_advice, fmt_bytes, fmt_count, fmt_ms, median, para, HostRng};
 use crate::error::{CliError, CliResult, EXIT_CHECK_FAILED};
 use crate::outln;
 use kupfer as kp;
@@ -48,22 +48,6 @@ const GPU_SIZES: Sizes = Sizes {
 fn show(a: &Array) -> CliResult<String> {
     let text = array_str(&a.to_host()?, &PrintOptions::default());
     Ok(text.replace('\n', "\n       "))
-}
-
-/// Prints `text` wrapped at 90 columns, indented by 3.
-fn para(text: &str) {
-    let mut line = String::from("  ");
-    for word in text.split_whitespace() {
-        if line.len() + 1 + word.len() > 90 && line.len() > 2 {
-            outln!("{line}");
-            line = String::from("  ");
-        }
-        line.push(' ');
-        line.push_str(word);
-    }
-    if line.len() > 2 {
-        outln!("{line}");
-    }
 }
 
 /// Prints a section heading.
@@ -130,10 +114,13 @@ pub fn run(args: &DemoArgs) -> CliResult {
             "the wall clock (no GPU timestamp queries)"
         }
     );
+    if let Some(advice) = adapter_advice(&info) {
+        para(&advice);
+    }
     if software {
         para(
-            "This is a software adapter: the \"GPU\" is your CPU running the shaders, so the \
-             sizes below are small and the GPU is not expected to beat plain Rust by much.",
+            "The sizes below are small, and the GPU is not expected to beat plain Rust by \
+             much on a software adapter.",
         );
     }
     if cfg!(debug_assertions) {

@@ -1,7 +1,7 @@
 //! `kupfer info`: every adapter, the default device, its features, limits and memory pool
 //! (CuPy's `cupy.show_config()` and `getDeviceProperties`).
 
-use crate::common::fmt_bytes;
+use crate::common::{adapter_advice, fmt_bytes, para};
 use crate::error::{CliError, CliResult};
 use crate::outln;
 use kupfer::wgpu;
@@ -192,6 +192,10 @@ fn print_text(rows: &[AdapterRow], default: Option<usize>, dev: Option<&kupfer::
             "wall clock after a synchronize (no GPU timestamp queries)"
         }
     );
+    if let Some(advice) = adapter_advice(info) {
+        outln!();
+        para(&advice);
+    }
     outln!();
     outln!("Features:");
     for (name, f, what) in FEATURES {
@@ -317,6 +321,7 @@ fn print_json(
             "default_int": dev.default_int().to_string(),
             "default_float": dev.default_float().to_string(),
             "gpu_timestamps": dev.context().has_gpu_timestamps(),
+            "advice": adapter_advice(info),
             "features": features,
             "subgroup_size": subgroup,
             "limits": {

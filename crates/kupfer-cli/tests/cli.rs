@@ -77,7 +77,7 @@ fn bench_json_lines_follow_the_anchor() {
         "chain5_unfused",
         "sin_plus_cos",
         "tiny_op_wall",
-        "tiny_op_sync_wall",
+        "tiny_op_amortized_wall",
         "h2d_pageable",
         "d2h_pageable",
     ]);
@@ -100,7 +100,7 @@ fn bench_json_lines_follow_the_anchor() {
             "chain5_unfused",
             "sin_plus_cos",
             "tiny_op_wall",
-            "tiny_op_sync_wall",
+            "tiny_op_amortized_wall",
             "h2d_pageable",
             "d2h_pageable"
         ]
@@ -118,8 +118,8 @@ fn bench_json_lines_follow_the_anchor() {
                 assert_eq!(c["n"], 4096, "{c}");
                 assert!(c.get("gbs").is_none(), "the anchor has no metric: {c}");
             }
-            "tiny_op_wall" => assert_eq!(c["mode"], "amortized", "{c}"),
-            "tiny_op_sync_wall" => assert_eq!(c["mode"], "sync_each", "{c}"),
+            "tiny_op_wall" => assert_eq!(c["mode"], "sync_each", "{c}"),
+            "tiny_op_amortized_wall" => assert_eq!(c["mode"], "amortized", "{c}"),
             _ => {}
         }
     }

@@ -5,6 +5,7 @@
 use crate::context::Context;
 use crate::pipeline::Pipeline;
 use crate::pool::GpuBuffer;
+use crate::wait::Stage;
 #[cfg(not(target_arch = "wasm32"))]
 use kupfer_core::Error;
 use kupfer_core::Result;
@@ -166,10 +167,7 @@ impl Context {
     #[cfg(not(target_arch = "wasm32"))]
     pub fn synchronize(&self) -> Result<()> {
         self.flush()?;
-        self.inner
-            .device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| Error::Device(format!("waiting for the GPU failed: {e}")))?;
+        self.wait_until(None)?;
         self.lock_batch().in_flight.clear();
         self.inner.pipelines.save_if_dirty();
         Ok(())
@@ -183,10 +181,7 @@ impl Context {
             let _ = tx.send(());
         });
         #[cfg(not(target_arch = "wasm32"))]
-        self.inner
-            .device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| Error::Device(format!("waiting for the GPU failed: {e}")))?;
+        self.wait_until(None)?;
         rx.receive().await;
         Ok(())
     }
@@ -196,6 +191,7 @@ impl Context {
             return Ok(());
         }
         let device = &self.inner.device;
+        let encoding = self.inner.spans.start(Stage::Encode);
         let commands = std::mem::take(&mut batch.commands);
         let params = std::mem::take(&mut batch.params);
         let arena = (!params.is_empty()).then(|| {
@@ -293,7 +289,12 @@ impl Context {
             }
         }
         drop(pass);
-        let index = self.inner.queue.submit([encoder.finish()]);
+        let command_buffer = encoder.finish();
+        drop(encoding);
+        let index = {
+            let _span = self.inner.spans.start(Stage::Submit);
+            self.inner.queue.submit([command_buffer])
+        };
         drop(commands);
         for (staging, class) in std::mem::take(&mut batch.remap) {
             self.remap_upload(staging, class);

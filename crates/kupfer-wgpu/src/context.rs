@@ -85,6 +85,11 @@ pub(crate) struct Inner {
     /// Kernel launches recorded so far.
     pub dispatches: std::sync::atomic::AtomicU64,
     pub coop: Option<CoopMatrix>,
+    /// Host time of each round-trip stage (wait.rs).
+    pub spans: crate::wait::Spans,
+    /// How long waits spin before blocking, in nanoseconds (wait.rs): zero on a software
+    /// adapter, whose "GPU" runs on the host's cores.
+    pub spin_ns: std::sync::atomic::AtomicU64,
 }
 
 /// Cooperative-matrix (tensor core) support of a device, as matmul uses it: 16x16x16 products
@@ -313,6 +318,14 @@ impl Context {
                 info,
                 target,
                 coop: None,
+                spans: Default::default(),
+                spin_ns: std::sync::atomic::AtomicU64::new(
+                    if adapter.device_type == wgpu::DeviceType::Cpu {
+                        0
+                    } else {
+                        crate::wait::SPIN.as_nanos() as u64
+                    },
+                ),
             }),
         }
     }

@@ -6,6 +6,7 @@
 //! - [`pipeline`]: compute pipelines cached by structural key, persisted where possible.
 //! - [`transfer`]: host↔device copies.
 //! - [`timer`]: GPU timestamp events with a wall-clock fallback.
+//! - [`wait`]: waiting for the GPU (spin, then block) and the round trip's span timings.
 
 #![warn(missing_docs)]
 
@@ -15,6 +16,7 @@ pub mod pipeline;
 pub mod pool;
 pub mod timer;
 pub mod transfer;
+pub mod wait;
 
 pub use batch::Binding;
 pub use context::{AdapterChoice, Context, CoopMatrix, DeviceInfo};
@@ -22,4 +24,5 @@ pub use kupfer_core::{Error, Result};
 pub use pipeline::ShaderChecks;
 pub use pool::{GpuBuffer, MemoryPool};
 pub use timer::Event;
+pub use wait::SpanTimes;
 pub use wgpu;

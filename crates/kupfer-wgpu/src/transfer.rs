@@ -9,8 +9,10 @@ use crate::batch::Command;
 use crate::context::Context;
 use crate::pool::size_class;
 use crate::pool::GpuBuffer;
+use crate::wait::Stage;
 use kupfer_core::{Error, Result};
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Cached staging buffers, so that repeated transfers skip the driver's allocation and
@@ -159,15 +161,19 @@ impl Context {
         #[cfg(target_arch = "wasm32")]
         self.check_compiles().await?;
         let (tx, rx) = futures_intrusive::channel::shared::oneshot_channel();
+        let mapped = Arc::new(AtomicBool::new(false));
+        let signal = mapped.clone();
         staging.map_async(wgpu::MapMode::Read, ..size, move |r| {
+            signal.store(true, Ordering::Release);
             let _ = tx.send(r);
         });
         #[cfg(not(target_arch = "wasm32"))]
-        self.inner
-            .device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| Error::Device(format!("waiting for the GPU failed: {e}")))?;
-        match rx.receive().await {
+        self.wait_until(Some(&|| mapped.load(Ordering::Acquire)))?;
+        #[cfg(target_arch = "wasm32")]
+        drop(mapped);
+        let result = rx.receive().await;
+        let _span = self.inner.spans.start(Stage::Read);
+        match result {
             Some(Ok(())) => {}
             Some(Err(e)) => {
                 return Err(Error::Device(format!(

@@ -217,6 +217,9 @@ pub fn linspace(
     } else {
         f64::NAN
     };
+    if compute != DType::F64 {
+        return linspace_on_host(&device, start, stop, num, endpoint, dtype);
+    }
     let idx = Lazy::index().cast(compute);
     let body = if div > 0 && step != 0.0 {
         Lazy::binary(
@@ -273,6 +276,72 @@ pub fn linspace(
     let a = Array::from_lazy(device, vec![num], y.cast(dtype));
     a.eval()?;
     Ok(a)
+}
+
+/// `linspace` on an adapter without float64 (GL, WebGPU, Metal): float32 arithmetic on the
+/// device would lose up to tens of ULPs where the values cross zero (`start + i * step`
+/// cancels), so the values are computed in float64 on the host as NumPy computes them, rounded
+/// once to `dtype`, and uploaded.
+fn linspace_on_host(
+    device: &Device,
+    start: f64,
+    stop: f64,
+    num: usize,
+    endpoint: bool,
+    dtype: DType,
+) -> Result<Array> {
+    let div = if endpoint { num.saturating_sub(1) } else { num };
+    let delta = stop - start;
+    let step = delta / div as f64;
+    let values: Vec<f64> = (0..num)
+        .map(|i| {
+            let i_f = i as f64;
+            let v = if endpoint && num > 1 && i == num - 1 {
+                stop
+            } else if div > 0 && step != 0.0 {
+                i_f * step + start
+            } else if div > 0 {
+                i_f / div as f64 * delta + start
+            } else {
+                i_f * delta + start
+            };
+            if dtype.is_int() {
+                v.floor()
+            } else {
+                v
+            }
+        })
+        .collect();
+    let shape = [num];
+    match dtype {
+        DType::Bool => {
+            let v: Vec<bool> = values.iter().map(|&x| x != 0.0).collect();
+            Array::from_slice_on(device, &v, &shape)
+        }
+        DType::I32 => {
+            let v: Vec<i32> = values.iter().map(|&x| x as i32).collect();
+            Array::from_slice_on(device, &v, &shape)
+        }
+        DType::U32 => {
+            let v: Vec<u32> = values.iter().map(|&x| x as u32).collect();
+            Array::from_slice_on(device, &v, &shape)
+        }
+        DType::F16 => {
+            let v: Vec<half::f16> = values.iter().map(|&x| half::f16::from_f64(x)).collect();
+            Array::from_slice_on(device, &v, &shape)
+        }
+        DType::Complex64 => {
+            let v: Vec<num_complex::Complex32> = values
+                .iter()
+                .map(|&x| num_complex::Complex32::new(x as f32, 0.0))
+                .collect();
+            Array::from_slice_on(device, &v, &shape)
+        }
+        _ => {
+            let v: Vec<f32> = values.iter().map(|&x| x as f32).collect();
+            Array::from_slice_on(device, &v, &shape)?.astype(dtype)
+        }
+    }
 }
 
 /// Ones on the `k`-th diagonal of an `n × m` matrix (`cp.eye`).

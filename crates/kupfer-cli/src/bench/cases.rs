@@ -20,7 +20,7 @@ pub const TRANSFER_SIZES: &[usize] = &[1 << 20, 1 << 26];
 pub const SQUARE: usize = 4096;
 /// Elements of the tiny cases.
 pub const TINY: usize = 16;
-/// Operations per synchronize in the amortised `tiny_op_wall`.
+/// Operations per synchronize in `tiny_op_amortized_wall`.
 pub const TINY_OPS_PER_SYNC: usize = 100;
 /// Repetitions of the per-op wall-clock cases (the anchor's `reps=2000`).
 pub const TINY_REPS: usize = 2000;
@@ -47,6 +47,8 @@ pub enum Group {
     Signal,
     /// Indexing inputs made by the case (sizes from `index_cases::sizes`).
     Index,
+    /// A whole program with a scalar read-back every iteration (`loop_cases`).
+    Loop,
 }
 
 /// One benchmark case.
@@ -205,17 +207,22 @@ pub const CASES: &[Case] = &[
     Case {
         name: "tiny_op_wall",
         group: Group::Tiny,
-        about: "t + 1.0 on 16 elements, no read-back; amortised over 100 ops per synchronize",
+        about: "t + 1.0 on 16 elements, then synchronize (as CuPy's tiny_op_wall)",
     },
     Case {
-        name: "tiny_op_sync_wall",
+        name: "tiny_op_amortized_wall",
         group: Group::Tiny,
-        about: "t + 1.0 on 16 elements, synchronize after each op (CuPy's tiny_op_wall)",
+        about: "t + 1.0 on 16 elements, 100 ops per synchronize (kupfer's own case: per op)",
     },
     Case {
         name: "tiny_sum_to_host_wall",
         group: Group::Tiny,
         about: "float(t.sum()) on 16 elements",
+    },
+    Case {
+        name: "loop_cg_dense_1024_200it",
+        group: Group::Loop,
+        about: "200 conjugate-gradient iterations, dense 1024 SPD system, 2 read-backs each",
     },
     Case {
         name: "h2d_pageable",
@@ -594,9 +601,18 @@ pub fn run_tiny(case: &Case, t: &Timing) -> CliResult<Measurement> {
     };
     let r = match case.name {
         "tiny_op_wall" => {
-            // kupfer records ops into one command batch: time a loop of ops and one
-            // synchronize, per op. CuPy's figure (launch + synchronize per op) compares with
-            // tiny_op_sync_wall.
+            let ms = wall_time(t, TINY_REPS, || {
+                let r = kp::add(&tiny, 1.0)?;
+                r.eval()?;
+                Ok(r)
+            })?;
+            Measurement::new(ms)
+                .extra("mode", "sync_each")
+                .cpu(cpu_per_op(add_cpu))
+        }
+        "tiny_op_amortized_wall" => {
+            // kupfer records ops into one command batch: a loop of ops and one synchronize,
+            // per op.
             let k = TINY_OPS_PER_SYNC;
             let ms = wall_time(t, 20, || {
                 for _ in 0..k {
@@ -607,16 +623,6 @@ pub fn run_tiny(case: &Case, t: &Timing) -> CliResult<Measurement> {
             Measurement::new(ms)
                 .extra("mode", "amortized")
                 .extra("ops_per_sync", k)
-                .cpu(cpu_per_op(add_cpu))
-        }
-        "tiny_op_sync_wall" => {
-            let ms = wall_time(t, TINY_REPS, || {
-                let r = kp::add(&tiny, 1.0)?;
-                r.eval()?;
-                Ok(r)
-            })?;
-            Measurement::new(ms)
-                .extra("mode", "sync_each")
                 .cpu(cpu_per_op(add_cpu))
         }
         "tiny_sum_to_host_wall" => {

@@ -9,7 +9,9 @@ use crate::array::{Array, WeakArray};
 use crate::fusion::Expr;
 use kupfer_wgpu::GpuBuffer;
 use std::collections::HashSet;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+#[cfg(not(target_arch = "wasm32"))]
+use std::sync::Mutex;
 
 struct Registry {
     arrays: Vec<WeakArray>,
@@ -17,14 +19,40 @@ struct Registry {
     prune_at: usize,
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
     arrays: Vec::new(),
     prune_at: 1024,
 });
 
+/// Runs `f` on the registry (one per process natively; per thread in the browser, where
+/// arrays never leave their thread).
+#[cfg(not(target_arch = "wasm32"))]
+fn with_registry<R>(f: impl FnOnce(&mut Registry) -> R) -> R {
+    f(&mut REGISTRY.lock().unwrap_or_else(|p| p.into_inner()))
+}
+
+#[cfg(target_arch = "wasm32")]
+thread_local! {
+    static REGISTRY: std::cell::RefCell<Registry> = const {
+        std::cell::RefCell::new(Registry {
+            arrays: Vec::new(),
+            prune_at: 1024,
+        })
+    };
+}
+
+#[cfg(target_arch = "wasm32")]
+fn with_registry<R>(f: impl FnOnce(&mut Registry) -> R) -> R {
+    REGISTRY.with(|r| f(&mut r.borrow_mut()))
+}
+
 /// Registers a new lazy array.
 pub(crate) fn register(a: &Array) {
-    let mut r = REGISTRY.lock().unwrap_or_else(|p| p.into_inner());
+    with_registry(|r| register_in(r, a));
+}
+
+fn register_in(r: &mut Registry, a: &Array) {
     r.arrays.push(a.downgrade());
     if r.arrays.len() >= r.prune_at {
         r.arrays
@@ -69,12 +97,11 @@ pub(crate) fn before_write(buffer: &Arc<GpuBuffer>, keep: &[&Array]) -> kupfer_c
         .copied()
         .filter(|a| a.handle_count() == 1)
         .collect();
-    let live: Vec<Array> = {
-        let mut r = REGISTRY.lock().unwrap_or_else(|p| p.into_inner());
+    let live: Vec<Array> = with_registry(|r| {
         r.arrays
             .retain(|w| w.upgrade().is_some_and(|a| a.is_lazy()));
         r.arrays.iter().filter_map(WeakArray::upgrade).collect()
-    };
+    });
     for a in live {
         if skip.iter().any(|k| k.same_handle(&a)) {
             continue;

@@ -1,0 +1,149 @@
+//! `cargo xtask test`: sets up what the suite needs (setup.rs), then runs it in one build.
+//!
+//! ```text
+//! cargo xtask test [--no-browser] [--no-gl] [--no-lint] [--setup-only] [-- ARGS...]
+//! ```
+//!
+//! In order: `cargo fmt --check`; one build of every target of the workspace (tests, examples,
+//! benches) with clippy's lints (`-D warnings`) applied while compiling, through
+//! `RUSTC_WORKSPACE_WRAPPER=clippy-driver`, so lints and tests share a single build instead of
+//! a `cargo clippy` check build beside the test build; the browser page for wasm32 (linted the
+//! same way); `cargo test --workspace` on the default adapter (Vulkan: lavapipe on a machine
+//! without a GPU); then the GL backend's subset (`KUPFER_BACKEND=gl`: elementwise goldens,
+//! reductions, FFT, matmul), the backend a user without a Vulkan driver gets.
+//!
+//! `--no-browser` leaves out the wasm32 page and the browser test, `--no-gl` the GL subset,
+//! `--no-lint` fmt and clippy. Arguments after `--` go to every `cargo test` run (a test name
+//! filter, `--test NAME`, ...).
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::setup::{self, cargo, Wants};
+use crate::{run, target_dir, Res};
+
+/// The GL backend's subset: the test binaries of the root package that run on it.
+const GL_TESTS: &[&str] = &["goldens", "reductions", "fft", "matmul"];
+
+pub fn test(args: &[String]) -> Res<()> {
+    let (ours, passthrough) = match args.iter().position(|a| a == "--") {
+        Some(i) => (&args[..i], &args[i + 1..]),
+        None => (args, &[][..]),
+    };
+    let mut wants = Wants {
+        browser: true,
+        gl: true,
+        lint: true,
+    };
+    let mut setup_only = false;
+    for a in ours {
+        match a.as_str() {
+            "--no-browser" => wants.browser = false,
+            "--no-gl" => wants.gl = false,
+            "--no-lint" => wants.lint = false,
+            "--setup-only" => setup_only = true,
+            other => {
+                return Err(format!(
+                    "unknown option {other} (cargo xtask test [--no-browser] [--no-gl] \
+                     [--no-lint] [--setup-only] [-- ARGS])"
+                ))
+            }
+        }
+    }
+    let started = std::time::Instant::now();
+    let target = target_dir();
+    let venv_bin = setup::ensure(&target, wants)?;
+    if setup_only {
+        eprintln!("xtask: everything the tests need is installed");
+        return Ok(());
+    }
+    prepend_path(&venv_bin);
+    // Line tables are enough for a test's backtrace; full debug info makes each of the ~40
+    // test binaries ~170 MB, and linking them a good part of the build.
+    if std::env::var_os("CARGO_PROFILE_DEV_DEBUG").is_none() {
+        std::env::set_var("CARGO_PROFILE_DEV_DEBUG", "line-tables-only");
+    }
+    // lavapipe's WSI layer complains without it; harmless, but it clutters the log.
+    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
+        std::env::set_var("XDG_RUNTIME_DIR", std::env::temp_dir());
+    }
+    let step = |name: &str| {
+        eprintln!(
+            "== {name} ({:.0} s so far)",
+            started.elapsed().as_secs_f64()
+        )
+    };
+
+    if wants.lint {
+        step("fmt");
+        run(Command::new(cargo()).args(["fmt", "--all", "--", "--check"]))?;
+        lint_while_compiling()?;
+    }
+    step("build: every target of the workspace (linted by clippy while compiling)");
+    run(Command::new(cargo()).args(["test", "--workspace", "--all-targets", "--no-run"]))?;
+    if wants.browser {
+        step("the browser page (the library built for wasm32)");
+        crate::web(&[])?;
+    }
+    step("tests on the default adapter");
+    let mut tests = Command::new(cargo());
+    tests.args(["test", "--workspace"]);
+    if !wants.browser {
+        tests.args(["--exclude", "kupfer-web"]);
+    }
+    run(tests.args(passthrough))?;
+    if !wants.browser {
+        // The page's demo code natively, without the browser.
+        run(Command::new(cargo())
+            .args(["test", "-p", "kupfer-web", "--lib", "--test", "demos"])
+            .args(passthrough))?;
+    }
+    if wants.gl {
+        step("the GL backend's subset (KUPFER_BACKEND=gl)");
+        let mut gl = Command::new(cargo());
+        gl.args(["test", "-p", "kupfer-suite"]);
+        for t in GL_TESTS {
+            gl.args(["--test", t]);
+        }
+        // wgpu's GL backend serialises every call through one EGL context lock and panics
+        // when a thread waits more than 6 s for it ("Could not lock adapter context"): one
+        // test thread, so no test waits on another's long kernel.
+        gl.env("KUPFER_BACKEND", "gl").args(passthrough);
+        if !passthrough.iter().any(|a| a == "--") {
+            gl.arg("--");
+        }
+        run(gl.arg("--test-threads=1"))?;
+    }
+    step("done");
+    Ok(())
+}
+
+/// Every later cargo build of the workspace's own crates goes through clippy-driver with
+/// `-D warnings`: what `cargo clippy` does, but producing the real build.
+fn lint_while_compiling() -> Res<()> {
+    let out = Command::new("rustup")
+        .args(["which", "clippy-driver"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success());
+    let driver = match out {
+        Some(o) => String::from_utf8_lossy(&o.stdout).trim().to_string(),
+        None => "clippy-driver".to_string(),
+    };
+    std::env::set_var("RUSTC_WORKSPACE_WRAPPER", driver);
+    std::env::set_var(
+        "CLIPPY_ARGS",
+        "-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__",
+    );
+    Ok(())
+}
+
+fn prepend_path(dir: &Path) {
+    let mut paths = vec![dir.to_path_buf()];
+    if let Some(p) = std::env::var_os("PATH") {
+        paths.extend(std::env::split_paths(&p));
+    }
+    if let Ok(joined) = std::env::join_paths(paths) {
+        std::env::set_var("PATH", joined);
+    }
+}
