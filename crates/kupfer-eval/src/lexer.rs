@@ -576,7 +576,12 @@ mod tests {
             kinds("a # comment\n + \\\n b"),
             [Name("a".into()), Op("+"), Name("b".into())]
         );
-        assert!(err("a += 1").contains("assignment"));
+        assert_eq!(
+            kinds("a += 1"),
+            [Name("a".into()), Op("+="), Int(1)],
+            "augmented assignment is a statement's operator"
+        );
+        assert!(err("(a := 1)").contains("assignment expressions"));
         assert!(err("a $ b").contains("invalid character '$'"));
     }
 
