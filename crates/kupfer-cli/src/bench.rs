@@ -12,6 +12,7 @@
 
 mod cases;
 mod fft_cases;
+mod index_cases;
 mod linalg_cases;
 mod loop_cases;
 mod manip_cases;
@@ -365,6 +366,27 @@ fn plan(selected: &[&'static Case], cap: Option<usize>) -> (Vec<Step>, Vec<Strin
             );
         }
     }
+    for case in of(Group::Index) {
+        let sizes = index_cases::sizes(case.name);
+        if sizes.is_empty() {
+            let elems = index_cases::fixed_elements(case.name);
+            if cap.is_none_or(|c| c >= elems) {
+                steps.push(Step { case, n: None });
+            } else {
+                notes.push(format!(
+                    "{} skipped: its {} elements exceed the size cap",
+                    case.name,
+                    fmt_count(elems)
+                ));
+            }
+        } else {
+            steps.extend(
+                capped(sizes, cap)
+                    .into_iter()
+                    .map(|n| Step { case, n: Some(n) }),
+            );
+        }
+    }
     steps.extend(of(Group::Tiny).map(|case| Step { case, n: None }));
     steps.extend(of(Group::Loop).map(|case| Step { case, n: None }));
     for n in capped(cases::TRANSFER_SIZES, cap) {
@@ -456,6 +478,13 @@ fn run_step(step: Step, loaded: &mut Loaded, t: &Timing) -> CliResult<Measuremen
             dev.memory_pool().free_all_blocks();
             r
         }
+        Group::Index => {
+            release(loaded, dev);
+            let r = index_cases::run(step.case.name, step.n, t);
+            let _ = dev.synchronize();
+            dev.memory_pool().free_all_blocks();
+            r
+        }
         Group::Loop => {
             release(loaded, dev);
             loop_cases::run(step.case.name, t)
@@ -530,6 +559,10 @@ fn params_text(step: Step, m: &Measurement) -> String {
                 "n={}",
                 fmt_count(random_cases::fixed_elements(step.case.name))
             ),
+        },
+        Group::Index => match step.n {
+            Some(n) => format!("n={}", fmt_count(n)),
+            None => "-".into(),
         },
         Group::Tiny => {
             let mode = m.extra.iter().find(|(k, _)| *k == "mode");
@@ -606,6 +639,14 @@ fn print_cases() {
             },
             Group::Sort => {
                 let s = sort_cases::sizes(c.name);
+                if s.is_empty() {
+                    "-".into()
+                } else {
+                    sizes_text(s)
+                }
+            }
+            Group::Index => {
+                let s = index_cases::sizes(c.name);
                 if s.is_empty() {
                     "-".into()
                 } else {

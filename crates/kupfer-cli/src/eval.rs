@@ -1,5 +1,7 @@
-//! `kupfer eval EXPR [NAME=FILE.npy ...] [-o OUT.npy]`: a NumPy expression over `.npy` files,
-//! computed on the default device, printed as NumPy prints it or saved as `.npy`.
+//! `kupfer eval EXPR [NAME=FILE.npy ...] [-o OUT.npy]`: a NumPy expression (or a program:
+//! statements such as `m = x > 0; x[m] = 0; x` separated by `;` or newlines, the last one the
+//! result) over `.npy` files, computed on the default device, printed as NumPy prints it or
+//! saved as `.npy`.
 //!
 //! The language (parser, interpreter, printing) is the kupfer-eval crate; this module only
 //! loads the inputs, evaluates with a [`kupfer_eval::Session`] and prints or writes the
@@ -13,8 +15,9 @@ use std::path::PathBuf;
 /// Arguments of `kupfer eval`.
 #[derive(Debug, clap::Args)]
 pub struct EvalArgs {
-    /// The expression, in NumPy syntax, e.g. `np.sin(x) + 2 * y` (one starting with `-`, such
-    /// as `-x + 1`, is an expression, not an option).
+    /// The expression, in NumPy syntax, e.g. `np.sin(x) + 2 * y`, or statements separated
+    /// by `;` or newlines (`x[x > 1] = 0; x`); `cp.` and `cupy.` work as `np.`. One starting
+    /// with `-`, such as `-x + 1`, is an expression, not an option.
     #[arg(allow_hyphen_values = true)]
     pub expr: String,
     /// Inputs: NAME=FILE.npy binds the array in FILE.npy to NAME.
@@ -112,14 +115,14 @@ pub fn run(args: &EvalArgs) -> CliResult {
         return Err(CliError::usage("the expression is empty"));
     }
     // Syntax errors are found before any file is read or device opened.
-    let expr = kupfer_eval::parse(&args.expr).map_err(|e| eval_error(&e))?;
+    kupfer_eval::parse_program(&args.expr).map_err(|e| eval_error(&e))?;
     let mut session = kupfer_eval::Session::new();
     for b in &bindings {
         let host = kupfer::io::read_npy(&b.path).map_err(|e| input_error(b, &e))?;
         let array = kupfer::Array::from_host(&host).map_err(|e| input_error(b, &e))?;
         session.set_array(b.name.clone(), array);
     }
-    let result = session.eval_expr(&expr).map_err(|e| eval_error(&e))?;
+    let result = session.run(&args.expr).map_err(|e| eval_error(&e))?;
     let host = result.to_host().map_err(|e| eval_error(&e))?;
     match &args.output {
         Some(path) => {

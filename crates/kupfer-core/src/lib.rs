@@ -12,6 +12,7 @@
 //! - [`matmul`]: matmul kernels (simple, tiled SIMT, gemv, cooperative matrix) and their WGSL.
 //! - [`fft`]: FFT pass schedules, twiddle tables and WGSL of Stockham passes.
 //! - [`convolve`]: direct 2-D convolution kernels (SciPy's convolve2d).
+//! - [`indexing`]: gather, scatter, `ufunc.at` and stream-compaction kernels.
 //! - [`libm`]: accurate WGSL transcendentals used by generated kernels.
 //! - [`random`]: the Philox4x32-10 bit generator, counter layout and distribution transforms.
 //! - [`error`]: the one [`Error`] type of kupfer.
@@ -28,6 +29,7 @@ pub mod error;
 pub mod expr;
 pub mod fft;
 pub mod histogram;
+pub mod indexing;
 pub mod layout;
 pub mod libm;
 pub mod linalg;

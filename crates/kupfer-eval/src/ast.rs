@@ -349,3 +349,26 @@ impl fmt::Display for Expr {
         }
     }
 }
+
+/// One statement of a program (`kupfer eval` takes several, separated by newlines or `;`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stmt {
+    /// An expression; the program's result when it is the last statement.
+    Expr(Expr),
+    /// `target = value` (also chained: `a = b = value`, every target gets the value).
+    Assign {
+        /// The targets, left to right.
+        targets: Vec<Expr>,
+        /// The value.
+        value: Expr,
+    },
+    /// `target op= value`.
+    AugAssign {
+        /// A name or a subscript.
+        target: Expr,
+        /// The operator.
+        op: BinOp,
+        /// The value.
+        value: Expr,
+    },
+}

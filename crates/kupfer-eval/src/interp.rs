@@ -11,7 +11,7 @@ use crate::error::{EvalError, Result};
 use crate::functions::{self, methods, Call, Resolved};
 use crate::pyscalar::{self, ScalarError};
 use crate::value::{Slice, Value};
-use kupfer::{Array, DType, Operand, Scalar, SliceArg};
+use kupfer::{Array, DType, Index, Operand, Scalar, SliceArg};
 use std::collections::HashMap;
 
 /// Variables for evaluating expressions: input arrays (or any [`Value`]) bound to names.
@@ -35,7 +35,7 @@ pub fn evaluate(src: &str, inputs: &[(String, Array)]) -> Result<Value> {
     for (name, a) in inputs {
         s.set_array(name.clone(), a.clone());
     }
-    s.eval(src)
+    s.run(src)
 }
 
 impl Session {
@@ -226,6 +226,11 @@ impl Session {
                     Err(EvalError::not_supported(span, "'Generator.bit_generator'"))
                 }
                 None => Err(no_attribute("numpy.random.Generator", attr, span)),
+            },
+            // `np.add.at` and the other `ufunc.at`.
+            Value::Function(f) if attr == "at" => match functions::lookup(&format!("{f}.at")) {
+                Some((key, _)) => Ok(Value::Function(key)),
+                None => Err(no_attribute("numpy.ufunc", attr, span)),
             },
             Value::DType(d) => match attr {
                 "name" => Ok(Value::Str(d.name().to_string())),
@@ -579,39 +584,56 @@ fn compare(op: CmpOp, l: &Value, r: &Value, span: Span) -> Result<Value> {
     }
 }
 
-/// One part of an array index.
-fn index_part(v: &Value, span: Span) -> Result<SliceArg> {
+/// One entry of an array index: integers, slices, `None`, `...`, bools, integer or boolean
+/// arrays, and lists (integer lists stay on the host; other lists become arrays).
+fn index_entry(v: &Value, span: Span) -> Result<Index> {
     Ok(match v {
-        Value::Scalar(Scalar::Int(i)) => SliceArg::Index(
-            isize::try_from(*i)
-                .map_err(|_| EvalError::value_error(span, format!("index {i} is out of bounds")))?,
-        ),
+        Value::Scalar(Scalar::Int(i)) => {
+            Index::Basic(SliceArg::Index(isize::try_from(*i).map_err(|_| {
+                EvalError::value_error(span, format!("index {i} is out of bounds"))
+            })?))
+        }
         Value::Slice(s) => {
             let c =
                 |x: Option<i64>| x.map(|v| v.clamp(isize::MIN as i64, isize::MAX as i64) as isize);
             if s.step == Some(0) {
                 return Err(EvalError::value_error(span, "slice step cannot be zero"));
             }
-            SliceArg::Slice {
+            Index::Basic(SliceArg::Slice {
                 start: c(s.start),
                 stop: c(s.stop),
                 step: c(s.step),
-            }
+            })
         }
-        Value::None => SliceArg::NewAxis,
-        Value::Ellipsis => SliceArg::Ellipsis,
-        Value::Scalar(Scalar::Bool(_)) => {
-            return Err(EvalError::not_supported(
-                span,
-                "indexing with a boolean scalar (a boolean mask)",
-            ))
+        Value::None => Index::Basic(SliceArg::NewAxis),
+        Value::Ellipsis => Index::Basic(SliceArg::Ellipsis),
+        Value::Scalar(Scalar::Bool(b)) => Index::Bool(*b),
+        Value::Array(a) => Index::Array(a.clone()),
+        Value::List(items) | Value::Tuple(items)
+            if !items.is_empty()
+                && items
+                    .iter()
+                    .all(|x| matches!(x, Value::Scalar(Scalar::Int(_)))) =>
+        {
+            Index::List(
+                items
+                    .iter()
+                    .map(|x| match x {
+                        Value::Scalar(Scalar::Int(i)) => *i,
+                        _ => 0,
+                    })
+                    .collect(),
+            )
         }
-        Value::Array(_) | Value::List(_) => {
-            return Err(EvalError::not_supported(
-                span,
-                "advanced indexing with an array or list (integer or boolean arrays as \
-                 indices)",
-            ))
+        Value::List(items) if items.is_empty() => {
+            let dev = kupfer::Device::current().map_err(EvalError::kupfer(span))?;
+            Index::Array(
+                kupfer::full_on(&dev, &[0], 0i64, Some(dev.default_int()))
+                    .map_err(EvalError::kupfer(span))?,
+            )
+        }
+        Value::List(_) | Value::Tuple(_) => {
+            Index::Array(crate::functions::to_array(v, None, span)?)
         }
         _ => {
             return Err(EvalError::type_error(
@@ -623,28 +645,37 @@ fn index_part(v: &Value, span: Span) -> Result<SliceArg> {
     })
 }
 
+/// A whole index (a tuple is several entries).
+pub(crate) fn index_entries(index: &Value, span: Span) -> Result<Vec<Index>> {
+    match index {
+        Value::Tuple(items) => items.iter().map(|i| index_entry(i, span)).collect(),
+        other => Ok(vec![index_entry(other, span)?]),
+    }
+}
+
+/// A binary operator on two values (Python and NumPy semantics).
+pub(crate) fn binary_value(op: BinOp, l: Value, r: Value, span: Span) -> Result<Value> {
+    binary(op, l, r, span)
+}
+
 fn subscript(v: Value, index: Value, span: Span) -> Result<Value> {
     match v {
         Value::Array(a) => {
-            let parts = match &index {
-                Value::Tuple(items) => items
-                    .iter()
-                    .map(|i| index_part(i, span))
-                    .collect::<Result<Vec<_>>>()?,
-                other => vec![index_part(other, span)?],
-            };
-            if parts
+            let entries = index_entries(&index, span)?;
+            let basic: Option<Vec<SliceArg>> = entries
                 .iter()
-                .filter(|p| matches!(p, SliceArg::Ellipsis))
-                .count()
-                > 1
-            {
-                return Err(EvalError::value_error(
-                    span,
-                    "an index can only have a single ellipsis ('...')",
-                ));
+                .map(|e| match e {
+                    Index::Basic(s) => Some(*s),
+                    _ => None,
+                })
+                .collect();
+            match basic {
+                Some(parts) => Ok(Value::Array(a.slice(&parts).map_err(kerr(span))?)),
+                None => Ok(Value::Array(
+                    crate::program::wait(a.get_async(&entries), "indexing with a mask or array")
+                        .map_err(kerr(span))?,
+                )),
             }
-            Ok(Value::Array(a.slice(&parts).map_err(kerr(span))?))
         }
         Value::Tuple(ref items) | Value::List(ref items) if matches!(index, Value::Slice(_)) => {
             let Value::Slice(s) = index else {

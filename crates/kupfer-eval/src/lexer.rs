@@ -196,11 +196,11 @@ impl<'a> Lexer<'a> {
         self.pos += op.len();
         match *op {
             "!" | "`" => Err(self.err(start, self.pos, "invalid syntax")),
-            ":=" | "+=" | "-=" | "*=" | "/=" | "//=" | "%=" | "@=" | "&=" | "|=" | "^=" | "**="
-            | ">>=" | "<<=" => Err(self.err(
+            ":=" => Err(self.err(
                 start,
                 self.pos,
-                "assignment is not supported: kupfer eval evaluates one expression",
+                "assignment expressions (`:=`) are not supported: write `name = value` as a \
+                 statement",
             )),
             "->" => Err(self.err(start, self.pos, "invalid syntax")),
             _ => Ok(TokenKind::Op(op)),
@@ -576,7 +576,12 @@ mod tests {
             kinds("a # comment\n + \\\n b"),
             [Name("a".into()), Op("+"), Name("b".into())]
         );
-        assert!(err("a += 1").contains("assignment"));
+        assert_eq!(
+            kinds("a += 1"),
+            [Name("a".into()), Op("+="), Int(1)],
+            "augmented assignment is a statement's operator"
+        );
+        assert!(err("(a := 1)").contains("assignment expressions"));
         assert!(err("a $ b").contains("invalid character '$'"));
     }
 

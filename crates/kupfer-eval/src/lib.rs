@@ -20,6 +20,7 @@ pub(crate) mod functions;
 mod interp;
 pub mod lexer;
 pub mod parser;
+mod program;
 mod pyscalar;
 pub mod value;
 
@@ -27,5 +28,5 @@ pub use asynch::evaluate_async;
 pub use error::EvalError;
 pub use functions::{function_names, is_ufunc, method_names};
 pub use interp::{evaluate, Session};
-pub use parser::parse;
+pub use parser::{parse, parse_program};
 pub use value::{HostValue, Value};

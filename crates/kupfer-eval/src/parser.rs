@@ -6,7 +6,7 @@
 //! unary operator on its left but not on its right: `-2**2` is `-(2**2)`, `2**-1` is
 //! `2**(-1)`.
 
-use crate::ast::{BinOp, BoolOpKind, CmpOp, Expr, ExprKind, Keyword, Span, UnaryOp};
+use crate::ast::{BinOp, BoolOpKind, CmpOp, Expr, ExprKind, Keyword, Span, Stmt, UnaryOp};
 use crate::error::{EvalError, Result};
 use crate::lexer::{tokenize, Token, TokenKind};
 
@@ -47,15 +47,97 @@ pub fn parse(src: &str) -> Result<Expr> {
     let (e, _) = p.expr_list()?;
     match p.peek() {
         TokenKind::Eof => Ok(e),
-        TokenKind::Op("=") => {
-            Err(p.error_here("assignment is not supported: kupfer eval evaluates one expression"))
-        }
+        TokenKind::Op("=") => Err(
+            p.error_here("assignment is a statement: evaluate it as a program (`parse_program`)")
+        ),
         TokenKind::Op(")" | "]" | "}") => {
             let t = p.peek().describe();
             Err(p.error_here(format!("unmatched {t}")))
         }
         _ => Err(p.unexpected()),
     }
+}
+
+/// The augmented-assignment operators and their binary operators.
+fn aug_op(kind: &TokenKind) -> Option<BinOp> {
+    let TokenKind::Op(op) = kind else {
+        return None;
+    };
+    Some(match *op {
+        "+=" => BinOp::Add,
+        "-=" => BinOp::Sub,
+        "*=" => BinOp::Mul,
+        "/=" => BinOp::Div,
+        "//=" => BinOp::FloorDiv,
+        "%=" => BinOp::Mod,
+        "**=" => BinOp::Pow,
+        "@=" => BinOp::MatMul,
+        "&=" => BinOp::BitAnd,
+        "|=" => BinOp::BitOr,
+        "^=" => BinOp::BitXor,
+        "<<=" => BinOp::LShift,
+        ">>=" => BinOp::RShift,
+        _ => return None,
+    })
+}
+
+/// Parses a program: statements (`expr`, `target = expr`, `a, b = expr`, `a[idx] = expr`,
+/// `target op= expr`) separated by newlines (outside brackets) or `;`.
+pub fn parse_program(src: &str) -> Result<Vec<Stmt>> {
+    let tokens = tokenize(src)?;
+    let eof = tokens[tokens.len() - 1].clone();
+    // Split the tokens at `;` and at line breaks outside brackets.
+    let mut groups: Vec<Vec<Token>> = vec![Vec::new()];
+    let mut depth = 0i64;
+    let mut prev_end: Option<usize> = None;
+    for t in &tokens[..tokens.len() - 1] {
+        let gap = prev_end.map_or("", |e| &src[e..t.span.start]);
+        // A line break ends a statement unless a backslash continues the line.
+        let line_break = gap.replace("\\\r\n", "").replace("\\\n", "").contains('\n');
+        if depth == 0 && line_break && !groups.last().is_some_and(Vec::is_empty) {
+            groups.push(Vec::new());
+        }
+        prev_end = Some(t.span.end);
+        match &t.kind {
+            TokenKind::Op("(" | "[" | "{") => depth += 1,
+            TokenKind::Op(")" | "]" | "}") => depth -= 1,
+            _ => {}
+        }
+        if depth == 0 && t.kind == TokenKind::Op(";") {
+            groups.push(Vec::new());
+            continue;
+        }
+        if let Some(g) = groups.last_mut() {
+            g.push(t.clone());
+        }
+    }
+    let mut out = Vec::new();
+    for mut g in groups.into_iter().filter(|g| !g.is_empty()) {
+        let end = g[g.len() - 1].span.end;
+        g.push(Token {
+            kind: TokenKind::Eof,
+            span: Span::new(end, end.max(eof.span.start.min(end))),
+        });
+        let mut p = Parser {
+            src,
+            tokens: g,
+            pos: 0,
+            depth: 0,
+            open: Vec::new(),
+        };
+        out.push(p.statement()?);
+    }
+    if out.is_empty() {
+        let p = Parser {
+            src,
+            tokens: vec![eof],
+            pos: 0,
+            depth: 0,
+            open: Vec::new(),
+        };
+        return Err(p.error_here("empty expression"));
+    }
+    Ok(out)
 }
 
 struct Parser<'a> {
@@ -210,6 +292,79 @@ impl<'a> Parser<'a> {
             Ok(self.prev_span())
         } else {
             Err(self.unexpected())
+        }
+    }
+
+    /// One statement (the tokens end at the statement's end).
+    fn statement(&mut self) -> Result<Stmt> {
+        let (first, _) = self.expr_list()?;
+        if let Some(op) = aug_op(self.peek()) {
+            self.advance();
+            self.check_target(&first, false)?;
+            let (value, _) = self.expr_list()?;
+            self.end_of_statement()?;
+            return Ok(Stmt::AugAssign {
+                target: first,
+                op,
+                value,
+            });
+        }
+        if !matches!(self.peek(), TokenKind::Op("=")) {
+            self.end_of_statement()?;
+            return Ok(Stmt::Expr(first));
+        }
+        let mut targets = vec![first];
+        while self.eat("=") {
+            let (e, _) = self.expr_list()?;
+            targets.push(e);
+        }
+        self.end_of_statement()?;
+        let value = targets.pop().ok_or_else(|| self.unexpected())?;
+        for t in &targets {
+            self.check_target(t, true)?;
+        }
+        Ok(Stmt::Assign { targets, value })
+    }
+
+    /// Checks that `e` can be assigned to (a name, a subscript, or, with `unpack`, a tuple or
+    /// list of those).
+    fn check_target(&self, e: &Expr, unpack: bool) -> Result<()> {
+        match &e.kind {
+            ExprKind::Name(_) | ExprKind::Subscript { .. } => Ok(()),
+            ExprKind::Tuple(items) | ExprKind::List(items) if unpack => {
+                items.iter().try_for_each(|i| self.check_target(i, true))
+            }
+            ExprKind::Tuple(_) | ExprKind::List(_) => Err(EvalError::syntax(
+                self.src,
+                e.span,
+                "'tuple' is an illegal expression for augmented assignment",
+            )),
+            ExprKind::Attribute { .. } => Err(EvalError::syntax(
+                self.src,
+                e.span,
+                "assignment to attributes is not supported",
+            )),
+            ExprKind::Call { .. } => Err(EvalError::syntax(
+                self.src,
+                e.span,
+                "cannot assign to function call here. Maybe you meant '==' instead of '='?",
+            )),
+            _ => Err(EvalError::syntax(
+                self.src,
+                e.span,
+                "cannot assign to expression here. Maybe you meant '==' instead of '='?",
+            )),
+        }
+    }
+
+    fn end_of_statement(&self) -> Result<()> {
+        match self.peek() {
+            TokenKind::Eof => Ok(()),
+            TokenKind::Op(")" | "]" | "}") => {
+                let t = self.peek().describe();
+                Err(self.error_here(format!("unmatched {t}")))
+            }
+            _ => Err(self.unexpected()),
         }
     }
 
@@ -680,7 +835,7 @@ mod tests {
         );
         assert!(perr("f(a=1, b)").contains("positional argument follows keyword argument"));
         assert!(perr("f(a=1, a=2)").contains("keyword argument repeated: 'a'"));
-        assert!(perr("a = 1").contains("assignment is not supported"));
+        assert!(perr("a = 1").contains("assignment is a statement"));
         assert!(perr("a + not b").contains("'not' cannot appear here"));
         assert!(perr("x if y else z").contains("conditional expressions"));
         assert!(perr("a in b").contains("'in' operator"));

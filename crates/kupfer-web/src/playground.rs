@@ -17,6 +17,7 @@ pub const EXAMPLES: &[&str] = &[
     "np.random.default_rng(42).random(6)",
     "np.random.default_rng(42).integers(0, 1000, 6)",
     "np.random.default_rng(7).standard_normal(4)",
+    "c = a.copy(); c[c > 5] = 0; c[:, 0] += 100; c",
 ];
 
 /// The generated arrays the playground binds, with a line about each for the page.

@@ -73,6 +73,8 @@ impl Drop for Span<'_> {
 pub(crate) enum Stage {
     Encode,
     Submit,
+    /// Native only: the browser never waits.
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     Wait,
     Read,
 }

@@ -44,6 +44,17 @@ enum State {
     Lazy(Lazy),
 }
 
+/// A weak reference to an [`Array`] (does not keep it alive).
+#[derive(Clone)]
+pub(crate) struct WeakArray(std::sync::Weak<Inner>);
+
+impl WeakArray {
+    /// The array, if it is still alive.
+    pub(crate) fn upgrade(&self) -> Option<Array> {
+        self.0.upgrade().map(|inner| Array { inner })
+    }
+}
+
 impl std::fmt::Debug for Array {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
@@ -78,14 +89,32 @@ impl Array {
     }
 
     pub(crate) fn from_lazy(device: Device, shape: Vec<usize>, lazy: Lazy) -> Array {
-        Array {
+        let a = Array {
             inner: Arc::new(Inner {
                 device,
                 dtype: lazy.dtype(),
                 shape,
                 state: Mutex::new(State::Lazy(lazy)),
             }),
-        }
+        };
+        // In-place writes (indexing/readers.rs) materialise lazy readers of their buffer first.
+        crate::indexing::readers::register(&a);
+        a
+    }
+
+    /// True when both handles are the same array (not merely equal values).
+    pub(crate) fn same_handle(&self, other: &Array) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
+    /// Number of handles to this array.
+    pub(crate) fn handle_count(&self) -> usize {
+        Arc::strong_count(&self.inner)
+    }
+
+    /// A weak handle (the lazy-reader registry holds these).
+    pub(crate) fn downgrade(&self) -> WeakArray {
+        WeakArray(Arc::downgrade(&self.inner))
     }
 
     fn state(&self) -> State {

@@ -261,6 +261,21 @@ impl Flattener {
         Flattener::flatten_around(e, None)
     }
 
+    /// Flattens several expressions over one iteration shape into one node list (shared
+    /// subexpressions and inputs once); returns the flattener and each expression's root.
+    pub(crate) fn flatten_many(es: &[&Arc<Expr>]) -> Result<(Flattener, Vec<NodeId>)> {
+        let mut fl = Flattener {
+            nodes: Vec::new(),
+            memo: HashMap::new(),
+            inputs: Vec::new(),
+            input_memo: HashMap::new(),
+            scalars: Vec::new(),
+            product: None,
+        };
+        let roots = es.iter().map(|e| fl.visit(e)).collect::<Result<Vec<_>>>()?;
+        Ok((fl, roots))
+    }
+
     /// [`Flattener::flatten`], except that `product` (a deferred matmul in `e`) becomes
     /// `Node::Load(PRODUCT)` instead of running.
     pub(crate) fn flatten_around(

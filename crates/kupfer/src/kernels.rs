@@ -32,6 +32,7 @@ pub(crate) struct KernelCache {
     pub(crate) reductions: Cache<ReduceProgram, ParamLayout>,
     pub(crate) scans: Cache<ScanProgram, ParamLayout>,
     pub(crate) histograms: Cache<HistProgram, HistParams>,
+    pub(crate) indexing: Cache<kupfer_core::indexing::IndexProgram, ParamLayout>,
     pub(crate) matmul: Cache<kupfer_core::matmul::MatmulProgram, ()>,
     /// Tuned matmul kernels per shape class (see `matmul/tune.rs`).
     pub(crate) matmul_tiles:

@@ -20,6 +20,8 @@
 //! - [`reduce`]: `sum`, `prod`, `mean`, `max`, `min`, `any`, `all` over any axes, fused with
 //!   their elementwise input; `reduce_options.rs`: their `initial=` and `where=`
 //!   ([`sum_with`], [`max_with`], ...).
+//! - [`indexing`]: `a.get(&idx![...])`, `a.set(...)`, masks, integer arrays, `nonzero`,
+//!   `take`, `put`, `ufunc.at`, device stream compaction.
 //! - [`linalg`]: `dot`, `vdot`, `inner`, `outer`, `tensordot`, `kron`, `einsum`, `norm`,
 //!   `diagonal`, `diag`, `trace`.
 //! - [`manip`]: `concatenate`, `stack`, `split`, `flip`, `roll`, `pad`, `tile`, `repeat`,
@@ -59,6 +61,7 @@ pub mod fft;
 pub mod fuse;
 mod fusion;
 mod host;
+pub mod indexing;
 #[cfg(feature = "npy")]
 pub mod io;
 mod kernels;
@@ -94,6 +97,10 @@ pub use dtype_info::{finfo, iinfo, FInfo, IInfo};
 pub use fuse::{fuse, Fused};
 pub use half::f16;
 pub use host::{Element, HostArray, HostData};
+pub use indexing::functions::*;
+#[cfg(not(target_arch = "wasm32"))]
+pub use indexing::{add_at, ufunc_at};
+pub use indexing::{ufunc_at_async, AtOp, Index, MaskedReads};
 pub use kupfer_core::casting::{can_cast, Casting};
 pub use kupfer_core::layout::{checked_size, shape_from_signed};
 pub use kupfer_core::{

@@ -456,3 +456,35 @@ fn dispatch(
     )?;
     Ok(out)
 }
+
+/// Exclusive running sum of the first `len` u32 values of `buffer`, into a new buffer (the
+/// block offsets of stream compaction, `indexing/compact.rs`). Queued, no sync.
+pub(crate) fn exclusive_sum_u32(
+    device: &crate::Device,
+    buffer: Arc<GpuBuffer>,
+    len: usize,
+) -> Result<Arc<GpuBuffer>> {
+    let a = Array::from_buffer(
+        device.clone(),
+        DType::U32,
+        buffer.clone(),
+        Layout::contiguous(&[len]),
+    );
+    let nodes = [(Node::Load(0), DType::U32)];
+    let source = MapSource {
+        inputs: vec![(buffer, Layout::contiguous(&[1, len]), DType::U32)],
+        nodes: &nodes,
+        output: 0,
+        scalars: &[],
+        pshape: vec![1, len],
+        partials: true,
+    };
+    let spec = Spec {
+        op: ScanOp::Sum,
+        acc: DType::U32,
+        out: DType::U32,
+        exclusive: true,
+        finalize: false,
+    };
+    scan_lines(&a, &source, 1, len, 1, spec)
+}

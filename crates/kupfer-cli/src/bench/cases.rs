@@ -54,6 +54,8 @@ pub enum Group {
     Random,
     /// Sorting inputs made by the case (sizes from `sort_cases::sizes`).
     Sort,
+    /// Indexing inputs made by the case (sizes from `index_cases::sizes`).
+    Index,
     /// A whole program with a scalar read-back every iteration (`loop_cases`).
     Loop,
 }
@@ -420,6 +422,36 @@ pub const CASES: &[Case] = &[
         name: "d2h_pageable",
         group: Group::Transfer,
         about: "asnumpy(device array)",
+    },
+    Case {
+        name: "mask_select",
+        group: Group::Index,
+        about: "x[x > 0.5]",
+    },
+    Case {
+        name: "mask_assign_scalar",
+        group: Group::Index,
+        about: "y[y > 0.5] = 0.0",
+    },
+    Case {
+        name: "take_random",
+        group: Group::Index,
+        about: "x[idx] (random int32 indices)",
+    },
+    Case {
+        name: "nonzero",
+        group: Group::Index,
+        about: "nonzero(x > 0.5)",
+    },
+    Case {
+        name: "mask_update_mandelbrot_2048sq",
+        group: Group::Index,
+        about: "Z[mask] = Z[mask] * Z[mask] + C[mask] (complex64, fused)",
+    },
+    Case {
+        name: "take_rows_4096sq",
+        group: Group::Index,
+        about: "m[rows] (4096 random rows)",
     },
 ];
 

@@ -216,10 +216,16 @@ fn where_(call: Call) -> Result<Value> {
                 kupfer::where_(cond, x, y).map_err(EvalError::kupfer(span))?,
             ))
         }
-        (None, None) => Err(EvalError::not_supported(
-            span,
-            "np.where(condition) with one argument (it is np.nonzero)",
-        )),
+        (None, None) => {
+            // One argument: np.nonzero(condition).
+            let c = match cond {
+                Operand::Array(c) => c,
+                Operand::Scalar(s) => super::to_array(&Value::Scalar(s), None, span)?,
+            };
+            let r = crate::program::wait(kupfer::nonzero_async(&c), "np.where(condition)")
+                .map_err(EvalError::kupfer(span))?;
+            Ok(Value::Tuple(r.into_iter().map(Value::Array).collect()))
+        }
         _ => Err(EvalError::value_error(
             span,
             "np.where(): either both or neither of x and y should be given",

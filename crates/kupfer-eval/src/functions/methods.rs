@@ -41,6 +41,10 @@ const FORWARDED: &[(&str, &str, &str)] = &[
     ("argsort", "argsort", "ndarray.argsort"),
     ("argpartition", "argpartition", "ndarray.argpartition"),
     ("searchsorted", "searchsorted", "ndarray.searchsorted"),
+    ("nonzero", "nonzero", "ndarray.nonzero"),
+    ("take", "take", "ndarray.take"),
+    ("put", "put", "ndarray.put"),
+    ("choose", "choose", "ndarray.choose"),
 ];
 
 /// Methods with signatures of their own.

@@ -19,6 +19,7 @@ pub(crate) mod creation;
 pub(crate) mod decomp;
 pub(crate) mod elementwise;
 pub(crate) mod fft;
+pub(crate) mod indexing;
 pub(crate) mod linalg;
 mod loops;
 pub(crate) mod manip;
@@ -80,6 +81,7 @@ fn build() -> Registry {
     reductions::register(&mut r);
     scans::register(&mut r);
     stats::register(&mut r);
+    indexing::register(&mut r);
     signal::register(&mut r);
     random::register(&mut r);
     sort::register(&mut r);
@@ -129,17 +131,6 @@ pub(crate) const PLANNED: &[&str] = &[
     // joining, splitting, tiling, rearranging
     "unique",
     // indexing
-    "take",
-    "take_along_axis",
-    "put",
-    "choose",
-    "compress",
-    "nonzero",
-    "argwhere",
-    "flatnonzero",
-    "extract",
-    "select",
-    "indices",
     "searchsorted",
     "digitize",
     // sorting
@@ -177,8 +168,7 @@ pub(crate) const PLANNED: &[&str] = &[
 
 /// Array methods (`a.sum()`) that later issues implement.
 pub(crate) const PLANNED_METHODS: &[&str] = &[
-    "sort", "nonzero", "take", "put", "fill", "resize", "item", "tolist", "tobytes", "view",
-    "choose", "compress",
+    "sort", "fill", "resize", "item", "tolist", "tobytes", "view", "compress",
 ];
 
 /// The outcome of resolving a global name.

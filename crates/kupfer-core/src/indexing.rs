@@ -1,0 +1,713 @@
+//! Index kernels: WGSL generation for gathers, scatters, last-write claims, `ufunc.at`
+//! accumulation (`shaders/index_map.wgsl`) and stream compaction (`shaders/compact.wgsl`).
+//!
+//! Every kernel evaluates one fused elementwise [`Program`] with several *roots* (an offset,
+//! a predicate, a value, a flag) at the linear index `g` of its iteration shape; the host
+//! builds the offset expressions (strides, negative-index wrap-around, index arrays
+//! broadcast as inputs), so one generator covers every NumPy index.
+
+use crate::codegen::{self, Needs, ParamLayout, Target};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::expr::{Access, NodeId, Program};
+use std::fmt::Write;
+
+const MAP_TEMPLATE: &str = include_str!("../../../shaders/index_map.wgsl");
+const COMPACT_TEMPLATE: &str = include_str!("../../../shaders/compact.wgsl");
+
+/// Threads per workgroup of index kernels.
+pub const WORKGROUP_SIZE: u32 = 256;
+
+/// Elements a compaction workgroup handles (a multiple of 1024: 256 threads x 4 per round).
+pub const COMPACT_BLOCK: u32 = 8192;
+
+/// The combining operation of an accumulating scatter (`ufunc.at`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AtOp {
+    /// `np.add.at`
+    Add,
+    /// `np.subtract.at`
+    Subtract,
+    /// `np.multiply.at`
+    Multiply,
+    /// `np.maximum.at` (NaN propagates)
+    Maximum,
+    /// `np.minimum.at` (NaN propagates)
+    Minimum,
+}
+
+impl AtOp {
+    /// NumPy's ufunc name.
+    pub fn name(self) -> &'static str {
+        match self {
+            AtOp::Add => "add",
+            AtOp::Subtract => "subtract",
+            AtOp::Multiply => "multiply",
+            AtOp::Maximum => "maximum",
+            AtOp::Minimum => "minimum",
+        }
+    }
+}
+
+/// What an index kernel does with its roots.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum IndexKernel {
+    /// `out[g] = src[off]`. Roots: `off` (u32).
+    Gather,
+    /// `if pred { dst[off] = val }`. Roots: `pred` (bool), `off` (u32), `val` (data dtype).
+    Scatter,
+    /// `if pred { atomicMax(win[off], g + 1) }`: the highest position writing each element
+    /// claims it (NumPy's sequential last-write-wins). Roots: `pred`, `off`.
+    Claim,
+    /// `if pred && win[off] == g + 1 { dst[off] = val }`. Roots: `pred`, `off`, `val`.
+    ScatterClaimed,
+    /// `dst[off] = dst[off] OP val` atomically. Roots: `pred`, `off`, `val`.
+    Accumulate(AtOp),
+    /// Compaction pass 1: `counts[w]` = set flags of block `w`. Roots: `flag` (bool).
+    CompactCount,
+    /// Compaction pass 2: set elements' values to `out[prefix[w] + rank]`, the total to
+    /// `count[0]`. Roots: `flag` (bool), `val`.
+    CompactWrite,
+}
+
+impl IndexKernel {
+    fn root_names(self) -> &'static [&'static str] {
+        match self {
+            IndexKernel::Gather => &["off"],
+            IndexKernel::Scatter | IndexKernel::ScatterClaimed | IndexKernel::Accumulate(_) => {
+                &["pred", "off", "val"]
+            }
+            IndexKernel::Claim => &["pred", "off"],
+            IndexKernel::CompactCount => &["flag"],
+            IndexKernel::CompactWrite => &["flag", "val"],
+        }
+    }
+}
+
+/// An index kernel's structure (the pipeline-cache key).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct IndexProgram {
+    /// The fused map; `roots` name its nodes that the kernel reads.
+    pub map: Program,
+    /// The nodes read, in the order of [`IndexKernel`]'s roots.
+    pub roots: Vec<NodeId>,
+    /// What the kernel does.
+    pub kind: IndexKernel,
+    /// Dtype of the raw buffer read or written (`src`/`dst`/`out`).
+    pub data: DType,
+    /// Compaction passes read 4 consecutive elements per thread as vec4 loads (every map
+    /// input contiguous 4-byte or broadcast; the host guarantees 4-aligned offsets and
+    /// blocks, and pads the tail).
+    pub vector: bool,
+    /// The map input that is the destination buffer itself (read through `dst`, at the
+    /// element being written: the fused in-place update); it gets no binding of its own.
+    pub dst_input: Option<usize>,
+}
+
+/// Generates an index kernel. Bindings: 0 uniforms, 1.. the map's inputs, then by kind:
+/// gather `src` (read) and `out`; scatter `dst`; claim `win`; scatter-claimed `dst`, `win`;
+/// accumulate `dst` (atomic); compaction count `counts`; compaction write `prefix`, `out`,
+/// `count`. Uniform extras, in order: `block`, `nblocks`.
+pub fn generate(ip: &IndexProgram, target: &Target) -> Result<(String, ParamLayout)> {
+    let map = &ip.map;
+    for d in map.dtypes().chain([ip.data]) {
+        target.check(d, "this adapter")?;
+    }
+    let names = ip.kind.root_names();
+    if names.len() != ip.roots.len() {
+        return Err(Error::invalid(format!(
+            "index kernel {:?} takes {} roots, got {}",
+            ip.kind,
+            names.len(),
+            ip.roots.len()
+        )));
+    }
+    let root_dtype = |name: &str| {
+        names
+            .iter()
+            .position(|n| *n == name)
+            .map(|k| map.nodes[ip.roots[k]].1)
+    };
+    for (name, want) in [
+        ("off", DType::U32),
+        ("pred", DType::Bool),
+        ("flag", DType::Bool),
+    ] {
+        if let Some(d) = root_dtype(name) {
+            if d != want {
+                return Err(Error::invalid(format!(
+                    "index kernel root {name} must be {want}, got {d}"
+                )));
+            }
+        }
+    }
+    if let Some(d) = root_dtype("val") {
+        if d != ip.data {
+            return Err(Error::invalid(format!(
+                "index kernel value of dtype {d} for a {} buffer",
+                ip.data
+            )));
+        }
+    }
+    let (fields, layout) = codegen::param_block(map, &["block", "nblocks"]);
+    let compaction = matches!(
+        ip.kind,
+        IndexKernel::CompactCount | IndexKernel::CompactWrite
+    );
+    if ip.vector && (!compaction || !crate::scan::vector_map(map)) {
+        return Err(Error::invalid(
+            "vector index kernels need a compaction over contiguous 4-byte inputs",
+        ));
+    }
+    if let Some(k) = ip.dst_input {
+        let reads_dst = matches!(ip.kind, IndexKernel::Scatter | IndexKernel::ScatterClaimed);
+        if !reads_dst || k >= map.inputs.len() || map.inputs[k].dtype != ip.data {
+            return Err(Error::invalid(format!(
+                "index kernel {:?} cannot read its destination as input {k}",
+                ip.kind
+            )));
+        }
+    }
+    let mut bindings = String::new();
+    let mut next = 1;
+    for (k, input) in map.inputs.iter().enumerate() {
+        if ip.dst_input == Some(k) {
+            continue;
+        }
+        let ty = if ip.vector && input.access == Access::Contiguous {
+            format!("vec4<{}>", input.dtype.wgsl_storage())
+        } else {
+            input.dtype.wgsl_storage().to_string()
+        };
+        let _ = writeln!(
+            bindings,
+            "@group(0) @binding({next}) var<storage, read> in{k}: array<{ty}>;"
+        );
+        next += 1;
+    }
+    let storage = ip.data.wgsl_storage();
+    let mut bind = |decl: String, bindings: &mut String| {
+        let _ = writeln!(bindings, "@group(0) @binding({next}) {decl};");
+        next += 1;
+    };
+    let store = |x: &str| {
+        if ip.data == DType::Bool {
+            format!("select(0u, 1u, {x})")
+        } else {
+            x.to_string()
+        }
+    };
+    let body = match ip.kind {
+        IndexKernel::Gather => {
+            bind(
+                format!("var<storage, read> src: array<{storage}>"),
+                &mut bindings,
+            );
+            bind(
+                format!("var<storage, read_write> out: array<{storage}>"),
+                &mut bindings,
+            );
+            "    out[g] = src[r.off];".to_string()
+        }
+        IndexKernel::Scatter => {
+            bind(
+                format!("var<storage, read_write> dst: array<{storage}>"),
+                &mut bindings,
+            );
+            format!(
+                "    if (r.pred) {{\n        dst[r.off] = {};\n    }}",
+                store("r.val")
+            )
+        }
+        IndexKernel::Claim => {
+            bind(
+                "var<storage, read_write> win: array<atomic<u32>>".to_string(),
+                &mut bindings,
+            );
+            "    if (r.pred) {\n        atomicMax(&win[r.off], g + 1u);\n    }".to_string()
+        }
+        IndexKernel::ScatterClaimed => {
+            bind(
+                format!("var<storage, read_write> dst: array<{storage}>"),
+                &mut bindings,
+            );
+            bind(
+                "var<storage, read_write> win: array<atomic<u32>>".to_string(),
+                &mut bindings,
+            );
+            format!(
+                "    if (r.pred && atomicLoad(&win[r.off]) == g + 1u) {{\n        \
+                 dst[r.off] = {};\n    }}",
+                store("r.val")
+            )
+        }
+        IndexKernel::Accumulate(op) => {
+            let (atomic_ty, body) = accumulate_body(op, ip.data)?;
+            bind(
+                format!("var<storage, read_write> dst: array<atomic<{atomic_ty}>>"),
+                &mut bindings,
+            );
+            body
+        }
+        IndexKernel::CompactCount => {
+            bind(
+                "var<storage, read_write> counts: array<u32>".to_string(),
+                &mut bindings,
+            );
+            if ip.vector {
+                COUNT_BODY.replace(LOAD_SCALAR_COUNT, LOAD_VECTOR_COUNT)
+            } else {
+                COUNT_BODY.to_string()
+            }
+        }
+        IndexKernel::CompactWrite => {
+            bind(
+                "var<storage, read> prefix: array<u32>".to_string(),
+                &mut bindings,
+            );
+            bind(
+                format!("var<storage, read_write> out: array<{storage}>"),
+                &mut bindings,
+            );
+            bind(
+                "var<storage, read_write> count_out: array<u32>".to_string(),
+                &mut bindings,
+            );
+            let body = if ip.vector {
+                WRITE_BODY.replace(LOAD_SCALAR_WRITE, LOAD_VECTOR_WRITE)
+            } else {
+                WRITE_BODY.to_string()
+            };
+            body.replace("{VAL}", ip.data.wgsl_value())
+                .replace("{STORE}", &store("v[j]"))
+        }
+    };
+    let mut needs = Needs::default();
+    let mut map_body = String::from("    let i0 = g;\n    let g0 = g;\n");
+    if map.rank > 0 && map.inputs.iter().any(|i| i.access == Access::Strided) {
+        map_body.push_str("    var r0 = g0;\n");
+        for j in (1..map.rank).rev() {
+            let _ = writeln!(
+                map_body,
+                "    let c{j}_0 = r0 % P.d{j};\n    r0 = r0 / P.d{j};"
+            );
+        }
+        map_body.push_str("    let c0_0 = r0;\n");
+    }
+    let mut scalar = map.clone();
+    scalar.vector = false;
+    for (idx, (node, dtype)) in scalar.nodes.iter().enumerate() {
+        let expr = codegen::node_expr(&scalar, node, *dtype, 0, &mut needs)?;
+        let _ = writeln!(
+            map_body,
+            "    let n{idx}_0: {} = {expr};",
+            dtype.wgsl_value()
+        );
+    }
+    let mut root_fields = String::new();
+    let mut values = Vec::new();
+    for (name, &id) in names.iter().zip(&ip.roots) {
+        let _ = writeln!(root_fields, "    {name}: {},", map.nodes[id].1.wgsl_value());
+        values.push(format!("n{id}_0"));
+    }
+    let _ = writeln!(map_body, "    return KpRoots({});", values.join(", "));
+    if ip.vector {
+        // Vector kernels read through kp_eval4 only; kp_eval stays for the template.
+        map_body = "    var q = kp_eval4(g / 4u);\n    return q[g % 4u];".to_string();
+    }
+    if let Some(k) = ip.dst_input {
+        map_body = map_body.replace(&format!("in{k}["), "dst[");
+    }
+    let eval4 = if ip.vector {
+        eval4_fn(map, names, &ip.roots, &mut needs)?
+    } else {
+        String::new()
+    };
+    if map.dtypes().chain([ip.data]).any(|d| d == DType::F64) {
+        needs.float.insert(DType::F64);
+    }
+    let helpers = needs.render()?;
+    let template = match ip.kind {
+        IndexKernel::CompactCount | IndexKernel::CompactWrite => COMPACT_TEMPLATE,
+        _ => MAP_TEMPLATE,
+    };
+    let wgsl = template
+        .replace(
+            "{{ENABLES}}",
+            codegen::enables(map.dtypes().chain([ip.data])),
+        )
+        .replace("{{PARAMS}}", fields.trim_end())
+        .replace("{{BINDINGS}}", bindings.trim_end())
+        .replace("{{HELPERS}}", &helpers)
+        .replace("{{ROOT_FIELDS}}", root_fields.trim_end())
+        .replace("{{MAP}}", map_body.trim_end())
+        .replace("{{EVAL4}}", &eval4)
+        .replace("{{BODY}}", &body);
+    Ok((wgsl, layout))
+}
+
+const LOAD_SCALAR_COUNT: &str = "        for (var j = 0u; j < 4u; j = j + 1u) {
+            let g = g0 + j;
+            if (g < end) {
+                if (kp_eval(g).flag) {
+                    c = c + 1u;
+                }
+            }
+        }";
+
+const LOAD_VECTOR_COUNT: &str = "        if (g0 < end) {
+            let q = kp_eval4(g0 / 4u);
+            for (var j = 0u; j < 4u; j = j + 1u) {
+                if (q[j].flag && g0 + j < end) {
+                    c = c + 1u;
+                }
+            }
+        }";
+
+const COUNT_BODY: &str = "    var c = 0u;
+    for (var base = begin; base < end; base = base + 1024u) {
+        let g0 = base + tid * 4u;
+        for (var j = 0u; j < 4u; j = j + 1u) {
+            let g = g0 + j;
+            if (g < end) {
+                if (kp_eval(g).flag) {
+                    c = c + 1u;
+                }
+            }
+        }
+    }
+    let excl = kp_wg_excl(c, tid);
+    if (tid == 255u) {
+        counts[w] = excl + c;
+    }";
+
+const LOAD_SCALAR_WRITE: &str = "        for (var j = 0u; j < 4u; j = j + 1u) {
+            let g = g0 + j;
+            if (g < end) {
+                let r = kp_eval(g);
+                if (r.flag) {
+                    f[j] = true;
+                    v[j] = r.val;
+                    c = c + 1u;
+                }
+            }
+        }";
+
+const LOAD_VECTOR_WRITE: &str = "        if (g0 < end) {
+            let q = kp_eval4(g0 / 4u);
+            for (var j = 0u; j < 4u; j = j + 1u) {
+                if (q[j].flag && g0 + j < end) {
+                    f[j] = true;
+                    v[j] = q[j].val;
+                    c = c + 1u;
+                }
+            }
+        }";
+
+const WRITE_BODY: &str = "    let pre = prefix[w];
+    var carry = 0u;
+    for (var base = begin; base < end; base = base + 1024u) {
+        let g0 = base + tid * 4u;
+        var f = array<bool, 4>(false, false, false, false);
+        var v: array<{VAL}, 4>;
+        var c = 0u;
+        for (var j = 0u; j < 4u; j = j + 1u) {
+            let g = g0 + j;
+            if (g < end) {
+                let r = kp_eval(g);
+                if (r.flag) {
+                    f[j] = true;
+                    v[j] = r.val;
+                    c = c + 1u;
+                }
+            }
+        }
+        let excl = kp_wg_excl(c, tid);
+        let total = kp_sh[255];
+        workgroupBarrier();
+        var pos = pre + carry + excl;
+        for (var j = 0u; j < 4u; j = j + 1u) {
+            if (f[j]) {
+                out[pos] = {STORE};
+                pos = pos + 1u;
+            }
+        }
+        carry = carry + total;
+    }
+    if (w == P.nblocks - 1u && tid == 0u) {
+        count_out[0] = pre + carry;
+    }";
+
+/// `kp_eval4(q)`: the roots at elements `4q .. 4q + 3`, contiguous inputs loaded as vec4.
+fn eval4_fn(map: &Program, names: &[&str], roots: &[NodeId], needs: &mut Needs) -> Result<String> {
+    let mut body = String::from("\nfn kp_eval4(q0: u32) -> array<KpRoots, 4> {\n");
+    for (k, input) in map.inputs.iter().enumerate() {
+        if input.access == Access::Contiguous {
+            let _ = writeln!(body, "    let l{k}_0 = in{k}[P.o{k} / 4u + q0];");
+        }
+    }
+    for item in 0..4u32 {
+        let _ = writeln!(body, "    let g{item} = q0 * 4u + {item}u;");
+    }
+    let mut vmap = map.clone();
+    vmap.vector = true;
+    for (idx, (node, dtype)) in vmap.nodes.iter().enumerate() {
+        for item in 0..4u32 {
+            let expr = codegen::node_expr(&vmap, node, *dtype, item, needs)?;
+            let _ = writeln!(
+                body,
+                "    let n{idx}_{item}: {} = {expr};",
+                dtype.wgsl_value()
+            );
+        }
+    }
+    let _ = names;
+    let items: Vec<String> = (0..4)
+        .map(|item| {
+            let fields: Vec<String> = roots.iter().map(|id| format!("n{id}_{item}")).collect();
+            format!("KpRoots({})", fields.join(", "))
+        })
+        .collect();
+    let _ = writeln!(
+        body,
+        "    return array<KpRoots, 4>({});\n}}",
+        items.join(", ")
+    );
+    Ok(body)
+}
+
+/// Largest compare-exchange retries of a float or multiplying accumulation per element.
+pub const AT_RETRIES: u32 = 4096;
+
+fn accumulate_body(op: AtOp, data: DType) -> Result<(&'static str, String)> {
+    let direct = |f: &str| format!("    if (r.pred) {{\n        {f}(&dst[r.off], r.val);\n    }}");
+    let cas = |ty: &str, combine: &str, to_bits: &str, from_bits: &str| {
+        format!(
+            "    if (r.pred) {{
+        var old = atomicLoad(&dst[r.off]);
+        for (var k = 0u; k < {AT_RETRIES}u; k = k + 1u) {{
+            let a = {from_bits};
+            let b = r.val;
+            let nv: {ty} = {combine};
+            let res = atomicCompareExchangeWeak(&dst[r.off], old, {to_bits});
+            if (res.exchanged) {{
+                break;
+            }}
+            old = res.old_value;
+        }}
+    }}"
+        )
+    };
+    match data {
+        DType::I32 | DType::U32 => {
+            let t = if data == DType::I32 { "i32" } else { "u32" };
+            let body = match op {
+                AtOp::Add => direct("atomicAdd"),
+                AtOp::Subtract => direct("atomicSub"),
+                AtOp::Maximum => direct("atomicMax"),
+                AtOp::Minimum => direct("atomicMin"),
+                AtOp::Multiply => cas(t, "a * b", "nv", "old"),
+            };
+            Ok((t, body))
+        }
+        DType::Bool => {
+            // bool arithmetic: add/maximum are `or`, multiply/minimum are `and`, subtract is
+            // NumPy's error (checked by the host).
+            let body = match op {
+                AtOp::Add | AtOp::Maximum => {
+                    "    if (r.pred && r.val) {\n        atomicOr(&dst[r.off], 1u);\n    }"
+                        .to_string()
+                }
+                AtOp::Multiply | AtOp::Minimum => {
+                    "    if (r.pred && !r.val) {\n        atomicAnd(&dst[r.off], 0u);\n    }"
+                        .to_string()
+                }
+                AtOp::Subtract => {
+                    return Err(Error::invalid(
+                        "numpy boolean subtract, the `-` operator, is not supported, use the \
+                         bitwise_xor, the `^` operator, or the logical_xor function instead.",
+                    ))
+                }
+            };
+            Ok(("u32", body))
+        }
+        DType::F32 => {
+            let nan = |x: &str| format!("((bitcast<u32>({x}) & 0x7fffffffu) > 0x7f800000u)");
+            let combine = match op {
+                AtOp::Add => "a + b".to_string(),
+                AtOp::Subtract => "a - b".to_string(),
+                AtOp::Multiply => "a * b".to_string(),
+                AtOp::Maximum => format!("select(max(a, b), a + b, {} || {})", nan("a"), nan("b")),
+                AtOp::Minimum => format!("select(min(a, b), a + b, {} || {})", nan("a"), nan("b")),
+            };
+            Ok((
+                "u32",
+                cas("f32", &combine, "bitcast<u32>(nv)", "bitcast<f32>(old)"),
+            ))
+        }
+        d => Err(Error::unsupported(format!(
+            "np.{}.at on {d} arrays (float32, int32, uint32 and bool accumulate with 32-bit \
+             atomics)",
+            op.name()
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::expr::{InputSpec, Node};
+
+    const ALL: Target = Target {
+        f16: true,
+        f64: true,
+        i64: true,
+    };
+
+    fn program(data: DType, access: Access) -> (Program, Vec<NodeId>) {
+        // in0: data values, in1: i32 index; off = u32(in1) + index, pred = in1 > 0.
+        let nodes = vec![
+            (Node::Load(0), data),
+            (Node::Load(1), DType::I32),
+            (Node::Cast(1), DType::U32),
+            (Node::Index, DType::U32),
+            (Node::Binary(crate::BinaryOp::Add, 2, 3), DType::U32),
+            (Node::Cast(1), DType::Bool),
+        ];
+        let p = Program {
+            nodes,
+            inputs: vec![
+                InputSpec {
+                    dtype: data,
+                    access,
+                },
+                InputSpec {
+                    dtype: DType::I32,
+                    access: Access::Broadcast,
+                },
+            ],
+            scalars: vec![],
+            output: 0,
+            rank: if access == Access::Strided { 2 } else { 0 },
+            vector: false,
+        };
+        (p, vec![5, 4, 0])
+    }
+
+    #[test]
+    fn every_variant_validates() {
+        let dtypes = [
+            DType::Bool,
+            DType::I32,
+            DType::U32,
+            DType::I64,
+            DType::F16,
+            DType::F32,
+            DType::F64,
+            DType::Complex64,
+            DType::Complex128,
+        ];
+        for &d in &dtypes {
+            for access in [Access::Contiguous, Access::Strided] {
+                let (map, all) = program(d, access);
+                let mut kinds = vec![
+                    (IndexKernel::Gather, vec![all[1]]),
+                    (IndexKernel::Scatter, all.clone()),
+                    (IndexKernel::Claim, vec![all[0], all[1]]),
+                    (IndexKernel::ScatterClaimed, all.clone()),
+                    (IndexKernel::CompactCount, vec![all[0]]),
+                    (IndexKernel::CompactWrite, vec![all[0], all[2]]),
+                ];
+                for op in [
+                    AtOp::Add,
+                    AtOp::Subtract,
+                    AtOp::Multiply,
+                    AtOp::Maximum,
+                    AtOp::Minimum,
+                ] {
+                    if accumulate_body(op, d).is_ok() {
+                        kinds.push((IndexKernel::Accumulate(op), all.clone()));
+                    }
+                }
+                for (kind, roots) in kinds {
+                    let ip = IndexProgram {
+                        map: map.clone(),
+                        roots,
+                        kind,
+                        data: d,
+                        vector: false,
+                        dst_input: None,
+                    };
+                    let (wgsl, _) = generate(&ip, &ALL).unwrap();
+                    crate::naga_check::validate(&wgsl, naga::valid::Capabilities::empty());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn in_place_update_reads_its_destination() {
+        for d in [DType::F32, DType::Complex64, DType::Bool, DType::F16] {
+            let (map, all) = program(d, Access::Contiguous);
+            let ip = IndexProgram {
+                map,
+                roots: all,
+                kind: IndexKernel::Scatter,
+                data: d,
+                vector: false,
+                dst_input: Some(0),
+            };
+            let (wgsl, _) = generate(&ip, &ALL).unwrap();
+            assert!(!wgsl.contains("in0"), "{wgsl}");
+            crate::naga_check::validate(&wgsl, naga::valid::Capabilities::empty());
+        }
+    }
+
+    #[test]
+    fn vector_compaction_validates() {
+        for d in [DType::F32, DType::I32, DType::Bool, DType::U32] {
+            let (map, all) = program(d, Access::Contiguous);
+            for (kind, roots) in [
+                (IndexKernel::CompactCount, vec![all[0]]),
+                (IndexKernel::CompactWrite, vec![all[0], all[2]]),
+            ] {
+                let ip = IndexProgram {
+                    map: map.clone(),
+                    roots,
+                    kind,
+                    data: d,
+                    vector: true,
+                    dst_input: None,
+                };
+                let (wgsl, _) = generate(&ip, &ALL).unwrap();
+                assert!(wgsl.contains("kp_eval4(g0 / 4u)"), "{wgsl}");
+                crate::naga_check::validate(&wgsl, naga::valid::Capabilities::empty());
+            }
+        }
+        // Strided inputs cannot be read 4 at a time.
+        let (map, all) = program(DType::F32, Access::Strided);
+        let ip = IndexProgram {
+            map,
+            roots: vec![all[0]],
+            kind: IndexKernel::CompactCount,
+            data: DType::F32,
+            vector: true,
+            dst_input: None,
+        };
+        assert!(generate(&ip, &ALL).is_err());
+    }
+
+    #[test]
+    fn root_dtypes_are_checked() {
+        let (map, all) = program(DType::F32, Access::Contiguous);
+        let ip = IndexProgram {
+            map,
+            roots: vec![all[2]],
+            kind: IndexKernel::Gather,
+            data: DType::F32,
+            vector: false,
+            dst_input: None,
+        };
+        assert!(generate(&ip, &ALL).is_err());
+    }
+}

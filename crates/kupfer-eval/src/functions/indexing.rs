@@ -1,0 +1,477 @@
+//! Index functions from kupfer's `indexing` module: `nonzero`, `flatnonzero`, `argwhere`,
+//! `take`, `take_along_axis`, `put`, `put_along_axis`, `place`, `putmask`, `copyto`,
+//! `compress`, `extract`, `choose`, `select`, `indices`, `ix_`, `unravel_index`,
+//! `ravel_multi_index`, `diag_indices`, `tril_indices`, `triu_indices` and `ufunc.at`
+//! (`np.add.at`, `subtract`, `multiply`, `maximum`, `minimum`). Functions that read a value
+//! back (data-dependent sizes, bounds checks) block natively and are a clear error in the
+//! browser when they would have to wait.
+
+use super::{to_array, to_int, to_operand, Call, Registry};
+use crate::error::{EvalError, Result};
+use crate::program::wait;
+use crate::value::Value;
+use kupfer::{Array, AtOp, Casting, Index, Operand, TakeMode};
+
+pub(super) fn register(r: &mut Registry) {
+    r.native(&["nonzero"], nonzero);
+    r.native(&["flatnonzero"], flatnonzero);
+    r.native(&["argwhere"], argwhere);
+    r.native(&["take"], take);
+    r.native(&["take_along_axis"], take_along_axis);
+    r.native(&["put"], put);
+    r.native(&["put_along_axis"], put_along_axis);
+    r.native(&["place"], place);
+    r.native(&["putmask"], putmask);
+    r.native(&["copyto"], copyto);
+    r.native(&["compress"], compress);
+    r.native(&["extract"], extract);
+    r.native(&["choose"], choose);
+    r.native(&["select"], select);
+    r.native(&["indices"], indices);
+    r.native(&["ix_"], ix);
+    r.native(&["unravel_index"], unravel_index);
+    r.native(&["ravel_multi_index"], ravel_multi_index);
+    r.native(&["diag_indices"], diag_indices);
+    r.native(&["tril_indices"], tril_indices);
+    r.native(&["triu_indices"], triu_indices);
+    r.native(&["add.at"], add_at);
+    r.native(&["subtract.at"], subtract_at);
+    r.native(&["multiply.at"], multiply_at);
+    r.native(&["maximum.at"], maximum_at);
+    r.native(&["minimum.at"], minimum_at);
+}
+
+fn arrays(v: Vec<Array>) -> Value {
+    Value::Tuple(v.into_iter().map(Value::Array).collect())
+}
+
+fn mode(a: &mut super::Args) -> Result<TakeMode> {
+    let span = a.span();
+    match a.string("mode")? {
+        None => Ok(TakeMode::Raise),
+        Some(s) => TakeMode::parse(&s).map_err(EvalError::kupfer(span)),
+    }
+}
+
+fn axis(a: &mut super::Args, p: &str) -> Result<Option<isize>> {
+    let span = a.span();
+    match a.get(p) {
+        None | Some(Value::None) => Ok(None),
+        Some(v) => Ok(Some(to_int(&v, "'axis'", span)? as isize)),
+    }
+}
+
+/// `nonzero(a)`.
+pub(crate) fn nonzero(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["a"])?;
+    let x = a.array("a")?;
+    let r = wait(kupfer::nonzero_async(&x), "np.nonzero").map_err(EvalError::kupfer(span))?;
+    Ok(arrays(r))
+}
+
+fn flatnonzero(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["a"])?;
+    let x = a.array("a")?;
+    let r =
+        wait(kupfer::flatnonzero_async(&x), "np.flatnonzero").map_err(EvalError::kupfer(span))?;
+    Ok(Value::Array(r))
+}
+
+fn argwhere(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["a"])?;
+    let x = a.array("a")?;
+    let r = wait(kupfer::argwhere_async(&x), "np.argwhere").map_err(EvalError::kupfer(span))?;
+    Ok(Value::Array(r))
+}
+
+/// `take(a, indices, axis=None, out=None, mode='raise')`.
+pub(crate) fn take(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["a", "indices", "axis=", "out=", "mode="])?;
+    let x = a.array("a")?;
+    let idx = a.operand("indices")?;
+    let ax = axis(&mut a, "axis")?;
+    if a.get("out").is_some_and(|v| !matches!(v, Value::None)) {
+        return Err(EvalError::not_supported(span, "take(out=)"));
+    }
+    let m = mode(&mut a)?;
+    let r =
+        wait(kupfer::take_async(&x, &idx, ax, m), "np.take").map_err(EvalError::kupfer(span))?;
+    Ok(Value::Array(r))
+}
+
+fn take_along_axis(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["arr", "indices", "axis="])?;
+    let x = a.array("arr")?;
+    let idx = a.array("indices")?;
+    let ax = match a.get("axis") {
+        None => Some(-1),
+        Some(Value::None) => None,
+        Some(v) => Some(to_int(&v, "'axis'", span)? as isize),
+    };
+    let r = wait(
+        kupfer::take_along_axis_async(&x, &idx, ax),
+        "np.take_along_axis",
+    )
+    .map_err(EvalError::kupfer(span))?;
+    Ok(Value::Array(r))
+}
+
+/// `put(a, ind, v, mode='raise')`.
+pub(crate) fn put(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["a", "ind", "v", "mode="])?;
+    let x = a.array("a")?;
+    let ind = a.operand("ind")?;
+    let v = a.operand("v")?;
+    let m = mode(&mut a)?;
+    wait(kupfer::put_async(&x, &ind, v, m), "np.put").map_err(EvalError::kupfer(span))?;
+    Ok(Value::None)
+}
+
+fn put_along_axis(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["arr", "indices", "values", "axis"])?;
+    let x = a.array("arr")?;
+    let idx = a.array("indices")?;
+    let v = a.operand("values")?;
+    let ax = axis(&mut a, "axis")?;
+    wait(
+        kupfer::put_along_axis_async(&x, &idx, v, ax),
+        "np.put_along_axis",
+    )
+    .map_err(EvalError::kupfer(span))?;
+    Ok(Value::None)
+}
+
+fn place(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["arr", "mask", "vals"])?;
+    let x = a.array("arr")?;
+    let m = a.array("mask")?;
+    let v = a.operand("vals")?;
+    wait(kupfer::place_async(&x, &m, v), "np.place").map_err(EvalError::kupfer(span))?;
+    Ok(Value::None)
+}
+
+fn putmask(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["a", "mask", "values"])?;
+    let x = a.array("a")?;
+    let m = a.array("mask")?;
+    let v = a.operand("values")?;
+    kupfer::putmask(&x, &m, v).map_err(EvalError::kupfer(span))?;
+    Ok(Value::None)
+}
+
+fn copyto(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["dst", "src", "casting=", "where="])?;
+    let dst = match a.req("dst")? {
+        Value::Array(d) => d,
+        other => {
+            return Err(EvalError::type_error(
+                span,
+                format!(
+                    "copyto() argument 1 must be numpy.ndarray, not {}",
+                    other.type_name()
+                ),
+            ))
+        }
+    };
+    let src = a.operand("src")?;
+    let casting = match a.string("casting")?.as_deref() {
+        None | Some("same_kind") => Casting::SameKind,
+        Some("no") => Casting::No,
+        Some("equiv") => Casting::Equiv,
+        Some("safe") => Casting::Safe,
+        Some("unsafe") => Casting::Unsafe,
+        Some(o) => {
+            return Err(EvalError::value_error(
+                span,
+                format!("casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe' (got '{o}')"),
+            ))
+        }
+    };
+    let where_ = match a.get("where") {
+        None | Some(Value::Scalar(kupfer::Scalar::Bool(true))) => None,
+        Some(w) => Some(to_array(&w, None, span)?),
+    };
+    kupfer::copyto(&dst, src, casting, where_.as_ref()).map_err(EvalError::kupfer(span))?;
+    Ok(Value::None)
+}
+
+/// `compress(condition, a, axis=None)`.
+pub(crate) fn compress(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["condition", "a", "axis=", "out="])?;
+    let c = a.array("condition")?;
+    let x = a.array("a")?;
+    let ax = axis(&mut a, "axis")?;
+    let r =
+        wait(kupfer::compress_async(&c, &x, ax), "np.compress").map_err(EvalError::kupfer(span))?;
+    Ok(Value::Array(r))
+}
+
+fn extract(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["condition", "arr"])?;
+    let c = a.array("condition")?;
+    let x = a.array("arr")?;
+    let r = wait(kupfer::extract_async(&c, &x), "np.extract").map_err(EvalError::kupfer(span))?;
+    Ok(Value::Array(r))
+}
+
+fn operands(v: Value, ctx: &str, span: crate::ast::Span) -> Result<Vec<Operand>> {
+    match v {
+        Value::List(items) | Value::Tuple(items) => {
+            items.iter().map(|i| to_operand(i, ctx, span)).collect()
+        }
+        Value::Array(a) if a.ndim() > 0 => (0..a.shape()[0])
+            .map(|k| {
+                a.slice(&[kupfer::SliceArg::Index(k as isize)])
+                    .map(Operand::Array)
+                    .map_err(EvalError::kupfer(span))
+            })
+            .collect(),
+        other => Err(EvalError::type_error(
+            span,
+            format!("{ctx} must be a sequence, got '{}'", other.type_name()),
+        )),
+    }
+}
+
+/// `choose(a, choices, mode='raise')`.
+pub(crate) fn choose(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["a", "choices", "out=", "mode="])?;
+    let x = a.array("a")?;
+    let choices = operands(a.req("choices")?, "'choices'", span)?;
+    let m = mode(&mut a)?;
+    let r = wait(kupfer::choose_async(&x, &choices, m), "np.choose")
+        .map_err(EvalError::kupfer(span))?;
+    Ok(Value::Array(r))
+}
+
+fn select(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["condlist", "choicelist", "default="])?;
+    let conds: Vec<Array> = match a.req("condlist")? {
+        Value::List(items) | Value::Tuple(items) => items
+            .iter()
+            .map(|i| to_array(i, None, span))
+            .collect::<Result<_>>()?,
+        other => vec![to_array(&other, None, span)?],
+    };
+    let choices = operands(a.req("choicelist")?, "'choicelist'", span)?;
+    let default = match a.get("default") {
+        None => Operand::Scalar(kupfer::Scalar::Int(0)),
+        Some(v) => to_operand(&v, "'default'", span)?,
+    };
+    let r = kupfer::select(&conds, &choices, default).map_err(EvalError::kupfer(span))?;
+    Ok(Value::Array(r))
+}
+
+fn indices(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["dimensions", "dtype=", "sparse="])?;
+    let dims = a.shape("dimensions")?;
+    let dtype = a.dtype("dtype")?;
+    let sparse = a.bool_or("sparse", false)?;
+    let r = kupfer::indices(&dims, dtype, sparse).map_err(EvalError::kupfer(span))?;
+    if sparse {
+        Ok(arrays(r))
+    } else {
+        Ok(Value::Array(r.into_iter().next().ok_or_else(|| {
+            EvalError::value_error(span, "indices of no dimensions")
+        })?))
+    }
+}
+
+fn ix(call: Call) -> Result<Value> {
+    let span = call.span;
+    let xs = call
+        .args
+        .iter()
+        .map(|v| to_array(v, None, span))
+        .collect::<Result<Vec<_>>>()?;
+    let r = wait(kupfer::ix_async(&xs), "np.ix_").map_err(EvalError::kupfer(span))?;
+    Ok(arrays(r))
+}
+
+fn unravel_index(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["indices", "shape", "order="])?;
+    let v = a.req("indices")?;
+    let scalar = matches!(v, Value::Scalar(_));
+    let idx = to_array(&v, None, span)?;
+    let shape = a.shape("shape")?;
+    if let Some(o) = a.string("order")? {
+        if o != "C" {
+            return Err(EvalError::not_supported(span, format!("order='{o}'")));
+        }
+    }
+    let r = wait(
+        kupfer::unravel_index_async(&idx, &shape),
+        "np.unravel_index",
+    )
+    .map_err(EvalError::kupfer(span))?;
+    let _ = scalar;
+    Ok(arrays(r))
+}
+
+fn ravel_multi_index(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["multi_index", "dims", "mode=", "order="])?;
+    let mi: Vec<Array> = match a.req("multi_index")? {
+        Value::List(items) | Value::Tuple(items) => items
+            .iter()
+            .map(|i| to_array(i, None, span))
+            .collect::<Result<_>>()?,
+        other => {
+            return Err(EvalError::type_error(
+                span,
+                format!(
+                    "multi_index must be a sequence, got '{}'",
+                    other.type_name()
+                ),
+            ))
+        }
+    };
+    let dims = a.shape("dims")?;
+    let m = mode(&mut a)?;
+    let r = wait(
+        kupfer::ravel_multi_index_async(&mi, &dims, m),
+        "np.ravel_multi_index",
+    )
+    .map_err(EvalError::kupfer(span))?;
+    Ok(Value::Array(r))
+}
+
+fn diag_indices(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["n", "ndim="])?;
+    let n = a.req_int("n")?;
+    let nd = a.int("ndim")?.unwrap_or(2);
+    if n < 0 || nd < 0 {
+        return Err(EvalError::value_error(
+            span,
+            "negative dimensions are not allowed",
+        ));
+    }
+    let r = kupfer::diag_indices(n as usize, nd as usize).map_err(EvalError::kupfer(span))?;
+    Ok(arrays(r))
+}
+
+fn triangle(call: Call, lower: bool) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["n", "k=", "m="])?;
+    let n = a.req_int("n")?.max(0) as usize;
+    let k = a.int("k")?.unwrap_or(0);
+    let m = match a.get("m") {
+        None | Some(Value::None) => None,
+        Some(v) => Some(to_int(&v, "'m'", span)?.max(0) as usize),
+    };
+    let r = if lower {
+        kupfer::tril_indices(n, k, m)
+    } else {
+        kupfer::triu_indices(n, k, m)
+    }
+    .map_err(EvalError::kupfer(span))?;
+    Ok(arrays(r))
+}
+
+fn tril_indices(call: Call) -> Result<Value> {
+    triangle(call, true)
+}
+
+fn triu_indices(call: Call) -> Result<Value> {
+    triangle(call, false)
+}
+
+fn at(call: Call, op: AtOp) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["a", "indices", "b="])?;
+    let x = match a.req("a")? {
+        Value::Array(x) => x,
+        other => {
+            return Err(EvalError::type_error(
+                span,
+                format!(
+                    "first operand must be an array, not '{}'",
+                    other.type_name()
+                ),
+            ))
+        }
+    };
+    let iv = a.req("indices")?;
+    let index: Vec<Index> = match &iv {
+        Value::Tuple(items) => items
+            .iter()
+            .map(|i| to_index(i, span))
+            .collect::<Result<_>>()?,
+        other => vec![to_index(other, span)?],
+    };
+    let b = match a.get("b") {
+        Some(v) => to_operand(&v, "'b'", span)?,
+        None => {
+            return Err(EvalError::type_error(
+                span,
+                format!("np.{}.at needs a second operand b", op.name()),
+            ))
+        }
+    };
+    wait(kupfer::ufunc_at_async(op, &x, &index, b), "ufunc.at").map_err(EvalError::kupfer(span))?;
+    Ok(Value::None)
+}
+
+fn to_index(v: &Value, span: crate::ast::Span) -> Result<Index> {
+    Ok(match v {
+        Value::Scalar(kupfer::Scalar::Int(i)) => Index::Basic(kupfer::SliceArg::Index(*i as isize)),
+        Value::Slice(s) => Index::Basic(kupfer::SliceArg::Slice {
+            start: s.start.map(|x| x as isize),
+            stop: s.stop.map(|x| x as isize),
+            step: s.step.map(|x| x as isize),
+        }),
+        Value::List(items)
+            if items
+                .iter()
+                .all(|x| matches!(x, Value::Scalar(kupfer::Scalar::Int(_)))) =>
+        {
+            Index::List(
+                items
+                    .iter()
+                    .map(|x| match x {
+                        Value::Scalar(kupfer::Scalar::Int(i)) => *i,
+                        _ => 0,
+                    })
+                    .collect(),
+            )
+        }
+        other => Index::Array(to_array(other, None, span)?),
+    })
+}
+
+fn add_at(call: Call) -> Result<Value> {
+    at(call, AtOp::Add)
+}
+
+fn subtract_at(call: Call) -> Result<Value> {
+    at(call, AtOp::Subtract)
+}
+
+fn multiply_at(call: Call) -> Result<Value> {
+    at(call, AtOp::Multiply)
+}
+
+fn maximum_at(call: Call) -> Result<Value> {
+    at(call, AtOp::Maximum)
+}
+
+fn minimum_at(call: Call) -> Result<Value> {
+    at(call, AtOp::Minimum)
+}

@@ -1,0 +1,403 @@
+//! Indexing, assignment and statements against NumPy itself: each program (statements
+//! separated by `;`, the last an expression) runs in kupfer eval and in NumPy
+//! (tests/python/program_oracle.py); results must agree in shape, dtype and values, and
+//! programs NumPy refuses must fail in kupfer with a short error. Needs python3 with numpy;
+//! fails, never skips, without them.
+
+use kupfer::{DType, HostArray, HostData};
+use kupfer_eval::Session;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Programs whose last value must match NumPy's.
+const CASES: &[&str] = &[
+    // basic indexing still gives views
+    "a = np.arange(24).reshape(2, 3, 4); a[1, ::-1, 1:3]",
+    "a = np.arange(24).reshape(2, 3, 4); a[..., None, 2]",
+    // boolean masks: full rank, partial rank, 0-d, every dtype
+    "a = np.arange(12, dtype=np.float32).reshape(3, 4); a[a > 4.5]",
+    "a = np.arange(12, dtype=np.int32).reshape(3, 4); a[(a % 3) == 0]",
+    "a = np.arange(12, dtype=np.uint32); a[a > 7]",
+    "a = np.arange(12, dtype=np.int64) - 6; a[a < 0]",
+    "a = np.arange(12, dtype=np.float64).reshape(2, 6); a[a != 3]",
+    "a = np.arange(12).astype(np.float16); a[a >= 5]",
+    "a = (np.arange(12) % 3 == 0); a[a]",
+    "a = np.arange(6) + 1j * np.arange(6); a = a.astype(np.complex64); a[a.real > 2]",
+    "a = np.arange(24).reshape(2, 3, 4); a[np.array([True, False])]",
+    "a = np.arange(24).reshape(2, 3, 4); a[:, np.array([True, False, True])]",
+    "a = np.arange(24).reshape(2, 3, 4); m = a.sum(axis=2) > 20; a[m]",
+    "a = np.arange(24).reshape(2, 3, 4); a[1, np.array([False, True, True])]",
+    "a = np.arange(6); a[np.array(True)]",
+    "a = np.arange(6); a[np.array(False)]",
+    "a = np.arange(6); a[True]",
+    "a = np.arange(6).reshape(2, 3); a[False]",
+    "a = np.array(5.0); a[a > 1]",
+    "a = np.arange(10.0); a[a > 100]",
+    "a = np.arange(20.0).reshape(4, 5)[:, ::-2]; a[a > 6]",
+    "x = np.arange(10.0); (x * 2 + 1)[x > 3]",
+    // integer arrays and lists, negative indices, broadcasting, combinations
+    "a = np.arange(10) * 3; a[[1, -1, 0, 1]]",
+    "a = np.arange(10.0); a[np.array([[1, 2], [-3, 4]])]",
+    "a = np.arange(12).reshape(3, 4); a[[0, 2]]",
+    "a = np.arange(12).reshape(3, 4); a[:, [3, 0, -1]]",
+    "a = np.arange(12).reshape(3, 4); a[[0, 1, 2], [3, 2, 1]]",
+    "a = np.arange(12).reshape(3, 4); a[np.array([[0], [2]]), np.array([1, 3])]",
+    "a = np.arange(24).reshape(2, 3, 4); a[:, [0, 2], 1:3]",
+    "a = np.arange(24).reshape(2, 3, 4); a[[1, 0], :, [2, 3]]",
+    "a = np.arange(24).reshape(2, 3, 4); a[0, :, [1, 2]]",
+    "a = np.arange(24).reshape(2, 3, 4); a[[1], 1, [0, 3]]",
+    "a = np.arange(24).reshape(2, 3, 4); a[..., [1, 2]]",
+    "a = np.arange(24).reshape(2, 3, 4); a[None, [1, 0], ..., None]",
+    "a = np.arange(24).reshape(2, 3, 4); a[[0, 1], None, [1, 2]]",
+    "a = np.arange(24).reshape(2, 3, 4); a[np.array([1, 0], dtype=np.int32)]",
+    "a = np.arange(24).reshape(2, 3, 4); a[np.array([1, 0], dtype=np.uint32), ::2][:, 1]",
+    "a = np.arange(24).reshape(2, 3, 4).transpose(2, 0, 1); a[[3, 0], 1]",
+    "a = np.arange(24.0).reshape(2, 3, 4); a[a[:, :, 0] > 4, 1:]",
+    "a = np.arange(12).reshape(3, 4); a[[]]",
+    "a = np.arange(12).reshape(3, 4); a[np.array([], dtype=np.int64), 1]",
+    "a = np.arange(12.0).reshape(3, 4); i = np.array([2, 0]); (a * 2)[i]",
+    "a = np.arange(5); a[a]",
+    "cp.arange(6)[cp.array([5, 0])]",
+    "cupy.arange(6)[[2]]",
+    // assignment: scalars, arrays, broadcasting, casting
+    "a = np.arange(10.0); a[a > 4] = 0; a",
+    "a = np.arange(10.0); a[a > 4] = -a[a > 4]; a",
+    "a = np.arange(10); a[a % 2 == 0] = np.array([10, 20, 30, 40, 50]); a",
+    "a = np.arange(12.0).reshape(3, 4); a[a > 5] = 1.5; a",
+    "a = np.arange(12).reshape(3, 4); a[[0, 2]] = 7; a",
+    "a = np.arange(12).reshape(3, 4); a[:, [1, 3]] = np.array([[1, 2], [3, 4], [5, 6]]); a",
+    "a = np.arange(12).reshape(3, 4); a[[0, 1], [1, 2]] = [100, 200]; a",
+    "a = np.arange(12).reshape(3, 4); a[1:, 2] = np.array([9, 8]); a",
+    "a = np.arange(12).reshape(3, 4); a[:, 1:] = 0; a",
+    "a = np.arange(12).reshape(3, 4); a[...] = np.arange(4); a",
+    "a = np.arange(12, dtype=np.int32); a[[1, 2]] = 2.7; a",
+    "a = np.arange(12, dtype=np.int32); a[:3] = np.array([1.9, -2.9, 3.5]); a",
+    "a = np.zeros(4, dtype=np.float16); a[[1, 3]] = 0.1; a",
+    "a = np.zeros(5, dtype=bool); a[[1, 3]] = True; a",
+    "a = np.zeros(5, dtype=np.complex64); a[a == 0] = 1 + 2j; a",
+    "a = np.zeros(5, dtype=np.uint32); a[[4, 0]] = 7; a",
+    "a = np.zeros(6); a[[1, 1, 1, 2]] = [1, 2, 3, 4]; a",
+    "a = np.zeros(6); a[[5, 1, 5, 1, 5]] = np.arange(5.0); a",
+    "a = np.zeros((3, 3)); a[[0, 0], [1, 1]] = [7, 8]; a",
+    "a = np.zeros(6); a[np.array([-1, -6])] = 3; a",
+    "a = np.arange(6.0); a[np.array(True)] = 0; a",
+    "a = np.arange(6.0); a[[]] = 5; a",
+    "a = np.arange(6.0); b = a[1:4]; a[a > 2] = -1; b",
+    "a = np.arange(6.0); b = a.reshape(2, 3); b[:, 1] = 0; a",
+    "a = np.arange(6.0); v = a[::-1]; v[[0, 1]] = 100; a",
+    "a = np.arange(6.0); b = a * 2; a[0] = 100; b",
+    "a = np.arange(6.0); b = a + 1; a[a > 2] = 0; b + a",
+    "a = np.arange(8.0); a[1:] = a[:-1]; a",
+    "a = np.arange(8.0); a[::-1] = a; a",
+    "a = np.arange(8.0); a[a > 3] = a[::-1][a > 3]; a",
+    "a = np.arange(8.0); a[:4] = a[:4] * 2 + 1; a",
+    // augmented assignment
+    "a = np.arange(6); a[a > 2] += 10; a",
+    "a = np.arange(6.0); a[[0, 0, 1]] += 1; a",
+    "a = np.arange(6.0); a[1:3] *= 4; a",
+    "a = np.arange(6.0); b = a[1:]; a += 1; b",
+    "a = np.arange(6); a -= 2; a",
+    "x = 3; x += 4; x * 2",
+    "a = np.arange(12.0).reshape(3, 4); a[:, 1] **= 2; a",
+    "a = np.arange(6, dtype=np.int32); a[a > 1] //= 2; a",
+    // the Mandelbrot update and masked statements
+    "Z = np.arange(6.0) / 4 + 0j; C = Z.copy(); mask = np.abs(Z) < 1; Z[mask] = Z[mask] * Z[mask] + C[mask]; Z",
+    "Z = (np.arange(12.0) / 8).reshape(3, 4).astype(np.complex64); C = Z + 0.25j; m = Z.real > 0.3; Z[m] = Z[m] * Z[m] + C[m]; Z[m] = Z[m] * Z[m] + C[m]; Z",
+    "a = np.arange(6.0); m = a > 2; a[m] = np.sqrt(a[m]) + 1; a",
+    "a = np.arange(6.0); m = a > 2; a[m] = np.where(a[m] > 4, a[m], -a[m]); a",
+    "a = np.arange(6.0); m = a > 2; mat = np.zeros(6); mat[m] = 5 - np.log(np.log(a[m] + 3)) / np.log(2.0); mat",
+    "mask = np.ones(5, dtype=bool); e = np.arange(5) > 2; mask[e] = False; mask",
+    // statements, tuple unpacking, newlines
+    "a, b = np.arange(3), 4; a * b",
+    "x, y = np.arange(6).reshape(2, 3); x - y",
+    "a = b = np.arange(3.0); a[0] = 9; b",
+    "a = np.arange(5)\nb = a[a > 1]\nb.sum()",
+    // index functions",
+    "np.nonzero(np.array([[0, 1], [2, 0]]))[1]",
+    "np.flatnonzero(np.array([[0, 1.5], [np.nan, 0]]))",
+    "np.argwhere(np.arange(6).reshape(2, 3) % 2 == 1)",
+    "np.where(np.array([0, 3, 0, 4]))[0]",
+    "np.take(np.arange(12).reshape(3, 4), [2, -1], axis=1)",
+    "np.take(np.arange(12).reshape(3, 4), [5, 11])",
+    "np.take(np.arange(5), [7, -7], mode='wrap')",
+    "np.take(np.arange(5), [7, -7], mode='clip')",
+    "np.take_along_axis(np.arange(12).reshape(3, 4), np.array([[0], [3], [1]]), axis=1)",
+    "a = np.arange(6.0); np.put(a, [0, 4], [-1, -2]); a",
+    "a = np.arange(6.0); np.put(a, [0, 1, 2, 3], [7, 8]); a",
+    "a = np.arange(12).reshape(3, 4); np.put_along_axis(a, np.array([[1], [0], [3]]), 99, axis=1); a",
+    "a = np.arange(6.0); np.place(a, a > 2, [10, 20]); a",
+    "a = np.arange(6.0); np.putmask(a, a > 2, [10, 20]); a",
+    "a = np.zeros(4); np.copyto(a, np.arange(4.0) * 2, where=np.array([True, False, True, False])); a",
+    "np.compress([0, 1, 1], np.arange(12).reshape(3, 4), axis=0)",
+    "np.compress([1, 0, 1], np.arange(12).reshape(3, 4), axis=1)",
+    "np.extract(np.arange(6) % 2, np.arange(6) * 10)",
+    "np.choose(np.array([2, 0, 1]), [np.arange(3), np.arange(3) * 10, np.arange(3) * 100])",
+    "np.select([np.arange(6) < 2, np.arange(6) > 3], [np.arange(6), np.arange(6) ** 2], -1)",
+    "np.indices((2, 3))",
+    "np.ix_(np.array([0, 2]), np.array([1, 3]))[1]",
+    "a = np.arange(12).reshape(3, 4); a[np.ix_([0, 2], [1, 3])]",
+    "np.unravel_index(np.array([7, 11, 0]), (3, 4))[1]",
+    "np.ravel_multi_index((np.array([1, 2]), np.array([3, 0])), (3, 4))",
+    "np.diag_indices(3)[0]",
+    "np.tril_indices(4)[1]",
+    "np.triu_indices(4, k=1, m=5)[0]",
+    "a = np.zeros(5, dtype=np.float32); np.add.at(a, [0, 0, 3, 0], 1); a",
+    "a = np.zeros((2, 3), dtype=np.float32); np.add.at(a, (np.array([0, 0, 1]), np.array([2, 2, 0])), np.array([1.5, 2.5, 4], dtype=np.float32)); a",
+    "a = np.zeros(4, dtype=bool); np.add.at(a, [1, 1], True); a",
+    "a = np.zeros(5, dtype=np.int32); np.add.at(a, [1, 1, 4], np.array([2, 3, 4], dtype=np.int32)); a",
+    "a = np.ones(4, dtype=np.float32); np.multiply.at(a, [1, 1, 2], 3); a",
+    "a = np.zeros(4, dtype=np.float32); np.maximum.at(a, [0, 0, 2], np.array([5, 7, -1], dtype=np.float32)); a",
+    "a = np.zeros(4, dtype=np.int32); np.minimum.at(a, [3, 3], np.array([-5, -7], dtype=np.int32)); a",
+    "a = np.zeros(4, dtype=np.float32); np.subtract.at(a, [2, 2, 2], 1); a",
+];
+
+/// Programs NumPy refuses: kupfer must fail too, with a short message.
+const REFUSED: &[&str] = &[
+    "a = np.arange(3); a[np.array([True, False, True, True])]",
+    "a = np.arange(6).reshape(2, 3); a[np.array([[True, False, True]])]",
+    "a = np.arange(3); a[[5]]",
+    "a = np.arange(3); a[np.array([0, -4])]",
+    "a = np.arange(12).reshape(3, 4); a[:, 4]",
+    "a = np.arange(3); a[np.array([0.0, 1.0])]",
+    "a = np.arange(3); a[0, 1]",
+    "a = np.arange(6).reshape(2, 3); a[[0, 1], [0, 1, 2]]",
+    "a = np.arange(6.0); a[a > 2] = np.array([1.0, 2.0])",
+    "a = np.arange(6.0); a[[0, 1]] = np.array([1.0, 2.0, 3.0])",
+    "a = np.arange(6.0); a[1:3] = np.array([1.0, 2.0, 3.0])",
+    "a = np.arange(6, dtype=np.int32); a[a > 1] += 1.5",
+    "a = np.arange(6, dtype=np.int32); a += 1.5",
+    "a = np.arange(3); a[[7]] = 1",
+    "a, b = np.arange(3)",
+    "a, b = 3",
+    "(1, 2)[0] = 5",
+    "np.nonzero(np.array(3))",
+    "np.take(np.arange(5), [9])",
+    "np.choose(np.array([3]), [np.arange(1), np.arange(1)])",
+    "np.unravel_index(np.array([12]), (3, 4))",
+    "a = np.zeros(3, dtype=np.int32); np.add.at(a, [0], 1.5)",
+    "a = np.zeros(3, dtype=np.float32); np.add.at(a, [5], 1)",
+];
+
+fn temp_dir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("kupfer-eval-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("a temporary directory");
+    d
+}
+
+fn numpy_results(dir: &Path, programs: &[&str]) -> Vec<Result<HostArray, String>> {
+    let text: String = programs
+        .iter()
+        .map(|p| format!("{}\n", p.replace('\n', "; ")))
+        .collect();
+    let cases = dir.join("programs.txt");
+    std::fs::write(&cases, text).expect("write the programs");
+    let out = dir.join("numpy");
+    std::fs::create_dir_all(&out).expect("an output directory");
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/python/program_oracle.py"
+    );
+    let o = Command::new("python3")
+        .arg(script)
+        .arg(&cases)
+        .arg(&out)
+        .output()
+        .expect("python3 must be installed for this test (with numpy)");
+    assert!(
+        o.status.success(),
+        "the NumPy oracle failed (is numpy installed?):\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    (0..programs.len())
+        .map(|i| {
+            let ok = out.join(format!("out_{i}.npy"));
+            if ok.exists() {
+                kupfer::io::read_npy(&ok).map_err(|e| format!("reading NumPy's result: {e}"))
+            } else {
+                Err(std::fs::read_to_string(out.join(format!("err_{i}.txt")))
+                    .unwrap_or_else(|_| "no result".into()))
+            }
+        })
+        .collect()
+}
+
+fn as_f64(d: &HostData) -> Vec<f64> {
+    match d {
+        HostData::Bool(v) => v.iter().map(|&b| f64::from(u8::from(b))).collect(),
+        HostData::I32(v) => v.iter().map(|&x| f64::from(x)).collect(),
+        HostData::U32(v) => v.iter().map(|&x| f64::from(x)).collect(),
+        HostData::I64(v) => v.iter().map(|&x| x as f64).collect(),
+        HostData::F16(v) => v.iter().map(|x| x.to_f64()).collect(),
+        HostData::F32(v) => v.iter().map(|&x| f64::from(x)).collect(),
+        HostData::F64(v) => v.clone(),
+        HostData::Complex64(v) => v
+            .iter()
+            .flat_map(|c| [f64::from(c.re), f64::from(c.im)])
+            .collect(),
+        HostData::Complex128(v) => v.iter().flat_map(|c| [c.re, c.im]).collect(),
+    }
+}
+
+fn demoted(d: DType) -> DType {
+    match d {
+        DType::I64 => DType::I32,
+        DType::F64 => DType::F32,
+        DType::Complex128 => DType::Complex64,
+        d => d,
+    }
+}
+
+fn tolerance(d: DType) -> (f64, f64) {
+    match d {
+        DType::F16 => (4e-3, 4e-3),
+        DType::F32 | DType::Complex64 => (2e-5, 2e-5),
+        DType::F64 | DType::Complex128 => (1e-11, 1e-12),
+        _ => (0.0, 0.0),
+    }
+}
+
+fn mismatch(program: &str, got: &HostArray, want: &HostArray) -> Option<String> {
+    if got.shape != want.shape {
+        return Some(format!("shape {:?}, NumPy {:?}", got.shape, want.shape));
+    }
+    let (gd, wd) = (got.dtype(), want.dtype());
+    let demotion_ok = !program.contains("64") && gd == demoted(wd);
+    if gd != wd && !demotion_ok {
+        return Some(format!("dtype {gd}, NumPy {wd}"));
+    }
+    let (rtol, atol) = tolerance(gd);
+    let (g, w) = (as_f64(&got.data), as_f64(&want.data));
+    for (i, (x, y)) in g.iter().zip(&w).enumerate() {
+        let same = (x.is_nan() && y.is_nan()) || x == y || (x - y).abs() <= atol + rtol * y.abs();
+        if !same {
+            return Some(format!("element {i}: {x} vs NumPy {y}"));
+        }
+    }
+    None
+}
+
+fn device() {
+    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
+        std::env::set_var("XDG_RUNTIME_DIR", "/tmp");
+    }
+    kupfer::Device::current().expect("a GPU adapter (lavapipe will do)");
+}
+
+#[test]
+fn programs_match_numpy() {
+    device();
+    let dir = temp_dir("programs");
+    let want = numpy_results(&dir, CASES);
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut failures = Vec::new();
+    for (program, want) in CASES.iter().zip(want) {
+        let got = Session::new()
+            .run(program)
+            .and_then(|v| v.to_host())
+            .and_then(|h| h.to_host_array());
+        match (got, want) {
+            (Ok(g), Ok(w)) => {
+                if let Some(m) = mismatch(program, &g, &w) {
+                    failures.push(format!("{program}: {m}"));
+                }
+            }
+            (Err(e), Ok(_)) => failures.push(format!("{program}: kupfer failed: {}", e.render())),
+            (Ok(_), Err(e)) => failures.push(format!("{program}: NumPy failed: {e}")),
+            (Err(e), Err(n)) => failures.push(format!("{program}: both failed: {e} / {n}")),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} programs differ from NumPy:\n{}",
+        failures.len(),
+        CASES.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn refusals_match_numpy() {
+    device();
+    let dir = temp_dir("program-refusals");
+    let numpy = numpy_results(&dir, REFUSED);
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut failures = Vec::new();
+    for (program, want) in REFUSED.iter().zip(numpy) {
+        if want.is_ok() {
+            failures.push(format!("{program}: NumPy accepts it"));
+        }
+        match Session::new().run(program).and_then(|v| v.to_host()) {
+            Ok(v) => failures.push(format!("{program}: kupfer gave {}", v.repr())),
+            Err(e) if e.render().lines().count() > 3 => {
+                failures.push(format!("{program}: a long error: {}", e.render()))
+            }
+            Err(_) => {}
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn errors_say_what_numpy_says() {
+    device();
+    let cases = [
+        (
+            "a = np.arange(3); a[np.array([True, False, True, True])]",
+            "boolean index did not match indexed array along axis 0; size of axis is 3 but size of corresponding boolean axis is 4",
+        ),
+        (
+            "a = np.arange(3); a[np.array([0, 5])]",
+            "index 5 is out of bounds for axis 0 with size 3",
+        ),
+        (
+            "a = np.arange(3); a[[-4]]",
+            "index -4 is out of bounds for axis 0 with size 3",
+        ),
+        (
+            "a = np.arange(3); a[np.array([0.5])]",
+            "arrays used as indices must be of integer (or boolean) type",
+        ),
+        (
+            "a = np.arange(3); a[0, 0]",
+            "too many indices for array: array is 1-dimensional, but 2 were indexed",
+        ),
+        (
+            "a = np.arange(3.0); a[[0, 1]] = np.array([1.0, 2.0, 3.0])",
+            "shape mismatch: value array of shape (3,) could not be broadcast to indexing result of shape (2,)",
+        ),
+    ];
+    for (program, want) in cases {
+        match Session::new().run(program) {
+            Ok(_) => panic!("{program}: no error"),
+            Err(e) => assert!(
+                e.to_string().contains(want),
+                "{program}: {} (wanted {want})",
+                e
+            ),
+        }
+    }
+}
+
+#[test]
+fn statements_parse_and_report() {
+    device();
+    let mut s = Session::new();
+    assert!(matches!(
+        s.run("a = np.arange(4)").unwrap(),
+        kupfer_eval::Value::None
+    ));
+    let v = s.run("a[1:3]").unwrap().to_host().unwrap().to_string();
+    assert_eq!(v, "[1 2]");
+    // `np.`, `cp.` and `cupy.` are the same namespace.
+    let v = s
+        .run("cp.sum(a) + cupy.sum(a) + np.sum(a)")
+        .unwrap()
+        .to_host()
+        .unwrap()
+        .to_string();
+    assert_eq!(v, "18");
+    for bad in ["a[0] = ", "1 = a", "f(a) = 3", "a +", "(a, b) += 1"] {
+        assert!(Session::new().run(bad).is_err(), "{bad}");
+    }
+}

@@ -1,0 +1,261 @@
+//! Launching index kernels: several lazy expressions over one iteration shape become the
+//! roots of one fused program (kupfer-core `indexing`), plus the raw buffers a kernel reads or
+//! writes; and the u32 offset expressions (`Offsets`) those kernels index buffers with.
+
+use crate::device::Device;
+use crate::fusion::{param_bytes, Flattener, Lazy};
+use crate::kernels::{self, MapSource};
+use kupfer_core::indexing::{self, IndexKernel, IndexProgram, WORKGROUP_SIZE};
+use kupfer_core::layout::size_of;
+use kupfer_core::{BinaryOp, DType, Error, Layout, Result};
+use kupfer_wgpu::{Binding, GpuBuffer};
+use std::sync::Arc;
+
+/// A u32 scalar expression.
+pub(crate) fn u32_scalar(v: u32) -> Lazy {
+    Lazy::scalar(v.to_le_bytes().to_vec(), DType::U32)
+}
+
+/// `a op b` over u32 (wrapping: negative strides travel as two's complement).
+pub(crate) fn u32_op(op: BinaryOp, a: Lazy, b: Lazy) -> Lazy {
+    Lazy::binary(op, a, b, DType::U32)
+}
+
+/// A whole-buffer binding.
+pub(crate) fn whole(buffer: &Arc<GpuBuffer>) -> Binding {
+    Binding {
+        buffer: buffer.clone(),
+        offset: 0,
+        size: buffer.size(),
+    }
+}
+
+/// A binding of the first `bytes` bytes (rounded up to 16) of `buffer`.
+pub(crate) fn prefix_binding(buffer: &Arc<GpuBuffer>, bytes: u64) -> Binding {
+    Binding {
+        buffer: buffer.clone(),
+        offset: 0,
+        size: bytes.div_ceil(16).max(1) * 16,
+    }
+}
+
+/// The C-order coordinate `j` of the linear index `g` over `shape`, as a u32 expression.
+pub(crate) fn coordinate(shape: &[usize], j: usize) -> Lazy {
+    let inner: usize = shape[j + 1..].iter().product();
+    let mut c = Lazy::index();
+    if inner != 1 {
+        c = u32_op(BinaryOp::FloorDivide, c, u32_scalar(inner as u32));
+    }
+    if j > 0 {
+        c = u32_op(BinaryOp::Remainder, c, u32_scalar(shape[j] as u32));
+    }
+    c
+}
+
+/// The element offset of linear index `g` of `layout`'s shape into its buffer (u32):
+/// `offset + sum(coordinate_j * stride_j)`, or `offset + g` for C-contiguous layouts.
+pub(crate) fn layout_offset(layout: &Layout) -> Lazy {
+    let base = u32_scalar(layout.offset as u32);
+    if layout.is_c_contiguous() {
+        return u32_op(BinaryOp::Add, base, Lazy::index());
+    }
+    let mut acc = base;
+    for (j, (&d, &s)) in layout.shape.iter().zip(&layout.strides).enumerate() {
+        if d == 1 || s == 0 {
+            continue;
+        }
+        let term = u32_op(
+            BinaryOp::Multiply,
+            coordinate(&layout.shape, j),
+            u32_scalar(s as i32 as u32),
+        );
+        acc = u32_op(BinaryOp::Add, acc, term);
+    }
+    acc
+}
+
+/// Refuses iteration spaces a u32 index cannot walk.
+pub(crate) fn check_size(n: usize, doing: &str) -> Result<()> {
+    if n > u32::MAX as usize {
+        return Err(Error::unsupported(format!(
+            "{doing} more than 2^32 elements"
+        )));
+    }
+    Ok(())
+}
+
+/// The buffer a scatter writes, and the layout (over the iteration shape) at which the map
+/// may read it (the element being written: the fused in-place update).
+pub(crate) struct Dst {
+    pub buffer: Arc<GpuBuffer>,
+    pub same: Option<Layout>,
+}
+
+/// Runs one index kernel of `kind` over `shape` with `roots` (see `IndexKernel` for their
+/// order), `data` the dtype of the raw buffers in `extra` (bound after the map's inputs, in
+/// the kernel's order), `workgroups` workgroups (one thread per element when `None`) and the
+/// uniform extras `block`, `nblocks`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn launch(
+    device: &Device,
+    kind: IndexKernel,
+    data: DType,
+    roots: &[&Lazy],
+    shape: &[usize],
+    extra: Vec<Binding>,
+    workgroups: Option<usize>,
+    block: u32,
+    nblocks: u32,
+) -> Result<()> {
+    let vector = matches!(kind, IndexKernel::CompactCount | IndexKernel::CompactWrite);
+    run(
+        device, kind, data, roots, shape, None, extra, workgroups, block, nblocks, vector,
+    )
+}
+
+/// A scatter-kind kernel writing `dst` (bound first among the raw buffers, then `extra`).
+pub(crate) fn launch_into(
+    device: &Device,
+    kind: IndexKernel,
+    data: DType,
+    roots: &[&Lazy],
+    shape: &[usize],
+    dst: &Dst,
+    extra: Vec<Binding>,
+) -> Result<()> {
+    run(
+        device,
+        kind,
+        data,
+        roots,
+        shape,
+        Some(dst),
+        extra,
+        None,
+        0,
+        0,
+        false,
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run(
+    device: &Device,
+    kind: IndexKernel,
+    data: DType,
+    roots: &[&Lazy],
+    shape: &[usize],
+    dst: Option<&Dst>,
+    extra: Vec<Binding>,
+    workgroups: Option<usize>,
+    block: u32,
+    nblocks: u32,
+    vector: bool,
+) -> Result<()> {
+    let n = size_of(shape);
+    if n == 0 {
+        return Ok(());
+    }
+    check_size(n, "indexing")?;
+    let pshape: Vec<usize> = if shape.is_empty() {
+        vec![1]
+    } else {
+        shape.to_vec()
+    };
+    let exprs: Vec<_> = roots.iter().map(|l| &l.root).collect();
+    let (fl, ids) = Flattener::flatten_many(&exprs)?;
+    let mut inputs = fl
+        .inputs
+        .iter()
+        .map(|(b, l, d)| Ok((b.clone(), l.broadcast_to(&pshape)?, *d)))
+        .collect::<Result<Vec<_>>>()?;
+    // The destination read in place (at the element written) is read through `dst`.
+    let mut dst_input = None;
+    if let Some(dst) = dst {
+        for (k, (b, l, _)) in fl.inputs.iter().enumerate() {
+            if Arc::ptr_eq(b, &dst.buffer) {
+                if dst_input.is_some() || dst.same.as_ref() != Some(l) {
+                    return Err(Error::invalid(
+                        "an index kernel would read its destination at other elements",
+                    ));
+                }
+                dst_input = Some(k);
+            }
+        }
+    }
+    let limit = device.info().limits.max_storage_buffers_per_shader_stage as usize;
+    if inputs.len() + extra.len() + usize::from(dst.is_some())
+        > limit + usize::from(dst_input.is_some())
+    {
+        return Err(Error::unsupported(format!(
+            "an index expression reading {} arrays (this adapter binds at most {limit} storage \
+             buffers per kernel)",
+            inputs.len()
+        )));
+    }
+    // Keep the input in the map (its layout is the element written), bind it nowhere.
+    let _ = &mut inputs;
+    let source = MapSource {
+        inputs,
+        nodes: &fl.nodes,
+        output: ids[0],
+        scalars: &fl.scalars,
+        pshape: pshape.clone(),
+        partials: false,
+    };
+    let (map, cshape, cstrides) = source.program();
+    // vec4 loads: every input contiguous 4-byte (or broadcast), 4-aligned, and the last
+    // vector inside its buffer.
+    let vector = vector
+        && kupfer_core::scan::vector_map(&map)
+        && source
+            .inputs
+            .iter()
+            .zip(&map.inputs)
+            .all(|((b, l, d), spec)| {
+                spec.access != kupfer_core::Access::Contiguous
+                    || (l.offset.is_multiple_of(4)
+                        && ((l.offset + n).div_ceil(4) * 4 * d.gpu_size()) as u64 <= b.size())
+            });
+    let ip = IndexProgram {
+        map,
+        roots: ids,
+        kind,
+        data,
+        vector,
+        dst_input,
+    };
+    let (pipeline, params) = kernels::compiled(device, &device.kernels.indexing, &ip, |target| {
+        indexing::generate(&ip, target)
+    })?;
+    let (all, offsets) = source.bindings(device, "indexing")?;
+    let mut bindings: Vec<Binding> = all
+        .into_iter()
+        .enumerate()
+        .filter(|(k, _)| Some(*k) != dst_input)
+        .map(|(_, b)| b)
+        .collect();
+    if let Some(dst) = dst {
+        bindings.push(whole(&dst.buffer));
+    }
+    bindings.extend(extra);
+    let bytes = param_bytes(
+        &params,
+        n as u32,
+        0,
+        &[block, nblocks],
+        &cshape,
+        &cstrides[1..],
+        &offsets,
+        source.scalars,
+    );
+    let groups = workgroups.unwrap_or_else(|| n.div_ceil(WORKGROUP_SIZE as usize));
+    let ctx = device.context();
+    let max_dim = ctx.max_workgroups_per_dim() as usize;
+    let gx = groups.min(max_dim);
+    let gy = groups.div_ceil(gx);
+    if gy > max_dim {
+        return Err(Error::unsupported("index kernel grid too large"));
+    }
+    ctx.dispatch(&pipeline, &bytes, bindings, [gx as u32, gy as u32, 1])
+}

@@ -1,0 +1,282 @@
+//! From an index to what the kernels need: boolean arrays replaced by the integer arrays of
+//! their `nonzero` (a device compaction: one read-back of the count), integer index arrays
+//! checked against their axis (a device min/max reduction read back: NumPy raises on an
+//! out-of-bounds index, CuPy wraps; kupfer raises, at the cost of this one sync per indexing
+//! operation with device index arrays; host lists and integers are checked on the host for
+//! free), and the u32 element-offset expression of every selected element.
+
+use crate::array::Array;
+use crate::fusion::Lazy;
+use crate::indexing::index::{
+    check_mask, expand, is_advanced, out_of_bounds, plan, Adv, Entry, Index, Plan,
+};
+use crate::indexing::launch::{coordinate, u32_op, u32_scalar};
+use kupfer_core::{BinaryOp, DType, Error, Layout, Result, SliceArg};
+
+/// A resolved index.
+pub(crate) enum Resolved {
+    /// Basic indexing only: a view.
+    Basic(Vec<SliceArg>),
+    /// Advanced indexing (masks already replaced, indices checked).
+    Plan(Plan),
+}
+
+/// Resolves `index` against `a` (whose buffer has `layout`).
+pub(crate) async fn resolve(a: &Array, layout: &Layout, index: &[Index]) -> Result<Resolved> {
+    let ndim = layout.ndim();
+    let entries = expand(index, ndim)?;
+    if !is_advanced(&entries) {
+        return Ok(Resolved::Basic(crate::indexing::index::basic_args(
+            &entries,
+        )));
+    }
+    // Masks: check shapes, then replace by integer arrays (trusted: in bounds by construction).
+    let mut converted = Vec::with_capacity(entries.len());
+    let mut trusted = Vec::new();
+    let mut axis = 0usize;
+    for e in &entries {
+        match e {
+            Entry::Array(m) if m.dtype() == DType::Bool => {
+                m.device().same(a.device())?;
+                if m.ndim() == 0 {
+                    let v = m.item_async().await?;
+                    converted.push(Entry::Bool(v.as_f64() != 0.0));
+                    continue;
+                }
+                check_mask(m.shape(), &layout.shape, axis)?;
+                for ix in nonzero_async(m).await? {
+                    trusted.push(converted.len());
+                    converted.push(Entry::Array(ix));
+                }
+                axis += m.ndim();
+            }
+            Entry::NewAxis | Entry::Bool(_) => converted.push(e.clone()),
+            other => {
+                if let Entry::Array(x) = other {
+                    x.device().same(a.device())?;
+                }
+                converted.push(other.clone());
+                axis += 1;
+            }
+        }
+    }
+    let mut p = plan(layout, &converted, a.device())?;
+    // Which advanced indices came from masks (in plan order: the order of advanced entries).
+    let mut k = 0usize;
+    let mut from_mask = Vec::new();
+    for (pos, e) in converted.iter().enumerate() {
+        if matches!(
+            e,
+            Entry::Array(_) | Entry::List(_) | Entry::Bool(_) | Entry::Int(_)
+        ) {
+            from_mask.push(trusted.contains(&pos));
+            k += 1;
+        }
+    }
+    debug_assert_eq!(k, p.adv.len());
+    check_bounds(&mut p, &from_mask, layout).await?;
+    Ok(Resolved::Plan(p))
+}
+
+/// Checks device index arrays against their axes and marks those holding negative values
+/// (to be wrapped). The mins and maxes of all of them are gathered into one small array and
+/// read back once. Mask-derived indices need no check.
+async fn check_bounds(p: &mut Plan, from_mask: &[bool], _layout: &Layout) -> Result<()> {
+    let mut checked = Vec::new();
+    let mut parts: Vec<Array> = Vec::new();
+    for (k, adv) in p.adv.iter().enumerate() {
+        if let Adv::Device(a) = adv {
+            if from_mask[k] || a.size() == 0 {
+                continue;
+            }
+            parts.push(crate::reduce::min(a, crate::reduce::Axis::All, false)?);
+            parts.push(crate::reduce::max(a, crate::reduce::Axis::All, false)?);
+            checked.push(k);
+        }
+    }
+    if checked.is_empty() {
+        return Ok(());
+    }
+    let device = p
+        .device
+        .clone()
+        .ok_or_else(|| Error::invalid("index plan without a device"))?;
+    let dt = device.default_int();
+    // [min0, max0, min1, max1, ...] as one lazy expression: one kernel, one read-back.
+    let n = parts.len();
+    let pos: Vec<i32> = (0..n as i32).collect();
+    let pos = Array::from_slice_on(&device, &pos, &[n])?;
+    let mut bounds = parts[n - 1].astype(dt)?;
+    for (j, part) in parts.iter().enumerate().take(n - 1).rev() {
+        let here = crate::ufuncs::equal(&pos, j as i64)?;
+        bounds = crate::ufuncs::where_(&here, &part.astype(dt)?, &bounds)?;
+    }
+    let host = bounds.to_host_async().await?;
+    let values: Vec<i64> = match host.data {
+        crate::HostData::I64(v) => v,
+        crate::HostData::I32(v) => v.into_iter().map(i64::from).collect(),
+        other => {
+            return Err(Error::invalid(format!(
+                "index bounds read back as {}",
+                other.dtype()
+            )))
+        }
+    };
+    for (j, &k) in checked.iter().enumerate() {
+        let (lo, hi) = (values[2 * j], values[2 * j + 1]);
+        let len = p.view.shape[p.axes[k]];
+        let axis = p.src_axes[k];
+        if hi >= len as i64 {
+            return Err(out_of_bounds(hi, axis, len));
+        }
+        if lo < -(len as i64) {
+            return Err(out_of_bounds(lo, axis, len));
+        }
+        p.wrap[k] = lo < 0;
+    }
+    Ok(())
+}
+
+/// `np.nonzero(m)` as device arrays of the default integer dtype (one compaction of the flat
+/// indices, unravelled lazily). One read-back: the count.
+pub(crate) async fn nonzero_async(m: &Array) -> Result<Vec<Array>> {
+    let device = m.device().clone();
+    let shape = if m.ndim() == 0 {
+        vec![1]
+    } else {
+        m.shape().to_vec()
+    };
+    let flag = crate::ufuncs::not_equal(m, false)?.lazy();
+    let flat = crate::indexing::compact::compact(&device, &flag, &Lazy::index(), &shape)?
+        .finish_async()
+        .await?;
+    let dt = device.default_int();
+    let nd = m.ndim().max(1);
+    let mut out = Vec::with_capacity(nd);
+    for j in 0..nd {
+        let inner: usize = shape[j + 1..].iter().product();
+        let mut c = flat.clone();
+        if inner != 1 {
+            c = crate::ufuncs::floor_divide(&c, inner as i64)?;
+        }
+        if j > 0 {
+            c = crate::ufuncs::remainder(&c, shape[j] as i64)?;
+        }
+        let c = c.astype(dt)?;
+        c.eval()?;
+        out.push(c);
+    }
+    if m.ndim() == 0 {
+        // NumPy 2 refuses nonzero of a 0-d array; the 0-d mask path reads its value instead.
+        return Ok(out);
+    }
+    Ok(out)
+}
+
+/// The u32 element offset (into the indexed buffer) of every element of the plan's result,
+/// over `p.shape`.
+pub(crate) fn offsets(p: &Plan) -> Result<Lazy> {
+    let mut constant = p.view.offset as i64;
+    let mut terms: Vec<Lazy> = Vec::new();
+    for j in p.basic_axes() {
+        let s = p.view.strides[j];
+        if p.view.shape[j] == 1 || s == 0 {
+            continue;
+        }
+        terms.push(u32_op(
+            BinaryOp::Multiply,
+            coordinate(&p.shape, p.out_axis(j)),
+            u32_scalar(s as i32 as u32),
+        ));
+    }
+    for (k, adv) in p.adv.iter().enumerate() {
+        let stride = p.view.strides[p.axes[k]];
+        let len = p.view.shape[p.axes[k]];
+        let value: Lazy = match adv {
+            Adv::Host(v, s) if s.is_empty() => {
+                constant += v[0] * stride as i64;
+                continue;
+            }
+            Adv::Host(v, s) => {
+                let vals: Vec<u32> = v.iter().map(|&x| x as u32).collect();
+                let arr = Array::from_slice_on(p_device(p)?, &vals, s)?;
+                arr.lazy()
+            }
+            Adv::Device(a) => {
+                let (buffer, layout) = a.buffer_and_layout()?;
+                let leaf = Lazy::leaf(
+                    buffer,
+                    embed(&layout, &p.block, p.block_at, &p.shape)?,
+                    a.dtype(),
+                );
+                let signed = a.dtype().is_signed_int();
+                let v = if signed && p.wrap[k] {
+                    let i = leaf.cast(DType::I32);
+                    let neg = Lazy::binary(
+                        BinaryOp::Less,
+                        i.clone(),
+                        Lazy::scalar(0i32.to_le_bytes().to_vec(), DType::I32),
+                        DType::Bool,
+                    );
+                    let plus = Lazy::binary(
+                        BinaryOp::Add,
+                        i.clone(),
+                        Lazy::scalar((len as i32).to_le_bytes().to_vec(), DType::I32),
+                        DType::I32,
+                    );
+                    Lazy::select(neg, plus, i, DType::I32).cast(DType::U32)
+                } else if signed {
+                    leaf.cast(DType::I32).cast(DType::U32)
+                } else {
+                    leaf.cast(DType::U32)
+                };
+                terms.push(u32_op(
+                    BinaryOp::Multiply,
+                    v,
+                    u32_scalar(stride as i32 as u32),
+                ));
+                continue;
+            }
+        };
+        // Host arrays: uploaded, embedded like device ones.
+        let Lazy { root, .. } = &value;
+        let (buffer, layout) = match &**root {
+            crate::fusion::Expr::Leaf { buffer, layout, .. } => (buffer.clone(), layout.clone()),
+            _ => return Err(Error::invalid("host index upload is not a leaf")),
+        };
+        let leaf = Lazy::leaf(
+            buffer,
+            embed(&layout, &p.block, p.block_at, &p.shape)?,
+            DType::U32,
+        );
+        terms.push(u32_op(
+            BinaryOp::Multiply,
+            leaf,
+            u32_scalar(stride as i32 as u32),
+        ));
+    }
+    let mut acc = u32_scalar(constant as i32 as u32);
+    for t in terms {
+        acc = u32_op(BinaryOp::Add, acc, t);
+    }
+    Ok(acc)
+}
+
+fn p_device(p: &Plan) -> Result<&crate::Device> {
+    p.device
+        .as_ref()
+        .ok_or_else(|| Error::invalid("index plan without a device"))
+}
+
+/// An index array's layout placed in the result: broadcast to the block shape, its axes at
+/// `block_at..`, stride 0 along every other result axis.
+fn embed(layout: &Layout, block: &[usize], block_at: usize, shape: &[usize]) -> Result<Layout> {
+    let b = layout.broadcast_to(block)?;
+    let mut strides = vec![0isize; shape.len()];
+    strides[block_at..block_at + block.len()].copy_from_slice(&b.strides);
+    Ok(Layout {
+        shape: shape.to_vec(),
+        strides,
+        offset: b.offset,
+    })
+}

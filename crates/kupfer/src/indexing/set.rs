@@ -1,0 +1,466 @@
+//! Assignment through an index (`a[idx] = v`, `a[idx] += v`), in place: the write goes into
+//! the array's buffer, so every view of the same memory sees it, as in NumPy.
+//!
+//! - The value is a scalar or an array broadcast to the selection, cast to the array's dtype
+//!   as NumPy's assignment casts (unsafe casting; augmented assignment checks `same_kind`
+//!   first, as NumPy's in-place operator on the selection does).
+//! - A boolean mask of the array's shape with a scalar-like value is one predicated kernel
+//!   over the array (`where(mask, v, a)` written in place). [`Array::update_masked`] makes
+//!   the Mandelbrot update `Z[m] = Z[m] * Z[m] + C[m]` that one kernel too (the eval
+//!   statement form is recognised by `kupfer eval`).
+//! - Repeated integer indices: the highest position in the index wins (NumPy's sequential
+//!   semantics), deterministically: a claim pass (`atomicMax` of the position per element)
+//!   and a write pass (only the claiming position writes). Unique host lists skip the claim.
+//!
+//! Lazy expressions and in-place writes: a lazy array created before an assignment reads the
+//! old values. Every still-lazy array that reads the written buffer is materialised before
+//! the write is queued (`readers.rs`), except the value and mask themselves when nothing but
+//! the assignment holds them (temporaries, which then fuse into the write); a value or index
+//! that reads the destination anywhere but at the element being written is copied first.
+
+use crate::array::Array;
+use crate::fusion::{Expr, Lazy};
+use crate::indexing::index::{check_mask, single_mask, Adv, Index, Plan};
+use crate::indexing::launch::{launch_into, layout_offset, whole, Dst};
+use crate::indexing::readers;
+use crate::indexing::resolve::{offsets, resolve, Resolved};
+use crate::scalar::Operand;
+use kupfer_core::casting::{can_cast, Casting};
+use kupfer_core::indexing::IndexKernel;
+use kupfer_core::layout::{broadcast_shapes, size_of};
+use kupfer_core::{DType, Error, Layout, Result};
+use kupfer_wgpu::GpuBuffer;
+use std::collections::HashSet;
+use std::sync::Arc;
+
+/// A value ready to write: its expression (already of the destination dtype) and shape.
+struct Value {
+    lazy: Lazy,
+    shape: Vec<usize>,
+    array: Option<Array>,
+}
+
+fn value_of(dst: &Array, value: Operand) -> Result<Value> {
+    let dtype = dst.dtype();
+    match value {
+        Operand::Scalar(s) => Ok(Value {
+            lazy: Lazy::scalar(s.encode(dtype)?, dtype),
+            shape: vec![],
+            array: None,
+        }),
+        Operand::Array(v) => {
+            v.device().same(dst.device())?;
+            Ok(Value {
+                lazy: v.lazy().cast(dtype),
+                shape: v.shape().to_vec(),
+                array: Some(v),
+            })
+        }
+    }
+}
+
+/// Where an expression reads `buffer`: `None` never, `Some(true)` only through `same` (the
+/// element being written), `Some(false)` anywhere else too.
+fn reads_buffer(root: &Arc<Expr>, buffer: &Arc<GpuBuffer>, same: Option<&Layout>) -> Option<bool> {
+    let mut seen = HashSet::new();
+    let mut stack = vec![root];
+    let mut found = None;
+    while let Some(e) = stack.pop() {
+        if !seen.insert(Arc::as_ptr(e)) {
+            continue;
+        }
+        match &**e {
+            Expr::Leaf {
+                buffer: b, layout, ..
+            } => {
+                if Arc::ptr_eq(b, buffer) {
+                    if same == Some(layout) {
+                        found.get_or_insert(true);
+                    } else {
+                        found = Some(false);
+                    }
+                }
+            }
+            Expr::Cast(x, _) | Expr::Unary(_, x, _) => stack.push(x),
+            Expr::Binary(_, a, b, _) => stack.extend([a, b]),
+            Expr::Select(c, a, b, _) => stack.extend([c, a, b]),
+            Expr::Call(_, args, _, _) => stack.extend(args),
+            Expr::Scalar { .. } | Expr::Index | Expr::Matmul(_) => {}
+        }
+    }
+    found
+}
+
+/// True when the expression reads `buffer` at all.
+pub(crate) fn reads_dst(lazy: &Lazy, buffer: &Arc<GpuBuffer>) -> bool {
+    reads_buffer(&lazy.root, buffer, None).is_some()
+}
+
+/// `v` as an expression that does not read `buffer` except at `same`: copied when needed.
+fn detach(
+    device: &crate::Device,
+    lazy: Lazy,
+    shape: &[usize],
+    buffer: &Arc<GpuBuffer>,
+    same: Option<&Layout>,
+) -> Result<Lazy> {
+    match reads_buffer(&lazy.root, buffer, same) {
+        Some(false) => {
+            let copy = Array::from_lazy(device.clone(), shape.to_vec(), lazy);
+            copy.eval()?;
+            Ok(copy.lazy())
+        }
+        _ => Ok(lazy),
+    }
+}
+
+/// NumPy's message for a value that does not broadcast to the selection.
+fn value_shape_error(value: &[usize], selection: &[usize], advanced: bool) -> Error {
+    let f = |s: &[usize]| {
+        let parts: Vec<String> = s.iter().map(|d| d.to_string()).collect();
+        if parts.len() == 1 {
+            format!("({},)", parts[0])
+        } else {
+            format!("({})", parts.join(","))
+        }
+    };
+    if advanced {
+        Error::invalid(format!(
+            "shape mismatch: value array of shape {} could not be broadcast to indexing result \
+             of shape {}",
+            f(value),
+            f(selection)
+        ))
+    } else {
+        Error::invalid(format!(
+            "could not broadcast input array from shape {} into shape {}",
+            f(value),
+            f(selection)
+        ))
+    }
+}
+
+fn check_broadcast(value: &[usize], selection: &[usize], advanced: bool) -> Result<()> {
+    match broadcast_shapes(value, selection) {
+        Ok(s) if s == selection => Ok(()),
+        _ => Err(value_shape_error(value, selection, advanced)),
+    }
+}
+
+/// True when the plan may write one element twice (then the claim pass runs).
+fn may_repeat(p: &Plan) -> bool {
+    let arrays: Vec<&Adv> = p.adv.iter().filter(|a| size_of(a.shape()) > 1).collect();
+    match arrays.as_slice() {
+        [] => false,
+        [Adv::Host(v, _)] => {
+            let mut seen = HashSet::with_capacity(v.len());
+            !v.iter().all(|x| seen.insert(*x))
+        }
+        _ => true,
+    }
+}
+
+fn true_pred() -> Lazy {
+    Lazy::scalar(1u32.to_le_bytes().to_vec(), DType::Bool)
+}
+
+impl Array {
+    /// NumPy assignment `a[index] = value`, async (the browser's form). See [`Array::set`].
+    pub async fn set_async(&self, index: &[Index], value: impl Into<Operand>) -> Result<()> {
+        let value = value.into();
+        let device = self.device().clone();
+        let (buffer, layout) = self.buffer_and_layout()?;
+        let v = value_of(self, value)?;
+        let mask_only = single_mask(index, self.ndim());
+        if let Some(mask) = mask_only {
+            check_mask(mask.shape(), self.shape(), 0)?;
+            mask.device().same(&device)?;
+            if v.shape.len() <= 1 && size_of(&v.shape) == 1 {
+                let pred = detach(&device, mask.lazy(), mask.shape(), &buffer, Some(&layout))?;
+                let val = detach(&device, v.lazy, &v.shape, &buffer, Some(&layout))?;
+                return self.write(&buffer, &layout, pred, val, mask, v.array.as_ref());
+            }
+            if v.shape.len() > 1 {
+                return Err(Error::invalid(format!(
+                    "NumPy boolean array indexing assignment requires a 0 or 1-dimensional \
+                     input, input has {} dimensions",
+                    v.shape.len()
+                )));
+            }
+        }
+        match resolve(self, &layout, index).await? {
+            Resolved::Basic(args) => {
+                let view = layout.slice(&args)?;
+                check_broadcast(&v.shape, &view.shape, false)?;
+                // Reads of the element being written (`a[1:] = a[1:] * 2`) fuse in place.
+                let same = view.broadcast_to(&view.shape)?;
+                let val = detach(&device, v.lazy, &v.shape, &buffer, Some(&same))?;
+                let off = layout_offset(&view);
+                let keep: Vec<&Array> = v.array.iter().collect();
+                readers::before_write(&buffer, &keep)?;
+                self.launch_write(
+                    &buffer,
+                    off,
+                    true_pred(),
+                    val,
+                    &view.shape,
+                    false,
+                    Some(&view),
+                )
+            }
+            Resolved::Plan(mut p) => {
+                if let (Some(_), [n]) = (&mask_only, v.shape.as_slice()) {
+                    if *n != size_of(&p.shape) && *n != 1 {
+                        return Err(Error::invalid(format!(
+                            "NumPy boolean array indexing assignment cannot assign {n} input \
+                             values to the {} output values where the mask is true",
+                            size_of(&p.shape)
+                        )));
+                    }
+                }
+                check_broadcast(&v.shape, &p.shape, true)?;
+                // Index arrays that live in the destination buffer are copied first.
+                for adv in p.adv.iter_mut() {
+                    if let Adv::Device(a) = adv {
+                        if Arc::ptr_eq(&a.buffer_and_layout()?.0, &buffer) {
+                            *a = a.copy()?;
+                        }
+                    }
+                }
+                let val = detach(&device, v.lazy, &v.shape, &buffer, None)?;
+                let off = offsets(&p)?;
+                let repeat = may_repeat(&p);
+                self.write_at(
+                    &buffer,
+                    off,
+                    true_pred(),
+                    val,
+                    &p.shape,
+                    v.array.as_ref(),
+                    repeat,
+                )
+            }
+        }
+    }
+
+    /// Predicated write over the whole array (`where(pred, val, a)` in place).
+    fn write(
+        &self,
+        buffer: &Arc<GpuBuffer>,
+        layout: &Layout,
+        pred: Lazy,
+        val: Lazy,
+        mask: &Array,
+        value: Option<&Array>,
+    ) -> Result<()> {
+        let keep: Vec<&Array> = std::iter::once(mask).chain(value).collect();
+        readers::before_write(buffer, &keep)?;
+        let off = layout_offset(layout);
+        self.launch_write(buffer, off, pred, val, self.shape(), false, Some(layout))
+    }
+
+    /// Write of `val` at offsets `off` over `shape`.
+    #[allow(clippy::too_many_arguments)]
+    fn write_at(
+        &self,
+        buffer: &Arc<GpuBuffer>,
+        off: Lazy,
+        pred: Lazy,
+        val: Lazy,
+        shape: &[usize],
+        value: Option<&Array>,
+        repeat: bool,
+    ) -> Result<()> {
+        let keep: Vec<&Array> = value.into_iter().collect();
+        readers::before_write(buffer, &keep)?;
+        self.launch_write(buffer, off, pred, val, shape, repeat, None)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn launch_write(
+        &self,
+        buffer: &Arc<GpuBuffer>,
+        off: Lazy,
+        pred: Lazy,
+        val: Lazy,
+        shape: &[usize],
+        repeat: bool,
+        same: Option<&Layout>,
+    ) -> Result<()> {
+        let device = self.device();
+        let dst = Dst {
+            buffer: buffer.clone(),
+            same: same.cloned(),
+        };
+        if !repeat {
+            return launch_into(
+                device,
+                IndexKernel::Scatter,
+                self.dtype(),
+                &[&pred, &off, &val],
+                shape,
+                &dst,
+                vec![],
+            );
+        }
+        let elements = (buffer.size() as usize).div_ceil(self.dtype().gpu_size());
+        let win = crate::creation::full_on(device, &[elements], 0i64, Some(DType::U32))?;
+        let (win, _) = win.buffer_and_layout()?;
+        crate::indexing::launch::launch(
+            device,
+            IndexKernel::Claim,
+            self.dtype(),
+            &[&pred, &off],
+            shape,
+            vec![whole(&win)],
+            None,
+            0,
+            0,
+        )?;
+        launch_into(
+            device,
+            IndexKernel::ScatterClaimed,
+            self.dtype(),
+            &[&pred, &off, &val],
+            shape,
+            &dst,
+            vec![whole(&win)],
+        )
+    }
+
+    /// NumPy assignment `a[index] = value`, in place: every index [`Array::get`] takes, a
+    /// scalar or an array broadcast to the selection (cast to `a`'s dtype as NumPy casts on
+    /// assignment). Views of the same memory see the write; lazy arrays created before it
+    /// keep the old values. Repeated indices: the last one wins.
+    ///
+    /// ```
+    /// use kupfer::idx;
+    /// let a = kupfer::zeros(&[2, 3], Some(kupfer::DType::F32))?;
+    /// a.set(&idx![.., 1..], 7.0)?;
+    /// a.set(&idx![vec![0i64, 0], vec![0i64, 0]], &kupfer::Array::from_slice(&[1.0f32, 2.0], &[2])?)?;
+    /// assert_eq!(a.to_vec::<f32>()?, vec![2.0, 7.0, 7.0, 0.0, 7.0, 7.0]);
+    /// # Ok::<(), kupfer::Error>(())
+    /// ```
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn set(&self, index: &[Index], value: impl Into<Operand>) -> Result<()> {
+        pollster::block_on(self.set_async(index, value))
+    }
+
+    /// `a[mask] = value` for a boolean mask.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn set_mask(&self, mask: &Array, value: impl Into<Operand>) -> Result<()> {
+        self.set(&[Index::Array(mask.clone())], value)
+    }
+
+    /// Augmented assignment `a[index] = f(a[index])` (`a[m] += 1` is
+    /// `a.update(&idx![&m], |x| kupfer::add(x, 1))`), async. The result must cast to `a`'s
+    /// dtype under `same_kind`, as NumPy's in-place operators require.
+    pub async fn update_async(
+        &self,
+        index: &[Index],
+        f: impl FnOnce(&Array) -> Result<Array>,
+    ) -> Result<()> {
+        if let Some(mask) = single_mask(index, self.ndim()) {
+            return self.update_masked(mask, |m| f(&m.get(self)?));
+        }
+        let old = self.get_async(index).await?;
+        let new = f(&old)?;
+        same_kind(new.dtype(), self.dtype())?;
+        self.set_async(index, new).await
+    }
+
+    /// Augmented assignment `a[index] = f(a[index])`; see [`Array::update_async`].
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn update(&self, index: &[Index], f: impl FnOnce(&Array) -> Result<Array>) -> Result<()> {
+        pollster::block_on(self.update_async(index, f))
+    }
+
+    /// The fused masked update `a[mask] = f(...)` where `f` is elementwise over masked reads
+    /// of arrays of `a`'s shape: one kernel over the array, `a = where(mask, f, a)` written in
+    /// place, never a gather, a temporary and a scatter. `f` receives a [`MaskedReads`]
+    /// whose `get(&x)` stands for `x[mask]`; it must combine them with elementwise
+    /// operations only (a reduction inside `f` would see every element, not the masked
+    /// ones). Needs no read-back.
+    ///
+    /// ```
+    /// use kupfer as kp;
+    /// let z = kp::Array::from_slice(&[1.0f32, 2.0, 3.0], &[3])?;
+    /// let c = kp::Array::from_slice(&[1.0f32, 1.0, 1.0], &[3])?;
+    /// let mask = kp::less(&z, 2.5)?;
+    /// // Z[mask] = Z[mask] * Z[mask] + C[mask]
+    /// z.update_masked(&mask, |m| Ok(&m.get(&z)? * &m.get(&z)? + &m.get(&c)?))?;
+    /// assert_eq!(z.to_vec::<f32>()?, vec![2.0, 5.0, 3.0]);
+    /// # Ok::<(), kp::Error>(())
+    /// ```
+    pub fn update_masked(
+        &self,
+        mask: &Array,
+        f: impl FnOnce(&MaskedReads) -> Result<Array>,
+    ) -> Result<()> {
+        if mask.dtype() != DType::Bool {
+            return Err(Error::invalid(
+                "update_masked needs a boolean mask (integer indices: use update)",
+            ));
+        }
+        if mask.ndim() != self.ndim() {
+            return Err(Error::invalid(format!(
+                "boolean index did not match indexed array: mask has {} dimensions, the array {}",
+                mask.ndim(),
+                self.ndim()
+            )));
+        }
+        check_mask(mask.shape(), self.shape(), 0)?;
+        mask.device().same(self.device())?;
+        let (buffer, layout) = self.buffer_and_layout()?;
+        let reads = MaskedReads {
+            shape: self.shape().to_vec(),
+        };
+        let value = f(&reads)?;
+        value.device().same(self.device())?;
+        same_kind(value.dtype(), self.dtype())?;
+        let vshape = value.shape().to_vec();
+        check_broadcast(&vshape, self.shape(), true)?;
+        let device = self.device().clone();
+        let pred = detach(&device, mask.lazy(), mask.shape(), &buffer, Some(&layout))?;
+        let val = detach(
+            &device,
+            value.lazy().cast(self.dtype()),
+            &vshape,
+            &buffer,
+            Some(&layout),
+        )?;
+        self.write(&buffer, &layout, pred, val, mask, Some(&value))
+    }
+}
+
+/// NumPy's `same_kind` rule for the result of an in-place operator.
+fn same_kind(from: DType, to: DType) -> Result<()> {
+    if can_cast(from, to, Casting::SameKind) {
+        Ok(())
+    } else {
+        Err(Error::invalid(format!(
+            "Cannot cast ufunc output from dtype('{from}') to dtype('{to}') with casting rule \
+             'same_kind'"
+        )))
+    }
+}
+
+/// The masked reads of [`Array::update_masked`]: `get(&x)` is `x[mask]` inside the fused
+/// update (it returns `x` itself, shape-checked: the update runs over the whole array).
+pub struct MaskedReads {
+    shape: Vec<usize>,
+}
+
+impl MaskedReads {
+    /// `x[mask]`: `x` must have the mask's shape.
+    pub fn get(&self, x: &Array) -> Result<Array> {
+        if x.shape() != self.shape.as_slice() {
+            return Err(Error::invalid(format!(
+                "boolean index did not match indexed array: mask shape {:?}, array shape {:?}",
+                self.shape,
+                x.shape()
+            )));
+        }
+        Ok(x.clone())
+    }
+}

@@ -1,0 +1,384 @@
+//! The Rust indexing API (`get`, `set`, `update`, `update_masked`, `ufunc_at`, the index
+//! functions) against NumPy on every dtype the adapter has: each case is a Python statement
+//! list over `a` (a 4 x 5 array of the dtype, also viewed reversed and strided) and the same
+//! operation through kupfer's API; results must match NumPy's exactly (values are copied,
+//! never computed). Plus the Mandelbrot example against NumPy's `mandelbrot_cupy` and the
+//! lazy-reader rule of in-place writes.
+
+mod common;
+
+use common::{default_device, dtypes, raw_bytes, values};
+use kupfer as kp;
+use kupfer::{idx, Array, DType, Index, SliceArg};
+use serde_json::json;
+use std::path::PathBuf;
+
+type Op = fn(&Array) -> kp::Result<Array>;
+
+fn arr_i64(v: &[i64], shape: &[usize]) -> Array {
+    Array::from_slice(v, shape).unwrap()
+}
+
+/// (NumPy program over `a` ending in `r = ...`, kupfer's form).
+fn cases() -> Vec<(&'static str, Op)> {
+    vec![
+        ("r = a[a != 0]", |a| {
+            a.get(&[Index::Array(kp::not_equal(a, 0)?)])
+        }),
+        ("r = a[[3, -1, 0, 0]]", |a| {
+            a.get(&idx![vec![3i64, -1, 0, 0]])
+        }),
+        ("r = a[:, [4, 1]]", |a| a.get(&idx![.., vec![4i64, 1]])),
+        ("r = a[[1, 2], [0, -1]]", |a| {
+            a.get(&idx![vec![1i64, 2], vec![0i64, -1]])
+        }),
+        ("r = a[::-1, 1:4][[0, 2]]", |a| {
+            a.slice(&kp::s![..;-1, 1..4])?.get(&idx![vec![0i64, 2]])
+        }),
+        (
+            "r = a.T[a.T.sum(axis=1) != 0] if a.dtype != bool else a.T[a.T.any(axis=1)]",
+            |a| {
+                let t = a.t()?;
+                let m = kp::any(&t, 1isize, false)?;
+                t.get(&[Index::Array(m)])
+            },
+        ),
+        ("r = a[np.array([[1], [3]]), np.array([0, 2, 4])]", |a| {
+            a.get(&[
+                Index::Array(arr_i64(&[1, 3], &[2, 1])),
+                Index::Array(arr_i64(&[0, 2, 4], &[3])),
+            ])
+        }),
+        ("r = a[1, None, [2, 3]]", |a| {
+            a.get(&[
+                Index::Basic(SliceArg::Index(1)),
+                Index::Basic(SliceArg::NewAxis),
+                Index::List(vec![2, 3]),
+            ])
+        }),
+        ("r = a[[]]", |a| a.get(&[Index::List(vec![])])),
+        ("r = a[np.zeros((4, 5), dtype=bool)]", |a| {
+            a.get(&[Index::Array(kp::zeros(&[4, 5], Some(DType::Bool))?)])
+        }),
+        ("r = a.copy(); r[[0, 2]] = a[1]", |a| {
+            let r = a.copy()?;
+            r.set(&idx![vec![0i64, 2]], &a.slice(&[SliceArg::Index(1)])?)?;
+            Ok(r)
+        }),
+        ("r = a.copy(); r[r != 0] = a[0, 0]", |a| {
+            let r = a.copy()?;
+            let m = kp::not_equal(&r, 0)?;
+            r.set(
+                &[Index::Array(m)],
+                &a.slice(&[SliceArg::Index(0), SliceArg::Index(0)])?,
+            )?;
+            Ok(r)
+        }),
+        ("r = a.copy(); r[[3, 3, 1], 1:3] = a[:3, :2]", |a| {
+            let r = a.copy()?;
+            r.set(&idx![vec![3i64, 3, 1], 1..3], &a.slice(&kp::s![..3, ..2])?)?;
+            Ok(r)
+        }),
+        (
+            "r = a.copy(); v = r[::-1]; v[[0, 1], [4, 4]] = a[0, :2]; r = r",
+            |a| {
+                let r = a.copy()?;
+                let v = r.slice(&kp::s![..;-1])?;
+                v.set(
+                    &idx![vec![0i64, 1], vec![4i64, 4]],
+                    &a.slice(&kp::s![0, ..2])?,
+                )?;
+                Ok(r)
+            },
+        ),
+        (
+            "r = a.copy(); r[np.array([True, False, True, False])] = a[3]",
+            |a| {
+                let r = a.copy()?;
+                let m = Array::from_slice(&[true, false, true, false], &[4])?;
+                r.set(&[Index::Array(m)], &a.slice(&[SliceArg::Index(3)])?)?;
+                Ok(r)
+            },
+        ),
+        ("r = np.take(a, [7, -1, 19])", |a| {
+            kp::take(
+                a,
+                &arr_i64(&[7, -1, 19], &[3]).into(),
+                None,
+                kp::TakeMode::Raise,
+            )
+        }),
+        ("r = np.extract(a != 0, a)", |a| {
+            kp::extract(&kp::not_equal(a, 0)?, a)
+        }),
+        ("r = np.compress([True, False, True], a, axis=0)", |a| {
+            kp::compress(&Array::from_slice(&[true, false, true], &[3])?, a, Some(0))
+        }),
+        (
+            "r = np.take_along_axis(a, np.array([[4], [0], [1], [2]]), axis=1)",
+            |a| kp::take_along_axis(a, &arr_i64(&[4, 0, 1, 2], &[4, 1]), Some(1)),
+        ),
+    ]
+}
+
+const ORACLE: &str = r#"
+import json, sys, os
+import numpy as np
+d = sys.argv[1]
+m = json.load(open(os.path.join(d, "manifest.json")))
+res = {}
+for t in m["tests"]:
+    a = np.frombuffer(open(os.path.join(d, t["file"]), "rb").read(), dtype=t["dtype"]).reshape(4, 5).copy()
+    env = {"np": np, "a": a}
+    try:
+        exec(t["code"], env)
+        r = np.ascontiguousarray(env["r"])
+        out = os.path.join(d, t["id"] + ".out")
+        open(out, "wb").write(r.astype(r.dtype.newbyteorder("<")).tobytes())
+        res[t["id"]] = {"shape": list(r.shape), "dtype": str(r.dtype)}
+    except Exception as e:
+        res[t["id"]] = {"error": f"{type(e).__name__}: {e}"}
+json.dump(res, open(os.path.join(d, "results.json"), "w"))
+"#;
+
+fn numpy_name(d: DType) -> &'static str {
+    match d {
+        DType::Bool => "bool",
+        DType::I32 => "int32",
+        DType::U32 => "uint32",
+        DType::I64 => "int64",
+        DType::F16 => "float16",
+        DType::F32 => "float32",
+        DType::F64 => "float64",
+        DType::Complex64 => "complex64",
+        DType::Complex128 => "complex128",
+    }
+}
+
+/// kupfer's bytes in NumPy's layout (bool: one byte).
+fn host_bytes(a: &Array) -> Vec<u8> {
+    match a.to_host().unwrap().data {
+        kp::HostData::Bool(v) => v.iter().map(|&b| u8::from(b)).collect(),
+        kp::HostData::I32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        kp::HostData::U32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        kp::HostData::I64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        kp::HostData::F16(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        kp::HostData::F32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        kp::HostData::F64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        kp::HostData::Complex64(v) => v
+            .iter()
+            .flat_map(|z| [z.re.to_le_bytes(), z.im.to_le_bytes()].concat())
+            .collect(),
+        kp::HostData::Complex128(v) => v
+            .iter()
+            .flat_map(|z| [z.re.to_le_bytes(), z.im.to_le_bytes()].concat())
+            .collect(),
+    }
+}
+
+fn temp_dir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("kupfer-indexing-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn api_matches_numpy_on_every_dtype() {
+    let dev = default_device();
+    let dir = temp_dir("api");
+    let cases = cases();
+    let mut tests = Vec::new();
+    let mut inputs = Vec::new();
+    for (k, &dt) in dtypes(&dev).iter().enumerate() {
+        // Small integers with zeros (masks select a part), in every dtype.
+        let data: Vec<f64> = values(k as u64 + 1, 23, 20, dt, 0.0, 3.0)
+            .iter()
+            .map(|v| v.floor())
+            .collect();
+        let file = format!("in_{k}.bin");
+        std::fs::write(dir.join(&file), raw_bytes(&data, dt)).unwrap();
+        let a = common::upload(&data, dt, &[4, 5]);
+        inputs.push((dt, a));
+        for (c, (code, _)) in cases.iter().enumerate() {
+            tests.push(json!({
+                "id": format!("t{k}_{c}"), "file": file, "dtype": numpy_name(dt), "code": code,
+            }));
+        }
+    }
+    let res = common::run_oracle(&dir, &json!({ "tests": tests }), ORACLE);
+    let mut failures = Vec::new();
+    let mut total = 0;
+    for (k, (dt, a)) in inputs.iter().enumerate() {
+        for (c, (code, op)) in cases.iter().enumerate() {
+            total += 1;
+            let id = format!("t{k}_{c}");
+            let want = &res[&id];
+            match op(a) {
+                Err(e) => {
+                    if want.get("error").is_none() {
+                        failures.push(format!("{dt} {code}: kupfer error {e}"));
+                    }
+                }
+                Ok(got) => {
+                    if let Some(e) = want.get("error") {
+                        failures.push(format!("{dt} {code}: numpy raised {e}"));
+                        continue;
+                    }
+                    let shape: Vec<usize> = want["shape"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|v| v.as_u64().unwrap() as usize)
+                        .collect();
+                    if got.shape() != shape.as_slice() {
+                        failures.push(format!("{dt} {code}: shape {:?} vs {shape:?}", got.shape()));
+                        continue;
+                    }
+                    // Index results: the default int where NumPy gives intp.
+                    let want_dt = want["dtype"].as_str().unwrap();
+                    if numpy_name(got.dtype()) != want_dt {
+                        failures.push(format!("{dt} {code}: dtype {} vs {want_dt}", got.dtype()));
+                        continue;
+                    }
+                    let bytes = std::fs::read(dir.join(format!("{id}.out"))).unwrap();
+                    if host_bytes(&got) != bytes {
+                        failures.push(format!("{dt} {code}: values differ"));
+                    }
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    common::assert_no_failures(&failures, total);
+}
+
+#[test]
+fn lazy_readers_keep_old_values_and_views_see_writes() {
+    default_device();
+    let a = Array::from_slice(&[1.0f32, 2.0, 3.0, 4.0], &[4]).unwrap();
+    let view = a.slice(&kp::s![1..]).unwrap();
+    let before = &a * 10.0; // lazy, reads a
+    let m = kp::greater(&a, 2.0).unwrap();
+    a.set(&[Index::Array(m.clone())], 0.0).unwrap();
+    assert_eq!(
+        before.to_vec::<f32>().unwrap(),
+        vec![10.0, 20.0, 30.0, 40.0]
+    );
+    assert_eq!(a.to_vec::<f32>().unwrap(), vec![1.0, 2.0, 0.0, 0.0]);
+    assert_eq!(view.to_vec::<f32>().unwrap(), vec![2.0, 0.0, 0.0]);
+    // The mask was computed from the old values too.
+    assert_eq!(m.to_vec::<bool>().unwrap(), vec![false, false, true, true]);
+    // An update reading the array elsewhere sees the old values (a copy is taken).
+    let b = Array::from_slice(&[1i32, 2, 3, 4, 5], &[5]).unwrap();
+    b.set(&kp::idx![1..], b.slice(&kp::s![..4]).unwrap())
+        .unwrap();
+    assert_eq!(b.to_vec::<i32>().unwrap(), vec![1, 1, 2, 3, 4]);
+}
+
+#[test]
+fn repeated_indices_last_write_wins_and_at_accumulates() {
+    default_device();
+    let n = 5000;
+    let idx: Vec<i64> = (0..n).map(|i| (i * 7919 % 13) as i64).collect();
+    let vals: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let a = kp::zeros(&[13], Some(DType::F32)).unwrap();
+    let iv = Array::from_slice(&idx, &[n]).unwrap();
+    let vv = Array::from_slice(&vals, &[n]).unwrap();
+    a.set(&[Index::Array(iv.clone())], &vv).unwrap();
+    let mut want = vec![0.0f32; 13];
+    for (i, &j) in idx.iter().enumerate() {
+        want[j as usize] = vals[i];
+    }
+    assert_eq!(a.to_vec::<f32>().unwrap(), want);
+    // np.add.at: every repeat counts (integers: exact).
+    let c = kp::zeros(&[13], Some(DType::I32)).unwrap();
+    kp::add_at(&c, &[Index::Array(iv)], 1).unwrap();
+    let mut counts = vec![0i32; 13];
+    for &j in &idx {
+        counts[j as usize] += 1;
+    }
+    assert_eq!(c.to_vec::<i32>().unwrap(), counts);
+}
+
+#[test]
+fn masked_update_is_where_in_place() {
+    default_device();
+    let z = Array::from_slice(&[0.5f32, 1.0, 2.0, -1.0], &[4]).unwrap();
+    let c = Array::from_slice(&[0.25f32, 0.25, 0.25, 0.25], &[4]).unwrap();
+    let mask = Array::from_slice(&[true, false, true, true], &[4]).unwrap();
+    let alias = z.slice(&kp::s![..]).unwrap();
+    z.update_masked(&mask, |m| Ok(&m.get(&z)? * &m.get(&z)? + &m.get(&c)?))
+        .unwrap();
+    assert_eq!(alias.to_vec::<f32>().unwrap(), vec![0.5, 1.0, 4.25, 1.25]);
+    let wrong = Array::from_slice(&[true, false], &[2]).unwrap();
+    let e = z.update_masked(&wrong, |m| m.get(&z)).unwrap_err();
+    assert!(e.to_string().contains("boolean index did not match"), "{e}");
+}
+
+#[allow(dead_code)]
+#[path = "../examples/mandelbrot.rs"]
+mod mandelbrot_example;
+
+const MANDEL_NUMPY: &str = r#"
+import json, sys, os
+import numpy as np
+d = sys.argv[1]
+m = json.load(open(os.path.join(d, "manifest.json")))
+def mandelbrot_numpy(x_min, x_max, y_min, y_max, width, height, max_iter):
+    x = np.linspace(x_min, x_max, width, dtype=np.float64)
+    y = np.linspace(y_min, y_max, height, dtype=np.float64)
+    X, Y = np.meshgrid(x, y, indexing="ij")
+    C = X + 1j * Y
+    Z = np.zeros_like(C, dtype=np.complex128)
+    mat = np.zeros(C.shape, dtype=np.float64)
+    mask = np.ones(C.shape, dtype=bool)
+    for n in range(max_iter):
+        Z[mask] = Z[mask] * Z[mask] + C[mask]
+        escaped = np.abs(Z) > 2.0
+        newly_escaped = escaped & mask
+        if newly_escaped.any():
+            z_new = Z[newly_escaped]
+            mat[newly_escaped] = n + 1 - np.log(np.log(np.abs(z_new))) / np.log(2.0)
+            mask[newly_escaped] = False
+        if not mask.any():
+            break
+    return mat
+r = mandelbrot_numpy(*m["args"])
+open(os.path.join(d, "mat.bin"), "wb").write(r.astype("<f8").tobytes())
+json.dump({"shape": list(r.shape)}, open(os.path.join(d, "results.json"), "w"))
+"#;
+
+#[test]
+fn mandelbrot_matches_numpy() {
+    let dev = default_device();
+    if !dev.supports(DType::F64) {
+        panic!("the Mandelbrot port needs float64 (SHADER_F64), which this adapter lacks");
+    }
+    let dir = temp_dir("mandel");
+    let (w, h, iters) = (48usize, 32usize, 40usize);
+    let res = common::run_oracle(
+        &dir,
+        &json!({ "args": [-2.0, 1.0, -1.0, 1.0, w, h, iters] }),
+        MANDEL_NUMPY,
+    );
+    assert_eq!(res["shape"], json!([w, h]));
+    let want = common::read_f64(&dir.join("mat.bin"));
+    let _ = std::fs::remove_dir_all(&dir);
+    let got: Vec<f64> = mandelbrot_example::mandelbrot(-2.0, 1.0, -1.0, 1.0, w, h, iters)
+        .unwrap()
+        .to_vec()
+        .unwrap();
+    assert_eq!(got.len(), want.len());
+    let mut escaped = 0;
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        // Escape counts are exact; the smooth part agrees to rounding.
+        assert_eq!(*g == 0.0, *w == 0.0, "point {i}: {g} vs NumPy {w}");
+        assert!(
+            (g - w).abs() <= 1e-9 * w.abs().max(1.0),
+            "point {i}: {g} vs NumPy {w}"
+        );
+        escaped += usize::from(*w != 0.0);
+    }
+    assert!(escaped > 100 && escaped < w * h, "{escaped} points escaped");
+}
