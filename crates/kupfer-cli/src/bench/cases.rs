@@ -409,6 +409,11 @@ pub const CASES: &[Case] = &[
         about: "float(t.sum()) on 16 elements",
     },
     Case {
+        name: "loop_mandelbrot_1024sq_100it",
+        group: Group::Loop,
+        about: "the seed's Mandelbrot, 1024x1024, 100 iterations, mask.any() read back each",
+    },
+    Case {
         name: "loop_cg_dense_1024_200it",
         group: Group::Loop,
         about: "200 conjugate-gradient iterations, dense 1024 SPD system, 2 read-backs each",

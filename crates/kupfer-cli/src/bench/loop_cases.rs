@@ -18,6 +18,7 @@ const LOOP_REPS: usize = 5;
 pub fn run(name: &str, t: &Timing) -> CliResult<Measurement> {
     match name {
         "loop_cg_dense_1024_200it" => cg_dense(t, 1024, 200),
+        "loop_mandelbrot_1024sq_100it" => mandelbrot(t, 1024, 1024, 100),
         other => unreachable!("{other} is not a loop case"),
     }
 }
@@ -61,5 +62,43 @@ fn cg_dense(t: &Timing, n: usize, iters: usize) -> CliResult<Measurement> {
         Ok(x)
     };
     let ms = wall_time(t, LOOP_REPS, solve)?;
+    Ok(Measurement::new(ms))
+}
+
+/// The seed's `mandelbrot_cupy` as the anchor runs it: complex64, the masked update
+/// `Z[mask] = Z[mask] * Z[mask] + C[mask]` (one fused kernel in kupfer), escape counts and the
+/// mask updated through the newly escaped points, and `mask.any()` read back every iteration.
+fn mandelbrot(t: &Timing, width: usize, height: usize, max_iter: usize) -> CliResult<Measurement> {
+    let dev = &t.device;
+    let _guard = dev.use_device();
+    let run = || -> kp::Result<Array> {
+        let x = kp::linspace(-2.0, 1.0, width, true, Some(DType::F32))?;
+        let y = kp::linspace(-1.5, 1.5, height, true, Some(DType::F32))?;
+        let grid = kp::meshgrid(&[x, y], "xy")?;
+        let c = kp::add(
+            &grid[0],
+            kp::multiply(kp::Scalar::Complex { re: 0.0, im: 1.0 }, &grid[1])?,
+        )?;
+        c.eval()?;
+        let z = kp::zeros(c.shape(), Some(DType::Complex64))?;
+        z.eval()?;
+        let counts = kp::zeros(c.shape(), Some(DType::I32))?;
+        counts.eval()?;
+        let mask = kp::ones(c.shape(), Some(DType::Bool))?;
+        mask.eval()?;
+        for i in 0..max_iter {
+            z.update_masked(&mask, |m| Ok(&m.get(&z)? * &m.get(&z)? + &m.get(&c)?))?;
+            let escaped = kp::greater(kp::abs(&z)?, 2.0)?;
+            let newly = kp::logical_and(&escaped, &mask)?;
+            newly.eval()?;
+            counts.set_mask(&newly, i as i64)?;
+            mask.set_mask(&newly, false)?;
+            if kp::any(&mask, kp::Axis::All, false)?.item()?.as_f64() == 0.0 {
+                break;
+            }
+        }
+        Ok(counts)
+    };
+    let ms = wall_time(t, LOOP_REPS, run)?;
     Ok(Measurement::new(ms))
 }
