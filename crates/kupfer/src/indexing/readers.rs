@@ -80,7 +80,7 @@ fn reads(root: &Arc<Expr>, buffer: *const GpuBuffer) -> bool {
             Expr::Cast(x, _) | Expr::Unary(_, x, _) => stack.push(x),
             Expr::Binary(_, a, b, _) => stack.extend([a, b]),
             Expr::Select(c, a, b, _) => stack.extend([c, a, b]),
-            Expr::Call(_, args, _, _) => stack.extend(args),
+            Expr::Call(_, args, _, _) | Expr::Random(_, args, _) => stack.extend(args),
             Expr::Scalar { .. } | Expr::Index => {}
         }
     }

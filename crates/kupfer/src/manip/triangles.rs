@@ -75,7 +75,7 @@ fn triangle(m: &Array, k: isize, keep_lower: bool) -> Result<Array> {
         Lazy::unary(kupfer_core::UnaryOp::LogicalNot, below, DType::Bool)
     };
     let device = m.device().clone();
-    let x = m.operand_within(Array::max_nodes() - 12, Array::max_leaves(&device))?;
+    let x = m.operand_within(Array::max_nodes() - 12, Array::max_leaves(&device), &shape)?;
     let zero = Lazy::scalar(Scalar::Int(0).encode(m.dtype())?, m.dtype());
     let out = Array::from_lazy(device, shape, Lazy::select(keep, x, zero, m.dtype()));
     out.eval()?;
