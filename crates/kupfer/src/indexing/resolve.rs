@@ -18,7 +18,7 @@ pub(crate) enum Resolved {
     /// Basic indexing only: a view.
     Basic(Vec<SliceArg>),
     /// Advanced indexing (masks already replaced, indices checked).
-    Plan(Plan),
+    Plan(Box<Plan>),
 }
 
 /// Resolves `index` against `a` (whose buffer has `layout`).
@@ -75,7 +75,7 @@ pub(crate) async fn resolve(a: &Array, layout: &Layout, index: &[Index]) -> Resu
     }
     debug_assert_eq!(k, p.adv.len());
     check_bounds(&mut p, &from_mask, layout).await?;
-    Ok(Resolved::Plan(p))
+    Ok(Resolved::Plan(Box::new(p)))
 }
 
 /// Checks device index arrays against their axes and marks those holding negative values
