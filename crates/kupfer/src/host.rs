@@ -7,16 +7,16 @@ use num_complex::{Complex32, Complex64};
 /// Copies `src` into `dst` (same length). Large copies into freshly allocated memory are
 /// bound by page faults, not bandwidth, so natively they are split across threads.
 pub(crate) fn copy_bytes(dst: &mut [u8], src: &[u8]) {
-    // From 1 MiB on, each thread copies at least 512 KiB: the H200 host copied a 4 MiB
-    // read-back at 8 GB/s on one thread (0.51 ms, the larger part of d2h_pageable at 2^20).
+    // From 8 MiB on. Splitting a 4 MiB read-back over threads made it slower on the H200's
+    // host (1.27-1.46 ms against 0.51 ms on one thread: the threads' page faults on the fresh
+    // allocation serialise in the kernel, and the spawns cost more than the copy).
     #[cfg(not(target_arch = "wasm32"))]
-    const PARALLEL_FROM: usize = 1 << 20;
+    const PARALLEL_FROM: usize = 8 << 20;
     #[cfg(not(target_arch = "wasm32"))]
     if src.len() >= PARALLEL_FROM {
         let threads = std::thread::available_parallelism()
             .map_or(1, |n| n.get())
-            .min(8)
-            .min(src.len() / (512 << 10));
+            .min(8);
         if threads > 1 {
             let chunk = src.len().div_ceil(threads).div_ceil(4096) * 4096;
             std::thread::scope(|scope| {
