@@ -110,7 +110,8 @@ pub fn test(args: &[String]) -> Res<()> {
     }
     step("tests on the default adapter");
     let mut tests = Command::new(cargo());
-    tests.args(["test", "--workspace"]);
+    // Every test binary runs even after one fails, so one run shows every failure.
+    tests.args(["test", "--workspace", "--no-fail-fast"]);
     if !wants.browser {
         tests.args(["--exclude", "kupfer-web"]);
     }
