@@ -108,15 +108,15 @@ fn kp_cprecip_c64(x: vec2<f32>) -> vec2<f32> {
     return vec2<f32>(r * s, -s);
 }
 
-// a ** b as NumPy's npy_cpow: 1 for a zero exponent; for a zero base 0 under a positive real
-// exponent and NaN under any other; a real integer exponent with |n| < 100 by repeated
+// a ** b as NumPy's npy_cpow: 1 for a zero exponent; for a zero base 0 under an exponent of
+// positive real part (NumPy 2.4: 0 ** (1-1j) is 0) and NaN under any other; a real integer exponent with |n| < 100 by repeated
 // squaring (the inverse by one reciprocal at the end); exp(b log a) otherwise.
 fn kp_power_c64(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
     if (b.x == 0.0 && b.y == 0.0) {
         return vec2<f32>(1.0, 0.0);
     }
     if (a.x == 0.0 && a.y == 0.0) {
-        if (b.x > 0.0 && b.y == 0.0) {
+        if (b.x > 0.0) {
             return vec2<f32>(0.0, 0.0);
         }
         let n = kp_cnan_f32();

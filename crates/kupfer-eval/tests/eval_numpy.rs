@@ -1148,9 +1148,9 @@ const REFUSED: &[&str] = &[
     "np.power(i64, -2)",
     "np.arange(np.nan)",
     "np.arange(0, np.inf)",
-    "divmod(1, 0)",
-    "divmod(1.0, 0)",
-    "divmod(1, 0.0)",
+    // divmod(1, 0) and the like: Python's divmod raises, but this oracle runs after
+    // `from numpy import *`, where divmod is NumPy's (which returns (0, 0)); the CLI test
+    // eval_python_errors_and_argument_types checks kupfer's Python error.
     "f32.sum(axis=True)",
     "np.sum(f32, axis=[0])",
     "f32.mean(axis=1.0)",
