@@ -385,7 +385,6 @@ impl BinaryOp {
                 let out = true_divide_result(strong_or(a, common), strong_or(b, common))?;
                 (out, out)
             }
-            Power if common.is_complex() => (common, common),
             FloorDivide | Remainder | Power => match common.kind() {
                 Kind::Complex => return unsupported(),
                 Kind::Bool => (DType::I32, DType::I32),
