@@ -197,6 +197,36 @@ fn select(names: &[String]) -> CliResult<Vec<&'static Case>> {
 }
 
 /// `sizes` with every size above `cap` lowered to it, without repeats.
+/// Plans a case that runs at each of `sizes` (those within the cap), or once at a fixed size
+/// (`fixed(name)` elements) when `sizes` is empty; a case over the cap gets a note instead.
+fn plan_sized(
+    case: &'static Case,
+    sizes: &[usize],
+    fixed: fn(&str) -> usize,
+    cap: Option<usize>,
+    steps: &mut Vec<Step>,
+    notes: &mut Vec<String>,
+) {
+    if !sizes.is_empty() {
+        steps.extend(
+            capped(sizes, cap)
+                .into_iter()
+                .map(|n| Step { case, n: Some(n) }),
+        );
+        return;
+    }
+    let elems = fixed(case.name);
+    if cap.is_none_or(|c| c >= elems) {
+        steps.push(Step { case, n: None });
+    } else {
+        notes.push(format!(
+            "{} skipped: its {} elements exceed the size cap",
+            case.name,
+            fmt_count(elems)
+        ));
+    }
+}
+
 fn capped(sizes: &[usize], cap: Option<usize>) -> Vec<usize> {
     let mut out: Vec<usize> = Vec::new();
     for &n in sizes {
@@ -255,46 +285,12 @@ fn plan(selected: &[&'static Case], cap: Option<usize>) -> (Vec<Step>, Vec<Strin
         }
     }
     for case in of(Group::Fft) {
-        let sizes = fft_cases::sizes(case.name);
-        if sizes.is_empty() {
-            let elems = fft_cases::fixed_elements(case.name);
-            if cap.is_none_or(|c| c >= elems) {
-                steps.push(Step { case, n: None });
-            } else {
-                notes.push(format!(
-                    "{} skipped: its {} elements exceed the size cap",
-                    case.name,
-                    fmt_count(elems)
-                ));
-            }
-        } else {
-            steps.extend(
-                capped(sizes, cap)
-                    .into_iter()
-                    .map(|n| Step { case, n: Some(n) }),
-            );
-        }
+        let (sizes, fixed) = (fft_cases::sizes(case.name), fft_cases::fixed_elements);
+        plan_sized(case, sizes, fixed, cap, &mut steps, &mut notes);
     }
     for case in of(Group::Sort) {
-        let sizes = sort_cases::sizes(case.name);
-        if sizes.is_empty() {
-            let elems = sort_cases::fixed_elements(case.name);
-            if cap.is_none_or(|c| c >= elems) {
-                steps.push(Step { case, n: None });
-            } else {
-                notes.push(format!(
-                    "{} skipped: its {} elements exceed the size cap",
-                    case.name,
-                    fmt_count(elems)
-                ));
-            }
-        } else {
-            steps.extend(
-                capped(sizes, cap)
-                    .into_iter()
-                    .map(|n| Step { case, n: Some(n) }),
-            );
-        }
+        let (sizes, fixed) = (sort_cases::sizes(case.name), sort_cases::fixed_elements);
+        plan_sized(case, sizes, fixed, cap, &mut steps, &mut notes);
     }
     for case in of(Group::Signal) {
         let elems = signal_cases::side(case.name).pow(2);
@@ -346,46 +342,12 @@ fn plan(selected: &[&'static Case], cap: Option<usize>) -> (Vec<Step>, Vec<Strin
         }
     }
     for case in of(Group::Random) {
-        let sizes = random_cases::sizes(case.name);
-        if sizes.is_empty() {
-            let elems = random_cases::fixed_elements(case.name);
-            if cap.is_none_or(|c| c >= elems) {
-                steps.push(Step { case, n: None });
-            } else {
-                notes.push(format!(
-                    "{} skipped: its {} elements exceed the size cap",
-                    case.name,
-                    fmt_count(elems)
-                ));
-            }
-        } else {
-            steps.extend(
-                capped(sizes, cap)
-                    .into_iter()
-                    .map(|n| Step { case, n: Some(n) }),
-            );
-        }
+        let (sizes, fixed) = (random_cases::sizes(case.name), random_cases::fixed_elements);
+        plan_sized(case, sizes, fixed, cap, &mut steps, &mut notes);
     }
     for case in of(Group::Index) {
-        let sizes = index_cases::sizes(case.name);
-        if sizes.is_empty() {
-            let elems = index_cases::fixed_elements(case.name);
-            if cap.is_none_or(|c| c >= elems) {
-                steps.push(Step { case, n: None });
-            } else {
-                notes.push(format!(
-                    "{} skipped: its {} elements exceed the size cap",
-                    case.name,
-                    fmt_count(elems)
-                ));
-            }
-        } else {
-            steps.extend(
-                capped(sizes, cap)
-                    .into_iter()
-                    .map(|n| Step { case, n: Some(n) }),
-            );
-        }
+        let (sizes, fixed) = (index_cases::sizes(case.name), index_cases::fixed_elements);
+        plan_sized(case, sizes, fixed, cap, &mut steps, &mut notes);
     }
     steps.extend(of(Group::Tiny).map(|case| Step { case, n: None }));
     steps.extend(of(Group::Loop).map(|case| Step { case, n: None }));
