@@ -60,7 +60,7 @@ pub async fn ufunc_at_async(
         )));
     }
     let (buffer, layout) = a.buffer_and_layout()?;
-    let (off, shape) = match resolve(a, &layout, index).await? {
+    let (off, shape) = match resolve(a, &layout, index, false).await? {
         Resolved::Basic(args) => {
             let view = layout.slice(&args)?;
             (layout_offset(&view), view.shape)

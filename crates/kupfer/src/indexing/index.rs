@@ -142,7 +142,8 @@ macro_rules! idx {
 pub(crate) enum Adv {
     /// Values known on the host (already wrapped into `0..len` and checked), with their shape.
     Host(Vec<i64>, Vec<usize>),
-    /// An integer array on the device (checked by a read-back of its min and max).
+    /// An integer array on the device (checked by the gather, or by a read-back of its min
+    /// and max before a write).
     Device(Array),
 }
 
@@ -173,6 +174,8 @@ pub(crate) struct Plan {
     pub src_axes: Vec<usize>,
     /// Device indices that hold negative values (wrapped in the offset expression).
     pub wrap: Vec<bool>,
+    /// Device indices whose bounds the gather kernel checks (reported at the next sync).
+    pub checked: Vec<bool>,
     /// The device (host lists are uploaded to it).
     pub device: Option<Device>,
 }
@@ -432,6 +435,7 @@ pub(crate) fn plan(layout: &Layout, entries: &[Entry], device: &Device) -> Resul
         view,
         axes,
         src_axes,
+        checked: wrap.clone(),
         wrap,
         device: Some(device.clone()),
         adv: adv_at.into_iter().map(|(_, a)| a).collect(),

@@ -188,7 +188,7 @@ impl Array {
                 )));
             }
         }
-        match resolve(self, &layout, index).await? {
+        match resolve(self, &layout, index, false).await? {
             Resolved::Basic(args) => {
                 let view = layout.slice(&args)?;
                 check_broadcast(&v.shape, &view.shape, false)?;
