@@ -16,14 +16,14 @@
 //! read-back of the count.
 
 mod at;
-mod compact;
+pub(crate) mod compact;
 pub mod functions;
 mod get;
 mod index;
 mod launch;
 pub(crate) mod readers;
 mod resolve;
-mod set;
+pub(crate) mod set;
 
 pub use at::ufunc_at_async;
 #[cfg(not(target_arch = "wasm32"))]
