@@ -124,6 +124,10 @@ const CASES: &[&str] = &[
     "np.take_along_axis(np.arange(12).reshape(3, 4), np.array([[0], [3], [1]]), axis=1)",
     "a = np.arange(6.0); np.put(a, [0, 4], [-1, -2]); a",
     "a = np.arange(6.0); np.put(a, [0, 1, 2, 3], [7, 8]); a",
+    // put into non-contiguous views: flat indices in the view's C order, writes seen by the base
+    "a = np.arange(12.0).reshape(3, 4); np.put(a.T, [0, 1, -1], [-1, -2, -3]); a",
+    "a = np.arange(12).reshape(3, 4); v = a[::-1, ::2]; np.put(v, np.array([5, 0]), 40); a",
+    "a = np.arange(12).reshape(3, 4); np.put(a[:, 1:], [7, 20], [1, 2], mode='clip'); a",
     "a = np.arange(12).reshape(3, 4); np.put_along_axis(a, np.array([[1], [0], [3]]), 99, axis=1); a",
     "a = np.arange(6.0); np.place(a, a > 2, [10, 20]); a",
     "a = np.arange(6.0); np.putmask(a, a > 2, [10, 20]); a",

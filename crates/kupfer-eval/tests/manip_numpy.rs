@@ -327,6 +327,9 @@ const CASES: &[&str] = &[
     "np.tri(4, 2, k=-1, dtype=np.int32)",
     "np.tri(2, dtype=bool)",
     "np.diagflat(v32)",
+    "np.diag(v32, 3)",
+    "np.diag(v32[::-1], -2)",
+    "np.diag(z[0], 1)",
     "np.diagflat(f32[:2], 1)",
     "np.diagflat([1, 2, 3], -2)",
     // insert, delete, trim_zeros
@@ -370,6 +373,11 @@ const CASES: &[&str] = &[
 /// Expressions NumPy refuses, with the message kupfer's error must contain (NumPy's own,
 /// checked against the oracle's text; empty where NumPy's wording is not kupfer's).
 const REFUSED: &[(&str, &str)] = &[
+    (
+        "np.tile(v32, (2**62, 4))",
+        "array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible \
+         size.",
+    ),
     (
         "np.concatenate([f32, v32])",
         "all the input arrays must have same number of dimensions, but the array at index 0 \
