@@ -437,6 +437,30 @@ fn repeated_indices_last_write_wins_and_at_accumulates() {
         counts[j as usize] += 1;
     }
     assert_eq!(c.to_vec::<i32>().unwrap(), counts);
+    // int64 sums under contention: the carries of 5000 concurrent adds across the low word.
+    if default_device().supports(DType::I64) {
+        let big = kp::zeros(&[13], Some(DType::I64)).unwrap();
+        let step = (1i64 << 32) - 3;
+        kp::add_at(&big, &[Index::Array(iv_of(&idx))], step).unwrap();
+        let want: Vec<i64> = counts.iter().map(|&c| c as i64 * step).collect();
+        assert_eq!(big.to_vec::<i64>().unwrap(), want);
+    }
+    // float64 (and int64 products) need 64-bit atomics: a one-line error.
+    let f = kp::zeros(&[3], Some(DType::F32)).unwrap();
+    let f = if default_device().supports(DType::F64) {
+        f.astype(DType::F64).unwrap()
+    } else {
+        f
+    };
+    if f.dtype() == DType::F64 {
+        let e = kp::add_at(&f, &[Index::List(vec![0, 0])], 1.0).unwrap_err();
+        assert!(e.to_string().contains("np.add.at on float64 arrays"), "{e}");
+        assert_eq!(e.to_string().lines().count(), 1);
+    }
+}
+
+fn iv_of(idx: &[i64]) -> Array {
+    Array::from_slice(idx, &[idx.len()]).unwrap()
 }
 
 #[test]

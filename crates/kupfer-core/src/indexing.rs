@@ -626,9 +626,90 @@ fn accumulate_body(op: AtOp, data: DType) -> Result<(&'static str, String)> {
                 cas("f32", &combine, "bitcast<u32>(nv)", "bitcast<f32>(old)"),
             ))
         }
+        DType::F16 => {
+            // A compare-exchange on the 32-bit word holding the element (its half `lane`).
+            let nan = |x: &str| format!("((bitcast<u32>(f32({x})) & 0x7fffffffu) > 0x7f800000u)");
+            let combine = match op {
+                AtOp::Add => "a + b".to_string(),
+                AtOp::Subtract => "a - b".to_string(),
+                AtOp::Multiply => "a * b".to_string(),
+                AtOp::Maximum => format!("select(max(a, b), a + b, {} || {})", nan("a"), nan("b")),
+                AtOp::Minimum => format!("select(min(a, b), a + b, {} || {})", nan("a"), nan("b")),
+            };
+            Ok((
+                "u32",
+                format!(
+                    "    if (r.pred) {{
+        let word = r.off / 2u;
+        let lane = r.off & 1u;
+        let shift = lane * 16u;
+        var old = atomicLoad(&dst[word]);
+        for (var k = 0u; k < {AT_RETRIES}u; k = k + 1u) {{
+            let a = f16(unpack2x16float((old >> shift) & 0xffffu).x);
+            let b = r.val;
+            let nv: f16 = {combine};
+            let bits = pack2x16float(vec2<f32>(f32(nv), 0.0)) & 0xffffu;
+            let word_new = (old & ~(0xffffu << shift)) | (bits << shift);
+            let res = atomicCompareExchangeWeak(&dst[word], old, word_new);
+            if (res.exchanged) {{
+                break;
+            }}
+            old = res.old_value;
+        }}
+    }}"
+                ),
+            ))
+        }
+        DType::Complex64 if matches!(op, AtOp::Add | AtOp::Subtract) => {
+            // Sums of complex values are sums of their parts: one float32 compare-exchange
+            // loop per part (words 2 off and 2 off + 1).
+            let sign = if op == AtOp::Add { "+" } else { "-" };
+            let mut body = String::from("    if (r.pred) {\n");
+            for (part, field) in [(0, "x"), (1, "y")] {
+                let _ = write!(
+                    body,
+                    "        {{
+            let at = r.off * 2u + {part}u;
+            var old = atomicLoad(&dst[at]);
+            for (var k = 0u; k < {AT_RETRIES}u; k = k + 1u) {{
+                let nv = bitcast<f32>(old) {sign} r.val.{field};
+                let res = atomicCompareExchangeWeak(&dst[at], old, bitcast<u32>(nv));
+                if (res.exchanged) {{
+                    break;
+                }}
+                old = res.old_value;
+            }}
+        }}
+"
+                );
+            }
+            body.push_str("    }");
+            Ok(("u32", body))
+        }
+        DType::I64 if matches!(op, AtOp::Add | AtOp::Subtract) => {
+            // A 64-bit sum from two 32-bit atomic adds: the low word's add returns the exact
+            // value it replaced, so each thread knows the carry its own addition made, and
+            // the high word receives every high part and every carry (sums modulo 2^64 do
+            // not depend on the order).
+            let v = if op == AtOp::Add { "r.val" } else { "-r.val" };
+            Ok((
+                "u32",
+                format!(
+                    "    if (r.pred) {{
+        let v = {v};
+        let lo = u32(v & 0xffffffffli);
+        let hi = u32((v >> 32u) & 0xffffffffli);
+        let before = atomicAdd(&dst[r.off * 2u], lo);
+        let carry = select(0u, 1u, before + lo < before);
+        atomicAdd(&dst[r.off * 2u + 1u], hi + carry);
+    }}"
+                ),
+            ))
+        }
         d => Err(Error::unsupported(format!(
-            "np.{}.at on {d} arrays (float32, int32, uint32 and bool accumulate with 32-bit \
-             atomics)",
+            "np.{}.at on {d} arrays (float32, float16, int32, uint32 and bool accumulate with \
+             32-bit atomics, and int64 and complex64 with add and subtract; this needs 64-bit \
+             atomics, which WGSL does not have)",
             op.name()
         ))),
     }

@@ -153,6 +153,16 @@ const CASES: &[&str] = &[
     "a = np.zeros(4, dtype=np.float32); np.maximum.at(a, [0, 0, 2], np.array([5, 7, -1], dtype=np.float32)); a",
     "a = np.zeros(4, dtype=np.int32); np.minimum.at(a, [3, 3], np.array([-5, -7], dtype=np.int32)); a",
     "a = np.zeros(4, dtype=np.float32); np.subtract.at(a, [2, 2, 2], 1); a",
+    // float16 (a compare-exchange on the word holding the element), complex64 and int64 sums
+    "a = np.zeros(5, dtype=np.float16); np.add.at(a, [0, 0, 3, 4, 4, 4], np.array([1, 2.5, 3, 0.5, 0.25, 1], dtype=np.float16)); a",
+    "a = np.arange(5, dtype=np.float16); np.maximum.at(a, [1, 1, 2, 4], np.array([7, np.nan, 1, -3], dtype=np.float16)); a",
+    "a = np.arange(5, dtype=np.float16); np.minimum.at(a, [0, 3, 3], np.array([1, -2, 8], dtype=np.float16)); a",
+    "a = np.ones(4, dtype=np.float16); np.multiply.at(a, [3, 3, 0], np.array([2, 3, -1], dtype=np.float16)); a",
+    "a = np.ones(4, dtype=np.float16); np.subtract.at(a[::-1], [0, 0], 0.5); a",
+    "a = np.zeros(3, dtype=np.complex64); np.add.at(a, [0, 0, 2], np.array([1+2j, 3-1j, 1j], dtype=np.complex64)); a",
+    "a = np.ones(3, dtype=np.complex64); np.subtract.at(a, [1, 1], 2j); a",
+    "a = np.array([2**40, -1, 2**32 - 1], dtype=np.int64); np.add.at(a, [0, 2, 2, 1, 1], np.array([2**33 + 7, 1, 2**32, -2**62, -2**62], dtype=np.int64)); a",
+    "a = np.zeros((2, 2), dtype=np.int64); np.subtract.at(a, (np.array([0, 0, 1]), np.array([1, 1, 0])), np.array([5, -2**40, 1], dtype=np.int64)); a",
 ];
 
 /// Programs NumPy refuses: kupfer must fail too, with a short message.
