@@ -20,7 +20,7 @@ pub(crate) mod compact;
 pub mod functions;
 mod get;
 mod index;
-mod launch;
+pub(crate) mod launch;
 pub(crate) mod readers;
 mod resolve;
 pub(crate) mod set;
