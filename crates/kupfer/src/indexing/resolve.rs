@@ -62,7 +62,7 @@ pub(crate) async fn resolve(
                 }
                 axis += m.ndim();
             }
-            Entry::NewAxis | Entry::Bool(_) => converted.push(e.clone()),
+            Entry::NewAxis | Entry::Bool(_) | Entry::Gap => converted.push(e.clone()),
             other => {
                 if let Entry::Array(x) = other {
                     x.device().same(a.device())?;
