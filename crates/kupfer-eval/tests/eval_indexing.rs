@@ -199,6 +199,8 @@ const CASES: &[&str] = &[
     "np.ix_(np.array([0, 2]), np.array([1, 3]))[1]",
     "a = np.arange(12).reshape(3, 4); a[np.ix_([0, 2], [1, 3])]",
     "np.compress([False, True], np.arange(6).reshape(3, 2), axis=1)",
+    "np.arange(6).reshape(3, 2).compress([True, False, True], axis=0)",
+    "np.arange(6).reshape(3, 2)[::-1].compress(np.array([False, True, True]))",
     "np.extract(np.arange(6).reshape(2, 3) > 2, np.arange(6).reshape(2, 3)[:, ::-1])",
     "a = np.arange(6.0); np.copyto(a, np.array([9.0]), where=a > 2); a",
     "a = np.arange(6.0); np.putmask(a[::-1], a[::-1] > 2, [-1, -2]); a",
