@@ -15,7 +15,7 @@
 // Elements are copied as storage units ({{UNIT}}): no conversion. Each thread writes
 // {{ITEMS}} consecutive elements of one row (the last axis' extent is a multiple of it): the
 // other axes' coordinates and address are computed once per thread, and 4 items are stored
-// as one vec4 (4-byte units).
+// as one vec4 (4-byte units). The items are unrolled (no local array).
 {{ENABLE}}
 struct Params {
     count: u32, rank: u32, off: u32, groups_x: u32,
@@ -124,17 +124,19 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
         address += m.x * stride_of(u32(d));
     }
-    let inner = stride_of(last);
-    var v: array<{{UNIT}}, {{ITEMS}}>;
-    for (var j = 0u; j < {{ITEMS}}u; j++) {
-        let m = map_axis(last, c_last + j);
-        if (m.y != 0) {
-            v[j] = {{FILL_LAST}};
-        } else if (outside) {
-            v[j] = {{FILL}};
-        } else {
-            v[j] = src[u32(address + m.x * inner)];
-        }
-    }
+{{ITEMS_BODY}}
 {{STORE}}
+}
+
+// The element at coordinate c of the last axis, the other axes giving `address` (or, when
+// `outside`, the fill value `which`).
+fn item(last: u32, c: u32, address: i32, outside: bool, which: u32) -> {{UNIT}} {
+    let m = map_axis(last, c);
+    if (m.y != 0) {
+        return {{FILL_LAST}};
+    }
+    if (outside) {
+        return {{FILL}};
+    }
+    return src[u32(address + m.x * stride_of(last))];
 }

@@ -238,15 +238,23 @@ impl GatherKernel {
             ("", "")
         };
         let items = self.per_thread();
+        let items_body: String = (0..items)
+            .map(|j| {
+                format!("    let v{j} = item(last, c_last + {j}u, address, outside, which);\n")
+            })
+            .collect();
         let (dst, store) = if self.vector && self.unit == Unit::Word {
             (
                 "vec4<u32>",
-                "    dst[t] = vec4<u32>(v[0], v[1], v[2], v[3]);".to_string(),
+                "    dst[t] = vec4<u32>(v0, v1, v2, v3);".to_string(),
             )
         } else {
             (
                 self.unit.wgsl(),
-                format!("    for (var j = 0u; j < {items}u; j++) {{\n        dst[i + j] = v[j];\n    }}"),
+                (0..items)
+                    .map(|j| format!("    dst[i + {j}u] = v{j};"))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
             )
         };
         let fill_last = self
@@ -258,6 +266,7 @@ impl GatherKernel {
             .replace("{{UNIT}}", self.unit.wgsl())
             .replace("{{DST}}", dst)
             .replace("{{ITEMS}}", &items.to_string())
+            .replace("{{ITEMS_BODY}}", items_body.trim_end())
             .replace("{{STORE}}", &store)
             .replace("{{FILL_LAST}}", &fill_last)
             .replace("{{FILL}}", self.unit.fill())
