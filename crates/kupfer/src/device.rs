@@ -2,7 +2,7 @@
 //! several GPUs, and sharing a wgpu device with an application.
 
 use crate::checks::DeferredChecks;
-use crate::kernels::KernelCache;
+use crate::kernels::{CacheEntry, FamilyCache};
 use kupfer_core::{DType, Error, Result};
 use kupfer_wgpu::{wgpu, AdapterChoice, Context, DeviceInfo};
 use std::cell::RefCell;
@@ -18,7 +18,8 @@ use std::sync::Arc;
 #[derive(Clone)]
 pub struct Device {
     pub(crate) ctx: Context,
-    pub(crate) kernels: Arc<KernelCache>,
+    /// Every family's compiled kernels and plans, keyed by type (`kernels.rs`).
+    caches: Arc<FamilyCache>,
     pub(crate) checks: Arc<DeferredChecks>,
 }
 
@@ -67,7 +68,7 @@ impl Device {
     fn wrap(ctx: Context) -> Device {
         Device {
             ctx,
-            kernels: Arc::new(KernelCache::default()),
+            caches: Arc::new(FamilyCache::default()),
             checks: Arc::new(DeferredChecks::default()),
         }
     }
@@ -201,6 +202,12 @@ impl Device {
     /// Records an event after all work so far (CuPy's `cuda.Event().record()`).
     pub fn record_event(&self) -> Result<kupfer_wgpu::Event> {
         self.ctx.record_event()
+    }
+
+    /// This device's cache entry of type `T` (a family's compiled kernels or plans), created
+    /// empty on first use.
+    pub(crate) fn cache<T: CacheEntry + Default>(&self) -> &T {
+        self.caches.get::<T>()
     }
 
     pub(crate) fn check(&self, dtype: DType) -> Result<()> {

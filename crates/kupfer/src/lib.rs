@@ -68,6 +68,7 @@ mod kernels;
 pub mod linalg;
 pub mod manip;
 pub mod matmul;
+mod module_graph;
 pub mod nanfuncs;
 #[cfg(feature = "ndarray")]
 mod ndarray_interop;

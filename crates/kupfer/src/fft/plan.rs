@@ -14,7 +14,7 @@ type PlanKey = (usize, i8, LineKind, Precision);
 
 /// Cached plans of a device.
 #[derive(Default)]
-pub(crate) struct PlanCache {
+struct PlanCache {
     plans: Mutex<HashMap<PlanKey, Arc<Plan>>>,
 }
 
@@ -397,7 +397,7 @@ pub(crate) fn plan(
     kind: LineKind,
     precision: Precision,
 ) -> Result<Arc<Plan>> {
-    let cache = &device.kernels.fft_plans;
+    let cache = device.cache::<PlanCache>();
     let key = (n, sgn, kind, precision);
     if let Some(p) = cache
         .plans
@@ -624,9 +624,7 @@ impl Stockham {
                 program.baked = Some(params.baked());
             }
             let (pipeline, _) =
-                crate::kernels::compiled(device, &device.kernels.ffts, &program, |_| {
-                    Ok((fft::generate(&program), ()))
-                })?;
+                crate::kernels::compiled(device, &program, |_| Ok((fft::generate(&program), ())))?;
             let aux_buf = aux.as_ref().map_or(&self.tables, |a| a.buffer);
             let mut bindings = vec![
                 binding(&src.buffer),

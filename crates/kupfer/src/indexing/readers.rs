@@ -76,7 +76,7 @@ fn reads(root: &Arc<Expr>, buffer: *const GpuBuffer) -> bool {
                     return true;
                 }
             }
-            Expr::Matmul(_) => return true,
+            Expr::Deferred(_) => return true,
             Expr::Cast(x, _) | Expr::Unary(_, x, _) => stack.push(x),
             Expr::Binary(_, a, b, _) => stack.extend([a, b]),
             Expr::Select(c, a, b, _) => stack.extend([c, a, b]),

@@ -25,13 +25,12 @@ mod split_k;
 mod tune;
 mod tune_store;
 
-pub(crate) use deferred::{with_epilogue, Pending};
+pub(crate) use deferred::Pending;
 
 #[doc(hidden)]
 pub use kupfer_core::matmul::{CoopConfig, TileConfig};
 #[doc(hidden)]
 pub use launch::Force;
-pub(crate) use tune::TuneKey;
 
 use crate::array::Array;
 use kupfer_core::layout::{broadcast_shapes, size_of};
@@ -96,7 +95,7 @@ pub fn matmul_with(a: &Array, b: &Array, precision: MatmulPrecision) -> Result<A
         return Ok(Array::from_lazy(
             device.clone(),
             shape,
-            crate::fusion::Lazy::matmul(Pending::new(plan, precision)),
+            crate::fusion::Lazy::deferred(std::sync::Arc::new(Pending::new(plan, precision))),
         ));
     }
     launch::run(&plan, precision)

@@ -21,12 +21,16 @@ use kupfer_core::{DType, Result};
 /// Key of one tuning: output dtype, kernel family and load variant (as a kernel with a
 /// placeholder configuration), size class.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub(crate) struct TuneKey {
+struct TuneKey {
     out: DType,
     variant: String,
     size_class: u32,
     batched: bool,
 }
+
+/// The kernels tuned on a device, per shape class (the device's cache entry of this module).
+#[derive(Default)]
+struct TunedKernels(std::sync::Mutex<std::collections::HashMap<TuneKey, MatmulKernel>>);
 
 fn size_class(geo: &Geometry) -> u32 {
     let work = (geo.m as f64) * (geo.n as f64) * (geo.k as f64);
@@ -126,7 +130,7 @@ fn tuned(
     out: DType,
     tune: bool,
 ) -> Result<MatmulKernel> {
-    let cache = &device.kernels.matmul_tiles;
+    let cache = &device.cache::<TunedKernels>().0;
     if let Some(k) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
         return Ok(*k);
     }
