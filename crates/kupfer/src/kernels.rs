@@ -85,7 +85,7 @@ impl FamilyCache {
     fn find<T: CacheEntry>(&self, id: TypeId) -> Option<&T> {
         for slot in &self.slots {
             match slot.get() {
-                Some((t, entry)) if *t == id => return entry.as_any().downcast_ref::<T>(),
+                Some((t, entry)) if *t == id => return (**entry).as_any().downcast_ref::<T>(),
                 Some(_) => {}
                 None => return None,
             }
@@ -172,4 +172,40 @@ pub(crate) fn param_bytes(
 
 fn put_u32(buf: &mut [u8], at: usize, v: u32) {
     buf[at..at + 4].copy_from_slice(&v.to_le_bytes());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    #[derive(Default)]
+    struct Counter(AtomicU32);
+    #[derive(Default)]
+    struct Other(Mutex<Vec<u8>>);
+
+    #[test]
+    fn each_entry_type_has_one_entry_per_cache() {
+        let cache = FamilyCache::default();
+        cache.get::<Counter>().0.fetch_add(1, Ordering::Relaxed);
+        cache.get::<Other>().0.lock().unwrap().push(7);
+        cache.get::<Counter>().0.fetch_add(1, Ordering::Relaxed);
+        assert_eq!(cache.get::<Counter>().0.load(Ordering::Relaxed), 2);
+        assert_eq!(*cache.get::<Other>().0.lock().unwrap(), [7]);
+        let (a, b) = (
+            cache.get::<Kernels<u32, ()>>() as *const _ as usize,
+            cache.get::<Kernels<u64, ()>>() as *const _ as usize,
+        );
+        assert_ne!(
+            a, b,
+            "kernel maps of different key types are different entries"
+        );
+        assert_eq!(
+            FamilyCache::default()
+                .get::<Counter>()
+                .0
+                .load(Ordering::Relaxed),
+            0
+        );
+    }
 }
