@@ -935,3 +935,45 @@ fn wide_lanes_passes_match_reference() {
         f.bake_min = 0;
     });
 }
+
+/// A device handle's `Config::fft` decides its plans: a schedule of twelve radix-2 passes
+/// forced on a handle of the default device runs a 4096-point transform in at least twelve
+/// launches (one pass by default) and gives the same values within float32 accuracy.
+#[test]
+fn a_device_handles_config_chooses_its_passes() {
+    let base = device();
+    let mut config = base.config().clone();
+    config.fft.schedule = Some(vec![2; 12]);
+    let forced = base.with_config(config);
+    assert_eq!(forced, base, "a handle on the same GPU");
+    let z = random(4242, 4096);
+    let run = |dev: &kp::Device| {
+        let _current = dev.use_device();
+        let x = Array::from_slice(&z, &[4096]).unwrap();
+        x.eval().unwrap();
+        dev.synchronize().unwrap();
+        let before = dev.context().dispatch_count();
+        let f = fft::fft(&x, None, -1, Norm::Backward).unwrap();
+        f.eval().unwrap();
+        (
+            dev.context().dispatch_count() - before,
+            common::host_pairs(&f),
+        )
+    };
+    let (launches, got) = run(&forced);
+    assert!(
+        launches >= 12,
+        "{launches} launches for twelve forced passes"
+    );
+    let (_, want) = run(&base);
+    let (mut num, mut den) = (0.0, 0.0);
+    for (a, b) in got.iter().zip(&want) {
+        num += (a.0 - b.0).powi(2) + (a.1 - b.1).powi(2);
+        den += b.0 * b.0 + b.1 * b.1;
+    }
+    assert!(
+        (num / den).sqrt() < 1e-6,
+        "relative L2 error {}",
+        (num / den).sqrt()
+    );
+}

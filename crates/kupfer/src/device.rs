@@ -19,10 +19,8 @@ use std::sync::Arc;
 #[derive(Clone)]
 pub struct Device {
     pub(crate) ctx: Context,
-    /// Every family's compiled kernels and plans, keyed by type (`kernels.rs`).
-    caches: Arc<FamilyCache>,
-    /// The settings this handle runs by (fixed: its caches hold what was chosen under them).
-    config: Arc<Config>,
+    /// This handle's settings and caches (one `Arc`: cloning a device costs what it did).
+    handle: Arc<Handle>,
     pub(crate) checks: Arc<DeferredChecks>,
 }
 
@@ -35,6 +33,23 @@ impl std::fmt::Debug for Device {
 impl PartialEq for Device {
     fn eq(&self, other: &Self) -> bool {
         self.ctx.same_device(&other.ctx)
+    }
+}
+
+/// What a device handle owns: its settings and the caches of what was chosen under them.
+struct Handle {
+    /// The settings this handle runs by (fixed: its caches hold what was chosen under them).
+    config: Config,
+    /// Every family's compiled kernels and plans, keyed by type (`kernels.rs`).
+    caches: FamilyCache,
+}
+
+impl Handle {
+    fn new(config: Config) -> Arc<Handle> {
+        Arc::new(Handle {
+            config,
+            caches: FamilyCache::default(),
+        })
     }
 }
 
@@ -72,9 +87,8 @@ impl Device {
         config.runtime = ctx.config().clone();
         Device {
             ctx,
-            caches: Arc::new(FamilyCache::default()),
+            handle: Handle::new(config),
             checks: Arc::new(DeferredChecks::default()),
-            config: Arc::new(config),
         }
     }
 
@@ -128,18 +142,17 @@ impl Device {
     pub fn with_config(&self, config: Config) -> Device {
         Device {
             ctx: self.ctx.clone(),
-            caches: Arc::new(FamilyCache::default()),
-            checks: self.checks.clone(),
-            config: Arc::new(Config {
+            handle: Handle::new(Config {
                 runtime: self.ctx.config().clone(),
                 ..config
             }),
+            checks: self.checks.clone(),
         }
     }
 
     /// The settings this device runs by.
     pub fn config(&self) -> &Config {
-        &self.config
+        &self.handle.config
     }
 
     /// Opens the n-th adapter of [`Device::adapters`] (several GPUs).
@@ -269,7 +282,7 @@ impl Device {
     /// This device's cache entry of type `T` (a family's compiled kernels or plans), created
     /// empty on first use.
     pub(crate) fn cache<T: CacheEntry + Default>(&self) -> &T {
-        self.caches.get::<T>()
+        self.handle.caches.get::<T>()
     }
 
     pub(crate) fn check(&self, dtype: DType) -> Result<()> {
