@@ -19,6 +19,7 @@ use std::sync::Arc;
 
 mod deferred;
 mod map_source;
+pub(crate) mod readers;
 pub(crate) use deferred::Deferred;
 pub(crate) use map_source::MapSource;
 

@@ -5,8 +5,8 @@
 //! kernels are queued ahead of the write and see the old values. Materialised arrays and
 //! views always see the write (they share the buffer, as NumPy's views do).
 
+use super::Expr;
 use crate::array::{Array, WeakArray};
-use crate::fusion::Expr;
 use kupfer_wgpu::GpuBuffer;
 use std::collections::HashSet;
 use std::sync::Arc;
