@@ -228,10 +228,10 @@ pub struct MatmulConfig {
     /// numbers, e.g. `2,2,4,4,32,1;2,4,4,4,32,1` (entries that are not six numbers are left
     /// out).
     pub coop_configs: Option<Vec<[u32; 6]>>,
-    /// float32 products by [`crate::matmul`] round their operands to float16 and multiply on
-    /// tensor cores with float32 accumulation, where the adapter has them (about 3 decimal
-    /// digits per product instead of 7; [`crate::MatmulPrecision::ReducedF16`]). Off by
-    /// default; [`crate::matmul_with`] chooses per call. `KUPFER_MATMUL_F16_OPERANDS=1`, or
+    /// float32 products by [`matmul`](fn@crate::matmul) round their operands to float16 and
+    /// multiply on tensor cores with float32 accumulation, where the adapter has them (about
+    /// 3 decimal digits per product instead of 7; [`crate::MatmulPrecision::ReducedF16`]).
+    /// Off by default; [`crate::matmul_with`] chooses per call. `KUPFER_MATMUL_F16_OPERANDS=1`, or
     /// its deprecated alias `KUPFER_TF32=1` (a misnomer: the operands are rounded to float16,
     /// not TF32).
     pub f16_operands: bool,
