@@ -180,25 +180,7 @@ fn main() -> kp::Result<()> {
         warm_dst.copy_from_slice(&src);
         std::hint::black_box(&warm_dst);
     });
-    // A fresh allocation advised to use transparent huge pages before it is touched (as
-    // NumPy does for arrays of 4 MiB and more).
-    let copy_huge = time(200, || {
-        let mut v: Vec<u8> = Vec::with_capacity(src.len());
-        // SAFETY: advice on memory this Vec owns; it changes no contents or mapping.
-        let at = v.as_mut_ptr() as usize;
-        let start = at.next_multiple_of(4096);
-        unsafe {
-            libc::madvise(
-                start as *mut libc::c_void,
-                src.len() - (start - at),
-                libc::MADV_HUGEPAGE,
-            );
-        }
-        v.extend_from_slice(&src);
-        std::hint::black_box(v);
-    });
     println!("{{\"case\": \"host_copy_4mib_warm\", \"us\": {copy_warm:.2}}}");
-    println!("{{\"case\": \"host_copy_4mib_hugepage\", \"us\": {copy_huge:.2}}}");
     println!("{{\"case\": \"wgpu_submit_only\", \"us\": {submit_only:.2}}}");
     println!("{{\"case\": \"wgpu_dispatch_spin_new_bind_group\", \"us\": {spin_newgroup:.2}}}");
     println!("{{\"case\": \"wgpu_dispatch_spin_param_copy\", \"us\": {spin_paramcopy:.2}}}");
