@@ -10,8 +10,7 @@
 //! by a sync on the thread that recorded it (threads sharing a device do not see each
 //! other's errors).
 
-use crate::array::Array;
-use kupfer_core::{DType, Error, Result};
+use kupfer_core::{Error, Result};
 use kupfer_wgpu::{Context, GpuBuffer};
 use std::sync::{Arc, Mutex};
 
@@ -34,19 +33,15 @@ pub(crate) struct DeferredChecks {
 }
 
 impl DeferredChecks {
-    /// Queues `failed` (any array; it fails when any element is true) with the message of
-    /// the error it raises.
-    pub(crate) fn push(&self, failed: &Array, message: &'static str) -> Result<()> {
-        let flag =
-            crate::reduce::any(failed, crate::reduce::Axis::All, false)?.astype(DType::U32)?;
-        let (buffer, layout) = flag.buffer_and_layout()?;
+    /// Queues the flag at `offset_bytes` of `buffer` (a u32, non-zero when the check failed,
+    /// computed on the device by the op) with the message of the error it raises.
+    pub(crate) fn push(&self, buffer: Arc<GpuBuffer>, offset_bytes: u64, message: &'static str) {
         self.push_words(
             buffer,
-            layout.offset as u64 * 4,
+            offset_bytes,
             1,
             Box::new(move |w| (w[0] != 0).then(|| message.to_string())),
         );
-        Ok(())
     }
 
     /// Queues `words` u32s of `buffer` at `offset_bytes` (written by kernels recorded
