@@ -98,7 +98,7 @@ pub(crate) fn wrap(
     Array::from_buffer(device.clone(), dtype, buffer, Layout::contiguous(shape))
 }
 
-fn whole(buffer: &Arc<GpuBuffer>) -> Binding {
+pub(crate) fn whole(buffer: &Arc<GpuBuffer>) -> Binding {
     Binding {
         buffer: buffer.clone(),
         offset: 0,
@@ -106,7 +106,7 @@ fn whole(buffer: &Arc<GpuBuffer>) -> Binding {
     }
 }
 
-fn check_binding(device: &Device, buffers: &[&Arc<GpuBuffer>]) -> Result<()> {
+pub(crate) fn check_binding(device: &Device, buffers: &[&Arc<GpuBuffer>]) -> Result<()> {
     let max = device.context().max_binding_size();
     for b in buffers {
         if b.size() > max {
@@ -120,7 +120,7 @@ fn check_binding(device: &Device, buffers: &[&Arc<GpuBuffer>]) -> Result<()> {
     Ok(())
 }
 
-fn params(words: &[u32]) -> Vec<u8> {
+pub(crate) fn params(words: &[u32]) -> Vec<u8> {
     let mut p = vec![0u8; PARAMS_SIZE];
     for (i, w) in words.iter().enumerate() {
         p[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
@@ -132,7 +132,7 @@ fn neg_inf() -> u32 {
     f32::NEG_INFINITY.to_bits()
 }
 
-fn u32_of(v: usize, what: &str) -> Result<u32> {
+pub(crate) fn u32_of(v: usize, what: &str) -> Result<u32> {
     u32::try_from(v).map_err(|_| Error::unsupported(format!("{what} of {v} (at most 2^32 - 1)")))
 }
 

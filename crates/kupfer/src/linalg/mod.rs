@@ -20,7 +20,10 @@ mod einsum;
 mod factor;
 mod lu;
 mod norm;
+mod orth;
 mod products;
+mod qr;
+mod svd;
 mod triangular;
 
 pub use chain::{matrix_power, multi_dot};
@@ -35,6 +38,12 @@ pub use lu::{det, inv_async, lu_factor, slogdet, solve_async};
 pub use lu::{inv, solve};
 pub use norm::{matrix_norm, norm, vector_norm, NormOrd};
 pub use products::{dot, inner, kron, matvec, outer, tensordot, vdot, vecdot, vecmat, TensorAxes};
+pub use qr::{qr, Qr, QrMode};
+#[cfg(not(target_arch = "wasm32"))]
+pub use svd::{eigh, eigvalsh, svd, svdvals};
+pub use svd::{
+    eigh_async, eigvalsh_async, svd_async, svdvals_async, svdvals_hermitian_async, Uplo,
+};
 #[cfg(not(target_arch = "wasm32"))]
 pub use triangular::solve_triangular;
 pub use triangular::solve_triangular_async;
