@@ -34,7 +34,12 @@ fn dtypes() -> Vec<DType> {
 }
 
 fn host(a: &Array) -> Vec<f64> {
-    common::host_pairs(a)
+    let a = if a.dtype().is_float() {
+        a.clone()
+    } else {
+        a.astype(DType::F32).unwrap()
+    };
+    common::host_pairs(&a)
         .into_iter()
         .map(|(re, _)| re)
         .collect()
@@ -531,4 +536,404 @@ fn oracle(name: &str, cases: &[Value]) -> Value {
     ));
     std::fs::create_dir_all(&dir).unwrap();
     common::run_oracle(&dir, &json!(cases), ORACLE)
+}
+
+/// One case of the composed functions: NumPy's expression over `a` and `b`, kupfer's
+/// arrays (flattened and concatenated as the oracle does), a tolerance relative to the
+/// largest |value|.
+struct Composed {
+    id: String,
+    expr: String,
+    a: (Vec<f64>, Vec<usize>),
+    b: (Vec<f64>, Vec<usize>),
+    got: kp::Result<Vec<Array>>,
+    rtol: f64,
+}
+
+fn composed_case(
+    id: &str,
+    expr: &str,
+    dtype: DType,
+    a: (Vec<f64>, Vec<usize>),
+    b: (Vec<f64>, Vec<usize>),
+    run: impl FnOnce(&Array, &Array) -> kp::Result<Vec<Array>>,
+) -> Composed {
+    let aa = upload(&a.0, dtype, &a.1);
+    let bb = upload(&b.0, dtype, &b.1);
+    Composed {
+        id: format!("{dtype} {id}"),
+        expr: expr.into(),
+        got: run(&aa, &bb),
+        a,
+        b,
+        rtol: 2000.0 * eps(dtype),
+    }
+}
+
+fn scalar_array(v: f64) -> Array {
+    Array::from_slice(&[v], &[1]).unwrap()
+}
+
+#[test]
+fn composed_functions_match_numpy_and_scipy() {
+    device();
+    let mut cases = Vec::new();
+    for dtype in dtypes() {
+        let r = |seed: u64, shape: &[usize]| -> (Vec<f64>, Vec<usize>) {
+            let n: usize = shape.iter().product();
+            (random(seed, n, dtype), shape.to_vec())
+        };
+        let rank2 = |seed: u64, m: usize, n: usize| -> (Vec<f64>, Vec<usize>) {
+            (matrix("rank", seed, 1, m, n, dtype), vec![m, n])
+        };
+        let spd = |seed: u64, n: usize| -> (Vec<f64>, Vec<usize>) {
+            let m = random(seed, n * n, DType::F64);
+            let mut v = vec![0.0; n * n];
+            for i in 0..n {
+                for j in 0..n {
+                    v[i * n + j] = (0..n).map(|l| m[i * n + l] * m[j * n + l]).sum::<f64>()
+                        + if i == j { n as f64 } else { 0.0 };
+                }
+            }
+            (v, vec![n, n])
+        };
+        let lst = |l: kp::linalg::Lstsq| -> Vec<Array> {
+            vec![l.x, l.residuals, scalar_array(l.rank as f64), l.s]
+        };
+        cases.push(composed_case(
+            "lstsq tall",
+            "np.linalg.lstsq(a, b)",
+            dtype,
+            r(1, &[9, 4]),
+            r(2, &[9]),
+            |a, b| kp::linalg::lstsq(a, b, None).map(lst),
+        ));
+        cases.push(composed_case(
+            "lstsq 2-D b",
+            "np.linalg.lstsq(a, b)",
+            dtype,
+            r(3, &[6, 6]),
+            r(4, &[6, 3]),
+            |a, b| kp::linalg::lstsq(a, b, None).map(lst),
+        ));
+        cases.push(composed_case(
+            "lstsq wide",
+            "np.linalg.lstsq(a, b)",
+            dtype,
+            r(5, &[3, 7]),
+            r(6, &[3, 2]),
+            |a, b| kp::linalg::lstsq(a, b, None).map(lst),
+        ));
+        cases.push(composed_case(
+            "lstsq rank-deficient",
+            "np.linalg.lstsq(a, b, rcond=1e-4)",
+            dtype,
+            rank2(7, 8, 5),
+            r(8, &[8]),
+            |a, b| kp::linalg::lstsq(a, b, Some(1e-4)).map(lst),
+        ));
+        cases.push(composed_case(
+            "pinv batched",
+            "np.linalg.pinv(a)",
+            dtype,
+            r(9, &[2, 5, 3]),
+            r(0, &[1]),
+            |a, _| kp::linalg::pinv(a, None, false).map(|x| vec![x]),
+        ));
+        cases.push(composed_case(
+            "pinv rank-deficient",
+            "np.linalg.pinv(a, rcond=1e-4)",
+            dtype,
+            rank2(10, 6, 6),
+            r(0, &[1]),
+            |a, _| kp::linalg::pinv(a, Some(1e-4), false).map(|x| vec![x]),
+        ));
+        cases.push(composed_case(
+            "pinv hermitian",
+            "np.linalg.pinv(a + np.swapaxes(a, -1, -2), hermitian=True)",
+            dtype,
+            r(11, &[3, 4, 4]),
+            r(0, &[1]),
+            |a, _| {
+                let s = kp::add(a, &a.swapaxes(-1, -2)?)?;
+                kp::linalg::pinv(&s, None, true).map(|x| vec![x])
+            },
+        ));
+        cases.push(composed_case(
+            "matrix_rank",
+            "np.linalg.matrix_rank(a, rtol=1e-4)",
+            dtype,
+            rank2(12, 7, 5),
+            r(0, &[1]),
+            |a, _| kp::linalg::matrix_rank(a, None, false, Some(1e-4)).map(|x| vec![x]),
+        ));
+        cases.push(composed_case(
+            "matrix_rank batch",
+            "np.linalg.matrix_rank(a)",
+            dtype,
+            r(13, &[3, 4, 6]),
+            r(0, &[1]),
+            |a, _| kp::linalg::matrix_rank(a, None, false, None).map(|x| vec![x]),
+        ));
+        cases.push(composed_case(
+            "matrix_rank tol",
+            "np.linalg.matrix_rank(a, tol=0.5)",
+            dtype,
+            r(14, &[5, 5]),
+            r(0, &[1]),
+            |a, _| kp::linalg::matrix_rank(a, Some(0.5), false, None).map(|x| vec![x]),
+        ));
+        for (p, ps) in [
+            (None, "None"),
+            (Some(2.0), "2"),
+            (Some(-2.0), "-2"),
+            (Some(1.0), "1"),
+            (Some(f64::INFINITY), "np.inf"),
+        ] {
+            cases.push(composed_case(
+                &format!("cond {ps}"),
+                &format!("np.linalg.cond(a, {ps})"),
+                dtype,
+                r(15, &[2, 4, 4]),
+                r(0, &[1]),
+                move |a, _| kp::linalg::cond(a, p.map(kp::linalg::NormOrd::P)).map(|x| vec![x]),
+            ));
+        }
+        cases.push(composed_case(
+            "cond fro",
+            "np.linalg.cond(a, 'fro')",
+            dtype,
+            r(16, &[4, 4]),
+            r(0, &[1]),
+            |a, _| kp::linalg::cond(a, Some(kp::linalg::NormOrd::Fro)).map(|x| vec![x]),
+        ));
+        for (o, os) in [
+            (kp::linalg::NormOrd::P(2.0), "2"),
+            (kp::linalg::NormOrd::P(-2.0), "-2"),
+            (kp::linalg::NormOrd::Nuc, "'nuc'"),
+        ] {
+            cases.push(composed_case(
+                &format!("norm {os}"),
+                &format!("np.linalg.norm(a, {os})"),
+                dtype,
+                r(17, &[5, 3]),
+                r(0, &[1]),
+                move |a, _| kp::linalg::norm(a, Some(o), None, false).map(|x| vec![x]),
+            ));
+            cases.push(composed_case(
+                &format!("norm {os} axes"),
+                &format!("np.linalg.norm(a, {os}, axis=(2, 0), keepdims=True)"),
+                dtype,
+                r(18, &[3, 2, 4]),
+                r(0, &[1]),
+                move |a, _| kp::linalg::norm(a, Some(o), Some(&[2, 0]), true).map(|x| vec![x]),
+            ));
+        }
+        cases.push(composed_case(
+            "tensorsolve",
+            "np.linalg.tensorsolve(a + 3 * np.eye(6).reshape(2, 3, 6), b)",
+            dtype,
+            r(19, &[2, 3, 6]),
+            r(20, &[2, 3]),
+            |a, b| {
+                let a = kp::add(
+                    a,
+                    &kp::multiply(
+                        &kp::eye(6, None, 0, Some(a.dtype()))?.reshape(&[2, 3, 6])?,
+                        3.0,
+                    )?,
+                )?;
+                kp::linalg::tensorsolve(&a, b, None).map(|x| vec![x])
+            },
+        ));
+        cases.push(composed_case(
+            "tensorsolve axes",
+            "np.linalg.tensorsolve(a, b, axes=(0,))",
+            dtype,
+            r(21, &[4, 2, 2]),
+            r(22, &[2, 2]),
+            |a, b| kp::linalg::tensorsolve(a, b, Some(&[0])).map(|x| vec![x]),
+        ));
+        cases.push(composed_case(
+            "tensorinv",
+            "np.linalg.tensorinv(a, ind=1)",
+            dtype,
+            r(23, &[6, 2, 3]),
+            r(0, &[1]),
+            |a, _| kp::linalg::tensorinv(a, 1).map(|x| vec![x]),
+        ));
+        cases.push(composed_case(
+            "lu",
+            "sl.lu(a)",
+            dtype,
+            r(24, &[2, 5, 5]),
+            r(0, &[1]),
+            |a, _| {
+                let (p, l, u) = kp::linalg::lu(a, false)?;
+                Ok(vec![p, l, u.unwrap()])
+            },
+        ));
+        cases.push(composed_case(
+            "lu 40",
+            "sl.lu(a)",
+            dtype,
+            r(25, &[40, 40]),
+            r(0, &[1]),
+            |a, _| {
+                let (p, l, u) = kp::linalg::lu(a, false)?;
+                Ok(vec![p, l, u.unwrap()])
+            },
+        ));
+        cases.push(composed_case(
+            "lu permute_l",
+            "sl.lu(a, permute_l=True)",
+            dtype,
+            r(26, &[6, 6]),
+            r(0, &[1]),
+            |a, _| {
+                let (pl, u, _) = kp::linalg::lu(a, true)?;
+                Ok(vec![pl, u])
+            },
+        ));
+        for trans in 0..2u8 {
+            cases.push(composed_case(
+                &format!("lu_solve {trans}"),
+                &format!("sl.lu_solve(sl.lu_factor(a), b, trans={trans})"),
+                dtype,
+                r(27, &[7, 7]),
+                r(28, &[7, 2]),
+                move |a, b| {
+                    let (lu, piv) = kp::linalg::lu_factor(a)?;
+                    kp::linalg::lu_solve(&lu, &piv, b, trans).map(|x| vec![x])
+                },
+            ));
+            cases.push(composed_case(
+                &format!("lu_solve 40 vector {trans}"),
+                &format!("sl.lu_solve(sl.lu_factor(a), b, trans={trans})"),
+                dtype,
+                r(29, &[40, 40]),
+                r(30, &[40]),
+                move |a, b| {
+                    let (lu, piv) = kp::linalg::lu_factor(a)?;
+                    kp::linalg::lu_solve(&lu, &piv, b, trans).map(|x| vec![x])
+                },
+            ));
+        }
+        for lower in [false, true] {
+            cases.push(composed_case(
+                &format!("cho_solve {lower}"),
+                &format!(
+                    "sl.cho_solve(sl.cho_factor(a, lower={}), b)",
+                    if lower { "True" } else { "False" }
+                ),
+                dtype,
+                spd(31, 6),
+                r(32, &[6, 2]),
+                move |a, b| {
+                    let (c, low) = kp::linalg::cho_factor(a, lower)?;
+                    kp::linalg::cho_solve(&c, low, b).map(|x| vec![x])
+                },
+            ));
+        }
+        cases.push(composed_case(
+            "polyfit",
+            "np.polyfit(a, b, 3)",
+            dtype,
+            r(33, &[12]),
+            r(34, &[12]),
+            |a, b| kp::polyfit(a, b, 3, None, None).map(|f| vec![f.coefficients]),
+        ));
+        cases.push(composed_case(
+            "polyfit full 2-D weighted",
+            "np.polyfit(a, b, 2, full=True, w=np.linspace(1, 2, 10))[:4]",
+            dtype,
+            r(35, &[10]),
+            r(36, &[10, 2]),
+            |a, b| {
+                let w = kp::linspace(1.0, 2.0, 10, true, Some(a.dtype()))?;
+                let f = kp::polyfit(a, b, 2, None, Some(&w))?;
+                Ok(vec![
+                    f.coefficients,
+                    f.residuals,
+                    scalar_array(f.rank as f64),
+                    f.singular_values,
+                ])
+            },
+        ));
+    }
+    let manifest: Vec<Value> = cases
+        .iter()
+        .map(|c| json!({"id": c.id, "expr": c.expr, "data": c.a.0, "shape": c.a.1, "b": c.b.0, "bshape": c.b.1}))
+        .collect();
+    let res = oracle("composed", &manifest);
+    let mut failures = Vec::new();
+    for c in &cases {
+        let want: Vec<f64> = serde_json::from_value(res[&c.id].clone()).unwrap();
+        match &c.got {
+            Ok(arrays) => {
+                let got: Vec<f64> = arrays.iter().flat_map(host).collect();
+                let scale = want.iter().map(|x| x.abs()).fold(1.0, f64::max);
+                if got.len() != want.len()
+                    || got.iter().zip(&want).any(|(g, w)| {
+                        !((g - w).abs() <= c.rtol * scale || (g.is_infinite() && g == w))
+                    })
+                {
+                    failures.push(format!("{} ({}): {got:?} vs numpy {want:?}", c.id, c.expr));
+                }
+            }
+            Err(e) => failures.push(format!("{} ({}): {e}", c.id, c.expr)),
+        }
+    }
+    common::assert_no_failures(&failures, cases.len());
+}
+
+#[test]
+fn composed_function_errors() {
+    device();
+    let a3 = Array::from_slice(&[1.0f32; 8], &[2, 2, 2]).unwrap();
+    let a = Array::from_slice(&[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[3, 2]).unwrap();
+    let b4 = Array::from_slice(&[1.0f32; 4], &[4]).unwrap();
+    let is = |r: kp::Result<()>, want: LinAlgError| matches!(r, Err(Error::LinAlg(e)) if e == want);
+    assert!(is(
+        kp::linalg::lstsq(&a3, &b4, None).map(|_| ()),
+        LinAlgError::NotTwoDimensional(3)
+    ));
+    assert!(is(
+        kp::linalg::lstsq(&a, &b4, None).map(|_| ()),
+        LinAlgError::IncompatibleDimensions
+    ));
+    assert!(is(
+        kp::linalg::tensorsolve(&a3, &b4, None).map(|_| ()),
+        LinAlgError::TensorShape
+    ));
+    assert!(matches!(
+        kp::linalg::tensorinv(&a3, 0),
+        Err(Error::InvalidArgument(_))
+    ));
+    assert!(is(
+        kp::linalg::pinv(&b4, None, false).map(|_| ()),
+        LinAlgError::TooFewDimensions(1)
+    ));
+    assert!(is(
+        kp::linalg::lu(&a, false).map(|_| ()),
+        LinAlgError::NotSquare
+    ));
+    assert!(kp::polyfit(&b4, &b4, -1, None, None).is_err());
+    assert!(kp::polyfit(&a, &b4, 1, None, None).is_err());
+    let singular = Array::from_slice(&[1.0f64, 2.0, 2.0, 4.0], &[2, 2]).unwrap();
+    if device().supports(DType::F64) {
+        let c: Vec<f64> = kp::linalg::cond(&singular, Some(kp::linalg::NormOrd::P(1.0)))
+            .unwrap()
+            .to_vec()
+            .unwrap();
+        assert!(c[0].is_infinite());
+        let (c, low) = (
+            Array::from_slice(&[1.0f64, 0.0, 0.0, -1.0], &[2, 2]).unwrap(),
+            false,
+        );
+        assert!(matches!(
+            kp::linalg::cho_factor(&c, low),
+            Err(Error::LinAlg(LinAlgError::NotPositiveDefinite))
+        ));
+    }
 }
