@@ -113,13 +113,19 @@ pub fn lu_solve(lu: &Array, piv: &Array, b: &Array, trans: u8) -> Result<Array> 
 }
 
 /// SciPy's `linalg.cho_factor(a, lower=False)`: `(c, lower)` with the Cholesky factor in
-/// `c`'s `lower` (or upper) triangle, read from that triangle of `a`; kupfer zeroes the other
-/// triangle (SciPy leaves it unspecified).
+/// `c`'s `lower` (or upper) triangle, read from that triangle of `a`; the other strict
+/// triangle keeps `a`'s values, as SciPy's LAPACK call leaves them.
 ///
 /// Errors: `LinAlgError` for a matrix that is not positive definite (read back at the call).
 #[cfg(not(target_arch = "wasm32"))]
 pub fn cho_factor(a: &Array, lower: bool) -> Result<(Array, bool)> {
-    Ok((super::cholesky(a, !lower)?, lower))
+    let f = super::cholesky(a, !lower)?;
+    let rest = if lower {
+        crate::triu(&a.astype(f.dtype())?, 1)?
+    } else {
+        crate::tril(&a.astype(f.dtype())?, -1)?
+    };
+    Ok((crate::add(&f, &rest)?, lower))
 }
 
 /// SciPy's `linalg.cho_solve((c, lower), b)`: solves `a x = b` from [`cho_factor`]'s

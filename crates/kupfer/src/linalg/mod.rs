@@ -55,7 +55,7 @@ pub use polyfit::{polyfit_async, Polyfit};
 pub use products::{dot, inner, kron, matvec, outer, tensordot, vdot, vecdot, vecmat, TensorAxes};
 pub use qr::{qr, Qr, QrMode};
 #[cfg(not(target_arch = "wasm32"))]
-pub use svd::{eigh, eigvalsh, svd, svdvals};
+pub use svd::{eigh, eigvalsh, svd, svdvals, svdvals_hermitian};
 pub use svd::{
     eigh_async, eigvalsh_async, svd_async, svdvals_async, svdvals_hermitian_async, Uplo,
 };

@@ -241,7 +241,13 @@ pub async fn svdvals_async(a: &Array) -> Result<Array> {
     Ok(svd_parts(a, false, false, false).await?.1)
 }
 
-/// [`svd`] with `compute_uv=False, hermitian`: `|eigvalsh(a)|` sorted descending.
+/// [`svd`] with `compute_uv=False, hermitian=True`: `|eigvalsh(a)|` sorted descending.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn svdvals_hermitian(a: &Array) -> Result<Array> {
+    pollster::block_on(svdvals_hermitian_async(a))
+}
+
+/// [`svdvals_hermitian`], async.
 pub async fn svdvals_hermitian_async(a: &Array) -> Result<Array> {
     Ok(svd_parts(a, false, false, true).await?.1)
 }
