@@ -56,7 +56,7 @@ mod imp {
     use crate::error::{EvalError, Result};
     use crate::value::Value;
 
-    fn refused(call: Call) -> Result<Value> {
+    pub(super) fn refused(call: Call) -> Result<Value> {
         Err(EvalError::kupfer(call.span)(kupfer::Error::unsupported(
             format!(
                 "{} in the browser (it reads a convergence, rank or singularity check back, and \

@@ -3,10 +3,13 @@
 //! [`super::solve_triangular`]. Pivots become a permutation on the device
 //! (`piv_perm` in `shaders/linalg_orth.wgsl`).
 
+#[cfg(not(target_arch = "wasm32"))]
 use super::factor;
 use super::orth::Orth;
 use crate::array::Array;
-use kupfer_core::{DType, Error, Result};
+#[cfg(not(target_arch = "wasm32"))]
+use kupfer_core::Error;
+use kupfer_core::{DType, Result};
 
 /// The row permutation of LAPACK-style pivots `piv` (`..., n`): row `i` of `P^T A` is row
 /// `perm[i]` of `A`.
@@ -51,6 +54,7 @@ pub fn lu(a: &Array, permute_l: bool) -> Result<(Array, Array, Option<Array>)> {
     }
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 /// `b`'s rows gathered by `perm` (`..., n`); `b` is `(..., n, k)`.
 fn gather_rows(b: &Array, perm: &Array) -> Result<Array> {
     let nd = b.ndim();

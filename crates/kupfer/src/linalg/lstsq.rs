@@ -5,11 +5,14 @@
 use super::factor;
 use super::qr::matrix_stack;
 use super::svd::{svd_async, svdvals_async, svdvals_hermitian_async};
+#[cfg(not(target_arch = "wasm32"))]
 use super::NormOrd;
 use crate::array::Array;
 use crate::reduce::Axis;
 use crate::scalar::Scalar;
-use kupfer_core::{promote, DType, Error, LinAlgError, Result, SliceArg};
+#[cfg(not(target_arch = "wasm32"))]
+use kupfer_core::SliceArg;
+use kupfer_core::{promote, DType, Error, LinAlgError, Result};
 
 /// The result of [`lstsq`], NumPy's 4-tuple.
 #[derive(Debug, Clone)]
@@ -276,7 +279,7 @@ pub fn tensorinv(a: &Array, ind: usize) -> Result<Array> {
     let ind = ind.min(a.ndim());
     let s = a.shape();
     let prod: usize = s[ind..].iter().product();
-    let rows = if prod == 0 { 0 } else { a.size() / prod };
+    let rows = a.size().checked_div(prod).unwrap_or(0);
     let m = a.reshape(&[rows as isize, prod as isize])?;
     let inv = super::inv(&m)?;
     let shape: Vec<isize> = s[ind..]

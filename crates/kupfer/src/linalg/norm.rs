@@ -171,19 +171,21 @@ fn singular(x: &Array, r: usize, c: usize, which: i32) -> Result<Array> {
         .map(|i| i as isize)
         .collect();
     let moved = x.permute_dims(&perm)?;
-    #[cfg(not(target_arch = "wasm32"))]
-    let s = super::svdvals(&moved)?;
     #[cfg(target_arch = "wasm32")]
-    let s: Array = {
-        let _ = moved;
-        return Err(Error::unsupported(
+    {
+        let _ = (moved, which);
+        Err(Error::unsupported(
             "norm of order 2, -2 or 'nuc' in the browser (use linalg::svdvals_async)",
-        ));
-    };
-    match which {
-        2 => reduce::max(&s, -1isize, false),
-        -2 => reduce::min(&s, -1isize, false),
-        _ => reduce::sum(&s, -1isize, false),
+        ))
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let s = super::svdvals(&moved)?;
+        match which {
+            2 => reduce::max(&s, -1isize, false),
+            -2 => reduce::min(&s, -1isize, false),
+            _ => reduce::sum(&s, -1isize, false),
+        }
     }
 }
 

@@ -58,9 +58,9 @@ fn identities(device: &Device, batch: &[usize], n: usize, dtype: DType) -> Resul
 }
 
 /// Rows of `x` (`..., k, len`) reordered by `order` (`..., k`).
-fn reorder_rows(x: &Array, order: &Array) -> Result<Array> {
+async fn reorder_rows(x: &Array, order: &Array) -> Result<Array> {
     let idx = order.expand_dims(-1)?.broadcast_to(x.shape())?;
-    crate::take_along_axis(x, &idx, Some(-2))
+    crate::take_along_axis_async(x, &idx, Some(-2)).await
 }
 
 /// One-sided Jacobi on the columns of each `m x n` matrix of `a`: returns `G^T`
@@ -88,10 +88,10 @@ async fn jacobi(a: &Array, dtype: DType, want_v: bool) -> Result<(Array, Option<
 }
 
 /// Row norms of `g` (`..., n, m`) and the order sorting them descending.
-fn norms_descending(g: &Array) -> Result<(Array, Array)> {
+async fn norms_descending(g: &Array) -> Result<(Array, Array)> {
     let s = crate::sqrt(&crate::sum(&crate::square(g)?, -1isize, false)?)?;
     let order = crate::argsort(&crate::negative(&s)?, Some(-1), None)?;
-    let s = crate::take_along_axis(&s, &order, Some(-1))?;
+    let s = crate::take_along_axis_async(&s, &order, Some(-1)).await?;
     Ok((s, order))
 }
 
@@ -121,15 +121,15 @@ async fn tall_svd(
         return Ok((Some(u), s, Some(vh)));
     }
     let (g, v) = jacobi(a, dtype, compute_uv).await?;
-    let (s, order) = norms_descending(&g)?;
+    let (s, order) = norms_descending(&g).await?;
     if !all_finite(&s).await? {
         return Err(svd_failed());
     }
     let Some(v) = v else {
         return Ok((None, s, None));
     };
-    let vh = reorder_rows(&v, &order)?;
-    let g = reorder_rows(&g, &order)?;
+    let vh = reorder_rows(&v, &order).await?;
+    let g = reorder_rows(&g, &order).await?;
     let sc = s.expand_dims(-1)?;
     let safe = crate::where_(&crate::greater(&sc, 0)?, &sc, 1)?;
     let unit = crate::where_(&crate::greater(&sc, 0)?, &crate::divide(&g, &safe)?, 0)?;
@@ -183,14 +183,20 @@ async fn hermitian_svd(
         let w = eigvalsh_async(a, Uplo::Lower).await?;
         let s = crate::abs(&w)?;
         let order = crate::argsort(&crate::negative(&s)?, Some(-1), None)?;
-        return Ok((None, crate::take_along_axis(&s, &order, Some(-1))?, None));
+        return Ok((
+            None,
+            crate::take_along_axis_async(&s, &order, Some(-1)).await?,
+            None,
+        ));
     }
     let (w, v) = eigh_async(a, Uplo::Lower).await?;
     let s = crate::abs(&w)?;
     let order = crate::argsort(&crate::negative(&s)?, Some(-1), None)?;
-    let sgn = crate::sign(&crate::take_along_axis(&w, &order, Some(-1))?)?;
-    let s = crate::take_along_axis(&s, &order, Some(-1))?;
-    let u = reorder_rows(&v.swapaxes(-1, -2)?, &order)?.swapaxes(-1, -2)?;
+    let sgn = crate::sign(&crate::take_along_axis_async(&w, &order, Some(-1)).await?)?;
+    let s = crate::take_along_axis_async(&s, &order, Some(-1)).await?;
+    let u = reorder_rows(&v.swapaxes(-1, -2)?, &order)
+        .await?
+        .swapaxes(-1, -2)?;
     let vh = crate::multiply(&u, &sgn.expand_dims(-2)?)?.swapaxes(-1, -2)?;
     Ok((Some(u), s, Some(vh)))
 }
@@ -333,11 +339,11 @@ pub async fn eigh_async(a: &Array, uplo: Uplo) -> Result<(Array, Array)> {
     let av = super::mm(&vt, &sym)?;
     let w = crate::sum(&crate::multiply(&av, &vt)?, -1isize, false)?;
     let order = crate::argsort(&w, Some(-1), None)?;
-    let w = crate::take_along_axis(&w, &order, Some(-1))?;
+    let w = crate::take_along_axis_async(&w, &order, Some(-1)).await?;
     if !all_finite(&w).await? {
         return Err(eig_failed());
     }
-    let v = reorder_rows(&vt, &order)?.swapaxes(-1, -2)?;
+    let v = reorder_rows(&vt, &order).await?.swapaxes(-1, -2)?;
     Ok((w, v))
 }
 
@@ -360,7 +366,7 @@ pub async fn eigvalsh_async(a: &Array, uplo: Uplo) -> Result<Array> {
         Err(Error::LinAlg(LinAlgError::NotConverged(_))) => return Err(eig_failed()),
         r => r?,
     };
-    let (s, _) = norms_descending(&g)?;
+    let (s, _) = norms_descending(&g).await?;
     // Descending singular values of B minus the shift, reversed: ascending eigenvalues.
     let w = crate::subtract(&s, &shift.slice(&[SliceArg::Ellipsis, SliceArg::Index(0)])?)?;
     let w = w.slice(&[
