@@ -835,6 +835,36 @@ fn composed_functions_match_numpy_and_scipy() {
                 },
             ));
         }
+        // Complex systems (through the real embedding): a[0] + 1j a[1], batched and not.
+        let cdt = if dtype == DType::F64 {
+            DType::Complex128
+        } else {
+            DType::Complex64
+        };
+        let cplx = move |x: &Array| -> kp::Result<Array> {
+            let re = x.slice(&[kp::SliceArg::Index(0)])?;
+            let im = x.slice(&[kp::SliceArg::Index(1)])?;
+            kp::make_complex(&re, &im)?.astype(cdt)
+        };
+        let parts = |x: Array| -> kp::Result<Vec<Array>> { Ok(vec![kp::real(&x)?, kp::imag(&x)?]) };
+        let boost = move |n: usize, d: DType, k: f64| -> kp::Result<Array> {
+            kp::multiply(&kp::eye(n, None, 0, Some(d))?, k)?.astype(cdt)
+        };
+        cases.push(composed_case("complex solve", "(lambda x: (x.real, x.imag))(np.linalg.solve(a[0] + 1j * a[1] + 4 * np.eye(5), b[0] + 1j * b[1]))", dtype, r(40, &[2, 5, 5]), r(41, &[2, 5]), move |a, b| {
+            let a = kp::add(&cplx(a)?, &boost(5, a.dtype(), 4.0)?)?;
+            kp::linalg::solve(&a, &cplx(b)?).and_then(parts)
+        }));
+        cases.push(composed_case(
+            "complex inv batched",
+            "(lambda x: (x.real, x.imag))(np.linalg.inv(a[0] + 1j * a[1] + 3 * np.eye(40)))",
+            dtype,
+            r(42, &[2, 3, 40, 40]),
+            r(0, &[1]),
+            move |a, _| {
+                let a = kp::add(&cplx(a)?, &boost(40, a.dtype(), 3.0)?)?;
+                kp::linalg::inv(&a).and_then(parts)
+            },
+        ));
         cases.push(composed_case(
             "polyfit",
             "np.polyfit(a, b, 3)",

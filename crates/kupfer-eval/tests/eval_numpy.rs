@@ -594,6 +594,8 @@ const CASES: &[&str] = &[
     "scipy.linalg.solve_triangular(sq + 4 * np.eye(4, dtype=np.float32), v32, lower=True)",
     "scipy.linalg.solve_triangular(f64[:, :3] + 9 * np.eye(3), f64[:, 3], trans='T')",
     "scipy.linalg.solve_triangular(sq + 4 * np.eye(4, dtype=np.float32), sq, 1, False, True)",
+    "np.linalg.solve(sq + 4 * np.eye(4, dtype=np.float32) + 1j * sq.T, v32)",
+    "np.linalg.inv(f64[:, 1:] + 9j * np.eye(3))",
     "np.linalg.qr(f64)[1]",
     "np.linalg.qr(f64.T)[0]",
     "np.linalg.qr(x3, mode='r')",

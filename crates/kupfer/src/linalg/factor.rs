@@ -27,7 +27,7 @@ use std::sync::Arc;
 /// The dtype a factorization computes and returns in: float64 for float64 and int64 input,
 /// float32 for the other real types (kupfer never widens 32-bit types; NumPy would return
 /// float64 for int32 and bool). float16 is refused as NumPy refuses it; complex matrices are
-/// not factored yet.
+/// not factored by these kernels (`solve` and `inv` take them through the real embedding).
 pub(crate) fn compute_dtype(d: DType) -> Result<DType> {
     match d {
         DType::F16 => Err(Error::unsupported(
