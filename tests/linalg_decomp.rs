@@ -511,6 +511,21 @@ fn decomposition_errors_are_numpy_linalg_errors() {
         eig_nc
     ));
     assert!("x".parse::<QrMode>().is_err() && "X".parse::<Uplo>().is_err());
+    // Complex vectors are not offered (singular values are): a clear error, not a panic.
+    let z = kp::make_complex(&rect, &rect).unwrap();
+    assert!(matches!(
+        kp::linalg::svd(&z, false, false),
+        Err(Error::Unsupported(_))
+    ));
+    assert!(matches!(
+        kp::linalg::qr(&z, QrMode::Reduced),
+        Err(Error::Unsupported(_))
+    ));
+    assert!(matches!(
+        kp::linalg::eigh(&kp::make_complex(&nan, &nan).unwrap(), Uplo::Lower),
+        Err(Error::Unsupported(_))
+    ));
+    assert_eq!(kp::linalg::svdvals(&z).unwrap().shape(), &[2]);
 }
 
 /// Runs the oracle: each case's `expr` over `a` (and `b`), flattened to float64.
@@ -865,6 +880,35 @@ fn composed_functions_match_numpy_and_scipy() {
                 kp::linalg::inv(&a).and_then(parts)
             },
         ));
+        cases.push(composed_case(
+            "complex svdvals",
+            "np.linalg.svdvals(a[0] + 1j * a[1])",
+            dtype,
+            r(43, &[2, 3, 6, 4]),
+            r(0, &[1]),
+            move |a, _| kp::linalg::svdvals(&cplx(a)?).map(|x| vec![x]),
+        ));
+        cases.push(composed_case("complex lstsq", "(lambda r: (r[0].real, r[0].imag, r[1], r[2], r[3]))(np.linalg.lstsq(a[0] + 1j * a[1], b[0] + 1j * b[1]))", dtype, r(44, &[2, 7, 3]), r(45, &[2, 7, 2]), move |a, b| {
+            let l = kp::linalg::lstsq(&cplx(a)?, &cplx(b)?, None)?;
+            Ok(vec![kp::real(&l.x)?, kp::imag(&l.x)?, l.residuals, scalar_array(l.rank as f64), l.s])
+        }));
+        cases.push(composed_case(
+            "complex pinv",
+            "(lambda x: (x.real, x.imag))(np.linalg.pinv(a[0] + 1j * a[1]))",
+            dtype,
+            r(46, &[2, 2, 3, 5]),
+            r(0, &[1]),
+            move |a, _| kp::linalg::pinv(&cplx(a)?, None, false).and_then(parts),
+        ));
+        cases.push(composed_case("complex rank, cond, norms", "(np.linalg.matrix_rank(a[0] + 1j * a[1]), np.linalg.cond(a[0] + 1j * a[1]), np.linalg.norm(a[0] + 1j * a[1], 2), np.linalg.norm(a[0] + 1j * a[1], 'nuc'))", dtype, r(47, &[2, 5, 5]), r(0, &[1]), move |a, _| {
+            let c = cplx(a)?;
+            Ok(vec![
+                kp::linalg::matrix_rank(&c, None, false, None)?,
+                kp::linalg::cond(&c, None)?,
+                kp::linalg::norm(&c, Some(kp::linalg::NormOrd::P(2.0)), None, false)?,
+                kp::linalg::norm(&c, Some(kp::linalg::NormOrd::Nuc), None, false)?,
+            ])
+        }));
         cases.push(composed_case(
             "polyfit",
             "np.polyfit(a, b, 3)",

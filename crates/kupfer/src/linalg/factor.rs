@@ -41,6 +41,25 @@ pub(crate) fn compute_dtype(d: DType) -> Result<DType> {
     }
 }
 
+/// The real dtype of a complex one, if `d` is complex.
+pub(crate) fn complex_parts(d: DType) -> Option<DType> {
+    match d {
+        DType::Complex64 => Some(DType::F32),
+        DType::Complex128 => Some(DType::F64),
+        _ => None,
+    }
+}
+
+/// The real embedding `[[Re a, -Im a], [Im a, Re a]]` of each complex matrix of `a`
+/// (`..., n, m` gives `..., 2n, 2m`).
+pub(crate) fn embed(a: &Array, real: DType) -> Result<Array> {
+    let re = crate::real(a)?.astype(real)?;
+    let im = crate::imag(a)?.astype(real)?;
+    let top = crate::concatenate(&[re.clone(), crate::negative(&im)?], Some(-1), None)?;
+    let bottom = crate::concatenate(&[im, re], Some(-1), None)?;
+    crate::concatenate(&[top, bottom], Some(-2), None)
+}
+
 /// The batch shape and order of a stack of square matrices `(..., n, n)`, or NumPy's
 /// `LinAlgError` for fewer than two dimensions or non-square matrices.
 pub(crate) fn square(a: &Array) -> Result<(Vec<usize>, usize)> {

@@ -70,7 +70,11 @@ pub async fn lstsq_async(a: &Array, b: &Array, rcond: Option<f64>) -> Result<Lst
     if b.shape()[0] != m {
         return Err(LinAlgError::IncompatibleDimensions.into());
     }
-    let dtype = factor::compute_dtype(promote::result_type(a.dtype(), b.dtype())?)?;
+    let common = promote::result_type(a.dtype(), b.dtype())?;
+    if let Some(real) = factor::complex_parts(common) {
+        return complex_lstsq(a, b, rcond, common, real).await;
+    }
+    let dtype = factor::compute_dtype(common)?;
     let vector = b.ndim() == 1;
     let b2 = if vector {
         b.reshape(&[m as isize, 1])?
@@ -124,6 +128,52 @@ pub async fn lstsq_async(a: &Array, b: &Array, rcond: Option<f64>) -> Result<Lst
     })
 }
 
+/// [`lstsq_async`] of complex operands through the real embedding (`min ||E x - b||` over
+/// `[Re x; Im x]` is the same problem); E has each singular value twice, so its rank is
+/// halved and every other singular value kept.
+async fn complex_lstsq(
+    a: &Array,
+    b: &Array,
+    rcond: Option<f64>,
+    common: DType,
+    real: DType,
+) -> Result<Lstsq> {
+    let (m, n) = (a.shape()[0], a.shape()[1]);
+    let rcond = rcond.unwrap_or(eps(real) * m.max(n) as f64);
+    let e = factor::embed(&a.astype(common)?, real)?;
+    let b = b.astype(common)?;
+    let axis = if b.ndim() == 1 { 0 } else { -2 };
+    let rb = crate::concatenate(
+        &[
+            crate::real(&b)?.astype(real)?,
+            crate::imag(&b)?.astype(real)?,
+        ],
+        Some(axis),
+        None,
+    )?;
+    let r = Box::pin(lstsq_async(&e, &rb, Some(rcond))).await?;
+    let half = |x: &Array, from: isize, to: isize| -> Result<Array> {
+        if x.ndim() == 1 {
+            x.slice(&[SliceArg::range(from, to)])
+        } else {
+            x.slice(&[SliceArg::range(from, to), SliceArg::FULL])
+        }
+    };
+    let nn = n as isize;
+    let x = crate::make_complex(&half(&r.x, 0, nn)?, &half(&r.x, nn, 2 * nn)?)?;
+    let every_other = SliceArg::Stepped {
+        start: 0,
+        stop: None,
+        step: 2,
+    };
+    Ok(Lstsq {
+        x,
+        residuals: r.residuals,
+        rank: r.rank / 2,
+        s: r.s.slice(&[every_other])?,
+    })
+}
+
 /// NumPy's `linalg.pinv(a, rcond=1e-15, hermitian=False)`: the Moore-Penrose pseudo-inverse
 /// of each matrix of `a` (`..., m, n` gives `..., n, m`), from the SVD with singular values
 /// at most `rcond * s_max` dropped.
@@ -135,6 +185,24 @@ pub fn pinv(a: &Array, rcond: Option<f64>, hermitian: bool) -> Result<Array> {
 /// [`pinv`], async.
 pub async fn pinv_async(a: &Array, rcond: Option<f64>, hermitian: bool) -> Result<Array> {
     let (batch, m, n) = matrix_stack(a)?;
+    if let Some(real) = factor::complex_parts(a.dtype()) {
+        if hermitian {
+            return Err(Error::unsupported(format!(
+                "pinv(hermitian=True) of {} matrices",
+                a.dtype()
+            )));
+        }
+        // pinv of the real embedding is the embedding of pinv(a): its left block column.
+        let p = Box::pin(pinv_async(&factor::embed(a, real)?, rcond, false)).await?;
+        let block = |r0: usize| -> Result<Array> {
+            p.slice(&[
+                SliceArg::Ellipsis,
+                SliceArg::range(r0 as isize, (r0 + n) as isize),
+                SliceArg::range(0, m as isize),
+            ])
+        };
+        return crate::make_complex(&block(0)?, &block(n)?);
+    }
     let dtype = factor::compute_dtype(a.dtype())?;
     if m == 0 || n == 0 || batch.contains(&0) {
         let shape: Vec<usize> = batch.iter().copied().chain([n, m]).collect();
@@ -174,7 +242,10 @@ pub async fn matrix_rank_async(
     if a.ndim() < 2 {
         return crate::any(&crate::not_equal(a, 0)?, Axis::All, false)?.astype(DType::I64);
     }
-    let dtype = factor::compute_dtype(a.dtype())?;
+    let dtype = match factor::complex_parts(a.dtype()) {
+        Some(real) => real,
+        None => factor::compute_dtype(a.dtype())?,
+    };
     let (_, m, n) = matrix_stack(a)?;
     let s = if hermitian {
         svdvals_hermitian_async(a).await?

@@ -86,25 +86,6 @@ pub fn solve(a: &Array, b: &Array) -> Result<Array> {
     pollster::block_on(solve_async(a, b))
 }
 
-/// The real dtype of a complex one, if `d` is complex.
-fn complex_parts(d: DType) -> Option<DType> {
-    match d {
-        DType::Complex64 => Some(DType::F32),
-        DType::Complex128 => Some(DType::F64),
-        _ => None,
-    }
-}
-
-/// The real embedding `[[Re a, -Im a], [Im a, Re a]]` of each complex matrix of `a`
-/// (`..., n, m` gives `..., 2n, 2m`).
-fn embed(a: &Array, real: DType) -> Result<Array> {
-    let re = crate::real(a)?.astype(real)?;
-    let im = crate::imag(a)?.astype(real)?;
-    let top = crate::concatenate(&[re.clone(), crate::negative(&im)?], Some(-1), None)?;
-    let bottom = crate::concatenate(&[im, re], Some(-1), None)?;
-    crate::concatenate(&[top, bottom], Some(-2), None)
-}
-
 /// The complex stack `x_re + i x_im` from the stacked halves `[x_re; x_im]` (`..., 2n, m`).
 fn unstack(x: &Array, n: usize) -> Result<Array> {
     let n = n as isize;
@@ -123,7 +104,7 @@ fn unstack(x: &Array, n: usize) -> Result<Array> {
 /// Re A]] [Re x; Im x] = [Re b; Im b]`, singular exactly when `A` is).
 pub async fn solve_async(a: &Array, b: &Array) -> Result<Array> {
     let common = promote::result_type(a.dtype(), b.dtype())?;
-    if let Some(real) = complex_parts(common) {
+    if let Some(real) = factor::complex_parts(common) {
         let (_, n) = factor::square(a)?;
         let vector = b.ndim() == 1;
         let b2 = if vector && a.ndim() >= 2 {
@@ -143,7 +124,7 @@ pub async fn solve_async(a: &Array, b: &Array) -> Result<Array> {
             Some(-2),
             None,
         )?;
-        let x = Box::pin(solve_async(&embed(&a.astype(common)?, real)?, &rb)).await?;
+        let x = Box::pin(solve_async(&factor::embed(&a.astype(common)?, real)?, &rb)).await?;
         let x = unstack(&x, n)?;
         return if vector {
             let s: Vec<isize> = x.shape()[..x.ndim() - 1]
@@ -219,9 +200,9 @@ pub fn inv(a: &Array) -> Result<Array> {
 /// [`inv`], async (the browser's only form: it reads the singularity check back). Complex
 /// matrices are inverted through their real embedding (see [`solve_async`]).
 pub async fn inv_async(a: &Array) -> Result<Array> {
-    if let Some(real) = complex_parts(a.dtype()) {
+    if let Some(real) = factor::complex_parts(a.dtype()) {
         let (_, n) = factor::square(a)?;
-        let e = Box::pin(inv_async(&embed(a, real)?)).await?;
+        let e = Box::pin(inv_async(&factor::embed(a, real)?)).await?;
         // The inverse's embedding: its first n columns are [Re X; Im X].
         let left = e.slice(&[
             SliceArg::Ellipsis,

@@ -158,8 +158,28 @@ async fn svd_parts(
     compute_uv: bool,
     hermitian: bool,
 ) -> Result<(Option<Array>, Array, Option<Array>)> {
-    let dtype = factor::compute_dtype(a.dtype())?;
     let (_, m, n) = matrix_stack(a)?;
+    if let Some(real) = factor::complex_parts(a.dtype()) {
+        // The real embedding has each singular value twice: every other one of the sorted
+        // values is A's. Its vectors come in pairs that do not map back to a unitary U and V
+        // one for one, so the complex vectors are not offered.
+        if compute_uv || hermitian {
+            return Err(Error::unsupported(format!(
+                "the SVD with vectors (or hermitian=True) of {} matrices (singular values \
+                 only: svdvals, compute_uv=False)",
+                a.dtype()
+            )));
+        }
+        let e = factor::embed(a, real)?;
+        let s = Box::pin(svd_parts(&e, false, false, false)).await?.1;
+        let every_other = SliceArg::Stepped {
+            start: 0,
+            stop: None,
+            step: 2,
+        };
+        return Ok((None, s.slice(&[SliceArg::Ellipsis, every_other])?, None));
+    }
+    let dtype = factor::compute_dtype(a.dtype())?;
     if hermitian {
         return hermitian_svd(a, compute_uv).await;
     }
