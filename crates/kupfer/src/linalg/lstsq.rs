@@ -10,9 +10,7 @@ use super::NormOrd;
 use crate::array::Array;
 use crate::reduce::Axis;
 use crate::scalar::Scalar;
-#[cfg(not(target_arch = "wasm32"))]
-use kupfer_core::SliceArg;
-use kupfer_core::{promote, DType, Error, LinAlgError, Result};
+use kupfer_core::{promote, DType, Error, LinAlgError, Result, SliceArg};
 
 /// The result of [`lstsq`], NumPy's 4-tuple.
 #[derive(Debug, Clone)]
