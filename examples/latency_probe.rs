@@ -175,6 +175,12 @@ fn main() -> kp::Result<()> {
     let copy_fresh = time(200, || {
         std::hint::black_box(src.to_vec());
     });
+    let mut warm_dst = vec![0u8; src.len()];
+    let copy_warm = time(200, || {
+        warm_dst.copy_from_slice(&src);
+        std::hint::black_box(&warm_dst);
+    });
+    println!("{{\"case\": \"host_copy_4mib_warm\", \"us\": {copy_warm:.2}}}");
     println!("{{\"case\": \"wgpu_submit_only\", \"us\": {submit_only:.2}}}");
     println!("{{\"case\": \"wgpu_dispatch_spin_new_bind_group\", \"us\": {spin_newgroup:.2}}}");
     println!("{{\"case\": \"wgpu_dispatch_spin_param_copy\", \"us\": {spin_paramcopy:.2}}}");
