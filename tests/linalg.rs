@@ -18,7 +18,7 @@ mod common;
 
 use common::eps;
 
-use kp::{s, Array, DType, Error};
+use kp::{s, Array, DType};
 use kupfer as kp;
 use kupfer::linalg::{norm, NormOrd};
 use serde_json::{json, Value};
