@@ -148,6 +148,7 @@ pub(crate) const PLANNED: &[&str] = &[
     "poly1d",
     // linear algebra and products
     "linalg.eig",
+    "roots",
     "linalg.eigvals",
     // random
     "random.choice",
