@@ -57,10 +57,32 @@ fn identities(device: &Device, batch: &[usize], n: usize, dtype: DType) -> Resul
     eye.broadcast_to(&with_core(batch, &[n, n]))
 }
 
-/// Rows of `x` (`..., k, len`) reordered by `order` (`..., k`).
+/// The permutation matrices of `order` (`..., k`): `p[.., i, j] = (order[.., i] == j)`.
+fn one_hot(order: &Array, dtype: DType) -> Result<Array> {
+    let k = *order.shape().last().unwrap_or(&0);
+    let cols = {
+        let _guard = order.device().use_device();
+        crate::creation::arange(0.0, k as f64, 1.0, Some(order.dtype()))?
+    };
+    crate::equal(&order.expand_dims(-1)?, &cols)?.astype(dtype)
+}
+
+/// Rows of `x` (`..., k, len`) reordered by `order` (`..., k`): a product with the
+/// permutation matrix in exact float32/float64 arithmetic (the indices are valid by
+/// construction, so no bounds check and no read-back).
 async fn reorder_rows(x: &Array, order: &Array) -> Result<Array> {
-    let idx = order.expand_dims(-1)?.broadcast_to(x.shape())?;
-    crate::take_along_axis_async(x, &idx, Some(-2)).await
+    let p = one_hot(order, x.dtype())?;
+    crate::matmul_with(&p, x, crate::MatmulPrecision::Exact)
+}
+
+/// Values of `x` (`..., k`) reordered by `order` (`..., k`), exactly (a masked sum).
+fn reorder_values(x: &Array, order: &Array) -> Result<Array> {
+    let hit = crate::greater(&one_hot(order, DType::F32)?, 0.5)?;
+    crate::sum(
+        &crate::where_(&hit, &x.expand_dims(-2)?, 0)?.astype(x.dtype())?,
+        -1isize,
+        false,
+    )
 }
 
 /// One-sided Jacobi on the columns of each `m x n` matrix of `a`: returns `G^T`
@@ -91,7 +113,7 @@ async fn jacobi(a: &Array, dtype: DType, want_v: bool) -> Result<(Array, Option<
 async fn norms_descending(g: &Array) -> Result<(Array, Array)> {
     let s = crate::sqrt(&crate::sum(&crate::square(g)?, -1isize, false)?)?;
     let order = crate::argsort(&crate::negative(&s)?, Some(-1), None)?;
-    let s = crate::take_along_axis_async(&s, &order, Some(-1)).await?;
+    let s = reorder_values(&s, &order)?;
     Ok((s, order))
 }
 
@@ -203,17 +225,13 @@ async fn hermitian_svd(
         let w = eigvalsh_async(a, Uplo::Lower).await?;
         let s = crate::abs(&w)?;
         let order = crate::argsort(&crate::negative(&s)?, Some(-1), None)?;
-        return Ok((
-            None,
-            crate::take_along_axis_async(&s, &order, Some(-1)).await?,
-            None,
-        ));
+        return Ok((None, reorder_values(&s, &order)?, None));
     }
     let (w, v) = eigh_async(a, Uplo::Lower).await?;
     let s = crate::abs(&w)?;
     let order = crate::argsort(&crate::negative(&s)?, Some(-1), None)?;
-    let sgn = crate::sign(&crate::take_along_axis_async(&w, &order, Some(-1)).await?)?;
-    let s = crate::take_along_axis_async(&s, &order, Some(-1)).await?;
+    let sgn = crate::sign(&reorder_values(&w, &order)?)?;
+    let s = reorder_values(&s, &order)?;
     let u = reorder_rows(&v.swapaxes(-1, -2)?, &order)
         .await?
         .swapaxes(-1, -2)?;
@@ -359,7 +377,7 @@ pub async fn eigh_async(a: &Array, uplo: Uplo) -> Result<(Array, Array)> {
     let av = super::mm(&vt, &sym)?;
     let w = crate::sum(&crate::multiply(&av, &vt)?, -1isize, false)?;
     let order = crate::argsort(&w, Some(-1), None)?;
-    let w = crate::take_along_axis_async(&w, &order, Some(-1)).await?;
+    let w = reorder_values(&w, &order)?;
     if !all_finite(&w).await? {
         return Err(eig_failed());
     }
