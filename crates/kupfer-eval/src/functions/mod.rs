@@ -124,7 +124,6 @@ pub(crate) const PLANNED: &[&str] = &[
     // statistics and scans
     "cumulative_sum",
     "cumulative_prod",
-    "gradient",
     "cov",
     "corrcoef",
     "logsumexp",
@@ -141,8 +140,6 @@ pub(crate) const PLANNED: &[&str] = &[
     "lexsort",
     // more elementwise
     "fmod",
-    "interp",
-    "unwrap",
     "poly1d",
     // linear algebra and products
     "linalg.pinv",
@@ -235,8 +232,6 @@ const DTYPE_NAMES: &[&str] = &[
     "ushort",
     "longlong",
     "ulonglong",
-    "str_",
-    "bytes_",
     "object_",
     "datetime64",
     "timedelta64",
