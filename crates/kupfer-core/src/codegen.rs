@@ -1522,7 +1522,9 @@ mod tests {
                 }
             }
         }
-        assert_eq!(checked, 6 * 10);
+        // int32-held (int8, int16, int32) against uint32-held (uint8, uint16, uint32): 18
+        // ordered pairs; either against float16/float32: 24.
+        assert_eq!(checked, 6 * 42);
     }
 
     #[test]
