@@ -636,7 +636,7 @@ fn mutated_npy(rng: &mut Rng) -> Vec<u8> {
 
 /// 400 mutated `.npy` files read by kupfer and by NumPy's `np.load`: kupfer never panics,
 /// and every array kupfer reads NumPy reads too, with the same shape and values. kupfer may
-/// refuse what NumPy reads only for dtypes it does not have (int8, uint64, ...).
+/// refuse what NumPy reads only for dtypes it does not have (uint64, ...).
 #[test]
 fn npy_fuzz_matches_numpy() {
     let mut rng = Rng(0x28);
@@ -739,6 +739,10 @@ fn host_f64(d: &HostData) -> Vec<f64> {
         HostData::Bool(v) => v.iter().map(|&b| f64::from(u8::from(b))).collect(),
         HostData::I32(v) => v.iter().map(|&x| f64::from(x)).collect(),
         HostData::U32(v) => v.iter().map(|&x| f64::from(x)).collect(),
+        HostData::I8(v) => v.iter().map(|&x| f64::from(x)).collect(),
+        HostData::U8(v) => v.iter().map(|&x| f64::from(x)).collect(),
+        HostData::I16(v) => v.iter().map(|&x| f64::from(x)).collect(),
+        HostData::U16(v) => v.iter().map(|&x| f64::from(x)).collect(),
         HostData::I64(v) => v.iter().map(|&x| x as f64).collect(),
         HostData::F16(v) => v.iter().map(|x| x.to_f64()).collect(),
         HostData::F32(v) => v.iter().map(|&x| f64::from(x)).collect(),

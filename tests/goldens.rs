@@ -542,6 +542,10 @@ fn element(d: &HostData, i: usize) -> String {
         HostData::Bool(v) => format!("{:?}", v[i]),
         HostData::I32(v) => format!("{:?}", v[i]),
         HostData::U32(v) => format!("{:?}", v[i]),
+        HostData::I8(v) => format!("{:?}", v[i]),
+        HostData::U8(v) => format!("{:?}", v[i]),
+        HostData::I16(v) => format!("{:?}", v[i]),
+        HostData::U16(v) => format!("{:?}", v[i]),
         HostData::I64(v) => format!("{:?}", v[i]),
         HostData::F16(v) => format!("{:?}", v[i]),
         HostData::F32(v) => format!("{:?}", v[i]),
@@ -655,6 +659,10 @@ fn compare(got: &HostArray, exp: &HostArray, tol: &Tol) -> Option<Mismatch> {
     let s = &exp.shape;
     match (&got.data, &exp.data) {
         (HostData::Bool(g), HostData::Bool(e)) => compare_slices(g, e, s, exact),
+        (HostData::I8(g), HostData::I8(e)) => compare_slices(g, e, s, exact),
+        (HostData::U8(g), HostData::U8(e)) => compare_slices(g, e, s, exact),
+        (HostData::I16(g), HostData::I16(e)) => compare_slices(g, e, s, exact),
+        (HostData::U16(g), HostData::U16(e)) => compare_slices(g, e, s, exact),
         (HostData::I32(g), HostData::I32(e)) => compare_slices(g, e, s, exact),
         (HostData::U32(g), HostData::U32(e)) => compare_slices(g, e, s, exact),
         (HostData::I64(g), HostData::I64(e)) => compare_slices(g, e, s, exact),

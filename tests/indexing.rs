@@ -191,6 +191,10 @@ json.dump(res, open(os.path.join(d, "results.json"), "w"))
 fn numpy_name(d: DType) -> &'static str {
     match d {
         DType::Bool => "bool",
+        DType::I8 => "int8",
+        DType::U8 => "uint8",
+        DType::I16 => "int16",
+        DType::U16 => "uint16",
         DType::I32 => "int32",
         DType::U32 => "uint32",
         DType::I64 => "int64",
@@ -208,6 +212,10 @@ fn host_bytes(a: &Array) -> Vec<u8> {
         kp::HostData::Bool(v) => v.iter().map(|&b| u8::from(b)).collect(),
         kp::HostData::I32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
         kp::HostData::U32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        kp::HostData::I8(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        kp::HostData::U8(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        kp::HostData::I16(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        kp::HostData::U16(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
         kp::HostData::I64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
         kp::HostData::F16(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
         kp::HostData::F32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),

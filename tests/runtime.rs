@@ -539,6 +539,10 @@ fn expected_host(dtype: DType) -> HostArray {
     let v: Vec<i64> = (0..24).collect();
     let data = match dtype {
         DType::Bool => HostData::Bool(v.iter().map(|x| x % 3 == 0).collect()),
+        DType::I8 => HostData::I8(v.iter().map(|&x| (x * 11 - 128) as i8).collect()),
+        DType::U8 => HostData::U8(v.iter().map(|&x| (x * 11) as u8).collect()),
+        DType::I16 => HostData::I16(v.iter().map(|&x| (x * 1400 - 32768) as i16).collect()),
+        DType::U16 => HostData::U16(v.iter().map(|&x| (x * 2800 + 1) as u16).collect()),
         DType::I32 => HostData::I32(v.iter().map(|&x| x as i32 - 7).collect()),
         DType::U32 => HostData::U32(v.iter().map(|&x| x as u32 * 1000 + 4_000_000_000).collect()),
         DType::I64 => HostData::I64(v.iter().map(|&x| (x - 7) * 1_000_000_000_000).collect()),
@@ -570,6 +574,10 @@ d = sys.argv[1]
 v = np.arange(24).reshape(2, 3, 4)
 vals = {
     "bool": v % 3 == 0,
+    "int8": (v * 11 - 128).astype(np.int8),
+    "uint8": (v * 11).astype(np.uint8),
+    "int16": (v * 1400 - 32768).astype(np.int16),
+    "uint16": (v * 2800 + 1).astype(np.uint16),
     "int32": (v - 7).astype(np.int32),
     "uint32": (v * 1000 + 4000000000).astype(np.uint32),
     "int64": ((v - 7) * 10**12).astype(np.int64),
@@ -602,6 +610,10 @@ fn npy_files() {
     let mut failures = Vec::new();
     for dtype in [
         DType::Bool,
+        DType::I8,
+        DType::U8,
+        DType::I16,
+        DType::U16,
         DType::I32,
         DType::U32,
         DType::I64,
@@ -702,11 +714,11 @@ for n in ["bool", "int32", "uint32", "int64", "float16", "float32", "float64", "
             )),
         }
     }
-    for (name, what) in [
-        ("int8.npy", "i1"),
-        ("uint64.npy", "u8"),
-        ("structured.npy", ""),
-    ] {
+    match kp::io::read_npy(dir.join("int8.npy")) {
+        Ok(h) if h.data == kp::HostData::I8(vec![0, 1, 2, 3, 4]) => {}
+        other => failures.push(format!("int8.npy: expected 0..5 as int8, got {other:?}")),
+    }
+    for (name, what) in [("uint64.npy", "u8"), ("structured.npy", "")] {
         match kp::io::read_npy(dir.join(name)) {
             Err(Error::Unsupported(m)) if m.contains(what) => eprintln!("{name}: {m}"),
             other => failures.push(format!(
@@ -714,10 +726,10 @@ for n in ["bool", "int32", "uint32", "int64", "float16", "float32", "float64", "
             )),
         }
     }
-    match kp::io::load(dir.join("int8.npy")) {
+    match kp::io::load(dir.join("uint64.npy")) {
         Err(Error::Unsupported(_)) => {}
         other => failures.push(format!(
-            "load(int8.npy): expected Unsupported, got {other:?}"
+            "load(uint64.npy): expected Unsupported, got {other:?}"
         )),
     }
     match kp::io::write_npy(

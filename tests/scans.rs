@@ -761,7 +761,26 @@ fn bad_inputs_are_errors() {
         kp::cumprod(&x, Some(-2), None),
         Err(Error::InvalidArgument(_))
     ));
-    // Complex cumsum runs (issue 24): exact on small whole parts.
+    // Complex cumsum and cumprod run (issue 24): exact on small whole parts.
+    let c = Array::from_slice(
+        &[
+            kp::Complex32::new(1.0, 2.0),
+            kp::Complex32::new(1.0, 3.0),
+            kp::Complex32::new(0.0, -2.0),
+        ],
+        &[3],
+    )
+    .unwrap();
+    let got: Vec<kp::Complex32> = kp::cumprod(&c, None, None).unwrap().to_vec().unwrap();
+    // (1+2i)(1+3i) = -5+5i; times -2i = 10+10i.
+    assert_eq!(
+        got,
+        [
+            kp::Complex32::new(1.0, 2.0),
+            kp::Complex32::new(-5.0, 5.0),
+            kp::Complex32::new(10.0, 10.0)
+        ]
+    );
     let c = Array::from_slice(
         &[kp::Complex32::new(1.0, 1.0), kp::Complex32::new(2.0, -3.0)],
         &[2],

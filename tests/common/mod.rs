@@ -56,6 +56,10 @@ pub fn upload(data: &[f64], dtype: DType, shape: &[usize]) -> Array {
         DType::Bool => {
             Array::from_slice(&data.iter().map(|&v| v != 0.0).collect::<Vec<_>>(), shape)
         }
+        DType::I8 => Array::from_slice(&data.iter().map(|&v| v as i8).collect::<Vec<_>>(), shape),
+        DType::U8 => Array::from_slice(&data.iter().map(|&v| v as u8).collect::<Vec<_>>(), shape),
+        DType::I16 => Array::from_slice(&data.iter().map(|&v| v as i16).collect::<Vec<_>>(), shape),
+        DType::U16 => Array::from_slice(&data.iter().map(|&v| v as u16).collect::<Vec<_>>(), shape),
         DType::I32 => Array::from_slice(&data.iter().map(|&v| v as i32).collect::<Vec<_>>(), shape),
         DType::U32 => Array::from_slice(&data.iter().map(|&v| v as u32).collect::<Vec<_>>(), shape),
         DType::I64 => Array::from_slice(&data.iter().map(|&v| v as i64).collect::<Vec<_>>(), shape),
@@ -92,6 +96,10 @@ pub fn raw_bytes(data: &[f64], dtype: DType) -> Vec<u8> {
     for &v in data {
         match dtype {
             DType::Bool => out.push((v != 0.0) as u8),
+            DType::I8 => out.extend((v as i8).to_le_bytes()),
+            DType::U8 => out.extend((v as u8).to_le_bytes()),
+            DType::I16 => out.extend((v as i16).to_le_bytes()),
+            DType::U16 => out.extend((v as u16).to_le_bytes()),
             DType::I32 => out.extend((v as i32).to_le_bytes()),
             DType::U32 => out.extend((v as u32).to_le_bytes()),
             DType::I64 => out.extend((v as i64).to_le_bytes()),

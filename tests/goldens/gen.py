@@ -30,8 +30,9 @@ promote.rs): NumPy 2's result dtype (NEP 50, Python scalars weak), except that a
 (int64, float64, complex128) with no 64-bit operand becomes its 32-bit counterpart -- and then
 the expected values are what the op gives when computed in that 32-bit dtype (the operands
 cast to it first: int32 / int32 is float32(a) / float32(b)). complex128 with a 64-bit operand
-is an Unsupported error. kupfer has no 8/16-bit integers: where NumPy answers int8 (bool // bool,
-bool ** bool, bool << bool, square(bool), ...) the expected dtype is int32, computed in int32.
+is an Unsupported error. The small integers (int8, uint8, int16, uint16) are NumPy's own, with
+its wrap-around; their section (sec_small_ints) runs every unary and binary function on them,
+mixed with the other dtypes and Python scalars, and casts both ways.
 Comparisons (bool results) are never demoted: their values are NumPy's.
 """
 
@@ -56,7 +57,8 @@ DTYPES = ["bool", "int32", "uint32", "int64", "float16", "float32", "float64", "
           "complex128"]
 INTS = ["int32", "uint32", "int64"]
 FLOATS = ["float16", "float32", "float64"]
-KUPFER_DTYPES = {np.dtype(d) for d in DTYPES}
+SMALL_INTS = ["int8", "uint8", "int16", "uint16"]
+KUPFER_DTYPES = {np.dtype(d) for d in DTYPES + SMALL_INTS}
 SEED = 20240917
 
 BINARY = ["add", "subtract", "multiply", "divide", "floor_divide", "remainder", "power",
@@ -219,8 +221,6 @@ def kupfer_dtype(rdt, operand_dtypes):
     """kupfer's result dtype for NumPy's result dtype `rdt`, or ("error", kind)."""
     rdt = np.dtype(rdt)
     any64 = any(is64(d) for d in operand_dtypes)
-    if rdt.kind in "iu" and rdt.itemsize < 4:
-        return np.dtype("int32")
     if is64(rdt) and not any64:
         return {"i": np.dtype("int32"), "u": np.dtype("uint32"), "f": np.dtype("float32"),
                 "c": np.dtype("complex64")}[rdt.kind]
@@ -355,6 +355,7 @@ class Gen:
                 v += [2 ** 31, 2 ** 31 - 1]
             if dt == np.int64:
                 v += [2 ** 32, -(2 ** 32), 2 ** 53 + 1, 2 ** 31]
+            v = [x for x in v if info.min <= x <= info.max]
             return np.array(sorted(set(v)), dtype=dt)
         if dt.kind == "f":
             fi = np.finfo(dt)
@@ -461,6 +462,8 @@ class Gen:
             shifts = [0, 1, 2, 7, 15, 30, 31, 32, 33, 40, 63, 64, 65, 100]
             if db.kind == "i":
                 shifts += [-1, -2, -33]
+            if db.kind in "iu":
+                shifts = [s for s in shifts if np.iinfo(db).min <= s <= np.iinfo(db).max]
             eb = np.array(shifts, dtype=db) if db.kind != "b" else eb
         if op == "power":
             if da.kind in "iub" and db.kind in "iub":
@@ -714,7 +717,8 @@ class Gen:
             return arr[keep]
         base = np.concatenate([self.edge(s), self.rand(s, 30)])
         if s.kind in "iu" and t == np.float16:
-            base = np.concatenate([base, np.array([2049, 65504, 65519, 65520, 70000], dtype=s)])
+            big = [v for v in [2049, 65504, 65519, 65520, 70000] if v <= np.iinfo(s).max]
+            base = np.concatenate([base, np.array(big, dtype=s)])
         if s.kind == "f" and t.kind == "f":
             base = np.concatenate([base, self.rand(s, 30, 1e-12, 1e12, log=True),
                                    self.rand(s, 10, 1e-42, 1e-36, log=True)])
@@ -736,6 +740,52 @@ class Gen:
             self.ufunc("astype", "astype", [A(x, [["transpose", [1, 2, 0]],
                                                   ["slice", [sl(step=-1)]]])],
                        params={"dtype": dst}, kind="astype")
+
+    def sec_small_ints(self):
+        """int8, uint8, int16 and uint16: every unary and binary function (NumPy's wrap-around),
+        mixed with each other and the other dtypes, Python scalars, views, and casts both
+        ways."""
+        for op in UNARY:
+            for d in SMALL_INTS:
+                self.ufunc("small", op, [A(self.unary_input(op, d))])
+        for op in BINARY:
+            for d in SMALL_INTS:
+                a, b = self.pair_inputs(op, d, d)
+                self.ufunc("small", op, [A(a), A(b)])
+        ops = ["add", "subtract", "multiply", "divide", "floor_divide", "remainder", "power",
+               "maximum", "equal", "less", "bitwise_or", "left_shift", "right_shift"]
+        others = SMALL_INTS + ["bool", "int32", "uint32", "int64", "float16", "float32",
+                               "float64", "complex64"]
+        for op in ops:
+            for da in SMALL_INTS:
+                for db in others:
+                    if da == db:
+                        continue
+                    a, b = self.pair_inputs(op, da, db)
+                    self.ufunc("small", op, [A(a), A(b)])
+                    self.ufunc("small", op, [A(b), A(a)])
+        for op in ["add", "subtract", "multiply", "floor_divide", "maximum", "less",
+                   "bitwise_and", "left_shift"]:
+            for d in SMALL_INTS:
+                x = np.concatenate([self.edge(d), self.rand(d, 20)])
+                for s in [S(True), S(3), S(-2), S(2.5), S(300), S(1.5 - 2j)]:
+                    if op == "left_shift" and s.v == -2:
+                        continue
+                    self.ufunc("small", op, [A(x), s])
+                    self.ufunc("small", op, [s, A(x)])
+        for d in SMALL_INTS:
+            for other in DTYPES + SMALL_INTS:
+                self.ufunc("small", "astype", [A(self.astype_input(d, other))],
+                           params={"dtype": other}, kind="astype")
+                if other != d:
+                    self.ufunc("small", "astype", [A(self.astype_input(other, d))],
+                               params={"dtype": d}, kind="astype")
+            # views at odd offsets, reversed and strided
+            base = self.rand(d, 60).reshape(3, 4, 5)
+            for views in ([["slice", [sl(1, None, 2)]]], [["slice", [sl(step=-1), 1]]],
+                          [["transpose", [2, 0, 1]], ["slice", [sl(1, None, 3)]]]):
+                self.ufunc("small", "add", [A(base, views), S(7)])
+                self.ufunc("small", "multiply", [A(base, views), A(base, views)])
 
     def sec_chains(self):
         """Several ops fused into one kernel: intermediates keep their NumPy dtypes."""
@@ -955,6 +1005,7 @@ class Gen:
         self.sec_views()
         self.sec_clip_where_round()
         self.sec_astype()
+        self.sec_small_ints()
         self.sec_chains()
         self.sec_creation()
         self.sec_view_ops()

@@ -66,8 +66,8 @@ impl Casting {
 fn kind_rank(d: DType) -> u8 {
     match d {
         DType::Bool => 0,
-        DType::U32 => 1,
-        DType::I32 | DType::I64 => 2,
+        DType::U8 | DType::U16 | DType::U32 => 1,
+        DType::I8 | DType::I16 | DType::I32 | DType::I64 => 2,
         DType::F16 | DType::F32 | DType::F64 => 3,
         DType::Complex64 | DType::Complex128 => 4,
     }
@@ -130,25 +130,59 @@ mod tests {
     use super::*;
     use DType::*;
 
-    const ALL: [DType; 9] = [Bool, I32, U32, I64, F16, F32, F64, Complex64, Complex128];
+    const ALL: [DType; 13] = DType::ALL;
 
-    /// The targets NumPy 2.4's `np.can_cast(from, to, rule)` allows, row by row.
+    /// The targets NumPy 2.4's `np.can_cast(from, to, rule)` allows, row by row (generated
+    /// from NumPy).
     fn numpy(from: DType, rule: Casting) -> Vec<DType> {
         match (rule, from) {
-            (_, Bool) => ALL.to_vec(),
+            (Casting::Safe, Bool) => vec![
+                Bool, I8, U8, I16, U16, I32, U32, I64, F16, F32, F64, Complex64, Complex128,
+            ],
+            (Casting::Safe, I8) => vec![I8, I16, I32, I64, F16, F32, F64, Complex64, Complex128],
+            (Casting::Safe, U8) => vec![
+                U8, I16, U16, I32, U32, I64, F16, F32, F64, Complex64, Complex128,
+            ],
+            (Casting::Safe, I16) => vec![I16, I32, I64, F32, F64, Complex64, Complex128],
+            (Casting::Safe, U16) => vec![U16, I32, U32, I64, F32, F64, Complex64, Complex128],
             (Casting::Safe, I32) => vec![I32, I64, F64, Complex128],
             (Casting::Safe, U32) => vec![U32, I64, F64, Complex128],
             (Casting::Safe, I64) => vec![I64, F64, Complex128],
             (Casting::Safe, F16) => vec![F16, F32, F64, Complex64, Complex128],
             (Casting::Safe, F32) => vec![F32, F64, Complex64, Complex128],
             (Casting::Safe, F64) => vec![F64, Complex128],
-            (_, Complex64 | Complex128) => vec![Complex64, Complex128]
-                .into_iter()
-                .filter(|&t| rule == Casting::SameKind || t.bits() >= from.bits())
-                .collect(),
-            (_, I32 | I64) => vec![I32, I64, F16, F32, F64, Complex64, Complex128],
-            (_, U32) => vec![I32, U32, I64, F16, F32, F64, Complex64, Complex128],
-            (_, F16 | F32 | F64) => vec![F16, F32, F64, Complex64, Complex128],
+            (Casting::Safe, Complex64) => vec![Complex64, Complex128],
+            (Casting::Safe, Complex128) => vec![Complex128],
+            (Casting::SameKind, Bool) => vec![
+                Bool, I8, U8, I16, U16, I32, U32, I64, F16, F32, F64, Complex64, Complex128,
+            ],
+            (Casting::SameKind, I8) => {
+                vec![I8, I16, I32, I64, F16, F32, F64, Complex64, Complex128]
+            }
+            (Casting::SameKind, U8) => vec![
+                I8, U8, I16, U16, I32, U32, I64, F16, F32, F64, Complex64, Complex128,
+            ],
+            (Casting::SameKind, I16) => {
+                vec![I8, I16, I32, I64, F16, F32, F64, Complex64, Complex128]
+            }
+            (Casting::SameKind, U16) => vec![
+                I8, U8, I16, U16, I32, U32, I64, F16, F32, F64, Complex64, Complex128,
+            ],
+            (Casting::SameKind, I32) => {
+                vec![I8, I16, I32, I64, F16, F32, F64, Complex64, Complex128]
+            }
+            (Casting::SameKind, U32) => vec![
+                I8, U8, I16, U16, I32, U32, I64, F16, F32, F64, Complex64, Complex128,
+            ],
+            (Casting::SameKind, I64) => {
+                vec![I8, I16, I32, I64, F16, F32, F64, Complex64, Complex128]
+            }
+            (Casting::SameKind, F16) => vec![F16, F32, F64, Complex64, Complex128],
+            (Casting::SameKind, F32) => vec![F16, F32, F64, Complex64, Complex128],
+            (Casting::SameKind, F64) => vec![F16, F32, F64, Complex64, Complex128],
+            (Casting::SameKind, Complex64) => vec![Complex64, Complex128],
+            (Casting::SameKind, Complex128) => vec![Complex64, Complex128],
+            _ => unreachable!("only safe and same_kind are tabulated"),
         }
     }
 

@@ -448,7 +448,7 @@ pub(crate) struct Needs {
     f64_rounding: bool,
     f32_divide: bool,
     /// The complex dtypes whose multiply/divide/reciprocal helpers the kernel calls.
-    complex: BTreeSet<DType>,
+    pub(crate) complex: BTreeSet<DType>,
     mixed_compare: bool,
     /// User functions called by the kernel (`kpu_<k>`), in first-call order.
     pub(crate) user: Vec<Arc<UserFn>>,
@@ -885,6 +885,23 @@ pub(crate) fn cast_expr(x: &str, from: DType, to: DType) -> String {
     if from == to {
         return x.to_string();
     }
+    // Small integers are held in 32 bits (in range), and a cast to one wraps a 32-bit value:
+    // from a float through int32 (so -1.0 becomes 255 in uint8, as NumPy gives on x86).
+    if from.is_small_int() {
+        return cast_expr(x, from.compute(), to);
+    }
+    if to.is_small_int() {
+        let via = if from.is_float() || from.is_complex() {
+            DType::I32
+        } else {
+            to.compute()
+        };
+        let mut wide = cast_expr(x, from, via);
+        if via != to.compute() {
+            wide = format!("{}({wide})", to.compute().wgsl_value());
+        }
+        return to.wrap_expr(&wide);
+    }
     let tv = to.wgsl_value();
     match (from, to) {
         // `!(x == 0)` (see below): NaN + 0j is true.
@@ -987,12 +1004,21 @@ pub(crate) fn node_expr(
         Node::Index => format!("g{item}"),
         Node::Cast(x) => cast_expr(&v(x), dt(*x), dtype),
         Node::Select(c, a, b) => format!("select({}, {}, {})", v(b), v(a), v(c)),
-        Node::Unary(op, x) => unary_expr(*op, &v(x), dt(*x), needs)?,
-        Node::Binary(op, a, b) if dt(*a) != dt(*b) && op.compares_mixed(dt(*a), dt(*b)) => {
-            mixed_comparison(*op, &v(a), &v(b), dt(*a), dt(*b), needs)
+        // Small integers compute in 32 bits and wrap the result back (NumPy's modular
+        // arithmetic: uint8 250 + 10 is 4).
+        Node::Unary(op, x) => dtype.wrap_expr(&unary_expr(*op, &v(x), dt(*x).compute(), needs)?),
+        Node::Binary(op, a, b)
+            if dt(*a).compute() != dt(*b).compute()
+                && op.compares_mixed(dt(*a).compute(), dt(*b).compute()) =>
+        {
+            mixed_comparison(*op, &v(a), &v(b), dt(*a).compute(), dt(*b).compute(), needs)
         }
-        Node::Binary(op, a, b) => binary_expr(*op, &v(a), &v(b), dt(*a), needs)?,
-        Node::Random(op, args) => random_expr(program, node, *op, args, dtype, item, needs),
+        Node::Binary(op, a, b) => {
+            dtype.wrap_expr(&binary_expr(*op, &v(a), &v(b), dt(*a).compute(), needs)?)
+        }
+        Node::Random(op, args) => {
+            dtype.wrap_expr(&random_expr(program, node, *op, args, dtype, item, needs))
+        }
         Node::Call(f, args, k) => {
             let id = match needs.user.iter().position(|u| u == f) {
                 Some(id) => id,
@@ -1004,11 +1030,11 @@ pub(crate) fn node_expr(
             let mut a: Vec<String> = args.iter().map(v).collect();
             a.push(format!("g{item}"));
             let call = format!("kpu_{id}({})", a.join(", "));
-            if f.outputs.len() > 1 {
+            dtype.wrap_expr(&if f.outputs.len() > 1 {
                 format!("{call}.{}", f.outputs[*k].0)
             } else {
                 call
-            }
+            })
         }
     })
 }
@@ -1496,7 +1522,9 @@ mod tests {
                 }
             }
         }
-        assert_eq!(checked, 6 * 10);
+        // int32-held (int8, int16, int32) against uint32-held (uint8, uint16, uint32): 18
+        // ordered pairs; either against float16/float32: 24.
+        assert_eq!(checked, 6 * 42);
     }
 
     #[test]

@@ -89,7 +89,7 @@ impl ConvProgram {
 pub fn generate(cp: &ConvProgram, target: &Target) -> Result<String> {
     let d = cp.dtype;
     target.check(d, "this adapter")?;
-    if matches!(d, DType::Bool | DType::F16) {
+    if matches!(d, DType::Bool | DType::F16) || d.is_small_int() {
         return Err(Error::unsupported(format!(
             "convolve2d not available for this type ({d})"
         )));

@@ -6,19 +6,33 @@ use std::fmt;
 /// The element type of an array.
 ///
 /// Storage on the GPU: `Bool` is one `u32` per element (WGSL has no byte-addressed storage);
-/// every other dtype is stored as its own WGSL type (`Complex64` as `vec2<f32>`). On the host
-/// and in `.npy` files, `Bool` is one byte as in NumPy.
+/// the small integers (`int8`, `int16`, `uint8`, `uint16`) are one 32-bit word per element,
+/// sign- or zero-extended (`i32`/`u32`), so that no two elements share a word: a view at any
+/// offset and threads writing neighbouring elements never tear each other, and every family
+/// reads them as ordinary 32-bit integers. Kernels compute on them in 32 bits and wrap every
+/// result back into the dtype's range (NumPy's modular arithmetic). Every other dtype is
+/// stored as its own WGSL type (`Complex64` as `vec2<f32>`). On the host and in `.npy` files
+/// every dtype has NumPy's size (`Bool` one byte).
 ///
 /// ```
 /// use kupfer_core::DType;
 /// assert_eq!(DType::from_name("float32").unwrap(), DType::F32);
-/// assert!(DType::from_name("int8").is_err());
+/// assert_eq!(DType::from_name("uint8").unwrap(), DType::U8);
+/// assert!(DType::from_name("uint64").is_err());
 /// assert_eq!(DType::F16.name(), "float16");
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DType {
     /// `bool`.
     Bool,
+    /// `int8`: stored as one `i32` per element on the GPU.
+    I8,
+    /// `uint8`: stored as one `u32` per element on the GPU.
+    U8,
+    /// `int16`: stored as one `i32` per element on the GPU.
+    I16,
+    /// `uint16`: stored as one `u32` per element on the GPU.
+    U16,
     /// `int32`.
     I32,
     /// `uint32`.
@@ -52,8 +66,12 @@ pub enum Kind {
 
 impl DType {
     /// Every dtype kupfer knows.
-    pub const ALL: [DType; 9] = [
+    pub const ALL: [DType; 13] = [
         DType::Bool,
+        DType::I8,
+        DType::U8,
+        DType::I16,
+        DType::U16,
         DType::I32,
         DType::U32,
         DType::I64,
@@ -68,6 +86,10 @@ impl DType {
     pub fn name(self) -> &'static str {
         match self {
             DType::Bool => "bool",
+            DType::I8 => "int8",
+            DType::U8 => "uint8",
+            DType::I16 => "int16",
+            DType::U16 => "uint16",
             DType::I32 => "int32",
             DType::U32 => "uint32",
             DType::I64 => "int64",
@@ -88,6 +110,10 @@ impl DType {
         let n = n.strip_prefix("numpy.").unwrap_or(n);
         Ok(match n {
             "bool" | "bool_" | "?" | "b1" => DType::Bool,
+            "int8" | "i1" | "byte" | "b" => DType::I8,
+            "uint8" | "u1" | "ubyte" | "B" => DType::U8,
+            "int16" | "i2" | "short" | "h" => DType::I16,
+            "uint16" | "u2" | "ushort" | "H" => DType::U16,
             "int32" | "i4" | "intc" => DType::I32,
             "uint32" | "u4" | "uintc" => DType::U32,
             "int64" | "i8" | "int" | "int_" | "intp" | "long" => DType::I64,
@@ -98,8 +124,8 @@ impl DType {
             "complex128" | "c16" | "complex" | "cdouble" | "complex_" | "D" => DType::Complex128,
             _ => {
                 return Err(Error::unsupported(format!(
-                    "dtype '{name}' (kupfer has bool, int32, uint32, int64, float16, float32, \
-                     float64, complex64, complex128)"
+                    "dtype '{name}' (kupfer has bool, int8, uint8, int16, uint16, int32, uint32, \
+                     int64, float16, float32, float64, complex64, complex128)"
                 )))
             }
         })
@@ -109,7 +135,13 @@ impl DType {
     pub fn kind(self) -> Kind {
         match self {
             DType::Bool => Kind::Bool,
-            DType::I32 | DType::U32 | DType::I64 => Kind::Int,
+            DType::I8
+            | DType::U8
+            | DType::I16
+            | DType::U16
+            | DType::I32
+            | DType::U32
+            | DType::I64 => Kind::Int,
             DType::F16 | DType::F32 | DType::F64 => Kind::Float,
             DType::Complex64 | DType::Complex128 => Kind::Complex,
         }
@@ -118,8 +150,8 @@ impl DType {
     /// Bytes per element in host memory and in `.npy` files.
     pub fn host_size(self) -> usize {
         match self {
-            DType::Bool => 1,
-            DType::F16 => 2,
+            DType::Bool | DType::I8 | DType::U8 => 1,
+            DType::F16 | DType::I16 | DType::U16 => 2,
             DType::I32 | DType::U32 | DType::F32 => 4,
             DType::I64 | DType::F64 | DType::Complex64 => 8,
             DType::Complex128 => 16,
@@ -129,7 +161,7 @@ impl DType {
     /// Bytes per element in GPU storage.
     pub fn gpu_size(self) -> usize {
         match self {
-            DType::Bool => 4,
+            DType::Bool | DType::I8 | DType::U8 | DType::I16 | DType::U16 => 4,
             d => d.host_size(),
         }
     }
@@ -137,9 +169,8 @@ impl DType {
     /// The WGSL type that stores one element.
     pub fn wgsl_storage(self) -> &'static str {
         match self {
-            DType::Bool => "u32",
-            DType::I32 => "i32",
-            DType::U32 => "u32",
+            DType::Bool | DType::U8 | DType::U16 | DType::U32 => "u32",
+            DType::I8 | DType::I16 | DType::I32 => "i32",
             DType::I64 => "i64",
             DType::F16 => "f16",
             DType::F32 => "f32",
@@ -169,7 +200,63 @@ impl DType {
 
     /// True for the signed integer dtypes.
     pub fn is_signed_int(self) -> bool {
-        matches!(self, DType::I32 | DType::I64)
+        matches!(self, DType::I8 | DType::I16 | DType::I32 | DType::I64)
+    }
+
+    /// True for the integers narrower than 32 bits (int8, uint8, int16, uint16), which the GPU
+    /// holds widened to one 32-bit word per element.
+    pub fn is_small_int(self) -> bool {
+        matches!(self, DType::I8 | DType::U8 | DType::I16 | DType::U16)
+    }
+
+    /// The dtype kernels compute a value of this dtype in: int32 for int8/int16, uint32 for
+    /// uint8/uint16 (their results are then wrapped back, see [`DType::wrap_expr`]); the dtype
+    /// itself otherwise.
+    ///
+    /// ```
+    /// use kupfer_core::DType;
+    /// assert_eq!(DType::U8.compute(), DType::U32);
+    /// assert_eq!(DType::F32.compute(), DType::F32);
+    /// ```
+    pub fn compute(self) -> DType {
+        match self {
+            DType::I8 | DType::I16 => DType::I32,
+            DType::U8 | DType::U16 => DType::U32,
+            d => d,
+        }
+    }
+
+    /// The WGSL expression wrapping the 32-bit value `x` (of [`DType::compute`]'s type) into
+    /// this small integer dtype's range, as NumPy's modular arithmetic does (`uint8`: `x & 255`;
+    /// `int8`: the low 8 bits sign-extended). Other dtypes return `x` unchanged.
+    ///
+    /// ```
+    /// use kupfer_core::DType;
+    /// assert_eq!(DType::U8.wrap_expr("v"), "((v) & 255u)");
+    /// assert_eq!(DType::I32.wrap_expr("v"), "v");
+    /// ```
+    pub fn wrap_expr(self, x: &str) -> String {
+        match self {
+            DType::U8 => format!("(({x}) & 255u)"),
+            DType::U16 => format!("(({x}) & 65535u)"),
+            DType::I8 => format!("(bitcast<i32>(bitcast<u32>({x}) << 24u) >> 24u)"),
+            DType::I16 => format!("(bitcast<i32>(bitcast<u32>({x}) << 16u) >> 16u)"),
+            _ => x.to_string(),
+        }
+    }
+
+    /// The range of an integer dtype as (min, max); `None` for other dtypes.
+    pub fn int_range(self) -> Option<(i128, i128)> {
+        Some(match self {
+            DType::I8 => (i8::MIN.into(), i8::MAX.into()),
+            DType::U8 => (0, u8::MAX.into()),
+            DType::I16 => (i16::MIN.into(), i16::MAX.into()),
+            DType::U16 => (0, u16::MAX.into()),
+            DType::I32 => (i32::MIN.into(), i32::MAX.into()),
+            DType::U32 => (0, u32::MAX.into()),
+            DType::I64 => (i64::MIN.into(), i64::MAX.into()),
+            _ => return None,
+        })
     }
 
     /// True for complex dtypes.
@@ -212,8 +299,8 @@ impl DType {
     /// Bits of one (real) component, as NumPy's itemsize*8 for real types.
     pub fn bits(self) -> u32 {
         match self {
-            DType::Bool => 8,
-            DType::F16 => 16,
+            DType::Bool | DType::I8 | DType::U8 => 8,
+            DType::F16 | DType::I16 | DType::U16 => 16,
             DType::I32 | DType::U32 | DType::F32 | DType::Complex64 => 32,
             DType::I64 | DType::F64 | DType::Complex128 => 64,
         }
@@ -244,6 +331,17 @@ mod tests {
         }
         assert_eq!(DType::from_name("<f8").unwrap(), DType::F64);
         assert_eq!(DType::from_name("np.float16").unwrap(), DType::F16);
-        assert!(DType::from_name("int8").is_err());
+        assert_eq!(DType::from_name("i1").unwrap(), DType::I8);
+        assert!(DType::from_name("uint64").is_err());
+    }
+
+    #[test]
+    fn small_ints_are_one_word_each() {
+        for d in [DType::I8, DType::U8, DType::I16, DType::U16] {
+            assert!(d.is_small_int() && d.is_int());
+            assert_eq!(d.gpu_size(), 4);
+            assert_eq!(d.wgsl_storage(), d.compute().wgsl_storage());
+        }
+        assert!(DType::I8.is_signed_int() && !DType::U16.is_signed_int());
     }
 }

@@ -206,15 +206,15 @@ impl UnaryOp {
                      logical_not instead",
                 ))
             }
-            // NumPy computes these in int8 for bool; our smallest integer is int32.
-            Square if x == DType::Bool => (DType::I32, DType::I32),
+            // NumPy computes these in int8 for bool.
+            Square if x == DType::Bool => (DType::I8, DType::I8),
             Negative | Square => (x, x),
             Sign if x == DType::Bool => return unsupported(),
             Absolute if x == DType::Bool => (x, x),
             Absolute if x.is_complex() => (x, x.real_part()),
             Absolute => (x, x),
             Sign => (x, x),
-            Reciprocal if x == DType::Bool => (DType::I32, DType::I32),
+            Reciprocal if x == DType::Bool => (DType::I8, DType::I8),
             Reciprocal => (x, x),
             Rint if x.is_complex() => (x, x),
             Floor | Ceil | Trunc | Rint => match x.kind() {
@@ -248,7 +248,7 @@ impl UnaryOp {
                 Kind::Complex => (x, x.real_part()),
                 _ => (x, x),
             },
-            Conj if x == DType::Bool => (DType::I32, DType::I32),
+            Conj if x == DType::Bool => (DType::I8, DType::I8),
             Conj => (x, x),
             // NumPy's loops for these are float-only: integers and bools go through the float
             // dtype `float_result` names (float64 in NumPy; kupfer's 32-bit rule applies).
@@ -263,10 +263,10 @@ impl UnaryOp {
                     _ => (f, f),
                 }
             }
-            // NumPy counts the bits of |x| into uint8; kupfer's smallest unsigned type is uint32.
+            // NumPy counts the bits of |x| into uint8.
             BitwiseCount => match x.kind() {
-                Kind::Int => (x, DType::U32),
-                Kind::Bool => (DType::I32, DType::U32),
+                Kind::Int => (x, DType::U8),
+                Kind::Bool => (DType::I8, DType::U8),
                 _ => return unsupported(),
             },
             _ => unreachable!("all unary ops are covered"),
@@ -353,9 +353,10 @@ impl BinaryOp {
     /// comparison has operands of two dtypes.
     pub fn compares_mixed(self, a: DType, b: DType) -> bool {
         use DType::*;
+        // The small integers are held as int32/uint32 values: compared as those.
         self.is_comparison()
             && matches!(
-                (a, b),
+                (a.compute(), b.compute()),
                 (I32, U32) | (U32, I32) | (I32 | U32, F16 | F32) | (F16 | F32, I32 | U32)
             )
     }
@@ -387,7 +388,7 @@ impl BinaryOp {
             }
             FloorDivide | Remainder | Power => match common.kind() {
                 Kind::Complex => return unsupported(),
-                Kind::Bool => (DType::I32, DType::I32),
+                Kind::Bool => (DType::I8, DType::I8),
                 _ => (common, common),
             },
             Maximum | Minimum | Fmax | Fmin => (common, common),
@@ -412,7 +413,7 @@ impl BinaryOp {
             },
             LeftShift | RightShift => match common.kind() {
                 Kind::Int => (common, common),
-                Kind::Bool => (DType::I32, DType::I32),
+                Kind::Bool => (DType::I8, DType::I8),
                 _ => return unsupported(),
             },
             Copysign | Nextafter => {
@@ -449,7 +450,7 @@ impl BinaryOp {
             },
             Gcd | Lcm => match common.kind() {
                 Kind::Int => (common, common),
-                Kind::Bool => (DType::I32, DType::I32),
+                Kind::Bool => (DType::I8, DType::I8),
                 _ => return unsupported(),
             },
         })

@@ -162,8 +162,8 @@ pub fn generate(hp: &HistProgram, target: &Target) -> Result<(String, HistParams
         Binning::Value => {
             let v = match hp.x {
                 DType::Bool => format!("select(0u, 1u, {load_x})"),
-                DType::U32 => load_x.clone(),
-                DType::I32 | DType::I64 => {
+                DType::U8 | DType::U16 | DType::U32 => load_x.clone(),
+                DType::I8 | DType::I16 | DType::I32 | DType::I64 => {
                     format!("u32(max({load_x}, {}(0)))", hp.x.wgsl_value())
                 }
                 d => {

@@ -335,7 +335,8 @@ pub fn tiled_vec_loadable(dtype: DType, out: DType) -> bool {
 pub fn acc_dtype(out: DType) -> DType {
     match out {
         DType::F16 => DType::F32,
-        d => d,
+        // Small integers accumulate in 32 bits; the store wraps (NumPy's int8 matmul wraps).
+        d => d.compute(),
     }
 }
 

@@ -9,6 +9,14 @@
 //! | operands            | NumPy 2   | kupfer    |
 //! |---------------------|-----------|-----------|
 //! | int32 + uint32      | int64     | int32     |
+//! | int8 + uint8        | int16     | int16     |
+//! | int8 + uint32       | int64     | int32     |
+//! | uint8 + float16     | float16   | float16   |
+//! | int16 + float16     | float32   | float32   |
+//! | uint8 / uint8       | float64   | float32   |
+//! | sin(uint8)          | float16   | float16   |
+//! | sin(int16)          | float32   | float32   |
+//! | uint8 array + 300   | OverflowError | error |
 //! | int32 + float16     | float64   | float32   |
 //! | int32 + float32     | float64   | float32   |
 //! | uint32 + float32    | float64   | float32   |
@@ -59,16 +67,66 @@ fn numpy_pair(a: DType, b: DType) -> DType {
         return a;
     }
     let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
-    match (lo, hi) {
-        (Bool, x) => x,
-        (I32, U32) | (I32, I64) | (U32, I64) => I64,
-        (I32 | U32 | I64, F16 | F32 | F64) => F64,
-        (F16, F32) => F32,
-        (F16 | F32, F64) => F64,
-        (F16 | F32, Complex64) => Complex64,
-        (I32 | U32 | I64 | F64, Complex64) => Complex128,
-        (_, Complex128) => Complex128,
-        _ => unreachable!("dtype pairs are ordered"),
+    match (lo.kind(), hi.kind()) {
+        (Kind::Bool, _) => hi,
+        (Kind::Int, Kind::Int) => int_pair(lo, hi),
+        (Kind::Int, Kind::Float) => float_pair(int_float(lo), hi),
+        (Kind::Int, Kind::Complex) => complex_of_part(float_pair(int_float(lo), hi.real_part())),
+        (Kind::Float, Kind::Float) => float_pair(lo, hi),
+        (Kind::Float, Kind::Complex) => complex_of_part(float_pair(lo, hi.real_part())),
+        _ => {
+            if lo == Complex128 || hi == Complex128 {
+                Complex128
+            } else {
+                Complex64
+            }
+        }
+    }
+}
+
+/// NumPy's common type of two integer dtypes: the wider of two of one signedness; a signed
+/// type wider than the unsigned one; otherwise the signed type of twice the unsigned width
+/// (uint8 + int8 → int16, uint32 + int32 → int64).
+fn int_pair(a: DType, b: DType) -> DType {
+    use DType::*;
+    let (signed, unsigned) = match (a.is_signed_int(), b.is_signed_int()) {
+        (true, true) | (false, false) => return if a.bits() >= b.bits() { a } else { b },
+        (true, false) => (a, b),
+        (false, true) => (b, a),
+    };
+    if signed.bits() > unsigned.bits() {
+        return signed;
+    }
+    match unsigned {
+        U8 => I16,
+        U16 => I32,
+        _ => I64,
+    }
+}
+
+/// The smallest float that holds every value of an integer dtype: float16 for 8 bits,
+/// float32 for 16, float64 beyond.
+fn int_float(d: DType) -> DType {
+    match d.bits() {
+        0..=8 => DType::F16,
+        9..=16 => DType::F32,
+        _ => DType::F64,
+    }
+}
+
+fn float_pair(a: DType, b: DType) -> DType {
+    if a.bits() >= b.bits() {
+        a
+    } else {
+        b
+    }
+}
+
+fn complex_of_part(part: DType) -> DType {
+    if part == DType::F64 {
+        DType::Complex128
+    } else {
+        DType::Complex64
     }
 }
 
@@ -115,8 +173,8 @@ pub fn result_type_weak(a: DType, s: WeakKind) -> Result<DType> {
 /// float (bool → float16, int32 → float64 → demoted to float32, int64 → float64).
 pub fn float_result(a: DType) -> DType {
     match a {
-        DType::Bool => DType::F16,
-        DType::I32 | DType::U32 => DType::F32,
+        DType::Bool | DType::I8 | DType::U8 => DType::F16,
+        DType::I16 | DType::U16 | DType::I32 | DType::U32 => DType::F32,
         DType::I64 => DType::F64,
         d => d,
     }
@@ -163,6 +221,25 @@ mod tests {
         assert_eq!(result_type(F32, Complex128).unwrap(), Complex128);
         assert_eq!(true_divide_result(I32, I32).unwrap(), F32);
         assert_eq!(true_divide_result(I64, I32).unwrap(), F64);
+    }
+
+    #[test]
+    fn small_integers_follow_numpy() {
+        assert_eq!(result_type(I8, U8).unwrap(), I16);
+        assert_eq!(result_type(I8, U16).unwrap(), I32);
+        assert_eq!(result_type(U8, I16).unwrap(), I16);
+        assert_eq!(result_type(U8, U16).unwrap(), U16);
+        assert_eq!(result_type(I16, U32).unwrap(), I32);
+        assert_eq!(result_type(U8, I64).unwrap(), I64);
+        assert_eq!(result_type(U8, F16).unwrap(), F16);
+        assert_eq!(result_type(I16, F16).unwrap(), F32);
+        assert_eq!(result_type(U16, Complex64).unwrap(), Complex64);
+        assert_eq!(result_type(Bool, I8).unwrap(), I8);
+        assert_eq!(true_divide_result(U8, U8).unwrap(), F32);
+        assert_eq!(float_result(I8), F16);
+        assert_eq!(float_result(U16), F32);
+        assert_eq!(result_type_weak(U8, WeakKind::Int).unwrap(), U8);
+        assert_eq!(result_type_weak(U8, WeakKind::Float).unwrap(), F32);
     }
 
     #[test]

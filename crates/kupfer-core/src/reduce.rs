@@ -142,10 +142,11 @@ impl ReduceProgram {
 pub fn check_input(combine: Combine, d: DType) -> Result<()> {
     match combine {
         Combine::Sum | Combine::Prod => Ok(()),
-        // NumPy orders complex values lexicographically; kupfer's order-based reductions
-        // (max, min, arg*, and their NaN-ignoring forms) do not.
+        // Complex max/min (and their NaN-ignoring forms) combine in NumPy's lexicographic
+        // order; the arg forms of complex arrays are computed from them by the caller.
+        Combine::Max | Combine::Min | Combine::NanMax | Combine::NanMin => Ok(()),
         _ if d.is_complex() => Err(Error::unsupported(format!(
-            "maximum, minimum and their arg/NaN forms of {d} arrays"
+            "the arg and moment reductions of {d} arrays in one kernel"
         ))),
         _ => Ok(()),
     }
@@ -163,6 +164,20 @@ fn identity(rp: &ReduceProgram) -> String {
     }
     match (rp.combine, acc.kind()) {
         (Combine::Prod, Kind::Complex) => format!("{t}(1.0, 0.0)"),
+        // -inf - inf j loses against every value in the lexicographic order; NaN + NaN j is
+        // what fmax/fmin replace first.
+        (Combine::Max, Kind::Complex) => {
+            let x = neg_inf(acc.real_part());
+            format!("{t}({x}, {x})")
+        }
+        (Combine::Min, Kind::Complex) => {
+            let x = neg_inf(acc.real_part());
+            format!("{t}(-({x}), -({x}))")
+        }
+        (Combine::NanMax | Combine::NanMin, Kind::Complex) => {
+            let x = nan(acc.real_part());
+            format!("{t}({x}, {x})")
+        }
         (Combine::Sum, _) => format!("{t}(0)"),
         (Combine::Prod, _) => format!("{t}(1)"),
         (Combine::Max, Kind::Float) => neg_inf(acc),
@@ -215,6 +230,19 @@ fn combine_body(rp: &ReduceProgram) -> String {
         (Combine::Prod, Kind::Complex) => {
             format!("    return {};", crate::codegen::cmul_expr(t, "a", "b"))
         }
+        // NumPy's lexicographic maximum/minimum (a NaN first operand kept) and fmax/fmin.
+        (c @ (Combine::Max | Combine::Min | Combine::NanMax | Combine::NanMin), Kind::Complex) => {
+            let f = match c {
+                Combine::Max => "cmaximum",
+                Combine::Min => "cminimum",
+                Combine::NanMax => "cfmax",
+                _ => "cfmin",
+            };
+            format!(
+                "    return kp_{f}_{}(a, b);",
+                crate::codegen::complex_suffix(rp.acc)
+            )
+        }
         (Combine::Sum, _) => "    return a + b;".into(),
         (Combine::Prod, _) => "    return a * b;".into(),
         (Combine::Max, Kind::Float) => format!("    return kp_maximum_{t}(a, b);"),
@@ -253,8 +281,8 @@ fn arg_key(value: &str, d: DType, max: bool) -> String {
             };
             format!("kp_float_key({v}, {max})")
         }
-        DType::I32 => format!("(bitcast<u32>({value}) ^ 0x80000000u)"),
-        DType::U32 => value.to_string(),
+        DType::I8 | DType::I16 | DType::I32 => format!("(bitcast<u32>({value}) ^ 0x80000000u)"),
+        DType::U8 | DType::U16 | DType::U32 => value.to_string(),
         DType::Bool => format!("select(0u, 1u, {value})"),
         _ => "0u".into(),
     };
@@ -397,7 +425,7 @@ fn kp_runtime_bits(x: u32) -> u32 { return x; }
 ";
 
 fn int_limit(d: DType, max: bool) -> String {
-    match (d, max) {
+    match (d.compute(), max) {
         (DType::I32, false) => "i32(-2147483647 - 1)".into(),
         (DType::I32, true) => "i32(2147483647)".into(),
         (DType::U32, false) => "0u".into(),
@@ -482,6 +510,9 @@ pub fn generate(rp: &ReduceProgram, target: &Target) -> Result<(String, ParamLay
     }
     if rp.acc.kind() == Kind::Float {
         needs.float.insert(rp.acc);
+    }
+    if rp.acc.is_complex() && !matches!(rp.combine, Combine::Sum | Combine::Prod) {
+        needs.complex.insert(rp.acc);
     }
     let mut helpers = needs.render()?;
     if rp.combine.is_arg() {
@@ -610,10 +641,12 @@ pub fn generate(rp: &ReduceProgram, target: &Target) -> Result<(String, ParamLay
 }
 
 /// Accumulator dtype NumPy uses for `sum`/`prod` of `d` (bool and small ints accumulate in
-/// the default int — int32 here by the no-widening rule; float16 accumulates in float32).
+/// the default int, int64 or uint64 in NumPy: int32 or uint32 here by the no-widening rule;
+/// float16 accumulates in float32).
 pub fn sum_acc(d: DType) -> DType {
     match d {
-        DType::Bool => DType::I32,
+        DType::Bool | DType::I8 | DType::I16 => DType::I32,
+        DType::U8 | DType::U16 => DType::U32,
         DType::F16 => DType::F32,
         d => d,
     }
@@ -622,7 +655,8 @@ pub fn sum_acc(d: DType) -> DType {
 /// Result dtype of `sum`/`prod` of `d`.
 pub fn sum_result(d: DType) -> DType {
     match d {
-        DType::Bool => DType::I32,
+        DType::Bool | DType::I8 | DType::I16 => DType::I32,
+        DType::U8 | DType::U16 => DType::U32,
         d => d,
     }
 }

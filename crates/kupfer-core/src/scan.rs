@@ -95,15 +95,13 @@ impl ScanProgram {
 /// accumulates in float32 and returns float16, float32 and float64 keep theirs.
 pub fn scan_types(d: DType) -> Result<(DType, DType)> {
     match d {
-        DType::Bool | DType::I32 => Ok((DType::I32, DType::I32)),
-        DType::U32 => Ok((DType::U32, DType::U32)),
+        DType::Bool | DType::I8 | DType::I16 | DType::I32 => Ok((DType::I32, DType::I32)),
+        DType::U8 | DType::U16 | DType::U32 => Ok((DType::U32, DType::U32)),
         DType::I64 => Ok((DType::I64, DType::I64)),
         DType::F16 => Ok((DType::F32, DType::F16)),
         DType::F32 => Ok((DType::F32, DType::F32)),
         DType::F64 => Ok((DType::F64, DType::F64)),
-        DType::Complex64 | DType::Complex128 => Err(Error::unsupported(format!(
-            "cumulative sums and products of {d} arrays"
-        ))),
+        DType::Complex64 | DType::Complex128 => Ok((d, d)),
     }
 }
 
@@ -112,10 +110,8 @@ pub fn scan_types_for(requested: DType) -> Result<(DType, DType)> {
     match requested {
         DType::Bool => Ok((DType::U32, DType::Bool)),
         DType::F16 => Ok((DType::F32, DType::F16)),
-        DType::Complex64 | DType::Complex128 => Err(Error::unsupported(format!(
-            "cumulative sums and products of {requested} arrays"
-        ))),
-        d => Ok((d, d)),
+        // Small integers accumulate in 32 bits; the stored result wraps as NumPy's does.
+        d => Ok((d.compute(), d)),
     }
 }
 
@@ -193,9 +189,11 @@ fn indent(s: &str, n: usize) -> String {
 
 fn identity(sp: &ScanProgram) -> String {
     let t = sp.acc.wgsl_value();
-    match sp.op {
-        ScanOp::Sum => format!("{t}(0)"),
-        ScanOp::Prod => format!("{t}(1)"),
+    match (sp.op, sp.acc.is_complex()) {
+        (ScanOp::Sum, false) => format!("{t}(0)"),
+        (ScanOp::Prod, false) => format!("{t}(1)"),
+        (ScanOp::Sum, true) => format!("{t}(0.0, 0.0)"),
+        (ScanOp::Prod, true) => format!("{t}(1.0, 0.0)"),
     }
 }
 
@@ -464,7 +462,7 @@ pub fn generate(sp: &ScanProgram, target: &Target) -> Result<(String, ParamLayou
     for d in map.dtypes().chain([sp.acc, sp.out]) {
         target.check(d, "this adapter")?;
     }
-    if matches!(sp.acc, DType::Bool | DType::F16) || sp.acc.is_complex() {
+    if matches!(sp.acc, DType::Bool | DType::F16) {
         return Err(Error::invalid(format!(
             "scan accumulator of dtype {} (use uint32 / float32)",
             sp.acc
@@ -549,8 +547,10 @@ pub fn generate(sp: &ScanProgram, target: &Target) -> Result<(String, ParamLayou
     } else {
         codegen::cast_expr("v", value_type, sp.acc)
     };
+    let complex_product = codegen::cmul_expr(acc, "a", "b");
     let combine = match sp.op {
         ScanOp::Sum => "a + b",
+        ScanOp::Prod if sp.acc.is_complex() => complex_product.as_str(),
         ScanOp::Prod => "a * b",
     };
     let (store, out_value) = if sp.phase == ScanPhase::Scan && sp.finalize {
@@ -793,7 +793,10 @@ mod tests {
             ..sp
         };
         assert!(generate(&sp, &Target::default()).is_err());
-        assert!(scan_types(DType::Complex64).is_err());
+        assert_eq!(
+            scan_types(DType::Complex64).unwrap(),
+            (DType::Complex64, DType::Complex64)
+        );
         assert_eq!(scan_types(DType::Bool).unwrap(), (DType::I32, DType::I32));
         assert_eq!(scan_types(DType::F16).unwrap(), (DType::F32, DType::F16));
     }

@@ -147,8 +147,10 @@ impl KeyWord {
 pub fn key_words(dtype: DType) -> Vec<KeyWord> {
     match dtype {
         DType::Bool => vec![KeyWord::Bool],
-        DType::U32 => vec![KeyWord::U32],
-        DType::I32 => vec![KeyWord::I32],
+        // The small integers are stored widened to one 32-bit word each (sign- or
+        // zero-extended), so their keys are those of int32/uint32.
+        DType::U8 | DType::U16 | DType::U32 => vec![KeyWord::U32],
+        DType::I8 | DType::I16 | DType::I32 => vec![KeyWord::I32],
         DType::F32 => vec![KeyWord::F32 { at: 0 }],
         DType::F16 => vec![KeyWord::F16],
         DType::I64 => vec![KeyWord::I64 { high: true }, KeyWord::I64 { high: false }],
@@ -175,7 +177,14 @@ pub fn key_words(dtype: DType) -> Vec<KeyWord> {
 pub fn words_per_element(dtype: DType) -> u32 {
     match dtype {
         DType::F16 => 0,
-        DType::Bool | DType::I32 | DType::U32 | DType::F32 => 1,
+        DType::Bool
+        | DType::I8
+        | DType::U8
+        | DType::I16
+        | DType::U16
+        | DType::I32
+        | DType::U32
+        | DType::F32 => 1,
         DType::I64 | DType::F64 | DType::Complex64 => 2,
         DType::Complex128 => 4,
     }
@@ -215,8 +224,8 @@ pub fn key_word(
     };
     let fits = match word {
         KeyWord::Bool => dtype == DType::Bool,
-        KeyWord::U32 => matches!(dtype, DType::U32 | DType::I32 | DType::F32),
-        KeyWord::I32 | KeyWord::UnkeyI32 => matches!(dtype, DType::I32 | DType::U32),
+        KeyWord::U32 => matches!(dtype.compute(), DType::U32 | DType::I32 | DType::F32),
+        KeyWord::I32 | KeyWord::UnkeyI32 => matches!(dtype.compute(), DType::I32 | DType::U32),
         KeyWord::F32 { at } => (dtype == DType::F32 && at == 0) || dtype == DType::Complex64,
         KeyWord::F16 => dtype == DType::F16,
         KeyWord::I64 { .. } => dtype == DType::I64,

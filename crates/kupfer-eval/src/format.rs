@@ -234,6 +234,10 @@ fn np_complex_str(re: f64, im: f64, ty: FloatTy) -> String {
 pub fn scalar_str(data: &HostData, i: usize) -> String {
     match data {
         HostData::Bool(v) => py_bool(v[i]).into(),
+        HostData::I8(v) => v[i].to_string(),
+        HostData::U8(v) => v[i].to_string(),
+        HostData::I16(v) => v[i].to_string(),
+        HostData::U16(v) => v[i].to_string(),
         HostData::I32(v) => v[i].to_string(),
         HostData::U32(v) => v[i].to_string(),
         HostData::I64(v) => v[i].to_string(),
@@ -430,6 +434,10 @@ impl ElemFormat {
             HostData::Bool(_) => ElemFormat::Bool {
                 true_str: if zero_d { "True" } else { " True" },
             },
+            HostData::I8(v) => ints(&|i| i64::from(v[i])),
+            HostData::U8(v) => ints(&|i| i64::from(v[i])),
+            HostData::I16(v) => ints(&|i| i64::from(v[i])),
+            HostData::U16(v) => ints(&|i| i64::from(v[i])),
             HostData::I32(v) => ints(&|i| i64::from(v[i])),
             HostData::U32(v) => ints(&|i| i64::from(v[i])),
             HostData::I64(v) => ints(&|i| v[i]),

@@ -227,19 +227,22 @@ impl Session {
                 }
                 None => Err(no_attribute("numpy.random.Generator", attr, span)),
             },
-            // `np.add.at` and the other `ufunc.at`.
-            Value::Function(f) if attr == "at" => match functions::lookup(&format!("{f}.at")) {
-                Some((key, _)) => Ok(Value::Function(key)),
-                None => Err(no_attribute("numpy.ufunc", attr, span)),
-            },
+            // `np.add.at` and the other `ufunc.at`; `np.gcd.reduce` and the other reductions
+            // of a ufunc kupfer eval registers under `NAME.reduce`.
+            Value::Function(f) if attr == "at" || attr == "reduce" => {
+                match functions::lookup(&format!("{f}.{attr}")) {
+                    Some((key, _)) => Ok(Value::Function(key)),
+                    None => Err(no_attribute("numpy.ufunc", attr, span)),
+                }
+            }
             Value::DType(d) => match attr {
                 "name" => Ok(Value::Str(d.name().to_string())),
                 "itemsize" => Ok(Value::Scalar(Scalar::Int(d.host_size() as i64))),
                 "kind" => Ok(Value::Str(
                     match d {
                         DType::Bool => "b",
-                        DType::I32 | DType::I64 => "i",
-                        DType::U32 => "u",
+                        DType::I8 | DType::I16 | DType::I32 | DType::I64 => "i",
+                        DType::U8 | DType::U16 | DType::U32 => "u",
                         DType::F16 | DType::F32 | DType::F64 => "f",
                         DType::Complex64 | DType::Complex128 => "c",
                     }
@@ -337,6 +340,10 @@ fn dtype_call(
 ) -> Result<Value> {
     let name: &'static str = match d {
         DType::Bool => "bool_",
+        DType::I8 => "int8",
+        DType::U8 => "uint8",
+        DType::I16 => "int16",
+        DType::U16 => "uint16",
         DType::I32 => "int32",
         DType::U32 => "uint32",
         DType::I64 => "int64",

@@ -504,6 +504,30 @@ pub(crate) fn host_data(values: &[Scalar], dtype: DType) -> Result<HostData> {
     };
     Ok(match dtype {
         DType::Bool => HostData::Bool(values.iter().map(pyscalar::truthy).collect()),
+        DType::I8 => HostData::I8(
+            values
+                .iter()
+                .map(|s| int(s, i8::MIN.into(), i8::MAX.into()).map(|v| v as i8))
+                .collect::<Result<_>>()?,
+        ),
+        DType::U8 => HostData::U8(
+            values
+                .iter()
+                .map(|s| int(s, 0, u8::MAX.into()).map(|v| v as u8))
+                .collect::<Result<_>>()?,
+        ),
+        DType::I16 => HostData::I16(
+            values
+                .iter()
+                .map(|s| int(s, i16::MIN.into(), i16::MAX.into()).map(|v| v as i16))
+                .collect::<Result<_>>()?,
+        ),
+        DType::U16 => HostData::U16(
+            values
+                .iter()
+                .map(|s| int(s, 0, u16::MAX.into()).map(|v| v as u16))
+                .collect::<Result<_>>()?,
+        ),
         DType::I32 => HostData::I32(
             values
                 .iter()
@@ -589,6 +613,10 @@ fn stack(parts: &[HostArray]) -> std::result::Result<HostArray, String> {
     }
     let data = match first.data {
         HostData::Bool(_) => cat!(Bool),
+        HostData::I8(_) => cat!(I8),
+        HostData::U8(_) => cat!(U8),
+        HostData::I16(_) => cat!(I16),
+        HostData::U16(_) => cat!(U16),
         HostData::I32(_) => cat!(I32),
         HostData::U32(_) => cat!(U32),
         HostData::I64(_) => cat!(I64),

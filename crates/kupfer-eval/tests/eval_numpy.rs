@@ -877,6 +877,67 @@ const CASES: &[&str] = &[
 /// The everyday functions of issue 24 against NumPy: every dtype, edge values (zeros of both
 /// signs, infinities, NaN, subnormals, the largest floats), broadcasting and views.
 const SURFACE_CASES: &[&str] = &[
+    // gradient, unwrap, interp (issue 24 part 1)
+    "np.gradient(f32)",
+    "np.gradient(f32, axis=1)",
+    "np.gradient(f32, 0.5)",
+    "np.gradient(f32, 2.0, 0.25)",
+    "np.gradient(x3, axis=(0, 2))",
+    "np.gradient(f32, edge_order=2)",
+    "np.gradient(i32)",
+    "np.gradient(f64, axis=0)",
+    "np.gradient(v32)",
+    "np.gradient(f32[::-1, ::2])",
+    "np.gradient(np.array([1.0, np.inf, 3.0, np.nan, 5.0]))",
+    "np.gradient(z)",
+    "np.unwrap(f32 * 4)",
+    "np.unwrap(f32 * 4, axis=0)",
+    "np.unwrap(x3 * 5, discont=4.0)",
+    "np.unwrap(f64 * 3, period=4.0)",
+    "np.unwrap(i32, period=7)",
+    "np.unwrap(i32, period=8)",
+    "np.unwrap(i64 % 9, period=9)",
+    "np.unwrap(np.array([0.0, 3.0, 6.5, -0.5, np.nan, 2.0]))",
+    "np.interp(f32, v32[np.argsort(v32)], np.array([1.0, -2.0, 3.0, 0.5], dtype=np.float32))",
+    "np.interp(f64, np.array([-3.0, -1.0, 0.0, 2.0, 5.0]), np.array([1.0, 2.0, -1.0, 4.0, 0.0]))",
+    "np.interp(f64, np.array([-3.0, -1.0, 0.0, 2.0, 5.0]), np.array([1.0, 2.0, -1.0, 4.0, 0.0]), left=-9.0, right=9.0)",
+    "np.interp(np.array([np.nan, -np.inf, np.inf, -1.0, 2.0, 0.0]), np.array([-1.0, 0.0, 2.0]), np.array([1.0, np.inf, 3.0]))",
+    "np.interp(np.array([0.5, 1.0, 1.5]), np.array([1.0]), np.array([7.0]))",
+    "np.interp(np.array([0.5, 1.5, 2.5]), np.array([0.0, 1.0, 2.0, 3.0]), np.array([1+1j, 2-1j, 0j, 3j]))",
+    "np.interp(i32, np.array([-40, 0, 10, 45]), np.array([1, 2, 3, 4]))",
+    "np.geomspace(1j, 1000j, num=4)",
+    "np.geomspace(-1+0j, 1+0j, num=5)",
+    "np.geomspace(1+1j, 100-3j, num=6, endpoint=False)",
+    "np.geomspace(-2+0j, -8, num=3)",
+    "np.logspace(2.0, 3.0, num=4, base=[2.0, 3.0], axis=-1)",
+    "np.logspace(0.0, 2.0, num=3, base=np.array([2.0, 10.0, 0.5]))",
+    "np.gcd.reduce(np.array([15, 25, 35]))",
+    "np.lcm.reduce(np.array([[3, 4], [12, 6], [20, 5]]), axis=0)",
+    "np.gcd.reduce(i32, axis=1)",
+    "np.lcm.reduce(np.array([2, 3, 4, 5, 7]), keepdims=True)",
+    "np.issubdtype('S1', np.bytes_)",
+    "np.issubdtype('U3', np.bytes_)",
+    "np.issubdtype(np.float32, np.str_)",
+    "np.issubdtype(np.str_, np.generic)",
+    // complex max/min/argmax/argmin (lexicographic), cumprod (issue 24 part 3)
+    "np.max(z)",
+    "np.min(z, axis=0)",
+    "np.max(z, axis=1, keepdims=True)",
+    "np.argmax(z)",
+    "np.argmin(z, axis=1)",
+    "np.argmax(z, axis=0, keepdims=True)",
+    "np.max(np.array([1+2j, 1+3j, 0+5j, 1+3j]))",
+    "np.argmax(np.array([1+2j, 1+3j, 0+5j, 1+3j]))",
+    "np.argmin(np.array([1+2j, 1-3j, 1-3j, 5j]))",
+    "np.max(np.array([1+2j, complex(np.nan, 0), 3+0j, complex(0, np.nan)]))",
+    "np.argmax(np.array([1+2j, 3+0j, complex(0, np.nan), complex(np.nan, 0)]))",
+    "np.argmin(np.array([1+2j, 3+0j, complex(np.nan, 1), -1j]))",
+    "np.nanmax(np.array([1+2j, complex(np.nan, 0), 3+0j]))",
+    "np.nanmin(np.array([1+2j, complex(np.nan, 0), 3+0j, 1-1j]))",
+    "np.cumprod(z)",
+    "np.cumprod(z, axis=0)",
+    "np.cumprod(z[::-1], axis=1)",
+    "np.cumprod(np.array([1+2j, 1+3j, -2j, 0.5]))",
     "np.nextafter(np.array([0.0, -0.0, 1.0, -1.5, 3.0, np.inf, -np.inf, np.nan, 5e-324, 1e-310, 2.2250738585072014e-308, 1.7976931348623157e308, -7e-300]), 1)",
     "np.nextafter(np.array([0.0, -0.0, 1.0, -1.5, 3.0, np.inf, -np.inf, np.nan, 5e-324, 1e-310, 2.2250738585072014e-308, 1.7976931348623157e308, -7e-300]), -np.inf)",
     "np.nextafter(np.array([0.0, -0.0, 1.0, -1.5, 3.0, np.inf, -np.inf, np.nan, 5e-324, 1e-310, 2.2250738585072014e-308, 1.7976931348623157e308, -7e-300]), np.array([0.0, -0.0, 1.0, -1.5, 3.0, np.inf, -np.inf, np.nan, 5e-324, 1e-310, 2.2250738585072014e-308, 1.7976931348623157e308, -7e-300])[::-1])",
@@ -1297,6 +1358,10 @@ fn as_f64(d: &HostData) -> Vec<f64> {
         HostData::Bool(v) => v.iter().map(|&b| f64::from(u8::from(b))).collect(),
         HostData::I32(v) => v.iter().map(|&x| f64::from(x)).collect(),
         HostData::U32(v) => v.iter().map(|&x| f64::from(x)).collect(),
+        HostData::I8(v) => v.iter().map(|&x| f64::from(x)).collect(),
+        HostData::U8(v) => v.iter().map(|&x| f64::from(x)).collect(),
+        HostData::I16(v) => v.iter().map(|&x| f64::from(x)).collect(),
+        HostData::U16(v) => v.iter().map(|&x| f64::from(x)).collect(),
         HostData::I64(v) => v.iter().map(|&x| x as f64).collect(),
         HostData::F16(v) => v.iter().map(|x| x.to_f64()).collect(),
         HostData::F32(v) => v.iter().map(|&x| f64::from(x)).collect(),
@@ -1463,7 +1528,7 @@ fn numpy_docstring_examples() {
 }
 
 /// The share of docstring examples reached (see `numpy_docstring_examples`).
-const MIN_DOCSTRING_PERCENT: usize = 80;
+const MIN_DOCSTRING_PERCENT: usize = 95;
 
 #[test]
 fn refusals_match_numpy() {
@@ -1545,7 +1610,7 @@ fn name_errors() {
         EvalError::UnknownFunction { .. }
     ));
     assert!(matches!(
-        err("np.gradient(f32)", &v),
+        err("np.poly1d(f32)", &v),
         EvalError::NotSupported { .. }
     ));
     assert!(matches!(
@@ -1571,9 +1636,9 @@ fn value_errors_name_the_problem() {
         ("f32 + v32[:3]", "shape mismatch"),
         ("np.sum(f32, axis=2)", "axis 2 is out of bounds"),
         ("f32.mean(axis=(0, 0))", "axis"),
-        ("np.int8(3)", "int8"),
-        ("f32.astype('int8')", "int8"),
-        ("np.zeros(3, dtype=np.uint8)", "uint8"),
+        ("np.uint64(3)", "uint64"),
+        ("f32.astype('uint64')", "uint64"),
+        ("np.zeros(3, dtype=np.uint64)", "uint64"),
         ("f32 @ f32", "(3, 4) @ (3, 4)"),
         ("np.matmul(v32, 2.0)", "0-d"),
         ("np.dot(f32, f32)", "(3, 4) and (3, 4)"),
@@ -1618,7 +1683,7 @@ fn value_errors_name_the_problem() {
         ("f32 < v32 < 1", "ambiguous"),
         ("f32 and v32", "ambiguous"),
         ("(1, 2)[5]", "out of range"),
-        ("np.sum(f32, out=f32)", "out="),
+        ("np.sum(f32, out=f32)", "wrong number of dimensions"),
         ("np.float32('x')", "argument"),
         ("np.cumsum(f32, axis=2)", "out of bounds"),
         ("np.fft.fft(f32, n=0)", "Invalid number of FFT data points"),

@@ -384,6 +384,10 @@ impl Array {
         let host = self.to_host_async().await?;
         Ok(match host.data {
             HostData::Bool(v) => Scalar::Bool(v[0]),
+            HostData::I8(v) => Scalar::Int(v[0].into()),
+            HostData::U8(v) => Scalar::Int(v[0].into()),
+            HostData::I16(v) => Scalar::Int(v[0].into()),
+            HostData::U16(v) => Scalar::Int(v[0].into()),
             HostData::I32(v) => Scalar::Int(v[0].into()),
             HostData::U32(v) => Scalar::Int(v[0].into()),
             HostData::I64(v) => Scalar::Int(v[0]),

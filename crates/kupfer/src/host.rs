@@ -94,6 +94,30 @@ macro_rules! pod_element {
 }
 pod_element!(i32 => I32, u32 => U32, i64 => I64, f32 => F32, f64 => F64, f16 => F16);
 
+/// The small integers: one sign- or zero-extended 32-bit word each on the GPU (see
+/// [`DType`]'s storage note), their own size on the host.
+macro_rules! small_int_element {
+    ($($t:ty => $wide:ty, $d:ident),*) => {$(
+        impl Element for $t {
+            const DTYPE: DType = DType::$d;
+            fn encode(xs: &[Self], out: &mut Vec<u8>) {
+                out.reserve(xs.len() * 4);
+                for &x in xs {
+                    out.extend_from_slice(&<$wide>::from(x).to_le_bytes());
+                }
+            }
+            fn decode(bytes: &[u8]) -> Vec<Self> {
+                // The GPU holds every small integer in range; `as` keeps its low bits.
+                bytes
+                    .chunks_exact(4)
+                    .map(|c| <$wide>::from_le_bytes([c[0], c[1], c[2], c[3]]) as $t)
+                    .collect()
+            }
+        }
+    )*};
+}
+small_int_element!(i8 => i32, I8, u8 => u32, U8, i16 => i32, I16, u16 => u32, U16);
+
 impl Element for bool {
     const DTYPE: DType = DType::Bool;
     fn encode(xs: &[Self], out: &mut Vec<u8>) {
@@ -142,6 +166,10 @@ complex_element!(Complex32 => f32, Complex64, Complex64 => f64, Complex128);
 #[allow(missing_docs)]
 pub enum HostData {
     Bool(Vec<bool>),
+    I8(Vec<i8>),
+    U8(Vec<u8>),
+    I16(Vec<i16>),
+    U16(Vec<u16>),
     I32(Vec<i32>),
     U32(Vec<u32>),
     I64(Vec<i64>),
@@ -156,6 +184,10 @@ macro_rules! dispatch_data {
     ($data:expr, $v:ident => $body:expr) => {
         match $data {
             HostData::Bool($v) => $body,
+            HostData::I8($v) => $body,
+            HostData::U8($v) => $body,
+            HostData::I16($v) => $body,
+            HostData::U16($v) => $body,
             HostData::I32($v) => $body,
             HostData::U32($v) => $body,
             HostData::I64($v) => $body,
@@ -173,6 +205,10 @@ impl HostData {
     pub fn dtype(&self) -> DType {
         match self {
             HostData::Bool(_) => DType::Bool,
+            HostData::I8(_) => DType::I8,
+            HostData::U8(_) => DType::U8,
+            HostData::I16(_) => DType::I16,
+            HostData::U16(_) => DType::U16,
             HostData::I32(_) => DType::I32,
             HostData::U32(_) => DType::U32,
             HostData::I64(_) => DType::I64,
@@ -194,7 +230,7 @@ impl HostData {
         self.len() == 0
     }
 
-    /// GPU storage bytes (borrowed for every dtype but bool and complex).
+    /// GPU storage bytes (borrowed for every dtype but bool, the small integers and complex).
     pub fn gpu_bytes(&self) -> std::borrow::Cow<'_, [u8]> {
         dispatch_data!(self, v => Element::gpu_bytes(v))
     }
@@ -203,6 +239,10 @@ impl HostData {
     pub fn decode(dtype: DType, bytes: &[u8]) -> HostData {
         match dtype {
             DType::Bool => HostData::Bool(Element::decode(bytes)),
+            DType::I8 => HostData::I8(Element::decode(bytes)),
+            DType::U8 => HostData::U8(Element::decode(bytes)),
+            DType::I16 => HostData::I16(Element::decode(bytes)),
+            DType::U16 => HostData::U16(Element::decode(bytes)),
             DType::I32 => HostData::I32(Element::decode(bytes)),
             DType::U32 => HostData::U32(Element::decode(bytes)),
             DType::I64 => HostData::I64(Element::decode(bytes)),
@@ -218,6 +258,10 @@ impl HostData {
     pub fn get_f64(&self, i: usize) -> f64 {
         match self {
             HostData::Bool(v) => f64::from(u8::from(v[i])),
+            HostData::I8(v) => f64::from(v[i]),
+            HostData::U8(v) => f64::from(v[i]),
+            HostData::I16(v) => f64::from(v[i]),
+            HostData::U16(v) => f64::from(v[i]),
             HostData::I32(v) => f64::from(v[i]),
             HostData::U32(v) => f64::from(v[i]),
             HostData::I64(v) => v[i] as f64,

@@ -28,8 +28,8 @@ struct Header {
 /// The item size of a plain `.npy` type string (`'<f8'`: 8), if kupfer reads that type.
 fn item_size(descr: &str) -> Option<usize> {
     Some(match descr.trim_start_matches(['<', '>', '|', '=']) {
-        "b1" => 1,
-        "f2" => 2,
+        "b1" | "i1" | "u1" => 1,
+        "f2" | "i2" | "u2" => 2,
         "i4" | "u4" | "f4" => 4,
         "i8" | "f8" | "c8" => 8,
         "c16" => 16,
@@ -168,6 +168,10 @@ fn parse_npy(bytes: &[u8]) -> Result<HostArray> {
             let n = npy.len() as usize;
             HostData::Bool(bytes[bytes.len() - n..].iter().map(|&b| b != 0).collect())
         }
+        "i1" => HostData::I8(npy.into_vec::<i8>().map_err(bad)?),
+        "u1" => HostData::U8(npy.into_vec::<u8>().map_err(bad)?),
+        "i2" => HostData::I16(npy.into_vec::<i16>().map_err(bad)?),
+        "u2" => HostData::U16(npy.into_vec::<u16>().map_err(bad)?),
         "i4" => HostData::I32(npy.into_vec::<i32>().map_err(bad)?),
         "u4" => HostData::U32(npy.into_vec::<u32>().map_err(bad)?),
         "i8" => HostData::I64(npy.into_vec::<i64>().map_err(bad)?),
@@ -178,8 +182,8 @@ fn parse_npy(bytes: &[u8]) -> Result<HostArray> {
         "c16" => HostData::Complex128(npy.into_vec::<num_complex::Complex64>().map_err(bad)?),
         _ => {
             return Err(Error::unsupported(format!(
-                ".npy dtype '{descr}' (kupfer reads bool, int32, uint32, int64, float16, float32, \
-                 float64, complex64, complex128)"
+                ".npy dtype '{descr}' (kupfer reads bool, int8, uint8, int16, uint16, int32, \
+                 uint32, int64, float16, float32, float64, complex64, complex128)"
             )))
         }
     };
@@ -218,6 +222,10 @@ fn fortran_to_c(h: HostArray) -> HostArray {
     }
     let data = match &h.data {
         HostData::Bool(v) => perm!(v, Bool),
+        HostData::I8(v) => perm!(v, I8),
+        HostData::U8(v) => perm!(v, U8),
+        HostData::I16(v) => perm!(v, I16),
+        HostData::U16(v) => perm!(v, U16),
         HostData::I32(v) => perm!(v, I32),
         HostData::U32(v) => perm!(v, U32),
         HostData::I64(v) => perm!(v, I64),
@@ -249,6 +257,10 @@ pub fn write_npy_bytes(host: &HostArray) -> Result<Vec<u8>> {
     }
     match &host.data {
         HostData::Bool(v) => write!(bool, v),
+        HostData::I8(v) => write!(i8, v),
+        HostData::U8(v) => write!(u8, v),
+        HostData::I16(v) => write!(i16, v),
+        HostData::U16(v) => write!(u16, v),
         HostData::I32(v) => write!(i32, v),
         HostData::U32(v) => write!(u32, v),
         HostData::I64(v) => write!(i64, v),

@@ -40,7 +40,7 @@
 //! - [`numeric`]: `isclose`, `allclose`, `array_equal`, `nan_to_num`, `heaviside`,
 //!   `logaddexp`, `sinc`, `modf`, ... composed from the ufuncs; [`windows`]: `hanning`,
 //!   `kaiser`, ...; [`polynomial`]: `polyval`, `polymul`, ...; [`calculus`]: `trapezoid`,
-//!   `ediff1d`; `dtype_info.rs`: `finfo`, `iinfo`.
+//!   `ediff1d`, `gradient`, `unwrap`, `interp`; `dtype_info.rs`: `finfo`, `iinfo`.
 //! - [`config`]: [`Config`], the settings a device runs by (FFT schedule, matmul tuning and
 //!   precision, the runtime's adapter/shader checks/cache directory), from `KUPFER_*`
 //!   variables or set in code ([`Device::with_config`]); the only reader of the environment.
@@ -96,7 +96,9 @@ pub mod views;
 pub mod windows;
 
 pub use array::Array;
-pub use calculus::{ediff1d, trapezoid};
+#[cfg(not(target_arch = "wasm32"))]
+pub use calculus::interp;
+pub use calculus::{ediff1d, gradient, trapezoid, unwrap};
 pub use config::Config;
 pub use creation::*;
 pub use custom::{ElementwiseKernel, RawKernel, RawModule, ReductionKernel};
@@ -137,7 +139,8 @@ pub use reduce::{
     var, Axis,
 };
 pub use reduce_options::{
-    all_with, any_with, max_with, mean_with, min_with, prod_with, sum_with, ReduceOptions,
+    all_with, any_with, max_with, mean_with, min_with, prod_with, reduce_into, sum_with,
+    ReduceOptions,
 };
 pub use scalar::{Operand, Scalar};
 pub use scan::{cumprod, cumsum, diff, nancumprod, nancumsum};

@@ -117,6 +117,12 @@ pub(crate) fn reduce_with(
     spec: Spec,
     custom: Option<&Arc<UserReduce>>,
 ) -> Result<Array> {
+    // Small integers accumulate in 32 bits; the final cast to the result wraps (NumPy's
+    // `np.sum(x, dtype=np.int8)` is modular).
+    let spec = Spec {
+        acc: spec.acc.compute(),
+        ..spec
+    };
     let device = a.device().clone();
     device.check(spec.acc)?;
     device.check(spec.out)?;
@@ -405,6 +411,9 @@ fn arg(
     combine: Combine,
     name: &'static str,
 ) -> Result<Array> {
+    if a.dtype().is_complex() {
+        return complex_arg(a, axis, keepdims, combine);
+    }
     let out = a.device().default_int();
     let acc = if a.dtype().is_64bit() {
         a.dtype()
@@ -423,6 +432,43 @@ fn arg(
                 Ok(flat)
             }
         }
+    }
+}
+
+/// argmax/argmin of a complex array in NumPy's lexicographic order: the first element equal
+/// to the max (min), or the first NaN (either part) when there is one, as NumPy's loops stop
+/// at the first NaN. Two reductions: the extreme, then the first match.
+fn complex_arg(a: &Array, axis: Option<isize>, keepdims: bool, combine: Combine) -> Result<Array> {
+    use crate::ufuncs as uf;
+    let flat;
+    let (src, ax) = match axis {
+        Some(ax) => (a, Axis::Many(vec![ax])),
+        None => {
+            flat = a.reshape(&[-1])?;
+            (&flat, Axis::Many(vec![0]))
+        }
+    };
+    let d = src.dtype();
+    let extreme = if combine == Combine::ArgMax {
+        spec(Combine::Max, d, d, "argmax")
+    } else {
+        spec(Combine::Min, d, d, "argmin")
+    };
+    let m = reduce_raw(src, &ax, true, extreme)?;
+    let is_nan = |z: &Array| uf::logical_or(uf::isnan(uf::real(z)?)?, uf::isnan(uf::imag(z)?)?);
+    let hit = uf::logical_or(
+        uf::equal(src, &m)?,
+        uf::logical_and(is_nan(src)?, is_nan(&m)?)?,
+    )?;
+    let axis_index = match ax {
+        Axis::Many(v) => v[0],
+        _ => 0,
+    };
+    let r = argmax(&hit, Some(axis_index), keepdims && axis.is_some())?;
+    if keepdims && axis.is_none() {
+        r.reshape(&vec![1; a.ndim()])
+    } else {
+        Ok(r)
     }
 }
 

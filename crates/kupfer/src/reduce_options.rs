@@ -2,7 +2,7 @@
 //! [`max_with`], [`min_with`], [`any_with`], [`all_with`] and [`mean_with`]. The mask selects
 //! the elements that take part (the others are replaced by the reduction's identity, or by
 //! `initial` for max and min, in the reduction's fused input: no copy is written); `initial`
-//! joins every output.
+//! joins every output. [`reduce_into`] is `out=`: a result written into an existing array.
 
 use crate::array::Array;
 use crate::reduce::{self, Axis};
@@ -33,6 +33,42 @@ impl ReduceOptions {
         self.where_ = Some(mask.clone());
         self
     }
+}
+
+/// NumPy's `out=` of a reduction named `ufunc` (`"add"`, `"maximum"`, ...): writes `result`
+/// into `out` in place (views of `out` see it) and returns `out`. `out` must have the result's
+/// shape; the result is cast to `out`'s dtype whatever the kinds (NumPy's reductions cast
+/// their `out=` unsafely: a float sum into an int32 array truncates).
+///
+/// ```
+/// # use kupfer as kp;
+/// let x = kp::Array::from_slice(&[1.0f32, 2.0, 3.0, 4.0], &[2, 2])?;
+/// let out = kp::zeros(&[2], Some(kp::DType::F64))?;
+/// kp::reduce_into(&out, &kp::sum(&x, 0, false)?, "add")?;
+/// assert_eq!(out.to_vec::<f64>()?, vec![4.0, 6.0]);
+/// # Ok::<(), kp::Error>(())
+/// ```
+pub fn reduce_into(out: &Array, result: &Array, ufunc: &str) -> Result<Array> {
+    if out.shape() != result.shape() {
+        return Err(Error::invalid(if out.ndim() != result.ndim() {
+            format!(
+                "output parameter for reduction operation {ufunc} has the wrong number of \
+                 dimensions: Found {} but expected {}",
+                out.ndim(),
+                result.ndim()
+            )
+        } else {
+            format!(
+                "output parameter for reduction operation {ufunc} has shape {:?} but the \
+                 result has shape {:?}",
+                out.shape(),
+                result.shape()
+            )
+        }));
+    }
+    let casting = kupfer_core::casting::Casting::Unsafe;
+    crate::indexing::functions::copyto(out, result, casting, None)?;
+    Ok(out.clone())
 }
 
 type Reduce = fn(&Array, Axis, bool) -> Result<Array>;

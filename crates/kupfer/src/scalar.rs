@@ -87,6 +87,15 @@ impl Scalar {
                 };
                 u32::from(b).to_le_bytes().to_vec()
             }
+            // The small integers travel as their 32-bit compute type.
+            DType::I8 | DType::I16 => {
+                let (lo, hi) = dtype.int_range().unwrap_or_default();
+                (int(lo, hi)? as i32).to_le_bytes().to_vec()
+            }
+            DType::U8 | DType::U16 => {
+                let (lo, hi) = dtype.int_range().unwrap_or_default();
+                (int(lo, hi)? as u32).to_le_bytes().to_vec()
+            }
             DType::I32 => (int(i32::MIN.into(), i32::MAX.into())? as i32)
                 .to_le_bytes()
                 .to_vec(),

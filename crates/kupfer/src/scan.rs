@@ -250,7 +250,8 @@ fn accumulate(a: &Array, axis: Option<isize>, dtype: Option<DType>, op: ScanOp) 
     };
     let spec = Spec {
         op,
-        acc,
+        // Small integers accumulate in 32 bits and wrap when stored.
+        acc: acc.compute(),
         out,
         exclusive: false,
         finalize: true,

@@ -58,10 +58,7 @@ pub async fn bincount_async(x: &Array, weights: Option<&Array>, minlength: usize
             x.ndim()
         )));
     }
-    if !matches!(
-        x.dtype(),
-        DType::Bool | DType::I32 | DType::U32 | DType::I64
-    ) {
+    if !(x.dtype() == DType::Bool || x.dtype().is_int()) {
         return Err(Error::invalid(format!(
             "cannot cast array data from dtype('{}') to dtype('int64') according to the rule \
              'safe': bincount needs bool or integer values",

@@ -138,12 +138,7 @@ fn check_integer_exponent(device: &Device, exponent: &Operand) -> Result<()> {
 
 /// The range of an integer dtype, as Python ints compare with it.
 fn int_range(d: DType) -> Option<(i128, i128)> {
-    match d {
-        DType::I32 => Some((i32::MIN.into(), i32::MAX.into())),
-        DType::U32 => Some((0, u32::MAX.into())),
-        DType::I64 => Some((i64::MIN.into(), i64::MAX.into())),
-        _ => None,
-    }
+    d.int_range()
 }
 
 /// A Python int outside the range of the integer dtype it meets, as `(value, above the range)`.

@@ -126,7 +126,6 @@ pub(crate) const PLANNED: &[&str] = &[
     // statistics and scans
     "cumulative_sum",
     "cumulative_prod",
-    "gradient",
     "cov",
     "corrcoef",
     "logsumexp",
@@ -143,8 +142,6 @@ pub(crate) const PLANNED: &[&str] = &[
     "lexsort",
     // more elementwise
     "fmod",
-    "interp",
-    "unwrap",
     "poly1d",
     // linear algebra and products
     "linalg.eig",
@@ -227,8 +224,6 @@ const DTYPE_NAMES: &[&str] = &[
     "ushort",
     "longlong",
     "ulonglong",
-    "str_",
-    "bytes_",
     "object_",
     "datetime64",
     "timedelta64",

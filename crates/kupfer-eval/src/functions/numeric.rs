@@ -1,6 +1,7 @@
 //! NumPy's everyday helpers beside the ufuncs: closeness tests, classification,
 //! `nan_to_num`, `heaviside`, `logaddexp`, `sinc`, `frexp`/`modf`, `i0`, window functions,
-//! `logspace`/`geomspace`, `trapezoid`/`ediff1d`, the `poly*` helpers and `finfo`/`iinfo`.
+//! `logspace`/`geomspace`, `trapezoid`/`ediff1d`/`gradient`/`unwrap`, the `poly*` helpers and
+//! `finfo`/`iinfo`.
 
 use super::{to_array, Args, Call, Registry};
 use crate::ast::Span;
@@ -35,6 +36,12 @@ pub(super) fn register(r: &mut Registry) {
     r.native(&["geomspace"], geomspace);
     r.native(&["trapezoid"], trapezoid);
     r.native(&["ediff1d"], ediff1d);
+    r.native(&["gradient"], gradient);
+    r.native(&["gcd.reduce"], |c| fold_reduce(c, kupfer::gcd));
+    r.native(&["lcm.reduce"], |c| fold_reduce(c, kupfer::lcm));
+    r.native(&["unwrap"], unwrap);
+    #[cfg(not(target_arch = "wasm32"))]
+    r.native(&["interp"], interp);
     r.native(&["polyval"], polyval);
     r.native(&["polyadd"], |c| poly_pair(c, kupfer::polyadd));
     r.native(&["polysub"], |c| poly_pair(c, kupfer::polysub));
@@ -44,6 +51,7 @@ pub(super) fn register(r: &mut Registry) {
     r.native(&["isdtype"], isdtype);
     r.native(&["issubdtype"], issubdtype);
     r.native(ABSTRACT_TYPES, abstract_type);
+    r.native(TEXT_TYPES, text_type);
     r.native(&["finfo"], finfo);
     r.native(&["iinfo"], iinfo);
 }
@@ -118,6 +126,34 @@ const ABSTRACT_TYPES: &[&str] = &[
     "complexfloating",
 ];
 
+/// NumPy's scalar types of text (`np.bytes_`, `np.str_`): kupfer stores no text arrays, but
+/// `np.issubdtype` answers about them and the `'S'`/`'U'` codes.
+const TEXT_TYPES: &[&str] = &["bytes_", "str_"];
+
+/// Calling a text type (`np.bytes_(b"a")`): kupfer has no text arrays.
+fn text_type(call: Call) -> Result<Value> {
+    Err(EvalError::not_supported(
+        call.span,
+        format!("np.{} (kupfer has no text arrays)", call.name),
+    ))
+}
+
+/// The text type a value names: `np.bytes_`/`'S'`/`'S5'`/`'a'` are `bytes_`, `np.str_`/`'U'`/
+/// `'U5'`/`'str'` are `str_`; `None` for everything else.
+fn text_kind(v: &Value) -> Option<&'static str> {
+    let code = |s: &str, letters: &[char]| {
+        let s = s.trim_start_matches(['<', '>', '|', '=']);
+        s.starts_with(letters) && s[1..].chars().all(|c| c.is_ascii_digit())
+    };
+    match v {
+        Value::Function("bytes_") => Some("bytes_"),
+        Value::Function("str_") => Some("str_"),
+        Value::Str(s) if s == "bytes" || code(s, &['S', 'a']) => Some("bytes_"),
+        Value::Str(s) if s == "str" || code(s, &['U']) => Some("str_"),
+        _ => None,
+    }
+}
+
 /// Calling an abstract type (`np.floating(1)`) is an error, as in NumPy.
 fn abstract_type(call: Call) -> Result<Value> {
     Err(EvalError::type_error(
@@ -146,6 +182,13 @@ fn issubdtype(call: Call) -> Result<Value> {
     let span = call.span;
     let mut a = call.bind(&["arg1", "arg2"])?;
     let one = a.req("arg1")?;
+    if let Some(t) = text_kind(&one) {
+        let answer = match a.req("arg2")? {
+            Value::Function("generic") => true,
+            two => text_kind(&two) == Some(t),
+        };
+        return Ok(Value::Scalar(Scalar::Bool(answer)));
+    }
     let d = match &one {
         Value::Function(f) if ABSTRACT_TYPES.contains(f) => {
             let two = a.req("arg2")?;
@@ -164,6 +207,7 @@ fn issubdtype(call: Call) -> Result<Value> {
         v => super::to_dtype(v, "np.issubdtype(): argument 'arg1'", span)?,
     };
     let answer = match a.req("arg2")? {
+        v if text_kind(&v).is_some() => false,
         Value::Function(g) if ABSTRACT_TYPES.contains(&g) => in_abstract(d, g),
         v => super::to_dtype(&v, "np.issubdtype(): argument 'arg2'", span)? == d,
     };
@@ -432,22 +476,77 @@ fn logspace(call: Call) -> Result<Value> {
     let stop = a.float("stop")?.unwrap_or(0.0);
     let num = count(&mut a, "num", 50)?;
     let endpoint = a.bool_or("endpoint", true)?;
-    let base = a.float("base")?.unwrap_or(10.0);
+    let base = a.get("base");
     let dtype = a.dtype("dtype")?;
-    let r = kupfer::logspace(start, stop, num, endpoint, base, dtype).map_err(kerr(span))?;
-    Ok(Value::Array(r))
+    let axis = a.int("axis")?.unwrap_or(0);
+    match base {
+        // An array of bases: NumPy's `base ** linspace(...)` with the samples along `axis`
+        // (-1 or the last; 0 puts them first).
+        Some(v @ (Value::List(_) | Value::Tuple(_) | Value::Array(_))) => {
+            let base = to_array(&v, None, span)?;
+            let y = kupfer::linspace(start, stop, num, endpoint, None).map_err(kerr(span))?;
+            let nd = base.ndim() as i64 + 1;
+            if axis < -nd || axis >= nd {
+                return Err(EvalError::value_error(
+                    span,
+                    format!("axis {axis} is out of bounds for array of dimension {nd}"),
+                ));
+            }
+            let axis = axis.rem_euclid(nd) as usize;
+            let mut bshape: Vec<isize> = base.shape().iter().map(|&d| d as isize).collect();
+            bshape.insert(axis, 1);
+            let mut yshape = vec![1isize; nd as usize];
+            yshape[axis] = num as isize;
+            let r = kupfer::power(
+                base.reshape(&bshape).map_err(kerr(span))?,
+                y.reshape(&yshape).map_err(kerr(span))?,
+            )
+            .map_err(kerr(span))?;
+            let r = match dtype {
+                Some(d) => r.astype(d).map_err(kerr(span))?,
+                None => r,
+            };
+            Ok(Value::Array(r))
+        }
+        other => {
+            let base = match other {
+                None => 10.0,
+                Some(Value::Scalar(s)) if !matches!(s, Scalar::Complex { .. }) => s.as_f64(),
+                Some(v) => {
+                    return Err(EvalError::type_error(
+                        span,
+                        format!(
+                            "np.logspace(): argument 'base' must be a real number, got '{}'",
+                            v.type_name()
+                        ),
+                    ))
+                }
+            };
+            let r =
+                kupfer::logspace(start, stop, num, endpoint, base, dtype).map_err(kerr(span))?;
+            Ok(Value::Array(r))
+        }
+    }
 }
 
 fn geomspace(call: Call) -> Result<Value> {
     let span = call.span;
     let mut a = call.bind(&["start", "stop", "num=", "endpoint=", "dtype=", "axis="])?;
-    let start = a.float("start")?.unwrap_or(0.0);
-    let stop = a.float("stop")?.unwrap_or(0.0);
+    let start = a.scalar("start")?.unwrap_or(Scalar::Float(0.0));
+    let stop = a.scalar("stop")?.unwrap_or(Scalar::Float(0.0));
     let num = count(&mut a, "num", 50)?;
     let endpoint = a.bool_or("endpoint", true)?;
     let dtype = a.dtype("dtype")?;
-    let r = kupfer::geomspace(start, stop, num, endpoint, dtype).map_err(kerr(span))?;
-    Ok(Value::Array(r))
+    let complex = |s: Scalar| match s {
+        Scalar::Complex { re, im } => kupfer::Complex64::new(re, im),
+        s => kupfer::Complex64::new(s.as_f64(), 0.0),
+    };
+    let r = if matches!(start, Scalar::Complex { .. }) || matches!(stop, Scalar::Complex { .. }) {
+        kupfer::geomspace_complex(complex(start), complex(stop), num, endpoint, dtype)
+    } else {
+        kupfer::geomspace(start.as_f64(), stop.as_f64(), num, endpoint, dtype)
+    };
+    Ok(Value::Array(r.map_err(kerr(span))?))
 }
 
 fn trapezoid(call: Call) -> Result<Value> {
@@ -475,6 +574,135 @@ fn ediff1d(call: Call) -> Result<Value> {
         ));
     }
     Ok(Value::Array(kupfer::ediff1d(&x).map_err(kerr(span))?))
+}
+
+/// `np.gradient(f, *varargs, axis=None, edge_order=1)` with scalar spacings: one array for a
+/// single axis, else a tuple of arrays.
+fn gradient(call: Call) -> Result<Value> {
+    let span = call.span;
+    let (mut varargs, mut a) = call.split_varargs(&["axis=", "edge_order="])?;
+    if varargs.is_empty() {
+        return Err(EvalError::type_error(
+            span,
+            "gradient() missing 1 required positional argument: 'f'",
+        ));
+    }
+    let f = to_array(&varargs.remove(0), None, span)?;
+    let axes = a.axis_tuple("axis")?;
+    let single = axes.as_ref().is_some_and(|v| v.len() == 1) || (axes.is_none() && f.ndim() == 1);
+    let edge_order = a.int("edge_order")?.unwrap_or(1);
+    let mut spacing = Vec::new();
+    for v in varargs {
+        match v {
+            Value::Scalar(s) if !matches!(s, Scalar::Complex { .. }) => spacing.push(s.as_f64()),
+            _ => {
+                return Err(EvalError::not_supported(
+                    span,
+                    "np.gradient with coordinate arrays as spacing (scalar spacings only)",
+                ))
+            }
+        }
+    }
+    let edge_order = u32::try_from(edge_order)
+        .map_err(|_| EvalError::value_error(span, "'edge_order' greater than 2 not supported"))?;
+    let mut parts =
+        kupfer::gradient(&f, &spacing, axes.as_deref(), edge_order).map_err(kerr(span))?;
+    if single && parts.len() == 1 {
+        return Ok(Value::Array(parts.remove(0)));
+    }
+    Ok(Value::Tuple(parts.into_iter().map(Value::Array).collect()))
+}
+
+/// `np.gcd.reduce(a, axis=0)` and `np.lcm.reduce`: the binary ufunc `op` folded along one
+/// axis as a tree of halves (about log2(n) launches; both are associative and commutative).
+fn fold_reduce(call: Call, op: fn(Array, Array) -> kupfer::Result<Array>) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["array", "axis=", "dtype=", "out=", "keepdims="])?;
+    let x = a.array("array")?;
+    if a.get("out").is_some() || a.dtype("dtype")?.is_some() {
+        return Err(EvalError::not_supported(
+            span,
+            "out= and dtype= of a ufunc reduce",
+        ));
+    }
+    let keepdims = a.bool_or("keepdims", false)?;
+    let axis = a.int("axis")?.unwrap_or(0) as isize;
+    let nd = x.ndim() as isize;
+    if axis < -nd || axis >= nd {
+        return Err(EvalError::value_error(
+            span,
+            format!("axis {axis} is out of bounds for array of dimension {nd}"),
+        ));
+    }
+    let ax = axis.rem_euclid(nd) as usize;
+    let along = |v: &Array, lo: usize, hi: usize| {
+        let mut args = vec![kupfer::SliceArg::FULL; v.ndim()];
+        args[ax] = kupfer::SliceArg::Slice {
+            start: Some(lo as isize),
+            stop: Some(hi as isize),
+            step: None,
+        };
+        v.slice(&args)
+    };
+    let mut v = x;
+    if v.shape()[ax] == 0 {
+        return Err(EvalError::not_supported(
+            span,
+            "a ufunc reduce over an empty axis",
+        ));
+    }
+    while v.shape()[ax] > 1 {
+        let n = v.shape()[ax];
+        let half = n / 2;
+        let folded = op(
+            along(&v, 0, half).map_err(kerr(span))?,
+            along(&v, half, 2 * half).map_err(kerr(span))?,
+        )
+        .map_err(kerr(span))?;
+        v = if n % 2 == 1 {
+            let last = along(&v, n - 1, n).map_err(kerr(span))?;
+            kupfer::concatenate(&[folded, last], Some(ax as isize), None).map_err(kerr(span))?
+        } else {
+            folded
+        };
+    }
+    let out = if keepdims {
+        v
+    } else {
+        v.squeeze(Some(&[ax as isize])).map_err(kerr(span))?
+    };
+    Ok(Value::Array(out))
+}
+
+/// `np.interp(x, xp, fp, left=None, right=None, period=None)`; `period` is not supported.
+#[cfg(not(target_arch = "wasm32"))]
+fn interp(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["x", "xp", "fp", "left=", "right=", "period="])?;
+    let x = a.array("x")?;
+    let xp = a.array("xp")?;
+    let fp = a.array("fp")?;
+    let left = a.float("left")?;
+    let right = a.float("right")?;
+    if a.get("period").is_some() {
+        return Err(EvalError::not_supported(span, "np.interp's period="));
+    }
+    Ok(Value::Array(
+        kupfer::interp(&x, &xp, &fp, left, right).map_err(kerr(span))?,
+    ))
+}
+
+/// `np.unwrap(p, discont=None, axis=-1, *, period=2*pi)`.
+fn unwrap(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["p", "discont=", "axis=", "*period="])?;
+    let p = a.array("p")?;
+    let discont = a.float("discont")?;
+    let axis = a.int("axis")?.unwrap_or(-1) as isize;
+    let period = a.float("period")?.unwrap_or(std::f64::consts::TAU);
+    Ok(Value::Array(
+        kupfer::unwrap(&p, discont, axis, period).map_err(kerr(span))?,
+    ))
 }
 
 fn polyval(call: Call) -> Result<Value> {

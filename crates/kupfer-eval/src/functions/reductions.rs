@@ -14,36 +14,61 @@ use crate::value::Value;
 use kupfer::{Array, Axis, DType, ReduceOptions, Scalar};
 
 pub(super) fn register(r: &mut Registry) {
-    r.native(&["sum"], sum);
-    r.native(&["prod"], prod);
-    r.native(&["nansum"], nansum);
-    r.native(&["nanprod"], nanprod);
-    r.native(&["mean"], mean);
-    r.native(&["nanmean"], nanmean);
-    r.native(&["var"], var);
-    r.native(&["std"], std);
-    r.native(&["nanvar"], nanvar);
-    r.native(&["nanstd"], nanstd);
-    r.native(&["max", "amax"], max);
-    r.native(&["min", "amin"], min);
-    r.native(&["nanmax"], nanmax);
-    r.native(&["nanmin"], nanmin);
-    r.native(&["argmax"], argmax);
-    r.native(&["argmin"], argmin);
-    r.native(&["nanargmax"], nanargmax);
-    r.native(&["nanargmin"], nanargmin);
-    r.native(&["any"], any);
-    r.native(&["all"], all);
+    r.native(&["sum"], |c| with_out(c, sum, "add"));
+    r.native(&["prod"], |c| with_out(c, prod, "multiply"));
+    r.native(&["nansum"], |c| with_out(c, nansum, "add"));
+    r.native(&["nanprod"], |c| with_out(c, nanprod, "multiply"));
+    r.native(&["mean"], |c| with_out(c, mean, "add"));
+    r.native(&["nanmean"], |c| with_out(c, nanmean, "add"));
+    r.native(&["var"], |c| with_out(c, var, "var"));
+    r.native(&["std"], |c| with_out(c, std, "std"));
+    r.native(&["nanvar"], |c| with_out(c, nanvar, "nanvar"));
+    r.native(&["nanstd"], |c| with_out(c, nanstd, "nanstd"));
+    r.native(&["max", "amax"], |c| with_out(c, max, "maximum"));
+    r.native(&["min", "amin"], |c| with_out(c, min, "minimum"));
+    r.native(&["nanmax"], |c| with_out(c, nanmax, "fmax"));
+    r.native(&["nanmin"], |c| with_out(c, nanmin, "fmin"));
+    r.native(&["argmax"], |c| with_out(c, argmax, "argmax"));
+    r.native(&["argmin"], |c| with_out(c, argmin, "argmin"));
+    r.native(&["nanargmax"], |c| with_out(c, nanargmax, "nanargmax"));
+    r.native(&["nanargmin"], |c| with_out(c, nanargmin, "nanargmin"));
+    r.native(&["any"], |c| with_out(c, any, "logical_or"));
+    r.native(&["all"], |c| with_out(c, all, "logical_and"));
     r.native(&["count_nonzero"], count_nonzero);
-    r.native(&["ptp"], ptp);
+    r.native(&["ptp"], |c| with_out(c, ptp, "ptp"));
     r.native(&["average"], average);
+}
+
+/// `out=` (a keyword argument): the reduction `f` computes a new array, which is written into
+/// `out` in place (kupfer::reduce_into: NumPy's shape check, an unsafe cast); `out` is the
+/// value, so views of it and its name see the result.
+fn with_out(mut call: Call, f: fn(Call) -> Result<Value>, ufunc: &str) -> Result<Value> {
+    let span = call.span;
+    let at = call.kwargs.iter().position(|(k, _)| k == "out");
+    let out = match at.map(|i| call.kwargs.remove(i).1) {
+        None | Some(Value::None) => return f(call),
+        Some(Value::Array(o)) => o,
+        Some(Value::Tuple(v)) if v.len() == 1 && matches!(v[0], Value::Array(_)) => match &v[0] {
+            Value::Array(o) => o.clone(),
+            _ => unreachable!("matched above"),
+        },
+        Some(_) => return Err(EvalError::type_error(span, "output must be an array")),
+    };
+    let r = match f(call)? {
+        Value::Array(r) => r,
+        v => to_array(&v, None, span)?,
+    };
+    Ok(Value::Array(
+        kupfer::reduce_into(&out, &r, ufunc).map_err(kerr(span))?,
+    ))
 }
 
 fn kerr(span: Span) -> impl FnOnce(kupfer::Error) -> EvalError {
     EvalError::kupfer(span)
 }
 
-/// `out=`, `initial=` and `where=`: kupfer eval computes new arrays over every element.
+/// `initial=` and `where=` where a reduction does not take them (and a positional `out`:
+/// `with_out` takes `out=` as a keyword).
 fn check_unsupported(a: &mut Args, params: &[&str]) -> Result<()> {
     for p in params {
         match (*p, a.get(p)) {

@@ -357,19 +357,21 @@ pub(crate) fn sort_keys_only(a: &Array) -> Result<Array> {
     let n = a.size();
     let (word, back) = match a.dtype() {
         DType::F32 => (KeyWord::F32 { at: 0 }, Some(KeyWord::UnkeyF32)),
-        DType::I32 => (KeyWord::I32, Some(KeyWord::UnkeyI32)),
-        DType::U32 => (KeyWord::U32, None),
+        // The small integers are one extended 32-bit word each: sorted as int32/uint32.
+        DType::I8 | DType::I16 | DType::I32 => (KeyWord::I32, Some(KeyWord::UnkeyI32)),
+        DType::U8 | DType::U16 | DType::U32 => (KeyWord::U32, None),
         d => return Err(Error::invalid(format!("keys-only sort of {d}"))),
     };
     let keys = key_words_of(a, word, None, n, true)?;
     let (sorted, _) = radix_sort(device, keys, None, false, n, 32)?;
-    let raw = Array::from_buffer(device.clone(), DType::U32, sorted, Layout::contiguous(&[n]));
     let out = match back {
         Some(back) => {
+            let raw =
+                Array::from_buffer(device.clone(), DType::U32, sorted, Layout::contiguous(&[n]));
             let values = key_words_of(&raw, back, None, n, true)?;
             Array::from_buffer(device.clone(), a.dtype(), values, Layout::contiguous(&[n]))
         }
-        None => raw,
+        None => Array::from_buffer(device.clone(), a.dtype(), sorted, Layout::contiguous(&[n])),
     };
     Ok(out)
 }
