@@ -5,8 +5,10 @@
 // kupfer-core/src/random.rs; `k` is the 64-bit key, `d` the 64-bit draw number and `e` the
 // element's index within the draw. kupfer_core::random holds a CPU reference of every function.
 
-// The high 32 bits of the 64-bit product a * b, exact.
-fn kp_mulhi(a: u32, b: u32) -> u32 {
+// The high 32 bits of the 64-bit product a * b, exact, from 16-bit halves (every backend).
+// Kernels call `kp_mulhi`, which the code generator defines as this function or, on adapters
+// with SHADER_INT64, as kp_mulhi_u64: the same bits either way (kupfer_core::random::library).
+fn kp_mulhi_u16(a: u32, b: u32) -> u32 {
     let a0 = a & 0xffffu;
     let a1 = a >> 16u;
     let b0 = b & 0xffffu;
@@ -15,6 +17,11 @@ fn kp_mulhi(a: u32, b: u32) -> u32 {
     let p10 = a1 * b0;
     let mid = ((a0 * b0) >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);
     return a1 * b1 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u);
+}
+
+// The high 32 bits of a * b with one widening 64-bit multiply (SHADER_INT64 adapters).
+fn kp_mulhi_u64(a: u32, b: u32) -> u32 {
+    return u32((u64(a) * u64(b)) >> 32u);
 }
 
 // One Philox4x32 round, then the key's Weyl bump.
@@ -71,6 +78,11 @@ fn kp_bounded(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, r: u32) -> u32 {
     if (r == 0u) {
         return w0;
     }
+    // The threshold t = 2^32 mod r is below r: a low product of at least r is accepted
+    // without computing it (the modulo runs with probability r / 2^32).
+    if (w0 * r >= r) {
+        return kp_mulhi(w0, r);
+    }
     let t = (0u - r) % r;
     if (w0 * r >= t) {
         return kp_mulhi(w0, r);
@@ -93,12 +105,63 @@ fn kp_u01_f64(a: u32, b: u32) -> f64 {
     return (f64(a >> 5u) * 67108864.0lf + f64(b >> 6u)) * 1.1102230246251565e-16lf;
 }
 
-// Box-Muller on the words a (u1 in (0, 1]) and b (u2 in [0, 1)): the cosine branch, or the
-// sine branch when `odd`.
+// The natural logarithm of a positive normal float32 for sampling (about 1 ulp; no special
+// cases): x = 2^k m with m in [sqrt(1/2), sqrt(2)), f = m - 1, s = f / (2 + f),
+// log(m) = f - f^2/2 + s (f^2/2 + R(s^2)) with libm_f32's R.
+fn kp_ln_sample_f32(x: f32) -> f32 {
+    let b = bitcast<u32>(x) + 0x004afb0du;  // 0x3f800000 - bits of sqrt(1/2)
+    let k = f32(i32(b >> 23u) - 127);
+    let m = bitcast<f32>((b & 0x007fffffu) + 0x3f3504f3u);
+    let f = m - 1.0;
+    let s = f / (2.0 + f);
+    let z = s * s;
+    let r = z * (KPL32_LR0 + z * (KPL32_LR1 + z * KPL32_LR2));
+    let hf = 0.5 * f * f;
+    return (((s * (hf + r) + k * KPL32_LN2_LO) - hf) + f) + k * KPL32_LN2_HI;
+}
+
+// (cos, sin) of the angle 2 pi t / 2^24 of a 24-bit t (about 1 ulp): the quadrant comes from
+// t's top bits and the remainder r in [-2^21, 2^21) scales exactly to [-pi/4, pi/4), so there
+// is no range-reduction error; libm_f32's sine and cosine polynomials.
+fn kp_sincos_turn24(t: u32) -> vec2<f32> {
+    let qq = (t + 0x200000u) >> 22u;
+    let x = f32(i32(t) - i32(qq << 22u)) * 3.7450702829239e-7;  // 2 pi / 2^24
+    let z = x * x;
+    let s = x + x * z * (KPL32_S0 + z * (KPL32_S1 + z * (KPL32_S2 + z * KPL32_S3)));
+    let c = (1.0 - 0.5 * z) + z * z * (KPL32_C0 + z * (KPL32_C1 + z * KPL32_C2));
+    let q = qq & 3u;
+    let odd = (q & 1u) == 1u;
+    let cs = select(c, s, odd);
+    let sn = select(s, c, odd);
+    return vec2<f32>(select(cs, -cs, q == 1u || q == 2u), select(sn, -sn, q >= 2u));
+}
+
+// Box-Muller on the words a (u1 = ((a >> 8) + 1) 2^-24 in (0, 1]) and b (u2 = (b >> 8) 2^-24):
+// (r cos(2 pi u2), r sin(2 pi u2)) with r = sqrt(-2 ln u1).
+fn kp_normal_pair_f32(a: u32, b: u32) -> vec2<f32> {
+    let r = sqrt(-2.0 * kp_ln_sample_f32(kp_u01_open_f32(a)));
+    return r * kp_sincos_turn24(b >> 8u);
+}
+
+// One element of a Box-Muller pair: the cosine branch, or the sine branch when `odd`.
 fn kp_normal_f32(a: u32, b: u32, odd: bool) -> f32 {
-    let r = sqrt(-2.0 * kp_log_f32(kp_u01_open_f32(a)));
-    let t = 6.2831854820251465 * kp_u01_f32(b);
-    return r * select(kp_cos_f32(t), kp_sin_f32(t), odd);
+    let p = kp_normal_pair_f32(a, b);
+    return select(p.x, p.y, odd);
+}
+
+// The four normals of a block (lanes x, y and z, w are the two pairs).
+fn kp_normal4_f32(b: vec4<u32>) -> vec4<f32> {
+    return vec4<f32>(kp_normal_pair_f32(b.x, b.y), kp_normal_pair_f32(b.z, b.w));
+}
+
+// The four float32 uniforms in [0, 1) of a block.
+fn kp_u01x4_f32(b: vec4<u32>) -> vec4<f32> {
+    return vec4<f32>(b >> vec4<u32>(8u)) * 5.9604644775390625e-8;
+}
+
+// The four float32 uniforms in (0, 1) of a block.
+fn kp_u01_midx4_f32(b: vec4<u32>) -> vec4<f32> {
+    return (vec4<f32>(b >> vec4<u32>(9u)) + 0.5) * 1.1920928955078125e-7;
 }
 
 // Box-Muller in float64: u1 from the words w0 and x.x, u2 from x.y and x.z (x: the element's
@@ -132,7 +195,7 @@ fn kp_mt_try_f32(dd: f32, c: f32, z: f32, w: u32) -> f32 {
     if (u < 1.0 - 0.0331 * z2 * z2) {
         return dd * v;
     }
-    if (kp_log_f32(u) < 0.5 * z2 + dd * (1.0 - v + kp_log_f32(v))) {
+    if (kp_ln_sample_f32(u) < 0.5 * z2 + dd * (1.0 - v + kp_log_f32(v))) {
         return dd * v;
     }
     return -1.0;
@@ -154,14 +217,13 @@ fn kp_gamma_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, a: f32) -> f32 {
     var x = dd;
     for (var j = 1u; j <= 16u; j++) {
         let b = kp_rng_block(k, d, e, j);
-        let r = sqrt(-2.0 * kp_log_f32(kp_u01_open_f32(b.x)));
-        let t = 6.2831854820251465 * kp_u01_f32(b.y);
-        let g0 = kp_mt_try_f32(dd, c, r * kp_cos_f32(t), b.z);
+        let z = kp_normal_pair_f32(b.x, b.y);
+        let g0 = kp_mt_try_f32(dd, c, z.x, b.z);
         if (g0 >= 0.0) {
             x = g0;
             break;
         }
-        let g1 = kp_mt_try_f32(dd, c, r * kp_sin_f32(t), b.w);
+        let g1 = kp_mt_try_f32(dd, c, z.y, b.w);
         if (g1 >= 0.0) {
             x = g1;
             break;

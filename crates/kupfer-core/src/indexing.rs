@@ -282,7 +282,7 @@ pub fn generate(ip: &IndexProgram, target: &Target) -> Result<(String, ParamLayo
                 .replace("{STORE}", &store("v[j]"))
         }
     };
-    let mut needs = Needs::default();
+    let mut needs = Needs::for_target(target);
     let mut map_body = String::from("    let i0 = g;\n    let g0 = g;\n");
     if map.rank > 0 && map.inputs.iter().any(|i| i.access == Access::Strided) {
         map_body.push_str("    var r0 = g0;\n");

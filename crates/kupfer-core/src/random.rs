@@ -37,10 +37,15 @@
 //! - normal float32: Box–Muller on the pair of words of lanes `2 (e % 4 / 2)` and `+ 1` of the
 //!   shared block: `u1 = ((w >> 8) + 1) 2^-24` in (0, 1], `u2` uniform, `sqrt(-2 ln u1)` times
 //!   `cos(2 pi u2)` for even `e`, `sin` for odd `e`: one block gives four normals. float64:
-//!   `u1` from words 0 and 1, `u2` from words 2 and 3, the cosine only. Logarithm, sine and
-//!   cosine come from kupfer's libm (the same bits everywhere); the square root is the
-//!   driver's, so normals agree between GPUs to an ulp or two where uniforms and integers are
-//!   bit-identical.
+//!   `u1` from words 0 and 1, `u2` from words 2 and 3, the cosine only. The float32 logarithm,
+//!   sine and cosine are sampling versions of kupfer's libm in `random.wgsl` (about 1 ulp, no
+//!   special cases: `kp_ln_sample_f32`; the angle's quadrant is taken from u2's bits, so
+//!   `kp_sincos_turn24` has no range-reduction error); float64 uses the libm. They are
+//!   polynomials in plain arithmetic, but the square root and division are the driver's and a
+//!   compiler may fuse a multiply and an add, so normals agree between GPUs to an ulp or two
+//!   where uniforms and integers are bit-identical.
+//! - Philox's 32 x 32-bit high products use one 64-bit multiply on adapters with
+//!   SHADER_INT64 and an exact 16-bit-halves form elsewhere (WebGPU): the same bits.
 //! - gamma: Marsaglia–Tsang, two attempts per own block, at most 32 (then the mode-like
 //!   candidate `d`; probability below 1e-41); shape < 1 boosted by `U^(1/a)` from word 0.
 //! - Poisson: inversion of word 0 below lam = 10, Hörmann's PTRS above (32 attempts, then
@@ -58,6 +63,36 @@ use crate::error::{Error, Result};
 /// The WGSL of the bit generator and the transforms (a library: kernels take the subset they
 /// call with [`crate::libm::subset`]).
 pub const RANDOM_WGSL: &str = include_str!("../../../shaders/random.wgsl");
+
+/// The WGSL of the random functions `functions` (and what they call in [`RANDOM_WGSL`]; the
+/// libm functions they call are not included) for an adapter with (`int64`) or without 64-bit
+/// integers: `kp_mulhi` is the 64-bit multiply's high word where there are, else its exact
+/// 16-bit-halves form (the same bits). Empty when `functions` is.
+pub fn library<'a>(functions: impl IntoIterator<Item = &'a str>, int64: bool) -> String {
+    let mulhi = if int64 {
+        "kp_mulhi_u64"
+    } else {
+        "kp_mulhi_u16"
+    };
+    let mut roots: Vec<&str> = functions.into_iter().collect();
+    if roots.is_empty() {
+        return String::new();
+    }
+    roots.push(mulhi);
+    let mut src = crate::libm::subset(RANDOM_WGSL, roots);
+    src.push_str(&format!(
+        "fn kp_mulhi(a: u32, b: u32) -> u32 {{\n    return {mulhi}(a, b);\n}}\n"
+    ));
+    src
+}
+
+/// The names in `src` that may be libm items (`kp_*` functions, `kpl*` helpers and `KPL*`
+/// constants): the roots of the libm subset that random functions call.
+pub fn libm_calls(src: &str) -> std::collections::BTreeSet<&str> {
+    src.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| w.starts_with("kp") || w.starts_with("KPL"))
+        .collect()
+}
 
 /// What a [`crate::Node::Random`] leaf computes for its element. Its arguments are four u32
 /// nodes — key low, key high, draw number low, draw number high — followed by the operation's
@@ -113,21 +148,64 @@ impl RandomOp {
 
     /// The WGSL functions of [`RANDOM_WGSL`] an op of `dtype` calls (the kernel takes them
     /// and what they call with [`crate::libm::subset`]).
-    pub fn functions(self, dtype: DType) -> [&'static str; 4] {
+    pub fn functions(self, dtype: DType) -> [&'static str; 5] {
         let transform = match (self, dtype) {
             (RandomOp::Bits, _) => "kp_lane",
             (RandomOp::Uniform, DType::F64) => "kp_u01_f64",
-            (RandomOp::Uniform, _) => "kp_u01_f32",
+            (RandomOp::Uniform, _) => {
+                return [
+                    "kp_rng_block0",
+                    "kp_rng_block",
+                    "kp_lane",
+                    "kp_u01_f32",
+                    "kp_u01x4_f32",
+                ]
+            }
             (RandomOp::OpenUniform, DType::F64) => "kp_u01_mid_f64",
-            (RandomOp::OpenUniform, _) => "kp_u01_mid_f32",
+            (RandomOp::OpenUniform, _) => {
+                return [
+                    "kp_rng_block0",
+                    "kp_rng_block",
+                    "kp_lane",
+                    "kp_u01_mid_f32",
+                    "kp_u01_midx4_f32",
+                ]
+            }
             (RandomOp::Normal, DType::F64) => "kp_normal_f64",
-            (RandomOp::Normal, _) => "kp_normal_f32",
+            (RandomOp::Normal, _) => {
+                return [
+                    "kp_rng_block0",
+                    "kp_rng_block",
+                    "kp_lane",
+                    "kp_normal_f32",
+                    "kp_normal4_f32",
+                ]
+            }
             (RandomOp::Bounded, _) => "kp_bounded",
             (RandomOp::Gamma, _) => "kp_gamma_f32",
             (RandomOp::Poisson, _) => "kp_poisson_f32",
             (RandomOp::Permute, _) => "kp_permute",
         };
-        ["kp_rng_block0", "kp_rng_block", "kp_lane", transform]
+        [
+            "kp_rng_block0",
+            "kp_rng_block",
+            "kp_lane",
+            transform,
+            transform,
+        ]
+    }
+
+    /// The WGSL expression of the four values (a vec4) of the elements `4 i .. 4 i + 4` whose
+    /// block 0 is `b`, for the ops whose value depends on its word 0 alone (float32): a
+    /// vectorised kernel computes them once per block. `None` for the other ops.
+    pub fn block_wgsl(self, dtype: DType, b: &str) -> Option<String> {
+        match (self, dtype) {
+            (RandomOp::Bits, _) => Some(b.to_string()),
+            (RandomOp::Uniform, DType::F32) => Some(format!("kp_u01x4_f32({b})")),
+            (RandomOp::OpenUniform, DType::F32) => Some(format!("kp_u01_midx4_f32({b})")),
+            (RandomOp::Normal, DType::F32) => Some(format!("kp_normal4_f32({b})")),
+            _ => None,
+        }
     }
 
     /// The WGSL expression of element `e`'s value, given the key `k` and draw `d` (vec2<u32>
@@ -289,7 +367,7 @@ pub fn reference(op: RandomOp, dtype: DType, key: [u32; 2], draw: u64, e: u32, p
             let b = stream_word(key, draw, pair + 1, 0);
             let u1 = f64::from(((a >> 8) + 1) as f32 * (1.0 / 16_777_216.0));
             let u2 = f64::from(u01_f32(b));
-            let t = f64::from(std::f32::consts::TAU * u2 as f32);
+            let t = std::f64::consts::TAU * u2;
             let r = (-2.0 * u1.ln()).sqrt();
             if e & 1 == 1 {
                 r * t.sin()
@@ -435,18 +513,15 @@ mod tests {
             (RandomOp::Poisson, DType::F32),
             (RandomOp::Permute, DType::U32),
         ] {
-            for lane in [None, Some(0), Some(3)] {
-                let mut src = crate::libm::subset(RANDOM_WGSL, op.functions(dtype));
+            for (lane, int64) in [(None, false), (Some(0), true), (Some(3), false)] {
+                let mut src = library(op.functions(dtype), int64);
                 let lib = if dtype == DType::F64 {
                     crate::libm::f64_library()
                 } else {
                     crate::libm::f32_library()
                 };
                 let src_copy = src.clone();
-                let words = src_copy
-                    .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                    .filter(|w| w.starts_with("kp_"));
-                src.push_str(&crate::libm::subset(lib, words));
+                src.push_str(&crate::libm::subset(lib, libm_calls(&src_copy)));
                 let expr = op.wgsl(
                     dtype,
                     "k",
