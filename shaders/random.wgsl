@@ -356,23 +356,64 @@ fn kp_feistel(x: u32, h: u32, rk: vec4<u32>) -> u32 {
     return (r << h) | t;
 }
 
-// Element e of a random permutation of [0, n): the Feistel bijection of the smallest [0, 4^h)
-// holding n, keyed by the Philox block at counter (0, 2^32 - 1, draw), walked along its cycle
-// until it lands below n (cycle walking: a bijection of [0, n)). Each step lands below n with
-// probability above 1/4; 512 steps bound the walk (all outside: probability below 1e-63).
+// Permutations of [0, n) up to this size rank random 64-bit keys (exactly uniform); larger
+// ones walk a Feistel bijection (uniform parity, but not every permutation is reachable).
+const KP_RANK_MAX: u32 = 64u;
+
+// Element e of a random permutation of [0, n). n <= KP_RANK_MAX: the rank of e's key among
+// the n keys. Otherwise the Feistel bijection of the smallest [0, 4^h) holding n, keyed by the
+// Philox block at counter (0, 2^32 - 1, draw), walked along its cycle until it lands below n
+// (cycle walking: a bijection of [0, n)).
 fn kp_permute(k: vec2<u32>, d: vec2<u32>, e: u32, n: u32) -> u32 {
+    if (n <= KP_RANK_MAX) {
+        return kp_permute_rank(k, d, 0u, e, n);
+    }
+    return kp_cycle_walk(kp_philox(vec4<u32>(0u, 0xffffffffu, d.x, d.y), k), e, n);
+}
+
+// The rank of element j's 64-bit key among the keys of elements 0..n (ties by index), the key
+// of element i being words x, y of the block at counter (base + i, 2^32 - 3, draw): the ranks of
+// i.i.d. keys are a uniformly random permutation (n <= KP_RANK_MAX: n Philox blocks each).
+fn kp_permute_rank(k: vec2<u32>, d: vec2<u32>, base: u32, j: u32, n: u32) -> u32 {
+    let kj = kp_philox(vec4<u32>(base + j, 0xfffffffdu, d.x, d.y), k);
+    var rank = 0u;
+    for (var i = 0u; i < n; i++) {
+        let ki = kp_philox(vec4<u32>(base + i, 0xfffffffdu, d.x, d.y), k);
+        let less = ki.x < kj.x || (ki.x == kj.x && (ki.y < kj.y || (ki.y == kj.y && i < j)));
+        rank += select(0u, 1u, less);
+    }
+    return rank;
+}
+
+// Element j of the keyed permutation of [0, n) under round keys rk (n > 1). A balanced
+// Feistel network only makes even permutations, so positions 0 and 1 are first swapped when
+// a key bit says so: the parity is uniform. Each walk step lands below n with probability
+// above 1/4; 512 steps bound the walk (all outside: probability below 1e-63).
+fn kp_cycle_walk(rk: vec4<u32>, j: u32, n: u32) -> u32 {
     if (n <= 1u) {
         return 0u;
     }
     let bits = 32u - countLeadingZeros(n - 1u);
     let h = (bits + 1u) / 2u;
-    let rk = kp_philox(vec4<u32>(0u, 0xffffffffu, d.x, d.y), k);
-    var x = e;
-    for (var j = 0u; j < 512u; j++) {
+    var x = select(j, j ^ 1u, j < 2u && (kp_mix32(rk.x ^ rk.w) & 1u) == 1u);
+    for (var i = 0u; i < 512u; i++) {
         x = kp_feistel(x, h, rk);
         if (x < n) {
             break;
         }
     }
     return x;
+}
+
+// Element e of a draw of independent random permutations of [0, n), one per row of n
+// elements (`permuted` along an axis): row r = e / n takes the rank method (n <= KP_RANK_MAX,
+// keys of elements r n + i) or the walk keyed by the block at counter (r, 2^32 - 2, draw).
+fn kp_permute_rows(k: vec2<u32>, d: vec2<u32>, e: u32, n: u32) -> u32 {
+    let row = e / max(n, 1u);
+    let j = e - row * n;
+    if (n <= KP_RANK_MAX) {
+        return kp_permute_rank(k, d, row * n, j, n);
+    }
+    let rk = kp_philox(vec4<u32>(row, 0xfffffffeu, d.x, d.y), k);
+    return kp_cycle_walk(rk, j, n);
 }

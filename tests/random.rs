@@ -553,3 +553,251 @@ fn permutations_are_permutations_and_uniform() {
         .to_string()
         .contains("Cannot take a larger sample than population when replace is False"));
 }
+
+/// Index of a permutation of 0..n among the n! (a mixed-radix code; n small).
+fn pattern(p: &[f64]) -> f64 {
+    let mut code = 0.0;
+    for (i, &v) in p.iter().enumerate() {
+        let smaller = p[i + 1..].iter().filter(|&&w| w < v).count();
+        code = code * (p.len() - i) as f64 + smaller as f64;
+    }
+    code
+}
+
+/// The parity (0 even, 1 odd) of a permutation of 0..n.
+fn parity(p: &[f64]) -> f64 {
+    let mut seen = vec![false; p.len()];
+    let mut transpositions = 0;
+    for i in 0..p.len() {
+        let mut j = i;
+        let mut len = 0;
+        while !seen[j] {
+            seen[j] = true;
+            j = p[j] as usize;
+            len += 1;
+        }
+        transpositions += len.max(1) - 1;
+    }
+    f64::from(transpositions % 2)
+}
+
+#[test]
+fn permuted_rows_are_uniform_permutations_and_match_the_reference() {
+    let g = default_rng(Some(77));
+    let rows_of = |rows: usize, n: usize| {
+        let x = kp::arange(0, n as i64, 1, Some(DType::I32))
+            .unwrap()
+            .broadcast_to(&[rows, n])
+            .unwrap();
+        let y = g.permuted(&x, Some(1)).unwrap();
+        assert_eq!(y.shape(), &[rows, n]);
+        as_f64(y)
+    };
+    // n = 4 and 5: the rank method (exactly uniform): every one of the n! orders equally
+    // likely (chi-square over 24 and 120 patterns); the CPU reference bit for bit.
+    let mut samples = Vec::new();
+    for (rows, n) in [(24_000usize, 4usize), (12_000, 5)] {
+        let v = rows_of(rows, n);
+        let draw = g.next_draw() - 1;
+        for (e, got) in v.iter().take(4 * n).enumerate() {
+            let want = reference(
+                RandomOp::PermuteRows,
+                DType::U32,
+                seed_key(77),
+                draw,
+                e as u32,
+                n as u32,
+            );
+            assert_eq!(*got, want, "n {n} element {e}");
+        }
+        let codes: Vec<f64> = v.chunks(n).map(pattern).collect();
+        samples.push((if n == 4 { "orders4" } else { "orders5" }, codes));
+    }
+    // n = 100 and 256 (= 4^4, the Feistel walk's own domain): where element 0 lands is
+    // uniform, and the parity is even half of the time.
+    for (rows, n, name_pos, name_par) in [
+        (6_000usize, 100usize, "pos100", "par100"),
+        (1_000, 256, "pos256", "par256"),
+    ] {
+        let v = rows_of(rows, n);
+        let mut pos = Vec::new();
+        let mut par = Vec::new();
+        for row in v.chunks(n) {
+            let mut s = row.to_vec();
+            s.sort_by(f64::total_cmp);
+            assert!(s.iter().enumerate().all(|(i, &x)| x == i as f64));
+            pos.push(row.iter().position(|&x| x == 0.0).unwrap() as f64);
+            par.push(parity(row));
+        }
+        samples.push((name_pos, pos));
+        samples.push((name_par, par));
+    }
+    let tests = [
+        (
+            "orders4",
+            "stats.chisquare(np.bincount(x.astype(int), minlength=24)).pvalue",
+        ),
+        (
+            "orders5",
+            "stats.chisquare(np.bincount(x.astype(int), minlength=120)).pvalue",
+        ),
+        (
+            "pos100",
+            "stats.chisquare(np.bincount(x.astype(int), minlength=100)).pvalue",
+        ),
+        (
+            "pos256",
+            "stats.chisquare(np.bincount(x.astype(int) // 16, minlength=16)).pvalue",
+        ),
+        ("par100", "stats.binomtest(int(x.sum()), len(x)).pvalue"),
+        ("par256", "stats.binomtest(int(x.sum()), len(x)).pvalue"),
+    ];
+    for (name, pv) in scipy_pvalues(&samples, &tests) {
+        assert!(pv > 1e-4, "{name}: p-value {pv}");
+    }
+    // permutation(n) of small n is uniform too (the rank method); of 4^h elements not always
+    // even.
+    let codes: Vec<f64> = (0..240)
+        .map(|_| pattern(&as_f64(g.permutation(4).unwrap())))
+        .collect();
+    let pars: Vec<f64> = (0..100)
+        .map(|_| parity(&as_f64(g.permutation(1024).unwrap())))
+        .collect();
+    let tests = [
+        (
+            "perm4",
+            "stats.chisquare(np.bincount(x.astype(int), minlength=24)).pvalue",
+        ),
+        ("par1024", "stats.binomtest(int(x.sum()), len(x)).pvalue"),
+    ];
+    for (name, pv) in scipy_pvalues(&[("perm4", codes), ("par1024", pars)], &tests) {
+        assert!(pv > 1e-4, "{name}: p-value {pv}");
+    }
+}
+
+#[test]
+fn permuted_shuffle_and_permutation_of_keep_slices_and_follow_numpy() {
+    let g = default_rng(Some(78));
+    let x = kp::arange(0, 60, 1, Some(DType::I32))
+        .unwrap()
+        .reshape(&[3, 4, 5])
+        .unwrap();
+    // permuted along axis 0: each (j, k) column keeps its values {j*5+k, 20+.., 40+..}.
+    for axis in [0isize, 1, 2, -1] {
+        let y = g.permuted(&x, Some(axis)).unwrap();
+        assert_eq!(y.shape(), &[3, 4, 5]);
+        let v = as_f64(y);
+        let ax = axis.rem_euclid(3) as usize;
+        let strides = [20usize, 5, 1];
+        for (i, &val) in v.iter().enumerate() {
+            // The value differs from its position along the axis only.
+            let diff = (val as usize).abs_diff(i);
+            assert_eq!(diff % strides[ax], 0, "axis {axis} element {i}");
+            let coords = |f: usize| [(f / 20), (f / 5) % 4, f % 5];
+            let (a, b) = (coords(i), coords(val as usize));
+            for d in 0..3 {
+                if d != ax {
+                    assert_eq!(a[d], b[d], "axis {axis} element {i}");
+                }
+            }
+        }
+    }
+    // axis None: all elements, same shape.
+    let mut all = as_f64(g.permuted(&x, None).unwrap());
+    all.sort_by(f64::total_cmp);
+    assert!(all.iter().enumerate().all(|(i, &v)| v == i as f64));
+    // shuffle in place along axis 1: rows of the last axis move as units.
+    let y = x.astype(DType::F32).unwrap();
+    g.shuffle(&y, 1).unwrap();
+    let v = f32s(&y);
+    for chunk in v.chunks(5) {
+        assert!(chunk.windows(2).all(|w| w[1] == w[0] + 1.0));
+        assert_eq!(chunk[0] as usize % 5, 0);
+    }
+    let mut firsts: Vec<f32> = v.chunks(5).map(|c| c[0]).collect();
+    firsts.sort_by(f32::total_cmp);
+    assert_eq!(firsts, (0..12).map(|i| (5 * i) as f32).collect::<Vec<_>>());
+    // permutation_of along axis 2 moves single elements within their row.
+    let p = as_f64(g.permutation_of(&x, 2).unwrap());
+    for (r, chunk) in p.chunks(5).enumerate() {
+        let mut c = chunk.to_vec();
+        c.sort_by(f64::total_cmp);
+        assert_eq!(c, (0..5).map(|k| (5 * r + k) as f64).collect::<Vec<_>>());
+    }
+    // NumPy's errors.
+    let scalar = kp::Array::from_slice(&[5i32], &[]).unwrap();
+    let err = |r: kp::Result<()>| r.unwrap_err().to_string();
+    assert!(err(g.shuffle(&scalar, 0)).contains("len() of unsized object"));
+    assert!(err(g.shuffle(&x, 3).map(|_| ())).contains("out of bounds"));
+    assert!(err(g.permuted(&x, Some(-4)).map(|_| ())).contains("out of bounds"));
+}
+
+#[test]
+fn choice_with_probabilities_and_from_arrays_follow_numpy() {
+    let g = default_rng(Some(79));
+    let p = kp::Array::from_slice(&[0.1f32, 0.2, 0.3, 0.4, 0.0], &[5]).unwrap();
+    // With replacement: frequencies p (chi-square), never the zero-probability entry.
+    let k = as_f64(g.choice_indices(5, &[N], true, Some(&p)).unwrap());
+    assert!(k.iter().all(|&v| (0.0..4.0).contains(&v)));
+    // Without: the first of two picks has law p; the second the successive-sampling law.
+    let p4 = kp::Array::from_slice(&[0.4f32, 0.3, 0.2, 0.1], &[4]).unwrap();
+    let mut first = Vec::new();
+    let mut second = Vec::new();
+    for _ in 0..400 {
+        let s = as_f64(g.choice_indices(4, &[2], false, Some(&p4)).unwrap());
+        assert_ne!(s[0], s[1]);
+        first.push(s[0]);
+        second.push(s[1]);
+    }
+    let tests = [
+        (
+            "k",
+            "stats.chisquare(np.bincount(x.astype(int), minlength=4), len(x) * np.array([.1, .2, .3, .4])).pvalue",
+        ),
+        (
+            "first",
+            "stats.chisquare(np.bincount(x.astype(int), minlength=4), len(x) * np.array([.4, .3, .2, .1])).pvalue",
+        ),
+        (
+            "second",
+            "(lambda q: stats.chisquare(np.bincount(x.astype(int), minlength=4), len(x) * np.array([sum(q[i] * q[j] / (1 - q[i]) for i in range(4) if i != j) for j in range(4)])).pvalue)(np.array([.4, .3, .2, .1]))",
+        ),
+    ];
+    let samples = [("k", k), ("first", first), ("second", second)];
+    for (name, pv) in scipy_pvalues(&samples, &tests) {
+        assert!(pv > 1e-4, "{name}: p-value {pv}");
+    }
+    // From an array along an axis: shape a.shape[:axis] + size + a.shape[axis+1:], and the
+    // picked columns are columns of a.
+    let a = kp::arange(0, 12, 1, Some(DType::I32))
+        .unwrap()
+        .reshape(&[3, 4])
+        .unwrap();
+    let c = g.choice_from(&a, &[2, 3], true, None, 1, true).unwrap();
+    assert_eq!(c.shape(), &[3, 2, 3]);
+    let v = as_f64(c);
+    for (i, chunk) in v.chunks(6).enumerate() {
+        assert!(chunk.iter().all(|&x| (x as usize) / 4 == i));
+        let cols: Vec<usize> = chunk.iter().map(|&x| x as usize % 4).collect();
+        let row0: Vec<usize> = v[..6].iter().map(|&x| x as usize % 4).collect();
+        assert_eq!(cols, row0, "every row takes the same columns");
+    }
+    let d = as_f64(g.choice_from(&a, &[3], false, None, 0, true).unwrap());
+    let mut rows: Vec<usize> = d.chunks(4).map(|r| r[0] as usize / 4).collect();
+    rows.sort_unstable();
+    assert_eq!(rows, vec![0, 1, 2]);
+    // NumPy's errors.
+    let msg = |n: usize, size: &[usize], replace: bool, p: &kp::Array| {
+        g.choice_indices(n, size, replace, Some(p))
+            .unwrap_err()
+            .to_string()
+    };
+    let arr = |v: &[f32], shape: &[usize]| kp::Array::from_slice(v, shape).unwrap();
+    assert!(msg(3, &[1], true, &arr(&[0.5, 0.5], &[2])).contains("a and p must have same size"));
+    assert!(msg(2, &[1], true, &arr(&[0.5, 0.5], &[1, 2])).contains("p must be 1-dimensional"));
+    assert!(msg(2, &[1], true, &arr(&[f32::NAN, 1.0], &[2])).contains("Probabilities contain NaN"));
+    assert!(msg(2, &[1], true, &arr(&[-0.5, 1.5], &[2])).contains("are not non-negative"));
+    assert!(msg(2, &[1], true, &arr(&[0.3, 0.3], &[2])).contains("do not sum to 1"));
+    assert!(msg(3, &[2], false, &arr(&[1.0, 0.0, 0.0], &[3])).contains("Fewer non-zero entries"));
+    assert!(msg(0, &[2], true, &arr(&[], &[0])).contains("a cannot be empty"));
+}

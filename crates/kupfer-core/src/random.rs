@@ -50,10 +50,18 @@
 //!   candidate `d`; probability below 1e-41); shape < 1 boosted by `U^(1/a)` from word 0.
 //! - Poisson: inversion of word 0 below lam = 10, Hörmann's PTRS above (32 attempts, then
 //!   `floor(lam)`), with Loader's saddle-point log-probabilities.
-//! - permutations of [0, n): element `e` is a keyed bijection of `e` (a four-round Feistel
-//!   network on the smallest [0, 4^h) holding n, round keys from the block at counter
-//!   `(0, 2^32 - 1, d)`, walked along its cycles until below n): no sort, one kernel, and a
-//!   prefix of it (choice without replacement) costs only its own elements.
+//! - permutations of [0, n): element `e` is computed on its own: no sort, one kernel, and a
+//!   prefix of it (choice without replacement) costs only its own elements. n <= 64: the rank
+//!   of e's 64-bit key (words 0, 1 of the block at counter `(e, 2^32 - 3, d)`) among the n
+//!   keys, ties by index — exactly uniform. Larger n: a keyed bijection of `e` (a four-round
+//!   Feistel network on the smallest [0, 4^h) holding n, round keys from the block at counter
+//!   `(0, 2^32 - 1, d)`, walked along its cycles until below n). A balanced Feistel network
+//!   makes only even permutations, so a key bit first swaps positions 0 and 1: the parity is
+//!   uniform; the law is not exactly uniform over all n! orderings (128 key bits cannot
+//!   reach them), but passes the position, pair and parity tests in tests/random.rs.
+//! - `permuted` along an axis: element `e` of a draw over rows of n is row `e / n`'s own
+//!   permutation of `e % n`: the rank method over the keys of elements `(e / n) n + i`, or the
+//!   walk keyed by the block at counter `(e / n, 2^32 - 2, d)`.
 //! - bounded integers in [0, r): Lemire's multiply-and-reject (unbiased), word 0 first, then up
 //!   to 64 more words; past them (probability below 2^-65) the last candidate is kept.
 
@@ -117,6 +125,9 @@ pub enum RandomOp {
     /// Element `e` of a random permutation of [0, n) as u32; one u32 parameter `n` (a keyed
     /// Feistel bijection walked along its cycles: no sort, one kernel).
     Permute,
+    /// Element `e % n` of an independent random permutation of [0, n) for each row `e / n`, as
+    /// u32; one u32 parameter `n` (`permuted` along an axis).
+    PermuteRows,
 }
 
 impl RandomOp {
@@ -124,14 +135,20 @@ impl RandomOp {
     pub fn params(self) -> usize {
         match self {
             RandomOp::Bits | RandomOp::Uniform | RandomOp::OpenUniform | RandomOp::Normal => 0,
-            RandomOp::Bounded | RandomOp::Gamma | RandomOp::Poisson | RandomOp::Permute => 1,
+            RandomOp::Bounded
+            | RandomOp::Gamma
+            | RandomOp::Poisson
+            | RandomOp::Permute
+            | RandomOp::PermuteRows => 1,
         }
     }
 
     /// Checks that this op can produce `dtype`.
     pub fn check(self, dtype: DType) -> Result<()> {
         let ok = match self {
-            RandomOp::Bits | RandomOp::Bounded | RandomOp::Permute => dtype == DType::U32,
+            RandomOp::Bits | RandomOp::Bounded | RandomOp::Permute | RandomOp::PermuteRows => {
+                dtype == DType::U32
+            }
             RandomOp::Gamma | RandomOp::Poisson => dtype == DType::F32,
             RandomOp::Uniform | RandomOp::OpenUniform | RandomOp::Normal => {
                 matches!(dtype, DType::F32 | DType::F64)
@@ -185,6 +202,7 @@ impl RandomOp {
             (RandomOp::Gamma, _) => "kp_gamma_f32",
             (RandomOp::Poisson, _) => "kp_poisson_f32",
             (RandomOp::Permute, _) => "kp_permute",
+            (RandomOp::PermuteRows, _) => "kp_permute_rows",
         };
         [
             "kp_rng_block0",
@@ -267,6 +285,9 @@ impl RandomOp {
                 format!("kp_poisson_f32({k}, {d}, {e}, {w0}, {})", params[0])
             }
             (RandomOp::Permute, _) => format!("kp_permute({k}, {d}, {e}, {})", params[0]),
+            (RandomOp::PermuteRows, _) => {
+                format!("kp_permute_rows({k}, {d}, {e}, {})", params[0])
+            }
         }
     }
 }
@@ -379,6 +400,7 @@ pub fn reference(op: RandomOp, dtype: DType, key: [u32; 2], draw: u64, e: u32, p
         // The rejection samplers are checked statistically, not against a reference.
         (RandomOp::Gamma | RandomOp::Poisson, _) => f64::NAN,
         (RandomOp::Permute, _) => f64::from(permute(key, draw, e, param)),
+        (RandomOp::PermuteRows, _) => f64::from(permute_rows(key, draw, e, param)),
     }
 }
 
@@ -405,18 +427,59 @@ fn mix32(x: u32) -> u32 {
     h ^ (h >> 16)
 }
 
+/// Permutations of [0, n) up to this size rank random 64-bit keys (`KP_RANK_MAX`).
+pub const RANK_MAX: u32 = 64;
+
 /// Element `e` of the random permutation of [0, n) of draw `draw` (the reference of
-/// `kp_permute`: a four-round Feistel bijection of [0, 4^h), 4^h >= n, keyed by the block at
-/// counter (0, 2^32 - 1, draw), walked along its cycles until it lands below n).
+/// `kp_permute`; see the module docs).
 pub fn permute(key: [u32; 2], draw: u64, e: u32, n: u32) -> u32 {
+    if n <= RANK_MAX {
+        return permute_rank(key, draw, 0, e, n);
+    }
+    let rk = philox4x32_10([0, u32::MAX, draw as u32, (draw >> 32) as u32], key);
+    cycle_walk(rk, e, n)
+}
+
+/// Element `e` of a draw of one random permutation of [0, n) per row of n elements (the
+/// reference of `kp_permute_rows`).
+pub fn permute_rows(key: [u32; 2], draw: u64, e: u32, n: u32) -> u32 {
+    let row = e / n.max(1);
+    let j = e - row * n;
+    if n <= RANK_MAX {
+        return permute_rank(key, draw, row * n, j, n);
+    }
+    let rk = philox4x32_10([row, u32::MAX - 1, draw as u32, (draw >> 32) as u32], key);
+    cycle_walk(rk, j, n)
+}
+
+/// The rank of element `j`'s 64-bit key among elements `0..n` (the reference of
+/// `kp_permute_rank`).
+fn permute_rank(key: [u32; 2], draw: u64, base: u32, j: u32, n: u32) -> u32 {
+    let k = |i: u32| {
+        let b = philox4x32_10(
+            [base + i, u32::MAX - 2, draw as u32, (draw >> 32) as u32],
+            key,
+        );
+        ((u64::from(b[0]) << 32) | u64::from(b[1]), i)
+    };
+    let kj = k(j);
+    (0..n).filter(|&i| k(i) < kj).count() as u32
+}
+
+/// Element `j` of the Feistel permutation of [0, n) under round keys `rk`, positions 0 and 1
+/// swapped first by a key bit, walked along its cycles (the reference of `kp_cycle_walk`).
+fn cycle_walk(rk: [u32; 4], j: u32, n: u32) -> u32 {
     if n <= 1 {
         return 0;
     }
     let bits = 32 - (n - 1).leading_zeros();
     let h = bits.div_ceil(2);
-    let rk = philox4x32_10([0, u32::MAX, draw as u32, (draw >> 32) as u32], key);
     let mask = (1u32 << h) - 1;
-    let mut x = e;
+    let mut x = if j < 2 && mix32(rk[0] ^ rk[3]) & 1 == 1 {
+        j ^ 1
+    } else {
+        j
+    };
     for _ in 0..512 {
         let (mut l, mut r) = (x >> h, x & mask);
         for k in rk {
@@ -495,6 +558,20 @@ mod tests {
                 seen[p as usize] = true;
             }
         }
+        // Rows: each a bijection, and rows differ.
+        let rows: Vec<Vec<u32>> = (0..3u32)
+            .map(|r| {
+                (0..50)
+                    .map(|j| permute_rows([5, 6], 7, r * 50 + j, 50))
+                    .collect()
+            })
+            .collect();
+        for row in &rows {
+            let mut v = row.clone();
+            v.sort_unstable();
+            assert_eq!(v, (0..50).collect::<Vec<u32>>());
+        }
+        assert_ne!(rows[0], rows[1]);
     }
 
     #[test]
@@ -512,6 +589,7 @@ mod tests {
             (RandomOp::Gamma, DType::F32),
             (RandomOp::Poisson, DType::F32),
             (RandomOp::Permute, DType::U32),
+            (RandomOp::PermuteRows, DType::U32),
         ] {
             for (lane, int64) in [(None, false), (Some(0), true), (Some(3), false)] {
                 let mut src = library(op.functions(dtype), int64);
@@ -529,7 +607,10 @@ mod tests {
                     "e",
                     "b",
                     lane,
-                    &[if matches!(op, RandomOp::Bounded | RandomOp::Permute) {
+                    &[if matches!(
+                        op,
+                        RandomOp::Bounded | RandomOp::Permute | RandomOp::PermuteRows
+                    ) {
                         "7u"
                     } else {
                         "2.5"

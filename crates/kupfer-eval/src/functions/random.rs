@@ -56,6 +56,7 @@ pub(super) fn register(r: &mut Registry) {
         "random.negative_binomial",
         "random.permutation",
         "random.choice",
+        "random.shuffle",
         "random.f",
         "random.noncentral_chisquare",
         "random.dirichlet",
@@ -105,6 +106,8 @@ pub const GENERATOR_METHODS: &[&str] = &[
     "dirichlet",
     "permutation",
     "choice",
+    "shuffle",
+    "permuted",
     "spawn",
 ];
 
@@ -340,45 +343,79 @@ fn method(g: &Generator, name: &str, call: Call) -> Result<Value> {
             g.dirichlet(&alpha, &size)
         }
         "permutation" => {
-            let mut a = call.bind(&["x"])?;
+            let mut a = call.bind(&["x", "axis="])?;
             let x = a.req("x")?;
+            let axis = a.int("axis")?.unwrap_or(0) as isize;
             match x {
                 Value::Scalar(_) => {
                     let n = to_int(&x, "x", span)?;
-                    let n = usize::try_from(n)
-                        .map_err(|_| EvalError::value_error(span, "negative dimensions are not allowed"))?;
+                    let n = usize::try_from(n).map_err(|_| {
+                        EvalError::value_error(span, "negative dimensions are not allowed")
+                    })?;
                     g.permutation(n)
                 }
-                _ => {
-                    return Err(EvalError::not_supported(
-                        span,
-                        "permutation of an array (kupfer permutes integer ranges: use x[rng.permutation(len(x))])",
-                    ))
-                }
+                _ => g.permutation_of(&super::to_array(&x, None, span)?, axis),
             }
+        }
+        "shuffle" => {
+            let mut a = call.bind(&["x", "axis="])?;
+            let x = a.req("x")?;
+            let axis = a.int("axis")?.unwrap_or(0) as isize;
+            let Value::Array(x) = x else {
+                return Err(EvalError::type_error(
+                    span,
+                    "shuffle needs an array to shuffle in place",
+                ));
+            };
+            g.shuffle(&x, axis).map_err(kerr(span))?;
+            return Ok(Value::None);
+        }
+        "permuted" => {
+            let mut a = call.bind(&["x", "axis=", "out="])?;
+            if a.get("out").is_some() {
+                return Err(EvalError::not_supported(span, "permuted(..., out=...)"));
+            }
+            let x = super::to_array(&a.req("x")?, None, span)?;
+            let axis = match a.get("axis") {
+                None | Some(Value::None) => None,
+                Some(v) => Some(to_int(&v, "axis", span)? as isize),
+            };
+            g.permuted(&x, axis)
         }
         "choice" => {
             let mut a = call.bind(&["a", "size=", "replace=", "p=", "axis=", "shuffle="])?;
             let x = a.req("a")?;
-            if a.get("p").is_some() {
-                return Err(EvalError::not_supported(span, "choice(..., p=...)"));
-            }
-            let Value::Scalar(_) = x else {
-                return Err(EvalError::not_supported(
-                    span,
-                    "choice from an array (kupfer chooses from integer ranges)",
-                ));
-            };
-            let n = to_int(&x, "a", span)?;
-            let n = usize::try_from(n).map_err(|_| {
-                EvalError::value_error(
-                    span,
-                    "a must be a positive integer unless no samples are taken",
-                )
-            })?;
             let size = size(&mut a)?;
             let replace = a.bool_or("replace", true)?;
-            g.choice(n, &size, replace)
+            let p = match a.get("p") {
+                None | Some(Value::None) => None,
+                Some(v) => Some(super::to_array(&v, None, span)?),
+            };
+            let axis = a.int("axis")?.unwrap_or(0) as isize;
+            let shuffle = a.bool_or("shuffle", true)?;
+            let from_int = match &x {
+                Value::Scalar(_) => true,
+                Value::Array(arr) => arr.ndim() == 0,
+                _ => false,
+            };
+            if from_int {
+                let n = match &x {
+                    Value::Array(arr) => {
+                        to_int(&Value::Scalar(arr.item().map_err(kerr(span))?), "a", span)?
+                    }
+                    _ => to_int(&x, "a", span)?,
+                };
+                let n = usize::try_from(n).map_err(|_| {
+                    EvalError::value_error(
+                        span,
+                        "a must be a positive integer unless no samples are taken",
+                    )
+                })?;
+                g.choice_indices(n, &size, replace, p.as_ref())
+            } else {
+                let arr = super::to_array(&x, None, span)?;
+                g.choice_from(&arr, &size, replace, p.as_ref(), axis, shuffle)
+            }
         }
         "weibull" | "pareto" | "power" | "geometric" => {
             let p = if name == "geometric" { "p" } else { "a" };
