@@ -342,6 +342,44 @@ fn method(g: &Generator, name: &str, call: Call) -> Result<Value> {
             let size = size(&mut a)?;
             g.dirichlet(&alpha, &size)
         }
+        "permutation" | "shuffle" | "permuted" | "choice" => return permutations(g, name, call),
+        "weibull" | "pareto" | "power" | "geometric" => {
+            let p = if name == "geometric" { "p" } else { "a" };
+            let mut a = call.bind(&[p, "size="])?;
+            let x = a.operand(p)?;
+            let size = opt_size(&mut a)?;
+            let size = size.as_deref();
+            match name {
+                "weibull" => g.weibull(x, size),
+                "pareto" => g.pareto(x, size),
+                "power" => g.power(x, size),
+                _ => g.geometric(x, size),
+            }
+        }
+        "triangular" => {
+            let mut a = call.bind(&["left", "mode", "right", "size="])?;
+            let l = a.operand("left")?;
+            let m = a.operand("mode")?;
+            let r = a.operand("right")?;
+            let size = opt_size(&mut a)?;
+            g.triangular(l, m, r, size.as_deref())
+        }
+        other => {
+            return Err(EvalError::not_supported(
+                span,
+                format!("'Generator.{other}'"),
+            ))
+        }
+    };
+    r.map(Value::Array).map_err(e)
+}
+
+/// `permutation`, `shuffle`, `permuted` and `choice` (they gather and read back: native only).
+#[cfg(not(target_arch = "wasm32"))]
+fn permutations(g: &Generator, name: &str, call: Call) -> Result<Value> {
+    let span = call.span;
+    let e = kerr(span);
+    let r = match name {
         "permutation" => {
             let mut a = call.bind(&["x", "axis="])?;
             let x = a.req("x")?;
@@ -417,35 +455,18 @@ fn method(g: &Generator, name: &str, call: Call) -> Result<Value> {
                 g.choice_from(&arr, &size, replace, p.as_ref(), axis, shuffle)
             }
         }
-        "weibull" | "pareto" | "power" | "geometric" => {
-            let p = if name == "geometric" { "p" } else { "a" };
-            let mut a = call.bind(&[p, "size="])?;
-            let x = a.operand(p)?;
-            let size = opt_size(&mut a)?;
-            let size = size.as_deref();
-            match name {
-                "weibull" => g.weibull(x, size),
-                "pareto" => g.pareto(x, size),
-                "power" => g.power(x, size),
-                _ => g.geometric(x, size),
-            }
-        }
-        "triangular" => {
-            let mut a = call.bind(&["left", "mode", "right", "size="])?;
-            let l = a.operand("left")?;
-            let m = a.operand("mode")?;
-            let r = a.operand("right")?;
-            let size = opt_size(&mut a)?;
-            g.triangular(l, m, r, size.as_deref())
-        }
-        other => {
-            return Err(EvalError::not_supported(
-                span,
-                format!("'Generator.{other}'"),
-            ))
-        }
+        _ => unreachable!("{name} is not a permutation method"),
     };
     r.map(Value::Array).map_err(e)
+}
+
+/// In the browser these need blocking read-backs, which wasm32 does not have.
+#[cfg(target_arch = "wasm32")]
+fn permutations(_: &Generator, name: &str, call: Call) -> Result<Value> {
+    Err(EvalError::not_supported(
+        call.span,
+        format!("Generator.{name} in the browser"),
+    ))
 }
 
 /// The static name of a Generator method, if kupfer eval has it.

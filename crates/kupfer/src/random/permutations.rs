@@ -69,6 +69,7 @@ impl Generator {
 }
 
 /// The length of `x` along `axis` (NumPy's AxisError wording when out of range).
+#[cfg(not(target_arch = "wasm32"))]
 fn axis_len(x: &Array, axis: isize) -> Result<(usize, usize)> {
     let ax = kupfer_core::layout::normalize_axis(axis, x.ndim())?;
     Ok((ax, x.shape()[ax]))
@@ -243,6 +244,7 @@ impl Generator {
     }
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn signed(shape: &[usize]) -> Vec<isize> {
     shape.iter().map(|&d| d as isize).collect()
 }
