@@ -801,3 +801,83 @@ fn choice_with_probabilities_and_from_arrays_follow_numpy() {
     assert!(msg(3, &[2], false, &arr(&[1.0, 0.0, 0.0], &[3])).contains("Fewer non-zero entries"));
     assert!(msg(0, &[2], true, &arr(&[], &[0])).contains("a cannot be empty"));
 }
+
+#[test]
+fn logseries_and_multivariate_normal_pass_scipy_tests() {
+    let g = default_rng(Some(80));
+    let a = |v: &[f32], shape: &[usize]| kp::Array::from_slice(v, shape).unwrap();
+    let mean = a(&[1.0, -2.0, 0.5], &[3]);
+    let cov = a(&[2.0, 0.6, 0.0, 0.6, 1.0, -0.3, 0.0, -0.3, 0.5], &[3, 3]);
+    let x = g.multivariate_normal(&mean, &cov, &[N / 2, 2]).unwrap();
+    assert_eq!(x.shape(), &[N / 2, 2, 3]);
+    let v = as_f64(x);
+    // Projections on (1, 0, 0), (1, 1, 0) and (0, 1, -2): normal with mean w.mean and
+    // variance w^T cov w.
+    let proj = |w: [f64; 3]| -> Vec<f64> {
+        v.chunks(3)
+            .map(|r| r[0] * w[0] + r[1] * w[1] + r[2] * w[2])
+            .collect()
+    };
+    let samples = vec![
+        ("p0", proj([1.0, 0.0, 0.0])),
+        ("p1", proj([1.0, 1.0, 0.0])),
+        ("p2", proj([0.0, 1.0, -2.0])),
+        ("ls06", as_f64(g.logseries(0.6, Some(&[N])).unwrap())),
+        ("ls095", as_f64(g.logseries(0.95, Some(&[N])).unwrap())),
+    ];
+    let chi = |support: &str, p: f64| {
+        format!(
+            "stats.chisquare(*(lambda k, q: (np.array([np.sum(x == v) for v in k[:-1]] + \
+             [np.sum(x >= k[-1])]), np.append(q[:-1], 1 - q[:-1].sum()) * len(x)))\
+             ({support}, stats.logser.pmf({support}, {p}))).pvalue"
+        )
+    };
+    let ls06 = chi("np.arange(1, 12)", 0.6);
+    let ls095 = chi("np.arange(1, 40)", 0.95);
+    let tests = [
+        (
+            "p0",
+            "stats.kstest(x, 'norm', args=(1.0, np.sqrt(2.0))).pvalue",
+        ),
+        (
+            "p1",
+            "stats.kstest(x, 'norm', args=(-1.0, np.sqrt(4.2))).pvalue",
+        ),
+        (
+            "p2",
+            "stats.kstest(x, 'norm', args=(-3.0, np.sqrt(4.2))).pvalue",
+        ),
+        ("ls06", ls06.as_str()),
+        ("ls095", ls095.as_str()),
+    ];
+    for (name, pv) in scipy_pvalues(&samples, &tests) {
+        assert!(pv > 1e-4, "{name}: p-value {pv}");
+    }
+    // Edge values: p = 0 gives 1; a rank-one covariance draws on its line.
+    let ones = as_f64(g.logseries(0.0, Some(&[100])).unwrap());
+    assert!(ones.iter().all(|&k| k == 1.0));
+    let line = as_f64(
+        g.multivariate_normal(
+            &a(&[0.0, 1.0], &[2]),
+            &a(&[1.0, 1.0, 1.0, 1.0], &[2, 2]),
+            &[50],
+        )
+        .unwrap(),
+    );
+    assert!(line.chunks(2).all(|r| (r[1] - r[0] - 1.0).abs() < 1e-5));
+    // NumPy's errors.
+    let err = |r: kp::Result<Array>| r.unwrap_err().to_string();
+    for p in [1.0, -0.1, f64::NAN] {
+        assert!(err(g.logseries(p, Some(&[2]))).contains("p < 0, p >= 1 or p is NaN"));
+    }
+    let bad_p = a(&[0.5, 1.0], &[2]);
+    assert!(err(g.logseries(&bad_p, None)).contains("p < 0, p >= 1 or p is NaN"));
+    let mvn = |m: &[f32], ms: &[usize], c: &[f32], cs: &[usize]| {
+        err(g.multivariate_normal(&a(m, ms), &a(c, cs), &[2]))
+    };
+    let eye = [1.0, 0.0, 0.0, 1.0];
+    assert!(mvn(&[0.0, 0.0], &[1, 2], &eye, &[2, 2]).contains("mean must be 1 dimensional"));
+    assert!(mvn(&[0.0; 3], &[3], &eye, &[2, 2]).contains("mean and cov must have same length"));
+    assert!(mvn(&[0.0; 2], &[2], &[1.0; 6], &[3, 2]).contains("2 dimensional and square"));
+    assert!(mvn(&[0.0; 2], &[2], &[1.0, 2.0, 2.0, 1.0], &[2, 2]).contains("positive-semidefinite"));
+}

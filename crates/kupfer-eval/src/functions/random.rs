@@ -60,6 +60,8 @@ pub(super) fn register(r: &mut Registry) {
         "random.f",
         "random.noncentral_chisquare",
         "random.dirichlet",
+        "random.logseries",
+        "random.multivariate_normal",
     ] {
         r.native(&[name], |c| {
             let m = c.name.trim_start_matches("random.");
@@ -108,6 +110,8 @@ pub const GENERATOR_METHODS: &[&str] = &[
     "choice",
     "shuffle",
     "permuted",
+    "logseries",
+    "multivariate_normal",
     "spawn",
 ];
 
@@ -342,9 +346,15 @@ fn method(g: &Generator, name: &str, call: Call) -> Result<Value> {
             let size = size(&mut a)?;
             g.dirichlet(&alpha, &size)
         }
-        "permutation" | "shuffle" | "permuted" | "choice" => return permutations(g, name, call),
-        "weibull" | "pareto" | "power" | "geometric" => {
-            let p = if name == "geometric" { "p" } else { "a" };
+        "permutation" | "shuffle" | "permuted" | "choice" | "multivariate_normal" => {
+            return permutations(g, name, call)
+        }
+        "weibull" | "pareto" | "power" | "geometric" | "logseries" => {
+            let p = if matches!(name, "geometric" | "logseries") {
+                "p"
+            } else {
+                "a"
+            };
             let mut a = call.bind(&[p, "size="])?;
             let x = a.operand(p)?;
             let size = opt_size(&mut a)?;
@@ -353,6 +363,7 @@ fn method(g: &Generator, name: &str, call: Call) -> Result<Value> {
                 "weibull" => g.weibull(x, size),
                 "pareto" => g.pareto(x, size),
                 "power" => g.power(x, size),
+                "logseries" => g.logseries(x, size),
                 _ => g.geometric(x, size),
             }
         }
@@ -374,7 +385,8 @@ fn method(g: &Generator, name: &str, call: Call) -> Result<Value> {
     r.map(Value::Array).map_err(e)
 }
 
-/// `permutation`, `shuffle`, `permuted` and `choice` (they gather and read back: native only).
+/// `permutation`, `shuffle`, `permuted`, `choice` and `multivariate_normal` (they gather or
+/// read back: native only).
 #[cfg(not(target_arch = "wasm32"))]
 fn permutations(g: &Generator, name: &str, call: Call) -> Result<Value> {
     let span = call.span;
@@ -454,6 +466,13 @@ fn permutations(g: &Generator, name: &str, call: Call) -> Result<Value> {
                 let arr = super::to_array(&x, None, span)?;
                 g.choice_from(&arr, &size, replace, p.as_ref(), axis, shuffle)
             }
+        }
+        "multivariate_normal" => {
+            let mut a = call.bind(&["mean", "cov", "size="])?;
+            let mean = super::to_array(&a.req("mean")?, None, span)?;
+            let cov = super::to_array(&a.req("cov")?, None, span)?;
+            let size = size(&mut a)?;
+            g.multivariate_normal(&mean, &cov, &size)
         }
         _ => unreachable!("{name} is not a permutation method"),
     };

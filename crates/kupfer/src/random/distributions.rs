@@ -23,6 +23,8 @@ enum Rule {
     Positive,
     /// Must be in [0, 1].
     Probability,
+    /// Must be in [0, 1); NaN fails too.
+    BelowOne,
 }
 
 impl Rule {
@@ -31,6 +33,7 @@ impl Rule {
             Rule::NonNegative => x < 0.0,
             Rule::Positive => x <= 0.0,
             Rule::Probability => !(0.0..=1.0).contains(&x),
+            Rule::BelowOne => !(0.0..1.0).contains(&x),
         }
     }
 }
@@ -46,6 +49,10 @@ fn check(p: &Operand, rule: Rule, msg: &str) -> Result<()> {
                 Rule::NonNegative => uf::less(a, 0.0)?,
                 Rule::Positive => uf::less_equal(a, 0.0)?,
                 Rule::Probability => uf::logical_or(uf::less(a, 0.0)?, uf::greater(a, 1.0)?)?,
+                Rule::BelowOne => uf::logical_not(uf::logical_and(
+                    uf::greater_equal(a, 0.0)?,
+                    uf::less(a, 1.0)?,
+                )?)?,
             };
             matches!(
                 crate::reduce::any(&b, crate::reduce::Axis::All, false)?.item()?,
@@ -447,6 +454,32 @@ impl Generator {
         let k = uf::maximum(k, 1.0)?;
         let device = crate::device::Device::current()?;
         k.astype(device.default_int())
+    }
+}
+
+impl Generator {
+    /// Logarithmic-series counts >= 1 (`Generator.logseries`), Kemp's second method (as
+    /// NumPy): with V, U uniform, `q = 1 - (1 - p)^U`, the count is 1 when `V >= p`,
+    /// `floor(1 + log V / log q)` when `V <= q^2`, else 1 or 2 as `V >= q`. No loop: one
+    /// elementwise kernel. Computed in float32 (float64 for float64 `p`): counts are exact up
+    /// to 2^24; int64 where the adapter has it, else int32.
+    pub fn logseries(&self, p: impl Into<Operand>, size: Option<&[usize]>) -> Result<Array> {
+        let p = p.into();
+        check(&p, Rule::BelowOne, "p < 0, p >= 1 or p is NaN")?;
+        let shape = out_shape(size, &[&p])?;
+        let d = draw_dtype(&[&p]);
+        let v = self.open_uniform(&shape, Some(d))?;
+        let u = self.random(&shape, Some(d))?;
+        let r = pu(&p, |p| (-p).ln_1p(), |p| uf::log1p(uf::negative(p)?))?;
+        let q = uf::negative(uf::expm1(uf::multiply(r, u)?)?)?;
+        let tail = uf::maximum(
+            uf::floor(uf::add(uf::divide(uf::log(&v)?, uf::log(&q)?)?, 1.0)?)?,
+            1.0,
+        )?;
+        let small = uf::where_(uf::greater_equal(&v, &q)?, 1.0, 2.0)?;
+        let k = uf::where_(uf::less_equal(&v, uf::square(&q)?)?, tail, small)?;
+        let k = uf::where_(uf::greater_equal(&v, p)?, 1.0, k)?;
+        k.astype(crate::device::Device::current()?.default_int())
     }
 }
 

@@ -258,12 +258,7 @@ fn check_probabilities(p: &Array, n: usize) -> Result<Vec<f64>> {
     if p.size() != n {
         return Err(Error::invalid("a and p must have same size"));
     }
-    let probs: Vec<f64> = if p.dtype() == DType::F64 {
-        p.to_vec::<f64>()?
-    } else {
-        let v = p.astype(DType::F32)?.to_vec::<f32>()?;
-        v.into_iter().map(f64::from).collect()
-    };
+    let probs = super::multivariate::read_f64(p)?;
     if probs.iter().any(|q| q.is_nan()) {
         return Err(Error::invalid("Probabilities contain NaN"));
     }
