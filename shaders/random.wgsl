@@ -417,3 +417,94 @@ fn kp_permute_rows(k: vec2<u32>, d: vec2<u32>, e: u32, n: u32) -> u32 {
     let rk = kp_philox(vec4<u32>(row, 0xfffffffeu, d.x, d.y), k);
     return kp_cycle_walk(rk, j, n);
 }
+
+// Loader's stirlerr(k) = log(k!) - ((k + 1/2) log k - k + log(2 pi) / 2), k >= 1.
+fn kp_stirlerr_f32(k: f32) -> f32 {
+    if (k < 16.0) {
+        return kp_logfact_small(u32(k)) - (k + 0.5) * kp_log_f32(k) + k - 0.9189385;
+    }
+    let k2 = k * k;
+    return (0.083333333 - (0.0027777778 - 0.00079365079 / k2) / k2) / k;
+}
+
+// log of the binomial(n, p) probability of k (q = 1 - p), Loader's saddle-point form: stable
+// for large n (no cancelling log-gammas).
+fn kp_binomial_logpmf_f32(k: f32, n: f32, p: f32, q: f32) -> f32 {
+    if (k == 0.0) {
+        return n * kp_log1p_f32(-p);
+    }
+    if (k == n) {
+        return n * kp_log_f32(p);
+    }
+    let lc = kp_stirlerr_f32(n) - kp_stirlerr_f32(k) - kp_stirlerr_f32(n - k)
+        - kp_bd0_f32(k, n * p) - kp_bd0_f32(n - k, n * q);
+    let lf = 1.8378771 + kp_log_f32(k) + kp_log1p_f32(-k / n);
+    return lc - 0.5 * lf;
+}
+
+// Binomial(n, p) for p <= 1/2 as a float32 count. n p < 10: inversion of word 0 (at most 256
+// terms; the count is capped at n). Otherwise Hormann's BTRS (transformed rejection with
+// squeeze), two words an attempt from the element's own blocks 1..16 (32 attempts, each
+// accepted with probability above 0.8; past them the mode), its acceptance test on Loader's
+// log-probabilities.
+fn kp_binomial_low_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, n: f32, p: f32) -> f32 {
+    let q = 1.0 - p;
+    if (n * p < 10.0) {
+        let s = p / q;
+        let a = (n + 1.0) * s;
+        var r = kp_exp_f32(n * kp_log1p_f32(-p));
+        var u = kp_u01_f32(w0);
+        var x = 0.0;
+        for (var j = 0u; j < 256u; j++) {
+            if (u <= r || x >= n) {
+                break;
+            }
+            u = u - r;
+            x = x + 1.0;
+            r = r * (a / x - s);
+        }
+        return min(x, n);
+    }
+    let spq = sqrt(n * p * q);
+    let b = 1.15 + 2.53 * spq;
+    let a = -0.0873 + 0.0248 * b + 0.01 * p;
+    let c = n * p + 0.5;
+    let vr = 0.92 - 4.2 / b;
+    let alpha = (2.83 + 5.1 / b) * spq;
+    let m = floor((n + 1.0) * p);
+    let logm = kp_binomial_logpmf_f32(m, n, p, q);
+    for (var j = 1u; j <= 16u; j++) {
+        let blk = kp_rng_block(k, d, e, j);
+        for (var h = 0u; h < 2u; h++) {
+            let u = kp_u01_mid_f32(kp_lane(blk, 2u * h)) - 0.5;
+            let v = kp_u01_mid_f32(kp_lane(blk, 2u * h + 1u));
+            let us = 0.5 - abs(u);
+            let x = floor((2.0 * a / us + b) * u + c);
+            if (x < 0.0 || x > n) {
+                continue;
+            }
+            if (us >= 0.07 && v <= vr) {
+                return x;
+            }
+            let lhs = kp_log_f32(v * alpha / (a / (us * us) + b));
+            if (lhs <= kp_binomial_logpmf_f32(x, n, p, q) - logm) {
+                return x;
+            }
+        }
+    }
+    return m;
+}
+
+// Binomial(n, p) as a float32 count: 0 for n < 1 or p <= 0 (and NaN p), n for p >= 1; p > 1/2
+// draws n minus a binomial of 1 - p (exact in float32).
+fn kp_binomial_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, n: f32, p: f32) -> f32 {
+    if (!(n >= 1.0) || !(p > 0.0)) {
+        return 0.0;
+    }
+    if (p >= 1.0) {
+        return n;
+    }
+    let flip = p > 0.5;
+    let x = kp_binomial_low_f32(k, d, e, w0, n, select(p, 1.0 - p, flip));
+    return select(x, n - x, flip);
+}

@@ -881,3 +881,63 @@ fn logseries_and_multivariate_normal_pass_scipy_tests() {
     assert!(mvn(&[0.0; 2], &[2], &[1.0; 6], &[3, 2]).contains("2 dimensional and square"));
     assert!(mvn(&[0.0; 2], &[2], &[1.0, 2.0, 2.0, 1.0], &[2, 2]).contains("positive-semidefinite"));
 }
+
+#[test]
+fn binomial_and_multinomial_pass_chi_square_against_scipy() {
+    let g = default_rng(Some(81));
+    // Inversion (n p < 10), BTRS (n p >= 10), p > 1/2 (n minus a draw of 1 - p), and a large n.
+    let cases: [(&str, f64, f64, i64, i64); 5] = [
+        ("b20", 20.0, 0.3, 1, 14),
+        ("b1000", 1000.0, 0.4, 370, 430),
+        ("b50", 50.0, 0.9, 38, 50),
+        ("b200", 200.0, 0.75, 135, 165),
+        ("b1e6", 1e6, 0.5, 498_500, 501_500),
+    ];
+    let mut samples = Vec::new();
+    let mut tests = Vec::new();
+    for (name, n, p, lo, hi) in cases {
+        let x = as_f64(g.binomial(n, p, Some(&[N])).unwrap());
+        assert!(x
+            .iter()
+            .all(|&k| (0.0..=n).contains(&k) && k.fract() == 0.0));
+        samples.push((name, x));
+        // Classes: below lo, each value (or bins of 100 for the large n), at or above hi.
+        let width = if n > 1e5 { 100 } else { 1 };
+        tests.push((
+            name,
+            format!(
+                "(lambda e: stats.chisquare(np.histogram(x, e)[0], len(x) * np.diff(stats.binom.cdf(e - 1, {n}, {p}))).pvalue)\
+                 (np.concatenate([[-1], np.arange({lo}, {hi} + 1, {width}), [{n} + 1]]))"
+            ),
+        ));
+    }
+    // Multinomial: every row sums to n; category 1's marginal is binomial(n, p1).
+    let m = g.multinomial(30, &[0.2, 0.5, 0.3], &[N / 2]).unwrap();
+    assert_eq!(m.shape(), &[N / 2, 3]);
+    let v = as_f64(m);
+    assert!(v.chunks(3).all(|r| r.iter().sum::<f64>() == 30.0));
+    samples.push(("m1", v.chunks(3).map(|r| r[1]).collect()));
+    tests.push((
+        "m1",
+        "(lambda e: stats.chisquare(np.histogram(x, e)[0], len(x) * np.diff(stats.binom.cdf(e - 1, 30, 0.5))).pvalue)(np.concatenate([[-1], np.arange(8, 23), [31]]))".to_string(),
+    ));
+    let tests: Vec<(&str, &str)> = tests.iter().map(|(a, b)| (*a, b.as_str())).collect();
+    for (name, pv) in scipy_pvalues(&samples, &tests) {
+        assert!(pv > 1e-4, "{name}: chi-square p-value {pv}");
+    }
+    // Edge values as NumPy defines them.
+    let all = |x: Array, v: f64| as_f64(x).iter().all(|&k| k == v);
+    assert!(all(g.binomial(7.0, 0.0, Some(&[50])).unwrap(), 0.0));
+    assert!(all(g.binomial(7.0, 1.0, Some(&[50])).unwrap(), 7.0));
+    assert!(all(g.binomial(0.0, 0.4, Some(&[50])).unwrap(), 0.0));
+    let ns = kp::Array::from_slice(&[0.0f32, 5.0, 1000.0], &[3]).unwrap();
+    let x = as_f64(g.binomial(&ns, 1.0, None).unwrap());
+    assert_eq!(x, vec![0.0, 5.0, 1000.0]);
+    let err = |r: kp::Result<Array>| r.unwrap_err().to_string();
+    assert!(err(g.binomial(-1.0, 0.5, None)).contains("n < 0"));
+    for p in [-0.1, 1.5, f64::NAN] {
+        assert!(err(g.binomial(5.0, p, None)).contains("p < 0, p > 1 or p is NaN"));
+    }
+    assert!(err(g.multinomial(5, &[0.5, -0.1], &[])).contains("pvals < 0"));
+    assert!(err(g.multinomial(5, &[0.8, 0.7, 0.1], &[])).contains("> 1.0"));
+}

@@ -128,6 +128,9 @@ pub enum RandomOp {
     /// Element `e % n` of an independent random permutation of [0, n) for each row `e / n`, as
     /// u32; one u32 parameter `n` (`permuted` along an axis).
     PermuteRows,
+    /// Binomial count as float32 of the float32 parameters n and p (inversion below n p = 10,
+    /// BTRS above).
+    Binomial,
 }
 
 impl RandomOp {
@@ -140,6 +143,7 @@ impl RandomOp {
             | RandomOp::Poisson
             | RandomOp::Permute
             | RandomOp::PermuteRows => 1,
+            RandomOp::Binomial => 2,
         }
     }
 
@@ -149,7 +153,7 @@ impl RandomOp {
             RandomOp::Bits | RandomOp::Bounded | RandomOp::Permute | RandomOp::PermuteRows => {
                 dtype == DType::U32
             }
-            RandomOp::Gamma | RandomOp::Poisson => dtype == DType::F32,
+            RandomOp::Gamma | RandomOp::Poisson | RandomOp::Binomial => dtype == DType::F32,
             RandomOp::Uniform | RandomOp::OpenUniform | RandomOp::Normal => {
                 matches!(dtype, DType::F32 | DType::F64)
             }
@@ -203,6 +207,7 @@ impl RandomOp {
             (RandomOp::Poisson, _) => "kp_poisson_f32",
             (RandomOp::Permute, _) => "kp_permute",
             (RandomOp::PermuteRows, _) => "kp_permute_rows",
+            (RandomOp::Binomial, _) => "kp_binomial_f32",
         };
         [
             "kp_rng_block0",
@@ -288,6 +293,10 @@ impl RandomOp {
             (RandomOp::PermuteRows, _) => {
                 format!("kp_permute_rows({k}, {d}, {e}, {})", params[0])
             }
+            (RandomOp::Binomial, _) => format!(
+                "kp_binomial_f32({k}, {d}, {e}, {w0}, {}, {})",
+                params[0], params[1]
+            ),
         }
     }
 }
@@ -398,7 +407,7 @@ pub fn reference(op: RandomOp, dtype: DType, key: [u32; 2], draw: u64, e: u32, p
         }
         (RandomOp::Bounded, _) => f64::from(bounded(w, param)),
         // The rejection samplers are checked statistically, not against a reference.
-        (RandomOp::Gamma | RandomOp::Poisson, _) => f64::NAN,
+        (RandomOp::Gamma | RandomOp::Poisson | RandomOp::Binomial, _) => f64::NAN,
         (RandomOp::Permute, _) => f64::from(permute(key, draw, e, param)),
         (RandomOp::PermuteRows, _) => f64::from(permute_rows(key, draw, e, param)),
     }
@@ -590,6 +599,7 @@ mod tests {
             (RandomOp::Poisson, DType::F32),
             (RandomOp::Permute, DType::U32),
             (RandomOp::PermuteRows, DType::U32),
+            (RandomOp::Binomial, DType::F32),
         ] {
             for (lane, int64) in [(None, false), (Some(0), true), (Some(3), false)] {
                 let mut src = library(op.functions(dtype), int64);
@@ -600,23 +610,17 @@ mod tests {
                 };
                 let src_copy = src.clone();
                 src.push_str(&crate::libm::subset(lib, libm_calls(&src_copy)));
-                let expr = op.wgsl(
-                    dtype,
-                    "k",
-                    "d",
-                    "e",
-                    "b",
-                    lane,
-                    &[if matches!(
-                        op,
-                        RandomOp::Bounded | RandomOp::Permute | RandomOp::PermuteRows
-                    ) {
-                        "7u"
-                    } else {
-                        "2.5"
-                    }
-                    .to_string()],
-                );
+                let mut params = vec![if matches!(
+                    op,
+                    RandomOp::Bounded | RandomOp::Permute | RandomOp::PermuteRows
+                ) {
+                    "7u"
+                } else {
+                    "2.5"
+                }
+                .to_string()];
+                params.push("0.25".to_string());
+                let expr = op.wgsl(dtype, "k", "d", "e", "b", lane, &params);
                 src.push_str(&format!(
                     "struct Params {{ zero: f32 }}\n@group(0) @binding(0) var<uniform> P: Params;\n\
                      @group(0) @binding(1) var<storage, read_write> out: array<{}>;\n\

@@ -158,8 +158,6 @@ pub(crate) const PLANNED: &[&str] = &[
     "linalg.tensorinv",
     "linalg.tensorsolve",
     "linalg.cond",
-    // random
-    "random.binomial",
 ];
 
 /// Array methods (`a.sum()`) that later issues implement.

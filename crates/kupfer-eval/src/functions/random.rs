@@ -61,6 +61,8 @@ pub(super) fn register(r: &mut Registry) {
         "random.noncentral_chisquare",
         "random.dirichlet",
         "random.logseries",
+        "random.binomial",
+        "random.multinomial",
         "random.multivariate_normal",
     ] {
         r.native(&[name], |c| {
@@ -112,6 +114,8 @@ pub const GENERATOR_METHODS: &[&str] = &[
     "permuted",
     "logseries",
     "multivariate_normal",
+    "binomial",
+    "multinomial",
     "spawn",
 ];
 
@@ -293,7 +297,7 @@ fn method(g: &Generator, name: &str, call: Call) -> Result<Value> {
             let size = opt_size(&mut a)?;
             g.gamma(k, s, size.as_deref())
         }
-        "beta" | "f" | "noncentral_chisquare" | "negative_binomial" => {
+        "beta" | "f" | "noncentral_chisquare" | "negative_binomial" | "binomial" => {
             let (p0, p1) = match name {
                 "beta" => ("a", "b"),
                 "f" => ("dfnum", "dfden"),
@@ -309,6 +313,7 @@ fn method(g: &Generator, name: &str, call: Call) -> Result<Value> {
                 "beta" => g.beta(x, y, size),
                 "f" => g.f(x, y, size),
                 "noncentral_chisquare" => g.noncentral_chisquare(x, y, size),
+                "binomial" => g.binomial(x, y, size),
                 _ => g.negative_binomial(x, y, size),
             }
         }
@@ -327,6 +332,25 @@ fn method(g: &Generator, name: &str, call: Call) -> Result<Value> {
             let lam = param(&mut a, "lam", 1.0)?;
             let size = opt_size(&mut a)?;
             g.poisson(lam, size.as_deref())
+        }
+        "multinomial" => {
+            let mut a = call.bind(&["n", "pvals", "size="])?;
+            let n = a.req_int("n")?;
+            let n = u64::try_from(n).map_err(|_| EvalError::value_error(span, "n < 0"))?;
+            let pvals = match a.req("pvals")? {
+                Value::List(items) | Value::Tuple(items) => items
+                    .iter()
+                    .map(|v| super::to_f64(v, "pvals", span))
+                    .collect::<Result<Vec<f64>>>()?,
+                _ => {
+                    return Err(EvalError::not_supported(
+                        span,
+                        "multinomial(n, pvals) with pvals other than a list of numbers",
+                    ))
+                }
+            };
+            let size = size(&mut a)?;
+            g.multinomial(n, &pvals, &size)
         }
         "dirichlet" => {
             let mut a = call.bind(&["alpha", "size="])?;

@@ -483,6 +483,111 @@ impl Generator {
     }
 }
 
+impl Generator {
+    /// Binomial counts of `n` trials with success probability `p` (`Generator.binomial`):
+    /// inversion below `n p = 10`, Hörmann's BTRS above (one kernel; see
+    /// [`kupfer_core::random`]). Computed in float32, so `n` is at most 2^24; non-integer `n`
+    /// truncates as NumPy's cast does. int64 where the adapter has it, else int32.
+    pub fn binomial(
+        &self,
+        n: impl Into<Operand>,
+        p: impl Into<Operand>,
+        size: Option<&[usize]>,
+    ) -> Result<Array> {
+        let (n, p) = (n.into(), p.into());
+        check(&n, Rule::NonNegative, "n < 0")?;
+        check(&p, Rule::Probability, "p < 0, p > 1 or p is NaN")?;
+        if let Operand::Scalar(s) = &p {
+            if s.as_f64().is_nan() {
+                return Err(Error::invalid("p < 0, p > 1 or p is NaN"));
+            }
+        }
+        let n = match n {
+            Operand::Scalar(s) => {
+                let v = s.as_f64().trunc();
+                if v > 16_777_216.0 {
+                    return Err(Error::unsupported(format!(
+                        "binomial with n = {v} (kupfer draws binomials in float32: n <= 2^24)"
+                    )));
+                }
+                Operand::Scalar(Scalar::Float(v))
+            }
+            Operand::Array(a) if a.dtype().kind() == kupfer_core::Kind::Float => {
+                Operand::Array(uf::trunc(&a)?)
+            }
+            other => other,
+        };
+        let shape = out_shape(size, &[&n, &p])?;
+        let params = vec![param_f32(&n, &shape)?, param_f32(&p, &shape)?];
+        let k = self.draw(RandomOp::Binomial, &shape, DType::F32, params)?;
+        k.astype(crate::device::Device::current()?.default_int())
+    }
+
+    /// Multinomial counts (`Generator.multinomial(n, pvals, size)`): shape `size + [k]` for
+    /// `k` categories, by conditional binomials (category i draws from what the earlier ones
+    /// left, with probability `p_i / (1 - p_0 - ... - p_{i-1})`; the last takes the rest).
+    pub fn multinomial(&self, n: u64, pvals: &[f64], size: &[usize]) -> Result<Array> {
+        if pvals.iter().any(|p| !(0.0..=1.0).contains(p)) {
+            return Err(Error::invalid(
+                "pvals < 0, pvals > 1 or pvals contains NaNs",
+            ));
+        }
+        let k = pvals.len();
+        if k == 0 {
+            return Err(Error::invalid("pvals must have at least 1 dimension"));
+        }
+        let head: f64 = pvals[..k - 1].iter().sum();
+        if head > 1.0 + 1e-12 {
+            return Err(Error::invalid(format!(
+                "sum(pvals[:-1].astype(np.float64)) = {head} > 1.0. The pvals array is cast \
+                 to 64-bit floating point prior to checking the sum. Precision changes when \
+                 casting may cause problems even if the sum of the original pvals is valid."
+            )));
+        }
+        let device = crate::device::Device::current()?;
+        let int = device.default_int();
+        let mut left: Operand = Operand::Scalar(Scalar::Float(n as f64));
+        let mut used = 0.0;
+        let mut parts = Vec::with_capacity(k);
+        for (i, &p) in pvals.iter().enumerate() {
+            let x = if i + 1 == k {
+                let Operand::Array(a) = &left else {
+                    return crate::creation::full(
+                        &[size, &[k]].concat(),
+                        Scalar::Int(n as i64),
+                        Some(int),
+                    );
+                };
+                a.astype(int)?
+            } else {
+                let q = if used >= 1.0 {
+                    0.0
+                } else {
+                    (p / (1.0 - used)).min(1.0)
+                };
+                used += p;
+                let x = self.binomial(left.clone(), q, Some(size))?;
+                x.eval()?;
+                left = Operand::Array(uf::subtract(left.clone(), &x)?);
+                if let Operand::Array(a) = &left {
+                    a.eval()?;
+                }
+                x
+            };
+            parts.push(
+                x.reshape(
+                    &[
+                        size.iter().map(|&d| d as isize).collect::<Vec<_>>(),
+                        vec![1],
+                    ]
+                    .concat(),
+                )?,
+            );
+        }
+        crate::concatenate(&parts, Some(-1), None)
+    }
+}
+
 /// Parameter `p` of a draw over `shape` as a float32 expression operand (an array parameter
 /// broadcasts; a lazy draw of another shape is materialised first).
 fn param_f32(p: &Operand, shape: &[usize]) -> Result<crate::fusion::Lazy> {
