@@ -508,3 +508,50 @@ fn kp_binomial_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, n: f32, p: f32) 
     let x = kp_binomial_low_f32(k, d, e, w0, n, select(p, 1.0 - p, flip));
     return select(x, n - x, flip);
 }
+
+// Von Mises(0, kappa) as a float32 angle in [-pi, pi] (Best and Fisher's rejection method, as
+// NumPy): kappa < 1e-8 uniform on (-pi, pi) from word 0; kappa > 1e6 a normal of variance
+// 1 / kappa from the element's block 1 (wrapped by the caller); otherwise attempts of two
+// words (z = cos(pi U) from the first's top 23 bits, V from the second) from the element's own
+// blocks 1..16 (32 attempts, each accepted with probability above 0.65; past them the last
+// candidate), the sign from word 0's top bit.
+fn kp_vonmises_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, kappa: f32) -> f32 {
+    if (kappa != kappa) {
+        return kappa;
+    }
+    if (kappa < 1e-8) {
+        return 3.1415927 * (2.0 * kp_u01_mid_f32(w0) - 1.0);
+    }
+    if (kappa > 1e6) {
+        let b = kp_rng_block(k, d, e, 1u);
+        return kp_normal_pair_f32(b.x, b.y).x / sqrt(kappa);
+    }
+    var s: f32;
+    if (kappa < 1e-5) {
+        s = 1.0 / kappa + kappa;
+    } else {
+        let r = 1.0 + sqrt(1.0 + 4.0 * kappa * kappa);
+        let rho = (r - sqrt(2.0 * r)) / (2.0 * kappa);
+        s = (1.0 + rho * rho) / (2.0 * rho);
+    }
+    var w = 0.0;
+    for (var j = 1u; j <= 16u; j++) {
+        let blk = kp_rng_block(k, d, e, j);
+        var done = false;
+        for (var h = 0u; h < 2u; h++) {
+            let z = kp_sincos_turn24(kp_lane(blk, 2u * h) >> 9u).x;
+            w = clamp((1.0 + s * z) / (s + z), -1.0, 1.0);
+            let y = kappa * (s - w);
+            let v = kp_u01_mid_f32(kp_lane(blk, 2u * h + 1u));
+            if (y * (2.0 - y) - v >= 0.0 || kp_log_f32(y / v) + 1.0 - y >= 0.0) {
+                done = true;
+                break;
+            }
+        }
+        if (done) {
+            break;
+        }
+    }
+    let angle = acos(w);
+    return select(angle, -angle, w0 < 0x80000000u);
+}

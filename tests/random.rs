@@ -941,3 +941,43 @@ fn binomial_and_multinomial_pass_chi_square_against_scipy() {
     assert!(err(g.multinomial(5, &[0.5, -0.1], &[])).contains("pvals < 0"));
     assert!(err(g.multinomial(5, &[0.8, 0.7, 0.1], &[])).contains("> 1.0"));
 }
+
+#[test]
+fn vonmises_passes_kolmogorov_smirnov_against_scipy() {
+    let g = default_rng(Some(82));
+    let mut samples = Vec::new();
+    let mut tests = Vec::new();
+    for (name, mu, kappa) in [
+        ("vm05", 1.0, 0.5),
+        ("vm4", -3.0, 4.0),
+        ("vm50", 3.0, 50.0),
+        ("vm_tiny", 0.0, 1e-9),
+    ] {
+        let x = as_f64(g.vonmises(mu, kappa, Some(&[N])).unwrap());
+        assert!(x.iter().all(|v| v.abs() <= std::f64::consts::PI + 1e-6));
+        samples.push((name, x));
+        tests.push((
+            name,
+            // SciPy's support is [mu - pi, mu + pi]: compare x - mu wrapped into [-pi, pi).
+            format!(
+                "stats.kstest(np.mod(x - ({mu}) + np.pi, 2 * np.pi) - np.pi, \
+                 stats.vonmises(max({kappa}, 1e-12)).cdf).pvalue"
+            ),
+        ));
+    }
+    // kappa > 1e6: a wrapped normal of variance 1 / kappa.
+    samples.push(("vm_huge", as_f64(g.vonmises(0.5, 1e7, Some(&[N])).unwrap())));
+    tests.push((
+        "vm_huge",
+        "stats.kstest(x, 'norm', args=(0.5, 1 / np.sqrt(1e7))).pvalue".to_string(),
+    ));
+    let tests: Vec<(&str, &str)> = tests.iter().map(|(a, b)| (*a, b.as_str())).collect();
+    for (name, pv) in scipy_pvalues(&samples, &tests) {
+        assert!(pv > 1e-4, "{name}: KS p-value {pv}");
+    }
+    assert!(g
+        .vonmises(0.0, -1.0, None)
+        .unwrap_err()
+        .to_string()
+        .contains("kappa < 0"));
+}

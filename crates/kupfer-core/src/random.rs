@@ -131,6 +131,8 @@ pub enum RandomOp {
     /// Binomial count as float32 of the float32 parameters n and p (inversion below n p = 10,
     /// BTRS above).
     Binomial,
+    /// Von Mises angle around 0 as float32 of the float32 parameter kappa (Best–Fisher).
+    VonMises,
 }
 
 impl RandomOp {
@@ -142,7 +144,8 @@ impl RandomOp {
             | RandomOp::Gamma
             | RandomOp::Poisson
             | RandomOp::Permute
-            | RandomOp::PermuteRows => 1,
+            | RandomOp::PermuteRows
+            | RandomOp::VonMises => 1,
             RandomOp::Binomial => 2,
         }
     }
@@ -153,7 +156,9 @@ impl RandomOp {
             RandomOp::Bits | RandomOp::Bounded | RandomOp::Permute | RandomOp::PermuteRows => {
                 dtype == DType::U32
             }
-            RandomOp::Gamma | RandomOp::Poisson | RandomOp::Binomial => dtype == DType::F32,
+            RandomOp::Gamma | RandomOp::Poisson | RandomOp::Binomial | RandomOp::VonMises => {
+                dtype == DType::F32
+            }
             RandomOp::Uniform | RandomOp::OpenUniform | RandomOp::Normal => {
                 matches!(dtype, DType::F32 | DType::F64)
             }
@@ -208,6 +213,7 @@ impl RandomOp {
             (RandomOp::Permute, _) => "kp_permute",
             (RandomOp::PermuteRows, _) => "kp_permute_rows",
             (RandomOp::Binomial, _) => "kp_binomial_f32",
+            (RandomOp::VonMises, _) => "kp_vonmises_f32",
         };
         [
             "kp_rng_block0",
@@ -288,6 +294,9 @@ impl RandomOp {
             }
             (RandomOp::Poisson, _) => {
                 format!("kp_poisson_f32({k}, {d}, {e}, {w0}, {})", params[0])
+            }
+            (RandomOp::VonMises, _) => {
+                format!("kp_vonmises_f32({k}, {d}, {e}, {w0}, {})", params[0])
             }
             (RandomOp::Permute, _) => format!("kp_permute({k}, {d}, {e}, {})", params[0]),
             (RandomOp::PermuteRows, _) => {
@@ -407,7 +416,9 @@ pub fn reference(op: RandomOp, dtype: DType, key: [u32; 2], draw: u64, e: u32, p
         }
         (RandomOp::Bounded, _) => f64::from(bounded(w, param)),
         // The rejection samplers are checked statistically, not against a reference.
-        (RandomOp::Gamma | RandomOp::Poisson | RandomOp::Binomial, _) => f64::NAN,
+        (RandomOp::Gamma | RandomOp::Poisson | RandomOp::Binomial | RandomOp::VonMises, _) => {
+            f64::NAN
+        }
         (RandomOp::Permute, _) => f64::from(permute(key, draw, e, param)),
         (RandomOp::PermuteRows, _) => f64::from(permute_rows(key, draw, e, param)),
     }
@@ -600,6 +611,7 @@ mod tests {
             (RandomOp::Permute, DType::U32),
             (RandomOp::PermuteRows, DType::U32),
             (RandomOp::Binomial, DType::F32),
+            (RandomOp::VonMises, DType::F32),
         ] {
             for (lane, int64) in [(None, false), (Some(0), true), (Some(3), false)] {
                 let mut src = library(op.functions(dtype), int64);

@@ -834,6 +834,13 @@ const CASES: &[&str] = &[
     "np.random.default_rng(21).choice(np.arange(6).reshape(2, 3), 4, axis=1, p=[0, 1, 0]).shape",
     "np.random.default_rng(22).choice(np.array(5), 2) < 5",
     "np.random.default_rng(23).choice(5, 0, p=[0.2] * 5)",
+    "np.random.default_rng(24).binomial(7, 0.0, 3)",
+    "np.random.default_rng(25).binomial([0, 4, 9], 1.0)",
+    "np.random.default_rng(26).logseries(0.0, (2, 2))",
+    "np.random.default_rng(27).multinomial(5, [0, 1.0, 0], 2)",
+    "np.random.default_rng(28).multinomial(6, [0.5, 0.5]).sum()",
+    "np.random.default_rng(29).multivariate_normal([1.0, 2.0], [[0.0, 0.0], [0.0, 0.0]], 3)",
+    "(np.abs(np.random.default_rng(30).vonmises(0.5, 2.0, 50)) <= np.pi).all()",
 ];
 
 /// Expressions NumPy refuses; kupfer must refuse them too (the oracle confirms the refusal).
@@ -1190,6 +1197,12 @@ const REFUSED: &[&str] = &[
     "np.random.default_rng(0).permuted(np.arange(4), axis=1)",
     "np.random.default_rng(0).shuffle(np.ones((2, 3)), axis=2)",
     "np.random.default_rng(0).permutation(np.array(5))",
+    "np.random.default_rng(0).binomial(-1, 0.5)",
+    "np.random.default_rng(0).binomial(3, 1.5)",
+    "np.random.default_rng(0).logseries(1.0)",
+    "np.random.default_rng(0).vonmises(0.0, -1.0)",
+    "np.random.default_rng(0).multinomial(5, [0.8, 0.7, 0.1])",
+    "np.random.default_rng(0).multivariate_normal([0, 0, 0], [[1, 0], [0, 1]])",
     "np.linalg.inv(f32)",
     "np.linalg.det(v32)",
     "np.linalg.solve(sq, v32[:3])",

@@ -63,6 +63,7 @@ pub(super) fn register(r: &mut Registry) {
         "random.logseries",
         "random.binomial",
         "random.multinomial",
+        "random.vonmises",
         "random.multivariate_normal",
     ] {
         r.native(&[name], |c| {
@@ -116,6 +117,7 @@ pub const GENERATOR_METHODS: &[&str] = &[
     "multivariate_normal",
     "binomial",
     "multinomial",
+    "vonmises",
     "spawn",
 ];
 
@@ -297,11 +299,12 @@ fn method(g: &Generator, name: &str, call: Call) -> Result<Value> {
             let size = opt_size(&mut a)?;
             g.gamma(k, s, size.as_deref())
         }
-        "beta" | "f" | "noncentral_chisquare" | "negative_binomial" | "binomial" => {
+        "beta" | "f" | "noncentral_chisquare" | "negative_binomial" | "binomial" | "vonmises" => {
             let (p0, p1) = match name {
                 "beta" => ("a", "b"),
                 "f" => ("dfnum", "dfden"),
                 "noncentral_chisquare" => ("df", "nonc"),
+                "vonmises" => ("mu", "kappa"),
                 _ => ("n", "p"),
             };
             let mut a = call.bind(&[p0, p1, "size="])?;
@@ -314,6 +317,7 @@ fn method(g: &Generator, name: &str, call: Call) -> Result<Value> {
                 "f" => g.f(x, y, size),
                 "noncentral_chisquare" => g.noncentral_chisquare(x, y, size),
                 "binomial" => g.binomial(x, y, size),
+                "vonmises" => g.vonmises(x, y, size),
                 _ => g.negative_binomial(x, y, size),
             }
         }

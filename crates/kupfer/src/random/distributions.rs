@@ -523,6 +523,31 @@ impl Generator {
         k.astype(crate::device::Device::current()?.default_int())
     }
 
+    /// Von Mises angles in [-pi, pi] of mode `mu` and concentration `kappa`
+    /// (`Generator.vonmises`): Best and Fisher's rejection method around 0 in float32 (one
+    /// kernel; `kappa` below 1e-8 is uniform, above 1e6 a wrapped normal), then shifted by `mu`
+    /// and wrapped as NumPy wraps.
+    pub fn vonmises(
+        &self,
+        mu: impl Into<Operand>,
+        kappa: impl Into<Operand>,
+        size: Option<&[usize]>,
+    ) -> Result<Array> {
+        let (mu, kappa) = (mu.into(), kappa.into());
+        check(&kappa, Rule::NonNegative, "kappa < 0")?;
+        let shape = out_shape(size, &[&mu, &kappa])?;
+        let k = param_f32(&kappa, &shape)?;
+        let x = self.draw(RandomOp::VonMises, &shape, DType::F32, vec![k])?;
+        // r = x + mu; |r| wrapped into [-pi, pi) keeping r's sign, as NumPy does.
+        let r = uf::add(x, mu)?;
+        let pi = std::f64::consts::PI;
+        let m = uf::subtract(
+            uf::remainder(uf::add(uf::absolute(&r)?, pi)?, 2.0 * pi)?,
+            pi,
+        )?;
+        uf::where_(uf::less(&r, 0.0)?, uf::negative(&m)?, m)
+    }
+
     /// Multinomial counts (`Generator.multinomial(n, pvals, size)`): shape `size + [k]` for
     /// `k` categories, by conditional binomials (category i draws from what the earlier ones
     /// left, with probability `p_i / (1 - p_0 - ... - p_{i-1})`; the last takes the rest).
