@@ -507,13 +507,51 @@ fn permutations(g: &Generator, name: &str, call: Call) -> Result<Value> {
     r.map(Value::Array).map_err(e)
 }
 
-/// In the browser these need blocking read-backs, which wasm32 does not have.
+/// In the browser: `permutation(n)` and `choice(n, size, replace)` of an integer (no read-back);
+/// the array forms, `p=` and `multivariate_normal` need blocking read-backs, which wasm32 does
+/// not have.
 #[cfg(target_arch = "wasm32")]
-fn permutations(_: &Generator, name: &str, call: Call) -> Result<Value> {
-    Err(EvalError::not_supported(
-        call.span,
-        format!("Generator.{name} in the browser"),
-    ))
+fn permutations(g: &Generator, name: &str, call: Call) -> Result<Value> {
+    let span = call.span;
+    let e = kerr(span);
+    let unsupported = || {
+        Err(EvalError::not_supported(
+            span,
+            format!("Generator.{name} of an array, with p= or of a distribution in the browser"),
+        ))
+    };
+    let r = match name {
+        "permutation" => {
+            let mut a = call.bind(&["x", "axis="])?;
+            let x = a.req("x")?;
+            if !matches!(x, Value::Scalar(_)) {
+                return unsupported();
+            }
+            let n = to_int(&x, "x", span)?;
+            let n = usize::try_from(n)
+                .map_err(|_| EvalError::value_error(span, "negative dimensions are not allowed"))?;
+            g.permutation(n)
+        }
+        "choice" => {
+            let mut a = call.bind(&["a", "size=", "replace=", "p=", "axis=", "shuffle="])?;
+            let x = a.req("a")?;
+            if !matches!(x, Value::Scalar(_)) || !matches!(a.get("p"), None | Some(Value::None)) {
+                return unsupported();
+            }
+            let n = to_int(&x, "a", span)?;
+            let n = usize::try_from(n).map_err(|_| {
+                EvalError::value_error(
+                    span,
+                    "a must be a positive integer unless no samples are taken",
+                )
+            })?;
+            let size = size(&mut a)?;
+            let replace = a.bool_or("replace", true)?;
+            g.choice(n, &size, replace)
+        }
+        _ => return unsupported(),
+    };
+    r.map(Value::Array).map_err(e)
 }
 
 /// The static name of a Generator method, if kupfer eval has it.
