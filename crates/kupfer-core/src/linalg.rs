@@ -14,6 +14,7 @@ use crate::libm;
 
 const SMALL: &str = include_str!("../../../shaders/linalg_small.wgsl");
 const STEPS: &str = include_str!("../../../shaders/linalg_steps.wgsl");
+const ORTH: &str = include_str!("../../../shaders/linalg_orth.wgsl");
 
 /// The largest order the workgroup-memory kernel factors (its matrix buffer holds 32 x 32).
 pub const SMALL_MAX: usize = 32;
@@ -110,6 +111,15 @@ pub fn steps(dtype: DType, target: &Target) -> Result<String> {
     fill(STEPS, dtype, target)
 }
 
+/// The orthogonal-factorization kernels in `dtype` (`shaders/linalg_orth.wgsl`: entry points
+/// `house`, `house_apply`, `jacobi_step`, `clear_flags`, `piv_perm`). Bindings: 0 uniforms
+/// (m, n, k, batch0, count, mode, c0, c1, xc, kmax: u32; tol_rot, tol_conv: f32), 1 the
+/// matrices, 2 a second matrix stack, 3 tau, 4 u32 flags; each entry point binds only what
+/// it uses.
+pub fn orth(dtype: DType, target: &Target) -> Result<String> {
+    fill(ORTH, dtype, target)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -135,6 +145,7 @@ mod tests {
                 validate(&small(op, d, &t).unwrap(), Capabilities::empty());
             }
             validate(&steps(d, &t).unwrap(), Capabilities::empty());
+            validate(&orth(d, &t).unwrap(), Capabilities::empty());
         }
     }
 
