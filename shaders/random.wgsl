@@ -5,8 +5,10 @@
 // kupfer-core/src/random.rs; `k` is the 64-bit key, `d` the 64-bit draw number and `e` the
 // element's index within the draw. kupfer_core::random holds a CPU reference of every function.
 
-// The high 32 bits of the 64-bit product a * b, exact.
-fn kp_mulhi(a: u32, b: u32) -> u32 {
+// The high 32 bits of the 64-bit product a * b, exact, from 16-bit halves (every backend).
+// Kernels call `kp_mulhi`, which the code generator defines as this function or, on adapters
+// with SHADER_INT64, as kp_mulhi_u64: the same bits either way (kupfer_core::random::library).
+fn kp_mulhi_u16(a: u32, b: u32) -> u32 {
     let a0 = a & 0xffffu;
     let a1 = a >> 16u;
     let b0 = b & 0xffffu;
@@ -15,6 +17,11 @@ fn kp_mulhi(a: u32, b: u32) -> u32 {
     let p10 = a1 * b0;
     let mid = ((a0 * b0) >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);
     return a1 * b1 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u);
+}
+
+// The high 32 bits of a * b with one widening 64-bit multiply (SHADER_INT64 adapters).
+fn kp_mulhi_u64(a: u32, b: u32) -> u32 {
+    return u32((u64(a) * u64(b)) >> 32u);
 }
 
 // One Philox4x32 round, then the key's Weyl bump.
@@ -71,6 +78,11 @@ fn kp_bounded(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, r: u32) -> u32 {
     if (r == 0u) {
         return w0;
     }
+    // The threshold t = 2^32 mod r is below r: a low product of at least r is accepted
+    // without computing it (the modulo runs with probability r / 2^32).
+    if (w0 * r >= r) {
+        return kp_mulhi(w0, r);
+    }
     let t = (0u - r) % r;
     if (w0 * r >= t) {
         return kp_mulhi(w0, r);
@@ -93,12 +105,63 @@ fn kp_u01_f64(a: u32, b: u32) -> f64 {
     return (f64(a >> 5u) * 67108864.0lf + f64(b >> 6u)) * 1.1102230246251565e-16lf;
 }
 
-// Box-Muller on the words a (u1 in (0, 1]) and b (u2 in [0, 1)): the cosine branch, or the
-// sine branch when `odd`.
+// The natural logarithm of a positive normal float32 for sampling (about 1 ulp; no special
+// cases): x = 2^k m with m in [sqrt(1/2), sqrt(2)), f = m - 1, s = f / (2 + f),
+// log(m) = f - f^2/2 + s (f^2/2 + R(s^2)) with libm_f32's R.
+fn kp_ln_sample_f32(x: f32) -> f32 {
+    let b = bitcast<u32>(x) + 0x004afb0du;  // 0x3f800000 - bits of sqrt(1/2)
+    let k = f32(i32(b >> 23u) - 127);
+    let m = bitcast<f32>((b & 0x007fffffu) + 0x3f3504f3u);
+    let f = m - 1.0;
+    let s = f / (2.0 + f);
+    let z = s * s;
+    let r = z * (KPL32_LR0 + z * (KPL32_LR1 + z * KPL32_LR2));
+    let hf = 0.5 * f * f;
+    return (((s * (hf + r) + k * KPL32_LN2_LO) - hf) + f) + k * KPL32_LN2_HI;
+}
+
+// (cos, sin) of the angle 2 pi t / 2^24 of a 24-bit t (about 1 ulp): the quadrant comes from
+// t's top bits and the remainder r in [-2^21, 2^21) scales exactly to [-pi/4, pi/4), so there
+// is no range-reduction error; libm_f32's sine and cosine polynomials.
+fn kp_sincos_turn24(t: u32) -> vec2<f32> {
+    let qq = (t + 0x200000u) >> 22u;
+    let x = f32(i32(t) - i32(qq << 22u)) * 3.7450702829239e-7;  // 2 pi / 2^24
+    let z = x * x;
+    let s = x + x * z * (KPL32_S0 + z * (KPL32_S1 + z * (KPL32_S2 + z * KPL32_S3)));
+    let c = (1.0 - 0.5 * z) + z * z * (KPL32_C0 + z * (KPL32_C1 + z * KPL32_C2));
+    let q = qq & 3u;
+    let odd = (q & 1u) == 1u;
+    let cs = select(c, s, odd);
+    let sn = select(s, c, odd);
+    return vec2<f32>(select(cs, -cs, q == 1u || q == 2u), select(sn, -sn, q >= 2u));
+}
+
+// Box-Muller on the words a (u1 = ((a >> 8) + 1) 2^-24 in (0, 1]) and b (u2 = (b >> 8) 2^-24):
+// (r cos(2 pi u2), r sin(2 pi u2)) with r = sqrt(-2 ln u1).
+fn kp_normal_pair_f32(a: u32, b: u32) -> vec2<f32> {
+    let r = sqrt(-2.0 * kp_ln_sample_f32(kp_u01_open_f32(a)));
+    return r * kp_sincos_turn24(b >> 8u);
+}
+
+// One element of a Box-Muller pair: the cosine branch, or the sine branch when `odd`.
 fn kp_normal_f32(a: u32, b: u32, odd: bool) -> f32 {
-    let r = sqrt(-2.0 * kp_log_f32(kp_u01_open_f32(a)));
-    let t = 6.2831854820251465 * kp_u01_f32(b);
-    return r * select(kp_cos_f32(t), kp_sin_f32(t), odd);
+    let p = kp_normal_pair_f32(a, b);
+    return select(p.x, p.y, odd);
+}
+
+// The four normals of a block (lanes x, y and z, w are the two pairs).
+fn kp_normal4_f32(b: vec4<u32>) -> vec4<f32> {
+    return vec4<f32>(kp_normal_pair_f32(b.x, b.y), kp_normal_pair_f32(b.z, b.w));
+}
+
+// The four float32 uniforms in [0, 1) of a block.
+fn kp_u01x4_f32(b: vec4<u32>) -> vec4<f32> {
+    return vec4<f32>(b >> vec4<u32>(8u)) * 5.9604644775390625e-8;
+}
+
+// The four float32 uniforms in (0, 1) of a block.
+fn kp_u01_midx4_f32(b: vec4<u32>) -> vec4<f32> {
+    return (vec4<f32>(b >> vec4<u32>(9u)) + 0.5) * 1.1920928955078125e-7;
 }
 
 // Box-Muller in float64: u1 from the words w0 and x.x, u2 from x.y and x.z (x: the element's
@@ -132,7 +195,7 @@ fn kp_mt_try_f32(dd: f32, c: f32, z: f32, w: u32) -> f32 {
     if (u < 1.0 - 0.0331 * z2 * z2) {
         return dd * v;
     }
-    if (kp_log_f32(u) < 0.5 * z2 + dd * (1.0 - v + kp_log_f32(v))) {
+    if (kp_ln_sample_f32(u) < 0.5 * z2 + dd * (1.0 - v + kp_log_f32(v))) {
         return dd * v;
     }
     return -1.0;
@@ -154,14 +217,13 @@ fn kp_gamma_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, a: f32) -> f32 {
     var x = dd;
     for (var j = 1u; j <= 16u; j++) {
         let b = kp_rng_block(k, d, e, j);
-        let r = sqrt(-2.0 * kp_log_f32(kp_u01_open_f32(b.x)));
-        let t = 6.2831854820251465 * kp_u01_f32(b.y);
-        let g0 = kp_mt_try_f32(dd, c, r * kp_cos_f32(t), b.z);
+        let z = kp_normal_pair_f32(b.x, b.y);
+        let g0 = kp_mt_try_f32(dd, c, z.x, b.z);
         if (g0 >= 0.0) {
             x = g0;
             break;
         }
-        let g1 = kp_mt_try_f32(dd, c, r * kp_sin_f32(t), b.w);
+        let g1 = kp_mt_try_f32(dd, c, z.y, b.w);
         if (g1 >= 0.0) {
             x = g1;
             break;
@@ -294,23 +356,202 @@ fn kp_feistel(x: u32, h: u32, rk: vec4<u32>) -> u32 {
     return (r << h) | t;
 }
 
-// Element e of a random permutation of [0, n): the Feistel bijection of the smallest [0, 4^h)
-// holding n, keyed by the Philox block at counter (0, 2^32 - 1, draw), walked along its cycle
-// until it lands below n (cycle walking: a bijection of [0, n)). Each step lands below n with
-// probability above 1/4; 512 steps bound the walk (all outside: probability below 1e-63).
+// Permutations of [0, n) up to this size rank random 64-bit keys (exactly uniform); larger
+// ones walk a Feistel bijection (uniform parity, but not every permutation is reachable).
+const KP_RANK_MAX: u32 = 64u;
+
+// Element e of a random permutation of [0, n). n <= KP_RANK_MAX: the rank of e's key among
+// the n keys. Otherwise the Feistel bijection of the smallest [0, 4^h) holding n, keyed by the
+// Philox block at counter (0, 2^32 - 1, draw), walked along its cycle until it lands below n
+// (cycle walking: a bijection of [0, n)).
 fn kp_permute(k: vec2<u32>, d: vec2<u32>, e: u32, n: u32) -> u32 {
+    if (n <= KP_RANK_MAX) {
+        return kp_permute_rank(k, d, 0u, e, n);
+    }
+    return kp_cycle_walk(kp_philox(vec4<u32>(0u, 0xffffffffu, d.x, d.y), k), e, n);
+}
+
+// The rank of element j's 64-bit key among the keys of elements 0..n (ties by index), the key
+// of element i being words x, y of the block at counter (base + i, 2^32 - 3, draw): the ranks of
+// i.i.d. keys are a uniformly random permutation (n <= KP_RANK_MAX: n Philox blocks each).
+fn kp_permute_rank(k: vec2<u32>, d: vec2<u32>, base: u32, j: u32, n: u32) -> u32 {
+    let kj = kp_philox(vec4<u32>(base + j, 0xfffffffdu, d.x, d.y), k);
+    var rank = 0u;
+    for (var i = 0u; i < n; i++) {
+        let ki = kp_philox(vec4<u32>(base + i, 0xfffffffdu, d.x, d.y), k);
+        let less = ki.x < kj.x || (ki.x == kj.x && (ki.y < kj.y || (ki.y == kj.y && i < j)));
+        rank += select(0u, 1u, less);
+    }
+    return rank;
+}
+
+// Element j of the keyed permutation of [0, n) under round keys rk (n > 1). A balanced
+// Feistel network only makes even permutations, so positions 0 and 1 are first swapped when
+// a key bit says so: the parity is uniform. Each walk step lands below n with probability
+// above 1/4; 512 steps bound the walk (all outside: probability below 1e-63).
+fn kp_cycle_walk(rk: vec4<u32>, j: u32, n: u32) -> u32 {
     if (n <= 1u) {
         return 0u;
     }
     let bits = 32u - countLeadingZeros(n - 1u);
     let h = (bits + 1u) / 2u;
-    let rk = kp_philox(vec4<u32>(0u, 0xffffffffu, d.x, d.y), k);
-    var x = e;
-    for (var j = 0u; j < 512u; j++) {
+    var x = select(j, j ^ 1u, j < 2u && (kp_mix32(rk.x ^ rk.w) & 1u) == 1u);
+    for (var i = 0u; i < 512u; i++) {
         x = kp_feistel(x, h, rk);
         if (x < n) {
             break;
         }
     }
     return x;
+}
+
+// Element e of a draw of independent random permutations of [0, n), one per row of n
+// elements (`permuted` along an axis): row r = e / n takes the rank method (n <= KP_RANK_MAX,
+// keys of elements r n + i) or the walk keyed by the block at counter (r, 2^32 - 2, draw).
+fn kp_permute_rows(k: vec2<u32>, d: vec2<u32>, e: u32, n: u32) -> u32 {
+    let row = e / max(n, 1u);
+    let j = e - row * n;
+    if (n <= KP_RANK_MAX) {
+        return kp_permute_rank(k, d, row * n, j, n);
+    }
+    let rk = kp_philox(vec4<u32>(row, 0xfffffffeu, d.x, d.y), k);
+    return kp_cycle_walk(rk, j, n);
+}
+
+// Loader's stirlerr(k) = log(k!) - ((k + 1/2) log k - k + log(2 pi) / 2), k >= 1.
+fn kp_stirlerr_f32(k: f32) -> f32 {
+    if (k < 16.0) {
+        return kp_logfact_small(u32(k)) - (k + 0.5) * kp_log_f32(k) + k - 0.9189385;
+    }
+    let k2 = k * k;
+    return (0.083333333 - (0.0027777778 - 0.00079365079 / k2) / k2) / k;
+}
+
+// log of the binomial(n, p) probability of k (q = 1 - p), Loader's saddle-point form: stable
+// for large n (no cancelling log-gammas).
+fn kp_binomial_logpmf_f32(k: f32, n: f32, p: f32, q: f32) -> f32 {
+    if (k == 0.0) {
+        return n * kp_log1p_f32(-p);
+    }
+    if (k == n) {
+        return n * kp_log_f32(p);
+    }
+    let lc = kp_stirlerr_f32(n) - kp_stirlerr_f32(k) - kp_stirlerr_f32(n - k)
+        - kp_bd0_f32(k, n * p) - kp_bd0_f32(n - k, n * q);
+    let lf = 1.8378771 + kp_log_f32(k) + kp_log1p_f32(-k / n);
+    return lc - 0.5 * lf;
+}
+
+// Binomial(n, p) for p <= 1/2 as a float32 count. n p < 10: inversion of word 0 (at most 256
+// terms; the count is capped at n). Otherwise Hormann's BTRS (transformed rejection with
+// squeeze), two words an attempt from the element's own blocks 1..16 (32 attempts, each
+// accepted with probability above 0.8; past them the mode), its acceptance test on Loader's
+// log-probabilities.
+fn kp_binomial_low_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, n: f32, p: f32) -> f32 {
+    let q = 1.0 - p;
+    if (n * p < 10.0) {
+        let s = p / q;
+        let a = (n + 1.0) * s;
+        var r = kp_exp_f32(n * kp_log1p_f32(-p));
+        var u = kp_u01_f32(w0);
+        var x = 0.0;
+        for (var j = 0u; j < 256u; j++) {
+            if (u <= r || x >= n) {
+                break;
+            }
+            u = u - r;
+            x = x + 1.0;
+            r = r * (a / x - s);
+        }
+        return min(x, n);
+    }
+    let spq = sqrt(n * p * q);
+    let b = 1.15 + 2.53 * spq;
+    let a = -0.0873 + 0.0248 * b + 0.01 * p;
+    let c = n * p + 0.5;
+    let vr = 0.92 - 4.2 / b;
+    let alpha = (2.83 + 5.1 / b) * spq;
+    let m = floor((n + 1.0) * p);
+    let logm = kp_binomial_logpmf_f32(m, n, p, q);
+    for (var j = 1u; j <= 16u; j++) {
+        let blk = kp_rng_block(k, d, e, j);
+        for (var h = 0u; h < 2u; h++) {
+            let u = kp_u01_mid_f32(kp_lane(blk, 2u * h)) - 0.5;
+            let v = kp_u01_mid_f32(kp_lane(blk, 2u * h + 1u));
+            let us = 0.5 - abs(u);
+            let x = floor((2.0 * a / us + b) * u + c);
+            if (x < 0.0 || x > n) {
+                continue;
+            }
+            if (us >= 0.07 && v <= vr) {
+                return x;
+            }
+            let lhs = kp_log_f32(v * alpha / (a / (us * us) + b));
+            if (lhs <= kp_binomial_logpmf_f32(x, n, p, q) - logm) {
+                return x;
+            }
+        }
+    }
+    return m;
+}
+
+// Binomial(n, p) as a float32 count: 0 for n < 1 or p <= 0 (and NaN p), n for p >= 1; p > 1/2
+// draws n minus a binomial of 1 - p (exact in float32).
+fn kp_binomial_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, n: f32, p: f32) -> f32 {
+    if (!(n >= 1.0) || !(p > 0.0)) {
+        return 0.0;
+    }
+    if (p >= 1.0) {
+        return n;
+    }
+    let flip = p > 0.5;
+    let x = kp_binomial_low_f32(k, d, e, w0, n, select(p, 1.0 - p, flip));
+    return select(x, n - x, flip);
+}
+
+// Von Mises(0, kappa) as a float32 angle in [-pi, pi] (Best and Fisher's rejection method, as
+// NumPy): kappa < 1e-8 uniform on (-pi, pi) from word 0; kappa > 1e6 a normal of variance
+// 1 / kappa from the element's block 1 (wrapped by the caller); otherwise attempts of two
+// words (z = cos(pi U) from the first's top 23 bits, V from the second) from the element's own
+// blocks 1..16 (32 attempts, each accepted with probability above 0.65; past them the last
+// candidate), the sign from word 0's top bit.
+fn kp_vonmises_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, kappa: f32) -> f32 {
+    if (kappa != kappa) {
+        return kappa;
+    }
+    if (kappa < 1e-8) {
+        return 3.1415927 * (2.0 * kp_u01_mid_f32(w0) - 1.0);
+    }
+    if (kappa > 1e6) {
+        let b = kp_rng_block(k, d, e, 1u);
+        return kp_normal_pair_f32(b.x, b.y).x / sqrt(kappa);
+    }
+    var s: f32;
+    if (kappa < 1e-5) {
+        s = 1.0 / kappa + kappa;
+    } else {
+        let r = 1.0 + sqrt(1.0 + 4.0 * kappa * kappa);
+        let rho = (r - sqrt(2.0 * r)) / (2.0 * kappa);
+        s = (1.0 + rho * rho) / (2.0 * rho);
+    }
+    var w = 0.0;
+    for (var j = 1u; j <= 16u; j++) {
+        let blk = kp_rng_block(k, d, e, j);
+        var done = false;
+        for (var h = 0u; h < 2u; h++) {
+            let z = kp_sincos_turn24(kp_lane(blk, 2u * h) >> 9u).x;
+            w = clamp((1.0 + s * z) / (s + z), -1.0, 1.0);
+            let y = kappa * (s - w);
+            let v = kp_u01_mid_f32(kp_lane(blk, 2u * h + 1u));
+            if (y * (2.0 - y) - v >= 0.0 || kp_log_f32(y / v) + 1.0 - y >= 0.0) {
+                done = true;
+                break;
+            }
+        }
+        if (done) {
+            break;
+        }
+    }
+    let angle = acos(w);
+    return select(angle, -angle, w0 < 0x80000000u);
 }

@@ -553,3 +553,431 @@ fn permutations_are_permutations_and_uniform() {
         .to_string()
         .contains("Cannot take a larger sample than population when replace is False"));
 }
+
+/// Index of a permutation of 0..n among the n! (a mixed-radix code; n small).
+fn pattern(p: &[f64]) -> f64 {
+    let mut code = 0.0;
+    for (i, &v) in p.iter().enumerate() {
+        let smaller = p[i + 1..].iter().filter(|&&w| w < v).count();
+        code = code * (p.len() - i) as f64 + smaller as f64;
+    }
+    code
+}
+
+/// The parity (0 even, 1 odd) of a permutation of 0..n.
+fn parity(p: &[f64]) -> f64 {
+    let mut seen = vec![false; p.len()];
+    let mut transpositions = 0;
+    for i in 0..p.len() {
+        let mut j = i;
+        let mut len = 0;
+        while !seen[j] {
+            seen[j] = true;
+            j = p[j] as usize;
+            len += 1;
+        }
+        transpositions += len.max(1) - 1;
+    }
+    f64::from(transpositions % 2)
+}
+
+#[test]
+fn permuted_rows_are_uniform_permutations_and_match_the_reference() {
+    let g = default_rng(Some(77));
+    let rows_of = |rows: usize, n: usize| {
+        let x = kp::arange(0, n as i64, 1, Some(DType::I32))
+            .unwrap()
+            .broadcast_to(&[rows, n])
+            .unwrap();
+        let y = g.permuted(&x, Some(1)).unwrap();
+        assert_eq!(y.shape(), &[rows, n]);
+        as_f64(y)
+    };
+    // n = 4 and 5: the rank method (exactly uniform): every one of the n! orders equally
+    // likely (chi-square over 24 and 120 patterns); the CPU reference bit for bit.
+    let mut samples = Vec::new();
+    for (rows, n) in [(24_000usize, 4usize), (12_000, 5)] {
+        let v = rows_of(rows, n);
+        let draw = g.next_draw() - 1;
+        for (e, got) in v.iter().take(4 * n).enumerate() {
+            let want = reference(
+                RandomOp::PermuteRows,
+                DType::U32,
+                seed_key(77),
+                draw,
+                e as u32,
+                n as u32,
+            );
+            assert_eq!(*got, want, "n {n} element {e}");
+        }
+        let codes: Vec<f64> = v.chunks(n).map(pattern).collect();
+        samples.push((if n == 4 { "orders4" } else { "orders5" }, codes));
+    }
+    // n = 100 and 256 (= 4^4, the Feistel walk's own domain): where element 0 lands is
+    // uniform, and the parity is even half of the time.
+    for (rows, n, name_pos, name_par) in [
+        (6_000usize, 100usize, "pos100", "par100"),
+        (1_000, 256, "pos256", "par256"),
+    ] {
+        let v = rows_of(rows, n);
+        let mut pos = Vec::new();
+        let mut par = Vec::new();
+        for row in v.chunks(n) {
+            let mut s = row.to_vec();
+            s.sort_by(f64::total_cmp);
+            assert!(s.iter().enumerate().all(|(i, &x)| x == i as f64));
+            pos.push(row.iter().position(|&x| x == 0.0).unwrap() as f64);
+            par.push(parity(row));
+        }
+        samples.push((name_pos, pos));
+        samples.push((name_par, par));
+    }
+    let tests = [
+        (
+            "orders4",
+            "stats.chisquare(np.bincount(x.astype(int), minlength=24)).pvalue",
+        ),
+        (
+            "orders5",
+            "stats.chisquare(np.bincount(x.astype(int), minlength=120)).pvalue",
+        ),
+        (
+            "pos100",
+            "stats.chisquare(np.bincount(x.astype(int), minlength=100)).pvalue",
+        ),
+        (
+            "pos256",
+            "stats.chisquare(np.bincount(x.astype(int) // 16, minlength=16)).pvalue",
+        ),
+        ("par100", "stats.binomtest(int(x.sum()), len(x)).pvalue"),
+        ("par256", "stats.binomtest(int(x.sum()), len(x)).pvalue"),
+    ];
+    for (name, pv) in scipy_pvalues(&samples, &tests) {
+        assert!(pv > 1e-4, "{name}: p-value {pv}");
+    }
+    // permutation(n) of small n is uniform too (the rank method); of 4^h elements not always
+    // even.
+    let codes: Vec<f64> = (0..240)
+        .map(|_| pattern(&as_f64(g.permutation(4).unwrap())))
+        .collect();
+    let pars: Vec<f64> = (0..100)
+        .map(|_| parity(&as_f64(g.permutation(1024).unwrap())))
+        .collect();
+    let tests = [
+        (
+            "perm4",
+            "stats.chisquare(np.bincount(x.astype(int), minlength=24)).pvalue",
+        ),
+        ("par1024", "stats.binomtest(int(x.sum()), len(x)).pvalue"),
+    ];
+    for (name, pv) in scipy_pvalues(&[("perm4", codes), ("par1024", pars)], &tests) {
+        assert!(pv > 1e-4, "{name}: p-value {pv}");
+    }
+}
+
+#[test]
+fn permuted_shuffle_and_permutation_of_keep_slices_and_follow_numpy() {
+    let g = default_rng(Some(78));
+    let x = kp::arange(0, 60, 1, Some(DType::I32))
+        .unwrap()
+        .reshape(&[3, 4, 5])
+        .unwrap();
+    // permuted along axis 0: each (j, k) column keeps its values {j*5+k, 20+.., 40+..}.
+    for axis in [0isize, 1, 2, -1] {
+        let y = g.permuted(&x, Some(axis)).unwrap();
+        assert_eq!(y.shape(), &[3, 4, 5]);
+        let v = as_f64(y);
+        let ax = axis.rem_euclid(3) as usize;
+        let strides = [20usize, 5, 1];
+        for (i, &val) in v.iter().enumerate() {
+            // The value differs from its position along the axis only.
+            let diff = (val as usize).abs_diff(i);
+            assert_eq!(diff % strides[ax], 0, "axis {axis} element {i}");
+            let coords = |f: usize| [(f / 20), (f / 5) % 4, f % 5];
+            let (a, b) = (coords(i), coords(val as usize));
+            for d in 0..3 {
+                if d != ax {
+                    assert_eq!(a[d], b[d], "axis {axis} element {i}");
+                }
+            }
+        }
+    }
+    // axis None: all elements, same shape.
+    let mut all = as_f64(g.permuted(&x, None).unwrap());
+    all.sort_by(f64::total_cmp);
+    assert!(all.iter().enumerate().all(|(i, &v)| v == i as f64));
+    // shuffle in place along axis 1: rows of the last axis move as units.
+    let y = x.astype(DType::F32).unwrap();
+    g.shuffle(&y, 1).unwrap();
+    let v = f32s(&y);
+    for chunk in v.chunks(5) {
+        assert!(chunk.windows(2).all(|w| w[1] == w[0] + 1.0));
+        assert_eq!(chunk[0] as usize % 5, 0);
+    }
+    let mut firsts: Vec<f32> = v.chunks(5).map(|c| c[0]).collect();
+    firsts.sort_by(f32::total_cmp);
+    assert_eq!(firsts, (0..12).map(|i| (5 * i) as f32).collect::<Vec<_>>());
+    // permutation_of along axis 2 moves single elements within their row.
+    let p = as_f64(g.permutation_of(&x, 2).unwrap());
+    for (r, chunk) in p.chunks(5).enumerate() {
+        let mut c = chunk.to_vec();
+        c.sort_by(f64::total_cmp);
+        assert_eq!(c, (0..5).map(|k| (5 * r + k) as f64).collect::<Vec<_>>());
+    }
+    // NumPy's errors.
+    let scalar = kp::Array::from_slice(&[5i32], &[]).unwrap();
+    let err = |r: kp::Result<()>| r.unwrap_err().to_string();
+    assert!(err(g.shuffle(&scalar, 0)).contains("len() of unsized object"));
+    assert!(err(g.shuffle(&x, 3).map(|_| ())).contains("out of bounds"));
+    assert!(err(g.permuted(&x, Some(-4)).map(|_| ())).contains("out of bounds"));
+}
+
+#[test]
+fn choice_with_probabilities_and_from_arrays_follow_numpy() {
+    let g = default_rng(Some(79));
+    let p = kp::Array::from_slice(&[0.1f32, 0.2, 0.3, 0.4, 0.0], &[5]).unwrap();
+    // With replacement: frequencies p (chi-square), never the zero-probability entry.
+    let k = as_f64(g.choice_indices(5, &[N], true, Some(&p)).unwrap());
+    assert!(k.iter().all(|&v| (0.0..4.0).contains(&v)));
+    // Without: the first of two picks has law p; the second the successive-sampling law.
+    let p4 = kp::Array::from_slice(&[0.4f32, 0.3, 0.2, 0.1], &[4]).unwrap();
+    let mut first = Vec::new();
+    let mut second = Vec::new();
+    for _ in 0..400 {
+        let s = as_f64(g.choice_indices(4, &[2], false, Some(&p4)).unwrap());
+        assert_ne!(s[0], s[1]);
+        first.push(s[0]);
+        second.push(s[1]);
+    }
+    let tests = [
+        (
+            "k",
+            "stats.chisquare(np.bincount(x.astype(int), minlength=4), len(x) * np.array([.1, .2, .3, .4])).pvalue",
+        ),
+        (
+            "first",
+            "stats.chisquare(np.bincount(x.astype(int), minlength=4), len(x) * np.array([.4, .3, .2, .1])).pvalue",
+        ),
+        (
+            "second",
+            "(lambda q: stats.chisquare(np.bincount(x.astype(int), minlength=4), len(x) * np.array([sum(q[i] * q[j] / (1 - q[i]) for i in range(4) if i != j) for j in range(4)])).pvalue)(np.array([.4, .3, .2, .1]))",
+        ),
+    ];
+    let samples = [("k", k), ("first", first), ("second", second)];
+    for (name, pv) in scipy_pvalues(&samples, &tests) {
+        assert!(pv > 1e-4, "{name}: p-value {pv}");
+    }
+    // From an array along an axis: shape a.shape[:axis] + size + a.shape[axis+1:], and the
+    // picked columns are columns of a.
+    let a = kp::arange(0, 12, 1, Some(DType::I32))
+        .unwrap()
+        .reshape(&[3, 4])
+        .unwrap();
+    let c = g.choice_from(&a, &[2, 3], true, None, 1, true).unwrap();
+    assert_eq!(c.shape(), &[3, 2, 3]);
+    let v = as_f64(c);
+    for (i, chunk) in v.chunks(6).enumerate() {
+        assert!(chunk.iter().all(|&x| (x as usize) / 4 == i));
+        let cols: Vec<usize> = chunk.iter().map(|&x| x as usize % 4).collect();
+        let row0: Vec<usize> = v[..6].iter().map(|&x| x as usize % 4).collect();
+        assert_eq!(cols, row0, "every row takes the same columns");
+    }
+    let d = as_f64(g.choice_from(&a, &[3], false, None, 0, true).unwrap());
+    let mut rows: Vec<usize> = d.chunks(4).map(|r| r[0] as usize / 4).collect();
+    rows.sort_unstable();
+    assert_eq!(rows, vec![0, 1, 2]);
+    // NumPy's errors.
+    let msg = |n: usize, size: &[usize], replace: bool, p: &kp::Array| {
+        g.choice_indices(n, size, replace, Some(p))
+            .unwrap_err()
+            .to_string()
+    };
+    let arr = |v: &[f32], shape: &[usize]| kp::Array::from_slice(v, shape).unwrap();
+    assert!(msg(3, &[1], true, &arr(&[0.5, 0.5], &[2])).contains("a and p must have same size"));
+    assert!(msg(2, &[1], true, &arr(&[0.5, 0.5], &[1, 2])).contains("p must be 1-dimensional"));
+    assert!(msg(2, &[1], true, &arr(&[f32::NAN, 1.0], &[2])).contains("Probabilities contain NaN"));
+    assert!(msg(2, &[1], true, &arr(&[-0.5, 1.5], &[2])).contains("are not non-negative"));
+    assert!(msg(2, &[1], true, &arr(&[0.3, 0.3], &[2])).contains("do not sum to 1"));
+    assert!(msg(3, &[2], false, &arr(&[1.0, 0.0, 0.0], &[3])).contains("Fewer non-zero entries"));
+    assert!(msg(0, &[2], true, &arr(&[], &[0])).contains("a cannot be empty"));
+}
+
+#[test]
+fn logseries_and_multivariate_normal_pass_scipy_tests() {
+    let g = default_rng(Some(80));
+    let a = |v: &[f32], shape: &[usize]| kp::Array::from_slice(v, shape).unwrap();
+    let mean = a(&[1.0, -2.0, 0.5], &[3]);
+    let cov = a(&[2.0, 0.6, 0.0, 0.6, 1.0, -0.3, 0.0, -0.3, 0.5], &[3, 3]);
+    let x = g.multivariate_normal(&mean, &cov, &[N / 2, 2]).unwrap();
+    assert_eq!(x.shape(), &[N / 2, 2, 3]);
+    let v = as_f64(x);
+    // Projections on (1, 0, 0), (1, 1, 0) and (0, 1, -2): normal with mean w.mean and
+    // variance w^T cov w.
+    let proj = |w: [f64; 3]| -> Vec<f64> {
+        v.chunks(3)
+            .map(|r| r[0] * w[0] + r[1] * w[1] + r[2] * w[2])
+            .collect()
+    };
+    let samples = vec![
+        ("p0", proj([1.0, 0.0, 0.0])),
+        ("p1", proj([1.0, 1.0, 0.0])),
+        ("p2", proj([0.0, 1.0, -2.0])),
+        ("ls06", as_f64(g.logseries(0.6, Some(&[N])).unwrap())),
+        ("ls095", as_f64(g.logseries(0.95, Some(&[N])).unwrap())),
+    ];
+    let chi = |support: &str, p: f64| {
+        format!(
+            "stats.chisquare(*(lambda k, q: (np.array([np.sum(x == v) for v in k[:-1]] + \
+             [np.sum(x >= k[-1])]), np.append(q[:-1], 1 - q[:-1].sum()) * len(x)))\
+             ({support}, stats.logser.pmf({support}, {p}))).pvalue"
+        )
+    };
+    let ls06 = chi("np.arange(1, 12)", 0.6);
+    let ls095 = chi("np.arange(1, 40)", 0.95);
+    let tests = [
+        (
+            "p0",
+            "stats.kstest(x, 'norm', args=(1.0, np.sqrt(2.0))).pvalue",
+        ),
+        (
+            "p1",
+            "stats.kstest(x, 'norm', args=(-1.0, np.sqrt(4.2))).pvalue",
+        ),
+        (
+            "p2",
+            "stats.kstest(x, 'norm', args=(-3.0, np.sqrt(4.2))).pvalue",
+        ),
+        ("ls06", ls06.as_str()),
+        ("ls095", ls095.as_str()),
+    ];
+    for (name, pv) in scipy_pvalues(&samples, &tests) {
+        assert!(pv > 1e-4, "{name}: p-value {pv}");
+    }
+    // Edge values: p = 0 gives 1; a rank-one covariance draws on its line.
+    let ones = as_f64(g.logseries(0.0, Some(&[100])).unwrap());
+    assert!(ones.iter().all(|&k| k == 1.0));
+    let line = as_f64(
+        g.multivariate_normal(
+            &a(&[0.0, 1.0], &[2]),
+            &a(&[1.0, 1.0, 1.0, 1.0], &[2, 2]),
+            &[50],
+        )
+        .unwrap(),
+    );
+    assert!(line.chunks(2).all(|r| (r[1] - r[0] - 1.0).abs() < 1e-5));
+    // NumPy's errors.
+    let err = |r: kp::Result<Array>| r.unwrap_err().to_string();
+    for p in [1.0, -0.1, f64::NAN] {
+        assert!(err(g.logseries(p, Some(&[2]))).contains("p < 0, p >= 1 or p is NaN"));
+    }
+    let bad_p = a(&[0.5, 1.0], &[2]);
+    assert!(err(g.logseries(&bad_p, None)).contains("p < 0, p >= 1 or p is NaN"));
+    let mvn = |m: &[f32], ms: &[usize], c: &[f32], cs: &[usize]| {
+        err(g.multivariate_normal(&a(m, ms), &a(c, cs), &[2]))
+    };
+    let eye = [1.0, 0.0, 0.0, 1.0];
+    assert!(mvn(&[0.0, 0.0], &[1, 2], &eye, &[2, 2]).contains("mean must be 1 dimensional"));
+    assert!(mvn(&[0.0; 3], &[3], &eye, &[2, 2]).contains("mean and cov must have same length"));
+    assert!(mvn(&[0.0; 2], &[2], &[1.0; 6], &[3, 2]).contains("2 dimensional and square"));
+    assert!(mvn(&[0.0; 2], &[2], &[1.0, 2.0, 2.0, 1.0], &[2, 2]).contains("positive-semidefinite"));
+}
+
+#[test]
+fn binomial_and_multinomial_pass_chi_square_against_scipy() {
+    let g = default_rng(Some(81));
+    // Inversion (n p < 10), BTRS (n p >= 10), p > 1/2 (n minus a draw of 1 - p), and a large n.
+    let cases: [(&str, f64, f64, i64, i64); 5] = [
+        ("b20", 20.0, 0.3, 1, 14),
+        ("b1000", 1000.0, 0.4, 370, 430),
+        ("b50", 50.0, 0.9, 38, 50),
+        ("b200", 200.0, 0.75, 135, 165),
+        ("b1e6", 1e6, 0.5, 498_500, 501_500),
+    ];
+    let mut samples = Vec::new();
+    let mut tests = Vec::new();
+    for (name, n, p, lo, hi) in cases {
+        let x = as_f64(g.binomial(n, p, Some(&[N])).unwrap());
+        assert!(x
+            .iter()
+            .all(|&k| (0.0..=n).contains(&k) && k.fract() == 0.0));
+        samples.push((name, x));
+        // Classes: below lo, each value (or bins of 100 for the large n), at or above hi.
+        let width = if n > 1e5 { 100 } else { 1 };
+        tests.push((
+            name,
+            format!(
+                "(lambda e: stats.chisquare(np.histogram(x, e)[0], len(x) * np.diff(stats.binom.cdf(e - 1, {n}, {p}))).pvalue)\
+                 (np.concatenate([[-1], np.arange({lo}, {hi} + 1, {width}), [{n} + 1]]))"
+            ),
+        ));
+    }
+    // Multinomial: every row sums to n; category 1's marginal is binomial(n, p1).
+    let m = g.multinomial(30, &[0.2, 0.5, 0.3], &[N / 2]).unwrap();
+    assert_eq!(m.shape(), &[N / 2, 3]);
+    let v = as_f64(m);
+    assert!(v.chunks(3).all(|r| r.iter().sum::<f64>() == 30.0));
+    samples.push(("m1", v.chunks(3).map(|r| r[1]).collect()));
+    tests.push((
+        "m1",
+        "(lambda e: stats.chisquare(np.histogram(x, e)[0], len(x) * np.diff(stats.binom.cdf(e - 1, 30, 0.5))).pvalue)(np.concatenate([[-1], np.arange(8, 23), [31]]))".to_string(),
+    ));
+    let tests: Vec<(&str, &str)> = tests.iter().map(|(a, b)| (*a, b.as_str())).collect();
+    for (name, pv) in scipy_pvalues(&samples, &tests) {
+        assert!(pv > 1e-4, "{name}: chi-square p-value {pv}");
+    }
+    // Edge values as NumPy defines them.
+    let all = |x: Array, v: f64| as_f64(x).iter().all(|&k| k == v);
+    assert!(all(g.binomial(7.0, 0.0, Some(&[50])).unwrap(), 0.0));
+    assert!(all(g.binomial(7.0, 1.0, Some(&[50])).unwrap(), 7.0));
+    assert!(all(g.binomial(0.0, 0.4, Some(&[50])).unwrap(), 0.0));
+    let ns = kp::Array::from_slice(&[0.0f32, 5.0, 1000.0], &[3]).unwrap();
+    let x = as_f64(g.binomial(&ns, 1.0, None).unwrap());
+    assert_eq!(x, vec![0.0, 5.0, 1000.0]);
+    let err = |r: kp::Result<Array>| r.unwrap_err().to_string();
+    assert!(err(g.binomial(-1.0, 0.5, None)).contains("n < 0"));
+    for p in [-0.1, 1.5, f64::NAN] {
+        assert!(err(g.binomial(5.0, p, None)).contains("p < 0, p > 1 or p is NaN"));
+    }
+    assert!(err(g.multinomial(5, &[0.5, -0.1], &[])).contains("pvals < 0"));
+    assert!(err(g.multinomial(5, &[0.8, 0.7, 0.1], &[])).contains("> 1.0"));
+}
+
+#[test]
+fn vonmises_passes_kolmogorov_smirnov_against_scipy() {
+    let g = default_rng(Some(82));
+    let mut samples = Vec::new();
+    let mut tests = Vec::new();
+    for (name, mu, kappa) in [
+        ("vm05", 1.0, 0.5),
+        ("vm4", -3.0, 4.0),
+        ("vm50", 3.0, 50.0),
+        ("vm_tiny", 0.0, 1e-9),
+    ] {
+        let x = as_f64(g.vonmises(mu, kappa, Some(&[N])).unwrap());
+        assert!(x.iter().all(|v| v.abs() <= std::f64::consts::PI + 1e-6));
+        samples.push((name, x));
+        tests.push((
+            name,
+            // SciPy's support is [mu - pi, mu + pi]: compare x - mu wrapped into [-pi, pi).
+            format!(
+                "stats.kstest(np.mod(x - ({mu}) + np.pi, 2 * np.pi) - np.pi, \
+                 stats.vonmises(max({kappa}, 1e-12)).cdf).pvalue"
+            ),
+        ));
+    }
+    // kappa > 1e6: a wrapped normal of variance 1 / kappa.
+    samples.push(("vm_huge", as_f64(g.vonmises(0.5, 1e7, Some(&[N])).unwrap())));
+    tests.push((
+        "vm_huge",
+        "stats.kstest(x, 'norm', args=(0.5, 1 / np.sqrt(1e7))).pvalue".to_string(),
+    ));
+    let tests: Vec<(&str, &str)> = tests.iter().map(|(a, b)| (*a, b.as_str())).collect();
+    for (name, pv) in scipy_pvalues(&samples, &tests) {
+        assert!(pv > 1e-4, "{name}: KS p-value {pv}");
+    }
+    assert!(g
+        .vonmises(0.0, -1.0, None)
+        .unwrap_err()
+        .to_string()
+        .contains("kappa < 0"));
+}

@@ -236,7 +236,7 @@ pub fn elementwise(program: &Program, target: &Target) -> Result<Kernel> {
 
     let any_strided = program.inputs.iter().any(|i| i.access == Access::Strided);
     let mut body = String::new();
-    let mut needs = Needs::default();
+    let mut needs = Needs::for_target(target);
     let n_items = items(program);
     let limit = if vector { "(P.n / 4u)" } else { "P.n" };
     // Indices (and coordinates of strided inputs) of every item. Scalar kernels: item k is
@@ -294,8 +294,11 @@ pub fn elementwise(program: &Program, target: &Target) -> Result<Kernel> {
             if is_load(node) != pass {
                 continue;
             }
-            if let (Node::Random(_, args), true) = (node, vector) {
-                // One Philox block per vector of four elements (their words 0).
+            let mut block_values = false;
+            if let (Node::Random(op, args), true) = (node, vector) {
+                // One Philox block per vector of four elements (their words 0), and the four
+                // values at once where they come from it alone (Box-Muller pairs).
+                block_values = op.block_wgsl(*dtype, "b").is_some();
                 for j in 0..VECTORS_PER_THREAD {
                     let a = |x: usize| format!("n{}_{}", args[x], 4 * j);
                     let _ = writeln!(
@@ -307,10 +310,16 @@ pub fn elementwise(program: &Program, target: &Target) -> Result<Kernel> {
                         a(3),
                         4 * j
                     );
+                    if let Some(v) = op.block_wgsl(*dtype, &format!("rb{idx}_{j}")) {
+                        needs.random.extend(op.functions(*dtype));
+                        let _ = writeln!(body, "    let rv{idx}_{j} = {v};");
+                    }
                 }
             }
             for k in 0..n_items {
-                let expr = if uniform[idx] && k > 0 {
+                let expr = if block_values {
+                    format!("rv{idx}_{}.{}", k / 4, ["x", "y", "z", "w"][k as usize % 4])
+                } else if uniform[idx] && k > 0 {
                     format!("n{idx}_0")
                 } else {
                     node_expr(program, node, *dtype, k, &mut needs)?
@@ -459,22 +468,29 @@ pub(crate) struct Needs {
     /// True in vectorised elementwise kernels, which compute each random draw's Philox block
     /// once per four elements (`rb<node>_<vector>`) before the draw's nodes.
     random_blocks: bool,
+    /// The adapter has 64-bit integers (Philox's high products use them).
+    pub(crate) int64: bool,
 }
 
 impl Needs {
+    /// No needs yet, for a kernel compiled for `target`.
+    pub(crate) fn for_target(target: &Target) -> Needs {
+        Needs {
+            int64: target.i64,
+            ..Needs::default()
+        }
+    }
+
     pub(crate) fn render(&self) -> Result<String> {
         let mut s = String::new();
         // Each library keeps the functions it defines (names of the other precision are not
         // in it); the complex functions come with the real ones they call.
-        let mut random = libm::subset(random::RANDOM_WGSL, self.random.iter().copied());
+        let mut random = random::library(self.random.iter().copied(), self.int64);
         for f in self.random_fns.values() {
             random.push_str(f);
         }
         // The libm functions the random transforms call come along with the kernel's own.
-        let called: BTreeSet<&str> = random
-            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .filter(|w| w.starts_with("kp_"))
-            .collect();
+        let called = random::libm_calls(&random);
         let roots = || {
             self.libm
                 .iter()

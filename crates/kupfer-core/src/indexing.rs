@@ -364,7 +364,7 @@ pub fn generate(ip: &IndexProgram, target: &Target) -> Result<(String, ParamLayo
     ) {
         body = format!("    let r = kp_eval(g);\n{body}");
     }
-    let mut needs = Needs::default();
+    let mut needs = Needs::for_target(target);
     let mut map_body = String::from("    let i0 = g;\n    let g0 = g;\n");
     if map.rank > 0 && map.inputs.iter().any(|i| i.access == Access::Strided) {
         map_body.push_str("    var r0 = g0;\n");

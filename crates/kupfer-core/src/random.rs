@@ -37,18 +37,31 @@
 //! - normal float32: Box–Muller on the pair of words of lanes `2 (e % 4 / 2)` and `+ 1` of the
 //!   shared block: `u1 = ((w >> 8) + 1) 2^-24` in (0, 1], `u2` uniform, `sqrt(-2 ln u1)` times
 //!   `cos(2 pi u2)` for even `e`, `sin` for odd `e`: one block gives four normals. float64:
-//!   `u1` from words 0 and 1, `u2` from words 2 and 3, the cosine only. Logarithm, sine and
-//!   cosine come from kupfer's libm (the same bits everywhere); the square root is the
-//!   driver's, so normals agree between GPUs to an ulp or two where uniforms and integers are
-//!   bit-identical.
+//!   `u1` from words 0 and 1, `u2` from words 2 and 3, the cosine only. The float32 logarithm,
+//!   sine and cosine are sampling versions of kupfer's libm in `random.wgsl` (about 1 ulp, no
+//!   special cases: `kp_ln_sample_f32`; the angle's quadrant is taken from u2's bits, so
+//!   `kp_sincos_turn24` has no range-reduction error); float64 uses the libm. They are
+//!   polynomials in plain arithmetic, but the square root and division are the driver's and a
+//!   compiler may fuse a multiply and an add, so normals agree between GPUs to an ulp or two
+//!   where uniforms and integers are bit-identical.
+//! - Philox's 32 x 32-bit high products use one 64-bit multiply on adapters with
+//!   SHADER_INT64 and an exact 16-bit-halves form elsewhere (WebGPU): the same bits.
 //! - gamma: Marsaglia–Tsang, two attempts per own block, at most 32 (then the mode-like
 //!   candidate `d`; probability below 1e-41); shape < 1 boosted by `U^(1/a)` from word 0.
 //! - Poisson: inversion of word 0 below lam = 10, Hörmann's PTRS above (32 attempts, then
 //!   `floor(lam)`), with Loader's saddle-point log-probabilities.
-//! - permutations of [0, n): element `e` is a keyed bijection of `e` (a four-round Feistel
-//!   network on the smallest [0, 4^h) holding n, round keys from the block at counter
-//!   `(0, 2^32 - 1, d)`, walked along its cycles until below n): no sort, one kernel, and a
-//!   prefix of it (choice without replacement) costs only its own elements.
+//! - permutations of [0, n): element `e` is computed on its own: no sort, one kernel, and a
+//!   prefix of it (choice without replacement) costs only its own elements. n <= 64: the rank
+//!   of e's 64-bit key (words 0, 1 of the block at counter `(e, 2^32 - 3, d)`) among the n
+//!   keys, ties by index — exactly uniform. Larger n: a keyed bijection of `e` (a four-round
+//!   Feistel network on the smallest [0, 4^h) holding n, round keys from the block at counter
+//!   `(0, 2^32 - 1, d)`, walked along its cycles until below n). A balanced Feistel network
+//!   makes only even permutations, so a key bit first swaps positions 0 and 1: the parity is
+//!   uniform; the law is not exactly uniform over all n! orderings (128 key bits cannot
+//!   reach them), but passes the position, pair and parity tests in tests/random.rs.
+//! - `permuted` along an axis: element `e` of a draw over rows of n is row `e / n`'s own
+//!   permutation of `e % n`: the rank method over the keys of elements `(e / n) n + i`, or the
+//!   walk keyed by the block at counter `(e / n, 2^32 - 2, d)`.
 //! - bounded integers in [0, r): Lemire's multiply-and-reject (unbiased), word 0 first, then up
 //!   to 64 more words; past them (probability below 2^-65) the last candidate is kept.
 
@@ -58,6 +71,36 @@ use crate::error::{Error, Result};
 /// The WGSL of the bit generator and the transforms (a library: kernels take the subset they
 /// call with [`crate::libm::subset`]).
 pub const RANDOM_WGSL: &str = include_str!("../../../shaders/random.wgsl");
+
+/// The WGSL of the random functions `functions` (and what they call in [`RANDOM_WGSL`]; the
+/// libm functions they call are not included) for an adapter with (`int64`) or without 64-bit
+/// integers: `kp_mulhi` is the 64-bit multiply's high word where there are, else its exact
+/// 16-bit-halves form (the same bits). Empty when `functions` is.
+pub fn library<'a>(functions: impl IntoIterator<Item = &'a str>, int64: bool) -> String {
+    let mulhi = if int64 {
+        "kp_mulhi_u64"
+    } else {
+        "kp_mulhi_u16"
+    };
+    let mut roots: Vec<&str> = functions.into_iter().collect();
+    if roots.is_empty() {
+        return String::new();
+    }
+    roots.push(mulhi);
+    let mut src = crate::libm::subset(RANDOM_WGSL, roots);
+    src.push_str(&format!(
+        "fn kp_mulhi(a: u32, b: u32) -> u32 {{\n    return {mulhi}(a, b);\n}}\n"
+    ));
+    src
+}
+
+/// The names in `src` that may be libm items (`kp_*` functions, `kpl*` helpers and `KPL*`
+/// constants): the roots of the libm subset that random functions call.
+pub fn libm_calls(src: &str) -> std::collections::BTreeSet<&str> {
+    src.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| w.starts_with("kp") || w.starts_with("KPL"))
+        .collect()
+}
 
 /// What a [`crate::Node::Random`] leaf computes for its element. Its arguments are four u32
 /// nodes — key low, key high, draw number low, draw number high — followed by the operation's
@@ -82,6 +125,14 @@ pub enum RandomOp {
     /// Element `e` of a random permutation of [0, n) as u32; one u32 parameter `n` (a keyed
     /// Feistel bijection walked along its cycles: no sort, one kernel).
     Permute,
+    /// Element `e % n` of an independent random permutation of [0, n) for each row `e / n`, as
+    /// u32; one u32 parameter `n` (`permuted` along an axis).
+    PermuteRows,
+    /// Binomial count as float32 of the float32 parameters n and p (inversion below n p = 10,
+    /// BTRS above).
+    Binomial,
+    /// Von Mises angle around 0 as float32 of the float32 parameter kappa (Best–Fisher).
+    VonMises,
 }
 
 impl RandomOp {
@@ -89,15 +140,25 @@ impl RandomOp {
     pub fn params(self) -> usize {
         match self {
             RandomOp::Bits | RandomOp::Uniform | RandomOp::OpenUniform | RandomOp::Normal => 0,
-            RandomOp::Bounded | RandomOp::Gamma | RandomOp::Poisson | RandomOp::Permute => 1,
+            RandomOp::Bounded
+            | RandomOp::Gamma
+            | RandomOp::Poisson
+            | RandomOp::Permute
+            | RandomOp::PermuteRows
+            | RandomOp::VonMises => 1,
+            RandomOp::Binomial => 2,
         }
     }
 
     /// Checks that this op can produce `dtype`.
     pub fn check(self, dtype: DType) -> Result<()> {
         let ok = match self {
-            RandomOp::Bits | RandomOp::Bounded | RandomOp::Permute => dtype == DType::U32,
-            RandomOp::Gamma | RandomOp::Poisson => dtype == DType::F32,
+            RandomOp::Bits | RandomOp::Bounded | RandomOp::Permute | RandomOp::PermuteRows => {
+                dtype == DType::U32
+            }
+            RandomOp::Gamma | RandomOp::Poisson | RandomOp::Binomial | RandomOp::VonMises => {
+                dtype == DType::F32
+            }
             RandomOp::Uniform | RandomOp::OpenUniform | RandomOp::Normal => {
                 matches!(dtype, DType::F32 | DType::F64)
             }
@@ -113,21 +174,67 @@ impl RandomOp {
 
     /// The WGSL functions of [`RANDOM_WGSL`] an op of `dtype` calls (the kernel takes them
     /// and what they call with [`crate::libm::subset`]).
-    pub fn functions(self, dtype: DType) -> [&'static str; 4] {
+    pub fn functions(self, dtype: DType) -> [&'static str; 5] {
         let transform = match (self, dtype) {
             (RandomOp::Bits, _) => "kp_lane",
             (RandomOp::Uniform, DType::F64) => "kp_u01_f64",
-            (RandomOp::Uniform, _) => "kp_u01_f32",
+            (RandomOp::Uniform, _) => {
+                return [
+                    "kp_rng_block0",
+                    "kp_rng_block",
+                    "kp_lane",
+                    "kp_u01_f32",
+                    "kp_u01x4_f32",
+                ]
+            }
             (RandomOp::OpenUniform, DType::F64) => "kp_u01_mid_f64",
-            (RandomOp::OpenUniform, _) => "kp_u01_mid_f32",
+            (RandomOp::OpenUniform, _) => {
+                return [
+                    "kp_rng_block0",
+                    "kp_rng_block",
+                    "kp_lane",
+                    "kp_u01_mid_f32",
+                    "kp_u01_midx4_f32",
+                ]
+            }
             (RandomOp::Normal, DType::F64) => "kp_normal_f64",
-            (RandomOp::Normal, _) => "kp_normal_f32",
+            (RandomOp::Normal, _) => {
+                return [
+                    "kp_rng_block0",
+                    "kp_rng_block",
+                    "kp_lane",
+                    "kp_normal_f32",
+                    "kp_normal4_f32",
+                ]
+            }
             (RandomOp::Bounded, _) => "kp_bounded",
             (RandomOp::Gamma, _) => "kp_gamma_f32",
             (RandomOp::Poisson, _) => "kp_poisson_f32",
             (RandomOp::Permute, _) => "kp_permute",
+            (RandomOp::PermuteRows, _) => "kp_permute_rows",
+            (RandomOp::Binomial, _) => "kp_binomial_f32",
+            (RandomOp::VonMises, _) => "kp_vonmises_f32",
         };
-        ["kp_rng_block0", "kp_rng_block", "kp_lane", transform]
+        [
+            "kp_rng_block0",
+            "kp_rng_block",
+            "kp_lane",
+            transform,
+            transform,
+        ]
+    }
+
+    /// The WGSL expression of the four values (a vec4) of the elements `4 i .. 4 i + 4` whose
+    /// block 0 is `b`, for the ops whose value depends on its word 0 alone (float32): a
+    /// vectorised kernel computes them once per block. `None` for the other ops.
+    pub fn block_wgsl(self, dtype: DType, b: &str) -> Option<String> {
+        match (self, dtype) {
+            (RandomOp::Bits, _) => Some(b.to_string()),
+            (RandomOp::Uniform, DType::F32) => Some(format!("kp_u01x4_f32({b})")),
+            (RandomOp::OpenUniform, DType::F32) => Some(format!("kp_u01_midx4_f32({b})")),
+            (RandomOp::Normal, DType::F32) => Some(format!("kp_normal4_f32({b})")),
+            _ => None,
+        }
     }
 
     /// The WGSL expression of element `e`'s value, given the key `k` and draw `d` (vec2<u32>
@@ -188,7 +295,17 @@ impl RandomOp {
             (RandomOp::Poisson, _) => {
                 format!("kp_poisson_f32({k}, {d}, {e}, {w0}, {})", params[0])
             }
+            (RandomOp::VonMises, _) => {
+                format!("kp_vonmises_f32({k}, {d}, {e}, {w0}, {})", params[0])
+            }
             (RandomOp::Permute, _) => format!("kp_permute({k}, {d}, {e}, {})", params[0]),
+            (RandomOp::PermuteRows, _) => {
+                format!("kp_permute_rows({k}, {d}, {e}, {})", params[0])
+            }
+            (RandomOp::Binomial, _) => format!(
+                "kp_binomial_f32({k}, {d}, {e}, {w0}, {}, {})",
+                params[0], params[1]
+            ),
         }
     }
 }
@@ -289,7 +406,7 @@ pub fn reference(op: RandomOp, dtype: DType, key: [u32; 2], draw: u64, e: u32, p
             let b = stream_word(key, draw, pair + 1, 0);
             let u1 = f64::from(((a >> 8) + 1) as f32 * (1.0 / 16_777_216.0));
             let u2 = f64::from(u01_f32(b));
-            let t = f64::from(std::f32::consts::TAU * u2 as f32);
+            let t = std::f64::consts::TAU * u2;
             let r = (-2.0 * u1.ln()).sqrt();
             if e & 1 == 1 {
                 r * t.sin()
@@ -299,8 +416,11 @@ pub fn reference(op: RandomOp, dtype: DType, key: [u32; 2], draw: u64, e: u32, p
         }
         (RandomOp::Bounded, _) => f64::from(bounded(w, param)),
         // The rejection samplers are checked statistically, not against a reference.
-        (RandomOp::Gamma | RandomOp::Poisson, _) => f64::NAN,
+        (RandomOp::Gamma | RandomOp::Poisson | RandomOp::Binomial | RandomOp::VonMises, _) => {
+            f64::NAN
+        }
         (RandomOp::Permute, _) => f64::from(permute(key, draw, e, param)),
+        (RandomOp::PermuteRows, _) => f64::from(permute_rows(key, draw, e, param)),
     }
 }
 
@@ -327,18 +447,59 @@ fn mix32(x: u32) -> u32 {
     h ^ (h >> 16)
 }
 
+/// Permutations of [0, n) up to this size rank random 64-bit keys (`KP_RANK_MAX`).
+pub const RANK_MAX: u32 = 64;
+
 /// Element `e` of the random permutation of [0, n) of draw `draw` (the reference of
-/// `kp_permute`: a four-round Feistel bijection of [0, 4^h), 4^h >= n, keyed by the block at
-/// counter (0, 2^32 - 1, draw), walked along its cycles until it lands below n).
+/// `kp_permute`; see the module docs).
 pub fn permute(key: [u32; 2], draw: u64, e: u32, n: u32) -> u32 {
+    if n <= RANK_MAX {
+        return permute_rank(key, draw, 0, e, n);
+    }
+    let rk = philox4x32_10([0, u32::MAX, draw as u32, (draw >> 32) as u32], key);
+    cycle_walk(rk, e, n)
+}
+
+/// Element `e` of a draw of one random permutation of [0, n) per row of n elements (the
+/// reference of `kp_permute_rows`).
+pub fn permute_rows(key: [u32; 2], draw: u64, e: u32, n: u32) -> u32 {
+    let row = e / n.max(1);
+    let j = e - row * n;
+    if n <= RANK_MAX {
+        return permute_rank(key, draw, row * n, j, n);
+    }
+    let rk = philox4x32_10([row, u32::MAX - 1, draw as u32, (draw >> 32) as u32], key);
+    cycle_walk(rk, j, n)
+}
+
+/// The rank of element `j`'s 64-bit key among elements `0..n` (the reference of
+/// `kp_permute_rank`).
+fn permute_rank(key: [u32; 2], draw: u64, base: u32, j: u32, n: u32) -> u32 {
+    let k = |i: u32| {
+        let b = philox4x32_10(
+            [base + i, u32::MAX - 2, draw as u32, (draw >> 32) as u32],
+            key,
+        );
+        ((u64::from(b[0]) << 32) | u64::from(b[1]), i)
+    };
+    let kj = k(j);
+    (0..n).filter(|&i| k(i) < kj).count() as u32
+}
+
+/// Element `j` of the Feistel permutation of [0, n) under round keys `rk`, positions 0 and 1
+/// swapped first by a key bit, walked along its cycles (the reference of `kp_cycle_walk`).
+fn cycle_walk(rk: [u32; 4], j: u32, n: u32) -> u32 {
     if n <= 1 {
         return 0;
     }
     let bits = 32 - (n - 1).leading_zeros();
     let h = bits.div_ceil(2);
-    let rk = philox4x32_10([0, u32::MAX, draw as u32, (draw >> 32) as u32], key);
     let mask = (1u32 << h) - 1;
-    let mut x = e;
+    let mut x = if j < 2 && mix32(rk[0] ^ rk[3]) & 1 == 1 {
+        j ^ 1
+    } else {
+        j
+    };
     for _ in 0..512 {
         let (mut l, mut r) = (x >> h, x & mask);
         for k in rk {
@@ -417,6 +578,20 @@ mod tests {
                 seen[p as usize] = true;
             }
         }
+        // Rows: each a bijection, and rows differ.
+        let rows: Vec<Vec<u32>> = (0..3u32)
+            .map(|r| {
+                (0..50)
+                    .map(|j| permute_rows([5, 6], 7, r * 50 + j, 50))
+                    .collect()
+            })
+            .collect();
+        for row in &rows {
+            let mut v = row.clone();
+            v.sort_unstable();
+            assert_eq!(v, (0..50).collect::<Vec<u32>>());
+        }
+        assert_ne!(rows[0], rows[1]);
     }
 
     #[test]
@@ -434,33 +609,30 @@ mod tests {
             (RandomOp::Gamma, DType::F32),
             (RandomOp::Poisson, DType::F32),
             (RandomOp::Permute, DType::U32),
+            (RandomOp::PermuteRows, DType::U32),
+            (RandomOp::Binomial, DType::F32),
+            (RandomOp::VonMises, DType::F32),
         ] {
-            for lane in [None, Some(0), Some(3)] {
-                let mut src = crate::libm::subset(RANDOM_WGSL, op.functions(dtype));
+            for (lane, int64) in [(None, false), (Some(0), true), (Some(3), false)] {
+                let mut src = library(op.functions(dtype), int64);
                 let lib = if dtype == DType::F64 {
                     crate::libm::f64_library()
                 } else {
                     crate::libm::f32_library()
                 };
                 let src_copy = src.clone();
-                let words = src_copy
-                    .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                    .filter(|w| w.starts_with("kp_"));
-                src.push_str(&crate::libm::subset(lib, words));
-                let expr = op.wgsl(
-                    dtype,
-                    "k",
-                    "d",
-                    "e",
-                    "b",
-                    lane,
-                    &[if matches!(op, RandomOp::Bounded | RandomOp::Permute) {
-                        "7u"
-                    } else {
-                        "2.5"
-                    }
-                    .to_string()],
-                );
+                src.push_str(&crate::libm::subset(lib, libm_calls(&src_copy)));
+                let mut params = vec![if matches!(
+                    op,
+                    RandomOp::Bounded | RandomOp::Permute | RandomOp::PermuteRows
+                ) {
+                    "7u"
+                } else {
+                    "2.5"
+                }
+                .to_string()];
+                params.push("0.25".to_string());
+                let expr = op.wgsl(dtype, "k", "d", "e", "b", lane, &params);
                 src.push_str(&format!(
                     "struct Params {{ zero: f32 }}\n@group(0) @binding(0) var<uniform> P: Params;\n\
                      @group(0) @binding(1) var<storage, read_write> out: array<{}>;\n\

@@ -473,7 +473,7 @@ pub fn generate(rp: &ReduceProgram, target: &Target) -> Result<(String, ParamLay
         map.inputs.len() + 1
     );
 
-    let mut needs = Needs::default();
+    let mut needs = Needs::for_target(target);
     let mut body = String::from("    let i0 = g;\n    let g0 = g;\n");
     if map.rank > 0 && map.inputs.iter().any(|i| i.access == Access::Strided) {
         body.push_str("    var r0 = g0;\n");

@@ -520,7 +520,7 @@ pub fn generate(sp: &ScanProgram, target: &Target) -> Result<(String, ParamLayou
         "@group(0) @binding({next}) var<storage, read_write> out: array<{out_ty}>;"
     );
 
-    let mut needs = Needs::default();
+    let mut needs = Needs::for_target(target);
     let value_type = map.out_dtype();
     let value = if sp.partials {
         acc.to_string()

@@ -17,6 +17,7 @@ pub const EXAMPLES: &[&str] = &[
     "np.random.default_rng(42).random(6)",
     "np.random.default_rng(42).integers(0, 1000, 6)",
     "np.random.default_rng(7).standard_normal(4)",
+    "np.random.default_rng(9).permutation(100)[:6]",
     "c = a.copy(); c[c > 5] = 0; c[:, 0] += 100; c",
 ];
 

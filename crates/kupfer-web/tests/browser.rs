@@ -393,7 +393,7 @@ fn check_playground(page: &Value) -> String {
 fn check_random_draws(cases: &[Value]) {
     use kupfer::random::philox::{reference, seed_key, RandomOp};
     use kupfer::DType;
-    let draws: [(&str, RandomOp, DType, u64, usize, u32, f64); 3] = [
+    let draws: [(&str, RandomOp, DType, u64, usize, u32, f64); 4] = [
         (
             "np.random.default_rng(42).random(6)",
             RandomOp::Uniform,
@@ -420,6 +420,15 @@ fn check_random_draws(cases: &[Value]) {
             4,
             0,
             1e-5,
+        ),
+        (
+            "np.random.default_rng(9).permutation(100)[:6]",
+            RandomOp::Permute,
+            DType::U32,
+            9,
+            6,
+            100,
+            0.0,
         ),
     ];
     for (expr, op, dtype, seed, n, param, rel) in draws {

@@ -147,12 +147,6 @@ pub(crate) const PLANNED: &[&str] = &[
     "linalg.eig",
     "roots",
     "linalg.eigvals",
-    // random
-    "random.choice",
-    "random.permutation",
-    "random.shuffle",
-    "random.poisson",
-    "random.binomial",
 ];
 
 /// Array methods (`a.sum()`) that later issues implement.

@@ -56,9 +56,15 @@ pub(super) fn register(r: &mut Registry) {
         "random.negative_binomial",
         "random.permutation",
         "random.choice",
+        "random.shuffle",
         "random.f",
         "random.noncentral_chisquare",
         "random.dirichlet",
+        "random.logseries",
+        "random.binomial",
+        "random.multinomial",
+        "random.vonmises",
+        "random.multivariate_normal",
     ] {
         r.native(&[name], |c| {
             let m = c.name.trim_start_matches("random.");
@@ -105,6 +111,13 @@ pub const GENERATOR_METHODS: &[&str] = &[
     "dirichlet",
     "permutation",
     "choice",
+    "shuffle",
+    "permuted",
+    "logseries",
+    "multivariate_normal",
+    "binomial",
+    "multinomial",
+    "vonmises",
     "spawn",
 ];
 
@@ -286,11 +299,12 @@ fn method(g: &Generator, name: &str, call: Call) -> Result<Value> {
             let size = opt_size(&mut a)?;
             g.gamma(k, s, size.as_deref())
         }
-        "beta" | "f" | "noncentral_chisquare" | "negative_binomial" => {
+        "beta" | "f" | "noncentral_chisquare" | "negative_binomial" | "binomial" | "vonmises" => {
             let (p0, p1) = match name {
                 "beta" => ("a", "b"),
                 "f" => ("dfnum", "dfden"),
                 "noncentral_chisquare" => ("df", "nonc"),
+                "vonmises" => ("mu", "kappa"),
                 _ => ("n", "p"),
             };
             let mut a = call.bind(&[p0, p1, "size="])?;
@@ -302,6 +316,8 @@ fn method(g: &Generator, name: &str, call: Call) -> Result<Value> {
                 "beta" => g.beta(x, y, size),
                 "f" => g.f(x, y, size),
                 "noncentral_chisquare" => g.noncentral_chisquare(x, y, size),
+                "binomial" => g.binomial(x, y, size),
+                "vonmises" => g.vonmises(x, y, size),
                 _ => g.negative_binomial(x, y, size),
             }
         }
@@ -321,6 +337,25 @@ fn method(g: &Generator, name: &str, call: Call) -> Result<Value> {
             let size = opt_size(&mut a)?;
             g.poisson(lam, size.as_deref())
         }
+        "multinomial" => {
+            let mut a = call.bind(&["n", "pvals", "size="])?;
+            let n = a.req_int("n")?;
+            let n = u64::try_from(n).map_err(|_| EvalError::value_error(span, "n < 0"))?;
+            let pvals = match a.req("pvals")? {
+                Value::List(items) | Value::Tuple(items) => items
+                    .iter()
+                    .map(|v| super::to_f64(v, "pvals", span))
+                    .collect::<Result<Vec<f64>>>()?,
+                _ => {
+                    return Err(EvalError::not_supported(
+                        span,
+                        "multinomial(n, pvals) with pvals other than a list of numbers",
+                    ))
+                }
+            };
+            let size = size(&mut a)?;
+            g.multinomial(n, &pvals, &size)
+        }
         "dirichlet" => {
             let mut a = call.bind(&["alpha", "size="])?;
             let alpha = a.req("alpha")?;
@@ -339,49 +374,15 @@ fn method(g: &Generator, name: &str, call: Call) -> Result<Value> {
             let size = size(&mut a)?;
             g.dirichlet(&alpha, &size)
         }
-        "permutation" => {
-            let mut a = call.bind(&["x"])?;
-            let x = a.req("x")?;
-            match x {
-                Value::Scalar(_) => {
-                    let n = to_int(&x, "x", span)?;
-                    let n = usize::try_from(n)
-                        .map_err(|_| EvalError::value_error(span, "negative dimensions are not allowed"))?;
-                    g.permutation(n)
-                }
-                _ => {
-                    return Err(EvalError::not_supported(
-                        span,
-                        "permutation of an array (kupfer permutes integer ranges: use x[rng.permutation(len(x))])",
-                    ))
-                }
-            }
+        "permutation" | "shuffle" | "permuted" | "choice" | "multivariate_normal" => {
+            return permutations(g, name, call)
         }
-        "choice" => {
-            let mut a = call.bind(&["a", "size=", "replace=", "p=", "axis=", "shuffle="])?;
-            let x = a.req("a")?;
-            if a.get("p").is_some() {
-                return Err(EvalError::not_supported(span, "choice(..., p=...)"));
-            }
-            let Value::Scalar(_) = x else {
-                return Err(EvalError::not_supported(
-                    span,
-                    "choice from an array (kupfer chooses from integer ranges)",
-                ));
+        "weibull" | "pareto" | "power" | "geometric" | "logseries" => {
+            let p = if matches!(name, "geometric" | "logseries") {
+                "p"
+            } else {
+                "a"
             };
-            let n = to_int(&x, "a", span)?;
-            let n = usize::try_from(n).map_err(|_| {
-                EvalError::value_error(
-                    span,
-                    "a must be a positive integer unless no samples are taken",
-                )
-            })?;
-            let size = size(&mut a)?;
-            let replace = a.bool_or("replace", true)?;
-            g.choice(n, &size, replace)
-        }
-        "weibull" | "pareto" | "power" | "geometric" => {
-            let p = if name == "geometric" { "p" } else { "a" };
             let mut a = call.bind(&[p, "size="])?;
             let x = a.operand(p)?;
             let size = opt_size(&mut a)?;
@@ -390,6 +391,7 @@ fn method(g: &Generator, name: &str, call: Call) -> Result<Value> {
                 "weibull" => g.weibull(x, size),
                 "pareto" => g.pareto(x, size),
                 "power" => g.power(x, size),
+                "logseries" => g.logseries(x, size),
                 _ => g.geometric(x, size),
             }
         }
@@ -407,6 +409,147 @@ fn method(g: &Generator, name: &str, call: Call) -> Result<Value> {
                 format!("'Generator.{other}'"),
             ))
         }
+    };
+    r.map(Value::Array).map_err(e)
+}
+
+/// `permutation`, `shuffle`, `permuted`, `choice` and `multivariate_normal` (they gather or
+/// read back: native only).
+#[cfg(not(target_arch = "wasm32"))]
+fn permutations(g: &Generator, name: &str, call: Call) -> Result<Value> {
+    let span = call.span;
+    let e = kerr(span);
+    let r = match name {
+        "permutation" => {
+            let mut a = call.bind(&["x", "axis="])?;
+            let x = a.req("x")?;
+            let axis = a.int("axis")?.unwrap_or(0) as isize;
+            match x {
+                Value::Scalar(_) => {
+                    let n = to_int(&x, "x", span)?;
+                    let n = usize::try_from(n).map_err(|_| {
+                        EvalError::value_error(span, "negative dimensions are not allowed")
+                    })?;
+                    g.permutation(n)
+                }
+                _ => g.permutation_of(&super::to_array(&x, None, span)?, axis),
+            }
+        }
+        "shuffle" => {
+            let mut a = call.bind(&["x", "axis="])?;
+            let x = a.req("x")?;
+            let axis = a.int("axis")?.unwrap_or(0) as isize;
+            let Value::Array(x) = x else {
+                return Err(EvalError::type_error(
+                    span,
+                    "shuffle needs an array to shuffle in place",
+                ));
+            };
+            g.shuffle(&x, axis).map_err(kerr(span))?;
+            return Ok(Value::None);
+        }
+        "permuted" => {
+            let mut a = call.bind(&["x", "axis=", "out="])?;
+            if a.get("out").is_some() {
+                return Err(EvalError::not_supported(span, "permuted(..., out=...)"));
+            }
+            let x = super::to_array(&a.req("x")?, None, span)?;
+            let axis = match a.get("axis") {
+                None | Some(Value::None) => None,
+                Some(v) => Some(to_int(&v, "axis", span)? as isize),
+            };
+            g.permuted(&x, axis)
+        }
+        "choice" => {
+            let mut a = call.bind(&["a", "size=", "replace=", "p=", "axis=", "shuffle="])?;
+            let x = a.req("a")?;
+            let size = size(&mut a)?;
+            let replace = a.bool_or("replace", true)?;
+            let p = match a.get("p") {
+                None | Some(Value::None) => None,
+                Some(v) => Some(super::to_array(&v, None, span)?),
+            };
+            let axis = a.int("axis")?.unwrap_or(0) as isize;
+            let shuffle = a.bool_or("shuffle", true)?;
+            let from_int = match &x {
+                Value::Scalar(_) => true,
+                Value::Array(arr) => arr.ndim() == 0,
+                _ => false,
+            };
+            if from_int {
+                let n = match &x {
+                    Value::Array(arr) => {
+                        to_int(&Value::Scalar(arr.item().map_err(kerr(span))?), "a", span)?
+                    }
+                    _ => to_int(&x, "a", span)?,
+                };
+                let n = usize::try_from(n).map_err(|_| {
+                    EvalError::value_error(
+                        span,
+                        "a must be a positive integer unless no samples are taken",
+                    )
+                })?;
+                g.choice_indices(n, &size, replace, p.as_ref())
+            } else {
+                let arr = super::to_array(&x, None, span)?;
+                g.choice_from(&arr, &size, replace, p.as_ref(), axis, shuffle)
+            }
+        }
+        "multivariate_normal" => {
+            let mut a = call.bind(&["mean", "cov", "size="])?;
+            let mean = super::to_array(&a.req("mean")?, None, span)?;
+            let cov = super::to_array(&a.req("cov")?, None, span)?;
+            let size = size(&mut a)?;
+            g.multivariate_normal(&mean, &cov, &size)
+        }
+        _ => unreachable!("{name} is not a permutation method"),
+    };
+    r.map(Value::Array).map_err(e)
+}
+
+/// In the browser: `permutation(n)` and `choice(n, size, replace)` of an integer (no read-back);
+/// the array forms, `p=` and `multivariate_normal` need blocking read-backs, which wasm32 does
+/// not have.
+#[cfg(target_arch = "wasm32")]
+fn permutations(g: &Generator, name: &str, call: Call) -> Result<Value> {
+    let span = call.span;
+    let e = kerr(span);
+    let unsupported = || {
+        Err(EvalError::not_supported(
+            span,
+            format!("Generator.{name} of an array, with p= or of a distribution in the browser"),
+        ))
+    };
+    let r = match name {
+        "permutation" => {
+            let mut a = call.bind(&["x", "axis="])?;
+            let x = a.req("x")?;
+            if !matches!(x, Value::Scalar(_)) {
+                return unsupported();
+            }
+            let n = to_int(&x, "x", span)?;
+            let n = usize::try_from(n)
+                .map_err(|_| EvalError::value_error(span, "negative dimensions are not allowed"))?;
+            g.permutation(n)
+        }
+        "choice" => {
+            let mut a = call.bind(&["a", "size=", "replace=", "p=", "axis=", "shuffle="])?;
+            let x = a.req("a")?;
+            if !matches!(x, Value::Scalar(_)) || !matches!(a.get("p"), None | Some(Value::None)) {
+                return unsupported();
+            }
+            let n = to_int(&x, "a", span)?;
+            let n = usize::try_from(n).map_err(|_| {
+                EvalError::value_error(
+                    span,
+                    "a must be a positive integer unless no samples are taken",
+                )
+            })?;
+            let size = size(&mut a)?;
+            let replace = a.bool_or("replace", true)?;
+            g.choice(n, &size, replace)
+        }
+        _ => return unsupported(),
     };
     r.map(Value::Array).map_err(e)
 }

@@ -23,6 +23,8 @@ enum Rule {
     Positive,
     /// Must be in [0, 1].
     Probability,
+    /// Must be in [0, 1); NaN fails too.
+    BelowOne,
 }
 
 impl Rule {
@@ -31,6 +33,7 @@ impl Rule {
             Rule::NonNegative => x < 0.0,
             Rule::Positive => x <= 0.0,
             Rule::Probability => !(0.0..=1.0).contains(&x),
+            Rule::BelowOne => !(0.0..1.0).contains(&x),
         }
     }
 }
@@ -46,6 +49,10 @@ fn check(p: &Operand, rule: Rule, msg: &str) -> Result<()> {
                 Rule::NonNegative => uf::less(a, 0.0)?,
                 Rule::Positive => uf::less_equal(a, 0.0)?,
                 Rule::Probability => uf::logical_or(uf::less(a, 0.0)?, uf::greater(a, 1.0)?)?,
+                Rule::BelowOne => uf::logical_not(uf::logical_and(
+                    uf::greater_equal(a, 0.0)?,
+                    uf::less(a, 1.0)?,
+                )?)?,
             };
             matches!(
                 crate::reduce::any(&b, crate::reduce::Axis::All, false)?.item()?,
@@ -447,6 +454,162 @@ impl Generator {
         let k = uf::maximum(k, 1.0)?;
         let device = crate::device::Device::current()?;
         k.astype(device.default_int())
+    }
+}
+
+impl Generator {
+    /// Logarithmic-series counts >= 1 (`Generator.logseries`), Kemp's second method (as
+    /// NumPy): with V, U uniform, `q = 1 - (1 - p)^U`, the count is 1 when `V >= p`,
+    /// `floor(1 + log V / log q)` when `V <= q^2`, else 1 or 2 as `V >= q`. No loop: one
+    /// elementwise kernel. Computed in float32 (float64 for float64 `p`): counts are exact up
+    /// to 2^24; int64 where the adapter has it, else int32.
+    pub fn logseries(&self, p: impl Into<Operand>, size: Option<&[usize]>) -> Result<Array> {
+        let p = p.into();
+        check(&p, Rule::BelowOne, "p < 0, p >= 1 or p is NaN")?;
+        let shape = out_shape(size, &[&p])?;
+        let d = draw_dtype(&[&p]);
+        let v = self.open_uniform(&shape, Some(d))?;
+        let u = self.random(&shape, Some(d))?;
+        let r = pu(&p, |p| (-p).ln_1p(), |p| uf::log1p(uf::negative(p)?))?;
+        let q = uf::negative(uf::expm1(uf::multiply(r, u)?)?)?;
+        let tail = uf::maximum(
+            uf::floor(uf::add(uf::divide(uf::log(&v)?, uf::log(&q)?)?, 1.0)?)?,
+            1.0,
+        )?;
+        let small = uf::where_(uf::greater_equal(&v, &q)?, 1.0, 2.0)?;
+        let k = uf::where_(uf::less_equal(&v, uf::square(&q)?)?, tail, small)?;
+        let k = uf::where_(uf::greater_equal(&v, p)?, 1.0, k)?;
+        k.astype(crate::device::Device::current()?.default_int())
+    }
+}
+
+impl Generator {
+    /// Binomial counts of `n` trials with success probability `p` (`Generator.binomial`):
+    /// inversion below `n p = 10`, Hörmann's BTRS above (one kernel; see
+    /// [`kupfer_core::random`]). Computed in float32, so `n` is at most 2^24; non-integer `n`
+    /// truncates as NumPy's cast does. int64 where the adapter has it, else int32.
+    pub fn binomial(
+        &self,
+        n: impl Into<Operand>,
+        p: impl Into<Operand>,
+        size: Option<&[usize]>,
+    ) -> Result<Array> {
+        let (n, p) = (n.into(), p.into());
+        check(&n, Rule::NonNegative, "n < 0")?;
+        check(&p, Rule::Probability, "p < 0, p > 1 or p is NaN")?;
+        if let Operand::Scalar(s) = &p {
+            if s.as_f64().is_nan() {
+                return Err(Error::invalid("p < 0, p > 1 or p is NaN"));
+            }
+        }
+        let n = match n {
+            Operand::Scalar(s) => {
+                let v = s.as_f64().trunc();
+                if v > 16_777_216.0 {
+                    return Err(Error::unsupported(format!(
+                        "binomial with n = {v} (kupfer draws binomials in float32: n <= 2^24)"
+                    )));
+                }
+                Operand::Scalar(Scalar::Float(v))
+            }
+            Operand::Array(a) if a.dtype().kind() == kupfer_core::Kind::Float => {
+                Operand::Array(uf::trunc(&a)?)
+            }
+            other => other,
+        };
+        let shape = out_shape(size, &[&n, &p])?;
+        let params = vec![param_f32(&n, &shape)?, param_f32(&p, &shape)?];
+        let k = self.draw(RandomOp::Binomial, &shape, DType::F32, params)?;
+        k.astype(crate::device::Device::current()?.default_int())
+    }
+
+    /// Von Mises angles in [-pi, pi] of mode `mu` and concentration `kappa`
+    /// (`Generator.vonmises`): Best and Fisher's rejection method around 0 in float32 (one
+    /// kernel; `kappa` below 1e-8 is uniform, above 1e6 a wrapped normal), then shifted by `mu`
+    /// and wrapped as NumPy wraps.
+    pub fn vonmises(
+        &self,
+        mu: impl Into<Operand>,
+        kappa: impl Into<Operand>,
+        size: Option<&[usize]>,
+    ) -> Result<Array> {
+        let (mu, kappa) = (mu.into(), kappa.into());
+        check(&kappa, Rule::NonNegative, "kappa < 0")?;
+        let shape = out_shape(size, &[&mu, &kappa])?;
+        let k = param_f32(&kappa, &shape)?;
+        let x = self.draw(RandomOp::VonMises, &shape, DType::F32, vec![k])?;
+        // r = x + mu; |r| wrapped into [-pi, pi) keeping r's sign, as NumPy does.
+        let r = uf::add(x, mu)?;
+        let pi = std::f64::consts::PI;
+        let m = uf::subtract(
+            uf::remainder(uf::add(uf::absolute(&r)?, pi)?, 2.0 * pi)?,
+            pi,
+        )?;
+        uf::where_(uf::less(&r, 0.0)?, uf::negative(&m)?, m)
+    }
+
+    /// Multinomial counts (`Generator.multinomial(n, pvals, size)`): shape `size + [k]` for
+    /// `k` categories, by conditional binomials (category i draws from what the earlier ones
+    /// left, with probability `p_i / (1 - p_0 - ... - p_{i-1})`; the last takes the rest).
+    pub fn multinomial(&self, n: u64, pvals: &[f64], size: &[usize]) -> Result<Array> {
+        if pvals.iter().any(|p| !(0.0..=1.0).contains(p)) {
+            return Err(Error::invalid(
+                "pvals < 0, pvals > 1 or pvals contains NaNs",
+            ));
+        }
+        let k = pvals.len();
+        if k == 0 {
+            return Err(Error::invalid("pvals must have at least 1 dimension"));
+        }
+        let head: f64 = pvals[..k - 1].iter().sum();
+        if head > 1.0 + 1e-12 {
+            return Err(Error::invalid(format!(
+                "sum(pvals[:-1].astype(np.float64)) = {head} > 1.0. The pvals array is cast \
+                 to 64-bit floating point prior to checking the sum. Precision changes when \
+                 casting may cause problems even if the sum of the original pvals is valid."
+            )));
+        }
+        let device = crate::device::Device::current()?;
+        let int = device.default_int();
+        let mut left: Operand = Operand::Scalar(Scalar::Float(n as f64));
+        let mut used = 0.0;
+        let mut parts = Vec::with_capacity(k);
+        for (i, &p) in pvals.iter().enumerate() {
+            let x = if i + 1 == k {
+                let Operand::Array(a) = &left else {
+                    return crate::creation::full(
+                        &[size, &[k]].concat(),
+                        Scalar::Int(n as i64),
+                        Some(int),
+                    );
+                };
+                a.astype(int)?
+            } else {
+                let q = if used >= 1.0 {
+                    0.0
+                } else {
+                    (p / (1.0 - used)).min(1.0)
+                };
+                used += p;
+                let x = self.binomial(left.clone(), q, Some(size))?;
+                x.eval()?;
+                left = Operand::Array(uf::subtract(left.clone(), &x)?);
+                if let Operand::Array(a) = &left {
+                    a.eval()?;
+                }
+                x
+            };
+            parts.push(
+                x.reshape(
+                    &[
+                        size.iter().map(|&d| d as isize).collect::<Vec<_>>(),
+                        vec![1],
+                    ]
+                    .concat(),
+                )?,
+            );
+        }
+        crate::concatenate(&parts, Some(-1), None)
     }
 }
 

@@ -75,3 +75,24 @@ pub fn permutation(n: usize) -> Result<Array> {
 pub fn choice(n: usize, size: &[usize], replace: bool) -> Result<Array> {
     global_generator().choice(n, size, replace)
 }
+
+/// Uniform float32 in [0, 1) (`np.random.random`, an alias of [`random_sample`]).
+pub fn random(size: &[usize]) -> Result<Array> {
+    random_sample(size)
+}
+
+/// Shuffles `x` in place along its first axis (`np.random.shuffle`).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn shuffle(x: &Array) -> Result<()> {
+    global_generator().shuffle(x, 0)
+}
+
+/// Elements of the 1-D array `a` drawn at random, with probabilities `p` when given
+/// (`np.random.choice(a, size, replace, p)`).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn choice_from(a: &Array, size: &[usize], replace: bool, p: Option<&Array>) -> Result<Array> {
+    if a.ndim() != 1 {
+        return Err(kupfer_core::Error::invalid("a must be 1-dimensional"));
+    }
+    global_generator().choice_from(a, size, replace, p, 0, true)
+}

@@ -14,6 +14,7 @@
 //!   that every distribution starts from.
 //! - `distributions.rs`: the continuous and discrete distributions (Generator methods).
 //! - `permutations.rs`: `permutation(n)` and `choice` without replacement (no sort).
+//! - `multivariate.rs`: `multivariate_normal` (a host Cholesky of the covariance, one matmul).
 //! - `legacy.rs`: NumPy's module functions (`seed`, `rand`, `randn`, `randint`, ...) on a
 //!   global generator.
 //!
@@ -29,6 +30,8 @@
 
 mod distributions;
 mod legacy;
+#[cfg(not(target_arch = "wasm32"))]
+mod multivariate;
 mod permutations;
 
 /// The bit generator (Philox4x32-10), the counter layout, the transforms and their CPU
