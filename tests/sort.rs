@@ -279,11 +279,27 @@ fn sort_and_argsort_every_dtype_radix() {
 }
 
 #[test]
+fn sort_and_argsort_every_dtype_radix_portable_ranking() {
+    // The bit-mask ranking (adapters without subgroups), on adapters that have subgroups.
+    let dev = common::default_device();
+    kp::sort::set_portable_ranking_for_tests(true);
+    kp::sort::set_limits_for_tests(1, 4);
+    let sizes = [2, 1025, 4097];
+    run_cases("radix-masks", sort_cases(&dev, &sizes, 3));
+    kp::sort::set_limits_for_tests(0, 0);
+    kp::sort::set_portable_ranking_for_tests(false);
+}
+
+#[test]
 fn sort_large_default_paths() {
     let dev = common::default_device();
     let mut cases = Vec::new();
-    for d in [DType::F32, DType::I32, DType::U32] {
-        for n in [4095usize, 4096, 4097, 70001] {
+    let mut dtypes = vec![DType::F32, DType::I32, DType::U32, DType::I64];
+    if dev.supports(DType::F64) {
+        dtypes.push(DType::F64);
+    }
+    for d in dtypes {
+        for n in [4095usize, 4096, 4097, 8191, 8193, 70001] {
             cases.push(Case {
                 id: format!("sort n={n}"),
                 dtype: d,
@@ -303,6 +319,35 @@ fn sort_large_default_paths() {
                 run: Box::new(|a| kp::argsort(a, Some(-1), Some("quicksort"))),
             });
         }
+        // Keys spread over every digit of the key words.
+        let (lo, hi) = match d {
+            DType::I64 => (-4e18, 4e18),
+            DType::I32 => (-2.1e9, 2.1e9),
+            DType::U32 => (0.0, 4.2e9),
+            DType::F32 => (-1e30, 1e30),
+            _ => (-1e300, 1e300),
+        };
+        for n in [5000usize, 33000] {
+            let wide = common::values(n as u64 + 5, 0x77, n, d, lo, hi);
+            cases.push(Case {
+                id: format!("sort wide n={n}"),
+                dtype: d,
+                shape: vec![n],
+                data: wide.clone(),
+                expr: "np.sort(a)".into(),
+                tol: 0.0,
+                run: Box::new(|a| kp::sort(a, Some(-1), None)),
+            });
+            cases.push(Case {
+                id: format!("argsort wide n={n}"),
+                dtype: d,
+                shape: vec![n],
+                data: wide,
+                expr: "np.argsort(a, kind='stable')".into(),
+                tol: 0.0,
+                run: Box::new(|a| kp::argsort(a, None, None)),
+            });
+        }
         cases.push(Case {
             id: "sort rows (3, 5000) axis 1".into(),
             dtype: d,
@@ -313,7 +358,6 @@ fn sort_large_default_paths() {
             run: Box::new(|a| kp::sort(a, Some(1), None)),
         });
     }
-    let _ = dev;
     run_cases("large", cases);
 }
 

@@ -16,7 +16,8 @@
 //! **Kinds.** `kind` may be `'quicksort'`, `'mergesort'`, `'heapsort'` or `'stable'` (or
 //! NumPy's accepted prefixes: the first letter decides); every kind gives a stable result
 //! in kupfer (the radix sort is stable by construction, the row sort breaks ties by
-//! position). The one difference: an unstable kind of a long 1-D float32/int32/uint32
+//! position). The one difference: an unstable kind of a long 1-D float32/int32/uint32/
+//! float64/int64
 //! `sort` runs a keys-only radix sort whose order puts -0.0 before 0.0 (a valid order for
 //! NumPy's unstable kinds, where equal values may come in any order).
 //!
@@ -45,7 +46,7 @@ pub mod search;
 pub mod unique;
 
 #[doc(hidden)]
-pub use engine::set_limits_for_tests;
+pub use engine::{set_limits_for_tests, set_portable_ranking_for_tests};
 pub use order::{argpartition, argsort, lexsort, partition, sort, sort_complex};
 pub use quantile::{median, percentile, percentiles, quantile, quantiles, QuantileMethod};
 #[cfg(not(target_arch = "wasm32"))]
