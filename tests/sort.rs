@@ -576,6 +576,75 @@ fn order_statistics() {
 }
 
 #[test]
+fn order_statistics_by_selection() {
+    // Single long rows (past the row-sort limit, and short ones with the limit forced to 1)
+    // take the radix selection: medians and scalar quantiles of every dtype, with and
+    // without NaN, keys over all digits.
+    let dev = common::default_device();
+    let mut dtypes = common::dtypes(&dev);
+    dtypes.retain(|&d| d != DType::Bool);
+    let mut cases = Vec::new();
+    for &d in &dtypes {
+        let tol = common::eps(d).max(1.2e-7) * 8.0;
+        for n in [2usize, 5, 4095, 4096, 4097, 20001] {
+            let (lo, hi) = match d {
+                DType::I64 => (-4e18, 4e18),
+                DType::I32 => (-2.1e9, 2.1e9),
+                DType::U32 => (0.0, 4.2e9),
+                DType::Bool => (0.0, 1.0),
+                DType::F16 => (-100.0, 100.0),
+                _ => (-1e30, 1e30),
+            };
+            let sets = [
+                ("ties", data(n as u64 + 40, n, d)),
+                ("wide", common::values(n as u64, 0x99, n, d, lo, hi)),
+            ];
+            for (what, v) in sets {
+                cases.push(Case {
+                    id: format!("median {what} n={n}"),
+                    dtype: d,
+                    shape: vec![n],
+                    data: v.clone(),
+                    expr: "np.median(a)".into(),
+                    tol,
+                    run: Box::new(|a| kp::median(a, None, false)),
+                });
+                for method in ["linear", "lower", "nearest", "midpoint", "hazen"] {
+                    let m = method.to_string();
+                    cases.push(Case {
+                        id: format!("quantile 0.3 {method} {what} n={n}"),
+                        dtype: d,
+                        shape: vec![n],
+                        data: v.clone(),
+                        expr: format!("np.quantile(a, 0.3, method='{method}')"),
+                        tol,
+                        run: Box::new(move |a| kp::quantile(a, 0.3, None, &m, false)),
+                    });
+                }
+                cases.push(Case {
+                    id: format!("percentile 99 reversed {what} n={n}"),
+                    dtype: d,
+                    shape: vec![n],
+                    data: v,
+                    expr: "np.percentile(a[::-1], 99)".into(),
+                    tol,
+                    run: Box::new(|a| {
+                        kp::percentile(
+                            &a.slice(&[kp::views::stepped(.., -1)])?,
+                            99.0,
+                            None,
+                            "linear",
+                            false,
+                        )
+                    }),
+                });
+            }
+        }
+    }
+    run_cases("select", cases);
+}
+
+#[test]
 fn searchsorted_unique_and_sets() {
     let dev = common::default_device();
     let mut dtypes = common::dtypes(&dev);

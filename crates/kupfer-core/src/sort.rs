@@ -269,22 +269,10 @@ const RANK_SUBGROUPS: &str = "    for (var w = lid; w < RANK_WORDS; w = w + WG) 
         }
     }";
 
-/// The radix-pass module (entry points `upsweep`, `scan_columns` and `downsweep`; bindings:
-/// 1 keys in, 2 histograms, 3 keys out (absent where the pass stores no keys), 4 payload in,
-/// 5 payload out).
-pub fn radix(pass: RadixPass) -> String {
-    let RadixPass {
-        items,
-        key_words,
-        load,
-        store,
-        payload,
-        ranking,
-    } = pass;
-    let k = key_words;
-    let wide = k == 2;
-    let key_type = if wide { "vec2<u32>" } else { "u32" };
-    let load_body = match load {
+/// The body of a WGSL function of `i` returning key i (`wide`: a `vec2<u32>` (low, high),
+/// else a u32) as `load` reads it.
+fn key_load_body(load: KeyLoad, wide: bool) -> String {
+    match load {
         KeyLoad::Words if wide => {
             "    return vec2<u32>(keys_in[2u * i], keys_in[2u * i + 1u]);".to_string()
         }
@@ -311,7 +299,70 @@ pub fn radix(pass: RadixPass) -> String {
         KeyLoad::I64 => "    let e = 2u * (P.off + i);\n    \
                          return vec2<u32>(keys_in[e], keys_in[e + 1u] ^ 0x80000000u);"
             .to_string(),
+    }
+}
+
+const SELECT: &str = include_str!("../../../shaders/sort_select.wgsl");
+
+/// The radix-selection module (`shaders/sort_select.wgsl`; entry points `count`, `pick`,
+/// `emit`) for `targets` order statistics (1 to 3) of keys read as `load` (`key_words` 1 or
+/// 2), each thread counting `per` elements per step. `emit` writes values as `store` says.
+pub fn select(targets: u32, key_words: u32, load: KeyLoad, store: KeyStore, per: u32) -> String {
+    let wide = key_words == 2;
+    let key_fns = if wide {
+        format!(
+            "fn load_key(i: u32) -> vec2<u32> {{\n{}\n}}",
+            key_load_body(load, true)
+        )
+    } else {
+        format!(
+            "fn load_word(i: u32) -> u32 {{\n{}\n}}\n\n\
+             fn load_key(i: u32) -> vec2<u32> {{\n    return vec2<u32>(load_word(i), 0u);\n}}",
+            key_load_body(load, false)
+        )
     };
+    let s = key_words + 1;
+    let emit = match store {
+        KeyStore::F32 => format!("        values[lid] = unkey32(state[lid * {s}u]);"),
+        KeyStore::I32 => format!("        values[lid] = state[lid * {s}u] ^ 0x80000000u;"),
+        KeyStore::F64 => format!(
+            "        let v = unkey64(vec2<u32>(state[lid * {s}u], state[lid * {s}u + 1u]));\n        \
+             values[2u * lid] = v.x;\n        values[2u * lid + 1u] = v.y;"
+        ),
+        KeyStore::I64 => format!(
+            "        values[2u * lid] = state[lid * {s}u];\n        \
+             values[2u * lid + 1u] = state[lid * {s}u + 1u] ^ 0x80000000u;"
+        ),
+        _ if wide => format!(
+            "        values[2u * lid] = state[lid * {s}u];\n        \
+             values[2u * lid + 1u] = state[lid * {s}u + 1u];"
+        ),
+        _ => format!("        values[lid] = state[lid * {s}u];"),
+    };
+    SELECT
+        .replace("{{T}}", &targets.to_string())
+        .replace("{{K}}", &key_words.to_string())
+        .replace("{{PER}}", &per.to_string())
+        .replace("{{KEY_FUNCTIONS}}", &key_fns)
+        .replace("{{EMIT}}", &emit)
+}
+
+/// The radix-pass module (entry points `upsweep`, `scan_columns` and `downsweep`; bindings:
+/// 1 keys in, 2 histograms, 3 keys out (absent where the pass stores no keys), 4 payload in,
+/// 5 payload out).
+pub fn radix(pass: RadixPass) -> String {
+    let RadixPass {
+        items,
+        key_words,
+        load,
+        store,
+        payload,
+        ranking,
+    } = pass;
+    let k = key_words;
+    let wide = k == 2;
+    let key_type = if wide { "vec2<u32>" } else { "u32" };
+    let load_body = key_load_body(load, wide);
     let digit = if wide {
         "    return (select(k.x, k.y, P.shift >= 32u) >> (P.shift & 31u)) & 0xffu;"
     } else {
@@ -673,6 +724,21 @@ mod tests {
                         crate::naga_check::validate(&src, caps);
                     }
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn select_variants_validate() {
+        for (k, load, store) in [
+            (1, KeyLoad::F32 { equal_zeros: false }, KeyStore::F32),
+            (1, KeyLoad::I32, KeyStore::I32),
+            (1, KeyLoad::U32, KeyStore::Words),
+            (2, KeyLoad::F64 { equal_zeros: false }, KeyStore::F64),
+            (2, KeyLoad::I64, KeyStore::I64),
+        ] {
+            for t in 1..=3 {
+                crate::naga_check::validate(&select(t, k, load, store, 32), Capabilities::empty());
             }
         }
     }

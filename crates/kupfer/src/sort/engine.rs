@@ -489,6 +489,98 @@ fn raw_load(dtype: DType, equal_zeros: bool) -> Option<(KeyLoad, u32)> {
     })
 }
 
+/// How the last radix pass (or the selection) turns keys of `dtype` back into values.
+fn value_store(dtype: DType) -> KeyStore {
+    match dtype {
+        DType::F32 => KeyStore::F32,
+        DType::I32 => KeyStore::I32,
+        DType::F64 => KeyStore::F64,
+        DType::I64 => KeyStore::I64,
+        _ => KeyStore::Words,
+    }
+}
+
+/// Elements each thread of a selection step counts.
+const SELECT_PER_THREAD: u32 = 32;
+
+/// The values of the order statistics `ranks` (1 to 3 ranks, each below `a.size()`) of a
+/// contiguous 1-D array of a [`keys_only_dtype`], by radix selection
+/// (`shaders/sort_select.wgsl`): one counting pass over the data per 8 key bits, no sort and
+/// no read-back. The result has `ranks.len()` elements of `a`'s dtype.
+pub(crate) fn select_ranks(a: &Array, ranks: &[usize]) -> Result<Array> {
+    let device = a.device();
+    let n = a.size();
+    let d = a.dtype();
+    let Some((load, key_words)) = raw_load(d, false) else {
+        return Err(Error::invalid(format!("selection in {d}")));
+    };
+    if ranks.is_empty() || ranks.len() > 3 || ranks.iter().any(|&r| r >= n) {
+        return Err(Error::invalid("sort engine: selection ranks"));
+    }
+    let t = ranks.len() as u32;
+    let wgsl = gen::select(t, key_words, load, value_store(d), SELECT_PER_THREAD);
+    let (buffer, off, bytes) = source(a)?;
+    let mut init: Vec<u32> = Vec::new();
+    for &r in ranks {
+        init.extend(std::iter::repeat_n(0u32, key_words as usize));
+        init.push(r as u32);
+    }
+    let state = Array::from_slice_on(device, &init, &[init.len()])?;
+    let (state, _) = state.buffer_and_layout()?;
+    let zeros = vec![0u32; 256 * ranks.len()];
+    let hist = Array::from_slice_on(device, &zeros, &[zeros.len()])?;
+    let (hist, _) = hist.buffer_and_layout()?;
+    let out_words = ranks.len() * key_words as usize;
+    let values = alloc_words(device, out_words)?;
+    let state_bytes = init.len() as u64 * 4;
+    let hist_bytes = zeros.len() as u64 * 4;
+    let count = pipeline(device, &wgsl, "count")?;
+    let pick = pipeline(device, &wgsl, "pick")?;
+    let emit = pipeline(device, &wgsl, "emit")?;
+    let (groups, gx) = grid(
+        device,
+        n.div_ceil(gen::RADIX_WG as usize * SELECT_PER_THREAD as usize),
+    )?;
+    let ctx = device.context();
+    let steps = 4 * key_words;
+    for step in 0..steps {
+        let shift = 32 * key_words - 8 - 8 * step;
+        let p = params(&[n as u32, shift, u32::from(step == 0), off, gx]);
+        ctx.dispatch_with(
+            &count,
+            Some(&p),
+            vec![
+                (1, bind(&buffer, bytes)),
+                (2, bind(&state, state_bytes)),
+                (3, bind(&hist, hist_bytes)),
+            ],
+            groups,
+        )?;
+        ctx.dispatch_with(
+            &pick,
+            Some(&p),
+            vec![(2, bind(&state, state_bytes)), (3, bind(&hist, hist_bytes))],
+            [1, 1, 1],
+        )?;
+    }
+    let p = params(&[n as u32, 0, 0, off, gx]);
+    ctx.dispatch_with(
+        &emit,
+        Some(&p),
+        vec![
+            (2, bind(&state, state_bytes)),
+            (4, bind(&values, out_words as u64 * 4)),
+        ],
+        [1, 1, 1],
+    )?;
+    Ok(Array::from_buffer(
+        device.clone(),
+        d,
+        values,
+        Layout::contiguous(&[ranks.len()]),
+    ))
+}
+
 /// Whether [`sort_keys_only`] takes `dtype`.
 pub(crate) fn keys_only_dtype(dtype: DType) -> bool {
     raw_load(dtype, false).is_some()
@@ -504,13 +596,7 @@ pub(crate) fn sort_keys_only(a: &Array) -> Result<Array> {
     let Some((load, key_words)) = raw_load(d, false) else {
         return Err(Error::invalid(format!("keys-only sort of {d}")));
     };
-    let store = match d {
-        DType::F32 => KeyStore::F32,
-        DType::I32 => KeyStore::I32,
-        DType::F64 => KeyStore::F64,
-        DType::I64 => KeyStore::I64,
-        _ => KeyStore::Words,
-    };
+    let store = value_store(d);
     let (buffer, off, bytes) = source(a)?;
     let input = RadixInput {
         buffer,
