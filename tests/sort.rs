@@ -669,6 +669,21 @@ fn searchsorted_unique_and_sets() {
                 });
             }
             cases.push(Case {
+                id: format!("searchsorted offset views n={n}"),
+                dtype: d,
+                shape: vec![n],
+                data: v.clone(),
+                expr: "np.searchsorted(np.sort(a)[1:], a[n // 2:], side='right')"
+                    .replace("n // 2", &(n / 2).to_string()),
+                tol: 0.0,
+                run: Box::new(move |a| {
+                    let srt = kp::sort(a, Some(-1), None)?;
+                    let srt = srt.slice(&[(1..).into_slice_arg()])?;
+                    let q = a.slice(&[((n / 2) as isize..).into_slice_arg()])?;
+                    kp::searchsorted(&srt, &q, kp::sort::Side::Right, None)
+                }),
+            });
+            cases.push(Case {
                 id: format!("searchsorted sorter n={n}"),
                 dtype: d,
                 shape: vec![n],

@@ -15,6 +15,7 @@ const TAKE: &str = include_str!("../../../shaders/sort_take.wgsl");
 const SEARCH: &str = include_str!("../../../shaders/sort_search.wgsl");
 
 const COMPACT: &str = include_str!("../../../shaders/sort_compact.wgsl");
+const KEY_HELPERS: &str = include_str!("../../../shaders/sort_key_fns.wgsl");
 
 /// The compaction module (entry points `flags` and `scatter`) over sorted keys of
 /// `dtype` (its [`key_words`], side by side).
@@ -32,9 +33,70 @@ pub fn compact(dtype: DType) -> String {
         .replace("{{NAN_TEST}}", nan_test)
 }
 
-/// The binary-search module over keys of `words` words per element (`searchsorted`).
-pub fn search(words: usize) -> String {
-    SEARCH.replace("{{K}}", &words.to_string())
+/// What `searchsorted` compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SearchKeys {
+    /// Precomputed key words, this many per element, of both arrays.
+    Words(u32),
+    /// Raw elements of both arrays, turned into keys as the load says (1 or 2 key words).
+    Raw(KeyLoad, u32),
+}
+
+/// The binary-search module (`searchsorted`) writing positions of `out_words` u32 words
+/// (1: uint32/int32, 2: int64).
+pub fn search(keys: SearchKeys, out_words: u32) -> String {
+    let compare = match keys {
+        SearchKeys::Words(k) => format!(
+            "fn compare(s: u32, q: u32) -> i32 {{
+    for (var w = 0u; w < {k}u; w = w + 1u) {{
+        let a = sorted_keys[s * {k}u + w];
+        let b = query_keys[q * {k}u + w];
+        if (a < b) {{
+            return -1;
+        }}
+        if (a > b) {{
+            return 1;
+        }}
+    }}
+    return 0;
+}}"
+        ),
+        SearchKeys::Raw(load, k) => {
+            let wide = k == 2;
+            let ty = if wide { "vec2<u32>" } else { "u32" };
+            let body = key_load_body(load, wide);
+            let sorted = body
+                .replace("keys_in", "sorted_keys")
+                .replace("P.off", "P.aoff");
+            let query = body
+                .replace("keys_in", "query_keys")
+                .replace("P.off", "P.qoff");
+            let cmp = if wide {
+                "    if (a.y != b.y) {
+        return select(1, -1, a.y < b.y);
+    }
+    if (a.x != b.x) {
+        return select(1, -1, a.x < b.x);
+    }
+    return 0;"
+            } else {
+                "    if (a != b) {
+        return select(1, -1, a < b);
+    }
+    return 0;"
+            };
+            format!(
+                "fn sorted_key(i: u32) -> {ty} {{\n{sorted}\n}}\n\n\
+                 fn query_key(i: u32) -> {ty} {{\n{query}\n}}\n\n\
+                 fn compare(s: u32, q: u32) -> i32 {{\n    let a = sorted_key(s);\n    \
+                 let b = query_key(q);\n{cmp}\n}}"
+            )
+        }
+    };
+    SEARCH
+        .replace("{{OUT_WORDS}}", &out_words.to_string())
+        .replace("{{KEY_HELPERS}}", KEY_HELPERS)
+        .replace("{{COMPARE}}", &compare)
 }
 
 /// Threads per workgroup of the radix passes.
@@ -340,6 +402,7 @@ pub fn select(targets: u32, key_words: u32, load: KeyLoad, store: KeyStore, per:
         _ => format!("        values[lid] = state[lid * {s}u];"),
     };
     SELECT
+        .replace("{{KEY_HELPERS}}", KEY_HELPERS)
         .replace("{{T}}", &targets.to_string())
         .replace("{{K}}", &key_words.to_string())
         .replace("{{PER}}", &per.to_string())
@@ -463,6 +526,7 @@ pub fn radix(pass: RadixPass) -> String {
         ),
     };
     RADIX
+        .replace("{{KEY_HELPERS}}", KEY_HELPERS)
         .replace("{{RANKING}}", &format!("{ranking:?}"))
         .replace("{{ITEMS}}", &items.to_string())
         .replace("{{KEYS_OUT_BINDING}}", &keys_out)
@@ -729,6 +793,22 @@ mod tests {
     }
 
     #[test]
+    fn raw_search_variants_validate() {
+        for (k, load) in [
+            (1, KeyLoad::F32 { equal_zeros: true }),
+            (1, KeyLoad::I32),
+            (1, KeyLoad::U32),
+            (2, KeyLoad::F64 { equal_zeros: true }),
+            (2, KeyLoad::I64),
+        ] {
+            for out in [1, 2] {
+                let src = search(SearchKeys::Raw(load, k), out);
+                crate::naga_check::validate(&src, Capabilities::empty());
+            }
+        }
+    }
+
+    #[test]
     fn select_variants_validate() {
         for (k, load, store) in [
             (1, KeyLoad::F32 { equal_zeros: false }, KeyStore::F32),
@@ -762,7 +842,8 @@ mod tests {
                 }
             }
             crate::naga_check::validate(&take(d), Capabilities::empty());
-            crate::naga_check::validate(&search(key_words(d).len()), Capabilities::empty());
+            let k = key_words(d).len() as u32;
+            crate::naga_check::validate(&search(SearchKeys::Words(k), 2), Capabilities::empty());
             crate::naga_check::validate(&compact(d), Capabilities::empty());
         }
         for (d, w) in [

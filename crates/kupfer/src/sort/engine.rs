@@ -147,7 +147,7 @@ pub(crate) fn alloc_words(device: &Device, words: usize) -> Result<Arc<GpuBuffer
 }
 
 /// The buffer, element offset and byte size in use of a contiguous array.
-fn source(a: &Array) -> Result<(Arc<GpuBuffer>, u32, u64)> {
+pub(crate) fn source(a: &Array) -> Result<(Arc<GpuBuffer>, u32, u64)> {
     let (buffer, layout) = a.buffer_and_layout()?;
     if !layout.is_c_contiguous() {
         return Err(Error::invalid("sort engine: source must be contiguous"));
@@ -478,7 +478,7 @@ fn row_sort(
 /// How the radix sort's first pass reads raw elements of `dtype` as keys, and the key words
 /// per element (None: dtypes whose keys need the key kernel). `equal_zeros`: -0.0 gets 0.0's
 /// key (NumPy's order); otherwise the key is bijective (-0.0 just below 0.0).
-fn raw_load(dtype: DType, equal_zeros: bool) -> Option<(KeyLoad, u32)> {
+pub(crate) fn raw_load(dtype: DType, equal_zeros: bool) -> Option<(KeyLoad, u32)> {
     Some(match dtype {
         DType::F32 => (KeyLoad::F32 { equal_zeros }, 1),
         DType::I32 => (KeyLoad::I32, 1),
