@@ -780,6 +780,58 @@ fn searchsorted_unique_and_sets() {
                 tol: 0.0,
                 run: Box::new(|a| kp::setdiff1d(a, &a.slice(&[kp::views::stepped(.., 2)])?)),
             });
+            cases.push(Case {
+                id: format!("union1d n={n}"),
+                dtype: d,
+                shape: vec![n],
+                data: v.clone(),
+                expr: "np.union1d(a[::2], a[1::3])".into(),
+                tol: 0.0,
+                run: Box::new(|a| {
+                    let x = a.slice(&[kp::views::stepped(.., 2)])?;
+                    let y = a.slice(&[kp::views::stepped(1.., 3)])?;
+                    kp::union1d(&x, &y)
+                }),
+            });
+            for assume_unique in [false, true] {
+                let au = if assume_unique { "True" } else { "False" };
+                cases.push(Case {
+                    id: format!("setxor1d n={n} assume_unique={au}"),
+                    dtype: d,
+                    shape: vec![n],
+                    data: v.clone(),
+                    expr: format!(
+                        "np.setxor1d(np.unique(a[::2]), np.unique(a[1::3]), assume_unique={au})"
+                    ),
+                    tol: 0.0,
+                    run: Box::new(move |a| {
+                        let x = kp::unique(
+                            &a.slice(&[kp::views::stepped(.., 2)])?,
+                            false,
+                            false,
+                            false,
+                            true,
+                        )?;
+                        let y = kp::unique(
+                            &a.slice(&[kp::views::stepped(1.., 3)])?,
+                            false,
+                            false,
+                            false,
+                            true,
+                        )?;
+                        kp::setxor1d(&x.values, &y.values, assume_unique)
+                    }),
+                });
+            }
+            cases.push(Case {
+                id: format!("setxor1d raw n={n}"),
+                dtype: d,
+                shape: vec![n],
+                data: v.clone(),
+                expr: "np.setxor1d(a, a[::-3])".into(),
+                tol: 0.0,
+                run: Box::new(|a| kp::setxor1d(a, &a.slice(&[kp::views::stepped(.., -3)])?, false)),
+            });
         }
     }
     run_cases("sets", cases);

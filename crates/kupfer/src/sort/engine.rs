@@ -250,6 +250,9 @@ impl RadixInput {
     }
 }
 
+/// What [`radix_sort`] wrote: the keys (None for `KeyStore::Nothing`) and the payload.
+pub(crate) type Sorted = (Option<Arc<GpuBuffer>>, Option<Arc<GpuBuffer>>);
+
 /// Stable LSD radix sort of `n` keys of `key_words` words (their low `bits` bits) with the
 /// payload `vals` (None with `with_payload`: each key's position). The last pass writes the
 /// keys as `store` says. Returns the written keys (None for `KeyStore::Nothing`) and payload.
@@ -263,7 +266,7 @@ pub(crate) fn radix_sort(
     with_payload: bool,
     n: usize,
     bits: u32,
-) -> Result<(Option<Arc<GpuBuffer>>, Option<Arc<GpuBuffer>>)> {
+) -> Result<Sorted> {
     let ranking = ranking(device);
     let items = radix_items(device, ranking);
     let tile = gen::RADIX_WG as usize * items as usize;
