@@ -7,8 +7,7 @@
 //! (`to_vec`, `to_host`, `item`, ...) or `synchronize()` returns the error instead of values.
 //! Each check is reported once.
 
-use crate::array::Array;
-use kupfer_core::{DType, Error, Result};
+use kupfer_core::{Error, Result};
 use kupfer_wgpu::{Context, GpuBuffer};
 use std::sync::{Arc, Mutex};
 
@@ -26,18 +25,14 @@ pub(crate) struct DeferredChecks {
 }
 
 impl DeferredChecks {
-    /// Queues `failed` (any array; it fails when any element is true) with the message of
-    /// the error it raises.
-    pub(crate) fn push(&self, failed: &Array, message: &'static str) -> Result<()> {
-        let flag =
-            crate::reduce::any(failed, crate::reduce::Axis::All, false)?.astype(DType::U32)?;
-        let (buffer, layout) = flag.buffer_and_layout()?;
+    /// Queues the flag at `offset_bytes` of `buffer` (a u32, non-zero when the check failed,
+    /// computed on the device by the op) with the message of the error it raises.
+    pub(crate) fn push(&self, buffer: Arc<GpuBuffer>, offset_bytes: u64, message: &'static str) {
         self.lock().push(Flag {
             buffer,
-            offset_bytes: layout.offset as u64 * 4,
+            offset_bytes,
             message,
         });
-        Ok(())
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Flag>> {

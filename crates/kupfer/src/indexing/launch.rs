@@ -3,8 +3,8 @@
 //! writes; and the u32 offset expressions (`Offsets`) those kernels index buffers with.
 
 use crate::device::Device;
-use crate::fusion::{param_bytes, Flattener, Lazy};
-use crate::kernels::{self, MapSource};
+use crate::fusion::{Flattener, Lazy, MapSource};
+use crate::kernels::{self, param_bytes};
 use kupfer_core::indexing::{self, IndexKernel, IndexProgram, WORKGROUP_SIZE};
 use kupfer_core::layout::size_of;
 use kupfer_core::{BinaryOp, DType, Error, Layout, Result};
@@ -225,9 +225,8 @@ fn run(
         vector,
         dst_input,
     };
-    let (pipeline, params) = kernels::compiled(device, &device.kernels.indexing, &ip, |target| {
-        indexing::generate(&ip, target)
-    })?;
+    let (pipeline, params) =
+        kernels::compiled(device, &ip, |target| indexing::generate(&ip, target))?;
     let (all, offsets) = source.bindings(device, "indexing")?;
     let mut bindings: Vec<Binding> = all
         .into_iter()

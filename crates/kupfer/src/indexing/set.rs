@@ -85,7 +85,7 @@ fn reads_buffer(root: &Arc<Expr>, buffer: &Arc<GpuBuffer>, same: Option<&Layout>
             Expr::Binary(_, a, b, _) => stack.extend([a, b]),
             Expr::Select(c, a, b, _) => stack.extend([c, a, b]),
             Expr::Call(_, args, _, _) | Expr::Random(_, args, _) => stack.extend(args),
-            Expr::Scalar { .. } | Expr::Index | Expr::Matmul(_) => {}
+            Expr::Scalar { .. } | Expr::Index | Expr::Deferred(_) => {}
         }
     }
     found

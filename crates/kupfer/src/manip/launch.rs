@@ -96,9 +96,7 @@ pub(crate) fn join(
             inputs: group.len(),
             vector,
         };
-        let (pipeline, _) = kernels::compiled(device, &device.kernels.joins, &kernel, |_| {
-            Ok((kernel.wgsl(), ()))
-        })?;
+        let (pipeline, _) = kernels::compiled(device, &kernel, |_| Ok((kernel.wgsl(), ())))?;
         let count = if vector { n / 4 } else { rows * cols };
         let g = grid(device, count)?;
         let mut words = vec![
@@ -206,9 +204,7 @@ pub(crate) fn gather(
         unit,
         table: !table.is_empty(),
     };
-    let (pipeline, _) = kernels::compiled(&device, &device.kernels.gathers, &kernel, |_| {
-        Ok((kernel.wgsl(), ()))
-    })?;
+    let (pipeline, _) = kernels::compiled(&device, &kernel, |_| Ok((kernel.wgsl(), ())))?;
     let g = grid(&device, n)?;
     let mut words: Vec<u32> = vec![
         n as u32,
