@@ -168,7 +168,7 @@ pub(crate) const PLANNED: &[&str] = &[
 
 /// Array methods (`a.sum()`) that later issues implement.
 pub(crate) const PLANNED_METHODS: &[&str] = &[
-    "sort", "fill", "resize", "item", "tolist", "tobytes", "view", "compress",
+    "sort", "fill", "resize", "item", "tolist", "tobytes", "view",
 ];
 
 /// The outcome of resolving a global name.

@@ -109,7 +109,39 @@ pub(crate) fn launch(
 ) -> Result<()> {
     let vector = matches!(kind, IndexKernel::CompactCount | IndexKernel::CompactWrite);
     run(
-        device, kind, data, roots, shape, None, extra, workgroups, block, nblocks, vector,
+        device, kind, data, roots, shape, None, extra, workgroups, block, nblocks, vector, None,
+    )
+}
+
+/// A row gather ([`IndexKernel::GatherRows`]): `roots` evaluated over the rows' shape
+/// `rows`, `units` units copied per row, one thread per unit; `extra` = source, output and
+/// (with checks) the bounds words.
+pub(crate) fn launch_rows(
+    device: &Device,
+    kind: IndexKernel,
+    roots: &[&Lazy],
+    rows: &[usize],
+    units: usize,
+    extra: Vec<Binding>,
+) -> Result<()> {
+    let threads = size_of(rows)
+        .checked_mul(units)
+        .ok_or_else(|| Error::unsupported("indexing more than 2^64 elements"))?;
+    let block =
+        u32::try_from(units).map_err(|_| Error::unsupported("rows of more than 2^32 units"))?;
+    run(
+        device,
+        kind,
+        DType::U32,
+        roots,
+        rows,
+        None,
+        extra,
+        None,
+        block,
+        0,
+        false,
+        Some(threads),
     )
 }
 
@@ -135,6 +167,7 @@ pub(crate) fn launch_into(
         0,
         0,
         false,
+        None,
     )
 }
 
@@ -151,8 +184,9 @@ fn run(
     block: u32,
     nblocks: u32,
     vector: bool,
+    threads: Option<usize>,
 ) -> Result<()> {
-    let n = size_of(shape);
+    let n = threads.unwrap_or_else(|| size_of(shape));
     if n == 0 {
         return Ok(());
     }
