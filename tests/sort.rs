@@ -283,11 +283,27 @@ fn sort_and_argsort_every_dtype_radix() {
 }
 
 #[test]
+fn sort_and_argsort_every_dtype_radix_portable_ranking() {
+    // The bit-mask ranking (adapters without subgroups), on adapters that have subgroups.
+    let dev = common::default_device();
+    kp::sort::set_portable_ranking_for_tests(true);
+    kp::sort::set_limits_for_tests(1, 4);
+    let sizes = [2, 1025, 4097];
+    run_cases("radix-masks", sort_cases(&dev, &sizes, 3));
+    kp::sort::set_limits_for_tests(0, 0);
+    kp::sort::set_portable_ranking_for_tests(false);
+}
+
+#[test]
 fn sort_large_default_paths() {
     let dev = common::default_device();
     let mut cases = Vec::new();
-    for d in [DType::F32, DType::I32, DType::U32] {
-        for n in [4095usize, 4096, 4097, 70001] {
+    let mut dtypes = vec![DType::F32, DType::I32, DType::U32, DType::I64];
+    if dev.supports(DType::F64) {
+        dtypes.push(DType::F64);
+    }
+    for d in dtypes {
+        for n in [4095usize, 4096, 4097, 8191, 8193, 70001] {
             cases.push(Case {
                 id: format!("sort n={n}"),
                 dtype: d,
@@ -307,6 +323,35 @@ fn sort_large_default_paths() {
                 run: Box::new(|a| kp::argsort(a, Some(-1), Some("quicksort"))),
             });
         }
+        // Keys spread over every digit of the key words.
+        let (lo, hi) = match d {
+            DType::I64 => (-4e18, 4e18),
+            DType::I32 => (-2.1e9, 2.1e9),
+            DType::U32 => (0.0, 4.2e9),
+            DType::F32 => (-1e30, 1e30),
+            _ => (-1e300, 1e300),
+        };
+        for n in [5000usize, 33000] {
+            let wide = common::values(n as u64 + 5, 0x77, n, d, lo, hi);
+            cases.push(Case {
+                id: format!("sort wide n={n}"),
+                dtype: d,
+                shape: vec![n],
+                data: wide.clone(),
+                expr: "np.sort(a)".into(),
+                tol: 0.0,
+                run: Box::new(|a| kp::sort(a, Some(-1), None)),
+            });
+            cases.push(Case {
+                id: format!("argsort wide n={n}"),
+                dtype: d,
+                shape: vec![n],
+                data: wide,
+                expr: "np.argsort(a, kind='stable')".into(),
+                tol: 0.0,
+                run: Box::new(|a| kp::argsort(a, None, None)),
+            });
+        }
         cases.push(Case {
             id: "sort rows (3, 5000) axis 1".into(),
             dtype: d,
@@ -317,7 +362,6 @@ fn sort_large_default_paths() {
             run: Box::new(|a| kp::sort(a, Some(1), None)),
         });
     }
-    let _ = dev;
     run_cases("large", cases);
 }
 
@@ -536,6 +580,75 @@ fn order_statistics() {
 }
 
 #[test]
+fn order_statistics_by_selection() {
+    // Single long rows (past the row-sort limit, and short ones with the limit forced to 1)
+    // take the radix selection: medians and scalar quantiles of every dtype, with and
+    // without NaN, keys over all digits.
+    let dev = common::default_device();
+    let mut dtypes = common::dtypes(&dev);
+    dtypes.retain(|&d| d != DType::Bool);
+    let mut cases = Vec::new();
+    for &d in &dtypes {
+        let tol = common::eps(d).max(1.2e-7) * 8.0;
+        for n in [2usize, 5, 4095, 4096, 4097, 20001] {
+            let (lo, hi) = match d {
+                DType::I64 => (-4e18, 4e18),
+                DType::I32 => (-2.1e9, 2.1e9),
+                DType::U32 => (0.0, 4.2e9),
+                DType::Bool => (0.0, 1.0),
+                DType::F16 => (-100.0, 100.0),
+                _ => (-1e30, 1e30),
+            };
+            let sets = [
+                ("ties", data(n as u64 + 40, n, d)),
+                ("wide", common::values(n as u64, 0x99, n, d, lo, hi)),
+            ];
+            for (what, v) in sets {
+                cases.push(Case {
+                    id: format!("median {what} n={n}"),
+                    dtype: d,
+                    shape: vec![n],
+                    data: v.clone(),
+                    expr: "np.median(a)".into(),
+                    tol,
+                    run: Box::new(|a| kp::median(a, None, false)),
+                });
+                for method in ["linear", "lower", "nearest", "midpoint", "hazen"] {
+                    let m = method.to_string();
+                    cases.push(Case {
+                        id: format!("quantile 0.3 {method} {what} n={n}"),
+                        dtype: d,
+                        shape: vec![n],
+                        data: v.clone(),
+                        expr: format!("np.quantile(a, 0.3, method='{method}')"),
+                        tol,
+                        run: Box::new(move |a| kp::quantile(a, 0.3, None, &m, false)),
+                    });
+                }
+                cases.push(Case {
+                    id: format!("percentile 99 reversed {what} n={n}"),
+                    dtype: d,
+                    shape: vec![n],
+                    data: v,
+                    expr: "np.percentile(a[::-1], 99)".into(),
+                    tol,
+                    run: Box::new(|a| {
+                        kp::percentile(
+                            &a.slice(&[kp::views::stepped(.., -1)])?,
+                            99.0,
+                            None,
+                            "linear",
+                            false,
+                        )
+                    }),
+                });
+            }
+        }
+    }
+    run_cases("select", cases);
+}
+
+#[test]
 fn searchsorted_unique_and_sets() {
     let dev = common::default_device();
     let mut dtypes = common::dtypes(&dev);
@@ -559,6 +672,21 @@ fn searchsorted_unique_and_sets() {
                     }),
                 });
             }
+            cases.push(Case {
+                id: format!("searchsorted offset views n={n}"),
+                dtype: d,
+                shape: vec![n],
+                data: v.clone(),
+                expr: "np.searchsorted(np.sort(a)[1:], a[n // 2:], side='right')"
+                    .replace("n // 2", &(n / 2).to_string()),
+                tol: 0.0,
+                run: Box::new(move |a| {
+                    let srt = kp::sort(a, Some(-1), None)?;
+                    let srt = srt.slice(&[(1..).into_slice_arg()])?;
+                    let q = a.slice(&[((n / 2) as isize..).into_slice_arg()])?;
+                    kp::searchsorted(&srt, &q, kp::sort::Side::Right, None)
+                }),
+            });
             cases.push(Case {
                 id: format!("searchsorted sorter n={n}"),
                 dtype: d,
@@ -655,6 +783,58 @@ fn searchsorted_unique_and_sets() {
                 expr: "np.setdiff1d(a, a[::2])".into(),
                 tol: 0.0,
                 run: Box::new(|a| kp::setdiff1d(a, &a.slice(&[kp::views::stepped(.., 2)])?)),
+            });
+            cases.push(Case {
+                id: format!("union1d n={n}"),
+                dtype: d,
+                shape: vec![n],
+                data: v.clone(),
+                expr: "np.union1d(a[::2], a[1::3])".into(),
+                tol: 0.0,
+                run: Box::new(|a| {
+                    let x = a.slice(&[kp::views::stepped(.., 2)])?;
+                    let y = a.slice(&[kp::views::stepped(1.., 3)])?;
+                    kp::union1d(&x, &y)
+                }),
+            });
+            for assume_unique in [false, true] {
+                let au = if assume_unique { "True" } else { "False" };
+                cases.push(Case {
+                    id: format!("setxor1d n={n} assume_unique={au}"),
+                    dtype: d,
+                    shape: vec![n],
+                    data: v.clone(),
+                    expr: format!(
+                        "np.setxor1d(np.unique(a[::2]), np.unique(a[1::3]), assume_unique={au})"
+                    ),
+                    tol: 0.0,
+                    run: Box::new(move |a| {
+                        let x = kp::unique(
+                            &a.slice(&[kp::views::stepped(.., 2)])?,
+                            false,
+                            false,
+                            false,
+                            true,
+                        )?;
+                        let y = kp::unique(
+                            &a.slice(&[kp::views::stepped(1.., 3)])?,
+                            false,
+                            false,
+                            false,
+                            true,
+                        )?;
+                        kp::setxor1d(&x.values, &y.values, assume_unique)
+                    }),
+                });
+            }
+            cases.push(Case {
+                id: format!("setxor1d raw n={n}"),
+                dtype: d,
+                shape: vec![n],
+                data: v.clone(),
+                expr: "np.setxor1d(a, a[::-3])".into(),
+                tol: 0.0,
+                run: Box::new(|a| kp::setxor1d(a, &a.slice(&[kp::views::stepped(.., -3)])?, false)),
             });
         }
     }

@@ -14,15 +14,159 @@ const KEYS: &str = include_str!("../../../shaders/sort_keys.wgsl");
 const TAKE: &str = include_str!("../../../shaders/sort_take.wgsl");
 const SEARCH: &str = include_str!("../../../shaders/sort_search.wgsl");
 
-/// The binary-search module over keys of `words` words per element (`searchsorted`).
-pub fn search(words: usize) -> String {
-    SEARCH.replace("{{K}}", &words.to_string())
+const KEY_HELPERS: &str = include_str!("../../../shaders/sort_key_fns.wgsl");
+
+/// What `searchsorted` compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SearchKeys {
+    /// Precomputed key words, this many per element, of both arrays.
+    Words(u32),
+    /// Raw elements of both arrays, turned into keys as the load says (1 or 2 key words).
+    Raw(KeyLoad, u32),
+}
+
+/// The binary-search module (`searchsorted`) writing positions of `out_words` u32 words
+/// (1: uint32/int32, 2: int64).
+pub fn search(keys: SearchKeys, out_words: u32) -> String {
+    let compare = match keys {
+        SearchKeys::Words(k) => format!(
+            "fn compare(s: u32, q: u32) -> i32 {{
+    for (var w = 0u; w < {k}u; w = w + 1u) {{
+        let a = sorted_keys[s * {k}u + w];
+        let b = query_keys[q * {k}u + w];
+        if (a < b) {{
+            return -1;
+        }}
+        if (a > b) {{
+            return 1;
+        }}
+    }}
+    return 0;
+}}"
+        ),
+        SearchKeys::Raw(load, k) => {
+            let wide = k == 2;
+            let ty = if wide { "vec2<u32>" } else { "u32" };
+            let body = key_load_body(load, wide);
+            let sorted = body
+                .replace("keys_in", "sorted_keys")
+                .replace("P.off", "P.aoff");
+            let query = body
+                .replace("keys_in", "query_keys")
+                .replace("P.off", "P.qoff");
+            let cmp = if wide {
+                "    if (a.y != b.y) {
+        return select(1, -1, a.y < b.y);
+    }
+    if (a.x != b.x) {
+        return select(1, -1, a.x < b.x);
+    }
+    return 0;"
+            } else {
+                "    if (a != b) {
+        return select(1, -1, a < b);
+    }
+    return 0;"
+            };
+            format!(
+                "fn sorted_key(i: u32) -> {ty} {{\n{sorted}\n}}\n\n\
+                 fn query_key(i: u32) -> {ty} {{\n{query}\n}}\n\n\
+                 fn compare(s: u32, q: u32) -> i32 {{\n    let a = sorted_key(s);\n    \
+                 let b = query_key(q);\n{cmp}\n}}"
+            )
+        }
+    };
+    SEARCH
+        .replace("{{OUT_WORDS}}", &out_words.to_string())
+        .replace("{{KEY_HELPERS}}", KEY_HELPERS)
+        .replace("{{COMPARE}}", &compare)
 }
 
 /// Threads per workgroup of the radix passes.
 pub const RADIX_WG: u32 = 256;
-/// Bytes of workgroup memory a radix downsweep needs besides its tile of staged words.
-pub const RADIX_FIXED_BYTES: u32 = (256 * 4) * 5 + 2048 * 4;
+
+/// How a radix pass reads its keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum KeyLoad {
+    /// Key words already (K per element, no offset).
+    Words,
+    /// Raw float32 elements (from the element offset): the bijective key (-0.0 below 0.0)
+    /// or, with `equal_zeros`, -0.0 given 0.0's key.
+    F32 {
+        /// -0.0 and 0.0 get one key.
+        equal_zeros: bool,
+    },
+    /// Raw int32 elements.
+    I32,
+    /// Raw uint32 elements.
+    U32,
+    /// Raw float64 elements (two words each), as `F32`.
+    F64 {
+        /// -0.0 and 0.0 get one key.
+        equal_zeros: bool,
+    },
+    /// Raw int64 elements.
+    I64,
+}
+
+/// What the last radix pass writes beside the payload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum KeyStore {
+    /// The key words.
+    Words,
+    /// float32 values (the inverse of the bijective key).
+    F32,
+    /// int32 values.
+    I32,
+    /// float64 values.
+    F64,
+    /// int64 values.
+    I64,
+    /// No keys (the payload alone).
+    Nothing,
+}
+
+/// How a radix downsweep ranks keys within a tile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Ranking {
+    /// One key per thread per round, bit masks of the threads holding each digit.
+    Masks,
+    /// Subgroup ballots; `max_subgroups`: most subgroups a workgroup of 256 threads has
+    /// (256 / the adapter's smallest subgroup size, at most 32: subgroups of 8 lanes or more,
+    /// at most 128).
+    Subgroups {
+        /// 256 / the smallest subgroup size.
+        max_subgroups: u32,
+    },
+}
+
+impl Ranking {
+    /// Bytes of workgroup memory the downsweep needs besides its tile of staged words.
+    pub fn fixed_bytes(self) -> u32 {
+        let rank = match self {
+            Ranking::Masks => 2048 * 4 + 256 * 4,
+            Ranking::Subgroups { max_subgroups } => max_subgroups.div_ceil(2) * 256 * 4,
+        };
+        rank + 2 * 256 * 4
+    }
+}
+
+/// One radix pass's kernels: keys of `key_words` (1 or 2) u32 words, `items` per thread.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct RadixPass {
+    /// Keys per thread of a tile (a tile is 256 * items keys, at most 65535).
+    pub items: u32,
+    /// Words per key (1 or 2).
+    pub key_words: u32,
+    /// How the keys are read.
+    pub load: KeyLoad,
+    /// What is written.
+    pub store: KeyStore,
+    /// The payload beside the keys.
+    pub payload: Payload,
+    /// How keys are ranked in a tile.
+    pub ranking: Ranking,
+}
 
 /// The payload a radix pass carries beside its keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -35,51 +179,351 @@ pub enum Payload {
     Words,
 }
 
-/// The radix-pass module for `items` keys per thread and a payload; entry points `upsweep`,
-/// `scan_columns` and `downsweep` (bindings: 1 keys in, 2 histograms, 3 keys out, 4 payload
-/// in, 5 payload out).
-pub fn radix(items: u32, payload: Payload) -> String {
-    let bindings = match payload {
-        Payload::None => "",
-        Payload::Position => "@group(0) @binding(5) var<storage, read_write> vals_out: array<u32>;",
-        Payload::Words => {
-            "@group(0) @binding(4) var<storage, read> vals_in: array<u32>;\n\
-             @group(0) @binding(5) var<storage, read_write> vals_out: array<u32>;"
-        }
-    };
-    let (registers, load, store) = match payload {
-        Payload::None => ("", "", ""),
-        p => (
-            "    var val: array<u32, ITEMS>;",
-            if p == Payload::Words {
-                "            val[k] = vals_in[i];"
-            } else {
-                "            val[k] = i;"
-            },
-            "    workgroupBarrier();
-    for (var k = 0u; k < ITEMS; k = k + 1u) {
-        if (base + k * WG + lid < P.n) {
-            stage[local_start[digit_of(key[k])] + rank[k]] = val[k];
-        }
+const SUBGROUP_HELPERS: &str = "fn count4(m: vec4<u32>) -> u32 {
+    let c = countOneBits(m);
+    return c.x + c.y + c.z + c.w;
+}
+
+// The lanes below `lane` as a ballot mask.
+fn lanes_below(lane: u32) -> vec4<u32> {
+    let w = vec4<u32>(0u, 1u, 2u, 3u);
+    let word = vec4<u32>(lane >> 5u);
+    let partial = vec4<u32>((1u << (lane & 31u)) - 1u);
+    return select(select(vec4<u32>(0u), partial, word == w), vec4<u32>(0xffffffffu), w < word);
+}
+
+fn first_lane(m: vec4<u32>) -> u32 {
+    if (m.x != 0u) {
+        return firstTrailingBit(m.x);
+    }
+    if (m.y != 0u) {
+        return 32u + firstTrailingBit(m.y);
+    }
+    if (m.z != 0u) {
+        return 64u + firstTrailingBit(m.z);
+    }
+    return 96u + firstTrailingBit(m.w);
+}
+
+// The valid lanes whose digit equals this lane's.
+fn same_digit(valid: bool, d: u32) -> vec4<u32> {
+    var peers = subgroupBallot(valid);
+    for (var b = 0u; b < 8u; b = b + 1u) {
+        let one = ((d >> b) & 1u) != 0u;
+        let vote = subgroupBallot(one);
+        peers = peers & select(~vote, vote, one);
+    }
+    return peers;
+}";
+
+const RANK_MASKS: &str = "    let mword = lid >> 5u;
+    let bit = 1u << (lid & 31u);
+    digit_count[lid] = 0u;
+    for (var w = 0u; w < 8u; w = w + 1u) {
+        atomicStore(&masks[w * 256u + lid], 0u);
     }
     workgroupBarrier();
     for (var k = 0u; k < ITEMS; k = k + 1u) {
         let j = k * WG + lid;
-        if (j < tile_len) {
-            vals_out[dst[k]] = stage[j];
+        let i = base + j;
+        let valid = j < tile_len;
+        var d = 0u;
+        pos[k] = 0xffffffffu;
+        if (valid) {
+            key[k] = load_key(i);
+{{PAYLOAD_LOAD}}
+            d = digit_of(key[k]);
+            atomicOr(&masks[mword * 256u + d], bit);
         }
-    }",
+        workgroupBarrier();
+        if (valid) {
+            var below = countOneBits(atomicLoad(&masks[mword * 256u + d]) & (bit - 1u));
+            for (var w = 0u; w < mword; w = w + 1u) {
+                below = below + countOneBits(atomicLoad(&masks[w * 256u + d]));
+            }
+            pos[k] = digit_count[d] + below;
+        }
+        workgroupBarrier();
+        var c = 0u;
+        for (var w = 0u; w < 8u; w = w + 1u) {
+            c = c + countOneBits(atomicExchange(&masks[w * 256u + lid], 0u));
+        }
+        digit_count[lid] = digit_count[lid] + c;
+        workgroupBarrier();
+    }
+    let count = digit_count[lid];
+    let start = scan_256(lid, count) - count;
+    workgroupBarrier();
+    local_start[lid] = start;
+    workgroupBarrier();
+    for (var k = 0u; k < ITEMS; k = k + 1u) {
+        if (pos[k] != 0xffffffffu) {
+            pos[k] = pos[k] + local_start[digit_of(key[k])];
+        }
+    }";
+
+const RANK_SUBGROUPS: &str = "    for (var w = lid; w < RANK_WORDS; w = w + WG) {
+        atomicStore(&sub_counts[w], 0u);
+    }
+    workgroupBarrier();
+    let nsg = WG / sgs;
+    let seg = sid * sgs * ITEMS;
+    let row = (sid >> 1u) * 256u;
+    let half = (sid & 1u) * 16u;
+    let below_mask = lanes_below(lane);
+    for (var k = 0u; k < ITEMS; k = k + 1u) {
+        let j = seg + k * sgs + lane;
+        let i = base + j;
+        let valid = j < tile_len;
+        var d = 0u;
+        if (valid) {
+            key[k] = load_key(i);
+{{PAYLOAD_LOAD}}
+            d = digit_of(key[k]);
+        }
+        let peers = same_digit(valid, d);
+        let below = count4(peers & below_mask);
+        var old = 0u;
+        if (valid && below == 0u) {
+            old = atomicAdd(&sub_counts[row + d], count4(peers) << half);
+        }
+        let first = subgroupShuffle(old, select(lane, first_lane(peers), valid));
+        pos[k] = select(0xffffffffu, ((first >> half) & 0xffffu) + below, valid);
+    }
+    workgroupBarrier();
+    // Digit `lid`: its count in the tile, then each subgroup's start of it in the tile.
+    var digit_total = 0u;
+    for (var s = 0u; s < nsg; s = s + 1u) {
+        digit_total = digit_total
+            + ((atomicLoad(&sub_counts[(s >> 1u) * 256u + lid]) >> ((s & 1u) * 16u)) & 0xffffu);
+    }
+    let start = scan_256(lid, digit_total) - digit_total;
+    workgroupBarrier();
+    local_start[lid] = start;
+    var run = start;
+    for (var s = 0u; s < nsg; s = s + 2u) {
+        let c = atomicLoad(&sub_counts[(s >> 1u) * 256u + lid]);
+        atomicStore(&sub_counts[(s >> 1u) * 256u + lid], run | ((run + (c & 0xffffu)) << 16u));
+        run = run + (c & 0xffffu) + (c >> 16u);
+    }
+    workgroupBarrier();
+    for (var k = 0u; k < ITEMS; k = k + 1u) {
+        if (pos[k] != 0xffffffffu) {
+            let d = digit_of(key[k]);
+            pos[k] = pos[k] + ((atomicLoad(&sub_counts[row + d]) >> half) & 0xffffu);
+        }
+    }";
+
+/// The body of a WGSL function of `i` returning key i (`wide`: a `vec2<u32>` (low, high),
+/// else a u32) as `load` reads it.
+fn key_load_body(load: KeyLoad, wide: bool) -> String {
+    match load {
+        KeyLoad::Words if wide => {
+            "    return vec2<u32>(keys_in[2u * i], keys_in[2u * i + 1u]);".to_string()
+        }
+        KeyLoad::Words => "    return keys_in[i];".to_string(),
+        KeyLoad::F32 { equal_zeros } => format!(
+            "    let b = keys_in[P.off + i];\n    return key32({});",
+            if equal_zeros {
+                "select(b, 0u, b == 0x80000000u)"
+            } else {
+                "b"
+            }
+        ),
+        KeyLoad::I32 => "    return keys_in[P.off + i] ^ 0x80000000u;".to_string(),
+        KeyLoad::U32 => "    return keys_in[P.off + i];".to_string(),
+        KeyLoad::F64 { equal_zeros } => format!(
+            "    let e = 2u * (P.off + i);\n    let lo = keys_in[e];\n    let hi = keys_in[e + 1u];\n    \
+             return key64(lo, {});",
+            if equal_zeros {
+                "select(hi, 0u, hi == 0x80000000u && lo == 0u)"
+            } else {
+                "hi"
+            }
+        ),
+        KeyLoad::I64 => "    let e = 2u * (P.off + i);\n    \
+                         return vec2<u32>(keys_in[e], keys_in[e + 1u] ^ 0x80000000u);"
+            .to_string(),
+    }
+}
+
+const SELECT: &str = include_str!("../../../shaders/sort_select.wgsl");
+
+/// The radix-selection module (`shaders/sort_select.wgsl`; entry points `count`, `pick`,
+/// `emit`) for `targets` order statistics (1 to 3) of keys read as `load` (`key_words` 1 or
+/// 2), each thread counting `per` elements per step. `emit` writes values as `store` says.
+pub fn select(targets: u32, key_words: u32, load: KeyLoad, store: KeyStore, per: u32) -> String {
+    let wide = key_words == 2;
+    let key_fns = if wide {
+        format!(
+            "fn load_key(i: u32) -> vec2<u32> {{\n{}\n}}",
+            key_load_body(load, true)
+        )
+    } else {
+        format!(
+            "fn load_word(i: u32) -> u32 {{\n{}\n}}\n\n\
+             fn load_key(i: u32) -> vec2<u32> {{\n    return vec2<u32>(load_word(i), 0u);\n}}",
+            key_load_body(load, false)
+        )
+    };
+    let s = key_words + 1;
+    let emit = match store {
+        KeyStore::F32 => format!("        values[lid] = unkey32(state[lid * {s}u]);"),
+        KeyStore::I32 => format!("        values[lid] = state[lid * {s}u] ^ 0x80000000u;"),
+        KeyStore::F64 => format!(
+            "        let v = unkey64(vec2<u32>(state[lid * {s}u], state[lid * {s}u + 1u]));\n        \
+             values[2u * lid] = v.x;\n        values[2u * lid + 1u] = v.y;"
+        ),
+        KeyStore::I64 => format!(
+            "        values[2u * lid] = state[lid * {s}u];\n        \
+             values[2u * lid + 1u] = state[lid * {s}u + 1u] ^ 0x80000000u;"
+        ),
+        _ if wide => format!(
+            "        values[2u * lid] = state[lid * {s}u];\n        \
+             values[2u * lid + 1u] = state[lid * {s}u + 1u];"
+        ),
+        _ => format!("        values[lid] = state[lid * {s}u];"),
+    };
+    SELECT
+        .replace("{{KEY_HELPERS}}", KEY_HELPERS)
+        .replace("{{T}}", &targets.to_string())
+        .replace("{{K}}", &key_words.to_string())
+        .replace("{{PER}}", &per.to_string())
+        .replace("{{KEY_FUNCTIONS}}", &key_fns)
+        .replace("{{EMIT}}", &emit)
+}
+
+/// The radix-pass module (entry points `upsweep`, `scan_columns` and `downsweep`; bindings:
+/// 1 keys in, 2 histograms, 3 keys out (absent where the pass stores no keys), 4 payload in,
+/// 5 payload out).
+pub fn radix(pass: RadixPass) -> String {
+    let RadixPass {
+        items,
+        key_words,
+        load,
+        store,
+        payload,
+        ranking,
+    } = pass;
+    let k = key_words;
+    let wide = k == 2;
+    let key_type = if wide { "vec2<u32>" } else { "u32" };
+    let load_body = key_load_body(load, wide);
+    let digit = if wide {
+        "    return (select(k.x, k.y, P.shift >= 32u) >> (P.shift & 31u)) & 0xffu;"
+    } else {
+        "    return (k >> P.shift) & 0xffu;"
+    };
+    let out_body = match (store, wide) {
+        (KeyStore::F32, _) => "    return unkey32(k);",
+        (KeyStore::I32, _) => "    return k ^ 0x80000000u;",
+        (KeyStore::F64, _) => "    let v = unkey64(k);\n    return select(v.x, v.y, w == 1u);",
+        (KeyStore::I64, _) => "    return select(k.x, k.y ^ 0x80000000u, w == 1u);",
+        (_, true) => "    return select(k.x, k.y, w == 1u);",
+        (_, false) => "    return k;",
+    };
+    let key_fns = format!(
+        "fn load_key(i: u32) -> {key_type} {{\n{load_body}\n}}\n\n\
+         fn digit_of(k: {key_type}) -> u32 {{\n{digit}\n}}\n\n\
+         // Word w of what the last pass writes for key k.\n\
+         fn out_word(k: {key_type}, w: u32) -> u32 {{\n{out_body}\n}}"
+    );
+    let keys_out = if store == KeyStore::Nothing {
+        String::new()
+    } else {
+        "@group(0) @binding(3) var<storage, read_write> keys_out: array<u32>;".to_string()
+    };
+    let (bindings, registers, payload_load) = match payload {
+        Payload::None => ("", "", ""),
+        Payload::Position => (
+            "@group(0) @binding(5) var<storage, read_write> vals_out: array<u32>;",
+            "    var val: array<u32, ITEMS>;",
+            "            val[k] = i;",
+        ),
+        Payload::Words => (
+            "@group(0) @binding(4) var<storage, read> vals_in: array<u32>;\n\
+             @group(0) @binding(5) var<storage, read_write> vals_out: array<u32>;",
+            "    var val: array<u32, ITEMS>;",
+            "            val[k] = vals_in[i];",
+        ),
+    };
+    let mut rounds: Vec<(String, String)> = Vec::new();
+    if store != KeyStore::Nothing {
+        for w in 0..k {
+            rounds.push((
+                format!("out_word(key[k], {w}u)"),
+                format!("keys_out[dst[k] * {k}u + {w}u]"),
+            ));
+        }
+    }
+    if payload != Payload::None {
+        rounds.push(("val[k]".into(), "vals_out[dst[k]]".into()));
+    }
+    let rounds: String = rounds
+        .iter()
+        .map(|(value, out)| {
+            format!(
+                "    workgroupBarrier();
+    for (var k = 0u; k < ITEMS; k = k + 1u) {{
+        if (pos[k] != 0xffffffffu) {{
+            stage[pos[k]] = {value};
+        }}
+    }}
+    workgroupBarrier();
+    for (var k = 0u; k < ITEMS; k = k + 1u) {{
+        let j = k * WG + lid;
+        if (j < tile_len) {{
+            {out} = stage[j];
+        }}
+    }}
+"
+            )
+        })
+        .collect();
+    let (memory, helpers, up_builtins, up_count, down_builtins, rank) = match ranking {
+        Ranking::Masks => (
+            "var<workgroup> masks: array<atomic<u32>, 2048>;\n\
+             var<workgroup> digit_count: array<u32, 256>;"
+                .to_string(),
+            "",
+            "",
+            "        if (valid) {\n            atomicAdd(&counts[d], 1u);\n        }",
+            "",
+            RANK_MASKS,
+        ),
+        Ranking::Subgroups { max_subgroups } => (
+            format!(
+                "const RANK_WORDS: u32 = {}u;\n\
+                 var<workgroup> sub_counts: array<atomic<u32>, RANK_WORDS>;",
+                max_subgroups.div_ceil(2) * 256
+            ),
+            SUBGROUP_HELPERS,
+            ", @builtin(subgroup_invocation_id) lane: u32",
+            "        let peers = same_digit(valid, d);
+        if (valid && count4(peers & lanes_below(lane)) == 0u) {
+            atomicAdd(&counts[d], count4(peers));
+        }",
+            ", @builtin(subgroup_id) sid: u32,\n        @builtin(subgroup_size) sgs: u32, \
+             @builtin(subgroup_invocation_id) lane: u32",
+            RANK_SUBGROUPS,
         ),
     };
     RADIX
+        .replace("{{KEY_HELPERS}}", KEY_HELPERS)
+        .replace("{{RANKING}}", &format!("{ranking:?}"))
         .replace("{{ITEMS}}", &items.to_string())
+        .replace("{{KEYS_OUT_BINDING}}", &keys_out)
         .replace("{{PAYLOAD_BINDINGS}}", bindings)
+        .replace("{{RANK_MEMORY}}", &memory)
+        .replace("{{KEY_FUNCTIONS}}", &key_fns)
+        .replace("{{SUBGROUP_HELPERS}}", helpers)
+        .replace("{{UP_BUILTINS}}", up_builtins)
+        .replace("{{UP_COUNT}}", up_count)
+        .replace("{{DOWN_BUILTINS}}", down_builtins)
+        .replace("{{KEY_TYPE}}", key_type)
         .replace("{{PAYLOAD_REGISTERS}}", registers)
-        .replace("{{PAYLOAD_LOAD}}", load)
-        .replace("{{PAYLOAD_STORE}}", store)
-        .replace("{{UPSWEEP}}", "upsweep")
-        .replace("{{SCAN}}", "scan_columns")
-        .replace("{{DOWNSWEEP}}", "downsweep")
+        .replace("{{RANK}}", &rank.replace("{{PAYLOAD_LOAD}}", payload_load))
+        .replace("{{ROUNDS}}", &rounds)
 }
 
 /// The row-sort module: `slots` (key, position) pairs in workgroup memory holding rows
@@ -299,9 +743,74 @@ mod tests {
 
     #[test]
     fn radix_variants_validate() {
-        for items in [4, 8, 16] {
-            for p in [Payload::None, Payload::Position, Payload::Words] {
-                crate::naga_check::validate(&radix(items, p), Capabilities::empty());
+        let loads = [
+            (1, KeyLoad::Words, KeyStore::Words),
+            (1, KeyLoad::F32 { equal_zeros: false }, KeyStore::F32),
+            (1, KeyLoad::F32 { equal_zeros: true }, KeyStore::Nothing),
+            (1, KeyLoad::I32, KeyStore::I32),
+            (1, KeyLoad::U32, KeyStore::Words),
+            (2, KeyLoad::Words, KeyStore::Words),
+            (2, KeyLoad::F64 { equal_zeros: false }, KeyStore::F64),
+            (2, KeyLoad::F64 { equal_zeros: true }, KeyStore::Nothing),
+            (2, KeyLoad::I64, KeyStore::I64),
+        ];
+        for ranking in [
+            Ranking::Masks,
+            Ranking::Subgroups { max_subgroups: 32 },
+            Ranking::Subgroups { max_subgroups: 2 },
+        ] {
+            for (key_words, load, store) in loads {
+                for items in [4, 8, 16] {
+                    for payload in [Payload::None, Payload::Position, Payload::Words] {
+                        if store == KeyStore::Nothing && payload == Payload::None {
+                            continue;
+                        }
+                        let src = radix(RadixPass {
+                            items,
+                            key_words,
+                            load,
+                            store,
+                            payload,
+                            ranking,
+                        });
+                        let caps = match ranking {
+                            Ranking::Masks => Capabilities::empty(),
+                            _ => Capabilities::SUBGROUP,
+                        };
+                        crate::naga_check::validate(&src, caps);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn raw_search_variants_validate() {
+        for (k, load) in [
+            (1, KeyLoad::F32 { equal_zeros: true }),
+            (1, KeyLoad::I32),
+            (1, KeyLoad::U32),
+            (2, KeyLoad::F64 { equal_zeros: true }),
+            (2, KeyLoad::I64),
+        ] {
+            for out in [1, 2] {
+                let src = search(SearchKeys::Raw(load, k), out);
+                crate::naga_check::validate(&src, Capabilities::empty());
+            }
+        }
+    }
+
+    #[test]
+    fn select_variants_validate() {
+        for (k, load, store) in [
+            (1, KeyLoad::F32 { equal_zeros: false }, KeyStore::F32),
+            (1, KeyLoad::I32, KeyStore::I32),
+            (1, KeyLoad::U32, KeyStore::Words),
+            (2, KeyLoad::F64 { equal_zeros: false }, KeyStore::F64),
+            (2, KeyLoad::I64, KeyStore::I64),
+        ] {
+            for t in 1..=3 {
+                crate::naga_check::validate(&select(t, k, load, store, 32), Capabilities::empty());
             }
         }
     }
@@ -325,7 +834,8 @@ mod tests {
                 }
             }
             crate::naga_check::validate(&take(d), Capabilities::empty());
-            crate::naga_check::validate(&search(key_words(d).len()), Capabilities::empty());
+            let k = key_words(d).len() as u32;
+            crate::naga_check::validate(&search(SearchKeys::Words(k), 2), Capabilities::empty());
         }
         for (d, w) in [
             (DType::F32, KeyWord::UnkeyF32),

@@ -149,7 +149,7 @@ pub use sort::{
     quantiles, searchsorted, sort, sort_complex,
 };
 #[cfg(not(target_arch = "wasm32"))]
-pub use sort::{intersect1d, setdiff1d, unique};
+pub use sort::{intersect1d, setdiff1d, setxor1d, union1d, unique};
 pub use sort::{isin, unique_async};
 #[cfg(not(target_arch = "wasm32"))]
 pub use stats::{bincount, histogram};

@@ -464,6 +464,21 @@ pub const CASES: &[Case] = &[
         about: "searchsorted(sort(x), q), x float32 2^24, q 2^20",
     },
     Case {
+        name: "unique_int32_2^24",
+        group: Group::Sort,
+        about: "unique(x), x int32 2^24 in [0, 2^20)",
+    },
+    Case {
+        name: "unique_counts_int32_2^24",
+        group: Group::Sort,
+        about: "unique(x, return_counts=True), x int32 2^24 in [0, 2^20)",
+    },
+    Case {
+        name: "isin_2^22_2^20",
+        group: Group::Sort,
+        about: "isin(a, b), a int32 2^22, b int32 2^20, both in [0, 2^22)",
+    },
+    Case {
         name: "tiny_op_wall",
         group: Group::Tiny,
         about: "t + 1.0 on 16 elements, then synchronize (as CuPy's tiny_op_wall)",

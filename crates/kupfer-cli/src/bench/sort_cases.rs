@@ -25,6 +25,7 @@ pub fn sizes(name: &str) -> &'static [usize] {
 pub fn fixed_elements(name: &str) -> usize {
     match name {
         "sort_axis1_4096sq" | "percentile_axis1_4096sq" => 4096 * 4096,
+        "isin_2^22_2^20" => 1 << 22,
         _ => 1 << 24,
     }
 }
@@ -159,6 +160,47 @@ pub fn run(name: &str, n: Option<usize>, t: &Timing) -> CliResult<Measurement> {
             let cpu = t.cpu.then(|| {
                 cpu_time(3, || {
                     let r: Vec<usize> = hq.iter().map(|v| h.partition_point(|x| x < v)).collect();
+                    black_box(r);
+                })
+            });
+            Measurement::new(ms).cpu(cpu)
+        }
+        "unique_int32_2^24" | "unique_counts_int32_2^24" => {
+            let n = 1usize << 24;
+            let h: Vec<i32> = (0..n)
+                .map(|_| (rng.next_u64() % (1 << 20)) as i32)
+                .collect();
+            let x = Array::from_slice_on(dev, &h, &[n])?;
+            let counts = name == "unique_counts_int32_2^24";
+            let ms = gpu_time(t, 10, || {
+                let u = kp::unique(&x, false, false, counts, true)?;
+                Ok(u.counts.unwrap_or(u.values))
+            })?;
+            let cpu = t.cpu.then(|| {
+                cpu_time(2, || {
+                    let mut v = h.clone();
+                    v.sort_unstable();
+                    v.dedup();
+                    black_box(v);
+                })
+            });
+            Measurement::new(ms).cpu(cpu)
+        }
+        "isin_2^22_2^20" => {
+            let ha: Vec<i32> = (0..1 << 22)
+                .map(|_| (rng.next_u64() % (1 << 22)) as i32)
+                .collect();
+            let hb: Vec<i32> = (0..1 << 20)
+                .map(|_| (rng.next_u64() % (1 << 22)) as i32)
+                .collect();
+            let a = Array::from_slice_on(dev, &ha, &[ha.len()])?;
+            let b = Array::from_slice_on(dev, &hb, &[hb.len()])?;
+            let ms = gpu_time(t, 10, || kp::isin(&a, &b, false))?;
+            let cpu = t.cpu.then(|| {
+                cpu_time(2, || {
+                    let mut s = hb.clone();
+                    s.sort_unstable();
+                    let r: Vec<bool> = ha.iter().map(|v| s.binary_search(v).is_ok()).collect();
                     black_box(r);
                 })
             });

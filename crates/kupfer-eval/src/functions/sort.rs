@@ -1,6 +1,7 @@
 //! Sorting: `sort`, `argsort` (also `a.argsort()`), `lexsort`, `sort_complex`, `partition`,
 //! `argpartition`, `searchsorted`, `median`, `quantile`, `percentile` (kupfer's `sort`
-//! module), `unique` and the array API's `unique_*`, `isin`, `intersect1d`, `setdiff1d`
+//! module), `unique` and the array API's `unique_*`, `isin`, `intersect1d`, `setdiff1d`,
+//! `union1d`, `setxor1d`
 //! (these read a size back: natively they block, in the browser they are a clear error).
 //! `q` of quantiles is a Python number or a sequence of them. Every `kind` is accepted and stable; `order=` (structured arrays) is not
 //! supported.
@@ -31,6 +32,8 @@ pub(super) fn register(r: &mut Registry) {
     r.native(&["unique_all"], unique_all);
     r.native(&["intersect1d"], intersect1d);
     r.native(&["setdiff1d"], setdiff1d);
+    r.native(&["union1d"], union1d);
+    r.native(&["setxor1d"], setxor1d);
 }
 
 /// `axis` of sort-like functions: absent is -1, an explicit `None` flattens.
@@ -430,13 +433,38 @@ fn setdiff1d(call: Call) -> Result<Value> {
     ))
 }
 
+fn union1d(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["ar1", "ar2"])?;
+    let x = a.req("ar1")?;
+    let x = to_array(&x, None, span)?;
+    let y = a.req("ar2")?;
+    let y = to_array(&y, None, span)?;
+    Ok(Value::Array(
+        blocking::union1d(&x, &y).map_err(EvalError::kupfer(span))?,
+    ))
+}
+
+fn setxor1d(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["ar1", "ar2", "assume_unique="])?;
+    let x = a.req("ar1")?;
+    let x = to_array(&x, None, span)?;
+    let y = a.req("ar2")?;
+    let y = to_array(&y, None, span)?;
+    let unique = a.bool_or("assume_unique", false)?;
+    Ok(Value::Array(
+        blocking::setxor1d(&x, &y, unique).map_err(EvalError::kupfer(span))?,
+    ))
+}
+
 /// unique and the set functions read a size back: natively they block; in the browser,
 /// where nothing may block, they are a clear error.
 mod blocking {
     #[cfg(not(target_arch = "wasm32"))]
     pub(super) use kupfer::sort::{nanmedian, nanpercentile, nanquantile};
     #[cfg(not(target_arch = "wasm32"))]
-    pub(super) use kupfer::{intersect1d, setdiff1d, unique};
+    pub(super) use kupfer::{intersect1d, setdiff1d, setxor1d, union1d, unique};
 
     #[cfg(target_arch = "wasm32")]
     pub(super) fn nanmedian(
@@ -497,6 +525,20 @@ mod blocking {
         _r: bool,
     ) -> kupfer::Result<(kupfer::Array, Option<(kupfer::Array, kupfer::Array)>)> {
         refuse("intersect1d")
+    }
+
+    #[cfg(target_arch = "wasm32")]
+    pub(super) fn union1d(_x: &kupfer::Array, _y: &kupfer::Array) -> kupfer::Result<kupfer::Array> {
+        refuse("union1d")
+    }
+
+    #[cfg(target_arch = "wasm32")]
+    pub(super) fn setxor1d(
+        _x: &kupfer::Array,
+        _y: &kupfer::Array,
+        _u: bool,
+    ) -> kupfer::Result<kupfer::Array> {
+        refuse("setxor1d")
     }
 
     #[cfg(target_arch = "wasm32")]

@@ -1,13 +1,15 @@
-//! Statistics that need no sort: `bincount` and `histogram` (uniform bins), from kupfer's
-//! `stats` module.
+//! Statistics: `bincount`, `histogram` and `histogram_bin_edges` (uniform bins, explicit
+//! edges or NumPy's bin rules), from kupfer's `stats` and `sort::histogram` modules.
 
 use super::{to_array, to_f64, Call, Registry};
 use crate::error::{EvalError, Result};
 use crate::value::Value;
+use kupfer::sort::Bins;
 
 pub(super) fn register(r: &mut Registry) {
     r.native(&["bincount"], bincount);
     r.native(&["histogram"], histogram);
+    r.native(&["histogram_bin_edges"], histogram_bin_edges);
 }
 
 /// `bincount(x, weights=None, minlength=0)`.
@@ -27,24 +29,36 @@ fn bincount(call: Call) -> Result<Value> {
     Ok(Value::Array(out))
 }
 
-/// `histogram(a, bins=10, range=None, density=None, weights=None)`: `(counts, bin_edges)`.
+/// `histogram(a, bins=10, range=None, density=None, weights=None)`: `(counts, bin_edges)`;
+/// `bins` a count, edges or a rule name.
 fn histogram(call: Call) -> Result<Value> {
+    let (counts, edges) = histogram_args(call)?;
+    Ok(Value::Tuple(vec![
+        Value::Array(counts),
+        Value::Array(edges),
+    ]))
+}
+
+/// `histogram_bin_edges(a, bins=10, range=None, weights=None)`.
+fn histogram_bin_edges(call: Call) -> Result<Value> {
+    Ok(Value::Array(histogram_args(call)?.1))
+}
+
+fn histogram_args(call: Call) -> Result<(kupfer::Array, kupfer::Array)> {
     let span = call.span;
     let mut a = call.bind(&["a", "bins=", "range=", "density=", "weights="])?;
     let x = a.array("a")?;
     let bins = match a.get("bins") {
-        None => 10,
-        Some(Value::Array(_)) | Some(Value::List(_)) | Some(Value::Tuple(_)) => {
-            return Err(EvalError::not_supported(
-                span,
-                "bins given as edges (kupfer's histogram has uniform bins: pass a count)",
-            ))
+        None => Bins::Count(10),
+        Some(v @ (Value::Array(_) | Value::List(_) | Value::Tuple(_))) => {
+            Bins::Edges(to_array(&v, None, span)?)
         }
+        Some(Value::Str(rule)) => Bins::Rule(rule),
         Some(v) => {
             let n = super::to_int(&v, "'bins'", span)?;
-            usize::try_from(n).ok().filter(|&n| n > 0).ok_or_else(|| {
+            Bins::Count(usize::try_from(n).ok().filter(|&n| n > 0).ok_or_else(|| {
                 EvalError::value_error(span, "`bins` must be positive, when an integer")
-            })?
+            })?)
         }
     };
     let range = match a.get("range") {
@@ -67,19 +81,16 @@ fn histogram(call: Call) -> Result<Value> {
         .get("weights")
         .map(|w| to_array(&w, None, span))
         .transpose()?;
-    let (counts, edges) =
-        blocking::histogram(&x, bins, range, weights.as_ref()).map_err(EvalError::kupfer(span))?;
-    Ok(Value::Tuple(vec![
-        Value::Array(counts),
-        Value::Array(edges),
-    ]))
+    blocking::histogram_bins(&x, bins, range, weights.as_ref()).map_err(EvalError::kupfer(span))
 }
 
 /// `bincount` and `histogram` read a value back before they can size their output: natively
 /// they block on it; in the browser, where nothing may block, they are a clear error.
 mod blocking {
     #[cfg(not(target_arch = "wasm32"))]
-    pub(super) use kupfer::{bincount, histogram};
+    pub(super) use kupfer::bincount;
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(super) use kupfer::sort::histogram_bins;
 
     #[cfg(target_arch = "wasm32")]
     pub(super) fn bincount(
@@ -94,9 +105,9 @@ mod blocking {
     }
 
     #[cfg(target_arch = "wasm32")]
-    pub(super) fn histogram(
+    pub(super) fn histogram_bins(
         _a: &kupfer::Array,
-        _bins: usize,
+        _bins: kupfer::sort::Bins,
         _range: Option<(f64, f64)>,
         _w: Option<&kupfer::Array>,
     ) -> kupfer::Result<(kupfer::Array, kupfer::Array)> {

@@ -16,7 +16,7 @@
 
 use crate::array::Array;
 use crate::device::Device;
-use kupfer_core::sort::{self as gen, KeyWord, Payload};
+use kupfer_core::sort::{self as gen, KeyLoad, KeyStore, KeyWord, Payload, RadixPass, Ranking};
 use kupfer_core::{DType, Error, Layout, Result};
 use kupfer_wgpu::pipeline::Pipeline;
 use kupfer_wgpu::{Binding, GpuBuffer, ShaderChecks};
@@ -25,6 +25,7 @@ use std::sync::Arc;
 
 static ROW_LIMIT_OVERRIDE: AtomicUsize = AtomicUsize::new(0);
 static ITEMS_OVERRIDE: AtomicUsize = AtomicUsize::new(0);
+static MASKS_OVERRIDE: AtomicUsize = AtomicUsize::new(0);
 
 /// Testing hook: the longest row sorted inside one workgroup (0 restores the adapter's
 /// limit; 1 sends every row of more than one element to the radix sort), and the keys per
@@ -59,12 +60,37 @@ pub(crate) fn row_limit(device: &Device) -> usize {
     }
 }
 
+/// Testing hook: rank radix tiles with the portable bit masks even where the adapter has
+/// subgroups (`true`), or choose by the adapter (`false`). Changes only performance.
+#[doc(hidden)]
+pub fn set_portable_ranking_for_tests(portable: bool) {
+    MASKS_OVERRIDE.store(usize::from(portable), Ordering::Relaxed);
+}
+
+/// How radix tiles are ranked on this device: subgroup ballots where the adapter has
+/// subgroups of 8 to 128 lanes, bit masks otherwise.
+fn ranking(device: &Device) -> Ranking {
+    let ctx = device.context();
+    let (min, max) = ctx.info().subgroup_sizes;
+    let has = ctx
+        .info()
+        .features
+        .contains(kupfer_wgpu::wgpu::Features::SUBGROUP);
+    if has && MASKS_OVERRIDE.load(Ordering::Relaxed) == 0 && min >= 8 && max <= 128 && min <= max {
+        Ranking::Subgroups {
+            max_subgroups: gen::RADIX_WG / min,
+        }
+    } else {
+        Ranking::Masks
+    }
+}
+
 /// Keys per thread of a radix tile: as many as the workgroup memory stages (at most 16).
-fn radix_items(device: &Device) -> u32 {
+fn radix_items(device: &Device, ranking: Ranking) -> u32 {
     if let v @ (4 | 8 | 16) = ITEMS_OVERRIDE.load(Ordering::Relaxed) {
         return v as u32;
     }
-    let room = wg_storage(device).saturating_sub(gen::RADIX_FIXED_BYTES + 256);
+    let room = wg_storage(device).saturating_sub(ranking.fixed_bytes() + 256 * 4 + 256);
     match room / (gen::RADIX_WG * 4) {
         16.. => 16,
         8.. => 8,
@@ -121,7 +147,7 @@ pub(crate) fn alloc_words(device: &Device, words: usize) -> Result<Arc<GpuBuffer
 }
 
 /// The buffer, element offset and byte size in use of a contiguous array.
-fn source(a: &Array) -> Result<(Arc<GpuBuffer>, u32, u64)> {
+pub(crate) fn source(a: &Array) -> Result<(Arc<GpuBuffer>, u32, u64)> {
     let (buffer, layout) = a.buffer_and_layout()?;
     if !layout.is_c_contiguous() {
         return Err(Error::invalid("sort engine: source must be contiguous"));
@@ -203,42 +229,90 @@ pub(crate) fn interleaved_keys(a: &Array) -> Result<(Arc<GpuBuffer>, usize)> {
     Ok((out, k))
 }
 
-/// Stable LSD radix sort of `n` keys (their low `bits` bits) in place of `keys`, with the
-/// payload `vals` (None: each key's position). Returns the sorted keys and payload.
+/// The keys a radix sort reads in its first pass: a buffer, the element offset of a raw
+/// source, the bytes bound, and how words become keys.
+pub(crate) struct RadixInput {
+    pub(crate) buffer: Arc<GpuBuffer>,
+    pub(crate) off: u32,
+    pub(crate) bytes: u64,
+    pub(crate) load: KeyLoad,
+}
+
+impl RadixInput {
+    /// Key words already in a buffer (`key_words` per key).
+    pub(crate) fn words(buffer: Arc<GpuBuffer>, n: usize, key_words: u32) -> RadixInput {
+        RadixInput {
+            buffer,
+            off: 0,
+            bytes: (n * key_words as usize * 4) as u64,
+            load: KeyLoad::Words,
+        }
+    }
+}
+
+/// What [`radix_sort`] wrote: the keys (None for `KeyStore::Nothing`) and the payload.
+pub(crate) type Sorted = (Option<Arc<GpuBuffer>>, Option<Arc<GpuBuffer>>);
+
+/// Stable LSD radix sort of `n` keys of `key_words` words (their low `bits` bits) with the
+/// payload `vals` (None with `with_payload`: each key's position). The last pass writes the
+/// keys as `store` says. Returns the written keys (None for `KeyStore::Nothing`) and payload.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn radix_sort(
     device: &Device,
-    keys: Arc<GpuBuffer>,
+    input: RadixInput,
+    key_words: u32,
+    store: KeyStore,
     vals: Option<Arc<GpuBuffer>>,
     with_payload: bool,
     n: usize,
     bits: u32,
-) -> Result<(Arc<GpuBuffer>, Option<Arc<GpuBuffer>>)> {
-    let items = radix_items(device);
+) -> Result<Sorted> {
+    let ranking = ranking(device);
+    let items = radix_items(device, ranking);
     let tile = gen::RADIX_WG as usize * items as usize;
     let nblocks = n.div_ceil(tile).max(1);
     let hist = alloc_words(device, 256 * nblocks + 256)?;
     let hist_bytes = (256 * nblocks + 256) as u64 * 4;
+    let kw = key_words as usize;
+    let key_bytes = (n * kw) as u64 * 4;
     let nbytes = n as u64 * 4;
-    let mut keys = [keys, alloc_words(device, n)?];
-    let mut vals: [Option<Arc<GpuBuffer>>; 2] = match (with_payload, vals) {
-        (false, _) => [None, None],
-        (true, v) => [v, Some(alloc_words(device, n)?)],
-    };
+    let passes = bits.div_ceil(8).max(1);
     let (groups, gx) = grid(device, nblocks)?;
     let ctx = device.context();
-    for pass in 0..bits.div_ceil(8) {
-        let payload = match (&vals[0], with_payload) {
+    let mut keys_in = input.buffer;
+    let mut in_bytes = input.bytes;
+    let mut spare_keys: Option<Arc<GpuBuffer>> = None;
+    let mut vals_in = vals;
+    let mut spare_vals: Option<Arc<GpuBuffer>> = None;
+    let mut written: Option<Arc<GpuBuffer>> = None;
+    for pass in 0..passes {
+        let last = pass + 1 == passes;
+        let load = if pass == 0 {
+            input.load
+        } else {
+            KeyLoad::Words
+        };
+        let pass_store = if last { store } else { KeyStore::Words };
+        let payload = match (&vals_in, with_payload) {
             (_, false) => Payload::None,
             (None, true) => Payload::Position,
             (Some(_), true) => Payload::Words,
         };
-        let wgsl = gen::radix(items, payload);
-        let bytes = params(&[n as u32, pass * 8, nblocks as u32, gx]);
+        let wgsl = gen::radix(RadixPass {
+            items,
+            key_words,
+            load,
+            store: pass_store,
+            payload,
+            ranking,
+        });
+        let off = if pass == 0 { input.off } else { 0 };
+        let bytes = params(&[n as u32, pass * 8, nblocks as u32, gx, off]);
         let up = pipeline(device, &wgsl, "upsweep")?;
         ctx.dispatch_with(
             &up,
             Some(&bytes),
-            vec![(1, bind(&keys[0], nbytes)), (2, bind(&hist, hist_bytes))],
+            vec![(1, bind(&keys_in, in_bytes)), (2, bind(&hist, hist_bytes))],
             groups,
         )?;
         let scan = pipeline(device, &wgsl, "scan_columns")?;
@@ -249,29 +323,48 @@ pub(crate) fn radix_sort(
             [256, 1, 1],
         )?;
         let down = pipeline(device, &wgsl, "downsweep")?;
-        let mut b = vec![
-            (1, bind(&keys[0], nbytes)),
-            (2, bind(&hist, hist_bytes)),
-            (3, bind(&keys[1], nbytes)),
-        ];
-        if let Some(v) = &vals[0] {
+        let mut b = vec![(1, bind(&keys_in, in_bytes)), (2, bind(&hist, hist_bytes))];
+        let keys_out = if pass_store == KeyStore::Nothing {
+            None
+        } else {
+            let out = match spare_keys.take() {
+                Some(k) => k,
+                None => alloc_words(device, n * kw)?,
+            };
+            b.push((3, bind(&out, key_bytes)));
+            Some(out)
+        };
+        if let Some(v) = &vals_in {
             b.push((4, bind(v, nbytes)));
         }
-        if let Some(v) = &vals[1] {
-            b.push((5, bind(v, nbytes)));
-        }
+        let vals_out = if with_payload {
+            let out = match spare_vals.take() {
+                Some(v) => v,
+                None => alloc_words(device, n)?,
+            };
+            b.push((5, bind(&out, nbytes)));
+            Some(out)
+        } else {
+            None
+        };
         ctx.dispatch_with(&down, Some(&bytes), b, groups)?;
-        keys.swap(0, 1);
-        if with_payload {
-            vals.swap(0, 1);
-            if vals[1].is_none() {
-                vals[1] = Some(alloc_words(device, n)?);
+        if let Some(out) = keys_out {
+            // The first pass's input may be the caller's array: never reuse it.
+            if pass > 0 {
+                spare_keys = Some(keys_in);
             }
+            keys_in = out.clone();
+            in_bytes = key_bytes;
+            written = Some(out);
+        }
+        if let Some(out) = vals_out {
+            if let Some(old) = vals_in.take() {
+                spare_vals = Some(old);
+            }
+            vals_in = Some(out);
         }
     }
-    let [k, _] = keys;
-    let [v, _] = vals;
-    Ok((k, v))
+    Ok((written, vals_in))
 }
 
 /// A permutation sorting each row of a `(nrows, rowlen)` array.
@@ -300,6 +393,31 @@ pub(crate) fn lexsort_rows(keys: &[&Array], nrows: usize, rowlen: usize) -> Resu
         }
     }
     let n = nrows * rowlen;
+    if keys.len() == 1 && nrows == 1 {
+        if let Some((load, key_words)) = raw_load(keys[0].dtype(), true) {
+            let (buffer, off, bytes) = source(keys[0])?;
+            let input = RadixInput {
+                buffer,
+                off,
+                bytes,
+                load,
+            };
+            let bits = 32 * key_words;
+            let (_, perm) = radix_sort(
+                device,
+                input,
+                key_words,
+                KeyStore::Nothing,
+                None,
+                true,
+                n,
+                bits,
+            )?;
+            return perm
+                .map(Perm::Global)
+                .ok_or_else(|| Error::invalid("sort engine: no permutation"));
+        }
+    }
     let mut passes: Vec<(&Array, KeyWord, u32)> = Vec::new();
     if nrows > 1 {
         passes.push((
@@ -318,7 +436,17 @@ pub(crate) fn lexsort_rows(keys: &[&Array], nrows: usize, rowlen: usize) -> Resu
     let mut perm: Option<Arc<GpuBuffer>> = None;
     for (src, word, bits) in passes.into_iter().rev() {
         let k = key_words_of(src, word, perm.as_ref(), rowlen, false)?;
-        let (_, p) = radix_sort(device, k, perm.take(), true, n, bits)?;
+        let input = RadixInput::words(k, n, 1);
+        let (_, p) = radix_sort(
+            device,
+            input,
+            1,
+            KeyStore::Nothing,
+            perm.take(),
+            true,
+            n,
+            bits,
+        )?;
         perm = p;
     }
     perm.map(Perm::Global)
@@ -350,30 +478,153 @@ fn row_sort(
     Ok(out)
 }
 
-/// The keys-only radix sort of a contiguous 1-D float32, int32 or uint32 array: the values
-/// themselves (-0.0 before 0.0, NaN canonical), without a permutation.
+/// How the radix sort's first pass reads raw elements of `dtype` as keys, and the key words
+/// per element (None: dtypes whose keys need the key kernel). `equal_zeros`: -0.0 gets 0.0's
+/// key (NumPy's order); otherwise the key is bijective (-0.0 just below 0.0).
+pub(crate) fn raw_load(dtype: DType, equal_zeros: bool) -> Option<(KeyLoad, u32)> {
+    Some(match dtype {
+        DType::F32 => (KeyLoad::F32 { equal_zeros }, 1),
+        // The small integers are one sign- or zero-extended 32-bit word each.
+        DType::I8 | DType::I16 | DType::I32 => (KeyLoad::I32, 1),
+        DType::U8 | DType::U16 | DType::U32 => (KeyLoad::U32, 1),
+        DType::F64 => (KeyLoad::F64 { equal_zeros }, 2),
+        DType::I64 => (KeyLoad::I64, 2),
+        _ => return None,
+    })
+}
+
+/// How the last radix pass (or the selection) turns keys of `dtype` back into values.
+fn value_store(dtype: DType) -> KeyStore {
+    match dtype {
+        DType::F32 => KeyStore::F32,
+        DType::I8 | DType::I16 | DType::I32 => KeyStore::I32,
+        DType::F64 => KeyStore::F64,
+        DType::I64 => KeyStore::I64,
+        _ => KeyStore::Words,
+    }
+}
+
+/// Elements each thread of a selection step counts.
+const SELECT_PER_THREAD: u32 = 32;
+
+/// The values of the order statistics `ranks` (1 to 3 ranks, each below `a.size()`) of a
+/// contiguous 1-D array of a [`keys_only_dtype`], by radix selection
+/// (`shaders/sort_select.wgsl`): one counting pass over the data per 8 key bits, no sort and
+/// no read-back. The result has `ranks.len()` elements of `a`'s dtype.
+pub(crate) fn select_ranks(a: &Array, ranks: &[usize]) -> Result<Array> {
+    let device = a.device();
+    let n = a.size();
+    let d = a.dtype();
+    let Some((load, key_words)) = raw_load(d, false) else {
+        return Err(Error::invalid(format!("selection in {d}")));
+    };
+    if ranks.is_empty() || ranks.len() > 3 || ranks.iter().any(|&r| r >= n) {
+        return Err(Error::invalid("sort engine: selection ranks"));
+    }
+    let t = ranks.len() as u32;
+    let wgsl = gen::select(t, key_words, load, value_store(d), SELECT_PER_THREAD);
+    let (buffer, off, bytes) = source(a)?;
+    let mut init: Vec<u32> = Vec::new();
+    for &r in ranks {
+        init.extend(std::iter::repeat_n(0u32, key_words as usize));
+        init.push(r as u32);
+    }
+    let state = Array::from_slice_on(device, &init, &[init.len()])?;
+    let (state, _) = state.buffer_and_layout()?;
+    let zeros = vec![0u32; 256 * ranks.len()];
+    let hist = Array::from_slice_on(device, &zeros, &[zeros.len()])?;
+    let (hist, _) = hist.buffer_and_layout()?;
+    let out_words = ranks.len() * key_words as usize;
+    let values = alloc_words(device, out_words)?;
+    let state_bytes = init.len() as u64 * 4;
+    let hist_bytes = zeros.len() as u64 * 4;
+    let count = pipeline(device, &wgsl, "count")?;
+    let pick = pipeline(device, &wgsl, "pick")?;
+    let emit = pipeline(device, &wgsl, "emit")?;
+    let (groups, gx) = grid(
+        device,
+        n.div_ceil(gen::RADIX_WG as usize * SELECT_PER_THREAD as usize),
+    )?;
+    let ctx = device.context();
+    let steps = 4 * key_words;
+    for step in 0..steps {
+        let shift = 32 * key_words - 8 - 8 * step;
+        let p = params(&[n as u32, shift, u32::from(step == 0), off, gx]);
+        ctx.dispatch_with(
+            &count,
+            Some(&p),
+            vec![
+                (1, bind(&buffer, bytes)),
+                (2, bind(&state, state_bytes)),
+                (3, bind(&hist, hist_bytes)),
+            ],
+            groups,
+        )?;
+        ctx.dispatch_with(
+            &pick,
+            Some(&p),
+            vec![(2, bind(&state, state_bytes)), (3, bind(&hist, hist_bytes))],
+            [1, 1, 1],
+        )?;
+    }
+    let p = params(&[n as u32, 0, 0, off, gx]);
+    ctx.dispatch_with(
+        &emit,
+        Some(&p),
+        vec![
+            (2, bind(&state, state_bytes)),
+            (4, bind(&values, out_words as u64 * 4)),
+        ],
+        [1, 1, 1],
+    )?;
+    Ok(Array::from_buffer(
+        device.clone(),
+        d,
+        values,
+        Layout::contiguous(&[ranks.len()]),
+    ))
+}
+
+/// Whether [`sort_keys_only`] takes `dtype`.
+pub(crate) fn keys_only_dtype(dtype: DType) -> bool {
+    raw_load(dtype, false).is_some()
+}
+
+/// The keys-only radix sort of a contiguous 1-D float32, int32, uint32, float64 or int64
+/// array: the values themselves (-0.0 before 0.0, NaN canonical), without a permutation.
+/// The first pass turns values into keys and the last turns keys back into values.
 pub(crate) fn sort_keys_only(a: &Array) -> Result<Array> {
     let device = a.device();
     let n = a.size();
-    let (word, back) = match a.dtype() {
-        DType::F32 => (KeyWord::F32 { at: 0 }, Some(KeyWord::UnkeyF32)),
-        // The small integers are one extended 32-bit word each: sorted as int32/uint32.
-        DType::I8 | DType::I16 | DType::I32 => (KeyWord::I32, Some(KeyWord::UnkeyI32)),
-        DType::U8 | DType::U16 | DType::U32 => (KeyWord::U32, None),
-        d => return Err(Error::invalid(format!("keys-only sort of {d}"))),
+    let d = a.dtype();
+    let Some((load, key_words)) = raw_load(d, false) else {
+        return Err(Error::invalid(format!("keys-only sort of {d}")));
     };
-    let keys = key_words_of(a, word, None, n, true)?;
-    let (sorted, _) = radix_sort(device, keys, None, false, n, 32)?;
-    let out = match back {
-        Some(back) => {
-            let raw =
-                Array::from_buffer(device.clone(), DType::U32, sorted, Layout::contiguous(&[n]));
-            let values = key_words_of(&raw, back, None, n, true)?;
-            Array::from_buffer(device.clone(), a.dtype(), values, Layout::contiguous(&[n]))
-        }
-        None => Array::from_buffer(device.clone(), a.dtype(), sorted, Layout::contiguous(&[n])),
+    let store = value_store(d);
+    let (buffer, off, bytes) = source(a)?;
+    let input = RadixInput {
+        buffer,
+        off,
+        bytes,
+        load,
     };
-    Ok(out)
+    let (sorted, _) = radix_sort(
+        device,
+        input,
+        key_words,
+        store,
+        None,
+        false,
+        n,
+        32 * key_words,
+    )?;
+    let sorted = sorted.ok_or_else(|| Error::invalid("sort engine: no keys written"))?;
+    Ok(Array::from_buffer(
+        device.clone(),
+        d,
+        sorted,
+        Layout::contiguous(&[n]),
+    ))
 }
 
 /// Gathers rows: result `(nrows, m)` with element (r, j) = `src[r, idx[r * idx_row_stride +

@@ -3,8 +3,10 @@
 //! - [`order`] — `sort`, `argsort`, `sort_complex`, `lexsort`, `partition`, `argpartition`
 //!   (a full sort satisfies partition's contract).
 //! - [`search`] — `searchsorted`.
-//! - [`unique`] — `unique` and the array API's `unique_*`, `isin`, `intersect1d`,
-//!   `setdiff1d` (one read-back of the size: `_async` forms).
+//! - [`unique`] — `unique` and the array API's `unique_*`, `isin`, `intersect1d`, `union1d`,
+//!   `setdiff1d`, `setxor1d` (one read-back of the size: `_async` forms).
+//! - [`histogram`] — `histogram` with explicit edges or NumPy's bin rules,
+//!   `histogram_bin_edges` (statistics read back: `_async` forms).
 //! - [`quantile`] — `median`, `quantile`, `percentile` (NumPy's 13 methods) and their `nan`
 //!   forms (which read the per-row counts back).
 //! - `engine.rs`: the kernels' driver — key transforms, the row sort and the radix sort,
@@ -16,7 +18,8 @@
 //! **Kinds.** `kind` may be `'quicksort'`, `'mergesort'`, `'heapsort'` or `'stable'` (or
 //! NumPy's accepted prefixes: the first letter decides); every kind gives a stable result
 //! in kupfer (the radix sort is stable by construction, the row sort breaks ties by
-//! position). The one difference: an unstable kind of a long 1-D float32/int32/uint32
+//! position). The one difference: an unstable kind of a long 1-D float32/int32/uint32/
+//! float64/int64
 //! `sort` runs a keys-only radix sort whose order puts -0.0 before 0.0 (a valid order for
 //! NumPy's unstable kinds, where equal values may come in any order).
 //!
@@ -39,13 +42,17 @@
 //! are a clear error.
 
 pub(crate) mod engine;
+pub mod histogram;
 pub mod order;
 pub mod quantile;
 pub mod search;
 pub mod unique;
 
 #[doc(hidden)]
-pub use engine::set_limits_for_tests;
+pub use engine::{set_limits_for_tests, set_portable_ranking_for_tests};
+#[cfg(not(target_arch = "wasm32"))]
+pub use histogram::{histogram_bin_edges, histogram_bins};
+pub use histogram::{histogram_bins_async, Bins};
 pub use order::{argpartition, argsort, lexsort, partition, sort, sort_complex};
 pub use quantile::{median, percentile, percentiles, quantile, quantiles, QuantileMethod};
 #[cfg(not(target_arch = "wasm32"))]
@@ -54,9 +61,12 @@ pub use quantile::{nanmedian_async, nanquantile_async};
 pub use search::{searchsorted, Side};
 #[cfg(not(target_arch = "wasm32"))]
 pub use unique::{
-    intersect1d, setdiff1d, unique, unique_all, unique_counts, unique_inverse, unique_values,
+    intersect1d, setdiff1d, setxor1d, union1d, unique, unique_all, unique_counts, unique_inverse,
+    unique_values,
 };
-pub use unique::{intersect1d_async, isin, setdiff1d_async, unique_async, Unique};
+pub use unique::{
+    intersect1d_async, isin, setdiff1d_async, setxor1d_async, union1d_async, unique_async, Unique,
+};
 
 use kupfer_core::{Error, Result};
 

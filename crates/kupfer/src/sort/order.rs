@@ -94,6 +94,9 @@ impl Rows {
             Perm::Local(b) => Array::from_buffer(device.clone(), DType::U32, b, layout).astype(int),
             Perm::Global(b) => {
                 let flat = Array::from_buffer(device.clone(), DType::U32, b, layout);
+                if self.nrows == 1 {
+                    return flat.astype(int);
+                }
                 crate::ufuncs::remainder(&flat, self.rowlen as u32)?.astype(int)
             }
         }
@@ -125,7 +128,7 @@ pub fn sort(a: &Array, axis: Option<isize>, kind: Option<&str>) -> Result<Array>
     if !stable
         && rows.nrows == 1
         && rows.rowlen > engine::row_limit(device)
-        && matches!(a.dtype(), DType::F32 | DType::I32 | DType::U32)
+        && engine::keys_only_dtype(a.dtype())
     {
         return rows.restore(engine::sort_keys_only(&rows.data)?);
     }

@@ -157,6 +157,23 @@ fn positions(method: QuantileMethod, n: usize, q: f64) -> (usize, usize, f64) {
     }
 }
 
+/// The order statistics `ranks` (two) and the largest value (NaN where any is NaN) of a
+/// single long row of `data_dtype` (the row's own or the dtype it is converted to) by radix
+/// selection, where that beats sorting; None otherwise.
+fn selected(rows: &Rows, data_dtype: DType, ranks: &[usize]) -> Result<Option<Array>> {
+    let n = rows.rowlen;
+    if rows.nrows != 1
+        || n <= engine::row_limit(rows.data.device())
+        || !engine::keys_only_dtype(data_dtype)
+    {
+        return Ok(None);
+    }
+    let data = rows.data.astype(data_dtype)?.reshape(&[n as isize])?;
+    let mut all = ranks.to_vec();
+    all.push(n - 1);
+    engine::select_ranks(&data.ascontiguousarray()?, &all).map(Some)
+}
+
 /// Column `k` of a 2-D array (a view).
 fn column(a: &Array, k: usize) -> Result<Array> {
     a.slice(&[
@@ -247,6 +264,27 @@ fn quantile_impl(
         let nan = crate::creation::full_on(&device, &[rows.nrows, m], f64::NAN, Some(rd))?;
         return finish(nan, q_shape, &out_shape, &keep_shape, keepdims);
     }
+    if m == 1 {
+        let (l, h, g) = positions(method, n, q[0]);
+        if let Some(v) = selected(&rows, rd, &[l, h])? {
+            let pick = |k: isize| -> Result<Array> {
+                v.slice(&[kupfer_core::SliceArg::Index(k)])?
+                    .reshape(&[1, 1])
+            };
+            let below = pick(0)?;
+            let res = if l == h {
+                below
+            } else {
+                lerp(&below, &pick(1)?, &[g], rd)?
+            };
+            let res = if rd.is_float() && a.dtype().is_float() {
+                crate::ufuncs::where_(crate::ufuncs::isnan(&pick(2)?)?, f64::NAN, &res)?
+            } else {
+                res
+            };
+            return finish(res, q_shape, &out_shape, &keep_shape, keepdims);
+        }
+    }
     let sorted = rows.data.astype(rd)?;
     let sorted_rows = Rows::along(
         &sorted.reshape(&[rows.nrows as isize, n as isize])?,
@@ -272,21 +310,7 @@ fn quantile_impl(
     let res = if lo == hi {
         below
     } else {
-        let above = take(&hi)?;
-        let g = match rd {
-            DType::F64 => Array::from_slice_on(&device, &gamma, &[m])?,
-            _ => Array::from_slice_on(
-                &device,
-                &gamma.iter().map(|&v| v as f32).collect::<Vec<_>>(),
-                &[m],
-            )?
-            .astype(rd)?,
-        };
-        use crate::ufuncs::{add, greater_equal, multiply, subtract, where_};
-        let diff = subtract(&above, &below)?;
-        let up = add(&below, multiply(&diff, &g)?)?;
-        let down = subtract(&above, multiply(&diff, subtract(1.0, &g)?)?)?;
-        where_(greater_equal(&g, 0.5)?, down, up)?
+        lerp(&below, &take(&hi)?, &gamma, rd)?
     };
     // Rows holding NaN (sorted last) give NaN.
     let res = if rd.is_float() && a.dtype().is_float() {
@@ -296,6 +320,27 @@ fn quantile_impl(
         res
     };
     finish(res, q_shape, &out_shape, &keep_shape, keepdims)
+}
+
+/// NumPy's `_lerp` of `below` and `above` (`(rows, m)` arrays of `rd`) by the weights
+/// `gamma` (one per column): `a + (b - a) t`, or `b - (b - a)(1 - t)` for t >= 0.5.
+fn lerp(below: &Array, above: &Array, gamma: &[f64], rd: DType) -> Result<Array> {
+    let device = below.device();
+    let m = gamma.len();
+    let g = match rd {
+        DType::F64 => Array::from_slice_on(device, gamma, &[m])?,
+        _ => Array::from_slice_on(
+            device,
+            &gamma.iter().map(|&v| v as f32).collect::<Vec<_>>(),
+            &[m],
+        )?
+        .astype(rd)?,
+    };
+    use crate::ufuncs::{add, greater_equal, multiply, subtract, where_};
+    let diff = subtract(above, below)?;
+    let up = add(below, multiply(&diff, &g)?)?;
+    let down = subtract(above, multiply(&diff, subtract(1.0, &g)?)?)?;
+    where_(greater_equal(&g, 0.5)?, down, up)
 }
 
 /// `numpy.quantile(a, q, axis, method=, keepdims=)` for a scalar `q` in [0, 1]: the result
@@ -388,6 +433,25 @@ pub fn median(a: &Array, axes: Option<&[isize]>, keepdims: bool) -> Result<Array
         let fill = if rows.nrows == 0 { 0.0 } else { f64::NAN };
         let z = crate::creation::full_on(&device, &[rows.nrows, 1], fill, Some(rd))?;
         return finish(z, None, &out_shape, &keep_shape, keepdims);
+    }
+    if let Some(v) = selected(&rows, rows.data.dtype(), &[(n - 1) / 2, n / 2])? {
+        let pick = |k: isize| -> Result<Array> {
+            v.slice(&[kupfer_core::SliceArg::Index(k)])?
+                .reshape(&[1])?
+                .astype(rd)
+        };
+        let mid = if n % 2 == 1 {
+            pick(0)?
+        } else {
+            crate::ufuncs::divide(crate::ufuncs::add(pick(0)?, pick(1)?)?, 2.0)?
+        };
+        let mid = if a.dtype().is_float() {
+            crate::ufuncs::where_(crate::ufuncs::isnan(&pick(2)?)?, f64::NAN, &mid)?
+        } else {
+            mid
+        };
+        let res = mid.reshape(&[1, 1])?;
+        return finish(res, None, &out_shape, &keep_shape, keepdims);
     }
     let perm = rows.perm()?;
     let sorted = rows.gather(&perm)?;

@@ -1,6 +1,8 @@
 //! `searchsorted` and `digitize`: one thread per query, a bounded binary search over the
 //! order-preserving keys of the sorted array (`shaders/sort_search.wgsl`), so NaN, -0.0 and
-//! complex values compare as in NumPy's sort order. No read-back (digitize reads back
+//! complex values compare as in NumPy's sort order. For 32- and 64-bit integers and floats
+//! it is one launch: the kernel computes keys from the raw elements and writes positions in
+//! the default integer dtype. No read-back (digitize reads back
 //! whether the bins increase or decrease: one sync point, hence `digitize_async`).
 
 use super::engine;
@@ -72,39 +74,79 @@ pub fn searchsorted(a: &Array, v: &Array, side: Side, sorter: Option<&Array>) ->
     if nq == 0 || a.size() == 0 {
         return crate::creation::full_on(&device, &shape, 0i64, Some(int));
     }
-    let (ak, k) = engine::interleaved_keys(&a)?;
-    let (qk, _) = engine::interleaved_keys(&q)?;
-    let out = engine::alloc_words(&device, nq)?;
+    let n = a.size();
+    let out_words = if int == DType::I64 { 2 } else { 1 };
+    // Raw elements where the kernel computes keys itself, else precomputed key words.
+    let (keys, abind, qbind, aoff, qoff) = match engine::raw_load(common, true) {
+        Some((load, k)) => {
+            let (ab, aoff, abytes) = engine::source(&a)?;
+            let (qb, qoff, qbytes) = engine::source(&q)?;
+            (
+                gen::SearchKeys::Raw(load, k),
+                (ab, abytes),
+                (qb, qbytes),
+                aoff,
+                qoff,
+            )
+        }
+        None => {
+            let (ak, k) = engine::interleaved_keys(&a)?;
+            let (qk, _) = engine::interleaved_keys(&q)?;
+            let abytes = (n * k * 4) as u64;
+            let qbytes = (nq * k * 4) as u64;
+            (
+                gen::SearchKeys::Words(k as u32),
+                (ak, abytes),
+                (qk, qbytes),
+                0,
+                0,
+            )
+        }
+    };
+    let out = engine::alloc_words(&device, nq * out_words)?;
     let ctx = device.context();
-    let pipeline = ctx.pipeline_with(&gen::search(k), "main", ShaderChecks::Trusted)?;
+    let pipeline = ctx.pipeline_with(
+        &gen::search(keys, out_words as u32),
+        "main",
+        ShaderChecks::Trusted,
+    )?;
     let groups = nq.div_ceil(256);
     let max = ctx.max_workgroups_per_dim() as usize;
     let gx = groups.min(max);
     let gy = groups.div_ceil(gx);
     let mut p: Vec<u8> = [
-        a.size() as u32,
+        n as u32,
         nq as u32,
         u32::from(side == Side::Right),
         gx as u32,
+        aoff,
+        qoff,
+        0,
+        0,
     ]
     .iter()
     .flat_map(|v| v.to_le_bytes())
     .collect();
-    p.resize(16, 0);
-    let bind = |b: &std::sync::Arc<kupfer_wgpu::GpuBuffer>, words: usize| Binding {
+    p.resize(32, 0);
+    let bind = |b: &std::sync::Arc<kupfer_wgpu::GpuBuffer>, bytes: u64| Binding {
         buffer: b.clone(),
         offset: 0,
-        size: (words * 4) as u64,
+        size: bytes.div_ceil(4).max(1) * 4,
     };
     ctx.dispatch_with(
         &pipeline,
         Some(&p),
         vec![
-            (1, bind(&ak, a.size() * k)),
-            (2, bind(&qk, nq * k)),
-            (3, bind(&out, nq)),
+            (1, bind(&abind.0, abind.1)),
+            (2, bind(&qbind.0, qbind.1)),
+            (3, bind(&out, (nq * out_words * 4) as u64)),
         ],
         [gx as u32, gy as u32, 1],
     )?;
-    Array::from_buffer(device.clone(), DType::U32, out, Layout::contiguous(&shape)).astype(int)
+    Ok(Array::from_buffer(
+        device.clone(),
+        int,
+        out,
+        Layout::contiguous(&shape),
+    ))
 }

@@ -313,3 +313,85 @@ pub async fn setdiff1d_async(a: &Array, b: &Array) -> Result<Array> {
     let mask = isin(&ua.values, b, true)?;
     select(&ua.values, &mask).await
 }
+
+/// `numpy.union1d(a, b)`: the sorted unique values of both (flattened) arrays, in their
+/// common dtype.
+///
+/// ```
+/// use kupfer as kp;
+/// let a = kp::Array::from_slice(&[3i32, 1, 3], &[3])?;
+/// let b = kp::Array::from_slice(&[2i32, 1], &[2])?;
+/// assert_eq!(kp::union1d(&a, &b)?.to_vec::<i32>()?, vec![1, 2, 3]);
+/// # Ok::<(), kp::Error>(())
+/// ```
+#[cfg(not(target_arch = "wasm32"))]
+pub fn union1d(a: &Array, b: &Array) -> Result<Array> {
+    pollster::block_on(union1d_async(a, b))
+}
+
+/// [`union1d`], async (it reads the size back).
+pub async fn union1d_async(a: &Array, b: &Array) -> Result<Array> {
+    let both = crate::manip::concatenate(&[a.clone(), b.clone()], None, None)?;
+    Ok(unique_async(&both, false, false, false, true).await?.values)
+}
+
+/// `numpy.setxor1d(a, b, assume_unique)`: the sorted values in exactly one of the two
+/// (flattened) arrays. As NumPy, it compares neighbours of the sorted unique values with
+/// `!=`, so a NaN in both arrays appears twice.
+///
+/// ```
+/// use kupfer as kp;
+/// let a = kp::Array::from_slice(&[1i32, 2, 3, 2], &[4])?;
+/// let b = kp::Array::from_slice(&[2i32, 3, 5], &[3])?;
+/// assert_eq!(kp::setxor1d(&a, &b, false)?.to_vec::<i32>()?, vec![1, 5]);
+/// # Ok::<(), kp::Error>(())
+/// ```
+#[cfg(not(target_arch = "wasm32"))]
+pub fn setxor1d(a: &Array, b: &Array, assume_unique: bool) -> Result<Array> {
+    pollster::block_on(setxor1d_async(a, b, assume_unique))
+}
+
+/// [`setxor1d`], async (it reads sizes back).
+pub async fn setxor1d_async(a: &Array, b: &Array, assume_unique: bool) -> Result<Array> {
+    let (a, b) = if assume_unique {
+        (a.reshape(&[-1])?, b.reshape(&[-1])?)
+    } else {
+        (
+            unique_async(a, false, false, false, true).await?.values,
+            unique_async(b, false, false, false, true).await?.values,
+        )
+    };
+    let aux = crate::manip::concatenate(&[a, b], None, None)?;
+    let n = aux.size();
+    if n == 0 {
+        return Ok(aux);
+    }
+    let aux = super::order::sort(&aux, Some(-1), Some("stable"))?;
+    use kupfer_core::SliceArg;
+    let head = aux.slice(&[SliceArg::Slice {
+        start: None,
+        stop: Some(-1),
+        step: None,
+    }])?;
+    let tail = aux.slice(&[SliceArg::Slice {
+        start: Some(1),
+        stop: None,
+        step: None,
+    }])?;
+    let edge = crate::creation::full_on(aux.device(), &[1], 1i64, Some(DType::Bool))?;
+    let differs = crate::ufuncs::not_equal(&tail, &head)?;
+    let flag = crate::manip::concatenate(&[edge.clone(), differs, edge], None, None)?;
+    let keep = crate::ufuncs::logical_and(
+        &flag.slice(&[SliceArg::Slice {
+            start: Some(1),
+            stop: None,
+            step: None,
+        }])?,
+        &flag.slice(&[SliceArg::Slice {
+            start: None,
+            stop: Some(-1),
+            step: None,
+        }])?,
+    )?;
+    select(&aux, &keep).await
+}
