@@ -4,6 +4,7 @@
 //! - [`promote`]: NumPy 2 type promotion with kupfer's no-implicit-widening rule.
 //! - [`casting`]: NumPy's casting rules (`casting='safe'`, `'same_kind'`, ...).
 //! - [`layout`]: shapes, strides, broadcasting, views ([`Layout`], [`SliceArg`]).
+//! - [`ops`]: the table of elementwise operations ([`UnaryOp`], [`BinaryOp`] are made from it).
 //! - [`expr`]: the elementwise op IR ([`Program`]), which is also the pipeline-cache key.
 //! - [`codegen`]: WGSL generation from the IR and the templates in `shaders/`.
 //! - [`custom`]: user WGSL in generated kernels (custom kernels' parameters, wrappers,
@@ -37,6 +38,7 @@ pub mod manip;
 pub mod matmul;
 #[cfg(test)]
 mod naga_check;
+pub mod ops;
 pub mod promote;
 pub mod random;
 pub mod reduce;
