@@ -114,7 +114,79 @@ fn main() -> kp::Result<()> {
         submit();
         wait_spin();
     });
+    // The same dispatch with one cost of kupfer's path added each: a bind group made per
+    // dispatch, a uniform block copied in from a staging buffer before the pass, and a
+    // uniform block written with `queue.write_buffer`.
+    let spin_newgroup = time(reps, || {
+        let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: None,
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: buffer.as_entire_binding(),
+            }],
+        });
+        let mut enc = device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&pipeline);
+            pass.set_bind_group(0, &group, &[]);
+            pass.dispatch_workgroups(1, 1, 1);
+        }
+        queue.submit([enc.finish()]);
+        wait_spin();
+    });
+    let uniform = device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: 256,
+        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let source = device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: 256,
+        usage: wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let spin_paramcopy = time(reps, || {
+        let mut enc = device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(&source, 0, &uniform, 0, 256);
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&pipeline);
+            pass.set_bind_group(0, &group, &[]);
+            pass.dispatch_workgroups(1, 1, 1);
+        }
+        queue.submit([enc.finish()]);
+        wait_spin();
+    });
+    let spin_writebuffer = time(reps, || {
+        queue.write_buffer(&uniform, 0, &[0u8; 64]);
+        submit();
+        wait_spin();
+    });
+    // Host copies of 4 MiB into a zeroed and into an uninitialised allocation.
+    let src = vec![1u8; 4 << 20];
+    let copy_zeroed = time(200, || {
+        let mut v = vec![0u8; src.len()];
+        v.copy_from_slice(&src);
+        std::hint::black_box(v);
+    });
+    let copy_fresh = time(200, || {
+        std::hint::black_box(src.to_vec());
+    });
+    let mut warm_dst = vec![0u8; src.len()];
+    let copy_warm = time(200, || {
+        warm_dst.copy_from_slice(&src);
+        std::hint::black_box(&warm_dst);
+    });
+    println!("{{\"case\": \"host_copy_4mib_warm\", \"us\": {copy_warm:.2}}}");
     println!("{{\"case\": \"wgpu_submit_only\", \"us\": {submit_only:.2}}}");
+    println!("{{\"case\": \"wgpu_dispatch_spin_new_bind_group\", \"us\": {spin_newgroup:.2}}}");
+    println!("{{\"case\": \"wgpu_dispatch_spin_param_copy\", \"us\": {spin_paramcopy:.2}}}");
+    println!("{{\"case\": \"wgpu_dispatch_spin_write_buffer\", \"us\": {spin_writebuffer:.2}}}");
+    println!("{{\"case\": \"host_copy_4mib_zeroed\", \"us\": {copy_zeroed:.2}}}");
+    println!("{{\"case\": \"host_copy_4mib_uninit\", \"us\": {copy_fresh:.2}}}");
     println!("{{\"case\": \"wgpu_dispatch_block\", \"us\": {block:.2}}}");
     println!("{{\"case\": \"wgpu_dispatch_spin\", \"us\": {spin:.2}}}");
 

@@ -155,6 +155,65 @@ fn many_small_ops_do_not_leak() {
     assert_eq!((&x + 1.0).to_vec::<f32>().unwrap(), vec![2.5f32; 16]);
 }
 
+/// Read-backs of 1 MiB and more arrive in two pieces (the host copies the first while the GPU
+/// copies the rest): every element must land in order, at sizes around the split and from
+/// views at offsets that are and are not 16-byte aligned.
+#[test]
+fn read_back_in_pieces_keeps_order() {
+    let (_g, _dev) = device();
+    for n in [(1 << 18) - 1, 1 << 18, 3 * (1 << 18) + 1, 1 << 21] {
+        let host: Vec<f32> = (0..n + 8).map(pattern).collect();
+        let a = Array::from_slice(&host, &[n + 8]).unwrap();
+        for start in [0usize, 3, 4] {
+            let view = a
+                .slice(&kp::s![start as isize..(start + n) as isize])
+                .unwrap();
+            let got = view.to_vec::<f32>().unwrap();
+            assert_eq!(got.len(), n);
+            if let Some(i) = (0..n).find(|&i| got[i] != host[start + i]) {
+                panic!(
+                    "n {n}, view at {start}: element {i} is {} not {}",
+                    got[i],
+                    host[start + i]
+                );
+            }
+        }
+        let z: Vec<num_complex::Complex32> = (0..n)
+            .map(|i| num_complex::Complex32::new(pattern(i), -pattern(i + 1)))
+            .collect();
+        let c = Array::from_slice(&z, &[n]).unwrap();
+        assert_eq!(
+            c.to_vec::<num_complex::Complex32>().unwrap(),
+            z,
+            "complex64, n {n}"
+        );
+        let b: Vec<bool> = (0..n).map(|i| pattern(i) > 0.0).collect();
+        let m = Array::from_slice(&b, &[n]).unwrap();
+        assert_eq!(m.to_vec::<bool>().unwrap(), b, "bool, n {n}");
+    }
+}
+
+/// Bind groups are reused across batches; after the pool destroys its free buffers, kernels
+/// must bind the buffers that exist now (a stale cached group would fail or read garbage).
+#[test]
+fn kernels_bind_live_buffers_after_the_pool_is_emptied() {
+    let (_g, dev) = device();
+    let x = Array::from_slice(&[1.0f32, 2.0, 3.0, 4.0], &[4]).unwrap();
+    for round in 0..3 {
+        for _ in 0..5 {
+            assert_eq!(
+                (&x * 2.0).to_vec::<f32>().unwrap(),
+                vec![2.0, 4.0, 6.0, 8.0]
+            );
+        }
+        dev.synchronize().unwrap();
+        dev.memory_pool().free_all_blocks();
+        let y = Array::from_slice(&[10.0f32 * (round as f32 + 1.0); 4], &[4]).unwrap();
+        let want = 10.0 * (round as f32 + 1.0) + 1.0;
+        assert_eq!((&y + 1.0).to_vec::<f32>().unwrap(), vec![want; 4]);
+    }
+}
+
 // ------------------------------------------------------------------------------------------
 // (d) memory pool accounting, reuse, free_all_blocks, limits and out-of-memory
 

@@ -16,6 +16,8 @@ use std::sync::Arc;
 const MAX_PENDING: usize = 1024;
 /// Submissions allowed in flight before the host waits for the oldest.
 const MAX_IN_FLIGHT: usize = 16;
+/// Bind groups kept for reuse; past this many the cache starts over.
+const MAX_CACHED_GROUPS: usize = 1024;
 
 /// A storage-buffer range bound to a kernel.
 #[derive(Debug, Clone)]
@@ -62,6 +64,26 @@ pub(crate) struct Batch {
     in_flight: VecDeque<wgpu::SubmissionIndex>,
     /// Upload staging buffers to re-map (and cache) once this batch is submitted.
     remap: Vec<(wgpu::Buffer, u64)>,
+    groups: BindGroupCache,
+}
+
+/// What a bind group binds: the pipeline (by address; the cached entry keeps it alive) and
+/// each binding's buffer (by identity), offset and size.
+#[derive(PartialEq, Eq, Hash)]
+struct GroupKey {
+    pipeline: usize,
+    entries: Vec<(u32, wgpu::Buffer, u64, u64)>,
+}
+
+/// Bind groups made by earlier batches, reused when a dispatch binds the same ranges of the
+/// same buffers to the same pipeline (a loop's kernels, whose pooled buffers recur): making a
+/// bind group is the largest host cost of a tiny dispatch. Pooled buffers are never destroyed
+/// while they can be bound, except by `MemoryPool::free_all_blocks`, which bumps the pool's
+/// generation and so empties this cache.
+#[derive(Default)]
+struct BindGroupCache {
+    groups: std::collections::HashMap<GroupKey, (wgpu::BindGroup, Arc<Pipeline>)>,
+    generation: u64,
 }
 
 impl Context {
@@ -235,6 +257,11 @@ impl Context {
             batch.remap.push((staging, class));
             Some(arena)
         };
+        let generation = self.inner.pool.generation();
+        if batch.groups.generation != generation {
+            batch.groups.groups.clear();
+            batch.groups.generation = generation;
+        }
         let mut pass: Option<wgpu::ComputePass<'static>> = None;
         for cmd in &commands {
             match cmd {
@@ -244,32 +271,47 @@ impl Context {
                     params,
                     groups,
                 } => {
-                    let mut entries = Vec::with_capacity(bindings.len() + 1);
+                    let mut key = GroupKey {
+                        pipeline: Arc::as_ptr(pipeline) as usize,
+                        entries: Vec::with_capacity(bindings.len() + 1),
+                    };
                     if let (Some((offset, size)), Some(arena)) = (params, arena.as_ref()) {
-                        entries.push(wgpu::BindGroupEntry {
-                            binding: 0,
-                            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                                buffer: arena,
-                                offset: *offset,
-                                size: wgpu::BufferSize::new(*size),
-                            }),
-                        });
+                        key.entries.push((0, arena.clone(), *offset, *size));
                     }
                     for (k, b) in bindings.iter() {
-                        entries.push(wgpu::BindGroupEntry {
-                            binding: *k,
-                            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                                buffer: b.buffer.raw(),
-                                offset: b.offset,
-                                size: wgpu::BufferSize::new(b.size.max(4)),
-                            }),
-                        });
+                        key.entries
+                            .push((*k, b.buffer.raw().clone(), b.offset, b.size.max(4)));
                     }
-                    let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                        label: None,
-                        layout: &pipeline.layout,
-                        entries: &entries,
-                    });
+                    let group = match batch.groups.groups.get(&key) {
+                        Some((group, _)) => group.clone(),
+                        None => {
+                            let entries: Vec<wgpu::BindGroupEntry> = key
+                                .entries
+                                .iter()
+                                .map(|(binding, buffer, offset, size)| wgpu::BindGroupEntry {
+                                    binding: *binding,
+                                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                                        buffer,
+                                        offset: *offset,
+                                        size: wgpu::BufferSize::new(*size),
+                                    }),
+                                })
+                                .collect();
+                            let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                                label: None,
+                                layout: &pipeline.layout,
+                                entries: &entries,
+                            });
+                            if batch.groups.groups.len() >= MAX_CACHED_GROUPS {
+                                batch.groups.groups.clear();
+                            }
+                            batch
+                                .groups
+                                .groups
+                                .insert(key, (group.clone(), pipeline.clone()));
+                            group
+                        }
+                    };
                     let p = pass.get_or_insert_with(|| {
                         encoder
                             .begin_compute_pass(&wgpu::ComputePassDescriptor::default())

@@ -33,6 +33,9 @@ struct State {
 pub struct MemoryPool {
     state: Arc<Mutex<State>>,
     max_buffer_size: u64,
+    /// Incremented whenever buffers are destroyed (anything caching their handles, such as
+    /// the batch's bind groups, drops what it holds when this changes).
+    generation: std::sync::atomic::AtomicU64,
 }
 
 /// A pooled storage buffer; returns to its pool's bin when the last handle drops.
@@ -81,6 +84,7 @@ impl MemoryPool {
         MemoryPool {
             state: Arc::new(Mutex::new(State::default())),
             max_buffer_size,
+            generation: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
@@ -107,12 +111,20 @@ impl MemoryPool {
     /// Releases every cached free block to the driver.
     pub fn free_all_blocks(&self) {
         let mut st = self.lock();
+        self.generation
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         for (_, bufs) in st.free.drain() {
             for b in bufs {
                 b.destroy();
             }
         }
         st.cached = 0;
+    }
+
+    /// How many times buffers were destroyed (see `free_all_blocks`): a handle cached under
+    /// an older generation may name a destroyed buffer.
+    pub(crate) fn generation(&self) -> u64 {
+        self.generation.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Caps [`total_bytes`](Self::total_bytes); `None` removes the cap.

@@ -117,18 +117,7 @@ impl Context {
         let lead = offset % 4;
         let padded = (size + lead).div_ceil(4) * 4;
         let class = size_class(padded);
-        let cached = lock(&self.inner.staging.download)
-            .get_mut(&class)
-            .and_then(Vec::pop);
-        let staging = match cached {
-            Some(b) => b,
-            None => self.inner.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("kupfer read-back"),
-                size: class,
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            }),
-        };
+        let staging = self.download_staging(class);
         self.record_copy(Command::Copy {
             src: buf.raw().clone(),
             src_offset: offset - lead,
@@ -148,6 +137,66 @@ impl Context {
             .or_default()
             .push(staging);
         Ok(out)
+    }
+
+    /// Reads like [`read_with_async`](Self::read_with_async), handing the bytes to `sink` in
+    /// order, in one or two pieces. Natively, reads of 1 MiB and more (at a 16-byte aligned
+    /// offset) are split over two submissions: the host copies the first eighth out while
+    /// the GPU still copies the rest, so the GPU copy and the host copy overlap (a pageable
+    /// read-back is otherwise the sum of the two).
+    pub async fn read_pieces_async(
+        &self,
+        buf: &Arc<GpuBuffer>,
+        offset: u64,
+        size: u64,
+        mut sink: impl FnMut(&[u8]),
+    ) -> Result<()> {
+        const SPLIT_FROM: u64 = 1 << 20;
+        if cfg!(target_arch = "wasm32") || size < SPLIT_FROM || offset % 16 != 0 {
+            return self.read_with_async(buf, offset, size, sink).await;
+        }
+        let first = (size / 8).max(64 << 10) / 16 * 16;
+        let pieces = [(offset, first), (offset + first, size - first)];
+        let mut staged = Vec::with_capacity(2);
+        for (at, len) in pieces {
+            let padded = len.div_ceil(4) * 4;
+            let class = size_class(padded);
+            let staging = self.download_staging(class);
+            self.record_copy(Command::Copy {
+                src: buf.raw().clone(),
+                src_offset: at,
+                dst: staging.clone(),
+                dst_offset: 0,
+                size: padded,
+                _keep: vec![buf.clone()],
+            });
+            self.flush()?;
+            staged.push((staging, class, len, padded));
+        }
+        for (staging, class, len, padded) in staged {
+            self.map_and_read(&staging, padded, |b| sink(&b[..len as usize]))
+                .await?;
+            lock(&self.inner.staging.download)
+                .entry(class)
+                .or_default()
+                .push(staging);
+        }
+        Ok(())
+    }
+
+    /// An idle MAP_READ staging buffer of size class `class` (cached or new).
+    fn download_staging(&self, class: u64) -> wgpu::Buffer {
+        let cached = lock(&self.inner.staging.download)
+            .get_mut(&class)
+            .and_then(Vec::pop);
+        cached.unwrap_or_else(|| {
+            self.inner.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("kupfer read-back"),
+                size: class,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        })
     }
 
     /// Reads bytes back to the host (see [`read_with_async`](Self::read_with_async)).

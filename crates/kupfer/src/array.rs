@@ -344,6 +344,26 @@ impl Array {
                 self.dtype()
             )));
         }
+        if self.size() * self.dtype().gpu_size() < 8 << 20 {
+            // Decoded in pieces as they arrive (the GPU copies the rest meanwhile); larger
+            // reads are decoded whole, by several threads.
+            let a = self.ascontiguousarray()?;
+            let (buffer, layout) = a.buffer_and_layout()?;
+            let isz = self.dtype().gpu_size() as u64;
+            let device = self.device();
+            let mut out = Vec::with_capacity(self.size());
+            device
+                .context()
+                .read_pieces_async(
+                    &buffer,
+                    layout.offset as u64 * isz,
+                    self.size() as u64 * isz,
+                    |bytes| T::decode_onto(bytes, &mut out),
+                )
+                .await?;
+            device.checks.report_async(device.context()).await?;
+            return Ok(out);
+        }
         self.read_contiguous_async(T::decode).await
     }
 
