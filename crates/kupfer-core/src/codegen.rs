@@ -12,6 +12,7 @@ use crate::expr::{Access, BinaryOp, Node, Program, UnaryOp};
 use crate::libm;
 use crate::ops::{Body, Rule};
 use crate::random;
+use crate::template::Template;
 use std::collections::BTreeSet;
 use std::fmt::Write;
 use std::sync::Arc;
@@ -363,17 +364,18 @@ pub fn elementwise(program: &Program, target: &Target) -> Result<Kernel> {
 
     let enables = enables(program.dtypes());
     let helpers = needs.render()?;
-    let wgsl = TEMPLATE
-        .replace("{{ENABLES}}", enables)
-        .replace("{{PARAMS}}", fields.trim_end())
-        .replace("{{BINDINGS}}", bindings.trim_end())
-        .replace("{{HELPERS}}", &helpers)
-        .replace(
-            "{{PER_GROUP}}",
-            &(WORKGROUP_SIZE * if vector { VECTORS_PER_THREAD } else { n_items }).to_string(),
+    let wgsl = Template::new(TEMPLATE)
+        .set("ENABLES", enables)
+        .set("PARAMS", fields.trim_end())
+        .set("BINDINGS", bindings.trim_end())
+        .set("HELPERS", &helpers)
+        .set(
+            "PER_GROUP",
+            WORKGROUP_SIZE * if vector { VECTORS_PER_THREAD } else { n_items },
         )
-        .replace("{{LIMIT}}", limit)
-        .replace("{{BODY}}", body.trim_end());
+        .set("LIMIT", limit)
+        .set("BODY", body.trim_end())
+        .render();
     Ok(Kernel {
         wgsl,
         params: layout,

@@ -16,6 +16,7 @@
 //! - [`indexing`]: gather, scatter, `ufunc.at` and stream-compaction kernels.
 //! - [`libm`]: accurate WGSL transcendentals used by generated kernels.
 //! - [`random`]: the Philox4x32-10 bit generator, counter layout and distribution transforms.
+//! - [`template`]: filling the `{{KEY}}` placeholders of the WGSL templates ([`template::Template`]).
 //! - [`error`]: the one [`Error`] type of kupfer.
 
 #![warn(missing_docs)]
@@ -44,6 +45,7 @@ pub mod random;
 pub mod reduce;
 pub mod scan;
 pub mod sort;
+pub mod template;
 
 pub use dtype::{DType, Kind};
 pub use error::{Error, LinAlgError, Result};

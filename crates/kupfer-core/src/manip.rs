@@ -5,6 +5,7 @@
 //! whether a gather reads an index table.
 
 use crate::dtype::DType;
+use crate::template::Template;
 
 const CONCAT: &str = include_str!("../../../shaders/concat.wgsl");
 const GATHER: &str = include_str!("../../../shaders/gather_axes.wgsl");
@@ -144,14 +145,15 @@ impl JoinKernel {
              dst[row * p.width + col] = load(row, col);"
                 .to_string()
         };
-        CONCAT
-            .replace("{{ENABLE}}", self.unit.enable())
-            .replace("{{INPUTS}}", &k.to_string())
-            .replace("{{UNIT}}", unit)
-            .replace("{{PER}}", &self.per_thread().to_string())
-            .replace("{{BINDINGS}}", &bindings)
-            .replace("{{LOADS}}", &loads)
-            .replace("{{BODY}}", &body)
+        Template::new(CONCAT)
+            .set("ENABLE", self.unit.enable())
+            .set("INPUTS", k)
+            .set("UNIT", unit)
+            .set("PER", self.per_thread())
+            .set("BINDINGS", &bindings)
+            .set("LOADS", &loads)
+            .set("BODY", &body)
+            .render()
     }
 }
 
@@ -234,12 +236,13 @@ impl GatherKernel {
         } else {
             ("", "")
         };
-        GATHER
-            .replace("{{ENABLE}}", self.unit.enable())
-            .replace("{{UNIT}}", self.unit.wgsl())
-            .replace("{{FILL}}", self.unit.fill())
-            .replace("{{TABLE_DECL}}", decl)
-            .replace("{{TABLE_CASE}}", case)
+        Template::new(GATHER)
+            .set("ENABLE", self.unit.enable())
+            .set("UNIT", self.unit.wgsl())
+            .set("FILL", self.unit.fill())
+            .set("TABLE_DECL", decl)
+            .set("TABLE_CASE", case)
+            .render()
     }
 }
 

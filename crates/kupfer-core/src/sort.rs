@@ -7,6 +7,7 @@
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::template::Template;
 
 const RADIX: &str = include_str!("../../../shaders/sort_radix.wgsl");
 const ROWS: &str = include_str!("../../../shaders/sort_rows.wgsl");
@@ -27,14 +28,15 @@ pub fn compact(dtype: DType) -> String {
         DType::Complex64 | DType::Complex128 => "    return keys[i * K] != 0u;",
         _ => "    return false;",
     };
-    COMPACT
-        .replace("{{K}}", &k.to_string())
-        .replace("{{NAN_TEST}}", nan_test)
+    Template::new(COMPACT)
+        .set("K", k)
+        .set("NAN_TEST", nan_test)
+        .render()
 }
 
 /// The binary-search module over keys of `words` words per element (`searchsorted`).
 pub fn search(words: usize) -> String {
-    SEARCH.replace("{{K}}", &words.to_string())
+    Template::new(SEARCH).set("K", words).render()
 }
 
 /// Threads per workgroup of the radix passes.
@@ -89,23 +91,26 @@ pub fn radix(items: u32, payload: Payload) -> String {
     }",
         ),
     };
-    RADIX
-        .replace("{{ITEMS}}", &items.to_string())
-        .replace("{{PAYLOAD_BINDINGS}}", bindings)
-        .replace("{{PAYLOAD_REGISTERS}}", registers)
-        .replace("{{PAYLOAD_LOAD}}", load)
-        .replace("{{PAYLOAD_STORE}}", store)
-        .replace("{{UPSWEEP}}", "upsweep")
-        .replace("{{SCAN}}", "scan_columns")
-        .replace("{{DOWNSWEEP}}", "downsweep")
+    Template::new(RADIX)
+        .set("ITEMS", items)
+        .set("PAYLOAD_BINDINGS", bindings)
+        .set("PAYLOAD_REGISTERS", registers)
+        .set("PAYLOAD_LOAD", load)
+        .set("PAYLOAD_STORE", store)
+        .set("UPSWEEP", "upsweep")
+        .set("SCAN", "scan_columns")
+        .set("DOWNSWEEP", "downsweep")
+        .render()
 }
 
 /// The row-sort module: `slots` (key, position) pairs in workgroup memory holding rows
 /// padded to `row_slots` (powers of two, `row_slots <= slots`), `threads` per workgroup.
 pub fn rows(slots: u32, row_slots: u32, threads: u32) -> String {
-    ROWS.replace("{{WG}}", &threads.to_string())
-        .replace("{{L}}", &row_slots.to_string())
-        .replace("{{SLOTS}}", &slots.to_string())
+    Template::new(ROWS)
+        .set("WG", threads)
+        .set("L", row_slots)
+        .set("SLOTS", slots)
+        .render()
 }
 
 /// One 32-bit word of an element's sort key.
@@ -268,11 +273,12 @@ pub fn key_word(
     } else {
         ("", "i")
     };
-    Ok(KEYS
-        .replace("{{PERM_BINDING}}", perm)
-        .replace("{{NEG_ZERO_32}}", neg_zero)
-        .replace("{{WORD}}", &body)
-        .replace("{{INDEX}}", index))
+    Ok(Template::new(KEYS)
+        .set("PERM_BINDING", perm)
+        .set("NEG_ZERO_32", neg_zero)
+        .set("WORD", &body)
+        .set("INDEX", index)
+        .render())
 }
 
 /// The gather module for elements of `dtype` (see `shaders/sort_take.wgsl`); one thread per
@@ -297,8 +303,10 @@ pub fn take(dtype: DType) -> String {
     let c = t - e * WPE;
     out[t] = src[source_element(e) * WPE + c];"
     };
-    TAKE.replace("{{WPE}}", &wpe.max(1).to_string())
-        .replace("{{BODY}}", body)
+    Template::new(TAKE)
+        .set("WPE", wpe.max(1))
+        .set("BODY", body)
+        .render()
 }
 
 #[cfg(test)]
