@@ -31,6 +31,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     if (g >= P.n) {
         return;
     }
-    let r = kp_eval(g);
+
 {{BODY}}
 }

@@ -878,3 +878,102 @@ fn real_input_spectra_are_real_at_zero_and_nyquist() {
     }
     assert!(fails.is_empty(), "{}", fails.join("\n"));
 }
+
+// ------------------------------------------------------------------------------------------
+// Forced pass kinds: each test runs the cases of `common/fft_forced.rs` on a device handle
+// whose `Config::fft` makes every power-of-two size take the passes under test.
+
+/// Register passes (`register_mode` 2: every power-of-two size runs them, not only where they
+/// are the default).
+#[test]
+fn register_passes_match_reference() {
+    common::fft_forced::forced_passes_match_reference(|f| {
+        f.lanes = false;
+        f.register_mode = 2;
+    });
+}
+
+/// Pipelined register passes (`register_mode` 2 with three tiles per workgroup from one
+/// workgroup on: the next tile's values fetched while the current one is transformed, and
+/// batches that end on a partial turn), outer twiddles read from tables (computed ones are
+/// the default everywhere else) and every pass baked (its uniform block compiled in; by
+/// default only in batches of 2^16+ values).
+#[test]
+fn pipelined_register_passes_match_reference() {
+    common::fft_forced::forced_passes_match_reference(|f| {
+        f.lanes = false;
+        f.register_mode = 2;
+        f.pipeline_tiles = 3;
+        f.pipeline_min_groups = 1;
+        f.computed_twiddles = false;
+        f.bake_min = 0;
+    });
+}
+
+/// Lanes passes (registers and subgroup shuffles) for every power-of-two size at 4 values per
+/// thread: more lanes per sub-sequence than values per thread (radix-2 shuffle stages across
+/// the lanes; on lavapipe, whose subgroups have 8 lanes, up to 8 lanes). Inner twiddles are
+/// computed in every pass here (by default only in register passes of 1024+), lanes and
+/// workgroup-memory passes included.
+#[test]
+fn lanes_passes_match_reference() {
+    common::fft_forced::forced_passes_match_reference(|f| {
+        f.lanes = true;
+        f.lane_values = 4;
+        f.computed_inner = 1;
+    });
+}
+
+/// Lanes passes at 32 values per thread and passes of up to 256 (the longest straight-line
+/// DFTs, blocks of up to 8 lanes transposed by shuffles), every pass baked.
+#[test]
+fn wide_lanes_passes_match_reference() {
+    common::fft_forced::forced_passes_match_reference(|f| {
+        f.lanes = true;
+        f.lane_values = 32;
+        f.lane_radix = 256;
+        f.bake_min = 0;
+    });
+}
+
+/// A device handle's `Config::fft` decides its plans: a schedule of twelve radix-2 passes
+/// forced on a handle of the default device runs a 4096-point transform in at least twelve
+/// launches (one pass by default) and gives the same values within float32 accuracy.
+#[test]
+fn a_device_handles_config_chooses_its_passes() {
+    let base = device();
+    let mut config = base.config().clone();
+    config.fft.schedule = Some(vec![2; 12]);
+    let forced = base.with_config(config);
+    assert_eq!(forced, base, "a handle on the same GPU");
+    let z = random(4242, 4096);
+    let run = |dev: &kp::Device| {
+        let _current = dev.use_device();
+        let x = Array::from_slice(&z, &[4096]).unwrap();
+        x.eval().unwrap();
+        dev.synchronize().unwrap();
+        let before = dev.context().dispatch_count();
+        let f = fft::fft(&x, None, -1, Norm::Backward).unwrap();
+        f.eval().unwrap();
+        (
+            dev.context().dispatch_count() - before,
+            common::host_pairs(&f),
+        )
+    };
+    let (launches, got) = run(&forced);
+    assert!(
+        launches >= 12,
+        "{launches} launches for twelve forced passes"
+    );
+    let (_, want) = run(&base);
+    let (mut num, mut den) = (0.0, 0.0);
+    for (a, b) in got.iter().zip(&want) {
+        num += (a.0 - b.0).powi(2) + (a.1 - b.1).powi(2);
+        den += b.0 * b.0 + b.1 * b.1;
+    }
+    assert!(
+        (num / den).sqrt() < 1e-6,
+        "relative L2 error {}",
+        (num / den).sqrt()
+    );
+}

@@ -118,7 +118,54 @@ fn cases() -> Vec<(&'static str, Op)> {
             "r = np.take_along_axis(a, np.array([[4], [0], [1], [2]]), axis=1)",
             |a| kp::take_along_axis(a, &arr_i64(&[4, 0, 1, 2], &[4, 1]), Some(1)),
         ),
+        // Row gathers: rows of 20 elements (16-, 8- or 4-byte units by dtype), reversed,
+        // strided outer axes, 2-d and int32 index arrays, a later axis.
+        ("r = np.concatenate([a] * 4, axis=1)[np.array([3, 0, -2])]", |a| {
+            wide(a)?.get(&[Index::Array(arr_i64(&[3, 0, -2], &[3]))])
+        }),
+        (
+            "r = np.concatenate([a] * 4, axis=1)[::-1][np.array([[1, 2], [3, -4]], dtype=np.int32)]",
+            |a| {
+                let i = Array::from_slice(&[1i32, 2, 3, -4], &[2, 2])?;
+                wide(a)?.slice(&kp::s![..;-1])?.get(&[Index::Array(i)])
+            },
+        ),
+        (
+            "r = np.concatenate([a] * 4, axis=1).reshape(4, 2, 10)[:, 1][np.array([2, 0])]",
+            |a| {
+                wide(a)?
+                    .reshape(&[4, 2, 10])?
+                    .slice(&kp::s![.., 1])?
+                    .get(&[Index::Array(arr_i64(&[2, 0], &[2]))])
+            },
+        ),
+        (
+            "r = np.concatenate([a] * 4, axis=1)[1:, np.array([5, -1, 19])]",
+            |a| {
+                wide(a)?.get(&idx![1.., arr_i64(&[5, -1, 19], &[3])])
+            },
+        ),
+        (
+            "r = np.take(np.concatenate([a] * 4, axis=1).reshape(4, 5, 4), [3, 0], axis=1)",
+            |a| {
+                kp::take(
+                    &wide(a)?.reshape(&[4, 5, 4])?,
+                    &arr_i64(&[3, 0], &[2]).into(),
+                    Some(1),
+                    kp::TakeMode::Raise,
+                )
+            },
+        ),
+        ("r = a[:, 1:][np.array(2)]", |a| {
+            a.slice(&kp::s![.., 1..])?
+                .get(&[Index::Array(arr_i64(&[2], &[]))])
+        }),
     ]
+}
+
+/// `a` (4 x 5) repeated into 4 x 20.
+fn wide(a: &Array) -> kp::Result<Array> {
+    kp::concatenate(&[a.clone(), a.clone(), a.clone(), a.clone()], Some(1), None)
 }
 
 const ORACLE: &str = r#"
@@ -253,6 +300,97 @@ fn api_matches_numpy_on_every_dtype() {
     common::assert_no_failures(&failures, total);
 }
 
+/// A gather with an out-of-bounds device index fails at the next sync with NumPy's message
+/// (the largest offending index), once; writes check before touching memory. Runs on a
+/// device of its own: deferred checks are reported by the next sync of their device.
+#[test]
+fn out_of_bounds_gathers_fail_at_the_next_sync() {
+    default_device();
+    let dev = kp::Device::new(kp::AdapterChoice::Default).expect("a GPU adapter");
+    let on = |v: &[i64], shape: &[usize]| Array::from_slice_on(&dev, v, shape).unwrap();
+    let values: Vec<f32> = (0..10).map(|v| v as f32).collect();
+    let a = Array::from_slice_on(&dev, &values, &[10]).unwrap();
+    let m = a.reshape(&[2, 5]).unwrap();
+    let mut index_dtypes = vec![DType::I32, DType::U32];
+    if dev.supports(DType::I64) {
+        index_dtypes.push(DType::I64);
+    }
+    let msg = |v: &str, axis: usize, len: usize| {
+        format!("index {v} is out of bounds for axis {axis} with size {len}")
+    };
+    for dt in index_dtypes {
+        let idx = |v: &[i64], shape: &[usize]| on(v, shape).astype(dt).unwrap();
+        if dt.is_signed_int() {
+            // In-bounds negative indices wrap.
+            let ok = a.get(&[Index::Array(idx(&[-1, -10], &[2]))]).unwrap();
+            assert_eq!(ok.to_vec::<f32>().unwrap(), vec![9.0, 0.0], "{dt}");
+        }
+        let mut cases: Vec<(Vec<Index>, &Array, String)> = vec![
+            (
+                vec![Index::Array(idx(&[0, 12, 3], &[3]))],
+                &a,
+                msg("12", 0, 10),
+            ),
+            (
+                vec![Index::Array(idx(&[10], &[1, 1]))],
+                &a,
+                msg("10", 0, 10),
+            ),
+            (vec![Index::Array(idx(&[1, 2], &[2]))], &m, msg("2", 0, 2)),
+            (idx![.., idx(&[4, 5], &[2])].to_vec(), &m, msg("5", 1, 5)),
+            (
+                vec![
+                    Index::Array(idx(&[0, 1], &[2])),
+                    Index::Array(idx(&[0, 7], &[2])),
+                ],
+                &m,
+                msg("7", 1, 5),
+            ),
+        ];
+        if dt.is_signed_int() {
+            cases.push((vec![Index::Array(idx(&[-11], &[1]))], &a, msg("-11", 0, 10)));
+            cases.push((
+                vec![Index::Array(idx(&[i32::MIN as i64], &[1]))],
+                &a,
+                msg(&i32::MIN.to_string(), 0, 10),
+            ));
+        }
+        for (index, src, want) in cases {
+            let r = src.get(&index).unwrap();
+            let e = r.to_vec::<f32>().unwrap_err().to_string();
+            assert!(e.contains(&want), "{dt}: {e} (wanted {want})");
+            // Reported once: the next read succeeds.
+            let next = a.get(&idx![vec![1i64]]).unwrap().to_vec::<f32>().unwrap();
+            assert_eq!(next, vec![1.0]);
+        }
+    }
+    // Far beyond 2^31 past the axis (int64): named without its clamped value.
+    if dev.supports(DType::I64) {
+        let _r = a.get(&[Index::Array(on(&[1 << 40], &[1]))]).unwrap();
+        let e = dev.synchronize().unwrap_err().to_string();
+        assert!(
+            e.contains("an index is out of bounds for axis 0 with size 10"),
+            "{e}"
+        );
+    }
+    // Several pending gathers: the first failure is reported, then nothing.
+    let i32s = |v: &[i64]| on(v, &[v.len()]).astype(DType::I32).unwrap();
+    let _bad = a.get(&[Index::Array(i32s(&[3, 11]))]).unwrap();
+    let good = a.get(&[Index::Array(i32s(&[3]))]).unwrap();
+    let _worse = a.get(&[Index::Array(i32s(&[30]))]).unwrap();
+    let e = good.to_vec::<f32>().unwrap_err().to_string();
+    assert!(e.contains(&msg("11", 0, 10)), "{e}");
+    dev.synchronize().unwrap();
+    // A write raises before it writes anything.
+    let b = a.copy().unwrap();
+    let e = b
+        .set(&[Index::Array(on(&[0, 10], &[2]))], 5.0)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains(&msg("10", 0, 10)), "{e}");
+    assert_eq!(b.to_vec::<f32>().unwrap(), values);
+}
+
 #[test]
 fn lazy_readers_keep_old_values_and_views_see_writes() {
     default_device();
@@ -299,6 +437,30 @@ fn repeated_indices_last_write_wins_and_at_accumulates() {
         counts[j as usize] += 1;
     }
     assert_eq!(c.to_vec::<i32>().unwrap(), counts);
+    // int64 sums under contention: the carries of 5000 concurrent adds across the low word.
+    if default_device().supports(DType::I64) {
+        let big = kp::zeros(&[13], Some(DType::I64)).unwrap();
+        let step = (1i64 << 32) - 3;
+        kp::add_at(&big, &[Index::Array(iv_of(&idx))], step).unwrap();
+        let want: Vec<i64> = counts.iter().map(|&c| c as i64 * step).collect();
+        assert_eq!(big.to_vec::<i64>().unwrap(), want);
+    }
+    // float64 (and int64 products) need 64-bit atomics: a one-line error.
+    let f = kp::zeros(&[3], Some(DType::F32)).unwrap();
+    let f = if default_device().supports(DType::F64) {
+        f.astype(DType::F64).unwrap()
+    } else {
+        f
+    };
+    if f.dtype() == DType::F64 {
+        let e = kp::add_at(&f, &[Index::List(vec![0, 0])], 1.0).unwrap_err();
+        assert!(e.to_string().contains("np.add.at on float64 arrays"), "{e}");
+        assert_eq!(e.to_string().lines().count(), 1);
+    }
+}
+
+fn iv_of(idx: &[i64]) -> Array {
+    Array::from_slice(idx, &[idx.len()]).unwrap()
 }
 
 #[test]

@@ -167,11 +167,42 @@ fn kernels_per_operation() {
         kernels(&dev, || kp::repeat(&x, &Repeats::Each(3), Some(0))),
         1
     );
-    // A lazy input fuses into tril; into a join it is evaluated once first.
+    // A lazy input fuses into tril; into a join it is evaluated once, straight into its
+    // place (one kernel per input then).
     assert_eq!(kernels(&dev, || kp::tril(&kp::add(&x, &y)?, 0)), 1);
     assert_eq!(
         kernels(&dev, || kp::concatenate(
             &[kp::multiply(&x, 2.0)?, y.clone()],
+            Some(0),
+            None
+        )),
+        2
+    );
+    assert_eq!(
+        kernels(&dev, || kp::concatenate(
+            &[
+                kp::multiply(&x, 2.0)?,
+                kp::add(&y, 1.0)?,
+                kp::subtract(&x, &y)?
+            ],
+            Some(1),
+            None
+        )),
+        3
+    );
+    assert_eq!(
+        kernels(&dev, || kp::stack(
+            &[kp::multiply(&x, 2.0)?, kp::add(&y, 1.0)?],
+            1,
+            None
+        )),
+        2
+    );
+    let xi = x.astype(DType::I32).unwrap();
+    xi.eval().unwrap();
+    assert_eq!(
+        kernels(&dev, || kp::concatenate(
+            &[x.clone(), xi.clone()],
             Some(0),
             None
         )),

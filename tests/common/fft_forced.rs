@@ -1,5 +1,5 @@
-//! The FFT cases that forced pass kinds (`tests/fft_register.rs`, `tests/fft_lanes.rs`) are
-//! checked on, against an f64 CPU reference DFT: 1-D sizes from 2 to 2^16 (one and two
+//! The FFT cases that forced pass kinds (the `*_passes_match_reference` tests of
+//! `tests/fft.rs`, each on a device handle whose `Config::fft` forces them) are checked on, against an f64 CPU reference DFT: 1-D sizes from 2 to 2^16 (one and two
 //! passes, several lines per workgroup), batched rows, strided columns (several lines per
 //! workgroup read column-fast, batches that do not fill the last workgroup), real input,
 //! Hermitian input with real output, a transposed view, 2-D transforms, norms and Bluestein
@@ -105,14 +105,15 @@ fn check(fails: &mut Vec<String>, id: &str, got: &Array, want: &[C64], tol: f64)
     }
 }
 
-/// Sets the environment knobs `knobs` that force the passes under test, then checks every
-/// case against the reference. The knobs are read once per process, before the first plan:
-/// each caller is the only test of its file.
-pub fn forced_passes_match_reference(knobs: &[(&str, &str)]) {
-    for (k, v) in knobs {
-        std::env::set_var(k, v);
-    }
-    let _d = super::default_device();
+/// Checks every case against the reference on a handle of the default device whose FFT
+/// schedule `force` sets (forcing the passes under test); the arrays are made on it, so
+/// its plans run them.
+pub fn forced_passes_match_reference(force: impl FnOnce(&mut kp::config::FftConfig)) {
+    let base = super::default_device();
+    let mut config = base.config().clone();
+    force(&mut config.fft);
+    let forced = base.with_config(config);
+    let _current = forced.use_device();
     let mut fails = Vec::new();
     let tol = 1e-6;
     // 1-D complex, forward and inverse: single passes (2 to 4096 values) and two passes.

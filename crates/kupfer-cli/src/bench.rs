@@ -305,19 +305,8 @@ fn plan(selected: &[&'static Case], cap: Option<usize>) -> (Vec<Step>, Vec<Strin
         }
     }
     for case in of(Group::Linalg) {
-        let sizes = if linalg_cases::is_batched(case.name) {
-            linalg_cases::BATCHED_K
-        } else {
-            linalg_cases::SIZES
-        };
-        for &n in sizes {
-            let elems = n
-                * n
-                * if linalg_cases::is_batched(case.name) {
-                    linalg_cases::batch(n)
-                } else {
-                    1
-                };
+        for &n in linalg_cases::sizes(case.name) {
+            let elems = linalg_cases::elements(case.name, n);
             if cap.is_none_or(|c| c >= elems) {
                 steps.push(Step { case, n: Some(n) });
             } else {
@@ -513,6 +502,9 @@ fn params_text(step: Step, m: &Measurement) -> String {
             let k = step.n.unwrap_or(0);
             format!("{}x{k}x{k}", linalg_cases::batch(k))
         }
+        Group::Linalg if linalg_cases::is_tall(step.case.name) => {
+            format!("4096x{}", step.n.unwrap_or(0))
+        }
         Group::Linalg => format!("n={}", step.n.unwrap_or(0)),
         Group::Manip => "-".into(),
         Group::Random => match step.n {
@@ -593,7 +585,7 @@ fn print_cases() {
             Group::Tiny => format!("n={}", cases::TINY),
             Group::Signal => format!("{0}x{0}", signal_cases::side(c.name)),
             Group::Linalg if linalg_cases::is_batched(c.name) => "k=4, 8, 32".into(),
-            Group::Linalg => sizes_text(linalg_cases::SIZES),
+            Group::Linalg => sizes_text(linalg_cases::sizes(c.name)),
             Group::Manip => format!("{} elements", fmt_count(manip_cases::elements(c.name))),
             Group::Random => match random_cases::sizes(c.name) {
                 [] => format!("n={}", fmt_count(random_cases::fixed_elements(c.name))),

@@ -70,6 +70,15 @@ pub enum LinAlgError {
     /// An operand of fewer than two dimensions (the count given).
     #[error("{0}-dimensional array given. Array must be at least two-dimensional")]
     TooFewDimensions(usize),
+    /// An operand that must be exactly two-dimensional (`lstsq`; the count given).
+    #[error("{0}-dimensional array given. Array must be two-dimensional")]
+    NotTwoDimensional(usize),
+    /// Operands whose shapes do not fit together (`lstsq`'s rows).
+    #[error("Incompatible dimensions")]
+    IncompatibleDimensions,
+    /// A tensor whose halves have different sizes (`tensorsolve`).
+    #[error("Input arrays must satisfy the requirement prod(a.shape[b.ndim:]) == prod(a.shape[:b.ndim])")]
+    TensorShape,
     /// An iterative method that did not converge (the operation named).
     #[error("{0} did not converge")]
     NotConverged(String),

@@ -53,8 +53,24 @@ impl AtOp {
 /// What an index kernel does with its roots.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum IndexKernel {
-    /// `out[g] = src[off]`. Roots: `off` (u32).
-    Gather,
+    /// `out[g] = src[off]`. Roots: `off` (u32), then `checks` pairs of bounds words (see
+    /// [`IndexKernel::GatherRows`]).
+    Gather {
+        /// Index arrays whose bounds the kernel checks.
+        checks: u8,
+    },
+    /// A gather of whole rows as raw `unit`-word units (1, 2 or 4 u32 words: vec4 loads and
+    /// stores for 16-byte units): thread `g` copies unit `g % block` of row `g / block`, the
+    /// roots evaluated at the row. Roots: `off` (u32, the row's first unit), then for each of
+    /// `checks` index arrays two u32 bounds words, non-zero where the index is out of bounds
+    /// (`i - len + 1` above, `-len - i` below); the kernel keeps their maxima in `err`
+    /// (`atomicMax`, two words per array), which the host reports at the next sync.
+    GatherRows {
+        /// u32 words per unit (1, 2 or 4).
+        unit: u8,
+        /// Index arrays whose bounds the kernel checks.
+        checks: u8,
+    },
     /// `if pred { dst[off] = val }`. Roots: `pred` (bool), `off` (u32), `val` (data dtype).
     Scatter,
     /// `if pred { atomicMax(win[off], g + 1) }`: the highest position writing each element
@@ -72,15 +88,28 @@ pub enum IndexKernel {
 }
 
 impl IndexKernel {
-    fn root_names(self) -> &'static [&'static str] {
-        match self {
-            IndexKernel::Gather => &["off"],
+    fn root_names(self) -> Vec<String> {
+        let fixed: &[&str] = match self {
+            IndexKernel::Gather { .. } | IndexKernel::GatherRows { .. } => &["off"],
             IndexKernel::Scatter | IndexKernel::ScatterClaimed | IndexKernel::Accumulate(_) => {
                 &["pred", "off", "val"]
             }
             IndexKernel::Claim => &["pred", "off"],
             IndexKernel::CompactCount => &["flag"],
             IndexKernel::CompactWrite => &["flag", "val"],
+        };
+        let mut names: Vec<String> = fixed.iter().map(|s| s.to_string()).collect();
+        names.extend((0..2 * self.checks()).map(|k| format!("e{k}")));
+        names
+    }
+
+    /// Index arrays whose bounds a gather checks (two error words each).
+    pub fn checks(self) -> usize {
+        match self {
+            IndexKernel::Gather { checks } | IndexKernel::GatherRows { checks, .. } => {
+                checks as usize
+            }
+            _ => 0,
         }
     }
 }
@@ -126,9 +155,16 @@ pub fn generate(ip: &IndexProgram, target: &Target) -> Result<(String, ParamLayo
     let root_dtype = |name: &str| {
         names
             .iter()
-            .position(|n| *n == name)
+            .position(|n| n == name)
             .map(|k| map.nodes[ip.roots[k]].1)
     };
+    for (name, &id) in names.iter().zip(&ip.roots) {
+        if name.starts_with('e') && map.nodes[id].1 != DType::U32 {
+            return Err(Error::invalid(format!(
+                "index kernel bounds word {name} must be uint32"
+            )));
+        }
+    }
     for (name, want) in [
         ("off", DType::U32),
         ("pred", DType::Bool),
@@ -198,8 +234,16 @@ pub fn generate(ip: &IndexProgram, target: &Target) -> Result<(String, ParamLayo
             x.to_string()
         }
     };
-    let body = match ip.kind {
-        IndexKernel::Gather => {
+    let checks = ip.kind.checks();
+    let mut check_errors = String::new();
+    for k in 0..2 * checks {
+        let _ = write!(
+            check_errors,
+            "\n    if (r.e{k} != 0u) {{\n        atomicMax(&err[{k}], r.e{k});\n    }}"
+        );
+    }
+    let mut body = match ip.kind {
+        IndexKernel::Gather { .. } => {
             bind(
                 format!("var<storage, read> src: array<{storage}>"),
                 &mut bindings,
@@ -208,7 +252,30 @@ pub fn generate(ip: &IndexProgram, target: &Target) -> Result<(String, ParamLayo
                 format!("var<storage, read_write> out: array<{storage}>"),
                 &mut bindings,
             );
-            "    out[g] = src[r.off];".to_string()
+            format!("    let r = kp_eval(g);\n    out[g] = src[r.off];{check_errors}")
+        }
+        IndexKernel::GatherRows { unit, .. } => {
+            let ty = match unit {
+                1 => "u32",
+                2 => "vec2<u32>",
+                4 => "vec4<u32>",
+                u => return Err(Error::invalid(format!("row gather of {u}-word units"))),
+            };
+            if ip.data != DType::U32 {
+                return Err(Error::invalid("row gathers copy raw uint32 words"));
+            }
+            bind(
+                format!("var<storage, read> src: array<{ty}>"),
+                &mut bindings,
+            );
+            bind(
+                format!("var<storage, read_write> out: array<{ty}>"),
+                &mut bindings,
+            );
+            format!(
+                "    let row = g / P.block;\n    let r = kp_eval(row);\n    \
+                 out[g] = src[r.off + (g - row * P.block)];{check_errors}"
+            )
         }
         IndexKernel::Scatter => {
             bind(
@@ -283,6 +350,21 @@ pub fn generate(ip: &IndexProgram, target: &Target) -> Result<(String, ParamLayo
                 .replace("{STORE}", &store("v[j]"))
         }
     };
+    if checks > 0 {
+        bind(
+            "var<storage, read_write> err: array<atomic<u32>>".to_string(),
+            &mut bindings,
+        );
+    }
+    if !matches!(
+        ip.kind,
+        IndexKernel::Gather { .. }
+            | IndexKernel::GatherRows { .. }
+            | IndexKernel::CompactCount
+            | IndexKernel::CompactWrite
+    ) {
+        body = format!("    let r = kp_eval(g);\n{body}");
+    }
     let mut needs = Needs::default();
     let mut map_body = String::from("    let i0 = g;\n    let g0 = g;\n");
     if map.rank > 0 && map.inputs.iter().any(|i| i.access == Access::Strided) {
@@ -320,7 +402,7 @@ pub fn generate(ip: &IndexProgram, target: &Target) -> Result<(String, ParamLayo
         map_body = map_body.replace(&format!("in{k}["), "dst[");
     }
     let eval4 = if ip.vector {
-        eval4_fn(map, names, &ip.roots, &mut needs)?
+        eval4_fn(map, &ip.roots, &mut needs)?
     } else {
         String::new()
     };
@@ -438,7 +520,7 @@ const WRITE_BODY: &str = "    let pre = prefix[w];
     }";
 
 /// `kp_eval4(q)`: the roots at elements `4q .. 4q + 3`, contiguous inputs loaded as vec4.
-fn eval4_fn(map: &Program, names: &[&str], roots: &[NodeId], needs: &mut Needs) -> Result<String> {
+fn eval4_fn(map: &Program, roots: &[NodeId], needs: &mut Needs) -> Result<String> {
     let mut body = String::from("\nfn kp_eval4(q0: u32) -> array<KpRoots, 4> {\n");
     for (k, input) in map.inputs.iter().enumerate() {
         if input.access == Access::Contiguous {
@@ -460,7 +542,6 @@ fn eval4_fn(map: &Program, names: &[&str], roots: &[NodeId], needs: &mut Needs) 
             );
         }
     }
-    let _ = names;
     let items: Vec<String> = (0..4)
         .map(|item| {
             let fields: Vec<String> = roots.iter().map(|id| format!("n{id}_{item}")).collect();
@@ -544,9 +625,90 @@ fn accumulate_body(op: AtOp, data: DType) -> Result<(&'static str, String)> {
                 cas("f32", &combine, "bitcast<u32>(nv)", "bitcast<f32>(old)"),
             ))
         }
+        DType::F16 => {
+            // A compare-exchange on the 32-bit word holding the element (its half `lane`).
+            let nan = |x: &str| format!("((bitcast<u32>(f32({x})) & 0x7fffffffu) > 0x7f800000u)");
+            let combine = match op {
+                AtOp::Add => "a + b".to_string(),
+                AtOp::Subtract => "a - b".to_string(),
+                AtOp::Multiply => "a * b".to_string(),
+                AtOp::Maximum => format!("select(max(a, b), a + b, {} || {})", nan("a"), nan("b")),
+                AtOp::Minimum => format!("select(min(a, b), a + b, {} || {})", nan("a"), nan("b")),
+            };
+            Ok((
+                "u32",
+                format!(
+                    "    if (r.pred) {{
+        let word = r.off / 2u;
+        let lane = r.off & 1u;
+        let shift = lane * 16u;
+        var old = atomicLoad(&dst[word]);
+        for (var k = 0u; k < {AT_RETRIES}u; k = k + 1u) {{
+            let a = f16(unpack2x16float((old >> shift) & 0xffffu).x);
+            let b = r.val;
+            let nv: f16 = {combine};
+            let bits = pack2x16float(vec2<f32>(f32(nv), 0.0)) & 0xffffu;
+            let word_new = (old & ~(0xffffu << shift)) | (bits << shift);
+            let res = atomicCompareExchangeWeak(&dst[word], old, word_new);
+            if (res.exchanged) {{
+                break;
+            }}
+            old = res.old_value;
+        }}
+    }}"
+                ),
+            ))
+        }
+        DType::Complex64 if matches!(op, AtOp::Add | AtOp::Subtract) => {
+            // Sums of complex values are sums of their parts: one float32 compare-exchange
+            // loop per part (words 2 off and 2 off + 1).
+            let sign = if op == AtOp::Add { "+" } else { "-" };
+            let mut body = String::from("    if (r.pred) {\n");
+            for (part, field) in [(0, "x"), (1, "y")] {
+                let _ = write!(
+                    body,
+                    "        {{
+            let at = r.off * 2u + {part}u;
+            var old = atomicLoad(&dst[at]);
+            for (var k = 0u; k < {AT_RETRIES}u; k = k + 1u) {{
+                let nv = bitcast<f32>(old) {sign} r.val.{field};
+                let res = atomicCompareExchangeWeak(&dst[at], old, bitcast<u32>(nv));
+                if (res.exchanged) {{
+                    break;
+                }}
+                old = res.old_value;
+            }}
+        }}
+"
+                );
+            }
+            body.push_str("    }");
+            Ok(("u32", body))
+        }
+        DType::I64 if matches!(op, AtOp::Add | AtOp::Subtract) => {
+            // A 64-bit sum from two 32-bit atomic adds: the low word's add returns the exact
+            // value it replaced, so each thread knows the carry its own addition made, and
+            // the high word receives every high part and every carry (sums modulo 2^64 do
+            // not depend on the order).
+            let v = if op == AtOp::Add { "r.val" } else { "-r.val" };
+            Ok((
+                "u32",
+                format!(
+                    "    if (r.pred) {{
+        let v = {v};
+        let lo = u32(v & 0xffffffffli);
+        let hi = u32((v >> 32u) & 0xffffffffli);
+        let before = atomicAdd(&dst[r.off * 2u], lo);
+        let carry = select(0u, 1u, before + lo < before);
+        atomicAdd(&dst[r.off * 2u + 1u], hi + carry);
+    }}"
+                ),
+            ))
+        }
         d => Err(Error::unsupported(format!(
-            "np.{}.at on {d} arrays (float32, int32, uint32 and bool accumulate with 32-bit \
-             atomics)",
+            "np.{}.at on {d} arrays (float32, float16, int32, uint32 and bool accumulate with \
+             32-bit atomics, and int64 and complex64 with add and subtract; this needs 64-bit \
+             atomics, which WGSL does not have)",
             op.name()
         ))),
     }
@@ -610,7 +772,11 @@ mod tests {
             for access in [Access::Contiguous, Access::Strided] {
                 let (map, all) = program(d, access);
                 let mut kinds = vec![
-                    (IndexKernel::Gather, vec![all[1]]),
+                    (IndexKernel::Gather { checks: 0 }, vec![all[1]]),
+                    (
+                        IndexKernel::Gather { checks: 1 },
+                        vec![all[1], all[1], all[1]],
+                    ),
                     (IndexKernel::Scatter, all.clone()),
                     (IndexKernel::Claim, vec![all[0], all[1]]),
                     (IndexKernel::ScatterClaimed, all.clone()),
@@ -642,6 +808,50 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn row_gathers_validate() {
+        for access in [Access::Contiguous, Access::Strided] {
+            let (map, all) = program(DType::U32, access);
+            for unit in [1u8, 2, 4] {
+                for checks in [0u8, 1, 2] {
+                    let mut roots = vec![all[1]];
+                    roots.extend(std::iter::repeat_n(all[1], 2 * checks as usize));
+                    let ip = IndexProgram {
+                        map: map.clone(),
+                        roots,
+                        kind: IndexKernel::GatherRows { unit, checks },
+                        data: DType::U32,
+                        vector: false,
+                        dst_input: None,
+                    };
+                    let (wgsl, _) = generate(&ip, &ALL).unwrap();
+                    assert_eq!(wgsl.matches("atomicMax(&err").count(), 2 * checks as usize);
+                    crate::naga_check::validate(&wgsl, naga::valid::Capabilities::empty());
+                }
+            }
+        }
+        // Bounds words must be u32; units are 1, 2 or 4 words.
+        let (map, all) = program(DType::U32, Access::Contiguous);
+        let bad_word = IndexProgram {
+            map: map.clone(),
+            roots: vec![all[1], all[0], all[1]],
+            kind: IndexKernel::GatherRows { unit: 1, checks: 1 },
+            data: DType::U32,
+            vector: false,
+            dst_input: None,
+        };
+        assert!(generate(&bad_word, &ALL).is_err());
+        let bad_unit = IndexProgram {
+            map,
+            roots: vec![all[1]],
+            kind: IndexKernel::GatherRows { unit: 3, checks: 0 },
+            data: DType::U32,
+            vector: false,
+            dst_input: None,
+        };
+        assert!(generate(&bad_unit, &ALL).is_err());
     }
 
     #[test]
@@ -702,7 +912,7 @@ mod tests {
         let ip = IndexProgram {
             map,
             roots: vec![all[2]],
-            kind: IndexKernel::Gather,
+            kind: IndexKernel::Gather { checks: 0 },
             data: DType::F32,
             vector: false,
             dst_input: None,

@@ -15,6 +15,7 @@ use crate::template::Template;
 
 const SMALL: &str = include_str!("../../../shaders/linalg_small.wgsl");
 const STEPS: &str = include_str!("../../../shaders/linalg_steps.wgsl");
+const ORTH: &str = include_str!("../../../shaders/linalg_orth.wgsl");
 
 /// The largest order the workgroup-memory kernel factors (its matrix buffer holds 32 x 32).
 pub const SMALL_MAX: usize = 32;
@@ -73,11 +74,11 @@ fn fill(template: &str, dtype: DType, target: &Target) -> Result<Template> {
         libm::subset(libm::LIBM_F32, [log.as_str(), exp.as_str()])
     };
     Ok(Template::new(template)
-        .set("ENABLES", "")
+        .set_if_held("ENABLES", "")
         .set("T", ty)
-        .set("LOG", &log)
-        .set("EXP", &exp)
-        .set("LIBM", &lib))
+        .set_if_held("LOG", &log)
+        .set_if_held("EXP", &exp)
+        .set_if_held("LIBM", &lib))
 }
 
 /// The small (one matrix per workgroup, 64 threads) kernel of `op` in `dtype`. Bindings: 0
@@ -112,6 +113,15 @@ pub fn steps(dtype: DType, target: &Target) -> Result<String> {
     Ok(fill(STEPS, dtype, target)?.render())
 }
 
+/// The orthogonal-factorization kernels in `dtype` (`shaders/linalg_orth.wgsl`: entry points
+/// `house`, `house_apply`, `jacobi_step`, `clear_flags`, `piv_perm`). Bindings: 0 uniforms
+/// (m, n, k, batch0, count, mode, c0, c1, xc, kmax: u32; tol_rot, tol_conv: f32), 1 the
+/// matrices, 2 a second matrix stack, 3 tau, 4 u32 flags; each entry point binds only what
+/// it uses.
+pub fn orth(dtype: DType, target: &Target) -> Result<String> {
+    Ok(fill(ORTH, dtype, target)?.render())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -137,6 +147,7 @@ mod tests {
                 validate(&small(op, d, &t).unwrap(), Capabilities::empty());
             }
             validate(&steps(d, &t).unwrap(), Capabilities::empty());
+            validate(&orth(d, &t).unwrap(), Capabilities::empty());
         }
     }
 

@@ -157,14 +157,17 @@ impl JoinKernel {
     }
 }
 
-/// One per-axis gather kernel: its storage unit, and whether any axis maps through an index
-/// table (bound at binding 3).
+/// One per-axis gather kernel: its storage unit, whether any axis maps through an index
+/// table (bound at binding 3), and whether each thread writes four elements of a row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct GatherKernel {
     /// Storage unit of the source and the output.
     pub unit: Unit,
     /// True when an axis uses the table map (mode 6).
     pub table: bool,
+    /// Four consecutive elements of the last axis per thread (its extent a multiple of 4),
+    /// stored as one vec4 for 4-byte units; one element per thread otherwise.
+    pub vector: bool,
 }
 
 /// The per-axis maps of [`GatherKernel`] (the `mode` values of `shaders/gather_axes.wgsl`).
@@ -236,13 +239,51 @@ impl GatherKernel {
         } else {
             ("", "")
         };
+        let items = self.per_thread();
+        let items_body: String = (0..items)
+            .map(|j| {
+                format!("    let v{j} = item(last, c_last + {j}u, address, outside, which);\n")
+            })
+            .collect();
+        let (dst, store) = if self.vector && self.unit == Unit::Word {
+            (
+                "vec4<u32>",
+                "    dst[t] = vec4<u32>(v0, v1, v2, v3);".to_string(),
+            )
+        } else {
+            (
+                self.unit.wgsl(),
+                (0..items)
+                    .map(|j| format!("    dst[i + {j}u] = v{j};"))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            )
+        };
+        let fill_last = self
+            .unit
+            .fill()
+            .replace("which", "2u * last + u32(m.y - 1)");
         Template::new(GATHER)
             .set("ENABLE", self.unit.enable())
             .set("UNIT", self.unit.wgsl())
+            .set("DST", dst)
+            .set("ITEMS", items)
+            .set("ITEMS_BODY", items_body.trim_end())
+            .set("STORE", &store)
+            .set("FILL_LAST", &fill_last)
             .set("FILL", self.unit.fill())
             .set("TABLE_DECL", decl)
             .set("TABLE_CASE", case)
             .render()
+    }
+
+    /// Elements one thread writes.
+    pub fn per_thread(&self) -> usize {
+        if self.vector {
+            4
+        } else {
+            1
+        }
     }
 }
 
@@ -280,7 +321,14 @@ mod tests {
     fn every_gather_kernel_validates() {
         for unit in UNITS {
             for table in [false, true] {
-                validate(&GatherKernel { unit, table }.wgsl(), Capabilities::empty());
+                for vector in [false, true] {
+                    let k = GatherKernel {
+                        unit,
+                        table,
+                        vector,
+                    };
+                    validate(&k.wgsl(), Capabilities::empty());
+                }
             }
         }
     }

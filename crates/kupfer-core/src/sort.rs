@@ -15,25 +15,6 @@ const KEYS: &str = include_str!("../../../shaders/sort_keys.wgsl");
 const TAKE: &str = include_str!("../../../shaders/sort_take.wgsl");
 const SEARCH: &str = include_str!("../../../shaders/sort_search.wgsl");
 
-const COMPACT: &str = include_str!("../../../shaders/sort_compact.wgsl");
-
-/// The compaction module (entry points `flags` and `scatter`) over sorted keys of
-/// `dtype` (its [`key_words`], side by side).
-pub fn compact(dtype: DType) -> String {
-    let k = key_words(dtype).len();
-    let nan_test = match dtype {
-        DType::F32 => "    return keys[i * K] == 0xffffffffu;",
-        DType::F64 => "    return keys[i * K] == 0xffffffffu && keys[i * K + 1u] == 0xffffffffu;",
-        DType::F16 => "    return keys[i * K] == 0xffffu;",
-        DType::Complex64 | DType::Complex128 => "    return keys[i * K] != 0u;",
-        _ => "    return false;",
-    };
-    Template::new(COMPACT)
-        .set("K", k)
-        .set("NAN_TEST", nan_test)
-        .render()
-}
-
 /// The binary-search module over keys of `words` words per element (`searchsorted`).
 pub fn search(words: usize) -> String {
     Template::new(SEARCH).set("K", words).render()
@@ -343,7 +324,6 @@ mod tests {
             }
             crate::naga_check::validate(&take(d), Capabilities::empty());
             crate::naga_check::validate(&search(key_words(d).len()), Capabilities::empty());
-            crate::naga_check::validate(&compact(d), Capabilities::empty());
         }
         for (d, w) in [
             (DType::F32, KeyWord::UnkeyF32),

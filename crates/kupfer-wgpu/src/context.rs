@@ -7,10 +7,12 @@ use kupfer_core::codegen::Target;
 use kupfer_core::{Error, Result};
 use std::sync::{Arc, Mutex};
 
+use crate::config::RuntimeConfig;
+
 /// How to pick an adapter.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum AdapterChoice {
-    /// `KUPFER_BACKEND` / `KUPFER_ADAPTER` if set, else the high-performance adapter.
+    /// [`RuntimeConfig::adapter`] (`KUPFER_ADAPTER`), else the high-performance adapter.
     #[default]
     Default,
     /// The n-th adapter of [`Context::adapters`].
@@ -92,6 +94,8 @@ pub(crate) struct Inner {
     /// How long waits spin before blocking, in nanoseconds (wait.rs): zero on a software
     /// adapter, whose "GPU" runs on the host's cores.
     pub spin_ns: std::sync::atomic::AtomicU64,
+    /// The settings the context was opened with.
+    pub config: RuntimeConfig,
 }
 
 /// Cooperative-matrix (tensor core) support of a device, as matmul uses it: 16x16x16 products
@@ -126,23 +130,6 @@ const NO_ADAPTER_HELP: &str = "no GPU adapter was found. kupfer needs a Vulkan, 
      (`apt-get install mesa-vulkan-drivers`), or set KUPFER_BACKEND / KUPFER_ADAPTER \
      (see `kupfer info`)";
 
-fn backends_from_env() -> Result<wgpu::Backends> {
-    match std::env::var("KUPFER_BACKEND") {
-        Err(_) => Ok(wgpu::Backends::all()),
-        Ok(v) => match v.to_ascii_lowercase().as_str() {
-            "" => Ok(wgpu::Backends::all()),
-            "vulkan" | "vk" => Ok(wgpu::Backends::VULKAN),
-            "metal" => Ok(wgpu::Backends::METAL),
-            "dx12" | "d3d12" => Ok(wgpu::Backends::DX12),
-            "gl" | "gles" | "opengl" => Ok(wgpu::Backends::GL),
-            "webgpu" | "browser" => Ok(wgpu::Backends::BROWSER_WEBGPU),
-            other => Err(Error::invalid(format!(
-                "KUPFER_BACKEND={other} is not one of vulkan, metal, dx12, gl, webgpu"
-            ))),
-        },
-    }
-}
-
 fn instance(backends: wgpu::Backends) -> wgpu::Instance {
     let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
     desc.backends = backends;
@@ -150,29 +137,30 @@ fn instance(backends: wgpu::Backends) -> wgpu::Instance {
 }
 
 impl Context {
-    /// Every adapter the backends in `KUPFER_BACKEND` (or all) expose, in index order.
+    /// Every adapter the backends of [`RuntimeConfig::from_env`] (`KUPFER_BACKEND`, or all)
+    /// expose, in index order.
     #[cfg(not(target_arch = "wasm32"))]
     pub async fn adapters() -> Result<Vec<wgpu::Adapter>> {
-        let backends = backends_from_env()?;
+        let backends = RuntimeConfig::from_env()?.backends;
         Ok(instance(backends).enumerate_adapters(backends).await)
     }
 
-    /// Opens a device on the chosen adapter.
+    /// Opens a device on the chosen adapter, configured by [`RuntimeConfig::from_env`].
     pub async fn new(choice: AdapterChoice) -> Result<Context> {
-        let adapter = Self::pick_adapter(choice).await?;
-        Self::from_adapter(adapter).await
+        Self::with_config(choice, RuntimeConfig::from_env()?).await
     }
 
-    async fn pick_adapter(choice: AdapterChoice) -> Result<wgpu::Adapter> {
-        let backends = backends_from_env()?;
+    /// Opens a device on the chosen adapter ([`AdapterChoice::Default`]: `config.adapter`),
+    /// configured by `config`.
+    pub async fn with_config(choice: AdapterChoice, config: RuntimeConfig) -> Result<Context> {
+        let adapter = Self::pick_adapter(choice, &config).await?;
+        Self::from_adapter_with(adapter, config).await
+    }
+
+    async fn pick_adapter(choice: AdapterChoice, config: &RuntimeConfig) -> Result<wgpu::Adapter> {
+        let backends = config.backends;
         let choice = match choice {
-            AdapterChoice::Default => match std::env::var("KUPFER_ADAPTER") {
-                Ok(v) if !v.trim().is_empty() => match v.trim().parse::<usize>() {
-                    Ok(i) => AdapterChoice::Index(i),
-                    Err(_) => AdapterChoice::Name(v.trim().to_string()),
-                },
-                _ => AdapterChoice::Default,
-            },
+            AdapterChoice::Default => config.adapter.clone(),
             c => c,
         };
         let inst = instance(backends);
@@ -221,11 +209,20 @@ impl Context {
     /// Tensor cores: where the adapter has EXPERIMENTAL_COOPERATIVE_MATRIX with 16x16x16 f16
     /// products into f32, a fixed subgroup size and SHADER_F16, the device is requested with
     /// wgpu's experimental features enabled (matmul's cooperative-matrix kernels need them).
-    /// `KUPFER_COOP=0` turns this off.
+    /// [`RuntimeConfig::cooperative_matrix`] (`KUPFER_COOP=0`) turns this off. Configured by
+    /// [`RuntimeConfig::from_env`].
     pub async fn from_adapter(adapter: wgpu::Adapter) -> Result<Context> {
+        Self::from_adapter_with(adapter, RuntimeConfig::from_env()?).await
+    }
+
+    /// [`Context::from_adapter`] configured by `config`.
+    pub async fn from_adapter_with(
+        adapter: wgpu::Adapter,
+        config: RuntimeConfig,
+    ) -> Result<Context> {
         let mut features = adapter.features() & wanted_features();
         let limits = adapter.limits();
-        let coop = Self::coop_support(&adapter);
+        let coop = Self::coop_support(&adapter, config.cooperative_matrix);
         if coop.is_some() {
             features |= wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX;
         }
@@ -247,15 +244,15 @@ impl Context {
             })
             .await
             .map_err(|e| Error::NoAdapter(format!("the device request failed: {e}")))?;
-        let mut ctx = Self::from_parts(device, queue, &adapter.get_info());
+        let mut ctx = Self::from_parts(device, queue, &adapter.get_info(), config);
         if let Some(inner) = Arc::get_mut(&mut ctx.inner) {
             inner.coop = coop;
         }
         Ok(ctx)
     }
 
-    fn coop_support(adapter: &wgpu::Adapter) -> Option<CoopMatrix> {
-        let off = std::env::var("KUPFER_COOP").is_ok_and(|v| v.trim() == "0");
+    fn coop_support(adapter: &wgpu::Adapter, wanted: bool) -> Option<CoopMatrix> {
+        let off = !wanted;
         let f = adapter.features();
         if off
             || !f.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX)
@@ -286,16 +283,33 @@ impl Context {
         self.inner.coop
     }
 
-    /// Shares an existing wgpu device and queue (e.g. an application's renderer).
+    /// Shares an existing wgpu device and queue (e.g. an application's renderer), configured
+    /// by [`RuntimeConfig::from_env`] (its adapter and backend fields do not apply; an
+    /// unknown `KUPFER_BACKEND` is ignored here).
     pub fn from_wgpu(device: wgpu::Device, queue: wgpu::Queue) -> Context {
+        Self::from_wgpu_with(device, queue, RuntimeConfig::from_env().unwrap_or_default())
+    }
+
+    /// [`Context::from_wgpu`] configured by `config`.
+    pub fn from_wgpu_with(
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        config: RuntimeConfig,
+    ) -> Context {
         let info = device.adapter_info();
-        Self::from_parts(device, queue, &info)
+        Self::from_parts(device, queue, &info, config)
+    }
+
+    /// The settings this context was opened with.
+    pub fn config(&self) -> &RuntimeConfig {
+        &self.inner.config
     }
 
     fn from_parts(
         device: wgpu::Device,
         queue: wgpu::Queue,
         adapter: &wgpu::AdapterInfo,
+        config: RuntimeConfig,
     ) -> Context {
         let features = device.features();
         let limits = device.limits();
@@ -305,7 +319,7 @@ impl Context {
             f64: features.contains(wgpu::Features::SHADER_F64),
             i64: features.contains(wgpu::Features::SHADER_INT64),
         };
-        let pipelines = PipelineCache::new(&device, adapter);
+        let pipelines = PipelineCache::new(&device, adapter, config.cache_dir.as_deref());
         Context {
             inner: Arc::new(Inner {
                 pool: MemoryPool::new(limits.max_buffer_size),
@@ -329,6 +343,7 @@ impl Context {
                         crate::wait::SPIN.as_nanos() as u64
                     },
                 ),
+                config,
             }),
         }
     }

@@ -11,6 +11,7 @@
 #![warn(missing_docs)]
 
 pub mod batch;
+pub mod config;
 pub mod context;
 pub mod pipeline;
 pub mod pool;
@@ -19,6 +20,7 @@ pub mod transfer;
 pub mod wait;
 
 pub use batch::Binding;
+pub use config::RuntimeConfig;
 pub use context::{AdapterChoice, Context, CoopMatrix, DeviceInfo};
 pub use kupfer_core::{Error, Result};
 pub use pipeline::ShaderChecks;

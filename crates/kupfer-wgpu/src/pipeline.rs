@@ -15,8 +15,8 @@ use std::sync::{Arc, Mutex};
 /// generated kernels index only inside the buffers the launcher sizes for them and have only
 /// bounded loops, so they are compiled [`ShaderChecks::Trusted`]; anything containing a
 /// user's code (RawKernel modules, ElementwiseKernel and ReductionKernel snippets) stays
-/// [`ShaderChecks::Checked`]. `KUPFER_SHADER_CHECKS=1` compiles everything checked (to rule
-/// out an out-of-bounds access when debugging a kernel).
+/// [`ShaderChecks::Checked`]. [`crate::RuntimeConfig::shader_checks`] (`KUPFER_SHADER_CHECKS=1`)
+/// compiles everything checked (to rule out an out-of-bounds access when debugging a kernel).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ShaderChecks {
     /// wgpu's bounds checks and loop bounding: for code kupfer did not write.
@@ -26,13 +26,13 @@ pub enum ShaderChecks {
 }
 
 impl ShaderChecks {
-    /// `self`, unless `KUPFER_SHADER_CHECKS=1` asks for every kernel to be checked.
-    fn effective(self) -> ShaderChecks {
-        #[cfg(not(target_arch = "wasm32"))]
-        if std::env::var("KUPFER_SHADER_CHECKS").is_ok_and(|v| v.trim() == "1") {
-            return ShaderChecks::Checked;
+    /// `self`, unless `all_checked` asks for every kernel to be checked.
+    fn effective(self, all_checked: bool) -> ShaderChecks {
+        if all_checked {
+            ShaderChecks::Checked
+        } else {
+            self
         }
-        self
     }
 }
 
@@ -54,35 +54,30 @@ struct DiskCache {
     dirty: Mutex<bool>,
 }
 
-/// kupfer's cache directory: `KUPFER_CACHE_DIR` (empty: no cache), else
-/// `$XDG_CACHE_HOME/kupfer`, else `~/.cache/kupfer`. Compiled pipelines and tuned kernel
-/// choices are kept there.
-#[cfg(not(target_arch = "wasm32"))]
-pub fn cache_dir() -> Option<std::path::PathBuf> {
-    if let Some(d) = std::env::var_os("KUPFER_CACHE_DIR") {
-        return (!d.is_empty()).then(|| d.into());
-    }
-    if let Some(d) = std::env::var_os("XDG_CACHE_HOME") {
-        return Some(std::path::PathBuf::from(d).join("kupfer"));
-    }
-    std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache").join("kupfer"))
-}
-
 impl PipelineCache {
-    pub(crate) fn new(device: &wgpu::Device, adapter: &wgpu::AdapterInfo) -> Self {
+    /// The pipelines of `device`, kept on disk in `cache_dir` where the device can.
+    pub(crate) fn new(
+        device: &wgpu::Device,
+        adapter: &wgpu::AdapterInfo,
+        cache_dir: Option<&std::path::Path>,
+    ) -> Self {
         PipelineCache {
             map: Mutex::new(HashMap::new()),
-            disk: Self::open_disk(device, adapter),
+            disk: Self::open_disk(device, adapter, cache_dir),
         }
     }
 
     #[cfg(not(target_arch = "wasm32"))]
-    fn open_disk(device: &wgpu::Device, adapter: &wgpu::AdapterInfo) -> Option<DiskCache> {
+    fn open_disk(
+        device: &wgpu::Device,
+        adapter: &wgpu::AdapterInfo,
+        cache_dir: Option<&std::path::Path>,
+    ) -> Option<DiskCache> {
         if !device.features().contains(wgpu::Features::PIPELINE_CACHE) {
             return None;
         }
         let name = wgpu::util::pipeline_cache_key(adapter)?;
-        let path = cache_dir()?.join(name);
+        let path = cache_dir?.join(name);
         let data = std::fs::read(&path).ok();
         // SAFETY: the data was written by `PipelineCache::get_data` of a device with the same
         // cache key (wgpu validates the header and falls back to an empty cache otherwise).
@@ -101,7 +96,11 @@ impl PipelineCache {
     }
 
     #[cfg(target_arch = "wasm32")]
-    fn open_disk(_: &wgpu::Device, _: &wgpu::AdapterInfo) -> Option<DiskCache> {
+    fn open_disk(
+        _: &wgpu::Device,
+        _: &wgpu::AdapterInfo,
+        _: Option<&std::path::Path>,
+    ) -> Option<DiskCache> {
         None
     }
 
@@ -125,19 +124,18 @@ impl PipelineCache {
     }
 }
 
-/// With `KUPFER_DUMP_WGSL=dir`, writes each kernel compiled from now on to `dir` (for kernel
-/// development: `tools/vkstats` reads them back for the driver's register counts), named by
-/// a hash of its source and entry point.
+/// With [`crate::RuntimeConfig::dump_wgsl`] (`KUPFER_DUMP_WGSL=dir`), writes each kernel
+/// compiled from now on to `dir` (for kernel development: `tools/vkstats` reads them back
+/// for the driver's register counts), named by a hash of its source and entry point.
 #[cfg(not(target_arch = "wasm32"))]
-fn dump_wgsl(key: &str, wgsl: &str) {
+fn dump_wgsl(dir: Option<&std::path::Path>, key: &str, wgsl: &str) {
     use std::hash::{Hash, Hasher};
-    let Some(dir) = std::env::var_os("KUPFER_DUMP_WGSL") else {
+    let Some(dir) = dir else {
         return;
     };
     let mut h = std::collections::hash_map::DefaultHasher::new();
     key.hash(&mut h);
-    let dir = std::path::PathBuf::from(dir);
-    let _ = std::fs::create_dir_all(&dir);
+    let _ = std::fs::create_dir_all(dir);
     let _ = std::fs::write(dir.join(format!("{:016x}.wgsl", h.finish())), wgsl);
 }
 
@@ -192,7 +190,7 @@ impl Context {
         entry: &str,
         checks: ShaderChecks,
     ) -> Result<Arc<Pipeline>> {
-        let checks = checks.effective();
+        let checks = checks.effective(self.inner.config.shader_checks);
         let cache = &self.inner.pipelines;
         let key = match (entry, checks) {
             ("main", ShaderChecks::Checked) => wgsl.to_string(),
@@ -207,7 +205,7 @@ impl Context {
             return Ok(p.clone());
         }
         #[cfg(not(target_arch = "wasm32"))]
-        dump_wgsl(&key, wgsl);
+        dump_wgsl(self.inner.config.dump_wgsl.as_deref(), &key, wgsl);
         let device = &self.inner.device;
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let desc = wgpu::ShaderModuleDescriptor {

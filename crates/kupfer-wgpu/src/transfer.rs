@@ -152,7 +152,7 @@ impl Context {
         mut sink: impl FnMut(&[u8]),
     ) -> Result<()> {
         const SPLIT_FROM: u64 = 1 << 20;
-        if cfg!(target_arch = "wasm32") || size < SPLIT_FROM || offset % 16 != 0 {
+        if cfg!(target_arch = "wasm32") || size < SPLIT_FROM || !offset.is_multiple_of(16) {
             return self.read_with_async(buf, offset, size, sink).await;
         }
         let first = (size / 8).max(64 << 10) / 16 * 16;

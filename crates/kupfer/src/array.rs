@@ -98,7 +98,7 @@ impl Array {
             }),
         };
         // In-place writes (indexing/readers.rs) materialise lazy readers of their buffer first.
-        crate::indexing::readers::register(&a);
+        crate::fusion::readers::register(&a);
         a
     }
 

@@ -1,22 +1,29 @@
 //! Deferred checks: errors that depend on values still on the device.
 //!
-//! NumPy raises at once when a loop meets a bad value (a negative integer exponent); kupfer's
-//! values stay on the GPU until read, so such a condition is computed on the device when the
-//! op is recorded (a one-element flag, reduced from the operand, queued with the other work)
-//! and reported by the device's next sync: the next read-back of any array of that device
-//! (`to_vec`, `to_host`, `item`, ...) or `synchronize()` returns the error instead of values.
-//! Each check is reported once.
+//! NumPy raises at once when a loop meets a bad value (a negative integer exponent, an index
+//! out of bounds in `a[idx]`); kupfer's values stay on the GPU until read, so such a
+//! condition is computed on the device when the op is recorded (a few words written by a
+//! kernel queued with the other work: a flag reduced from the operand, or the bounds words a
+//! gather keeps) and reported by the device's next sync: the next read-back of any array of
+//! that device (`to_vec`, `to_host`, `item`, ...) or `synchronize()` returns the error
+//! instead of values. Every pending check is read in one read-back; each is reported once,
+//! by a sync on the thread that recorded it (threads sharing a device do not see each
+//! other's errors).
 
-use crate::array::Array;
-use kupfer_core::{DType, Error, Result};
+use kupfer_core::{Error, Result};
 use kupfer_wgpu::{Context, GpuBuffer};
 use std::sync::{Arc, Mutex};
 
-/// A queued flag: a u32 on the device, non-zero when the check failed.
+/// Turns a check's words (read back) into its error message, or `None` when it passed.
+type Describe = Box<dyn Fn(&[u32]) -> Option<String> + Send + Sync>;
+
+/// A queued check: `words` u32s on the device, decoded by `describe`.
 struct Flag {
+    thread: std::thread::ThreadId,
     buffer: Arc<GpuBuffer>,
     offset_bytes: u64,
-    message: &'static str,
+    words: u64,
+    describe: Describe,
 }
 
 /// The checks of one device not reported yet.
@@ -26,34 +33,80 @@ pub(crate) struct DeferredChecks {
 }
 
 impl DeferredChecks {
-    /// Queues `failed` (any array; it fails when any element is true) with the message of
-    /// the error it raises.
-    pub(crate) fn push(&self, failed: &Array, message: &'static str) -> Result<()> {
-        let flag =
-            crate::reduce::any(failed, crate::reduce::Axis::All, false)?.astype(DType::U32)?;
-        let (buffer, layout) = flag.buffer_and_layout()?;
-        self.lock().push(Flag {
+    /// Queues the flag at `offset_bytes` of `buffer` (a u32, non-zero when the check failed,
+    /// computed on the device by the op) with the message of the error it raises.
+    pub(crate) fn push(&self, buffer: Arc<GpuBuffer>, offset_bytes: u64, message: &'static str) {
+        self.push_words(
             buffer,
-            offset_bytes: layout.offset as u64 * 4,
-            message,
+            offset_bytes,
+            1,
+            Box::new(move |w| (w[0] != 0).then(|| message.to_string())),
+        );
+    }
+
+    /// Queues `words` u32s of `buffer` at `offset_bytes` (written by kernels recorded
+    /// before the next sync), decoded into an error message by `describe`.
+    pub(crate) fn push_words(
+        &self,
+        buffer: Arc<GpuBuffer>,
+        offset_bytes: u64,
+        words: u64,
+        describe: Describe,
+    ) {
+        self.lock().push(Flag {
+            thread: std::thread::current().id(),
+            buffer,
+            offset_bytes,
+            words,
+            describe,
         });
-        Ok(())
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Flag>> {
         self.pending.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Reads every queued flag (after the work before it) and returns the first failure.
+    /// Reads every queued check (after the work before it; several are copied into one
+    /// buffer first, so the report is one read-back) and returns the first failure.
     pub(crate) async fn report_async(&self, ctx: &Context) -> Result<()> {
-        let flags = std::mem::take(&mut *self.lock());
+        let here = std::thread::current().id();
+        let flags: Vec<Flag> = {
+            let mut pending = self.lock();
+            let (mine, others) = std::mem::take(&mut *pending)
+                .into_iter()
+                .partition(|f| f.thread == here);
+            *pending = others;
+            mine
+        };
+        if flags.is_empty() {
+            return Ok(());
+        }
+        let total: u64 = flags.iter().map(|f| f.words).sum();
+        let (buffer, offset) = if let [f] = flags.as_slice() {
+            (f.buffer.clone(), f.offset_bytes)
+        } else {
+            let all = Arc::new(ctx.alloc(total * 4)?);
+            let mut at = 0u64;
+            for f in &flags {
+                ctx.copy_buffer(&f.buffer, f.offset_bytes, &all, at * 4, f.words * 4);
+                at += f.words;
+            }
+            (all, 0)
+        };
+        let words: Vec<u32> = ctx
+            .read_with_async(&buffer, offset, total * 4, |b| {
+                b.chunks_exact(4)
+                    .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect()
+            })
+            .await?;
         let mut first = None;
-        for f in flags {
-            let failed = ctx
-                .read_with_async(&f.buffer, f.offset_bytes, 4, |b| b.iter().any(|&x| x != 0))
-                .await?;
-            if failed && first.is_none() {
-                first = Some(f.message);
+        let mut at = 0usize;
+        for f in &flags {
+            let w = &words[at..at + f.words as usize];
+            at += f.words as usize;
+            if first.is_none() {
+                first = (f.describe)(w);
             }
         }
         match first {

@@ -2,7 +2,8 @@
 //! several GPUs, and sharing a wgpu device with an application.
 
 use crate::checks::DeferredChecks;
-use crate::kernels::KernelCache;
+use crate::config::Config;
+use crate::kernels::{CacheEntry, FamilyCache};
 use kupfer_core::{DType, Error, Result};
 use kupfer_wgpu::{wgpu, AdapterChoice, Context, DeviceInfo};
 use std::cell::RefCell;
@@ -18,7 +19,8 @@ use std::sync::Arc;
 #[derive(Clone)]
 pub struct Device {
     pub(crate) ctx: Context,
-    pub(crate) kernels: Arc<KernelCache>,
+    /// This handle's settings and caches (one `Arc`: cloning a device costs what it did).
+    handle: Arc<Handle>,
     pub(crate) checks: Arc<DeferredChecks>,
 }
 
@@ -31,6 +33,23 @@ impl std::fmt::Debug for Device {
 impl PartialEq for Device {
     fn eq(&self, other: &Self) -> bool {
         self.ctx.same_device(&other.ctx)
+    }
+}
+
+/// What a device handle owns: its settings and the caches of what was chosen under them.
+struct Handle {
+    /// The settings this handle runs by (fixed: its caches hold what was chosen under them).
+    config: Config,
+    /// Every family's compiled kernels and plans, keyed by type (`kernels.rs`).
+    caches: FamilyCache,
+}
+
+impl Handle {
+    fn new(config: Config) -> Arc<Handle> {
+        Arc::new(Handle {
+            config,
+            caches: FamilyCache::default(),
+        })
     }
 }
 
@@ -64,23 +83,76 @@ thread_local! {
 }
 
 impl Device {
-    fn wrap(ctx: Context) -> Device {
+    fn wrap(ctx: Context, mut config: Config) -> Device {
+        config.runtime = ctx.config().clone();
         Device {
             ctx,
-            kernels: Arc::new(KernelCache::default()),
+            handle: Handle::new(config),
             checks: Arc::new(DeferredChecks::default()),
         }
     }
 
-    /// Opens a device on the chosen adapter (async: works in the browser too).
+    /// Opens a device on the chosen adapter (async: works in the browser too), configured by
+    /// [`Config::from_env`].
     pub async fn new_async(choice: AdapterChoice) -> Result<Device> {
-        Ok(Self::wrap(Context::new(choice).await?))
+        Self::open_async(choice, Config::from_env()?).await
     }
 
-    /// Opens a device on the chosen adapter.
+    /// Opens a device on the chosen adapter ([`AdapterChoice::Default`]: the one
+    /// `config.runtime` names), configured by `config`.
+    pub async fn open_async(choice: AdapterChoice, config: Config) -> Result<Device> {
+        let ctx = Context::with_config(choice, config.runtime.clone()).await?;
+        Ok(Self::wrap(ctx, config))
+    }
+
+    /// Opens a device on the chosen adapter, configured by [`Config::from_env`].
     #[cfg(not(target_arch = "wasm32"))]
     pub fn new(choice: AdapterChoice) -> Result<Device> {
         pollster::block_on(Self::new_async(choice))
+    }
+
+    /// Opens a device on the chosen adapter, configured by `config`.
+    ///
+    /// ```
+    /// let mut config = kupfer::Config::from_env()?;
+    /// config.runtime.shader_checks = true; // every kernel with wgpu's bounds checks
+    /// let dev = kupfer::Device::open(kupfer::AdapterChoice::Default, config)?;
+    /// assert!(dev.config().runtime.shader_checks);
+    /// # Ok::<(), kupfer::Error>(())
+    /// ```
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn open(choice: AdapterChoice, config: Config) -> Result<Device> {
+        pollster::block_on(Self::open_async(choice, config))
+    }
+
+    /// A handle on the same GPU (same memory, queue and arrays: they mix freely with this
+    /// device's) whose operations run by `config`'s kernel choices (FFT schedule, matmul
+    /// tuning and precision). It compiles and caches its own kernels and plans, so nothing
+    /// chosen under another config is reused. `config.runtime` does not apply (it is fixed
+    /// when the GPU is opened: see [`Device::open`]); the handle keeps this device's.
+    ///
+    /// ```
+    /// let dev = kupfer::Device::default_device()?;
+    /// let mut config = dev.config().clone();
+    /// config.fft.register_mode = 0; // workgroup-memory passes only
+    /// let shared_memory_passes = dev.with_config(config);
+    /// assert_eq!(shared_memory_passes, dev); // the same GPU
+    /// # Ok::<(), kupfer::Error>(())
+    /// ```
+    pub fn with_config(&self, config: Config) -> Device {
+        Device {
+            ctx: self.ctx.clone(),
+            handle: Handle::new(Config {
+                runtime: self.ctx.config().clone(),
+                ..config
+            }),
+            checks: self.checks.clone(),
+        }
+    }
+
+    /// The settings this device runs by.
+    pub fn config(&self) -> &Config {
+        &self.handle.config
     }
 
     /// Opens the n-th adapter of [`Device::adapters`] (several GPUs).
@@ -98,13 +170,17 @@ impl Device {
             .collect())
     }
 
-    /// Shares an existing wgpu device and queue (e.g. an application's renderer).
+    /// Shares an existing wgpu device and queue (e.g. an application's renderer), configured
+    /// by [`Config::from_env`] (an unknown `KUPFER_BACKEND` is ignored: the adapter is the
+    /// application's).
     pub fn from_wgpu(device: wgpu::Device, queue: wgpu::Queue) -> Device {
-        Self::wrap(Context::from_wgpu(device, queue))
+        let config = Config::from_env().unwrap_or_default();
+        let ctx = Context::from_wgpu_with(device, queue, config.runtime.clone());
+        Self::wrap(ctx, config)
     }
 
-    /// The process-wide default device: opened on first use (KUPFER_BACKEND / KUPFER_ADAPTER
-    /// or the high-performance adapter). In the browser, call [`crate::init`] first.
+    /// The process-wide default device: opened on first use, configured by
+    /// [`Config::from_env`] (KUPFER_BACKEND / KUPFER_ADAPTER or the high-performance adapter). In the browser, call [`crate::init`] first.
     pub fn default_device() -> Result<Device> {
         #[cfg(not(target_arch = "wasm32"))]
         {
@@ -201,6 +277,12 @@ impl Device {
     /// Records an event after all work so far (CuPy's `cuda.Event().record()`).
     pub fn record_event(&self) -> Result<kupfer_wgpu::Event> {
         self.ctx.record_event()
+    }
+
+    /// This device's cache entry of type `T` (a family's compiled kernels or plans), created
+    /// empty on first use.
+    pub(crate) fn cache<T: CacheEntry + Default>(&self) -> &T {
+        self.handle.caches.get::<T>()
     }
 
     pub(crate) fn check(&self, dtype: DType) -> Result<()> {

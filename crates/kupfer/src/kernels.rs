@@ -1,20 +1,17 @@
-//! Compiled kernels of a device, cached by program structure, and [`MapSource`]: the fused
-//! elementwise input that reductions and scans read through.
+//! The caches of a device, one entry per kernel family keyed by type ([`FamilyCache`]), and
+//! compiled kernels cached by program structure ([`compiled`]). This module names no op
+//! family: each family owns its entry type (its program key type, or a cache type of its
+//! own such as the FFT's plans) and asks the device for it.
 
 use crate::device::Device;
 use kupfer_core::codegen::{ParamLayout, Target};
-use kupfer_core::convolve::ConvProgram;
-use kupfer_core::expr::{Access, InputSpec, Node, Program};
-use kupfer_core::histogram::{HistParams, HistProgram};
-use kupfer_core::layout::{collapse_axes, contiguous_strides};
-use kupfer_core::reduce::ReduceProgram;
-use kupfer_core::scan::ScanProgram;
-use kupfer_core::{DType, Error, Layout, Result};
+use kupfer_core::{DType, Result};
 use kupfer_wgpu::pipeline::Pipeline;
-use kupfer_wgpu::{Binding, GpuBuffer, ShaderChecks};
+use kupfer_wgpu::ShaderChecks;
+use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::hash::Hash;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// A compiled pipeline and the layout of its uniform block.
 pub(crate) type Compiled<P> = (Arc<Pipeline>, Arc<P>);
@@ -22,38 +19,103 @@ pub(crate) type Compiled<P> = (Arc<Pipeline>, Arc<P>);
 /// A compiled kernel whose uniform block is laid out by kupfer-core's `param_block`.
 pub(crate) type CompiledKernel = Compiled<ParamLayout>;
 
-type Cache<K, P> = Mutex<HashMap<K, Compiled<P>>>;
+/// `Send + Sync` natively, where devices are shared between threads; nothing in the browser,
+/// whose wgpu objects are not `Send`.
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) trait Shared: Send + Sync {}
+#[cfg(not(target_arch = "wasm32"))]
+impl<T: Send + Sync + ?Sized> Shared for T {}
+/// `Send + Sync` natively, where devices are shared between threads; nothing in the browser,
+/// whose wgpu objects are not `Send`.
+#[cfg(target_arch = "wasm32")]
+pub(crate) trait Shared {}
+#[cfg(target_arch = "wasm32")]
+impl<T: ?Sized> Shared for T {}
 
-/// Compiled kernels of a device, one map per kernel family, keyed by program structure (never
-/// by constant values, which travel in the uniform block).
-#[derive(Default)]
-pub(crate) struct KernelCache {
-    pub(crate) elementwise: Cache<Program, ParamLayout>,
-    pub(crate) reductions: Cache<ReduceProgram, ParamLayout>,
-    pub(crate) scans: Cache<ScanProgram, ParamLayout>,
-    pub(crate) histograms: Cache<HistProgram, HistParams>,
-    pub(crate) indexing: Cache<kupfer_core::indexing::IndexProgram, ParamLayout>,
-    pub(crate) matmul: Cache<kupfer_core::matmul::MatmulProgram, ()>,
-    /// Tuned matmul kernels per shape class (see `matmul/tune.rs`).
-    pub(crate) matmul_tiles:
-        Mutex<HashMap<crate::matmul::TuneKey, kupfer_core::matmul::MatmulKernel>>,
-    pub(crate) convolutions: Cache<ConvProgram, ()>,
-    pub(crate) ffts: Cache<kupfer_core::fft::FftPass, ()>,
-    pub(crate) fft_plans: crate::fft::plan::PlanCache,
-    /// Joining kernels of `manip` (concatenate and friends).
-    pub(crate) joins: Cache<kupfer_core::manip::JoinKernel, ()>,
-    /// Per-axis gathers of `manip` (pad, roll, tile, repeat, ...).
-    pub(crate) gathers: Cache<kupfer_core::manip::GatherKernel, ()>,
+/// Something a device caches for a family: created empty (`Default`) on the family's first
+/// use of the device, then shared by every handle of the device.
+pub(crate) trait CacheEntry: Any + Shared {
+    fn as_any(&self) -> &dyn Any;
+}
+impl<T: Any + Shared> CacheEntry for T {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
 }
 
-/// The kernel of `key` from `cache`; on a miss, `generate` writes its WGSL for the device's
-/// target and the pipeline is compiled (and remembered) once.
-pub(crate) fn compiled<K: Eq + Hash + Clone, P>(
+/// Most entry types one device holds (kernel maps and family caches together).
+const SLOTS: usize = 64;
+
+/// A device's caches, one entry per type: a lookup compares type ids along a short array of
+/// filled slots (no hashing, no lock); only a family's first use takes a lock to fill one.
+pub(crate) struct FamilyCache {
+    slots: [OnceLock<(TypeId, Box<dyn CacheEntry>)>; SLOTS],
+    filling: Mutex<()>,
+}
+
+impl Default for FamilyCache {
+    fn default() -> Self {
+        FamilyCache {
+            slots: std::array::from_fn(|_| OnceLock::new()),
+            filling: Mutex::new(()),
+        }
+    }
+}
+
+impl FamilyCache {
+    /// The entry of type `T`, created empty on first use.
+    pub(crate) fn get<T: CacheEntry + Default>(&self) -> &T {
+        let id = TypeId::of::<T>();
+        if let Some(found) = self.find(id) {
+            return found;
+        }
+        let _filling = self.filling.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(found) = self.find(id) {
+            return found;
+        }
+        let slot = self
+            .slots
+            .iter()
+            .find(|s| s.get().is_none())
+            .expect("more cache entry types than FamilyCache::SLOTS (raise it)");
+        let _ = slot.set((id, Box::new(T::default())));
+        self.find(id).expect("the slot was just filled")
+    }
+
+    fn find<T: CacheEntry>(&self, id: TypeId) -> Option<&T> {
+        for slot in &self.slots {
+            match slot.get() {
+                Some((t, entry)) if *t == id => return (**entry).as_any().downcast_ref::<T>(),
+                Some(_) => {}
+                None => return None,
+            }
+        }
+        None
+    }
+}
+
+/// Compiled kernels of one family, keyed by program structure `K` (never by constant values,
+/// which travel in the uniform block): the device's entry for `K`.
+pub(crate) struct Kernels<K, P>(Mutex<HashMap<K, Compiled<P>>>);
+
+impl<K, P> Default for Kernels<K, P> {
+    fn default() -> Self {
+        Kernels(Mutex::new(HashMap::new()))
+    }
+}
+
+/// The kernel of `key` from the device's cache for key type `K`; on a miss, `generate` writes
+/// its WGSL for the device's target and the pipeline is compiled (and remembered) once.
+pub(crate) fn compiled<K, P>(
     device: &Device,
-    cache: &Cache<K, P>,
     key: &K,
     generate: impl FnOnce(&Target) -> Result<(String, P)>,
-) -> Result<Compiled<P>> {
+) -> Result<Compiled<P>>
+where
+    K: Eq + Hash + Clone + CacheEntry,
+    P: CacheEntry,
+{
+    let cache = &device.cache::<Kernels<K, P>>().0;
     if let Some(k) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(key) {
         return Ok(k.clone());
     }
@@ -74,89 +136,76 @@ pub(crate) fn compiled<K: Eq + Hash + Clone, P>(
     Ok(entry)
 }
 
-/// A flattened elementwise expression read along a permuted shape `pshape` (the axes a
-/// reduction or scan runs along come last): the map of a reduction or scan kernel.
-pub(crate) struct MapSource<'a> {
-    /// Input buffers with their layouts (already permuted to `pshape`) and dtypes.
-    pub(crate) inputs: Vec<(Arc<GpuBuffer>, Layout, DType)>,
-    /// The expression's nodes.
-    pub(crate) nodes: &'a [(Node, DType)],
-    /// The node whose value is read.
-    pub(crate) output: usize,
-    /// Uniform scalars of the expression.
-    pub(crate) scalars: &'a [(DType, Vec<u8>)],
-    /// The permuted shape.
-    pub(crate) pshape: Vec<usize>,
-    /// True when input 0 holds a first pass's partial accumulators.
-    pub(crate) partials: bool,
+/// Fills a kernel's uniform block laid out by kupfer-core's `param_block`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn param_bytes(
+    params: &ParamLayout,
+    n: u32,
+    start: u32,
+    extra: &[u32],
+    cshape: &[usize],
+    cstrides: &[Vec<isize>],
+    offsets: &[u32],
+    scalars: &[(DType, Vec<u8>)],
+) -> Vec<u8> {
+    let mut bytes = vec![0u8; params.size];
+    put_u32(&mut bytes, params.n, n);
+    put_u32(&mut bytes, params.start, start);
+    for (&at, &v) in params.extra.iter().zip(extra) {
+        put_u32(&mut bytes, at, v);
+    }
+    for (j, &off) in params.dims.iter().enumerate() {
+        put_u32(&mut bytes, off, cshape[j] as u32);
+    }
+    for (k, &o) in offsets.iter().enumerate() {
+        put_u32(&mut bytes, params.offsets[k], o);
+        for (j, &off) in params.strides[k].iter().enumerate() {
+            put_u32(&mut bytes, off, cstrides[k][j] as i32 as u32);
+        }
+    }
+    for (k, (_, value)) in scalars.iter().enumerate() {
+        let at = params.scalars[k];
+        bytes[at..at + value.len()].copy_from_slice(value);
+    }
+    bytes
 }
 
-impl MapSource<'_> {
-    /// The map as a [`Program`] over the collapsed axes of `pshape`, with the collapsed shape
-    /// and strides (the contiguous output's strides first, then each input's).
-    pub(crate) fn program(&self) -> (Program, Vec<usize>, Vec<Vec<isize>>) {
-        let mut all = vec![contiguous_strides(&self.pshape)];
-        all.extend(self.inputs.iter().map(|(_, l, _)| l.strides.clone()));
-        let (cshape, cstrides) = collapse_axes(&self.pshape, &all);
-        let access: Vec<Access> = cstrides[1..]
-            .iter()
-            .map(|s| {
-                if *s == cstrides[0] {
-                    Access::Contiguous
-                } else if s.iter().all(|&x| x == 0) {
-                    Access::Broadcast
-                } else {
-                    Access::Strided
-                }
-            })
-            .collect();
-        let rank = if access.contains(&Access::Strided) {
-            cshape.len()
-        } else {
-            0
-        };
-        let program = Program {
-            nodes: self.nodes.to_vec(),
-            inputs: self
-                .inputs
-                .iter()
-                .zip(&access)
-                .map(|((_, _, d), &access)| InputSpec { dtype: *d, access })
-                .collect(),
-            scalars: self.scalars.iter().map(|(d, _)| *d).collect(),
-            output: self.output,
-            rank,
-            vector: false,
-        };
-        (program, cshape, cstrides)
-    }
+fn put_u32(buf: &mut [u8], at: usize, v: u32) {
+    buf[at..at + 4].copy_from_slice(&v.to_le_bytes());
+}
 
-    /// One whole-buffer binding per input and the inputs' element offsets. Kernels that read
-    /// through a map bind each input whole, so a buffer above the adapter's largest binding is
-    /// refused (`doing` names the operation in the error, e.g. "reducing").
-    pub(crate) fn bindings(
-        &self,
-        device: &Device,
-        doing: &str,
-    ) -> Result<(Vec<Binding>, Vec<u32>)> {
-        let max_binding = device.context().max_binding_size();
-        let mut bindings = Vec::with_capacity(self.inputs.len() + 2);
-        let mut offsets = Vec::with_capacity(self.inputs.len());
-        for (buffer, l, _) in &self.inputs {
-            if buffer.size() > max_binding {
-                return Err(Error::unsupported(format!(
-                    "{doing} an array of {} bytes, more than this adapter's largest binding \
-                     ({max_binding} bytes)",
-                    buffer.size()
-                )));
-            }
-            bindings.push(Binding {
-                buffer: buffer.clone(),
-                offset: 0,
-                size: buffer.size(),
-            });
-            offsets.push(l.offset as u32);
-        }
-        Ok((bindings, offsets))
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    #[derive(Default)]
+    struct Counter(AtomicU32);
+    #[derive(Default)]
+    struct Other(Mutex<Vec<u8>>);
+
+    #[test]
+    fn each_entry_type_has_one_entry_per_cache() {
+        let cache = FamilyCache::default();
+        cache.get::<Counter>().0.fetch_add(1, Ordering::Relaxed);
+        cache.get::<Other>().0.lock().unwrap().push(7);
+        cache.get::<Counter>().0.fetch_add(1, Ordering::Relaxed);
+        assert_eq!(cache.get::<Counter>().0.load(Ordering::Relaxed), 2);
+        assert_eq!(*cache.get::<Other>().0.lock().unwrap(), [7]);
+        let (a, b) = (
+            cache.get::<Kernels<u32, ()>>() as *const _ as usize,
+            cache.get::<Kernels<u64, ()>>() as *const _ as usize,
+        );
+        assert_ne!(
+            a, b,
+            "kernel maps of different key types are different entries"
+        );
+        assert_eq!(
+            FamilyCache::default()
+                .get::<Counter>()
+                .0
+                .load(Ordering::Relaxed),
+            0
+        );
     }
 }

@@ -41,7 +41,14 @@
 //!   `logaddexp`, `sinc`, `modf`, ... composed from the ufuncs; [`windows`]: `hanning`,
 //!   `kaiser`, ...; [`polynomial`]: `polyval`, `polymul`, ...; [`calculus`]: `trapezoid`,
 //!   `ediff1d`; `dtype_info.rs`: `finfo`, `iinfo`.
-//! - `fusion.rs`: lazy expressions and their materialisation as one kernel.
+//! - [`config`]: [`Config`], the settings a device runs by (FFT schedule, matmul tuning and
+//!   precision, the runtime's adapter/shader checks/cache directory), from `KUPFER_*`
+//!   variables or set in code ([`Device::with_config`]); the only reader of the environment.
+//! - The runtime layer, which names no op family (`module_graph.rs` tests it): `fusion/`,
+//!   lazy expressions and their materialisation as one kernel, with deferred producers (a
+//!   matmul awaiting its epilogue) behind its `Deferred` trait; `kernels.rs`, the device's
+//!   type-keyed caches (each family owns its kernel map or plan cache) and kernel
+//!   compilation.
 //! - `checks.rs`: deferred checks: errors found in device values (a negative integer
 //!   exponent), reported by the device's next sync.
 //!
@@ -53,6 +60,7 @@
 mod array;
 pub mod calculus;
 mod checks;
+pub mod config;
 pub mod creation;
 pub mod custom;
 mod device;
@@ -68,6 +76,7 @@ mod kernels;
 pub mod linalg;
 pub mod manip;
 pub mod matmul;
+mod module_graph;
 pub mod nanfuncs;
 #[cfg(feature = "ndarray")]
 mod ndarray_interop;
@@ -88,6 +97,7 @@ pub mod windows;
 
 pub use array::Array;
 pub use calculus::{ediff1d, trapezoid};
+pub use config::Config;
 pub use creation::*;
 pub use custom::{ElementwiseKernel, RawKernel, RawModule, ReductionKernel};
 #[cfg(not(target_arch = "wasm32"))]
@@ -110,6 +120,8 @@ pub use kupfer_core::{
     casting, promote, DType, Error, Kind, Layout, LinAlgError, Result, SliceArg,
 };
 pub use kupfer_wgpu::{wgpu, AdapterChoice, DeviceInfo, Event, MemoryPool};
+#[cfg(not(target_arch = "wasm32"))]
+pub use linalg::polyfit;
 pub use linalg::{
     diag, diagonal, dot, einsum, inner, kron, outer, tensordot, trace, vdot, TensorAxes,
 };

@@ -8,8 +8,8 @@
 //! has many values.
 
 use crate::array::Array;
-use crate::fusion::{param_bytes, Flattener};
-use crate::kernels::{self, CompiledKernel, MapSource};
+use crate::fusion::{Flattener, MapSource};
+use crate::kernels::{self, param_bytes, CompiledKernel};
 use kupfer_core::custom::UserReduce;
 use kupfer_core::layout::normalize_axis;
 use kupfer_core::reduce::{self, Combine, ReduceProgram, Strategy};
@@ -303,9 +303,7 @@ fn run_pass(
 
 fn kernel(a: &Array, rp: &ReduceProgram) -> Result<CompiledKernel> {
     let device = a.device();
-    kernels::compiled(device, &device.kernels.reductions, rp, |target| {
-        reduce::generate(rp, target)
-    })
+    kernels::compiled(device, rp, |target| reduce::generate(rp, target))
 }
 
 fn spec(combine: Combine, acc: DType, out: DType, name: &'static str) -> Spec {

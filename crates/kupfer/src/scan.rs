@@ -17,8 +17,8 @@
 //!   correct on every adapter (lavapipe, Metal, WebGPU included).
 
 use crate::array::Array;
-use crate::fusion::{param_bytes, Flattener};
-use crate::kernels::{self, MapSource};
+use crate::fusion::{Flattener, MapSource};
+use crate::kernels::{self, param_bytes};
 use kupfer_core::layout::{normalize_axis, size_of};
 use kupfer_core::scan::{self, ScanLayout, ScanOp, ScanPhase, ScanProgram, ROUND, WORKGROUP_SIZE};
 use kupfer_core::{Access, DType, Error, Layout, Node, Result};
@@ -396,9 +396,8 @@ fn dispatch(
 ) -> Result<Arc<GpuBuffer>> {
     let device = a.device();
     let ctx = device.context();
-    let (pipeline, params) = kernels::compiled(device, &device.kernels.scans, program, |target| {
-        scan::generate(program, target)
-    })?;
+    let (pipeline, params) =
+        kernels::compiled(device, program, |target| scan::generate(program, target))?;
     let max_binding = ctx.max_binding_size();
     let (mut bindings, offsets) = source.bindings(device, "scanning")?;
     if let Some(p) = prefix {

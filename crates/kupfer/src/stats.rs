@@ -136,9 +136,7 @@ fn weight_acc(d: DType) -> Result<DType> {
 
 /// The counting kernel of `hp`, compiled once per device.
 fn kernel(device: &Device, hp: &HistProgram) -> Result<Compiled<HistParams>> {
-    kernels::compiled(device, &device.kernels.histograms, hp, |target| {
-        histogram::generate(hp, target)
-    })
+    kernels::compiled(device, hp, |target| histogram::generate(hp, target))
 }
 
 /// Runs the counting kernel over `x` (and weights) into `nbins` zeroed bins.

@@ -124,8 +124,13 @@ fn check_integer_exponent(device: &Device, exponent: &Operand) -> Result<()> {
     match exponent {
         Operand::Scalar(Scalar::Int(e)) if *e < 0 => Err(Error::invalid(NEGATIVE_POWER)),
         Operand::Array(e) if e.dtype().is_signed_int() && e.size() > 0 => {
-            let negative = less(e, 0)?;
-            device.checks.push(&negative, NEGATIVE_POWER)
+            let failed = crate::reduce::any(&less(e, 0)?, crate::reduce::Axis::All, false)?
+                .astype(DType::U32)?;
+            let (buffer, layout) = failed.buffer_and_layout()?;
+            device
+                .checks
+                .push(buffer, layout.offset as u64 * 4, NEGATIVE_POWER);
+            Ok(())
         }
         _ => Ok(()),
     }

@@ -274,6 +274,76 @@ pub const CASES: &[Case] = &[
         about: "linalg.solve(b, rhs), rhs (batch, k, 1), float64",
     },
     Case {
+        name: "qr_4096x1024_float32",
+        group: Group::Linalg,
+        about: "linalg.qr(t), t (4096, n), float32",
+    },
+    Case {
+        name: "lstsq_4096x1024_float32",
+        group: Group::Linalg,
+        about: "linalg.lstsq(t, t[:, :1], rcond=None), t (4096, n), float32",
+    },
+    Case {
+        name: "svd_float32",
+        group: Group::Linalg,
+        about: "linalg.svd(m, full_matrices=False), float32",
+    },
+    Case {
+        name: "svdvals_float32",
+        group: Group::Linalg,
+        about: "linalg.svd(m, compute_uv=False), float32",
+    },
+    Case {
+        name: "eigh_float32",
+        group: Group::Linalg,
+        about: "linalg.eigh(m + m^T), float32",
+    },
+    Case {
+        name: "eigvalsh_float32",
+        group: Group::Linalg,
+        about: "linalg.eigvalsh(m + m^T), float32",
+    },
+    Case {
+        name: "batched_eigh_float32",
+        group: Group::Linalg,
+        about: "linalg.eigh(b + b^T), b (batch, k, k), float32",
+    },
+    Case {
+        name: "qr_4096x1024_float64",
+        group: Group::Linalg,
+        about: "linalg.qr(t), t (4096, n), float64",
+    },
+    Case {
+        name: "lstsq_4096x1024_float64",
+        group: Group::Linalg,
+        about: "linalg.lstsq(t, t[:, :1], rcond=None), t (4096, n), float64",
+    },
+    Case {
+        name: "svd_float64",
+        group: Group::Linalg,
+        about: "linalg.svd(m, full_matrices=False), float64",
+    },
+    Case {
+        name: "svdvals_float64",
+        group: Group::Linalg,
+        about: "linalg.svd(m, compute_uv=False), float64",
+    },
+    Case {
+        name: "eigh_float64",
+        group: Group::Linalg,
+        about: "linalg.eigh(m + m^T), float64",
+    },
+    Case {
+        name: "eigvalsh_float64",
+        group: Group::Linalg,
+        about: "linalg.eigvalsh(m + m^T), float64",
+    },
+    Case {
+        name: "batched_eigh_float64",
+        group: Group::Linalg,
+        about: "linalg.eigh(b + b^T), b (batch, k, k), float64",
+    },
+    Case {
         name: "concatenate_4x2^24",
         group: Group::Manip,
         about: "concatenate(parts), four float32 vectors of 2^24",

@@ -2,8 +2,10 @@
 //! `solve_*`, `inv_*`, `cholesky_*`, `det_*` at n = 1024 and 4096 and `batched_inv_*`,
 //! `batched_solve_*` for (batch, k) = (10000, 4), (10000, 8), (1000, 32), in float32 and
 //! float64, on the anchor's matrices (uniform [0, 1) plus n on the diagonal; SPD
-//! `a a^T + n I` for Cholesky). The decompositions kupfer does not have yet (qr, lstsq, svd,
-//! eigh) are left out. CPU reference: unblocked LU / Cholesky in plain Rust (n = 1024 only).
+//! `a a^T + n I` for Cholesky); `qr_4096x1024_*` and `lstsq_4096x1024_*` (uniform [0, 1),
+//! `b` its first column), `svd_*`, `svdvals_*`, `eigh_*`, `eigvalsh_*` at n = 256 and 1024
+//! (uniform, `m + m^T` for eigh) and `batched_eigh_*` (`b + b^T`). CPU reference: unblocked
+//! LU / Cholesky in plain Rust (n = 1024 only).
 
 use super::cases::Measurement;
 use super::{gpu_time, Timing};
@@ -17,6 +19,46 @@ use std::hint::black_box;
 pub const SIZES: &[usize] = &[1024, 4096];
 /// Matrix orders of the batched cases (the batch follows from k).
 pub const BATCHED_K: &[usize] = &[4, 8, 32];
+
+/// Matrix orders of the SVD and eigh cases.
+pub const SPECTRAL_SIZES: &[usize] = &[256, 1024];
+/// Columns of the tall QR and lstsq cases (4096 rows).
+pub const TALL: &[usize] = &[1024];
+
+/// The sizes (`n`, or `k` for the batched cases) the case `name` runs at.
+pub fn sizes(name: &str) -> &'static [usize] {
+    if is_batched(name) {
+        BATCHED_K
+    } else if is_tall(name) {
+        TALL
+    } else if ["svd", "svdvals", "eigh", "eigvalsh"].contains(&op(name)) {
+        SPECTRAL_SIZES
+    } else {
+        SIZES
+    }
+}
+
+/// Elements of the case's input at size `n`.
+pub fn elements(name: &str, n: usize) -> usize {
+    if is_batched(name) {
+        n * n * batch(n)
+    } else if is_tall(name) {
+        4096 * n
+    } else {
+        n * n
+    }
+}
+
+/// True for the 4096 x n cases.
+pub fn is_tall(name: &str) -> bool {
+    name.contains("_4096x")
+}
+
+fn op(name: &str) -> &str {
+    name.trim_start_matches("batched_")
+        .trim_end_matches("_float32")
+        .trim_end_matches("_float64")
+}
 
 /// The batch of the batched case of order `k`.
 pub fn batch(k: usize) -> usize {
@@ -97,10 +139,55 @@ fn cpu_lu(a: &mut [f64], n: usize) {
 /// Runs a factorization case at order `n` (the batched cases: `k`).
 pub fn run(name: &str, n: usize, t: &Timing) -> CliResult<Measurement> {
     let d = dtype(name);
-    let op = name
-        .trim_start_matches("batched_")
-        .trim_end_matches("_float32")
-        .trim_end_matches("_float64");
+    let op = op(name);
+    if is_tall(name) {
+        let host: Vec<f64> = HostRng::new(15)
+            .uniform_f32(4096 * n)
+            .into_iter()
+            .map(f64::from)
+            .collect();
+        let a = upload(t, &host, d, &[4096, n])?;
+        let b = a.slice(&[kupfer::SliceArg::FULL, kupfer::SliceArg::range(0, 1)])?;
+        let ms = if op.starts_with("qr") {
+            gpu_time(t, 5, || {
+                let qr = kupfer::linalg::qr(&a, kupfer::linalg::QrMode::Reduced)?;
+                qr.r.eval()?;
+                qr.q.ok_or_else(|| kupfer::Error::invalid("no q"))
+            })?
+        } else {
+            gpu_time(t, 5, || kupfer::linalg::lstsq(&a, &b, None).map(|r| r.x))?
+        };
+        let mut m = Measurement::new(ms);
+        m.params.push(("m", Value::from(4096)));
+        m.params.push(("n", Value::from(n)));
+        return Ok(m);
+    }
+    if ["svd", "svdvals", "eigh", "eigvalsh"].contains(&op) {
+        let host: Vec<f64> = HostRng::new(16)
+            .uniform_f32(n * n)
+            .into_iter()
+            .map(f64::from)
+            .collect();
+        let m = upload(t, &host, d, &[n, n])?;
+        let h = kupfer::add(&m, &m.swapaxes(-1, -2)?)?.copy()?;
+        let uplo = kupfer::linalg::Uplo::Lower;
+        let ms = match op {
+            "svd" => gpu_time(t, 3, || {
+                let (u, s, vh) = kupfer::linalg::svd(&m, false, false)?;
+                u.eval()?;
+                s.eval()?;
+                Ok(vh)
+            })?,
+            "svdvals" => gpu_time(t, 3, || kupfer::linalg::svdvals(&m))?,
+            "eigh" => gpu_time(t, 3, || {
+                let (w, v) = kupfer::linalg::eigh(&h, uplo)?;
+                w.eval()?;
+                Ok(v)
+            })?,
+            _ => gpu_time(t, 3, || kupfer::linalg::eigvalsh(&h, uplo))?,
+        };
+        return Ok(Measurement::new(ms).n(n));
+    }
     if is_batched(name) {
         let count = batch(n);
         let a = upload(t, &matrices(count, n, false, 11), d, &[count, n, n])?;
@@ -109,6 +196,14 @@ pub fn run(name: &str, n: usize, t: &Timing) -> CliResult<Measurement> {
         let b = upload(t, &rhs, d, &[count, n, 1])?;
         let ms = match op {
             "inv" => gpu_time(t, 20, || kupfer::linalg::inv(&a))?,
+            "eigh" => {
+                let h = kupfer::add(&a, &a.swapaxes(-1, -2)?)?.copy()?;
+                gpu_time(t, 3, || {
+                    let (w, v) = kupfer::linalg::eigh(&h, kupfer::linalg::Uplo::Lower)?;
+                    w.eval()?;
+                    Ok(v)
+                })?
+            }
             _ => gpu_time(t, 20, || kupfer::linalg::solve(&a, &b))?,
         };
         let mut m = Measurement::new(ms);

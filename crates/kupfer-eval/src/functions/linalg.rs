@@ -369,7 +369,7 @@ fn diag_fn(call: Call) -> Result<Value> {
 }
 
 /// `ord=`: a number (`np.inf` too) or `'fro'` / `'nuc'`.
-fn norm_ord(v: Option<Value>, span: Span) -> Result<Option<NormOrd>> {
+pub(super) fn norm_ord(v: Option<Value>, span: Span) -> Result<Option<NormOrd>> {
     match v {
         None => Ok(None),
         Some(Value::Str(s)) => match s.as_str() {

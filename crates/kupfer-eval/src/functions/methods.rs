@@ -48,7 +48,15 @@ const FORWARDED: &[(&str, &str, &str)] = &[
 ];
 
 /// Methods with signatures of their own.
-const OWN: &[&str] = &["reshape", "transpose", "astype", "flatten", "ravel", "copy"];
+const OWN: &[&str] = &[
+    "reshape",
+    "transpose",
+    "astype",
+    "flatten",
+    "ravel",
+    "copy",
+    "compress",
+];
 
 /// Every method kupfer eval implements, sorted (for completion in a playground).
 pub fn method_names() -> Vec<&'static str> {
@@ -118,6 +126,37 @@ pub(crate) fn call_method(
             f,
             Call {
                 name: display,
+                span,
+                args: all,
+                kwargs,
+            },
+        );
+    }
+    if name == "compress" {
+        // a.compress(condition, axis=None): np.compress(condition, a, axis).
+        let (_, f) = lookup("compress")
+            .ok_or_else(|| EvalError::not_supported(span, "'ndarray.compress'"))?;
+        let mut args = args.into_iter();
+        let mut all = Vec::new();
+        let mut kwargs = kwargs;
+        match args.next() {
+            Some(condition) => all.push(condition),
+            None => match kwargs.iter().position(|(k, _)| k == "condition") {
+                Some(at) => all.push(kwargs.remove(at).1),
+                None => {
+                    return Err(EvalError::type_error(
+                        span,
+                        "ndarray.compress() missing required argument 'condition' (pos 0)",
+                    ))
+                }
+            },
+        }
+        all.push(Value::Array(a));
+        all.extend(args);
+        return super::call(
+            f,
+            Call {
+                name: "ndarray.compress",
                 span,
                 args: all,
                 kwargs,

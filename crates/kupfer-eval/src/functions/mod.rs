@@ -17,6 +17,7 @@ pub(crate) mod builtins;
 pub(crate) mod complex;
 pub(crate) mod creation;
 pub(crate) mod decomp;
+pub(crate) mod decomp_orth;
 pub(crate) mod elementwise;
 pub(crate) mod fft;
 pub(crate) mod indexing;
@@ -78,6 +79,7 @@ fn build() -> Registry {
     manip::register(&mut r);
     linalg::register(&mut r);
     decomp::register(&mut r);
+    decomp_orth::register(&mut r);
     reductions::register(&mut r);
     scans::register(&mut r);
     stats::register(&mut r);
@@ -145,19 +147,9 @@ pub(crate) const PLANNED: &[&str] = &[
     "unwrap",
     "poly1d",
     // linear algebra and products
-    "linalg.pinv",
     "linalg.eig",
-    "linalg.eigh",
+    "roots",
     "linalg.eigvals",
-    "linalg.eigvalsh",
-    "linalg.svd",
-    "linalg.svdvals",
-    "linalg.qr",
-    "linalg.lstsq",
-    "linalg.matrix_rank",
-    "linalg.tensorinv",
-    "linalg.tensorsolve",
-    "linalg.cond",
     // random
     "random.choice",
     "random.permutation",
@@ -168,7 +160,7 @@ pub(crate) const PLANNED: &[&str] = &[
 
 /// Array methods (`a.sum()`) that later issues implement.
 pub(crate) const PLANNED_METHODS: &[&str] = &[
-    "sort", "fill", "resize", "item", "tolist", "tobytes", "view", "compress",
+    "sort", "fill", "resize", "item", "tolist", "tobytes", "view",
 ];
 
 /// The outcome of resolving a global name.

@@ -2,6 +2,7 @@
 //! like cuFFT plans in CuPy's plan cache, and the batched line layout a plan runs over.
 
 use super::bluestein::Bluestein;
+use crate::config::FftConfig;
 use crate::device::Device;
 use kupfer_core::fft::{self, FftParams, FftPass, LoadKind, PassBody};
 use kupfer_core::{Error, Result};
@@ -14,7 +15,7 @@ type PlanKey = (usize, i8, LineKind, Precision);
 
 /// Cached plans of a device.
 #[derive(Default)]
-pub(crate) struct PlanCache {
+struct PlanCache {
     plans: Mutex<HashMap<PlanKey, Arc<Plan>>>,
 }
 
@@ -93,22 +94,16 @@ pub(crate) struct Stockham {
 }
 
 /// Workgroup-memory bytes a pass may use (within 40 KiB so that several workgroups share a
-/// multiprocessor; `KUPFER_FFT_WG_BYTES` overrides it, for tuning) and the complex values
+/// multiprocessor; `FftConfig::workgroup_bytes` overrides it, for tuning) and the complex values
 /// one padded sub-sequence of that size holds (a power of two). The budget is counted in
 /// complex64 values ([`fft::workgroup_bytes`]): double precision gets half of it, as its
 /// values are twice as wide.
 fn capacity(device: &Device, precision: Precision) -> (u32, u32) {
-    static OVERRIDE: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
-    let over = *OVERRIDE.get_or_init(|| {
-        std::env::var("KUPFER_FFT_WG_BYTES")
-            .ok()
-            .and_then(|v| v.parse().ok())
-    });
     let budget = device
         .info()
         .limits
         .max_compute_workgroup_storage_size
-        .min(over.unwrap_or(40 * 1024).max(4096))
+        .min(device.config().fft.workgroup_bytes.max(4096))
         / (precision.complex_bytes() / 8) as u32;
     let mut cap = 1u32 << 14;
     while cap > 256 && fft::workgroup_bytes(cap, 1) > budget {
@@ -117,69 +112,42 @@ fn capacity(device: &Device, precision: Precision) -> (u32, u32) {
     (cap, budget)
 }
 
-/// A tuning knob: the environment variable `name` (read once) when it is at least `min`, else
-/// `default`.
-fn knob(
-    name: &'static str,
-    cell: &'static std::sync::OnceLock<u32>,
-    default: u32,
-    min: u32,
-) -> u32 {
-    *cell.get_or_init(|| {
-        std::env::var(name)
-            .ok()
-            .and_then(|v| v.trim().parse().ok())
-            .filter(|&v: &u32| v >= min)
-            .unwrap_or(default)
-    })
-}
-
-macro_rules! knob {
-    ($fname:ident, $var:literal, $default:expr) => {
-        knob!($fname, $var, $default, 1);
-    };
-    ($fname:ident, $var:literal, $default:expr, $min:expr) => {
-        fn $fname() -> u32 {
-            static CELL: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-            knob($var, &CELL, $default, $min)
-        }
-    };
-}
-
+// The schedule knobs are the device's `Config::fft` (`crate::config::FftConfig`); what they
+// measured on the H100:
 // Values a workgroup holds in one pass: on the H100, workgroups of ~1024 values (more of
 // them in flight) beat bigger ones by up to 1.8x, even at the cost of an extra pass.
-knob!(group_values, "KUPFER_FFT_GV", 1024);
+// ^ `FftConfig::group_values` (KUPFER_FFT_GV).
 // Values a workgroup of a single-pass transform holds.
-knob!(single_values, "KUPFER_FFT_SINGLE", 1024);
+// ^ `FftConfig::single_values` (KUPFER_FFT_SINGLE).
 // Largest pass radix of big batches of contiguous lines.
-knob!(big_radix, "KUPFER_FFT_RMAX", 256);
+// ^ `FftConfig::big_radix` (KUPFER_FFT_RMAX).
 // Largest pass radix of small batches of contiguous lines.
-knob!(small_radix, "KUPFER_FFT_SRMAX", 1024);
+// ^ `FftConfig::small_radix` (KUPFER_FFT_SRMAX).
 // Largest pass radix of strided lines.
-knob!(strided_radix, "KUPFER_FFT_TRMAX", 128);
+// ^ `FftConfig::strided_radix` (KUPFER_FFT_TRMAX).
 // Values per thread (workgroup size = values / this): on the H100, 2 (512 threads for 1024
 // values) beat 8 by 1.4x on 2^24 values, 1024x4096 rows and 4096^2 matrices (4: 1.3x; 1 with
 // 1024 threads is slower again).
-knob!(values_per_thread, "KUPFER_FFT_VPT", 2);
+// ^ `FftConfig::values_per_thread` (KUPFER_FFT_VPT).
 // Most threads per workgroup (also capped by the device's limit).
-knob!(max_workgroup, "KUPFER_FFT_MAXWG", 512);
+// ^ `FftConfig::max_workgroup` (KUPFER_FFT_MAXWG).
 // Where register passes run (`KUPFER_FFT_REG`): 0 nowhere, 1 (default) where they measured
 // faster than workgroup-memory passes on the H100 (see `Stockham::new`), 2 for every
 // power-of-two size (for experiments and the tests).
-knob!(register_mode, "KUPFER_FFT_REG", 1, 0);
+// ^ `FftConfig::register_mode` (KUPFER_FFT_REG).
 // Largest sub-radix of a register pass (values per thread: 16, 8, 4 or 2). On the H100, 8
 // (512 threads per 4096-point line) beat 16 by 1.3x and 4 by 1.05x.
-knob!(register_subradix, "KUPFER_FFT_RQ", 8);
+// ^ `FftConfig::register_subradix` (KUPFER_FFT_RQ).
 // Values a workgroup of a register pass holds (lines longer than this take one each). On the
 // H100, 2048 beat 4096 and 1024 for passes of 64 and 256 and was even for 1024.
-knob!(register_values, "KUPFER_FFT_RGV", 2048);
+// ^ `FftConfig::register_values` (KUPFER_FFT_RGV).
 // The same for register passes of radix 1024 and more: on the H100 (baked passes), 4096
 // (4 lines of 1024) took 2^20 from 0.0348 to 0.0288 ms and rfft 2^20 from 0.0304 to 0.0275.
-knob!(register_values_big, "KUPFER_FFT_RGV_BIG", 4096);
+// ^ `FftConfig::register_values_big` (KUPFER_FFT_RGV_BIG).
 // Largest register-pass radix of contiguous lines: a 4096-point line is one pass.
-knob!(register_radix, "KUPFER_FFT_RRMAX", 4096);
+// ^ `FftConfig::register_radix` (KUPFER_FFT_RRMAX).
 // Largest register-pass radix of strided lines (`KUPFER_FFT_REG=2` only).
-knob!(register_strided_radix, "KUPFER_FFT_RTRMAX", 4096);
+// ^ `FftConfig::register_strided_radix` (KUPFER_FFT_RTRMAX).
 // Lanes passes (registers and subgroup shuffles, no workgroup memory) for every power-of-two
 // size (`KUPFER_FFT_LANES=1`; off by default). On the H100 they were no faster than the
 // passes they replace (per 2^24 values: 0.11 ms at radix 16, 0.13-0.15 at 64 and 0.17-0.48
@@ -187,37 +155,24 @@ knob!(register_strided_radix, "KUPFER_FFT_RTRMAX", 4096);
 // 2^24 against two lanes passes of 64 at 0.27, fft2 columns even at 0.27): every pass is
 // bound near the memory system's ~0.11 ms per 2^24 values, and larger radices cost more
 // per pass, in registers per thread (Q) or in uncoalesced loads (G).
-knob!(lanes_mode, "KUPFER_FFT_LANES", 0, 0);
+// ^ `FftConfig::lanes` (KUPFER_FFT_LANES).
 // Most values a thread of a lanes pass holds (`Q`; 8 and passes of 64 measured best).
-knob!(lane_values, "KUPFER_FFT_LQ", 8);
+// ^ `FftConfig::lane_values` (KUPFER_FFT_LQ).
 // Largest radix of a lanes pass.
-knob!(lane_radix, "KUPFER_FFT_LRMAX", 64);
+// ^ `FftConfig::lane_radix` (KUPFER_FFT_LRMAX).
 // Threads per workgroup of a lanes pass.
-knob!(lane_workgroup, "KUPFER_FFT_LWG", 256, 32);
+// ^ `FftConfig::lane_workgroup` (KUPFER_FFT_LWG).
 // Outer twiddles computed instead of read from two tables (`KUPFER_FFT_TWPOLY`: 1 on, 0
 // off). On the H100 (each pass timed alone, per 2^24 values) as fast or faster: the last
 // pass of 2^24, whose table reads scatter most, 0.185 -> 0.175 ms; and as accurate (relative
 // L2 error 1.7e-7 against 1.74e-7 at 2^20, 3.5e-7 against 3.7e-7 for Bluestein's 999983).
-knob!(computed_twiddles, "KUPFER_FFT_TWPOLY", 1, 0);
+// ^ `FftConfig::computed_twiddles` (KUPFER_FFT_TWPOLY).
 // Inner twiddles computed too (`KUPFER_FFT_TWINNER`: 0 never, 1 always, 2 (default) in
 // register passes of radix 1024+). On the H100 (same run) that made the register passes of
 // 1024+ faster (2^20 0.0398 -> 0.0374 ms, 1024 x 4096 0.0698 -> 0.0635, the 4096-point rows
 // of fft2 4096^2 0.226 -> 0.203) and everything else slower (passes of 256: 2^24 0.450 ->
 // 0.510; shared passes: 999983 0.143 -> 0.156; columns of 64: 0.26 -> 0.276).
-knob!(computed_inner, "KUPFER_FFT_TWINNER", 2, 0);
-/// The pass radices of `KUPFER_FFT_SCHEDULE` (comma-separated, in pass order; for tuning)
-/// where their product is `n`.
-fn forced_schedule(n: usize) -> Option<Vec<u32>> {
-    static CELL: std::sync::OnceLock<Option<Vec<u32>>> = std::sync::OnceLock::new();
-    let s = CELL.get_or_init(|| {
-        let v = std::env::var("KUPFER_FFT_SCHEDULE").ok()?;
-        v.split(',').map(|r| r.trim().parse().ok()).collect()
-    });
-    s.as_ref()
-        .filter(|r| r.iter().map(|&q| q as usize).product::<usize>() == n)
-        .cloned()
-}
-
+// ^ `FftConfig::computed_inner` (KUPFER_FFT_TWINNER).
 // Tiles each workgroup of a register pass runs in turn where one tile each would take at
 // least `KUPFER_FFT_PIPE_MIN` (1024) workgroups, prefetching the next tile while it
 // transforms the current one (`KUPFER_FFT_PIPE`; 1: off). On the H100 two tiles took the
@@ -226,17 +181,26 @@ fn forced_schedule(n: usize) -> Option<Vec<u32>> {
 // (from 1024 workgroups on; from 256, 2^20 and rfft 2^24 lost), the strided columns of
 // fft2 4096^2 0.374 -> 0.341 for the whole fft2 (before baking they lost). Three or four
 // tiles lost.
-knob!(pipeline_tiles, "KUPFER_FFT_PIPE", 2);
-knob!(pipeline_min_groups, "KUPFER_FFT_PIPE_MIN", 1024);
+// ^ `FftConfig::pipeline_tiles` (KUPFER_FFT_PIPE).
+// ^ `FftConfig::pipeline_min_groups` (KUPFER_FFT_PIPE_MIN).
 // Passes of batches of at least `KUPFER_FFT_BAKE_MIN` values compile their uniform block
 // in (`FftPass::baked`: index arithmetic on constants; a pipeline per shape and pass, where
 // smaller batches share one per pass structure). On the H100: 2^24 0.390 -> 0.371 ms,
 // 1024 x 4096 0.0574 -> 0.0541, fft2 4096^2 0.403 -> 0.375, rfft 2^24 0.370 -> 0.334,
 // Bluestein 1048577 0.172 -> 0.166.
-knob!(bake_min, "KUPFER_FFT_BAKE_MIN", 1 << 16, 0);
+// ^ `FftConfig::bake_min` (KUPFER_FFT_BAKE_MIN).
 // Diagnostics on stderr (`KUPFER_FFT_TRACE`): 1 prints each pass's shape, 2 also times each
 // pass between GPU timestamps (a synchronisation per pass: for kernel work, not for speed).
-knob!(trace, "KUPFER_FFT_TRACE", 0, 0);
+// ^ `FftConfig::trace` (KUPFER_FFT_TRACE).
+/// The pass radices of `FftConfig::schedule` (`KUPFER_FFT_SCHEDULE`; for tuning) where their
+/// product is `n`.
+fn forced_schedule(k: &FftConfig, n: usize) -> Option<Vec<u32>> {
+    k.schedule
+        .as_ref()
+        .filter(|r| r.iter().map(|&q| q as usize).product::<usize>() == n)
+        .cloned()
+}
+
 /// Largest size whose contiguous lines take register passes by default in mid-sized batches.
 const REGISTER_MAX_N: usize = 1 << 20;
 /// Register-pass radix of strided lines (by default).
@@ -276,9 +240,10 @@ impl Stockham {
         kind: LineKind,
         precision: Precision,
     ) -> Result<Option<Stockham>> {
+        let k = &device.config().fft;
         let (cap, budget) = capacity(device, precision);
         let double = precision == Precision::Double;
-        let single = single_values().min(cap);
+        let single = k.single_values.min(cap);
         // Register passes where they measured faster on the H100 (same run, ms; each pass
         // timed alone with KUPFER_FFT_TRACE=2). Contiguous lines up to 2^20 in batches of
         // 2^20 to 2^22 values (2^20: 0.0436 -> 0.0412; rfft 2^20: 0.0405 -> 0.0401); since
@@ -295,10 +260,10 @@ impl Stockham {
         let span = lane_span(device);
         // Double precision takes workgroup-memory passes only (the tuned register and lanes
         // passes were measured in single precision).
-        let lanes = lanes_mode() == 1 && pow2 && !double;
+        let lanes = k.lanes && pow2 && !double;
         let register = !lanes
             && !double
-            && match register_mode() {
+            && match k.register_mode {
                 0 => false,
                 2 => pow2,
                 _ => {
@@ -311,32 +276,32 @@ impl Stockham {
                 }
             };
         let radices = if lanes {
-            let q = lane_values();
-            fft::schedule(n, lane_radix().min(q * span))
+            let q = k.lane_values;
+            fft::schedule(n, k.lane_radix.min(q * span))
         } else if register {
-            let max = match (register_mode(), kind.strided) {
-                (2, true) => register_strided_radix(),
-                (2, false) => register_radix(),
+            let max = match (k.register_mode, kind.strided) {
+                (2, true) => k.register_strided_radix,
+                (2, false) => k.register_radix,
                 // Columns: passes of 64 (32 neighbouring columns per workgroup).
                 (_, true) => REGISTER_STRIDED_RADIX,
                 // Long lines: passes of 256 (8 sub-sequences per workgroup).
                 (_, false) if n > REGISTER_MAX_N => REGISTER_LONG_RADIX,
-                (_, false) => register_radix(),
+                (_, false) => k.register_radix,
             };
             fft::schedule(n, max.min(cap))
         } else if kind.strided {
-            fft::schedule(n, (cap / 8).min(strided_radix()))
+            fft::schedule(n, (cap / 8).min(k.strided_radix))
         } else if n <= single as usize {
             fft::schedule(n, single)
         } else if kind.small {
-            fft::schedule(n, (cap / 2).min(small_radix()))
+            fft::schedule(n, (cap / 2).min(k.small_radix))
         } else {
-            fft::schedule(n, (cap / 4).min(big_radix()))
+            fft::schedule(n, (cap / 4).min(k.big_radix))
         };
         let Some(radices) = radices else {
             return Ok(None);
         };
-        let radices = forced_schedule(n).unwrap_or(radices);
+        let radices = forced_schedule(k, n).unwrap_or(radices);
         let mut table: Vec<[f64; 2]> = Vec::new();
         let mut passes = Vec::new();
         let mut ns = 1usize;
@@ -352,13 +317,13 @@ impl Stockham {
             table.extend(fft::twiddles64(big, (0..big.div_ceil(s)).map(|h| h * s)));
             let (body, radices) = if lanes {
                 // Q values per thread, G = R / Q lanes.
-                let mut q = r.min(lane_values());
+                let mut q = r.min(k.lane_values);
                 while r / q > span {
                     q *= 2;
                 }
                 (PassBody::Lanes { span }, vec![q, r / q])
             } else if let Some(reg) = register
-                .then(|| fft::register_radices(r, register_subradix()))
+                .then(|| fft::register_radices(r, k.register_subradix))
                 .flatten()
             {
                 (PassBody::Register, reg)
@@ -397,7 +362,7 @@ pub(crate) fn plan(
     kind: LineKind,
     precision: Precision,
 ) -> Result<Arc<Plan>> {
-    let cache = &device.kernels.fft_plans;
+    let cache = device.cache::<PlanCache>();
     let key = (n, sgn, kind, precision);
     if let Some(p) = cache
         .plans
@@ -515,6 +480,7 @@ pub(crate) fn check_size(device: &Device, bytes: u64, precision: Precision) -> R
 impl Stockham {
     /// Runs the passes of this plan over `job` (input and output lines must not alias).
     pub(crate) fn run(&self, device: &Device, job: &Job, aux: Option<Aux>) -> Result<()> {
+        let k = &device.config().fft;
         let ctx = device.context();
         let n = self.n;
         let batch_fast = job.blo > 1;
@@ -534,9 +500,9 @@ impl Stockham {
             };
             let limits = &device.info().limits;
             let (group, wg) = match pass.body {
-                PassBody::Shared => self.shared_shape(r, np, job.lines, limits),
-                PassBody::Register => self.register_shape(pass, np, job.lines, limits),
-                PassBody::Lanes { .. } => lanes_shape(pass, limits),
+                PassBody::Shared => self.shared_shape(k, r, np, job.lines, limits),
+                PassBody::Register => self.register_shape(k, pass, np, job.lines, limits),
+                PassBody::Lanes { .. } => lanes_shape(k, pass, limits),
             };
             let total = job.lines * l as usize;
             // Workgroups with one tile each.
@@ -554,19 +520,19 @@ impl Stockham {
                 store_real: last && job.store_real,
                 body: pass.body,
                 real_dc: last && job.real_dc.is_some() && !job.store_real,
-                computed_twiddles: computed_twiddles() == 1
+                computed_twiddles: k.computed_twiddles
                     && !double
                     && u64::from(ns) * u64::from(r) <= fft::COMPUTED_TWIDDLES_MAX,
                 computed_inner: !double
-                    && match computed_inner() {
+                    && match k.computed_inner {
                         0 => false,
                         1 => true,
                         _ => pass.body == PassBody::Register && r >= 1024,
                     },
                 tiles: if pass.body == PassBody::Register
-                    && tiles_of_one >= pipeline_min_groups() as usize
+                    && tiles_of_one >= k.pipeline_min_groups as usize
                 {
-                    pipeline_tiles()
+                    k.pipeline_tiles
                 } else {
                     1
                 },
@@ -620,13 +586,11 @@ impl Stockham {
                 params.dc_imag = dc_imag;
             }
             // Big batches compile their geometry in (one pipeline per shape and pass).
-            if job.lines * n >= bake_min() as usize && !double {
+            if job.lines * n >= k.bake_min as usize && !double {
                 program.baked = Some(params.baked());
             }
             let (pipeline, _) =
-                crate::kernels::compiled(device, &device.kernels.ffts, &program, |_| {
-                    Ok((fft::generate(&program), ()))
-                })?;
+                crate::kernels::compiled(device, &program, |_| Ok((fft::generate(&program), ())))?;
             let aux_buf = aux.as_ref().map_or(&self.tables, |a| a.buffer);
             let mut bindings = vec![
                 binding(&src.buffer),
@@ -637,7 +601,7 @@ impl Stockham {
                 bindings.push(binding(aux_buf));
             }
             // GPU time of the pass alone (`KUPFER_FFT_TRACE=2`; read-back blocks: not on wasm32).
-            let timed = if trace() == 2 && cfg!(not(target_arch = "wasm32")) {
+            let timed = if k.trace == 2 && cfg!(not(target_arch = "wasm32")) {
                 Some(device.record_event()?)
             } else {
                 None
@@ -647,7 +611,7 @@ impl Stockham {
                 Precision::Double => params.bytes_f64(),
             };
             ctx.dispatch(&pipeline, &uniforms, bindings, [gx as u32, gy as u32, 1])?;
-            if trace() > 0 {
+            if k.trace > 0 {
                 #[cfg(not(target_arch = "wasm32"))]
                 let ms = match timed {
                     Some(e0) => format!(" ms={:.4}", e0.elapsed_ms(&device.record_event()?)?),
@@ -674,26 +638,28 @@ impl Stockham {
     /// Sub-sequences per workgroup and threads of a workgroup-memory pass of radix `r`.
     fn shared_shape(
         &self,
+        k: &FftConfig,
         r: u32,
         np: usize,
         lines: usize,
         limits: &kupfer_wgpu::wgpu::Limits,
     ) -> (u32, u32) {
         let mut group = if np == 1 {
-            (single_values().min(self.cap) / r.max(1))
+            (k.single_values.min(self.cap) / r.max(1))
                 .min((lines.max(1)).next_power_of_two().min(1 << 20) as u32)
                 .clamp(1, fft::MAX_GROUP)
         } else {
-            (group_values() / r).clamp(2, fft::MAX_GROUP)
+            (k.group_values / r).clamp(2, fft::MAX_GROUP)
         };
         while group > 1 && fft::workgroup_bytes(r, group) > self.budget {
             group /= 2;
         }
-        let max_wg = max_workgroup()
+        let max_wg = k
+            .max_workgroup
             .min(limits.max_compute_invocations_per_workgroup)
             .min(limits.max_compute_workgroup_size_x)
             .max(64);
-        let wg = ((group * r) / values_per_thread())
+        let wg = ((group * r) / k.values_per_thread)
             .next_power_of_two()
             .clamp(64, max_wg);
         (group, wg)
@@ -703,6 +669,7 @@ impl Stockham {
     /// of its widest sub-pass).
     fn register_shape(
         &self,
+        k: &FftConfig,
         pass: &PassInfo,
         np: usize,
         lines: usize,
@@ -711,9 +678,9 @@ impl Stockham {
         let r = pass.radix;
         let qmax = pass.radices.iter().copied().max().unwrap_or(1);
         let values = if r >= 1024 {
-            register_values_big()
+            k.register_values_big
         } else {
-            register_values()
+            k.register_values
         };
         let mut group = (values / r).clamp(1, fft::MAX_GROUP);
         if np == 1 {
@@ -750,13 +717,13 @@ fn lane_span(device: &Device) -> u32 {
 
 /// Sub-sequences per workgroup and threads of a lanes pass: `G` lanes per sub-sequence,
 /// [`lane_workgroup`] threads (within the device's limits, a multiple of the span).
-fn lanes_shape(pass: &PassInfo, limits: &kupfer_wgpu::wgpu::Limits) -> (u32, u32) {
+fn lanes_shape(k: &FftConfig, pass: &PassInfo, limits: &kupfer_wgpu::wgpu::Limits) -> (u32, u32) {
     let (g, span) = fft::lane_geometry(pass.body, &pass.radices);
     let max = limits
         .max_compute_invocations_per_workgroup
         .min(limits.max_compute_workgroup_size_x);
     let largest = 1u32 << (31 - max.max(1).leading_zeros());
-    let wg = lane_workgroup().next_power_of_two().min(largest).max(span);
+    let wg = k.lane_workgroup.next_power_of_two().min(largest).max(span);
     (wg / g, wg)
 }
 

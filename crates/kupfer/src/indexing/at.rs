@@ -1,11 +1,14 @@
 //! `ufunc.at`: unbuffered accumulation through an index (`np.add.at(a, idx, v)`), where
-//! repeated indices all count. One kernel with 32-bit atomics: `atomicAdd`/`Sub`/`Max`/`Min`
-//! for int32 and uint32, `atomicOr`/`And` for bool, and a compare-exchange loop on the bit
-//! pattern for float32 (and for integer products), bounded at
+//! repeated indices all count. One kernel with 32-bit atomics (WGSL has no others):
+//! `atomicAdd`/`Sub`/`Max`/`Min` for int32 and uint32, `atomicOr`/`And` for bool, and a
+//! compare-exchange loop on the bit pattern for float32 (and for integer products) and for
+//! float16 (on the 32-bit word holding the element), bounded at
 //! [`AT_RETRIES`](kupfer_core::indexing::AT_RETRIES) retries per element (an element updated
 //! by more threads at once than that would lose updates; real contention is far lower).
-//! Float sums therefore add in an unspecified order (as CuPy's do); other dtypes are a clear
-//! error.
+//! complex64 adds and subtracts one float32 loop per part; int64 adds and subtracts with two
+//! 32-bit atomic adds (the low word's returns the carry). Float sums therefore add in an
+//! unspecified order (as CuPy's do); the other combinations (float64, complex128, products
+//! and extrema of int64 and complex64) need 64-bit atomics and are a clear error.
 
 use crate::array::Array;
 use crate::indexing::index::{Adv, Index};
@@ -60,7 +63,7 @@ pub async fn ufunc_at_async(
         )));
     }
     let (buffer, layout) = a.buffer_and_layout()?;
-    let (off, shape) = match resolve(a, &layout, index).await? {
+    let (off, shape) = match resolve(a, &layout, index, false).await? {
         Resolved::Basic(args) => {
             let view = layout.slice(&args)?;
             (layout_offset(&view), view.shape)
@@ -109,7 +112,8 @@ pub async fn ufunc_at_async(
 
 /// `np.<op>.at(a, index, values)`: `a[index] = op(a[index], values)` with every repeated
 /// index applied (unbuffered), in place. `op` is add, subtract, multiply, maximum or
-/// minimum; `a` float32, int32, uint32 or bool. Values broadcast to the selection and must
+/// minimum; `a` float32, float16, int32, uint32 or bool (int64 and complex64: add and
+/// subtract). Values broadcast to the selection and must
 /// cast to `a`'s dtype under `same_kind`.
 ///
 /// ```

@@ -384,7 +384,8 @@ fn value_array(values: impl Into<Operand>, device: &Device, dtype: DType) -> Res
 }
 
 /// `np.put(a, ind, v, mode)`: `a.flat[ind] = v`, `v` repeated if shorter, in place, async.
-/// `a` must be C-contiguous (its flat view is then a view).
+/// Into a C-contiguous `a` it writes through the flat view; any other `a` (a transposed,
+/// reversed or strided view) is put into a C-ordered copy written back through the view.
 pub async fn put_async(
     a: &Array,
     ind: &Operand,
@@ -393,9 +394,11 @@ pub async fn put_async(
 ) -> Result<()> {
     let layout = a.layout()?;
     if !layout.is_c_contiguous() {
-        return Err(Error::unsupported(
-            "put into a non-contiguous array (copy it first)",
-        ));
+        // Flat indices count in C order: put into a C-ordered copy, then write it back
+        // through the view (every view of the memory sees the writes).
+        let copy = a.copy()?;
+        Box::pin(put_async(&copy, ind, values, mode)).await?;
+        return a.set_async(&[Index::Basic(SliceArg::Ellipsis)], copy).await;
     }
     let flat = a.reshape(&[-1])?;
     let idx = moded(ind, a.size(), mode, a.device())?;

@@ -142,7 +142,8 @@ macro_rules! idx {
 pub(crate) enum Adv {
     /// Values known on the host (already wrapped into `0..len` and checked), with their shape.
     Host(Vec<i64>, Vec<usize>),
-    /// An integer array on the device (checked by a read-back of its min and max).
+    /// An integer array on the device (checked by the gather, or by a read-back of its min
+    /// and max before a write).
     Device(Array),
 }
 
@@ -173,6 +174,8 @@ pub(crate) struct Plan {
     pub src_axes: Vec<usize>,
     /// Device indices that hold negative values (wrapped in the offset expression).
     pub wrap: Vec<bool>,
+    /// Device indices whose bounds the gather kernel checks (reported at the next sync).
+    pub checked: Vec<bool>,
     /// The device (host lists are uploaded to it).
     pub device: Option<Device>,
 }
@@ -205,6 +208,9 @@ pub(crate) enum Entry {
     Array(Array),
     List(Vec<i64>),
     Bool(bool),
+    /// An ellipsis standing for no axes: it still separates advanced indices (NumPy's rule
+    /// counts positions in the index).
+    Gap,
 }
 
 /// Number of axes an entry consumes.
@@ -237,6 +243,7 @@ pub(crate) fn expand(index: &[Index], ndim: usize) -> Result<Vec<Entry>> {
     let mut out = Vec::with_capacity(index.len() + ndim);
     for i in index {
         match i {
+            Index::Basic(SliceArg::Ellipsis) if ndim == consumed => out.push(Entry::Gap),
             Index::Basic(SliceArg::Ellipsis) => out.extend(std::iter::repeat_n(
                 Entry::Basic(SliceArg::FULL),
                 ndim - consumed,
@@ -285,11 +292,12 @@ pub(crate) fn is_advanced(entries: &[Entry]) -> bool {
 pub(crate) fn basic_args(entries: &[Entry]) -> Vec<SliceArg> {
     entries
         .iter()
-        .map(|e| match e {
-            Entry::Basic(s) => *s,
-            Entry::NewAxis => SliceArg::NewAxis,
-            Entry::Int(k) => SliceArg::Index(*k),
-            _ => SliceArg::FULL,
+        .filter_map(|e| match e {
+            Entry::Basic(s) => Some(*s),
+            Entry::NewAxis => Some(SliceArg::NewAxis),
+            Entry::Int(k) => Some(SliceArg::Index(*k)),
+            Entry::Gap => None,
+            _ => Some(SliceArg::FULL),
         })
         .collect()
 }
@@ -343,9 +351,13 @@ pub(crate) fn plan(layout: &Layout, entries: &[Entry], device: &Device) -> Resul
     let mut src_axes = Vec::new();
     let mut src = 0usize;
     let mut src_axis_of = Vec::new();
-    for e in entries {
+    // The position in the index of each advanced entry (adjacency is decided there).
+    let mut positions = Vec::new();
+    for (position, e) in entries.iter().enumerate() {
         let j = shape.len();
+        let before = adv_at.len();
         match e {
+            Entry::Gap => {}
             Entry::NewAxis => {
                 shape.push(1);
                 strides.push(0);
@@ -389,6 +401,9 @@ pub(crate) fn plan(layout: &Layout, entries: &[Entry], device: &Device) -> Resul
                 src += 1;
             }
         }
+        if adv_at.len() > before {
+            positions.push(position);
+        }
     }
     let expanded = Layout {
         shape,
@@ -417,7 +432,7 @@ pub(crate) fn plan(layout: &Layout, entries: &[Entry], device: &Device) -> Resul
         })?;
     }
     let axes: Vec<usize> = adv_at.iter().map(|(j, _)| *j).collect();
-    let adjacent = axes.windows(2).all(|w| w[1] == w[0] + 1);
+    let adjacent = positions.windows(2).all(|w| w[1] == w[0] + 1);
     let basic: Vec<usize> = (0..view.ndim()).filter(|j| !axes.contains(j)).collect();
     let block_at = if adjacent {
         basic.iter().filter(|&&j| j < axes[0]).count()
@@ -432,6 +447,7 @@ pub(crate) fn plan(layout: &Layout, entries: &[Entry], device: &Device) -> Resul
         view,
         axes,
         src_axes,
+        checked: wrap.clone(),
         wrap,
         device: Some(device.clone()),
         adv: adv_at.into_iter().map(|(_, a)| a).collect(),

@@ -3,8 +3,8 @@
 //! writes; and the u32 offset expressions (`Offsets`) those kernels index buffers with.
 
 use crate::device::Device;
-use crate::fusion::{param_bytes, Flattener, Lazy};
-use crate::kernels::{self, MapSource};
+use crate::fusion::{Flattener, Lazy, MapSource};
+use crate::kernels::{self, param_bytes};
 use kupfer_core::indexing::{self, IndexKernel, IndexProgram, WORKGROUP_SIZE};
 use kupfer_core::layout::size_of;
 use kupfer_core::{BinaryOp, DType, Error, Layout, Result};
@@ -109,7 +109,39 @@ pub(crate) fn launch(
 ) -> Result<()> {
     let vector = matches!(kind, IndexKernel::CompactCount | IndexKernel::CompactWrite);
     run(
-        device, kind, data, roots, shape, None, extra, workgroups, block, nblocks, vector,
+        device, kind, data, roots, shape, None, extra, workgroups, block, nblocks, vector, None,
+    )
+}
+
+/// A row gather ([`IndexKernel::GatherRows`]): `roots` evaluated over the rows' shape
+/// `rows`, `units` units copied per row, one thread per unit; `extra` = source, output and
+/// (with checks) the bounds words.
+pub(crate) fn launch_rows(
+    device: &Device,
+    kind: IndexKernel,
+    roots: &[&Lazy],
+    rows: &[usize],
+    units: usize,
+    extra: Vec<Binding>,
+) -> Result<()> {
+    let threads = size_of(rows)
+        .checked_mul(units)
+        .ok_or_else(|| Error::unsupported("indexing more than 2^64 elements"))?;
+    let block =
+        u32::try_from(units).map_err(|_| Error::unsupported("rows of more than 2^32 units"))?;
+    run(
+        device,
+        kind,
+        DType::U32,
+        roots,
+        rows,
+        None,
+        extra,
+        None,
+        block,
+        0,
+        false,
+        Some(threads),
     )
 }
 
@@ -135,6 +167,7 @@ pub(crate) fn launch_into(
         0,
         0,
         false,
+        None,
     )
 }
 
@@ -151,8 +184,9 @@ fn run(
     block: u32,
     nblocks: u32,
     vector: bool,
+    threads: Option<usize>,
 ) -> Result<()> {
-    let n = size_of(shape);
+    let n = threads.unwrap_or_else(|| size_of(shape));
     if n == 0 {
         return Ok(());
     }
@@ -225,9 +259,8 @@ fn run(
         vector,
         dst_input,
     };
-    let (pipeline, params) = kernels::compiled(device, &device.kernels.indexing, &ip, |target| {
-        indexing::generate(&ip, target)
-    })?;
+    let (pipeline, params) =
+        kernels::compiled(device, &ip, |target| indexing::generate(&ip, target))?;
     let (all, offsets) = source.bindings(device, "indexing")?;
     let mut bindings: Vec<Binding> = all
         .into_iter()

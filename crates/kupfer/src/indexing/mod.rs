@@ -7,7 +7,7 @@
 //!   count), the building block of every data-dependent size.
 //! - `resolve.rs`: masks to integer arrays, bounds checks, offset expressions.
 //! - `get.rs`, `set.rs`, `at.rs`: reading, writing, accumulating.
-//! - `readers.rs`: the lazy-reader rule of in-place writes.
+//! - `crate::fusion::readers`: the lazy-reader rule of in-place writes (the lazy engine's).
 //! - `launch.rs`: running the index kernels (kupfer-core `indexing`).
 //!
 //! Out-of-bounds indices raise as in NumPy (CuPy wraps instead): host integers and lists are
@@ -16,14 +16,15 @@
 //! read-back of the count.
 
 mod at;
-mod compact;
+pub(crate) mod compact;
 pub mod functions;
 mod get;
 mod index;
-mod launch;
-pub(crate) mod readers;
+pub(crate) mod launch;
+/// The lazy-reader rule lives with the lazy engine (`fusion/readers.rs`).
+pub(crate) use crate::fusion::readers;
 mod resolve;
-mod set;
+pub(crate) mod set;
 
 pub use at::ufunc_at_async;
 #[cfg(not(target_arch = "wasm32"))]

@@ -1,9 +1,15 @@
 //! From an index to what the kernels need: boolean arrays replaced by the integer arrays of
 //! their `nonzero` (a device compaction: one read-back of the count), integer index arrays
-//! checked against their axis (a device min/max reduction read back: NumPy raises on an
-//! out-of-bounds index, CuPy wraps; kupfer raises, at the cost of this one sync per indexing
-//! operation with device index arrays; host lists and integers are checked on the host for
-//! free), and the u32 element-offset expression of every selected element.
+//! checked against their axis, and the u32 element-offset expression of every selected
+//! element.
+//!
+//! Bounds: NumPy raises on an out-of-bounds index, CuPy wraps; kupfer raises. Host lists and
+//! integers are checked on the host. Device index arrays are checked on the device: a read
+//! (`a[idx]`, `take`) checks them inside its gather kernel ([`bounds_words`]) and reports an
+//! out-of-bounds index at the device's next sync (`checks.rs`: the next read-back or
+//! `synchronize()` fails, naming the largest offending index, its axis and the axis length),
+//! so a gather costs no wait; a write or `ufunc.at` must not touch memory before the error, so
+//! it reads the index arrays' min and max back first (one sync per such operation).
 
 use crate::array::Array;
 use crate::fusion::Lazy;
@@ -21,8 +27,14 @@ pub(crate) enum Resolved {
     Plan(Box<Plan>),
 }
 
-/// Resolves `index` against `a` (whose buffer has `layout`).
-pub(crate) async fn resolve(a: &Array, layout: &Layout, index: &[Index]) -> Result<Resolved> {
+/// Resolves `index` against `a` (whose buffer has `layout`). With `defer_bounds`, device
+/// index arrays are not checked here but marked in `Plan::checked` (the gather checks them).
+pub(crate) async fn resolve(
+    a: &Array,
+    layout: &Layout,
+    index: &[Index],
+    defer_bounds: bool,
+) -> Result<Resolved> {
     let ndim = layout.ndim();
     let entries = expand(index, ndim)?;
     if !is_advanced(&entries) {
@@ -50,7 +62,7 @@ pub(crate) async fn resolve(a: &Array, layout: &Layout, index: &[Index]) -> Resu
                 }
                 axis += m.ndim();
             }
-            Entry::NewAxis | Entry::Bool(_) => converted.push(e.clone()),
+            Entry::NewAxis | Entry::Bool(_) | Entry::Gap => converted.push(e.clone()),
             other => {
                 if let Entry::Array(x) = other {
                     x.device().same(a.device())?;
@@ -74,7 +86,17 @@ pub(crate) async fn resolve(a: &Array, layout: &Layout, index: &[Index]) -> Resu
         }
     }
     debug_assert_eq!(k, p.adv.len());
-    check_bounds(&mut p, &from_mask, layout).await?;
+    if defer_bounds {
+        for (k, adv) in p.adv.iter().enumerate() {
+            if let Adv::Device(x) = adv {
+                let signed = x.dtype().is_signed_int();
+                p.wrap[k] = signed && !from_mask[k];
+                p.checked[k] = !from_mask[k];
+            }
+        }
+    } else {
+        check_bounds(&mut p, &from_mask, layout).await?;
+    }
     Ok(Resolved::Plan(Box::new(p)))
 }
 
@@ -135,6 +157,157 @@ async fn check_bounds(p: &mut Plan, from_mask: &[bool], _layout: &Layout) -> Res
         p.wrap[k] = lo < 0;
     }
     Ok(())
+}
+
+/// The two u32 bounds words of every index array marked in `p.checked`, over `p.shape`
+/// (the order of [`IndexKernel::Gather`](kupfer_core::indexing::IndexKernel)'s roots), and
+/// the decoder of the words the kernel keeps (their maxima) into NumPy's error message.
+pub(crate) fn bounds_words(p: &Plan) -> Result<(Vec<Lazy>, BoundsReport)> {
+    let mut words = Vec::new();
+    let mut axes = Vec::new();
+    for (k, adv) in p.adv.iter().enumerate() {
+        let Adv::Device(x) = adv else { continue };
+        if !p.checked[k] {
+            continue;
+        }
+        let len = p.view.shape[p.axes[k]];
+        let (buffer, layout) = x.buffer_and_layout()?;
+        let leaf = Lazy::leaf(
+            buffer,
+            embed(&layout, &p.block, p.block_at, &p.shape)?,
+            x.dtype(),
+        );
+        let (above, below) = out_of_bounds_words(leaf, x.dtype(), len)?;
+        words.push(above);
+        words.push(below);
+        axes.push((p.src_axes[k], len));
+    }
+    Ok((words, BoundsReport { axes }))
+}
+
+/// Index arrays checked by a gather: (axis, length) of each, in the order of its words.
+pub(crate) struct BoundsReport {
+    axes: Vec<(usize, usize)>,
+}
+
+impl BoundsReport {
+    /// Arrays checked.
+    pub(crate) fn len(&self) -> usize {
+        self.axes.len()
+    }
+
+    /// NumPy's message for the first array whose words (as the kernel left them) report an
+    /// out-of-bounds index, naming its largest offending value (or most negative one).
+    pub(crate) fn describe(&self, words: &[u32]) -> Option<String> {
+        for (j, &(axis, len)) in self.axes.iter().enumerate() {
+            let (above, below) = (words[2 * j], words[2 * j + 1]);
+            let len_i = len as i64;
+            let value = if above != 0 {
+                len_i - 1 + i64::from(above)
+            } else if below != 0 {
+                -len_i - i64::from(below)
+            } else {
+                continue;
+            };
+            let message = out_of_bounds(value, axis, len).to_string();
+            // Values beyond 2^31 past the axis are clamped on the device.
+            let clamped = above > CLAMP || below > CLAMP;
+            return Some(if clamped {
+                message.replacen(&format!("index {value}"), "an index", 1)
+            } else {
+                message
+            });
+        }
+        None
+    }
+}
+
+/// Offending distances beyond this are clamped (the words are u32).
+const CLAMP: u32 = 1 << 31;
+
+/// `(above, below)`: u32 expressions, `i - len + 1` where `i >= len` and `-len - i` where
+/// `i < -len` (0 elsewhere), computed without overflow in the index's own width.
+fn out_of_bounds_words(i: Lazy, dtype: DType, len: usize) -> Result<(Lazy, Lazy)> {
+    let wide = dtype.gpu_size() == 8;
+    let work = if wide {
+        dtype
+    } else if dtype.is_signed_int() {
+        DType::I32
+    } else {
+        DType::U32
+    };
+    let max = if work.is_signed_int() {
+        if wide {
+            i64::MAX as i128
+        } else {
+            i32::MAX as i128
+        }
+    } else if wide {
+        u64::MAX as i128
+    } else {
+        u32::MAX as i128
+    };
+    let scalar = |v: i128| -> Result<Lazy> {
+        let bytes = if work.is_signed_int() {
+            crate::Scalar::Int(v as i64).encode(work)?
+        } else if wide {
+            (v as u64).to_le_bytes().to_vec()
+        } else {
+            (v as u32).to_le_bytes().to_vec()
+        };
+        Ok(Lazy::scalar(bytes, work))
+    };
+    let zero = u32_scalar(0);
+    let i = i.cast(work);
+    let len_w = len as i128;
+    let above = if len_w > max {
+        zero.clone()
+    } else {
+        // min(i, len + 2^31) - len + 1, in range for every width.
+        let capped = if len_w + (CLAMP as i128) <= max {
+            Lazy::binary(
+                BinaryOp::Minimum,
+                i.clone(),
+                scalar(len_w + CLAMP as i128)?,
+                work,
+            )
+        } else {
+            i.clone()
+        };
+        let excess = Lazy::binary(BinaryOp::Subtract, capped, scalar(len_w)?, work);
+        let word = u32_op(BinaryOp::Add, excess.cast(DType::U32), u32_scalar(1));
+        let over = Lazy::binary(
+            BinaryOp::GreaterEqual,
+            i.clone(),
+            scalar(len_w)?,
+            DType::Bool,
+        );
+        Lazy::select(over, word, zero.clone(), DType::U32)
+    };
+    let min = if wide {
+        i64::MIN as i128
+    } else {
+        i32::MIN as i128
+    };
+    let below = if !work.is_signed_int() || -len_w <= min {
+        zero
+    } else {
+        // -len - max(i, -len - 2^31): in [1, 2^31] (an int32 2^31 wraps to the same bits).
+        let floored = if -len_w - (CLAMP as i128) >= min {
+            Lazy::binary(
+                BinaryOp::Maximum,
+                i.clone(),
+                scalar(-len_w - CLAMP as i128)?,
+                work,
+            )
+        } else {
+            i.clone()
+        };
+        let short = Lazy::binary(BinaryOp::Subtract, scalar(-len_w)?, floored, work);
+        let under = Lazy::binary(BinaryOp::Less, i, scalar(-len_w)?, DType::Bool);
+        Lazy::select(under, short.cast(DType::U32), zero, DType::U32)
+    };
+    Ok((above, below))
 }
 
 /// `np.nonzero(m)` as device arrays of the default integer dtype (one compaction of the flat

@@ -85,7 +85,7 @@ fn reads_buffer(root: &Arc<Expr>, buffer: &Arc<GpuBuffer>, same: Option<&Layout>
             Expr::Binary(_, a, b, _) => stack.extend([a, b]),
             Expr::Select(c, a, b, _) => stack.extend([c, a, b]),
             Expr::Call(_, args, _, _) | Expr::Random(_, args, _) => stack.extend(args),
-            Expr::Scalar { .. } | Expr::Index | Expr::Matmul(_) => {}
+            Expr::Scalar { .. } | Expr::Index | Expr::Deferred(_) => {}
         }
     }
     found
@@ -164,6 +164,24 @@ fn true_pred() -> Lazy {
     Lazy::scalar(1u32.to_le_bytes().to_vec(), DType::Bool)
 }
 
+/// `dst[positions[i]] = values[i]` for a trusted permutation (distinct, in-bounds u32
+/// positions, as a sort's): one scatter kernel, no bounds check and no last-write claims.
+/// `dst` is a fresh C-contiguous array nothing else reads yet.
+pub(crate) fn scatter_permutation(dst: &Array, positions: &Array, values: &Lazy) -> Result<()> {
+    let (buffer, _) = dst.buffer_and_layout()?;
+    let off = positions.lazy().cast(DType::U32);
+    let val = values.clone().cast(dst.dtype());
+    launch_into(
+        dst.device(),
+        IndexKernel::Scatter,
+        dst.dtype(),
+        &[&true_pred(), &off, &val],
+        positions.shape(),
+        &Dst { buffer, same: None },
+        vec![],
+    )
+}
+
 impl Array {
     /// NumPy assignment `a[index] = value`, async (the browser's form). See [`Array::set`].
     pub async fn set_async(&self, index: &[Index], value: impl Into<Operand>) -> Result<()> {
@@ -188,7 +206,7 @@ impl Array {
                 )));
             }
         }
-        match resolve(self, &layout, index).await? {
+        match resolve(self, &layout, index, false).await? {
             Resolved::Basic(args) => {
                 let view = layout.slice(&args)?;
                 check_broadcast(&v.shape, &view.shape, false)?;

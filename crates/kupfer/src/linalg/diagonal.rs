@@ -62,41 +62,14 @@ fn diagonal_layout(l: &Layout, offset: isize, x: usize, y: usize) -> Layout {
 /// ```
 pub fn diag(v: &Array, k: isize) -> Result<Array> {
     match v.ndim() {
-        1 => {
-            let len = v.shape()[0];
-            let n = len + k.unsigned_abs();
-            // v padded to length n (at offset 0 for k >= 0, at |k| below), then placed where
-            // column - row == k: row i of the result holds v[i] (k >= 0) or v[i - |k|].
-            let pad = embed(v, n, if k < 0 { k.unsigned_abs() } else { 0 })?;
-            let col = crate::arange(0, n as i64, 1, Some(DType::I32))?;
-            let row = col.reshape(&[-1, 1])?;
-            let on = crate::equal(crate::subtract(&col, &row)?, k as i64)?;
-            let zero = crate::zeros(&[], Some(v.dtype()))?;
-            crate::where_(on, pad.reshape(&[-1, 1])?, zero)
-        }
+        // v on diagonal k of zeros: O(n) gather of the padded diagonal, one n x n select.
+        1 => crate::manip::diagflat(v, k),
         2 => diagonal(v, k, 0, 1),
         _ => Err(Error::invalid(format!(
             "diag: input must be 1-d or 2-d (got shape {:?})",
             v.shape()
         ))),
     }
-}
-
-/// `v` (1-D) placed at `at` inside zeros of length `n`: one fused reduction,
-/// `out[i] = sum_m (i == m + at ? v[m] : 0)`, as kupfer has no scatter.
-fn embed(v: &Array, n: usize, at: usize) -> Result<Array> {
-    let len = v.shape()[0];
-    if n == len {
-        return Ok(v.clone());
-    }
-    if len == 0 {
-        return crate::zeros(&[n], Some(v.dtype()));
-    }
-    let i = crate::arange(0, n as i64, 1, Some(DType::I32))?.reshape(&[-1, 1])?;
-    let m = crate::arange(at as i64, (at + len) as i64, 1, Some(DType::I32))?;
-    let zero = crate::zeros(&[], Some(v.dtype()))?;
-    let picked = crate::where_(crate::equal(i, m)?, v, zero)?;
-    super::sum(&picked, 1, false)?.astype(v.dtype())
 }
 
 /// Sum along the diagonal (`offset`, `axis1`, `axis2` as [`diagonal`]), as NumPy's `trace`;

@@ -27,7 +27,7 @@ use std::sync::Arc;
 /// The dtype a factorization computes and returns in: float64 for float64 and int64 input,
 /// float32 for the other real types (kupfer never widens 32-bit types; NumPy would return
 /// float64 for int32 and bool). float16 is refused as NumPy refuses it; complex matrices are
-/// not factored yet.
+/// not factored by these kernels (`solve` and `inv` take them through the real embedding).
 pub(crate) fn compute_dtype(d: DType) -> Result<DType> {
     match d {
         DType::F16 => Err(Error::unsupported(
@@ -39,6 +39,25 @@ pub(crate) fn compute_dtype(d: DType) -> Result<DType> {
         DType::F64 | DType::I64 => Ok(DType::F64),
         _ => Ok(DType::F32),
     }
+}
+
+/// The real dtype of a complex one, if `d` is complex.
+pub(crate) fn complex_parts(d: DType) -> Option<DType> {
+    match d {
+        DType::Complex64 => Some(DType::F32),
+        DType::Complex128 => Some(DType::F64),
+        _ => None,
+    }
+}
+
+/// The real embedding `[[Re a, -Im a], [Im a, Re a]]` of each complex matrix of `a`
+/// (`..., n, m` gives `..., 2n, 2m`).
+pub(crate) fn embed(a: &Array, real: DType) -> Result<Array> {
+    let re = crate::real(a)?.astype(real)?;
+    let im = crate::imag(a)?.astype(real)?;
+    let top = crate::concatenate(&[re.clone(), crate::negative(&im)?], Some(-1), None)?;
+    let bottom = crate::concatenate(&[im, re], Some(-1), None)?;
+    crate::concatenate(&[top, bottom], Some(-2), None)
 }
 
 /// The batch shape and order of a stack of square matrices `(..., n, n)`, or NumPy's
@@ -98,7 +117,7 @@ pub(crate) fn wrap(
     Array::from_buffer(device.clone(), dtype, buffer, Layout::contiguous(shape))
 }
 
-fn whole(buffer: &Arc<GpuBuffer>) -> Binding {
+pub(crate) fn whole(buffer: &Arc<GpuBuffer>) -> Binding {
     Binding {
         buffer: buffer.clone(),
         offset: 0,
@@ -106,7 +125,7 @@ fn whole(buffer: &Arc<GpuBuffer>) -> Binding {
     }
 }
 
-fn check_binding(device: &Device, buffers: &[&Arc<GpuBuffer>]) -> Result<()> {
+pub(crate) fn check_binding(device: &Device, buffers: &[&Arc<GpuBuffer>]) -> Result<()> {
     let max = device.context().max_binding_size();
     for b in buffers {
         if b.size() > max {
@@ -120,7 +139,7 @@ fn check_binding(device: &Device, buffers: &[&Arc<GpuBuffer>]) -> Result<()> {
     Ok(())
 }
 
-fn params(words: &[u32]) -> Vec<u8> {
+pub(crate) fn params(words: &[u32]) -> Vec<u8> {
     let mut p = vec![0u8; PARAMS_SIZE];
     for (i, w) in words.iter().enumerate() {
         p[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
@@ -132,7 +151,7 @@ fn neg_inf() -> u32 {
     f32::NEG_INFINITY.to_bits()
 }
 
-fn u32_of(v: usize, what: &str) -> Result<u32> {
+pub(crate) fn u32_of(v: usize, what: &str) -> Result<u32> {
     u32::try_from(v).map_err(|_| Error::unsupported(format!("{what} of {v} (at most 2^32 - 1)")))
 }
 

@@ -86,9 +86,57 @@ pub fn solve(a: &Array, b: &Array) -> Result<Array> {
     pollster::block_on(solve_async(a, b))
 }
 
+/// The complex stack `x_re + i x_im` from the stacked halves `[x_re; x_im]` (`..., 2n, m`).
+fn unstack(x: &Array, n: usize) -> Result<Array> {
+    let n = n as isize;
+    let re = x.slice(&[SliceArg::Ellipsis, SliceArg::range(0, n), SliceArg::FULL])?;
+    let im = x.slice(&[
+        SliceArg::Ellipsis,
+        SliceArg::range(n, 2 * n),
+        SliceArg::FULL,
+    ])?;
+    crate::make_complex(&re, &im)
+}
+
 /// [`solve`], async (the browser's only form: it reads the singularity check back).
+///
+/// Complex systems are solved through their real embedding (`[[Re A, -Im A], [Im A,
+/// Re A]] [Re x; Im x] = [Re b; Im b]`, singular exactly when `A` is).
 pub async fn solve_async(a: &Array, b: &Array) -> Result<Array> {
-    let dtype = factor::compute_dtype(promote::result_type(a.dtype(), b.dtype())?)?;
+    let common = promote::result_type(a.dtype(), b.dtype())?;
+    if let Some(real) = factor::complex_parts(common) {
+        let (_, n) = factor::square(a)?;
+        let vector = b.ndim() == 1;
+        let b2 = if vector && a.ndim() >= 2 {
+            b.reshape(&[b.shape()[0] as isize, 1])?
+        } else {
+            b.clone()
+        };
+        if b2.ndim() < 2 {
+            return Err(LinAlgError::TooFewDimensions(b2.ndim()).into());
+        }
+        let b2 = b2.astype(common)?;
+        let rb = crate::concatenate(
+            &[
+                crate::real(&b2)?.astype(real)?,
+                crate::imag(&b2)?.astype(real)?,
+            ],
+            Some(-2),
+            None,
+        )?;
+        let x = Box::pin(solve_async(&factor::embed(&a.astype(common)?, real)?, &rb)).await?;
+        let x = unstack(&x, n)?;
+        return if vector {
+            let s: Vec<isize> = x.shape()[..x.ndim() - 1]
+                .iter()
+                .map(|&d| d as isize)
+                .collect();
+            x.reshape(&s)
+        } else {
+            Ok(x)
+        };
+    }
+    let dtype = factor::compute_dtype(common)?;
     let (abatch, n) = factor::square(a)?;
     let vector = b.ndim() == 1;
     let (bbatch, bn, m) = if vector {
@@ -149,8 +197,20 @@ pub fn inv(a: &Array) -> Result<Array> {
     pollster::block_on(inv_async(a))
 }
 
-/// [`inv`], async (the browser's only form: it reads the singularity check back).
+/// [`inv`], async (the browser's only form: it reads the singularity check back). Complex
+/// matrices are inverted through their real embedding (see [`solve_async`]).
 pub async fn inv_async(a: &Array) -> Result<Array> {
+    if let Some(real) = factor::complex_parts(a.dtype()) {
+        let (_, n) = factor::square(a)?;
+        let e = Box::pin(inv_async(&factor::embed(a, real)?)).await?;
+        // The inverse's embedding: its first n columns are [Re X; Im X].
+        let left = e.slice(&[
+            SliceArg::Ellipsis,
+            SliceArg::FULL,
+            SliceArg::range(0, n as isize),
+        ])?;
+        return unstack(&left, n);
+    }
     let dtype = factor::compute_dtype(a.dtype())?;
     let (batch, n) = factor::square(a)?;
     let device = a.device().clone();

@@ -5,7 +5,10 @@
 //! Factorizations run on kernels of their own (`shaders/linalg_small.wgsl`,
 //! `shaders/linalg_steps.wgsl`): LU with partial pivoting ([`solve`], [`inv`], [`det`],
 //! [`slogdet`], [`lu_factor`]), [`cholesky`] and [`solve_triangular`]; `factor.rs` documents how a failure found on
-//! the device (singular, not positive definite) reaches the caller.
+//! the device (singular, not positive definite) reaches the caller. Householder [`qr`] and
+//! the one-sided Jacobi [`svd`] and [`eigh`] run on `shaders/linalg_orth.wgsl`; [`lstsq`],
+//! [`pinv`], [`matrix_rank`], [`cond`], the norms of order 2, -2 and 'nuc', SciPy's [`lu`],
+//! [`lu_solve`], [`cho_factor`], [`cho_solve`] and [`polyfit`] are built on them.
 //!
 //! The products are composed from views (transpose/reshape/broadcast/diagonal strides), lazy
 //! elementwise ops, reductions and one matrix product ([`crate::matmul`]) per contraction — no
@@ -18,9 +21,15 @@ mod cross;
 mod diagonal;
 mod einsum;
 mod factor;
+mod factored;
+mod lstsq;
 mod lu;
 mod norm;
+mod orth;
+mod polyfit;
 mod products;
+mod qr;
+mod svd;
 mod triangular;
 
 pub use chain::{matrix_power, multi_dot};
@@ -30,11 +39,26 @@ pub use cholesky::cholesky_async;
 pub use cross::cross;
 pub use diagonal::{diag, diagonal, trace};
 pub use einsum::einsum;
+pub use factored::lu;
+#[cfg(not(target_arch = "wasm32"))]
+pub use factored::{cho_factor, cho_solve, lu_solve};
+#[cfg(not(target_arch = "wasm32"))]
+pub use lstsq::{cond, lstsq, matrix_rank, pinv, tensorinv, tensorsolve};
+pub use lstsq::{lstsq_async, matrix_rank_async, pinv_async, Lstsq};
 pub use lu::{det, inv_async, lu_factor, slogdet, solve_async};
 #[cfg(not(target_arch = "wasm32"))]
 pub use lu::{inv, solve};
 pub use norm::{matrix_norm, norm, vector_norm, NormOrd};
+#[cfg(not(target_arch = "wasm32"))]
+pub use polyfit::polyfit;
+pub use polyfit::{polyfit_async, Polyfit};
 pub use products::{dot, inner, kron, matvec, outer, tensordot, vdot, vecdot, vecmat, TensorAxes};
+pub use qr::{qr, Qr, QrMode};
+#[cfg(not(target_arch = "wasm32"))]
+pub use svd::{eigh, eigvalsh, svd, svdvals, svdvals_hermitian};
+pub use svd::{
+    eigh_async, eigvalsh_async, svd_async, svdvals_async, svdvals_hermitian_async, Uplo,
+};
 #[cfg(not(target_arch = "wasm32"))]
 pub use triangular::solve_triangular;
 pub use triangular::solve_triangular_async;

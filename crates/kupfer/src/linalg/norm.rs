@@ -1,6 +1,7 @@
 //! `linalg.norm`: vector norms (any order p, ±inf, 0) and matrix norms ('fro', 1, -1, inf,
-//! -inf) as reductions over `|x|` — no kernel of their own. Orders that need singular values
-//! (2, -2, 'nuc' on matrices) are refused: kupfer has no SVD.
+//! -inf) as reductions over `|x|` — no kernel of their own. The matrix orders 2, -2 and
+//! 'nuc' reduce the singular values ([`super::svdvals`]; natively only: the SVD reads its
+//! convergence check back, which blocks).
 
 use crate::array::Array;
 use crate::reduce::{self, Axis};
@@ -15,7 +16,7 @@ pub enum NormOrd {
     P(f64),
     /// `'fro'`: the Frobenius norm of a matrix.
     Fro,
-    /// `'nuc'`: the nuclear norm (unsupported: needs the SVD).
+    /// `'nuc'`: the nuclear norm (the sum of the singular values).
     Nuc,
 }
 
@@ -80,7 +81,7 @@ pub fn norm(
         [a] => vector(x, &absx, ord, *a, keepdims)?,
         [r, c] if r == c => return Err(Error::invalid("norm: duplicate axes given")),
         [r, c] => {
-            let m = matrix(&absx, ord, *r, *c)?;
+            let m = matrix(x, &absx, ord, *r, *c)?;
             if keepdims {
                 let mut s: Vec<isize> = x.shape().iter().map(|&d| d as isize).collect();
                 s[*r] = 1;
@@ -160,7 +161,35 @@ fn vector(
     }
 }
 
-fn matrix(absx: &Array, ord: Option<NormOrd>, r: usize, c: usize) -> Result<Array> {
+/// The singular values of the matrices over axes `r, c` reduced: the largest (`which` 2),
+/// the smallest (-2) or their sum (0, the nuclear norm).
+fn singular(x: &Array, r: usize, c: usize, which: i32) -> Result<Array> {
+    let n = x.ndim();
+    let perm: Vec<isize> = (0..n)
+        .filter(|&i| i != r && i != c)
+        .chain([r, c])
+        .map(|i| i as isize)
+        .collect();
+    let moved = x.permute_dims(&perm)?;
+    #[cfg(target_arch = "wasm32")]
+    {
+        let _ = (moved, which);
+        Err(Error::unsupported(
+            "norm of order 2, -2 or 'nuc' in the browser (use linalg::svdvals_async)",
+        ))
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let s = super::svdvals(&moved)?;
+        match which {
+            2 => reduce::max(&s, -1isize, false),
+            -2 => reduce::min(&s, -1isize, false),
+            _ => reduce::sum(&s, -1isize, false),
+        }
+    }
+}
+
+fn matrix(x: &Array, absx: &Array, ord: Option<NormOrd>, r: usize, c: usize) -> Result<Array> {
     // After reducing axis `a`, axis `b` moves down by one if it came after it.
     let after = |b: usize, a: usize| if b > a { b - 1 } else { b };
     let sum = |ax: usize| reduce::sum(absx, ax as isize, false);
@@ -174,12 +203,8 @@ fn matrix(absx: &Array, ord: Option<NormOrd>, r: usize, c: usize) -> Result<Arra
         Some(NormOrd::P(p)) if p == f64::NEG_INFINITY => {
             reduce::min(&sum(c)?, after(r, c) as isize, false)
         }
-        Some(NormOrd::P(p)) if p == 2.0 || p == -2.0 => Err(Error::unsupported(format!(
-            "norm: matrix norm of order {p} needs singular values (no SVD in kupfer)"
-        ))),
-        Some(NormOrd::Nuc) => Err(Error::unsupported(
-            "norm: nuclear norm needs singular values (no SVD in kupfer)",
-        )),
+        Some(NormOrd::P(p)) if p == 2.0 || p == -2.0 => singular(x, r, c, p as i32),
+        Some(NormOrd::Nuc) => singular(x, r, c, 0),
         Some(NormOrd::P(p)) => Err(Error::invalid(format!(
             "norm: invalid norm order {p} for matrices"
         ))),

@@ -1,7 +1,10 @@
 //! Joining arrays: `concatenate`, `stack`, `hstack`, `vstack`, `dstack`, `column_stack`,
-//! `append` and `block`. Every join is one kernel (`shaders/concat.wgsl`) that writes each
-//! output element once; inputs are read in place through their strides where their rows are
-//! evenly spaced, lazy inputs are evaluated first (one fused kernel each).
+//! `append` and `block`. A join of materialised arrays is one kernel (`shaders/concat.wgsl`)
+//! that writes each output element once; inputs are read in place through their strides
+//! where their rows are evenly spaced. When an input is lazy (an unevaluated expression, or
+//! an input of another dtype, whose cast is lazy), every input is written into its place by
+//! a kernel of its own (the index module's scatter, reading the input's leaves through their
+//! strides): a lazy input is evaluated once, straight into the result.
 
 use super::launch::{join, JoinPart};
 use super::reorder::{atleast_1d, atleast_2d, atleast_3d};
@@ -118,6 +121,13 @@ pub fn concatenate(arrays: &[Array], axis: Option<isize>, dtype: Option<DType>) 
     let mut shape = first.clone();
     shape[ax] = arrays.iter().map(|a| a.shape()[ax]).sum();
     let rows: usize = shape[..ax].iter().product();
+    if arrays.iter().any(|a| a.is_lazy() || a.dtype() != dt) {
+        let widths: Vec<usize> = arrays
+            .iter()
+            .map(|a| a.shape()[ax..].iter().product())
+            .collect();
+        return join_into_place(&device, dt, &shape, &arrays, &widths);
+    }
     let mut parts = Vec::with_capacity(arrays.len());
     for a in &arrays {
         let width: usize = a.shape()[ax..].iter().product();
@@ -149,6 +159,72 @@ pub fn concatenate(arrays: &[Array], axis: Option<isize>, dtype: Option<DType>) 
     out.reshape(&shape)
 }
 
+/// Writes each of `arrays` into its place in a new C-contiguous array of `shape`: seen as
+/// rows of `sum(widths)` elements (over the axes before the joining one), input `k` fills `widths[k]`
+/// columns of every row after those of the inputs before it (its own elements read in C
+/// order, `widths[k]` per row). One fused kernel per input: lazy inputs are evaluated into
+/// place, cast to `dtype` on the way.
+fn join_into_place(
+    device: &crate::Device,
+    dtype: DType,
+    shape: &[usize],
+    arrays: &[Array],
+    widths: &[usize],
+) -> Result<Array> {
+    use crate::fusion::Lazy;
+    use crate::indexing::launch::{launch_into, u32_op, u32_scalar, Dst};
+    use kupfer_core::indexing::IndexKernel;
+    use kupfer_core::BinaryOp;
+    let n = kupfer_core::layout::checked_size(shape, dtype.host_size())?;
+    crate::indexing::launch::check_size(n, "joining")?;
+    let total: usize = widths.iter().sum();
+    let bytes = (n.max(1) * dtype.gpu_size()) as u64;
+    let buffer = std::sync::Arc::new(device.context().alloc(bytes.div_ceil(16) * 16)?);
+    let out = Array::from_buffer(
+        device.clone(),
+        dtype,
+        buffer.clone(),
+        Layout::contiguous(shape),
+    );
+    let dst = Dst { buffer, same: None };
+    let pred = Lazy::scalar(1u32.to_le_bytes().to_vec(), DType::Bool);
+    let mut col0 = 0usize;
+    for (a, &width) in arrays.iter().zip(widths) {
+        a.device().same(device)?;
+        let here = col0;
+        col0 += width;
+        if a.size() == 0 {
+            continue;
+        }
+        // Element g of input k: row g / width, column col0 + g % width of the result.
+        let g = Lazy::index();
+        let row = u32_op(BinaryOp::FloorDivide, g.clone(), u32_scalar(width as u32));
+        let col = u32_op(BinaryOp::Remainder, g, u32_scalar(width as u32));
+        let off = u32_op(
+            BinaryOp::Add,
+            u32_op(BinaryOp::Multiply, row, u32_scalar(total as u32)),
+            u32_op(BinaryOp::Add, col, u32_scalar(here as u32)),
+        );
+        let val = a
+            .operand_within(
+                Array::max_nodes() - 8,
+                Array::max_leaves(device) - 1,
+                a.shape(),
+            )?
+            .cast(dtype);
+        launch_into(
+            device,
+            IndexKernel::Scatter,
+            dtype,
+            &[&pred, &off, &val],
+            a.shape(),
+            &dst,
+            vec![],
+        )?;
+    }
+    Ok(out)
+}
+
 /// Joins arrays of one shape along a new axis (`numpy.stack`).
 ///
 /// ```
@@ -168,6 +244,19 @@ pub fn stack(arrays: &[Array], axis: isize, dtype: Option<DType>) -> Result<Arra
         return Err(Error::invalid("all input arrays must have the same shape"));
     }
     let ax = normalize_axis(axis, shape.len() + 1)?;
+    if arrays.iter().any(Array::is_lazy) {
+        // Lazy inputs are written into place as they are (a new axis would materialise them).
+        let dt = join_dtype(arrays, dtype)?;
+        let device = arrays[0].device().clone();
+        device.check(dt)?;
+        for a in &arrays[1..] {
+            a.device().same(&device)?;
+        }
+        let mut out = shape.to_vec();
+        out.insert(ax, arrays.len());
+        let width: usize = shape[ax..].iter().product();
+        return join_into_place(&device, dt, &out, arrays, &vec![width; arrays.len()]);
+    }
     let expanded = arrays
         .iter()
         .map(|a| a.expand_dims(ax as isize))

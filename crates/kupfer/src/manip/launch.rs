@@ -96,9 +96,7 @@ pub(crate) fn join(
             inputs: group.len(),
             vector,
         };
-        let (pipeline, _) = kernels::compiled(device, &device.kernels.joins, &kernel, |_| {
-            Ok((kernel.wgsl(), ()))
-        })?;
+        let (pipeline, _) = kernels::compiled(device, &kernel, |_| Ok((kernel.wgsl(), ())))?;
         let count = if vector { n / 4 } else { rows * cols };
         let g = grid(device, count)?;
         let mut words = vec![
@@ -200,16 +198,28 @@ pub(crate) fn gather(
     }
     check_binding(&device, bytes, "the result")?;
     u32_of(n, "a result of")?;
-    let (src, layout) = a.buffer_and_layout()?;
+    let (src, mut layout) = a.buffer_and_layout()?;
     check_binding(&device, src.size(), "the source")?;
+    // A 0-d array is gathered as one element of a 1-d one (the kernel walks a last axis).
+    let (out_shape, maps): (Vec<usize>, Vec<AxisMap>) = if rank == 0 {
+        layout = Layout {
+            shape: vec![1],
+            strides: vec![1],
+            offset: layout.offset,
+        };
+        (vec![1], vec![AxisMap::IDENTITY])
+    } else {
+        (out_shape.to_vec(), maps.to_vec())
+    };
+    let rank = out_shape.len();
+    let vector = out_shape[rank - 1].is_multiple_of(4);
     let kernel = GatherKernel {
         unit,
         table: !table.is_empty(),
+        vector,
     };
-    let (pipeline, _) = kernels::compiled(&device, &device.kernels.gathers, &kernel, |_| {
-        Ok((kernel.wgsl(), ()))
-    })?;
-    let g = grid(&device, n)?;
+    let (pipeline, _) = kernels::compiled(&device, &kernel, |_| Ok((kernel.wgsl(), ())))?;
+    let g = grid(&device, n / kernel.per_thread())?;
     let mut words: Vec<u32> = vec![
         n as u32,
         rank as u32,

@@ -27,7 +27,16 @@ pub fn tile(a: &Array, reps: &[isize]) -> Result<Array> {
     let a = a.reshape(&shape)?;
     let mut r = vec![1usize; nd - reps.len()];
     r.extend(reps.iter().map(|&x| x as usize));
-    let out: Vec<usize> = a.shape().iter().zip(&r).map(|(&s, &k)| s * k).collect();
+    let out = a
+        .shape()
+        .iter()
+        .zip(&r)
+        .map(|(&s, &k)| {
+            s.checked_mul(k)
+                .ok_or_else(|| Error::invalid(kupfer_core::layout::TOO_BIG))
+        })
+        .collect::<Result<Vec<usize>>>()?;
+    kupfer_core::layout::checked_size(&out, a.dtype().host_size())?;
     let maps = vec![AxisMap::Wrap { add: 0 }; nd];
     if a.size() == 0 || out.iter().product::<usize>() == 0 {
         return crate::creation::zeros(&out, Some(a.dtype()));

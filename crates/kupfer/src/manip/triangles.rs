@@ -117,7 +117,9 @@ pub fn tri(n: usize, m: Option<usize>, k: isize, dtype: Option<DType>) -> Result
 pub fn diagflat(v: &Array, k: isize) -> Result<Array> {
     let v = v.ravel()?;
     let len = v.shape()[0];
-    let n = len + k.unsigned_abs();
+    let n = len
+        .checked_add(k.unsigned_abs())
+        .ok_or_else(|| Error::invalid("Maximum allowed dimension exceeded"))?;
     check_size(&[n, n])?;
     // v placed in zeros of length n: row i of the result holds padded[i].
     let before = if k < 0 { k.unsigned_abs() } else { 0 };

@@ -9,7 +9,7 @@
 use super::launch::{self, Epilogue};
 use super::{MatmulPrecision, Plan};
 use crate::device::Device;
-use crate::fusion::{Expr, Flattener, PRODUCT};
+use crate::fusion::{Deferred, Expr, Flattener, PRODUCT};
 use kupfer_core::epilogue;
 use kupfer_core::expr::{Access, InputSpec, Node, Program};
 use kupfer_core::{DType, Error, Layout, Result};
@@ -52,27 +52,25 @@ impl Pending {
             state: Mutex::new(State::Waiting(Box::new(plan))),
         }
     }
+}
 
-    /// The product's dtype.
-    pub(crate) fn dtype(&self) -> DType {
+impl Deferred for Pending {
+    fn dtype(&self) -> DType {
         self.dtype
     }
 
-    /// The product's shape.
-    pub(crate) fn shape(&self) -> &[usize] {
+    fn shape(&self) -> &[usize] {
         &self.shape
     }
 
-    /// True while the product has not run (it can still take an epilogue).
-    pub(crate) fn takes_epilogue(&self) -> bool {
+    fn takes_epilogue(&self) -> bool {
         matches!(
             *self.state.lock().unwrap_or_else(|p| p.into_inner()),
             State::Waiting(_)
         )
     }
 
-    /// The product, run now if it has not run yet.
-    pub(crate) fn buffer(&self) -> Result<Arc<GpuBuffer>> {
+    fn buffer(&self) -> Result<Arc<GpuBuffer>> {
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         let buffer = match &*state {
             State::Done(b) => return Ok(b.clone()),
@@ -82,91 +80,92 @@ impl Pending {
         *state = State::Done(buffer.clone());
         Ok(buffer)
     }
-}
 
-/// Runs `expr` (of `shape`) as the epilogue of its deferred product `product`; None when the
-/// expression's inputs do not suit an epilogue (then the caller runs it as usual).
-pub(crate) fn with_epilogue(
-    device: &Device,
-    expr: &Arc<Expr>,
-    product: &Arc<Expr>,
-    shape: &[usize],
-) -> Result<Option<Arc<GpuBuffer>>> {
-    let Expr::Matmul(pending) = &**product else {
-        return Ok(None);
-    };
-    let (fl, output) = Flattener::flatten_around(expr, Some(product))?;
-    let limits = &device.info().limits;
-    // A, B and C take three storage bindings.
-    let max_inputs = (limits.max_storage_buffers_per_shader_stage as usize).saturating_sub(3);
-    if fl.inputs.len() > max_inputs || fl.scalars.iter().any(|(d, _)| !epilogue::scalar_fits(*d)) {
-        return Ok(None);
-    }
-    let max_binding = device.context().max_binding_size();
-    let mut strides = Vec::with_capacity(fl.inputs.len());
-    for (buffer, layout, _) in &fl.inputs {
-        match input_strides(layout, shape)? {
-            Some(s) if buffer.size() <= max_binding => strides.push(s),
-            _ => return Ok(None),
+    /// Runs `expr` (of `shape`) as the epilogue of this product (`product` in the tree); None
+    /// when the expression's inputs do not suit an epilogue.
+    fn with_epilogue(
+        &self,
+        device: &Device,
+        expr: &Arc<Expr>,
+        product: &Arc<Expr>,
+        shape: &[usize],
+    ) -> Result<Option<Arc<GpuBuffer>>> {
+        let pending = self;
+        let (fl, output) = Flattener::flatten_around(expr, Some(product))?;
+        let limits = &device.info().limits;
+        // A, B and C take three storage bindings.
+        let max_inputs = (limits.max_storage_buffers_per_shader_stage as usize).saturating_sub(3);
+        if fl.inputs.len() > max_inputs
+            || fl.scalars.iter().any(|(d, _)| !epilogue::scalar_fits(*d))
+        {
+            return Ok(None);
         }
-    }
-    let nodes = fl
-        .nodes
-        .iter()
-        .map(|(node, d)| {
-            let node = match node {
-                Node::Load(PRODUCT) => Node::Load(0),
-                Node::Load(k) => Node::Load(k + 1),
-                other => other.clone(),
-            };
-            (node, *d)
-        })
-        .collect();
-    let spec = |dtype| InputSpec {
-        dtype,
-        access: Access::Strided,
-    };
-    let program = Program {
-        nodes,
-        inputs: std::iter::once(spec(pending.dtype()))
-            .chain(fl.inputs.iter().map(|(_, _, d)| spec(*d)))
-            .collect(),
-        scalars: fl.scalars.iter().map(|(d, _)| *d).collect(),
-        output,
-        rank: 0,
-        vector: false,
-    };
-    let (_, layout) = epilogue::fields(&program);
-    let mut params = vec![0u8; layout.size];
-    for (k, s) in strides.iter().enumerate() {
-        let at = layout.inputs[k];
-        for (j, word) in s.iter().enumerate() {
-            params[at + 4 * j..at + 4 * j + 4].copy_from_slice(&word.to_le_bytes());
+        let max_binding = device.context().max_binding_size();
+        let mut strides = Vec::with_capacity(fl.inputs.len());
+        for (buffer, layout, _) in &fl.inputs {
+            match input_strides(layout, shape)? {
+                Some(s) if buffer.size() <= max_binding => strides.push(s),
+                _ => return Ok(None),
+            }
         }
-    }
-    for (k, (_, bytes)) in fl.scalars.iter().enumerate() {
-        let at = layout.scalars[k];
-        let n = bytes.len().min(4);
-        params[at..at + n].copy_from_slice(&bytes[..n]);
-    }
-    let bindings = fl
-        .inputs
-        .iter()
-        .map(|(buffer, _, _)| Binding {
-            buffer: buffer.clone(),
-            offset: 0,
-            size: buffer.size(),
-        })
-        .collect();
-    let epi = Epilogue {
-        program,
-        bindings,
-        params,
-    };
-    let state = pending.state.lock().unwrap_or_else(|p| p.into_inner());
-    match &*state {
-        State::Waiting(plan) => launch::product(plan, pending.precision, None, Some(&epi)),
-        State::Done(_) => Ok(None),
+        let nodes = fl
+            .nodes
+            .iter()
+            .map(|(node, d)| {
+                let node = match node {
+                    Node::Load(PRODUCT) => Node::Load(0),
+                    Node::Load(k) => Node::Load(k + 1),
+                    other => other.clone(),
+                };
+                (node, *d)
+            })
+            .collect();
+        let spec = |dtype| InputSpec {
+            dtype,
+            access: Access::Strided,
+        };
+        let program = Program {
+            nodes,
+            inputs: std::iter::once(spec(pending.dtype()))
+                .chain(fl.inputs.iter().map(|(_, _, d)| spec(*d)))
+                .collect(),
+            scalars: fl.scalars.iter().map(|(d, _)| *d).collect(),
+            output,
+            rank: 0,
+            vector: false,
+        };
+        let (_, layout) = epilogue::fields(&program);
+        let mut params = vec![0u8; layout.size];
+        for (k, s) in strides.iter().enumerate() {
+            let at = layout.inputs[k];
+            for (j, word) in s.iter().enumerate() {
+                params[at + 4 * j..at + 4 * j + 4].copy_from_slice(&word.to_le_bytes());
+            }
+        }
+        for (k, (_, bytes)) in fl.scalars.iter().enumerate() {
+            let at = layout.scalars[k];
+            let n = bytes.len().min(4);
+            params[at..at + n].copy_from_slice(&bytes[..n]);
+        }
+        let bindings = fl
+            .inputs
+            .iter()
+            .map(|(buffer, _, _)| Binding {
+                buffer: buffer.clone(),
+                offset: 0,
+                size: buffer.size(),
+            })
+            .collect();
+        let epi = Epilogue {
+            program,
+            bindings,
+            params,
+        };
+        let state = pending.state.lock().unwrap_or_else(|p| p.into_inner());
+        match &*state {
+            State::Waiting(plan) => launch::product(plan, pending.precision, None, Some(&epi)),
+            State::Done(_) => Ok(None),
+        }
     }
 }
 

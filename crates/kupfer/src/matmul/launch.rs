@@ -460,12 +460,7 @@ fn choose(
 }
 
 fn pipeline(device: &Device, prog: &MatmulProgram) -> Result<Arc<Pipeline>> {
-    Ok(
-        kernels::compiled(device, &device.kernels.matmul, prog, |target| {
-            Ok((km::generate(prog, target)?, ()))
-        })?
-        .0,
-    )
+    Ok(kernels::compiled(device, prog, |target| Ok((km::generate(prog, target)?, ())))?.0)
 }
 
 /// A whole-buffer binding; `vec_bytes` > 0 rounds its size down to whole vectors of that many

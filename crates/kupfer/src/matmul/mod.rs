@@ -25,13 +25,12 @@ mod split_k;
 mod tune;
 mod tune_store;
 
-pub(crate) use deferred::{with_epilogue, Pending};
+pub(crate) use deferred::Pending;
 
 #[doc(hidden)]
 pub use kupfer_core::matmul::{CoopConfig, TileConfig};
 #[doc(hidden)]
 pub use launch::Force;
-pub(crate) use tune::TuneKey;
 
 use crate::array::Array;
 use kupfer_core::layout::{broadcast_shapes, size_of};
@@ -47,19 +46,9 @@ pub enum MatmulPrecision {
     /// accumulation, where the adapter has cooperative matrices (about 3 decimal digits per
     /// product instead of 7; much faster). Elsewhere the same as `Exact`. Large complex64
     /// products, computed as float32 products of their parts, are rounded the same way.
-    /// Chosen for [`matmul`] by the environment variable `KUPFER_TF32=1`.
+    /// Chosen for [`matmul`] by the device's [`crate::config::MatmulConfig::f16_operands`]
+    /// (`KUPFER_MATMUL_F16_OPERANDS=1`, or the deprecated alias `KUPFER_TF32=1`).
     ReducedF16,
-}
-
-impl MatmulPrecision {
-    /// The precision [`matmul`] uses: `ReducedF16` when `KUPFER_TF32=1`, else `Exact`.
-    pub fn from_env() -> MatmulPrecision {
-        #[cfg(not(target_arch = "wasm32"))]
-        if std::env::var("KUPFER_TF32").is_ok_and(|v| v.trim() == "1") {
-            return MatmulPrecision::ReducedF16;
-        }
-        MatmulPrecision::Exact
-    }
 }
 
 /// Matrix product with NumPy's `matmul` semantics (`a @ b`).
@@ -76,8 +65,17 @@ impl MatmulPrecision {
 ///
 /// Errors: a 0-d operand, mismatched inner dimensions (the message names both shapes),
 /// batch axes that do not broadcast, a dtype the adapter cannot run.
+///
+/// float32 products are exact (float32 multiplies) unless the device's config asks for
+/// float16 operands ([`crate::config::MatmulConfig::f16_operands`]); [`matmul_with`] chooses
+/// per call.
 pub fn matmul(a: &Array, b: &Array) -> Result<Array> {
-    matmul_with(a, b, MatmulPrecision::from_env())
+    let precision = if a.device().config().matmul.f16_operands {
+        MatmulPrecision::ReducedF16
+    } else {
+        MatmulPrecision::Exact
+    };
+    matmul_with(a, b, precision)
 }
 
 /// [`matmul`] with an explicit float32 [`MatmulPrecision`].
@@ -96,7 +94,7 @@ pub fn matmul_with(a: &Array, b: &Array, precision: MatmulPrecision) -> Result<A
         return Ok(Array::from_lazy(
             device.clone(),
             shape,
-            crate::fusion::Lazy::matmul(Pending::new(plan, precision)),
+            crate::fusion::Lazy::deferred(std::sync::Arc::new(Pending::new(plan, precision))),
         ));
     }
     launch::run(&plan, precision)

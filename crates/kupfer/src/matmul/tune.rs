@@ -10,10 +10,12 @@
 //! runs with GPU timestamps where the adapter has them) and keeps the fastest.
 //! Choices are also kept on disk per adapter (`tune_store.rs`), so a later process reuses
 //! them without tuning. Software adapters (lavapipe) and `KUPFER_MATMUL_TUNE=0` skip tuning and
-//! take the default; `KUPFER_MATMUL_TUNE=1` tunes on software adapters too.
+//! take the default; `KUPFER_MATMUL_TUNE=1` tunes on software adapters too (the device's
+//! `Config::matmul`).
 
 use super::launch::Geometry;
 use super::tune_store;
+use crate::config::MatmulTune;
 use crate::device::Device;
 use kupfer_core::matmul::{acc_dtype, CoopConfig, MatmulKernel, TileConfig};
 use kupfer_core::{DType, Result};
@@ -21,12 +23,16 @@ use kupfer_core::{DType, Result};
 /// Key of one tuning: output dtype, kernel family and load variant (as a kernel with a
 /// placeholder configuration), size class.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub(crate) struct TuneKey {
+struct TuneKey {
     out: DType,
     variant: String,
     size_class: u32,
     batched: bool,
 }
+
+/// The kernels tuned on a device, per shape class (the device's cache entry of this module).
+#[derive(Default)]
+struct TunedKernels(std::sync::Mutex<std::collections::HashMap<TuneKey, MatmulKernel>>);
 
 fn size_class(geo: &Geometry) -> u32 {
     let work = (geo.m as f64) * (geo.n as f64) * (geo.k as f64);
@@ -40,13 +46,10 @@ fn tuning_enabled(device: &Device, geo: &Geometry) -> bool {
     if cfg!(target_arch = "wasm32") {
         return false;
     }
-    let forced = match std::env::var("KUPFER_MATMUL_TUNE")
-        .as_deref()
-        .map(str::trim)
-    {
-        Ok("0") => return false,
-        Ok("1") => true,
-        _ => false,
+    let forced = match device.config().matmul.tune {
+        MatmulTune::Never => return false,
+        MatmulTune::Always => true,
+        MatmulTune::Auto => false,
     };
     let work = (geo.m as f64) * (geo.n as f64) * (geo.k as f64) * geo.batch as f64;
     (forced || device.info().device_type != "Cpu") && work >= MIN_TUNED_WORK
@@ -126,7 +129,7 @@ fn tuned(
     out: DType,
     tune: bool,
 ) -> Result<MatmulKernel> {
-    let cache = &device.kernels.matmul_tiles;
+    let cache = &device.cache::<TunedKernels>().0;
     if let Some(k) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
         return Ok(*k);
     }
@@ -166,7 +169,7 @@ fn tuned(
     }
     let mut best = (f64::INFINITY, default);
     for (k, ms) in candidates.into_iter().zip(times) {
-        if std::env::var_os("KUPFER_MATMUL_TUNE_LOG").is_some() {
+        if device.config().matmul.tune_log {
             eprintln!("kupfer matmul tune {key:?}: {k:?} {ms:.4} ms");
         }
         if ms < best.0 {
@@ -223,34 +226,19 @@ pub(crate) fn tile_config(
     }
 }
 
-/// The cooperative-matrix configurations listed in `KUPFER_MATMUL_COOP_CONFIGS` (for kernel
-/// development: the tuner tries these instead of [`CoopConfig::candidates`], the first being
-/// the default): `;`-separated configurations of six numbers `wm,wn,fm,fn,bk,stages`, e.g.
-/// `2,2,4,4,32,1;2,4,4,4,32,1`. Entries that do not parse as six numbers are left out, and so
-/// are configurations whose registers would not fit a multiprocessor
-/// ([`CoopConfig::fits_register_file`]).
-fn parse_coop_configs(list: &str, subgroup: u32) -> Vec<CoopConfig> {
-    list.split(';')
-        .filter_map(|c| {
-            let f: Vec<u32> = c
-                .split(',')
-                .map(|x| x.trim().parse().ok())
-                .collect::<Option<_>>()?;
-            let f: [u32; 6] = f.try_into().ok()?;
-            Some(CoopConfig::from_numbers(f, subgroup))
-        })
-        .collect()
-}
-
 /// The cooperative-matrix configuration for `geo`.
 pub(crate) fn coop_config(device: &Device, geo: &Geometry, out: DType) -> Result<CoopConfig> {
     let sg = device
         .context()
         .cooperative_matrix()
         .map_or(32, |c| c.subgroup_size);
-    let listed = std::env::var("KUPFER_MATMUL_COOP_CONFIGS")
-        .ok()
-        .map(|v| parse_coop_configs(&v, sg));
+    // The configurations of `MatmulConfig::coop_configs` (for kernel development), else the
+    // tuner's own; either way only those whose registers fit a multiprocessor.
+    let listed = device.config().matmul.coop_configs.as_ref().map(|l| {
+        l.iter()
+            .map(|&f| CoopConfig::from_numbers(f, sg))
+            .collect::<Vec<_>>()
+    });
     let candidates: Vec<CoopConfig> = listed
         .unwrap_or_else(|| CoopConfig::candidates(sg))
         .into_iter()
@@ -285,25 +273,5 @@ pub(crate) fn coop_config(device: &Device, geo: &Geometry, out: DType) -> Result
     )? {
         MatmulKernel::Coop { cfg, .. } => Ok(cfg),
         _ => Ok(default),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn listed_coop_configs_parse_six_numbers_each() {
-        let got = parse_coop_configs(" 2,2,4,4,32,1; 4,2,2,4,64,2 ;1,2,3;x,1,1,1,1,1;", 32);
-        let want = |wm, wn, fm, fn_, bk, stages| CoopConfig {
-            wm,
-            wn,
-            fm,
-            fn_,
-            bk,
-            subgroup: 32,
-            stages,
-        };
-        assert_eq!(got, vec![want(2, 2, 4, 4, 32, 1), want(4, 2, 2, 4, 64, 2)]);
     }
 }

@@ -29,7 +29,8 @@ fn path(device: &Device) -> Option<PathBuf> {
         info.vendor,
         env!("CARGO_PKG_VERSION")
     );
-    Some(kupfer_wgpu::pipeline::cache_dir()?.join(format!("matmul-tune-{:016x}.txt", fnv1a(&id))))
+    let dir = device.context().config().cache_dir.as_ref()?;
+    Some(dir.join(format!("matmul-tune-{:016x}.txt", fnv1a(&id))))
 }
 
 #[cfg(target_arch = "wasm32")]

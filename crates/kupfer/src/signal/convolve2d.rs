@@ -233,7 +233,7 @@ pub(crate) fn direct(
         boundary,
         tiled: (kh <= MAX_TILED && kw <= MAX_TILED).then_some((kh, kw)),
     };
-    let (pipeline, _) = kernels::compiled(&device, &device.kernels.convolutions, &program, |t| {
+    let (pipeline, _) = kernels::compiled(&device, &program, |t| {
         Ok((convolve::generate(&program, t)?, ()))
     })?;
     let groups = match program.tiled {

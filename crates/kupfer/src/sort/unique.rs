@@ -1,25 +1,26 @@
 //! `unique` (with `return_index`, `return_inverse`, `return_counts`, `equal_nan`), the array
 //! API's `unique_values` / `unique_counts` / `unique_inverse` / `unique_all`, and `isin`.
 //!
-//! unique: a stable sort of the flattened array, flags where a run of equal keys starts
-//! (-0.0 equals 0.0; NaN equals NaN unless `equal_nan` is false), an inclusive scan of the
-//! flags, ONE read-back of the count (the sync point: hence the `_async` forms, the only ones
-//! on wasm32), then one scatter writing each run's first position, its end and the inverse
-//! (`shaders/sort_compact.wgsl`). Values are the first element of each run, indices the
-//! first occurrence (the sort is stable), counts the run lengths. With `equal_nan`, complex
-//! values with a NaN part form one run whose value is the first of them in sort order
-//! (NumPy's choice there is not consistent between the value and its index).
-//! (This is a compaction of its own; the general one of the indexing module may replace it.)
+//! unique: a stable sort of the flattened array, flags where a run of equal values starts
+//! (-0.0 equals 0.0; NaN equals NaN unless `equal_nan` is false), the positions of the set
+//! flags by the device stream compaction of `indexing` (ONE read-back of the count: the sync
+//! point, hence the `_async` forms, the only ones on wasm32); counts are the differences of
+//! consecutive run starts, the inverse an inclusive scan of the flags scattered through the
+//! sort permutation. Values are the first element of each run, indices the first occurrence
+//! (the sort is stable). With `equal_nan`, complex values with a NaN part form one run whose
+//! value is the first of them in sort order (NumPy's choice there is not consistent between
+//! the value and its index). The set functions select with the same compaction.
 //!
 //! isin: the test elements sorted, a binary search per element, one comparison: no read-back.
 
 use super::engine::{self, Perm};
 use super::order::Rows;
 use crate::array::Array;
-use crate::scalar::Scalar;
-use kupfer_core::sort as gen;
-use kupfer_core::{DType, Error, Layout, Result};
-use kupfer_wgpu::{Binding, GpuBuffer, ShaderChecks};
+use crate::fusion::Lazy;
+use crate::indexing::compact::compact;
+use crate::indexing::set::scatter_permutation;
+use kupfer_core::{DType, Layout, Result, SliceArg};
+use kupfer_wgpu::GpuBuffer;
 use std::sync::Arc;
 
 /// What [`unique`] returns: the sorted unique values and the arrays asked for.
@@ -34,25 +35,6 @@ pub struct Unique {
     pub inverse: Option<Array>,
     /// How often each value occurs (`return_counts`).
     pub counts: Option<Array>,
-}
-
-fn bind(b: &Arc<GpuBuffer>, words: usize) -> Binding {
-    Binding {
-        buffer: b.clone(),
-        offset: 0,
-        size: (words.max(1) * 4) as u64,
-    }
-}
-
-fn grid(device: &crate::device::Device, n: usize) -> ([u32; 3], u32) {
-    let groups = n.div_ceil(256).max(1);
-    let max = device.context().max_workgroups_per_dim() as usize;
-    let gx = groups.min(max);
-    ([gx as u32, groups.div_ceil(gx) as u32, 1], gx as u32)
-}
-
-fn params(fields: [u32; 4]) -> Vec<u8> {
-    fields.iter().flat_map(|v| v.to_le_bytes()).collect()
 }
 
 /// `numpy.unique(a, return_index, return_inverse, return_counts, equal_nan=)` over the
@@ -111,28 +93,17 @@ pub async fn unique_async(
     let perm = match perm {
         Perm::Local(b) | Perm::Global(b) => b,
     };
-    let (keys, k) = engine::interleaved_keys(&sorted)?;
-    let ctx = device.context();
-    let wgsl = gen::compact(a.dtype());
-    let (groups, gx) = grid(&device, n);
-    let p = params([n as u32, u32::from(!equal_nan), gx, 0]);
-    let flags = engine::alloc_words(&device, n)?;
-    let flags_pipe = ctx.pipeline_with(&wgsl, "flags", ShaderChecks::Trusted)?;
-    ctx.dispatch_with(
-        &flags_pipe,
-        Some(&p),
-        vec![(1, bind(&keys, n * k)), (2, bind(&flags, n))],
-        groups,
-    )?;
-    let flags = Array::from_buffer(device.clone(), DType::U32, flags, Layout::contiguous(&[n]));
-    let (scan, count) = scan_and_count(&flags).await?;
-    let (first, next, inverse) = scatter(&device, &wgsl, &scan, Some(&perm), count, n)?;
+    let flags = run_starts(&sorted, equal_nan)?;
+    let first_arr = compact(&device, &flags.lazy(), &Lazy::index(), &[n])?
+        .finish_async()
+        .await?;
+    let count = first_arr.size();
+    let (first, _) = first_arr.buffer_and_layout()?;
     let values = engine::take_rows(&sorted, n, &first, count, true, 1, count, count)?
         .reshape(&[count as isize])?;
     let u32_array = |b: Arc<GpuBuffer>, len: usize| {
         Array::from_buffer(device.clone(), DType::U32, b, Layout::contiguous(&[len]))
     };
-    let first_arr = u32_array(first.clone(), count);
     let indices = if return_index {
         let perm_arr = u32_array(perm.clone(), n);
         let perm_arr = perm_arr.reshape(&[1, n as isize])?;
@@ -145,14 +116,37 @@ pub async fn unique_async(
         None
     };
     let counts = if return_counts {
-        let next_arr = u32_array(next, count);
-        Some(crate::ufuncs::subtract(&next_arr, &first_arr)?.astype(int)?)
+        // A run ends where the next begins (the last at n).
+        let end = crate::creation::full_on(&device, &[1], n as i64, Some(DType::U32))?;
+        let next = crate::manip::concatenate(
+            &[
+                first_arr.slice(&[SliceArg::Slice {
+                    start: Some(1),
+                    stop: None,
+                    step: None,
+                }])?,
+                end,
+            ],
+            Some(0),
+            None,
+        )?;
+        Some(crate::ufuncs::subtract(&next, &first_arr)?.astype(int)?)
     } else {
         None
     };
     let inverse = if return_inverse {
+        // The run of sorted element i is (number of run starts up to i) - 1.
+        let run =
+            crate::ufuncs::subtract(&crate::scan::cumsum(&flags, None, Some(DType::U32))?, 1u32)?;
+        let inverse = Array::from_buffer(
+            device.clone(),
+            DType::U32,
+            engine::alloc_words(&device, n)?,
+            Layout::contiguous(&[n]),
+        );
+        scatter_permutation(&inverse, &u32_array(perm.clone(), n), &run.lazy())?;
         let shape: Vec<isize> = a.shape().iter().map(|&s| s as isize).collect();
-        Some(u32_array(inverse, n).astype(int)?.reshape(&shape)?)
+        Some(inverse.astype(int)?.reshape(&shape)?)
     } else {
         None
     };
@@ -164,63 +158,35 @@ pub async fn unique_async(
     })
 }
 
-/// The inclusive scan of u32 flags and its last value (one read-back).
-async fn scan_and_count(flags: &Array) -> Result<(Arc<GpuBuffer>, usize)> {
-    let n = flags.size();
-    let scan = crate::scan::cumsum(flags, None, None)?.ascontiguousarray()?;
-    let last = scan.slice(&[kupfer_core::SliceArg::Index(n as isize - 1)])?;
-    let count = match last.item_async().await? {
-        Scalar::Int(c) => c as usize,
-        other => return Err(Error::invalid(format!("compaction count {other:?}"))),
-    };
-    let (buf, layout) = scan.buffer_and_layout()?;
-    if layout.offset != 0 {
-        return Err(Error::invalid("compaction: scan with an offset"));
+/// Where a run of equal values starts in the sorted 1-D `sorted` (bool, materialised):
+/// element 0, and every element unequal to the one before it (NaN unequal to everything
+/// unless `equal_nan`; -0.0 equals 0.0).
+fn run_starts(sorted: &Array, equal_nan: bool) -> Result<Array> {
+    let n = sorted.size();
+    let device = sorted.device();
+    let head = crate::creation::full_on(device, &[1], true, Some(DType::Bool))?;
+    if n == 1 {
+        return Ok(head);
     }
-    Ok((buf, count))
-}
-
-/// Runs the scatter over `n` scanned flags with `count` runs: (first, next, inverse).
-fn scatter(
-    device: &crate::device::Device,
-    wgsl: &str,
-    scan: &Arc<GpuBuffer>,
-    perm: Option<&Arc<GpuBuffer>>,
-    count: usize,
-    n: usize,
-) -> Result<(Arc<GpuBuffer>, Arc<GpuBuffer>, Arc<GpuBuffer>)> {
-    let first = engine::alloc_words(device, count)?;
-    let next = engine::alloc_words(device, count)?;
-    let inverse = engine::alloc_words(device, n)?;
-    let (groups, gx) = grid(device, n);
-    let ctx = device.context();
-    let pipe = ctx.pipeline_with(wgsl, "scatter", ShaderChecks::Trusted)?;
-    ctx.dispatch_with(
-        &pipe,
-        Some(&params([n as u32, 0, gx, u32::from(perm.is_some())])),
-        vec![
-            (3, bind(scan, n)),
-            (4, bind(perm.unwrap_or(scan), n)),
-            (5, bind(&first, count)),
-            (6, bind(&next, count)),
-            (7, bind(&inverse, n)),
-        ],
-        groups,
-    )?;
-    Ok((first, next, inverse))
-}
-
-/// Positions of the true elements of a 1-D bool/u32 mask (one read-back of the count).
-pub(crate) async fn compact_mask(mask: &Array, dtype: DType) -> Result<(Arc<GpuBuffer>, usize)> {
-    let device = mask.device().clone();
-    let n = mask.size();
-    if n == 0 {
-        return Ok((engine::alloc_words(&device, 1)?, 0));
+    let cur = sorted.slice(&[SliceArg::Slice {
+        start: Some(1),
+        stop: None,
+        step: None,
+    }])?;
+    let prev = sorted.slice(&[SliceArg::Slice {
+        start: None,
+        stop: Some(n as isize - 1),
+        step: None,
+    }])?;
+    let mut differs = crate::ufuncs::not_equal(&cur, &prev)?;
+    if equal_nan && (sorted.dtype().is_float() || sorted.dtype().is_complex()) {
+        let both_nan = crate::ufuncs::logical_and(
+            &crate::ufuncs::isnan(&cur)?,
+            &crate::ufuncs::isnan(&prev)?,
+        )?;
+        differs = crate::ufuncs::logical_and(&differs, &crate::ufuncs::logical_not(&both_nan)?)?;
     }
-    let flags = mask.astype(DType::U32)?.ascontiguousarray()?;
-    let (scan, count) = scan_and_count(&flags).await?;
-    let (first, _, _) = scatter(&device, &gen::compact(dtype), &scan, None, count, n)?;
-    Ok((first, count))
+    crate::manip::concatenate(&[head, differs], Some(0), None)
 }
 
 /// `numpy.isin(element, test_elements, invert=)`: for each element, whether it equals some
@@ -290,12 +256,17 @@ pub fn unique_all(x: &Array) -> Result<Unique> {
     unique(x, true, true, true, false)
 }
 
-/// The elements of 1-D `values` where the bool `mask` (same length) is true.
+/// The elements of 1-D `values` where the bool `mask` (same length) is true (the device
+/// compaction: one read-back of the count).
 async fn select(values: &Array, mask: &Array) -> Result<Array> {
-    let (pos, count) = compact_mask(mask, values.dtype()).await?;
-    let n = values.size();
-    let v = values.reshape(&[1, n as isize])?;
-    engine::take_rows(&v, n, &pos, count, true, 1, count, count)?.reshape(&[count as isize])
+    compact(
+        values.device(),
+        &crate::ufuncs::not_equal(mask, false)?.lazy(),
+        &values.lazy(),
+        values.shape(),
+    )?
+    .finish_async()
+    .await
 }
 
 /// `numpy.intersect1d(a, b)`: the sorted values in both (flattened) arrays; with

@@ -5,8 +5,8 @@
 //! kernels are queued ahead of the write and see the old values. Materialised arrays and
 //! views always see the write (they share the buffer, as NumPy's views do).
 
+use super::Expr;
 use crate::array::{Array, WeakArray};
-use crate::fusion::Expr;
 use kupfer_wgpu::GpuBuffer;
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -76,7 +76,7 @@ fn reads(root: &Arc<Expr>, buffer: *const GpuBuffer) -> bool {
                     return true;
                 }
             }
-            Expr::Matmul(_) => return true,
+            Expr::Deferred(_) => return true,
             Expr::Cast(x, _) | Expr::Unary(_, x, _) => stack.push(x),
             Expr::Binary(_, a, b, _) => stack.extend([a, b]),
             Expr::Select(c, a, b, _) => stack.extend([c, a, b]),

@@ -7,8 +7,7 @@
 
 use crate::device::Device;
 use crate::kernels::{self, CompiledKernel};
-use crate::matmul::Pending;
-use kupfer_core::codegen::{self, ParamLayout};
+use kupfer_core::codegen;
 use kupfer_core::custom::UserFn;
 use kupfer_core::expr::{Access, InputSpec, Node, NodeId, Program};
 use kupfer_core::layout::{collapse_axes, contiguous_strides, size_of};
@@ -17,6 +16,12 @@ use kupfer_core::{BinaryOp, DType, Error, Layout, Result, UnaryOp};
 use kupfer_wgpu::{Binding, GpuBuffer};
 use std::collections::HashMap;
 use std::sync::Arc;
+
+mod deferred;
+mod map_source;
+pub(crate) mod readers;
+pub(crate) use deferred::Deferred;
+pub(crate) use map_source::MapSource;
 
 /// Largest expression kept lazy, in nodes weighted by the code they call
 /// (`kupfer_core::codegen::unary_weight`: a libm call weighs its code size, so a kernel holds
@@ -46,9 +51,10 @@ pub(crate) enum Expr {
     Select(Arc<Expr>, Arc<Expr>, Arc<Expr>, DType),
     /// Output `.2` of a user function (a custom elementwise kernel) of these arguments.
     Call(Arc<UserFn>, Vec<Arc<Expr>>, usize, DType),
-    /// A matrix product not run yet: run on its own when first needed as an input, or with
-    /// the expression around it as its epilogue (`(a @ b) * 2 + c` is one kernel).
-    Matmul(Arc<Pending>),
+    /// A family's result not computed yet (a matrix product): computed on its own when first
+    /// needed as an input, or with the expression around it as its epilogue (`(a @ b) * 2 + c`
+    /// is one kernel).
+    Deferred(Arc<dyn Deferred>),
     /// A random draw (`crate::random`): key and draw-number words, then parameters. Its
     /// element index is the output index, so it is only kept lazy where the expression has
     /// the draw's shape and C order (see [`Lazy::random`]).
@@ -66,15 +72,18 @@ impl Expr {
             | Expr::Select(_, _, _, d)
             | Expr::Call(_, _, _, d)
             | Expr::Random(_, _, d) => *d,
-            Expr::Matmul(p) => p.dtype(),
+            Expr::Deferred(p) => p.dtype(),
         }
     }
 
-    /// The deferred matrix product in `root` that can take the rest of `root` as its
-    /// epilogue: a product not run yet, of the expression's `shape` (not broadcast), that
-    /// appears once in the tree and nowhere else (no other array or expression holds it, so
-    /// nobody will need the product itself). The first such product found, if any.
-    pub(crate) fn epilogue_product(root: &Arc<Expr>, shape: &[usize]) -> Option<Arc<Expr>> {
+    /// The deferred result in `root` that can take the rest of `root` as its epilogue: one not
+    /// computed yet, of the expression's `shape` (not broadcast), that appears once in the
+    /// tree and nowhere else (no other array or expression holds it, so nobody will need the
+    /// result itself). The first such result found, if any.
+    pub(crate) fn epilogue_product(
+        root: &Arc<Expr>,
+        shape: &[usize],
+    ) -> Option<(Arc<Expr>, Arc<dyn Deferred>)> {
         let mut seen = std::collections::HashSet::new();
         let mut stack = vec![root];
         while let Some(e) = stack.pop() {
@@ -82,9 +91,9 @@ impl Expr {
                 continue;
             }
             match &**e {
-                Expr::Matmul(p) => {
+                Expr::Deferred(p) => {
                     if Arc::strong_count(e) == 1 && p.takes_epilogue() && p.shape() == shape {
-                        return Some(e.clone());
+                        return Some((e.clone(), p.clone()));
                     }
                 }
                 Expr::Cast(x, _) | Expr::Unary(_, x, _) => stack.push(x),
@@ -105,8 +114,8 @@ pub(crate) struct Lazy {
     /// Size of the tree (shared subtrees counted each time), in weighted nodes.
     pub nodes: usize,
     pub leaves: usize,
-    /// True when the tree holds a deferred matrix product (only then does materialising look
-    /// for an epilogue).
+    /// True when the tree holds a deferred result (only then does materialising look for an
+    /// epilogue).
     pub products: bool,
     /// True when the tree holds a random draw: its values follow the output index, so an
     /// array holding it is materialised before it is broadcast or permuted.
@@ -128,10 +137,10 @@ impl Lazy {
         }
     }
 
-    /// A deferred matrix product.
-    pub(crate) fn matmul(product: Pending) -> Lazy {
+    /// A family's deferred result.
+    pub(crate) fn deferred(result: Arc<dyn Deferred>) -> Lazy {
         Lazy {
-            root: Arc::new(Expr::Matmul(Arc::new(product))),
+            root: Arc::new(Expr::Deferred(result)),
             nodes: 1,
             leaves: 1,
             products: true,
@@ -247,16 +256,16 @@ pub(crate) struct Flattener {
     pub inputs: Vec<(Arc<GpuBuffer>, Layout, DType)>,
     input_memo: HashMap<(*const GpuBuffer, Layout), usize>,
     pub scalars: Vec<(DType, Vec<u8>)>,
-    /// The product flattened as `Node::Load(PRODUCT)` (a matmul epilogue's input 0).
+    /// The deferred result flattened as `Node::Load(PRODUCT)` (an epilogue's input 0).
     product: Option<*const Expr>,
 }
 
-/// The input index that stands for the product in an epilogue's flattened nodes.
+/// The input index that stands for the deferred result in an epilogue's flattened nodes.
 pub(crate) const PRODUCT: usize = usize::MAX;
 
 impl Flattener {
     /// Flattens `e` into nodes over deduplicated inputs; returns the flattener and the root.
-    /// Deferred matrix products in `e` run first (they become inputs).
+    /// Deferred results in `e` are computed first (they become inputs).
     pub(crate) fn flatten(e: &Arc<Expr>) -> Result<(Flattener, NodeId)> {
         Flattener::flatten_around(e, None)
     }
@@ -276,7 +285,7 @@ impl Flattener {
         Ok((fl, roots))
     }
 
-    /// [`Flattener::flatten`], except that `product` (a deferred matmul in `e`) becomes
+    /// [`Flattener::flatten`], except that `product` (a deferred result in `e`) becomes
     /// `Node::Load(PRODUCT)` instead of running.
     pub(crate) fn flatten_around(
         e: &Arc<Expr>,
@@ -317,8 +326,8 @@ impl Flattener {
                 layout,
                 dtype,
             } => Node::Load(self.input(buffer, layout, *dtype)),
-            Expr::Matmul(_) if self.product == Some(key) => Node::Load(PRODUCT),
-            Expr::Matmul(p) => {
+            Expr::Deferred(_) if self.product == Some(key) => Node::Load(PRODUCT),
+            Expr::Deferred(p) => {
                 let buffer = p.buffer()?;
                 Node::Load(self.input(&buffer, &Layout::contiguous(p.shape()), p.dtype()))
             }
@@ -366,16 +375,16 @@ struct Placed {
 }
 
 /// Runs `lazy` over `shape` and returns a new C-contiguous buffer with the result (a deferred
-/// product with the expression around it as its epilogue where that applies).
+/// result with the expression around it as its epilogue where that applies).
 pub(crate) fn materialise(device: &Device, lazy: &Lazy, shape: &[usize]) -> Result<Arc<GpuBuffer>> {
     let expr = &lazy.root;
-    if let Expr::Matmul(p) = &**expr {
+    if let Expr::Deferred(p) = &**expr {
         return p.buffer();
     }
     // A draw's element index is the output index: no epilogue (whose index is the product's).
     if lazy.products && !lazy.random {
-        if let Some(product) = Expr::epilogue_product(expr, shape) {
-            if let Some(out) = crate::matmul::with_epilogue(device, expr, &product, shape)? {
+        if let Some((product, producer)) = Expr::epilogue_product(expr, shape) {
+            if let Some(out) = producer.with_epilogue(device, expr, &product, shape)? {
                 return Ok(out);
             }
         }
@@ -498,7 +507,7 @@ pub(crate) fn materialise(device: &Device, lazy: &Lazy, shape: &[usize]) -> Resu
     let max_dim = u64::from(ctx.max_workgroups_per_dim());
     for (start, len, placed) in plan {
         let offsets: Vec<u32> = placed.iter().map(|p| p.offset).collect();
-        let bytes = param_bytes(
+        let bytes = kernels::param_bytes(
             &params,
             len as u32,
             start as u32,
@@ -617,46 +626,8 @@ fn lcm(a: u64, b: u64) -> u64 {
     a / gcd(a, b) * b
 }
 
-/// Fills a kernel's uniform block.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn param_bytes(
-    params: &ParamLayout,
-    n: u32,
-    start: u32,
-    extra: &[u32],
-    cshape: &[usize],
-    cstrides: &[Vec<isize>],
-    offsets: &[u32],
-    scalars: &[(DType, Vec<u8>)],
-) -> Vec<u8> {
-    let mut bytes = vec![0u8; params.size];
-    put_u32(&mut bytes, params.n, n);
-    put_u32(&mut bytes, params.start, start);
-    for (&at, &v) in params.extra.iter().zip(extra) {
-        put_u32(&mut bytes, at, v);
-    }
-    for (j, &off) in params.dims.iter().enumerate() {
-        put_u32(&mut bytes, off, cshape[j] as u32);
-    }
-    for (k, &o) in offsets.iter().enumerate() {
-        put_u32(&mut bytes, params.offsets[k], o);
-        for (j, &off) in params.strides[k].iter().enumerate() {
-            put_u32(&mut bytes, off, cstrides[k][j] as i32 as u32);
-        }
-    }
-    for (k, (_, value)) in scalars.iter().enumerate() {
-        let at = params.scalars[k];
-        bytes[at..at + value.len()].copy_from_slice(value);
-    }
-    bytes
-}
-
-fn put_u32(buf: &mut [u8], at: usize, v: u32) {
-    buf[at..at + 4].copy_from_slice(&v.to_le_bytes());
-}
-
 fn kernel(device: &Device, program: &Program) -> Result<CompiledKernel> {
-    kernels::compiled(device, &device.kernels.elementwise, program, |target| {
+    kernels::compiled(device, program, |target| {
         let k = codegen::elementwise(program, target)?;
         Ok((k.wgsl, k.params))
     })

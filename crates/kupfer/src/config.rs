@@ -1,0 +1,290 @@
+//! [`Config`]: the settings a [`Device`](crate::Device) runs by — the runtime's (adapter,
+//! tensor cores, shader checks, cache directory), the FFT's pass schedule and the matrix
+//! product's tuning and precision. Built once per device by [`Config::from_env`] (the
+//! `KUPFER_*` environment variables documented on each field override the defaults) and
+//! settable in code per device ([`crate::Device::with_config`]). The only module of this
+//! crate that reads the environment.
+
+pub use kupfer_wgpu::RuntimeConfig;
+
+/// Every setting of a device. `Default` holds the built-in values (no environment);
+/// [`Config::from_env`] what a device opened without a config uses.
+///
+/// A device's config is fixed when the device handle is made: kernels and plans are cached
+/// per handle, so a handle with another config ([`crate::Device::with_config`]) compiles its
+/// own and never meets one chosen under another value.
+///
+/// ```
+/// let mut config = kupfer::Config::default();
+/// config.fft.register_mode = 2; // register passes for every power-of-two size
+/// config.matmul.f16_operands = true; // float32 products on tensor cores, from float16
+/// assert_eq!(config.fft.group_values, 1024);
+/// ```
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Config {
+    /// How the GPU context is opened: adapter, backends, tensor cores, shader checks, cache
+    /// directory, WGSL dumps (`KUPFER_BACKEND`, `KUPFER_ADAPTER`, `KUPFER_COOP`,
+    /// `KUPFER_SHADER_CHECKS`, `KUPFER_CACHE_DIR`, `KUPFER_DUMP_WGSL`). Fixed when the GPU
+    /// is opened: [`crate::Device::with_config`] keeps the device's.
+    pub runtime: RuntimeConfig,
+    /// The FFT's pass schedule.
+    pub fft: FftConfig,
+    /// Matrix products: tuning and float32 precision.
+    pub matmul: MatmulConfig,
+}
+
+impl Config {
+    /// The defaults with every `KUPFER_*` variable of the environment applied (a value that
+    /// does not parse, or is below a knob's minimum, leaves the default). In the browser,
+    /// the defaults. Errors: an unknown `KUPFER_BACKEND`.
+    pub fn from_env() -> kupfer_core::Result<Config> {
+        Ok(Config {
+            runtime: RuntimeConfig::from_env()?,
+            fft: FftConfig::from_env(),
+            matmul: MatmulConfig::from_env(),
+        })
+    }
+}
+
+/// The environment variable `name` (None in the browser, where there is no environment).
+fn var(name: &str) -> Option<String> {
+    #[cfg(target_arch = "wasm32")]
+    {
+        let _ = name;
+        None
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    std::env::var(name).ok()
+}
+
+/// `name` as a u32 of at least `min`, else `default`.
+fn knob(name: &str, default: u32, min: u32) -> u32 {
+    var(name)
+        .and_then(|v| v.trim().parse().ok())
+        .filter(|&v: &u32| v >= min)
+        .unwrap_or(default)
+}
+
+/// The FFT's schedule knobs (for tuning and for tests that force a kind of pass; the
+/// defaults are what measured fastest on the H100, see `fft/plan.rs`). Each field's
+/// environment variable is named in its doc; values below a knob's minimum (1 unless
+/// said) are ignored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FftConfig {
+    /// Workgroup-memory bytes a pass may use (within the adapter's limit, at least 4096).
+    /// `KUPFER_FFT_WG_BYTES`; default 40 KiB.
+    pub workgroup_bytes: u32,
+    /// Values a workgroup holds in one pass. `KUPFER_FFT_GV`; 1024.
+    pub group_values: u32,
+    /// Values a workgroup of a single-pass transform holds. `KUPFER_FFT_SINGLE`; 1024.
+    pub single_values: u32,
+    /// Largest pass radix of big batches of contiguous lines. `KUPFER_FFT_RMAX`; 256.
+    pub big_radix: u32,
+    /// Largest pass radix of small batches of contiguous lines. `KUPFER_FFT_SRMAX`; 1024.
+    pub small_radix: u32,
+    /// Largest pass radix of strided lines. `KUPFER_FFT_TRMAX`; 128.
+    pub strided_radix: u32,
+    /// Values per thread (workgroup size = values / this). `KUPFER_FFT_VPT`; 2.
+    pub values_per_thread: u32,
+    /// Most threads per workgroup (also capped by the device). `KUPFER_FFT_MAXWG`; 512.
+    pub max_workgroup: u32,
+    /// Where register passes run: 0 nowhere, 1 where they measured faster, 2 for every
+    /// power-of-two size. `KUPFER_FFT_REG` (minimum 0); 1.
+    pub register_mode: u32,
+    /// Largest sub-radix of a register pass (values per thread). `KUPFER_FFT_RQ`; 8.
+    pub register_subradix: u32,
+    /// Values a workgroup of a register pass holds. `KUPFER_FFT_RGV`; 2048.
+    pub register_values: u32,
+    /// The same for register passes of radix 1024 and more. `KUPFER_FFT_RGV_BIG`; 4096.
+    pub register_values_big: u32,
+    /// Largest register-pass radix of contiguous lines. `KUPFER_FFT_RRMAX`; 4096.
+    pub register_radix: u32,
+    /// Largest register-pass radix of strided lines (register mode 2 only).
+    /// `KUPFER_FFT_RTRMAX`; 4096.
+    pub register_strided_radix: u32,
+    /// Lanes passes (registers and subgroup shuffles) for every power-of-two size.
+    /// `KUPFER_FFT_LANES=1`; off.
+    pub lanes: bool,
+    /// Most values a thread of a lanes pass holds. `KUPFER_FFT_LQ`; 8.
+    pub lane_values: u32,
+    /// Largest radix of a lanes pass. `KUPFER_FFT_LRMAX`; 64.
+    pub lane_radix: u32,
+    /// Threads per workgroup of a lanes pass. `KUPFER_FFT_LWG` (minimum 32); 256.
+    pub lane_workgroup: u32,
+    /// Outer twiddles computed instead of read from tables. `KUPFER_FFT_TWPOLY` (1 on, 0
+    /// off); on.
+    pub computed_twiddles: bool,
+    /// Inner twiddles computed: 0 never, 1 always, 2 in register passes of radix 1024+.
+    /// `KUPFER_FFT_TWINNER` (minimum 0); 2.
+    pub computed_inner: u32,
+    /// Tiles each workgroup of a register pass runs in turn (1: no pipelining).
+    /// `KUPFER_FFT_PIPE`; 2.
+    pub pipeline_tiles: u32,
+    /// Workgroups (at one tile each) from which register passes pipeline tiles.
+    /// `KUPFER_FFT_PIPE_MIN`; 1024.
+    pub pipeline_min_groups: u32,
+    /// Batches of at least this many values compile their uniform block into the pass.
+    /// `KUPFER_FFT_BAKE_MIN` (minimum 0); 65536.
+    pub bake_min: u32,
+    /// Diagnostics on stderr: 1 prints each pass's shape, 2 also times each pass (a
+    /// synchronisation per pass). `KUPFER_FFT_TRACE` (minimum 0); 0.
+    pub trace: u32,
+    /// Pass radices (in pass order) forced on sizes they multiply to. `KUPFER_FFT_SCHEDULE`
+    /// (comma-separated); None.
+    pub schedule: Option<Vec<u32>>,
+}
+
+impl Default for FftConfig {
+    fn default() -> Self {
+        FftConfig {
+            workgroup_bytes: 40 * 1024,
+            group_values: 1024,
+            single_values: 1024,
+            big_radix: 256,
+            small_radix: 1024,
+            strided_radix: 128,
+            values_per_thread: 2,
+            max_workgroup: 512,
+            register_mode: 1,
+            register_subradix: 8,
+            register_values: 2048,
+            register_values_big: 4096,
+            register_radix: 4096,
+            register_strided_radix: 4096,
+            lanes: false,
+            lane_values: 8,
+            lane_radix: 64,
+            lane_workgroup: 256,
+            computed_twiddles: true,
+            computed_inner: 2,
+            pipeline_tiles: 2,
+            pipeline_min_groups: 1024,
+            bake_min: 1 << 16,
+            trace: 0,
+            schedule: None,
+        }
+    }
+}
+
+impl FftConfig {
+    /// The defaults with the `KUPFER_FFT_*` variables applied.
+    pub fn from_env() -> FftConfig {
+        let d = FftConfig::default();
+        FftConfig {
+            workgroup_bytes: var("KUPFER_FFT_WG_BYTES")
+                .and_then(|v| v.trim().parse().ok())
+                .unwrap_or(d.workgroup_bytes),
+            group_values: knob("KUPFER_FFT_GV", d.group_values, 1),
+            single_values: knob("KUPFER_FFT_SINGLE", d.single_values, 1),
+            big_radix: knob("KUPFER_FFT_RMAX", d.big_radix, 1),
+            small_radix: knob("KUPFER_FFT_SRMAX", d.small_radix, 1),
+            strided_radix: knob("KUPFER_FFT_TRMAX", d.strided_radix, 1),
+            values_per_thread: knob("KUPFER_FFT_VPT", d.values_per_thread, 1),
+            max_workgroup: knob("KUPFER_FFT_MAXWG", d.max_workgroup, 1),
+            register_mode: knob("KUPFER_FFT_REG", d.register_mode, 0),
+            register_subradix: knob("KUPFER_FFT_RQ", d.register_subradix, 1),
+            register_values: knob("KUPFER_FFT_RGV", d.register_values, 1),
+            register_values_big: knob("KUPFER_FFT_RGV_BIG", d.register_values_big, 1),
+            register_radix: knob("KUPFER_FFT_RRMAX", d.register_radix, 1),
+            register_strided_radix: knob("KUPFER_FFT_RTRMAX", d.register_strided_radix, 1),
+            lanes: knob("KUPFER_FFT_LANES", u32::from(d.lanes), 0) == 1,
+            lane_values: knob("KUPFER_FFT_LQ", d.lane_values, 1),
+            lane_radix: knob("KUPFER_FFT_LRMAX", d.lane_radix, 1),
+            lane_workgroup: knob("KUPFER_FFT_LWG", d.lane_workgroup, 32),
+            computed_twiddles: knob("KUPFER_FFT_TWPOLY", u32::from(d.computed_twiddles), 0) == 1,
+            computed_inner: knob("KUPFER_FFT_TWINNER", d.computed_inner, 0),
+            pipeline_tiles: knob("KUPFER_FFT_PIPE", d.pipeline_tiles, 1),
+            pipeline_min_groups: knob("KUPFER_FFT_PIPE_MIN", d.pipeline_min_groups, 1),
+            bake_min: knob("KUPFER_FFT_BAKE_MIN", d.bake_min, 0),
+            trace: knob("KUPFER_FFT_TRACE", d.trace, 0),
+            schedule: var("KUPFER_FFT_SCHEDULE")
+                .and_then(|v| v.split(',').map(|r| r.trim().parse().ok()).collect()),
+        }
+    }
+}
+
+/// When matrix products tune their kernel configuration (`matmul/tune.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MatmulTune {
+    /// On hardware adapters, for problems big enough to be worth it (the default).
+    #[default]
+    Auto,
+    /// Never: the default configuration (`KUPFER_MATMUL_TUNE=0`).
+    Never,
+    /// On software adapters (lavapipe) too (`KUPFER_MATMUL_TUNE=1`).
+    Always,
+}
+
+/// Matrix-product settings.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct MatmulConfig {
+    /// When kernel configurations are tuned. `KUPFER_MATMUL_TUNE` (0: never, 1: always).
+    pub tune: MatmulTune,
+    /// Each tuned candidate's time on stderr. `KUPFER_MATMUL_TUNE_LOG` (set: on).
+    pub tune_log: bool,
+    /// Cooperative-matrix configurations the tuner tries instead of its own, the first one
+    /// being the default (for kernel development): six numbers each, `wm, wn, fm, fn, bk,
+    /// stages`. `KUPFER_MATMUL_COOP_CONFIGS`: `;`-separated lists of six comma-separated
+    /// numbers, e.g. `2,2,4,4,32,1;2,4,4,4,32,1` (entries that are not six numbers are left
+    /// out).
+    pub coop_configs: Option<Vec<[u32; 6]>>,
+    /// float32 products by [`matmul`](fn@crate::matmul) round their operands to float16 and
+    /// multiply on tensor cores with float32 accumulation, where the adapter has them (about
+    /// 3 decimal digits per product instead of 7; [`crate::MatmulPrecision::ReducedF16`]).
+    /// Off by default; [`crate::matmul_with`] chooses per call. `KUPFER_MATMUL_F16_OPERANDS=1`, or
+    /// its deprecated alias `KUPFER_TF32=1` (a misnomer: the operands are rounded to float16,
+    /// not TF32).
+    pub f16_operands: bool,
+}
+
+impl MatmulConfig {
+    /// The defaults with the `KUPFER_MATMUL_*` variables (and `KUPFER_TF32`) applied.
+    pub fn from_env() -> MatmulConfig {
+        let on = |name| var(name).is_some_and(|v| v.trim() == "1");
+        MatmulConfig {
+            tune: match var("KUPFER_MATMUL_TUNE").as_deref().map(str::trim) {
+                Some("0") => MatmulTune::Never,
+                Some("1") => MatmulTune::Always,
+                _ => MatmulTune::Auto,
+            },
+            tune_log: var("KUPFER_MATMUL_TUNE_LOG").is_some(),
+            coop_configs: var("KUPFER_MATMUL_COOP_CONFIGS").map(|v| parse_coop_configs(&v)),
+            f16_operands: on("KUPFER_MATMUL_F16_OPERANDS") || on("KUPFER_TF32"),
+        }
+    }
+}
+
+/// `;`-separated configurations of six comma-separated numbers; entries that do not parse
+/// as six numbers are left out.
+pub(crate) fn parse_coop_configs(list: &str) -> Vec<[u32; 6]> {
+    list.split(';')
+        .filter_map(|c| {
+            let f: Vec<u32> = c
+                .split(',')
+                .map(|x| x.trim().parse().ok())
+                .collect::<Option<_>>()?;
+            f.try_into().ok()
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn listed_coop_configs_parse_six_numbers_each() {
+        let got = parse_coop_configs(" 2,2,4,4,32,1; 4,2,2,4,64,2 ;1,2,3;x,1,1,1,1,1;");
+        assert_eq!(got, vec![[2, 2, 4, 4, 32, 1], [4, 2, 2, 4, 64, 2]]);
+    }
+
+    #[test]
+    fn defaults_are_the_tuned_values() {
+        let c = Config::default();
+        assert_eq!(c.fft.register_mode, 1);
+        assert!(!c.fft.lanes && c.fft.computed_twiddles);
+        assert_eq!(c.fft.bake_min, 65536);
+        assert_eq!(c.matmul.tune, MatmulTune::Auto);
+        assert!(!c.matmul.f16_operands);
+    }
+}
