@@ -82,30 +82,13 @@ fn ulp_f64(a: f64, b: f64) -> u64 {
     (i128::from(key(a)) - i128::from(key(b))).unsigned_abs() as u64
 }
 
-type Ufunc = fn(&kp::Array) -> kp::Result<kp::Array>;
-
-const FUNCS: &[(&str, Ufunc)] = &[
-    ("sin", |a| kp::sin(a)),
-    ("cos", |a| kp::cos(a)),
-    ("tan", |a| kp::tan(a)),
-    ("arcsin", |a| kp::arcsin(a)),
-    ("arccos", |a| kp::arccos(a)),
-    ("arctan", |a| kp::arctan(a)),
-    ("sinh", |a| kp::sinh(a)),
-    ("cosh", |a| kp::cosh(a)),
-    ("tanh", |a| kp::tanh(a)),
-    ("arcsinh", |a| kp::arcsinh(a)),
-    ("arccosh", |a| kp::arccosh(a)),
-    ("arctanh", |a| kp::arctanh(a)),
-    ("exp", |a| kp::exp(a)),
-    ("exp2", |a| kp::exp2(a)),
-    ("expm1", |a| kp::expm1(a)),
-    ("log", |a| kp::log(a)),
-    ("log2", |a| kp::log2(a)),
-    ("log10", |a| kp::log10(a)),
-    ("log1p", |a| kp::log1p(a)),
-    ("cbrt", |a| kp::cbrt(a)),
-];
+/// The unary functions of kupfer-core's op table computed by the libm: NumPy's validation sets
+/// cover each of them.
+fn libm_unary() -> impl Iterator<Item = (&'static str, kp::UnaryOp)> {
+    (kp::UnaryOp::ALL.iter())
+        .filter(|op| op.is_libm())
+        .map(|&op| (op.name(), op))
+}
 
 /// Fails with the first 60 of `failures` (of `checked` values) listed.
 fn assert_none(failures: &[String], checked: usize, what: &str) {
@@ -128,7 +111,7 @@ fn float32_within_numpy_ulp_bounds() {
     let dev = kp::Device::default_device().expect("a GPU adapter (install mesa-vulkan-drivers)");
     let mut failures = Vec::new();
     let mut checked = 0usize;
-    for (name, f) in FUNCS {
+    for (name, op) in libm_unary() {
         let rows = rows(name, "np.float32");
         assert!(!rows.is_empty(), "no float32 rows for {name}");
         let xs: Vec<f32> = rows
@@ -136,7 +119,7 @@ fn float32_within_numpy_ulp_bounds() {
             .map(|r| f32::from_bits(r.input as u32))
             .collect();
         let a = kp::Array::from_slice_on(&dev, &xs, &[xs.len()]).expect("upload");
-        let got: Vec<f32> = f(&a).and_then(|y| y.to_vec()).expect(name);
+        let got: Vec<f32> = kp::unary(op, &a).and_then(|y| y.to_vec()).expect(name);
         for (r, (&x, &g)) in rows.iter().zip(xs.iter().zip(&got)) {
             let want = f32::from_bits(r.output as u32);
             let err = ulp_f32(g, want);
@@ -163,14 +146,14 @@ fn float64_within_numpy_ulp_bounds() {
     }
     let mut failures = Vec::new();
     let mut checked = 0usize;
-    for (name, f) in FUNCS {
+    for (name, op) in libm_unary() {
         let rows = rows(name, "np.float64");
         if rows.is_empty() {
             continue;
         }
         let xs: Vec<f64> = rows.iter().map(|r| f64::from_bits(r.input)).collect();
         let a = kp::Array::from_slice_on(&dev, &xs, &[xs.len()]).expect("upload");
-        let got: Vec<f64> = f(&a).and_then(|y| y.to_vec()).expect(name);
+        let got: Vec<f64> = kp::unary(op, &a).and_then(|y| y.to_vec()).expect(name);
         for (r, (&x, &g)) in rows.iter().zip(xs.iter().zip(&got)) {
             let want = f64::from_bits(r.output);
             let err = ulp_f64(g, want);
@@ -204,14 +187,16 @@ fn seed_sin_plus_cos_large_arguments() {
     assert!(worst < 1e-5, "worst error {worst:e}");
 }
 
-type Binary = fn(&kp::Array, &kp::Array) -> kp::Result<kp::Array>;
-
-/// The two-argument functions the binary tests check against NumPy.
-const BINARY_FUNCS: &[(&str, Binary)] = &[
-    ("arctan2", |a, b| kp::arctan2(a, b)),
-    ("hypot", |a, b| kp::hypot(a, b)),
-    ("power", |a, b| kp::power(a, b)),
-];
+/// The two-argument functions of the op table computed by the libm (arctan2, hypot, power), in
+/// name order, which the binary tests check against NumPy.
+fn libm_binary() -> Vec<(&'static str, kp::BinaryOp)> {
+    let mut ops: Vec<_> = (kp::BinaryOp::ALL.iter())
+        .filter(|op| op.is_libm())
+        .map(|&op| (op.name(), op))
+        .collect();
+    ops.sort_unstable_by_key(|&(name, _)| name);
+    ops
+}
 
 /// Every ordered pair of `specials`, as the two argument lists.
 fn pairs<T: Copy>(specials: &[T]) -> (Vec<T>, Vec<T>) {
@@ -344,11 +329,11 @@ fn float64_binary_functions_match_numpy() {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let mut failures = Vec::new();
     let mut checked = 0usize;
-    for (name, f) in BINARY_FUNCS {
+    for (name, op) in libm_binary() {
         let (mut xs, mut ys) = pairs(&specials);
         let n_special = xs.len();
         for i in 0..6000 {
-            let (a, b) = match (*name, i % 3) {
+            let (a, b) = match (name, i % 3) {
                 ("power", 0) => (rng.logu(1e-10, 1e10).abs(), 600.0 * rng.unit() - 300.0),
                 ("power", 1) => (rng.logu(1e-2, 1e2), (300.0 * rng.unit() - 150.0).round()),
                 ("power", _) => (1.0 + (rng.unit() - 0.5) * 1e-3, rng.logu(1.0, 1e12)),
@@ -362,7 +347,7 @@ fn float64_binary_functions_match_numpy() {
         let want = numpy_binary(name, &xs, &ys);
         let a = kp::Array::from_slice_on(&dev, &xs, &[xs.len()]).expect("upload");
         let b = kp::Array::from_slice_on(&dev, &ys, &[ys.len()]).expect("upload");
-        let got: Vec<f64> = f(&a, &b).and_then(|r| r.to_vec()).expect(name);
+        let got: Vec<f64> = kp::binary(op, &a, &b).and_then(|r| r.to_vec()).expect(name);
         for (i, ((&x, &y), (&g, &w))) in xs.iter().zip(&ys).zip(got.iter().zip(&want)).enumerate() {
             let exact = i < n_special || !w.is_finite() || w == 0.0;
             let ok = if exact {
@@ -440,11 +425,11 @@ fn float32_binary_functions_match_numpy() {
     };
     let mut failures = Vec::new();
     let mut checked = 0usize;
-    for (name, f) in BINARY_FUNCS {
+    for (name, op) in libm_binary() {
         let (mut xs, mut ys) = pairs(&specials);
         let n_special = xs.len();
         for i in 0..6000 {
-            let (a, b) = match (*name, i % 3) {
+            let (a, b) = match (name, i % 3) {
                 ("power", 0) => (rng.logu(1e-10, 1e10).abs(), 60.0 * rng.unit() - 30.0),
                 ("power", 1) => (rng.logu(1e-2, 1e2), (60.0 * rng.unit() - 30.0).round()),
                 ("power", _) => (1.0 + (rng.unit() - 0.5) * 1e-3, rng.logu(1.0, 1e5)),
@@ -462,7 +447,7 @@ fn float32_binary_functions_match_numpy() {
             .collect();
         let a = kp::Array::from_slice_on(&dev, &xs, &[xs.len()]).expect("upload");
         let b = kp::Array::from_slice_on(&dev, &ys, &[ys.len()]).expect("upload");
-        let got: Vec<f32> = f(&a, &b).and_then(|r| r.to_vec()).expect(name);
+        let got: Vec<f32> = kp::binary(op, &a, &b).and_then(|r| r.to_vec()).expect(name);
         for (i, ((&x, &y), (&g, &w))) in xs.iter().zip(&ys).zip(got.iter().zip(&want)).enumerate() {
             let exact = i < n_special || !w.is_finite() || w == 0.0;
             let ok = if exact {

@@ -10,7 +10,9 @@ use crate::dtype::{DType, Kind};
 use crate::error::{Error, Result};
 use crate::expr::{Access, BinaryOp, Node, Program, UnaryOp};
 use crate::libm;
+use crate::ops::{Body, Rule};
 use crate::random;
+use crate::template::Template;
 use std::collections::BTreeSet;
 use std::fmt::Write;
 use std::sync::Arc;
@@ -371,17 +373,18 @@ pub fn elementwise(program: &Program, target: &Target) -> Result<Kernel> {
 
     let enables = enables(program.dtypes());
     let helpers = needs.render()?;
-    let wgsl = TEMPLATE
-        .replace("{{ENABLES}}", enables)
-        .replace("{{PARAMS}}", fields.trim_end())
-        .replace("{{BINDINGS}}", bindings.trim_end())
-        .replace("{{HELPERS}}", &helpers)
-        .replace(
-            "{{PER_GROUP}}",
-            &(WORKGROUP_SIZE * if vector { VECTORS_PER_THREAD } else { n_items }).to_string(),
+    let wgsl = Template::new(TEMPLATE)
+        .set("ENABLES", enables)
+        .set("PARAMS", fields.trim_end())
+        .set("BINDINGS", bindings.trim_end())
+        .set("HELPERS", &helpers)
+        .set(
+            "PER_GROUP",
+            WORKGROUP_SIZE * if vector { VECTORS_PER_THREAD } else { n_items },
         )
-        .replace("{{LIMIT}}", limit)
-        .replace("{{BODY}}", body.trim_end());
+        .set("LIMIT", limit)
+        .set("BODY", body.trim_end())
+        .render();
     Ok(Kernel {
         wgsl,
         params: layout,
@@ -1240,7 +1243,6 @@ fn unary_expr(op: UnaryOp, x: &str, d: DType, needs: &mut Needs) -> Result<Strin
             }
         ),
         (Reciprocal, _) => format!("({} / {x})", one(d)),
-        (Sqrt, Kind::Float) => format!("sqrt({x})"),
         // Drivers round f64 with tricks their own optimiser breaks (lavapipe's round and trunc
         // are wrong for f64), so f64 rounds with kupfer's helpers.
         (Floor | Ceil | Trunc | Rint, Kind::Float) if d == DType::F64 => {
@@ -1274,18 +1276,14 @@ fn unary_expr(op: UnaryOp, x: &str, d: DType, needs: &mut Needs) -> Result<Strin
         (Conj, Kind::Complex) => format!("{t}({x}.x, -{x}.y)"),
         (Real | Conj, _) => x.to_string(),
         (Imag, _) => zero(d),
-        (op, Kind::Float) if op.is_libm() => libm_call(op.name(), d, &[x], needs),
-        (Signbit, Kind::Float) => format!("kp_signbit_{t}({x})"),
         // float16's steps are its own: its helpers work on its bits.
         (Spacing, Kind::Float) if d == DType::F16 => libm_call("spacing16", d, &[x], needs),
         (Spacing, Kind::Float) => libm_call("spacing", d, &[x], needs),
-        (FrexpMantissa, Kind::Float) => libm_call("frexp_m", d, &[x], needs),
         (FrexpExponent, Kind::Float) => {
             let s = float_suffix(d);
             needs.libm.insert(format!("kp_frexp_e_{s}"));
             format!("kp_frexp_e_{s}({s}({x}))")
         }
-        (I0, Kind::Float) => libm_call("i0", d, &[x], needs),
         (BitwiseCount, Kind::Int) => match d {
             DType::I64 => {
                 let m = format!("select({x}, -{x}, {x} < 0li)");
@@ -1294,7 +1292,7 @@ fn unary_expr(op: UnaryOp, x: &str, d: DType, needs: &mut Needs) -> Result<Strin
             DType::U32 => format!("countOneBits({x})"),
             _ => format!("countOneBits(u32(select({x}, -{x}, {x} < 0i)))"),
         },
-        _ => return Err(unsupported_op(op.name(), d)),
+        _ => return table_body(op.name(), op.body(), op.rule(), op.kinds(), d, &[("x", x)], needs),
     })
 }
 
@@ -1363,15 +1361,12 @@ fn binary_expr(op: BinaryOp, a: &str, b: &str, d: DType, needs: &mut Needs) -> R
         (FloorDivide, Kind::Int | Kind::Float) => format!("kp_floor_divide_{t}({a}, {b})"),
         (Remainder, Kind::Int | Kind::Float) => format!("kp_remainder_{t}({a}, {b})"),
         (Power, Kind::Int) => format!("kp_power_{t}({a}, {b})"),
-        (Power, Kind::Float) => libm_call("power", d, &[a, b], needs),
         (Maximum, Kind::Float) => format!("kp_maximum_{t}({a}, {b})"),
         (Minimum, Kind::Float) => format!("kp_minimum_{t}({a}, {b})"),
         (Fmax, Kind::Float) => format!("kp_fmax_{t}({a}, {b})"),
         (Fmin, Kind::Float) => format!("kp_fmin_{t}({a}, {b})"),
         (Maximum | Fmax, Kind::Int) => format!("max({a}, {b})"),
         (Minimum | Fmin, Kind::Int) => format!("min({a}, {b})"),
-        (Arctan2, Kind::Float) => libm_call("arctan2", d, &[a, b], needs),
-        (Hypot, Kind::Float) => libm_call("hypot", d, &[a, b], needs),
         (Equal, _) => format!("({a} == {b})"),
         (NotEqual, _) => format!("!({a} == {b})"),
         (Less | LessEqual | Greater | GreaterEqual, Kind::Bool) => {
@@ -1382,18 +1377,53 @@ fn binary_expr(op: BinaryOp, a: &str, b: &str, d: DType, needs: &mut Needs) -> R
         (BitwiseAnd, Kind::Int) => format!("({a} & {b})"),
         (BitwiseOr, Kind::Int) => format!("({a} | {b})"),
         (BitwiseXor, Kind::Int) => format!("({a} ^ {b})"),
-        (LeftShift, Kind::Int) => format!("kp_left_shift_{t}({a}, {b})"),
-        (RightShift, Kind::Int) => format!("kp_right_shift_{t}({a}, {b})"),
-        (Copysign, Kind::Float) => format!("kp_copysign_{t}({a}, {b})"),
         // float16's steps are its own: its helpers work on its bits.
         (Nextafter, Kind::Float) if d == DType::F16 => libm_call("nextafter16", d, &[a, b], needs),
         (Nextafter, Kind::Float) => libm_call("nextafter", d, &[a, b], needs),
-        (Ldexp, Kind::Float) => libm_call("ldexp", d, &[a, b], needs),
-        (Gcd, Kind::Int) => format!("kp_gcd_{t}({a}, {b})"),
         (Complex, Kind::Float) => format!("vec2<{t}>({a}, {b})"),
-        (Lcm, Kind::Int) => format!("kp_lcm_{t}({a}, {b})"),
-        _ => return Err(unsupported_op(op.name(), d)),
+        _ => {
+            let operands = [("a", a), ("b", b)];
+            return table_body(
+                op.name(),
+                op.body(),
+                op.rule(),
+                op.kinds(),
+                d,
+                &operands,
+                needs,
+            );
+        }
     })
+}
+
+/// The code of an op whose table row gives its body ([`Body::Libm`], [`Body::Call`] on
+/// floats, [`Body::Wgsl`] on the kinds it accepts, floats only for a [`Rule::Float`] op) and
+/// that `unary_expr`/`binary_expr` do not spell out; `operands` name the placeholders.
+fn table_body(
+    name: &str,
+    body: Body,
+    rule: Rule,
+    kinds: &[Kind],
+    d: DType,
+    operands: &[(&str, &str)],
+    needs: &mut Needs,
+) -> Result<String> {
+    let kind = d.kind();
+    let values: Vec<&str> = operands.iter().map(|(_, v)| *v).collect();
+    match body {
+        Body::Libm if kind == Kind::Float => Ok(libm_call(name, d, &values, needs)),
+        Body::Call(f) if kind == Kind::Float => Ok(libm_call(f, d, &values, needs)),
+        Body::Wgsl(code)
+            if kinds.contains(&kind) && (rule != Rule::Float || kind == Kind::Float) =>
+        {
+            let mut code = code.replace("{t}", d.wgsl_value());
+            for (key, value) in operands {
+                code = code.replace(&format!("{{{key}}}"), value);
+            }
+            Ok(code)
+        }
+        _ => Err(unsupported_op(name, d)),
+    }
 }
 
 fn cmp_symbol(op: BinaryOp) -> &'static str {
@@ -1448,44 +1478,8 @@ mod tests {
 
     #[test]
     fn every_binary_op_and_dtype_pair_validates() {
-        use BinaryOp::*;
-        let ops = [
-            Add,
-            Subtract,
-            Multiply,
-            TrueDivide,
-            FloorDivide,
-            Remainder,
-            Power,
-            Maximum,
-            Minimum,
-            Fmax,
-            Fmin,
-            Arctan2,
-            Hypot,
-            Equal,
-            NotEqual,
-            Less,
-            LessEqual,
-            Greater,
-            GreaterEqual,
-            LogicalAnd,
-            LogicalOr,
-            LogicalXor,
-            BitwiseAnd,
-            BitwiseOr,
-            BitwiseXor,
-            LeftShift,
-            RightShift,
-            Copysign,
-            Nextafter,
-            Ldexp,
-            Gcd,
-            Lcm,
-            Complex,
-        ];
         let mut checked = 0;
-        for op in ops {
+        for &op in BinaryOp::ALL {
             for a in DType::ALL {
                 for b in DType::ALL {
                     if let Some(p) = binary_program(op, a, b, Access::Strided) {
@@ -1545,54 +1539,7 @@ mod tests {
 
     #[test]
     fn every_unary_op_and_dtype_validates() {
-        use UnaryOp::*;
-        let ops = [
-            Negative,
-            Absolute,
-            Sign,
-            Exp,
-            Exp2,
-            Expm1,
-            Log,
-            Log1p,
-            Log2,
-            Log10,
-            Sqrt,
-            Cbrt,
-            Square,
-            Reciprocal,
-            Sin,
-            Cos,
-            Tan,
-            Arcsin,
-            Arccos,
-            Arctan,
-            Sinh,
-            Cosh,
-            Tanh,
-            Arcsinh,
-            Arccosh,
-            Arctanh,
-            Floor,
-            Ceil,
-            Trunc,
-            Rint,
-            IsNan,
-            IsInf,
-            IsFinite,
-            LogicalNot,
-            BitwiseNot,
-            Real,
-            Imag,
-            Conj,
-            Signbit,
-            Spacing,
-            FrexpMantissa,
-            FrexpExponent,
-            I0,
-            BitwiseCount,
-        ];
-        for op in ops {
+        for &op in UnaryOp::ALL {
             for d in DType::ALL {
                 let Ok((compute, out)) = op.signature(d) else {
                     continue;

@@ -10,6 +10,7 @@
 use crate::codegen::{scalar_uniform_type, Target};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::template::Template;
 use std::fmt::Write;
 
 const TEMPLATE: &str = include_str!("../../../shaders/convolve2d.wgsl");
@@ -124,26 +125,24 @@ pub fn generate(cp: &ConvProgram, target: &Target) -> Result<String> {
         "    return acc + w * v;".to_string()
     };
     let enables = if d == DType::F16 { "enable f16;\n" } else { "" };
-    let wgsl = TEMPLATE
-        .replace("{{ENABLES}}", enables)
-        .replace("{{FILL}}", scalar_uniform_type(d))
-        .replace("{{STORE}}", d.wgsl_storage())
-        .replace("{{T}}", d.wgsl_value())
-        .replace(
-            "{{TILED}}",
-            if cp.tiled.is_some() { "true" } else { "false" },
-        )
-        .replace("{{TX}}", &tx.to_string())
-        .replace("{{TY}}", &ty.to_string())
-        .replace("{{R}}", &r.to_string())
-        .replace("{{KH}}", &kh.to_string())
-        .replace("{{KW}}", &kw.to_string())
-        .replace("{{TILE_LEN}}", &tile_len.to_string())
-        .replace("{{W_LEN}}", &(kh * kw).to_string())
-        .replace("{{BOUNDARY}}", boundary)
-        .replace("{{FILL_VALUE}}", "P.fill")
-        .replace("{{MADD}}", &madd)
-        .replace("{{TILED_COMPUTE}}", &tiled_compute(cp));
+    let wgsl = Template::new(TEMPLATE)
+        .set("ENABLES", enables)
+        .set("FILL", scalar_uniform_type(d))
+        .set("STORE", d.wgsl_storage())
+        .set("T", d.wgsl_value())
+        .set("TILED", if cp.tiled.is_some() { "true" } else { "false" })
+        .set("TX", tx)
+        .set("TY", ty)
+        .set("R", r)
+        .set("KH", kh)
+        .set("KW", kw)
+        .set("TILE_LEN", tile_len)
+        .set("W_LEN", kh * kw)
+        .set("BOUNDARY", boundary)
+        .set("FILL_VALUE", "P.fill")
+        .set("MADD", &madd)
+        .set("TILED_COMPUTE", tiled_compute(cp))
+        .render();
     Ok(wgsl)
 }
 

@@ -8,268 +8,191 @@
 use crate::custom::UserFn;
 use crate::dtype::{DType, Kind};
 use crate::error::{Error, Result};
+use crate::ops::{Body, Rule};
 use crate::promote::{float_result, result_type, result_type_weak, true_divide_result, WeakKind};
 use crate::random::RandomOp;
 use std::sync::Arc;
 
-/// Unary elementwise primitives.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[allow(missing_docs)]
-pub enum UnaryOp {
-    Negative,
-    Absolute,
-    Sign,
-    Exp,
-    Exp2,
-    Expm1,
-    Log,
-    Log1p,
-    Log2,
-    Log10,
-    Sqrt,
-    Cbrt,
-    Square,
-    Reciprocal,
-    Sin,
-    Cos,
-    Tan,
-    Arcsin,
-    Arccos,
-    Arctan,
-    Sinh,
-    Cosh,
-    Tanh,
-    Arcsinh,
-    Arccosh,
-    Arctanh,
-    Floor,
-    Ceil,
-    Trunc,
-    Rint,
-    IsNan,
-    IsInf,
-    IsFinite,
-    LogicalNot,
-    BitwiseNot,
-    Real,
-    Imag,
-    Conj,
-    Signbit,
-    Spacing,
-    FrexpMantissa,
-    FrexpExponent,
-    I0,
-    BitwiseCount,
+/// Expands the rows of [`unary_op_table!`](crate::unary_op_table) or
+/// [`binary_op_table!`](crate::binary_op_table) into an op enum with its `ALL` slice and the
+/// match-based accessors of the table's columns.
+macro_rules! define_ops {
+    ($(#[$enum_doc:meta])* $enum:ident;
+     $($(#[doc = $doc:literal])* $variant:ident $name:literal fns [$($fns:ident),*]
+        eval [$($eval:literal),*] kinds [$($kind:ident),*] rule $rule:ident
+        body $body:ident $(($arg:literal))? complex $complex:literal goldens $goldens:literal;)*
+    ) => {
+        $(#[$enum_doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum $enum {
+            $($(#[doc = $doc])* $variant,)*
+        }
+
+        impl $enum {
+            /// Every op, in table order.
+            pub const ALL: &'static [$enum] = &[$($enum::$variant,)*];
+
+            /// NumPy's ufunc name.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $($enum::$variant => $name,)*
+                }
+            }
+
+            /// The op whose NumPy name is `name` (the first in table order).
+            pub fn from_name(name: &str) -> Option<Self> {
+                Self::ALL.iter().copied().find(|op| op.name() == name)
+            }
+
+            /// The operand kinds (of the common dtype, for binary ops) the op accepts.
+            pub fn kinds(self) -> &'static [Kind] {
+                match self {
+                    $($enum::$variant => &[$(Kind::$kind),*],)*
+                }
+            }
+
+            /// The result-dtype rule.
+            pub fn rule(self) -> Rule {
+                match self {
+                    $($enum::$variant => Rule::$rule,)*
+                }
+            }
+
+            /// How codegen computes the op.
+            pub fn body(self) -> Body {
+                match self {
+                    $($enum::$variant => Body::$body $(($arg))?,)*
+                }
+            }
+
+            /// True for the float-valued transcendental functions served by the WGSL libm
+            /// (checked against NumPy's umath validation sets).
+            pub fn is_libm(self) -> bool {
+                self.body() == Body::Libm
+            }
+
+            /// True for the functions with a complex form (`shaders/complex_f32.wgsl`, read
+            /// as f64 for complex128).
+            pub fn has_complex_form(self) -> bool {
+                match self {
+                    $($enum::$variant => $complex,)*
+                }
+            }
+
+            /// True for the ops `tests/goldens.rs` checks against NumPy.
+            pub fn in_goldens(self) -> bool {
+                match self {
+                    $($enum::$variant => $goldens,)*
+                }
+            }
+
+            /// The names of the op's public functions in kupfer (the first one is the
+            /// function, the others its aliases).
+            pub fn function_names(self) -> &'static [&'static str] {
+                match self {
+                    $($enum::$variant => &[$(stringify!($fns)),*],)*
+                }
+            }
+
+            /// The names `kupfer eval` knows the op by (empty where the table does not
+            /// register it).
+            pub fn eval_names(self) -> &'static [&'static str] {
+                match self {
+                    $($enum::$variant => &[$($eval),*],)*
+                }
+            }
+
+            /// The unsupported-dtype error unless `kind` is one the op accepts.
+            fn check_kind(self, kind: Kind, unsupported: impl Fn() -> Error) -> Result<()> {
+                if crate::ops::accepts(self.kinds(), kind) {
+                    Ok(())
+                } else {
+                    Err(unsupported())
+                }
+            }
+        }
+    };
 }
 
-/// Binary elementwise primitives.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[allow(missing_docs)]
-pub enum BinaryOp {
-    Add,
-    Subtract,
-    Multiply,
-    TrueDivide,
-    FloorDivide,
-    Remainder,
-    Power,
-    Maximum,
-    Minimum,
-    Fmax,
-    Fmin,
-    Arctan2,
-    Hypot,
-    Equal,
-    NotEqual,
-    Less,
-    LessEqual,
-    Greater,
-    GreaterEqual,
-    LogicalAnd,
-    LogicalOr,
-    LogicalXor,
-    BitwiseAnd,
-    BitwiseOr,
-    BitwiseXor,
-    LeftShift,
-    RightShift,
-    Copysign,
-    Nextafter,
-    Ldexp,
-    Gcd,
-    Lcm,
-    /// `re + i im` from two real operands (exact: no arithmetic touches either part).
-    Complex,
+macro_rules! define_unary_ops {
+    ($($rows:tt)*) => {
+        define_ops! {
+            /// Unary elementwise primitives (rows of [`unary_op_table!`](crate::unary_op_table)).
+            UnaryOp;
+            $($rows)*
+        }
+    };
 }
+
+macro_rules! define_binary_ops {
+    ($($rows:tt)*) => {
+        define_ops! {
+            /// Binary elementwise primitives (rows of
+            /// [`binary_op_table!`](crate::binary_op_table)).
+            BinaryOp;
+            $($rows)*
+        }
+    };
+}
+
+crate::unary_op_table!(define_unary_ops);
+crate::binary_op_table!(define_binary_ops);
 
 impl UnaryOp {
-    /// NumPy's ufunc name.
-    pub fn name(self) -> &'static str {
-        use UnaryOp::*;
-        match self {
-            Negative => "negative",
-            Absolute => "absolute",
-            Sign => "sign",
-            Exp => "exp",
-            Exp2 => "exp2",
-            Expm1 => "expm1",
-            Log => "log",
-            Log1p => "log1p",
-            Log2 => "log2",
-            Log10 => "log10",
-            Sqrt => "sqrt",
-            Cbrt => "cbrt",
-            Square => "square",
-            Reciprocal => "reciprocal",
-            Sin => "sin",
-            Cos => "cos",
-            Tan => "tan",
-            Arcsin => "arcsin",
-            Arccos => "arccos",
-            Arctan => "arctan",
-            Sinh => "sinh",
-            Cosh => "cosh",
-            Tanh => "tanh",
-            Arcsinh => "arcsinh",
-            Arccosh => "arccosh",
-            Arctanh => "arctanh",
-            Floor => "floor",
-            Ceil => "ceil",
-            Trunc => "trunc",
-            Rint => "rint",
-            IsNan => "isnan",
-            IsInf => "isinf",
-            IsFinite => "isfinite",
-            LogicalNot => "logical_not",
-            BitwiseNot => "invert",
-            Real => "real",
-            Imag => "imag",
-            Conj => "conjugate",
-            Signbit => "signbit",
-            Spacing => "spacing",
-            FrexpMantissa | FrexpExponent => "frexp",
-            I0 => "i0",
-            BitwiseCount => "bitwise_count",
-        }
-    }
-
-    /// True for the functions with a complex form (`shaders/complex_f32.wgsl`, read as f64
-    /// for complex128).
-    pub fn has_complex_form(self) -> bool {
-        use UnaryOp::*;
-        matches!(
-            self,
-            Sqrt | Exp | Log | Log2 | Log10 | Sin | Cos | Tan | Sinh | Cosh | Tanh
-        )
-    }
-
-    /// True for the float-valued transcendental functions served by the WGSL libm.
-    pub fn is_libm(self) -> bool {
-        use UnaryOp::*;
-        matches!(
-            self,
-            Exp | Exp2
-                | Expm1
-                | Log
-                | Log1p
-                | Log2
-                | Log10
-                | Cbrt
-                | Sin
-                | Cos
-                | Tan
-                | Arcsin
-                | Arccos
-                | Arctan
-                | Sinh
-                | Cosh
-                | Tanh
-                | Arcsinh
-                | Arccosh
-                | Arctanh
-        )
-    }
-
-    /// (dtype the operand is cast to, result dtype) for an input of dtype `x`.
+    /// (dtype the operand is cast to, result dtype) for an input of dtype `x`: the table's
+    /// kinds and rule, with the special cases spelled out here.
     pub fn signature(self, x: DType) -> Result<(DType, DType)> {
         use UnaryOp::*;
         let unsupported = || {
-            Err(Error::unsupported(format!(
+            Error::unsupported(format!(
                 "ufunc '{}' not supported for the input type {x}",
                 self.name()
-            )))
+            ))
         };
-        Ok(match self {
-            Negative if x == DType::Bool => {
-                return Err(Error::unsupported(
-                    "the boolean negative, the `-` operator, is not supported, use `~` or \
-                     logical_not instead",
-                ))
-            }
+        if self == Negative && x == DType::Bool {
+            return Err(Error::unsupported(
+                "the boolean negative, the `-` operator, is not supported, use `~` or \
+                 logical_not instead",
+            ));
+        }
+        self.check_kind(x.kind(), unsupported)?;
+        Ok(match (self, self.rule()) {
             // NumPy computes these in int8 for bool.
-            Square if x == DType::Bool => (DType::I8, DType::I8),
-            Negative | Square => (x, x),
-            Sign if x == DType::Bool => return unsupported(),
-            Absolute if x == DType::Bool => (x, x),
-            Absolute if x.is_complex() => (x, x.real_part()),
-            Absolute => (x, x),
-            Sign => (x, x),
-            Reciprocal if x == DType::Bool => (DType::I8, DType::I8),
-            Reciprocal => (x, x),
-            Rint if x.is_complex() => (x, x),
-            Floor | Ceil | Trunc | Rint => match x.kind() {
-                Kind::Complex => return unsupported(),
-                Kind::Float => (x, x),
-                // NumPy 2.3+: integers (and bools) are already integral and keep their dtype.
-                _ if self != Rint => (x, x),
+            (Square | Reciprocal | Conj, _) if x == DType::Bool => (DType::I8, DType::I8),
+            (_, Rule::Same) => (x, x),
+            (_, Rule::Float) if x.is_complex() && self.has_complex_form() => (x, x),
+            (_, Rule::Float) if x.is_complex() => return Err(unsupported()),
+            // NumPy's float loops: integers and bools go through the float dtype
+            // `float_result` names (float64 in NumPy; kupfer's 32-bit rule applies).
+            (_, Rule::Float) => {
+                let f = float_result(x);
+                (f, f)
+            }
+            (_, Rule::ToBool) => (x, DType::Bool),
+            (_, Rule::Logical) => (DType::Bool, DType::Bool),
+            (Absolute, _) if x.is_complex() => (x, x.real_part()),
+            (Absolute, _) => (x, x),
+            // NumPy 2.3+: integers (and bools) are already integral and keep their dtype for
+            // floor, ceil and trunc; rint computes them in their float dtype.
+            (Rint, _) => match x.kind() {
+                Kind::Complex | Kind::Float => (x, x),
                 _ => {
                     let f = float_result(x);
                     (f, f)
                 }
             },
-            op if (op == Sqrt || op.is_libm()) && x.is_complex() => {
-                if op.has_complex_form() {
-                    (x, x)
-                } else {
-                    return unsupported();
-                }
-            }
-            op if op == Sqrt || op.is_libm() => {
-                let f = float_result(x);
-                (f, f)
-            }
-            IsNan | IsInf | IsFinite => (x, DType::Bool),
-            LogicalNot => (DType::Bool, DType::Bool),
-            BitwiseNot => match x.kind() {
-                Kind::Bool | Kind::Int => (x, x),
-                _ => return unsupported(),
-            },
-            Real | Imag => match x.kind() {
+            (Real | Imag, _) => match x.kind() {
                 Kind::Complex => (x, x.real_part()),
                 _ => (x, x),
             },
-            Conj if x == DType::Bool => (DType::I8, DType::I8),
-            Conj => (x, x),
-            // NumPy's loops for these are float-only: integers and bools go through the float
-            // dtype `float_result` names (float64 in NumPy; kupfer's 32-bit rule applies).
-            Signbit | Spacing | FrexpMantissa | FrexpExponent | I0 => {
-                if x.is_complex() {
-                    return unsupported();
-                }
-                let f = float_result(x);
-                match self {
-                    Signbit => (f, DType::Bool),
-                    FrexpExponent => (f, DType::I32),
-                    _ => (f, f),
-                }
-            }
+            (Signbit, _) => (float_result(x), DType::Bool),
+            (FrexpExponent, _) => (float_result(x), DType::I32),
             // NumPy counts the bits of |x| into uint8.
-            BitwiseCount => match x.kind() {
-                Kind::Int => (x, DType::U8),
-                Kind::Bool => (DType::I8, DType::U8),
-                _ => return unsupported(),
-            },
-            _ => unreachable!("all unary ops are covered"),
+            (BitwiseCount, _) if x == DType::Bool => (DType::I8, DType::U8),
+            (BitwiseCount, _) => (x, DType::U8),
+            // A `Custom` row without its case here (the unit test `custom_rules_are_written`
+            // catches it).
+            _ => return Err(unsupported()),
         })
     }
 }
@@ -296,53 +219,9 @@ pub fn common_type(a: OperandType, b: OperandType) -> Result<DType> {
 }
 
 impl BinaryOp {
-    /// NumPy's ufunc name.
-    pub fn name(self) -> &'static str {
-        use BinaryOp::*;
-        match self {
-            Add => "add",
-            Subtract => "subtract",
-            Multiply => "multiply",
-            TrueDivide => "divide",
-            FloorDivide => "floor_divide",
-            Remainder => "remainder",
-            Power => "power",
-            Maximum => "maximum",
-            Minimum => "minimum",
-            Fmax => "fmax",
-            Fmin => "fmin",
-            Arctan2 => "arctan2",
-            Hypot => "hypot",
-            Equal => "equal",
-            NotEqual => "not_equal",
-            Less => "less",
-            LessEqual => "less_equal",
-            Greater => "greater",
-            GreaterEqual => "greater_equal",
-            LogicalAnd => "logical_and",
-            LogicalOr => "logical_or",
-            LogicalXor => "logical_xor",
-            BitwiseAnd => "bitwise_and",
-            BitwiseOr => "bitwise_or",
-            BitwiseXor => "bitwise_xor",
-            LeftShift => "left_shift",
-            RightShift => "right_shift",
-            Copysign => "copysign",
-            Nextafter => "nextafter",
-            Ldexp => "ldexp",
-            Gcd => "gcd",
-            Lcm => "lcm",
-            Complex => "complex",
-        }
-    }
-
     /// True for the comparisons (bool result, operands in their common dtype).
     pub fn is_comparison(self) -> bool {
-        use BinaryOp::*;
-        matches!(
-            self,
-            Equal | NotEqual | Less | LessEqual | Greater | GreaterEqual
-        )
+        self.rule() == Rule::ToBool
     }
 
     /// True when this comparison of arrays of dtypes `a` and `b` takes its operands as they are,
@@ -361,78 +240,55 @@ impl BinaryOp {
             )
     }
 
-    /// (dtype both operands are cast to, result dtype).
+    /// (dtype both operands are cast to, result dtype): the table's kinds and rule, with the
+    /// special cases spelled out here.
     pub fn signature(self, a: OperandType, b: OperandType) -> Result<(DType, DType)> {
         use BinaryOp::*;
         let common = common_type(a, b)?;
         let unsupported = || {
-            Err(Error::unsupported(format!(
+            Error::unsupported(format!(
                 "ufunc '{}' not supported for the input types ({}, {})",
                 self.name(),
                 describe(a),
                 describe(b)
-            )))
+            ))
         };
-        Ok(match self {
-            Add | Multiply => (common, common),
-            Subtract if common == DType::Bool => {
-                return Err(Error::unsupported(
-                    "numpy boolean subtract, the `-` operator, is not supported, use the \
-                     bitwise_xor, the `^` operator, or the logical_xor function instead",
-                ))
+        if self == Subtract && common == DType::Bool {
+            return Err(Error::unsupported(
+                "numpy boolean subtract, the `-` operator, is not supported, use the \
+                 bitwise_xor, the `^` operator, or the logical_xor function instead",
+            ));
+        }
+        self.check_kind(common.kind(), unsupported)?;
+        Ok(match (self, self.rule()) {
+            // NumPy computes these in int8 for bool.
+            (FloorDivide | Remainder | Power | LeftShift | RightShift | Gcd | Lcm, _)
+                if common == DType::Bool =>
+            {
+                (DType::I8, DType::I8)
             }
-            Subtract => (common, common),
-            TrueDivide => {
+            (_, Rule::Same) => (common, common),
+            // No binary op has a complex form: the table's kinds refuse complex operands.
+            (_, Rule::Float) => {
+                let f = float_result(common);
+                (f, f)
+            }
+            (_, Rule::ToBool) => (common, DType::Bool),
+            (_, Rule::Logical) => (DType::Bool, DType::Bool),
+            (TrueDivide, _) => {
                 let out = true_divide_result(strong_or(a, common), strong_or(b, common))?;
                 (out, out)
-            }
-            FloorDivide | Remainder | Power => match common.kind() {
-                Kind::Complex => return unsupported(),
-                Kind::Bool => (DType::I8, DType::I8),
-                _ => (common, common),
-            },
-            Maximum | Minimum | Fmax | Fmin => (common, common),
-            Arctan2 | Hypot => {
-                if common.is_complex() {
-                    return unsupported();
-                }
-                let f = float_result(common);
-                (f, f)
-            }
-            Equal | NotEqual => (common, DType::Bool),
-            Less | LessEqual | Greater | GreaterEqual => {
-                if common.is_complex() {
-                    return unsupported();
-                }
-                (common, DType::Bool)
-            }
-            LogicalAnd | LogicalOr | LogicalXor => (DType::Bool, DType::Bool),
-            BitwiseAnd | BitwiseOr | BitwiseXor => match common.kind() {
-                Kind::Bool | Kind::Int => (common, common),
-                _ => return unsupported(),
-            },
-            LeftShift | RightShift => match common.kind() {
-                Kind::Int => (common, common),
-                Kind::Bool => (DType::I8, DType::I8),
-                _ => return unsupported(),
-            },
-            Copysign | Nextafter => {
-                if common.is_complex() {
-                    return unsupported();
-                }
-                let f = float_result(common);
-                (f, f)
             }
             // ldexp(x, n): x's float dtype alone decides the result (NumPy's loops are `fi->f`,
             // `fl->f`, ...); n must be an integer and is carried in that float dtype (exactly
             // for every n whose result is not 0 or inf).
-            Ldexp => {
+            (Ldexp, _) => {
                 let is_int = |t: OperandType| match t {
                     OperandType::Strong(d) => matches!(d.kind(), Kind::Int | Kind::Bool),
                     OperandType::Weak(k) => matches!(k, WeakKind::Int | WeakKind::Bool),
                 };
-                if common.is_complex() || !is_int(b) {
-                    return unsupported();
+                if !is_int(b) {
+                    return Err(unsupported());
                 }
                 // A Python int or bool mantissa takes NumPy's first matching loop, `ei->e`.
                 let x = match a {
@@ -443,16 +299,13 @@ impl BinaryOp {
                 let f = float_result(x);
                 (f, f)
             }
-            Complex => match common {
+            (Complex, _) => match common {
                 DType::F64 | DType::I64 => (DType::F64, DType::Complex128),
-                d if d.is_complex() => return unsupported(),
                 _ => (DType::F32, DType::Complex64),
             },
-            Gcd | Lcm => match common.kind() {
-                Kind::Int => (common, common),
-                Kind::Bool => (DType::I8, DType::I8),
-                _ => return unsupported(),
-            },
+            // A `Custom` row without its case here (the unit test `custom_rules_are_written`
+            // catches it).
+            _ => return Err(unsupported()),
         })
     }
 }
@@ -554,5 +407,72 @@ impl Program {
             .map(|(_, d)| *d)
             .chain(self.inputs.iter().map(|i| i.dtype))
             .chain(self.scalars.iter().copied())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every op, `Custom` rule or not, has a signature for some dtype: a `Custom` row whose case
+    /// `signature` lacks would be refused for every input.
+    #[test]
+    fn custom_rules_are_written() {
+        for &op in UnaryOp::ALL {
+            assert!(
+                DType::ALL.iter().any(|&d| op.signature(d).is_ok()),
+                "{op:?} has no signature"
+            );
+        }
+        for &op in BinaryOp::ALL {
+            let ok = DType::ALL.iter().any(|&a| {
+                DType::ALL.iter().any(|&b| {
+                    op.signature(OperandType::Strong(a), OperandType::Strong(b))
+                        .is_ok()
+                })
+            });
+            assert!(ok, "{op:?} has no signature");
+        }
+    }
+
+    /// The table's columns agree with each other: accepted kinds are where a signature
+    /// exists, names find their ops, function and eval names are unique.
+    #[test]
+    fn table_columns_agree() {
+        for &op in UnaryOp::ALL {
+            for &d in DType::ALL.iter() {
+                if op.signature(d).is_ok() {
+                    assert!(op.kinds().contains(&d.kind()), "{op:?} {d}");
+                }
+            }
+            assert_eq!(
+                UnaryOp::from_name(op.name()).map(|o| o.name()),
+                Some(op.name())
+            );
+            assert!(op.has_complex_form() <= op.kinds().contains(&Kind::Complex));
+        }
+        for &op in BinaryOp::ALL {
+            assert_eq!(BinaryOp::from_name(op.name()), Some(op));
+        }
+        let mut fns: Vec<&str> = UnaryOp::ALL
+            .iter()
+            .flat_map(|op| op.function_names())
+            .chain(BinaryOp::ALL.iter().flat_map(|op| op.function_names()))
+            .copied()
+            .collect();
+        let n = fns.len();
+        fns.sort_unstable();
+        fns.dedup();
+        assert_eq!(fns.len(), n, "a function name is in two rows");
+        let mut eval: Vec<&str> = UnaryOp::ALL
+            .iter()
+            .flat_map(|op| op.eval_names())
+            .chain(BinaryOp::ALL.iter().flat_map(|op| op.eval_names()))
+            .copied()
+            .collect();
+        let n = eval.len();
+        eval.sort_unstable();
+        eval.dedup();
+        assert_eq!(eval.len(), n, "an eval name is in two rows");
     }
 }

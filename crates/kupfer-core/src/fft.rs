@@ -15,6 +15,7 @@
 //! angle), else the product of two table entries (`m = hi * 2^shift + lo`, no table larger
 //! than ~sqrt(N)).
 
+use crate::template::Template;
 use std::fmt::Write;
 
 const COMMON: &str = include_str!("../../../shaders/fft_common.wgsl");
@@ -542,33 +543,34 @@ pub fn generate(pass: &FftPass) -> String {
         ("@builtin(local_invocation_index) t: u32", "")
     };
     let register = pass.body == PassBody::Register;
-    let wgsl = format!("{COMMON}\n{template}")
-        .replace("{{SRC_T}}", src_t)
-        .replace("{{DST_T}}", dst_t)
-        .replace("{{R}}", &r.to_string())
-        .replace("{{C}}", &c.to_string())
-        .replace("{{WG}}", &wg.to_string())
-        .replace("{{G}}", &lanes.to_string())
-        .replace("{{S}}", &span.to_string())
-        .replace("{{LANE_BUILTINS}}", builtins)
-        .replace("{{LANE_INDEX}}", &indent(index, 4))
-        .replace("{{LS}}", &line_slots(r).to_string())
-        .replace("{{SM_T}}", if register { "f32" } else { "vec2<f32>" })
-        .replace("{{SM}}", &(c * line_slots(r)).max(1).to_string())
-        .replace(
-            "{{OUTER_TW}}",
+    let wgsl = Template::new(format!("{COMMON}\n{template}"))
+        .set("SRC_T", src_t)
+        .set("DST_T", dst_t)
+        .set("R", r)
+        .set("C", c)
+        .set("WG", wg)
+        .set_if_held("G", lanes)
+        .set_if_held("S", span)
+        .set_if_held("LANE_BUILTINS", builtins)
+        .set_if_held("LANE_INDEX", indent(index, 4))
+        .set_if_held("LS", line_slots(r))
+        .set_if_held("SM_T", if register { "f32" } else { "vec2<f32>" })
+        .set_if_held("SM", (c * line_slots(r)).max(1))
+        .set(
+            "OUTER_TW",
             if pass.computed_twiddles {
                 OUTER_TW_COMPUTED
             } else {
                 OUTER_TW_TABLES
             },
         )
-        .replace("{{INNER_TW}}", &inner_twiddle_body(pass))
-        .replace("{{FETCH}}", &indent(&fetch, 4))
-        .replace("{{FIX}}", &indent(&fix, 4))
-        .replace("{{STORE}}", &indent(&store, 4))
-        .replace("{{SPLIT}}", &indent(split, 8))
-        .replace("{{BODY}}", &indent(&body, 4));
+        .set("INNER_TW", inner_twiddle_body(pass))
+        .set("FETCH", indent(&fetch, 4))
+        .set("FIX", indent(&fix, 4))
+        .set("STORE", indent(&store, 4))
+        .set("SPLIT", indent(split, 8))
+        .set("BODY", indent(&body, 4))
+        .render();
     let wgsl = match &pass.baked {
         Some(words) => bake(&wgsl, words),
         None => wgsl,

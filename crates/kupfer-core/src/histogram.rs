@@ -8,6 +8,7 @@
 use crate::codegen::{cast_expr, enables, Target};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::template::Template;
 use std::fmt::Write;
 
 const TEMPLATE: &str = include_str!("../../../shaders/histogram.wgsl");
@@ -257,21 +258,19 @@ pub fn generate(hp: &HistProgram, target: &Target) -> Result<(String, HistParams
         Binning::Value => Vec::new(),
     };
     let enables = enables([hp.x].into_iter().chain(binning));
-    let wgsl = TEMPLATE
-        .replace("{{ENABLES}}", enables)
-        .replace("{{PARAMS}}", fields.trim_end())
-        .replace("{{BINDINGS}}", bindings.trim_end())
-        .replace(
-            "{{LOCAL_BINS}}",
-            &if hp.private { LOCAL_BINS } else { 1 }.to_string(),
-        )
-        .replace("{{BIN}}", &bin)
-        .replace("{{WEIGHT}}", weight)
-        .replace("{{LOAD_WEIGHT}}", &load_weight)
-        .replace("{{ADD_GLOBAL}}", &add_global)
-        .replace("{{ADD_LOCAL}}", &add_local)
-        .replace("{{FROM_BITS}}", from_bits)
-        .replace("{{PRIVATE}}", if hp.private { "true" } else { "false" });
+    let wgsl = Template::new(TEMPLATE)
+        .set("ENABLES", enables)
+        .set("PARAMS", fields.trim_end())
+        .set("BINDINGS", bindings.trim_end())
+        .set("LOCAL_BINS", if hp.private { LOCAL_BINS } else { 1 })
+        .set("BIN", &bin)
+        .set("WEIGHT", weight)
+        .set("LOAD_WEIGHT", &load_weight)
+        .set("ADD_GLOBAL", &add_global)
+        .set("ADD_LOCAL", &add_local)
+        .set("FROM_BITS", from_bits)
+        .set("PRIVATE", if hp.private { "true" } else { "false" })
+        .render();
     Ok((wgsl, p))
 }
 

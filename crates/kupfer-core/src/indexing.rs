@@ -10,6 +10,7 @@ use crate::codegen::{self, Needs, ParamLayout, Target};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::expr::{Access, NodeId, Program};
+use crate::template::Template;
 use std::fmt::Write;
 
 const MAP_TEMPLATE: &str = include_str!("../../../shaders/index_map.wgsl");
@@ -413,18 +414,16 @@ pub fn generate(ip: &IndexProgram, target: &Target) -> Result<(String, ParamLayo
         IndexKernel::CompactCount | IndexKernel::CompactWrite => COMPACT_TEMPLATE,
         _ => MAP_TEMPLATE,
     };
-    let wgsl = template
-        .replace(
-            "{{ENABLES}}",
-            codegen::enables(map.dtypes().chain([ip.data])),
-        )
-        .replace("{{PARAMS}}", fields.trim_end())
-        .replace("{{BINDINGS}}", bindings.trim_end())
-        .replace("{{HELPERS}}", &helpers)
-        .replace("{{ROOT_FIELDS}}", root_fields.trim_end())
-        .replace("{{MAP}}", map_body.trim_end())
-        .replace("{{EVAL4}}", &eval4)
-        .replace("{{BODY}}", &body);
+    let wgsl = Template::new(template)
+        .set("ENABLES", codegen::enables(map.dtypes().chain([ip.data])))
+        .set("PARAMS", fields.trim_end())
+        .set("BINDINGS", bindings.trim_end())
+        .set("HELPERS", &helpers)
+        .set("ROOT_FIELDS", root_fields.trim_end())
+        .set("MAP", map_body.trim_end())
+        .set_if_held("EVAL4", &eval4)
+        .set("BODY", &body)
+        .render();
     Ok((wgsl, layout))
 }
 

@@ -4,6 +4,7 @@
 //! - [`promote`]: NumPy 2 type promotion with kupfer's no-implicit-widening rule.
 //! - [`casting`]: NumPy's casting rules (`casting='safe'`, `'same_kind'`, ...).
 //! - [`layout`]: shapes, strides, broadcasting, views ([`Layout`], [`SliceArg`]).
+//! - [`ops`]: the table of elementwise operations ([`UnaryOp`], [`BinaryOp`] are made from it).
 //! - [`expr`]: the elementwise op IR ([`Program`]), which is also the pipeline-cache key.
 //! - [`codegen`]: WGSL generation from the IR and the templates in `shaders/`.
 //! - [`custom`]: user WGSL in generated kernels (custom kernels' parameters, wrappers,
@@ -15,6 +16,7 @@
 //! - [`indexing`]: gather, scatter, `ufunc.at` and stream-compaction kernels.
 //! - [`libm`]: accurate WGSL transcendentals used by generated kernels.
 //! - [`random`]: the Philox4x32-10 bit generator, counter layout and distribution transforms.
+//! - [`template`]: filling the `{{KEY}}` placeholders of the WGSL templates ([`template::Template`]).
 //! - [`error`]: the one [`Error`] type of kupfer.
 
 #![warn(missing_docs)]
@@ -37,11 +39,13 @@ pub mod manip;
 pub mod matmul;
 #[cfg(test)]
 mod naga_check;
+pub mod ops;
 pub mod promote;
 pub mod random;
 pub mod reduce;
 pub mod scan;
 pub mod sort;
+pub mod template;
 
 pub use dtype::{DType, Kind};
 pub use error::{Error, LinAlgError, Result};

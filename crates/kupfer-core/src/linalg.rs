@@ -11,6 +11,7 @@ use crate::codegen::Target;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::libm;
+use crate::template::Template;
 
 const SMALL: &str = include_str!("../../../shaders/linalg_small.wgsl");
 const STEPS: &str = include_str!("../../../shaders/linalg_steps.wgsl");
@@ -63,7 +64,7 @@ fn scalar(dtype: DType, target: &Target) -> Result<(&'static str, &'static str)>
     }
 }
 
-fn fill(template: &str, dtype: DType, target: &Target) -> Result<String> {
+fn fill(template: &str, dtype: DType, target: &Target) -> Result<Template> {
     let (ty, suffix) = scalar(dtype, target)?;
     let log = format!("kp_log_{suffix}");
     let exp = format!("kp_exp_{suffix}");
@@ -72,12 +73,12 @@ fn fill(template: &str, dtype: DType, target: &Target) -> Result<String> {
     } else {
         libm::subset(libm::LIBM_F32, [log.as_str(), exp.as_str()])
     };
-    Ok(template
-        .replace("{{ENABLES}}", "")
-        .replace("{{T}}", ty)
-        .replace("{{LOG}}", &log)
-        .replace("{{EXP}}", &exp)
-        .replace("{{LIBM}}", &lib))
+    Ok(Template::new(template)
+        .set_if_held("ENABLES", "")
+        .set("T", ty)
+        .set_if_held("LOG", &log)
+        .set_if_held("EXP", &exp)
+        .set_if_held("LIBM", &lib))
 }
 
 /// The small (one matrix per workgroup, 64 threads) kernel of `op` in `dtype`. Bindings: 0
@@ -96,9 +97,10 @@ pub fn small(op: SmallOp, dtype: DType, target: &Target) -> Result<String> {
         "T(0)"
     };
     Ok(fill(SMALL, dtype, target)?
-        .replace("{{MODE}}", &op.mode().to_string())
-        .replace("{{RHS_BINDING}}", rhs)
-        .replace("{{LOAD_RHS}}", load))
+        .set("MODE", op.mode())
+        .set("RHS_BINDING", rhs)
+        .set("LOAD_RHS", load)
+        .render())
 }
 
 /// The column-step kernels in `dtype` (one module, entry points named in the module docs).
@@ -108,7 +110,7 @@ pub fn small(op: SmallOp, dtype: DType, target: &Target) -> Result<String> {
 /// product `sub_block` subtracts); each entry
 /// point binds only what it uses.
 pub fn steps(dtype: DType, target: &Target) -> Result<String> {
-    fill(STEPS, dtype, target)
+    Ok(fill(STEPS, dtype, target)?.render())
 }
 
 /// The orthogonal-factorization kernels in `dtype` (`shaders/linalg_orth.wgsl`: entry points
@@ -117,7 +119,7 @@ pub fn steps(dtype: DType, target: &Target) -> Result<String> {
 /// matrices, 2 a second matrix stack, 3 tau, 4 u32 flags; each entry point binds only what
 /// it uses.
 pub fn orth(dtype: DType, target: &Target) -> Result<String> {
-    fill(ORTH, dtype, target)
+    Ok(fill(ORTH, dtype, target)?.render())
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 //! whether a gather reads an index table.
 
 use crate::dtype::DType;
+use crate::template::Template;
 
 const CONCAT: &str = include_str!("../../../shaders/concat.wgsl");
 const GATHER: &str = include_str!("../../../shaders/gather_axes.wgsl");
@@ -144,14 +145,15 @@ impl JoinKernel {
              dst[row * p.width + col] = load(row, col);"
                 .to_string()
         };
-        CONCAT
-            .replace("{{ENABLE}}", self.unit.enable())
-            .replace("{{INPUTS}}", &k.to_string())
-            .replace("{{UNIT}}", unit)
-            .replace("{{PER}}", &self.per_thread().to_string())
-            .replace("{{BINDINGS}}", &bindings)
-            .replace("{{LOADS}}", &loads)
-            .replace("{{BODY}}", &body)
+        Template::new(CONCAT)
+            .set("ENABLE", self.unit.enable())
+            .set("INPUTS", k)
+            .set("UNIT", unit)
+            .set("PER", self.per_thread())
+            .set("BINDINGS", &bindings)
+            .set("LOADS", &loads)
+            .set("BODY", &body)
+            .render()
     }
 }
 
@@ -261,17 +263,18 @@ impl GatherKernel {
             .unit
             .fill()
             .replace("which", "2u * last + u32(m.y - 1)");
-        GATHER
-            .replace("{{ENABLE}}", self.unit.enable())
-            .replace("{{UNIT}}", self.unit.wgsl())
-            .replace("{{DST}}", dst)
-            .replace("{{ITEMS}}", &items.to_string())
-            .replace("{{ITEMS_BODY}}", items_body.trim_end())
-            .replace("{{STORE}}", &store)
-            .replace("{{FILL_LAST}}", &fill_last)
-            .replace("{{FILL}}", self.unit.fill())
-            .replace("{{TABLE_DECL}}", decl)
-            .replace("{{TABLE_CASE}}", case)
+        Template::new(GATHER)
+            .set("ENABLE", self.unit.enable())
+            .set("UNIT", self.unit.wgsl())
+            .set("DST", dst)
+            .set("ITEMS", items)
+            .set("ITEMS_BODY", items_body.trim_end())
+            .set("STORE", &store)
+            .set("FILL_LAST", &fill_last)
+            .set("FILL", self.unit.fill())
+            .set("TABLE_DECL", decl)
+            .set("TABLE_CASE", case)
+            .render()
     }
 
     /// Elements one thread writes.

@@ -19,6 +19,7 @@ use crate::dtype::DType;
 use crate::epilogue;
 use crate::error::{Error, Result};
 use crate::expr::Program;
+use crate::template::Template;
 use std::fmt::Write;
 
 const COMMON: &str = include_str!("../../../shaders/matmul_common.wgsl");
@@ -413,13 +414,10 @@ fn enables(p: &MatmulProgram) -> String {
     s
 }
 
+/// `template` filled from `subs`, later entries winning (kernel-specific values after the
+/// common ones).
 fn fill(template: &str, subs: &[(&str, String)]) -> String {
-    let mut s = template.to_string();
-    // Later entries win (kernel-specific values after the common ones).
-    for (k, v) in subs.iter().rev() {
-        s = s.replace(&format!("{{{{{k}}}}}"), v);
-    }
-    s
+    Template::new(template).set_shared(subs).render()
 }
 
 /// Generates the WGSL of a matmul kernel (entry point `main`; binding 0 the uniform block of
@@ -448,11 +446,13 @@ pub fn generate(p: &MatmulProgram, target: &Target) -> Result<String> {
             let (fields, _) = epilogue::fields(e);
             format!(
                 "{}\n{}",
-                COMMON.replace("{{EPI_FIELDS}}", fields.trim_end()),
+                Template::new(COMMON)
+                    .set("EPI_FIELDS", fields.trim_end())
+                    .render_part(),
                 epilogue::module(e, p.out, acc)?
             )
         }
-        None => COMMON.replace("{{EPI_FIELDS}}\n", ""),
+        None => Template::new(COMMON).set("EPI_FIELDS", "").render_part(),
     };
     let common = vec![
         ("ENABLES", enables(p)),

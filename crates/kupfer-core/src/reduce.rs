@@ -7,6 +7,7 @@ use crate::custom::UserReduce;
 use crate::dtype::{DType, Kind};
 use crate::error::{Error, Result};
 use crate::expr::{Access, Node, Program};
+use crate::template::Template;
 use std::fmt::Write;
 use std::sync::Arc;
 
@@ -625,18 +626,19 @@ pub fn generate(rp: &ReduceProgram, target: &Target) -> Result<(String, ParamLay
         ),
     };
     let enables = codegen::enables(map.dtypes().chain([rp.acc, rp.out]));
-    let wgsl = TEMPLATE
-        .replace("{{ENABLES}}", enables)
-        .replace("{{PARAMS}}", fields.trim_end())
-        .replace("{{BINDINGS}}", bindings.trim_end())
-        .replace("{{HELPERS}}", &(helpers + RUNTIME_BITS))
-        .replace("{{VALUE}}", &value_wgsl)
-        .replace("{{ACC}}", &acc_type)
-        .replace("{{ACC_COMPONENT}}", rp.acc.wgsl_value())
-        .replace("{{MAP}}", body.trim_end())
-        .replace("{{LIFT}}", &lift(rp, value_type))
-        .replace("{{COMBINE}}", &combine_body(rp))
-        .replace("{{STRATEGY}}", &strategy);
+    let wgsl = Template::new(TEMPLATE)
+        .set("ENABLES", enables)
+        .set("PARAMS", fields.trim_end())
+        .set("BINDINGS", bindings.trim_end())
+        .set("HELPERS", &(helpers + RUNTIME_BITS))
+        .set("VALUE", &value_wgsl)
+        .set("ACC", &acc_type)
+        .set("ACC_COMPONENT", rp.acc.wgsl_value())
+        .set("MAP", body.trim_end())
+        .set("LIFT", lift(rp, value_type))
+        .set("COMBINE", combine_body(rp))
+        .set("STRATEGY", &strategy)
+        .render();
     Ok((wgsl, layout))
 }
 

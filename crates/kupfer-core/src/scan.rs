@@ -11,6 +11,7 @@ use crate::codegen::{self, Needs, ParamLayout, Target};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::expr::{Access, Program};
+use crate::template::Template;
 use std::fmt::Write;
 
 const TEMPLATE: &str = include_str!("../../../shaders/scan.wgsl");
@@ -591,23 +592,24 @@ pub fn generate(sp: &ScanProgram, target: &Target) -> Result<(String, ParamLayou
     };
     let enables = codegen::enables(map.dtypes().chain([sp.acc, sp.out]));
     // naga (wgpu 30) takes subgroup builtins without `enable subgroups;` and rejects it.
-    let wgsl = TEMPLATE
-        .replace("{{ENABLES}}", enables)
-        .replace("{{PARAMS}}", fields.trim_end())
-        .replace("{{BINDINGS}}", bindings.trim_end())
-        .replace("{{HELPERS}}", &helpers)
-        .replace("{{VALUE4}}", &value4)
-        .replace("{{VALUE}}", &value)
-        .replace("{{ACC}}", acc)
-        .replace("{{OUT}}", out_value)
-        .replace("{{MAP}}", body.trim_end())
-        .replace("{{LIFT}}", &lift)
-        .replace("{{COMBINE}}", combine)
-        .replace("{{STORE}}", &store)
-        .replace("{{IDENTITY}}", &identity(sp))
-        .replace("{{WG_SCAN}}", &wg_scan)
-        .replace("{{SG_BUILTINS}}", sg_builtins)
-        .replace("{{STRATEGY}}", &strategy);
+    let wgsl = Template::new(TEMPLATE)
+        .set("ENABLES", enables)
+        .set("PARAMS", fields.trim_end())
+        .set("BINDINGS", bindings.trim_end())
+        .set("HELPERS", &helpers)
+        .set("VALUE4", &value4)
+        .set("VALUE", &value)
+        .set("ACC", acc)
+        .set("OUT", out_value)
+        .set("MAP", body.trim_end())
+        .set("LIFT", &lift)
+        .set("COMBINE", combine)
+        .set("STORE", &store)
+        .set("IDENTITY", identity(sp))
+        .set("WG_SCAN", &wg_scan)
+        .set("SG_BUILTINS", sg_builtins)
+        .set("STRATEGY", &strategy)
+        .render();
     Ok((wgsl, layout))
 }
 

@@ -7,6 +7,7 @@
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::template::Template;
 
 const RADIX: &str = include_str!("../../../shaders/sort_radix.wgsl");
 const ROWS: &str = include_str!("../../../shaders/sort_rows.wgsl");
@@ -76,10 +77,11 @@ pub fn search(keys: SearchKeys, out_words: u32) -> String {
             )
         }
     };
-    SEARCH
-        .replace("{{OUT_WORDS}}", &out_words.to_string())
-        .replace("{{KEY_HELPERS}}", KEY_HELPERS)
-        .replace("{{COMPARE}}", &compare)
+    Template::new(SEARCH)
+        .set("OUT_WORDS", out_words)
+        .set("KEY_HELPERS", KEY_HELPERS)
+        .set("COMPARE", &compare)
+        .render()
 }
 
 /// Threads per workgroup of the radix passes.
@@ -384,13 +386,14 @@ pub fn select(targets: u32, key_words: u32, load: KeyLoad, store: KeyStore, per:
         ),
         _ => format!("        values[lid] = state[lid * {s}u];"),
     };
-    SELECT
-        .replace("{{KEY_HELPERS}}", KEY_HELPERS)
-        .replace("{{T}}", &targets.to_string())
-        .replace("{{K}}", &key_words.to_string())
-        .replace("{{PER}}", &per.to_string())
-        .replace("{{KEY_FUNCTIONS}}", &key_fns)
-        .replace("{{EMIT}}", &emit)
+    Template::new(SELECT)
+        .set("KEY_HELPERS", KEY_HELPERS)
+        .set("T", targets)
+        .set("K", key_words)
+        .set("PER", per)
+        .set("KEY_FUNCTIONS", &key_fns)
+        .set("EMIT", &emit)
+        .render()
 }
 
 /// The radix-pass module (entry points `upsweep`, `scan_columns` and `downsweep`; bindings:
@@ -508,30 +511,36 @@ pub fn radix(pass: RadixPass) -> String {
             RANK_SUBGROUPS,
         ),
     };
-    RADIX
-        .replace("{{KEY_HELPERS}}", KEY_HELPERS)
-        .replace("{{RANKING}}", &format!("{ranking:?}"))
-        .replace("{{ITEMS}}", &items.to_string())
-        .replace("{{KEYS_OUT_BINDING}}", &keys_out)
-        .replace("{{PAYLOAD_BINDINGS}}", bindings)
-        .replace("{{RANK_MEMORY}}", &memory)
-        .replace("{{KEY_FUNCTIONS}}", &key_fns)
-        .replace("{{SUBGROUP_HELPERS}}", helpers)
-        .replace("{{UP_BUILTINS}}", up_builtins)
-        .replace("{{UP_COUNT}}", up_count)
-        .replace("{{DOWN_BUILTINS}}", down_builtins)
-        .replace("{{KEY_TYPE}}", key_type)
-        .replace("{{PAYLOAD_REGISTERS}}", registers)
-        .replace("{{RANK}}", &rank.replace("{{PAYLOAD_LOAD}}", payload_load))
-        .replace("{{ROUNDS}}", &rounds)
+    let rank = Template::new(rank)
+        .set_if_held("PAYLOAD_LOAD", payload_load)
+        .render();
+    Template::new(RADIX)
+        .set("KEY_HELPERS", KEY_HELPERS)
+        .set("RANKING", format!("{ranking:?}"))
+        .set("ITEMS", items)
+        .set("KEYS_OUT_BINDING", &keys_out)
+        .set("PAYLOAD_BINDINGS", bindings)
+        .set("RANK_MEMORY", &memory)
+        .set("KEY_FUNCTIONS", &key_fns)
+        .set("SUBGROUP_HELPERS", helpers)
+        .set("UP_BUILTINS", up_builtins)
+        .set("UP_COUNT", up_count)
+        .set("DOWN_BUILTINS", down_builtins)
+        .set("KEY_TYPE", key_type)
+        .set("PAYLOAD_REGISTERS", registers)
+        .set("RANK", &rank)
+        .set("ROUNDS", &rounds)
+        .render()
 }
 
 /// The row-sort module: `slots` (key, position) pairs in workgroup memory holding rows
 /// padded to `row_slots` (powers of two, `row_slots <= slots`), `threads` per workgroup.
 pub fn rows(slots: u32, row_slots: u32, threads: u32) -> String {
-    ROWS.replace("{{WG}}", &threads.to_string())
-        .replace("{{L}}", &row_slots.to_string())
-        .replace("{{SLOTS}}", &slots.to_string())
+    Template::new(ROWS)
+        .set("WG", threads)
+        .set("L", row_slots)
+        .set("SLOTS", slots)
+        .render()
 }
 
 /// One 32-bit word of an element's sort key.
@@ -703,11 +712,12 @@ pub fn key_word(
     } else {
         ("", "i")
     };
-    Ok(KEYS
-        .replace("{{PERM_BINDING}}", perm)
-        .replace("{{NEG_ZERO_32}}", neg_zero)
-        .replace("{{WORD}}", &body)
-        .replace("{{INDEX}}", index))
+    Ok(Template::new(KEYS)
+        .set("PERM_BINDING", perm)
+        .set("NEG_ZERO_32", neg_zero)
+        .set("WORD", &body)
+        .set("INDEX", index)
+        .render())
 }
 
 /// The gather module for elements of `dtype` (see `shaders/sort_take.wgsl`); one thread per
@@ -732,8 +742,10 @@ pub fn take(dtype: DType) -> String {
     let c = t - e * WPE;
     out[t] = src[source_element(e) * WPE + c];"
     };
-    TAKE.replace("{{WPE}}", &wpe.max(1).to_string())
-        .replace("{{BODY}}", body)
+    Template::new(TAKE)
+        .set("WPE", wpe.max(1))
+        .set("BODY", body)
+        .render()
 }
 
 #[cfg(test)]

@@ -115,6 +115,9 @@ pub use indexing::{add_at, ufunc_at};
 pub use indexing::{ufunc_at_async, AtOp, Index, MaskedReads};
 pub use kupfer_core::casting::{can_cast, Casting};
 pub use kupfer_core::layout::{checked_size, shape_from_signed};
+/// The elementwise op table (`kupfer_core::ops`): the ops [`unary`] and [`binary`] apply and
+/// the callback macros listing their rows.
+pub use kupfer_core::{binary_op_table, unary_op_table, BinaryOp, UnaryOp};
 pub use kupfer_core::{
     casting, promote, DType, Error, Kind, Layout, LinAlgError, Result, SliceArg,
 };

@@ -203,190 +203,61 @@ pub fn unary(op: UnaryOp, x: impl Into<Operand>) -> Result<Array> {
     ))
 }
 
-macro_rules! binary_fns {
-    ($($(#[$doc:meta])* $name:ident => $op:ident;)*) => {$(
-        $(#[$doc])*
-        pub fn $name(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
-            binary(BinaryOp::$op, a, b)
-        }
-    )*};
-}
-
-macro_rules! unary_fns {
-    ($($(#[$doc:meta])* $name:ident => $op:ident;)*) => {$(
-        $(#[$doc])*
-        pub fn $name(x: impl Into<Operand>) -> Result<Array> {
+/// The public functions of one table row: the first name of its `fns` column, documented by
+/// the row's doc, then its aliases.
+macro_rules! ufunc_fns {
+    ($kind:ident $op:ident [$($doc:tt)*]) => {};
+    (unary $op:ident [$($doc:tt)*] $first:ident $(, $alias:ident)*) => {
+        $($doc)*
+        pub fn $first(x: impl Into<Operand>) -> Result<Array> {
             unary(UnaryOp::$op, x)
         }
-    )*};
+        $(
+            #[doc = concat!("Alias of [`", stringify!($first), "`].")]
+            pub fn $alias(x: impl Into<Operand>) -> Result<Array> {
+                unary(UnaryOp::$op, x)
+            }
+        )*
+    };
+    (binary $op:ident [$($doc:tt)*] $first:ident $(, $alias:ident)*) => {
+        $($doc)*
+        pub fn $first(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+            binary(BinaryOp::$op, a, b)
+        }
+        $(
+            #[doc = concat!("Alias of [`", stringify!($first), "`].")]
+            pub fn $alias(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+                binary(BinaryOp::$op, a, b)
+            }
+        )*
+    };
 }
 
-binary_fns! {
-    /// `a + b`.
-    add => Add;
-    /// `a - b`.
-    subtract => Subtract;
-    /// `a * b`.
-    multiply => Multiply;
-    /// `a / b` (true division: integers divide to float).
-    divide => TrueDivide;
-    /// `a / b` (alias of [`divide`]).
-    true_divide => TrueDivide;
-    /// `a // b`, rounding toward negative infinity (Python semantics).
-    floor_divide => FloorDivide;
-    /// `a % b` with the sign of the divisor (Python semantics).
-    remainder => Remainder;
-    /// `a % b` (alias of [`remainder`]).
-    mod_ => Remainder;
-    /// `a ** b`.
-    power => Power;
-    /// Elementwise maximum, propagating NaN.
-    maximum => Maximum;
-    /// Elementwise minimum, propagating NaN.
-    minimum => Minimum;
-    /// Elementwise maximum, ignoring NaN.
-    fmax => Fmax;
-    /// Elementwise minimum, ignoring NaN.
-    fmin => Fmin;
-    /// Quadrant-aware arctan(a / b).
-    arctan2 => Arctan2;
-    /// sqrt(a² + b²) without intermediate overflow.
-    hypot => Hypot;
-    /// `a == b`.
-    equal => Equal;
-    /// `a != b`.
-    not_equal => NotEqual;
-    /// `a < b`.
-    less => Less;
-    /// `a <= b`.
-    less_equal => LessEqual;
-    /// `a > b`.
-    greater => Greater;
-    /// `a >= b`.
-    greater_equal => GreaterEqual;
-    /// Logical AND of truth values.
-    logical_and => LogicalAnd;
-    /// Logical OR of truth values.
-    logical_or => LogicalOr;
-    /// Logical XOR of truth values.
-    logical_xor => LogicalXor;
-    /// Bitwise AND (integers and bool).
-    bitwise_and => BitwiseAnd;
-    /// Bitwise OR (integers and bool).
-    bitwise_or => BitwiseOr;
-    /// Bitwise XOR (integers and bool).
-    bitwise_xor => BitwiseXor;
-    /// `a << b` (shifts of the type's width or more give 0).
-    left_shift => LeftShift;
-    /// `a >> b` (arithmetic for signed integers).
-    right_shift => RightShift;
-    /// |a| with the sign bit of `b` (floats; integers compute in their float dtype).
-    copysign => Copysign;
-    /// The float next to `a` in the direction of `b`, exactly (NumPy's `nextafter`).
-    nextafter => Nextafter;
-    /// `a * 2**b` for an integer `b`, exactly; the result has `a`'s float dtype.
-    ldexp => Ldexp;
-    /// Greatest common divisor of |a| and |b| (integers).
-    gcd => Gcd;
-    /// Least common multiple of |a| and |b| (integers; 0 when either is 0).
-    lcm => Lcm;
-    /// The complex number `re + i im` from real parts (complex64 from 32-bit and smaller
-    /// parts, complex128 from 64-bit ones); exact, signed zeros and infinities kept.
-    make_complex => Complex;
+/// The functions of kupfer-core's op table (`kupfer_core::ops`), for `unary` or `binary` rows.
+macro_rules! table_fns {
+    ($arity:ident;
+     $($(#[doc = $doc:literal])* $variant:ident $name:literal fns [$($fns:ident),*]
+        eval [$($eval:literal),*] kinds [$($kind:ident),*] rule $rule:ident
+        body $body:ident $(($arg:literal))? complex $complex:literal goldens $goldens:literal;)*
+    ) => {
+        $(ufunc_fns!($arity $variant [$(#[doc = $doc])*] $($fns),*);)*
+    };
 }
 
-unary_fns! {
-    /// `-x`.
-    negative => Negative;
-    /// |x| (the magnitude for complex).
-    absolute => Absolute;
-    /// |x| (alias of [`absolute`]).
-    abs => Absolute;
-    /// -1, 0 or 1 (NaN stays NaN).
-    sign => Sign;
-    /// e^x.
-    exp => Exp;
-    /// 2^x.
-    exp2 => Exp2;
-    /// e^x - 1, accurate near 0.
-    expm1 => Expm1;
-    /// Natural logarithm.
-    log => Log;
-    /// ln(1 + x), accurate near 0.
-    log1p => Log1p;
-    /// Base-2 logarithm.
-    log2 => Log2;
-    /// Base-10 logarithm.
-    log10 => Log10;
-    /// Square root.
-    sqrt => Sqrt;
-    /// Cube root.
-    cbrt => Cbrt;
-    /// x².
-    square => Square;
-    /// 1/x.
-    reciprocal => Reciprocal;
-    /// Sine (accurate for large arguments on every backend).
-    sin => Sin;
-    /// Cosine (accurate for large arguments on every backend).
-    cos => Cos;
-    /// Tangent.
-    tan => Tan;
-    /// Inverse sine.
-    arcsin => Arcsin;
-    /// Inverse cosine.
-    arccos => Arccos;
-    /// Inverse tangent.
-    arctan => Arctan;
-    /// Hyperbolic sine.
-    sinh => Sinh;
-    /// Hyperbolic cosine.
-    cosh => Cosh;
-    /// Hyperbolic tangent.
-    tanh => Tanh;
-    /// Inverse hyperbolic sine.
-    arcsinh => Arcsinh;
-    /// Inverse hyperbolic cosine.
-    arccosh => Arccosh;
-    /// Inverse hyperbolic tangent.
-    arctanh => Arctanh;
-    /// Largest integer ≤ x.
-    floor => Floor;
-    /// Smallest integer ≥ x.
-    ceil => Ceil;
-    /// x rounded toward zero.
-    trunc => Trunc;
-    /// x rounded to the nearest integer, halves to even.
-    rint => Rint;
-    /// True where x is NaN.
-    isnan => IsNan;
-    /// True where x is ±inf.
-    isinf => IsInf;
-    /// True where x is neither NaN nor ±inf.
-    isfinite => IsFinite;
-    /// Logical NOT of truth values.
-    logical_not => LogicalNot;
-    /// Bitwise NOT (`~x`; logical NOT for bool).
-    bitwise_not => BitwiseNot;
-    /// Bitwise NOT (alias of [`bitwise_not`]).
-    invert => BitwiseNot;
-    /// Real part.
-    real => Real;
-    /// Imaginary part.
-    imag => Imag;
-    /// Complex conjugate.
-    conjugate => Conj;
-    /// Complex conjugate (alias of [`conjugate`]).
-    conj => Conj;
-    /// True where the sign bit of x is set (-0.0 and negative NaNs included).
-    signbit => Signbit;
-    /// The distance from x to the adjacent float away from zero (NumPy's `spacing`).
-    spacing => Spacing;
-    /// The modified Bessel function of the first kind, order 0 (NumPy's `i0`).
-    i0 => I0;
-    /// The number of 1 bits in |x| (integers; uint32 where NumPy gives uint8).
-    bitwise_count => BitwiseCount;
+macro_rules! unary_table_fns {
+    ($($rows:tt)*) => {
+        table_fns!(unary; $($rows)*);
+    };
 }
+
+macro_rules! binary_table_fns {
+    ($($rows:tt)*) => {
+        table_fns!(binary; $($rows)*);
+    };
+}
+
+kupfer_core::unary_op_table!(unary_table_fns);
+kupfer_core::binary_op_table!(binary_table_fns);
 
 /// `(mantissa, exponent)` with `x = mantissa * 2**exponent` and `0.5 <= |mantissa| < 1`
 /// (zeros, infinities and NaN keep themselves with exponent 0); the exponent is int32.

@@ -10,88 +10,46 @@ use kupfer::{Array, Operand};
 type Unary = fn(Operand) -> kupfer::Result<Array>;
 type Binary = fn(Operand, Operand) -> kupfer::Result<Array>;
 
+/// Registers a table row's eval names for its first public function.
+macro_rules! register_row {
+    ($r:ident $func:ident [$($eval:literal),*]) => {};
+    ($r:ident $func:ident [$($eval:literal),+] $first:ident $(, $alias:ident)*) => {
+        $r.add(&[$($eval),+], Func::$func(kupfer::$first));
+    };
+    ($r:ident $func:ident [] $($fns:ident),*) => {};
+}
+
+/// Registers every row of kupfer-core's op table (`kupfer_core::ops`, expanded by `kupfer::unary_op_table!`) with eval names.
+macro_rules! register_table {
+    ($r:ident $func:ident;
+     $($(#[doc = $doc:literal])* $variant:ident $name:literal fns [$($fns:ident),*]
+        eval [$($eval:literal),*] kinds [$($kind:ident),*] rule $rule:ident
+        body $body:ident $(($arg:literal))? complex $complex:literal goldens $goldens:literal;)*
+    ) => {
+        $(register_row!($r $func [$($eval),*] $($fns),*);)*
+    };
+}
+
 pub(super) fn register(r: &mut Registry) {
-    let unary: &[(&[&'static str], Unary)] = &[
-        (&["negative"], kupfer::negative),
-        (&["positive"], kupfer::positive),
-        (&["absolute", "abs"], kupfer::absolute),
-        (&["fabs"], fabs),
-        (&["signbit"], kupfer::signbit),
-        (&["spacing"], kupfer::spacing),
-        (&["bitwise_count"], kupfer::bitwise_count),
-        (&["sign"], kupfer::sign),
-        (&["exp"], kupfer::exp),
-        (&["exp2"], kupfer::exp2),
-        (&["expm1"], kupfer::expm1),
-        (&["log"], kupfer::log),
-        (&["log1p"], kupfer::log1p),
-        (&["log2"], kupfer::log2),
-        (&["log10"], kupfer::log10),
-        (&["sqrt"], kupfer::sqrt),
-        (&["cbrt"], kupfer::cbrt),
-        (&["square"], kupfer::square),
-        (&["reciprocal"], kupfer::reciprocal),
-        (&["sin"], kupfer::sin),
-        (&["cos"], kupfer::cos),
-        (&["tan"], kupfer::tan),
-        (&["arcsin", "asin"], kupfer::arcsin),
-        (&["arccos", "acos"], kupfer::arccos),
-        (&["arctan", "atan"], kupfer::arctan),
-        (&["sinh"], kupfer::sinh),
-        (&["cosh"], kupfer::cosh),
-        (&["tanh"], kupfer::tanh),
-        (&["arcsinh", "asinh"], kupfer::arcsinh),
-        (&["arccosh", "acosh"], kupfer::arccosh),
-        (&["arctanh", "atanh"], kupfer::arctanh),
-        (&["floor"], kupfer::floor),
-        (&["ceil"], kupfer::ceil),
-        (&["trunc", "fix"], kupfer::trunc),
-        (&["rint"], kupfer::rint),
-        (&["isnan"], kupfer::isnan),
-        (&["isinf"], kupfer::isinf),
-        (&["isfinite"], kupfer::isfinite),
-        (&["logical_not"], kupfer::logical_not),
-        (&["invert", "bitwise_not", "bitwise_invert"], kupfer::invert),
-        (&["real"], kupfer::real),
-        (&["imag"], kupfer::imag),
-        (&["conjugate", "conj"], kupfer::conjugate),
-    ];
+    macro_rules! unary_rows {
+        ($($rows:tt)*) => {
+            register_table!(r Unary; $($rows)*);
+        };
+    }
+    macro_rules! binary_rows {
+        ($($rows:tt)*) => {
+            register_table!(r Binary; $($rows)*);
+        };
+    }
+    kupfer::unary_op_table!(unary_rows);
+    kupfer::binary_op_table!(binary_rows);
+    // Composites of the ufuncs, not rows of the table.
+    let unary: &[(&[&'static str], Unary)] =
+        &[(&["positive"], kupfer::positive), (&["fabs"], fabs)];
     for (names, f) in unary {
         r.add(names, Func::Unary(*f));
     }
     let binary: &[(&[&'static str], Binary)] = &[
-        (&["add"], kupfer::add),
-        (&["subtract"], kupfer::subtract),
-        (&["multiply"], kupfer::multiply),
-        (&["divide", "true_divide"], kupfer::divide),
-        (&["floor_divide"], kupfer::floor_divide),
-        (&["remainder", "mod"], kupfer::remainder),
-        (&["power", "pow"], kupfer::power),
-        (&["maximum"], kupfer::maximum),
-        (&["minimum"], kupfer::minimum),
-        (&["fmax"], kupfer::fmax),
-        (&["fmin"], kupfer::fmin),
-        (&["arctan2", "atan2"], kupfer::arctan2),
-        (&["hypot"], kupfer::hypot),
-        (&["equal"], kupfer::equal),
-        (&["not_equal"], kupfer::not_equal),
-        (&["less"], kupfer::less),
-        (&["less_equal"], kupfer::less_equal),
-        (&["greater"], kupfer::greater),
-        (&["greater_equal"], kupfer::greater_equal),
-        (&["logical_and"], kupfer::logical_and),
-        (&["logical_or"], kupfer::logical_or),
-        (&["logical_xor"], kupfer::logical_xor),
-        (&["bitwise_and"], kupfer::bitwise_and),
-        (&["bitwise_or"], kupfer::bitwise_or),
-        (&["bitwise_xor"], kupfer::bitwise_xor),
-        (&["left_shift", "bitwise_left_shift"], kupfer::left_shift),
-        (&["right_shift", "bitwise_right_shift"], kupfer::right_shift),
-        (&["copysign"], kupfer::copysign),
-        (&["nextafter"], kupfer::nextafter),
-        (&["ldexp"], kupfer::ldexp),
-        (&["gcd"], kupfer::gcd),
-        (&["lcm"], kupfer::lcm),
         (&["heaviside"], kupfer::heaviside),
         (&["logaddexp"], kupfer::logaddexp),
         (&["logaddexp2"], kupfer::logaddexp2),
