@@ -1163,9 +1163,10 @@ fn bad_inputs_are_errors() {
     let cz = |r: kp::Result<Array>| r.unwrap().to_vec::<kp::Complex32>().unwrap()[0];
     assert_eq!(cz(kp::max(&c, Axis::All, false)), hz[2]);
     assert_eq!(cz(kp::min(&c, Axis::All, false)), hz[1]);
-    let index = |r: kp::Result<Array>| r.unwrap().astype(DType::I64).unwrap().to_vec::<i64>();
-    assert_eq!(index(kp::argmax(&c, None, false)).unwrap(), [2]);
-    assert_eq!(index(kp::argmin(&c, None, false)).unwrap(), [1]);
+    // The index dtype is int64 where the adapter has it, int32 otherwise (GL): read either.
+    let index = |r: kp::Result<Array>| r.unwrap().to_host().unwrap().data.get_f64(0);
+    assert_eq!(index(kp::argmax(&c, None, false)), 2.0);
+    assert_eq!(index(kp::argmin(&c, None, false)), 1.0);
     let (re, im): (Vec<f64>, Vec<f64>) = hz.iter().map(|z| (z.re as f64, z.im as f64)).unzip();
     let sum = cz(kp::sum(&c, Axis::All, false));
     assert_eq!((sum.re, sum.im), (3.5, 1.25));
