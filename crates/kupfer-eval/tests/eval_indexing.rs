@@ -4,10 +4,10 @@
 //! programs NumPy refuses must fail in kupfer with a short error. Needs python3 with numpy;
 //! fails, never skips, without them.
 
-use kupfer::{DType, HostArray, HostData};
+mod common;
+
+use common::{mismatch, numpy_programs, temp_dir};
 use kupfer_eval::Session;
-use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// Programs whose last value must match NumPy's.
 const CASES: &[&str] = &[
@@ -247,109 +247,6 @@ const REFUSED: &[&str] = &[
     "np.take(np.arange(6).reshape(2, 3), [-7])",
 ];
 
-fn temp_dir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("kupfer-eval-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("a temporary directory");
-    d
-}
-
-fn numpy_results(dir: &Path, programs: &[&str]) -> Vec<Result<HostArray, String>> {
-    let text: String = programs
-        .iter()
-        .map(|p| format!("{}\n", p.replace('\n', "; ")))
-        .collect();
-    let cases = dir.join("programs.txt");
-    std::fs::write(&cases, text).expect("write the programs");
-    let out = dir.join("numpy");
-    std::fs::create_dir_all(&out).expect("an output directory");
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/python/program_oracle.py"
-    );
-    let o = Command::new("python3")
-        .arg(script)
-        .arg(&cases)
-        .arg(&out)
-        .output()
-        .expect("python3 must be installed for this test (with numpy)");
-    assert!(
-        o.status.success(),
-        "the NumPy oracle failed (is numpy installed?):\n{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    (0..programs.len())
-        .map(|i| {
-            let ok = out.join(format!("out_{i}.npy"));
-            if ok.exists() {
-                kupfer::io::read_npy(&ok).map_err(|e| format!("reading NumPy's result: {e}"))
-            } else {
-                Err(std::fs::read_to_string(out.join(format!("err_{i}.txt")))
-                    .unwrap_or_else(|_| "no result".into()))
-            }
-        })
-        .collect()
-}
-
-fn as_f64(d: &HostData) -> Vec<f64> {
-    match d {
-        HostData::Bool(v) => v.iter().map(|&b| f64::from(u8::from(b))).collect(),
-        HostData::I32(v) => v.iter().map(|&x| f64::from(x)).collect(),
-        HostData::U32(v) => v.iter().map(|&x| f64::from(x)).collect(),
-        HostData::I8(v) => v.iter().map(|&x| f64::from(x)).collect(),
-        HostData::U8(v) => v.iter().map(|&x| f64::from(x)).collect(),
-        HostData::I16(v) => v.iter().map(|&x| f64::from(x)).collect(),
-        HostData::U16(v) => v.iter().map(|&x| f64::from(x)).collect(),
-        HostData::I64(v) => v.iter().map(|&x| x as f64).collect(),
-        HostData::F16(v) => v.iter().map(|x| x.to_f64()).collect(),
-        HostData::F32(v) => v.iter().map(|&x| f64::from(x)).collect(),
-        HostData::F64(v) => v.clone(),
-        HostData::Complex64(v) => v
-            .iter()
-            .flat_map(|c| [f64::from(c.re), f64::from(c.im)])
-            .collect(),
-        HostData::Complex128(v) => v.iter().flat_map(|c| [c.re, c.im]).collect(),
-    }
-}
-
-fn demoted(d: DType) -> DType {
-    match d {
-        DType::I64 => DType::I32,
-        DType::F64 => DType::F32,
-        DType::Complex128 => DType::Complex64,
-        d => d,
-    }
-}
-
-fn tolerance(d: DType) -> (f64, f64) {
-    match d {
-        DType::F16 => (4e-3, 4e-3),
-        DType::F32 | DType::Complex64 => (2e-5, 2e-5),
-        DType::F64 | DType::Complex128 => (1e-11, 1e-12),
-        _ => (0.0, 0.0),
-    }
-}
-
-fn mismatch(program: &str, got: &HostArray, want: &HostArray) -> Option<String> {
-    if got.shape != want.shape {
-        return Some(format!("shape {:?}, NumPy {:?}", got.shape, want.shape));
-    }
-    let (gd, wd) = (got.dtype(), want.dtype());
-    let demotion_ok = !program.contains("64") && gd == demoted(wd);
-    if gd != wd && !demotion_ok {
-        return Some(format!("dtype {gd}, NumPy {wd}"));
-    }
-    let (rtol, atol) = tolerance(gd);
-    let (g, w) = (as_f64(&got.data), as_f64(&want.data));
-    for (i, (x, y)) in g.iter().zip(&w).enumerate() {
-        let same = (x.is_nan() && y.is_nan()) || x == y || (x - y).abs() <= atol + rtol * y.abs();
-        if !same {
-            return Some(format!("element {i}: {x} vs NumPy {y}"));
-        }
-    }
-    None
-}
-
 fn device() {
     if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
         std::env::set_var("XDG_RUNTIME_DIR", "/tmp");
@@ -361,7 +258,7 @@ fn device() {
 fn programs_match_numpy() {
     device();
     let dir = temp_dir("programs");
-    let want = numpy_results(&dir, CASES);
+    let want = numpy_programs(&dir, CASES);
     let _ = std::fs::remove_dir_all(&dir);
     let mut failures = Vec::new();
     for (program, want) in CASES.iter().zip(want) {
@@ -393,7 +290,7 @@ fn programs_match_numpy() {
 fn refusals_match_numpy() {
     device();
     let dir = temp_dir("program-refusals");
-    let numpy = numpy_results(&dir, REFUSED);
+    let numpy = numpy_programs(&dir, REFUSED);
     let _ = std::fs::remove_dir_all(&dir);
     let mut failures = Vec::new();
     for (program, want) in REFUSED.iter().zip(numpy) {

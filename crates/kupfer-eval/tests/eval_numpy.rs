@@ -8,9 +8,11 @@
 //! so where NumPy gives int64/float64 from 32-bit inputs, kupfer's int32/float32 is accepted
 //! — only for expressions that mention no 64-bit input or dtype.
 
-use kupfer::{f16, DType, HostArray, HostData};
+mod common;
+
+use common::{mismatch, numpy_expressions, temp_dir};
+use kupfer::{f16, HostArray, HostData};
 use kupfer_eval::{evaluate, EvalError, Value};
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// A small deterministic generator (xorshift64*).
@@ -1351,121 +1353,6 @@ const REFUSED: &[&str] = &[
     "np.polyfit(v32, v32, -1)",
 ];
 
-/// A fresh directory for one test's files (`tag` keeps tests running at once apart).
-fn temp_dir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("kupfer-eval-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("a temporary directory");
-    d
-}
-
-/// Runs the NumPy oracle over `exprs`: per expression, NumPy's result or its error.
-fn numpy_results(
-    dir: &Path,
-    files: &[(&str, PathBuf)],
-    exprs: &[&str],
-) -> Vec<Result<HostArray, String>> {
-    let mut text = String::new();
-    for (name, path) in files {
-        text.push_str(&format!("{name}={}\n", path.display()));
-    }
-    text.push_str("---\n");
-    for e in exprs {
-        text.push_str(e);
-        text.push('\n');
-    }
-    let cases = dir.join("cases.txt");
-    std::fs::write(&cases, text).expect("write the cases");
-    let out = dir.join("numpy");
-    std::fs::create_dir_all(&out).expect("an output directory");
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/eval_oracle.py");
-    let o = Command::new("python3")
-        .arg(script)
-        .arg(&cases)
-        .arg(&out)
-        .output()
-        .expect("python3 must be installed for this test (with numpy)");
-    assert!(
-        o.status.success(),
-        "the NumPy oracle failed (is numpy installed?):\n{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    (0..exprs.len())
-        .map(|i| {
-            let ok = out.join(format!("out_{i}.npy"));
-            if ok.exists() {
-                kupfer::io::read_npy(&ok).map_err(|e| format!("reading NumPy's result: {e}"))
-            } else {
-                Err(std::fs::read_to_string(out.join(format!("err_{i}.txt")))
-                    .unwrap_or_else(|_| "no result".into()))
-            }
-        })
-        .collect()
-}
-
-/// The values as f64 (complex as re, im pairs).
-fn as_f64(d: &HostData) -> Vec<f64> {
-    match d {
-        HostData::Bool(v) => v.iter().map(|&b| f64::from(u8::from(b))).collect(),
-        HostData::I32(v) => v.iter().map(|&x| f64::from(x)).collect(),
-        HostData::U32(v) => v.iter().map(|&x| f64::from(x)).collect(),
-        HostData::I8(v) => v.iter().map(|&x| f64::from(x)).collect(),
-        HostData::U8(v) => v.iter().map(|&x| f64::from(x)).collect(),
-        HostData::I16(v) => v.iter().map(|&x| f64::from(x)).collect(),
-        HostData::U16(v) => v.iter().map(|&x| f64::from(x)).collect(),
-        HostData::I64(v) => v.iter().map(|&x| x as f64).collect(),
-        HostData::F16(v) => v.iter().map(|x| x.to_f64()).collect(),
-        HostData::F32(v) => v.iter().map(|&x| f64::from(x)).collect(),
-        HostData::F64(v) => v.clone(),
-        HostData::Complex64(v) => v
-            .iter()
-            .flat_map(|c| [f64::from(c.re), f64::from(c.im)])
-            .collect(),
-        HostData::Complex128(v) => v.iter().flat_map(|c| [c.re, c.im]).collect(),
-    }
-}
-
-/// kupfer's documented 32-bit counterpart of a 64-bit NumPy result dtype.
-fn demoted(d: DType) -> DType {
-    match d {
-        DType::I64 => DType::I32,
-        DType::F64 => DType::F32,
-        DType::Complex128 => DType::Complex64,
-        d => d,
-    }
-}
-
-/// (relative, absolute) tolerance for results of dtype `d`.
-fn tolerance(d: DType) -> (f64, f64) {
-    match d {
-        DType::F16 => (4e-3, 4e-3),
-        DType::F32 | DType::Complex64 => (2e-5, 2e-5),
-        DType::F64 | DType::Complex128 => (1e-11, 1e-12),
-        _ => (0.0, 0.0),
-    }
-}
-
-/// Why `got` (kupfer) differs from `want` (NumPy) for `expr`, if it does.
-fn mismatch(expr: &str, got: &HostArray, want: &HostArray) -> Option<String> {
-    if got.shape != want.shape {
-        return Some(format!("shape {:?}, NumPy {:?}", got.shape, want.shape));
-    }
-    let (gd, wd) = (got.dtype(), want.dtype());
-    let demotion_ok = !expr.contains("64") && gd == demoted(wd);
-    if gd != wd && !demotion_ok {
-        return Some(format!("dtype {gd}, NumPy {wd}"));
-    }
-    let (rtol, atol) = tolerance(gd);
-    let (g, w) = (as_f64(&got.data), as_f64(&want.data));
-    for (i, (x, y)) in g.iter().zip(&w).enumerate() {
-        let same = (x.is_nan() && y.is_nan()) || x == y || (x - y).abs() <= atol + rtol * y.abs();
-        if !same {
-            return Some(format!("element {i}: {x} vs NumPy {y}"));
-        }
-    }
-    None
-}
-
 #[test]
 fn expressions_match_numpy() {
     match_numpy("oracle", CASES);
@@ -1491,7 +1378,7 @@ fn match_numpy(tag: &str, cases: &[&str]) {
             kupfer::Array::from_host(h).expect("upload"),
         ));
     }
-    let want = numpy_results(&dir, &files, cases);
+    let want = numpy_expressions(&dir, &files, cases);
     let mut failures = Vec::new();
     for (expr, want) in cases.iter().zip(want) {
         let got = evaluate(expr, &vars)
@@ -1547,7 +1434,7 @@ fn numpy_docstring_examples() {
         .collect();
     assert!(cases.len() > 100, "only {} examples found", cases.len());
     let dir = temp_dir("docstrings");
-    let want = numpy_results(&dir, &[], &cases);
+    let want = numpy_expressions(&dir, &[], &cases);
     let _ = std::fs::remove_dir_all(&dir);
     let mut failures = Vec::new();
     for (expr, want) in cases.iter().zip(want) {
@@ -1591,7 +1478,7 @@ fn refusals_match_numpy() {
         kupfer::io::write_npy(&path, h).expect("write an input");
         files.push((*name, path));
     }
-    let numpy = numpy_results(&dir, &files, REFUSED);
+    let numpy = numpy_expressions(&dir, &files, REFUSED);
     let _ = std::fs::remove_dir_all(&dir);
     let vars = vars();
     let mut failures = Vec::new();
@@ -2047,7 +1934,7 @@ fn fuzz_expressions_match_numpy() {
             kupfer::Array::from_host(h).expect("upload"),
         ));
     }
-    let want = numpy_results(&dir, &files, &refs);
+    let want = numpy_expressions(&dir, &files, &refs);
     let _ = std::fs::remove_dir_all(&dir);
     let start = std::time::Instant::now();
     let (mut matched, mut both_refused, mut unsupported, mut tried) = (0, 0, 0, 0);

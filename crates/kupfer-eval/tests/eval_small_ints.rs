@@ -12,9 +12,11 @@
 //! NumPy's uint64 sums of unsigned inputs (which kupfer gives as uint32) are compared through
 //! `.astype(np.uint32)` because the oracle's files hold no uint64.
 
+mod common;
+
+use common::{as_f64, demoted, numpy_programs, temp_dir};
 use kupfer::{DType, HostArray, HostData};
 use kupfer_eval::Session;
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const A8: &str = "a = np.array([250, 3, 7, 0, 128, 255, 1, 99, 200], dtype=np.uint8)";
@@ -172,58 +174,6 @@ fn program(p: &str) -> String {
         .replace("{B16}", B16)
 }
 
-fn temp_dir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("kupfer-eval-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("a temporary directory");
-    d
-}
-
-fn numpy_results(dir: &Path, programs: &[String]) -> Vec<Result<HostArray, String>> {
-    let text: String = programs.iter().map(|p| format!("{p}\n")).collect();
-    let cases = dir.join("programs.txt");
-    std::fs::write(&cases, text).expect("write the programs");
-    let out = dir.join("numpy");
-    std::fs::create_dir_all(&out).expect("an output directory");
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/python/program_oracle.py"
-    );
-    let o = Command::new("python3")
-        .arg(script)
-        .arg(&cases)
-        .arg(&out)
-        .output()
-        .expect("python3 must be installed for this test (with numpy)");
-    assert!(
-        o.status.success(),
-        "the NumPy oracle failed (is numpy installed?):\n{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    (0..programs.len())
-        .map(|i| {
-            let ok = out.join(format!("out_{i}.npy"));
-            if ok.exists() {
-                kupfer::io::read_npy(&ok).map_err(|e| format!("reading NumPy's result: {e}"))
-            } else {
-                Err(std::fs::read_to_string(out.join(format!("err_{i}.txt")))
-                    .unwrap_or_else(|_| "no result".into()))
-            }
-        })
-        .collect()
-}
-
-/// Every element exactly, as f64 (complex as re, im).
-fn as_f64(h: &HostArray) -> Vec<f64> {
-    (0..h.data.len())
-        .flat_map(|i| match &h.data {
-            HostData::Complex64(v) => vec![f64::from(v[i].re), f64::from(v[i].im)],
-            HostData::Complex128(v) => vec![v[i].re, v[i].im],
-            d => vec![d.get_f64(i)],
-        })
-        .collect()
-}
-
 fn tolerance(d: DType) -> f64 {
     match d {
         DType::F16 => 4e-3,
@@ -237,17 +187,11 @@ fn mismatch(got: &HostArray, want: &HostArray) -> Option<String> {
         return Some(format!("shape {:?}, NumPy {:?}", got.shape, want.shape));
     }
     let (gd, wd) = (got.dtype(), want.dtype());
-    let demoted = match wd {
-        DType::I64 => DType::I32,
-        DType::F64 => DType::F32,
-        DType::Complex128 => DType::Complex64,
-        d => d,
-    };
-    if gd != wd && gd != demoted {
+    if gd != wd && gd != demoted(wd) {
         return Some(format!("dtype {gd}, NumPy {wd}"));
     }
     let tol = tolerance(gd);
-    for (i, (x, y)) in as_f64(got).iter().zip(as_f64(want)).enumerate() {
+    for (i, (x, y)) in as_f64(&got.data).iter().zip(as_f64(&want.data)).enumerate() {
         if !((x.is_nan() && y.is_nan()) || (x - y).abs() <= tol * y.abs().max(1.0)) {
             return Some(format!("element {i}: {x} vs NumPy {y}"));
         }
@@ -276,7 +220,7 @@ fn reduction_out_programs_match_numpy() {
 fn programs_match_numpy(tag: &str, programs: &[&str]) {
     let programs: Vec<String> = programs.iter().map(|p| program(p)).collect();
     let dir = temp_dir(tag);
-    let want = numpy_results(&dir, &programs);
+    let want = numpy_programs(&dir, &programs);
     let _ = std::fs::remove_dir_all(&dir);
     let mut failures = Vec::new();
     for (p, want) in programs.iter().zip(want) {
@@ -303,7 +247,7 @@ fn programs_match_numpy(tag: &str, programs: &[&str]) {
 fn small_integer_refusals_match_numpy() {
     let programs: Vec<String> = REFUSED.iter().map(|p| program(p)).collect();
     let dir = temp_dir("small-ints-refused");
-    let want = numpy_results(&dir, &programs);
+    let want = numpy_programs(&dir, &programs);
     let _ = std::fs::remove_dir_all(&dir);
     for (p, want) in programs.iter().zip(want) {
         assert!(want.is_err(), "{p}: NumPy accepts it");

@@ -5,10 +5,12 @@
 //! agree in shape, dtype and values; refusals must be refused with NumPy's message. Fails,
 //! never skips, without python3/numpy or a GPU adapter.
 
-use kupfer::{f16, DType, HostArray, HostData};
+mod common;
+
+use common::{as_f64, demoted, numpy_expressions, temp_dir};
+use kupfer::{f16, HostArray, HostData};
 use kupfer_eval::evaluate;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn host(shape: &[usize], data: HostData) -> HostArray {
     HostArray::new(shape.to_vec(), data).expect("consistent host array")
@@ -571,53 +573,17 @@ const REFUSED: &[(&str, &str)] = &[
     ),
 ];
 
-fn temp_dir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("kupfer-manip-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("a temporary directory");
-    d
-}
-
-/// NumPy's result or error text per expression.
+/// NumPy's result or error text per expression, over the inputs written as .npy files.
 fn numpy_results(dir: &Path, exprs: &[&str]) -> Vec<Result<HostArray, String>> {
-    let mut text = String::new();
-    for (name, h) in inputs() {
-        let path = dir.join(format!("{name}.npy"));
-        kupfer::io::write_npy(&path, &h).expect("write an input");
-        text.push_str(&format!("{name}={}\n", path.display()));
-    }
-    text.push_str("---\n");
-    for e in exprs {
-        text.push_str(e);
-        text.push('\n');
-    }
-    let cases = dir.join("cases.txt");
-    std::fs::write(&cases, text).expect("write the cases");
-    let out = dir.join("numpy");
-    std::fs::create_dir_all(&out).expect("an output directory");
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/eval_oracle.py");
-    let o = Command::new("python3")
-        .arg(script)
-        .arg(&cases)
-        .arg(&out)
-        .output()
-        .expect("python3 must be installed for this test (with numpy)");
-    assert!(
-        o.status.success(),
-        "the NumPy oracle failed (is numpy installed?):\n{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    (0..exprs.len())
-        .map(|i| {
-            let ok = out.join(format!("out_{i}.npy"));
-            if ok.exists() {
-                kupfer::io::read_npy(&ok).map_err(|e| format!("reading NumPy's result: {e}"))
-            } else {
-                Err(std::fs::read_to_string(out.join(format!("err_{i}.txt")))
-                    .unwrap_or_else(|_| "no result".into()))
-            }
+    let files: Vec<(&str, PathBuf)> = inputs()
+        .into_iter()
+        .map(|(name, h)| {
+            let path = dir.join(format!("{name}.npy"));
+            kupfer::io::write_npy(&path, &h).expect("write an input");
+            (name, path)
         })
-        .collect()
+        .collect();
+    numpy_expressions(dir, &files, exprs)
 }
 
 fn vars() -> Vec<(String, kupfer::Array)> {
@@ -625,38 +591,6 @@ fn vars() -> Vec<(String, kupfer::Array)> {
         .into_iter()
         .map(|(n, h)| (n.to_string(), kupfer::Array::from_host(&h).expect("upload")))
         .collect()
-}
-
-fn as_f64(d: &HostData) -> Vec<f64> {
-    match d {
-        HostData::Bool(v) => v.iter().map(|&b| f64::from(u8::from(b))).collect(),
-        HostData::I32(v) => v.iter().map(|&x| f64::from(x)).collect(),
-        HostData::U32(v) => v.iter().map(|&x| f64::from(x)).collect(),
-        HostData::I8(v) => v.iter().map(|&x| f64::from(x)).collect(),
-        HostData::U8(v) => v.iter().map(|&x| f64::from(x)).collect(),
-        HostData::I16(v) => v.iter().map(|&x| f64::from(x)).collect(),
-        HostData::U16(v) => v.iter().map(|&x| f64::from(x)).collect(),
-        HostData::I64(v) => v.iter().map(|&x| x as f64).collect(),
-        HostData::F16(v) => v.iter().map(|x| x.to_f64()).collect(),
-        HostData::F32(v) => v.iter().map(|&x| f64::from(x)).collect(),
-        HostData::F64(v) => v.clone(),
-        HostData::Complex64(v) => v
-            .iter()
-            .flat_map(|c| [f64::from(c.re), f64::from(c.im)])
-            .collect(),
-        HostData::Complex128(v) => v.iter().flat_map(|c| [c.re, c.im]).collect(),
-    }
-}
-
-/// kupfer's documented 32-bit counterpart of a 64-bit NumPy result dtype (kupfer never
-/// widens 32-bit operands implicitly): accepted where the expression names no 64-bit input.
-fn demoted(d: DType) -> DType {
-    match d {
-        DType::I64 => DType::I32,
-        DType::F64 => DType::F32,
-        DType::Complex128 => DType::Complex64,
-        d => d,
-    }
 }
 
 fn mismatch(expr: &str, got: &HostArray, want: &HostArray) -> Option<String> {
