@@ -22,6 +22,11 @@ const COMMON: &str = include_str!("../../../shaders/fft_common.wgsl");
 const STOCKHAM: &str = include_str!("../../../shaders/fft_stockham.wgsl");
 const LANES: &str = include_str!("../../../shaders/fft_lanes.wgsl");
 
+/// The circular shift kernel behind `fftshift` and `ifftshift` (`shaders/roll.wgsl`): an
+/// n-d array of rank at most 8, elements of one or two u32 words, rolled along every axis
+/// into a C-contiguous result. It varies only in its uniform block.
+pub const ROLL_WGSL: &str = include_str!("../../../shaders/roll.wgsl");
+
 /// How the first pass reads its input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum LoadKind {
@@ -1135,6 +1140,11 @@ mod tests {
 
     fn validate(wgsl: &str) {
         crate::naga_check::validate(wgsl, naga::valid::Capabilities::empty());
+    }
+
+    #[test]
+    fn the_shift_kernel_validates() {
+        validate(ROLL_WGSL);
     }
 
     /// Evaluates one term of [`dft_code`]'s output (a name, a trivial or a constant
