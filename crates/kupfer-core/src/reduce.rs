@@ -449,11 +449,19 @@ pub fn generate(rp: &ReduceProgram, target: &Target) -> Result<(String, ParamLay
         return Err(Error::invalid("reduction maps are scalar programs"));
     }
     let acc_type = rp.acc_type();
+    // Partial accumulators as stored: a bool accumulator (a custom reduction's) is a u32 in
+    // storage, as bool arrays are (WGSL has no host-shareable bool).
+    let bool_acc = acc_type == "bool";
+    let acc_stored = if bool_acc {
+        "u32".to_string()
+    } else {
+        acc_type.clone()
+    };
     let (fields, layout) = codegen::param_block(map, &["m", "r", "splits", "chunk", "ddof"]);
     let mut bindings = String::new();
     for (k, input) in map.inputs.iter().enumerate() {
         let ty = if rp.partials {
-            acc_type.clone()
+            acc_stored.clone()
         } else {
             input.dtype.wgsl_storage().to_string()
         };
@@ -466,7 +474,7 @@ pub fn generate(rp: &ReduceProgram, target: &Target) -> Result<(String, ParamLay
     let out_type = if rp.finalize {
         rp.out.wgsl_storage().to_string()
     } else {
-        acc_type.clone()
+        acc_stored.clone()
     };
     let _ = writeln!(
         bindings,
@@ -501,7 +509,11 @@ pub fn generate(rp: &ReduceProgram, target: &Target) -> Result<(String, ParamLay
                 s
             }
         };
-        let _ = writeln!(body, "    return in0[{index}];");
+        if bool_acc {
+            let _ = writeln!(body, "    return in0[{index}] != 0u;");
+        } else {
+            let _ = writeln!(body, "    return in0[{index}];");
+        }
     } else {
         for (idx, (node, dtype)) in map.nodes.iter().enumerate() {
             let expr = codegen::node_expr(map, node, *dtype, 0, &mut needs)?;
@@ -546,6 +558,8 @@ pub fn generate(rp: &ReduceProgram, target: &Target) -> Result<(String, ParamLay
     }
     let store = if rp.finalize {
         finalize(rp)
+    } else if bool_acc {
+        "select(0u, 1u, acc)".to_string()
     } else {
         "acc".to_string()
     };
