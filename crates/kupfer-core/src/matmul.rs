@@ -1722,6 +1722,70 @@ mod tests {
         }
     }
 
+    /// A random draw in an epilogue (`a @ b + rng.random(...)`: the draw is a leaf of the
+    /// expression around the product, so it fuses like any other): every op and dtype, on
+    /// every kernel that takes an epilogue.
+    #[test]
+    fn random_draws_in_epilogues_validate() {
+        use crate::expr::{Access, InputSpec, Node};
+        let tile = TileConfig::default_for(4096, 4096);
+        for op in crate::naga_check::random_ops() {
+            for d in DType::ALL {
+                if op.check(d).is_err() {
+                    continue;
+                }
+                // The draw's program with the product as input 0 and its parameters after.
+                let draw = crate::naga_check::random_program(op, d, Access::Strided);
+                let mut nodes = vec![(Node::Load(0), DType::F32)];
+                let shift = |n: &Node| match n {
+                    Node::Load(k) => Node::Load(k + 1),
+                    Node::Random(op, args) => {
+                        Node::Random(*op, args.iter().map(|a| a + 1).collect())
+                    }
+                    other => other.clone(),
+                };
+                nodes.extend(draw.nodes.iter().map(|(n, t)| (shift(n), *t)));
+                let r = nodes.len() - 1;
+                nodes.push((Node::Cast(r), DType::F32));
+                nodes.push((Node::Binary(crate::BinaryOp::Add, 0, r + 1), DType::F32));
+                let mut inputs = vec![InputSpec {
+                    dtype: DType::F32,
+                    access: Access::Strided,
+                }];
+                inputs.extend(draw.inputs);
+                let epi = Program {
+                    output: nodes.len() - 1,
+                    nodes,
+                    inputs,
+                    scalars: draw.scalars,
+                    rank: 0,
+                    vector: false,
+                };
+                for kernel in [
+                    MatmulKernel::Simple,
+                    MatmulKernel::Tiled {
+                        tile,
+                        a: Load::Scalar,
+                        b: Load::Scalar,
+                        c_vec4: false,
+                    },
+                ] {
+                    let p = MatmulProgram {
+                        a: DType::F32,
+                        b: DType::F32,
+                        out: DType::F32,
+                        kernel,
+                        epilogue: Some(epi.clone()),
+                    };
+                    validate(
+                        &generate(&p, &ALL).unwrap_or_else(|e| panic!("{op:?} {d}: {e}")),
+                        false,
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn epilogues_with_8_byte_scalars_are_refused() {
         let mut epi = epilogues(DType::F32).remove(0);
