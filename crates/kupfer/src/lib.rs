@@ -99,7 +99,9 @@ pub mod windows;
 pub use array::Array;
 #[cfg(not(target_arch = "wasm32"))]
 pub use calculus::interp;
-pub use calculus::{ediff1d, gradient, trapezoid, unwrap};
+pub use calculus::{
+    cumulative_prod, cumulative_sum, ediff1d, gradient, trapezoid, unwrap, Spacing,
+};
 pub use config::Config;
 pub use creation::*;
 pub use custom::{ElementwiseKernel, RawKernel, RawModule, ReductionKernel};
@@ -138,7 +140,7 @@ pub use nanfuncs::{
 };
 pub use num_complex::{Complex32, Complex64};
 pub use numeric::*;
-pub use polynomial::{polyadd, polyder, polyint, polymul, polysub, polyval};
+pub use polynomial::{polyadd, polyder, polyint, polymul, polysub, polyval, vander};
 pub use reduce::{
     all, amax, amin, any, argmax, argmin, average, count_nonzero, max, mean, min, prod, ptp, sum,
     var, Axis,

@@ -124,8 +124,6 @@ pub fn function_names() -> Vec<&'static str> {
 /// rather than "unknown".
 pub(crate) const PLANNED: &[&str] = &[
     // statistics and scans
-    "cumulative_sum",
-    "cumulative_prod",
     "cov",
     "corrcoef",
     "logsumexp",
