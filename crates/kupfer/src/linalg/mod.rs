@@ -19,6 +19,7 @@ mod chain;
 mod cholesky;
 mod cross;
 mod diagonal;
+mod eig;
 mod einsum;
 mod factor;
 mod factored;
@@ -38,6 +39,9 @@ pub use cholesky::cholesky;
 pub use cholesky::cholesky_async;
 pub use cross::cross;
 pub use diagonal::{diag, diagonal, trace};
+#[cfg(not(target_arch = "wasm32"))]
+pub use eig::{eig, eigvals};
+pub use eig::{eig_async, eigvals_async, EIG_ORDER_MAX};
 pub use einsum::einsum;
 pub use factored::lu;
 #[cfg(not(target_arch = "wasm32"))]
