@@ -487,3 +487,33 @@ fn eig_errors_are_numpys() {
     let e = kp::zeros(&[0, 3, 3], Some(DType::F32)).unwrap();
     assert_eq!(kp::linalg::eigvals(&e).unwrap().shape(), &[0, 3]);
 }
+
+#[test]
+fn roots_drop_leading_zeros_and_keep_trailing_ones() {
+    let _d = device();
+    let p = Array::from_slice(&[0.0f64, 0.0, 1.0, -3.0, 2.0, 0.0], &[6]).unwrap();
+    let r = kp::roots(&p).unwrap();
+    assert_eq!(r.dtype(), DType::F64);
+    let mut got: Vec<f64> = r.to_vec().unwrap();
+    assert_eq!(got.len(), 3);
+    assert_eq!(got[2], 0.0, "trailing zeros come last");
+    got.truncate(2);
+    got.sort_by(f64::total_cmp);
+    assert!(
+        (got[0] - 1.0).abs() < 1e-12 && (got[1] - 2.0).abs() < 1e-12,
+        "{got:?}"
+    );
+    // x^2 + 1: a conjugate pair, complex results.
+    let p = Array::from_slice(&[1.0f32, 0.0, 1.0], &[3]).unwrap();
+    let r = kp::roots(&p).unwrap();
+    assert_eq!(r.dtype(), DType::Complex64);
+    let z: Vec<kp::Complex32> = r.to_vec().unwrap();
+    assert!((z[0].im - 1.0).abs() < 1e-6 && z[1] == z[0].conj() && z[0].re.abs() < 1e-6);
+    // Constants and zeros have no roots; matrices are refused.
+    for c in [&[0.0f32, 0.0][..], &[0.0, 5.0][..]] {
+        let p = Array::from_slice(c, &[c.len()]).unwrap();
+        assert_eq!(kp::roots(&p).unwrap().shape(), &[0]);
+    }
+    let m = Array::from_slice(&[1.0f32; 4], &[2, 2]).unwrap();
+    assert!(matches!(kp::roots(&m), Err(Error::InvalidArgument(_))));
+}

@@ -30,6 +30,7 @@ mod orth;
 mod polyfit;
 mod products;
 mod qr;
+mod roots;
 mod svd;
 mod triangular;
 
@@ -58,6 +59,9 @@ pub use polyfit::polyfit;
 pub use polyfit::{polyfit_async, Polyfit};
 pub use products::{dot, inner, kron, matvec, outer, tensordot, vdot, vecdot, vecmat, TensorAxes};
 pub use qr::{qr, Qr, QrMode};
+#[cfg(not(target_arch = "wasm32"))]
+pub use roots::roots;
+pub use roots::roots_async;
 #[cfg(not(target_arch = "wasm32"))]
 pub use svd::{eigh, eigvalsh, svd, svdvals, svdvals_hermitian};
 pub use svd::{
