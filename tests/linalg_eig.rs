@@ -517,3 +517,159 @@ fn roots_drop_leading_zeros_and_keep_trailing_ones() {
     let m = Array::from_slice(&[1.0f32; 4], &[2, 2]).unwrap();
     assert!(matches!(kp::roots(&m), Err(Error::InvalidArgument(_))));
 }
+
+/// `||V^H V - I||` / (n eps) of the `n x n` column vectors `v`.
+fn unitarity(v: &[(f64, f64)], n: usize, eps: f64) -> f64 {
+    let mut worst: f64 = 0.0;
+    for a in 0..n {
+        for b in 0..n {
+            let mut s = (0.0, 0.0);
+            for i in 0..n {
+                let x = v[i * n + a];
+                let p = cmul((x.0, -x.1), v[i * n + b]);
+                s = (s.0 + p.0, s.1 + p.1);
+            }
+            let want = if a == b { 1.0 } else { 0.0 };
+            worst = worst.max(((s.0 - want).powi(2) + s.1.powi(2)).sqrt() / (n as f64 * eps));
+        }
+    }
+    worst
+}
+
+#[test]
+fn complex_eigh_matches_numpy_by_residuals_and_values() {
+    let d = device();
+    let mut dtypes = vec![DType::Complex64];
+    if d.supports(DType::F64) {
+        dtypes.push(DType::Complex128);
+    }
+    // Hermitian matrices: random, with repeated eigenvalues (U diag(1, 1, 1, 3, 3) U^H built
+    // from the identity plus a rank-2 update), diagonal, and one read from its upper triangle
+    // with garbage in the other (and in the diagonal's imaginary part).
+    let mut cases: Vec<(String, usize, Mat, kp::linalg::Uplo, DType)> = Vec::new();
+    for &dt in &dtypes {
+        for (s, &n) in [1usize, 3, 8, 33].iter().enumerate() {
+            let re = random(200 + s as u64, n * n);
+            let im = random(300 + s as u64, n * n);
+            let m: Mat = (0..n * n)
+                .map(|e| {
+                    let (i, j) = (e / n, e % n);
+                    let t = (i * n + j, j * n + i);
+                    if i == j {
+                        (re[t.0], 0.0)
+                    } else {
+                        (re[t.0] + re[t.1], im[t.0] - im[t.1])
+                    }
+                })
+                .collect();
+            cases.push((format!("random {n}"), n, m, kp::linalg::Uplo::Lower, dt));
+        }
+        let n = 5;
+        let u = random(400, 2 * n);
+        let w = random(401, 2 * n);
+        let m: Mat = (0..n * n)
+            .map(|e| {
+                let (i, j) = (e / n, e % n);
+                let x = (u[i], u[n + i]);
+                let y = (w[j], -w[n + j]);
+                let p = cmul(x, y);
+                let q = cmul((w[i], w[n + i]), (u[j], -u[n + j]));
+                (
+                    f64::from(u8::from(i == j)) + 2.0 * (p.0 + q.0),
+                    2.0 * (p.1 + q.1),
+                )
+            })
+            .collect();
+        cases.push((
+            "rank-2 update of I".into(),
+            n,
+            m,
+            kp::linalg::Uplo::Lower,
+            dt,
+        ));
+        let mut g = random(500, 2 * 16);
+        g.truncate(16);
+        let up: Mat = (0..16)
+            .map(|e| (g[e], if e % 5 == 0 { 7.0 } else { g[15 - e] }))
+            .collect();
+        cases.push((
+            "upper with garbage".into(),
+            4,
+            up,
+            kp::linalg::Uplo::Upper,
+            dt,
+        ));
+    }
+    let manifest: Vec<Value> = cases
+        .iter()
+        .map(|(_, n, m, uplo, dt)| {
+            json!({"n": n, "dtype": dtype_name(*dt), "uplo": if *uplo == kp::linalg::Uplo::Lower {"L"} else {"U"},
+                   "m": m.iter().map(|&(a, b)| [a, b]).collect::<Vec<_>>()})
+        })
+        .collect();
+    let dir = std::env::temp_dir().join(format!("kupfer_eigh_c_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = r#"
+import json, sys, numpy as np
+d = sys.argv[1]
+out = []
+for c in json.load(open(d + '/manifest.json')):
+    a = np.array([complex(x, y) for x, y in c['m']]).reshape(c['n'], c['n']).astype(c['dtype'])
+    w = np.linalg.eigvalsh(a, UPLO=c['uplo'])
+    h = np.tril(a, -1) + np.tril(a, -1).conj().T if c['uplo'] == 'L' else np.triu(a, 1) + np.triu(a, 1).conj().T
+    h = h + np.diag(a.diagonal().real)
+    out.append({'w': [float(x) for x in w], 'h': [[float(z.real), float(z.imag)] for z in h.ravel()]})
+json.dump(out, open(d + '/results.json', 'w'))
+"#;
+    let results = common::run_oracle(&dir, &json!(manifest), script);
+    let mut failures = Vec::new();
+    for ((name, n, m, uplo, dt), r) in cases.iter().zip(results.as_array().unwrap()) {
+        let n = *n;
+        let name = format!("{name} {dt}");
+        let a = upload(&rounded(m, *dt), *dt, &[n, n]);
+        let eps = common::eps(*dt);
+        let (w, v) = kp::linalg::eigh(&a, *uplo).unwrap();
+        let wv = kp::linalg::eigvalsh(&a, *uplo).unwrap();
+        let real = if *dt == DType::Complex64 {
+            DType::F32
+        } else {
+            DType::F64
+        };
+        if w.dtype() != real || wv.dtype() != real || v.dtype() != *dt {
+            failures.push(format!(
+                "{name}: dtypes {} {} {}",
+                w.dtype(),
+                wv.dtype(),
+                v.dtype()
+            ));
+        }
+        let h: Mat = r["h"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| (p[0].as_f64().unwrap(), p[1].as_f64().unwrap()))
+            .collect();
+        let (wh, vh, wvh) = (
+            common::host_pairs(&w),
+            common::host_pairs(&v),
+            common::host_pairs(&wv),
+        );
+        let (res, norm) = residuals(&h, n, &wh, &vh, eps);
+        let unit = unitarity(&vh, n, eps);
+        if res > THRESHOLD || norm > THRESHOLD || unit > THRESHOLD {
+            failures.push(format!(
+                "{name}: residual {res:.2e}, norm {norm:.2e}, unitarity {unit:.2e}"
+            ));
+        }
+        let scale = fro(&h).max(f64::MIN_POSITIVE);
+        for (i, want) in r["w"].as_array().unwrap().iter().enumerate() {
+            let want = want.as_f64().unwrap();
+            for (what, got) in [("eigh", wh[i].0), ("eigvalsh", wvh[i].0)] {
+                if (got - want).abs() > 10.0 * n as f64 * eps * scale || got.is_nan() {
+                    failures.push(format!("{name}: {what} w[{i}] {got} against {want}"));
+                }
+            }
+        }
+    }
+    common::assert_no_failures(&failures, cases.len());
+}

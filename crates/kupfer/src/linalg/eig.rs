@@ -50,7 +50,7 @@ fn not_converged() -> Error {
 }
 
 /// The kernels of one real dtype over `count` matrices of order `n`.
-struct Kernels {
+pub(super) struct Kernels {
     device: Device,
     pipelines: HashMap<&'static str, Arc<Pipeline>>,
     count: usize,
@@ -58,7 +58,7 @@ struct Kernels {
 }
 
 impl Kernels {
-    fn new(device: &Device, real: DType, count: usize, n: usize) -> Result<Kernels> {
+    pub(super) fn new(device: &Device, real: DType, count: usize, n: usize) -> Result<Kernels> {
         let ctx = device.context();
         let wgsl = kernels::eig(real, &ctx.target())?;
         let mut pipelines = HashMap::new();
@@ -111,9 +111,9 @@ impl Kernels {
 }
 
 /// What the QR phase leaves: the Schur form `T` and (with vectors) `Z`, both complex.
-struct Schur {
-    t: Arc<GpuBuffer>,
-    z: Option<Arc<GpuBuffer>>,
+pub(super) struct Schur {
+    pub(super) t: Arc<GpuBuffer>,
+    pub(super) z: Option<Arc<GpuBuffer>>,
 }
 
 /// Reads the QR state back: `Ok(true)` when every matrix is done, an error if one failed.
@@ -131,7 +131,13 @@ async fn qr_done(device: &Device, st: &Arc<GpuBuffer>, count: usize) -> Result<b
 }
 
 /// Hessenberg reduction and QR iterations on the dense stack `a` (real or complex).
-async fn schur(k: &Kernels, a: &Array, real: DType, complex: bool, want_z: bool) -> Result<Schur> {
+pub(super) async fn schur(
+    k: &Kernels,
+    a: &Array,
+    real: DType,
+    complex: bool,
+    want_z: bool,
+) -> Result<Schur> {
     let device = &k.device;
     let (count, n) = (k.count, k.n as usize);
     let cdt = real.complex_of();
@@ -297,7 +303,7 @@ async fn eig_parts(a: &Array, want_vectors: bool) -> Result<(Array, Option<Array
 }
 
 /// Reads back whether every element of `x` is finite (real and imaginary parts).
-async fn all_finite(x: &Array) -> Result<bool> {
+pub(super) async fn all_finite(x: &Array) -> Result<bool> {
     let finite = if x.dtype().is_complex() {
         crate::logical_and(
             &crate::isfinite(&crate::real(x)?)?,

@@ -23,6 +23,7 @@ mod eig;
 mod einsum;
 mod factor;
 mod factored;
+mod hermitian;
 mod lstsq;
 mod lu;
 mod norm;
