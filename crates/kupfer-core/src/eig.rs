@@ -1,7 +1,8 @@
 //! The nonsymmetric eigenproblem's kernels (`shaders/linalg_eig.wgsl`): Householder
 //! reduction to Hessenberg form, Francis double-shift (real) and single-shift (complex) QR to
 //! the Schur form, the real Schur form made complex triangular, and the eigenvectors by back
-//! substitution and back-transformation. One workgroup of 64 threads per matrix; entry
+//! substitution and back-transformation; and the complex LU and Cholesky factorizations
+//! (`shaders/linalg_cplx.wgsl`). One workgroup of 64 threads per matrix; entry
 //! points `hess_real`, `hess_cplx`, `qr_real`, `qr_cplx`, `to_complex`, `backsub`, `vecs`.
 
 use crate::codegen::Target;
@@ -10,6 +11,10 @@ use crate::error::{Error, Result};
 use crate::template::Template;
 
 const EIG: &str = include_str!("../../../shaders/linalg_eig.wgsl");
+const CPLX: &str = include_str!("../../../shaders/linalg_cplx.wgsl");
+
+/// Byte size of the complex factorizations' uniform block (n, batch0, k0, k1).
+pub const CPLX_PARAMS_SIZE: usize = 16;
 
 /// Byte size of the kernels' uniform block (n, batch0, steps, mode, maxits, k0, k1, pad).
 pub const PARAMS_SIZE: usize = 32;
@@ -49,6 +54,26 @@ pub fn eig(real: DType, target: &Target) -> Result<String> {
         .render())
 }
 
+/// Complex LU with partial pivoting (`lu_cplx`) and Cholesky (`chol_cplx`) in the real
+/// dtype `real` of the complex parts (`shaders/linalg_cplx.wgsl`). Bindings: 0 uniforms, 1
+/// the matrices (in place), 2 the i32 pivots (n per matrix) or info (one per matrix).
+pub fn complex_factor(real: DType, target: &Target) -> Result<String> {
+    target.check(real, "this adapter")?;
+    let ty = match real {
+        DType::F32 => "f32",
+        DType::F64 => "f64",
+        d => {
+            return Err(Error::unsupported(format!(
+                "complex factorizations with {d} parts (float32 and float64)"
+            )))
+        }
+    };
+    Ok(Template::new(CPLX)
+        .set_if_held("ENABLES", "")
+        .set("T", ty)
+        .render())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -64,6 +89,7 @@ mod tests {
         };
         for d in [DType::F32, DType::F64] {
             validate(&eig(d, &t).unwrap(), Capabilities::empty());
+            validate(&complex_factor(d, &t).unwrap(), Capabilities::empty());
         }
         assert!(eig(DType::I32, &t).is_err());
         let no64 = Target { f64: false, ..t };

@@ -290,12 +290,18 @@ fn logdet(a: &Array, slog: bool) -> Result<Array> {
 /// # Ok::<(), kp::Error>(())
 /// ```
 pub fn det(a: &Array) -> Result<Array> {
+    if a.dtype().is_complex() {
+        return super::complex_factor::det_complex(a);
+    }
     logdet(a, false)
 }
 
 /// NumPy's `linalg.slogdet(a)`: `(sign, logabsdet)` of each square matrix of `a`; a
 /// singular matrix gives `(0, -inf)`. Stays lazy: nothing is read back.
 pub fn slogdet(a: &Array) -> Result<(Array, Array)> {
+    if a.dtype().is_complex() {
+        return super::complex_factor::slogdet_complex(a);
+    }
     let both = logdet(a, true)?;
     let sign = both.slice(&[SliceArg::Ellipsis, SliceArg::Index(0)])?;
     let log = both.slice(&[SliceArg::Ellipsis, SliceArg::Index(1)])?;

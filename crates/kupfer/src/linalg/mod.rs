@@ -17,6 +17,7 @@
 
 mod chain;
 mod cholesky;
+mod complex_factor;
 mod cross;
 mod diagonal;
 mod eig;
