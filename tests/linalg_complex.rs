@@ -323,3 +323,103 @@ fn complex_det_slogdet_cholesky_match_numpy() {
     }
     common::assert_no_failures(&failures, cases.len());
 }
+
+#[test]
+fn complex_solve_triangular_matches_scipy() {
+    let mut cases = Vec::new();
+    for d in dtypes() {
+        for (s, (trans, lower, unit, vector)) in [
+            (0u8, false, false, true),
+            (0, true, false, false),
+            (1, true, false, false),
+            (2, false, false, true),
+            (2, true, true, false),
+            (1, false, true, true),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            cases.push((d, s as u64, trans, lower, unit, vector));
+        }
+    }
+    let n = 6;
+    let mut manifest = Vec::new();
+    let mut inputs = Vec::new();
+    for &(d, s, trans, lower, unit, vector) in &cases {
+        // Diagonally dominant (well conditioned) with values everywhere (the other triangle
+        // must be ignored); b is (n,) or (2, n, 3) against a (2, n, n).
+        let mut a = cvalues(100 + s, 2 * n * n, d);
+        for k in 0..2 {
+            for i in 0..n {
+                a[k * n * n + i * n + i].0 += 4.0;
+            }
+        }
+        let b = cvalues(200 + s, if vector { n } else { 2 * n * 3 }, d);
+        manifest.push(
+            json!({"dtype": name(d), "trans": trans, "lower": lower, "unit": unit,
+            "a": a.iter().map(|&(x, y)| [x, y]).collect::<Vec<_>>(),
+            "b": b.iter().map(|&(x, y)| [x, y]).collect::<Vec<_>>(), "vector": vector, "n": n}),
+        );
+        inputs.push((a, b));
+    }
+    let script = r#"
+import json, sys, numpy as np, scipy.linalg as sl
+d = sys.argv[1]
+out = []
+for c in json.load(open(d + '/manifest.json')):
+    n = c['n']
+    a = np.array([complex(x, y) for x, y in c['a']]).reshape(2, n, n).astype(c['dtype'])
+    b = np.array([complex(x, y) for x, y in c['b']]).astype(c['dtype'])
+    b = b if c['vector'] else b.reshape(2, n, 3)
+    xs = []
+    for k in range(2):
+        bk = b if c['vector'] else b[k]
+        xs.append(sl.solve_triangular(a[k], bk, trans=c['trans'], lower=c['lower'], unit_diagonal=c['unit']))
+    x = np.stack(xs)
+    out.append({'x': [[float(z.real), float(z.imag)] for z in x.ravel()], 'dtype': str(x.dtype)})
+json.dump(out, open(d + '/results.json', 'w'))
+"#;
+    let dir = std::env::temp_dir().join(format!("kupfer_trsv_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let results = common::run_oracle(&dir, &json!(manifest), script);
+    let mut failures = Vec::new();
+    for (((d, _, trans, lower, unit, vector), (a, b)), r) in
+        cases.iter().zip(&inputs).zip(results.as_array().unwrap())
+    {
+        let label = format!("{d} trans={trans} lower={lower} unit={unit} vector={vector}");
+        let a = upload(a, *d, &[2, n, n]);
+        let b = if *vector {
+            upload(b, *d, &[n])
+        } else {
+            upload(b, *d, &[2, n, 3])
+        };
+        let x = match kp::linalg::solve_triangular(&a, &b, *trans, *lower, *unit) {
+            Ok(x) => x,
+            Err(e) => {
+                failures.push(format!("{label}: {e}"));
+                continue;
+            }
+        };
+        if x.dtype() != *d {
+            failures.push(format!("{label}: dtype {}", x.dtype()));
+        }
+        let want = pairs(&r["x"]);
+        let got = common::host_pairs(&x);
+        let tol = 100.0 * n as f64 * common::eps(*d);
+        if got.len() != want.len() || got.iter().zip(&want).any(|(g, w)| !close(*g, *w, tol)) {
+            failures.push(format!("{label}: {got:?} against {want:?}"));
+        }
+    }
+    // SciPy's error for an exactly zero diagonal element.
+    let z = upload(
+        &[(1.0, 1.0), (0.0, 0.0), (2.0, 0.0), (0.0, 0.0)],
+        DType::Complex64,
+        &[2, 2],
+    );
+    let b = upload(&[(1.0, 0.0), (1.0, 0.0)], DType::Complex64, &[2]);
+    match kp::linalg::solve_triangular(&z, &b, 0, true, false) {
+        Err(Error::LinAlg(LinAlgError::SingularAt(1))) => {}
+        other => failures.push(format!("singular: {other:?}")),
+    }
+    common::assert_no_failures(&failures, cases.len() + 1);
+}

@@ -660,6 +660,8 @@ const CASES: &[&str] = &[
     "np.linalg.eigvalsh(sq @ sq.T + 1j * (sq - sq.T))",
     "np.linalg.eigvalsh(f64[:, 1:] + 1j * f64[:, :3], UPLO='U')",
     "np.linalg.eigh(sq @ sq.T + 1j * (sq - sq.T))[0]",
+    "scipy.linalg.solve_triangular(sq + 4 * np.eye(4, dtype=np.float32) + 1j * sq.T, v32 - 1j, lower=True)",
+    "scipy.linalg.solve_triangular(f64[:, 1:] + 9 * np.eye(3) - 2j * f64[:, :3], f64[:, 1:], trans=2)",
     "np.linalg.lstsq(f64, f64[:, 0])[0]",
     "np.linalg.lstsq(f64.T, f64[0])[1]",
     "np.linalg.lstsq(f64.T, f64[:2].T, rcond=None)[3]",
