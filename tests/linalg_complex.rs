@@ -423,3 +423,138 @@ json.dump(out, open(d + '/results.json', 'w'))
     }
     common::assert_no_failures(&failures, cases.len() + 1);
 }
+
+fn cmul(a: (f64, f64), b: (f64, f64)) -> (f64, f64) {
+    (a.0 * b.0 - a.1 * b.1, a.0 * b.1 + a.1 * b.0)
+}
+
+/// `x @ y` for row-major complex `r x k` and `k x c` host matrices.
+fn matmul(x: &[(f64, f64)], y: &[(f64, f64)], r: usize, k: usize, c: usize) -> Vec<(f64, f64)> {
+    let mut out = vec![(0.0, 0.0); r * c];
+    for i in 0..r {
+        for j in 0..c {
+            for l in 0..k {
+                let p = cmul(x[i * k + l], y[l * c + j]);
+                out[i * c + j].0 += p.0;
+                out[i * c + j].1 += p.1;
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn complex_qr_is_unitary_times_triangular_as_numpy() {
+    use kp::linalg::QrMode;
+    let mut failures = Vec::new();
+    let mut manifest = Vec::new();
+    let mut cases = Vec::new();
+    for d in dtypes() {
+        for (s, (batch, m, n)) in [(1, 5, 3), (1, 3, 5), (2, 4, 4), (1, 40, 20), (1, 1, 1)]
+            .into_iter()
+            .enumerate()
+        {
+            let a = cvalues(300 + s as u64, batch * m * n, d);
+            manifest.push(json!({"dtype": name(d), "shape": [batch, m, n],
+                "a": a.iter().map(|&(x, y)| [x, y]).collect::<Vec<_>>()}));
+            cases.push((d, batch, m, n, a));
+        }
+    }
+    let script = r#"
+import json, sys, numpy as np
+d = sys.argv[1]
+out = []
+for c in json.load(open(d + '/manifest.json')):
+    a = np.array([complex(x, y) for x, y in c['a']]).reshape(c['shape']).astype(c['dtype'])
+    r = np.linalg.qr(a, mode='r')
+    h, tau = np.linalg.qr(a[0], mode='raw')
+    out.append({'r': [[float(z.real), float(z.imag)] for z in r.ravel()],
+                'tau': [[float(z.real), float(z.imag)] for z in tau.ravel()]})
+json.dump(out, open(d + '/results.json', 'w'))
+"#;
+    let dir = std::env::temp_dir().join(format!("kupfer_cqr_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let results = common::run_oracle(&dir, &json!(manifest), script);
+    for ((d, batch, m, n, a), res) in cases.iter().zip(results.as_array().unwrap()) {
+        let (batch, m, n) = (*batch, *m, *n);
+        let label = format!("{d} {batch}x{m}x{n}");
+        let eps = common::eps(*d);
+        let k = m.min(n);
+        let arr = upload(a, *d, &[batch, m, n]);
+        let red = kp::linalg::qr(&arr, QrMode::Reduced).unwrap();
+        let q = red.q.unwrap();
+        if q.shape() != [batch, m, k] || red.r.shape() != [batch, k, n] || q.dtype() != *d {
+            failures.push(format!(
+                "{label}: shapes {:?} {:?}",
+                q.shape(),
+                red.r.shape()
+            ));
+            continue;
+        }
+        let (qh, rh) = (common::host_pairs(&q), common::host_pairs(&red.r));
+        let want_r = pairs(&res["r"]);
+        let an = a.iter().map(|p| p.0 * p.0 + p.1 * p.1).sum::<f64>().sqrt();
+        for b in 0..batch {
+            let qb = &qh[b * m * k..(b + 1) * m * k];
+            let rb = &rh[b * k * n..(b + 1) * k * n];
+            let ab = &a[b * m * n..(b + 1) * m * n];
+            let qr = matmul(qb, rb, m, k, n);
+            let res_qr = qr
+                .iter()
+                .zip(ab)
+                .map(|(x, y)| (x.0 - y.0).powi(2) + (x.1 - y.1).powi(2))
+                .sum::<f64>()
+                .sqrt()
+                / (an * m as f64 * eps);
+            let qhq: Vec<(f64, f64)> = {
+                let mut qt = vec![(0.0, 0.0); k * m];
+                for i in 0..m {
+                    for j in 0..k {
+                        qt[j * m + i] = (qb[i * k + j].0, -qb[i * k + j].1);
+                    }
+                }
+                matmul(&qt, qb, k, m, k)
+            };
+            let unit = (0..k * k)
+                .map(|e| {
+                    let want = if e / k == e % k { 1.0 } else { 0.0 };
+                    ((qhq[e].0 - want).powi(2) + qhq[e].1.powi(2)).sqrt()
+                })
+                .fold(0.0, f64::max)
+                / (m as f64 * eps);
+            if res_qr > THRESHOLD || unit > THRESHOLD {
+                failures.push(format!(
+                    "{label}[{b}]: ||A-QR|| {res_qr:.2e}, ||Q^HQ-I|| {unit:.2e}"
+                ));
+            }
+            let worst = rb
+                .iter()
+                .zip(&want_r[b * k * n..(b + 1) * k * n])
+                .map(|(g, w)| ((g.0 - w.0).powi(2) + (g.1 - w.1).powi(2)).sqrt())
+                .fold(0.0, f64::max);
+            if worst > 100.0 * m as f64 * eps * an {
+                failures.push(format!("{label}[{b}]: R off NumPy's by {worst:.2e}"));
+            }
+            for i in 0..k {
+                if rb[i * n + i].1 != 0.0 {
+                    failures.push(format!("{label}[{b}]: R[{i},{i}] not real"));
+                }
+            }
+        }
+        // Complete and raw modes: shapes, and tau against NumPy's.
+        let full = kp::linalg::qr(&arr, QrMode::Complete).unwrap();
+        if full.q.as_ref().map(|q| q.shape().to_vec()) != Some(vec![batch, m, m])
+            || full.r.shape() != [batch, m, n]
+        {
+            failures.push(format!("{label}: complete shapes"));
+        }
+        let raw = kp::linalg::qr(&arr, QrMode::Raw).unwrap();
+        let tau = common::host_pairs(&raw.r);
+        for (i, w) in pairs(&res["tau"]).into_iter().enumerate() {
+            if ((tau[i].0 - w.0).powi(2) + (tau[i].1 - w.1).powi(2)).sqrt() > 1e3 * eps {
+                failures.push(format!("{label}: tau[{i}] {:?} against {w:?}", tau[i]));
+            }
+        }
+    }
+    common::assert_no_failures(&failures, cases.len());
+}

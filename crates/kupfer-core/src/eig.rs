@@ -13,8 +13,9 @@ use crate::template::Template;
 const EIG: &str = include_str!("../../../shaders/linalg_eig.wgsl");
 const CPLX: &str = include_str!("../../../shaders/linalg_cplx.wgsl");
 
-/// Byte size of the complex factorizations' uniform block (n, batch0, k0, k1).
-pub const CPLX_PARAMS_SIZE: usize = 16;
+/// Byte size of the complex factorizations' uniform block (n, batch0, k0, k1, m, xc, and
+/// two words of padding).
+pub const CPLX_PARAMS_SIZE: usize = 32;
 
 /// Byte size of the kernels' uniform block (n, batch0, steps, mode, maxits, k0, k1, pad).
 pub const PARAMS_SIZE: usize = 32;
@@ -54,9 +55,11 @@ pub fn eig(real: DType, target: &Target) -> Result<String> {
         .render())
 }
 
-/// Complex LU with partial pivoting (`lu_cplx`) and Cholesky (`chol_cplx`) in the real
-/// dtype `real` of the complex parts (`shaders/linalg_cplx.wgsl`). Bindings: 0 uniforms, 1
-/// the matrices (in place), 2 the i32 pivots (n per matrix) or info (one per matrix).
+/// Complex LU with partial pivoting (`lu_cplx`), Cholesky (`chol_cplx`) and Householder QR
+/// (`qr_cplx`, `formq_cplx`) in the real dtype `real` of the complex parts
+/// (`shaders/linalg_cplx.wgsl`). Bindings: 0 uniforms, 1 the matrices (in place), 2 the i32
+/// pivots (n per matrix) or info (one per matrix), 3 QR's tau, 4 the matrices Q is formed
+/// in; each entry point binds only what it uses.
 pub fn complex_factor(real: DType, target: &Target) -> Result<String> {
     target.check(real, "this adapter")?;
     let ty = match real {

@@ -1,6 +1,6 @@
-//! Complex64 and complex128 [`super::det`], [`super::slogdet`] and [`super::cholesky`] on
-//! native complex kernels (`shaders/linalg_cplx.wgsl`): LU with partial pivoting and
-//! Cholesky, one workgroup per matrix in global memory, the columns split over launches
+//! Complex64 and complex128 [`super::det`], [`super::slogdet`], [`super::cholesky_async`]
+//! and [`super::qr`] on native complex kernels (`shaders/linalg_cplx.wgsl`): LU with partial
+//! pivoting, Cholesky and Householder QR, one workgroup per matrix in global memory, the columns split over launches
 //! within lavapipe's loop budget. The determinant is NumPy's `sign * exp(log|det|)` with
 //! `sign = (-1)^swaps prod(U_ii / |U_ii|)` (0 and `-inf` for an exactly zero pivot), computed
 //! on the device without a read-back; Cholesky reads its `info` back as the real one does.
@@ -10,7 +10,8 @@ use crate::array::Array;
 use crate::device::Device;
 use kupfer_core::eig as kernels;
 use kupfer_core::{DType, Error, LinAlgError, Result};
-use kupfer_wgpu::{GpuBuffer, ShaderChecks};
+use kupfer_wgpu::pipeline::Pipeline;
+use kupfer_wgpu::{Binding, GpuBuffer, ShaderChecks};
 use std::sync::Arc;
 
 /// Loop iterations one thread may spend in one launch (lavapipe ends loops at 65535).
@@ -23,8 +24,62 @@ fn with_core(batch: &[usize], core: &[usize]) -> Vec<usize> {
     batch.iter().chain(core).copied().collect()
 }
 
-/// Runs `entry` over the `count` complex matrices of order `n` in `a` (in place) with the
-/// i32 `aux`.
+/// The complex kernels' pipeline of `entry`.
+fn pipeline(device: &Device, entry: &str, real: DType) -> Result<Arc<Pipeline>> {
+    let ctx = device.context();
+    ctx.pipeline_with(
+        &kernels::complex_factor(real, &ctx.target())?,
+        entry,
+        ShaderChecks::Trusted,
+    )
+}
+
+/// Records `pipeline` over `count` matrices with the uniform words `[n, (batch0), k0, k1,
+/// m, xc]` and `bindings`, the columns `0..steps` split into launches of `per_launch`.
+#[allow(clippy::too_many_arguments)]
+fn launch(
+    device: &Device,
+    pipeline: &Arc<Pipeline>,
+    bindings: &[(u32, &Arc<GpuBuffer>)],
+    count: usize,
+    dims: [u32; 3],
+    steps: usize,
+    per_launch: usize,
+) -> Result<()> {
+    let buffers: Vec<&Arc<GpuBuffer>> = bindings.iter().map(|(_, b)| *b).collect();
+    check_binding(device, &buffers)?;
+    let [n, m, xc] = dims;
+    let bindings: Vec<(u32, Binding)> = bindings.iter().map(|(i, b)| (*i, whole(b))).collect();
+    for k0 in (0..steps).step_by(per_launch.max(1)) {
+        let k1 = (k0 + per_launch.max(1)).min(steps);
+        for b0 in (0..count).step_by(CHUNK) {
+            let c = (count - b0).min(CHUNK) as u32;
+            let mut p = Vec::with_capacity(kernels::CPLX_PARAMS_SIZE);
+            for w in [n, b0 as u32, k0 as u32, k1 as u32, m, xc, 0, 0] {
+                p.extend_from_slice(&w.to_le_bytes());
+            }
+            device
+                .context()
+                .dispatch_with(pipeline, Some(&p), bindings.clone(), [c, 1, 1])?;
+        }
+    }
+    Ok(())
+}
+
+fn check_size(count: usize, elems: usize) -> Result<()> {
+    if count
+        .checked_mul(2 * elems)
+        .is_none_or(|e| e > u32::MAX as usize)
+    {
+        return Err(Error::unsupported(
+            "factoring stacks of more than 2^31 complex elements",
+        ));
+    }
+    Ok(())
+}
+
+/// Runs `entry` (LU or Cholesky) over the `count` complex matrices of order `n` in `a` (in
+/// place) with the i32 `aux`.
 fn factor_in_place(
     device: &Device,
     entry: &str,
@@ -34,40 +89,102 @@ fn factor_in_place(
     count: usize,
     n: usize,
 ) -> Result<()> {
-    check_binding(device, &[a, aux])?;
-    if count
-        .checked_mul(2 * n * n)
-        .is_none_or(|e| e > u32::MAX as usize)
-    {
-        return Err(Error::unsupported(
-            "factoring stacks of more than 2^31 complex elements",
-        ));
-    }
-    let ctx = device.context();
-    let pipeline = ctx.pipeline_with(
-        &kernels::complex_factor(real, &ctx.target())?,
-        entry,
-        ShaderChecks::Trusted,
-    )?;
+    check_size(count, n * n)?;
     // A column step costs each thread about (n^2 + 3n) / 64 + 40 loop iterations.
     let per_k = (n * n + 3 * n) / 64 + 40;
-    let ks = (BUDGET / per_k).max(1);
     let n32 = u32_of(n, "order")?;
-    for k0 in (0..n).step_by(ks) {
-        let k1 = (k0 + ks).min(n);
+    launch(
+        device,
+        &pipeline(device, entry, real)?,
+        &[(1, a), (2, aux)],
+        count,
+        [n32, n32, 0],
+        n,
+        BUDGET / per_k,
+    )
+}
+
+/// Householder QR of the complex `m x n` matrices of `a` (dense copy, `dtype` complex):
+/// the packed factors (`batch + [m, n]`) and tau (`batch + [k]`), as [`super::qr`]'s real
+/// `householder`.
+pub(super) fn householder_complex(
+    a: &Array,
+    batch: &[usize],
+    m: usize,
+    n: usize,
+    dtype: DType,
+) -> Result<(Array, Array)> {
+    let Some(real) = factor::complex_parts(dtype) else {
+        return Err(Error::invalid("householder_complex needs a complex dtype"));
+    };
+    let device = a.device().clone();
+    let count: usize = batch.iter().product();
+    let k = m.min(n);
+    check_size(count, m * n)?;
+    let h = factor::dense_copy(a, dtype)?;
+    let tau = factor::alloc(&device, count * k, dtype)?;
+    // A reflector costs each thread about 2 m ceil(n / 64) + 2 m / 64 + 40 iterations.
+    let per_k = 2 * m * n.div_ceil(64) + m / 32 + 40;
+    launch(
+        &device,
+        &pipeline(&device, "qr_cplx", real)?,
+        &[(1, &h), (3, &tau)],
+        count,
+        [u32_of(n, "columns")?, u32_of(m, "rows")?, 0],
+        k,
+        BUDGET / per_k,
+    )?;
+    let shape = |core: &[usize]| -> Vec<usize> { batch.iter().chain(core).copied().collect() };
+    Ok((
+        factor::wrap(&device, dtype, h, &shape(&[m, n])),
+        factor::wrap(&device, dtype, tau, &shape(&[k])),
+    ))
+}
+
+/// `X := H_0 ... H_{k-1} X` for the complex `m x xc` matrices in the dense buffer `x`
+/// (the reflectors of [`householder_complex`] in `h` and `tau`).
+pub(super) fn apply_q_complex(
+    h: &Array,
+    tau: &Array,
+    x: &Arc<GpuBuffer>,
+    count: usize,
+    m: usize,
+    n: usize,
+    xc: usize,
+) -> Result<()> {
+    let dtype = h.dtype();
+    let Some(real) = factor::complex_parts(dtype) else {
+        return Err(Error::invalid("apply_q_complex needs a complex dtype"));
+    };
+    let device = h.device().clone();
+    check_size(count, m * m.max(n).max(xc))?;
+    let hb = factor::dense(h, dtype)?;
+    let tb = factor::dense(tau, dtype)?;
+    let k = m.min(n);
+    let per_k = 2 * m * xc.div_ceil(64) + 40;
+    let per_launch = (BUDGET / per_k).max(1);
+    let pipeline = pipeline(&device, "formq_cplx", real)?;
+    // The reflectors from the last back: launches over descending ranges of k.
+    let mut hi = k;
+    while hi > 0 {
+        let lo = hi.saturating_sub(per_launch);
+        let bindings: [(u32, &Arc<GpuBuffer>); 3] = [(1, &hb), (3, &tb), (4, x)];
+        let buffers: Vec<&Arc<GpuBuffer>> = bindings.iter().map(|(_, b)| *b).collect();
+        check_binding(&device, &buffers)?;
+        let bindings: Vec<(u32, Binding)> = bindings.iter().map(|(i, b)| (*i, whole(b))).collect();
         for b0 in (0..count).step_by(CHUNK) {
             let c = (count - b0).min(CHUNK) as u32;
             let mut p = Vec::with_capacity(kernels::CPLX_PARAMS_SIZE);
-            for w in [n32, b0 as u32, k0 as u32, k1 as u32] {
+            for w in [
+                n as u32, b0 as u32, lo as u32, hi as u32, m as u32, xc as u32, 0, 0,
+            ] {
                 p.extend_from_slice(&w.to_le_bytes());
             }
-            ctx.dispatch_with(
-                &pipeline,
-                Some(&p),
-                vec![(1, whole(a)), (2, whole(aux))],
-                [c, 1, 1],
-            )?;
+            device
+                .context()
+                .dispatch_with(&pipeline, Some(&p), bindings.clone(), [c, 1, 1])?;
         }
+        hi = lo;
     }
     Ok(())
 }
