@@ -1,5 +1,5 @@
 //! Complex64 and complex128 [`super::det`], [`super::slogdet`], [`super::cholesky_async`]
-//! and [`super::qr`] on native complex kernels (`shaders/linalg_cplx.wgsl`): LU with partial
+//! [`super::lu_factor`] and [`super::qr`] on native complex kernels (`shaders/linalg_cplx.wgsl`): LU with partial
 //! pivoting, Cholesky and Householder QR, one workgroup per matrix in global memory, the columns split over launches
 //! within lavapipe's loop budget. The determinant is NumPy's `sign * exp(log|det|)` with
 //! `sign = (-1)^swaps prod(U_ii / |U_ii|)` (0 and `-inf` for an exactly zero pivot), computed
@@ -280,4 +280,31 @@ pub(super) async fn cholesky_complex(a: &Array, upper: bool) -> Result<Array> {
     } else {
         Ok(l)
     }
+}
+
+/// SciPy's `lu_factor` of complex matrices: the packed factors and the 0-based int32
+/// pivots (`piv[i]`: the row interchanged with row `i`).
+pub(super) fn lu_factor_complex(a: &Array) -> Result<(Array, Array)> {
+    let (batch, n) = factor::square(a)?;
+    let cdt = a.dtype();
+    let Some(real) = factor::complex_parts(cdt) else {
+        return Err(Error::invalid("lu_factor_complex needs complex input"));
+    };
+    let device = a.device().clone();
+    device.check(real)?;
+    let count: usize = batch.iter().product();
+    let piv_shape = with_core(&batch, &[n]);
+    if count == 0 || n == 0 {
+        return Ok((
+            crate::creation::full_on(&device, a.shape(), 0i64, Some(cdt))?,
+            crate::creation::full_on(&device, &piv_shape, 0i64, Some(DType::I32))?,
+        ));
+    }
+    let lu = factor::dense_copy(a, cdt)?;
+    let piv = factor::alloc(&device, count * n, DType::I32)?;
+    factor_in_place(&device, "lu_cplx", real, &lu, &piv, count, n)?;
+    Ok((
+        factor::wrap(&device, cdt, lu, a.shape()),
+        factor::wrap(&device, DType::I32, piv, &piv_shape),
+    ))
 }

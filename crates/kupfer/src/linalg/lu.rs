@@ -313,6 +313,9 @@ pub fn slogdet(a: &Array) -> Result<(Array, Array)> {
 /// the row interchanged with row `i` (int32, 0-based, as SciPy). A singular matrix leaves an
 /// exact zero on U's diagonal (SciPy warns; kupfer does not read anything back).
 pub fn lu_factor(a: &Array) -> Result<(Array, Array)> {
+    if a.dtype().is_complex() {
+        return super::complex_factor::lu_factor_complex(a);
+    }
     let dtype = factor::compute_dtype(a.dtype())?;
     let (batch, n) = factor::square(a)?;
     let device = a.device().clone();
