@@ -74,6 +74,7 @@ pub mod indexing;
 pub mod io;
 mod kernels;
 pub mod linalg;
+mod log_spaced;
 pub mod manip;
 pub mod matmul;
 mod module_graph;
@@ -127,6 +128,7 @@ pub use linalg::{
 };
 #[cfg(not(target_arch = "wasm32"))]
 pub use linalg::{polyfit, roots};
+pub use log_spaced::{geomspace, geomspace_complex, logspace};
 pub use manip::*;
 pub use matmul::{matmul, matmul_with, MatmulPrecision};
 #[doc(hidden)]
