@@ -125,11 +125,11 @@ pub use kupfer_core::{
     casting, promote, DType, Error, Kind, Layout, LinAlgError, Result, SliceArg,
 };
 pub use kupfer_wgpu::{wgpu, AdapterChoice, DeviceInfo, Event, MemoryPool};
-#[cfg(not(target_arch = "wasm32"))]
-pub use linalg::polyfit;
 pub use linalg::{
     diag, diagonal, dot, einsum, inner, kron, outer, tensordot, trace, vdot, TensorAxes,
 };
+#[cfg(not(target_arch = "wasm32"))]
+pub use linalg::{polyfit, roots};
 pub use log_spaced::{geomspace, geomspace_complex, logspace};
 pub use manip::*;
 pub use matmul::{matmul, matmul_with, MatmulPrecision};
