@@ -1,8 +1,8 @@
 //! Dense factorizations (LU with partial pivoting, Cholesky): WGSL generation from
 //! `shaders/linalg_small.wgsl` (one matrix per workgroup in workgroup memory, n <=
-//! [`SMALL_MAX`]) and `shaders/linalg_steps.wgsl` (one column step per dispatch in global
-//! memory, any n; entry points `lu_pivot`, `lu_update`, `lu_backsub`, `lu_logdet`,
-//! `chol_col`, `chol_update`, `chol_zero`).
+//! [`SMALL_MAX`]) and `shaders/linalg_steps.wgsl` (blocked, a few launches per panel of
+//! columns in global memory, any n; entry points `lu_panel`, `lu_swap`, `trsm`, `gemm_sub`,
+//! `lu_logdet`, `chol_panel`, `chol_zero`).
 //!
 //! Both compute in the matrices' dtype: float32, or float64 where the adapter has
 //! SHADER_F64 (log and exp for determinants come from kupfer's libm).
@@ -103,12 +103,10 @@ pub fn small(op: SmallOp, dtype: DType, target: &Target) -> Result<String> {
         .render())
 }
 
-/// The column-step kernels in `dtype` (one module, entry points named in the module docs).
-/// Bindings: 0 uniforms (n, m, k, batch0, count, mode, r0, r1, c0, c1: u32; neg_inf: f32;
-/// pad), 1 the
-/// matrices, 2 the right-hand sides, 3 the i32 `aux`, 4 the determinant output (or the
-/// product `sub_block` subtracts); each entry
-/// point binds only what it uses.
+/// The blocked-factorization kernels in `dtype` (one module, entry points named in the
+/// module docs). Bindings: 0 uniforms (n, m, k0, k1, batch0, count, mode, r0, r1, c0, c1:
+/// u32; neg_inf: f32), 1 the matrices, 2 the right-hand sides, 3 the i32 `aux`, 4 the
+/// determinant output; each entry point binds only what it uses.
 pub fn steps(dtype: DType, target: &Target) -> Result<String> {
     Ok(fill(STEPS, dtype, target)?.render())
 }
