@@ -15,7 +15,7 @@
 //   column, the swaps in order).
 // - trsm (mode 0) solves the unit-lower L11 X = [A12 | R1] for the panel's block row.
 // - gemm_sub (mode 0) updates the trailing rows: [A22 | R2] -= L21 @ [U12 | R1], in place.
-// Then the solve of U X = R runs by blocks of rows from the bottom: trsm (mode 1, or 2 for a
+// Then the solve of U X = R runs by blocks of 32 rows from the bottom: trsm (mode 1, or 2 for a
 // unit diagonal) on the diagonal block, gemm_sub for the rows above. lu_logdet reduces sign
 // and log|det| per matrix (one workgroup each).
 // Cholesky (lower) per panel: chol_panel factors the tall panel in one workgroup (it holds
@@ -25,7 +25,7 @@
 // Matrices are contiguous n x n blocks (R: n x m blocks); P.batch0 is the first matrix of
 // this dispatch, wid.y or wid.z the matrix within it. No workgroup waits on another. Loops
 // per thread: the panel kernels' about n * w^2 / 512 (the host picks the panel width w so it
-// stays within lavapipe's budget), trsm's w^2 / 16, gemm_sub's (k1 - k0), lu_swap's w,
+// stays within lavapipe's budget; w <= 32), trsm's w^2 / 16, gemm_sub's (k1 - k0), lu_swap's w,
 // lu_logdet's n / 256.
 {{ENABLES}}
 alias T = {{T}};
@@ -54,13 +54,11 @@ struct Params {
 @group(0) @binding(4) var<storage, read_write> out: array<T>;
 
 const WG: u32 = 256u;
-// The widest panel.
-const PANEL_MAX: u32 = 64u;
-
 var<workgroup> red_v: array<T, 256>;
 var<workgroup> red_i: array<u32, 256>;
-var<workgroup> urow: array<T, 64>;
-var<workgroup> xs: array<T, 1024>;
+var<workgroup> urow: array<T, 32>;
+var<workgroup> xs: array<T, 512>;
+var<workgroup> tri: array<T, 1024>;
 var<workgroup> ta: array<T, 512>;
 var<workgroup> tb: array<T, 512>;
 
@@ -183,10 +181,11 @@ fn lu_swap(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(workgroup_id)
     }
 }
 
-// Triangular solve of the diagonal block rows k0..k1 (at most PANEL_MAX) for augmented
-// columns c0..c1, in place: mode 0 X = L^-1 X with L unit lower, mode 1 X = U^-1 X with U
-// upper, mode 2 the same with a unit diagonal. A workgroup takes 16 columns, held in
-// workgroup memory; its 16 rows of threads share each step's rows.
+// Triangular solve of the diagonal block rows k0..k1 (at most 32) for augmented columns
+// c0..c1, in place: mode 0 X = L^-1 X with L unit lower, mode 1 X = U^-1 X with U upper,
+// mode 2 the same with a unit diagonal. A workgroup takes 16 columns; the block's triangle
+// and the columns are staged in workgroup memory, and its 16 rows of threads share each
+// step's rows.
 @compute @workgroup_size(16, 16)
 fn trsm(@builtin(local_invocation_id) l: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {
     let b = P.batch0 + wid.z;
@@ -196,6 +195,11 @@ fn trsm(@builtin(local_invocation_id) l: vec3<u32>, @builtin(workgroup_id) wid: 
     let w = P.k1 - k0;
     let c = P.c0 + wid.x * 16u + l.x;
     let live = c < P.c1;
+    for (var e = l.y * 16u + l.x; e < w * w; e = e + 256u) {
+        let i = e / w;
+        let t = e % w;
+        tri[i * 32u + t] = a[base + (k0 + i) * n + k0 + t];
+    }
     if (live) {
         for (var i = l.y; i < w; i = i + 16u) {
             xs[i * 16u + l.x] = aug_get(b, k0 + i, c);
@@ -206,7 +210,7 @@ fn trsm(@builtin(local_invocation_id) l: vec3<u32>, @builtin(workgroup_id) wid: 
         for (var t = 0u; t < w; t = t + 1u) {
             let xt = xs[t * 16u + l.x];
             for (var i = t + 1u + l.y; i < w; i = i + 16u) {
-                xs[i * 16u + l.x] = xs[i * 16u + l.x] - a[base + (k0 + i) * n + k0 + t] * xt;
+                xs[i * 16u + l.x] = xs[i * 16u + l.x] - tri[i * 32u + t] * xt;
             }
             workgroupBarrier();
         }
@@ -214,12 +218,12 @@ fn trsm(@builtin(local_invocation_id) l: vec3<u32>, @builtin(workgroup_id) wid: 
         for (var s = 0u; s < w; s = s + 1u) {
             let t = w - 1u - s;
             if (P.mode == 1u && l.y == 0u) {
-                xs[t * 16u + l.x] = xs[t * 16u + l.x] / a[base + (k0 + t) * n + k0 + t];
+                xs[t * 16u + l.x] = xs[t * 16u + l.x] / tri[t * 32u + t];
             }
             workgroupBarrier();
             let xt = xs[t * 16u + l.x];
             for (var i = l.y; i < t; i = i + 16u) {
-                xs[i * 16u + l.x] = xs[i * 16u + l.x] - a[base + (k0 + i) * n + k0 + t] * xt;
+                xs[i * 16u + l.x] = xs[i * 16u + l.x] - tri[i * 32u + t] * xt;
             }
             workgroupBarrier();
         }

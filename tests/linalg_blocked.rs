@@ -5,7 +5,8 @@
 //! transposed views. Judged by LAPACK-style scaled residuals computed on the host in float64
 //! (`||A x - b|| / (||A|| ||x|| eps n)`, `||P A - L U||`, `||L L^T - A||`), determinants
 //! against a float64 LU on the host, and exact zero pivots found in a later panel raising
-//! NumPy's `LinAlgError`.
+//! NumPy's `LinAlgError`. The same checks run with 8-column panels and with the
+//! global-memory panel kernels (device configs).
 //!
 //! Needs a GPU adapter (lavapipe will do); fails, never skips, without one. Run:
 //! `cargo test -p kupfer-suite --test linalg_blocked`.
@@ -109,14 +110,13 @@ fn host_slogdet(a: &[f64], n: usize) -> (f64, f64) {
     (sign, log)
 }
 
-#[test]
-fn solve_and_inv_residuals_across_panel_boundaries() {
-    device();
+/// Runs the checks of [`solve_and_inv_residuals_across_panel_boundaries`] at `sizes` on the current device; returns the failures and the number of cases.
+fn solve_and_inv(sizes: &[usize]) -> (Vec<String>, usize) {
     let mut failures = Vec::new();
     let mut total = 0;
     for dtype in dtypes() {
         let e = eps(dtype);
-        for (seed, &n) in SIZES.iter().enumerate() {
+        for (seed, &n) in sizes.iter().enumerate() {
             total += 1;
             let (batch, m) = (2usize, 3usize);
             // A transposed view of the matrices: the factorization reads the view.
@@ -189,17 +189,23 @@ fn solve_and_inv_residuals_across_panel_boundaries() {
             }
         }
     }
-    common::assert_no_failures(&failures, total);
+    (failures, total)
 }
 
 #[test]
-fn lu_factor_and_determinants_across_panel_boundaries() {
+fn solve_and_inv_residuals_across_panel_boundaries() {
     device();
+    let (failures, total) = solve_and_inv(&SIZES);
+    common::assert_no_failures(&failures, total);
+}
+
+/// Runs the checks of [`lu_factor_and_determinants_across_panel_boundaries`] at `sizes` on the current device; returns the failures and the number of cases.
+fn lu_factor_and_det(sizes: &[usize]) -> (Vec<String>, usize) {
     let mut failures = Vec::new();
     let mut total = 0;
     for dtype in dtypes() {
         let e = eps(dtype);
-        for (seed, &n) in SIZES.iter().enumerate() {
+        for (seed, &n) in sizes.iter().enumerate() {
             total += 1;
             let batch = 2;
             let data = random(10 + seed as u64, batch * n * n, dtype);
@@ -277,17 +283,23 @@ fn lu_factor_and_determinants_across_panel_boundaries() {
             }
         }
     }
-    common::assert_no_failures(&failures, total);
+    (failures, total)
 }
 
 #[test]
-fn cholesky_and_triangular_solves_across_panel_boundaries() {
+fn lu_factor_and_determinants_across_panel_boundaries() {
     device();
+    let (failures, total) = lu_factor_and_det(&SIZES);
+    common::assert_no_failures(&failures, total);
+}
+
+/// Runs the checks of [`cholesky_and_triangular_solves_across_panel_boundaries`] at `sizes` on the current device; returns the failures and the number of cases.
+fn cholesky_and_triangular(sizes: &[usize]) -> (Vec<String>, usize) {
     let mut failures = Vec::new();
     let mut total = 0;
     for dtype in dtypes() {
         let e = eps(dtype);
-        for (seed, &n) in SIZES.iter().enumerate() {
+        for (seed, &n) in sizes.iter().enumerate() {
             total += 1;
             let batch = 2;
             // M M^T + n I, symmetric positive definite.
@@ -368,6 +380,13 @@ fn cholesky_and_triangular_solves_across_panel_boundaries() {
             }
         }
     }
+    (failures, total)
+}
+
+#[test]
+fn cholesky_and_triangular_solves_across_panel_boundaries() {
+    device();
+    let (failures, total) = cholesky_and_triangular(&SIZES);
     common::assert_no_failures(&failures, total);
 }
 
@@ -410,4 +429,34 @@ fn zero_pivots_in_a_later_panel_are_numpy_errors() {
             "{dtype}: {r:?}"
         );
     }
+}
+
+#[test]
+fn narrow_panels_and_global_memory_panels() {
+    let dev = device();
+    // (panel width, register panels, sizes): 8-column panels cross many boundaries at
+    // small orders; global-memory panels are what panels of more than 4096 rows use.
+    let runs: [(u32, bool, &[usize]); 3] = [
+        (8, true, &[33, 40, 41, 47, 75]),
+        (8, false, &[33, 41, 75]),
+        (32, false, &[65, 101]),
+    ];
+    let mut failures = Vec::new();
+    let mut total = 0;
+    for (width, registers, sizes) in runs {
+        let mut config = dev.config().clone();
+        config.linalg.panel_width = width;
+        config.linalg.register_panels = registers;
+        let configured = dev.with_config(config);
+        let _guard = configured.use_device();
+        for check in [solve_and_inv, lu_factor_and_det, cholesky_and_triangular] {
+            let (f, t) = check(sizes);
+            failures.extend(
+                f.into_iter()
+                    .map(|m| format!("panel {width} registers {registers}: {m}")),
+            );
+            total += t;
+        }
+    }
+    common::assert_no_failures(&failures, total);
 }

@@ -3,7 +3,8 @@
 //! (`shaders/linalg_steps.wgsl`): the tall panel factored by one workgroup per matrix, the
 //! panel's row swaps applied to the other columns, a triangular solve for the block row, and
 //! the trailing matrix updated in place by a tiled rank-`w` GEMM (`gemm_sub`). Nothing is read
-//! back between launches.
+//! back between launches. Panels of at most `256 * 16` rows are factored in registers
+//! (`shaders/linalg_panel.wgsl`), taller ones in global memory.
 
 use super::factor::{check_binding, neg_inf, params, u32_of, whole};
 use crate::device::Device;
@@ -11,18 +12,16 @@ use kupfer_core::linalg as kernels;
 use kupfer_core::{DType, Error, Result};
 use kupfer_wgpu::pipeline::Pipeline;
 use kupfer_wgpu::{Binding, GpuBuffer, ShaderChecks};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Matrices per dispatch (the grid's y/z limit).
 const CHUNK: usize = 65535;
 
-/// The widest panel (the kernels' workgroup arrays hold 64 rows of a block).
-const PANEL_MAX: u32 = 64;
-
-/// The preferred panel width: wider panels mean fewer launches, narrower ones less work for
-/// the one workgroup that factors each panel.
-pub(crate) const PANEL: u32 = 32;
+/// The widest panel, and the rows of a back-substitution block (the kernels' workgroup
+/// arrays hold 32 rows of a block).
+const PANEL_MAX: u32 = kernels::PANEL_WIDTH;
 
 /// Loop iterations a panel kernel's thread may spend on one panel (lavapipe ends an
 /// invocation's loops after 65535).
@@ -32,11 +31,13 @@ const PANEL_LOOP_BUDGET: u64 = 16384;
 const GEMM_TILE: u32 = 64;
 const TRSM_COLUMNS: u32 = 16;
 
-/// The panel width for order `n`: [`PANEL`], narrowed (to no less than 8) while a panel
-/// kernel's thread would loop longer than [`PANEL_LOOP_BUDGET`] (about `n * w^2 / 512`
-/// iterations per panel).
-pub(crate) fn panel_width(n: u32) -> u32 {
-    let mut w = PANEL.min(PANEL_MAX);
+/// The panel width for order `n`: `preferred` (the device's
+/// [`crate::config::LinalgConfig::panel_width`]: wider panels mean fewer launches, narrower
+/// ones less work for the one workgroup that factors each panel) within 8..=32, narrowed
+/// while a panel kernel's thread would loop longer than [`PANEL_LOOP_BUDGET`] (about
+/// `n * w^2 / 512` iterations per panel).
+pub(crate) fn panel_width(n: u32, preferred: u32) -> u32 {
+    let mut w = preferred.clamp(8, PANEL_MAX);
     while w > 8 && u64::from(n) * u64::from(w * w) / 512 > PANEL_LOOP_BUDGET {
         w /= 2;
     }
@@ -46,10 +47,14 @@ pub(crate) fn panel_width(n: u32) -> u32 {
 /// The blocked kernels of one dtype on one device, for `count` matrices of order `n`.
 pub(crate) struct Steps {
     device: Device,
+    dtype: DType,
     pipelines: HashMap<&'static str, Arc<Pipeline>>,
+    /// Register-resident panel kernels by (entry point, rows per thread), made on first use.
+    panels: RefCell<HashMap<(&'static str, u32), Arc<Pipeline>>>,
     n: u32,
     count: usize,
     panel: u32,
+    register_panels: bool,
 }
 
 /// The uniform words of one launch (`Params` in the shader).
@@ -96,10 +101,13 @@ impl Steps {
         }
         Ok(Steps {
             device: device.clone(),
+            dtype,
             pipelines,
+            panels: RefCell::new(HashMap::new()),
             n: n32,
             count,
-            panel: panel_width(n32),
+            panel: panel_width(n32, device.config().linalg.panel_width),
+            register_panels: device.config().linalg.register_panels,
         })
     }
 
@@ -108,6 +116,35 @@ impl Steps {
     fn launch(
         &self,
         entry: &'static str,
+        w: Words,
+        bindings: &[(u32, &Arc<GpuBuffer>)],
+        groups: impl Fn(u32) -> [u32; 3],
+    ) -> Result<()> {
+        self.launch_on(&self.pipelines[entry], w, bindings, groups)
+    }
+
+    /// The panel kernel `entry` (`lu_panel` or `chol_panel`) for the panel starting at
+    /// column `k0`: the register-resident one where its rows fit, else the global-memory one.
+    fn panel_pipeline(&self, entry: &'static str, k0: u32) -> Result<Arc<Pipeline>> {
+        let rows = self.n - k0;
+        let rpt = rows.div_ceil(256).next_power_of_two();
+        if rpt > kernels::PANEL_RPT_MAX || !self.register_panels {
+            return Ok(self.pipelines[entry].clone());
+        }
+        if let Some(p) = self.panels.borrow().get(&(entry, rpt)) {
+            return Ok(p.clone());
+        }
+        let ctx = self.device.context();
+        let wgsl = kernels::panel(self.dtype, rpt, &ctx.target())?;
+        let p = ctx.pipeline_with(&wgsl, entry, ShaderChecks::Trusted)?;
+        self.panels.borrow_mut().insert((entry, rpt), p.clone());
+        Ok(p)
+    }
+
+    /// [`Steps::launch`] on a given pipeline.
+    fn launch_on(
+        &self,
+        pipeline: &Arc<Pipeline>,
         w: Words,
         bindings: &[(u32, &Arc<GpuBuffer>)],
         groups: impl Fn(u32) -> [u32; 3],
@@ -138,7 +175,7 @@ impl Steps {
                 neg_inf(),
             ];
             let b: Vec<(u32, Binding)> = bindings.iter().map(|(i, b)| (*i, whole(b))).collect();
-            ctx.dispatch_with(&self.pipelines[entry], Some(&params(&words)), b, g)?;
+            ctx.dispatch_with(pipeline, Some(&params(&words)), b, g)?;
         }
         Ok(())
     }
@@ -200,7 +237,8 @@ impl Steps {
                 k1,
                 ..Words::default()
             };
-            self.launch("lu_panel", base, &[(1, a), (3, aux)], |c| [1, c, 1])?;
+            let panel = self.panel_pipeline("lu_panel", k0)?;
+            self.launch_on(&panel, base, &[(1, a), (3, aux)], |c| [1, c, 1])?;
             let others = naug - (k1 - k0);
             let gx = others.div_ceil(256);
             self.launch("lu_swap", base, &all, |c| [gx, c, 1])?;
@@ -313,7 +351,8 @@ impl Steps {
                 c1: n,
                 ..Words::default()
             };
-            self.launch("chol_panel", w, &[(1, a), (3, aux)], |c| [1, c, 1])?;
+            let panel = self.panel_pipeline("chol_panel", k0)?;
+            self.launch_on(&panel, w, &[(1, a), (3, aux)], |c| [1, c, 1])?;
             // A22 -= L21 @ L21^T (lower tiles; the upper triangle is cleared last).
             self.gemm_sub(&[(1, a), (2, dummy)], w)?;
         }
@@ -329,13 +368,16 @@ mod tests {
     #[test]
     fn panels_stay_within_the_loop_budget() {
         for n in [33u32, 64, 1000, 4096, 16384, 46340] {
-            let w = panel_width(n);
+            let w = panel_width(n, 32);
             assert!((8..=PANEL_MAX).contains(&w), "n={n} w={w}");
             assert!(
                 w == 8 || u64::from(n) * u64::from(w * w) / 512 <= PANEL_LOOP_BUDGET,
                 "n={n} w={w}"
             );
         }
-        assert_eq!(panel_width(1024), PANEL);
+        assert_eq!(panel_width(1024, 32), 32);
+        assert_eq!(panel_width(1024, 1000), 32);
+        assert_eq!(panel_width(1024, 12), 12);
+        assert_eq!(panel_width(100, 2), 8);
     }
 }
