@@ -3,7 +3,8 @@
 //! steps on the device beyond (`shaders/linalg_steps.wgsl`). A matrix that is not positive
 //! definite is reported at the call (see [`super::factor`]).
 
-use super::factor::{self, Steps};
+use super::blocked::Steps;
+use super::factor;
 use crate::array::Array;
 use kupfer_core::linalg::{SmallOp, SMALL_MAX};
 use kupfer_core::{DType, LinAlgError, Result};

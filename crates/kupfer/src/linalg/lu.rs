@@ -3,13 +3,15 @@
 //!
 //! Matrices of order up to 32 are factored one per workgroup in workgroup memory, the solve,
 //! inverse or determinant following in the same kernel (`shaders/linalg_small.wgsl`). Larger
-//! ones are factored blocked (`shaders/linalg_steps.wgsl`, driven by [`super::factor`]'s
-//! `Steps`): device-side pivot search, row swap and rank-1 steps inside 64-column panels, the
-//! trailing rows updated by one matmul per panel, and a blocked back substitution for solves
-//! — recorded in one command stream with no read-back
-//! between steps. Failures are reported as described in [`super::factor`].
+//! ones are factored blocked (`shaders/linalg_steps.wgsl`, driven by [`super::blocked`]'s
+//! `Steps`): each panel of columns factored by one workgroup per matrix (device-side pivot
+//! search, row swaps and rank-1 steps), its swaps applied to the other columns, a triangular
+//! solve for the block row and an in-place GEMM update of the trailing rows, then a blocked
+//! back substitution for solves — recorded in one command stream with no read-back between
+//! launches. Failures are reported as described in [`super::factor`].
 
-use super::factor::{self, Steps};
+use super::blocked::Steps;
+use super::factor;
 use crate::array::Array;
 use kupfer_core::layout::broadcast_shapes;
 use kupfer_core::linalg::{SmallOp, SMALL_MAX};

@@ -15,6 +15,7 @@
 //! kernels of its own. Result dtypes are NumPy's under kupfer's promotion rule (32-bit
 //! operands are never widened to 64 bits).
 
+mod blocked;
 mod chain;
 mod cholesky;
 mod complex_factor;

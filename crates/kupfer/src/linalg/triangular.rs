@@ -3,7 +3,8 @@
 //! matmul for the rows above each block). A lower or transposed system is read as an upper
 //! one through reversed and transposed views, so one kernel serves every case.
 
-use super::factor::{self, Steps};
+use super::blocked::Steps;
+use super::factor;
 use crate::array::Array;
 use crate::reduce::Axis;
 use crate::scalar::Scalar;
