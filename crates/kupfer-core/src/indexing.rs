@@ -556,6 +556,13 @@ fn eval4_fn(map: &Program, roots: &[NodeId], needs: &mut Needs) -> Result<String
     Ok(body)
 }
 
+/// True when `np.<op>.at` on `data` accumulates with 32-bit atomics in one kernel
+/// ([`IndexKernel::Accumulate`]); the other combinations run through
+/// [`crate::at_segments`].
+pub fn atomic_at(op: AtOp, data: DType) -> bool {
+    accumulate_body(op, data).is_ok()
+}
+
 /// Largest compare-exchange retries of a float or multiplying accumulation per element.
 pub const AT_RETRIES: u32 = 4096;
 

@@ -6,7 +6,8 @@
 //! - `compact.rs`: device stream compaction (flags, scan, scatter; one read-back of the
 //!   count), the building block of every data-dependent size.
 //! - `resolve.rs`: masks to integer arrays, bounds checks, offset expressions.
-//! - `get.rs`, `set.rs`, `at.rs`: reading, writing, accumulating.
+//! - `get.rs`, `set.rs`, `at.rs`: reading, writing, accumulating; `at_segments.rs`:
+//!   `ufunc.at` without atomics (sorted offsets, a segmented scan).
 //! - `crate::fusion::readers`: the lazy-reader rule of in-place writes (the lazy engine's).
 //! - `launch.rs`: running the index kernels (kupfer-core `indexing`).
 //!
@@ -16,6 +17,7 @@
 //! read-back of the count.
 
 mod at;
+mod at_segments;
 pub(crate) mod compact;
 pub mod functions;
 mod get;
