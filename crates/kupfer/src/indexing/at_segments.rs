@@ -9,7 +9,7 @@
 
 use crate::device::Device;
 use crate::fusion::{materialise, Expr, Lazy};
-use crate::indexing::launch::check_size;
+use crate::indexing::launch::{check_size, grid};
 use crate::sort::engine::{radix_sort, RadixInput};
 use kupfer_core::at_segments::{self, AT_CHUNK, AT_WORKGROUP};
 use kupfer_core::indexing::AtOp;
@@ -64,24 +64,14 @@ impl Kernels<'_> {
         bindings: Vec<(u32, Binding)>,
     ) -> Result<()> {
         let ctx = self.device.context();
-        let groups = threads.div_ceil(AT_WORKGROUP as usize).max(1);
-        let max = ctx.max_workgroups_per_dim() as usize;
-        let gx = groups.min(max);
-        let gy = groups.div_ceil(gx);
-        if gy > max {
-            return Err(Error::unsupported("ufunc.at launch grid too large"));
-        }
-        let params: Vec<u8> = [n as u32, gx as u32, u32::from(keyed), 0]
+        let groups = threads.div_ceil(AT_WORKGROUP as usize);
+        let [gx, gy] = grid(groups, ctx.max_workgroups_per_dim() as usize)?;
+        let params: Vec<u8> = [n as u32, gx, u32::from(keyed), 0]
             .iter()
             .flat_map(|v| v.to_le_bytes())
             .collect();
         let pipeline = self.pipeline(entry)?;
-        ctx.dispatch_with(
-            &pipeline,
-            Some(&params),
-            bindings,
-            [gx as u32, gy as u32, 1],
-        )
+        ctx.dispatch_with(&pipeline, Some(&params), bindings, [gx, gy, 1])
     }
 
     /// Segmented inclusive scan, in place, of `m` values `vals` with head flags `flags`

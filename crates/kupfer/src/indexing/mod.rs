@@ -9,6 +9,8 @@
 //! - `get.rs`, `set.rs`, `at.rs`: reading, writing, accumulating; `at_segments.rs`:
 //!   `ufunc.at` without atomics (sorted offsets, a segmented scan).
 //! - `crate::fusion::readers`: the lazy-reader rule of in-place writes (the lazy engine's).
+//! - `pending.rs`: gathers as deferred producers (an elementwise expression around one
+//!   runs in the gather's kernel).
 //! - `launch.rs`: running the index kernels (kupfer-core `indexing`).
 //!
 //! Out-of-bounds indices raise as in NumPy (CuPy wraps instead): host integers and lists are
@@ -23,6 +25,7 @@ pub mod functions;
 mod get;
 mod index;
 pub(crate) mod launch;
+pub(crate) mod pending;
 /// The lazy-reader rule lives with the lazy engine (`fusion/readers.rs`).
 pub(crate) use crate::fusion::readers;
 mod resolve;
