@@ -9,7 +9,10 @@
 //! 32-bit atomic adds (the low word's returns the carry). Float sums therefore add in an
 //! unspecified order (as CuPy's do). The other combinations (float64, complex128, products
 //! and extrema of int64 and complex64) would need 64-bit atomics, which WGSL lacks: they
-//! sort the offsets and scan each run instead (`at_segments.rs`), in NumPy's order.
+//! sort the offsets and scan each run instead (`segments.rs`), in NumPy's order. A family
+//! of its own: it builds on indexing's resolution and kernels and on sort's radix sort.
+
+mod segments;
 
 use crate::array::Array;
 use crate::indexing::index::{Adv, Index};
@@ -99,9 +102,7 @@ pub async fn ufunc_at_async(
     };
     readers::before_write(&buffer, &[])?;
     if kupfer_core::at_segments::segmented(op, dtype) {
-        return crate::indexing::at_segments::accumulate(
-            &device, op, dtype, &buffer, &off, &vlazy, &vshape, &shape,
-        );
+        return segments::accumulate(&device, op, dtype, &buffer, &off, &vlazy, &vshape, &shape);
     }
     let pred = crate::fusion::Lazy::scalar(1u32.to_le_bytes().to_vec(), kupfer_core::DType::Bool);
     let dst = Dst { buffer, same: None };
