@@ -1296,7 +1296,13 @@ fn unary_expr(op: UnaryOp, x: &str, d: DType, needs: &mut Needs) -> Result<Strin
     })
 }
 
-fn binary_expr(op: BinaryOp, a: &str, b: &str, d: DType, needs: &mut Needs) -> Result<String> {
+pub(crate) fn binary_expr(
+    op: BinaryOp,
+    a: &str,
+    b: &str,
+    d: DType,
+    needs: &mut Needs,
+) -> Result<String> {
     use BinaryOp::*;
     let t = d.wgsl_value();
     let kind = d.kind();

@@ -21,7 +21,8 @@
 //!   their elementwise input; `reduce_options.rs`: their `initial=` and `where=`
 //!   ([`sum_with`], [`max_with`], ...).
 //! - [`indexing`]: `a.get(&idx![...])`, `a.set(...)`, masks, integer arrays, `nonzero`,
-//!   `take`, `put`, `ufunc.at`, device stream compaction.
+//!   `take`, `put`, device stream compaction; `accumulate/`: `ufunc.at` (`ufunc_at`:
+//!   atomics, or a sort and a segmented scan where WGSL has none).
 //! - [`linalg`]: `dot`, `vdot`, `inner`, `outer`, `tensordot`, `kron`, `einsum`, `norm`,
 //!   `diagonal`, `diag`, `trace`.
 //! - [`manip`]: `concatenate`, `stack`, `split`, `flip`, `roll`, `pad`, `tile`, `repeat`,
@@ -57,6 +58,7 @@
 
 #![warn(missing_docs)]
 
+mod accumulate;
 mod array;
 pub mod calculus;
 mod checks;
@@ -96,6 +98,9 @@ pub mod ufuncs;
 pub mod views;
 pub mod windows;
 
+pub use accumulate::ufunc_at_async;
+#[cfg(not(target_arch = "wasm32"))]
+pub use accumulate::{add_at, ufunc_at};
 pub use array::Array;
 #[cfg(not(target_arch = "wasm32"))]
 pub use calculus::interp;
@@ -113,9 +118,7 @@ pub use fuse::{fuse, Fused};
 pub use half::f16;
 pub use host::{Element, HostArray, HostData};
 pub use indexing::functions::*;
-#[cfg(not(target_arch = "wasm32"))]
-pub use indexing::{add_at, ufunc_at};
-pub use indexing::{ufunc_at_async, AtOp, Index, MaskedReads};
+pub use indexing::{AtOp, Index, MaskedReads};
 pub use kupfer_core::casting::{can_cast, Casting};
 pub use kupfer_core::layout::{checked_size, shape_from_signed};
 /// The elementwise op table (`kupfer_core::ops`): the ops [`unary`] and [`binary`] apply and
