@@ -208,7 +208,7 @@ async fn rule_bins(a: &Array, rule: &str) -> Result<usize> {
 }
 
 /// `src[idx]` for a 1-D `src` and in-bounds integer positions `idx` (no bounds read-back).
-fn gather(src: &Array, idx: &Array) -> Result<Array> {
+pub(super) fn gather(src: &Array, idx: &Array) -> Result<Array> {
     let n = src.size();
     let m = idx.size();
     let src = src.ascontiguousarray()?.reshape(&[1, n as isize])?;

@@ -7,6 +7,7 @@
 //!   `setdiff1d`, `setxor1d` (one read-back of the size: `_async` forms).
 //! - [`histogram`] — `histogram` with explicit edges or NumPy's bin rules,
 //!   `histogram_bin_edges` (statistics read back: `_async` forms).
+//! - [`histogramdd`](mod@histogramdd) — `histogramdd` and `histogram2d`.
 //! - [`quantile`] — `median`, `quantile`, `percentile` (NumPy's 13 methods) and their `nan`
 //!   forms (which read the per-row counts back).
 //! - `engine.rs`: the kernels' driver — key transforms, the row sort and the radix sort,
@@ -43,6 +44,7 @@
 
 pub(crate) mod engine;
 pub mod histogram;
+pub mod histogramdd;
 pub mod order;
 pub mod quantile;
 pub mod search;
@@ -53,6 +55,9 @@ pub use engine::{set_limits_for_tests, set_portable_ranking_for_tests};
 #[cfg(not(target_arch = "wasm32"))]
 pub use histogram::{histogram_bin_edges, histogram_bins};
 pub use histogram::{histogram_bins_async, Bins};
+#[cfg(not(target_arch = "wasm32"))]
+pub use histogramdd::{histogram2d, histogramdd};
+pub use histogramdd::{histogram2d_async, histogramdd_async, DimBins};
 pub use order::{argpartition, argsort, lexsort, partition, sort, sort_complex};
 pub use quantile::{median, percentile, percentiles, quantile, quantiles, QuantileMethod};
 #[cfg(not(target_arch = "wasm32"))]
