@@ -1141,3 +1141,177 @@ fn histogramdd_and_histogram2d() {
     }
     run_cases("histogramdd", cases);
 }
+
+/// Few distinct values (so that slices repeat); floats get -0.0, NaN and inf too.
+fn low_diversity(seed: u64, n: usize, d: DType) -> Vec<f64> {
+    let mut v: Vec<f64> = common::values(seed, 0x0a15, n, d, 0.0, 2.0)
+        .into_iter()
+        .map(f64::round)
+        .collect();
+    if d.is_float() || d.is_complex() {
+        let special = [f64::NAN, f64::INFINITY, -0.0, 0.0];
+        for (i, x) in v.iter_mut().enumerate() {
+            let h = (i as u64 + seed).wrapping_mul(0x9e3779b97f4a7c15) >> 40;
+            if h % 11 == 0 {
+                *x = special[(h >> 8) as usize % special.len()];
+            }
+        }
+    }
+    v
+}
+
+#[test]
+fn unique_along_an_axis() {
+    let dev = common::default_device();
+    let mut cases = Vec::new();
+    let mut dtypes = common::dtypes(&dev);
+    dtypes.push(DType::Complex64);
+    for d in dtypes {
+        let main = matches!(d, DType::F32 | DType::I32);
+        let shapes: Vec<Vec<usize>> = if main {
+            vec![
+                vec![1, 3],
+                vec![7, 2],
+                vec![300, 3],
+                vec![5000, 2],
+                vec![4, 3, 2],
+                vec![0, 3],
+                vec![3, 0],
+            ]
+        } else {
+            vec![vec![7, 2], vec![300, 3]]
+        };
+        for shape in shapes {
+            let n: usize = shape.iter().product();
+            let parts = if d.is_complex() { 2 } else { 1 };
+            let v = low_diversity(n as u64 + 3, n * parts, d);
+            let nd = shape.len() as isize;
+            for axis in -nd..nd {
+                // One stable sort pass per element of a slice: keep slices short.
+                let ax = axis.rem_euclid(nd) as usize;
+                if n / shape[ax].max(1) > 64 {
+                    continue;
+                }
+                for (what, k) in [
+                    ("values", 0usize),
+                    ("index", 1),
+                    ("inverse", 2),
+                    ("counts", 3),
+                ] {
+                    for equal_nan in [true, false] {
+                        if !equal_nan && (k != 0 || !d.is_float()) {
+                            continue;
+                        }
+                        let en = if equal_nan { "True" } else { "False" };
+                        cases.push(Case {
+                            id: format!("unique axis={axis} {what} {shape:?} equal_nan={en}"),
+                            dtype: d,
+                            shape: shape.clone(),
+                            data: v.clone(),
+                            expr: format!(
+                                "np.unique(a, axis={axis}, return_index=True, \
+                                 return_inverse=True, return_counts=True, \
+                                 equal_nan={en})[{k}]"
+                            ),
+                            tol: 0.0,
+                            run: Box::new(move |a| {
+                                let u =
+                                    kp::sort::unique_axis(a, axis, true, true, true, equal_nan)?;
+                                Ok(match k {
+                                    0 => u.values,
+                                    1 => u.indices.unwrap(),
+                                    2 => u.inverse.unwrap(),
+                                    _ => u.counts.unwrap(),
+                                })
+                            }),
+                        });
+                    }
+                }
+            }
+            if shape.len() == 2 && shape[0] > 1 {
+                cases.push(Case {
+                    id: format!("unique axis=0 of a reversed view {shape:?}"),
+                    dtype: d,
+                    shape: shape.clone(),
+                    data: v.clone(),
+                    expr: "np.unique(a[::-1, ::-1], axis=0, return_index=True)[1]".into(),
+                    tol: 0.0,
+                    run: Box::new(|a| {
+                        let r =
+                            a.slice(&[kp::views::stepped(.., -1), kp::views::stepped(.., -1)])?;
+                        Ok(kp::sort::unique_axis(&r, 0, true, false, false, true)?
+                            .indices
+                            .unwrap())
+                    }),
+                });
+            }
+        }
+    }
+    // 1-D and out-of-range axes.
+    let v = low_diversity(5, 40, DType::F32);
+    for axis in [-2isize, -1, 0, 1] {
+        cases.push(Case {
+            id: format!("unique 1-D axis={axis}"),
+            dtype: DType::F32,
+            shape: vec![40],
+            data: v.clone(),
+            expr: format!("np.unique(a, axis={axis}, return_inverse=True)[1]"),
+            tol: 0.0,
+            run: Box::new(move |a| {
+                Ok(kp::sort::unique_axis(a, axis, false, true, false, true)?
+                    .inverse
+                    .unwrap())
+            }),
+        });
+    }
+    run_cases("unique-axis", cases);
+}
+
+#[test]
+fn histogram_bin_rules() {
+    let dev = common::default_device();
+    let mut cases = Vec::new();
+    for d in common::dtypes(&dev) {
+        if d == DType::Bool {
+            continue;
+        }
+        for n in [1usize, 2, 50, 1000, 12000] {
+            for (set, lo, hi) in [("wide", -20.0, 20.0), ("narrow", 0.0, 3.0)] {
+                let lo = if d == DType::U32 { 0.0 } else { lo };
+                let v: Vec<f64> = common::values(n as u64 + 11, 0x5703, n, d, lo, hi)
+                    .into_iter()
+                    .enumerate()
+                    // A skewed, clustered sample so that the rules disagree.
+                    .map(|(i, x)| {
+                        if i % 3 == 0 {
+                            (x * x / hi.max(1.0)).round()
+                        } else {
+                            x
+                        }
+                    })
+                    .collect();
+                for rule in [
+                    "stone", "auto", "fd", "sturges", "doane", "scott", "rice", "sqrt",
+                ] {
+                    cases.push(Case {
+                        id: format!("histogram_bin_edges {rule} {set} n={n}"),
+                        dtype: d,
+                        shape: vec![n],
+                        data: v.clone(),
+                        expr: format!("np.histogram_bin_edges(a, bins='{rule}')"),
+                        tol: 0.0,
+                        run: Box::new(move |a| {
+                            kp::sort::histogram_bin_edges(
+                                a,
+                                kp::sort::Bins::Rule(rule.into()),
+                                None,
+                                None,
+                            )
+                        }),
+                    });
+                }
+            }
+        }
+    }
+    run_cases("bin-rules", cases);
+}

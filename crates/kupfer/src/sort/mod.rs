@@ -4,7 +4,8 @@
 //!   (a full sort satisfies partition's contract).
 //! - [`search`] — `searchsorted`.
 //! - [`unique`] — `unique` and the array API's `unique_*`, `isin`, `intersect1d`, `union1d`,
-//!   `setdiff1d`, `setxor1d` (one read-back of the size: `_async` forms).
+//!   `setdiff1d`, `setxor1d` (one read-back of the size: `_async` forms);
+//!   [`unique_axis`](mod@unique_axis) — `unique(a, axis=k)`.
 //! - [`histogram`] — `histogram` with explicit edges or NumPy's bin rules,
 //!   `histogram_bin_edges` (statistics read back: `_async` forms).
 //! - [`histogramdd`](mod@histogramdd) — `histogramdd` and `histogram2d`.
@@ -49,6 +50,7 @@ pub mod order;
 pub mod quantile;
 pub mod search;
 pub mod unique;
+pub mod unique_axis;
 
 #[doc(hidden)]
 pub use engine::{set_limits_for_tests, set_portable_ranking_for_tests};
@@ -72,6 +74,9 @@ pub use unique::{
 pub use unique::{
     intersect1d_async, isin, setdiff1d_async, setxor1d_async, union1d_async, unique_async, Unique,
 };
+#[cfg(not(target_arch = "wasm32"))]
+pub use unique_axis::unique_axis;
+pub use unique_axis::unique_axis_async;
 
 use kupfer_core::{Error, Result};
 
