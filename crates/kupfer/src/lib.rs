@@ -74,6 +74,7 @@ pub mod indexing;
 pub mod io;
 mod kernels;
 pub mod linalg;
+mod log_spaced;
 pub mod manip;
 pub mod matmul;
 mod module_graph;
@@ -127,6 +128,7 @@ pub use linalg::polyfit;
 pub use linalg::{
     diag, diagonal, dot, einsum, inner, kron, outer, tensordot, trace, vdot, TensorAxes,
 };
+pub use log_spaced::{geomspace, geomspace_complex, logspace};
 pub use manip::*;
 pub use matmul::{matmul, matmul_with, MatmulPrecision};
 #[doc(hidden)]
