@@ -840,3 +840,483 @@ fn searchsorted_unique_and_sets() {
     }
     run_cases("sets", cases);
 }
+
+/// One `bins=`/`range=`/`density=`/`weights=` form of histogramdd for `d` dimensions and `n`
+/// samples: the NumPy keyword text and kupfer's arguments.
+struct HistForm {
+    name: &'static str,
+    py: String,
+    bins: Vec<kp::sort::DimBins>,
+    range: Option<Vec<Option<(f64, f64)>>>,
+    density: bool,
+    weights: Option<Vec<f64>>,
+}
+
+const HIST_EDGES: [f64; 6] = [-10.0, -2.0, 0.0, 0.0, 3.0, 20.0];
+
+fn hist_forms(d: usize, n: usize) -> Vec<HistForm> {
+    use kp::sort::DimBins;
+    let counts = [3usize, 4, 2];
+    let per_dim: Vec<DimBins> = counts[..d].iter().map(|&c| DimBins::Count(c)).collect();
+    let per_dim_py = format!("{:?}", &counts[..d]);
+    let edges = |dt: DType| {
+        let e = Array::from_slice(&HIST_EDGES, &[HIST_EDGES.len()]).unwrap();
+        e.astype(dt).unwrap()
+    };
+    let with_edges = |dt: DType| {
+        let mut b = vec![DimBins::Edges(edges(dt))];
+        b.extend((1..d).map(|_| DimBins::Count(4)));
+        b
+    };
+    let rest = |py: &str| format!("[{py}] * {}", d - 1);
+    let weights: Vec<f64> = (0..n).map(|i| ((i % 7) as f64 - 3.0) * 0.25).collect();
+    vec![
+        HistForm {
+            name: "bins=5",
+            py: "bins=5".into(),
+            bins: vec![DimBins::Count(5)],
+            range: None,
+            density: false,
+            weights: None,
+        },
+        HistForm {
+            name: "bins per dim",
+            py: format!("bins={per_dim_py}"),
+            bins: per_dim.clone(),
+            range: None,
+            density: false,
+            weights: None,
+        },
+        HistForm {
+            name: "f64 edges",
+            py: format!("bins=[np.array({HIST_EDGES:?})] + {}", rest("4")),
+            bins: with_edges(DType::F64),
+            range: None,
+            density: false,
+            weights: None,
+        },
+        HistForm {
+            name: "f32 edges",
+            py: format!(
+                "bins=[np.array({HIST_EDGES:?}, dtype=np.float32)] + {}",
+                rest("4")
+            ),
+            bins: with_edges(DType::F32),
+            range: None,
+            density: false,
+            weights: None,
+        },
+        HistForm {
+            name: "int edges",
+            py: format!(
+                "bins=[np.array({HIST_EDGES:?}).astype(np.int32)] + {}",
+                rest("4")
+            ),
+            bins: with_edges(DType::I32),
+            range: None,
+            density: false,
+            weights: None,
+        },
+        HistForm {
+            name: "range",
+            py: format!("bins=6, range=[(-5.0, 5.0)] + {}", rest("None")),
+            bins: vec![DimBins::Count(6)],
+            range: Some(
+                std::iter::once(Some((-5.0, 5.0)))
+                    .chain((1..d).map(|_| None))
+                    .collect(),
+            ),
+            density: false,
+            weights: None,
+        },
+        HistForm {
+            name: "density",
+            py: format!("bins={per_dim_py}, density=True"),
+            bins: per_dim,
+            range: None,
+            density: true,
+            weights: None,
+        },
+        HistForm {
+            name: "many bins",
+            py: "bins=70".into(),
+            bins: vec![DimBins::Count(70)],
+            range: None,
+            density: false,
+            weights: None,
+        },
+        HistForm {
+            name: "decreasing edges (error)",
+            py: format!("bins=[np.array([0.0, 2.0, 1.0])] + {}", rest("4")),
+            bins: std::iter::once(DimBins::Edges(
+                Array::from_slice(&[0.0f64, 2.0, 1.0], &[3]).unwrap(),
+            ))
+            .chain((1..d).map(|_| DimBins::Count(4)))
+            .collect(),
+            range: None,
+            density: false,
+            weights: None,
+        },
+        HistForm {
+            name: "bins=0 (error)",
+            py: "bins=0".into(),
+            bins: vec![DimBins::Count(0)],
+            range: None,
+            density: false,
+            weights: None,
+        },
+        HistForm {
+            name: "reversed range (error)",
+            py: format!("bins=2, range=[(1.0, -1.0)] + {}", rest("None")),
+            bins: vec![DimBins::Count(2)],
+            range: Some(
+                std::iter::once(Some((1.0, -1.0)))
+                    .chain((1..d).map(|_| None))
+                    .collect(),
+            ),
+            density: false,
+            weights: None,
+        },
+        HistForm {
+            name: "short bins (error)",
+            py: format!("bins=[2] * {}", d + 1),
+            bins: vec![DimBins::Count(2); d + 1],
+            range: None,
+            density: false,
+            weights: None,
+        },
+        HistForm {
+            name: "weights",
+            py: "bins=4, weights=((np.arange(len(a)) % 7) - 3) * 0.25".into(),
+            bins: vec![DimBins::Count(4)],
+            range: None,
+            density: false,
+            weights: Some(weights),
+        },
+    ]
+}
+
+#[test]
+fn histogramdd_and_histogram2d() {
+    let dev = common::default_device();
+    let mut cases = Vec::new();
+    for d in common::dtypes(&dev) {
+        let main = matches!(d, DType::F32 | DType::F64 | DType::I32);
+        let sizes: &[usize] = if main {
+            &[0, 1, 7, 300, 4097]
+        } else {
+            &[7, 300]
+        };
+        let dims: &[usize] = if d == DType::F32 { &[1, 2, 3] } else { &[2] };
+        for &n in sizes {
+            for &dim in dims {
+                // Finite values with ties on bin edges, then NumPy's special values.
+                let lo = if d == DType::U32 { 0.0 } else { -20.0 };
+                let finite: Vec<f64> = common::values(n as u64, 0x4157, n * dim, d, lo, 20.0)
+                    .into_iter()
+                    .map(|v| {
+                        if d.is_float() {
+                            (v * 2.0).round() / 2.0
+                        } else {
+                            v
+                        }
+                    })
+                    .collect();
+                let special = data(n as u64 + 1, n * dim, d);
+                for (set, v) in [("finite", finite), ("special", special)] {
+                    if set == "special" && !d.is_float() {
+                        continue;
+                    }
+                    for form in hist_forms(dim, n) {
+                        let form = std::rc::Rc::new(form);
+                        let call = move |a: &Array, f: &HistForm| {
+                            let w = f
+                                .weights
+                                .as_ref()
+                                .map(|w| Array::from_slice(w, &[w.len()]))
+                                .transpose()?;
+                            kp::sort::histogramdd(
+                                a,
+                                &f.bins,
+                                f.range.as_deref(),
+                                f.density,
+                                w.as_ref(),
+                            )
+                        };
+                        let id = format!("histogramdd {} {set} n={n} d={dim}", form.name);
+                        let f = form.clone();
+                        cases.push(Case {
+                            id: format!("{id} hist"),
+                            dtype: d,
+                            shape: vec![n, dim],
+                            data: v.clone(),
+                            expr: format!("np.histogramdd(a, {})[0]", form.py),
+                            tol: if form.weights.is_some() || form.density {
+                                1e-9
+                            } else {
+                                0.0
+                            },
+                            run: Box::new(move |a| Ok(call(a, &f)?.0)),
+                        });
+                        let f = form.clone();
+                        cases.push(Case {
+                            id: format!("{id} edges"),
+                            dtype: d,
+                            shape: vec![n, dim],
+                            data: v.clone(),
+                            expr: format!("np.concatenate(np.histogramdd(a, {})[1])", form.py),
+                            tol: 0.0,
+                            run: Box::new(move |a| {
+                                kp::concatenate(&call(a, &f)?.1, None, Some(DType::F64))
+                            }),
+                        });
+                        let f = form.clone();
+                        cases.push(Case {
+                            id: format!("{id} dtypes"),
+                            dtype: d,
+                            shape: vec![n, dim],
+                            data: v.clone(),
+                            expr: format!(
+                                "(lambda r: np.array([r[0].dtype.itemsize] + \
+                                 [e.dtype.itemsize for e in r[1]]))(np.histogramdd(a, {}))",
+                                form.py
+                            ),
+                            tol: 0.0,
+                            run: Box::new(move |a| {
+                                let (h, e) = call(a, &f)?;
+                                let sizes: Vec<i32> = std::iter::once(&h)
+                                    .chain(&e)
+                                    .map(|x| x.dtype().host_size() as i32)
+                                    .collect();
+                                Array::from_slice(&sizes, &[sizes.len()])
+                            }),
+                        });
+                    }
+                    if dim == 2 {
+                        for (name, py, bins) in [
+                            ("bins=5", "5".to_string(), vec![kp::sort::DimBins::Count(5)]),
+                            (
+                                "bins=[3, 4]",
+                                "[3, 4]".into(),
+                                vec![kp::sort::DimBins::Count(3), kp::sort::DimBins::Count(4)],
+                            ),
+                            (
+                                "bins=edges",
+                                format!("np.array({HIST_EDGES:?})"),
+                                vec![kp::sort::DimBins::Edges(
+                                    Array::from_slice(&HIST_EDGES, &[HIST_EDGES.len()]).unwrap(),
+                                )],
+                            ),
+                        ] {
+                            for part in 0..3 {
+                                let bins = bins.clone();
+                                cases.push(Case {
+                                    id: format!("histogram2d {name} {set} n={n} part {part}"),
+                                    dtype: d,
+                                    shape: vec![n, dim],
+                                    data: v.clone(),
+                                    expr: format!(
+                                        "np.histogram2d(a[:, 0], a[::-1, 1], bins={py})[{part}]"
+                                    ),
+                                    tol: 0.0,
+                                    run: Box::new(move |a| {
+                                        let x =
+                                            a.slice(&[(..).into_slice_arg(), 0.into_slice_arg()])?;
+                                        let y = a.slice(&[
+                                            kp::views::stepped(.., -1),
+                                            1.into_slice_arg(),
+                                        ])?;
+                                        let r = kp::sort::histogram2d(
+                                            &x, &y, &bins, None, false, None,
+                                        )?;
+                                        Ok([r.0, r.1, r.2][part].clone())
+                                    }),
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    run_cases("histogramdd", cases);
+}
+
+/// Few distinct values (so that slices repeat); floats get -0.0, NaN and inf too.
+fn low_diversity(seed: u64, n: usize, d: DType) -> Vec<f64> {
+    let mut v: Vec<f64> = common::values(seed, 0x0a15, n, d, 0.0, 2.0)
+        .into_iter()
+        .map(f64::round)
+        .collect();
+    if d.is_float() || d.is_complex() {
+        let special = [f64::NAN, f64::INFINITY, -0.0, 0.0];
+        for (i, x) in v.iter_mut().enumerate() {
+            let h = (i as u64 + seed).wrapping_mul(0x9e3779b97f4a7c15) >> 40;
+            if h.is_multiple_of(11) {
+                *x = special[(h >> 8) as usize % special.len()];
+            }
+        }
+    }
+    v
+}
+
+#[test]
+fn unique_along_an_axis() {
+    let dev = common::default_device();
+    let mut cases = Vec::new();
+    let mut dtypes = common::dtypes(&dev);
+    dtypes.push(DType::Complex64);
+    for d in dtypes {
+        let main = matches!(d, DType::F32 | DType::I32);
+        let shapes: Vec<Vec<usize>> = if main {
+            vec![
+                vec![1, 3],
+                vec![7, 2],
+                vec![300, 3],
+                vec![5000, 2],
+                vec![4, 3, 2],
+                vec![0, 3],
+                vec![3, 0],
+            ]
+        } else {
+            vec![vec![7, 2], vec![300, 3]]
+        };
+        for shape in shapes {
+            let n: usize = shape.iter().product();
+            let parts = if d.is_complex() { 2 } else { 1 };
+            let v = low_diversity(n as u64 + 3, n * parts, d);
+            let nd = shape.len() as isize;
+            for axis in -nd..nd {
+                // One stable sort pass per element of a slice: keep slices short.
+                let ax = axis.rem_euclid(nd) as usize;
+                if n / shape[ax].max(1) > 64 {
+                    continue;
+                }
+                for (what, k) in [
+                    ("values", 0usize),
+                    ("index", 1),
+                    ("inverse", 2),
+                    ("counts", 3),
+                ] {
+                    for equal_nan in [true, false] {
+                        if !equal_nan && (k != 0 || !d.is_float()) {
+                            continue;
+                        }
+                        let en = if equal_nan { "True" } else { "False" };
+                        cases.push(Case {
+                            id: format!("unique axis={axis} {what} {shape:?} equal_nan={en}"),
+                            dtype: d,
+                            shape: shape.clone(),
+                            data: v.clone(),
+                            expr: format!(
+                                "np.unique(a, axis={axis}, return_index=True, \
+                                 return_inverse=True, return_counts=True, \
+                                 equal_nan={en})[{k}]"
+                            ),
+                            tol: 0.0,
+                            run: Box::new(move |a| {
+                                let u =
+                                    kp::sort::unique_axis(a, axis, true, true, true, equal_nan)?;
+                                Ok(match k {
+                                    0 => u.values,
+                                    1 => u.indices.unwrap(),
+                                    2 => u.inverse.unwrap(),
+                                    _ => u.counts.unwrap(),
+                                })
+                            }),
+                        });
+                    }
+                }
+            }
+            if shape.len() == 2 && shape[0] > 1 {
+                cases.push(Case {
+                    id: format!("unique axis=0 of a reversed view {shape:?}"),
+                    dtype: d,
+                    shape: shape.clone(),
+                    data: v.clone(),
+                    expr: "np.unique(a[::-1, ::-1], axis=0, return_index=True)[1]".into(),
+                    tol: 0.0,
+                    run: Box::new(|a| {
+                        let r =
+                            a.slice(&[kp::views::stepped(.., -1), kp::views::stepped(.., -1)])?;
+                        Ok(kp::sort::unique_axis(&r, 0, true, false, false, true)?
+                            .indices
+                            .unwrap())
+                    }),
+                });
+            }
+        }
+    }
+    // 1-D and out-of-range axes.
+    let v = low_diversity(5, 40, DType::F32);
+    for axis in [-2isize, -1, 0, 1] {
+        cases.push(Case {
+            id: format!("unique 1-D axis={axis}"),
+            dtype: DType::F32,
+            shape: vec![40],
+            data: v.clone(),
+            expr: format!("np.unique(a, axis={axis}, return_inverse=True)[1]"),
+            tol: 0.0,
+            run: Box::new(move |a| {
+                Ok(kp::sort::unique_axis(a, axis, false, true, false, true)?
+                    .inverse
+                    .unwrap())
+            }),
+        });
+    }
+    run_cases("unique-axis", cases);
+}
+
+#[test]
+fn histogram_bin_rules() {
+    let dev = common::default_device();
+    let mut cases = Vec::new();
+    for d in common::dtypes(&dev) {
+        if d == DType::Bool {
+            continue;
+        }
+        for n in [1usize, 2, 50, 1000, 12000] {
+            for (set, lo, hi) in [("wide", -20.0, 20.0), ("narrow", 0.0, 3.0)] {
+                let lo = if d == DType::U32 { 0.0 } else { lo };
+                let v: Vec<f64> = common::values(n as u64 + 11, 0x5703, n, d, lo, hi)
+                    .into_iter()
+                    .enumerate()
+                    // A skewed, clustered sample so that the rules disagree.
+                    .map(|(i, x)| {
+                        if i % 3 == 0 {
+                            (x * x / hi.max(1.0)).round()
+                        } else {
+                            x
+                        }
+                    })
+                    .collect();
+                for rule in [
+                    "stone", "auto", "fd", "sturges", "doane", "scott", "rice", "sqrt",
+                ] {
+                    // NumPy's float16 std overflows (sums of squares in float16); kupfer's
+                    // is accurate: their doane/scott widths differ.
+                    if d == DType::F16 && matches!(rule, "doane" | "scott") {
+                        continue;
+                    }
+                    cases.push(Case {
+                        id: format!("histogram_bin_edges {rule} {set} n={n}"),
+                        dtype: d,
+                        shape: vec![n],
+                        data: v.clone(),
+                        expr: format!("np.histogram_bin_edges(a, bins='{rule}')"),
+                        tol: 0.0,
+                        run: Box::new(move |a| {
+                            kp::sort::histogram_bin_edges(
+                                a,
+                                kp::sort::Bins::Rule(rule.into()),
+                                None,
+                                None,
+                            )
+                        }),
+                    });
+                }
+            }
+        }
+    }
+    run_cases("bin-rules", cases);
+}

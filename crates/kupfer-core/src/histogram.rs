@@ -4,6 +4,10 @@
 //! weights with `atomicAdd` (two's complement, so int32 weights add exactly with wrap-around
 //! as NumPy's int32), float32 weights with a compare-exchange loop on the bit pattern. Small
 //! bin counts use a per-workgroup private histogram merged at the end.
+//!
+//! histogramdd's bin index kernel (`shaders/histogramdd_bins.wgsl`, [`generate_bin_index`])
+//! finds each sample's flattened bin over every dimension; its counts then come from the
+//! bincount kernel.
 
 use crate::codegen::{cast_expr, enables, Target};
 use crate::dtype::DType;
@@ -274,6 +278,58 @@ pub fn generate(hp: &HistProgram, target: &Target) -> Result<(String, HistParams
     Ok((wgsl, p))
 }
 
+const BIN_INDEX_TEMPLATE: &str = include_str!("../../../shaders/histogramdd_bins.wgsl");
+
+/// The dtypes [`generate_bin_index`] compares in (the others are cast to one of these).
+pub const BIN_INDEX_DTYPES: [DType; 6] = [
+    DType::F16,
+    DType::F32,
+    DType::F64,
+    DType::I32,
+    DType::U32,
+    DType::I64,
+];
+
+/// Generates histogramdd's bin index kernel (`shaders/histogramdd_bins.wgsl`) for samples and
+/// edges of dtype `cmp` (one of [`BIN_INDEX_DTYPES`]). Its uniform block is four u32: sample
+/// count, dimension count, the dispatch's x size in workgroups, padding. Bindings: 1 the
+/// samples, 2 the edges, 3 the per-dimension table, 4 the flat bin indices (u32).
+pub fn generate_bin_index(cmp: DType, target: &Target) -> Result<String> {
+    target.check(cmp, "this adapter")?;
+    if !BIN_INDEX_DTYPES.contains(&cmp) {
+        return Err(Error::invalid(format!(
+            "histogramdd compares in float16/32/64, int32, uint32 or int64, not {cmp}"
+        )));
+    }
+    let t = cmp.wgsl_value();
+    let (le, guess) = if cmp.is_float() {
+        (
+            "    return e <= x || x != x;".to_string(),
+            format!(
+                "    if (uniform && m >= 2u) {{
+        let e0 = edges[first];
+        let nb = m - 1u;
+        let f = (x - e0) / (edges[first + nb] - e0) * {t}(nb);
+        if (f >= {t}(0) && f < {t}(nb)) {{
+            let g = u32(f);
+            if (kp_le(edges[first + g], x) && !kp_le(edges[first + g + 1u], x)) {{
+                return g + 1u;
+            }}
+        }}
+    }}"
+            ),
+        )
+    } else {
+        ("    return e <= x;".to_string(), String::new())
+    };
+    Ok(Template::new(BIN_INDEX_TEMPLATE)
+        .set("ENABLES", enables(std::iter::once(cmp)))
+        .set("T", t)
+        .set("LE", le)
+        .set("GUESS", guess)
+        .render())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -339,6 +395,15 @@ mod tests {
             }
         }
         assert!(n > 200, "{n}");
+    }
+
+    #[test]
+    fn bin_index_kernels_validate() {
+        for cmp in BIN_INDEX_DTYPES {
+            validate(&generate_bin_index(cmp, &ALL).unwrap());
+        }
+        assert!(generate_bin_index(DType::Complex64, &ALL).is_err());
+        assert!(generate_bin_index(DType::F64, &Target::default()).is_err());
     }
 
     #[test]

@@ -118,6 +118,24 @@ pub async fn bincount_async(x: &Array, weights: Option<&Array>, minlength: usize
     raw.astype(out_dtype)
 }
 
+/// Counts (uint32) of the values `0..nbins` of the 1-D uint32 array `idx` (larger values are
+/// dropped): bincount's kernel, without its read-back of the maximum.
+pub(crate) fn count_values(idx: &Array, nbins: usize) -> Result<Array> {
+    let hp = HistProgram {
+        x: DType::U32,
+        weights: None,
+        binning: Binning::Value,
+        private: nbins <= LOCAL_BINS as usize,
+    };
+    let bins = count(idx, None, &hp, nbins, None, &[])?;
+    Ok(Array::from_buffer(
+        idx.device().clone(),
+        DType::U32,
+        bins,
+        Layout::contiguous(&[nbins]),
+    ))
+}
+
 /// The dtype weights accumulate in (32-bit atomics).
 fn weight_acc(d: DType) -> Result<DType> {
     match d {
@@ -209,7 +227,7 @@ fn put(buf: &mut [u8], at: usize, v: u32) {
 /// Rounds `v` to the precision of the float dtype `d` (each host operation below is done in
 /// float64 and rounded, which equals the operation in `d`: double rounding is innocuous for
 /// + - * / from float64 to float32 and float16).
-fn round_to(d: DType, v: f64) -> f64 {
+pub(crate) fn round_to(d: DType, v: f64) -> f64 {
     match d {
         DType::F16 => f64::from(half::f16::from_f64(v)),
         DType::F32 => v as f32 as f64,
@@ -218,7 +236,7 @@ fn round_to(d: DType, v: f64) -> f64 {
 }
 
 /// NumPy's `linspace(start, stop, num)` evaluated in dtype `d`.
-fn linspace_in(d: DType, start: f64, stop: f64, num: usize) -> Vec<f64> {
+pub(crate) fn linspace_in(d: DType, start: f64, stop: f64, num: usize) -> Vec<f64> {
     let div = (num - 1) as f64;
     let delta = round_to(d, stop - start);
     let step = round_to(d, delta / div);

@@ -352,15 +352,14 @@ fn unique(call: Call) -> Result<Value> {
     let ri = a.bool_or("return_index", false)?;
     let rv = a.bool_or("return_inverse", false)?;
     let rc = a.bool_or("return_counts", false)?;
-    if a.get("axis").is_some() {
-        return Err(EvalError::not_supported(
-            span,
-            "np.unique with axis= (axis=None only)",
-        ));
-    }
+    let axis = a.int("axis")?;
     let equal_nan = a.bool_or("equal_nan", true)?;
     let _ = a.bool_or("sorted", true)?;
-    let u = blocking::unique(&x, ri, rv, rc, equal_nan).map_err(EvalError::kupfer(span))?;
+    let u = match axis {
+        None => blocking::unique(&x, ri, rv, rc, equal_nan),
+        Some(ax) => blocking::unique_axis(&x, ax as isize, ri, rv, rc, equal_nan),
+    }
+    .map_err(EvalError::kupfer(span))?;
     if !(ri || rv || rc) {
         return Ok(Value::Array(u.values));
     }
@@ -462,9 +461,23 @@ fn setxor1d(call: Call) -> Result<Value> {
 /// where nothing may block, they are a clear error.
 mod blocking {
     #[cfg(not(target_arch = "wasm32"))]
+    pub(super) use kupfer::sort::unique_axis;
+    #[cfg(not(target_arch = "wasm32"))]
     pub(super) use kupfer::sort::{nanmedian, nanpercentile, nanquantile};
     #[cfg(not(target_arch = "wasm32"))]
     pub(super) use kupfer::{intersect1d, setdiff1d, setxor1d, union1d, unique};
+
+    #[cfg(target_arch = "wasm32")]
+    pub(super) fn unique_axis(
+        _x: &kupfer::Array,
+        _axis: isize,
+        _i: bool,
+        _v: bool,
+        _c: bool,
+        _e: bool,
+    ) -> kupfer::Result<kupfer::sort::Unique> {
+        refuse("unique")
+    }
 
     #[cfg(target_arch = "wasm32")]
     pub(super) fn nanmedian(

@@ -1,15 +1,19 @@
 //! Statistics: `bincount`, `histogram` and `histogram_bin_edges` (uniform bins, explicit
-//! edges or NumPy's bin rules), from kupfer's `stats` and `sort::histogram` modules.
+//! edges or NumPy's bin rules), `histogram2d` and `histogramdd`, from kupfer's `stats`,
+//! `sort::histogram` and `sort::histogramdd` modules.
 
 use super::{to_array, to_f64, Call, Registry};
+use crate::ast::Span;
 use crate::error::{EvalError, Result};
 use crate::value::Value;
-use kupfer::sort::Bins;
+use kupfer::sort::{Bins, DimBins};
 
 pub(super) fn register(r: &mut Registry) {
     r.native(&["bincount"], bincount);
     r.native(&["histogram"], histogram);
     r.native(&["histogram_bin_edges"], histogram_bin_edges);
+    r.native(&["histogramdd"], histogramdd);
+    r.native(&["histogram2d"], histogram2d);
 }
 
 /// `bincount(x, weights=None, minlength=0)`.
@@ -84,6 +88,190 @@ fn histogram_args(call: Call) -> Result<(kupfer::Array, kupfer::Array)> {
     blocking::histogram_bins(&x, bins, range, weights.as_ref()).map_err(EvalError::kupfer(span))
 }
 
+/// One dimension's `bins[i]` of histogramdd: an integer count or 1-D edges.
+fn dim_bins(v: &Value, i: usize, span: Span) -> Result<DimBins> {
+    match v {
+        Value::Scalar(kupfer::Scalar::Int(n)) => {
+            if *n < 1 {
+                return Err(EvalError::value_error(
+                    span,
+                    format!("`bins[{i}]` must be positive, when an integer"),
+                ));
+            }
+            Ok(DimBins::Count(*n as usize))
+        }
+        Value::Scalar(kupfer::Scalar::Float(f)) => Err(if *f < 1.0 {
+            EvalError::value_error(
+                span,
+                format!("`bins[{i}]` must be positive, when an integer"),
+            )
+        } else {
+            EvalError::type_error(
+                span,
+                format!("`bins[{i}]` must be an integer, when a scalar"),
+            )
+        }),
+        Value::Str(_) => Err(EvalError::type_error(
+            span,
+            "'<' not supported between instances of 'str' and 'int'",
+        )),
+        Value::Array(a) if a.ndim() == 0 => Err(EvalError::not_supported(
+            span,
+            "a 0-d array as a bin count (pass a Python integer)",
+        )),
+        v => Ok(DimBins::Edges(to_array(v, None, span)?)),
+    }
+}
+
+/// histogramdd's `bins`: one count for every dimension, or one entry per dimension.
+fn dd_bins(v: Option<Value>, span: Span) -> Result<Vec<DimBins>> {
+    match v {
+        None => Ok(vec![DimBins::Count(10)]),
+        Some(Value::List(items)) | Some(Value::Tuple(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(i, b)| dim_bins(b, i, span))
+            .collect(),
+        Some(Value::Array(a)) if a.ndim() == 2 => (0..a.shape()[0])
+            .map(|i| {
+                Ok(DimBins::Edges(
+                    a.slice(&[kupfer::SliceArg::Index(i as isize)])
+                        .map_err(EvalError::kupfer(span))?,
+                ))
+            })
+            .collect(),
+        Some(Value::Array(a)) if a.ndim() == 1 => Err(EvalError::not_supported(
+            span,
+            "bins as a 1-D array of per-dimension counts (pass a list)",
+        )),
+        Some(v) => Ok(vec![dim_bins(&v, 0, span)?]),
+    }
+}
+
+/// One `(min, max)` or `None` per dimension.
+type Ranges = Vec<Option<(f64, f64)>>;
+
+/// histogramdd's `range`: `None` or one `None` / `(min, max)` per dimension.
+fn dd_range(v: Option<Value>, span: Span) -> Result<Option<Ranges>> {
+    match v {
+        None | Some(Value::None) => Ok(None),
+        Some(Value::List(items)) | Some(Value::Tuple(items)) => items
+            .iter()
+            .map(|r| match r {
+                Value::None => Ok(None),
+                Value::List(p) | Value::Tuple(p) if p.len() == 2 => Ok(Some((
+                    to_f64(&p[0], "range", span)?,
+                    to_f64(&p[1], "range", span)?,
+                ))),
+                _ => Err(EvalError::value_error(
+                    span,
+                    "each entry of 'range' must be None or a (min, max) pair",
+                )),
+            })
+            .collect::<Result<Vec<_>>>()
+            .map(Some),
+        Some(_) => Err(EvalError::type_error(
+            span,
+            "'range' must be a sequence of one entry per dimension",
+        )),
+    }
+}
+
+/// Whether a histogramdd `bins` list has the sample's dimension count (NumPy's
+/// `len(bins) != D` error; a single count applies to every dimension).
+fn check_bins_len(bins: &Option<Value>, d: usize, span: Span) -> Result<()> {
+    if let Some(Value::List(items) | Value::Tuple(items)) = bins {
+        if items.len() != d {
+            return Err(EvalError::value_error(
+                span,
+                "The dimension of bins must be equal to the dimension of the sample x.",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `histogramdd(sample, bins=10, range=None, density=None, weights=None)`:
+/// `(hist, [edges, ...])`; `sample` an (N, D) array or a sequence of D 1-D arrays.
+fn histogramdd(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["sample", "bins=", "range=", "density=", "weights="])?;
+    let raw = a.req("sample")?;
+    let sample = to_array(&raw, None, span)?;
+    // NumPy: a sequence of 1-D arrays is `atleast_2d(sample).T`.
+    let sample = match raw {
+        Value::List(_) | Value::Tuple(_) if sample.ndim() == 2 => {
+            sample.t().map_err(EvalError::kupfer(span))?
+        }
+        _ => sample,
+    };
+    let d = if sample.ndim() == 2 {
+        sample.shape()[1]
+    } else {
+        1
+    };
+    let bins_v = a.get("bins");
+    check_bins_len(&bins_v, d, span)?;
+    let bins = dd_bins(bins_v, span)?;
+    let range = dd_range(a.get("range"), span)?;
+    let density = a.bool_or("density", false)?;
+    let weights = a
+        .get("weights")
+        .map(|w| to_array(&w, None, span))
+        .transpose()?;
+    let (hist, edges) =
+        blocking::histogramdd(&sample, &bins, range.as_deref(), density, weights.as_ref())
+            .map_err(EvalError::kupfer(span))?;
+    Ok(Value::Tuple(vec![
+        Value::Array(hist),
+        Value::List(edges.into_iter().map(Value::Array).collect()),
+    ]))
+}
+
+/// `histogram2d(x, y, bins=10, range=None, density=None, weights=None)`:
+/// `(hist, xedges, yedges)`.
+fn histogram2d(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["x", "y", "bins=", "range=", "density=", "weights="])?;
+    let x = a.array("x")?;
+    let y = a.array("y")?;
+    // NumPy: a `bins` of length 1 or 2 is per dimension, any other sequence is the edges of
+    // both dimensions.
+    let bins = match a.get("bins") {
+        Some(Value::List(items) | Value::Tuple(items)) if !matches!(items.len(), 1 | 2) => {
+            let e = to_array(&Value::List(items), None, span)?;
+            vec![DimBins::Edges(e.clone()), DimBins::Edges(e)]
+        }
+        Some(Value::Array(e)) if e.ndim() == 1 && !matches!(e.shape()[0], 1 | 2) => {
+            vec![DimBins::Edges(e.clone()), DimBins::Edges(e)]
+        }
+        Some(Value::Str(_)) => {
+            return Err(EvalError::type_error(
+                span,
+                "ufunc 'less' did not contain a loop with signature matching types",
+            ))
+        }
+        other => {
+            check_bins_len(&other, 2, span)?;
+            dd_bins(other, span)?
+        }
+    };
+    let range = dd_range(a.get("range"), span)?;
+    let density = a.bool_or("density", false)?;
+    let weights = a
+        .get("weights")
+        .map(|w| to_array(&w, None, span))
+        .transpose()?;
+    let (h, xe, ye) =
+        blocking::histogram2d(&x, &y, &bins, range.as_deref(), density, weights.as_ref())
+            .map_err(EvalError::kupfer(span))?;
+    Ok(Value::Tuple(vec![
+        Value::Array(h),
+        Value::Array(xe),
+        Value::Array(ye),
+    ]))
+}
+
 /// `bincount` and `histogram` read a value back before they can size their output: natively
 /// they block on it; in the browser, where nothing may block, they are a clear error.
 mod blocking {
@@ -91,6 +279,37 @@ mod blocking {
     pub(super) use kupfer::bincount;
     #[cfg(not(target_arch = "wasm32"))]
     pub(super) use kupfer::sort::histogram_bins;
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(super) use kupfer::sort::{histogram2d, histogramdd};
+
+    #[cfg(target_arch = "wasm32")]
+    pub(super) fn histogramdd(
+        _s: &kupfer::Array,
+        _bins: &[kupfer::sort::DimBins],
+        _range: Option<&[Option<(f64, f64)>]>,
+        _density: bool,
+        _w: Option<&kupfer::Array>,
+    ) -> kupfer::Result<(kupfer::Array, Vec<kupfer::Array>)> {
+        Err(kupfer::Error::unsupported(
+            "histogramdd in the browser (it reads the data range back before binning, and \
+             the page must not block)",
+        ))
+    }
+
+    #[cfg(target_arch = "wasm32")]
+    pub(super) fn histogram2d(
+        _x: &kupfer::Array,
+        _y: &kupfer::Array,
+        _bins: &[kupfer::sort::DimBins],
+        _range: Option<&[Option<(f64, f64)>]>,
+        _density: bool,
+        _w: Option<&kupfer::Array>,
+    ) -> kupfer::Result<(kupfer::Array, kupfer::Array, kupfer::Array)> {
+        Err(kupfer::Error::unsupported(
+            "histogram2d in the browser (it reads the data range back before binning, and \
+             the page must not block)",
+        ))
+    }
 
     #[cfg(target_arch = "wasm32")]
     pub(super) fn bincount(

@@ -1,8 +1,9 @@
 //! Histograms that need order: explicit bin edges (NumPy's sorted-data method: sort, two
 //! `searchsorted`s, differences) and NumPy's bin-width rules (`'auto'`, `'fd'`, `'sturges'`,
-//! `'doane'`, `'scott'`, `'rice'`, `'sqrt'`), which size uniform bins from a few statistics
-//! read back (range, standard deviation, quartiles, skewness) and then run the uniform
-//! histogram of [`crate::stats`].
+//! `'doane'`, `'scott'`, `'stone'`, `'rice'`, `'sqrt'`), which size uniform bins from a few
+//! statistics read back (range, standard deviation, quartiles, skewness; for `'stone'` the
+//! counts of every candidate histogram) and then run the uniform histogram of
+//! [`crate::stats`].
 
 use super::order::sort;
 use super::search::{searchsorted, Side};
@@ -19,8 +20,8 @@ pub enum Bins {
     Count(usize),
     /// Bin edges (1-D, increasing): bins `[e0, e1), [e1, e2), ..., [e_{n-1}, e_n]`.
     Edges(Array),
-    /// A bin-width rule: `auto`, `fd`, `sturges`, `doane`, `scott`, `rice` or `sqrt`
-    /// (`stone` is not supported).
+    /// A bin-width rule: `auto`, `fd`, `sturges`, `doane`, `scott`, `stone`, `rice` or
+    /// `sqrt`.
     Rule(String),
 }
 
@@ -114,9 +115,6 @@ async fn rule_bins(a: &Array, rule: &str) -> Result<usize> {
             "'{rule}' is not a valid estimator for `bins`"
         )));
     }
-    if rule == "stone" {
-        return Err(Error::unsupported("the 'stone' bin estimator"));
-    }
     if a.dtype().is_complex() {
         return Err(Error::unsupported(format!(
             "histograms of {} arrays",
@@ -145,6 +143,9 @@ async fn rule_bins(a: &Array, rule: &str) -> Result<usize> {
     } else {
         (lo, hi)
     };
+    if rule == "stone" {
+        return stone_bins(a, lo, hi).await;
+    }
     let nf = n as f64;
     let ptp = hi - lo;
     let sturges = ptp / (nf.log2() + 1.0);
@@ -207,8 +208,88 @@ async fn rule_bins(a: &Array, rule: &str) -> Result<usize> {
     Ok(bins as usize)
 }
 
+/// NumPy's 'stone' rule (`_hist_bin_stone`): the bin count `b` in `1..=max(100, sqrt(n))`
+/// that minimises the estimated L2 risk `(2 - (n + 1) * sum(p_k^2)) / h` of the histogram
+/// with `b` bins (`p_k` the bin frequencies, `h = ptp / b` in the data's float dtype; the
+/// first minimum), then `ceil(ptp / (ptp / b))` bins as NumPy computes them. Every candidate
+/// histogram comes from one sort of the data and one `searchsorted` of all candidates' edges
+/// (NumPy's uniform binning equals the sorted-edge search); one read-back of the counts.
+async fn stone_bins(a: &Array, lo: f64, hi: f64) -> Result<usize> {
+    let device = a.device();
+    let n = a.size();
+    let d = a.dtype();
+    // NumPy's ptp and `ptp / b` are in the data's float dtype (float64 for integers); the
+    // edges in NumPy's bin type.
+    let calc = if d.is_float() { d } else { DType::F64 };
+    let wide = if device.supports(DType::F64) {
+        DType::F64
+    } else {
+        DType::F32
+    };
+    let edge = if d.is_float() { d } else { wide };
+    let ptp = crate::stats::round_to(calc, hi - lo);
+    if n <= 1 || ptp == 0.0 {
+        return Ok(1);
+    }
+    let upper = 100usize.max((n as f64).sqrt() as usize);
+    let mut all = Vec::with_capacity(upper * (upper + 3) / 2);
+    for b in 1..=upper {
+        all.extend(crate::stats::linspace_in(edge, lo, hi, b + 1));
+    }
+    let edges = match edge {
+        DType::F16 => Array::from_slice_on(
+            device,
+            &all.iter()
+                .map(|&v| half::f16::from_f64(v))
+                .collect::<Vec<_>>(),
+            &[all.len()],
+        )?,
+        DType::F32 => Array::from_slice_on(
+            device,
+            &all.iter().map(|&v| v as f32).collect::<Vec<_>>(),
+            &[all.len()],
+        )?,
+        _ => Array::from_slice_on(device, &all, &[all.len()])?,
+    };
+    let sorted = sort(&a.reshape(&[-1])?, Some(-1), None)?;
+    // The count of values below each edge (the last edge, the maximum, holds all n).
+    let below = searchsorted(&sorted, &edges, Side::Left, None)?
+        .astype(DType::I32)?
+        .to_vec_async::<i32>()
+        .await?;
+    let nf = n as f64;
+    let mut best = (f64::INFINITY, 1usize);
+    let mut at = 0usize;
+    for b in 1..=upper {
+        let cum = &below[at..at + b + 1];
+        at += b + 1;
+        let mut dot = 0.0f64;
+        for k in 0..b {
+            let end = if k + 1 == b { n as i32 } else { cum[k + 1] };
+            let p = f64::from(end - cum[k]) / nf;
+            dot += p * p;
+        }
+        let h = crate::stats::round_to(calc, ptp / b as f64);
+        let risk = (2.0 - (nf + 1.0) * dot) / h;
+        if risk < best.0 {
+            best = (risk, b);
+        }
+    }
+    let mut width = crate::stats::round_to(calc, ptp / best.1 as f64);
+    if !d.is_float() && width < 1.0 {
+        width = 1.0;
+    }
+    let bins = crate::stats::round_to(calc, ptp / width).ceil();
+    if !(bins >= 1.0 && bins < i32::MAX as f64) {
+        return Err(Error::unsupported(format!(
+            "a histogram of {bins} bins from the 'stone' rule"
+        )));
+    }
+    Ok(bins as usize)
+}
+
 /// `src[idx]` for a 1-D `src` and in-bounds integer positions `idx` (no bounds read-back).
-fn gather(src: &Array, idx: &Array) -> Result<Array> {
+pub(super) fn gather(src: &Array, idx: &Array) -> Result<Array> {
     let n = src.size();
     let m = idx.size();
     let src = src.ascontiguousarray()?.reshape(&[1, n as isize])?;

@@ -4,9 +4,11 @@
 //!   (a full sort satisfies partition's contract).
 //! - [`search`] — `searchsorted`.
 //! - [`unique`] — `unique` and the array API's `unique_*`, `isin`, `intersect1d`, `union1d`,
-//!   `setdiff1d`, `setxor1d` (one read-back of the size: `_async` forms).
+//!   `setdiff1d`, `setxor1d` (one read-back of the size: `_async` forms);
+//!   [`unique_axis`](mod@unique_axis) — `unique(a, axis=k)`.
 //! - [`histogram`] — `histogram` with explicit edges or NumPy's bin rules,
 //!   `histogram_bin_edges` (statistics read back: `_async` forms).
+//! - [`histogramdd`](mod@histogramdd) — `histogramdd` and `histogram2d`.
 //! - [`quantile`] — `median`, `quantile`, `percentile` (NumPy's 13 methods) and their `nan`
 //!   forms (which read the per-row counts back).
 //! - `engine.rs`: the kernels' driver — key transforms, the row sort and the radix sort,
@@ -43,16 +45,21 @@
 
 pub(crate) mod engine;
 pub mod histogram;
+pub mod histogramdd;
 pub mod order;
 pub mod quantile;
 pub mod search;
 pub mod unique;
+pub mod unique_axis;
 
 #[doc(hidden)]
 pub use engine::{set_limits_for_tests, set_portable_ranking_for_tests};
 #[cfg(not(target_arch = "wasm32"))]
 pub use histogram::{histogram_bin_edges, histogram_bins};
 pub use histogram::{histogram_bins_async, Bins};
+#[cfg(not(target_arch = "wasm32"))]
+pub use histogramdd::{histogram2d, histogramdd};
+pub use histogramdd::{histogram2d_async, histogramdd_async, DimBins};
 pub use order::{argpartition, argsort, lexsort, partition, sort, sort_complex};
 pub use quantile::{median, percentile, percentiles, quantile, quantiles, QuantileMethod};
 #[cfg(not(target_arch = "wasm32"))]
@@ -67,6 +74,9 @@ pub use unique::{
 pub use unique::{
     intersect1d_async, isin, setdiff1d_async, setxor1d_async, union1d_async, unique_async, Unique,
 };
+#[cfg(not(target_arch = "wasm32"))]
+pub use unique_axis::unique_axis;
+pub use unique_axis::unique_axis_async;
 
 use kupfer_core::{Error, Result};
 
