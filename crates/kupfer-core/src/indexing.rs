@@ -810,6 +810,83 @@ mod tests {
         }
     }
 
+    /// Every [`AtOp`]; the `match` stops compiling when a variant is added (add it here too).
+    fn at_ops() -> Vec<AtOp> {
+        let all = vec![
+            AtOp::Add,
+            AtOp::Subtract,
+            AtOp::Multiply,
+            AtOp::Maximum,
+            AtOp::Minimum,
+        ];
+        for op in &all {
+            match op {
+                AtOp::Add | AtOp::Subtract | AtOp::Multiply | AtOp::Maximum | AtOp::Minimum => {}
+            }
+        }
+        all
+    }
+
+    /// Every kernel the library's indexing requests, for every dtype of the data (the
+    /// indexed array's): gathers checking 0 to 3 index arrays, claims, scatters and claimed
+    /// scatters writing a fresh destination or reading it in place, `ufunc.at` of every op the
+    /// dtype takes, and both compaction passes (vectorised where the map allows, as the
+    /// library does), over contiguous and strided maps.
+    #[test]
+    fn every_requested_variant_validates() {
+        let mut checked = 0;
+        for d in DType::ALL {
+            for access in [Access::Contiguous, Access::Strided] {
+                let (map, all) = program(d, access);
+                // (kind, roots, dst_input, vector)
+                let mut kinds = vec![];
+                for checks in 0..=3u8 {
+                    let mut roots = vec![all[1]];
+                    roots.extend(std::iter::repeat_n(all[1], 2 * checks as usize));
+                    kinds.push((IndexKernel::Gather { checks }, roots, None, false));
+                }
+                // The claim pass binds no destination (only the scatters read it in place).
+                kinds.push((IndexKernel::Claim, vec![all[0], all[1]], None, false));
+                for dst_input in [None, Some(0)] {
+                    kinds.push((IndexKernel::Scatter, all.clone(), dst_input, false));
+                    kinds.push((IndexKernel::ScatterClaimed, all.clone(), dst_input, false));
+                }
+                for op in at_ops() {
+                    if accumulate_body(op, d).is_ok() {
+                        kinds.push((IndexKernel::Accumulate(op), all.clone(), None, false));
+                    }
+                }
+                for vector in [false, true] {
+                    if vector && !crate::scan::vector_map(&map) {
+                        continue;
+                    }
+                    kinds.push((IndexKernel::CompactCount, vec![all[0]], None, vector));
+                    kinds.push((
+                        IndexKernel::CompactWrite,
+                        vec![all[0], all[2]],
+                        None,
+                        vector,
+                    ));
+                }
+                for (kind, roots, dst_input, vector) in kinds {
+                    let ip = IndexProgram {
+                        map: map.clone(),
+                        roots,
+                        kind,
+                        data: d,
+                        vector,
+                        dst_input,
+                    };
+                    let (wgsl, _) =
+                        generate(&ip, &ALL).unwrap_or_else(|e| panic!("{d} {kind:?}: {e}"));
+                    crate::naga_check::validate(&wgsl, naga::valid::Capabilities::empty());
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 300, "{checked}");
+    }
+
     #[test]
     fn row_gathers_validate() {
         for access in [Access::Contiguous, Access::Strided] {

@@ -12,6 +12,7 @@
 //! - [`manip`]: joining and per-axis gather kernels (concatenate, pad, roll, tile, repeat).
 //! - [`matmul`]: matmul kernels (simple, tiled SIMT, gemv, cooperative matrix) and their WGSL.
 //! - [`fft`]: FFT pass schedules, twiddle tables and WGSL of Stockham passes.
+//! - [`flags`]: kernels that compute deferred checks' flags on the device.
 //! - [`convolve`]: direct 2-D convolution kernels (SciPy's convolve2d).
 //! - [`indexing`]: gather, scatter, `ufunc.at` and stream-compaction kernels.
 //! - [`libm`]: accurate WGSL transcendentals used by generated kernels.
@@ -26,10 +27,12 @@ pub mod codegen;
 pub mod convolve;
 pub mod custom;
 pub mod dtype;
+pub mod eig;
 pub mod epilogue;
 pub mod error;
 pub mod expr;
 pub mod fft;
+pub mod flags;
 pub mod histogram;
 pub mod indexing;
 pub mod layout;
