@@ -172,6 +172,57 @@ fn kp_normal_f64(w0: u32, x: vec4<u32>) -> f64 {
     return sqrt(-2.0lf * kp_log_f64(u1)) * kp_cos_f64(6.283185307179586lf * u2);
 }
 
+// The per-precision words-to-values helpers that random_float.wgsl calls (its float32 form
+// calls the _f32 ones, its float64 form the _f64 ones; the float64 ones use 32-bit words).
+
+// A uniform in [0, 1) of one word: float32 kp_u01_f32; float64 w 2^-32.
+fn kp_u01w_f32(w: u32) -> f32 {
+    return kp_u01_f32(w);
+}
+
+fn kp_u01w_f64(w: u32) -> f64 {
+    return f64(w) * 2.3283064365386963e-10lf;
+}
+
+// A uniform in (0, 1] of one word: float64 (w + 1) 2^-32.
+fn kp_u01_open_f64(w: u32) -> f64 {
+    return (f64(w) + 1.0lf) * 2.3283064365386963e-10lf;
+}
+
+// The logarithm the samplers take (float64: the libm's).
+fn kp_ln_sample_f64(x: f64) -> f64 {
+    return kp_log_f64(x);
+}
+
+// cos(pi U) for the uniform U in [0, 1) of a word: float32 through the turn's quadrant form of
+// its top 23 bits, float64 through the libm.
+fn kp_cos_pi_unit_f32(w: u32) -> f32 {
+    return kp_sincos_turn24(w >> 9u).x;
+}
+
+fn kp_cos_pi_unit_f64(w: u32) -> f64 {
+    return kp_cos_f64(3.141592653589793lf * kp_u01w_f64(w));
+}
+
+// Box-Muller in float64 on the words a (u1 in (0, 1]) and b (u2 in [0, 1)): a pair of normals.
+fn kp_normal_pair_f64(a: u32, b: u32) -> vec2<f64> {
+    let r = sqrt(-2.0lf * kp_log_f64(kp_u01_open_f64(a)));
+    let t = 6.283185307179586lf * kp_u01w_f64(b);
+    return r * vec2<f64>(kp_cos_f64(t), kp_sin_f64(t));
+}
+
+// The uniform in (0, 1) of one word that random_float.wgsl's float32 transforms take: the
+// open float32 uniform ((w >> 9) + 1/2) 2^-23.
+fn kp_unit_f32(w: u32) -> f32 {
+    return kp_u01_mid_f32(w);
+}
+
+// The uniform in (0, 1) of one word that random_float.wgsl's float64 transforms take:
+// (w + 1/2) 2^-32 (exact).
+fn kp_unit_f64(w: u32) -> f64 {
+    return (f64(w) + 0.5lf) * 2.3283064365386963e-10lf;
+}
+
 // A float32 in (0, 1), never 0 or 1: ((w >> 9) + 1/2) 2^-23 (exact: 24 significant bits).
 fn kp_u01_mid_f32(w: u32) -> f32 {
     return (f32(w >> 9u) + 0.5) * 1.1920928955078125e-7;
@@ -180,153 +231,6 @@ fn kp_u01_mid_f32(w: u32) -> f32 {
 // A float64 in (0, 1): ((a >> 6) 2^26 + (b >> 6) + 1/2) 2^-52 (exact: 53 significant bits).
 fn kp_u01_mid_f64(a: u32, b: u32) -> f64 {
     return (f64(a >> 6u) * 67108864.0lf + f64(b >> 6u) + 0.5lf) * 2.220446049250313e-16lf;
-}
-
-// One Marsaglia-Tsang attempt with the normal z and the word w (its uniform): the candidate
-// dd v, or -1 when rejected.
-fn kp_mt_try_f32(dd: f32, c: f32, z: f32, w: u32) -> f32 {
-    let v0 = 1.0 + c * z;
-    if (v0 <= 0.0) {
-        return -1.0;
-    }
-    let v = v0 * v0 * v0;
-    let u = kp_u01_open_f32(w);
-    let z2 = z * z;
-    if (u < 1.0 - 0.0331 * z2 * z2) {
-        return dd * v;
-    }
-    if (kp_ln_sample_f32(u) < 0.5 * z2 + dd * (1.0 - v + kp_log_f32(v))) {
-        return dd * v;
-    }
-    return -1.0;
-}
-
-// Standard gamma of shape a (Marsaglia and Tsang 2000). Attempts come two per block from the
-// element's own blocks 1..16 (Box-Muller on lanes x, y gives two normals; lanes z, w their
-// uniforms): at most 32 attempts, each accepted with probability above 0.95, so all fail with
-// probability below 1e-41; then the last candidate d is returned. a < 1 draws gamma(a + 1)
-// times U^(1/a), U from word 0. a = 0 gives 0; NaN gives NaN.
-fn kp_gamma_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, a: f32) -> f32 {
-    if (!(a > 0.0)) {
-        return select(0.0, a, a != a);
-    }
-    let boost = a < 1.0;
-    let s = select(a, a + 1.0, boost);
-    let dd = s - 0.33333334;
-    let c = 1.0 / sqrt(9.0 * dd);
-    var x = dd;
-    for (var j = 1u; j <= 16u; j++) {
-        let b = kp_rng_block(k, d, e, j);
-        let z = kp_normal_pair_f32(b.x, b.y);
-        let g0 = kp_mt_try_f32(dd, c, z.x, b.z);
-        if (g0 >= 0.0) {
-            x = g0;
-            break;
-        }
-        let g1 = kp_mt_try_f32(dd, c, z.y, b.w);
-        if (g1 >= 0.0) {
-            x = g1;
-            break;
-        }
-    }
-    if (boost) {
-        x = x * kp_exp_f32(kp_log_f32(kp_u01_open_f32(w0)) / a);
-    }
-    return x;
-}
-
-// log(k!) for k < 16.
-fn kp_logfact_small(k: u32) -> f32 {
-    var t = array<f32, 16>(0.0, 0.0, 0.6931472, 1.7917595, 3.1780539, 4.7874917, 6.5792513,
-        8.5251614, 10.604603, 12.801827, 15.104413, 17.502308, 19.987215, 22.552164,
-        25.191221, 27.899271);
-    return t[min(k, 15u)];
-}
-
-// Loader's bd0(x, m) = x log(x / m) + m - x, without cancellation near x = m.
-fn kp_bd0_f32(x: f32, m: f32) -> f32 {
-    if (abs(x - m) < 0.1 * (x + m)) {
-        let v = (x - m) / (x + m);
-        let v2 = v * v;
-        var s = (x - m) * v;
-        var ej = 2.0 * x * v;
-        for (var j = 1u; j < 40u; j++) {
-            ej = ej * v2;
-            let s1 = s + ej / f32(2u * j + 1u);
-            if (s1 == s) {
-                break;
-            }
-            s = s1;
-        }
-        return s;
-    }
-    return x * kp_log_f32(x / m) + m - x;
-}
-
-// log of the Poisson(lam) probability of k, stable for large lam: Loader's saddle-point form
-// -stirlerr(k) - bd0(k, lam) - log(2 pi k) / 2 for k >= 16.
-fn kp_poisson_logpmf_f32(k: f32, lam: f32, loglam: f32) -> f32 {
-    if (k < 16.0) {
-        return -lam + k * loglam - kp_logfact_small(u32(k));
-    }
-    let k2 = k * k;
-    let stirlerr = (0.083333333 - (0.0027777778 - 0.00079365079 / k2) / k2) / k;
-    return -stirlerr - kp_bd0_f32(k, lam) - 0.5 * kp_log_f32(6.2831854820251465 * k);
-}
-
-// Poisson(lam) as a float32 count. lam < 10: inversion of word 0 (the cumulative sum stops
-// once the remaining terms no longer change it, at most 256 terms). lam >= 10: Hormann's PTRS
-// (transformed rejection with squeeze), two words an attempt from the element's own blocks
-// 1..16 (32 attempts, each accepted with probability above 0.89; past them the mode).
-fn kp_poisson_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, lam: f32) -> f32 {
-    if (!(lam > 0.0)) {
-        return 0.0;
-    }
-    if (lam < 10.0) {
-        let u = kp_u01_f32(w0);
-        var p = kp_exp_f32(-lam);
-        var s = p;
-        var n = 0.0;
-        for (var j = 0u; j < 256u; j++) {
-            if (u < s) {
-                break;
-            }
-            n = n + 1.0;
-            p = p * lam / n;
-            let s1 = s + p;
-            if (s1 == s && n > lam) {
-                break;
-            }
-            s = s1;
-        }
-        return n;
-    }
-    let slam = sqrt(lam);
-    let loglam = kp_log_f32(lam);
-    let b = 0.931 + 2.53 * slam;
-    let a = -0.059 + 0.02483 * b;
-    let invalpha = 1.1239 + 1.1328 / (b - 3.4);
-    let vr = 0.9277 - 3.6224 / (b - 2.0);
-    for (var j = 1u; j <= 16u; j++) {
-        let blk = kp_rng_block(k, d, e, j);
-        for (var h = 0u; h < 2u; h++) {
-            let uu = kp_u01_mid_f32(kp_lane(blk, 2u * h)) - 0.5;
-            let v = kp_u01_mid_f32(kp_lane(blk, 2u * h + 1u));
-            let us = 0.5 - abs(uu);
-            let n = floor((2.0 * a / us + b) * uu + lam + 0.43);
-            if (us >= 0.07 && v <= vr) {
-                return n;
-            }
-            if (n < 0.0 || (us < 0.013 && v > us)) {
-                continue;
-            }
-            let lhs = kp_log_f32(v) + kp_log_f32(invalpha) - kp_log_f32(a / (us * us) + b);
-            if (lhs <= kp_poisson_logpmf_f32(n, lam, loglam)) {
-                return n;
-            }
-        }
-    }
-    return floor(lam);
 }
 
 // A 32-bit mixing function (xor-shift-multiply, constants of C. Wellons's "lowbias32").
@@ -418,140 +322,3 @@ fn kp_permute_rows(k: vec2<u32>, d: vec2<u32>, e: u32, n: u32) -> u32 {
     return kp_cycle_walk(rk, j, n);
 }
 
-// Loader's stirlerr(k) = log(k!) - ((k + 1/2) log k - k + log(2 pi) / 2), k >= 1.
-fn kp_stirlerr_f32(k: f32) -> f32 {
-    if (k < 16.0) {
-        return kp_logfact_small(u32(k)) - (k + 0.5) * kp_log_f32(k) + k - 0.9189385;
-    }
-    let k2 = k * k;
-    return (0.083333333 - (0.0027777778 - 0.00079365079 / k2) / k2) / k;
-}
-
-// log of the binomial(n, p) probability of k (q = 1 - p), Loader's saddle-point form: stable
-// for large n (no cancelling log-gammas).
-fn kp_binomial_logpmf_f32(k: f32, n: f32, p: f32, q: f32) -> f32 {
-    if (k == 0.0) {
-        return n * kp_log1p_f32(-p);
-    }
-    if (k == n) {
-        return n * kp_log_f32(p);
-    }
-    let lc = kp_stirlerr_f32(n) - kp_stirlerr_f32(k) - kp_stirlerr_f32(n - k)
-        - kp_bd0_f32(k, n * p) - kp_bd0_f32(n - k, n * q);
-    let lf = 1.8378771 + kp_log_f32(k) + kp_log1p_f32(-k / n);
-    return lc - 0.5 * lf;
-}
-
-// Binomial(n, p) for p <= 1/2 as a float32 count. n p < 10: inversion of word 0 (at most 256
-// terms; the count is capped at n). Otherwise Hormann's BTRS (transformed rejection with
-// squeeze), two words an attempt from the element's own blocks 1..16 (32 attempts, each
-// accepted with probability above 0.8; past them the mode), its acceptance test on Loader's
-// log-probabilities.
-fn kp_binomial_low_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, n: f32, p: f32) -> f32 {
-    let q = 1.0 - p;
-    if (n * p < 10.0) {
-        let s = p / q;
-        let a = (n + 1.0) * s;
-        var r = kp_exp_f32(n * kp_log1p_f32(-p));
-        var u = kp_u01_f32(w0);
-        var x = 0.0;
-        for (var j = 0u; j < 256u; j++) {
-            if (u <= r || x >= n) {
-                break;
-            }
-            u = u - r;
-            x = x + 1.0;
-            r = r * (a / x - s);
-        }
-        return min(x, n);
-    }
-    let spq = sqrt(n * p * q);
-    let b = 1.15 + 2.53 * spq;
-    let a = -0.0873 + 0.0248 * b + 0.01 * p;
-    let c = n * p + 0.5;
-    let vr = 0.92 - 4.2 / b;
-    let alpha = (2.83 + 5.1 / b) * spq;
-    let m = floor((n + 1.0) * p);
-    let logm = kp_binomial_logpmf_f32(m, n, p, q);
-    for (var j = 1u; j <= 16u; j++) {
-        let blk = kp_rng_block(k, d, e, j);
-        for (var h = 0u; h < 2u; h++) {
-            let u = kp_u01_mid_f32(kp_lane(blk, 2u * h)) - 0.5;
-            let v = kp_u01_mid_f32(kp_lane(blk, 2u * h + 1u));
-            let us = 0.5 - abs(u);
-            let x = floor((2.0 * a / us + b) * u + c);
-            if (x < 0.0 || x > n) {
-                continue;
-            }
-            if (us >= 0.07 && v <= vr) {
-                return x;
-            }
-            let lhs = kp_log_f32(v * alpha / (a / (us * us) + b));
-            if (lhs <= kp_binomial_logpmf_f32(x, n, p, q) - logm) {
-                return x;
-            }
-        }
-    }
-    return m;
-}
-
-// Binomial(n, p) as a float32 count: 0 for n < 1 or p <= 0 (and NaN p), n for p >= 1; p > 1/2
-// draws n minus a binomial of 1 - p (exact in float32).
-fn kp_binomial_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, n: f32, p: f32) -> f32 {
-    if (!(n >= 1.0) || !(p > 0.0)) {
-        return 0.0;
-    }
-    if (p >= 1.0) {
-        return n;
-    }
-    let flip = p > 0.5;
-    let x = kp_binomial_low_f32(k, d, e, w0, n, select(p, 1.0 - p, flip));
-    return select(x, n - x, flip);
-}
-
-// Von Mises(0, kappa) as a float32 angle in [-pi, pi] (Best and Fisher's rejection method, as
-// NumPy): kappa < 1e-8 uniform on (-pi, pi) from word 0; kappa > 1e6 a normal of variance
-// 1 / kappa from the element's block 1 (wrapped by the caller); otherwise attempts of two
-// words (z = cos(pi U) from the first's top 23 bits, V from the second) from the element's own
-// blocks 1..16 (32 attempts, each accepted with probability above 0.65; past them the last
-// candidate), the sign from word 0's top bit.
-fn kp_vonmises_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, kappa: f32) -> f32 {
-    if (kappa != kappa) {
-        return kappa;
-    }
-    if (kappa < 1e-8) {
-        return 3.1415927 * (2.0 * kp_u01_mid_f32(w0) - 1.0);
-    }
-    if (kappa > 1e6) {
-        let b = kp_rng_block(k, d, e, 1u);
-        return kp_normal_pair_f32(b.x, b.y).x / sqrt(kappa);
-    }
-    var s: f32;
-    if (kappa < 1e-5) {
-        s = 1.0 / kappa + kappa;
-    } else {
-        let r = 1.0 + sqrt(1.0 + 4.0 * kappa * kappa);
-        let rho = (r - sqrt(2.0 * r)) / (2.0 * kappa);
-        s = (1.0 + rho * rho) / (2.0 * rho);
-    }
-    var w = 0.0;
-    for (var j = 1u; j <= 16u; j++) {
-        let blk = kp_rng_block(k, d, e, j);
-        var done = false;
-        for (var h = 0u; h < 2u; h++) {
-            let z = kp_sincos_turn24(kp_lane(blk, 2u * h) >> 9u).x;
-            w = clamp((1.0 + s * z) / (s + z), -1.0, 1.0);
-            let y = kappa * (s - w);
-            let v = kp_u01_mid_f32(kp_lane(blk, 2u * h + 1u));
-            if (y * (2.0 - y) - v >= 0.0 || kp_log_f32(y / v) + 1.0 - y >= 0.0) {
-                done = true;
-                break;
-            }
-        }
-        if (done) {
-            break;
-        }
-    }
-    let angle = acos(w);
-    return select(angle, -angle, w0 < 0x80000000u);
-}

@@ -256,7 +256,8 @@ fn scipy_pvalues(samples: &[(&str, Vec<f64>)], tests: &[(&str, &str)]) -> Vec<(S
         }
     }
     let mut script =
-        String::from("import json, sys, numpy as np\nfrom scipy import stats\nout = []\n");
+        String::from("import json, sys, numpy as np\nfrom scipy import stats, special\nout = []\n");
+    script.push_str(CHI_POOLED);
     for (name, expr) in tests {
         script.push_str(&format!(
             "x = np.fromfile(sys.argv[1] + '/{name}.bin', dtype='<f8')\np = float({expr})\nout.append(['{name}', p if p == p else -1.0])\n"
@@ -980,4 +981,296 @@ fn vonmises_passes_kolmogorov_smirnov_against_scipy() {
         .unwrap_err()
         .to_string()
         .contains("kappa < 0"));
+}
+
+/// Exact float64 values of an integer draw (through float64 where the adapter has it).
+fn counts_f64(a: Array) -> Vec<f64> {
+    if kp::Device::current().unwrap().supports(DType::F64) {
+        a.astype(DType::F64).unwrap().to_vec::<f64>().unwrap()
+    } else {
+        as_f64(a)
+    }
+}
+
+/// `chi_pooled(x, edges, cdf)`: the chi-square p-value of the samples `x` over the classes
+/// `[edges[i], edges[i + 1])` against the law with cumulative distribution `cdf` (divided by
+/// `cdf(edges[-1] - 1)`, for a law truncated below the last edge), neighbouring classes pooled
+/// until each expects at least 20 samples.
+const CHI_POOLED: &str = "
+def chi_pooled(x, edges, cdf):
+    edges = np.asarray(edges, dtype=float)
+    o = np.histogram(x, edges)[0].astype(float)
+    c = cdf(edges - 1)
+    f = np.diff(c) / (c[-1] - c[0]) * len(x)
+    oo, ff, co, cf = [], [], 0.0, 0.0
+    for a, b in zip(o, f):
+        co += a
+        cf += b
+        if cf >= 20:
+            oo.append(co); ff.append(cf); co = cf = 0.0
+    oo[-1] += co
+    ff[-1] += cf
+    oo, ff = np.array(oo), np.array(ff)
+    return stats.chisquare(oo, ff * oo.sum() / ff.sum()).pvalue
+";
+
+/// The chi-square of zipf(a) samples `x` over each value to 200, then 60 logarithmic classes
+/// to 2^63 (NumPy's truncation), against `1 - zeta(a, k + 1) / zeta(a)`.
+fn zipf_chi(a: f64) -> String {
+    format!(
+        "chi_pooled(x, np.unique(np.concatenate([np.arange(1, 200), np.floor(np.logspace(\
+         np.log10(200), 63 * np.log10(2), 60))])), lambda k: 1 - special.zeta({a}, k + 1) \
+         / special.zeta({a}))"
+    )
+}
+
+/// The chi-square of hypergeometric samples `x` over every value of the support.
+fn hypergeom_chi(good: i64, bad: i64, sample: i64) -> String {
+    format!(
+        "chi_pooled(x, np.arange(-1, {sample} + 2), stats.hypergeom({}, {good}, {sample}).cdf)",
+        good + bad
+    )
+}
+
+#[test]
+fn zipf_passes_chi_square_against_scipy_and_follows_numpys_edges() {
+    let g = default_rng(Some(2601));
+    let mut samples = Vec::new();
+    let mut tests = Vec::new();
+    // a near 1 has a tail past 10^15 (NumPy truncates below 2^63, SciPy does not).
+    for (name, a) in [
+        ("z1_1", 1.1),
+        ("z1_5", 1.5),
+        ("z2", 2.0),
+        ("z3_5", 3.5),
+        ("z12", 12.0),
+        ("z1_5_f32", 1.5),
+        ("z3_5_f32", 3.5),
+    ] {
+        // The float32 path (the adapters without float64) on every adapter.
+        let work = if name.ends_with("f32") {
+            DType::F32
+        } else {
+            kp::Device::current().unwrap().default_float()
+        };
+        let x = counts_f64(g.zipf_computed_in(a, Some(&[N]), work).unwrap());
+        assert!(
+            x.iter()
+                .all(|&k| k >= 1.0 && k.fract() == 0.0 && k < 9.3e18),
+            "{name}"
+        );
+        samples.push((name, x));
+        tests.push((name, zipf_chi(a)));
+    }
+    // Array parameters broadcast: a column of exponents.
+    let a = Array::from_slice(&[1.7f32, 4.0], &[2, 1]).unwrap();
+    let z = g.zipf(&a, Some(&[2, N / 2])).unwrap();
+    assert_eq!(z.shape(), &[2, N / 2]);
+    assert_eq!(z.dtype(), kp::Device::current().unwrap().default_int());
+    let z = counts_f64(z);
+    samples.push(("za", z[N / 2..].to_vec()));
+    tests.push(("za", zipf_chi(4.0)));
+    let tests: Vec<(&str, &str)> = tests.iter().map(|(a, b)| (*a, b.as_str())).collect();
+    for (name, pv) in scipy_pvalues(&samples, &tests) {
+        assert!(pv > 1e-4, "{name}: chi-square p-value {pv}");
+    }
+    // A huge exponent gives 1 (NumPy: a >= 1025 returns 1; the chance of more is 2^-a).
+    for a in [200.0, 1025.0, 1e10, f64::INFINITY] {
+        assert!(counts_f64(g.zipf(a, Some(&[64])).unwrap())
+            .iter()
+            .all(|&k| k == 1.0));
+    }
+    let err = |r: kp::Result<Array>| r.unwrap_err().to_string();
+    for a in [1.0, 0.5, -3.0, f64::NAN] {
+        assert!(err(g.zipf(a, None)).contains("a <= 1 or a is NaN"), "{a}");
+    }
+    let bad = Array::from_slice(&[2.0f32, f32::NAN], &[2]).unwrap();
+    assert!(err(g.zipf(&bad, None)).contains("a <= 1 or a contains NaNs"));
+    let bad = Array::from_slice(&[2.0f32, 1.0], &[2]).unwrap();
+    assert!(err(g.zipf(&bad, None)).contains("a <= 1 or a contains NaNs"));
+    assert!(err(g.zipf(&a, Some(&[3, 2]))).contains("shape mismatch"));
+    assert!(err(kp::random::zipf(0.9, None)).contains("a <= 1 or a is NaN"));
+    assert_eq!(g.zipf(2.0, None).unwrap().shape(), &[] as &[usize]);
+}
+
+#[test]
+fn hypergeometric_passes_chi_square_against_scipy_and_follows_numpys_edges() {
+    let g = default_rng(Some(2602));
+    let mut samples = Vec::new();
+    let mut tests = Vec::new();
+    // Urn draws (sample < 10; sample > total - 10), HRUA (good < bad, good > bad, the
+    // complement of the sample), and a population of millions.
+    for (name, good, bad, sample) in [
+        ("urn", 7i64, 12i64, 5i64),
+        ("urn_flip", 20, 15, 30),
+        ("urn_nine", 40, 3, 9),
+        ("hrua", 100, 200, 50),
+        ("hrua_swap", 1000, 10, 500),
+        ("hrua_flip", 300, 300, 590),
+        ("hrua_big", 1_000_000, 2_000_000, 1_000_000),
+        ("urn_f32", 7, 12, 5),
+        ("hrua_f32", 1000, 10, 500),
+        ("hrua_big_f32", 1_000_000, 2_000_000, 1_000_000),
+    ] {
+        // The float32 path (the adapters without float64) on every adapter.
+        let work = if name.ends_with("f32") {
+            DType::F32
+        } else {
+            kp::Device::current().unwrap().default_float()
+        };
+        let x = counts_f64(
+            g.hypergeometric_computed_in(good, bad, sample, Some(&[N]), work)
+                .unwrap(),
+        );
+        let (lo, hi) = ((sample - bad).max(0) as f64, sample.min(good) as f64);
+        assert!(
+            x.iter()
+                .all(|&k| (lo..=hi).contains(&k) && k.fract() == 0.0),
+            "{name}"
+        );
+        samples.push((name, x));
+        tests.push((name, hypergeom_chi(good, bad, sample)));
+    }
+    // Broadcast array parameters: int64 where the adapter has it, else int32.
+    let int = kp::Device::current().unwrap().default_int();
+    let goods = Array::from_slice(&[5i32, 50], &[2, 1])
+        .unwrap()
+        .astype(int)
+        .unwrap();
+    let h = g.hypergeometric(&goods, 30, 20, Some(&[2, N / 2])).unwrap();
+    assert_eq!(h.shape(), &[2, N / 2]);
+    let h = counts_f64(h);
+    samples.push(("arr", h[N / 2..].to_vec()));
+    tests.push(("arr", hypergeom_chi(50, 30, 20)));
+    let tests: Vec<(&str, &str)> = tests.iter().map(|(a, b)| (*a, b.as_str())).collect();
+    for (name, pv) in scipy_pvalues(&samples, &tests) {
+        assert!(pv > 1e-4, "{name}: chi-square p-value {pv}");
+    }
+    // Edges NumPy defines: the whole population, no good items, no bad ones, no sample.
+    let all = |x: Array, v: f64| counts_f64(x).iter().all(|&k| k == v);
+    let n = Some(&[200][..]);
+    assert!(all(g.hypergeometric(30, 70, 100, n).unwrap(), 30.0));
+    assert!(all(g.hypergeometric(300, 700, 1000, n).unwrap(), 300.0));
+    assert!(all(g.hypergeometric(0, 70, 40, n).unwrap(), 0.0));
+    assert!(all(g.hypergeometric(0, 700, 400, n).unwrap(), 0.0));
+    assert!(all(g.hypergeometric(70, 0, 40, n).unwrap(), 40.0));
+    assert!(all(g.hypergeometric(700, 0, 400, n).unwrap(), 400.0));
+    assert!(all(g.hypergeometric(7, 5, 0, n).unwrap(), 0.0));
+    assert!(all(g.hypergeometric(0, 0, 0, n).unwrap(), 0.0));
+    // Python numbers truncate as NumPy's cast to int64 does.
+    assert!(all(g.hypergeometric(2.9, 0, 2, n).unwrap(), 2.0));
+    let err = |r: kp::Result<Array>| r.unwrap_err().to_string();
+    assert!(err(g.hypergeometric(-1, 5, 2, None)).contains("ngood < 0"));
+    assert!(err(g.hypergeometric(5, -1, 2, None)).contains("nbad < 0"));
+    assert!(err(g.hypergeometric(5, 5, -1, None)).contains("nsample < 0"));
+    assert!(err(g.hypergeometric(5, 5, 11, None)).contains("ngood + nbad < nsample"));
+    assert!(err(g.hypergeometric(-1, 5, 20, None)).contains("ngood + nbad < nsample"));
+    assert!(err(g.hypergeometric(1_000_000_000, 1, 5, None))
+        .contains("both ngood and nbad must be less than 1000000000"));
+    let neg = Array::from_slice(&[3i32, -1], &[2]).unwrap();
+    assert!(err(g.hypergeometric(&neg, 5, 2, None)).contains("ngood < 0"));
+    let small = Array::from_slice(&[3i32, 1], &[2]).unwrap();
+    assert!(err(g.hypergeometric(&small, 1, 3, None)).contains("ngood + nbad < nsample"));
+    let floats = Array::from_slice(&[3.0f32, 1.0], &[2]).unwrap();
+    assert!(err(g.hypergeometric(&floats, 1, 1, None)).contains("Cannot cast array data"));
+    // The legacy function wants a sample of at least 1.
+    assert!(err(kp::random::hypergeometric(5, 5, 0, None)).contains("nsample < 1"));
+    assert_eq!(
+        counts_f64(kp::random::hypergeometric(5, 0, 3, Some(&[2])).unwrap()),
+        vec![3.0, 3.0]
+    );
+}
+
+#[test]
+fn float64_gamma_poisson_binomial_and_vonmises_pass_scipy_tests() {
+    let g = default_rng(Some(2603));
+    if !kp::Device::current().unwrap().supports(DType::F64) {
+        // Adapters without float64 refuse float64 draws.
+        assert!(g.standard_gamma(2.0, Some(&[4]), Some(DType::F64)).is_err());
+        return;
+    }
+    let full = |v: f64| kp::creation::full(&[N], kp::Scalar::Float(v), Some(DType::F64)).unwrap();
+    let floats = |a: Array| {
+        assert_eq!(a.dtype(), DType::F64);
+        a.to_vec::<f64>().unwrap()
+    };
+    let n = Some(&[N][..]);
+    let samples = vec![
+        (
+            "gamma_small",
+            floats(g.standard_gamma(0.3, n, Some(DType::F64)).unwrap()),
+        ),
+        ("gamma_big", floats(g.gamma(full(7.5), 2.0, None).unwrap())),
+        (
+            "vonmises",
+            floats(g.vonmises(full(1.0), 4.0, None).unwrap()),
+        ),
+        (
+            "poisson_small",
+            counts_f64(g.poisson(full(3.5), None).unwrap()),
+        ),
+        // Beyond float32's exact integers: only a float64 computation gets these right.
+        (
+            "poisson_big",
+            counts_f64(g.poisson(full(1e8), None).unwrap()),
+        ),
+        (
+            "binomial_small",
+            counts_f64(g.binomial(full(20.0), 0.3, None).unwrap()),
+        ),
+        (
+            "binomial_big",
+            counts_f64(g.binomial(full(1e8), 0.3, None).unwrap()),
+        ),
+    ];
+    let tests = [
+        ("gamma_small", "stats.kstest(x, stats.gamma(0.3).cdf).pvalue"),
+        ("gamma_big", "stats.kstest(x, stats.gamma(7.5, scale=2.0).cdf).pvalue"),
+        (
+            "vonmises",
+            "stats.kstest(np.mod(x - 1.0 + np.pi, 2 * np.pi) - np.pi, stats.vonmises(4.0).cdf).pvalue",
+        ),
+        (
+            "poisson_small",
+            "chi_pooled(x, np.arange(-1, 40), stats.poisson(3.5).cdf)",
+        ),
+        (
+            "poisson_big",
+            "chi_pooled(x, np.concatenate([[-1], np.arange(1e8 - 6e4, 1e8 + 6e4), [3e8]]), stats.poisson(1e8).cdf)",
+        ),
+        (
+            "binomial_small",
+            "chi_pooled(x, np.arange(-1, 22), stats.binom(20, 0.3).cdf)",
+        ),
+        (
+            "binomial_big",
+            "chi_pooled(x, np.concatenate([[-1], np.arange(3e7 - 3e4, 3e7 + 3e4), [1e8 + 1]]), stats.binom(1e8, 0.3).cdf)",
+        ),
+    ];
+    for (name, p) in scipy_pvalues(&samples, &tests) {
+        assert!(p > 1e-4, "{name}: p-value {p}");
+    }
+    // float64 counts keep every integer: odd and even values both appear past 2^24.
+    let big = &samples[4].1;
+    assert!(big.iter().any(|&k| k % 2.0 == 1.0) && big.iter().any(|&k| k % 2.0 == 0.0));
+    // Edges and errors as in float32.
+    assert!(g
+        .poisson(full(0.0), None)
+        .unwrap()
+        .astype(DType::F64)
+        .unwrap()
+        .to_vec::<f64>()
+        .unwrap()
+        .iter()
+        .all(|&k| k == 0.0));
+    assert!(
+        floats(g.standard_gamma(0.0, Some(&[8]), Some(DType::F64)).unwrap())
+            .iter()
+            .all(|&v| v == 0.0)
+    );
+    assert!(g
+        .standard_gamma(2.0, Some(&[2]), Some(DType::I32))
+        .unwrap_err()
+        .to_string()
+        .contains("Unsupported dtype"));
 }

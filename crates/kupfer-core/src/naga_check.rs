@@ -45,11 +45,13 @@ pub(crate) fn random_ops() -> Vec<RandomOp> {
         PermuteRows,
         Binomial,
         VonMises,
+        Zipf,
+        Hypergeometric,
     ];
     for op in &all {
         match op {
             Bits | Uniform | OpenUniform | Normal | Bounded | Gamma | Poisson | Permute
-            | PermuteRows | Binomial | VonMises => {}
+            | PermuteRows | Binomial | VonMises | Zipf | Hypergeometric => {}
         }
     }
     all
@@ -57,10 +59,12 @@ pub(crate) fn random_ops() -> Vec<RandomOp> {
 
 /// An elementwise program whose output is a draw of `op` producing `d`, built as the random
 /// module builds one: four uniform u32 stream words (key, draw number), then the op's
-/// parameters, here arrays of `access` (u32 for the integer ops, f32 for the others).
+/// parameters, here arrays of `access` (u32 for the integer ops; for the others the draw's
+/// float dtype, as the random module passes them).
 pub(crate) fn random_program(op: RandomOp, d: DType, access: Access) -> Program {
     let param = match op {
         RandomOp::Bounded | RandomOp::Permute | RandomOp::PermuteRows => DType::U32,
+        _ if d == DType::F64 => DType::F64,
         _ => DType::F32,
     };
     let mut nodes: Vec<(Node, DType)> = (0..4).map(|k| (Node::Scalar(k), DType::U32)).collect();

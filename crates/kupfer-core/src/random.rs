@@ -46,6 +46,10 @@
 //!   where uniforms and integers are bit-identical.
 //! - Philox's 32 x 32-bit high products use one 64-bit multiply on adapters with
 //!   SHADER_INT64 and an exact 16-bit-halves form elsewhere (WebGPU): the same bits.
+//! - gamma, Poisson, binomial, von Mises, zipf and hypergeometric are written once
+//!   (`shaders/random_float.wgsl`) for float32 and float64; float64 takes its uniforms from
+//!   one 32-bit word each (`kp_unit_f64`: `(w + 1/2) 2^-32`) and its normals from Box–Muller
+//!   on two words with the libm's log, sin and cos.
 //! - gamma: Marsaglia–Tsang, two attempts per own block, at most 32 (then the mode-like
 //!   candidate `d`; probability below 1e-41); shape < 1 boosted by `U^(1/a)` from word 0.
 //! - Poisson: inversion of word 0 below lam = 10, Hörmann's PTRS above (32 attempts, then
@@ -62,6 +66,13 @@
 //! - `permuted` along an axis: element `e` of a draw over rows of n is row `e / n`'s own
 //!   permutation of `e % n`: the rank method over the keys of elements `(e / n) n + i`, or the
 //!   walk keyed by the block at counter `(e / n, 2^32 - 2, d)`.
+//! - Zipf (`random_float.wgsl`, float32 or float64): Devroye's rejection method, as NumPy,
+//!   with `-log U` and `T - 1` through log1p / expm1; 64 attempts (each accepted with
+//!   probability above 0.7), then 1.
+//! - hypergeometric (`random_float.wgsl`): NumPy's split — urn draws (at most 9, each by
+//!   Lemire's exact bounded integer; past 128 words a word is no longer rejected) when the
+//!   sample or its complement is below 10, else Stadlober's HRUA on Loader's log-probabilities
+//!   (128 attempts, each accepted with probability above 0.4, then the mode).
 //! - bounded integers in [0, r): Lemire's multiply-and-reject (unbiased), word 0 first, then up
 //!   to 64 more words; past them (probability below 2^-65) the last candidate is kept.
 
@@ -71,6 +82,20 @@ use crate::error::{Error, Result};
 /// The WGSL of the bit generator and the transforms (a library: kernels take the subset they
 /// call with [`crate::libm::subset`]).
 pub const RANDOM_WGSL: &str = include_str!("../../../shaders/random.wgsl");
+
+/// The WGSL of the transforms written once for both precisions (`shaders/random_float.wgsl`,
+/// float32 as written; [`random_source`] adds its float64 reading).
+pub const RANDOM_FLOAT_WGSL: &str = include_str!("../../../shaders/random_float.wgsl");
+
+/// [`RANDOM_WGSL`], [`RANDOM_FLOAT_WGSL`] and its float64 form (every `f32` read as `f64`):
+/// the source the random functions of a kernel are taken from.
+pub fn random_source() -> &'static str {
+    static SRC: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    SRC.get_or_init(|| {
+        let f64_form = RANDOM_FLOAT_WGSL.replace("f32", "f64");
+        format!("{RANDOM_WGSL}\n{RANDOM_FLOAT_WGSL}\n{f64_form}")
+    })
+}
 
 /// The WGSL of the random functions `functions` (and what they call in [`RANDOM_WGSL`]; the
 /// libm functions they call are not included) for an adapter with (`int64`) or without 64-bit
@@ -87,7 +112,7 @@ pub fn library<'a>(functions: impl IntoIterator<Item = &'a str>, int64: bool) ->
         return String::new();
     }
     roots.push(mulhi);
-    let mut src = crate::libm::subset(RANDOM_WGSL, roots);
+    let mut src = crate::libm::subset(random_source(), roots);
     src.push_str(&format!(
         "fn kp_mulhi(a: u32, b: u32) -> u32 {{\n    return {mulhi}(a, b);\n}}\n"
     ));
@@ -118,9 +143,11 @@ pub enum RandomOp {
     Normal,
     /// Unbiased integer in [0, r) as u32; one u32 parameter `r` (0 stands for 2^32).
     Bounded,
-    /// Standard gamma (float32) of the float32 parameter shape (Marsaglia–Tsang).
+    /// Standard gamma (float32 or float64) of the parameter shape of the same dtype
+    /// (Marsaglia–Tsang).
     Gamma,
-    /// Poisson count as float32 of the float32 parameter lam (inversion below 10, PTRS above).
+    /// Poisson count as float32 or float64 of the parameter lam of the same dtype (inversion
+    /// below 10, PTRS above).
     Poisson,
     /// Element `e` of a random permutation of [0, n) as u32; one u32 parameter `n` (a keyed
     /// Feistel bijection walked along its cycles: no sort, one kernel).
@@ -128,11 +155,18 @@ pub enum RandomOp {
     /// Element `e % n` of an independent random permutation of [0, n) for each row `e / n`, as
     /// u32; one u32 parameter `n` (`permuted` along an axis).
     PermuteRows,
-    /// Binomial count as float32 of the float32 parameters n and p (inversion below n p = 10,
-    /// BTRS above).
+    /// Binomial count as float32 or float64 of the parameters n and p of the same dtype
+    /// (inversion below n p = 10, BTRS above).
     Binomial,
-    /// Von Mises angle around 0 as float32 of the float32 parameter kappa (Best–Fisher).
+    /// Von Mises angle around 0 as float32 or float64 of the parameter kappa of the same dtype
+    /// (Best–Fisher).
     VonMises,
+    /// Zipf count (float32 or float64, the parameter `a` of the same dtype; Devroye's
+    /// rejection method as NumPy).
+    Zipf,
+    /// Hypergeometric count (float32 or float64) of the parameters good, bad and sample (of
+    /// the same dtype): NumPy's urn draws for small samples, Stadlober's HRUA otherwise.
+    Hypergeometric,
 }
 
 impl RandomOp {
@@ -145,8 +179,10 @@ impl RandomOp {
             | RandomOp::Poisson
             | RandomOp::Permute
             | RandomOp::PermuteRows
-            | RandomOp::VonMises => 1,
+            | RandomOp::VonMises
+            | RandomOp::Zipf => 1,
             RandomOp::Binomial => 2,
+            RandomOp::Hypergeometric => 3,
         }
     }
 
@@ -156,12 +192,15 @@ impl RandomOp {
             RandomOp::Bits | RandomOp::Bounded | RandomOp::Permute | RandomOp::PermuteRows => {
                 dtype == DType::U32
             }
-            RandomOp::Gamma | RandomOp::Poisson | RandomOp::Binomial | RandomOp::VonMises => {
-                dtype == DType::F32
-            }
-            RandomOp::Uniform | RandomOp::OpenUniform | RandomOp::Normal => {
-                matches!(dtype, DType::F32 | DType::F64)
-            }
+            RandomOp::Gamma
+            | RandomOp::Poisson
+            | RandomOp::Binomial
+            | RandomOp::VonMises
+            | RandomOp::Uniform
+            | RandomOp::OpenUniform
+            | RandomOp::Normal
+            | RandomOp::Zipf
+            | RandomOp::Hypergeometric => matches!(dtype, DType::F32 | DType::F64),
         };
         if ok {
             Ok(())
@@ -208,12 +247,20 @@ impl RandomOp {
                 ]
             }
             (RandomOp::Bounded, _) => "kp_bounded",
+            (RandomOp::Gamma, DType::F64) => "kp_gamma_f64",
             (RandomOp::Gamma, _) => "kp_gamma_f32",
+            (RandomOp::Poisson, DType::F64) => "kp_poisson_f64",
             (RandomOp::Poisson, _) => "kp_poisson_f32",
             (RandomOp::Permute, _) => "kp_permute",
             (RandomOp::PermuteRows, _) => "kp_permute_rows",
+            (RandomOp::Binomial, DType::F64) => "kp_binomial_f64",
             (RandomOp::Binomial, _) => "kp_binomial_f32",
+            (RandomOp::VonMises, DType::F64) => "kp_vonmises_f64",
             (RandomOp::VonMises, _) => "kp_vonmises_f32",
+            (RandomOp::Zipf, DType::F64) => "kp_zipf_f64",
+            (RandomOp::Zipf, _) => "kp_zipf_f32",
+            (RandomOp::Hypergeometric, DType::F64) => "kp_hypergeometric_f64",
+            (RandomOp::Hypergeometric, _) => "kp_hypergeometric_f32",
         };
         [
             "kp_rng_block0",
@@ -289,22 +336,33 @@ impl RandomOp {
             (RandomOp::Bounded, _) => {
                 format!("kp_bounded({k}, {d}, {e}, {w0}, {})", params[0])
             }
-            (RandomOp::Gamma, _) => {
-                format!("kp_gamma_f32({k}, {d}, {e}, {w0}, {})", params[0])
-            }
-            (RandomOp::Poisson, _) => {
-                format!("kp_poisson_f32({k}, {d}, {e}, {w0}, {})", params[0])
-            }
-            (RandomOp::VonMises, _) => {
-                format!("kp_vonmises_f32({k}, {d}, {e}, {w0}, {})", params[0])
-            }
+            (RandomOp::Gamma | RandomOp::Poisson | RandomOp::VonMises, _) => format!(
+                "kp_{}_{}({k}, {d}, {e}, {w0}, {})",
+                format!("{self:?}").to_lowercase(),
+                dtype.wgsl_value(),
+                params[0]
+            ),
             (RandomOp::Permute, _) => format!("kp_permute({k}, {d}, {e}, {})", params[0]),
             (RandomOp::PermuteRows, _) => {
                 format!("kp_permute_rows({k}, {d}, {e}, {})", params[0])
             }
             (RandomOp::Binomial, _) => format!(
-                "kp_binomial_f32({k}, {d}, {e}, {w0}, {}, {})",
-                params[0], params[1]
+                "kp_binomial_{}({k}, {d}, {e}, {w0}, {}, {})",
+                dtype.wgsl_value(),
+                params[0],
+                params[1]
+            ),
+            (RandomOp::Zipf, _) => format!(
+                "kp_zipf_{}({k}, {d}, {e}, {})",
+                dtype.wgsl_value(),
+                params[0]
+            ),
+            (RandomOp::Hypergeometric, _) => format!(
+                "kp_hypergeometric_{}({k}, {d}, {e}, {}, {}, {})",
+                dtype.wgsl_value(),
+                params[0],
+                params[1],
+                params[2]
             ),
         }
     }
@@ -416,9 +474,15 @@ pub fn reference(op: RandomOp, dtype: DType, key: [u32; 2], draw: u64, e: u32, p
         }
         (RandomOp::Bounded, _) => f64::from(bounded(w, param)),
         // The rejection samplers are checked statistically, not against a reference.
-        (RandomOp::Gamma | RandomOp::Poisson | RandomOp::Binomial | RandomOp::VonMises, _) => {
-            f64::NAN
-        }
+        (
+            RandomOp::Gamma
+            | RandomOp::Poisson
+            | RandomOp::Binomial
+            | RandomOp::VonMises
+            | RandomOp::Zipf
+            | RandomOp::Hypergeometric,
+            _,
+        ) => f64::NAN,
         (RandomOp::Permute, _) => f64::from(permute(key, draw, e, param)),
         (RandomOp::PermuteRows, _) => f64::from(permute_rows(key, draw, e, param)),
     }
@@ -607,11 +671,19 @@ mod tests {
             (RandomOp::Normal, DType::F64),
             (RandomOp::Bounded, DType::U32),
             (RandomOp::Gamma, DType::F32),
+            (RandomOp::Gamma, DType::F64),
             (RandomOp::Poisson, DType::F32),
+            (RandomOp::Poisson, DType::F64),
             (RandomOp::Permute, DType::U32),
             (RandomOp::PermuteRows, DType::U32),
             (RandomOp::Binomial, DType::F32),
+            (RandomOp::Binomial, DType::F64),
             (RandomOp::VonMises, DType::F32),
+            (RandomOp::VonMises, DType::F64),
+            (RandomOp::Zipf, DType::F32),
+            (RandomOp::Zipf, DType::F64),
+            (RandomOp::Hypergeometric, DType::F32),
+            (RandomOp::Hypergeometric, DType::F64),
         ] {
             for (lane, int64) in [(None, false), (Some(0), true), (Some(3), false)] {
                 let mut src = library(op.functions(dtype), int64);
@@ -632,6 +704,7 @@ mod tests {
                 }
                 .to_string()];
                 params.push("0.25".to_string());
+                params.push("3.0".to_string());
                 let expr = op.wgsl(dtype, "k", "d", "e", "b", lane, &params);
                 src.push_str(&format!(
                     "struct Params {{ zero: f32 }}\n@group(0) @binding(0) var<uniform> P: Params;\n\

@@ -1,7 +1,7 @@
 //! `np.random`: `default_rng(seed)` (a [`Value::Generator`] whose methods are
 //! [`call_generator_method`]) and the module functions on kupfer's global generator (`seed`,
 //! `rand`, `randn`, `randint`, `random`, `random_sample`, `uniform`, `normal`,
-//! `standard_normal`, `exponential`).
+//! `standard_normal`, `exponential`, ..., `zipf`, `hypergeometric`).
 //!
 //! Draws come from kupfer's Philox4x32-10 generator, not NumPy's PCG64: the same seed gives
 //! other numbers than NumPy (the distributions are the same). Floats are float32 unless
@@ -29,6 +29,7 @@ pub(super) fn register(r: &mut Registry) {
         |c| method(&random::global_generator(), "random", c),
     );
     r.native(&["random.randint"], randint);
+    r.native(&["random.hypergeometric"], legacy_hypergeometric);
     for name in [
         "random.uniform",
         "random.normal",
@@ -65,6 +66,7 @@ pub(super) fn register(r: &mut Registry) {
         "random.multinomial",
         "random.vonmises",
         "random.multivariate_normal",
+        "random.zipf",
     ] {
         r.native(&[name], |c| {
             let m = c.name.trim_start_matches("random.");
@@ -118,6 +120,8 @@ pub const GENERATOR_METHODS: &[&str] = &[
     "binomial",
     "multinomial",
     "vonmises",
+    "zipf",
+    "hypergeometric",
     "spawn",
 ];
 
@@ -178,6 +182,20 @@ fn randint(call: Call) -> Result<Value> {
     let size = size(&mut a)?;
     let dtype = a.dtype("dtype")?;
     random::randint(low, high, &size, dtype)
+        .map(Value::Array)
+        .map_err(kerr(span))
+}
+
+/// `np.random.hypergeometric(ngood, nbad, nsample, size=None)` (NumPy's legacy function:
+/// `nsample` at least 1).
+fn legacy_hypergeometric(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["ngood", "nbad", "nsample", "size="])?;
+    let good = a.operand("ngood")?;
+    let bad = a.operand("nbad")?;
+    let sample = a.operand("nsample")?;
+    let size = opt_size(&mut a)?;
+    random::hypergeometric(good, bad, sample, size.as_deref())
         .map(Value::Array)
         .map_err(kerr(span))
 }
@@ -377,7 +395,7 @@ fn method(g: &Generator, name: &str, call: Call) -> Result<Value> {
         "permutation" | "shuffle" | "permuted" | "choice" | "multivariate_normal" => {
             return permutations(g, name, call)
         }
-        "weibull" | "pareto" | "power" | "geometric" | "logseries" => {
+        "weibull" | "pareto" | "power" | "geometric" | "logseries" | "zipf" => {
             let p = if matches!(name, "geometric" | "logseries") {
                 "p"
             } else {
@@ -392,8 +410,17 @@ fn method(g: &Generator, name: &str, call: Call) -> Result<Value> {
                 "pareto" => g.pareto(x, size),
                 "power" => g.power(x, size),
                 "logseries" => g.logseries(x, size),
+                "zipf" => g.zipf(x, size),
                 _ => g.geometric(x, size),
             }
+        }
+        "hypergeometric" => {
+            let mut a = call.bind(&["ngood", "nbad", "nsample", "size="])?;
+            let good = a.operand("ngood")?;
+            let bad = a.operand("nbad")?;
+            let sample = a.operand("nsample")?;
+            let size = opt_size(&mut a)?;
+            g.hypergeometric(good, bad, sample, size.as_deref())
         }
         "triangular" => {
             let mut a = call.bind(&["left", "mode", "right", "size="])?;

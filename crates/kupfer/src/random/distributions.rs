@@ -486,8 +486,9 @@ impl Generator {
 impl Generator {
     /// Binomial counts of `n` trials with success probability `p` (`Generator.binomial`):
     /// inversion below `n p = 10`, Hörmann's BTRS above (one kernel; see
-    /// [`kupfer_core::random`]). Computed in float32, so `n` is at most 2^24; non-integer `n`
-    /// truncates as NumPy's cast does. int64 where the adapter has it, else int32.
+    /// [`kupfer_core::random`]). Computed in float32 (`n` at most 2^24), or in float64 when a
+    /// parameter array is float64 (`n` at most 2^53); non-integer `n` truncates as NumPy's
+    /// cast does. int64 where the adapter has it, else int32.
     pub fn binomial(
         &self,
         n: impl Into<Operand>,
@@ -502,12 +503,20 @@ impl Generator {
                 return Err(Error::invalid("p < 0, p > 1 or p is NaN"));
             }
         }
+        let d = draw_dtype(&[&n, &p]);
         let n = match n {
             Operand::Scalar(s) => {
                 let v = s.as_f64().trunc();
-                if v > 16_777_216.0 {
+                if d == DType::F32 && v > 16_777_216.0 {
                     return Err(Error::unsupported(format!(
-                        "binomial with n = {v} (kupfer draws binomials in float32: n <= 2^24)"
+                        "binomial with n = {v} (kupfer draws binomials in float32: n <= 2^24; \
+                         a float64 parameter array draws in float64)"
+                    )));
+                }
+                if v > 9_007_199_254_740_992.0 {
+                    return Err(Error::unsupported(format!(
+                        "binomial with n = {v} (kupfer draws binomials in float64 at most: \
+                         n <= 2^53)"
                     )));
                 }
                 Operand::Scalar(Scalar::Float(v))
@@ -518,15 +527,15 @@ impl Generator {
             other => other,
         };
         let shape = out_shape(size, &[&n, &p])?;
-        let params = vec![param_f32(&n, &shape)?, param_f32(&p, &shape)?];
-        let k = self.draw(RandomOp::Binomial, &shape, DType::F32, params)?;
+        let params = vec![param_as(&n, &shape, d)?, param_as(&p, &shape, d)?];
+        let k = self.draw(RandomOp::Binomial, &shape, d, params)?;
         k.astype(crate::device::Device::current()?.default_int())
     }
 
     /// Von Mises angles in [-pi, pi] of mode `mu` and concentration `kappa`
-    /// (`Generator.vonmises`): Best and Fisher's rejection method around 0 in float32 (one
-    /// kernel; `kappa` below 1e-8 is uniform, above 1e6 a wrapped normal), then shifted by `mu`
-    /// and wrapped as NumPy wraps.
+    /// (`Generator.vonmises`): Best and Fisher's rejection method around 0 (one kernel;
+    /// `kappa` below 1e-8 is uniform, above 1e6 a wrapped normal), then shifted by `mu` and
+    /// wrapped as NumPy wraps. float32, or float64 when a parameter array is float64.
     pub fn vonmises(
         &self,
         mu: impl Into<Operand>,
@@ -536,8 +545,9 @@ impl Generator {
         let (mu, kappa) = (mu.into(), kappa.into());
         check(&kappa, Rule::NonNegative, "kappa < 0")?;
         let shape = out_shape(size, &[&mu, &kappa])?;
-        let k = param_f32(&kappa, &shape)?;
-        let x = self.draw(RandomOp::VonMises, &shape, DType::F32, vec![k])?;
+        let d = draw_dtype(&[&mu, &kappa]);
+        let k = param_as(&kappa, &shape, d)?;
+        let x = self.draw(RandomOp::VonMises, &shape, d, vec![k])?;
         // r = x + mu; |r| wrapped into [-pi, pi) keeping r's sign, as NumPy does.
         let r = uf::add(x, mu)?;
         let pi = std::f64::consts::PI;
@@ -613,39 +623,26 @@ impl Generator {
     }
 }
 
-/// Parameter `p` of a draw over `shape` as a float32 expression operand (an array parameter
-/// broadcasts; a lazy draw of another shape is materialised first).
-fn param_f32(p: &Operand, shape: &[usize]) -> Result<crate::fusion::Lazy> {
+/// Parameter `p` of a draw over `shape` as an expression operand of `dtype` (an array
+/// parameter broadcasts; a lazy draw of another shape is materialised first).
+pub(super) fn param_as(p: &Operand, shape: &[usize], dtype: DType) -> Result<crate::fusion::Lazy> {
     use crate::fusion::Lazy;
     match p {
-        Operand::Scalar(s) => Ok(Lazy::scalar(s.encode(DType::F32)?, DType::F32)),
+        Operand::Scalar(s) => Ok(Lazy::scalar(s.encode(dtype)?, dtype)),
         Operand::Array(a) => {
             let max_leaves = Array::max_leaves(a.device());
             Ok(
                 a.operand_within(Array::max_nodes() / 4, (max_leaves / 4).max(1), shape)?
-                    .cast(DType::F32),
+                    .cast(dtype),
             )
         }
     }
 }
 
-/// Float32 only, for the rejection samplers (NumPy's error wording for other dtypes).
-fn float32_only(dtype: Option<DType>, what: &str) -> Result<()> {
-    match dtype.unwrap_or(DType::F32) {
-        DType::F32 => Ok(()),
-        DType::F64 => Err(Error::unsupported(format!(
-            "{what} draws in float64 (kupfer draws them in float32)"
-        ))),
-        d => Err(Error::invalid(format!(
-            "Unsupported dtype {} for {what}",
-            d.name()
-        ))),
-    }
-}
-
 impl Generator {
     /// Standard gamma floats of shape `shape` (`Generator.standard_gamma`), Marsaglia and
-    /// Tsang's method in float32 (see [`kupfer_core::random`] for the bound on rejections).
+    /// Tsang's method (see [`kupfer_core::random`] for the bound on rejections). `dtype`
+    /// float32 or float64; without it, float32 unless `shape` is a float64 array.
     pub fn standard_gamma(
         &self,
         shape: impl Into<Operand>,
@@ -653,11 +650,14 @@ impl Generator {
         dtype: Option<DType>,
     ) -> Result<Array> {
         let k = shape.into();
-        float32_only(dtype, "standard_gamma")?;
+        let d = match dtype {
+            Some(_) => float_dtype(dtype, "standard_gamma")?,
+            None => draw_dtype(&[&k]),
+        };
         check(&k, Rule::NonNegative, "shape < 0")?;
         let out = out_shape(size, &[&k])?;
-        let p = param_f32(&k, &out)?;
-        self.draw(RandomOp::Gamma, &out, DType::F32, vec![p])
+        let p = param_as(&k, &out, d)?;
+        self.draw(RandomOp::Gamma, &out, d, vec![p])
     }
 
     /// Gamma floats: `scale * standard_gamma(shape)` (`Generator.gamma`).
@@ -670,7 +670,8 @@ impl Generator {
         let (k, scale) = (shape.into(), scale.into());
         check(&scale, Rule::NonNegative, "scale < 0")?;
         let size = out_shape(size, &[&k, &scale])?;
-        uf::multiply(scale, self.standard_gamma(k, Some(&size), None)?)
+        let d = draw_dtype(&[&k, &scale]);
+        uf::multiply(scale, self.standard_gamma(k, Some(&size), Some(d))?)
     }
 
     /// Beta floats: `X / (X + Y)` with X, Y standard gamma of shapes `a`, `b`
@@ -685,8 +686,9 @@ impl Generator {
         check(&a, Rule::Positive, "a <= 0")?;
         check(&b, Rule::Positive, "b <= 0")?;
         let size = out_shape(size, &[&a, &b])?;
-        let x = self.standard_gamma(a, Some(&size), None)?;
-        let y = self.standard_gamma(b, Some(&size), None)?;
+        let d = Some(draw_dtype(&[&a, &b]));
+        let x = self.standard_gamma(a, Some(&size), d)?;
+        let y = self.standard_gamma(b, Some(&size), d)?;
         uf::divide(&x, uf::add(&x, y)?)
     }
 
@@ -695,8 +697,9 @@ impl Generator {
         let df = df.into();
         check(&df, Rule::Positive, "df <= 0")?;
         let size = out_shape(size, &[&df])?;
+        let d = Some(draw_dtype(&[&df]));
         let half = half_of(&df)?;
-        uf::multiply(self.standard_gamma(half, Some(&size), None)?, 2.0)
+        uf::multiply(self.standard_gamma(half, Some(&size), d)?, 2.0)
     }
 
     /// Noncentral chi-square floats (`Generator.noncentral_chisquare`): `df > 1`: a central
@@ -712,13 +715,14 @@ impl Generator {
         check(&df, Rule::Positive, "df <= 0")?;
         check(&nonc, Rule::NonNegative, "nonc < 0")?;
         let size = out_shape(size, &[&df, &nonc])?;
-        let z = self.standard_normal(&size, None)?;
+        let d = draw_dtype(&[&df, &nonc]);
+        let z = self.standard_normal(&size, Some(d))?;
         let shifted = uf::square(uf::add(z, pu(&nonc, f64::sqrt, uf::sqrt)?)?)?;
         let big = uf::add(
             self.chisquare_any(uf::maximum(uf::subtract(df.clone(), 1.0)?, 1e-30)?, &size)?,
             shifted,
         )?;
-        let i = self.poisson_counts(uf::multiply(nonc, 0.5)?.into(), &size)?;
+        let i = self.poisson_counts(uf::multiply(nonc, 0.5)?.into(), &size, d)?;
         let small = self.chisquare_any(uf::add(df.clone(), uf::multiply(i, 2.0)?)?, &size)?;
         uf::where_(uf::greater(df, 1.0)?, big, small)
     }
@@ -744,13 +748,14 @@ impl Generator {
         let df = df.into();
         check(&df, Rule::Positive, "df <= 0")?;
         let size = out_shape(size, &[&df])?;
-        let z = self.standard_normal(&size, None)?;
+        let z = self.standard_normal(&size, Some(draw_dtype(&[&df])))?;
         let c = self.chisquare(df.clone(), Some(&size))?;
         uf::divide(z, uf::sqrt(uf::divide(c, df)?)?)
     }
 
     /// Poisson counts of mean `lam` (`Generator.poisson`): int64 where the adapter has it,
-    /// else int32; computed in float32 (exact counts up to 2^24).
+    /// else int32; computed in float32 (exact counts up to 2^24), or in float64 when `lam` is
+    /// a float64 array.
     pub fn poisson(&self, lam: impl Into<Operand>, size: Option<&[usize]>) -> Result<Array> {
         let lam = lam.into();
         check(&lam, Rule::NonNegative, "lam < 0")?;
@@ -760,7 +765,8 @@ impl Generator {
             }
         }
         let size = out_shape(size, &[&lam])?;
-        let k = self.poisson_counts(lam, &size)?;
+        let d = draw_dtype(&[&lam]);
+        let k = self.poisson_counts(lam, &size, d)?;
         k.astype(crate::device::Device::current()?.default_int())
     }
 
@@ -786,8 +792,9 @@ impl Generator {
             |p| (1.0 - p) / p,
             |p| uf::divide(uf::subtract(1.0, p.clone())?, p),
         )?;
-        let y = uf::multiply(self.standard_gamma(n, Some(&size), None)?, scale)?;
-        let k = self.poisson_counts(y.into(), &size)?;
+        let d = draw_dtype(&[&n, &p]);
+        let y = uf::multiply(self.standard_gamma(n, Some(&size), Some(d))?, scale)?;
+        let k = self.poisson_counts(y.into(), &size, d)?;
         k.astype(crate::device::Device::current()?.default_int())
     }
 
@@ -813,10 +820,10 @@ impl Generator {
         uf::multiply(self.standard_gamma(&half, Some(size), None)?, 2.0)
     }
 
-    /// Float32 Poisson counts of `lam` over `size`.
-    fn poisson_counts(&self, lam: Operand, size: &[usize]) -> Result<Array> {
-        let p = param_f32(&lam, size)?;
-        self.draw(RandomOp::Poisson, size, DType::F32, vec![p])
+    /// Poisson counts of `lam` over `size`, as floats of dtype `d`.
+    fn poisson_counts(&self, lam: Operand, size: &[usize], d: DType) -> Result<Array> {
+        let p = param_as(&lam, size, d)?;
+        self.draw(RandomOp::Poisson, size, d, vec![p])
     }
 }
 

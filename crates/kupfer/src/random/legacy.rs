@@ -96,3 +96,38 @@ pub fn choice_from(a: &Array, size: &[usize], replace: bool, p: Option<&Array>) 
     }
     global_generator().choice_from(a, size, replace, p, 0, true)
 }
+
+/// Zipf counts of exponent `a > 1` (`np.random.zipf`).
+pub fn zipf(a: impl Into<Operand>, size: Option<&[usize]>) -> Result<Array> {
+    global_generator().zipf(a, size)
+}
+
+/// Hypergeometric counts (`np.random.hypergeometric`): as [`Generator::hypergeometric`], but
+/// `nsample` must be at least 1, as in NumPy's legacy function.
+pub fn hypergeometric(
+    ngood: impl Into<Operand>,
+    nbad: impl Into<Operand>,
+    nsample: impl Into<Operand>,
+    size: Option<&[usize]>,
+) -> Result<Array> {
+    let nsample = nsample.into();
+    let below_one = match &nsample {
+        Operand::Scalar(s) => s.as_f64() < 1.0 || s.as_f64().is_nan(),
+        #[cfg(not(target_arch = "wasm32"))]
+        Operand::Array(a) if a.size() > 0 => matches!(
+            crate::reduce::any(&crate::ufuncs::less(a, 1)?, crate::reduce::Axis::All, false)?
+                .item()?,
+            crate::Scalar::Bool(true)
+        ),
+        Operand::Array(_) => false,
+    };
+    if below_one {
+        let msg = if matches!(nsample, Operand::Scalar(_)) {
+            "nsample < 1 or nsample is NaN"
+        } else {
+            "nsample < 1 or nsample contains NaNs"
+        };
+        return Err(kupfer_core::Error::invalid(msg));
+    }
+    global_generator().hypergeometric(ngood, nbad, nsample, size)
+}

@@ -13,6 +13,8 @@
 //! - this file: [`Generator`], [`default_rng`], seeding, `spawn` and `jumped`, and the draw
 //!   that every distribution starts from.
 //! - `distributions.rs`: the continuous and discrete distributions (Generator methods).
+//! - `counts.rs`: `zipf` and `hypergeometric` (rejection samplers in float64 where the
+//!   adapter has it).
 //! - `permutations.rs`: `permutation(n)` and `choice` without replacement (no sort).
 //! - `multivariate.rs`: `multivariate_normal` (a host Cholesky of the covariance, one matmul).
 //! - `legacy.rs`: NumPy's module functions (`seed`, `rand`, `randn`, `randint`, ...) on a
@@ -28,6 +30,7 @@
 //! The counter layout and transforms are documented in [`kupfer_core::random`]. NumPy's own
 //! streams (PCG64) are not reproduced: the same seed gives different numbers than NumPy.
 
+mod counts;
 mod distributions;
 mod legacy;
 #[cfg(not(target_arch = "wasm32"))]
