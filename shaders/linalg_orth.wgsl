@@ -11,7 +11,8 @@
 //   matrix are the rows of `x` (n x m, so each column is contiguous), paired by the circle
 //   method (round s of np - 1 for np = n rounded up to even); each workgroup orthogonalizes
 //   one pair of columns by a plane rotation, applied also to the rows of `v` (n x n) when
-//   P.mode is 1. A pair still further from orthogonal than tol_conv sets flags[matrix].
+//   P.mode is 1. A pair still further from orthogonal than tol_conv sets flags[matrix];
+//   `tau` holds each matrix's squared Frobenius norm (negligible columns are skipped).
 // - piv_perm: the row permutation (perm[i]: the row of A that is row i of P^T A) from
 //   LAPACK-style sequential pivots, one thread per matrix.
 //
@@ -208,6 +209,12 @@ fn jacobi_step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
     let beta = red1[0];
     let gamma = red2[0];
     let size = sqrt(alpha) * sqrt(beta);
+    // A column of squared norm below eps^2 m ||A||_F^2 (tau[b] holds ||A||_F^2) is zero to
+    // working precision: its pairs count as orthogonal and are not rotated (rotating the
+    // rounding noise left in it against another column never converges).
+    if (min(alpha, beta) <= T(P.tol_rot) * T(P.tol_rot) * T(m) * tau[b]) {
+        return;
+    }
     if (lid == 0u && abs(gamma) > T(P.tol_conv) * size) {
         atomicMax(&flags[b], 1u);
     }

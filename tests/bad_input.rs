@@ -452,6 +452,93 @@ fn array_negative_exponents_are_reported_at_the_next_sync() {
     kp::synchronize().expect("nothing failed");
 }
 
+#[test]
+fn negative_exponents_are_found_in_every_signed_dtype_and_view() {
+    let device = kp::Device::new(kp::AdapterChoice::Default).expect("a device");
+    let _guard = device.use_device();
+    let n = 1000usize;
+    for dtype in [DType::I8, DType::I16, DType::I32, DType::I64] {
+        if !device.supports(dtype) {
+            continue; // int64 on adapters without 64-bit integers
+        }
+        // One negative exponent, at the first, a middle and the last element.
+        for at in [0, 517, n - 1] {
+            // int64's negative has a low word without its top bit: only the high word tells.
+            let mut v = vec![2i64; n];
+            v[at] = if dtype == DType::I64 {
+                5 - (1i64 << 32)
+            } else {
+                -1
+            };
+            let e = if dtype == DType::I64 {
+                Array::from_slice(&v, &[n]).unwrap()
+            } else {
+                let narrow: Vec<i32> = v.iter().map(|&x| x as i32).collect();
+                Array::from_slice(&narrow, &[n])
+                    .unwrap()
+                    .astype(dtype)
+                    .unwrap()
+            };
+            let p = kp::power(3, &e).unwrap();
+            assert_eq!(
+                p.astype(DType::I32).unwrap().to_vec::<i32>().unwrap_err(),
+                kp::Error::invalid(NEGATIVE_POWER),
+                "{dtype:?}, negative at {at}"
+            );
+            // Views: a slice at an odd offset that leaves the negative out raises nothing;
+            // a reversed or strided view that holds it raises.
+            let skip = if at == 0 { 1 } else { 0 };
+            let stop = if at == 0 { n } else { at } as isize;
+            let clean = e
+                .slice(&[kp::SliceArg::range(skip as isize, stop)])
+                .unwrap();
+            let want: Vec<i32> = vec![9; clean.size()];
+            assert_eq!(
+                kp::power(3, &clean)
+                    .unwrap()
+                    .astype(DType::I32)
+                    .unwrap()
+                    .to_vec::<i32>()
+                    .unwrap(),
+                want,
+                "{dtype:?}, view before {at}"
+            );
+            let reversed = e
+                .slice(&[kp::SliceArg::Slice {
+                    start: None,
+                    stop: None,
+                    step: Some(-1),
+                }])
+                .unwrap();
+            kp::power(3, &reversed).unwrap().eval().unwrap();
+            assert!(
+                kp::synchronize().is_err(),
+                "{dtype:?}, reversed view, negative at {at}"
+            );
+            let step = if at % 3 == 0 { 3 } else { 1 };
+            let strided = e
+                .slice(&[kp::SliceArg::Slice {
+                    start: None,
+                    stop: None,
+                    step: Some(step),
+                }])
+                .unwrap();
+            kp::power(3, &strided).unwrap().eval().unwrap();
+            assert!(
+                kp::synchronize().is_err(),
+                "{dtype:?}, strided view, negative at {at}"
+            );
+        }
+        // No negative: nothing raised, and the values are right.
+        let e = Array::from_slice(&vec![2i32; n], &[n])
+            .unwrap()
+            .astype(dtype)
+            .unwrap();
+        let got = kp::power(3, &e).unwrap().astype(DType::I32).unwrap();
+        assert_eq!(got.to_vec::<i32>().unwrap(), vec![9i32; n], "{dtype:?}");
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // .npy reading and writing
 // ---------------------------------------------------------------------------------------

@@ -536,6 +536,21 @@ fn reduction_kernel_types_scalars_and_post_map() {
         .map(|c| (0..10).any(|r| h[r * 100 + c] < 0))
         .collect();
     assert_eq!(got, want);
+    // Long enough to split into two passes (partial bool accumulators stored between them),
+    // along the reduced inner axis and along an outer one; each row/column holds at most one
+    // negative, so a lost partial shows.
+    let (rows, cols) = (20_000usize, 3usize);
+    let mut long = vec![1i32; rows * cols];
+    long[17_345 * cols + 1] = -1; // column 1
+    long[3 * cols] = -5; // column 0
+    let long_x = Array::from_slice(&long, &[rows, cols]).unwrap();
+    let down = any_neg.call(args![&long_x], 0, false).unwrap();
+    assert_eq!(down.to_vec::<bool>().unwrap(), vec![true, true, false]);
+    let long_t = long_x.transpose(None).unwrap().ascontiguousarray().unwrap();
+    let across = any_neg.call(args![&long_t], 1, false).unwrap();
+    assert_eq!(across.to_vec::<bool>().unwrap(), vec![true, true, false]);
+    let all = any_neg.call(args![&long_x], kp::Axis::All, false).unwrap();
+    assert_eq!(all.to_vec::<bool>().unwrap(), vec![true]);
     // Sum in f32 of int32 values, then a post-map in the output type.
     let halfsum = ReductionKernel::new(
         "T x",

@@ -1296,7 +1296,13 @@ fn unary_expr(op: UnaryOp, x: &str, d: DType, needs: &mut Needs) -> Result<Strin
     })
 }
 
-fn binary_expr(op: BinaryOp, a: &str, b: &str, d: DType, needs: &mut Needs) -> Result<String> {
+pub(crate) fn binary_expr(
+    op: BinaryOp,
+    a: &str,
+    b: &str,
+    d: DType,
+    needs: &mut Needs,
+) -> Result<String> {
     use BinaryOp::*;
     let t = d.wgsl_value();
     let kind = d.kind();
@@ -1601,6 +1607,147 @@ mod tests {
         }
         let p = binary_program(BinaryOp::Add, DType::F16, DType::F16, Access::Contiguous).unwrap();
         assert!(!vectorisable(&p));
+    }
+
+    /// Every unary op and every binary op of every dtype (pair) that the library vectorises
+    /// (it sets `vector` whenever [`vectorisable`] admits a program: contiguous or broadcast
+    /// 4-byte operands and result), with the second operand a uniform scalar (and, for every
+    /// dtype pair of one op, a contiguous or a broadcast array).
+    #[test]
+    fn every_vectorisable_op_validates_as_a_vector_kernel() {
+        let mut checked = 0;
+        let mut check = |mut p: Program, what: &dyn Fn() -> String| {
+            if !vectorisable(&p) {
+                return;
+            }
+            p.vector = true;
+            let k = elementwise(&p, &ALL).unwrap_or_else(|e| panic!("{}: {e}", what()));
+            validate(&k.wgsl);
+            checked += 1;
+        };
+        for &op in BinaryOp::ALL {
+            for a in DType::ALL {
+                for b in DType::ALL {
+                    let Some(p) = binary_program(op, a, b, Access::Contiguous) else {
+                        continue;
+                    };
+                    // How the second operand is read changes only its load, the same for
+                    // every op: crossed with the dtype pairs under one op.
+                    let seconds: &[Option<Access>] = if op == BinaryOp::Add {
+                        &[None, Some(Access::Contiguous), Some(Access::Broadcast)]
+                    } else {
+                        &[None]
+                    };
+                    for &second in seconds {
+                        let mut p = p.clone();
+                        if let Some(access) = second {
+                            p.nodes[1].0 = Node::Load(1);
+                            p.inputs.push(InputSpec { dtype: b, access });
+                            p.scalars.clear();
+                        }
+                        check(p, &|| format!("{op:?} {a} {b} {second:?}"));
+                    }
+                }
+            }
+        }
+        for &op in UnaryOp::ALL {
+            for d in DType::ALL {
+                let Ok((compute, out)) = op.signature(d) else {
+                    continue;
+                };
+                let p = Program {
+                    nodes: vec![
+                        (Node::Load(0), d),
+                        (Node::Cast(0), compute),
+                        (Node::Unary(op, 1), out),
+                    ],
+                    inputs: vec![InputSpec {
+                        dtype: d,
+                        access: Access::Contiguous,
+                    }],
+                    scalars: vec![],
+                    output: 2,
+                    rank: 0,
+                    vector: false,
+                };
+                check(p, &|| format!("{op:?} {d}"));
+            }
+        }
+        assert!(checked > 500, "only {checked} programs");
+    }
+
+    /// `where(c, x, y)` and the index (`arange`, `eye`, ...) of every dtype, scalar (strided
+    /// and contiguous) and vectorised where [`vectorisable`] admits it.
+    #[test]
+    fn select_and_index_nodes_validate() {
+        for d in DType::ALL {
+            for (access, rank) in [(Access::Strided, 2), (Access::Contiguous, 0)] {
+                let select = Program {
+                    nodes: vec![
+                        (Node::Load(0), DType::Bool),
+                        (Node::Load(1), d),
+                        (Node::Scalar(0), d),
+                        (Node::Select(0, 1, 2), d),
+                    ],
+                    inputs: vec![
+                        InputSpec {
+                            dtype: DType::Bool,
+                            access,
+                        },
+                        InputSpec { dtype: d, access },
+                    ],
+                    scalars: vec![d],
+                    output: 3,
+                    rank,
+                    vector: false,
+                };
+                let index = Program {
+                    nodes: vec![(Node::Index, DType::U32), (Node::Cast(0), d)],
+                    inputs: vec![],
+                    scalars: vec![],
+                    output: 1,
+                    rank: 0,
+                    vector: false,
+                };
+                for mut p in [select, index] {
+                    validate(&elementwise(&p, &ALL).unwrap().wgsl);
+                    if vectorisable(&p) {
+                        p.vector = true;
+                        validate(&elementwise(&p, &ALL).unwrap().wgsl);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A random draw (`Node::Random`) of every op and every dtype it produces, fused into an
+    /// elementwise kernel as the random module builds it (four uniform stream words, then the
+    /// op's parameters, here arrays), scalar and vectorised (one Philox block per vector of
+    /// four), on adapters with and without 64-bit integers (Philox's high products differ).
+    #[test]
+    fn every_random_draw_validates() {
+        let mut checked = 0;
+        for op in crate::naga_check::random_ops() {
+            for d in DType::ALL {
+                if op.check(d).is_err() {
+                    continue;
+                }
+                for i64 in [true, false] {
+                    let target = Target { i64, ..ALL };
+                    for access in [Access::Strided, Access::Contiguous, Access::Broadcast] {
+                        let mut p = crate::naga_check::random_program(op, d, access);
+                        validate(&elementwise(&p, &target).unwrap().wgsl);
+                        checked += 1;
+                        if vectorisable(&p) {
+                            p.vector = true;
+                            validate(&elementwise(&p, &target).unwrap().wgsl);
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 50, "{checked}");
     }
 
     #[test]

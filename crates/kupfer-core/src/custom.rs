@@ -685,6 +685,113 @@ mod tests {
         validate_snippet(wgsl, &[snippet], all).unwrap_or_else(|e| panic!("{e}\n---\n{wgsl}"));
     }
 
+    /// User functions of every dtype (one or two outputs, outputs initialised from the
+    /// arguments or not) in elementwise kernels over contiguous (vectorised where the library
+    /// would), strided and broadcast inputs; custom reductions of every accumulator dtype in
+    /// both strategies, as the first pass (finalized or writing partials, with a user map)
+    /// and as the second pass over partials.
+    #[test]
+    fn user_code_of_every_dtype_validates() {
+        use crate::codegen::{elementwise, vectorisable, Target};
+        use crate::expr::{Access, InputSpec, Node, Program};
+        use crate::reduce::{generate, identity_map, Combine, ReduceProgram, Strategy};
+        use std::sync::Arc;
+        let target = Target {
+            f16: true,
+            f64: true,
+            i64: true,
+        };
+        for d in DType::ALL {
+            for (outs, init) in [(1, false), (2, false), (2, true)] {
+                let outputs: Vec<(String, DType, bool)> =
+                    (0..outs).map(|k| (format!("y{k}"), d, init)).collect();
+                let f = Arc::new(UserFn {
+                    name: "k".into(),
+                    params: vec![("x".into(), d), ("s".into(), d)],
+                    body: outputs
+                        .iter()
+                        .map(|o| format!("{} = select(s, x, true);", o.0))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                    outputs,
+                    expression: false,
+                    preamble: String::new(),
+                });
+                let mut args = vec![0, 1];
+                if init {
+                    args.extend([0, 0]);
+                }
+                for access in [Access::Contiguous, Access::Strided, Access::Broadcast] {
+                    let mut p = Program {
+                        nodes: vec![
+                            (Node::Load(0), d),
+                            (Node::Scalar(0), d),
+                            (Node::Call(f.clone(), args.clone(), outs - 1), d),
+                        ],
+                        inputs: vec![InputSpec { dtype: d, access }],
+                        scalars: vec![d],
+                        output: 2,
+                        rank: if access == Access::Strided { 2 } else { 0 },
+                        vector: false,
+                    };
+                    check(&elementwise(&p, &target).unwrap().wgsl);
+                    if vectorisable(&p) {
+                        p.vector = true;
+                        check(&elementwise(&p, &target).unwrap().wgsl);
+                    }
+                }
+            }
+            let map_fn = Arc::new(UserFn {
+                name: "pick".into(),
+                params: vec![("x".into(), d)],
+                outputs: vec![("v".into(), d, false)],
+                body: "select(x, x, true)".into(),
+                expression: true,
+                preamble: String::new(),
+            });
+            let user = Arc::new(UserReduce {
+                name: "pick".into(),
+                reduce: "select(b, a, true)".into(),
+                post: "y = a".into(),
+                identity: "0".into(),
+                out_name: "y".into(),
+                acc: d,
+                out: d,
+                preamble: String::new(),
+            });
+            let user_map = Program {
+                nodes: vec![(Node::Load(0), d), (Node::Call(map_fn, vec![0], 0), d)],
+                inputs: vec![InputSpec {
+                    dtype: d,
+                    access: Access::Strided,
+                }],
+                scalars: vec![],
+                output: 1,
+                rank: 2,
+                vector: false,
+            };
+            for (map, partials, finalize) in [
+                (user_map.clone(), false, true),
+                (user_map, false, false),
+                (identity_map(d, Access::Contiguous, 0), true, true),
+            ] {
+                for strategy in [Strategy::Inner, Strategy::Outer] {
+                    let rp = ReduceProgram {
+                        map: map.clone(),
+                        partials,
+                        combine: Combine::Sum,
+                        acc: d,
+                        out: d,
+                        finalize,
+                        strategy,
+                        custom: Some(user.clone()),
+                    };
+                    check(&generate(&rp, &target).unwrap().0);
+                }
+            }
+        }
+    }
+
     /// Generated kernels that call user functions validate: elementwise (vector, strided,
     /// several outputs, in place) and reductions (custom combine, both passes).
     #[test]

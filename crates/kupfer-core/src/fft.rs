@@ -22,6 +22,11 @@ const COMMON: &str = include_str!("../../../shaders/fft_common.wgsl");
 const STOCKHAM: &str = include_str!("../../../shaders/fft_stockham.wgsl");
 const LANES: &str = include_str!("../../../shaders/fft_lanes.wgsl");
 
+/// The circular shift kernel behind `fftshift` and `ifftshift` (`shaders/roll.wgsl`): an
+/// n-d array of rank at most 8, elements of one or two u32 words, rolled along every axis
+/// into a C-contiguous result. It varies only in its uniform block.
+pub const ROLL_WGSL: &str = include_str!("../../../shaders/roll.wgsl");
+
 /// How the first pass reads its input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum LoadKind {
@@ -1137,6 +1142,11 @@ mod tests {
         crate::naga_check::validate(wgsl, naga::valid::Capabilities::empty());
     }
 
+    #[test]
+    fn the_shift_kernel_validates() {
+        validate(ROLL_WGSL);
+    }
+
     /// Evaluates one term of [`dft_code`]'s output (a name, a trivial or a constant
     /// twiddle) over complex values in f64, the direction `sg`.
     fn eval_term(
@@ -1417,6 +1427,116 @@ mod tests {
                 crate::naga_check::validate(&generate(&pass), caps);
             }
         }
+    }
+
+    /// Passes of `radices` for the switches of `row` (from [`switch_rows`]).
+    fn pass_of(
+        radices: &[u32],
+        group: u32,
+        workgroup: u32,
+        body: PassBody,
+        row: &[usize],
+    ) -> FftPass {
+        let on = |k: usize| row[k + 1] == 1;
+        FftPass {
+            radices: radices.to_vec(),
+            group,
+            workgroup,
+            load: [LoadKind::Complex, LoadKind::Real, LoadKind::Hermitian][row[0]],
+            batch_fast: on(0),
+            load_r_fast: on(1),
+            store_r_fast: on(2),
+            load_mul: on(3),
+            store_mul: on(4),
+            store_real: on(5),
+            computed_twiddles: on(6),
+            computed_inner: on(7),
+            real_dc: on(8),
+            double: on(9),
+            baked: on(10).then(|| sample_params().baked()),
+            tiles: if on(11) { 4 } else { 1 },
+            body,
+        }
+    }
+
+    /// The switches of a pass (load kind, then 12 on/off choices in `pass_of`'s order) that
+    /// the library's plan can set together (crates/kupfer/src/fft/plan.rs: lines walked
+    /// fastest only when batches are not, computed twiddles and baked uniforms only in single
+    /// precision (`generate` drops them from double passes), the
+    /// real DC fix-up only on complex stores, several tiles a workgroup only for register
+    /// passes), cut to a set holding every pair of values of two switches: the full product
+    /// is 3 * 2^12 variants a pass shape, too many to validate for every shape.
+    fn switch_rows(body: PassBody) -> Vec<Vec<usize>> {
+        let mut candidates = vec![];
+        for load in 0..3 {
+            for bits in 0..1usize << 12 {
+                let on = |k: usize| (bits >> k) & 1 == 1;
+                let (batch_fast, load_r_fast, store_r_fast) = (on(0), on(1), on(2));
+                let (store_real, computed_twiddles, computed_inner) = (on(5), on(6), on(7));
+                let (real_dc, double, baked, tiles) = (on(8), on(9), on(10), on(11));
+                if (batch_fast && (load_r_fast || store_r_fast))
+                    || (double && (computed_twiddles || computed_inner || baked))
+                    || (store_real && real_dc)
+                    || (tiles && body != PassBody::Register)
+                {
+                    continue;
+                }
+                let mut row = vec![load];
+                row.extend((0..12).map(|k| usize::from(on(k))));
+                candidates.push(row);
+            }
+        }
+        crate::naga_check::pairwise_cover(&candidates)
+    }
+
+    /// Every pair of pass switches (see [`switch_rows`]) on shared, register and lane passes
+    /// of several shapes (the radix schedules, workgroup shapes and lane spans of the tests
+    /// above).
+    #[test]
+    fn every_pair_of_pass_switches_validates() {
+        let mut checked = 0;
+        let shared = switch_rows(PassBody::Shared);
+        for radices in [
+            vec![],
+            vec![8, 8, 2],
+            vec![8, 4, 3, 5, 7],
+            vec![16, 9],
+            vec![25],
+            vec![2],
+        ] {
+            for row in &shared {
+                validate(&generate(&pass_of(&radices, 4, 64, PassBody::Shared, row)));
+                checked += 1;
+            }
+        }
+        let register = switch_rows(PassBody::Register);
+        for (r, group, workgroup) in [(4096, 1, 256), (64, 16, 64), (32, 3, 5)] {
+            let radices = register_radices(r, 16).unwrap();
+            for row in &register {
+                validate(&generate(&pass_of(
+                    &radices,
+                    group,
+                    workgroup,
+                    PassBody::Register,
+                    row,
+                )));
+                checked += 1;
+            }
+        }
+        for (q, g, span, workgroup) in [
+            (32, 8, 32, 256),
+            (16, 4, 8, 64),
+            (24, 8, 8, 64),
+            (2, 16, 32, 64),
+        ] {
+            let body = PassBody::Lanes { span };
+            for row in &switch_rows(body) {
+                let pass = pass_of(&[q, g], workgroup / g, workgroup, body, row);
+                crate::naga_check::validate(&generate(&pass), naga::valid::Capabilities::SUBGROUP);
+                checked += 1;
+            }
+        }
+        assert!(checked > 100, "{checked}");
     }
 
     #[test]

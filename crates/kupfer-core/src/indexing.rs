@@ -71,6 +71,17 @@ pub enum IndexKernel {
         /// Index arrays whose bounds the kernel checks.
         checks: u8,
     },
+    /// A gather with an elementwise expression around it (`x[idx] * 2`, one kernel):
+    /// `out[g] = val`, where `val` reads map input `source` at element `off` (that input's
+    /// loads become `in<source>[off]`; it is bound whole). Roots: `off` (u32, computed by
+    /// nodes before the load), `val` (data dtype), then the bounds words as
+    /// [`IndexKernel::GatherRows`].
+    GatherMap {
+        /// Index arrays whose bounds the kernel checks.
+        checks: u8,
+        /// The map input gathered from.
+        source: u8,
+    },
     /// `if pred { dst[off] = val }`. Roots: `pred` (bool), `off` (u32), `val` (data dtype).
     Scatter,
     /// `if pred { atomicMax(win[off], g + 1) }`: the highest position writing each element
@@ -91,6 +102,7 @@ impl IndexKernel {
     fn root_names(self) -> Vec<String> {
         let fixed: &[&str] = match self {
             IndexKernel::Gather { .. } | IndexKernel::GatherRows { .. } => &["off"],
+            IndexKernel::GatherMap { .. } => &["off", "val"],
             IndexKernel::Scatter | IndexKernel::ScatterClaimed | IndexKernel::Accumulate(_) => {
                 &["pred", "off", "val"]
             }
@@ -106,9 +118,9 @@ impl IndexKernel {
     /// Index arrays whose bounds a gather checks (two error words each).
     pub fn checks(self) -> usize {
         match self {
-            IndexKernel::Gather { checks } | IndexKernel::GatherRows { checks, .. } => {
-                checks as usize
-            }
+            IndexKernel::Gather { checks }
+            | IndexKernel::GatherRows { checks, .. }
+            | IndexKernel::GatherMap { checks, .. } => checks as usize,
             _ => 0,
         }
     }
@@ -277,6 +289,19 @@ pub fn generate(ip: &IndexProgram, target: &Target) -> Result<(String, ParamLayo
                  out[g] = src[r.off + (g - row * P.block)];{check_errors}"
             )
         }
+        IndexKernel::GatherMap { source, .. } => {
+            if source as usize >= map.inputs.len() || ip.dst_input.is_some() || ip.vector {
+                return Err(Error::invalid(format!(
+                    "a gather map cannot read input {source} of {}",
+                    map.inputs.len()
+                )));
+            }
+            bind(
+                format!("var<storage, read_write> out: array<{storage}>"),
+                &mut bindings,
+            );
+            format!("    out[g] = {};{check_errors}", store("r.val"))
+        }
         IndexKernel::Scatter => {
             bind(
                 format!("var<storage, read_write> dst: array<{storage}>"),
@@ -379,8 +404,26 @@ pub fn generate(ip: &IndexProgram, target: &Target) -> Result<(String, ParamLayo
     }
     let mut scalar = map.clone();
     scalar.vector = false;
+    let gathered = match ip.kind {
+        IndexKernel::GatherMap { source, .. } => Some((source as usize, ip.roots[0])),
+        _ => None,
+    };
     for (idx, (node, dtype)) in scalar.nodes.iter().enumerate() {
-        let expr = codegen::node_expr(&scalar, node, *dtype, 0, &mut needs)?;
+        let expr = match (gathered, node) {
+            (Some((source, off)), crate::expr::Node::Load(k)) if *k == source => {
+                if off >= idx {
+                    return Err(Error::invalid(
+                        "a gather map's offset must be computed before its load",
+                    ));
+                }
+                if map.inputs[source].dtype == DType::Bool {
+                    format!("(in{source}[n{off}_0] != 0u)")
+                } else {
+                    format!("in{source}[n{off}_0]")
+                }
+            }
+            _ => codegen::node_expr(&scalar, node, *dtype, 0, &mut needs)?,
+        };
         let _ = writeln!(
             map_body,
             "    let n{idx}_0: {} = {expr};",
@@ -554,6 +597,13 @@ fn eval4_fn(map: &Program, roots: &[NodeId], needs: &mut Needs) -> Result<String
         items.join(", ")
     );
     Ok(body)
+}
+
+/// True when `np.<op>.at` on `data` accumulates with 32-bit atomics in one kernel
+/// ([`IndexKernel::Accumulate`]); the other combinations run through
+/// [`crate::at_segments`].
+pub fn atomic_at(op: AtOp, data: DType) -> bool {
+    accumulate_body(op, data).is_ok()
 }
 
 /// Largest compare-exchange retries of a float or multiplying accumulation per element.
@@ -756,6 +806,68 @@ mod tests {
     }
 
     #[test]
+    fn gather_maps_validate() {
+        // off = u32(in1) + g, computed before the gathered load of in0; val = -in0[off] (or
+        // the load itself); a third input read elementwise.
+        for d in [DType::Bool, DType::I32, DType::F16, DType::F32, DType::F64] {
+            for checks in [0u8, 1] {
+                let mut nodes = vec![
+                    (Node::Load(1), DType::I32),
+                    (Node::Cast(0), DType::U32),
+                    (Node::Index, DType::U32),
+                    (Node::Binary(crate::BinaryOp::Add, 1, 2), DType::U32),
+                    (Node::Load(0), d),
+                    (Node::Load(2), d),
+                ];
+                let val = if d == DType::Bool {
+                    4
+                } else {
+                    nodes.push((Node::Binary(crate::BinaryOp::Add, 4, 5), d));
+                    6
+                };
+                let map = Program {
+                    nodes,
+                    inputs: vec![
+                        InputSpec {
+                            dtype: d,
+                            access: Access::Broadcast,
+                        },
+                        InputSpec {
+                            dtype: DType::I32,
+                            access: Access::Contiguous,
+                        },
+                        InputSpec {
+                            dtype: d,
+                            access: Access::Strided,
+                        },
+                    ],
+                    scalars: vec![],
+                    output: val,
+                    rank: 2,
+                    vector: false,
+                };
+                let mut roots = vec![3, val];
+                roots.extend(std::iter::repeat_n(1, 2 * checks as usize));
+                let ip = IndexProgram {
+                    map,
+                    roots,
+                    kind: IndexKernel::GatherMap { checks, source: 0 },
+                    data: d,
+                    vector: false,
+                    dst_input: None,
+                };
+                let (wgsl, _) = generate(&ip, &ALL).unwrap();
+                assert!(wgsl.contains("in0[n3_0]"), "{wgsl}");
+                crate::naga_check::validate(&wgsl, naga::valid::Capabilities::empty());
+                // The offset must come before the load.
+                let mut late = ip.clone();
+                late.kind = IndexKernel::GatherMap { checks, source: 1 };
+                assert!(generate(&late, &ALL).is_err());
+            }
+        }
+    }
+
+    #[test]
     fn every_variant_validates() {
         let dtypes = [
             DType::Bool,
@@ -808,6 +920,83 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Every [`AtOp`]; the `match` stops compiling when a variant is added (add it here too).
+    fn at_ops() -> Vec<AtOp> {
+        let all = vec![
+            AtOp::Add,
+            AtOp::Subtract,
+            AtOp::Multiply,
+            AtOp::Maximum,
+            AtOp::Minimum,
+        ];
+        for op in &all {
+            match op {
+                AtOp::Add | AtOp::Subtract | AtOp::Multiply | AtOp::Maximum | AtOp::Minimum => {}
+            }
+        }
+        all
+    }
+
+    /// Every kernel the library's indexing requests, for every dtype of the data (the
+    /// indexed array's): gathers checking 0 to 3 index arrays, claims, scatters and claimed
+    /// scatters writing a fresh destination or reading it in place, `ufunc.at` of every op the
+    /// dtype takes, and both compaction passes (vectorised where the map allows, as the
+    /// library does), over contiguous and strided maps.
+    #[test]
+    fn every_requested_variant_validates() {
+        let mut checked = 0;
+        for d in DType::ALL {
+            for access in [Access::Contiguous, Access::Strided] {
+                let (map, all) = program(d, access);
+                // (kind, roots, dst_input, vector)
+                let mut kinds = vec![];
+                for checks in 0..=3u8 {
+                    let mut roots = vec![all[1]];
+                    roots.extend(std::iter::repeat_n(all[1], 2 * checks as usize));
+                    kinds.push((IndexKernel::Gather { checks }, roots, None, false));
+                }
+                // The claim pass binds no destination (only the scatters read it in place).
+                kinds.push((IndexKernel::Claim, vec![all[0], all[1]], None, false));
+                for dst_input in [None, Some(0)] {
+                    kinds.push((IndexKernel::Scatter, all.clone(), dst_input, false));
+                    kinds.push((IndexKernel::ScatterClaimed, all.clone(), dst_input, false));
+                }
+                for op in at_ops() {
+                    if accumulate_body(op, d).is_ok() {
+                        kinds.push((IndexKernel::Accumulate(op), all.clone(), None, false));
+                    }
+                }
+                for vector in [false, true] {
+                    if vector && !crate::scan::vector_map(&map) {
+                        continue;
+                    }
+                    kinds.push((IndexKernel::CompactCount, vec![all[0]], None, vector));
+                    kinds.push((
+                        IndexKernel::CompactWrite,
+                        vec![all[0], all[2]],
+                        None,
+                        vector,
+                    ));
+                }
+                for (kind, roots, dst_input, vector) in kinds {
+                    let ip = IndexProgram {
+                        map: map.clone(),
+                        roots,
+                        kind,
+                        data: d,
+                        vector,
+                        dst_input,
+                    };
+                    let (wgsl, _) =
+                        generate(&ip, &ALL).unwrap_or_else(|e| panic!("{d} {kind:?}: {e}"));
+                    crate::naga_check::validate(&wgsl, naga::valid::Capabilities::empty());
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 300, "{checked}");
     }
 
     #[test]

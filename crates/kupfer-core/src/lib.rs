@@ -12,8 +12,10 @@
 //! - [`manip`]: joining and per-axis gather kernels (concatenate, pad, roll, tile, repeat).
 //! - [`matmul`]: matmul kernels (simple, tiled SIMT, gemv, cooperative matrix) and their WGSL.
 //! - [`fft`]: FFT pass schedules, twiddle tables and WGSL of Stockham passes.
+//! - [`flags`]: kernels that compute deferred checks' flags on the device.
 //! - [`convolve`]: direct 2-D convolution kernels (SciPy's convolve2d).
-//! - [`indexing`]: gather, scatter, `ufunc.at` and stream-compaction kernels.
+//! - [`indexing`]: gather, scatter, `ufunc.at` and stream-compaction kernels;
+//!   [`at_segments`]: `ufunc.at` without atomics (sorted runs, a segmented scan).
 //! - [`libm`]: accurate WGSL transcendentals used by generated kernels.
 //! - [`random`]: the Philox4x32-10 bit generator, counter layout and distribution transforms.
 //! - [`template`]: filling the `{{KEY}}` placeholders of the WGSL templates ([`template::Template`]).
@@ -21,15 +23,18 @@
 
 #![warn(missing_docs)]
 
+pub mod at_segments;
 pub mod casting;
 pub mod codegen;
 pub mod convolve;
 pub mod custom;
 pub mod dtype;
+pub mod eig;
 pub mod epilogue;
 pub mod error;
 pub mod expr;
 pub mod fft;
+pub mod flags;
 pub mod histogram;
 pub mod indexing;
 pub mod layout;

@@ -156,6 +156,18 @@ mod tests {
             .collect()
     }
 
+    /// Every function of both libraries (f32 with complex64, f64 with complex128), each as the
+    /// subset a kernel calling it alone appends, and each library whole, validate with naga.
+    #[test]
+    fn every_function_subset_validates() {
+        for lib in [f32_library(), f64_library()] {
+            crate::naga_check::validate(lib, naga::valid::Capabilities::empty());
+            for n in public_names(lib) {
+                crate::naga_check::validate(&subset(lib, [n]), naga::valid::Capabilities::empty());
+            }
+        }
+    }
+
     #[test]
     fn every_public_function_is_an_item_and_subsets_are_closed() {
         for lib in [f32_library(), f64_library()] {

@@ -1,8 +1,8 @@
 //! Dense factorizations (LU with partial pivoting, Cholesky): WGSL generation from
 //! `shaders/linalg_small.wgsl` (one matrix per workgroup in workgroup memory, n <=
-//! [`SMALL_MAX`]) and `shaders/linalg_steps.wgsl` (one column step per dispatch in global
-//! memory, any n; entry points `lu_pivot`, `lu_update`, `lu_backsub`, `lu_logdet`,
-//! `chol_col`, `chol_update`, `chol_zero`).
+//! [`SMALL_MAX`]) and `shaders/linalg_steps.wgsl` (blocked, a few launches per panel of
+//! columns in global memory, any n; entry points `lu_panel`, `lu_swap`, `trsm`, `gemm_sub`,
+//! `lu_logdet`, `chol_panel`, `chol_zero`).
 //!
 //! Both compute in the matrices' dtype: float32, or float64 where the adapter has
 //! SHADER_F64 (log and exp for determinants come from kupfer's libm).
@@ -15,6 +15,7 @@ use crate::template::Template;
 
 const SMALL: &str = include_str!("../../../shaders/linalg_small.wgsl");
 const STEPS: &str = include_str!("../../../shaders/linalg_steps.wgsl");
+const PANEL: &str = include_str!("../../../shaders/linalg_panel.wgsl");
 const ORTH: &str = include_str!("../../../shaders/linalg_orth.wgsl");
 
 /// The largest order the workgroup-memory kernel factors (its matrix buffer holds 32 x 32).
@@ -103,14 +104,36 @@ pub fn small(op: SmallOp, dtype: DType, target: &Target) -> Result<String> {
         .render())
 }
 
-/// The column-step kernels in `dtype` (one module, entry points named in the module docs).
-/// Bindings: 0 uniforms (n, m, k, batch0, count, mode, r0, r1, c0, c1: u32; neg_inf: f32;
-/// pad), 1 the
-/// matrices, 2 the right-hand sides, 3 the i32 `aux`, 4 the determinant output (or the
-/// product `sub_block` subtracts); each entry
-/// point binds only what it uses.
+/// The blocked-factorization kernels in `dtype` (one module, entry points named in the
+/// module docs). Bindings: 0 uniforms (n, m, k0, k1, batch0, count, mode, r0, r1, c0, c1:
+/// u32; neg_inf: f32), 1 the matrices, 2 the right-hand sides, 3 the i32 `aux`, 4 the
+/// determinant output; each entry point binds only what it uses.
 pub fn steps(dtype: DType, target: &Target) -> Result<String> {
     Ok(fill(STEPS, dtype, target)?.render())
+}
+
+/// Columns of the register-resident panel kernels ([`panel`]).
+pub const PANEL_WIDTH: u32 = 32;
+
+/// The most rows per thread of the register-resident panel kernels (their panels have at
+/// most `256 * PANEL_RPT_MAX` rows).
+pub const PANEL_RPT_MAX: u32 = 16;
+
+/// The register-resident panel kernels (`shaders/linalg_panel.wgsl`: entry points `lu_panel`
+/// and `chol_panel`) in `dtype` for panels of at most `256 * rows_per_thread` rows and
+/// [`PANEL_WIDTH`] columns; `rows_per_thread` is a power of two up to [`PANEL_RPT_MAX`].
+/// Bindings as [`steps`]' (0 uniforms, 1 the matrices, 3 the i32 `aux`).
+pub fn panel(dtype: DType, rows_per_thread: u32, target: &Target) -> Result<String> {
+    if !rows_per_thread.is_power_of_two() || rows_per_thread > PANEL_RPT_MAX {
+        return Err(Error::invalid(format!(
+            "panel kernels hold 1 to {PANEL_RPT_MAX} rows per thread (a power of two), not \
+             {rows_per_thread}"
+        )));
+    }
+    Ok(fill(PANEL, dtype, target)?
+        .set("RPT", rows_per_thread)
+        .set("W", PANEL_WIDTH)
+        .render())
 }
 
 /// The orthogonal-factorization kernels in `dtype` (`shaders/linalg_orth.wgsl`: entry points
@@ -135,18 +158,37 @@ mod tests {
             f64: true,
             i64: true,
         };
-        for d in [DType::F32, DType::F64] {
-            for op in [
-                SmallOp::Solve,
-                SmallOp::Inv,
-                SmallOp::Det,
-                SmallOp::Slogdet,
-                SmallOp::LuFactor,
-                SmallOp::Cholesky,
-            ] {
+        let ops = [
+            SmallOp::Solve,
+            SmallOp::Inv,
+            SmallOp::Det,
+            SmallOp::Slogdet,
+            SmallOp::LuFactor,
+            SmallOp::Cholesky,
+        ];
+        // Stops compiling when a variant is added: add it to `ops` as well.
+        for op in ops {
+            match op {
+                SmallOp::Solve
+                | SmallOp::Inv
+                | SmallOp::Det
+                | SmallOp::Slogdet
+                | SmallOp::LuFactor
+                | SmallOp::Cholesky => {}
+            }
+        }
+        // Every dtype the kernels take (float32, float64); the others are refused.
+        for d in DType::ALL {
+            if scalar(d, &t).is_err() {
+                continue;
+            }
+            for op in ops {
                 validate(&small(op, d, &t).unwrap(), Capabilities::empty());
             }
             validate(&steps(d, &t).unwrap(), Capabilities::empty());
+            for rpt in [1, 2, 4, 8, 16] {
+                validate(&panel(d, rpt, &t).unwrap(), Capabilities::empty());
+            }
             validate(&orth(d, &t).unwrap(), Capabilities::empty());
         }
     }
@@ -161,5 +203,7 @@ mod tests {
         assert!(small(SmallOp::Inv, DType::F64, &t).is_err());
         assert!(steps(DType::Complex64, &t).is_err());
         assert!(steps(DType::I32, &t).is_err());
+        assert!(panel(DType::F32, 3, &t).is_err());
+        assert!(panel(DType::F32, 32, &t).is_err());
     }
 }

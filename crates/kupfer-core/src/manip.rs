@@ -295,6 +295,20 @@ mod tests {
 
     const UNITS: [Unit; 4] = [Unit::Half, Unit::Word, Unit::Pair, Unit::Quad];
 
+    /// Every unit is in [`UNITS`] (the `match` stops compiling when a variant is added), and
+    /// every dtype's storage unit among them.
+    #[test]
+    fn units_are_complete() {
+        for unit in UNITS {
+            match unit {
+                Unit::Half | Unit::Word | Unit::Pair | Unit::Quad => {}
+            }
+        }
+        for d in DType::ALL {
+            assert!(UNITS.contains(&Unit::of(d)), "{d}");
+        }
+    }
+
     #[test]
     fn every_join_kernel_validates() {
         for unit in UNITS {

@@ -1521,6 +1521,271 @@ mod tests {
         }
     }
 
+    /// The loads the library's tiled kernel may use for an operand of `dtype` in a product
+    /// stored as `out` (`Geometry::load_a`/`load_b`: vec4 only where the operand is already
+    /// in the accumulator's dtype).
+    fn tiled_loads(dtype: DType, out: DType) -> Vec<Load> {
+        if tiled_vec_loadable(dtype, out) {
+            vec![Load::Scalar, Load::VecK, Load::VecOuter]
+        } else {
+            vec![Load::Scalar]
+        }
+    }
+
+    /// The (A, B) loads of the cooperative-matrix kernel (`Geometry::coop_loads`: 8 float16
+    /// elements at a time where the operand is float16, else 4, else one).
+    fn coop_loads(a: DType, b: DType) -> Vec<(Load, Load)> {
+        let mut la = vec![Load::Scalar, Load::VecK];
+        if a == DType::F16 {
+            la.push(Load::Vec8K);
+        }
+        let mut lb = vec![Load::Scalar, Load::VecOuter];
+        if b == DType::F16 {
+            lb.push(Load::Vec8Outer);
+        }
+        la.iter()
+            .flat_map(|&x| lb.iter().map(move |&y| (x, y)))
+            .collect()
+    }
+
+    /// The (A, B, result) dtypes the library runs on cooperative matrices: float16 or
+    /// float32 operands, a float16 product of float16 operands or a float32 one.
+    const COOP_DTYPES: [(DType, DType, DType); 4] = [
+        (DType::F16, DType::F16, DType::F16),
+        (DType::F32, DType::F32, DType::F32),
+        (DType::F16, DType::F32, DType::F32),
+        (DType::F32, DType::F16, DType::F32),
+    ];
+
+    /// Every kernel the library's `choose` can pick, beyond what the tests above sample:
+    /// the tiled kernel (the large default tile; every candidate tile and the small default
+    /// are crossed with the loads above) for every operand pair whose product it computes,
+    /// with every load the layout may allow and both stores; gemv with every lane count
+    /// (a constant of the kernel) for every kind of product, vec4 where the library uses it;
+    /// the cooperative-matrix kernel: every pair of (candidate, dtype combination, load pair)
+    /// it runs on for subgroups of 32, and every candidate for subgroups of 16 and 64 (the
+    /// subgroup size changes only the workgroup shape).
+    #[test]
+    fn every_requested_kernel_validates() {
+        let mut checked = 0;
+        let tile = TileConfig::default_for(4096, 4096);
+        for a in DType::ALL {
+            for b in DType::ALL {
+                let Some(out) = result(a, b) else { continue };
+                if !tiled_computes(out) {
+                    continue;
+                }
+                for la in tiled_loads(a, out) {
+                    for lb in tiled_loads(b, out) {
+                        for c_vec4 in [false, tiled_vec_loadable(out, out)] {
+                            let p = MatmulProgram {
+                                a,
+                                b,
+                                out,
+                                kernel: MatmulKernel::Tiled {
+                                    tile,
+                                    a: la,
+                                    b: lb,
+                                    c_vec4,
+                                },
+                                epilogue: None,
+                            };
+                            validate(&generate(&p, &ALL).unwrap(), false);
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+        for d in [
+            DType::F32,
+            DType::F16,
+            DType::F64,
+            DType::I32,
+            DType::I8,
+            DType::Complex64,
+            DType::Complex128,
+        ] {
+            for lanes in [4, 8, 16, 32, 64, 128, 256] {
+                for vec4 in [false, d == DType::F32] {
+                    let p = MatmulProgram {
+                        a: d,
+                        b: d,
+                        out: d,
+                        kernel: MatmulKernel::Gemv(GemvShape::Rows { lanes, vec4 }),
+                        epilogue: None,
+                    };
+                    validate(&generate(&p, &ALL).unwrap(), false);
+                    checked += 1;
+                }
+            }
+        }
+        // Cooperative matrices (the library never asks for float16 accumulators; the test
+        // above covers them): the candidate, the dtypes and the loads change different parts
+        // of the kernel, so every pair of them is generated rather than all triples.
+        let mut coop = vec![];
+        for cfg in CoopConfig::candidates(32) {
+            for (a, b, out) in COOP_DTYPES {
+                coop.push((cfg, a, b, out, Load::Scalar, Load::Scalar));
+            }
+            for (la, lb) in coop_loads(DType::F16, DType::F16) {
+                coop.push((cfg, DType::F16, DType::F16, DType::F16, la, lb));
+            }
+        }
+        for (a, b, out) in COOP_DTYPES {
+            for (la, lb) in coop_loads(a, b) {
+                coop.push((CoopConfig::candidates(32)[0], a, b, out, la, lb));
+            }
+        }
+        for subgroup in [16, 64] {
+            for cfg in CoopConfig::candidates(subgroup) {
+                coop.push((
+                    cfg,
+                    DType::F16,
+                    DType::F16,
+                    DType::F16,
+                    Load::VecK,
+                    Load::VecOuter,
+                ));
+            }
+        }
+        for (cfg, a, b, out, la, lb) in coop {
+            let p = MatmulProgram {
+                a,
+                b,
+                out,
+                kernel: MatmulKernel::Coop {
+                    cfg,
+                    f16_acc: false,
+                    a: la,
+                    b: lb,
+                },
+                epilogue: None,
+            };
+            validate(&generate(&p, &ALL).unwrap(), true);
+            checked += 1;
+        }
+        assert!(checked > 300, "{checked}");
+    }
+
+    /// Epilogues on every product dtype the simple kernel stores, and on the tiled and
+    /// cooperative kernels with every load they may use (the library stores one element at a
+    /// time there, `c_vec4` off).
+    #[test]
+    fn epilogues_validate_on_every_product_dtype_and_load() {
+        let tile = TileConfig::default_for(4096, 4096);
+        for out in DType::ALL {
+            for epi in epilogues(out) {
+                if crate::epilogue::check(&epi, out).is_err() {
+                    continue;
+                }
+                let mut kernels = vec![MatmulKernel::Simple];
+                if tiled_computes(out) {
+                    for a in tiled_loads(out, out) {
+                        for b in tiled_loads(out, out) {
+                            kernels.push(MatmulKernel::Tiled {
+                                tile,
+                                a,
+                                b,
+                                c_vec4: false,
+                            });
+                        }
+                    }
+                }
+                for (a, b, coop_out) in COOP_DTYPES {
+                    if coop_out != out || a != b {
+                        continue;
+                    }
+                    for (la, lb) in coop_loads(a, b) {
+                        kernels.push(MatmulKernel::Coop {
+                            cfg: CoopConfig::candidates(32)[0],
+                            f16_acc: false,
+                            a: la,
+                            b: lb,
+                        });
+                    }
+                }
+                for kernel in kernels {
+                    let p = MatmulProgram {
+                        a: out,
+                        b: out,
+                        out,
+                        kernel,
+                        epilogue: Some(epi.clone()),
+                    };
+                    let coop = matches!(kernel, MatmulKernel::Coop { .. });
+                    let wgsl =
+                        generate(&p, &ALL).unwrap_or_else(|e| panic!("{out} {kernel:?}: {e}"));
+                    validate(&wgsl, coop);
+                }
+            }
+        }
+    }
+
+    /// A random draw in an epilogue (`a @ b + rng.random(...)`: the draw is a leaf of the
+    /// expression around the product, so it fuses like any other): every op and dtype, on
+    /// every kernel that takes an epilogue.
+    #[test]
+    fn random_draws_in_epilogues_validate() {
+        use crate::expr::{Access, InputSpec, Node};
+        let tile = TileConfig::default_for(4096, 4096);
+        for op in crate::naga_check::random_ops() {
+            for d in DType::ALL {
+                if op.check(d).is_err() {
+                    continue;
+                }
+                // The draw's program with the product as input 0 and its parameters after.
+                let draw = crate::naga_check::random_program(op, d, Access::Strided);
+                let mut nodes = vec![(Node::Load(0), DType::F32)];
+                let shift = |n: &Node| match n {
+                    Node::Load(k) => Node::Load(k + 1),
+                    Node::Random(op, args) => {
+                        Node::Random(*op, args.iter().map(|a| a + 1).collect())
+                    }
+                    other => other.clone(),
+                };
+                nodes.extend(draw.nodes.iter().map(|(n, t)| (shift(n), *t)));
+                let r = nodes.len() - 1;
+                nodes.push((Node::Cast(r), DType::F32));
+                nodes.push((Node::Binary(crate::BinaryOp::Add, 0, r + 1), DType::F32));
+                let mut inputs = vec![InputSpec {
+                    dtype: DType::F32,
+                    access: Access::Strided,
+                }];
+                inputs.extend(draw.inputs);
+                let epi = Program {
+                    output: nodes.len() - 1,
+                    nodes,
+                    inputs,
+                    scalars: draw.scalars,
+                    rank: 0,
+                    vector: false,
+                };
+                for kernel in [
+                    MatmulKernel::Simple,
+                    MatmulKernel::Tiled {
+                        tile,
+                        a: Load::Scalar,
+                        b: Load::Scalar,
+                        c_vec4: false,
+                    },
+                ] {
+                    let p = MatmulProgram {
+                        a: DType::F32,
+                        b: DType::F32,
+                        out: DType::F32,
+                        kernel,
+                        epilogue: Some(epi.clone()),
+                    };
+                    validate(
+                        &generate(&p, &ALL).unwrap_or_else(|e| panic!("{op:?} {d}: {e}")),
+                        false,
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn epilogues_with_8_byte_scalars_are_refused() {
         let mut epi = epilogues(DType::F32).remove(0);

@@ -449,11 +449,19 @@ pub fn generate(rp: &ReduceProgram, target: &Target) -> Result<(String, ParamLay
         return Err(Error::invalid("reduction maps are scalar programs"));
     }
     let acc_type = rp.acc_type();
+    // Partial accumulators as stored: a bool accumulator (a custom reduction's) is a u32 in
+    // storage, as bool arrays are (WGSL has no host-shareable bool).
+    let bool_acc = acc_type == "bool";
+    let acc_stored = if bool_acc {
+        "u32".to_string()
+    } else {
+        acc_type.clone()
+    };
     let (fields, layout) = codegen::param_block(map, &["m", "r", "splits", "chunk", "ddof"]);
     let mut bindings = String::new();
     for (k, input) in map.inputs.iter().enumerate() {
         let ty = if rp.partials {
-            acc_type.clone()
+            acc_stored.clone()
         } else {
             input.dtype.wgsl_storage().to_string()
         };
@@ -466,7 +474,7 @@ pub fn generate(rp: &ReduceProgram, target: &Target) -> Result<(String, ParamLay
     let out_type = if rp.finalize {
         rp.out.wgsl_storage().to_string()
     } else {
-        acc_type.clone()
+        acc_stored.clone()
     };
     let _ = writeln!(
         bindings,
@@ -501,7 +509,11 @@ pub fn generate(rp: &ReduceProgram, target: &Target) -> Result<(String, ParamLay
                 s
             }
         };
-        let _ = writeln!(body, "    return in0[{index}];");
+        if bool_acc {
+            let _ = writeln!(body, "    return in0[{index}] != 0u;");
+        } else {
+            let _ = writeln!(body, "    return in0[{index}];");
+        }
     } else {
         for (idx, (node, dtype)) in map.nodes.iter().enumerate() {
             let expr = codegen::node_expr(map, node, *dtype, 0, &mut needs)?;
@@ -546,6 +558,8 @@ pub fn generate(rp: &ReduceProgram, target: &Target) -> Result<(String, ParamLay
     }
     let store = if rp.finalize {
         finalize(rp)
+    } else if bool_acc {
+        "select(0u, 1u, acc)".to_string()
     } else {
         "acc".to_string()
     };
@@ -683,39 +697,111 @@ mod tests {
         crate::naga_check::validate(wgsl, naga::valid::Capabilities::empty());
     }
 
+    /// Every (combine, accumulator, result) the library's reductions request for input `d`
+    /// (crates/kupfer/src/reduce.rs and nanfuncs.rs; the accumulator in its compute type, as
+    /// `reduce_raw` passes it), refused inputs left out.
+    fn requested(d: DType) -> Vec<(Combine, DType, DType)> {
+        use Combine::*;
+        // `float_types` of mean/var: the accumulator.
+        let float_acc = match d {
+            DType::Complex64 | DType::Complex128 => d,
+            DType::F64 | DType::I64 => DType::F64,
+            _ => DType::F32,
+        };
+        // max/min (and any/all on bool), nanmax/nanmin.
+        let extreme_acc = if d == DType::Bool { DType::U32 } else { d };
+        let arg_acc = if d.is_64bit() { d } else { DType::U32 };
+        let nan_moments_acc = if d == DType::F64 {
+            DType::F64
+        } else {
+            DType::F32
+        };
+        let mut out = vec![
+            (Sum, sum_acc(d), sum_result(d)),
+            (Prod, sum_acc(d), sum_result(d)),
+            (Sum, float_acc, float_acc),
+            (Sum, sum_acc(d), sum_acc(d)),
+            (Max, extreme_acc, d),
+            (Min, extreme_acc, d),
+            (NanMax, extreme_acc, d),
+            (NanMin, extreme_acc, d),
+            (Moments, float_acc, float_acc),
+            (NanMoments, nan_moments_acc, nan_moments_acc),
+        ];
+        for default_int in [DType::I64, DType::I32] {
+            for arg in [ArgMax, ArgMin, NanArgMax, NanArgMin] {
+                out.push((arg, arg_acc, default_int));
+            }
+            if d == DType::Bool {
+                // count_nonzero.
+                out.push((Sum, default_int, default_int));
+            }
+        }
+        let mut unique = Vec::new();
+        for (combine, acc, result) in out {
+            let entry = (combine, acc.compute(), result);
+            if check_input(combine, d).is_ok() && !unique.contains(&entry) {
+                unique.push(entry);
+            }
+        }
+        unique
+    }
+
+    /// Every requested (combine, accumulator, result) of every dtype, in both strategies, as
+    /// the first pass (finalized or writing partials, over a strided, contiguous or broadcast
+    /// input) and as the second pass over the first one's partials. The input's access changes
+    /// only the load, so it is crossed with the dtypes under one combine per accumulator shape
+    /// (sum, arg, moments) rather than with every combine.
     #[test]
-    fn every_combine_dtype_and_strategy_validates() {
+    fn every_requested_reduction_validates() {
         let all = Target {
             f16: true,
             f64: true,
             i64: true,
         };
+        // Every combine is requested for some dtype (the `match` stops compiling when one is
+        // added: list it here and in `requested`).
         use Combine::*;
         for combine in [
             Sum, Prod, Max, Min, ArgMax, ArgMin, Moments, NanMax, NanMin, NanArgMax, NanArgMin,
             NanMoments,
         ] {
-            for d in DType::ALL {
-                if check_input(combine, d).is_err() {
-                    continue;
-                }
+            match combine {
+                Sum | Prod | Max | Min | ArgMax | ArgMin | Moments | NanMax | NanMin
+                | NanArgMax | NanArgMin | NanMoments => {}
+            }
+            assert!(
+                DType::ALL
+                    .iter()
+                    .any(|&d| requested(d).iter().any(|r| r.0 == combine)),
+                "{combine:?}"
+            );
+        }
+        let mut checked = 0;
+        for d in DType::ALL {
+            for (combine, acc, out) in requested(d) {
+                let accesses: &[(Access, usize)] = match combine {
+                    Combine::Sum | Combine::ArgMax | Combine::Moments => &[
+                        (Access::Strided, 2),
+                        (Access::Strided, 1),
+                        (Access::Contiguous, 0),
+                        (Access::Broadcast, 0),
+                    ],
+                    _ => &[(Access::Strided, 2)],
+                };
                 for strategy in [Strategy::Inner, Strategy::Outer] {
-                    for (partials, finalize) in [(false, true), (false, false), (true, true)] {
-                        let acc = match combine {
-                            Moments | NanMoments if d.is_64bit() => DType::F64,
-                            Moments | NanMoments => DType::F32,
-                            ArgMax | ArgMin | NanArgMax | NanArgMin if d.is_64bit() => d,
-                            ArgMax | ArgMin | NanArgMax | NanArgMin => DType::U32,
-                            Max | Min | NanMax | NanMin if d == DType::Bool => DType::U32,
-                            _ => sum_acc(d),
-                        };
-                        let out = match combine {
-                            ArgMax | ArgMin | NanArgMax | NanArgMin => DType::I64,
-                            Moments | NanMoments => acc,
-                            _ => d,
-                        };
+                    let mut passes: Vec<(Program, bool, bool)> = accesses
+                        .iter()
+                        .flat_map(|&(access, rank)| {
+                            [true, false]
+                                .map(|finalize| (identity_map(d, access, rank), false, finalize))
+                        })
+                        .collect();
+                    passes.push((identity_map(acc, Access::Contiguous, 0), true, true));
+                    passes.push((identity_map(acc, Access::Strided, 2), true, true));
+                    for (map, partials, finalize) in passes {
                         let rp = ReduceProgram {
-                            map: identity_map(d, Access::Strided, 2),
+                            map,
                             partials,
                             combine,
                             acc,
@@ -724,8 +810,44 @@ mod tests {
                             strategy,
                             custom: None,
                         };
-                        let (wgsl, _) = generate(&rp, &all).unwrap();
+                        let (wgsl, _) = generate(&rp, &all)
+                            .unwrap_or_else(|e| panic!("{d} {combine:?} {acc} {out}: {e}"));
                         validate(&wgsl);
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 1000, "{checked}");
+    }
+
+    /// A random draw fused into a reduction's map (the library fuses one when the kernel walks
+    /// it in C order): every op and dtype it produces, in both strategies.
+    #[test]
+    fn random_draws_fused_into_reductions_validate() {
+        let all = Target {
+            f16: true,
+            f64: true,
+            i64: true,
+        };
+        for op in crate::naga_check::random_ops() {
+            for d in DType::ALL {
+                if op.check(d).is_err() {
+                    continue;
+                }
+                for strategy in [Strategy::Inner, Strategy::Outer] {
+                    for access in [Access::Strided, Access::Contiguous] {
+                        let rp = ReduceProgram {
+                            map: crate::naga_check::random_program(op, d, access),
+                            partials: false,
+                            combine: Combine::Sum,
+                            acc: sum_acc(d),
+                            out: sum_result(d),
+                            finalize: true,
+                            strategy,
+                            custom: None,
+                        };
+                        validate(&generate(&rp, &all).unwrap().0);
                     }
                 }
             }

@@ -634,56 +634,95 @@ mod tests {
         i64: true,
     };
 
+    /// Every program the library's `cumsum`/`cumprod` request (crates/kupfer/src/scan.rs):
+    /// (acc, out) from `scan_types` (no `dtype=`) and `scan_types_for` (a `dtype=`) of every
+    /// dtype, the accumulator in its compute type; the line pass (no partials, inclusive,
+    /// finalized) in both phases, with and without a prefix of segment totals, and the totals'
+    /// own scan (partials, exclusive, not finalized); both layouts; subgroups where the
+    /// accumulator takes them; vec4 loads where the library would use them (inner layout, a
+    /// contiguous 4-byte map, a 4-byte value written).
     #[test]
-    fn every_dtype_phase_and_layout_validates() {
+    fn every_requested_program_validates() {
         let mut checked = 0;
         for d in DType::ALL {
-            let Ok((acc, out)) = scan_types(d) else {
-                continue;
-            };
-            for op in [ScanOp::Sum, ScanOp::Prod] {
-                for layout in [ScanLayout::Inner, ScanLayout::Outer] {
-                    for phase in [ScanPhase::Reduce, ScanPhase::Scan] {
-                        for (partials, prefix, exclusive, finalize) in [
-                            (false, false, false, true),
-                            (false, true, false, true),
-                            (true, false, true, false),
-                            (true, true, true, false),
-                        ] {
-                            for subgroups in [false, true] {
-                                if subgroups && !matches!(acc, DType::F32 | DType::I32 | DType::U32)
+            let mut types = vec![];
+            for (acc, out) in [scan_types(d), scan_types_for(d)].into_iter().flatten() {
+                if !types.contains(&(acc.compute(), out)) {
+                    types.push((acc.compute(), out));
+                }
+            }
+            for (acc, out) in types {
+                for op in [ScanOp::Sum, ScanOp::Prod] {
+                    // (partials, exclusive, finalize): the line pass and the totals' pass.
+                    for (partials, exclusive, finalize) in
+                        [(false, false, true), (true, true, false)]
+                    {
+                        let (load, out) = if partials { (acc, acc) } else { (d, out) };
+                        for layout in [ScanLayout::Inner, ScanLayout::Outer] {
+                            for (phase, prefix) in [
+                                (ScanPhase::Reduce, false),
+                                (ScanPhase::Scan, false),
+                                (ScanPhase::Scan, true),
+                            ] {
+                                for access in
+                                    [Access::Contiguous, Access::Strided, Access::Broadcast]
                                 {
-                                    continue;
+                                    // The totals are a fresh C-contiguous [m, segs] buffer,
+                                    // walked contiguously (inner) or transposed (outer).
+                                    if partials && access == Access::Broadcast {
+                                        continue;
+                                    }
+                                    // How the input is read changes only its load, the same
+                                    // for both ops: crossed with the rest under one op.
+                                    if op == ScanOp::Prod && access != Access::Contiguous {
+                                        continue;
+                                    }
+                                    let rank = if access == Access::Strided { 2 } else { 0 };
+                                    let map = identity_map(load, access, rank);
+                                    let mut sp = ScanProgram {
+                                        map,
+                                        partials,
+                                        op,
+                                        acc,
+                                        out,
+                                        phase,
+                                        layout,
+                                        prefix,
+                                        exclusive,
+                                        finalize,
+                                        subgroups: false,
+                                        vector: false,
+                                    };
+                                    let vector_ok = layout == ScanLayout::Inner
+                                        && vector_map(&sp.map)
+                                        && match phase {
+                                            ScanPhase::Reduce => acc.gpu_size() == 4,
+                                            ScanPhase::Scan => sp.written().gpu_size() == 4,
+                                        };
+                                    for subgroups in [false, true] {
+                                        if subgroups && !subgroup_capable(&sp) {
+                                            continue;
+                                        }
+                                        for vector in [false, true] {
+                                            if vector && !vector_ok {
+                                                continue;
+                                            }
+                                            sp.subgroups = subgroups;
+                                            sp.vector = vector;
+                                            let (wgsl, _) = generate(&sp, &ALL)
+                                                .unwrap_or_else(|e| panic!("{sp:?}: {e}"));
+                                            validate(&wgsl, subgroups);
+                                            checked += 1;
+                                        }
+                                    }
                                 }
-                                let map = if partials {
-                                    identity_map(acc, Access::Strided, 2)
-                                } else {
-                                    identity_map(d, Access::Strided, 2)
-                                };
-                                let sp = ScanProgram {
-                                    map,
-                                    partials,
-                                    op,
-                                    acc,
-                                    out,
-                                    phase,
-                                    layout,
-                                    prefix,
-                                    exclusive,
-                                    finalize,
-                                    subgroups,
-                                    vector: false,
-                                };
-                                let (wgsl, _) = generate(&sp, &ALL).unwrap();
-                                validate(&wgsl, subgroups);
-                                checked += 1;
                             }
                         }
                     }
                 }
             }
         }
-        assert!(checked > 100, "{checked}");
+        assert!(checked > 1000, "{checked}");
     }
 
     #[test]

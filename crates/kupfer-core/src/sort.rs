@@ -753,6 +753,169 @@ mod tests {
     use super::*;
     use naga::valid::Capabilities;
 
+    /// Every [`KeyLoad`] with its key width in words; the `match` stops compiling when a
+    /// variant is added (add it to the list as well).
+    fn key_loads() -> Vec<(u32, KeyLoad)> {
+        let all = vec![
+            (1, KeyLoad::Words),
+            (2, KeyLoad::Words),
+            (1, KeyLoad::F32 { equal_zeros: false }),
+            (1, KeyLoad::F32 { equal_zeros: true }),
+            (1, KeyLoad::I32),
+            (1, KeyLoad::U32),
+            (2, KeyLoad::F64 { equal_zeros: false }),
+            (2, KeyLoad::F64 { equal_zeros: true }),
+            (2, KeyLoad::I64),
+        ];
+        for (_, load) in &all {
+            match load {
+                KeyLoad::Words
+                | KeyLoad::F32 { .. }
+                | KeyLoad::I32
+                | KeyLoad::U32
+                | KeyLoad::F64 { .. }
+                | KeyLoad::I64 => {}
+            }
+        }
+        all
+    }
+
+    /// The stores a radix pass over `key_words`-word keys can make (the 32-bit value stores
+    /// read one word, the 64-bit ones two); the `match` stops compiling when a variant is
+    /// added.
+    fn key_stores(key_words: u32) -> Vec<KeyStore> {
+        let all = [
+            KeyStore::Words,
+            KeyStore::Nothing,
+            KeyStore::F32,
+            KeyStore::I32,
+            KeyStore::F64,
+            KeyStore::I64,
+        ];
+        all.into_iter()
+            .filter(|store| match store {
+                KeyStore::Words | KeyStore::Nothing => true,
+                KeyStore::F32 | KeyStore::I32 => key_words == 1,
+                KeyStore::F64 | KeyStore::I64 => key_words == 2,
+            })
+            .collect()
+    }
+
+    /// Every radix pass the sort engine can build: any first-pass load (raw elements of any
+    /// kind, or key words) with any store of its width (the engine writes words between
+    /// passes and the values or nothing after the last, and a one-pass sort does both at
+    /// once), every payload, 4, 8 or 16 keys per thread, and both rankings (subgroup ballots
+    /// for the smallest and the largest subgroup counts the engine admits, 256 / 128 and
+    /// 256 / 8).
+    #[test]
+    fn every_radix_pass_validates() {
+        let mut checked = 0;
+        for ranking in [
+            Ranking::Masks,
+            Ranking::Subgroups { max_subgroups: 32 },
+            Ranking::Subgroups { max_subgroups: 2 },
+        ] {
+            let caps = match ranking {
+                Ranking::Masks => Capabilities::empty(),
+                Ranking::Subgroups { .. } => Capabilities::SUBGROUP,
+            };
+            for (key_words, load) in key_loads() {
+                for store in key_stores(key_words) {
+                    for payload in [Payload::None, Payload::Position, Payload::Words] {
+                        if store == KeyStore::Nothing && payload == Payload::None {
+                            continue;
+                        }
+                        for items in [4, 8, 16] {
+                            let src = radix(RadixPass {
+                                items,
+                                key_words,
+                                load,
+                                store,
+                                payload,
+                                ranking,
+                            });
+                            crate::naga_check::validate(&src, caps);
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 500, "{checked}");
+    }
+
+    /// Selection of 1 to 3 order statistics over every raw key load with every store of its
+    /// width (the engine passes `raw_load(d, false)` and `value_store(d)` of each dtype), at
+    /// the engine's 32 keys per thread and one other count; searches over every raw load and
+    /// over 1 to 5 precomputed key words (a complex128 key has 5), writing 1 or 2 words;
+    /// every row-sort shape (power-of-two slots up to 4096, rows up to the slots, threads as
+    /// the engine clamps them).
+    #[test]
+    fn every_select_search_and_row_variant_validates() {
+        for (key_words, load) in key_loads() {
+            for store in key_stores(key_words) {
+                if store == KeyStore::Nothing {
+                    continue;
+                }
+                for targets in 1..=3 {
+                    for per in [32, 8] {
+                        let src = select(targets, key_words, load, store, per);
+                        crate::naga_check::validate(&src, Capabilities::empty());
+                    }
+                }
+            }
+            for out in [1, 2] {
+                if load != KeyLoad::Words {
+                    let src = search(SearchKeys::Raw(load, key_words), out);
+                    crate::naga_check::validate(&src, Capabilities::empty());
+                }
+            }
+        }
+        for k in 1..=5 {
+            for out in [1, 2] {
+                crate::naga_check::validate(
+                    &search(SearchKeys::Words(k), out),
+                    Capabilities::empty(),
+                );
+            }
+        }
+        for slots_log in 1..=12 {
+            let slots = 1u32 << slots_log;
+            for l_log in 0..=slots_log {
+                let threads = (slots / 2).clamp(32, 256);
+                crate::naga_check::validate(
+                    &rows(slots, 1 << l_log, threads),
+                    Capabilities::empty(),
+                );
+            }
+        }
+    }
+
+    /// Every key word of every dtype (and the row word), read directly or through a
+    /// permutation, with and without -0.0 kept apart from 0.0; the unkeying words of every
+    /// dtype they fit; the take kernel of every dtype.
+    #[test]
+    fn every_key_word_validates() {
+        for d in DType::ALL {
+            let mut words = key_words(d);
+            words.extend([KeyWord::Row, KeyWord::UnkeyF32, KeyWord::UnkeyI32]);
+            for w in words {
+                for perm in [false, true] {
+                    for signed_zero in [false, true] {
+                        match key_word(d, w, perm, signed_zero) {
+                            Ok(src) => crate::naga_check::validate(&src, Capabilities::empty()),
+                            Err(_) => assert!(
+                                matches!(w, KeyWord::UnkeyF32 | KeyWord::UnkeyI32),
+                                "{d} {w:?}"
+                            ),
+                        }
+                    }
+                }
+            }
+            crate::naga_check::validate(&take(d), Capabilities::empty());
+        }
+    }
+
     #[test]
     fn radix_variants_validate() {
         let loads = [

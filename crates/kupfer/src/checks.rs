@@ -8,11 +8,14 @@
 //! that device (`to_vec`, `to_host`, `item`, ...) or `synchronize()` returns the error
 //! instead of values. Every pending check is read in one read-back; each is reported once,
 //! by a sync on the thread that recorded it (threads sharing a device do not see each
-//! other's errors).
+//! other's errors). A deferred producer whose kernel records a check (a gather that waits to
+//! take the expression around it) is registered here too: a sync first runs those still
+//! pending, so the sync after an op reports its errors as if it had run at once.
 
+use crate::fusion::Deferred;
 use kupfer_core::{Error, Result};
 use kupfer_wgpu::{Context, GpuBuffer};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 
 /// Turns a check's words (read back) into its error message, or `None` when it passed.
 type Describe = Box<dyn Fn(&[u32]) -> Option<String> + Send + Sync>;
@@ -30,6 +33,8 @@ struct Flag {
 #[derive(Default)]
 pub(crate) struct DeferredChecks {
     pending: Mutex<Vec<Flag>>,
+    /// Deferred producers that record checks when they run (thread, producer).
+    producers: Mutex<Vec<(std::thread::ThreadId, Weak<dyn Deferred>)>>,
 }
 
 impl DeferredChecks {
@@ -62,6 +67,33 @@ impl DeferredChecks {
         });
     }
 
+    /// Registers a deferred producer whose run records a check: the next sync on this
+    /// thread runs it first if it is still alive and pending.
+    pub(crate) fn push_producer(&self, producer: Weak<dyn Deferred>) {
+        let mut producers = self.producers.lock().unwrap_or_else(|p| p.into_inner());
+        producers.retain(|(_, p)| p.strong_count() > 0);
+        producers.push((std::thread::current().id(), producer));
+    }
+
+    /// Runs this thread's registered producers that are still pending.
+    fn run_producers(&self) -> Result<()> {
+        let here = std::thread::current().id();
+        let mine: Vec<Arc<dyn Deferred>> = {
+            let mut producers = self.producers.lock().unwrap_or_else(|p| p.into_inner());
+            let (mine, others) = std::mem::take(&mut *producers)
+                .into_iter()
+                .partition(|(t, _)| *t == here);
+            *producers = others;
+            mine.into_iter().filter_map(|(_, p)| p.upgrade()).collect()
+        };
+        for p in mine {
+            if p.takes_epilogue() {
+                p.buffer()?;
+            }
+        }
+        Ok(())
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Flag>> {
         self.pending.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -69,6 +101,7 @@ impl DeferredChecks {
     /// Reads every queued check (after the work before it; several are copied into one
     /// buffer first, so the report is one read-back) and returns the first failure.
     pub(crate) async fn report_async(&self, ctx: &Context) -> Result<()> {
+        self.run_producers()?;
         let here = std::thread::current().id();
         let flags: Vec<Flag> = {
             let mut pending = self.lock();

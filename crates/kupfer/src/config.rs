@@ -31,6 +31,8 @@ pub struct Config {
     pub fft: FftConfig,
     /// Matrix products: tuning and float32 precision.
     pub matmul: MatmulConfig,
+    /// The blocked factorizations' panels.
+    pub linalg: LinalgConfig,
 }
 
 impl Config {
@@ -42,6 +44,7 @@ impl Config {
             runtime: RuntimeConfig::from_env()?,
             fft: FftConfig::from_env(),
             matmul: MatmulConfig::from_env(),
+            linalg: LinalgConfig::from_env(),
         })
     }
 }
@@ -250,6 +253,39 @@ impl MatmulConfig {
             tune_log: var("KUPFER_MATMUL_TUNE_LOG").is_some(),
             coop_configs: var("KUPFER_MATMUL_COOP_CONFIGS").map(|v| parse_coop_configs(&v)),
             f16_operands: on("KUPFER_MATMUL_F16_OPERANDS") || on("KUPFER_TF32"),
+        }
+    }
+}
+
+/// Settings of the blocked factorizations (LU, Cholesky) of matrices larger than 32.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LinalgConfig {
+    /// Columns per panel: 8 to 32 (a larger value is taken as 32); narrowed further where a
+    /// panel kernel's thread would loop past lavapipe's budget. `KUPFER_LINALG_PANEL`
+    /// (at least 8).
+    pub panel_width: u32,
+    /// Panels of at most 4096 rows are factored in registers (else in global memory, as
+    /// taller panels always are). `KUPFER_LINALG_REGISTER_PANELS=0` turns them off.
+    pub register_panels: bool,
+}
+
+impl Default for LinalgConfig {
+    fn default() -> LinalgConfig {
+        LinalgConfig {
+            panel_width: 32,
+            register_panels: true,
+        }
+    }
+}
+
+impl LinalgConfig {
+    /// The defaults with the `KUPFER_LINALG_*` variables applied.
+    pub fn from_env() -> LinalgConfig {
+        let d = LinalgConfig::default();
+        LinalgConfig {
+            panel_width: knob("KUPFER_LINALG_PANEL", d.panel_width, 8),
+            register_panels: var("KUPFER_LINALG_REGISTER_PANELS")
+                .map_or(d.register_panels, |v| v.trim() != "0"),
         }
     }
 }

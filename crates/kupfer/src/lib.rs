@@ -21,7 +21,8 @@
 //!   their elementwise input; `reduce_options.rs`: their `initial=` and `where=`
 //!   ([`sum_with`], [`max_with`], ...).
 //! - [`indexing`]: `a.get(&idx![...])`, `a.set(...)`, masks, integer arrays, `nonzero`,
-//!   `take`, `put`, `ufunc.at`, device stream compaction.
+//!   `take`, `put`, device stream compaction; `accumulate/`: `ufunc.at` (`ufunc_at`:
+//!   atomics, or a sort and a segmented scan where WGSL has none).
 //! - [`linalg`]: `dot`, `vdot`, `inner`, `outer`, `tensordot`, `kron`, `einsum`, `norm`,
 //!   `diagonal`, `diag`, `trace`.
 //! - [`manip`]: `concatenate`, `stack`, `split`, `flip`, `roll`, `pad`, `tile`, `repeat`,
@@ -57,6 +58,7 @@
 
 #![warn(missing_docs)]
 
+mod accumulate;
 mod array;
 pub mod calculus;
 mod checks;
@@ -74,6 +76,7 @@ pub mod indexing;
 pub mod io;
 mod kernels;
 pub mod linalg;
+mod log_spaced;
 pub mod manip;
 pub mod matmul;
 mod module_graph;
@@ -95,10 +98,15 @@ pub mod ufuncs;
 pub mod views;
 pub mod windows;
 
+pub use accumulate::ufunc_at_async;
+#[cfg(not(target_arch = "wasm32"))]
+pub use accumulate::{add_at, ufunc_at};
 pub use array::Array;
 #[cfg(not(target_arch = "wasm32"))]
 pub use calculus::interp;
-pub use calculus::{ediff1d, gradient, trapezoid, unwrap};
+pub use calculus::{
+    cumulative_prod, cumulative_sum, ediff1d, gradient, trapezoid, unwrap, Spacing,
+};
 pub use config::Config;
 pub use creation::*;
 pub use custom::{ElementwiseKernel, RawKernel, RawModule, ReductionKernel};
@@ -110,9 +118,7 @@ pub use fuse::{fuse, Fused};
 pub use half::f16;
 pub use host::{Element, HostArray, HostData};
 pub use indexing::functions::*;
-#[cfg(not(target_arch = "wasm32"))]
-pub use indexing::{add_at, ufunc_at};
-pub use indexing::{ufunc_at_async, AtOp, Index, MaskedReads};
+pub use indexing::{AtOp, Index, MaskedReads};
 pub use kupfer_core::casting::{can_cast, Casting};
 pub use kupfer_core::layout::{checked_size, shape_from_signed};
 /// The elementwise op table (`kupfer_core::ops`): the ops [`unary`] and [`binary`] apply and
@@ -122,11 +128,12 @@ pub use kupfer_core::{
     casting, promote, DType, Error, Kind, Layout, LinAlgError, Result, SliceArg,
 };
 pub use kupfer_wgpu::{wgpu, AdapterChoice, DeviceInfo, Event, MemoryPool};
-#[cfg(not(target_arch = "wasm32"))]
-pub use linalg::polyfit;
 pub use linalg::{
     diag, diagonal, dot, einsum, inner, kron, outer, tensordot, trace, vdot, TensorAxes,
 };
+#[cfg(not(target_arch = "wasm32"))]
+pub use linalg::{polyfit, roots};
+pub use log_spaced::{geomspace, geomspace_complex, logspace};
 pub use manip::*;
 pub use matmul::{matmul, matmul_with, MatmulPrecision};
 #[doc(hidden)]
@@ -136,7 +143,7 @@ pub use nanfuncs::{
 };
 pub use num_complex::{Complex32, Complex64};
 pub use numeric::*;
-pub use polynomial::{polyadd, polyder, polyint, polymul, polysub, polyval};
+pub use polynomial::{polyadd, polyder, polyint, polymul, polysub, polyval, vander};
 pub use reduce::{
     all, amax, amin, any, argmax, argmin, average, count_nonzero, max, mean, min, prod, ptp, sum,
     var, Axis,

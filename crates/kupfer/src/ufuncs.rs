@@ -124,16 +124,61 @@ fn check_integer_exponent(device: &Device, exponent: &Operand) -> Result<()> {
     match exponent {
         Operand::Scalar(Scalar::Int(e)) if *e < 0 => Err(Error::invalid(NEGATIVE_POWER)),
         Operand::Array(e) if e.dtype().is_signed_int() && e.size() > 0 => {
-            let failed = crate::reduce::any(&less(e, 0)?, crate::reduce::Axis::All, false)?
-                .astype(DType::U32)?;
-            let (buffer, layout) = failed.buffer_and_layout()?;
-            device
-                .checks
-                .push(buffer, layout.offset as u64 * 4, NEGATIVE_POWER);
+            let flag = any_negative_flag(device, e)?;
+            device.checks.push(flag, 0, NEGATIVE_POWER);
             Ok(())
         }
         _ => Ok(()),
     }
+}
+
+/// A device word that becomes non-zero when any element of the signed integer array `e` is
+/// negative (`shaders/sign_flag.wgsl`), computed by kernels queued with the other work: one
+/// per stretch of the array that one binding can hold.
+fn any_negative_flag(device: &Device, e: &Array) -> Result<std::sync::Arc<kupfer_wgpu::GpuBuffer>> {
+    let e = e.ascontiguousarray()?;
+    let (src, layout) = e.buffer_and_layout()?;
+    let ctx = device.context();
+    let flag = ctx.upload(&[0u8; 16])?;
+    let pipeline = ctx.pipeline(kupfer_core::flags::SIGN_FLAG_WGSL)?;
+    let element = e.dtype().gpu_size() as u64;
+    let align = ctx.binding_alignment();
+    let per_binding = (ctx.max_binding_size() - align) / element;
+    let max_dim = u64::from(ctx.max_workgroups_per_dim());
+    let mut done = 0u64;
+    let total = e.size() as u64;
+    while done < total {
+        let count = (total - done).min(per_binding).min(max_dim * max_dim * 256);
+        let start = (layout.offset as u64 + done) * element;
+        let base = start - start % align;
+        let bytes = start - base + count * element;
+        let groups = count.div_ceil(256);
+        let gx = groups.min(max_dim);
+        let gy = groups.div_ceil(gx);
+        let params: Vec<u8> = [count, element / 4, gx, (start - base) / 4]
+            .iter()
+            .flat_map(|&w| (w as u32).to_le_bytes())
+            .collect();
+        ctx.dispatch(
+            &pipeline,
+            &params,
+            vec![
+                kupfer_wgpu::Binding {
+                    buffer: src.clone(),
+                    offset: base,
+                    size: bytes,
+                },
+                kupfer_wgpu::Binding {
+                    buffer: flag.clone(),
+                    offset: 0,
+                    size: 16,
+                },
+            ],
+            [gx as u32, gy as u32, 1],
+        )?;
+        done += count;
+    }
+    Ok(flag)
 }
 
 /// The range of an integer dtype, as Python ints compare with it.

@@ -3,12 +3,11 @@
 
 use crate::array::Array;
 use crate::device::Device;
+use kupfer_core::fft::ROLL_WGSL as ROLL;
 use kupfer_core::layout::normalize_axis;
 use kupfer_core::{DType, Error, Layout, Result};
 use kupfer_wgpu::Binding;
 use std::sync::Arc;
-
-const ROLL: &str = include_str!("../../../../shaders/roll.wgsl");
 
 /// Checks `n` frequencies with spacing `d` before anything is built on the host: NumPy's
 /// ZeroDivisionError for `d = 0`, and the adapter's largest buffer for `n`.

@@ -273,13 +273,22 @@ impl Flattener {
     /// Flattens several expressions over one iteration shape into one node list (shared
     /// subexpressions and inputs once); returns the flattener and each expression's root.
     pub(crate) fn flatten_many(es: &[&Arc<Expr>]) -> Result<(Flattener, Vec<NodeId>)> {
+        Flattener::flatten_many_around(es, None)
+    }
+
+    /// [`Flattener::flatten_many`], except that `product` (a deferred result in `es`)
+    /// becomes `Node::Load(PRODUCT)` instead of running.
+    pub(crate) fn flatten_many_around(
+        es: &[&Arc<Expr>],
+        product: Option<&Arc<Expr>>,
+    ) -> Result<(Flattener, Vec<NodeId>)> {
         let mut fl = Flattener {
             nodes: Vec::new(),
             memo: HashMap::new(),
             inputs: Vec::new(),
             input_memo: HashMap::new(),
             scalars: Vec::new(),
-            product: None,
+            product: product.map(Arc::as_ptr),
         };
         let roots = es.iter().map(|e| fl.visit(e)).collect::<Result<Vec<_>>>()?;
         Ok((fl, roots))

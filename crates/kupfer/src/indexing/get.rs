@@ -1,7 +1,9 @@
 //! Reading through an index (`a[idx]`): basic indices give views; a boolean mask of the
 //! array's shape is one fused compaction (`x[x > 0.5]` reads `x` twice and writes only the
 //! selected values; a lazy `x` is never materialised); every other advanced index is one
-//! gather kernel whose offsets are a fused expression of the index arrays.
+//! gather kernel whose offsets are a fused expression of the index arrays. The gather is a
+//! deferred producer (`pending.rs`): an elementwise expression over its result alone
+//! (`x[idx] * 2`) runs inside the gather's kernel.
 //!
 //! A single index array over one axis of an array whose later axes are contiguous (`m[rows]`,
 //! `x[idx]`, `take(a, idx, axis)`) copies whole rows as raw 4-, 8- or 16-byte units (vec4
@@ -18,6 +20,7 @@ use crate::indexing::compact::compact;
 use crate::indexing::index::Plan;
 use crate::indexing::index::{check_mask, single_mask, Index};
 use crate::indexing::launch::{launch, launch_rows, whole};
+use crate::indexing::pending::PendingGather;
 use crate::indexing::resolve::{bounds_words, offsets, resolve, Resolved};
 use kupfer_core::indexing::IndexKernel;
 use kupfer_core::layout::size_of;
@@ -27,7 +30,7 @@ use std::sync::Arc;
 
 /// `a[plan]` into a new C-contiguous array: a row gather where the plan allows one, else one
 /// gather kernel over the result's elements. Device index arrays are checked by the kernel.
-fn gather(a: &Array, buffer: &Arc<GpuBuffer>, plan: &Plan) -> Result<Array> {
+pub(crate) fn gather(a: &Array, buffer: &Arc<GpuBuffer>, plan: &Plan) -> Result<Array> {
     let device = a.device();
     let n = size_of(&plan.shape);
     let isz = a.dtype().gpu_size() as u64;
@@ -142,7 +145,8 @@ impl Array {
         let (buffer, layout) = self.buffer_and_layout()?;
         match resolve(self, &layout, index, true).await? {
             Resolved::Basic(args) => self.slice(&args),
-            Resolved::Plan(plan) => gather(self, &buffer, &plan),
+            // Deferred: run on first use, or with the elementwise expression around it.
+            Resolved::Plan(plan) => Ok(PendingGather::array(self, buffer, plan)),
         }
     }
 

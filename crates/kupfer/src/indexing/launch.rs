@@ -3,8 +3,9 @@
 //! writes; and the u32 offset expressions (`Offsets`) those kernels index buffers with.
 
 use crate::device::Device;
-use crate::fusion::{Flattener, Lazy, MapSource};
+use crate::fusion::{Expr, Flattener, Lazy, MapSource, PRODUCT};
 use crate::kernels::{self, param_bytes};
+use kupfer_core::expr::Node;
 use kupfer_core::indexing::{self, IndexKernel, IndexProgram, WORKGROUP_SIZE};
 use kupfer_core::layout::size_of;
 use kupfer_core::{BinaryOp, DType, Error, Layout, Result};
@@ -110,6 +111,7 @@ pub(crate) fn launch(
     let vector = matches!(kind, IndexKernel::CompactCount | IndexKernel::CompactWrite);
     run(
         device, kind, data, roots, shape, None, extra, workgroups, block, nblocks, vector, None,
+        None,
     )
 }
 
@@ -142,6 +144,7 @@ pub(crate) fn launch_rows(
         0,
         false,
         Some(threads),
+        None,
     )
 }
 
@@ -168,6 +171,44 @@ pub(crate) fn launch_into(
         0,
         false,
         None,
+        None,
+    )
+}
+
+/// The source of a fused gather: the deferred result `product` in the roots stands for
+/// `buffer` (of `dtype`) read at the `off` root.
+pub(crate) struct Gathered<'a> {
+    pub product: &'a Arc<Expr>,
+    pub buffer: Arc<GpuBuffer>,
+    pub dtype: DType,
+}
+
+/// A gather with the expression around it ([`IndexKernel::GatherMap`]): `roots` are
+/// `off`, `val` (reading `gathered.product`) and `checks` pairs of bounds words, over
+/// `shape`; `extra` = the output (of `val`'s dtype) and (with checks) the bounds words.
+pub(crate) fn launch_gather_map(
+    device: &Device,
+    roots: &[&Lazy],
+    shape: &[usize],
+    gathered: Gathered<'_>,
+    checks: u8,
+    extra: Vec<Binding>,
+) -> Result<()> {
+    let data = roots[1].dtype();
+    run(
+        device,
+        IndexKernel::GatherMap { checks, source: 0 },
+        data,
+        roots,
+        shape,
+        None,
+        extra,
+        None,
+        0,
+        0,
+        false,
+        None,
+        Some(gathered),
     )
 }
 
@@ -185,6 +226,7 @@ fn run(
     nblocks: u32,
     vector: bool,
     threads: Option<usize>,
+    gathered: Option<Gathered<'_>>,
 ) -> Result<()> {
     let n = threads.unwrap_or_else(|| size_of(shape));
     if n == 0 {
@@ -197,7 +239,29 @@ fn run(
         shape.to_vec()
     };
     let exprs: Vec<_> = roots.iter().map(|l| &l.root).collect();
-    let (fl, ids) = Flattener::flatten_many(&exprs)?;
+    let (mut fl, ids) = match &gathered {
+        Some(g) => Flattener::flatten_many_around(&exprs, Some(g.product))?,
+        None => Flattener::flatten_many(&exprs)?,
+    };
+    let mut kind = kind;
+    if let (Some(g), IndexKernel::GatherMap { checks, .. }) = (&gathered, kind) {
+        // The gathered buffer is one more input, bound whole and read at `off` only.
+        let source = fl.inputs.len();
+        let layout = Layout {
+            shape: pshape.clone(),
+            strides: vec![0; pshape.len()],
+            offset: 0,
+        };
+        fl.inputs.push((g.buffer.clone(), layout, g.dtype));
+        for (node, _) in fl.nodes.iter_mut() {
+            if matches!(node, Node::Load(PRODUCT)) {
+                *node = Node::Load(source);
+            }
+        }
+        let source = u8::try_from(source)
+            .map_err(|_| Error::unsupported("a gather reading more than 255 arrays"))?;
+        kind = IndexKernel::GatherMap { checks, source };
+    }
     let mut inputs = fl
         .inputs
         .iter()
@@ -284,11 +348,39 @@ fn run(
     );
     let groups = workgroups.unwrap_or_else(|| n.div_ceil(WORKGROUP_SIZE as usize));
     let ctx = device.context();
-    let max_dim = ctx.max_workgroups_per_dim() as usize;
-    let gx = groups.min(max_dim);
-    let gy = groups.div_ceil(gx);
+    let [gx, gy] = grid(groups, ctx.max_workgroups_per_dim() as usize)?;
+    ctx.dispatch(&pipeline, &bytes, bindings, [gx, gy, 1])
+}
+
+/// `groups` workgroups as a 2-D grid of as few idle workgroups as possible: `gy` rows of
+/// `gx` (65536 groups are 2 x 32768, not 2 x 65535 with half of them idle).
+pub(crate) fn grid(groups: usize, max_dim: usize) -> Result<[u32; 2]> {
+    let groups = groups.max(1);
+    let gy = groups.div_ceil(max_dim);
     if gy > max_dim {
         return Err(Error::unsupported("index kernel grid too large"));
     }
-    ctx.dispatch(&pipeline, &bytes, bindings, [gx as u32, gy as u32, 1])
+    let gx = groups.div_ceil(gy);
+    Ok([gx as u32, gy as u32])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::grid;
+
+    #[test]
+    fn grids_leave_few_workgroups_idle() {
+        assert_eq!(grid(4096, 65535).unwrap(), [4096, 1]);
+        assert_eq!(grid(65536, 65535).unwrap(), [32768, 2]);
+        for groups in [1usize, 65535, 65536, 262144, 1 << 22] {
+            let [gx, gy] = grid(groups, 65535).unwrap();
+            let launched = gx as usize * gy as usize;
+            assert!(
+                launched >= groups && launched - groups < gy as usize,
+                "{groups}"
+            );
+            assert!(gx <= 65535 && gy <= 65535);
+        }
+        assert!(grid(65536 * 65536, 65535).is_err());
+    }
 }

@@ -3,13 +3,15 @@
 //!
 //! Matrices of order up to 32 are factored one per workgroup in workgroup memory, the solve,
 //! inverse or determinant following in the same kernel (`shaders/linalg_small.wgsl`). Larger
-//! ones are factored blocked (`shaders/linalg_steps.wgsl`, driven by [`super::factor`]'s
-//! `Steps`): device-side pivot search, row swap and rank-1 steps inside 64-column panels, the
-//! trailing rows updated by one matmul per panel, and a blocked back substitution for solves
-//! — recorded in one command stream with no read-back
-//! between steps. Failures are reported as described in [`super::factor`].
+//! ones are factored blocked (`shaders/linalg_steps.wgsl`, driven by [`super::blocked`]'s
+//! `Steps`): each panel of columns factored by one workgroup per matrix (device-side pivot
+//! search, row swaps and rank-1 steps), its swaps applied to the other columns, a triangular
+//! solve for the block row and an in-place GEMM update of the trailing rows, then a blocked
+//! back substitution for solves — recorded in one command stream with no read-back between
+//! launches. Failures are reported as described in [`super::factor`].
 
-use super::factor::{self, Steps};
+use super::blocked::Steps;
+use super::factor;
 use crate::array::Array;
 use kupfer_core::layout::broadcast_shapes;
 use kupfer_core::linalg::{SmallOp, SMALL_MAX};
@@ -290,12 +292,18 @@ fn logdet(a: &Array, slog: bool) -> Result<Array> {
 /// # Ok::<(), kp::Error>(())
 /// ```
 pub fn det(a: &Array) -> Result<Array> {
+    if a.dtype().is_complex() {
+        return super::complex_factor::det_complex(a);
+    }
     logdet(a, false)
 }
 
 /// NumPy's `linalg.slogdet(a)`: `(sign, logabsdet)` of each square matrix of `a`; a
 /// singular matrix gives `(0, -inf)`. Stays lazy: nothing is read back.
 pub fn slogdet(a: &Array) -> Result<(Array, Array)> {
+    if a.dtype().is_complex() {
+        return super::complex_factor::slogdet_complex(a);
+    }
     let both = logdet(a, true)?;
     let sign = both.slice(&[SliceArg::Ellipsis, SliceArg::Index(0)])?;
     let log = both.slice(&[SliceArg::Ellipsis, SliceArg::Index(1)])?;
@@ -307,6 +315,9 @@ pub fn slogdet(a: &Array) -> Result<(Array, Array)> {
 /// the row interchanged with row `i` (int32, 0-based, as SciPy). A singular matrix leaves an
 /// exact zero on U's diagonal (SciPy warns; kupfer does not read anything back).
 pub fn lu_factor(a: &Array) -> Result<(Array, Array)> {
+    if a.dtype().is_complex() {
+        return super::complex_factor::lu_factor_complex(a);
+    }
     let dtype = factor::compute_dtype(a.dtype())?;
     let (batch, n) = factor::square(a)?;
     let device = a.device().clone();

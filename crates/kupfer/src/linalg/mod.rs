@@ -15,13 +15,17 @@
 //! kernels of its own. Result dtypes are NumPy's under kupfer's promotion rule (32-bit
 //! operands are never widened to 64 bits).
 
+mod blocked;
 mod chain;
 mod cholesky;
+mod complex_factor;
 mod cross;
 mod diagonal;
+mod eig;
 mod einsum;
 mod factor;
 mod factored;
+mod hermitian;
 mod lstsq;
 mod lu;
 mod norm;
@@ -29,6 +33,7 @@ mod orth;
 mod polyfit;
 mod products;
 mod qr;
+mod roots;
 mod svd;
 mod triangular;
 
@@ -38,6 +43,9 @@ pub use cholesky::cholesky;
 pub use cholesky::cholesky_async;
 pub use cross::cross;
 pub use diagonal::{diag, diagonal, trace};
+#[cfg(not(target_arch = "wasm32"))]
+pub use eig::{eig, eigvals};
+pub use eig::{eig_async, eigvals_async, EIG_ORDER_MAX};
 pub use einsum::einsum;
 pub use factored::lu;
 #[cfg(not(target_arch = "wasm32"))]
@@ -54,6 +62,9 @@ pub use polyfit::polyfit;
 pub use polyfit::{polyfit_async, Polyfit};
 pub use products::{dot, inner, kron, matvec, outer, tensordot, vdot, vecdot, vecmat, TensorAxes};
 pub use qr::{qr, Qr, QrMode};
+#[cfg(not(target_arch = "wasm32"))]
+pub use roots::roots;
+pub use roots::roots_async;
 #[cfg(not(target_arch = "wasm32"))]
 pub use svd::{eigh, eigvalsh, svd, svdvals, svdvals_hermitian};
 pub use svd::{

@@ -263,6 +263,11 @@ impl Orth {
             ..Words::default()
         };
         let flags_array = factor::wrap(&self.device, DType::I32, flags.clone(), &[self.count]);
+        // Each matrix's squared Frobenius norm (invariant under the rotations): the scale
+        // below which a column is zero to working precision.
+        let columns = factor::wrap(&self.device, self.dtype, g.clone(), &[self.count, n * m]);
+        let fro2 = crate::reduce::sum(&crate::ufuncs::square(&columns)?, 1isize, false)?;
+        let fro2 = factor::dense_copy(&fro2, self.dtype)?;
         for sweep in 0..MAX_SWEEPS {
             self.dispatch(
                 "clear_flags",
@@ -280,7 +285,12 @@ impl Orth {
                     self.dispatch(
                         "jacobi_step",
                         w,
-                        vec![(1, whole(v)), (2, whole(g)), (4, whole(&flags))],
+                        vec![
+                            (1, whole(v)),
+                            (2, whole(g)),
+                            (3, whole(&fro2)),
+                            (4, whole(&flags)),
+                        ],
                         [(np / 2) as u32, c, 1],
                     )?;
                 }

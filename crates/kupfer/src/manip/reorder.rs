@@ -1,12 +1,16 @@
 //! Reordering without moving data where NumPy gives a view: `flip`, `fliplr`, `flipud`,
 //! `rot90`, `moveaxis`, `rollaxis`, `atleast_1d/2d/3d` (views with negative strides or
-//! permuted axes), and `roll` (one gather kernel).
+//! permuted axes), and `roll` (one gather kernel, deferred: an elementwise expression
+//! around it runs in the same kernel).
 
 use super::launch::gather;
 use crate::array::Array;
+use crate::fusion::Lazy;
+use crate::indexing::launch::{coordinate, u32_op, u32_scalar};
+use crate::indexing::pending::PendingGather;
 use kupfer_core::layout::normalize_axis;
 use kupfer_core::manip::AxisMap;
-use kupfer_core::{Error, Result, SliceArg};
+use kupfer_core::{BinaryOp, DType, Error, Layout, Result, SliceArg};
 
 const REVERSED: SliceArg = SliceArg::Slice {
     start: None,
@@ -216,5 +220,45 @@ pub fn roll(a: &Array, shift: &[isize], axis: Option<&[isize]>) -> Result<Array>
             }
         })
         .collect();
-    gather(a, a.shape(), &maps, &[], &[])
+    if a.ndim() == 0 || a.size() == 0 || a.size() > u32::MAX as usize {
+        return gather(a, a.shape(), &maps, &[], &[]);
+    }
+    // Deferred: its own kernel on first use, or one kernel with the expression around it
+    // (`np.roll(x, 7) + 1`), reading element `off` of the source at each output element.
+    let (_, layout) = a.buffer_and_layout()?;
+    let off = roll_offsets(&layout, &maps);
+    let (source, keep) = (a.clone(), maps.clone());
+    PendingGather::map(
+        a,
+        a.shape().to_vec(),
+        off,
+        Box::new(move || gather(&source, source.shape(), &keep, &[], &[])),
+    )
+}
+
+/// The element offset into the source's buffer of each output element of a roll: along each
+/// axis the coordinate `(c + add) mod len` (one compare, as `c + add < 2 len`).
+fn roll_offsets(layout: &Layout, maps: &[AxisMap]) -> Lazy {
+    let shape = &layout.shape;
+    let mut off = u32_scalar(layout.offset as u32);
+    for (j, map) in maps.iter().enumerate() {
+        let (len, stride) = (shape[j], layout.strides[j]);
+        if len <= 1 || stride == 0 {
+            continue;
+        }
+        let c = coordinate(shape, j);
+        let at = match *map {
+            AxisMap::Wrap { add } if add != 0 => {
+                let t = u32_op(BinaryOp::Add, c, u32_scalar(add as u32));
+                let len = u32_scalar(len as u32);
+                let inside = Lazy::binary(BinaryOp::Less, t.clone(), len.clone(), DType::Bool);
+                let wrapped = u32_op(BinaryOp::Subtract, t.clone(), len);
+                Lazy::select(inside, t, wrapped, DType::U32)
+            }
+            _ => c,
+        };
+        let term = u32_op(BinaryOp::Multiply, at, u32_scalar(stride as i32 as u32));
+        off = u32_op(BinaryOp::Add, off, term);
+    }
+    off
 }

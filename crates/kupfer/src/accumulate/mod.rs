@@ -7,8 +7,12 @@
 //! by more threads at once than that would lose updates; real contention is far lower).
 //! complex64 adds and subtracts one float32 loop per part; int64 adds and subtracts with two
 //! 32-bit atomic adds (the low word's returns the carry). Float sums therefore add in an
-//! unspecified order (as CuPy's do); the other combinations (float64, complex128, products
-//! and extrema of int64 and complex64) need 64-bit atomics and are a clear error.
+//! unspecified order (as CuPy's do). The other combinations (float64, complex128, products
+//! and extrema of int64 and complex64) would need 64-bit atomics, which WGSL lacks: they
+//! sort the offsets and scan each run instead (`segments.rs`), in NumPy's order. A family
+//! of its own: it builds on indexing's resolution and kernels and on sort's radix sort.
+
+mod segments;
 
 use crate::array::Array;
 use crate::indexing::index::{Adv, Index};
@@ -97,6 +101,9 @@ pub async fn ufunc_at_async(
         vlazy
     };
     readers::before_write(&buffer, &[])?;
+    if kupfer_core::at_segments::segmented(op, dtype) {
+        return segments::accumulate(&device, op, dtype, &buffer, &off, &vlazy, &vshape, &shape);
+    }
     let pred = crate::fusion::Lazy::scalar(1u32.to_le_bytes().to_vec(), kupfer_core::DType::Bool);
     let dst = Dst { buffer, same: None };
     launch_into(
@@ -112,9 +119,11 @@ pub async fn ufunc_at_async(
 
 /// `np.<op>.at(a, index, values)`: `a[index] = op(a[index], values)` with every repeated
 /// index applied (unbuffered), in place. `op` is add, subtract, multiply, maximum or
-/// minimum; `a` float32, float16, int32, uint32 or bool (int64 and complex64: add and
-/// subtract). Values broadcast to the selection and must
-/// cast to `a`'s dtype under `same_kind`.
+/// minimum; `a` of any dtype but the small integers (bool: no subtract). Values broadcast
+/// to the selection and must cast to `a`'s dtype under `same_kind`. Float32, float16,
+/// complex64 sums and 32-bit and int64 sums accumulate atomically (float sums in an
+/// unspecified order); float64, complex128 and the products and extrema of int64 and
+/// complex64 apply repeated indices in NumPy's order through a sort.
 ///
 /// ```
 /// use kupfer as kp;
