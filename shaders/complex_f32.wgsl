@@ -6,20 +6,79 @@
 // formulas are C99's (Annex G) for finite arguments: results match NumPy's complex64 to a few
 // ulp of the larger part; exactly zero imaginary parts of real arguments stay zero.
 
+// exp(x + iy) = e^x (cos y + i sin y), with glibc's special values (NumPy's complex exp is
+// glibc's cexp): a zero y kept (exp(x + 0i) is real); +-inf x gives +-0 or inf parts signed
+// as cos y and sin y, and NaN parts as C99 Annex G; a finite x past e^x's overflow is scaled
+// as glibc does (e^89 cos 3 is finite in f32).
 fn kp_exp_c64(z: vec2<f32>) -> vec2<f32> {
-    let e = kp_exp_f32(z.x);
-    if (z.y == 0.0) {
-        return vec2<f32>(e, z.y);
+    let n = kp_cnan_f32();
+    if (kp_cisnan_f32(z.x)) {
+        return vec2<f32>(n, select(n, z.y, z.y == 0.0));
     }
-    // exp(-inf + iy) is 0 for every y, an infinite or NaN y included (C99).
-    if (e == 0.0) {
-        return vec2<f32>(0.0, 0.0);
+    let y_finite = !(kp_cisnan_f32(z.y) || kp_cisinf_f32(z.y));
+    if (kp_cisinf_f32(z.x)) {
+        let v = select(z.x, 0.0, z.x < 0.0);
+        if (!y_finite) {
+            if (z.x < 0.0) {
+                return vec2<f32>(0.0, kp_ccopysign_f32(0.0, z.y));
+            }
+            return vec2<f32>(z.x, n);
+        }
+        if (z.y == 0.0) {
+            return vec2<f32>(v, z.y);
+        }
+        return vec2<f32>(kp_ccopysign_f32(v, kp_cos_f32(z.y)), kp_ccopysign_f32(v, kp_sin_f32(z.y)));
     }
-    return vec2<f32>(e * kp_cos_f32(z.y), e * kp_sin_f32(z.y));
+    if (!y_finite) {
+        return vec2<f32>(n, n);
+    }
+    // glibc's scaling: past t, e^t moves into cos y and sin y (once or twice) so that
+    // e^x cos y is finite where it should be; beyond 3t the parts are MAX times those.
+    var c = 1.0 + 0.0 * z.x;
+    var s = z.y;
+    if (z.y != 0.0) {
+        c = kp_cos_f32(z.y);
+        s = kp_sin_f32(z.y);
+    }
+    var x = z.x;
+    let t = kp_cexp_cut_f32();
+    if (x > t) {
+        let et = kp_exp_f32(t);
+        x = x - t;
+        c = c * et;
+        s = s * et;
+        if (x > t) {
+            x = x - t;
+            c = c * et;
+            s = s * et;
+        }
+    }
+    if (x > t) {
+        return vec2<f32>(kp_cmax_f32() * c, kp_cmax_f32() * s);
+    }
+    let e = kp_exp_f32(x);
+    return vec2<f32>(e * c, e * s);
 }
 
+// log z = log|z| + i arg z. Near the unit circle (0.5 <= max(|x|, |y|) < 2, the other part
+// below 1) log|z| is log1p((m - 1)(m + 1) + n^2) / 2, as glibc's clog: tiny but exact, where
+// log(hypot) would round it to 0 and a large exponent would lose it ((1 - 3e-10j) ** 1e10).
 fn kp_log_c64(z: vec2<f32>) -> vec2<f32> {
-    return vec2<f32>(kp_log_f32(kp_hypot_f32(z.x, z.y)), kp_arctan2_f32(z.y, z.x));
+    // A NaN part: (inf + nan i) beside an infinite part, else nan + nan i (C99).
+    if (kp_cisnan_f32(z.x) || kp_cisnan_f32(z.y)) {
+        let n = kp_cnan_f32();
+        if (kp_cisinf_f32(z.x) || kp_cisinf_f32(z.y)) {
+            return vec2<f32>(kp_cinf_f32(), n);
+        }
+        return vec2<f32>(n, n);
+    }
+    let m = max(abs(z.x), abs(z.y));
+    let n = min(abs(z.x), abs(z.y));
+    var re = kp_log_f32(kp_hypot_f32(z.x, z.y));
+    if (m >= 0.5 && m < 2.0 && n < 1.0) {
+        re = 0.5 * kp_log1p_f32((m - 1.0) * (m + 1.0) + n * n);
+    }
+    return vec2<f32>(re, kp_arctan2_f32(z.y, z.x));
 }
 
 fn kp_log2_c64(z: vec2<f32>) -> vec2<f32> {
@@ -96,21 +155,80 @@ fn kp_cpmul_c64(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
     return vec2<f32>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
 }
 
-// 1 / x by Smith's algorithm (NumPy's complex division of 1 by x).
-fn kp_cprecip_c64(x: vec2<f32>) -> vec2<f32> {
-    if (abs(x.y) <= abs(x.x)) {
-        let r = x.y / x.x;
-        let s = 1.0 / (x.x + x.y * r);
-        return vec2<f32>(s, -r * s);
+// C99 Annex G's product (GCC's __muldc3, which glibc's cpow multiplies b log a with): the
+// plain formula, and where both parts come out NaN, infinities recovered from an infinite
+// factor or an overflowed partial product.
+fn kp_cmul_annexg_c64(z: vec2<f32>, w: vec2<f32>) -> vec2<f32> {
+    var a = z.x;
+    var b = z.y;
+    var c = w.x;
+    var d = w.y;
+    let ac = a * c;
+    let bd = b * d;
+    let ad = a * d;
+    let bc = b * c;
+    let x = ac - bd;
+    let y = ad + bc;
+    if (!(kp_cisnan_f32(x) && kp_cisnan_f32(y))) {
+        return vec2<f32>(x, y);
     }
-    let r = x.x / x.y;
-    let s = 1.0 / (x.x * r + x.y);
-    return vec2<f32>(r * s, -s);
+    // 0 and 1 of the precision (a bare literal would be f32 in the f64 form).
+    let unit = vec2<f32>(0.0, 1.0);
+    var recalc = false;
+    if (kp_cisinf_f32(a) || kp_cisinf_f32(b)) {
+        a = kp_ccopysign_f32(select(unit.x, unit.y, kp_cisinf_f32(a)), a);
+        b = kp_ccopysign_f32(select(unit.x, unit.y, kp_cisinf_f32(b)), b);
+        if (kp_cisnan_f32(c)) { c = kp_ccopysign_f32(0.0, c); }
+        if (kp_cisnan_f32(d)) { d = kp_ccopysign_f32(0.0, d); }
+        recalc = true;
+    }
+    if (kp_cisinf_f32(c) || kp_cisinf_f32(d)) {
+        c = kp_ccopysign_f32(select(unit.x, unit.y, kp_cisinf_f32(c)), c);
+        d = kp_ccopysign_f32(select(unit.x, unit.y, kp_cisinf_f32(d)), d);
+        if (kp_cisnan_f32(a)) { a = kp_ccopysign_f32(0.0, a); }
+        if (kp_cisnan_f32(b)) { b = kp_ccopysign_f32(0.0, b); }
+        recalc = true;
+    }
+    if (!recalc && (kp_cisinf_f32(ac) || kp_cisinf_f32(bd) || kp_cisinf_f32(ad) || kp_cisinf_f32(bc))) {
+        if (kp_cisnan_f32(a)) { a = kp_ccopysign_f32(0.0, a); }
+        if (kp_cisnan_f32(b)) { b = kp_ccopysign_f32(0.0, b); }
+        if (kp_cisnan_f32(c)) { c = kp_ccopysign_f32(0.0, c); }
+        if (kp_cisnan_f32(d)) { d = kp_ccopysign_f32(0.0, d); }
+        recalc = true;
+    }
+    if (recalc) {
+        let inf = kp_cinf_f32();
+        return vec2<f32>(inf * (a * c - b * d), inf * (a * d + b * c));
+    }
+    return vec2<f32>(x, y);
+}
+
+// 1 / x as NumPy's complex division of 1 + 0i by x (Smith's algorithm with a reciprocal
+// scale; a zero x gives inf + nan i). NumPy's (0 - r) and (r + 0) make a zero r +0; they are
+// spelled out with select, because drivers fold x + 0 and 0 - x (signed zeros are not kept
+// by their algebraic simplification). (1 + 0 r) s and (0 r - 1) s are s and -s: r is finite
+// wherever s is.
+fn kp_cprecip_c64(x: vec2<f32>) -> vec2<f32> {
+    let abr = abs(x.x);
+    let abi = abs(x.y);
+    if (abr >= abi) {
+        if (abr == 0.0 && abi == 0.0) {
+            return vec2<f32>(kp_cinf_f32(), kp_cnan_f32());
+        }
+        let rat = x.y / x.x;
+        let scl = 1.0 / (x.x + x.y * rat);
+        return vec2<f32>(scl, select(-rat, abs(rat), rat == 0.0) * scl);
+    }
+    let rat = x.x / x.y;
+    let scl = 1.0 / (x.y + x.x * rat);
+    return vec2<f32>(select(rat, abs(rat), rat == 0.0) * scl, -scl);
 }
 
 // a ** b as NumPy's npy_cpow: 1 for a zero exponent; for a zero base 0 under an exponent of
-// positive real part (NumPy 2.4: 0 ** (1-1j) is 0) and NaN under any other; a real integer exponent with |n| < 100 by repeated
-// squaring (the inverse by one reciprocal at the end); exp(b log a) otherwise.
+// positive real part (0 ** (1-1j) is 0) and NaN under any other; a real integral exponent
+// with |n| < 100 by repeated squaring with the plain product (exactly: (1+1j) ** 2 is 2j,
+// (inf+0j) ** 2 is inf+nanj), a negative one inverted once at the end; otherwise glibc's
+// cpow, exp(b log a) with the Annex G product (inf ** (-1-1j) is -0j).
 fn kp_power_c64(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
     if (b.x == 0.0 && b.y == 0.0) {
         return vec2<f32>(1.0, 0.0);
@@ -131,7 +249,7 @@ fn kp_power_c64(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
             return kp_cpmul_c64(a, a);
         }
         if (n == 3) {
-            return kp_cpmul_c64(kp_cpmul_c64(a, a), a);
+            return kp_cpmul_c64(a, kp_cpmul_c64(a, a));
         }
         var m = abs(n);
         var r = vec2<f32>(1.0, 0.0);
@@ -151,5 +269,5 @@ fn kp_power_c64(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
         }
         return r;
     }
-    return kp_exp_c64(kp_cpmul_c64(b, kp_log_c64(a)));
+    return kp_exp_c64(kp_cmul_annexg_c64(b, kp_log_c64(a)));
 }

@@ -1029,3 +1029,12 @@ fn kp_i0_f32(x0: f32) -> f32 {
 // A quiet NaN for the complex functions (complex_f32.wgsl), whose f64 form calls
 // kp_cnan_f64.
 fn kp_cnan_f32() -> f32 { return kpl32_nan(); }
+// Classification, infinity and copysign for the complex functions (their f64 forms are
+// libm_f64.wgsl's kp_c*_f64).
+fn kp_cinf_f32() -> f32 { return kpl32_inf(); }
+fn kp_cisnan_f32(x: f32) -> bool { return kpl32_isnan(x); }
+fn kp_cisinf_f32(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u; }
+fn kp_ccopysign_f32(m: f32, s: f32) -> f32 { return kpl32_copysign(m, s); }
+// The largest finite value, and glibc's cexp cut-off t = int((MAX_EXP - 1) ln 2).
+fn kp_cmax_f32() -> f32 { return KPL32_MAX; }
+fn kp_cexp_cut_f32() -> f32 { return 88.0; }

@@ -1009,3 +1009,10 @@ fn kp_i0_f64(x0: f64) -> f64 {
 
 // A quiet NaN for the complex128 functions (complex_f32.wgsl read as f64).
 fn kp_cnan_f64() -> f64 { return kpl64_nan(); }
+// Classification, infinity and copysign for the complex128 functions.
+fn kp_cinf_f64() -> f64 { return kpl64_inf(); }
+fn kp_cisnan_f64(x: f64) -> bool { return kpl64_isnan(x); }
+fn kp_cisinf_f64(x: f64) -> bool { return abs(x) == kpl64_inf(); }
+fn kp_ccopysign_f64(m: f64, s: f64) -> f64 { return kpl64_copysign(m, s); }
+fn kp_cmax_f64() -> f64 { return KPL64_MAX; }
+fn kp_cexp_cut_f64() -> f64 { return 709.0lf; }

@@ -264,7 +264,7 @@ macro_rules! binary_op_table {
                 kinds [Bool, Int, Float] rule Same body Custom complex false goldens true;
             /// `a ** b`.
             Power "power" fns [power] eval ["power", "pow"]
-                kinds [Bool, Int, Float] rule Same body Libm complex false goldens true;
+                kinds [Bool, Int, Float, Complex] rule Same body Libm complex false goldens true;
             /// Elementwise maximum, propagating NaN.
             Maximum "maximum" fns [maximum] eval ["maximum"]
                 kinds [Bool, Int, Float, Complex] rule Same body Custom complex false goldens true;

@@ -220,6 +220,7 @@ impl Session {
                 }),
             },
             Value::Array(a) => methods::attribute(&a, attr, span),
+            Value::Poly1d(p) => functions::poly1d::attribute(&p, attr, span),
             Value::Generator(g) => match functions::random::generator_method(attr) {
                 Some(m) => Ok(Value::GeneratorMethod(g, m)),
                 None if attr == "bit_generator" => {
@@ -296,7 +297,18 @@ impl Session {
                     },
                 )
             }
+            Value::Method(a, name) if name.starts_with("poly1d.") => {
+                let call = Call {
+                    name,
+                    span,
+                    args,
+                    kwargs,
+                };
+                functions::poly1d::call_method(&a, name, call)
+                    .unwrap_or_else(|| Err(EvalError::not_supported(span, format!("'{name}'"))))
+            }
             Value::Method(a, name) => methods::call_method(a, name, span, args, kwargs),
+            Value::Poly1d(p) if kwargs.is_empty() => functions::poly1d::call(&p, args, span),
             Value::GeneratorMethod(g, name) => functions::random::call_generator_method(
                 &g,
                 name,
@@ -417,6 +429,8 @@ fn unary(op: UnaryOp, v: Value, span: Span) -> Result<Value> {
         Value::Scalar(s) => pyscalar::unary(op, s)
             .map(Value::Scalar)
             .map_err(scalar_err(span)),
+        Value::Poly1d(p) if op == UnaryOp::Neg => functions::poly1d::negate(&p, span),
+        Value::Poly1d(p) if op == UnaryOp::Pos => Ok(Value::Poly1d(p)),
         Value::Array(a) => {
             let r = match op {
                 UnaryOp::Neg => kupfer::negative(&a),
@@ -485,6 +499,9 @@ fn repeat(items: &[Value], n: i64) -> Vec<Value> {
 }
 
 fn binary(op: BinOp, l: Value, r: Value, span: Span) -> Result<Value> {
+    if let Some(r) = functions::poly1d::binary(op, &l, &r, span) {
+        return r;
+    }
     let Some(f) = binary_fn(op) else {
         return crate::functions::linalg::matmul(&l, &r, span);
     };
@@ -548,6 +565,14 @@ fn py_equal(l: &Value, r: &Value) -> bool {
 }
 
 fn compare(op: CmpOp, l: &Value, r: &Value, span: Span) -> Result<Value> {
+    if let (Value::Poly1d(p), Value::Poly1d(q), CmpOp::Eq | CmpOp::Ne) = (l, r, op) {
+        let eq = functions::poly1d::equal(p, q, span)?;
+        return Ok(match (op, eq) {
+            (CmpOp::Eq, eq) => eq,
+            (_, Value::Array(a)) => Value::Array(kupfer::logical_not(&a).map_err(kerr(span))?),
+            (_, other) => Value::Scalar(Scalar::Bool(!truthy(&other, span)?)),
+        });
+    }
     if let (Value::Scalar(a), Value::Scalar(b)) = (l, r) {
         return pyscalar::compare(op, a, b)
             .map(|b| Value::Scalar(Scalar::Bool(b)))

@@ -39,6 +39,8 @@ pub enum Value {
     Generator(kupfer::random::Generator),
     /// A method of a random generator (`rng.normal`), not yet called.
     GeneratorMethod(kupfer::random::Generator, &'static str),
+    /// `np.poly1d`: a polynomial's coefficients, highest power first, leading zeros trimmed.
+    Poly1d(Array),
 }
 
 /// A Python slice with integer (or absent) parts.
@@ -102,13 +104,14 @@ impl Value {
             Value::Module(_) => "module",
             Value::Generator(_) => "Generator",
             Value::GeneratorMethod(..) => "method",
+            Value::Poly1d(_) => "poly1d",
         }
     }
 
     /// The arrays inside this value, in print order.
     fn arrays<'a>(&'a self, out: &mut Vec<&'a Array>) {
         match self {
-            Value::Array(a) => out.push(a),
+            Value::Array(a) | Value::Poly1d(a) => out.push(a),
             Value::Tuple(items) | Value::List(items) => {
                 for i in items {
                     i.arrays(out);
@@ -150,6 +153,12 @@ impl Value {
             Value::GeneratorMethod(_, name) => HostValue::Object(format!(
                 "<built-in method {name} of numpy.random._generator.Generator object>"
             )),
+            Value::Poly1d(_) => {
+                HostValue::Poly1d(hosts.next().ok_or_else(|| EvalError::Kupfer {
+                    source: kupfer::Error::invalid("an array was not read back"),
+                    span: Default::default(),
+                })?)
+            }
         })
     }
 
@@ -212,6 +221,8 @@ pub enum HostValue {
     Module(&'static str),
     /// Any other object, as its repr.
     Object(String),
+    /// An `np.poly1d`: its coefficients.
+    Poly1d(HostArray),
 }
 
 /// Python's `repr()` of a Python scalar.
@@ -235,6 +246,7 @@ impl HostValue {
             HostValue::Array(a) => format::array_str(a, opts),
             HostValue::Str(s) => s.clone(),
             HostValue::DType(d) => d.name().to_string(),
+            HostValue::Poly1d(c) => crate::functions::poly1d::poly_str(c),
             other => other.repr_with(opts),
         }
     }
@@ -293,6 +305,11 @@ impl HostValue {
             HostValue::Module("scipy.linalg") => "<module 'scipy.linalg'>".into(),
             HostValue::Module(name) => format!("<module 'numpy.{name}'>"),
             HostValue::Object(repr) => repr.clone(),
+            // NumPy's: the coefficients' array repr with `array` renamed.
+            HostValue::Poly1d(c) => {
+                let r = format::array_repr(c, opts);
+                format!("poly1d{}", r.strip_prefix("array").unwrap_or(&r))
+            }
         }
     }
 
@@ -308,7 +325,7 @@ impl HostValue {
             )
         };
         match self {
-            HostValue::Array(a) => Ok(a.clone()),
+            HostValue::Array(a) | HostValue::Poly1d(a) => Ok(a.clone()),
             HostValue::Scalar(s) => {
                 let dtype = match s {
                     Scalar::Bool(_) => DType::Bool,

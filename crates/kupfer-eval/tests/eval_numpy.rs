@@ -780,6 +780,22 @@ const CASES: &[&str] = &[
     "abs(z)",
     "np.abs(z)",
     "abs(z) ** 2 - (z * np.conj(z)).real",
+    // complex power (NumPy's npy_cpow: products for |n| < 100, exp(b log a) otherwise)
+    "z ** 2",
+    "z ** -3",
+    "z ** 0.5",
+    "z ** (1 - 1j)",
+    "np.power(z, z.T[::-1].T)",
+    "2.0 ** z",
+    "f32 ** (z * 0 + 2j)",
+    "np.power(i32, 1j)",
+    "(f64 + 1j) ** f64",
+    "(f64 - 2j) ** 100",
+    "np.array([0j, 0j, 0j, 1j, -1 + 0j]) ** np.array([0, 2, -1, 2, 0.5])",
+    "np.nanargmax(np.where(n32 > 0, z, np.nan))",
+    "np.nanargmin(n32 + 1j * f32, axis=1)",
+    "np.nanargmax(np.array([np.nan + 0j, -np.inf + 0j, -np.inf - 1j]))",
+    "np.nanargmin(np.array([[1j, 1j * np.nan], [np.inf, 2]]), axis=0)",
     "np.zeros(3, dtype=np.complex64)",
     "np.ones((2, 2), dtype='complex64') * 1j",
     "np.full(3, 1 - 2j, dtype=np.complex64)",
@@ -1683,7 +1699,7 @@ fn name_errors() {
         EvalError::UnknownFunction { .. }
     ));
     assert!(matches!(
-        err("np.poly1d(f32)", &v),
+        err("np.poly1d(v32, r=True)", &v),
         EvalError::NotSupported { .. }
     ));
     assert!(matches!(
@@ -1707,6 +1723,10 @@ fn value_errors_name_the_problem() {
     let v = vars();
     let cases: &[(&str, &str)] = &[
         ("f32 + v32[:3]", "shape mismatch"),
+        (
+            "np.nanargmax(np.array([np.nan, 1j]) * np.array([1, np.nan]))",
+            "All-NaN slice encountered",
+        ),
         ("np.sum(f32, axis=2)", "axis 2 is out of bounds"),
         ("f32.mean(axis=(0, 0))", "axis"),
         ("np.uint64(3)", "uint64"),
@@ -2164,4 +2184,100 @@ fn random_generators_are_values_with_methods() {
     assert!(show("np.random.default_rng(0).integers(5, 5)").contains("low >= high"));
     assert!(show("np.random.default_rng(0).normal(0, -1)").contains("scale < 0"));
     assert!(show("np.random.default_rng(0).foo(3)").contains("has no attribute 'foo'"));
+}
+
+/// `np.poly1d` expressions: values (np.asarray of a poly1d is its coefficients), and the
+/// repr and str of every result against NumPy's.
+#[test]
+fn poly1d_matches_numpy() {
+    let cases = [
+        "np.poly1d([1, 2, 3])",
+        "np.poly1d([0, 0, 1.5, -2])",
+        "np.poly1d([0, 0])",
+        "np.poly1d(5)",
+        "np.poly1d([1, 2]) + np.poly1d([9, 5, 4])",
+        "np.poly1d([1, 2]) - 3",
+        "2 - np.poly1d([1, 2])",
+        "np.poly1d([1, 2]) * np.poly1d([1, -2])",
+        "np.poly1d([1, 2]) * 2.5",
+        "[1, 1] * np.poly1d([1, 2])",
+        "np.poly1d([1.0, 2]) / 2",
+        "np.poly1d([1, 1]) ** 3",
+        "-np.poly1d([1, -2, 0.5])",
+        "np.poly1d([1, 2, 3])(2)",
+        "np.poly1d([1, 2, 3])(np.array([0.5, 1, 2]))",
+        "np.poly1d([1, 2, 3])(np.poly1d([1, 1]))",
+        "np.poly1d([1, 1, 1, 1]).deriv()",
+        "np.poly1d([1, 1, 1, 1]).deriv(2)",
+        "np.poly1d([1, 1, 1]).integ()",
+        "np.poly1d([1, 1, 1]).integ(2, k=[1, 2])",
+        "np.poly1d([3, 2, 1]).c",
+        "np.poly1d([3, 2, 1]).coeffs",
+        "np.poly1d([0, 3, 2, 1]).order",
+        "np.polyval([3, 0, 1], np.poly1d(5))",
+        "np.polyval(np.poly1d([3, 0, 1]), 5)",
+        "np.polyval(np.poly1d([3, 0, 1]), np.poly1d(5))",
+        "np.polyadd(np.poly1d([1, 2]), [9, 5, 4])",
+        "np.polymul(np.poly1d([1, 2, 3]), np.poly1d([9, 5, 1]))",
+        "np.polyder(np.poly1d([1, 1, 1, 1]), 4)",
+        "np.polyint(np.poly1d([1, 1, 1]), 3, k=[6, 5, 3])",
+        "np.poly1d([1, 2]) == np.poly1d([1, 2])",
+        "np.poly1d([1, 2]) == np.poly1d([1, 3])",
+        "np.poly1d([1j, 2, 0.5 - 1j])",
+        "np.poly1d([1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -5])",
+        "np.poly1d([0.333333, -12345.0, 1e-5])",
+    ];
+    let dir = temp_dir("poly1d");
+    let want = numpy_expressions(&dir, &[], &cases);
+    // NumPy's repr and str of each result, one hex-encoded pair a line.
+    let script = format!(
+        "import numpy as np\nfor e in {:?}:\n    r = eval(e)\n    \
+         print(repr(r).encode().hex(), str(r).encode().hex())\n",
+        cases
+    );
+    let o = Command::new("python3")
+        .arg("-c")
+        .arg(&script)
+        .output()
+        .expect("python3 with numpy");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let unhex = |h: &str| {
+        let bytes: Vec<u8> = (0..h.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap())
+            .collect();
+        String::from_utf8(bytes).unwrap()
+    };
+    let texts: Vec<(String, String)> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| {
+            let (r, s) = l.split_once(' ').unwrap();
+            (unhex(r), unhex(s))
+        })
+        .collect();
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut failures = Vec::new();
+    for ((expr, want), (want_repr, want_str)) in cases.iter().zip(want).zip(texts) {
+        let got = match evaluate(expr, &[]).and_then(|v| v.to_host()) {
+            Ok(g) => g,
+            Err(e) => {
+                failures.push(format!("{expr}: {}", e.render()));
+                continue;
+            }
+        };
+        let array = got
+            .to_host_array()
+            .expect("a poly1d stores as its coefficients");
+        if let Some(why) = mismatch(expr, &array, &want.expect("NumPy's result")) {
+            failures.push(format!("{expr}: {why}"));
+        }
+        if got.repr() != want_repr || got.to_string() != want_str {
+            failures.push(format!(
+                "{expr}: repr {:?} str {:?}, NumPy {want_repr:?} {want_str:?}",
+                got.repr(),
+                got.to_string()
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

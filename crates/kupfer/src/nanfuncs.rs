@@ -68,12 +68,13 @@ fn nan_arg(
     combine: Combine,
     name: &'static str,
 ) -> Result<Array> {
-    if !has_nan(a) {
-        return if combine == Combine::NanArgMax {
-            reduce::argmax(a, axis, keepdims)
-        } else {
-            reduce::argmin(a, axis, keepdims)
-        };
+    let arg = if combine == Combine::NanArgMax {
+        reduce::argmax
+    } else {
+        reduce::argmin
+    };
+    if !has_nan(a) && !a.dtype().is_complex() {
+        return arg(a, axis, keepdims);
     }
     // NumPy raises for an all-NaN slice: check it first (one small reduction and read-back).
     let ax: Axis = axis.into();
@@ -84,6 +85,18 @@ fn nan_arg(
         if any_all_nan == crate::Scalar::Bool(true) {
             return Err(kupfer_core::Error::invalid("All-NaN slice encountered"));
         }
+    }
+    if a.dtype().is_complex() {
+        // NumPy's complex nanargmax/nanargmin: an element with a NaN part becomes -inf+0j
+        // (+inf+0j for nanargmin), then the lexicographic argmax/argmin (so a replaced
+        // element ties with a genuine -inf+0j, and the first of them wins).
+        let inf = if combine == Combine::NanArgMax {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        };
+        let fill = crate::Scalar::Complex { re: inf, im: 0.0 };
+        return arg(&ufuncs::where_(ufuncs::isnan(a)?, fill, a)?, axis, keepdims);
     }
     let acc = if a.dtype().is_64bit() {
         a.dtype()
@@ -110,12 +123,14 @@ fn nan_arg(
     }
 }
 
-/// Index of the maximum ignoring NaN; an all-NaN slice is an error, as in NumPy.
+/// Index of the maximum ignoring NaN; an all-NaN slice is an error, as in NumPy. Complex
+/// values compare lexicographically, and one with a NaN part is skipped.
 pub fn nanargmax(a: &Array, axis: Option<isize>, keepdims: bool) -> Result<Array> {
     nan_arg(a, axis, keepdims, Combine::NanArgMax, "nanargmax")
 }
 
-/// Index of the minimum ignoring NaN; an all-NaN slice is an error, as in NumPy.
+/// Index of the minimum ignoring NaN; an all-NaN slice is an error, as in NumPy. Complex
+/// values compare lexicographically, and one with a NaN part is skipped.
 pub fn nanargmin(a: &Array, axis: Option<isize>, keepdims: bool) -> Result<Array> {
     nan_arg(a, axis, keepdims, Combine::NanArgMin, "nanargmin")
 }

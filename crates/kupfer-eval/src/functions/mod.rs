@@ -27,6 +27,7 @@ mod loops;
 pub(crate) mod manip;
 pub(crate) mod methods;
 pub(crate) mod numeric;
+pub(crate) mod poly1d;
 pub(crate) mod random;
 pub(crate) mod reductions;
 pub(crate) mod scans;
@@ -91,6 +92,7 @@ fn build() -> Registry {
     sort::register(&mut r);
     complex::register(&mut r);
     numeric::register(&mut r);
+    poly1d::register(&mut r);
     builtins::register(&mut r);
     r
 }
@@ -142,7 +144,6 @@ pub(crate) const PLANNED: &[&str] = &[
     "lexsort",
     // more elementwise
     "fmod",
-    "poly1d",
 ];
 
 /// Array methods (`a.sum()`) that later issues implement.
@@ -704,7 +705,7 @@ pub(crate) fn device(span: Span) -> Result<Device> {
 /// An elementwise operand: arrays as they are, Python scalars weak, sequences as arrays.
 pub(crate) fn to_operand(v: &Value, ctx: &str, span: Span) -> Result<Operand> {
     match v {
-        Value::Array(a) => Ok(Operand::Array(a.clone())),
+        Value::Array(a) | Value::Poly1d(a) => Ok(Operand::Array(a.clone())),
         Value::Scalar(s) => Ok(Operand::Scalar(*s)),
         Value::Tuple(_) | Value::List(_) => Ok(Operand::Array(to_array(v, None, span)?)),
         other => Err(EvalError::type_error(
@@ -722,7 +723,7 @@ pub(crate) fn to_operand(v: &Value, ctx: &str, span: Span) -> Result<Operand> {
 pub(crate) fn to_array(v: &Value, dtype: Option<DType>, span: Span) -> Result<Array> {
     let k = EvalError::kupfer(span);
     match v {
-        Value::Array(a) => match dtype {
+        Value::Array(a) | Value::Poly1d(a) => match dtype {
             Some(d) if d != a.dtype() => a.astype(d).map_err(k),
             _ => Ok(a.clone()),
         },

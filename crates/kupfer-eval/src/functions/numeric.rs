@@ -724,27 +724,44 @@ fn polyval(call: Call) -> Result<Value> {
     let span = call.span;
     let mut a = call.bind(&["p", "x"])?;
     let p = a.array("p")?;
-    let x = a.operand("x")?;
-    Ok(Value::Array(kupfer::polyval(&p, x).map_err(kerr(span))?))
+    let x = a.req("x")?;
+    super::poly1d::polyval(&p, &x, span)
+}
+
+/// A polynomial function's result: a poly1d where an input was one (NumPy's `truepoly`).
+fn poly_result(r: Array, truepoly: bool, span: crate::ast::Span) -> Result<Value> {
+    if truepoly {
+        super::poly1d::new(r, span)
+    } else {
+        Ok(Value::Array(r))
+    }
+}
+
+fn is_poly(v: Option<&Value>) -> bool {
+    matches!(v, Some(Value::Poly1d(_)))
 }
 
 fn poly_pair(call: Call, f: fn(&Array, &Array) -> kupfer::Result<Array>) -> Result<Value> {
     let span = call.span;
+    let truepoly = call.args.iter().any(|v| is_poly(Some(v)))
+        || call.kwargs.iter().any(|(_, v)| is_poly(Some(v)));
     let mut a = call.bind(&["a1", "a2"])?;
     let (x, y) = (a.array("a1")?, a.array("a2")?);
-    Ok(Value::Array(f(&x, &y).map_err(kerr(span))?))
+    poly_result(f(&x, &y).map_err(kerr(span))?, truepoly, span)
 }
 
 fn polyder(call: Call) -> Result<Value> {
     let span = call.span;
+    let truepoly = is_poly(call.args.first());
     let mut a = call.bind(&["p", "m="])?;
     let p = a.array("p")?;
     let m = count(&mut a, "m", 1)?;
-    Ok(Value::Array(kupfer::polyder(&p, m).map_err(kerr(span))?))
+    poly_result(kupfer::polyder(&p, m).map_err(kerr(span))?, truepoly, span)
 }
 
 fn polyint(call: Call) -> Result<Value> {
     let span = call.span;
+    let truepoly = is_poly(call.args.first());
     let mut a = call.bind(&["p", "m=", "k="])?;
     let p = a.array("p")?;
     let m = count(&mut a, "m", 1)?;
@@ -765,9 +782,11 @@ fn polyint(call: Call) -> Result<Value> {
             ))
         }
     };
-    Ok(Value::Array(
+    poly_result(
         kupfer::polyint(&p, m, &k).map_err(kerr(span))?,
-    ))
+        truepoly,
+        span,
+    )
 }
 
 /// `np.vander(x, N=None, increasing=False)`.
