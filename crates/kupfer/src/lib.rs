@@ -21,7 +21,8 @@
 //!   their elementwise input; `reduce_options.rs`: their `initial=` and `where=`
 //!   ([`sum_with`], [`max_with`], ...).
 //! - [`indexing`]: `a.get(&idx![...])`, `a.set(...)`, masks, integer arrays, `nonzero`,
-//!   `take`, `put`, `ufunc.at`, device stream compaction.
+//!   `take`, `put`, `ufunc.at`, `fill_diagonal`, device stream compaction.
+//! - [`grids`]: `mgrid` / `ogrid` (NumPy's index-trick grids).
 //! - [`linalg`]: `dot`, `vdot`, `inner`, `outer`, `tensordot`, `kron`, `einsum`, `norm`,
 //!   `diagonal`, `diag`, `trace`.
 //! - [`manip`]: `concatenate`, `stack`, `split`, `flip`, `roll`, `pad`, `tile`, `repeat`,
@@ -68,6 +69,7 @@ mod dtype_info;
 pub mod fft;
 pub mod fuse;
 mod fusion;
+pub mod grids;
 mod host;
 pub mod indexing;
 #[cfg(feature = "npy")]
@@ -113,6 +115,9 @@ pub use host::{Element, HostArray, HostData};
 pub use indexing::functions::*;
 #[cfg(not(target_arch = "wasm32"))]
 pub use indexing::{add_at, ufunc_at};
+#[cfg(not(target_arch = "wasm32"))]
+pub use indexing::fill_diagonal;
+pub use indexing::fill_diagonal_async;
 pub use indexing::{ufunc_at_async, AtOp, Index, MaskedReads};
 pub use kupfer_core::casting::{can_cast, Casting};
 pub use kupfer_core::layout::{checked_size, shape_from_signed};
@@ -156,6 +161,9 @@ pub use sort::{
 #[cfg(not(target_arch = "wasm32"))]
 pub use sort::{intersect1d, setdiff1d, setxor1d, union1d, unique};
 pub use sort::{isin, unique_async};
+#[cfg(not(target_arch = "wasm32"))]
+pub use sort::digitize;
+pub use sort::digitize_async;
 #[cfg(not(target_arch = "wasm32"))]
 pub use stats::{bincount, histogram};
 pub use stats::{bincount_async, histogram_async};

@@ -20,6 +20,7 @@ pub(crate) mod decomp;
 pub(crate) mod decomp_orth;
 pub(crate) mod elementwise;
 pub(crate) mod fft;
+pub(crate) mod grids;
 pub(crate) mod indexing;
 pub(crate) mod linalg;
 mod loops;
@@ -84,6 +85,7 @@ fn build() -> Registry {
     scans::register(&mut r);
     stats::register(&mut r);
     indexing::register(&mut r);
+    grids::register(&mut r);
     signal::register(&mut r);
     random::register(&mut r);
     sort::register(&mut r);
@@ -133,7 +135,6 @@ pub(crate) const PLANNED: &[&str] = &[
     "unique",
     // indexing
     "searchsorted",
-    "digitize",
     // sorting
     "sort",
     "argsort",

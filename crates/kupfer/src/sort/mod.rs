@@ -2,7 +2,7 @@
 //!
 //! - [`order`] — `sort`, `argsort`, `sort_complex`, `lexsort`, `partition`, `argpartition`
 //!   (a full sort satisfies partition's contract).
-//! - [`search`] — `searchsorted`.
+//! - [`search`] — `searchsorted`; `digitize.rs` — `digitize` (bins' direction read back).
 //! - [`unique`] — `unique` and the array API's `unique_*`, `isin`, `intersect1d`, `union1d`,
 //!   `setdiff1d`, `setxor1d` (one read-back of the size: `_async` forms).
 //! - [`histogram`] — `histogram` with explicit edges or NumPy's bin rules,
@@ -41,6 +41,7 @@
 //! unique and the set functions read back one count per compaction. Arrays above the adapter's largest storage binding
 //! are a clear error.
 
+mod digitize;
 pub(crate) mod engine;
 pub mod histogram;
 pub mod order;
@@ -58,6 +59,9 @@ pub use quantile::{median, percentile, percentiles, quantile, quantiles, Quantil
 #[cfg(not(target_arch = "wasm32"))]
 pub use quantile::{nanmedian, nanpercentile, nanquantile};
 pub use quantile::{nanmedian_async, nanquantile_async};
+pub use digitize::digitize_async;
+#[cfg(not(target_arch = "wasm32"))]
+pub use digitize::digitize;
 pub use search::{searchsorted, Side};
 #[cfg(not(target_arch = "wasm32"))]
 pub use unique::{
