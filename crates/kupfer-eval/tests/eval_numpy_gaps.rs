@@ -278,10 +278,7 @@ fn gap_errors_say_what_numpy_says() {
             "np.fill_diagonal(np.zeros((2, 3, 2)), 1)",
             "All dimensions of input must be of equal length",
         ),
-        (
-            "np.mgrid[5:0, 0:3]",
-            "negative dimensions are not allowed",
-        ),
+        ("np.mgrid[5:0, 0:3]", "negative dimensions are not allowed"),
         (
             "uniq = np.unique_counts([1, 1, 2]); uniq.inverse_indices",
             "'UniqueCountsResult' object has no attribute 'inverse_indices'",

@@ -114,12 +114,12 @@ pub use dtype_info::{finfo, iinfo, FInfo, IInfo};
 pub use fuse::{fuse, Fused};
 pub use half::f16;
 pub use host::{Element, HostArray, HostData};
-pub use indexing::functions::*;
-#[cfg(not(target_arch = "wasm32"))]
-pub use indexing::{add_at, ufunc_at};
 #[cfg(not(target_arch = "wasm32"))]
 pub use indexing::fill_diagonal;
 pub use indexing::fill_diagonal_async;
+pub use indexing::functions::*;
+#[cfg(not(target_arch = "wasm32"))]
+pub use indexing::{add_at, ufunc_at};
 pub use indexing::{ufunc_at_async, AtOp, Index, MaskedReads};
 pub use kupfer_core::casting::{can_cast, Casting};
 pub use kupfer_core::layout::{checked_size, shape_from_signed};
@@ -156,6 +156,9 @@ pub use reduce_options::{
 };
 pub use scalar::{Operand, Scalar};
 pub use scan::{cumprod, cumsum, diff, nancumprod, nancumsum};
+#[cfg(not(target_arch = "wasm32"))]
+pub use sort::digitize;
+pub use sort::digitize_async;
 pub use sort::{
     argpartition, argsort, lexsort, median, partition, percentile, percentiles, quantile,
     quantiles, searchsorted, sort, sort_complex,
@@ -163,9 +166,6 @@ pub use sort::{
 #[cfg(not(target_arch = "wasm32"))]
 pub use sort::{intersect1d, setdiff1d, setxor1d, union1d, unique};
 pub use sort::{isin, unique_async};
-#[cfg(not(target_arch = "wasm32"))]
-pub use sort::digitize;
-pub use sort::digitize_async;
 #[cfg(not(target_arch = "wasm32"))]
 pub use stats::{bincount, histogram};
 pub use stats::{bincount_async, histogram_async};

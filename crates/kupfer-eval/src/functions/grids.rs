@@ -65,15 +65,17 @@ pub(crate) fn grid(
                     )),
                     v => Err(EvalError::type_error(
                         x.span,
-                        format!("a grid slice part must be a number, not '{}'", v.type_name()),
+                        format!(
+                            "a grid slice part must be a number, not '{}'",
+                            v.type_name()
+                        ),
                     )),
                 },
             }
         };
         let start = part(start)?.unwrap_or(Scalar::Int(0));
-        let stop = part(stop)?.ok_or_else(|| {
-            EvalError::type_error(e.span, format!("np.{f} slices need a stop"))
-        })?;
+        let stop = part(stop)?
+            .ok_or_else(|| EvalError::type_error(e.span, format!("np.{f} slices need a stop")))?;
         let step = match part(step)?.unwrap_or(Scalar::Int(1)) {
             // NumPy: a complex step is a point count, `int(abs(step))`.
             Scalar::Complex { re, im } => GridStep::Count(re.hypot(im) as usize),

@@ -252,7 +252,10 @@ fn nanmedian(call: Call) -> Result<Value> {
     let x = to_array(&v, None, span)?;
     let axes = a.axes("axis")?;
     if a.get("out").is_some() {
-        return Err(EvalError::not_supported(span, "a positional out (pass out=)"));
+        return Err(EvalError::not_supported(
+            span,
+            "a positional out (pass out=)",
+        ));
     }
     let _ = a.get("overwrite_input");
     let keepdims = a.bool_or("keepdims", false)?;
@@ -320,7 +323,10 @@ fn median(call: Call) -> Result<Value> {
     let x = to_array(&v, None, span)?;
     let axes = a.axes("axis")?;
     if a.get("out").is_some() {
-        return Err(EvalError::not_supported(span, "a positional out (pass out=)"));
+        return Err(EvalError::not_supported(
+            span,
+            "a positional out (pass out=)",
+        ));
     }
     let _ = a.get("overwrite_input");
     let keepdims = a.bool_or("keepdims", false)?;

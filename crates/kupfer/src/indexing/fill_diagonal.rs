@@ -53,9 +53,12 @@ pub async fn fill_diagonal_async(a: &Array, val: impl Into<Operand>, wrap: bool)
     }
     let val = match val {
         Operand::Array(v) => Operand::Array(v.astype(a.dtype())?),
-        Operand::Scalar(s) => {
-            Operand::Array(crate::creation::full_on(a.device(), &[1], s, Some(a.dtype()))?)
-        }
+        Operand::Scalar(s) => Operand::Array(crate::creation::full_on(
+            a.device(),
+            &[1],
+            s,
+            Some(a.dtype()),
+        )?),
     };
     if end == 0 {
         return Ok(());

@@ -922,7 +922,12 @@ pub fn ravel_multi_index_modes(
     modes: &[TakeMode],
     order: IndexOrder,
 ) -> Result<Array> {
-    pollster::block_on(ravel_multi_index_modes_async(multi_index, dims, modes, order))
+    pollster::block_on(ravel_multi_index_modes_async(
+        multi_index,
+        dims,
+        modes,
+        order,
+    ))
 }
 
 /// `np.diag_indices(n, ndim)`: `ndim` copies of `arange(n)`.

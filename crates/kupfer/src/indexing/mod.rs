@@ -30,9 +30,9 @@ pub(crate) mod set;
 pub use at::ufunc_at_async;
 #[cfg(not(target_arch = "wasm32"))]
 pub use at::{add_at, ufunc_at};
-pub use fill_diagonal::fill_diagonal_async;
 #[cfg(not(target_arch = "wasm32"))]
 pub use fill_diagonal::fill_diagonal;
+pub use fill_diagonal::fill_diagonal_async;
 pub use functions::*;
 pub use index::{Index, IntoIndex};
 pub use kupfer_core::indexing::AtOp;

@@ -78,7 +78,11 @@ pub async fn digitize_async(x: &Array, bins: &Array, right: bool) -> Result<Arra
         )));
     }
     match bins.ndim() {
-        0 => return Err(Error::invalid("object of too small depth for desired array")),
+        0 => {
+            return Err(Error::invalid(
+                "object of too small depth for desired array",
+            ))
+        }
         1 => {}
         _ => return Err(Error::invalid("object too deep for desired array")),
     }

@@ -49,6 +49,9 @@ pub mod quantile;
 pub mod search;
 pub mod unique;
 
+#[cfg(not(target_arch = "wasm32"))]
+pub use digitize::digitize;
+pub use digitize::digitize_async;
 #[doc(hidden)]
 pub use engine::{set_limits_for_tests, set_portable_ranking_for_tests};
 #[cfg(not(target_arch = "wasm32"))]
@@ -59,9 +62,6 @@ pub use quantile::{median, percentile, percentiles, quantile, quantiles, Quantil
 #[cfg(not(target_arch = "wasm32"))]
 pub use quantile::{nanmedian, nanpercentile, nanquantile};
 pub use quantile::{nanmedian_async, nanquantile_async};
-pub use digitize::digitize_async;
-#[cfg(not(target_arch = "wasm32"))]
-pub use digitize::digitize;
 pub use search::{searchsorted, Side};
 #[cfg(not(target_arch = "wasm32"))]
 pub use unique::{
