@@ -80,6 +80,14 @@ impl Session {
 
     /// Evaluates a parsed expression.
     pub fn eval_expr(&self, e: &Expr) -> Result<Value> {
+        self.eval_node(e)
+            .map(Value::plain)
+            .map_err(|err| err.at(e.span))
+    }
+
+    /// Evaluates `e` keeping a named tuple's field names (for attribute access and for
+    /// binding a name: `uniq = np.unique_all(x)` then `uniq.counts`).
+    pub(crate) fn eval_keep_named(&self, e: &Expr) -> Result<Value> {
         self.eval_node(e).map_err(|err| err.at(e.span))
     }
 
@@ -95,7 +103,7 @@ impl Session {
             ExprKind::Ellipsis => Ok(Value::Ellipsis),
             ExprKind::Name(n) => self.name(n, span),
             ExprKind::Attribute { value, attr } => {
-                let v = self.eval_expr(value)?;
+                let v = self.eval_keep_named(value)?;
                 self.attribute(v, attr, e)
             }
             ExprKind::Call {
@@ -105,6 +113,15 @@ impl Session {
             } => self.call(func, args, keywords, span),
             ExprKind::Subscript { value, index } => {
                 let v = self.eval_expr(value)?;
+                if let Value::Function(f) = v {
+                    if functions::grids::is_index_trick(f) {
+                        if f == "mgrid" || f == "ogrid" {
+                            return functions::grids::grid(f, index, &|x| self.eval_expr(x));
+                        }
+                        let i = self.eval_expr(index)?;
+                        return Ok(functions::grids::index_expression(f, i));
+                    }
+                }
                 let i = self.eval_expr(index)?;
                 subscript(v, i, span)
             }
@@ -221,6 +238,10 @@ impl Session {
             },
             Value::Array(a) => methods::attribute(&a, attr, span),
             Value::Poly1d(p) => functions::poly1d::attribute(&p, attr, span),
+            Value::Named(t) => match t.field(attr) {
+                Some(v) => Ok(v.clone()),
+                None => Err(no_attribute(t.type_name, attr, span)),
+            },
             Value::Generator(g) => match functions::random::generator_method(attr) {
                 Some(m) => Ok(Value::GeneratorMethod(g, m)),
                 None if attr == "bit_generator" => {

@@ -145,7 +145,7 @@ impl Session {
                         return Ok(Value::None);
                     }
                 }
-                let v = self.eval_expr(value)?;
+                let v = self.eval_keep_named(value)?;
                 for t in targets {
                     self.assign(t, v.clone())?;
                 }
@@ -218,12 +218,12 @@ impl Session {
             ExprKind::Subscript { value: obj, index } => {
                 let a = self.target_array(obj)?;
                 let entries = index_entries(&self.eval_expr(index)?, index.span)?;
-                let value = operand(v, span)?;
+                let value = operand(v.plain(), span)?;
                 wait(a.set_async(&entries, value), "assignment through an index")
                     .map_err(EvalError::kupfer(span))
             }
             ExprKind::Tuple(items) | ExprKind::List(items) => {
-                let values: Vec<Value> = match v {
+                let values: Vec<Value> = match v.plain() {
                     Value::Tuple(vs) | Value::List(vs) => vs,
                     Value::Array(a) if a.ndim() > 0 => (0..a.shape()[0])
                         .map(|k| {

@@ -41,6 +41,31 @@ pub enum Value {
     GeneratorMethod(kupfer::random::Generator, &'static str),
     /// `np.poly1d`: a polynomial's coefficients, highest power first, leading zeros trimmed.
     Poly1d(Array),
+    /// A named tuple (NumPy 2's `UniqueAllResult` and kin) as a function returned it: it
+    /// keeps its field names while it is bound to a name, for attribute access
+    /// (`uniq.counts`); every other use sees the plain tuple ([`Value::plain`]).
+    Named(NamedTuple),
+}
+
+/// A Python named tuple: field names beside the items.
+#[derive(Debug, Clone)]
+pub struct NamedTuple {
+    /// The Python type's name (`UniqueAllResult`).
+    pub type_name: &'static str,
+    /// The field names, one per item.
+    pub fields: &'static [&'static str],
+    /// The items.
+    pub items: Vec<Value>,
+}
+
+impl NamedTuple {
+    /// The item named `field`.
+    pub fn field(&self, field: &str) -> Option<&Value> {
+        self.fields
+            .iter()
+            .position(|f| *f == field)
+            .and_then(|i| self.items.get(i))
+    }
 }
 
 /// A Python slice with integer (or absent) parts.
@@ -87,9 +112,19 @@ impl Slice {
 }
 
 impl Value {
+    /// This value with a named tuple turned into its plain tuple (all other values as they
+    /// are): what every use of a value but attribute access and binding a name sees.
+    pub fn plain(self) -> Value {
+        match self {
+            Value::Named(t) => Value::Tuple(t.items),
+            v => v,
+        }
+    }
+
     /// Python's type name (`ndarray`, `int`, `tuple`, ...), for error messages.
     pub fn type_name(&self) -> &'static str {
         match self {
+            Value::Named(t) => t.type_name,
             Value::Array(_) => "ndarray",
             Value::Scalar(s) => pyscalar::type_name(s),
             Value::Str(_) => "str",
@@ -112,7 +147,7 @@ impl Value {
     fn arrays<'a>(&'a self, out: &mut Vec<&'a Array>) {
         match self {
             Value::Array(a) | Value::Poly1d(a) => out.push(a),
-            Value::Tuple(items) | Value::List(items) => {
+            Value::Tuple(items) | Value::List(items) | Value::Named(NamedTuple { items, .. }) => {
                 for i in items {
                     i.arrays(out);
                 }
@@ -130,7 +165,7 @@ impl Value {
             })?),
             Value::Scalar(s) => HostValue::Scalar(*s),
             Value::Str(s) => HostValue::Str(s.clone()),
-            Value::Tuple(items) => HostValue::Tuple(
+            Value::Tuple(items) | Value::Named(NamedTuple { items, .. }) => HostValue::Tuple(
                 items
                     .iter()
                     .map(|i| i.with_hosts(hosts))
@@ -377,7 +412,7 @@ pub(crate) trait Nested: Sized {
 impl Nested for Value {
     fn items(&self) -> Option<&[Value]> {
         match self {
-            Value::Tuple(v) | Value::List(v) => Some(v),
+            Value::Tuple(v) | Value::List(v) | Value::Named(NamedTuple { items: v, .. }) => Some(v),
             _ => None,
         }
     }

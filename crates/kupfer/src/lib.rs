@@ -21,8 +21,9 @@
 //!   their elementwise input; `reduce_options.rs`: their `initial=` and `where=`
 //!   ([`sum_with`], [`max_with`], ...).
 //! - [`indexing`]: `a.get(&idx![...])`, `a.set(...)`, masks, integer arrays, `nonzero`,
-//!   `take`, `put`, device stream compaction; `accumulate/`: `ufunc.at` (`ufunc_at`:
+//!   `take`, `put`, `fill_diagonal`, device stream compaction; `accumulate/`: `ufunc.at` (`ufunc_at`:
 //!   atomics, or a sort and a segmented scan where WGSL has none).
+//! - [`grids`]: `mgrid` / `ogrid` (NumPy's index-trick grids).
 //! - [`linalg`]: `dot`, `vdot`, `inner`, `outer`, `tensordot`, `kron`, `einsum`, `norm`,
 //!   `diagonal`, `diag`, `trace`.
 //! - [`manip`]: `concatenate`, `stack`, `split`, `flip`, `roll`, `pad`, `tile`, `repeat`,
@@ -70,6 +71,7 @@ mod dtype_info;
 pub mod fft;
 pub mod fuse;
 mod fusion;
+pub mod grids;
 mod host;
 pub mod indexing;
 #[cfg(feature = "npy")]
@@ -117,6 +119,9 @@ pub use dtype_info::{finfo, iinfo, FInfo, IInfo};
 pub use fuse::{fuse, Fused};
 pub use half::f16;
 pub use host::{Element, HostArray, HostData};
+#[cfg(not(target_arch = "wasm32"))]
+pub use indexing::fill_diagonal;
+pub use indexing::fill_diagonal_async;
 pub use indexing::functions::*;
 pub use indexing::{AtOp, Index, MaskedReads};
 pub use kupfer_core::casting::{can_cast, Casting};
@@ -154,6 +159,9 @@ pub use reduce_options::{
 };
 pub use scalar::{Operand, Scalar};
 pub use scan::{cumprod, cumsum, diff, nancumprod, nancumsum};
+#[cfg(not(target_arch = "wasm32"))]
+pub use sort::digitize;
+pub use sort::digitize_async;
 pub use sort::{
     argpartition, argsort, lexsort, median, partition, percentile, percentiles, quantile,
     quantiles, searchsorted, sort, sort_complex,

@@ -1,5 +1,5 @@
 //! Index functions from kupfer's `indexing` module: `nonzero`, `flatnonzero`, `argwhere`,
-//! `take`, `take_along_axis`, `put`, `put_along_axis`, `place`, `putmask`, `copyto`,
+//! `take`, `take_along_axis`, `put`, `put_along_axis`, `fill_diagonal`, `place`, `putmask`, `copyto`,
 //! `compress`, `extract`, `choose`, `select`, `indices`, `ix_`, `unravel_index`,
 //! `ravel_multi_index`, `diag_indices`, `tril_indices`, `triu_indices` and `ufunc.at`
 //! (`np.add.at`, `subtract`, `multiply`, `maximum`, `minimum`). Functions that read a value
@@ -10,7 +10,7 @@ use super::{to_array, to_int, to_operand, Call, Registry};
 use crate::error::{EvalError, Result};
 use crate::program::wait;
 use crate::value::Value;
-use kupfer::{Array, AtOp, Casting, Index, Operand, TakeMode};
+use kupfer::{Array, AtOp, Casting, Index, IndexOrder, Operand, SliceArg, TakeMode};
 
 pub(super) fn register(r: &mut Registry) {
     r.native(&["nonzero"], nonzero);
@@ -20,6 +20,7 @@ pub(super) fn register(r: &mut Registry) {
     r.native(&["take_along_axis"], take_along_axis);
     r.native(&["put"], put);
     r.native(&["put_along_axis"], put_along_axis);
+    r.native(&["fill_diagonal"], fill_diagonal);
     r.native(&["place"], place);
     r.native(&["putmask"], putmask);
     r.native(&["copyto"], copyto);
@@ -145,6 +146,17 @@ fn put_along_axis(call: Call) -> Result<Value> {
         "np.put_along_axis",
     )
     .map_err(EvalError::kupfer(span))?;
+    Ok(Value::None)
+}
+
+fn fill_diagonal(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["a", "val", "wrap="])?;
+    let x = a.array("a")?;
+    let v = a.operand("val")?;
+    let wrap = a.bool_or("wrap", false)?;
+    wait(kupfer::fill_diagonal_async(&x, v, wrap), "np.fill_diagonal")
+        .map_err(EvalError::kupfer(span))?;
     Ok(Value::None)
 }
 
@@ -303,24 +315,25 @@ fn ix(call: Call) -> Result<Value> {
     Ok(arrays(r))
 }
 
+fn order(a: &mut super::Args) -> Result<IndexOrder> {
+    let span = a.span();
+    match a.string("order")? {
+        None => Ok(IndexOrder::C),
+        Some(s) => IndexOrder::parse(&s).map_err(EvalError::kupfer(span)),
+    }
+}
+
 fn unravel_index(call: Call) -> Result<Value> {
     let span = call.span;
     let mut a = call.bind(&["indices", "shape", "order="])?;
-    let v = a.req("indices")?;
-    let scalar = matches!(v, Value::Scalar(_));
-    let idx = to_array(&v, None, span)?;
+    let idx = to_array(&a.req("indices")?, None, span)?;
     let shape = a.shape("shape")?;
-    if let Some(o) = a.string("order")? {
-        if o != "C" {
-            return Err(EvalError::not_supported(span, format!("order='{o}'")));
-        }
-    }
+    let o = order(&mut a)?;
     let r = wait(
-        kupfer::unravel_index_async(&idx, &shape),
+        kupfer::unravel_index_order_async(&idx, &shape, o),
         "np.unravel_index",
     )
     .map_err(EvalError::kupfer(span))?;
-    let _ = scalar;
     Ok(arrays(r))
 }
 
@@ -332,6 +345,11 @@ fn ravel_multi_index(call: Call) -> Result<Value> {
             .iter()
             .map(|i| to_array(i, None, span))
             .collect::<Result<_>>()?,
+        // An array's rows (its first axis) are the coordinate arrays, as NumPy iterates it.
+        Value::Array(arr) if arr.ndim() > 0 => (0..arr.shape()[0])
+            .map(|i| arr.slice(&[SliceArg::Index(i as isize)]))
+            .collect::<kupfer::Result<_>>()
+            .map_err(EvalError::kupfer(span))?,
         other => {
             return Err(EvalError::type_error(
                 span,
@@ -343,9 +361,29 @@ fn ravel_multi_index(call: Call) -> Result<Value> {
         }
     };
     let dims = a.shape("dims")?;
-    let m = mode(&mut a)?;
+    let modes: Vec<TakeMode> = match a.get("mode") {
+        None | Some(Value::None) => vec![TakeMode::Raise],
+        Some(Value::Str(s)) => vec![TakeMode::parse(&s).map_err(EvalError::kupfer(span))?],
+        Some(Value::List(items)) | Some(Value::Tuple(items)) => items
+            .iter()
+            .map(|m| match m {
+                Value::Str(s) => TakeMode::parse(s).map_err(EvalError::kupfer(span)),
+                other => Err(EvalError::type_error(
+                    span,
+                    format!("clipmode must be a string, got '{}'", other.type_name()),
+                )),
+            })
+            .collect::<Result<_>>()?,
+        Some(other) => {
+            return Err(EvalError::type_error(
+                span,
+                format!("clipmode must be a string, got '{}'", other.type_name()),
+            ))
+        }
+    };
+    let o = order(&mut a)?;
     let r = wait(
-        kupfer::ravel_multi_index_async(&mi, &dims, m),
+        kupfer::ravel_multi_index_modes_async(&mi, &dims, &modes, o),
         "np.ravel_multi_index",
     )
     .map_err(EvalError::kupfer(span))?;

@@ -474,13 +474,8 @@ fn pad(call: Call) -> Result<Value> {
         }
     };
     let mode = a.string("mode")?.unwrap_or_else(|| "constant".into());
-    let reflect_type = a.string("reflect_type")?;
-    if reflect_type.as_deref().is_some_and(|t| t != "even") {
-        return Err(EvalError::not_supported(
-            span,
-            "np.pad(): reflect_type='odd'",
-        ));
-    }
+    // NumPy reflects oddly for 'odd' only (any other string is the even reflection).
+    let odd = a.string("reflect_type")?.as_deref() == Some("odd");
     let stat = |a: &mut Args| -> Result<Option<Vec<(usize, usize)>>> {
         match a.get("stat_length") {
             None => Ok(None),
@@ -497,16 +492,16 @@ fn pad(call: Call) -> Result<Value> {
         "constant" => PadMode::Constant(pairs_of(a.get("constant_values"))?),
         "empty" => PadMode::Constant(Vec::new()),
         "edge" => PadMode::Edge,
+        "reflect" if odd => PadMode::ReflectOdd,
         "reflect" => PadMode::Reflect,
+        "symmetric" if odd => PadMode::SymmetricOdd,
         "symmetric" => PadMode::Symmetric,
         "wrap" => PadMode::Wrap,
         "linear_ramp" => PadMode::LinearRamp(pairs_of(a.get("end_values"))?),
         "maximum" => PadMode::Maximum(stat(&mut a)?),
         "minimum" => PadMode::Minimum(stat(&mut a)?),
         "mean" => PadMode::Mean(stat(&mut a)?),
-        "median" => {
-            return Err(EvalError::not_supported(span, "np.pad(): mode='median'"));
-        }
+        "median" => PadMode::Median(stat(&mut a)?),
         other => {
             return Err(EvalError::value_error(
                 span,

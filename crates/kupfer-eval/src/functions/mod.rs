@@ -21,6 +21,7 @@ pub(crate) mod decomp_orth;
 pub(crate) mod eig;
 pub(crate) mod elementwise;
 pub(crate) mod fft;
+pub(crate) mod grids;
 pub(crate) mod indexing;
 pub(crate) mod linalg;
 mod loops;
@@ -87,6 +88,7 @@ fn build() -> Registry {
     scans::register(&mut r);
     stats::register(&mut r);
     indexing::register(&mut r);
+    grids::register(&mut r);
     signal::register(&mut r);
     random::register(&mut r);
     sort::register(&mut r);
@@ -135,7 +137,6 @@ pub(crate) const PLANNED: &[&str] = &[
     "unique",
     // indexing
     "searchsorted",
-    "digitize",
     // sorting
     "sort",
     "argsort",

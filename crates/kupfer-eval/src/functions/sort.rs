@@ -1,5 +1,5 @@
 //! Sorting: `sort`, `argsort` (also `a.argsort()`), `lexsort`, `sort_complex`, `partition`,
-//! `argpartition`, `searchsorted`, `median`, `quantile`, `percentile` (kupfer's `sort`
+//! `argpartition`, `searchsorted`, `digitize`, `median`, `quantile`, `percentile` (kupfer's `sort`
 //! module), `unique` and the array API's `unique_*`, `isin`, `intersect1d`, `setdiff1d`,
 //! `union1d`, `setxor1d`
 //! (these read a size back: natively they block, in the browser they are a clear error).
@@ -8,7 +8,7 @@
 
 use super::{to_array, Call, Registry};
 use crate::error::{EvalError, Result};
-use crate::value::Value;
+use crate::value::{NamedTuple, Value};
 
 pub(super) fn register(r: &mut Registry) {
     r.native(&["sort"], sort);
@@ -17,13 +17,14 @@ pub(super) fn register(r: &mut Registry) {
     r.native(&["sort_complex"], sort_complex);
     r.native(&["partition"], partition);
     r.native(&["argpartition"], argpartition);
-    r.native(&["median"], median);
-    r.native(&["quantile"], quantile);
-    r.native(&["percentile"], percentile);
-    r.native(&["nanmedian"], nanmedian);
-    r.native(&["nanquantile"], nanquantile);
-    r.native(&["nanpercentile"], nanpercentile);
+    r.native(&["median"], |c| with_out(c, median, false));
+    r.native(&["quantile"], |c| with_out(c, quantile, true));
+    r.native(&["percentile"], |c| with_out(c, percentile, true));
+    r.native(&["nanmedian"], |c| with_out(c, nanmedian, false));
+    r.native(&["nanquantile"], |c| with_out(c, nanquantile, true));
+    r.native(&["nanpercentile"], |c| with_out(c, nanpercentile, true));
     r.native(&["searchsorted"], searchsorted);
+    r.native(&["digitize"], digitize);
     r.native(&["isin"], isin);
     r.native(&["unique"], unique);
     r.native(&["unique_values"], unique_values);
@@ -34,6 +35,40 @@ pub(super) fn register(r: &mut Registry) {
     r.native(&["setdiff1d"], setdiff1d);
     r.native(&["union1d"], union1d);
     r.native(&["setxor1d"], setxor1d);
+}
+
+/// `out=` (a keyword argument) of the order statistics: the result is written into `out`
+/// in place (`kupfer::reduce_into`: NumPy's shape check, then a cast) and `out` is the value.
+/// The quantile forms check NumPy's `same_kind` rule first (NumPy writes them with `np.add`;
+/// the median forms go through `np.mean`, which casts unsafely). `overwrite_input=` is
+/// accepted and ignored: it only lets NumPy reuse the input as scratch space, and kupfer
+/// never writes to its input.
+fn with_out(mut call: Call, f: fn(Call) -> Result<Value>, same_kind: bool) -> Result<Value> {
+    let span = call.span;
+    let at = call.kwargs.iter().position(|(k, _)| k == "out");
+    let out = match at.map(|i| call.kwargs.remove(i).1) {
+        None | Some(Value::None) => return f(call),
+        Some(Value::Array(o)) => o,
+        Some(_) => return Err(EvalError::type_error(span, "output must be an array")),
+    };
+    let r = match f(call)? {
+        Value::Array(r) => r,
+        v => to_array(&v, None, span)?,
+    };
+    if same_kind && !kupfer::can_cast(r.dtype(), out.dtype(), kupfer::Casting::SameKind) {
+        return Err(EvalError::type_error(
+            span,
+            format!(
+                "Cannot cast ufunc 'add' output from dtype('{}') to dtype('{}') with casting \
+                 rule 'same_kind'",
+                r.dtype(),
+                out.dtype()
+            ),
+        ));
+    }
+    Ok(Value::Array(
+        kupfer::reduce_into(&out, &r, "add").map_err(EvalError::kupfer(span))?,
+    ))
 }
 
 /// `axis` of sort-like functions: absent is -1, an explicit `None` flattens.
@@ -217,7 +252,10 @@ fn nanmedian(call: Call) -> Result<Value> {
     let x = to_array(&v, None, span)?;
     let axes = a.axes("axis")?;
     if a.get("out").is_some() {
-        return Err(EvalError::not_supported(span, "out="));
+        return Err(EvalError::not_supported(
+            span,
+            "a positional out (pass out=)",
+        ));
     }
     let _ = a.get("overwrite_input");
     let keepdims = a.bool_or("keepdims", false)?;
@@ -246,7 +284,7 @@ fn quantile_any(call: Call, percent: bool, nan: bool) -> Result<Value> {
     if a.get("out").is_some() || a.get("weights").is_some() || a.get("interpolation").is_some() {
         return Err(EvalError::not_supported(
             span,
-            "out=, weights= or interpolation=",
+            "a positional out, weights= or interpolation=",
         ));
     }
     let _ = a.get("overwrite_input");
@@ -285,7 +323,10 @@ fn median(call: Call) -> Result<Value> {
     let x = to_array(&v, None, span)?;
     let axes = a.axes("axis")?;
     if a.get("out").is_some() {
-        return Err(EvalError::not_supported(span, "out="));
+        return Err(EvalError::not_supported(
+            span,
+            "a positional out (pass out=)",
+        ));
     }
     let _ = a.get("overwrite_input");
     let keepdims = a.bool_or("keepdims", false)?;
@@ -313,6 +354,18 @@ fn searchsorted(call: Call) -> Result<Value> {
     Ok(Value::Array(
         kupfer::searchsorted(&x, &q, side, sorter.as_ref()).map_err(EvalError::kupfer(span))?,
     ))
+}
+
+/// `np.digitize(x, bins, right=False)` (reads the bins' direction back: blocks natively).
+fn digitize(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["x", "bins", "right="])?;
+    let x = to_array(&a.req("x")?, None, span)?;
+    let bins = to_array(&a.req("bins")?, None, span)?;
+    let right = a.bool_or("right", false)?;
+    let r = crate::program::wait(kupfer::digitize_async(&x, &bins, right), "np.digitize")
+        .map_err(EvalError::kupfer(span))?;
+    Ok(Value::Array(r))
 }
 
 fn isin(call: Call) -> Result<Value> {
@@ -380,11 +433,24 @@ fn unique_api(call: Call, index: bool, inverse: bool, counts: bool) -> Result<Va
     if !(index || inverse || counts) {
         return Ok(Value::Array(u.values));
     }
-    let mut out = vec![Value::Array(u.values)];
-    out.extend(u.indices.map(Value::Array));
-    out.extend(u.inverse.map(Value::Array));
-    out.extend(u.counts.map(Value::Array));
-    Ok(Value::Tuple(out))
+    let mut items = vec![Value::Array(u.values)];
+    items.extend(u.indices.map(Value::Array));
+    items.extend(u.inverse.map(Value::Array));
+    items.extend(u.counts.map(Value::Array));
+    // NumPy 2's named tuples: `uniq.values`, `uniq.counts`, ... (and plain tuple use).
+    let (type_name, fields): (&'static str, &'static [&'static str]) = match (index, inverse) {
+        (true, _) => (
+            "UniqueAllResult",
+            &["values", "indices", "inverse_indices", "counts"],
+        ),
+        (false, true) => ("UniqueInverseResult", &["values", "inverse_indices"]),
+        (false, false) => ("UniqueCountsResult", &["values", "counts"]),
+    };
+    Ok(Value::Named(NamedTuple {
+        type_name,
+        fields,
+        items,
+    }))
 }
 
 fn unique_values(call: Call) -> Result<Value> {

@@ -715,16 +715,69 @@ pub fn ix_(args: &[Array]) -> Result<Vec<Array>> {
     pollster::block_on(ix_async(args))
 }
 
+/// Which axis varies fastest in a flat index (`order=` of `unravel_index` and
+/// `ravel_multi_index`): `C` (the last axis, NumPy's default) or `F` (the first axis).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum IndexOrder {
+    /// Row-major: the last axis varies fastest.
+    #[default]
+    C,
+    /// Column-major (Fortran): the first axis varies fastest.
+    F,
+}
+
+impl IndexOrder {
+    /// From NumPy's `order=` string (`'C'` or `'F'`).
+    pub fn parse(s: &str) -> Result<IndexOrder> {
+        match s {
+            "C" => Ok(IndexOrder::C),
+            "F" => Ok(IndexOrder::F),
+            _ => Err(Error::invalid("only 'C' or 'F' order is permitted")),
+        }
+    }
+
+    /// The flat-index stride of each axis of `dims` in this order.
+    fn strides(self, dims: &[usize]) -> Vec<usize> {
+        (0..dims.len())
+            .map(|j| match self {
+                IndexOrder::C => dims[j + 1..].iter().product(),
+                IndexOrder::F => dims[..j].iter().product(),
+            })
+            .collect()
+    }
+
+    /// The axis whose coordinate needs no `mod` (the slowest-varying one).
+    fn outermost(self, ndim: usize) -> usize {
+        match self {
+            IndexOrder::C => 0,
+            IndexOrder::F => ndim.saturating_sub(1),
+        }
+    }
+}
+
+fn only_int_indices(a: &Array) -> Result<()> {
+    if a.dtype().is_int() || a.dtype() == DType::Bool {
+        Ok(())
+    } else {
+        Err(Error::invalid("only int indices permitted"))
+    }
+}
+
 /// `np.unravel_index(indices, shape)` (C order): one coordinate array per axis, async (reads
 /// the indices' min and max back to check them).
 pub async fn unravel_index_async(indices: &Array, shape: &[usize]) -> Result<Vec<Array>> {
-    if !indices.dtype().is_int() {
-        return Err(Error::invalid(format!(
-            "Cannot cast array data from dtype('{}') to dtype('int64') according to the rule \
-             'safe'",
-            indices.dtype()
-        )));
-    }
+    unravel_index_order_async(indices, shape, IndexOrder::C).await
+}
+
+/// `np.unravel_index(indices, shape, order)`: one coordinate array per axis (dtype: the
+/// device's default integer), async (reads the indices' min and max back to check them, one
+/// sync, as NumPy raises on an out-of-bounds index).
+pub async fn unravel_index_order_async(
+    indices: &Array,
+    shape: &[usize],
+    order: IndexOrder,
+) -> Result<Vec<Array>> {
+    only_int_indices(indices)?;
     let size = size_of(shape);
     if indices.size() > 0 {
         let lo = crate::reduce::min(indices, crate::reduce::Axis::All, false)?
@@ -744,14 +797,15 @@ pub async fn unravel_index_async(indices: &Array, shape: &[usize]) -> Result<Vec
     }
     let dt = indices.device().default_int();
     let x = indices.astype(dt)?;
+    let strides = order.strides(shape);
+    let outer = order.outermost(shape.len());
     let mut out = Vec::with_capacity(shape.len());
     for j in 0..shape.len() {
-        let inner: usize = shape[j + 1..].iter().product();
         let mut c = x.clone();
-        if inner != 1 {
-            c = ufuncs::floor_divide(&c, inner as i64)?;
+        if strides[j] > 1 {
+            c = ufuncs::floor_divide(&c, strides[j] as i64)?;
         }
-        if j > 0 {
+        if j != outer && shape[j] > 0 {
             c = ufuncs::remainder(&c, shape[j] as i64)?;
         }
         out.push(c);
@@ -765,6 +819,16 @@ pub fn unravel_index(indices: &Array, shape: &[usize]) -> Result<Vec<Array>> {
     pollster::block_on(unravel_index_async(indices, shape))
 }
 
+/// `np.unravel_index(indices, shape, order)`.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn unravel_index_order(
+    indices: &Array,
+    shape: &[usize],
+    order: IndexOrder,
+) -> Result<Vec<Array>> {
+    pollster::block_on(unravel_index_order_async(indices, shape, order))
+}
+
 /// `np.ravel_multi_index(multi_index, dims, mode)` (C order), async (`mode='raise'` reads the
 /// coordinates' bounds back).
 pub async fn ravel_multi_index_async(
@@ -772,43 +836,65 @@ pub async fn ravel_multi_index_async(
     dims: &[usize],
     mode: TakeMode,
 ) -> Result<Array> {
+    ravel_multi_index_modes_async(multi_index, dims, &[mode], IndexOrder::C).await
+}
+
+/// `np.ravel_multi_index(multi_index, dims, mode, order)` with NumPy's full `mode=`: one
+/// [`TakeMode`] for every axis, or one per axis (`modes.len() == dims.len()`). The coordinate
+/// arrays broadcast together; the result has the device's default integer dtype. Async: every
+/// axis in `Raise` mode reads its coordinates' min and max back (one sync per such axis).
+pub async fn ravel_multi_index_modes_async(
+    multi_index: &[Array],
+    dims: &[usize],
+    modes: &[TakeMode],
+    order: IndexOrder,
+) -> Result<Array> {
     if multi_index.len() != dims.len() {
         return Err(Error::invalid(format!(
             "parameter multi_index must be a sequence of length {}",
             dims.len()
         )));
     }
+    if modes.len() != 1 && modes.len() != dims.len() {
+        return Err(Error::invalid(format!(
+            "list of clipmodes has wrong length ({} instead of {})",
+            modes.len(),
+            dims.len()
+        )));
+    }
     let device = Device::current()?;
     let dt = device.default_int();
+    let strides = order.strides(dims);
     let mut acc: Option<Array> = None;
     for (j, (c, &d)) in multi_index.iter().zip(dims).enumerate() {
-        if !c.dtype().is_int() {
-            return Err(Error::invalid(format!(
-                "Cannot cast array data from dtype('{}') to dtype('int64') according to the \
-                 rule 'safe'",
-                c.dtype()
-            )));
-        }
+        only_int_indices(c)?;
+        let mode = modes[if modes.len() == 1 { 0 } else { j }];
+        let c = c.astype(dt)?;
         let c = match mode {
             TakeMode::Raise => {
                 if c.size() > 0 {
-                    let lo = crate::reduce::min(c, crate::reduce::Axis::All, false)?
+                    let lo = crate::reduce::min(&c, crate::reduce::Axis::All, false)?
                         .item_async()
                         .await?;
-                    let hi = crate::reduce::max(c, crate::reduce::Axis::All, false)?
+                    let hi = crate::reduce::max(&c, crate::reduce::Axis::All, false)?
                         .item_async()
                         .await?;
                     if lo.as_f64() < 0.0 || hi.as_f64() >= d as f64 {
                         return Err(Error::invalid("invalid entry in coordinates array"));
                     }
                 }
-                c.clone()
+                c
             }
-            TakeMode::Wrap => ufuncs::remainder(c, d as i64)?,
-            TakeMode::Clip => ufuncs::clip(c, 0i64, d as i64 - 1)?,
+            _ if d == 0 && c.size() > 0 => {
+                return Err(Error::invalid(
+                    "cannot unravel if shape has zero entries (is empty).",
+                ))
+            }
+            _ if d == 0 => c,
+            TakeMode::Wrap => ufuncs::remainder(&c, d as i64)?,
+            TakeMode::Clip => ufuncs::clip(&c, 0i64, d as i64 - 1)?,
         };
-        let stride: usize = dims[j + 1..].iter().product();
-        let term = ufuncs::multiply(&c.astype(dt)?, stride as i64)?;
+        let term = ufuncs::multiply(&c, strides[j] as i64)?;
         acc = Some(match acc {
             None => term,
             Some(a) => ufuncs::add(&a, &term)?,
@@ -826,6 +912,22 @@ pub async fn ravel_multi_index_async(
 #[cfg(not(target_arch = "wasm32"))]
 pub fn ravel_multi_index(multi_index: &[Array], dims: &[usize], mode: TakeMode) -> Result<Array> {
     pollster::block_on(ravel_multi_index_async(multi_index, dims, mode))
+}
+
+/// `np.ravel_multi_index(multi_index, dims, mode, order)` with a mode per axis.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn ravel_multi_index_modes(
+    multi_index: &[Array],
+    dims: &[usize],
+    modes: &[TakeMode],
+    order: IndexOrder,
+) -> Result<Array> {
+    pollster::block_on(ravel_multi_index_modes_async(
+        multi_index,
+        dims,
+        modes,
+        order,
+    ))
 }
 
 /// `np.diag_indices(n, ndim)`: `ndim` copies of `arange(n)`.

@@ -19,6 +19,7 @@
 //! read-back of the count.
 
 pub(crate) mod compact;
+mod fill_diagonal;
 pub mod functions;
 mod get;
 pub(crate) mod index;
@@ -29,6 +30,9 @@ pub(crate) use crate::fusion::readers;
 pub(crate) mod resolve;
 pub(crate) mod set;
 
+#[cfg(not(target_arch = "wasm32"))]
+pub use fill_diagonal::fill_diagonal;
+pub use fill_diagonal::fill_diagonal_async;
 pub use functions::*;
 pub use index::{Index, IntoIndex};
 pub use kupfer_core::indexing::AtOp;

@@ -1,8 +1,10 @@
 //! `pad` (`numpy.pad`). The constant, edge, reflect, symmetric and wrap modes are one gather
 //! kernel over the output (`shaders/gather_axes.wgsl`: every output coordinate maps to a
-//! source coordinate or a constant). The statistic modes (maximum, minimum, mean) and
-//! linear_ramp pad axis after axis as NumPy does: a reduction (or a ramp) per side joined
-//! with the array by one concatenation kernel.
+//! source coordinate or a constant). The statistic modes (maximum, minimum, mean, median)
+//! and linear_ramp pad axis after axis as NumPy does: a reduction (or a ramp) per side joined
+//! with the array by one concatenation kernel. The odd reflections (`reflect_type='odd'`)
+//! follow NumPy's iteration: chunks of at most one period, `2 * edge - chunk`, reflected
+//! about the current edge, one concatenation per round.
 
 use super::joining::concatenate;
 use super::launch::gather;
@@ -34,6 +36,13 @@ pub enum PadMode {
     Minimum(Option<Vec<(usize, usize)>>),
     /// The mean, as [`PadMode::Maximum`] (rounded for integer arrays).
     Mean(Option<Vec<(usize, usize)>>),
+    /// The median, as [`PadMode::Mean`] (rounded half to even for integer arrays).
+    Median(Option<Vec<(usize, usize)>>),
+    /// [`PadMode::Reflect`] with NumPy's `reflect_type='odd'`: each mirrored value `v`
+    /// becomes `2 * edge - v`, so the data continues through the edge.
+    ReflectOdd,
+    /// [`PadMode::Symmetric`] with `reflect_type='odd'`.
+    SymmetricOdd,
 }
 
 impl PadMode {
@@ -49,6 +58,9 @@ impl PadMode {
             PadMode::Maximum(_) => "maximum",
             PadMode::Minimum(_) => "minimum",
             PadMode::Mean(_) => "mean",
+            PadMode::Median(_) => "median",
+            PadMode::ReflectOdd => "reflect",
+            PadMode::SymmetricOdd => "symmetric",
         }
     }
 }
@@ -133,7 +145,21 @@ pub fn pad(a: &Array, pad_width: &[(usize, usize)], mode: &PadMode) -> Result<Ar
                 ramp(cur, d, len, side, end)
             })
         }
-        PadMode::Maximum(lengths) | PadMode::Minimum(lengths) | PadMode::Mean(lengths) => {
+        PadMode::ReflectOdd | PadMode::SymmetricOdd => {
+            let symmetric = *mode == PadMode::SymmetricOdd;
+            if widths.iter().all(|&(b, af)| b == 0 && af == 0) {
+                return a.copy();
+            }
+            let mut cur = a.clone();
+            for (d, &(b, af)) in widths.iter().enumerate() {
+                cur = reflect_odd_axis(&cur, d, b, af, symmetric)?;
+            }
+            Ok(cur)
+        }
+        PadMode::Maximum(lengths)
+        | PadMode::Minimum(lengths)
+        | PadMode::Mean(lengths)
+        | PadMode::Median(lengths) => {
             let lengths: Vec<(Option<usize>, Option<usize>)> = match lengths {
                 None => vec![(None, None); nd],
                 Some(l) => per_axis(l, nd, (0, 0))?
@@ -149,7 +175,7 @@ pub fn pad(a: &Array, pad_width: &[(usize, usize)], mode: &PadMode) -> Result<Ar
                     lengths[d].1
                 };
                 let take = want.unwrap_or(n).min(n);
-                if take == 0 && !matches!(mode, PadMode::Mean(_)) {
+                if take == 0 && !matches!(mode, PadMode::Mean(_) | PadMode::Median(_)) {
                     return Err(Error::invalid(
                         "stat_length of 0 yields no value for padding",
                     ));
@@ -163,7 +189,11 @@ pub fn pad(a: &Array, pad_width: &[(usize, usize)], mode: &PadMode) -> Result<Ar
                     PadMode::Maximum(_) => crate::reduce::max(&chunk, ax, true)?,
                     PadMode::Minimum(_) => crate::reduce::min(&chunk, ax, true)?,
                     _ => {
-                        let m = crate::reduce::mean(&chunk, ax, true)?;
+                        let m = if matches!(mode, PadMode::Median(_)) {
+                            crate::sort::median(&chunk, Some(&[ax]), true)?
+                        } else {
+                            crate::reduce::mean(&chunk, ax, true)?
+                        };
                         if cur.dtype().is_int() || cur.dtype() == DType::Bool {
                             crate::ufuncs::rint(&m)?
                         } else {
@@ -177,6 +207,82 @@ pub fn pad(a: &Array, pad_width: &[(usize, usize)], mode: &PadMode) -> Result<Ar
             })
         }
     }
+}
+
+/// One axis of an odd reflection, NumPy's `_set_reflect_both` rounds: each round mirrors a
+/// chunk of at most the current length (kept to whole periods of the original `n` values;
+/// the edge value excluded for `reflect`, included for `symmetric`) about each edge as
+/// `2 * edge - chunk`, until `before` and `after` values are added. A length-1 axis repeats
+/// its value (NumPy's legacy rule).
+fn reflect_odd_axis(
+    a: &Array,
+    d: usize,
+    before: usize,
+    after: usize,
+    symmetric: bool,
+) -> Result<Array> {
+    if before == 0 && after == 0 {
+        return Ok(a.clone());
+    }
+    let n = a.shape()[d];
+    let dtype = a.dtype();
+    let along = |cur: &Array, lo: usize, hi: usize, reversed: bool| -> Result<Array> {
+        let mut args = vec![SliceArg::FULL; cur.ndim()];
+        args[d] = SliceArg::range(lo as isize, hi as isize);
+        let part = cur.slice(&args)?;
+        if !reversed {
+            return Ok(part);
+        }
+        args[d] = SliceArg::Slice {
+            start: None,
+            stop: None,
+            step: Some(-1),
+        };
+        part.slice(&args)
+    };
+    if n == 1 {
+        let mut shape = a.shape().to_vec();
+        shape[d] = before;
+        let head = a.broadcast_to(&shape)?;
+        shape[d] = after;
+        let tail = a.broadcast_to(&shape)?;
+        return concatenate(&[head, a.clone(), tail], Some(d as isize), None);
+    }
+    let odd = |chunk: Array, edge: Array| -> Result<Array> {
+        crate::ufuncs::subtract(crate::ufuncs::multiply(&edge, 2i64)?, &chunk)?.astype(dtype)
+    };
+    let (mut left, mut right) = (before, after);
+    let mut cur = a.clone();
+    while left > 0 || right > 0 {
+        let len = cur.shape()[d];
+        let period = if symmetric {
+            len / n * n
+        } else {
+            (len - 1) / (n - 1) * (n - 1)
+        };
+        let mut parts = Vec::with_capacity(3);
+        let mut added_left = 0;
+        if left > 0 {
+            let c = period.min(left);
+            let skip = usize::from(!symmetric);
+            let chunk = along(&cur, skip, skip + c, true)?;
+            parts.push(odd(chunk, along(&cur, 0, 1, false)?)?);
+            added_left = c;
+        }
+        parts.push(cur.clone());
+        let mut added_right = 0;
+        if right > 0 {
+            let c = period.min(right);
+            let end = if symmetric { len } else { len - 1 };
+            let chunk = along(&cur, end - c, end, true)?;
+            parts.push(odd(chunk, along(&cur, len - 1, len, false)?)?);
+            added_right = c;
+        }
+        cur = concatenate(&parts, Some(d as isize), None)?;
+        left -= added_left;
+        right -= added_right;
+    }
+    Ok(cur)
 }
 
 /// Pads axis after axis: `side_values(cur, d, width, side)` gives the `width` values before

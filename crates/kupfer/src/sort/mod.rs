@@ -2,7 +2,7 @@
 //!
 //! - [`order`] — `sort`, `argsort`, `sort_complex`, `lexsort`, `partition`, `argpartition`
 //!   (a full sort satisfies partition's contract).
-//! - [`search`] — `searchsorted`.
+//! - [`search`] — `searchsorted`; `digitize.rs` — `digitize` (bins' direction read back).
 //! - [`unique`] — `unique` and the array API's `unique_*`, `isin`, `intersect1d`, `union1d`,
 //!   `setdiff1d`, `setxor1d` (one read-back of the size: `_async` forms);
 //!   [`unique_axis`](mod@unique_axis) — `unique(a, axis=k)`.
@@ -43,6 +43,7 @@
 //! unique and the set functions read back one count per compaction. Arrays above the adapter's largest storage binding
 //! are a clear error.
 
+mod digitize;
 pub(crate) mod engine;
 pub mod histogram;
 pub mod histogramdd;
@@ -52,6 +53,9 @@ pub mod search;
 pub mod unique;
 pub mod unique_axis;
 
+#[cfg(not(target_arch = "wasm32"))]
+pub use digitize::digitize;
+pub use digitize::digitize_async;
 #[doc(hidden)]
 pub use engine::{set_limits_for_tests, set_portable_ranking_for_tests};
 #[cfg(not(target_arch = "wasm32"))]
