@@ -1360,6 +1360,7 @@ fn binary_expr(op: BinaryOp, a: &str, b: &str, d: DType, needs: &mut Needs) -> R
         }
         (FloorDivide, Kind::Int | Kind::Float) => format!("kp_floor_divide_{t}({a}, {b})"),
         (Remainder, Kind::Int | Kind::Float) => format!("kp_remainder_{t}({a}, {b})"),
+        (Fmod, Kind::Int | Kind::Float) => format!("kp_fmod_{t}({a}, {b})"),
         (Power, Kind::Int) => format!("kp_power_{t}({a}, {b})"),
         (Maximum, Kind::Float) => format!("kp_maximum_{t}({a}, {b})"),
         (Minimum, Kind::Float) => format!("kp_minimum_{t}({a}, {b})"),
