@@ -79,6 +79,9 @@ pub enum LinAlgError {
     /// A tensor whose halves have different sizes (`tensorsolve`).
     #[error("Input arrays must satisfy the requirement prod(a.shape[b.ndim:]) == prod(a.shape[:b.ndim])")]
     TensorShape,
+    /// An infinite or NaN element where a factorization needs finite ones (`eig`).
+    #[error("Array must not contain infs or NaNs")]
+    NotFinite,
     /// An iterative method that did not converge (the operation named).
     #[error("{0} did not converge")]
     NotConverged(String),

@@ -27,6 +27,7 @@ pub mod codegen;
 pub mod convolve;
 pub mod custom;
 pub mod dtype;
+pub mod eig;
 pub mod epilogue;
 pub mod error;
 pub mod expr;

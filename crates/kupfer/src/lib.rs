@@ -101,7 +101,9 @@ pub mod windows;
 pub use array::Array;
 #[cfg(not(target_arch = "wasm32"))]
 pub use calculus::interp;
-pub use calculus::{ediff1d, gradient, trapezoid, unwrap};
+pub use calculus::{
+    cumulative_prod, cumulative_sum, ediff1d, gradient, trapezoid, unwrap, Spacing,
+};
 pub use config::Config;
 pub use creation::*;
 pub use custom::{ElementwiseKernel, RawKernel, RawModule, ReductionKernel};
@@ -125,11 +127,11 @@ pub use kupfer_core::{
     casting, promote, DType, Error, Kind, Layout, LinAlgError, Result, SliceArg,
 };
 pub use kupfer_wgpu::{wgpu, AdapterChoice, DeviceInfo, Event, MemoryPool};
-#[cfg(not(target_arch = "wasm32"))]
-pub use linalg::polyfit;
 pub use linalg::{
     diag, diagonal, dot, einsum, inner, kron, outer, tensordot, trace, vdot, TensorAxes,
 };
+#[cfg(not(target_arch = "wasm32"))]
+pub use linalg::{polyfit, roots};
 pub use log_spaced::{geomspace, geomspace_complex, logspace};
 pub use manip::*;
 pub use matmul::{matmul, matmul_with, MatmulPrecision};
@@ -141,7 +143,7 @@ pub use nanfuncs::{
 pub use num_complex::{Complex32, Complex64};
 pub use numeric::*;
 pub use order::Order;
-pub use polynomial::{polyadd, polyder, polyint, polymul, polysub, polyval};
+pub use polynomial::{polyadd, polyder, polyint, polymul, polysub, polyval, vander};
 pub use reduce::{
     all, amax, amin, any, argmax, argmin, average, count_nonzero, max, mean, min, prod, ptp, sum,
     var, Axis,

@@ -228,11 +228,41 @@ pub fn real_if_close(a: &Array, tol: f64) -> Result<Array> {
 
 /// NaN replaced by `nan`, +inf by `posinf` and -inf by `neginf` (by default the dtype's
 /// largest and most negative finite values), for the real and imaginary parts of complex
-/// input; integers and bools are returned as they are (NumPy's `nan_to_num`).
-pub fn nan_to_num(x: &Array, nan: f64, posinf: Option<f64>, neginf: Option<f64>) -> Result<Array> {
+/// input; integers and bools are returned as they are (NumPy's `nan_to_num`). Each
+/// replacement is a number or an array that broadcasts to `x`'s shape (element-wise
+/// replacements, as NumPy 2 allows); the result keeps `x`'s dtype.
+///
+/// ```
+/// # use kupfer as kp;
+/// let x = kp::Array::from_slice(&[f64::INFINITY, f64::NAN, 1.0], &[3])?;
+/// let y = kp::nan_to_num(&x, 0.0.into(), Some(9.0.into()), None)?;
+/// assert_eq!(y.to_vec::<f64>()?, vec![9.0, 0.0, 1.0]);
+/// # Ok::<(), kp::Error>(())
+/// ```
+pub fn nan_to_num(
+    x: &Array,
+    nan: Operand,
+    posinf: Option<Operand>,
+    neginf: Option<Operand>,
+) -> Result<Array> {
     let d = x.dtype();
+    for r in [Some(&nan), posinf.as_ref(), neginf.as_ref()]
+        .into_iter()
+        .flatten()
+    {
+        if let Operand::Array(r) = r {
+            let b = kupfer_core::layout::broadcast_shapes(x.shape(), r.shape());
+            if b.as_deref().ok() != Some(x.shape()) {
+                return Err(Error::ShapeMismatch {
+                    op: "nan_to_num".into(),
+                    lhs: r.shape().to_vec(),
+                    rhs: x.shape().to_vec(),
+                });
+            }
+        }
+    }
     if d.is_complex() {
-        let re = nan_to_num(&uf::real(x)?, nan, posinf, neginf)?;
+        let re = nan_to_num(&uf::real(x)?, nan.clone(), posinf.clone(), neginf.clone())?;
         let im = nan_to_num(&uf::imag(x)?, nan, posinf, neginf)?;
         return uf::make_complex(re, im)?.astype(d);
     }
@@ -240,10 +270,21 @@ pub fn nan_to_num(x: &Array, nan: f64, posinf: Option<f64>, neginf: Option<f64>)
         return Ok(x.clone());
     }
     let info = crate::finfo(d)?;
-    let hi = posinf.unwrap_or(info.max);
-    let lo = neginf.unwrap_or(info.min);
-    let inner = uf::where_(isposinf(x)?, hi, uf::where_(isneginf(x)?, lo, x)?)?;
-    uf::where_(uf::isnan(x)?, nan, inner)?.astype(d)
+    let hi = posinf.unwrap_or_else(|| info.max.into());
+    let lo = neginf.unwrap_or_else(|| info.min.into());
+    // Replacements are cast to x's dtype first, as NumPy's copyto into x.
+    let cast = |r: Operand| -> Result<Operand> {
+        Ok(match r {
+            Operand::Array(a) => a.astype(d)?.into(),
+            s => s,
+        })
+    };
+    let inner = uf::where_(
+        isposinf(x)?,
+        cast(hi)?,
+        uf::where_(isneginf(x)?, cast(lo)?, x)?,
+    )?;
+    uf::where_(uf::isnan(x)?, cast(nan)?, inner)?.astype(d)
 }
 
 /// The Heaviside step function: 0 for `x1 < 0`, `x2` for `x1 == 0`, 1 for `x1 > 0`, NaN for

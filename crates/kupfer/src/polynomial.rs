@@ -1,5 +1,6 @@
 //! NumPy's polynomial helpers on coefficient arrays, highest power first (`polyval`,
-//! `polyadd`, `polysub`, `polymul`, `polyder`, `polyint`), on the device.
+//! `polyadd`, `polysub`, `polymul`, `polyder`, `polyint`) and the Vandermonde matrix
+//! (`vander`), on the device.
 
 use crate::array::Array;
 use crate::creation::arange;
@@ -138,4 +139,49 @@ pub fn polyint(p: &Array, m: usize, k: &[f64]) -> Result<Array> {
         p = uf::where_(last, k.get(i).copied().unwrap_or(0.0), grown)?;
     }
     Ok(p)
+}
+
+/// The Vandermonde matrix of `x` (NumPy's `vander`): column `j` holds `x ** (N - 1 - j)`
+/// (`x ** j` when `increasing`), `N` columns (`len(x)` by default), as running products of
+/// `x` (NumPy's `multiply.accumulate`, so integer powers are exact). Integer and bool input
+/// below 32 bits gives the default integer (int64), as NumPy; 32-bit integers stay 32-bit
+/// (kupfer's rule); floats and complex keep their dtype.
+///
+/// ```
+/// # use kupfer as kp;
+/// let x = kp::Array::from_slice(&[1i64, 2, 3, 5], &[4])?;
+/// let v = kp::vander(&x, Some(3), false)?;
+/// assert_eq!(v.to_vec::<i64>()?, vec![1, 1, 1, 4, 2, 1, 9, 3, 1, 25, 5, 1]);
+/// # Ok::<(), kp::Error>(())
+/// ```
+pub fn vander(x: &Array, n: Option<usize>, increasing: bool) -> Result<Array> {
+    if x.ndim() != 1 {
+        return Err(Error::invalid(
+            "x must be a one-dimensional array or sequence.",
+        ));
+    }
+    let d = x.dtype();
+    let dtype = if d.is_float() || d.is_complex() || d.is_64bit() || d.host_size() == 4 {
+        d
+    } else {
+        x.device().default_int()
+    };
+    let len = x.shape()[0];
+    let n = n.unwrap_or(len);
+    let device = x.device();
+    if n == 0 || len == 0 {
+        return crate::creation::full_on(device, &[len, n], 0i64, Some(dtype));
+    }
+    let ones = crate::creation::full_on(device, &[len, 1], 1i64, Some(dtype))?;
+    let columns = x
+        .astype(dtype)?
+        .reshape(&[len as isize, 1])?
+        .broadcast_to(&[len, n - 1])?;
+    let both = crate::manip::concatenate(&[ones, columns], Some(1), None)?;
+    let rising = crate::scan::cumprod(&both, Some(1), Some(dtype))?;
+    if increasing {
+        Ok(rising)
+    } else {
+        crate::manip::flip(&rising, Some(&[1]))
+    }
 }

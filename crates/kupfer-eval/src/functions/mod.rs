@@ -18,6 +18,7 @@ pub(crate) mod complex;
 pub(crate) mod creation;
 pub(crate) mod decomp;
 pub(crate) mod decomp_orth;
+pub(crate) mod eig;
 pub(crate) mod elementwise;
 pub(crate) mod fft;
 pub(crate) mod indexing;
@@ -80,6 +81,7 @@ fn build() -> Registry {
     linalg::register(&mut r);
     decomp::register(&mut r);
     decomp_orth::register(&mut r);
+    eig::register(&mut r);
     reductions::register(&mut r);
     scans::register(&mut r);
     stats::register(&mut r);
@@ -124,8 +126,6 @@ pub fn function_names() -> Vec<&'static str> {
 /// rather than "unknown".
 pub(crate) const PLANNED: &[&str] = &[
     // statistics and scans
-    "cumulative_sum",
-    "cumulative_prod",
     "cov",
     "corrcoef",
     "logsumexp",
@@ -142,10 +142,6 @@ pub(crate) const PLANNED: &[&str] = &[
     "lexsort",
     // more elementwise
     "poly1d",
-    // linear algebra and products
-    "linalg.eig",
-    "roots",
-    "linalg.eigvals",
 ];
 
 /// Array methods (`a.sum()`) that later issues implement.

@@ -43,6 +43,7 @@ pub(super) fn register(r: &mut Registry) {
     #[cfg(not(target_arch = "wasm32"))]
     r.native(&["interp"], interp);
     r.native(&["polyval"], polyval);
+    r.native(&["vander"], vander);
     r.native(&["polyadd"], |c| poly_pair(c, kupfer::polyadd));
     r.native(&["polysub"], |c| poly_pair(c, kupfer::polysub));
     r.native(&["polymul"], |c| poly_pair(c, kupfer::polymul));
@@ -410,12 +411,21 @@ fn real_if_close(call: Call) -> Result<Value> {
     }
 }
 
+/// `np.nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None)`: each replacement a
+/// number or an array broadcasting to `x`.
 fn nan_to_num(call: Call) -> Result<Value> {
     let span = call.span;
     let mut a = call.bind(&["x", "copy=", "nan=", "posinf=", "neginf="])?;
     let x = a.array("x")?;
-    let nan = a.float("nan")?.unwrap_or(0.0);
-    let (posinf, neginf) = (a.float("posinf")?, a.float("neginf")?);
+    let replacement = |v: Option<Value>| -> Result<Option<kupfer::Operand>> {
+        v.map(|v| match v {
+            Value::Scalar(s) => Ok(kupfer::Operand::Scalar(s)),
+            other => Ok(kupfer::Operand::Array(to_array(&other, None, span)?)),
+        })
+        .transpose()
+    };
+    let nan = replacement(a.get("nan"))?.unwrap_or(kupfer::Operand::Scalar(Scalar::Float(0.0)));
+    let (posinf, neginf) = (replacement(a.get("posinf"))?, replacement(a.get("neginf"))?);
     Ok(Value::Array(
         kupfer::nan_to_num(&x, nan, posinf, neginf).map_err(kerr(span))?,
     ))
@@ -567,17 +577,18 @@ fn ediff1d(call: Call) -> Result<Value> {
     let span = call.span;
     let mut a = call.bind(&["ary", "to_end=", "to_begin="])?;
     let x = a.array("ary")?;
-    if a.get("to_end").is_some() || a.get("to_begin").is_some() {
-        return Err(EvalError::not_supported(
-            span,
-            "np.ediff1d's to_end= and to_begin= (they need np.concatenate)",
-        ));
-    }
-    Ok(Value::Array(kupfer::ediff1d(&x).map_err(kerr(span))?))
+    let edge = |v: Option<Value>| -> Result<Option<Array>> {
+        v.map(|v| to_array(&v, None, span)).transpose()
+    };
+    let to_end = edge(a.get("to_end"))?;
+    let to_begin = edge(a.get("to_begin"))?;
+    Ok(Value::Array(
+        kupfer::ediff1d(&x, to_end.as_ref(), to_begin.as_ref()).map_err(kerr(span))?,
+    ))
 }
 
-/// `np.gradient(f, *varargs, axis=None, edge_order=1)` with scalar spacings: one array for a
-/// single axis, else a tuple of arrays.
+/// `np.gradient(f, *varargs, axis=None, edge_order=1)`: each spacing a scalar step or an
+/// array of sample coordinates; one array for a single axis, else a tuple of arrays.
 fn gradient(call: Call) -> Result<Value> {
     let span = call.span;
     let (mut varargs, mut a) = call.split_varargs(&["axis=", "edge_order="])?;
@@ -594,12 +605,18 @@ fn gradient(call: Call) -> Result<Value> {
     let mut spacing = Vec::new();
     for v in varargs {
         match v {
-            Value::Scalar(s) if !matches!(s, Scalar::Complex { .. }) => spacing.push(s.as_f64()),
-            _ => {
-                return Err(EvalError::not_supported(
-                    span,
-                    "np.gradient with coordinate arrays as spacing (scalar spacings only)",
-                ))
+            Value::Scalar(s) if !matches!(s, Scalar::Complex { .. }) => {
+                spacing.push(kupfer::Spacing::Uniform(s.as_f64()))
+            }
+            other => {
+                let x = to_array(&other, None, span)?;
+                if x.ndim() == 0 {
+                    return Err(EvalError::not_supported(
+                        span,
+                        "np.gradient with a 0-d array as a spacing (give the step as a number)",
+                    ));
+                }
+                spacing.push(kupfer::Spacing::Coordinates(x));
             }
         }
     }
@@ -674,7 +691,7 @@ fn fold_reduce(call: Call, op: fn(Array, Array) -> kupfer::Result<Array>) -> Res
     Ok(Value::Array(out))
 }
 
-/// `np.interp(x, xp, fp, left=None, right=None, period=None)`; `period` is not supported.
+/// `np.interp(x, xp, fp, left=None, right=None, period=None)`.
 #[cfg(not(target_arch = "wasm32"))]
 fn interp(call: Call) -> Result<Value> {
     let span = call.span;
@@ -684,11 +701,9 @@ fn interp(call: Call) -> Result<Value> {
     let fp = a.array("fp")?;
     let left = a.float("left")?;
     let right = a.float("right")?;
-    if a.get("period").is_some() {
-        return Err(EvalError::not_supported(span, "np.interp's period="));
-    }
+    let period = a.float("period")?;
     Ok(Value::Array(
-        kupfer::interp(&x, &xp, &fp, left, right).map_err(kerr(span))?,
+        kupfer::interp(&x, &xp, &fp, left, right, period).map_err(kerr(span))?,
     ))
 }
 
@@ -752,5 +767,23 @@ fn polyint(call: Call) -> Result<Value> {
     };
     Ok(Value::Array(
         kupfer::polyint(&p, m, &k).map_err(kerr(span))?,
+    ))
+}
+
+/// `np.vander(x, N=None, increasing=False)`.
+fn vander(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["x", "N=", "increasing="])?;
+    let x = a.array("x")?;
+    let n = a
+        .int("N")?
+        .map(|n| {
+            usize::try_from(n)
+                .map_err(|_| EvalError::value_error(span, "negative dimensions are not allowed"))
+        })
+        .transpose()?;
+    let increasing = a.bool_or("increasing", false)?;
+    Ok(Value::Array(
+        kupfer::vander(&x, n, increasing).map_err(kerr(span))?,
     ))
 }

@@ -1,5 +1,5 @@
-//! Scans: `cumsum`, `cumprod`, `nancumsum`, `nancumprod` (kupfer's `scan` module) and
-//! `diff`. Array methods `a.cumsum(axis=1)` and `a.cumprod()` call the same handlers.
+//! Scans: `cumsum`, `cumprod`, `nancumsum`, `nancumprod` (kupfer's `scan` module),
+//! `cumulative_sum`, `cumulative_prod` and `diff`. Array methods `a.cumsum(axis=1)` and `a.cumprod()` call the same handlers.
 //!
 //! Result dtypes are kupfer's: bool and int32 accumulate in int32 where NumPy gives int64.
 
@@ -14,6 +14,42 @@ pub(super) fn register(r: &mut Registry) {
     r.native(&["nancumsum"], nancumsum);
     r.native(&["nancumprod"], nancumprod);
     r.native(&["diff"], diff);
+    r.native(&["cumulative_sum"], cumulative_sum);
+    r.native(&["cumulative_prod"], cumulative_prod);
+}
+
+type CumulativeFn = fn(&Array, Option<isize>, Option<DType>, bool) -> kupfer::Result<Array>;
+
+/// `f(x, /, *, axis=None, dtype=None, out=None, include_initial=False)` (the Array API's
+/// `cumulative_sum` and `cumulative_prod`).
+fn cumulative(call: Call, f: CumulativeFn) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["x", "*axis=", "*dtype=", "*out=", "*include_initial="])?;
+    if a.get("out").is_some() {
+        return Err(EvalError::not_supported(
+            span,
+            "out= (kupfer eval computes new arrays; it never writes into one)",
+        ));
+    }
+    let x = a.array("x")?;
+    let span_axis = a.span();
+    let axis = a
+        .get("axis")
+        .map(|v| super::to_index_int(&v, span_axis).map(|v| v as isize))
+        .transpose()?;
+    let dtype = a.dtype("dtype")?;
+    let initial = a.bool_or("include_initial", false)?;
+    Ok(Value::Array(
+        f(&x, axis, dtype, initial).map_err(EvalError::kupfer(span))?,
+    ))
+}
+
+fn cumulative_sum(call: Call) -> Result<Value> {
+    cumulative(call, kupfer::cumulative_sum)
+}
+
+fn cumulative_prod(call: Call) -> Result<Value> {
+    cumulative(call, kupfer::cumulative_prod)
 }
 
 type ScanFn = fn(&Array, Option<isize>, Option<DType>) -> kupfer::Result<Array>;

@@ -10,7 +10,8 @@ use kupfer_core::{DType, LinAlgError, Result};
 
 /// NumPy's `linalg.cholesky(a, upper=False)`: the lower factor `L` with `a = L @ L^T` of each
 /// matrix of `a` (`..., n, n`), read from `a`'s lower triangle; with `upper`, the upper factor
-/// `U = L^T` read from `a`'s upper triangle (NumPy's `upper=True`).
+/// `U = L^T` read from `a`'s upper triangle (NumPy's `upper=True`). Complex (Hermitian) matrices give
+/// `a = L @ L^H` and `U = L^H` (native complex kernels, `linalg/complex_factor.rs`).
 ///
 /// Errors: `LinAlgError: Matrix is not positive definite` (read back at the call).
 ///
@@ -28,6 +29,9 @@ pub fn cholesky(a: &Array, upper: bool) -> Result<Array> {
 
 /// [`cholesky`], async (the browser's only form: it reads the definiteness check back).
 pub async fn cholesky_async(a: &Array, upper: bool) -> Result<Array> {
+    if a.dtype().is_complex() {
+        return super::complex_factor::cholesky_complex(a, upper).await;
+    }
     let dtype = factor::compute_dtype(a.dtype())?;
     let (batch, n) = factor::square(a)?;
     let device = a.device().clone();

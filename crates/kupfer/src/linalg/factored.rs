@@ -100,8 +100,8 @@ pub fn lu_solve(lu: &Array, piv: &Array, b: &Array, trans: u8) -> Result<Array> 
         let y = super::solve_triangular(lu, &pb, 0, true, true)?;
         super::solve_triangular(lu, &y, 0, false, false)?
     } else {
-        let z = super::solve_triangular(lu, &b2, 1, false, false)?;
-        let w = super::solve_triangular(lu, &z, 1, true, true)?;
+        let z = super::solve_triangular(lu, &b2, trans, false, false)?;
+        let w = super::solve_triangular(lu, &z, trans, true, true)?;
         let inverse = crate::argsort(&perm, Some(-1), None)?;
         gather_rows(&w, &inverse)?
     };
@@ -146,9 +146,9 @@ pub fn cho_solve(c: &Array, lower: bool, b: &Array) -> Result<Array> {
     }
     if lower {
         let y = super::solve_triangular(c, b, 0, true, false)?;
-        super::solve_triangular(c, &y, 1, true, false)
+        super::solve_triangular(c, &y, 2, true, false)
     } else {
-        let y = super::solve_triangular(c, b, 1, false, false)?;
+        let y = super::solve_triangular(c, b, 2, false, false)?;
         super::solve_triangular(c, &y, 0, false, false)
     }
 }

@@ -290,12 +290,18 @@ fn logdet(a: &Array, slog: bool) -> Result<Array> {
 /// # Ok::<(), kp::Error>(())
 /// ```
 pub fn det(a: &Array) -> Result<Array> {
+    if a.dtype().is_complex() {
+        return super::complex_factor::det_complex(a);
+    }
     logdet(a, false)
 }
 
 /// NumPy's `linalg.slogdet(a)`: `(sign, logabsdet)` of each square matrix of `a`; a
 /// singular matrix gives `(0, -inf)`. Stays lazy: nothing is read back.
 pub fn slogdet(a: &Array) -> Result<(Array, Array)> {
+    if a.dtype().is_complex() {
+        return super::complex_factor::slogdet_complex(a);
+    }
     let both = logdet(a, true)?;
     let sign = both.slice(&[SliceArg::Ellipsis, SliceArg::Index(0)])?;
     let log = both.slice(&[SliceArg::Ellipsis, SliceArg::Index(1)])?;
@@ -307,6 +313,9 @@ pub fn slogdet(a: &Array) -> Result<(Array, Array)> {
 /// the row interchanged with row `i` (int32, 0-based, as SciPy). A singular matrix leaves an
 /// exact zero on U's diagonal (SciPy warns; kupfer does not read anything back).
 pub fn lu_factor(a: &Array) -> Result<(Array, Array)> {
+    if a.dtype().is_complex() {
+        return super::complex_factor::lu_factor_complex(a);
+    }
     let dtype = factor::compute_dtype(a.dtype())?;
     let (batch, n) = factor::square(a)?;
     let device = a.device().clone();

@@ -17,11 +17,14 @@
 
 mod chain;
 mod cholesky;
+mod complex_factor;
 mod cross;
 mod diagonal;
+mod eig;
 mod einsum;
 mod factor;
 mod factored;
+mod hermitian;
 mod lstsq;
 mod lu;
 mod norm;
@@ -29,6 +32,7 @@ mod orth;
 mod polyfit;
 mod products;
 mod qr;
+mod roots;
 mod svd;
 mod triangular;
 
@@ -38,6 +42,9 @@ pub use cholesky::cholesky;
 pub use cholesky::cholesky_async;
 pub use cross::cross;
 pub use diagonal::{diag, diagonal, trace};
+#[cfg(not(target_arch = "wasm32"))]
+pub use eig::{eig, eigvals};
+pub use eig::{eig_async, eigvals_async, EIG_ORDER_MAX};
 pub use einsum::einsum;
 pub use factored::lu;
 #[cfg(not(target_arch = "wasm32"))]
@@ -54,6 +61,9 @@ pub use polyfit::polyfit;
 pub use polyfit::{polyfit_async, Polyfit};
 pub use products::{dot, inner, kron, matvec, outer, tensordot, vdot, vecdot, vecmat, TensorAxes};
 pub use qr::{qr, Qr, QrMode};
+#[cfg(not(target_arch = "wasm32"))]
+pub use roots::roots;
+pub use roots::roots_async;
 #[cfg(not(target_arch = "wasm32"))]
 pub use svd::{eigh, eigvalsh, svd, svdvals, svdvals_hermitian};
 pub use svd::{

@@ -88,6 +88,9 @@ pub(crate) fn householder(a: &Array, dtype: DType) -> Result<(Array, Array)> {
         let tau = crate::creation::full_on(&device, &with_core(&batch, &[k]), 0i64, Some(dtype))?;
         return Ok((h, tau));
     }
+    if dtype.is_complex() {
+        return super::complex_factor::householder_complex(a, &batch, m, n, dtype);
+    }
     let ab = factor::dense_copy(a, dtype)?;
     let tau = factor::alloc(&device, count * k, dtype)?;
     Orth::new(&device, dtype, count, m * n)?.qr(&ab, &tau, m, n)?;
@@ -107,6 +110,16 @@ pub(crate) fn form_q(h: &Array, tau: &Array, cols: usize) -> Result<Array> {
     if count == 0 || m.min(n) == 0 || cols == 0 {
         return Ok(x);
     }
+    if dtype.is_complex() {
+        let xb = factor::dense_copy(&x, dtype)?;
+        super::complex_factor::apply_q_complex(h, tau, &xb, count, m, n, cols)?;
+        return Ok(factor::wrap(
+            &device,
+            dtype,
+            xb,
+            &with_core(&batch, &[m, cols]),
+        ));
+    }
     let hb = factor::dense(h, dtype)?;
     let tb = factor::dense(tau, dtype)?;
     let xb: Arc<_> = factor::dense_copy(&x, dtype)?;
@@ -123,7 +136,8 @@ pub(crate) fn form_q(h: &Array, tau: &Array, cols: usize) -> Result<Array> {
 /// orthonormal columns and `R` upper triangular, by Householder reflections on the device
 /// (LAPACK's sign convention: R's diagonal is `-sign(a_kk) * norm`, as NumPy gives).
 /// Stays lazy: nothing is read back. Integer input computes in float (float32 for 32-bit
-/// types: kupfer's documented exception).
+/// types: kupfer's documented exception). Complex matrices run on native complex kernels
+/// (unitary `Q`, real diagonal of `R`, as zgeqrf).
 ///
 /// ```
 /// use kupfer as kp;
@@ -134,7 +148,11 @@ pub(crate) fn form_q(h: &Array, tau: &Array, cols: usize) -> Result<Array> {
 /// # Ok::<(), kp::Error>(())
 /// ```
 pub fn qr(a: &Array, mode: QrMode) -> Result<Qr> {
-    let dtype = factor::compute_dtype(a.dtype())?;
+    let dtype = if a.dtype().is_complex() {
+        a.dtype()
+    } else {
+        factor::compute_dtype(a.dtype())?
+    };
     let (_, m, n) = matrix_stack(a)?;
     let k = m.min(n);
     let (h, tau) = householder(a, dtype)?;

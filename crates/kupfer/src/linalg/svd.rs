@@ -336,7 +336,8 @@ fn symmetric(a: &Array, dtype: DType, uplo: Uplo) -> Result<(Array, Array, Array
 
 /// NumPy's `linalg.eigh(a, UPLO)`: eigenvalues (ascending, `..., n`) and eigenvectors (the
 /// columns of `..., n, n`) of each symmetric matrix of `a`, read from its lower (`'L'`) or
-/// upper triangle. Jacobi on the device (see the module docs).
+/// upper triangle. Jacobi on the device (see the module docs); complex (Hermitian) matrices
+/// run on the complex Schur form of `eig` (`linalg/hermitian.rs`).
 ///
 /// Errors: NumPy's for non-square input; `Eigenvalues did not converge` for non-finite
 /// input or after the sweep limit (read back at the call).
@@ -356,6 +357,11 @@ pub fn eigh(a: &Array, uplo: Uplo) -> Result<(Array, Array)> {
 
 /// [`eigh`], async (the browser's only form).
 pub async fn eigh_async(a: &Array, uplo: Uplo) -> Result<(Array, Array)> {
+    if a.dtype().is_complex() {
+        let (w, v) = super::hermitian::eigh_complex(a, uplo, true).await?;
+        let v = v.ok_or_else(|| Error::Device("eigh lost its vectors".into()))?;
+        return Ok((w, v));
+    }
     let dtype = factor::compute_dtype(a.dtype())?;
     let (batch, n) = factor::square(a)?;
     let count: usize = batch.iter().product();
@@ -393,6 +399,9 @@ pub fn eigvalsh(a: &Array, uplo: Uplo) -> Result<Array> {
 
 /// [`eigvalsh`], async.
 pub async fn eigvalsh_async(a: &Array, uplo: Uplo) -> Result<Array> {
+    if a.dtype().is_complex() {
+        return Ok(super::hermitian::eigh_complex(a, uplo, false).await?.0);
+    }
     let dtype = factor::compute_dtype(a.dtype())?;
     let (batch, n) = factor::square(a)?;
     let count: usize = batch.iter().product();

@@ -23,6 +23,7 @@ fn reversed() -> SliceArg {
 /// `op(a) @ x = b` where `a` (`..., n, n`) is triangular (only its `lower` or upper triangle
 /// is read), `op` is the identity (`trans = 0`) or the transpose (1, or 2: the conjugate
 /// transpose, the same for real matrices), and `unit_diagonal` takes the diagonal as ones.
+/// Complex systems run as [`super::solve_async`] of `op(a)`'s triangle.
 /// `b` is `(n,)` or `(..., n, k)` with batch axes broadcasting against `a`'s.
 ///
 /// Errors: SciPy's `LinAlgError` for an exactly zero diagonal element ("singular matrix:
@@ -61,7 +62,12 @@ pub async fn solve_triangular_async(
             "trans must be 0, 1 or 2 ('N', 'T', 'C'), got {trans}"
         )));
     }
-    let dtype = factor::compute_dtype(promote::result_type(a.dtype(), b.dtype())?)?;
+    let common = promote::result_type(a.dtype(), b.dtype())?;
+    let dtype = if common.is_complex() {
+        common
+    } else {
+        factor::compute_dtype(common)?
+    };
     let (abatch, n) = factor::square(a)?;
     let vector = b.ndim() == 1;
     if b.ndim() == 0 {
@@ -90,6 +96,9 @@ pub async fn solve_triangular_async(
             };
             return Err(LinAlgError::SingularAt(first).into());
         }
+    }
+    if dtype.is_complex() {
+        return complex_triangular(a, b, dtype, trans, lower, unit_diagonal).await;
     }
     let batch = broadcast_shapes(&abatch, &bbatch)?;
     let shape = |core: &[usize]| -> Vec<usize> { batch.iter().chain(core).copied().collect() };
@@ -129,4 +138,37 @@ pub async fn solve_triangular_async(
     } else {
         Ok(x)
     }
+}
+
+/// Complex triangular systems: `op(a)`'s triangle (with a unit diagonal when asked) solved
+/// by [`super::solve_async`] (LU on the real embedding; the singular check is done).
+async fn complex_triangular(
+    a: &Array,
+    b: &Array,
+    dtype: kupfer_core::DType,
+    trans: u8,
+    lower: bool,
+    unit_diagonal: bool,
+) -> Result<Array> {
+    let a = a.astype(dtype)?;
+    let mut t = if lower {
+        crate::tril(&a, 0)?
+    } else {
+        crate::triu(&a, 0)?
+    };
+    if unit_diagonal {
+        let n = a.shape()[a.ndim() - 1];
+        let eye = {
+            let _guard = a.device().use_device();
+            crate::creation::eye(n, None, 0, Some(dtype))?
+        };
+        let off = crate::subtract(&crate::ones_like(&eye, None)?, &eye)?;
+        t = crate::add(&crate::multiply(&t, &off)?, &eye)?;
+    }
+    let op = match trans {
+        0 => t,
+        1 => t.swapaxes(-1, -2)?,
+        _ => crate::conjugate(&t.swapaxes(-1, -2)?)?,
+    };
+    super::solve_async(&op, &b.astype(dtype)?).await
 }
