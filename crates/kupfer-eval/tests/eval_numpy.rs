@@ -1314,7 +1314,6 @@ const SURFACE_CASES: &[&str] = &[
 ];
 
 const REFUSED: &[&str] = &[
-<<<<<<< HEAD
     "np.average(x3, weights=v32)",
     "np.average(x3, axis=(0, 1), weights=pos[:3, :2])",
     "np.average(x3, axis=(0, 0), weights=pos[:2, :2])",
@@ -1323,7 +1322,6 @@ const REFUSED: &[&str] = &[
     "f32.ravel(order='X')",
     "np.zeros(3, order='K')",
     "np.fmod(z, 2)",
-=======
     "np.ediff1d(i32, to_end=[])",
     "np.ediff1d(i32, to_begin=1.5)",
     "np.cumulative_sum(f32)",
@@ -1333,7 +1331,6 @@ const REFUSED: &[&str] = &[
     "np.interp(v32, v32, v32, period=0)",
     "np.vander(f32)",
     "np.nan_to_num(f32, nan=np.array([1.0, 2.0]))",
->>>>>>> main
     "np.max(f32, where=b)",
     "np.sum(f32, where=v32[:3])",
     "np.isposinf(z)",
