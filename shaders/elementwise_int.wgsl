@@ -35,6 +35,14 @@ fn kp_remainder_T(a0: T, b0: T) -> T {
     return r;
 }
 
+// C's `%` (NumPy's fmod): the sign of the dividend; 0 for a zero divisor, as NumPy gives.
+fn kp_fmod_T(a0: T, b0: T) -> T {
+    let a = kp_opaque_T(a0);
+    let b = kp_opaque_T(b0);
+    if (b == T(0)) { return T(0); }
+    return a - kp_trunc_div_T(a, b) * b;
+}
+
 // Exponentiation by squaring with wrap-around. A negative exponent (NumPy raises) gives the
 // truncated result of 1/a**|b|: 1 for a == 1, ±1 for a == -1, 0 otherwise.
 fn kp_power_T(a: T, b: T) -> T {

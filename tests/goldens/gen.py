@@ -484,11 +484,21 @@ class Gen:
             rb = self.rand(db, n, -6, 6) if db.kind == "f" else self.rand(db, n, -3, 6)
         elif op in ("left_shift", "right_shift"):
             ra, rb = self.rand(da, n), self.rand(db, n, 0, 80)
-        elif op in ("floor_divide", "remainder"):
+        elif op in ("floor_divide", "remainder", "fmod"):
             ra = self.rand(da, n, -1000, 1000)
             rb = self.rand(db, n, -40, 40)
             if db.kind == "f":
                 rb = self.rand(db, n, 0.1, 40, log=True)
+            if op == "fmod" and da.kind == "f" and da != np.float16:
+                # quotients far beyond 2^53: exact only by long division, not x - y*trunc(x/y)
+                big = np.array([1e30, -1e30, 3e38, 1.5e-30, 1e20, -7e15, 16777217.0, 1e-40])
+                div = np.array([3.3, 3.3, 0.1, 1e-38, -0.7, 1e-5, 3.0, 1e-44])
+                if da == np.float64:
+                    big = np.concatenate([big, [1e300, -1e308, 5e-324, 1e200]])
+                    div = np.concatenate([div, [3.3, 1e-300, 5e-324, -1e-200]])
+                with np.errstate(all="ignore"):
+                    ra = np.concatenate([ra, big.astype(da)])
+                    rb = np.concatenate([rb, div.astype(db)])
         else:
             ra, rb = self.rand(da, n, -100, 100), self.rand(db, n, -100, 100)
         return np.concatenate([a, ra]), np.concatenate([b, rb])
@@ -510,8 +520,8 @@ class Gen:
 
     def sec_binary_mixed(self):
         """All mixed dtype pairs for a representative set of binary functions."""
-        ops = ["add", "subtract", "multiply", "divide", "floor_divide", "remainder", "power",
-               "maximum", "fmin", "arctan2", "hypot", "equal", "less", "greater_equal",
+        ops = ["add", "subtract", "multiply", "divide", "floor_divide", "remainder", "fmod",
+               "power", "maximum", "fmin", "arctan2", "hypot", "equal", "less", "greater_equal",
                "logical_and", "bitwise_or", "left_shift", "right_shift"]
         for op in ops:
             for da in DTYPES:
@@ -531,8 +541,8 @@ class Gen:
 
     def sec_scalars(self):
         """Python scalars (weak, NEP 50) on either side of every dtype."""
-        ops = ["add", "subtract", "multiply", "divide", "floor_divide", "remainder", "power",
-               "maximum", "minimum", "arctan2", "equal", "less", "logical_or", "bitwise_and",
+        ops = ["add", "subtract", "multiply", "divide", "floor_divide", "remainder", "fmod",
+               "power", "maximum", "minimum", "arctan2", "equal", "less", "logical_or", "bitwise_and",
                "left_shift", "right_shift"]
         scalars = [S(True), S(3), S(-2), S(2.5), S(-0.0), S(1.5 - 2j)]
         for op in ops:
@@ -808,7 +818,14 @@ class Gen:
                 if d.startswith("complex") and any(s[0] in ("sin", "exp", "log", "maximum",
                                                             "greater") for s in prog):
                     continue
-                args = [A(self.rand(d, 77, -3, 3)) for _ in range(3)]
+                draws = [self.rand(d, 77, -3, 3) for _ in range(3)]
+                if prog[0][0] == "exp":
+                    # log(exp(x)) + 1 cancels near x = -1, where one ulp of x is many of the
+                    # result: keep the first operand away from there (the draws stay the same,
+                    # so later cases do not move).
+                    x = draws[0]
+                    draws[0] = np.where(np.abs(x + 1) < 0.25, x + 0.5, x).astype(x.dtype)
+                args = [A(x) for x in draws]
                 vals = [a.value() for a in args]
                 temps = []
                 for step in prog:

@@ -1366,6 +1366,7 @@ pub(crate) fn binary_expr(
         }
         (FloorDivide, Kind::Int | Kind::Float) => format!("kp_floor_divide_{t}({a}, {b})"),
         (Remainder, Kind::Int | Kind::Float) => format!("kp_remainder_{t}({a}, {b})"),
+        (Fmod, Kind::Int | Kind::Float) => format!("kp_fmod_{t}({a}, {b})"),
         (Power, Kind::Int) => format!("kp_power_{t}({a}, {b})"),
         (Maximum, Kind::Float) => format!("kp_maximum_{t}({a}, {b})"),
         (Minimum, Kind::Float) => format!("kp_minimum_{t}({a}, {b})"),

@@ -262,7 +262,7 @@ impl BinaryOp {
         self.check_kind(common.kind(), unsupported)?;
         Ok(match (self, self.rule()) {
             // NumPy computes these in int8 for bool.
-            (FloorDivide | Remainder | Power | LeftShift | RightShift | Gcd | Lcm, _)
+            (FloorDivide | Remainder | Fmod | Power | LeftShift | RightShift | Gcd | Lcm, _)
                 if common == DType::Bool =>
             {
                 (DType::I8, DType::I8)

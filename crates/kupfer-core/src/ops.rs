@@ -262,6 +262,10 @@ macro_rules! binary_op_table {
             /// `a % b` with the sign of the divisor (Python semantics).
             Remainder "remainder" fns [remainder, mod_] eval ["remainder", "mod"]
                 kinds [Bool, Int, Float] rule Same body Custom complex false goldens true;
+            /// C's `fmod`: the remainder of truncated division, with the sign of the dividend
+            /// (exact for floats; integers by a zero divisor give 0, as NumPy).
+            Fmod "fmod" fns [fmod] eval ["fmod"]
+                kinds [Bool, Int, Float] rule Same body Custom complex false goldens true;
             /// `a ** b`.
             Power "power" fns [power] eval ["power", "pow"]
                 kinds [Bool, Int, Float, Complex] rule Same body Libm complex false goldens true;

@@ -1365,6 +1365,14 @@ const SURFACE_CASES: &[&str] = &[
 ];
 
 const REFUSED: &[&str] = &[
+    "np.average(x3, weights=v32)",
+    "np.average(x3, axis=(0, 1), weights=pos[:3, :2])",
+    "np.average(x3, axis=(0, 0), weights=pos[:2, :2])",
+    "np.arange(3, dtype=bool)",
+    "np.reshape(f32, (4, 3), order='K')",
+    "f32.ravel(order='X')",
+    "np.zeros(3, order='K')",
+    "np.fmod(z, 2)",
     "np.ediff1d(i32, to_end=[])",
     "np.ediff1d(i32, to_begin=1.5)",
     "np.cumulative_sum(f32)",
@@ -1503,6 +1511,106 @@ const REFUSED: &[&str] = &[
     "np.linalg.pinv(v32)",
     "np.polyfit(v32, v32, -1)",
 ];
+
+/// Issue 24's documentation gaps: weighted averages over several axes, arange's integer
+/// dtypes from float arguments, the orders of ravel/reshape/copy, complex() zeros, fmod.
+const DOCGAP_CASES: &[&str] = &[
+    // average: weights of the reduced axes' shape, in the order `axis` names them
+    "np.average(np.arange(8).reshape(2, 2, 2), axis=(0, 1), weights=[[1./4, 3./4], [1., 1./2]])",
+    "np.average(x3, axis=(0, 1), weights=pos[:2, :3])",
+    "np.average(x3, axis=(1, 0), weights=pos[:3, :2])",
+    "np.average(x3, axis=(2, 0), weights=pos[:2].T, keepdims=True)",
+    "np.average(x3, axis=-1, weights=v32 + 2)",
+    "np.average(x3, axis=(0, 1, 2), weights=x3 * x3)",
+    "np.average(i32, axis=0, weights=pos[:, 0])",
+    "np.average(f64, axis=(-1,), weights=f64[0] * f64[0])",
+    // arange: the length from the arguments, the first two values in the dtype
+    "np.arange(-3, 3, 0.5, dtype=int)",
+    "np.arange(0, 5, 0.5, dtype=int)",
+    "np.arange(0.5, 5, 1.7, dtype=np.int32)",
+    "np.arange(1.9, 10, 1, dtype=np.int16)",
+    "np.arange(0, 5, 0.3, dtype=np.int8)",
+    "np.arange(10, 0, -0.7, dtype=np.int64)",
+    "np.arange(-0.5, -4, -1.5, dtype=np.int64)",
+    "np.arange(5, 2, 0.5, dtype=int)",
+    "np.arange(0, 2, dtype=bool)",
+    "np.arange(0.5, 2, dtype=bool)",
+    "np.arange(1, -1, -1, dtype=bool)",
+    "np.arange(0, 1, 0.1, dtype=np.float16)",
+    "np.arange(0, 1, 0.1, dtype=np.float32)",
+    // orders: F, A (F when Fortran-contiguous), K (memory order, strides not flipped)
+    "np.ravel(f32, order='F')",
+    "np.ravel(f32.T, order='A')",
+    "np.ravel(f32, order='A')",
+    "np.ravel(f32[:, ::2].T, order='A')",
+    "f32.T.ravel(order='K')",
+    "f32[::-1].ravel('K')",
+    "f32.T[:, ::-1].ravel(order='K')",
+    "f32[:, ::2].ravel('K')",
+    "x3.transpose(1, 0, 2).ravel(order='K')",
+    "x3[:, ::2, ::-2].transpose(2, 0, 1).ravel('K')",
+    "x3[:, ::2, ::-2].transpose(2, 0, 1).flatten('K')",
+    "x3[:, ::2, ::-2].transpose(2, 0, 1).ravel('A')",
+    "x3.T.flatten('A')",
+    "x3.flatten('F')",
+    "np.broadcast_to(v32, (3, 4)).ravel(order='K')",
+    "np.broadcast_to(c32, (3, 4)).ravel(order='K')",
+    "np.broadcast_to(x3[:, :1, :], (2, 5, 4)).transpose(2, 1, 0).ravel('K')",
+    "np.ravel(z, order='F')",
+    "np.ravel(np.float32(3), order='K')",
+    "np.reshape(f32, (2, 6), order='F')",
+    "np.reshape(f32, 12, order='F')",
+    "np.reshape(np.ravel(f32, order='F'), (3, 4), order='F')",
+    "np.reshape(f32.T, -1, order='A')",
+    "np.reshape(f32, (6, -1), order='A')",
+    "f32.reshape(6, 2, order='F')",
+    "x3.reshape((4, -1), order='F')",
+    "x3.T.reshape(3, 8, order='A')",
+    "np.copy(f32.T, order='K').ravel('K')",
+    "np.copy(f32.T, order='C').ravel('K')",
+    "f32.T.copy().ravel('K')",
+    "f32.copy(order='F').ravel('K')",
+    "np.array(f32, order='F').ravel('K')",
+    "np.array(f32.T).ravel('K')",
+    "np.asarray(f32, order='F').ravel('K')",
+    "np.asarray(f32.T, order='C').ravel('K')",
+    "np.asarray(i32.T, dtype=np.float32).ravel('K')",
+    "f32.T.astype(np.float16).ravel('K')",
+    "f32.T.astype(np.float16, order='C').ravel('K')",
+    "np.zeros((2, 3), order='F').ravel('K')",
+    "np.ones_like(f32.T).ravel('K')",
+    "np.eye(3, 4, order='F').ravel('K')",
+    "np.einsum('ij->ji', f32, order='F').ravel('K')",
+    // complex(): CPython keeps the signed zeros of real arguments
+    "np.angle([0., -0., complex(0., -0.), complex(-0., -0.)])",
+    "np.signbit(np.imag(np.array([complex(0., -0.), complex(-0.), complex(1j, -0.), complex(2., 0.)])))",
+    "np.signbit(np.real(np.array([complex(-0., 1.), complex(-0.), complex(1j, 2.), complex(1 + 2j, 3j)])))",
+    "np.array([complex(1j, -0.), complex(1 + 2j, 3j), complex(2, 1j), complex(-0.)])",
+    // fmod: the sign of the dividend; exact for large quotients; integers by 0 give 0
+    "np.fmod([-3, -2, -1, 1, 2, 3], 2)",
+    "np.fmod([5, 3], [2, 2.])",
+    "np.fmod(i32, 7)",
+    "np.fmod(i32, np.array([0, 3, -3, 7]))",
+    "np.fmod(-i64, 9)",
+    "np.fmod(i64, 0)",
+    "np.fmod(u32, np.uint32(7))",
+    "np.fmod(b, b)",
+    "np.fmod(f32, 0.7)",
+    "np.fmod(f32, -0.7)",
+    "np.fmod(f16, np.float16(0.3))",
+    "np.fmod(f64, f64[::-1])",
+    "np.fmod(np.float32(1e30), np.float32(3.3))",
+    "np.fmod(np.array([1e30, -1e30, 5.5, -0.0, np.inf, np.nan, 3.0, 1e300, 7.0]), np.array([3.3, 3.3, np.inf, 2.0, 2.0, 1.0, 0.0, 1e-300, -np.inf]))",
+    "np.fmod(np.array([1e30, -3e38, 1e-30], dtype=np.float32), np.array([3.3, 0.1, 1e-37], dtype=np.float32))",
+    "np.fmod(np.float64(-0.0), 1.5)",
+    "np.fmod(np.zeros((0, 3)), 2.0)",
+    "np.fmod(x3, c32)",
+];
+
+#[test]
+fn documentation_gaps_match_numpy() {
+    match_numpy("docgaps", DOCGAP_CASES);
+}
 
 #[test]
 fn expressions_match_numpy() {

@@ -167,7 +167,7 @@ pub fn arange(
     if dtype == DType::Bool {
         if len > 2 {
             return Err(Error::invalid(
-                "no fill-function for data-type bool with more than 2 elements",
+                "arange() is only supported for booleans when the result has at most length 2.",
             ));
         }
         let host: Vec<bool> = (0..len)
@@ -175,9 +175,16 @@ pub fn arange(
             .collect();
         return Array::from_slice_on(&device, &host, &[len]);
     }
-    // NumPy: delta = dtype(start + step) - dtype(start), then start + i * delta.
+    // NumPy: the first two values in the target dtype, `dtype(start)` and
+    // `dtype(start + step)` (floats truncated toward zero for integer dtypes), then
+    // `first + i * (second - first)` in that dtype.
     let (first, delta): (Scalar, Scalar) = match (start, step) {
         (Scalar::Int(a), Scalar::Int(s)) if compute.is_int() => (Scalar::Int(a), Scalar::Int(s)),
+        _ if compute.is_int() => {
+            let a = start.as_f64().trunc() as i64;
+            let b = (start.as_f64() + step.as_f64()).trunc() as i64;
+            (Scalar::Int(a), Scalar::Int(b.wrapping_sub(a)))
+        }
         _ => {
             let a = round_to(start.as_f64(), compute);
             let b = round_to(start.as_f64() + step.as_f64(), compute);

@@ -16,7 +16,8 @@
 //! - [`Array`] (array.rs): the handle, transfers, `astype`, `eval`.
 //! - [`ufuncs`]: every elementwise function (`add`, `sin`, `where_`, `clip`, ...).
 //! - [`creation`]: `zeros`, `arange`, `linspace`, `eye`, `meshgrid`, ...
-//! - [`views`]: `reshape`, `transpose`, `slice` / [`s!`], `broadcast_to`, ...
+//! - [`views`]: `reshape`, `transpose`, `slice` / [`s!`], `broadcast_to`, ...; `order.rs`:
+//!   `ravel`, `flatten`, `reshape`, `copy` in [`Order`] C, F, A or K.
 //! - [`reduce`]: `sum`, `prod`, `mean`, `max`, `min`, `any`, `all` over any axes, fused with
 //!   their elementwise input; `reduce_options.rs`: their `initial=` and `where=`
 //!   ([`sum_with`], [`max_with`], ...).
@@ -87,6 +88,7 @@ pub mod nanfuncs;
 mod ndarray_interop;
 pub mod numeric;
 mod ops;
+mod order;
 pub mod polynomial;
 pub mod random;
 pub mod reduce;
@@ -148,6 +150,7 @@ pub use nanfuncs::{
 };
 pub use num_complex::{Complex32, Complex64};
 pub use numeric::*;
+pub use order::Order;
 pub use polynomial::{polyadd, polyder, polyint, polymul, polysub, polyval, vander};
 pub use reduce::{
     all, amax, amin, any, argmax, argmin, average, count_nonzero, max, mean, min, prod, ptp, sum,

@@ -561,8 +561,9 @@ pub fn ptp(a: &Array, axis: impl Into<Axis>, keepdims: bool) -> Result<Array> {
     crate::ufuncs::subtract(&max(a, axis.clone(), keepdims)?, &min(a, axis, keepdims)?)
 }
 
-/// Weighted average over `axis` (`weights` broadcast against `a`, or 1-D along a single
-/// `axis`, as NumPy allows); without weights, the mean.
+/// Weighted average over `axis`; without weights, the mean. As NumPy 2, `weights` has the
+/// shape of `a`, or (with `axis` given) the shape of the reduced axes in the order `axis`
+/// names them (a 1-D array along a single axis, a 2-D one for two axes, ...).
 pub fn average(
     a: &Array,
     axis: impl Into<Axis>,
@@ -573,36 +574,10 @@ pub fn average(
     let Some(w) = weights else {
         return mean(a, axis, keepdims);
     };
-    let w = if w.shape() != a.shape() {
-        match (&axis, w.ndim()) {
-            (Axis::Many(v), 1) if v.len() == 1 => {
-                let ax = normalize_axis(v[0], a.ndim())?;
-                if w.shape()[0] != a.shape()[ax] {
-                    return Err(Error::ShapeMismatch {
-                        op: "average: length of weights differs from the axis".into(),
-                        lhs: a.shape().to_vec(),
-                        rhs: w.shape().to_vec(),
-                    });
-                }
-                let mut s = vec![1isize; a.ndim()];
-                s[ax] = -1;
-                w.reshape(&s)?
-            }
-            _ if kupfer_core::layout::broadcast_shapes(a.shape(), w.shape()).as_deref()
-                == Ok(a.shape()) =>
-            {
-                w.clone()
-            }
-            _ => {
-                return Err(Error::ShapeMismatch {
-                    op: "average: weights must match the array or be 1-D along axis".into(),
-                    lhs: a.shape().to_vec(),
-                    rhs: w.shape().to_vec(),
-                })
-            }
-        }
-    } else {
+    let w = if w.shape() == a.shape() {
         w.clone()
+    } else {
+        weights_along_axes(a.shape(), w, &axis)?
     };
     let (acc, result) = float_types(kupfer_core::promote::result_type(a.dtype(), w.dtype())?);
     let num = reduce_raw(
@@ -614,6 +589,38 @@ pub fn average(
     let wb = w.broadcast_to(a.shape())?;
     let den = reduce_raw(&wb, &axis, keepdims, spec(Combine::Sum, acc, acc, "add"))?;
     crate::ufuncs::divide(&num, &den)?.astype(result)
+}
+
+/// `weights` of the reduced axes' shape (in `axis`'s order) as an array broadcasting against
+/// `a` (NumPy's `average`: transpose by argsort(axis), then 1 for every kept axis).
+fn weights_along_axes(shape: &[usize], w: &Array, axis: &Axis) -> Result<Array> {
+    let Axis::Many(given) = axis else {
+        return Err(Error::invalid(
+            "Axis must be specified when shapes of a and weights differ.",
+        ));
+    };
+    let mut axes = Vec::with_capacity(given.len());
+    for &ax in given {
+        let ax = normalize_axis(ax, shape.len())?;
+        if axes.contains(&ax) {
+            return Err(Error::invalid(format!("duplicate value in 'axis': {ax}")));
+        }
+        axes.push(ax);
+    }
+    let expected: Vec<usize> = axes.iter().map(|&ax| shape[ax]).collect();
+    if w.shape() != expected {
+        return Err(Error::invalid(
+            "Shape of weights must be consistent with shape of a along specified axis.",
+        ));
+    }
+    let mut order: Vec<isize> = (0..axes.len() as isize).collect();
+    order.sort_by_key(|&i| axes[i as usize]);
+    let target: Vec<isize> = shape
+        .iter()
+        .enumerate()
+        .map(|(i, &n)| if axes.contains(&i) { n as isize } else { 1 })
+        .collect();
+    w.transpose(Some(&order))?.reshape(&target)
 }
 
 impl Array {

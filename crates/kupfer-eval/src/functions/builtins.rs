@@ -254,11 +254,12 @@ fn bool_(call: Call) -> Result<Value> {
 fn complex(call: Call) -> Result<Value> {
     let span = call.span;
     let mut a = call.bind(&["real=", "imag="])?;
-    let part = |v: Option<Value>| -> Result<(f64, f64)> {
+    // (real part, imaginary part if the argument is complex)
+    let part = |v: Option<Value>| -> Result<Option<(f64, Option<f64>)>> {
         match v {
-            None => Ok((0.0, 0.0)),
-            Some(Value::Scalar(Scalar::Complex { re, im })) => Ok((re, im)),
-            Some(Value::Scalar(s)) => Ok((s.as_f64(), 0.0)),
+            None => Ok(None),
+            Some(Value::Scalar(Scalar::Complex { re, im })) => Ok(Some((re, Some(im)))),
+            Some(Value::Scalar(s)) => Ok(Some((s.as_f64(), None))),
             Some(Value::Array(_)) => Err(array_contents(span, "complex()")),
             Some(v) => Err(EvalError::type_error(
                 span,
@@ -269,12 +270,19 @@ fn complex(call: Call) -> Result<Value> {
             )),
         }
     };
-    let (r0, r1) = part(a.get("real"))?;
-    let (i0, i1) = part(a.get("imag"))?;
-    Ok(Value::Scalar(Scalar::Complex {
-        re: r0 - i1,
-        im: r1 + i0,
-    }))
+    let real = part(a.get("real"))?;
+    let imag = part(a.get("imag"))?;
+    // CPython's rule: the parts combine by arithmetic only where an argument is complex, so
+    // complex(0., -0.) keeps its negative zero.
+    let (r_re, r_im) = real.unwrap_or((0.0, None));
+    let (re, im) = match imag {
+        None => (r_re, r_im.unwrap_or(0.0)),
+        Some((i_re, i_im)) => (
+            i_im.map_or(r_re, |i_im| r_re - i_im),
+            r_im.map_or(i_re, |r_im| i_re + r_im),
+        ),
+    };
+    Ok(Value::Scalar(Scalar::Complex { re, im }))
 }
 
 fn slice(call: Call) -> Result<Value> {

@@ -33,13 +33,23 @@ fn kerr(span: crate::ast::Span) -> impl FnOnce(kupfer::Error) -> EvalError {
     EvalError::kupfer(span)
 }
 
+/// A new C-ordered array laid out as `order=` `'F'` asks (the values are the same; the layout
+/// shows in `ravel(order='K')` and the flags).
+fn in_order(a: Array, order: kupfer::Order, span: crate::ast::Span) -> Result<Array> {
+    match order {
+        kupfer::Order::F if a.ndim() > 1 => a.copy_order(order).map_err(kerr(span)),
+        _ => Ok(a),
+    }
+}
+
 fn filled(call: Call, f: fn(&[usize], Option<DType>) -> kupfer::Result<Array>) -> Result<Value> {
     let span = call.span;
     let mut a = call.bind(&["shape", "dtype=", "order=", "*device=", "*like="])?;
-    a.order_c("order")?;
+    let order = a.order_cf("order")?;
     let shape = a.shape("shape")?;
     let dtype = a.dtype("dtype")?;
-    Ok(Value::Array(f(&shape, dtype).map_err(kerr(span))?))
+    let out = f(&shape, dtype).map_err(kerr(span))?;
+    Ok(Value::Array(in_order(out, order, span)?))
 }
 
 fn zeros(call: Call) -> Result<Value> {
@@ -77,16 +87,16 @@ fn full(call: Call) -> Result<Value> {
         "*device=",
         "*like=",
     ])?;
-    a.order_c("order")?;
+    let order = a.order_cf("order")?;
     let shape = a.shape("shape")?;
     let value = a.req("fill_value")?;
     let dtype = a.dtype("dtype")?;
-    Ok(Value::Array(fill(&shape, &value, dtype, &a)?))
+    let out = fill(&shape, &value, dtype, &a)?;
+    Ok(Value::Array(in_order(out, order, a.span())?))
 }
 
 /// The prototype, dtype and shape of a `*_like` call.
 fn like(a: &mut Args) -> Result<(Array, DType, Vec<usize>)> {
-    a.order_c("order")?;
     let proto = a.array("a")?;
     let dtype = a.dtype("dtype")?.unwrap_or(proto.dtype());
     let shape = match a.get("shape") {
@@ -96,31 +106,36 @@ fn like(a: &mut Args) -> Result<(Array, DType, Vec<usize>)> {
     Ok((proto, dtype, shape))
 }
 
+/// A `*_like` result laid out as `order=` (default `'K'`) says for the prototype.
+fn like_layout(out: Array, proto: &Array, a: &mut Args) -> Result<Value> {
+    let order = a.order("order", kupfer::Order::K)?;
+    Ok(Value::Array(
+        out.with_layout_of(proto, order).map_err(kerr(a.span()))?,
+    ))
+}
+
 const LIKE_PARAMS: [&str; 6] = ["a", "dtype=", "order=", "subok=", "shape=", "*device="];
 
 fn zeros_like(call: Call) -> Result<Value> {
     let mut a = call.bind(&LIKE_PARAMS)?;
-    let (_, dtype, shape) = like(&mut a)?;
-    Ok(Value::Array(
-        kupfer::zeros(&shape, Some(dtype)).map_err(kerr(a.span()))?,
-    ))
+    let (proto, dtype, shape) = like(&mut a)?;
+    let out = kupfer::zeros(&shape, Some(dtype)).map_err(kerr(a.span()))?;
+    like_layout(out, &proto, &mut a)
 }
 
 fn ones_like(call: Call) -> Result<Value> {
     let mut a = call.bind(&LIKE_PARAMS)?;
-    let (_, dtype, shape) = like(&mut a)?;
-    Ok(Value::Array(
-        kupfer::ones(&shape, Some(dtype)).map_err(kerr(a.span()))?,
-    ))
+    let (proto, dtype, shape) = like(&mut a)?;
+    let out = kupfer::ones(&shape, Some(dtype)).map_err(kerr(a.span()))?;
+    like_layout(out, &proto, &mut a)
 }
 
 fn empty_like(call: Call) -> Result<Value> {
     let mut a = call.bind(&LIKE_PARAMS)?;
     let (proto, dtype, shape) = like(&mut a)?;
     let _on = proto.device().use_device();
-    Ok(Value::Array(
-        kupfer::empty(&shape, Some(dtype)).map_err(kerr(a.span()))?,
-    ))
+    let out = kupfer::empty(&shape, Some(dtype)).map_err(kerr(a.span()))?;
+    like_layout(out, &proto, &mut a)
 }
 
 fn full_like(call: Call) -> Result<Value> {
@@ -133,9 +148,10 @@ fn full_like(call: Call) -> Result<Value> {
         "shape=",
         "*device=",
     ])?;
-    let (_, dtype, shape) = like(&mut a)?;
+    let (proto, dtype, shape) = like(&mut a)?;
     let value = a.req("fill_value")?;
-    Ok(Value::Array(fill(&shape, &value, Some(dtype), &a)?))
+    let out = fill(&shape, &value, Some(dtype), &a)?;
+    like_layout(out, &proto, &mut a)
 }
 
 fn arange(call: Call) -> Result<Value> {
@@ -212,7 +228,7 @@ fn dim(a: &mut Args, p: &str) -> Result<usize> {
 fn eye(call: Call) -> Result<Value> {
     let span = call.span;
     let mut a = call.bind(&["N", "M=", "k=", "dtype=", "order=", "*device=", "*like="])?;
-    a.order_c("order")?;
+    let order = a.order_cf("order")?;
     let n = dim(&mut a, "N")?;
     let m = match a.get("M") {
         Some(v) => Some(
@@ -223,9 +239,8 @@ fn eye(call: Call) -> Result<Value> {
     };
     let k = a.int("k")?.unwrap_or(0) as isize;
     let dtype = a.dtype("dtype")?;
-    Ok(Value::Array(
-        kupfer::eye(n, m, k, dtype).map_err(kerr(span))?,
-    ))
+    let out = kupfer::eye(n, m, k, dtype).map_err(kerr(span))?;
+    Ok(Value::Array(in_order(out, order, span)?))
 }
 
 fn identity(call: Call) -> Result<Value> {
@@ -291,30 +306,38 @@ fn array(call: Call) -> Result<Value> {
     let mut a = call.bind(&[
         "object", "dtype=", "*copy=", "*order=", "*subok=", "*ndmin=", "*like=",
     ])?;
-    a.order_c("order")?;
+    let order = a.order("order", kupfer::Order::K)?;
     let obj = a.req("object")?;
     let dtype = a.dtype("dtype")?;
     let copy = a.bool_or("copy", true)?;
     let ndmin = usize::try_from(a.int("ndmin")?.unwrap_or(0))
         .map_err(|_| EvalError::value_error(span, "np.array(): ndmin must be non-negative"))?;
-    let mut arr = to_array(&obj, dtype, span)?;
-    if copy && matches!(obj, Value::Array(ref o) if o.dtype() == arr.dtype()) {
-        arr = arr.copy().map_err(kerr(span))?;
+    let arr = to_array(&obj, dtype, span)?;
+    let arr = match &obj {
+        Value::Array(o) if o.dtype() == arr.dtype() && copy => arr.copy_order(order),
+        Value::Array(o) if o.dtype() == arr.dtype() => arr.as_order(order),
+        Value::Array(o) => arr.with_layout_of(o, order),
+        _ => arr.with_layout_of(&arr, order),
     }
+    .map_err(kerr(span))?;
     Ok(Value::Array(with_ndmin(arr, ndmin, span)?))
 }
 
 fn asarray(call: Call) -> Result<Value> {
     let span = call.span;
     let mut a = call.bind(&["a", "dtype=", "order=", "*device=", "*copy=", "*like="])?;
-    a.order_c("order")?;
+    let order = a.order("order", kupfer::Order::K)?;
     let obj = a.req("a")?;
     let dtype = a.dtype("dtype")?;
     let copy = a.bool_or("copy", false)?;
-    let mut arr = to_array(&obj, dtype, span)?;
-    if copy && matches!(obj, Value::Array(ref o) if o.dtype() == arr.dtype()) {
-        arr = arr.copy().map_err(kerr(span))?;
+    let arr = to_array(&obj, dtype, span)?;
+    let arr = match &obj {
+        Value::Array(o) if o.dtype() == arr.dtype() && copy => arr.copy_order(order),
+        Value::Array(o) if o.dtype() == arr.dtype() => arr.as_order(order),
+        Value::Array(o) => arr.with_layout_of(o, order),
+        _ => arr.with_layout_of(&arr, order),
     }
+    .map_err(kerr(span))?;
     Ok(Value::Array(arr))
 }
 
@@ -331,9 +354,9 @@ fn ascontiguousarray(call: Call) -> Result<Value> {
 fn copy(call: Call) -> Result<Value> {
     let span = call.span;
     let mut a = call.bind(&["a", "order=", "subok="])?;
-    a.order_c("order")?;
+    let order = a.order("order", kupfer::Order::K)?;
     let arr = a.array("a")?;
-    Ok(Value::Array(arr.copy().map_err(kerr(span))?))
+    Ok(Value::Array(arr.copy_order(order).map_err(kerr(span))?))
 }
 
 fn dtype(call: Call) -> Result<Value> {

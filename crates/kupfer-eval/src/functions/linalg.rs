@@ -188,7 +188,7 @@ fn einsum_fn(call: Call) -> Result<Value> {
         call.split_varargs(&["out=", "dtype=", "order=", "casting=", "optimize="])?;
     no_out(&mut k)?;
     let dtype = k.dtype("dtype")?;
-    k.order_c("order")?;
+    let order = k.order("order", kupfer::Order::K)?;
     let casting = loops::casting(&mut k, Casting::Safe)?;
     let _ = k.get("optimize");
     let (subscripts, operands) = match args.first() {
@@ -224,8 +224,11 @@ fn einsum_fn(call: Call) -> Result<Value> {
         }
     }
     let refs: Vec<&Array> = ops.iter().collect();
+    // The result is C-ordered; order='F' asks for a Fortran-ordered one (K and A keep it).
     Ok(Value::Array(
-        kupfer::einsum(&subscripts, &refs).map_err(kerr(span))?,
+        kupfer::einsum(&subscripts, &refs)
+            .and_then(|r| r.as_order(order))
+            .map_err(kerr(span))?,
     ))
 }
 

@@ -213,7 +213,7 @@ pub(crate) fn call_method(
         "astype" => {
             let mut k =
                 call("ndarray.astype").bind(&["dtype", "order=", "casting=", "subok=", "copy="])?;
-            k.order_c("order")?;
+            let order = k.order("order", kupfer::Order::K)?;
             if let Some(c) = k.string("casting")? {
                 if c != "unsafe" {
                     return Err(EvalError::not_supported(
@@ -226,12 +226,16 @@ pub(crate) fn call_method(
                 EvalError::type_error(span, "ndarray.astype(): dtype must not be None")
             })?;
             let copy = k.bool_or("copy", true)?;
-            let out = a.astype(dtype).map_err(kerr(span))?;
-            Ok(Value::Array(if copy && dtype == a.dtype() {
-                out.copy().map_err(kerr(span))?
+            let out = if dtype == a.dtype() {
+                if copy {
+                    a.copy_order(order)
+                } else {
+                    a.as_order(order)
+                }
             } else {
-                out
-            }))
+                a.astype(dtype).and_then(|o| o.with_layout_of(&a, order))
+            };
+            Ok(Value::Array(out.map_err(kerr(span))?))
         }
         "flatten" | "ravel" | "copy" => {
             let display = match name {
@@ -240,11 +244,11 @@ pub(crate) fn call_method(
                 _ => "ndarray.copy",
             };
             let mut k = call(display).bind(&["order="])?;
-            k.order_c("order")?;
+            let order = k.order("order", kupfer::Order::C)?;
             let out = match name {
-                "flatten" => a.flatten(),
-                "ravel" => a.ravel(),
-                _ => a.copy(),
+                "flatten" => a.flatten_order(order),
+                "ravel" => a.ravel_order(order),
+                _ => a.copy_order(order),
             };
             Ok(Value::Array(out.map_err(kerr(span))?))
         }

@@ -144,7 +144,6 @@ pub(crate) const PLANNED: &[&str] = &[
     "argpartition",
     "lexsort",
     // more elementwise
-    "fmod",
 ];
 
 /// Array methods (`a.sum()`) that later issues implement.
@@ -556,13 +555,22 @@ impl Args {
         }
     }
 
-    /// `order=` of NumPy's creation and copy functions: kupfer arrays are C-ordered.
-    pub(crate) fn order_c(&mut self, p: &str) -> Result<()> {
-        match self.string(p)?.as_deref() {
-            None | Some("C" | "K" | "A") => Ok(()),
-            Some(o) => Err(EvalError::not_supported(
+    /// `order=` (`'C'`, `'F'`, `'A'`, `'K'`; None gives `default`).
+    pub(crate) fn order(&mut self, p: &str, default: kupfer::Order) -> Result<kupfer::Order> {
+        match self.string(p)? {
+            None => Ok(default),
+            Some(o) => kupfer::Order::parse(&o)
+                .map_err(|e| EvalError::value_error(self.span, e.to_string())),
+        }
+    }
+
+    /// `order=` of a function that makes a new array: `'C'` or `'F'` only, as NumPy's.
+    pub(crate) fn order_cf(&mut self, p: &str) -> Result<kupfer::Order> {
+        match self.order(p, kupfer::Order::C)? {
+            o @ (kupfer::Order::C | kupfer::Order::F) => Ok(o),
+            _ => Err(EvalError::value_error(
                 self.span,
-                format!("order='{o}' (kupfer arrays are C-ordered)"),
+                "only 'C' or 'F' order is permitted",
             )),
         }
     }

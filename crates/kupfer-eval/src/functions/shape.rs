@@ -42,23 +42,18 @@ pub(crate) fn to_new_shape(v: &Value, ctx: &str, span: Span) -> Result<Vec<isize
     to_axes(v, ctx, span)
 }
 
-/// Reshapes with NumPy's `order=` (only C order: kupfer arrays are C-ordered).
+/// Reshapes with NumPy's `order=` (C, F, or A).
 pub(crate) fn reshape_to(
     a: &Array,
     shape: &[isize],
     order: Option<&str>,
     span: Span,
 ) -> Result<Array> {
-    match order {
-        None | Some("C" | "A") => {}
-        Some(o) => {
-            return Err(EvalError::not_supported(
-                span,
-                format!("reshape with order='{o}' (kupfer arrays are C-ordered)"),
-            ))
-        }
-    }
-    a.reshape(shape).map_err(kerr(span))
+    let order = match order {
+        None => kupfer::Order::C,
+        Some(o) => kupfer::Order::parse(o).map_err(kerr(span))?,
+    };
+    a.reshape_order(shape, order).map_err(kerr(span))
 }
 
 fn reshape(call: Call) -> Result<Value> {
@@ -203,9 +198,9 @@ fn expand_dims(call: Call) -> Result<Value> {
 fn ravel(call: Call) -> Result<Value> {
     let span = call.span;
     let mut a = call.bind(&["a", "order="])?;
-    a.order_c("order")?;
+    let order = a.order("order", kupfer::Order::C)?;
     let arr = a.array("a")?;
-    Ok(Value::Array(arr.ravel().map_err(kerr(span))?))
+    Ok(Value::Array(arr.ravel_order(order).map_err(kerr(span))?))
 }
 
 fn broadcast_to(call: Call) -> Result<Value> {
