@@ -89,6 +89,7 @@ mod ndarray_interop;
 pub mod numeric;
 mod ops;
 mod order;
+mod padding;
 pub mod polynomial;
 pub mod random;
 pub mod reduce;
@@ -151,6 +152,7 @@ pub use nanfuncs::{
 pub use num_complex::{Complex32, Complex64};
 pub use numeric::*;
 pub use order::Order;
+pub use padding::{pad, PadMode};
 pub use polynomial::{polyadd, polyder, polyint, polymul, polysub, polyval, vander};
 pub use reduce::{
     all, amax, amin, any, argmax, argmin, average, count_nonzero, max, mean, min, prod, ptp, sum,

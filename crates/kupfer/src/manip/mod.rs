@@ -13,8 +13,7 @@
 
 mod edit;
 mod joining;
-mod launch;
-mod padding;
+pub(crate) mod launch;
 mod reorder;
 mod splitting;
 mod tiling;
@@ -24,7 +23,6 @@ mod triangles;
 pub use edit::trim_zeros;
 pub use edit::{delete, insert, trim_zeros_async, InsertAt};
 pub use joining::{append, block, column_stack, concatenate, dstack, hstack, stack, vstack, Block};
-pub use padding::{pad, PadMode};
 pub use reorder::{
     atleast_1d, atleast_2d, atleast_3d, flip, fliplr, flipud, moveaxis, roll, rollaxis, rot90,
 };

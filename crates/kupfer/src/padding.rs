@@ -6,9 +6,9 @@
 //! follow NumPy's iteration: chunks of at most one period, `2 * edge - chunk`, reflected
 //! about the current edge, one concatenation per round.
 
-use super::joining::concatenate;
-use super::launch::gather;
 use crate::array::Array;
+use crate::manip::concatenate;
+use crate::manip::launch::gather;
 use crate::scalar::Scalar;
 use kupfer_core::manip::AxisMap;
 use kupfer_core::{DType, Error, Result, SliceArg};
