@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::{mismatch, numpy_programs, temp_dir};
+use common::{assert_programs_match_numpy, assert_programs_refused_like_numpy, device};
 use kupfer_eval::Session;
 
 /// Programs whose last value must match NumPy's.
@@ -182,65 +182,14 @@ const REFUSED: &[&str] = &[
     "uniq = np.unique_counts([1, 1, 2]); uniq.inverse_indices",
 ];
 
-fn device() {
-    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
-        std::env::set_var("XDG_RUNTIME_DIR", "/tmp");
-    }
-    kupfer::Device::current().expect("a GPU adapter (lavapipe will do)");
-}
-
 #[test]
 fn gap_programs_match_numpy() {
-    device();
-    let dir = temp_dir("gap-programs");
-    let want = numpy_programs(&dir, CASES);
-    let _ = std::fs::remove_dir_all(&dir);
-    let mut failures = Vec::new();
-    for (program, want) in CASES.iter().zip(want) {
-        let got = Session::new()
-            .run(program)
-            .and_then(|v| v.to_host())
-            .and_then(|h| h.to_host_array());
-        match (got, want) {
-            (Ok(g), Ok(w)) => {
-                if let Some(m) = mismatch(program, &g, &w) {
-                    failures.push(format!("{program}: {m}"));
-                }
-            }
-            (Err(e), Ok(_)) => failures.push(format!("{program}: kupfer failed: {}", e.render())),
-            (Ok(_), Err(e)) => failures.push(format!("{program}: NumPy failed: {e}")),
-            (Err(e), Err(n)) => failures.push(format!("{program}: both failed: {e} / {n}")),
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "{} of {} programs differ from NumPy:\n{}",
-        failures.len(),
-        CASES.len(),
-        failures.join("\n")
-    );
+    assert_programs_match_numpy("gap-programs", CASES);
 }
 
 #[test]
 fn gap_refusals_match_numpy() {
-    device();
-    let dir = temp_dir("gap-refusals");
-    let numpy = numpy_programs(&dir, REFUSED);
-    let _ = std::fs::remove_dir_all(&dir);
-    let mut failures = Vec::new();
-    for (program, want) in REFUSED.iter().zip(numpy) {
-        if want.is_ok() {
-            failures.push(format!("{program}: NumPy accepts it"));
-        }
-        match Session::new().run(program).and_then(|v| v.to_host()) {
-            Ok(v) => failures.push(format!("{program}: kupfer gave {}", v.repr())),
-            Err(e) if e.render().lines().count() > 3 => {
-                failures.push(format!("{program}: a long error: {}", e.render()))
-            }
-            Err(_) => {}
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_programs_refused_like_numpy("gap-refusals", REFUSED);
 }
 
 #[test]

@@ -146,3 +146,70 @@ pub fn mismatch(expr: &str, got: &HostArray, want: &HostArray) -> Option<String>
     }
     None
 }
+
+/// Makes sure a GPU adapter is there (lavapipe will do) before a test runs programs.
+pub fn device() {
+    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
+        std::env::set_var("XDG_RUNTIME_DIR", "/tmp");
+    }
+    kupfer::Device::current().expect("a GPU adapter (lavapipe will do)");
+}
+
+/// Runs each program in a fresh `kupfer eval` session and in NumPy, and fails with every
+/// program whose result differs (or that only one side refuses).
+pub fn assert_programs_match_numpy(tag: &str, cases: &[&str]) {
+    device();
+    let dir = temp_dir(tag);
+    let want = numpy_programs(&dir, cases);
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut failures = Vec::new();
+    for (program, want) in cases.iter().zip(want) {
+        let got = kupfer_eval::Session::new()
+            .run(program)
+            .and_then(|v| v.to_host())
+            .and_then(|h| h.to_host_array());
+        match (got, want) {
+            (Ok(g), Ok(w)) => {
+                if let Some(m) = mismatch(program, &g, &w) {
+                    failures.push(format!("{program}: {m}"));
+                }
+            }
+            (Err(e), Ok(_)) => failures.push(format!("{program}: kupfer failed: {}", e.render())),
+            (Ok(_), Err(e)) => failures.push(format!("{program}: NumPy failed: {e}")),
+            (Err(e), Err(n)) => failures.push(format!("{program}: both failed: {e} / {n}")),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} programs differ from NumPy:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+}
+
+/// Checks that NumPy refuses each program and that kupfer eval refuses it too, in an error
+/// of at most three lines.
+pub fn assert_programs_refused_like_numpy(tag: &str, cases: &[&str]) {
+    device();
+    let dir = temp_dir(tag);
+    let numpy = numpy_programs(&dir, cases);
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut failures = Vec::new();
+    for (program, want) in cases.iter().zip(numpy) {
+        if want.is_ok() {
+            failures.push(format!("{program}: NumPy accepts it"));
+        }
+        match kupfer_eval::Session::new()
+            .run(program)
+            .and_then(|v| v.to_host())
+        {
+            Ok(v) => failures.push(format!("{program}: kupfer gave {}", v.repr())),
+            Err(e) if e.render().lines().count() > 3 => {
+                failures.push(format!("{program}: a long error: {}", e.render()))
+            }
+            Err(_) => {}
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
