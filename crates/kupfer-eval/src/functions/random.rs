@@ -180,8 +180,7 @@ fn randint(call: Call) -> Result<Value> {
     let (low, high) = bounds(&mut a)?;
     let size = opt_size(&mut a)?;
     let dtype = a.dtype("dtype")?;
-    random::global_generator()
-        .integers_broadcast(low, high, size.as_deref(), dtype, false)
+    random::randint_broadcast(low, high, size.as_deref(), dtype)
         .map(Value::Array)
         .map_err(kerr(span))
 }
