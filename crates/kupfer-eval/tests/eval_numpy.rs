@@ -2347,6 +2347,24 @@ fn random_generators_are_values_with_methods() {
     assert!(show("np.random.default_rng(0).integers(5, 5)").contains("low >= high"));
     assert!(show("np.random.default_rng(0).normal(0, -1)").contains("scale < 0"));
     assert!(show("np.random.default_rng(0).foo(3)").contains("has no attribute 'foo'"));
+    assert!(show("np.random.default_rng(0).bytes(4)").contains("Generator.bytes"));
+    assert!(
+        show("np.random.default_rng(0).integers([0, 250], 256, dtype=np.uint8)[1] >= 250")
+            .contains("True")
+    );
+    assert!(
+        show("np.random.default_rng(0).integers(0, [300], dtype=np.uint8)")
+            .contains("high is out of bounds for uint8")
+    );
+    assert!(show("np.random.default_rng(0).multinomial([1, -1], [0.5, 0.5])").contains("n < 0"));
+    assert!(
+        show("np.random.default_rng(0).permuted(np.arange(4), out=np.zeros(3))")
+            .contains("out must have the same shape as x")
+    );
+    assert!(
+        show("np.random.default_rng(0).multivariate_normal([0, 0], np.eye(2), method='qr')")
+            .contains("method must be one of")
+    );
 }
 
 /// `np.poly1d` expressions: values (np.asarray of a poly1d is its coefficients), and the

@@ -123,6 +123,7 @@ pub const GENERATOR_METHODS: &[&str] = &[
     "zipf",
     "hypergeometric",
     "spawn",
+    "bytes",
 ];
 
 fn kerr(span: Span) -> impl FnOnce(kupfer::Error) -> EvalError {
@@ -449,6 +450,13 @@ fn method(g: &Generator, name: &str, call: Call) -> Result<Value> {
             let r = a.operand("right")?;
             let size = opt_size(&mut a)?;
             g.triangular(l, m, r, size.as_deref())
+        }
+        "bytes" => {
+            return Err(EvalError::not_supported(
+                span,
+                "Generator.bytes in kupfer eval, which has no Python bytes values (the Rust \
+                 API has Generator::bytes and bytes_array)",
+            ))
         }
         other => {
             return Err(EvalError::not_supported(
