@@ -1630,3 +1630,48 @@ fn permuted_into_bytes_and_host_probabilities_follow_numpy() {
             .contains("a and p must have same size")
     );
 }
+
+#[test]
+fn choice_with_a_device_p_unchecked_draws_the_same_law_and_numbers() {
+    // The browser's path for a `p` array: the cumulative sum on the device, nothing read back.
+    let p = [0.1f64, 0.0, 0.3, 0.6, 0.0];
+    let pa = Array::from_slice(&p, &[5]).unwrap();
+    let g = default_rng(Some(94));
+    let k = as_f64(g.choice_indices_unchecked(5, &[N], true, &pa).unwrap());
+    assert!(k.iter().all(|&i| p[i as usize] > 0.0));
+    let samples = vec![("k", k)];
+    let tests = [(
+        "k",
+        "stats.chisquare(np.bincount(x.astype(np.int64), minlength=5)[[0, 2, 3]], \
+         len(x) * np.array([0.1, 0.3, 0.6])).pvalue",
+    )];
+    for (name, pv) in scipy_pvalues(&samples, &tests) {
+        assert!(pv > 1e-4, "{name}: chi-square p-value {pv}");
+    }
+    // Dyadic probabilities: the device's cumulative sum is exact, so the numbers are the
+    // checked path's; without replacement too (the same exponential races).
+    let q = [0.25f64, 0.0, 0.25, 0.5, 0.0];
+    let qa = Array::from_slice(&q, &[5]).unwrap();
+    for (replace, size) in [(true, 1000usize), (false, 3)] {
+        let a = default_rng(Some(95))
+            .choice_indices(5, &[size], replace, Some(&qa))
+            .unwrap()
+            .to_vec::<i64>()
+            .unwrap();
+        let b = default_rng(Some(95))
+            .choice_indices_unchecked(5, &[size], replace, &qa)
+            .unwrap()
+            .to_vec::<i64>()
+            .unwrap();
+        assert_eq!(a, b, "replace {replace}");
+    }
+    // Shapes are still checked.
+    let err = |r: kp::Result<Array>| r.unwrap_err().to_string();
+    let p2 = Array::from_slice(&[0.5f64, 0.5, 0.0, 1.0], &[2, 2]).unwrap();
+    assert!(err(g.choice_indices_unchecked(4, &[2], true, &p2)).contains("p must be 1-dimensional"));
+    assert!(
+        err(g.choice_indices_unchecked(4, &[2], true, &pa)).contains("a and p must have same size")
+    );
+    assert!(err(g.choice_indices_unchecked(5, &[6], false, &pa))
+        .contains("Cannot take a larger sample"));
+}
