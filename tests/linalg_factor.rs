@@ -595,3 +595,114 @@ fn triangular_solves_have_small_residuals() {
     }
     common::assert_no_failures(&failures, total);
 }
+
+/// Batches of very small matrices on both kernels: one matrix per thread in registers
+/// (orders up to `thread_max`, the default 8) and one matrix per workgroup
+/// (`thread_max = 0`, the old path, `KUPFER_LINALG_THREAD_MAX=old`). Every order 1 to 9
+/// (9 is past the per-thread kernel), batches that leave the last workgroup of 64 partial,
+/// vector and matrix right-hand sides (65 columns go to the workgroup kernel), a
+/// broadcast right-hand side, a transposed view, and one singular matrix (an exactly
+/// zero row) at various places in a batch: NumPy's "Singular matrix" whichever it is.
+#[test]
+fn small_batches_per_thread_and_per_workgroup() {
+    let dev = device();
+    let mut failures = Vec::new();
+    let mut total = 0;
+    for thread_max in [8u32, 0] {
+        let mut config = dev.config().clone();
+        config.linalg.thread_max = thread_max;
+        let configured = dev.with_config(config);
+        let _guard = configured.use_device();
+        for dtype in dtypes() {
+            for n in 1usize..=9 {
+                let batch = 130;
+                let m = if n == 4 { 65 } else { 1 + n % 3 };
+                let label = format!("thread_max {thread_max} {dtype} n={n}");
+                total += 1;
+                let seed = 900 + n as u64;
+                let data = random(seed, batch * n * n, dtype);
+                let base = upload(&data, dtype, &[batch, n, n]);
+                // Odd orders read a transposed view (the kernels must read the view).
+                let a = if n % 2 == 1 {
+                    base.swapaxes(-1, -2).unwrap()
+                } else {
+                    base
+                };
+                let ah = host(&a.copy().unwrap());
+                let bdata = random(seed + 50, batch * n * m, dtype);
+                let b = upload(&bdata, dtype, &[batch, n, m]);
+                let vector = upload(&bdata[..n], dtype, &[n]);
+                let checks = [
+                    (kp::linalg::solve(&a, &b), m, bdata.clone(), "solve"),
+                    (
+                        kp::linalg::solve(&a, &vector),
+                        1,
+                        (0..batch).flat_map(|_| bdata[..n].to_vec()).collect(),
+                        "solve vector",
+                    ),
+                ];
+                for (x, m, bh, what) in checks {
+                    let x = match x {
+                        Ok(x) => host(&x),
+                        Err(e) => {
+                            failures.push(format!("{label} {what}: {e}"));
+                            continue;
+                        }
+                    };
+                    for k in 0..batch {
+                        let r = solve_residual(
+                            block(&ah, k, n, n),
+                            block(&x, k, n, m),
+                            block(&bh, k, n, m),
+                            n,
+                            m,
+                            eps(dtype),
+                        );
+                        if !small(r) {
+                            failures.push(format!("{label} {what} matrix {k}: residual {r}"));
+                            break;
+                        }
+                    }
+                }
+                match kp::linalg::inv(&a) {
+                    Ok(ai) => {
+                        let ih = host(&ai);
+                        for k in 0..batch {
+                            let identity: Vec<f64> = (0..n * n)
+                                .map(|e| if e / n == e % n { 1.0 } else { 0.0 })
+                                .collect();
+                            let r = solve_residual(
+                                block(&ah, k, n, n),
+                                block(&ih, k, n, n),
+                                &identity,
+                                n,
+                                n,
+                                eps(dtype),
+                            );
+                            if !small(r) {
+                                failures.push(format!("{label} inv matrix {k}: residual {r}"));
+                                break;
+                            }
+                        }
+                    }
+                    Err(e) => failures.push(format!("{label} inv: {e}")),
+                }
+                // One singular matrix in the batch: first, inside, last.
+                for at in [0, 77, batch - 1] {
+                    total += 1;
+                    let mut sing = data.clone();
+                    sing[at * n * n..at * n * n + n]
+                        .iter_mut()
+                        .for_each(|v| *v = 0.0);
+                    let s = upload(&sing, dtype, &[batch, n, n]);
+                    if !is_err(kp::linalg::solve(&s, &b), LinAlgError::Singular)
+                        || !is_err(kp::linalg::inv(&s), LinAlgError::Singular)
+                    {
+                        failures.push(format!("{label}: singular matrix {at} not reported"));
+                    }
+                }
+            }
+        }
+    }
+    common::assert_no_failures(&failures, total);
+}

@@ -17,9 +17,14 @@ const SMALL: &str = include_str!("../../../shaders/linalg_small.wgsl");
 const STEPS: &str = include_str!("../../../shaders/linalg_steps.wgsl");
 const PANEL: &str = include_str!("../../../shaders/linalg_panel.wgsl");
 const ORTH: &str = include_str!("../../../shaders/linalg_orth.wgsl");
+const TINY: &str = include_str!("../../../shaders/linalg_tiny.wgsl");
 
 /// The largest order the workgroup-memory kernel factors (its matrix buffer holds 32 x 32).
 pub const SMALL_MAX: usize = 32;
+
+/// The largest order the one-matrix-per-thread kernel ([`tiny`]) factors (its matrix lives
+/// in the thread's registers).
+pub const TINY_MAX: usize = 8;
 
 /// Byte size of both kernels' uniform blocks.
 pub const PARAMS_SIZE: usize = 48;
@@ -104,6 +109,36 @@ pub fn small(op: SmallOp, dtype: DType, target: &Target) -> Result<String> {
         .render())
 }
 
+/// The one-matrix-per-thread kernel (`shaders/linalg_tiny.wgsl`) of `op` (Solve or Inv) for
+/// matrices of order `n` (1 to [`TINY_MAX`], a constant of the variant) in `dtype`.
+/// Bindings as [`small`]'s (uniforms n, nrhs, batch, gx — workgroups along x, 64 matrices
+/// each —, neg_inf; aux: info per matrix).
+pub fn tiny(op: SmallOp, n: usize, dtype: DType, target: &Target) -> Result<String> {
+    if n == 0 || n > TINY_MAX || !matches!(op, SmallOp::Solve | SmallOp::Inv) {
+        return Err(Error::invalid(format!(
+            "the one-matrix-per-thread kernel solves and inverts orders 1 to {TINY_MAX}, not \
+             {op:?} of order {n}"
+        )));
+    }
+    let rhs = if op == SmallOp::Solve {
+        "@group(0) @binding(2) var<storage, read> rhs: array<T>;"
+    } else {
+        ""
+    };
+    let load = if op == SmallOp::Solve {
+        "rhs[(bidx * N + i) * P.nrhs + j]"
+    } else {
+        "T(0)"
+    };
+    Ok(fill(TINY, dtype, target)?
+        .set("MODE", op.mode())
+        .set("N", n)
+        .set("NN", n * n)
+        .set("RHS_BINDING", rhs)
+        .set("LOAD_RHS", load)
+        .render())
+}
+
 /// The blocked-factorization kernels in `dtype` (one module, entry points named in the
 /// module docs). Bindings: 0 uniforms (n, m, k0, k1, batch0, count, mode, r0, r1, c0, c1:
 /// u32; neg_inf: f32), 1 the matrices, 2 the right-hand sides, 3 the i32 `aux`, 4 the
@@ -137,7 +172,7 @@ pub fn panel(dtype: DType, rows_per_thread: u32, target: &Target) -> Result<Stri
 }
 
 /// The orthogonal-factorization kernels in `dtype` (`shaders/linalg_orth.wgsl`: entry points
-/// `house`, `house_apply`, `jacobi_step`, `clear_flags`, `piv_perm`). Bindings: 0 uniforms
+/// `house`, `house_apply`, `jacobi_step`, `jacobi_step_cplx`, `clear_flags`, `piv_perm`). Bindings: 0 uniforms
 /// (m, n, k, batch0, count, mode, c0, c1, xc, kmax: u32; tol_rot, tol_conv: f32), 1 the
 /// matrices, 2 a second matrix stack, 3 tau, 4 u32 flags; each entry point binds only what
 /// it uses.
@@ -190,6 +225,11 @@ mod tests {
                 validate(&panel(d, rpt, &t).unwrap(), Capabilities::empty());
             }
             validate(&orth(d, &t).unwrap(), Capabilities::empty());
+            for n in 1..=TINY_MAX {
+                for op in [SmallOp::Solve, SmallOp::Inv] {
+                    validate(&tiny(op, n, d, &t).unwrap(), Capabilities::empty());
+                }
+            }
         }
     }
 
@@ -205,5 +245,8 @@ mod tests {
         assert!(steps(DType::I32, &t).is_err());
         assert!(panel(DType::F32, 3, &t).is_err());
         assert!(panel(DType::F32, 32, &t).is_err());
+        assert!(tiny(SmallOp::Det, 4, DType::F32, &t).is_err());
+        assert!(tiny(SmallOp::Inv, TINY_MAX + 1, DType::F32, &t).is_err());
+        assert!(tiny(SmallOp::Inv, 0, DType::F32, &t).is_err());
     }
 }
