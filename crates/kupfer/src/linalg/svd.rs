@@ -8,7 +8,9 @@
 //!   orthogonal columns; the singular values are their norms, sorted descending, `V`
 //!   accumulates the rotations, and `U` is `G`'s normalized columns passed through
 //!   Householder QR, which re-orthonormalizes them, completes them for `full_matrices` and
-//!   fills the columns of zero singular values.
+//!   fills the columns of zero singular values. Complex matrices run the complex rotation
+//!   (the pair's inner product made real by a phase on one column first), so `U` and `Vh`
+//!   are unitary and `s` real.
 //! - [`eigh`]: Jacobi on `B = A + s I` with `s = ||A||_F`, which is positive semidefinite,
 //!   so its right singular vectors are `A`'s eigenvectors; the eigenvalues are the Rayleigh
 //!   quotients `v^T A v` (for [`eigvalsh`], which accumulates no vectors, `sigma - s`),
@@ -259,7 +261,8 @@ async fn hermitian_svd(
 /// NumPy's `linalg.svd(a, full_matrices, compute_uv=True, hermitian)`: `(U, S, Vh)` with
 /// `a = U @ diag(S) @ Vh` for each matrix of `a` (`..., m, n`); `S` descending, `U`
 /// `m x m` (`full_matrices`) or `m x k`, `Vh` `n x n` or `k x n`, `k = min(m, n)`. One-sided
-/// Jacobi on the device (see the module docs).
+/// Jacobi on the device (see the module docs). Complex input gives unitary `U` and `Vh` of
+/// its dtype and real `S`; `hermitian` takes the lower triangle through [`eigh`].
 ///
 /// Errors: `LinAlgError: SVD did not converge` (also for NaN or infinite input, as NumPy),
 /// read back at the call.
