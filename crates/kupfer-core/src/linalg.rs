@@ -90,8 +90,9 @@ fn fill(template: &str, dtype: DType, target: &Target) -> Result<Template> {
 /// The small (one matrix per workgroup, 64 threads) kernel of `op` in `dtype`. Bindings: 0
 /// uniforms (n, nrhs, batch, gx: u32; neg_inf: f32), 1 the matrices, 2 the right-hand sides
 /// (Solve only), 3 the output, 4 the i32 `aux` (info per matrix for Solve, Inv and
-/// Cholesky; n pivots per matrix for LuFactor; unused otherwise).
-pub fn small(op: SmallOp, dtype: DType, target: &Target) -> Result<String> {
+/// Cholesky; n pivots per matrix for LuFactor; unused otherwise). `pivot_tree`: LU's pivot
+/// search by a tree over 32 threads instead of one thread's loop (the same pivots).
+pub fn small(op: SmallOp, dtype: DType, pivot_tree: bool, target: &Target) -> Result<String> {
     let rhs = if op == SmallOp::Solve {
         "@group(0) @binding(2) var<storage, read> rhs: array<T>;"
     } else {
@@ -102,8 +103,15 @@ pub fn small(op: SmallOp, dtype: DType, target: &Target) -> Result<String> {
     } else {
         "T(0)"
     };
+    let max_finite = if dtype == DType::F64 {
+        "1.7976931348623157e308"
+    } else {
+        "3.4028234663852886e38"
+    };
     Ok(fill(SMALL, dtype, target)?
         .set("MODE", op.mode())
+        .set("PIVOT_TREE", pivot_tree)
+        .set("MAX_FINITE", max_finite)
         .set("RHS_BINDING", rhs)
         .set("LOAD_RHS", load)
         .render())
@@ -218,7 +226,9 @@ mod tests {
                 continue;
             }
             for op in ops {
-                validate(&small(op, d, &t).unwrap(), Capabilities::empty());
+                for tree in [false, true] {
+                    validate(&small(op, d, tree, &t).unwrap(), Capabilities::empty());
+                }
             }
             validate(&steps(d, &t).unwrap(), Capabilities::empty());
             for rpt in [1, 2, 4, 8, 16] {
@@ -240,7 +250,7 @@ mod tests {
             f64: false,
             i64: true,
         };
-        assert!(small(SmallOp::Inv, DType::F64, &t).is_err());
+        assert!(small(SmallOp::Inv, DType::F64, true, &t).is_err());
         assert!(steps(DType::Complex64, &t).is_err());
         assert!(steps(DType::I32, &t).is_err());
         assert!(panel(DType::F32, 3, &t).is_err());

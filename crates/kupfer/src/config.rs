@@ -275,6 +275,10 @@ pub struct LinalgConfig {
     /// threads (`shaders/linalg_small.wgsl`). `KUPFER_LINALG_THREAD_MAX` (0, or
     /// `KUPFER_LINALG_THREAD_MAX=old`, puts every small matrix on the workgroup kernel); 8.
     pub thread_max: u32,
+    /// The one-matrix-per-workgroup kernel finds LU's pivots by a tree over 32 threads (5
+    /// barrier steps) rather than one thread's loop over the column (the same pivots).
+    /// `KUPFER_LINALG_PIVOT=serial` (or `old`) for the loop; the tree by default.
+    pub pivot_tree: bool,
 }
 
 impl Default for LinalgConfig {
@@ -283,6 +287,7 @@ impl Default for LinalgConfig {
             panel_width: 16,
             register_panels: true,
             thread_max: 8,
+            pivot_tree: true,
         }
     }
 }
@@ -299,6 +304,10 @@ impl LinalgConfig {
                 Some("old") => 0,
                 _ => knob("KUPFER_LINALG_THREAD_MAX", d.thread_max, 0),
             },
+            pivot_tree: !matches!(
+                var("KUPFER_LINALG_PIVOT").as_deref().map(str::trim),
+                Some("serial" | "old")
+            ),
         }
     }
 }

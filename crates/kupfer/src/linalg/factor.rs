@@ -184,7 +184,8 @@ pub(crate) fn run_small(
     let (wgsl, per_group) = if per_thread {
         (kernels::tiny(op, n, dtype, &ctx.target())?, 64)
     } else {
-        (kernels::small(op, dtype, &ctx.target())?, 1)
+        let tree = device.config().linalg.pivot_tree;
+        (kernels::small(op, dtype, tree, &ctx.target())?, 1)
     };
     let pipeline = ctx.pipeline_with(&wgsl, "main", ShaderChecks::Trusted)?;
     check_binding(device, &[a, out, aux])?;
