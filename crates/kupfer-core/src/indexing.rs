@@ -590,15 +590,21 @@ const LOAD_VECTOR_WRITE: &str = "        if (g0 < end) {
             }
         }";
 
-/// The write pass's block offset from the counts of the blocks before it, summed by the
-/// workgroup (`kp_sh[255]` holds the total after the exclusive sum; read before the next).
-const DIRECT_PREFIX: &str = "    var before = 0u;
+/// The write pass's block offset from the counts of the blocks before it, summed into a
+/// workgroup atomic (two barriers, where a workgroup scan would take sixteen).
+const DIRECT_PREFIX: &str = "    if (tid == 0u) {
+        atomicStore(&kp_before, 0u);
+    }
+    workgroupBarrier();
+    var before = 0u;
     for (var b = tid; b < w; b = b + 256u) {
         before = before + counts[b];
     }
-    _ = kp_wg_excl(before, tid);
-    let pre = kp_sh[255];
-    workgroupBarrier();";
+    if (before != 0u) {
+        atomicAdd(&kp_before, before);
+    }
+    workgroupBarrier();
+    let pre = atomicLoad(&kp_before);";
 
 const WRITE_BODY: &str = "{PREFIX}
     var carry = 0u;
