@@ -149,6 +149,10 @@ const CASES: &[&str] = &[
     "x = np.array([5, 3, 5, 1], dtype=np.int32); np.unique_all(x).counts + np.unique_all(x)[3]",
     "x = np.array([5, 3, 5, 1], dtype=np.int32); u = np.unique_all(x); v, i, inv, c = u; v[inv] - x + c.sum() + i[0]",
     "x = np.array([5, 3, 5, 1], dtype=np.int32); u = w = np.unique_inverse(x); w.values[u.inverse_indices]",
+    // diag_indices_from
+    "a = np.arange(16).reshape(4, 4); a[np.diag_indices_from(a)]",
+    "a = np.zeros((2, 2, 2), dtype=np.int32); a[np.diag_indices_from(a)] = 7; a",
+    "np.diag_indices_from(np.ones((3, 3)))[1]",
     // pad with a dict pad_width (NumPy 2.4): {axis: width or (before, after)}, other axes
     // unpadded, negative axes, a repeated key's last value, bool keys and widths
     "a = np.arange(6).reshape(2, 3); np.pad(a, {1: (1, 2)})",
@@ -204,6 +208,8 @@ const REFUSED: &[&str] = &[
     "{[1]: 2}",
     "{np.arange(2): 2}",
     "{0: 1}[1]",
+    "np.diag_indices_from(np.zeros(3))",
+    "np.diag_indices_from(np.zeros((2, 3)))",
     "{0: 1}[[0]]",
 ];
 
@@ -297,6 +303,14 @@ fn gap_errors_say_what_numpy_says() {
             "Expected code to be unreachable, but got: (1, 2, 3)",
         ),
         ("{[1]: 2}", "unhashable type: 'list'"),
+        (
+            "np.diag_indices_from(np.zeros(3))",
+            "input array must be at least 2-d",
+        ),
+        (
+            "np.diag_indices_from(np.zeros((2, 3)))",
+            "All dimensions of input must be of equal length",
+        ),
         ("{0: 1}['k']", "KeyError: 'k'"),
     ];
     for (program, want) in cases {
