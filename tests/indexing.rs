@@ -687,7 +687,7 @@ fn gathers_and_compactions_agree_across_kernel_settings() {
         state ^= state << 17;
         state
     };
-    for n in [1usize, 3, 4, 5, 1000, 70_001, 300_001] {
+    for n in [1usize, 3, 4, 5, 1000, 8192, 8193, 70_001, 300_001] {
         let values: Vec<f32> = (0..n).map(|_| (next() % 1000) as f32 / 1000.0).collect();
         let index: Vec<i32> = (0..n)
             .map(|_| (next() % (2 * n as u64)) as i32 - n as i32)

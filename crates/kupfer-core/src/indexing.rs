@@ -19,7 +19,8 @@ const COMPACT_TEMPLATE: &str = include_str!("../../../shaders/compact.wgsl");
 /// Threads per workgroup of index kernels.
 pub const WORKGROUP_SIZE: u32 = 256;
 
-/// Elements a compaction workgroup handles (a multiple of 1024: 256 threads x 4 per round).
+/// Most elements a compaction workgroup handles (blocks are multiples of 1024: 256 threads x
+/// 4 per round; smaller blocks give small inputs more workgroups).
 pub const COMPACT_BLOCK: u32 = 8192;
 
 /// The combining operation of an accumulating scatter (`ufunc.at`).
