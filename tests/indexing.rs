@@ -733,3 +733,30 @@ fn gathers_and_compactions_agree_across_kernel_settings() {
         }
     }
 }
+
+/// `nonzero` of a 1-D mask is one launch up to 8192 elements (one block: the write pass) and
+/// two above (count, write: the write pass sums the earlier blocks' counts, and writes the
+/// int64 indices itself), plus the read-back of the count.
+#[test]
+fn nonzero_launches_once_or_twice() {
+    let _alone = LAUNCH_COUNTS.write().unwrap_or_else(|p| p.into_inner());
+    let base = default_device();
+    let mut config = base.config().clone();
+    config.indexing.direct_compaction = true;
+    let dev = base.with_config(config);
+    for (n, want) in [(5000usize, 1u64), (8192, 1), (100_000, 2)] {
+        let values: Vec<f32> = (0..n)
+            .map(|i| ((i * 7919) % 1000) as f32 / 1000.0)
+            .collect();
+        let x = Array::from_slice_on(&dev, &values, &[n]).unwrap();
+        x.eval().unwrap();
+        let before = dev.context().dispatch_count();
+        let nz = kp::nonzero(&kp::greater(&x, 0.5).unwrap()).unwrap();
+        assert_eq!(dev.context().dispatch_count() - before, want, "n={n}");
+        let want_ix: Vec<i64> = (0..n as i64)
+            .filter(|&i| values[i as usize] > 0.5)
+            .collect();
+        let got = nz[0].astype(DType::I64).unwrap().to_vec::<i64>().unwrap();
+        assert!(got == want_ix, "n={n}");
+    }
+}
