@@ -320,7 +320,7 @@ impl LinalgConfig {
 #[derive(Debug, Clone, PartialEq)]
 pub struct IndexingConfig {
     /// Elements each thread of a one-element row gather copies (`x[idx]`, `take`): 1 to 8.
-    /// `KUPFER_GATHER_ITEMS` (1 is the one-element-per-thread kernel); 4 by default.
+    /// `KUPFER_GATHER_ITEMS` (1, or `old`, is the one-element-per-thread kernel); 4 by default.
     pub gather_items: u32,
     /// Compaction (masks, `nonzero`) with few blocks sizes its blocks for at least 512
     /// workgroups and sums the earlier blocks' counts inside the write pass instead of a
@@ -343,7 +343,10 @@ impl IndexingConfig {
     pub fn from_env() -> IndexingConfig {
         let d = IndexingConfig::default();
         IndexingConfig {
-            gather_items: knob("KUPFER_GATHER_ITEMS", d.gather_items, 1).min(8),
+            gather_items: match var("KUPFER_GATHER_ITEMS").as_deref().map(str::trim) {
+                Some("old") => 1,
+                _ => knob("KUPFER_GATHER_ITEMS", d.gather_items, 1).min(8),
+            },
             direct_compaction: var("KUPFER_COMPACT")
                 .map_or(d.direct_compaction, |v| v.trim() != "old"),
         }
