@@ -201,6 +201,13 @@ impl Session {
                     .map(|x| self.eval_expr(x))
                     .collect::<Result<_>>()?,
             )),
+            ExprKind::Dict(pairs) => {
+                let pairs = pairs
+                    .iter()
+                    .map(|(k, v)| Ok((self.eval_expr(k)?, self.eval_expr(v)?)))
+                    .collect::<Result<Vec<_>>>()?;
+                Value::dict(pairs).map_err(|m| EvalError::type_error(span, m))
+            }
         }
     }
 
@@ -713,6 +720,13 @@ pub(crate) fn binary_value(op: BinOp, l: Value, r: Value, span: Span) -> Result<
 
 fn subscript(v: Value, index: Value, span: Span) -> Result<Value> {
     match v {
+        Value::Dict(pairs) => Value::dict_get(&pairs, &index.plain()).map_err(|m| {
+            if m.starts_with("unhashable") {
+                EvalError::type_error(span, m)
+            } else {
+                EvalError::value_error(span, format!("KeyError: {m}"))
+            }
+        }),
         Value::Array(a) => {
             let entries = index_entries(&index, span)?;
             let basic: Option<Vec<SliceArg>> = entries
