@@ -849,6 +849,50 @@ fn order_statistics_by_row_selection() {
 }
 
 #[test]
+fn searchsorted_two_tiers() {
+    // Sorted arrays much longer than the search's 2048 samples (windows of 35 elements
+    // between samples, and of 1 with few distinct values), queries over many workgroups with
+    // a ragged last one, both sides, every raw dtype, from an offset view.
+    let dev = common::default_device();
+    let mut dtypes = common::dtypes(&dev);
+    dtypes.retain(|&d| d != DType::Bool && d != DType::F16);
+    let mut cases = Vec::new();
+    let n = 2048 * 35 + 5;
+    for d in dtypes {
+        let (lo, hi) = match d {
+            DType::U32 => (0.0, 4e9),
+            DType::I32 => (-2e9, 2e9),
+            DType::I64 => (-4e18, 4e18),
+            _ => (-1e6, 1e6),
+        };
+        let sets = [
+            ("wide", common::values(3, 0x51, n, d, lo, hi)),
+            ("ties", data(4, n, d)),
+        ];
+        for (what, v) in sets {
+            for side in ["left", "right"] {
+                let s: kp::sort::Side = side.parse().unwrap();
+                cases.push(Case {
+                    id: format!("searchsorted {what} n={n} {side}"),
+                    dtype: d,
+                    shape: vec![n],
+                    data: v.clone(),
+                    expr: format!("np.searchsorted(np.sort(a)[3:], a[::7], side='{side}')"),
+                    tol: 0.0,
+                    run: Box::new(move |a| {
+                        let srt = kp::sort(a, Some(-1), None)?;
+                        let srt = srt.slice(&[(3..).into_slice_arg()])?;
+                        let q = a.slice(&[kp::views::stepped(.., 7)])?;
+                        kp::searchsorted(&srt, &q, s, None)
+                    }),
+                });
+            }
+        }
+    }
+    run_cases("search2", cases);
+}
+
+#[test]
 fn searchsorted_unique_and_sets() {
     let dev = common::default_device();
     let mut dtypes = common::dtypes(&dev);

@@ -1,15 +1,27 @@
-//! `searchsorted` and `digitize`: one thread per query, a bounded binary search over the
-//! order-preserving keys of the sorted array (`shaders/sort_search.wgsl`), so NaN, -0.0 and
-//! complex values compare as in NumPy's sort order. For 32- and 64-bit integers and floats
-//! it is one launch: the kernel computes keys from the raw elements and writes positions in
-//! the default integer dtype. No read-back (digitize reads back
+//! `searchsorted` and `digitize`: a bounded binary search over the order-preserving keys of
+//! the sorted array, so NaN, -0.0 and complex values compare as in NumPy's sort order. For
+//! 32- and 64-bit integers and floats it is one launch of the two-tier search
+//! (`shaders/sort_search_tiered.wgsl`: every workgroup searches 2048 samples of the sorted
+//! array in workgroup memory, then a window of it in memory, four queries per thread), which
+//! computes keys from the raw elements and writes positions in the default integer dtype;
+//! `KUPFER_SEARCHSORTED=old` restores the one-tier search (`shaders/sort_search.wgsl`, one
+//! thread per query, every step from memory), which other dtypes take over precomputed key
+//! words. No read-back (digitize reads back
 //! whether the bins increase or decrease: one sync point, hence `digitize_async`).
 
 use super::engine;
 use crate::array::Array;
 use kupfer_core::sort as gen;
+use kupfer_core::sort_search as tiered;
 use kupfer_core::{DType, Error, Layout, Result};
 use kupfer_wgpu::{Binding, ShaderChecks};
+
+/// Whether `KUPFER_SEARCHSORTED=old` asks for the one-tier search (one thread per query,
+/// every step from memory) instead of the two-tier one (read once).
+fn one_tier() -> bool {
+    static OLD: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *OLD.get_or_init(|| std::env::var("KUPFER_SEARCHSORTED").is_ok_and(|v| v == "old"))
+}
 
 /// Which of the equal positions [`searchsorted`] returns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,6 +117,54 @@ pub fn searchsorted(a: &Array, v: &Array, side: Side, sorter: Option<&Array>) ->
     };
     let out = engine::alloc_words(&device, nq * out_words)?;
     let ctx = device.context();
+    let bind = |b: &std::sync::Arc<kupfer_wgpu::GpuBuffer>, bytes: u64| Binding {
+        buffer: b.clone(),
+        offset: 0,
+        size: bytes.div_ceil(4).max(1) * 4,
+    };
+    if let (gen::SearchKeys::Raw(load, k), false) = (keys, one_tier()) {
+        let storage = ctx.info().limits.max_compute_workgroup_storage_size as usize;
+        let samples = [2048usize, 1024, 512, 256]
+            .into_iter()
+            .find(|s| s * k as usize * 4 <= storage);
+        if let Some(samples) = samples {
+            let wgsl = tiered::search_tiered(load, k, samples as u32, out_words as u32);
+            let pipeline = ctx.pipeline_with(&wgsl, "main", ShaderChecks::Trusted)?;
+            let stride = n.div_ceil(samples);
+            let per_group = 256 * tiered::QUERIES_PER_THREAD as usize;
+            let groups = nq.div_ceil(per_group);
+            let max = ctx.max_workgroups_per_dim() as usize;
+            let gx = groups.min(max);
+            let gy = groups.div_ceil(gx);
+            let fields = [
+                n as u32,
+                nq as u32,
+                u32::from(side == Side::Right),
+                gx as u32,
+                aoff,
+                qoff,
+                stride as u32,
+                n.div_ceil(stride) as u32,
+            ];
+            let p: Vec<u8> = fields.iter().flat_map(|v| v.to_le_bytes()).collect();
+            ctx.dispatch_with(
+                &pipeline,
+                Some(&p),
+                vec![
+                    (1, bind(&abind.0, abind.1)),
+                    (2, bind(&qbind.0, qbind.1)),
+                    (3, bind(&out, (nq * out_words * 4) as u64)),
+                ],
+                [gx as u32, gy as u32, 1],
+            )?;
+            return Ok(Array::from_buffer(
+                device.clone(),
+                int,
+                out,
+                Layout::contiguous(&shape),
+            ));
+        }
+    }
     let pipeline = ctx.pipeline_with(
         &gen::search(keys, out_words as u32),
         "main",
@@ -128,11 +188,6 @@ pub fn searchsorted(a: &Array, v: &Array, side: Side, sorter: Option<&Array>) ->
     .flat_map(|v| v.to_le_bytes())
     .collect();
     p.resize(32, 0);
-    let bind = |b: &std::sync::Arc<kupfer_wgpu::GpuBuffer>, bytes: u64| Binding {
-        buffer: b.clone(),
-        offset: 0,
-        size: bytes.div_ceil(4).max(1) * 4,
-    };
     ctx.dispatch_with(
         &pipeline,
         Some(&p),
