@@ -6,8 +6,9 @@
 // (queries base + k * WG + lid) side by side, so their loads from memory are independent.
 // The predicate is that of sort_search.wgsl: position p is before the answer when its key
 // is below the query's (side 'left') or at most equal to it (side 'right'); keys are made
-// from the raw elements by `sorted_key` / `query_key` (generated). The result is written in
-// the default integer dtype (OUT_WORDS words per position). Loops: at most SAMPLES / WG
+// from the raw elements by `sorted_key` / `query_key` (generated). The result (WRITE,
+// generated) is either the position in the default integer dtype (OUT_WORDS words) or, for
+// `isin`, whether the key found there equals the query's (never for NaN) as a bool word. Loops: at most SAMPLES / WG
 // copies, 12 first-tier steps and 33 second-tier steps per query.
 struct Params {
     n: u32,
@@ -20,6 +21,11 @@ struct Params {
     // Elements between samples, and the number of samples (ceil(n / stride)).
     stride: u32,
     samples: u32,
+    // Membership: write whether the query is NOT present (isin's invert=True).
+    invert: u32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
 }
 
 const WG: u32 = 256u;
@@ -95,10 +101,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     for (var k = 0u; k < QPT; k = k + 1u) {
         let q = (group * QPT + k) * WG + lid;
         if (q < P.nq) {
-            out[q * OUT_WORDS] = lo[k];
-            if (OUT_WORDS == 2u) {
-                out[q * OUT_WORDS + 1u] = 0u;
-            }
+{{WRITE}}
         }
     }
 }

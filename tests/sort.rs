@@ -250,6 +250,16 @@ fn sort_cases(dev: &kp::Device, sizes: &[usize], seed: u64) -> Vec<Case> {
                     tol: 0.0,
                     run: Box::new(move |a| kp::sort(a, axis, Some("stable"))),
                 });
+                // The default kind: short rows of 32-bit values sort by their keys alone.
+                cases.push(Case {
+                    id: format!("sort {shape:?} axis={ax} default kind"),
+                    dtype: d,
+                    shape: shape.clone(),
+                    data: data(seed + 8, n, d),
+                    expr: format!("np.sort(a, axis={ax})"),
+                    tol: 0.0,
+                    run: Box::new(move |a| kp::sort(a, axis, None)),
+                });
                 cases.push(Case {
                     id: format!("argsort {shape:?} axis={ax}"),
                     dtype: d,
@@ -849,10 +859,11 @@ fn order_statistics_by_row_selection() {
 }
 
 #[test]
-fn searchsorted_two_tiers() {
+fn searchsorted_two_tiers_isin_unique() {
     // Sorted arrays much longer than the search's 2048 samples (windows of 35 elements
     // between samples, and of 1 with few distinct values), queries over many workgroups with
-    // a ragged last one, both sides, every raw dtype, from an offset view.
+    // a ragged last one, both sides, every raw dtype, from an offset view; isin and unique
+    // over such arrays.
     let dev = common::default_device();
     let mut dtypes = common::dtypes(&dev);
     dtypes.retain(|&d| d != DType::Bool && d != DType::F16);
@@ -887,6 +898,58 @@ fn searchsorted_two_tiers() {
                     }),
                 });
             }
+        }
+    }
+    // isin by the search that compares (NaN in nothing, -0.0 in 0.0) and unique's values
+    // and counts after the keys-only sort, on the same long arrays.
+    let mut dtypes = common::dtypes(&dev);
+    dtypes.retain(|&d| d != DType::Bool);
+    for d in dtypes {
+        let v = data(6, n, d);
+        for invert in [false, true] {
+            let py = if invert { "True" } else { "False" };
+            cases.push(Case {
+                id: format!("isin n={n} invert={py}"),
+                dtype: d,
+                shape: vec![n],
+                data: v.clone(),
+                expr: format!("np.isin(a[::2], a[1::3], invert={py})"),
+                tol: 0.0,
+                run: Box::new(move |a| {
+                    let x = a.slice(&[kp::views::stepped(.., 2)])?;
+                    let t = a.slice(&[kp::views::stepped(1.., 3)])?;
+                    kp::isin(&x, &t, invert)
+                }),
+            });
+        }
+        // NumPy 2.4 sorts float16 arrays this long wrongly (np.unique gives unsorted,
+        // repeated values), so it is no oracle there.
+        if d == DType::F16 {
+            continue;
+        }
+        for equal_nan in [false, true] {
+            let py = if equal_nan { "True" } else { "False" };
+            cases.push(Case {
+                id: format!("unique values n={n} equal_nan={py}"),
+                dtype: d,
+                shape: vec![n],
+                data: v.clone(),
+                expr: format!("np.unique(a, equal_nan={py})"),
+                tol: 0.0,
+                run: Box::new(move |a| Ok(kp::unique(a, false, false, false, equal_nan)?.values)),
+            });
+            cases.push(Case {
+                id: format!("unique counts n={n} equal_nan={py}"),
+                dtype: d,
+                shape: vec![n],
+                data: v.clone(),
+                expr: format!("np.unique(a, return_counts=True, equal_nan={py})[1]"),
+                tol: 0.0,
+                run: Box::new(move |a| {
+                    let u = kp::unique(a, false, false, true, equal_nan)?;
+                    Ok(u.counts.expect("counts"))
+                }),
+            });
         }
     }
     run_cases("search2", cases);

@@ -24,7 +24,8 @@
 //! position). The one difference: an unstable kind of a long 1-D float32/int32/uint32/
 //! float64/int64
 //! `sort` runs a keys-only radix sort whose order puts -0.0 before 0.0 (a valid order for
-//! NumPy's unstable kinds, where equal values may come in any order).
+//! NumPy's unstable kinds, where equal values may come in any order), and so does the
+//! keys-only row sort (`rows_keys.rs`) of short rows of 32-bit values.
 //!
 //! **Algorithm.** Elements become 32-bit key words whose unsigned order is NumPy's order
 //! (signed integers: sign bit flipped; floats: all bits flipped for negatives, the sign bit
@@ -50,6 +51,7 @@ pub mod histogram;
 pub mod histogramdd;
 pub mod order;
 pub mod quantile;
+mod rows_keys;
 pub mod search;
 mod selection;
 pub mod unique;

@@ -1,7 +1,9 @@
 //! `unique` (with `return_index`, `return_inverse`, `return_counts`, `equal_nan`), the array
 //! API's `unique_values` / `unique_counts` / `unique_inverse` / `unique_all`, and `isin`.
 //!
-//! unique: a stable sort of the flattened array, flags where a run of equal values starts
+//! unique: a stable sort of the flattened array (a keys-only sort when neither indices nor
+//! the inverse are asked for: any order of equal values gives the same values and counts),
+//! flags where a run of equal values starts
 //! (-0.0 equals 0.0; NaN equals NaN unless `equal_nan` is false), the positions of the set
 //! flags by the device stream compaction of `indexing` (ONE read-back of the count: the sync
 //! point, hence the `_async` forms, the only ones on wasm32); counts are the differences of
@@ -11,7 +13,8 @@
 //! value is the first of them in sort order (NumPy's choice there is not consistent between
 //! the value and its index). The set functions select with the same compaction.
 //!
-//! isin: the test elements sorted, a binary search per element, one comparison: no read-back.
+//! isin: the test elements sorted (keys only), then one launch of the two-tier search that
+//! compares each element with the value found (`search.rs`): no read-back.
 
 use super::engine::{self, Perm};
 use super::order::Rows;
@@ -87,16 +90,23 @@ pub async fn unique_async(
             counts: return_counts.then(|| e(int)).transpose()?,
         });
     }
-    let rows = Rows::along(a, None)?;
-    let perm = rows.perm()?;
-    let sorted = rows.gather(&perm)?.reshape(&[n as isize])?;
-    let perm = match perm {
-        Perm::Local(b) | Perm::Global(b) => b,
+    // Values and counts alone take any order of equal values: the keys-only sort (no
+    // permutation to carry or apply) where the dtype has one.
+    let plain = !return_index && !return_inverse;
+    let (sorted, perm) = if plain {
+        let flat = a.reshape(&[n as isize])?;
+        let sorted = super::order::sort(&flat, Some(-1), None)?.ascontiguousarray()?;
+        (sorted, None)
+    } else {
+        let rows = Rows::along(a, None)?;
+        let perm = rows.perm()?;
+        let sorted = rows.gather(&perm)?.reshape(&[n as isize])?;
+        let perm = match perm {
+            Perm::Local(b) | Perm::Global(b) => b,
+        };
+        (sorted, Some(perm))
     };
-    let flags = run_starts(&sorted, equal_nan)?;
-    let first_arr = compact(&device, &flags.lazy(), &Lazy::index(), &[n])?
-        .finish_async()
-        .await?;
+    let first_arr = run_start_positions(&sorted, equal_nan).await?;
     let count = first_arr.size();
     let (first, _) = first_arr.buffer_and_layout()?;
     let values = engine::take_rows(&sorted, n, &first, count, true, 1, count, count)?
@@ -104,7 +114,7 @@ pub async fn unique_async(
     let u32_array = |b: Arc<GpuBuffer>, len: usize| {
         Array::from_buffer(device.clone(), DType::U32, b, Layout::contiguous(&[len]))
     };
-    let indices = if return_index {
+    let indices = if let (true, Some(perm)) = (return_index, &perm) {
         let perm_arr = u32_array(perm.clone(), n);
         let perm_arr = perm_arr.reshape(&[1, n as isize])?;
         Some(
@@ -134,8 +144,9 @@ pub async fn unique_async(
     } else {
         None
     };
-    let inverse = if return_inverse {
+    let inverse = if let (true, Some(perm)) = (return_inverse, &perm) {
         // The run of sorted element i is (number of run starts up to i) - 1.
+        let flags = run_starts(&sorted, equal_nan)?;
         let run =
             crate::ufuncs::subtract(&crate::scan::cumsum(&flags, None, Some(DType::U32))?, 1u32)?;
         let inverse = Array::from_buffer(
@@ -158,16 +169,33 @@ pub async fn unique_async(
     })
 }
 
-/// Where a run of equal values starts in the sorted 1-D `sorted` (bool, materialised):
-/// element 0, and every element unequal to the one before it (NaN unequal to everything
-/// unless `equal_nan`; -0.0 equals 0.0).
-fn run_starts(sorted: &Array, equal_nan: bool) -> Result<Array> {
+/// The positions (uint32) where a run of equal values starts in the sorted 1-D `sorted`
+/// (see [`run_starts`]), by one compaction whose flags are computed in its passes (never
+/// written): the one read-back of the count.
+async fn run_start_positions(sorted: &Array, equal_nan: bool) -> Result<Array> {
     let n = sorted.size();
     let device = sorted.device();
-    let head = crate::creation::full_on(device, &[1], true, Some(DType::Bool))?;
+    let head = crate::creation::full_on(device, &[1], 0i64, Some(DType::U32))?;
     if n == 1 {
         return Ok(head);
     }
+    // Element i + 1 starts a run where it differs from element i.
+    let later = compact(
+        device,
+        &run_differs(sorted, equal_nan)?.lazy(),
+        &Lazy::index(),
+        &[n - 1],
+    )?
+    .finish_async()
+    .await?;
+    crate::manip::concatenate(&[head, crate::ufuncs::add(&later, 1u32)?], Some(0), None)
+}
+
+/// Whether each element of the sorted 1-D `sorted` after the first differs from the one
+/// before it (NaN unequal to everything unless `equal_nan`; -0.0 equals 0.0): a lazy bool
+/// array of `n - 1` elements (`n >= 2`).
+fn run_differs(sorted: &Array, equal_nan: bool) -> Result<Array> {
+    let n = sorted.size();
     let cur = sorted.slice(&[SliceArg::Slice {
         start: Some(1),
         stop: None,
@@ -186,7 +214,18 @@ fn run_starts(sorted: &Array, equal_nan: bool) -> Result<Array> {
         )?;
         differs = crate::ufuncs::logical_and(&differs, &crate::ufuncs::logical_not(&both_nan)?)?;
     }
-    crate::manip::concatenate(&[head, differs], Some(0), None)
+    Ok(differs)
+}
+
+/// Where a run of equal values starts in the sorted 1-D `sorted` (bool, materialised):
+/// element 0, and every element unequal to the one before it (see [`run_differs`]).
+fn run_starts(sorted: &Array, equal_nan: bool) -> Result<Array> {
+    let device = sorted.device();
+    let head = crate::creation::full_on(device, &[1], true, Some(DType::Bool))?;
+    if sorted.size() == 1 {
+        return Ok(head);
+    }
+    crate::manip::concatenate(&[head, run_differs(sorted, equal_nan)?], Some(0), None)
 }
 
 /// `numpy.isin(element, test_elements, invert=)`: for each element, whether it equals some
@@ -209,8 +248,17 @@ pub fn isin(element: &Array, test_elements: &Array, invert: bool) -> Result<Arra
         return crate::creation::full_on(&device, &shape, i64::from(invert), Some(DType::Bool));
     }
     let b = test_elements.astype(common)?.reshape(&[-1])?;
-    let b_sorted = super::order::sort(&b, Some(-1), Some("stable"))?.ascontiguousarray()?;
     let x = element.astype(common)?.ascontiguousarray()?;
+    let shape_i: Vec<isize> = shape.iter().map(|&s| s as isize).collect();
+    if !super::search::one_tier() {
+        // The keys-only sort of the test elements (any order of equal values will do) and
+        // one search launch that compares too.
+        let b_sorted = super::order::sort(&b, Some(-1), None)?.ascontiguousarray()?;
+        if let Some(hit) = super::search::membership(&b_sorted, &x, invert)? {
+            return hit.reshape(&shape_i);
+        }
+    }
+    let b_sorted = super::order::sort(&b, Some(-1), Some("stable"))?.ascontiguousarray()?;
     let pos = super::search::searchsorted(&b_sorted, &x, super::search::Side::Left, None)?;
     let clipped = crate::ufuncs::minimum(&pos, (nb - 1) as i64)?
         .astype(DType::U32)?
@@ -220,7 +268,6 @@ pub fn isin(element: &Array, test_elements: &Array, invert: bool) -> Result<Arra
     let found = engine::take_rows(&b_sorted, nb, &cb, m, false, 1, m, m)?;
     let x_flat = x.reshape(&[1, m as isize])?;
     let hit = crate::ufuncs::equal(&found, &x_flat)?;
-    let shape_i: Vec<isize> = shape.iter().map(|&s| s as isize).collect();
     let hit = hit.reshape(&shape_i)?;
     if invert {
         crate::ufuncs::logical_not(&hit)
