@@ -92,7 +92,7 @@ pub async fn unique_async(
     }
     // Values and counts alone take any order of equal values: the keys-only sort (no
     // permutation to carry or apply) where the dtype has one.
-    let plain = !return_index && !return_inverse;
+    let plain = !return_index && !return_inverse && !old_path();
     let (sorted, perm) = if plain {
         let flat = a.reshape(&[n as isize])?;
         let sorted = super::order::sort(&flat, Some(-1), None)?.ascontiguousarray()?;
@@ -169,6 +169,13 @@ pub async fn unique_async(
     })
 }
 
+/// Whether `KUPFER_UNIQUE=old` asks for the earlier unique (a stable sort and materialised
+/// run-start flags whatever is asked for; read once).
+fn old_path() -> bool {
+    static OLD: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *OLD.get_or_init(|| std::env::var("KUPFER_UNIQUE").is_ok_and(|v| v == "old"))
+}
+
 /// The positions (uint32) where a run of equal values starts in the sorted 1-D `sorted`
 /// (see [`run_starts`]), by one compaction whose flags are computed in its passes (never
 /// written): the one read-back of the count.
@@ -178,6 +185,12 @@ async fn run_start_positions(sorted: &Array, equal_nan: bool) -> Result<Array> {
     let head = crate::creation::full_on(device, &[1], 0i64, Some(DType::U32))?;
     if n == 1 {
         return Ok(head);
+    }
+    if old_path() {
+        let flags = run_starts(sorted, equal_nan)?;
+        return compact(device, &flags.lazy(), &Lazy::index(), &[n])?
+            .finish_async()
+            .await;
     }
     // Element i + 1 starts a run where it differs from element i.
     let later = compact(
