@@ -904,8 +904,16 @@ fn searchsorted_two_tiers_isin_unique() {
     // and counts after the keys-only sort, on the same long arrays.
     let mut dtypes = common::dtypes(&dev);
     dtypes.retain(|&d| d != DType::Bool);
+    // The small integers take unique's counting path too.
+    dtypes.extend([DType::I8, DType::U16]);
     for d in dtypes {
         let v = data(6, n, d);
+        // Unsigned data without the negative values that NumPy would wrap.
+        let v: Vec<f64> = if d == DType::U16 {
+            v.iter().map(|x| x.abs()).collect()
+        } else {
+            v
+        };
         for invert in [false, true] {
             let py = if invert { "True" } else { "False" };
             cases.push(Case {
@@ -951,6 +959,27 @@ fn searchsorted_two_tiers_isin_unique() {
                 }),
             });
         }
+    }
+    // Integers spanning more than 4 bins per element: the sort, not the counting.
+    for d in [DType::I32, DType::U32] {
+        let (lo, hi) = if d == DType::I32 {
+            (-2e9, 2e9)
+        } else {
+            (0.0, 4e9)
+        };
+        cases.push(Case {
+            id: format!("unique counts wide n={n}"),
+            dtype: d,
+            shape: vec![n],
+            data: common::values(8, 0x77, n, d, lo, hi),
+            expr: "np.unique(a, return_counts=True)[1]".into(),
+            tol: 0.0,
+            run: Box::new(|a| {
+                Ok(kp::unique(a, false, false, true, true)?
+                    .counts
+                    .expect("counts"))
+            }),
+        });
     }
     run_cases("search2", cases);
 }

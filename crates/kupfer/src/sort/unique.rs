@@ -1,8 +1,10 @@
 //! `unique` (with `return_index`, `return_inverse`, `return_counts`, `equal_nan`), the array
 //! API's `unique_values` / `unique_counts` / `unique_inverse` / `unique_all`, and `isin`.
 //!
-//! unique: a stable sort of the flattened array (a keys-only sort when neither indices nor
-//! the inverse are asked for: any order of equal values gives the same values and counts),
+//! unique: a stable sort of the flattened array (when neither indices nor the inverse are
+//! asked for, any order of equal values gives the same values and counts: integers of at
+//! most 32 bits spanning a small range are counted per value instead, after one more
+//! read-back of their extremes, and other dtypes take a keys-only sort),
 //! flags where a run of equal values starts
 //! (-0.0 equals 0.0; NaN equals NaN unless `equal_nan` is false), the positions of the set
 //! flags by the device stream compaction of `indexing` (ONE read-back of the count: the sync
@@ -90,9 +92,20 @@ pub async fn unique_async(
             counts: return_counts.then(|| e(int)).transpose()?,
         });
     }
-    // Values and counts alone take any order of equal values: the keys-only sort (no
-    // permutation to carry or apply) where the dtype has one.
+    // Values and counts alone take any order of equal values: counting where the integers
+    // span a small range, else the keys-only sort (no permutation to carry or apply) where
+    // the dtype has one.
     let plain = !return_index && !return_inverse && !old_path();
+    if plain {
+        if let Some((values, counts)) = by_counting(a, return_counts).await? {
+            return Ok(Unique {
+                values,
+                indices: None,
+                inverse: None,
+                counts,
+            });
+        }
+    }
     let (sorted, perm) = if plain {
         let flat = a.reshape(&[n as isize])?;
         let sorted = super::order::sort(&flat, Some(-1), None)?.ascontiguousarray()?;
@@ -167,6 +180,86 @@ pub async fn unique_async(
         inverse,
         counts,
     })
+}
+
+/// The fewest elements [`by_counting`] takes (below, its extra read-back costs more than
+/// the sort it saves).
+const COUNTING_MIN: usize = 4096;
+
+/// unique's values (and counts) of an integer array of at most 32 bits whose values span at
+/// most 4 bins per element (and at most 2^26 bins): the minimum and maximum read back (one
+/// more sync point), a count per value by bincount's kernel, then the compaction of the
+/// nonzero bins: no sort. None where the dtype, the size or the range does not fit.
+async fn by_counting(a: &Array, return_counts: bool) -> Result<Option<(Array, Option<Array>)>> {
+    let d = a.dtype();
+    let n = a.size();
+    let ints = [
+        DType::I8,
+        DType::I16,
+        DType::I32,
+        DType::U8,
+        DType::U16,
+        DType::U32,
+    ];
+    if n < COUNTING_MIN || !ints.contains(&d) {
+        return Ok(None);
+    }
+    let device = a.device().clone();
+    let flat = a.reshape(&[n as isize])?;
+    let wide = if d == DType::U32 {
+        DType::U32
+    } else {
+        DType::I32
+    };
+    let lo = crate::reduce::min(&flat, crate::reduce::Axis::All, false)?.astype(wide)?;
+    let hi = crate::reduce::max(&flat, crate::reduce::Axis::All, false)?.astype(wide)?;
+    let ends = crate::manip::concatenate(&[lo.reshape(&[1])?, hi.reshape(&[1])?], Some(0), None)?;
+    let (lo_v, hi_v) = if wide == DType::U32 {
+        let v = ends.to_vec_async::<u32>().await?;
+        (i64::from(v[0]), i64::from(v[1]))
+    } else {
+        let v = ends.to_vec_async::<i32>().await?;
+        (i64::from(v[0]), i64::from(v[1]))
+    };
+    let bins = (hi_v - lo_v + 1) as usize;
+    if bins > (4 * n).max(1 << 16) || bins > 1 << 26 {
+        return Ok(None);
+    }
+    // Offsets from the minimum fit in 32 bits without wrapping (the range is small).
+    let offset = if wide == DType::U32 {
+        crate::ufuncs::subtract(&flat.astype(DType::U32)?, lo_v as u32)?
+    } else {
+        crate::ufuncs::subtract(&flat.astype(DType::I32)?, lo_v as i32)?.astype(DType::U32)?
+    };
+    let counts = crate::stats::count_values(&offset.ascontiguousarray()?, bins)?;
+    let present = crate::ufuncs::not_equal(&counts, 0u32)?;
+    let at = compact(&device, &present.lazy(), &Lazy::index(), &[bins])?
+        .finish_async()
+        .await?;
+    let values = if wide == DType::U32 {
+        crate::ufuncs::add(&at, lo_v as u32)?
+    } else {
+        crate::ufuncs::add(&at.astype(DType::I32)?, lo_v as i32)?
+    }
+    .astype(d)?;
+    let counts = if return_counts {
+        let m = at.size();
+        let (idx, _) = at.buffer_and_layout()?;
+        let c = engine::take_rows(
+            &counts.reshape(&[1, bins as isize])?,
+            bins,
+            &idx,
+            m,
+            true,
+            1,
+            m,
+            m,
+        )?;
+        Some(c.reshape(&[m as isize])?.astype(device.default_int())?)
+    } else {
+        None
+    };
+    Ok(Some((values, counts)))
 }
 
 /// Whether `KUPFER_UNIQUE=old` asks for the earlier unique (a stable sort and materialised
