@@ -1,7 +1,7 @@
 //! Order statistics of many rows, or many of one row, by radix selection instead of a sort
 //! (the engine of `median`, `quantile` and `percentile` with their `nan` forms).
 //!
-//! - Rows of 1024 to 65536 elements: one workgroup per row (`shaders/sort_select_rows.wgsl`)
+//! - Rows of 1024 to 65536 elements (32768 for 64-bit dtypes): one workgroup per row (`shaders/sort_select_rows.wgsl`)
 //!   finds up to 16 order statistics per launch in 4 steps per key word, all in one launch;
 //!   more targets take more launches (at most [`MAX_ROW_LAUNCHES`]).
 //! - A few rows longer than that: the global selection of the engine
@@ -129,11 +129,19 @@ pub(crate) fn select_rows(
         return Ok(None);
     }
     let per_launch = targets_per_launch(device);
-    let fits_rows = (row_select_min()..=ROW_SELECT_MAX).contains(&rowlen)
+    // Each thread loops over rowlen / 256 elements per step, 4 steps per key word (and over
+    // the targets per element): 64-bit keys take rows half as long, to stay within
+    // lavapipe's loop budget.
+    let longest = if engine::raw_load(d, false).is_some_and(|(_, k)| k == 2) {
+        ROW_SELECT_MAX / 2
+    } else {
+        ROW_SELECT_MAX
+    };
+    let fits_rows = (row_select_min()..=longest).contains(&rowlen)
         && per_launch > 0
         && t <= per_launch * MAX_ROW_LAUNCHES;
     let global = nrows <= GLOBAL_ROWS_MAX && rowlen > engine::row_limit(device);
-    if global && (rowlen > ROW_SELECT_MAX || (nrows == 1 && rowlen >= GLOBAL_MIN)) {
+    if global && (rowlen > longest || (nrows == 1 && rowlen >= GLOBAL_MIN)) {
         return by_global(data, nrows, rowlen, ranks).map(Some);
     }
     if fits_rows {
