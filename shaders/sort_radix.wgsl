@@ -106,13 +106,18 @@ fn upsweep(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_inde
     atomicStore(&counts[lid], 0u);
     workgroupBarrier();
     let base = min(tile, P.nblocks) * TILE;
+    // Every digit first (the loads in flight together), then the counting.
+    var digits: array<u32, ITEMS>;
+    for (var k = 0u; k < ITEMS; k = k + 1u) {
+        let i = base + k * WG + lid;
+        if (tile < P.nblocks && i < P.n) {
+            digits[k] = digit_of(load_key(i));
+        }
+    }
     for (var k = 0u; k < ITEMS; k = k + 1u) {
         let i = base + k * WG + lid;
         let valid = tile < P.nblocks && i < P.n;
-        var d = 0u;
-        if (valid) {
-            d = digit_of(load_key(i));
-        }
+        let d = digits[k];
 {{UP_COUNT}}
     }
     workgroupBarrier();
@@ -196,13 +201,23 @@ fn histogram_all(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocatio
         atomicStore(&all_counts[c], 0u);
     }
     workgroupBarrier();
+    // Batches of 16 keys per thread, loaded before they are counted (loads in flight
+    // together).
     let base = group * WG * HIST_ITEMS;
-    for (var k = 0u; k < HIST_ITEMS; k = k + 1u) {
-        let i = base + k * WG + lid;
-        if (i < P.n) {
-            let key = load_key(i);
-            for (var p = 0u; p < P.passes; p = p + 1u) {
-                atomicAdd(&all_counts[p * 256u + digit_at(key, p * 8u)], 1u);
+    for (var b = 0u; b < HIST_ITEMS; b = b + 16u) {
+        var batch: array<{{KEY_TYPE}}, 16>;
+        for (var k = 0u; k < 16u; k = k + 1u) {
+            let i = base + (b + k) * WG + lid;
+            if (i < P.n) {
+                batch[k] = load_key(i);
+            }
+        }
+        for (var k = 0u; k < 16u; k = k + 1u) {
+            let i = base + (b + k) * WG + lid;
+            if (i < P.n) {
+                for (var p = 0u; p < P.passes; p = p + 1u) {
+                    atomicAdd(&all_counts[p * 256u + digit_at(batch[k], p * 8u)], 1u);
+                }
             }
         }
     }

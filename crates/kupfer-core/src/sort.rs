@@ -218,7 +218,17 @@ fn same_digit(valid: bool, d: u32) -> vec4<u32> {
     return peers;
 }";
 
-const RANK_MASKS: &str = "    let mword = lid >> 5u;
+// Both rankings load the whole tile into registers first, so that a thread's loads are in
+// flight together rather than one per ranking round.
+const RANK_MASKS: &str = "    for (var k = 0u; k < ITEMS; k = k + 1u) {
+        let j = k * WG + lid;
+        let i = base + j;
+        if (j < tile_len) {
+            key[k] = load_key(i);
+{{PAYLOAD_LOAD}}
+        }
+    }
+    let mword = lid >> 5u;
     let bit = 1u << (lid & 31u);
     digit_count[lid] = 0u;
     for (var w = 0u; w < 8u; w = w + 1u) {
@@ -227,13 +237,10 @@ const RANK_MASKS: &str = "    let mword = lid >> 5u;
     workgroupBarrier();
     for (var k = 0u; k < ITEMS; k = k + 1u) {
         let j = k * WG + lid;
-        let i = base + j;
         let valid = j < tile_len;
         var d = 0u;
         pos[k] = 0xffffffffu;
         if (valid) {
-            key[k] = load_key(i);
-{{PAYLOAD_LOAD}}
             d = digit_of(key[k]);
             atomicOr(&masks[mword * 256u + d], bit);
         }
@@ -265,23 +272,28 @@ const RANK_MASKS: &str = "    let mword = lid >> 5u;
         }
     }";
 
-const RANK_SUBGROUPS: &str = "    for (var w = lid; w < RANK_WORDS; w = w + WG) {
+const RANK_SUBGROUPS: &str = "    let nsg = WG / sgs;
+    let seg = sid * sgs * ITEMS;
+    for (var k = 0u; k < ITEMS; k = k + 1u) {
+        let j = seg + k * sgs + lane;
+        let i = base + j;
+        if (j < tile_len) {
+            key[k] = load_key(i);
+{{PAYLOAD_LOAD}}
+        }
+    }
+    for (var w = lid; w < RANK_WORDS; w = w + WG) {
         atomicStore(&sub_counts[w], 0u);
     }
     workgroupBarrier();
-    let nsg = WG / sgs;
-    let seg = sid * sgs * ITEMS;
     let row = (sid >> 1u) * 256u;
     let half = (sid & 1u) * 16u;
     let below_mask = lanes_below(lane);
     for (var k = 0u; k < ITEMS; k = k + 1u) {
         let j = seg + k * sgs + lane;
-        let i = base + j;
         let valid = j < tile_len;
         var d = 0u;
         if (valid) {
-            key[k] = load_key(i);
-{{PAYLOAD_LOAD}}
             d = digit_of(key[k]);
         }
         let peers = same_digit(valid, d);
