@@ -65,6 +65,7 @@ mod array;
 pub mod calculus;
 mod checks;
 pub mod config;
+mod copy_pool;
 pub mod creation;
 pub mod custom;
 mod device;
