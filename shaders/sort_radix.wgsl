@@ -19,6 +19,27 @@
 // The first pass may read raw elements and turn them into keys (load_key), the last may turn
 // keys back into values (out_word) or write the payload alone. Tiles are numbered
 // x + y * grid_x (grids over 65535 workgroups spill into y).
+//
+// The single-pass ("onesweep") variant, for adapters whose workgroups make forward progress,
+// replaces the upsweep and scan of every pass:
+//   clear_state:    zeroes the first P.words words of `state` (digit totals, tile counters,
+//                   the first pass's tile status)
+//   histogram_all:  reads the keys once and counts the digits of every pass ->
+//                   state[pass * 256 + digit]
+//   scan_totals:    one workgroup turns each pass's digit totals into exclusive prefixes
+//   onesweep:       per pass, each workgroup takes the next tile number from the pass's
+//                   counter (launch order: it only ever waits on tiles that started before
+//                   it), ranks its tile as the downsweep does, publishes its digit counts
+//                   (AGGREGATE) in the tile status, sums the counts of the tiles before it by
+//                   decoupled look-back (Merrill & Garland), publishes its inclusive prefix
+//                   (INCLUSIVE) and scatters like the downsweep. A status word is a 2-bit flag
+//                   over a 30-bit count, so one relaxed atomic carries both. Each thread looks
+//                   back for its digit on its own; a predecessor that has published nothing
+//                   after P.patience reads (or after LOOKBACK_BUDGET reads in all) is counted
+//                   from its keys by the whole workgroup instead, so the kernel ends even where
+//                   a waited-on workgroup never runs, and every invocation stays inside
+//                   lavapipe's loop budget. Each pass zeroes the next pass's status words of
+//                   its tile (two status areas alternate).
 struct Params {
     n: u32,
     shift: u32,
@@ -26,9 +47,17 @@ struct Params {
     grid_x: u32,
     // Element offset of a raw source (first pass).
     off: u32,
+    // Single-pass sort: digit passes (histogram_all), words to zero (clear_state), where this
+    // pass's tile status starts in `state` and where the next pass's starts (zeroed here; 0:
+    // none), rounds of waiting on a tile before counting its digits from its keys (0: count
+    // at once, without reading any status: tests the fallback).
+    passes: u32,
+    words: u32,
+    status_at: u32,
+    clear_at: u32,
+    patience: u32,
     pad0: u32,
     pad1: u32,
-    pad2: u32,
 }
 
 const WG: u32 = 256u;
@@ -40,6 +69,7 @@ const TILE: u32 = WG * ITEMS;
 @group(0) @binding(2) var<storage, read_write> hist: array<u32>;
 {{KEYS_OUT_BINDING}}
 {{PAYLOAD_BINDINGS}}
+@group(0) @binding(6) var<storage, read_write> state: array<atomic<u32>>;
 
 var<workgroup> counts: array<atomic<u32>, 256>;
 var<workgroup> local_start: array<u32, 256>;
@@ -76,13 +106,18 @@ fn upsweep(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_inde
     atomicStore(&counts[lid], 0u);
     workgroupBarrier();
     let base = min(tile, P.nblocks) * TILE;
+    // Every digit first (the loads in flight together), then the counting.
+    var digits: array<u32, ITEMS>;
+    for (var k = 0u; k < ITEMS; k = k + 1u) {
+        let i = base + k * WG + lid;
+        if (tile < P.nblocks && i < P.n) {
+            digits[k] = digit_of(load_key(i));
+        }
+    }
     for (var k = 0u; k < ITEMS; k = k + 1u) {
         let i = base + k * WG + lid;
         let valid = tile < P.nblocks && i < P.n;
-        var d = 0u;
-        if (valid) {
-            d = digit_of(load_key(i));
-        }
+        let d = digits[k];
 {{UP_COUNT}}
     }
     workgroupBarrier();
@@ -132,20 +167,180 @@ fn downsweep(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_in
     var pos: array<u32, ITEMS>;
 {{PAYLOAD_REGISTERS}}
 {{RANK}}
-    // Stage the digits in digit order to learn each slot's destination.
-    for (var k = 0u; k < ITEMS; k = k + 1u) {
-        if (pos[k] != 0xffffffffu) {
-            stage[pos[k]] = digit_of(key[k]);
+{{SCATTER}}
+}
+
+const FLAG_AGGREGATE: u32 = 0x40000000u;
+const FLAG_INCLUSIVE: u32 = 0x80000000u;
+const COUNT_MASK: u32 = 0x3fffffffu;
+// Where the tile counters of the passes start in `state` (digit totals come first).
+const COUNTERS: u32 = 2048u;
+// Status reads of a thread's look-back before it leaves every further unready predecessor
+// to be counted from its keys.
+const LOOKBACK_BUDGET: u32 = 4096u;
+// Keys per thread of histogram_all.
+const HIST_ITEMS: u32 = {{HIST_ITEMS}}u;
+
+var<workgroup> all_counts: array<atomic<u32>, 2048>;
+var<workgroup> sweep_tile: u32;
+var<workgroup> sweep_flags: atomic<u32>;
+var<workgroup> sweep_uniform: u32;
+
+@compute @workgroup_size(256)
+fn clear_state(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x + gid.y * P.grid_x * WG;
+    if (i < P.words) {
+        atomicStore(&state[i], 0u);
+    }
+}
+
+@compute @workgroup_size(256)
+fn histogram_all(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let group = wid.x + wid.y * P.grid_x;
+    for (var c = lid; c < 2048u; c = c + WG) {
+        atomicStore(&all_counts[c], 0u);
+    }
+    workgroupBarrier();
+    // Batches of 16 keys per thread, loaded before they are counted (loads in flight
+    // together).
+    let base = group * WG * HIST_ITEMS;
+    for (var b = 0u; b < HIST_ITEMS; b = b + 16u) {
+        var batch: array<{{KEY_TYPE}}, 16>;
+        for (var k = 0u; k < 16u; k = k + 1u) {
+            let i = base + (b + k) * WG + lid;
+            if (i < P.n) {
+                batch[k] = load_key(i);
+            }
+        }
+        for (var k = 0u; k < 16u; k = k + 1u) {
+            let i = base + (b + k) * WG + lid;
+            if (i < P.n) {
+                for (var p = 0u; p < P.passes; p = p + 1u) {
+                    atomicAdd(&all_counts[p * 256u + digit_at(batch[k], p * 8u)], 1u);
+                }
+            }
         }
     }
     workgroupBarrier();
-    var dst: array<u32, ITEMS>;
-    for (var k = 0u; k < ITEMS; k = k + 1u) {
-        let j = k * WG + lid;
-        if (j < tile_len) {
-            let d = stage[j];
-            dst[k] = global_start[d] + (j - local_start[d]);
+    for (var p = 0u; p < P.passes; p = p + 1u) {
+        let c = atomicLoad(&all_counts[p * 256u + lid]);
+        if (c != 0u) {
+            atomicAdd(&state[p * 256u + lid], c);
         }
     }
-{{ROUNDS}}
+}
+
+@compute @workgroup_size(256)
+fn scan_totals(@builtin(local_invocation_index) lid: u32) {
+    for (var p = 0u; p < P.passes; p = p + 1u) {
+        let total = atomicLoad(&state[p * 256u + lid]);
+        let before = scan_256(lid, total) - total;
+        workgroupBarrier();
+        atomicStore(&state[p * 256u + lid], before);
+    }
+}
+
+@compute @workgroup_size(256)
+fn onesweep(@builtin(local_invocation_index) lid: u32{{DOWN_BUILTINS}}) {
+    let pass_index = P.shift / 8u;
+    if (lid == 0u) {
+        sweep_tile = atomicAdd(&state[COUNTERS + pass_index], 1u);
+    }
+    let tile = workgroupUniformLoad(&sweep_tile);
+    if (tile >= P.nblocks) {
+        return;
+    }
+    let base = tile * TILE;
+    let tile_len = min(TILE, P.n - base);
+    // Where the keys of digit `lid` start in the output, before this tile's predecessors.
+    let before = atomicLoad(&state[pass_index * 256u + lid]);
+
+    var key: array<{{KEY_TYPE}}, ITEMS>;
+    var pos: array<u32, ITEMS>;
+{{PAYLOAD_REGISTERS}}
+{{RANK}}
+    let status = P.status_at + tile * WG + lid;
+    if (tile == 0u) {
+        atomicStore(&state[status], FLAG_INCLUSIVE | tile_digit_count);
+    } else {
+        atomicStore(&state[status], FLAG_AGGREGATE | tile_digit_count);
+    }
+    // Look back over the tiles before this one: thread `lid` sums digit lid's counts of
+    // tiles look - 1, look - 2, ... until a tile's inclusive prefix (or tile 0's count).
+    var exclusive = 0u;
+    var look = tile;
+    var resolved = tile == 0u;
+    // First each digit on its own, without barriers, while the predecessor answers within
+    // P.patience reads.
+    if (P.patience > 0u) {
+        var spins = 0u;
+        for (var r = 0u; r < LOOKBACK_BUDGET && !resolved; r = r + 1u) {
+            let s = atomicLoad(&state[P.status_at + (look - 1u) * WG + lid]);
+            if ((s & FLAG_INCLUSIVE) != 0u) {
+                exclusive = exclusive + (s & COUNT_MASK);
+                resolved = true;
+            } else if ((s & FLAG_AGGREGATE) != 0u) {
+                exclusive = exclusive + (s & COUNT_MASK);
+                look = look - 1u;
+                resolved = look == 0u;
+                spins = 0u;
+            } else {
+                spins = spins + 1u;
+                if (spins >= P.patience) {
+                    break;
+                }
+            }
+        }
+    }
+    // Then, for digits still waiting: the workgroup counts the digits of the highest tile
+    // any of them waits on from its keys (a full tile: it is not the last), which those take
+    // as its count; the others read their predecessor once more. The highest waited-on tile
+    // drops every round, so this ends after at most `tile` rounds.
+    loop {
+        if (lid == 0u) {
+            atomicStore(&sweep_flags, 0u);
+        }
+        workgroupBarrier();
+        if (!resolved) {
+            atomicMax(&sweep_flags, look);
+        }
+        workgroupBarrier();
+        if (lid == 0u) {
+            sweep_uniform = atomicLoad(&sweep_flags);
+        }
+        let top = workgroupUniformLoad(&sweep_uniform);
+        if (top == 0u) {
+            break;
+        }
+        atomicStore(&counts[lid], 0u);
+        workgroupBarrier();
+        let prev = (top - 1u) * TILE;
+        for (var k = 0u; k < ITEMS; k = k + 1u) {
+            atomicAdd(&counts[digit_of(load_key(prev + k * WG + lid))], 1u);
+        }
+        workgroupBarrier();
+        if (!resolved) {
+            var s = 0u;
+            if (look == top) {
+                s = FLAG_AGGREGATE | atomicLoad(&counts[lid]);
+            } else if (P.patience > 0u) {
+                s = atomicLoad(&state[P.status_at + (look - 1u) * WG + lid]);
+            }
+            if ((s & FLAG_INCLUSIVE) != 0u) {
+                exclusive = exclusive + (s & COUNT_MASK);
+                resolved = true;
+            } else if ((s & FLAG_AGGREGATE) != 0u) {
+                exclusive = exclusive + (s & COUNT_MASK);
+                look = look - 1u;
+                resolved = look == 0u;
+            }
+        }
+        workgroupBarrier();
+    }
+    atomicStore(&state[status], FLAG_INCLUSIVE | (exclusive + tile_digit_count));
+    if (P.clear_at != 0u) {
+        atomicStore(&state[P.clear_at + tile * WG + lid], 0u);
+    }
+    global_start[lid] = before + exclusive;
+{{SCATTER}}
 }

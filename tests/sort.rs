@@ -1656,3 +1656,178 @@ fn histogram_bin_rules() {
     }
     run_cases("bin-rules", cases);
 }
+
+/// A handle on the default GPU whose global radix sort is `engine`, with tiles of `items`
+/// keys per thread (4: 1024-key tiles, so that small arrays run many tiles) and the given
+/// look-back patience (0: every predecessor is counted from its keys).
+fn sort_engine_device(engine: kp::SortEngine, items: u32, patience: u32) -> kp::Device {
+    let dev = common::default_device();
+    let mut config = dev.config().clone();
+    config.sort.engine = engine;
+    config.sort.items = items;
+    config.sort.patience = patience;
+    dev.with_config(config)
+}
+
+#[test]
+fn sort_and_argsort_every_dtype_onesweep() {
+    // Sizes past the row sort's limit (4096), also in the [::2] views: the global sort,
+    // at 1024-key tiles: around tile boundaries.
+    let dev = sort_engine_device(kp::SortEngine::Onesweep, 4, 64);
+    let _on = dev.use_device();
+    let sizes = [8193, 9216, 10239];
+    run_cases("onesweep", sort_cases(&dev, &sizes, 4));
+}
+
+#[test]
+fn onesweep_look_back_fallback() {
+    // Patience 0: no tile waits for another's status, every predecessor's digit counts are
+    // recomputed from its keys (the path a tile takes when a predecessor never answers).
+    // Patience 1: whatever is not ready at the first read is counted from its keys, the rest
+    // read from the status (a mix that depends on the timing).
+    for patience in [0, 1] {
+        let dev = sort_engine_device(kp::SortEngine::Onesweep, 4, patience);
+        let _on = dev.use_device();
+        run_cases(
+            &format!("onesweep-fallback-{patience}"),
+            fallback_cases(&dev),
+        );
+    }
+}
+
+fn fallback_cases(dev: &kp::Device) -> Vec<Case> {
+    let mut cases = Vec::new();
+    let mut dtypes = vec![
+        DType::F32,
+        DType::I32,
+        DType::U32,
+        DType::I64,
+        DType::Complex64,
+    ];
+    if dev.supports(DType::F64) {
+        dtypes.push(DType::F64);
+    }
+    for d in dtypes {
+        for n in [8193usize, 12288] {
+            cases.push(Case {
+                id: format!("sort n={n}"),
+                dtype: d,
+                shape: vec![n],
+                data: data(n as u64 + 11, n, d),
+                expr: "np.sort(a)".into(),
+                tol: 0.0,
+                run: Box::new(|a| kp::sort(a, None, None)),
+            });
+            cases.push(Case {
+                id: format!("argsort n={n}"),
+                dtype: d,
+                shape: vec![n],
+                data: data(n as u64 + 12, n, d),
+                expr: "np.argsort(a, kind='stable')".into(),
+                tol: 0.0,
+                run: Box::new(|a| kp::argsort(a, None, Some("stable"))),
+            });
+        }
+    }
+    cases
+}
+
+/// NumPy's order of float32 values: NaN last, -0.0 equal to 0.0.
+fn numpy_order(a: f32, b: f32) -> std::cmp::Ordering {
+    match (a.is_nan(), b.is_nan()) {
+        (true, true) => std::cmp::Ordering::Equal,
+        (true, false) => std::cmp::Ordering::Greater,
+        (false, true) => std::cmp::Ordering::Less,
+        _ => a.partial_cmp(&b).unwrap(),
+    }
+}
+
+#[test]
+fn onesweep_and_portable_large_against_rust_sort() {
+    // 2^20 + 3 float32 with ties, NaN, ±inf and both zeros, at the default tile size, on
+    // both engines: sorted values against Rust's sort, argsort against Rust's stable sort
+    // of the indices (kind='stable'); int32 and (where supported) float64 sorts likewise.
+    let n = (1usize << 20) + 3;
+    let mut rng = common::Rng(0x0e5);
+    let special = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -0.0, 0.0];
+    let v: Vec<f32> = (0..n)
+        .map(|_| {
+            let r = rng.next();
+            if r.is_multiple_of(11) {
+                special[(r >> 8) as usize % special.len()]
+            } else {
+                ((r >> 12) % 200_001) as f32 * 0.25 - 25_000.0
+            }
+        })
+        .collect();
+    let mut want_idx: Vec<usize> = (0..n).collect();
+    want_idx.sort_by(|&i, &j| numpy_order(v[i], v[j]));
+    let ints: Vec<i32> = (0..n)
+        .map(|_| ((rng.next() << 1) ^ (rng.next() << 16)) as u32 as i32)
+        .collect();
+    let mut want_ints = ints.clone();
+    want_ints.sort_unstable();
+    let wide: Vec<f64> = (0..n / 4).map(|_| (rng.unit() - 0.5) * 1e300).collect();
+    let mut want_wide = wide.clone();
+    want_wide.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    for engine in [kp::SortEngine::Onesweep, kp::SortEngine::Portable] {
+        let dev = sort_engine_device(engine, 0, 64);
+        let a = Array::from_slice_on(&dev, &v, &[n]).unwrap();
+        let sorted = kp::sort(&a, None, None).unwrap().to_vec::<f32>().unwrap();
+        let idx = kp::argsort(&a, None, Some("stable")).unwrap();
+        let idx: Vec<usize> = match idx.to_host().unwrap().data {
+            HostData::I64(x) => x.iter().map(|&i| i as usize).collect(),
+            HostData::I32(x) => x.iter().map(|&i| i as usize).collect(),
+            other => panic!("argsort gave {other:?}"),
+        };
+        for k in 0..n {
+            let w = v[want_idx[k]];
+            assert!(
+                sorted[k] == w || (sorted[k].is_nan() && w.is_nan()),
+                "{engine:?} sort: element {k} is {}, expected {w}",
+                sorted[k]
+            );
+        }
+        assert!(
+            idx == want_idx,
+            "{engine:?}: argsort differs from the stable order"
+        );
+        let a = Array::from_slice_on(&dev, &ints, &[n]).unwrap();
+        let got = kp::sort(&a, None, None).unwrap().to_vec::<i32>().unwrap();
+        assert!(got == want_ints, "{engine:?}: int32 sort differs");
+        if dev.supports(DType::F64) {
+            let a = Array::from_slice_on(&dev, &wide, &[wide.len()]).unwrap();
+            let got = kp::sort(&a, None, None).unwrap().to_vec::<f64>().unwrap();
+            assert!(got == want_wide, "{engine:?}: float64 sort differs");
+        }
+    }
+}
+
+#[test]
+fn onesweep_launches_once_per_digit() {
+    // The single-pass sort runs one launch per digit plus a clear, a histogram and its
+    // scan; the portable sort three per digit: float32 (4 digits) is 7 launches against
+    // 12. A device of its own (launches are counted per GPU context, and other tests
+    // launch meanwhile).
+    let base = common::default_device();
+    let own = kp::Device::open(kp::AdapterChoice::Default, base.config().clone())
+        .expect("a GPU adapter (lavapipe will do)");
+    let launches = |engine| {
+        let mut config = own.config().clone();
+        config.sort.engine = engine;
+        let dev = own.with_config(config);
+        let a = Array::from_slice_on(&dev, &vec![1.5f32; 20_000], &[20_000]).unwrap();
+        let before = dev.context().dispatch_count();
+        let s = kp::sort(&a, None, None).unwrap();
+        let after = dev.context().dispatch_count();
+        assert_eq!(s.to_vec::<f32>().unwrap(), vec![1.5f32; 20_000]);
+        after - before
+    };
+    let single = launches(kp::SortEngine::Onesweep);
+    let portable = launches(kp::SortEngine::Portable);
+    assert_eq!(
+        portable - single,
+        5,
+        "onesweep {single}, portable {portable}"
+    );
+}

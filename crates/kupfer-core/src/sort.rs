@@ -218,7 +218,17 @@ fn same_digit(valid: bool, d: u32) -> vec4<u32> {
     return peers;
 }";
 
-const RANK_MASKS: &str = "    let mword = lid >> 5u;
+// Both rankings load the whole tile into registers first, so that a thread's loads are in
+// flight together rather than one per ranking round.
+const RANK_MASKS: &str = "    for (var k = 0u; k < ITEMS; k = k + 1u) {
+        let j = k * WG + lid;
+        let i = base + j;
+        if (j < tile_len) {
+            key[k] = load_key(i);
+{{PAYLOAD_LOAD}}
+        }
+    }
+    let mword = lid >> 5u;
     let bit = 1u << (lid & 31u);
     digit_count[lid] = 0u;
     for (var w = 0u; w < 8u; w = w + 1u) {
@@ -227,13 +237,10 @@ const RANK_MASKS: &str = "    let mword = lid >> 5u;
     workgroupBarrier();
     for (var k = 0u; k < ITEMS; k = k + 1u) {
         let j = k * WG + lid;
-        let i = base + j;
         let valid = j < tile_len;
         var d = 0u;
         pos[k] = 0xffffffffu;
         if (valid) {
-            key[k] = load_key(i);
-{{PAYLOAD_LOAD}}
             d = digit_of(key[k]);
             atomicOr(&masks[mword * 256u + d], bit);
         }
@@ -254,6 +261,7 @@ const RANK_MASKS: &str = "    let mword = lid >> 5u;
         workgroupBarrier();
     }
     let count = digit_count[lid];
+    let tile_digit_count = count;
     let start = scan_256(lid, count) - count;
     workgroupBarrier();
     local_start[lid] = start;
@@ -264,23 +272,28 @@ const RANK_MASKS: &str = "    let mword = lid >> 5u;
         }
     }";
 
-const RANK_SUBGROUPS: &str = "    for (var w = lid; w < RANK_WORDS; w = w + WG) {
+const RANK_SUBGROUPS: &str = "    let nsg = WG / sgs;
+    let seg = sid * sgs * ITEMS;
+    for (var k = 0u; k < ITEMS; k = k + 1u) {
+        let j = seg + k * sgs + lane;
+        let i = base + j;
+        if (j < tile_len) {
+            key[k] = load_key(i);
+{{PAYLOAD_LOAD}}
+        }
+    }
+    for (var w = lid; w < RANK_WORDS; w = w + WG) {
         atomicStore(&sub_counts[w], 0u);
     }
     workgroupBarrier();
-    let nsg = WG / sgs;
-    let seg = sid * sgs * ITEMS;
     let row = (sid >> 1u) * 256u;
     let half = (sid & 1u) * 16u;
     let below_mask = lanes_below(lane);
     for (var k = 0u; k < ITEMS; k = k + 1u) {
         let j = seg + k * sgs + lane;
-        let i = base + j;
         let valid = j < tile_len;
         var d = 0u;
         if (valid) {
-            key[k] = load_key(i);
-{{PAYLOAD_LOAD}}
             d = digit_of(key[k]);
         }
         let peers = same_digit(valid, d);
@@ -299,6 +312,7 @@ const RANK_SUBGROUPS: &str = "    for (var w = lid; w < RANK_WORDS; w = w + WG) 
         digit_total = digit_total
             + ((atomicLoad(&sub_counts[(s >> 1u) * 256u + lid]) >> ((s & 1u) * 16u)) & 0xffffu);
     }
+    let tile_digit_count = digit_total;
     let start = scan_256(lid, digit_total) - digit_total;
     workgroupBarrier();
     local_start[lid] = start;
@@ -315,6 +329,32 @@ const RANK_SUBGROUPS: &str = "    for (var w = lid; w < RANK_WORDS; w = w + WG) 
             pos[k] = pos[k] + ((atomicLoad(&sub_counts[row + d]) >> half) & 0xffffu);
         }
     }";
+
+// The end of a downsweep or onesweep pass: each key's destination (from `global_start`,
+// `local_start` and its position in the tile's digit order), then the staged writes.
+const SCATTER: &str = "    // Stage the digits in digit order to learn each slot's destination.
+    for (var k = 0u; k < ITEMS; k = k + 1u) {
+        if (pos[k] != 0xffffffffu) {
+            stage[pos[k]] = digit_of(key[k]);
+        }
+    }
+    workgroupBarrier();
+    var dst: array<u32, ITEMS>;
+    for (var k = 0u; k < ITEMS; k = k + 1u) {
+        let j = k * WG + lid;
+        if (j < tile_len) {
+            let d = stage[j];
+            dst[k] = global_start[d] + (j - local_start[d]);
+        }
+    }
+{{ROUNDS}}";
+
+/// Keys each thread of the single-pass sort's all-digit histogram counts.
+pub const HIST_ITEMS: u32 = 64;
+
+/// Words of a single-pass sort's `state` buffer before the tile status (digit totals of up to
+/// 8 passes, then the passes' tile counters).
+pub const ONESWEEP_STATUS_AT: u32 = 4096;
 
 /// The body of a WGSL function of `i` returning key i (`wide`: a `vec2<u32>` (low, high),
 /// else a u32) as `load` reads it.
@@ -396,9 +436,11 @@ pub fn select(targets: u32, key_words: u32, load: KeyLoad, store: KeyStore, per:
         .render()
 }
 
-/// The radix-pass module (entry points `upsweep`, `scan_columns` and `downsweep`; bindings:
-/// 1 keys in, 2 histograms, 3 keys out (absent where the pass stores no keys), 4 payload in,
-/// 5 payload out).
+/// The radix-pass module (entry points `upsweep`, `scan_columns` and `downsweep` of the
+/// portable sort, and `clear_state`, `histogram_all` and `onesweep` of the single-pass sort;
+/// bindings: 1 keys in, 2 histograms, 3 keys out (absent where the pass stores no keys), 4
+/// payload in, 5 payload out, 6 the single-pass sort's state: digit totals, tile counters
+/// and tile status from [`ONESWEEP_STATUS_AT`]).
 pub fn radix(pass: RadixPass) -> String {
     let RadixPass {
         items,
@@ -413,9 +455,9 @@ pub fn radix(pass: RadixPass) -> String {
     let key_type = if wide { "vec2<u32>" } else { "u32" };
     let load_body = key_load_body(load, wide);
     let digit = if wide {
-        "    return (select(k.x, k.y, P.shift >= 32u) >> (P.shift & 31u)) & 0xffu;"
+        "    return (select(k.x, k.y, shift >= 32u) >> (shift & 31u)) & 0xffu;"
     } else {
-        "    return (k >> P.shift) & 0xffu;"
+        "    return (k >> shift) & 0xffu;"
     };
     let out_body = match (store, wide) {
         (KeyStore::F32, _) => "    return unkey32(k);",
@@ -427,7 +469,8 @@ pub fn radix(pass: RadixPass) -> String {
     };
     let key_fns = format!(
         "fn load_key(i: u32) -> {key_type} {{\n{load_body}\n}}\n\n\
-         fn digit_of(k: {key_type}) -> u32 {{\n{digit}\n}}\n\n\
+         fn digit_at(k: {key_type}, shift: u32) -> u32 {{\n{digit}\n}}\n\n\
+         fn digit_of(k: {key_type}) -> u32 {{\n    return digit_at(k, P.shift);\n}}\n\n\
          // Word w of what the last pass writes for key k.\n\
          fn out_word(k: {key_type}, w: u32) -> u32 {{\n{out_body}\n}}"
     );
@@ -529,7 +572,9 @@ pub fn radix(pass: RadixPass) -> String {
         .set("KEY_TYPE", key_type)
         .set("PAYLOAD_REGISTERS", registers)
         .set("RANK", &rank)
+        .set("SCATTER", SCATTER)
         .set("ROUNDS", &rounds)
+        .set("HIST_ITEMS", HIST_ITEMS)
         .render()
 }
 

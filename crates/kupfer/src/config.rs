@@ -35,6 +35,8 @@ pub struct Config {
     pub linalg: LinalgConfig,
     /// Gathers and stream compaction.
     pub indexing: IndexingConfig,
+    /// The global radix sort's variant.
+    pub sort: SortConfig,
 }
 
 impl Config {
@@ -48,6 +50,7 @@ impl Config {
             matmul: MatmulConfig::from_env(),
             linalg: LinalgConfig::from_env(),
             indexing: IndexingConfig::from_env(),
+            sort: SortConfig::from_env(),
         })
     }
 }
@@ -349,6 +352,72 @@ impl IndexingConfig {
             },
             direct_compaction: var("KUPFER_COMPACT")
                 .map_or(d.direct_compaction, |v| v.trim() != "old"),
+        }
+    }
+}
+
+/// Which global radix sort runs (sorts of rows that fit in workgroup memory are unaffected).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SortEngine {
+    /// The single-pass sort where the adapter is known to run workgroups with forward
+    /// progress (NVIDIA and AMD discrete GPUs on Vulkan or DX12), the portable one elsewhere.
+    #[default]
+    Auto,
+    /// The single-pass ("onesweep") sort: one histogram of every digit, then one launch per
+    /// digit with decoupled look-back. Correct everywhere (a predecessor that does not
+    /// answer is counted from its keys), fast only where workgroups progress concurrently.
+    Onesweep,
+    /// The portable reduce-then-scan sort: three launches per digit, no workgroup ever
+    /// waits on another.
+    Portable,
+}
+
+/// Settings of the global radix sort.
+///
+/// ```
+/// let mut config = kupfer::Config::default();
+/// config.sort.engine = kupfer::SortEngine::Portable;
+/// let dev = kupfer::Device::default_device()?.with_config(config);
+/// let a = kupfer::Array::from_slice_on(&dev, &[3.0f32, 1.0, 2.0], &[3])?;
+/// assert_eq!(kupfer::sort(&a, None, None)?.to_vec::<f32>()?, vec![1.0, 2.0, 3.0]);
+/// # Ok::<(), kupfer::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct SortConfig {
+    /// The variant. `KUPFER_SORT=onesweep`, `portable` or `auto`; auto by default.
+    pub engine: SortEngine,
+    /// Look-back rounds a single-pass tile waits for a predecessor's counts before counting
+    /// them from the predecessor's keys itself (0: always count, never wait; for tests).
+    /// `KUPFER_SORT_PATIENCE` (minimum 0); 64.
+    pub patience: u32,
+    /// Keys per thread of a radix tile: 4, 8 or 16 (0: as many as the workgroup memory
+    /// holds, at most 16). `KUPFER_SORT_ITEMS` (minimum 0); 0.
+    pub items: u32,
+}
+
+impl Default for SortConfig {
+    fn default() -> SortConfig {
+        SortConfig {
+            engine: SortEngine::Auto,
+            patience: 64,
+            items: 0,
+        }
+    }
+}
+
+impl SortConfig {
+    /// The defaults with the `KUPFER_SORT*` variables applied.
+    pub fn from_env() -> SortConfig {
+        let d = SortConfig::default();
+        let engine = match var("KUPFER_SORT").as_deref().map(str::trim) {
+            Some("onesweep") => SortEngine::Onesweep,
+            Some("portable") => SortEngine::Portable,
+            _ => d.engine,
+        };
+        SortConfig {
+            engine,
+            patience: knob("KUPFER_SORT_PATIENCE", d.patience, 0),
+            items: knob("KUPFER_SORT_ITEMS", d.items, 0),
         }
     }
 }

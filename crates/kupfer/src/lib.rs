@@ -113,7 +113,7 @@ pub use calculus::interp;
 pub use calculus::{
     cumulative_prod, cumulative_sum, ediff1d, gradient, trapezoid, unwrap, Spacing,
 };
-pub use config::Config;
+pub use config::{Config, SortEngine};
 pub use creation::*;
 pub use custom::{ElementwiseKernel, RawKernel, RawModule, ReductionKernel};
 #[cfg(not(target_arch = "wasm32"))]

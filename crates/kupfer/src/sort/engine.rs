@@ -10,11 +10,18 @@
 //!   keys and a u32 payload (the permutation). Keys of several words (64-bit, complex) are
 //!   sorted word by word from the least significant, each word read through the permutation
 //!   so far; a segmented sort of many long rows sorts by the row number last.
+//! - Where the adapter runs workgroups with forward progress (`forward_progress`; or as
+//!   `Config::sort` / `KUPFER_SORT` forces), the radix sort runs single-pass instead: one
+//!   launch counts the digits of every pass, then one launch per digit ranks each tile and
+//!   finds its offsets by decoupled look-back over per-(tile, digit) status words.
 //!
 //! Every launch is recorded into the device's pending batch: nothing here reads back or
-//! waits. No kernel waits on another workgroup.
+//! waits. The portable kernels never wait on another workgroup; the single-pass kernel
+//! waits only boundedly, on tiles that started before it, and counts a silent predecessor's
+//! keys itself rather than wait longer.
 
 use crate::array::Array;
+use crate::config::SortEngine;
 use crate::device::Device;
 use kupfer_core::sort::{self as gen, KeyLoad, KeyStore, KeyWord, Payload, RadixPass, Ranking};
 use kupfer_core::{DType, Error, Layout, Result};
@@ -85,8 +92,12 @@ fn ranking(device: &Device) -> Ranking {
     }
 }
 
-/// Keys per thread of a radix tile: as many as the workgroup memory stages (at most 16).
+/// Keys per thread of a radix tile: the config's (4, 8 or 16), else the testing hook's, else
+/// as many as the workgroup memory stages (at most 16).
 fn radix_items(device: &Device, ranking: Ranking) -> u32 {
+    if let v @ (4 | 8 | 16) = device.config().sort.items {
+        return v;
+    }
     if let v @ (4 | 8 | 16) = ITEMS_OVERRIDE.load(Ordering::Relaxed) {
         return v as u32;
     }
@@ -116,6 +127,41 @@ fn grid(device: &Device, groups: usize) -> Result<([u32; 3], u32)> {
         )));
     }
     Ok(([x as u32, y as u32, 1], x as u32))
+}
+
+/// The uniform block of a radix launch (`Params` of `shaders/sort_radix.wgsl`).
+#[derive(Default)]
+struct RadixParams {
+    n: u32,
+    shift: u32,
+    nblocks: u32,
+    grid_x: u32,
+    off: u32,
+    passes: u32,
+    words: u32,
+    status_at: u32,
+    clear_at: u32,
+    patience: u32,
+}
+
+impl RadixParams {
+    fn bytes(&self) -> Vec<u8> {
+        params(&[
+            self.n,
+            self.shift,
+            self.nblocks,
+            self.grid_x,
+            self.off,
+            self.passes,
+            self.words,
+            self.status_at,
+            self.clear_at,
+            self.patience,
+            0,
+            0,
+            0,
+        ])
+    }
 }
 
 fn params(fields: &[u32]) -> Vec<u8> {
@@ -250,6 +296,107 @@ impl RadixInput {
     }
 }
 
+/// Whether the global radix sort of `n` keys in `nblocks` tiles runs single-pass: as the
+/// device's config says (`KUPFER_SORT`), by default where the adapter is known to run
+/// workgroups with forward progress, and only where the counts fit a status word and the
+/// state fits a binding.
+fn use_onesweep(device: &Device, n: usize, nblocks: usize) -> bool {
+    let fits = n < (1 << 30)
+        && SinglePassState::words(nblocks) as u64 * 4 <= device.context().max_binding_size();
+    fits && match device.config().sort.engine {
+        SortEngine::Portable => false,
+        SortEngine::Onesweep => true,
+        SortEngine::Auto => forward_progress(device.info()),
+    }
+}
+
+/// Adapters whose resident workgroups are known to make progress while another spins: NVIDIA
+/// (PCI vendor 0x10de) and AMD (0x1002) discrete GPUs on Vulkan or DX12. Software
+/// rasterizers, Apple, WebGPU and the rest run the portable sort.
+fn forward_progress(info: &kupfer_wgpu::DeviceInfo) -> bool {
+    info.device_type == "DiscreteGpu"
+        && matches!(info.vendor, 0x10de | 0x1002)
+        && matches!(info.backend.as_str(), "vulkan" | "dx12")
+}
+
+/// The single-pass sort's state buffer: digit totals of every pass, the passes' tile
+/// counters, and two areas of tile status (pass p uses area p % 2 and zeroes the other).
+struct SinglePassState {
+    buffer: Arc<GpuBuffer>,
+    nblocks: usize,
+}
+
+impl SinglePassState {
+    fn words(nblocks: usize) -> usize {
+        gen::ONESWEEP_STATUS_AT as usize + 2 * 256 * nblocks
+    }
+
+    fn new(device: &Device, nblocks: usize) -> Result<SinglePassState> {
+        Ok(SinglePassState {
+            buffer: alloc_words(device, Self::words(nblocks))?,
+            nblocks,
+        })
+    }
+
+    fn binding(&self) -> Binding {
+        bind(&self.buffer, Self::words(self.nblocks) as u64 * 4)
+    }
+
+    /// Where pass `pass`'s tile status starts, and the next pass's (0 after the last).
+    fn status_areas(&self, pass: u32, last: bool) -> (u32, u32) {
+        let area = |k: u32| gen::ONESWEEP_STATUS_AT + k * 256 * self.nblocks as u32;
+        let next = if last { 0 } else { area((pass + 1) % 2) };
+        (area(pass % 2), next)
+    }
+
+    /// Zeroes the totals, counters and the first pass's status, counts the digits of every
+    /// pass from the first pass's keys (`first`: its parameters) and turns each pass's
+    /// counts into the digits' exclusive starts.
+    fn prepare(
+        &self,
+        device: &Device,
+        wgsl: &str,
+        keys: &Arc<GpuBuffer>,
+        key_bytes: u64,
+        first: &RadixParams,
+        passes: u32,
+    ) -> Result<()> {
+        let ctx = device.context();
+        let words = gen::ONESWEEP_STATUS_AT as usize + 256 * self.nblocks;
+        let (groups, gx) = grid(device, words.div_ceil(256))?;
+        let clear = RadixParams {
+            words: words as u32,
+            grid_x: gx,
+            ..RadixParams::default()
+        };
+        let p = pipeline(device, wgsl, "clear_state")?;
+        ctx.dispatch_with(&p, Some(&clear.bytes()), vec![(6, self.binding())], groups)?;
+        let span = gen::RADIX_WG as usize * gen::HIST_ITEMS as usize;
+        let (groups, gx) = grid(device, (first.n as usize).div_ceil(span))?;
+        let count = RadixParams {
+            n: first.n,
+            off: first.off,
+            passes,
+            grid_x: gx,
+            ..RadixParams::default()
+        };
+        let p = pipeline(device, wgsl, "histogram_all")?;
+        ctx.dispatch_with(
+            &p,
+            Some(&count.bytes()),
+            vec![(1, bind(keys, key_bytes)), (6, self.binding())],
+            groups,
+        )?;
+        let p = pipeline(device, wgsl, "scan_totals")?;
+        ctx.dispatch_with(
+            &p,
+            Some(&count.bytes()),
+            vec![(6, self.binding())],
+            [1, 1, 1],
+        )
+    }
+}
+
 /// What [`radix_sort`] wrote: the keys (None for `KeyStore::Nothing`) and the payload.
 pub(crate) type Sorted = (Option<Arc<GpuBuffer>>, Option<Arc<GpuBuffer>>);
 
@@ -271,12 +418,23 @@ pub(crate) fn radix_sort(
     let items = radix_items(device, ranking);
     let tile = gen::RADIX_WG as usize * items as usize;
     let nblocks = n.div_ceil(tile).max(1);
-    let hist = alloc_words(device, 256 * nblocks + 256)?;
-    let hist_bytes = (256 * nblocks + 256) as u64 * 4;
+    let passes = bits.div_ceil(8).max(1);
+    let single = if use_onesweep(device, n, nblocks) {
+        Some(SinglePassState::new(device, nblocks)?)
+    } else {
+        None
+    };
+    // The portable sort's tile histograms (the single-pass sort needs none).
+    let hist_words = if single.is_some() {
+        1
+    } else {
+        256 * nblocks + 256
+    };
+    let hist = alloc_words(device, hist_words)?;
+    let hist_bytes = hist_words as u64 * 4;
     let kw = key_words as usize;
     let key_bytes = (n * kw) as u64 * 4;
     let nbytes = n as u64 * 4;
-    let passes = bits.div_ceil(8).max(1);
     let (groups, gx) = grid(device, nblocks)?;
     let ctx = device.context();
     let mut keys_in = input.buffer;
@@ -307,23 +465,48 @@ pub(crate) fn radix_sort(
             ranking,
         });
         let off = if pass == 0 { input.off } else { 0 };
-        let bytes = params(&[n as u32, pass * 8, nblocks as u32, gx, off]);
-        let up = pipeline(device, &wgsl, "upsweep")?;
-        ctx.dispatch_with(
-            &up,
-            Some(&bytes),
-            vec![(1, bind(&keys_in, in_bytes)), (2, bind(&hist, hist_bytes))],
-            groups,
-        )?;
-        let scan = pipeline(device, &wgsl, "scan_columns")?;
-        ctx.dispatch_with(
-            &scan,
-            Some(&bytes),
-            vec![(2, bind(&hist, hist_bytes))],
-            [256, 1, 1],
-        )?;
-        let down = pipeline(device, &wgsl, "downsweep")?;
-        let mut b = vec![(1, bind(&keys_in, in_bytes)), (2, bind(&hist, hist_bytes))];
+        let mut p = RadixParams {
+            n: n as u32,
+            shift: pass * 8,
+            nblocks: nblocks as u32,
+            grid_x: gx,
+            off,
+            ..RadixParams::default()
+        };
+        let mut b = vec![(1, bind(&keys_in, in_bytes))];
+        let sweep = match &single {
+            Some(state) => {
+                if pass == 0 {
+                    state.prepare(device, &wgsl, &keys_in, in_bytes, &p, passes)?;
+                }
+                let (status_at, clear_at) = state.status_areas(pass, last);
+                p.status_at = status_at;
+                p.clear_at = clear_at;
+                p.patience = device.config().sort.patience;
+                b.push((6, state.binding()));
+                pipeline(device, &wgsl, "onesweep")?
+            }
+            None => {
+                let bytes = p.bytes();
+                let up = pipeline(device, &wgsl, "upsweep")?;
+                ctx.dispatch_with(
+                    &up,
+                    Some(&bytes),
+                    vec![(1, bind(&keys_in, in_bytes)), (2, bind(&hist, hist_bytes))],
+                    groups,
+                )?;
+                let scan = pipeline(device, &wgsl, "scan_columns")?;
+                ctx.dispatch_with(
+                    &scan,
+                    Some(&bytes),
+                    vec![(2, bind(&hist, hist_bytes))],
+                    [256, 1, 1],
+                )?;
+                b.push((2, bind(&hist, hist_bytes)));
+                pipeline(device, &wgsl, "downsweep")?
+            }
+        };
+        let bytes = p.bytes();
         let keys_out = if pass_store == KeyStore::Nothing {
             None
         } else {
@@ -347,7 +530,7 @@ pub(crate) fn radix_sort(
         } else {
             None
         };
-        ctx.dispatch_with(&down, Some(&bytes), b, groups)?;
+        ctx.dispatch_with(&sweep, Some(&bytes), b, groups)?;
         if let Some(out) = keys_out {
             // The first pass's input may be the caller's array: never reuse it.
             if pass > 0 {
