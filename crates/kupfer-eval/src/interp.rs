@@ -201,6 +201,10 @@ impl Session {
                     .map(|x| self.eval_expr(x))
                     .collect::<Result<_>>()?,
             )),
+            ExprKind::Lambda { params, body } => Ok(self.lambda(params, body)),
+            ExprKind::ListComp { element, clauses } => {
+                self.list_comprehension(element, clauses, span)
+            }
         }
     }
 
@@ -301,12 +305,27 @@ impl Session {
             .iter()
             .map(|k| Ok((k.name.clone(), self.eval_expr(&k.value)?)))
             .collect::<Result<Vec<_>>>()?;
+        call_value(callee, args, kwargs, span, func.span)
+    }
+}
+
+/// Calls `callee` (a function, method, poly1d, generator method, dtype or lambda); `func_span`
+/// is where the callee is written.
+pub(crate) fn call_value(
+    callee: Value,
+    args: Vec<Value>,
+    kwargs: Vec<(String, Value)>,
+    span: Span,
+    func_span: Span,
+) -> Result<Value> {
+    {
         match callee {
+            Value::Lambda(l) => crate::callable::call_lambda(&l, args, kwargs, span),
             Value::Function(name) => {
                 let (name, f) =
                     functions::lookup(name).ok_or_else(|| EvalError::UnknownFunction {
                         name: name.to_string(),
-                        span: func.span,
+                        span: func_span,
                     })?;
                 functions::call(
                     f,
@@ -342,7 +361,7 @@ impl Session {
             ),
             Value::DType(d) => dtype_call(d, span, args, kwargs),
             other => Err(EvalError::type_error(
-                func.span,
+                func_span,
                 format!("'{}' object is not callable", other.type_name()),
             )),
         }
@@ -410,7 +429,7 @@ fn dtype_call(
 }
 
 /// Python truthiness; arrays' contents are on the device, so only their ambiguity is known.
-fn truthy(v: &Value, span: Span) -> Result<bool> {
+pub(crate) fn truthy(v: &Value, span: Span) -> Result<bool> {
     Ok(match v {
         Value::Scalar(s) => pyscalar::truthy(s),
         Value::None => false,
@@ -578,6 +597,10 @@ fn py_equal(l: &Value, r: &Value) -> bool {
         (Value::DType(d), Value::Str(s)) | (Value::Str(s), Value::DType(d)) => {
             DType::from_name(s).is_ok_and(|x| x == *d)
         }
+        // `a.dtype == int`: Python's types stand for NumPy's defaults (int64, float64, ...).
+        (Value::DType(d), t @ Value::Function(_)) | (t @ Value::Function(_), Value::DType(d)) => {
+            functions::to_dtype(t, "", Span::default()).is_ok_and(|x| x == *d)
+        }
         (Value::Slice(a), Value::Slice(b)) => a == b,
         (Value::Function(a), Value::Function(b)) => a == b,
         (Value::Module(a), Value::Module(b)) => a == b,
@@ -713,6 +736,7 @@ pub(crate) fn binary_value(op: BinOp, l: Value, r: Value, span: Span) -> Result<
 
 fn subscript(v: Value, index: Value, span: Span) -> Result<Value> {
     match v {
+        Value::FlatIter(a) => functions::flat::read(&a, index, span, subscript),
         Value::Array(a) => {
             let entries = index_entries(&index, span)?;
             let basic: Option<Vec<SliceArg>> = entries

@@ -1,0 +1,220 @@
+//! Python's functions as values in kupfer eval: `lambda` ([`Lambda`], which keeps the
+//! variables bound where it was written), list comprehensions (and generator expressions,
+//! evaluated as lists), iteration of sequences and arrays (an array iterates over its first
+//! axis, as NumPy's does), and calling a callable value from a function such as
+//! `np.fromfunction` or `np.apply_along_axis` ([`call_value`]).
+
+use crate::ast::{Comprehension, Expr, Span};
+use crate::error::{EvalError, Result};
+use crate::interp::Session;
+use crate::value::Value;
+use std::sync::Arc;
+
+/// A `lambda`: its parameters, its body and the variables it sees.
+#[derive(Debug, Clone)]
+pub struct Lambda {
+    /// The parameter names.
+    pub params: Vec<String>,
+    /// The body expression.
+    pub body: Expr,
+    /// The variables bound when the lambda was evaluated.
+    pub scope: Session,
+}
+
+/// Comprehensions and calls above this many items or nested calls are refused.
+const MAX_ITEMS: usize = 1 << 20;
+const MAX_CALL_DEPTH: usize = 64;
+
+thread_local! {
+    static CALL_DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+impl Session {
+    /// The value of `lambda params: body` written in this session.
+    pub(crate) fn lambda(&self, params: &[String], body: &Expr) -> Value {
+        Value::Lambda(Arc::new(Lambda {
+            params: params.to_vec(),
+            body: body.clone(),
+            scope: self.clone(),
+        }))
+    }
+
+    /// `[element for ... in ... if ...]`.
+    pub(crate) fn list_comprehension(
+        &self,
+        element: &Expr,
+        clauses: &[Comprehension],
+        span: Span,
+    ) -> Result<Value> {
+        let mut out = Vec::new();
+        self.clauses(element, clauses, span, &mut out)?;
+        Ok(Value::List(out))
+    }
+
+    fn clauses(
+        &self,
+        element: &Expr,
+        clauses: &[Comprehension],
+        span: Span,
+        out: &mut Vec<Value>,
+    ) -> Result<()> {
+        let Some((clause, rest)) = clauses.split_first() else {
+            if out.len() >= MAX_ITEMS {
+                return Err(EvalError::not_supported(
+                    span,
+                    format!("a comprehension of more than {MAX_ITEMS} items"),
+                ));
+            }
+            out.push(self.eval_expr(element)?);
+            return Ok(());
+        };
+        let items = iterate(self.eval_expr(&clause.iterable)?, clause.iterable.span)?;
+        for item in items {
+            let mut scope = self.clone();
+            bind_targets(&mut scope, &clause.targets, item, span)?;
+            let mut keep = true;
+            for c in &clause.conditions {
+                let v = scope.eval_expr(c)?;
+                if !crate::interp::truthy(&v, c.span)? {
+                    keep = false;
+                    break;
+                }
+            }
+            if keep {
+                scope.clauses(element, rest, span, out)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Binds `targets` to `item` (unpacking it when there are several).
+fn bind_targets(scope: &mut Session, targets: &[String], item: Value, span: Span) -> Result<()> {
+    if let [one] = targets {
+        scope.set(one.clone(), item);
+        return Ok(());
+    }
+    let parts = iterate(item, span)?;
+    if parts.len() != targets.len() {
+        let (what, n) = if parts.len() > targets.len() {
+            ("too many values to unpack", targets.len())
+        } else {
+            ("not enough values to unpack", targets.len())
+        };
+        return Err(EvalError::value_error(
+            span,
+            format!("{what} (expected {n}, got {})", parts.len()),
+        ));
+    }
+    for (t, v) in targets.iter().zip(parts) {
+        scope.set(t.clone(), v);
+    }
+    Ok(())
+}
+
+/// The items of an iterable value: a list's or tuple's items, an array's rows (0-d arrays
+/// for a 1-D array).
+pub(crate) fn iterate(v: Value, span: Span) -> Result<Vec<Value>> {
+    match v.plain() {
+        Value::List(items) | Value::Tuple(items) => Ok(items),
+        Value::Str(s) => Ok(s.chars().map(|c| Value::Str(c.to_string())).collect()),
+        Value::Array(a) => {
+            if a.ndim() == 0 {
+                return Err(EvalError::type_error(span, "iteration over a 0-d array"));
+            }
+            (0..a.shape()[0])
+                .map(|k| {
+                    a.slice(&[kupfer::SliceArg::Index(k as isize)])
+                        .map(Value::Array)
+                        .map_err(EvalError::kupfer(span))
+                })
+                .collect()
+        }
+        other => Err(EvalError::type_error(
+            span,
+            format!("'{}' object is not iterable", other.type_name()),
+        )),
+    }
+}
+
+/// Calls `lambda` with positional `args` and keyword `kwargs` (Python's binding and its
+/// errors).
+pub(crate) fn call_lambda(
+    lambda: &Lambda,
+    args: Vec<Value>,
+    kwargs: Vec<(String, Value)>,
+    span: Span,
+) -> Result<Value> {
+    let n = lambda.params.len();
+    if args.len() > n {
+        return Err(EvalError::type_error(
+            span,
+            format!(
+                "<lambda>() takes {n} positional argument{} but {} {} given",
+                if n == 1 { "" } else { "s" },
+                args.len(),
+                if args.len() == 1 { "was" } else { "were" }
+            ),
+        ));
+    }
+    let mut bound: Vec<Option<Value>> = args.into_iter().map(Some).collect();
+    bound.resize(n, None);
+    for (k, v) in kwargs {
+        let Some(i) = lambda.params.iter().position(|p| *p == k) else {
+            return Err(EvalError::type_error(
+                span,
+                format!("<lambda>() got an unexpected keyword argument '{k}'"),
+            ));
+        };
+        if bound[i].is_some() {
+            return Err(EvalError::type_error(
+                span,
+                format!("<lambda>() got multiple values for argument '{k}'"),
+            ));
+        }
+        bound[i] = Some(v);
+    }
+    let missing: Vec<String> = lambda
+        .params
+        .iter()
+        .zip(&bound)
+        .filter(|(_, v)| v.is_none())
+        .map(|(p, _)| format!("'{p}'"))
+        .collect();
+    if !missing.is_empty() {
+        return Err(EvalError::type_error(
+            span,
+            format!(
+                "<lambda>() missing {} required positional argument{}: {}",
+                missing.len(),
+                if missing.len() == 1 { "" } else { "s" },
+                missing.join(" and ")
+            ),
+        ));
+    }
+    let mut scope = lambda.scope.clone();
+    for (p, v) in lambda.params.iter().zip(bound) {
+        scope.set(p.clone(), v.unwrap_or(Value::None));
+    }
+    let depth = CALL_DEPTH.with(|d| d.get());
+    if depth >= MAX_CALL_DEPTH {
+        return Err(EvalError::value_error(
+            span,
+            "maximum recursion depth exceeded",
+        ));
+    }
+    CALL_DEPTH.with(|d| d.set(depth + 1));
+    let r = scope.eval_expr(&lambda.body);
+    CALL_DEPTH.with(|d| d.set(depth));
+    r
+}
+
+/// Calls any callable value (a lambda, a NumPy function, a method, a dtype, ...).
+pub(crate) fn call_value(
+    callee: Value,
+    args: Vec<Value>,
+    kwargs: Vec<(String, Value)>,
+    span: Span,
+) -> Result<Value> {
+    crate::interp::call_value(callee, args, kwargs, span, span)
+}
