@@ -122,6 +122,9 @@ const UFUNC_OUT: &[&str] = &[
     "o = np.zeros(3, dtype=np.int32); np.add(np.arange(3), 1, out=o, casting='unsafe'); o",
     "o = np.zeros(3); np.add(np.arange(3), 1, out=o, dtype=np.float32); o",
     "o = np.zeros((2, 2, 3)); np.add(np.ones(3), 2, out=o[0, :1]); o",
+    "x = np.array([-np.inf, 0., np.inf]); y = np.array([2, 2, 2]); np.isneginf(x, y); y",
+    "x = np.array([-np.inf, 0., np.inf]); y = np.array([2, 2, 2]); np.isposinf(x, out=y)",
+    "[np.iinfo(np.int16).min, np.iinfo(np.uint16).max, np.iinfo(np.int8).min, np.iinfo(np.uint8).max]",
     "o = np.full(3, 7.); np.sqrt(np.array([4., 9, 16]), out=o, where=np.array([True, False, True])); o",
 ];
 

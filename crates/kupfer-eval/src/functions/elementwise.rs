@@ -127,7 +127,7 @@ pub(super) fn call_binary(f: Binary, call: Call) -> Result<Value> {
 }
 
 /// The shapes of a ufunc's operands (a Python scalar is `()`), for NumPy's broadcast error.
-fn operand_shapes(ops: &[Operand]) -> Vec<Vec<usize>> {
+pub(super) fn operand_shapes(ops: &[Operand]) -> Vec<Vec<usize>> {
     ops.iter()
         .map(|o| match o {
             Operand::Array(a) => a.shape().to_vec(),
@@ -140,14 +140,14 @@ fn operand_shapes(ops: &[Operand]) -> Vec<Vec<usize>> {
 /// (a view writes into its base, and the name bound to `out` sees it), only where `where` is
 /// true, and `out` is the call's value. `where=` without `out=` is refused: NumPy leaves the
 /// unselected elements uninitialised.
-struct UfuncOut {
+pub(super) struct UfuncOut {
     out: Option<Array>,
     mask: Option<Array>,
     span: crate::ast::Span,
 }
 
 impl UfuncOut {
-    fn take(a: &mut Args) -> Result<UfuncOut> {
+    pub(super) fn take(a: &mut Args) -> Result<UfuncOut> {
         let span = a.span();
         let out = match a.get("out") {
             None => None,
@@ -191,7 +191,13 @@ impl UfuncOut {
 
     /// `r` written into `out` (checked as NumPy checks: `out` takes the broadcast shape and
     /// the result casts to it under `casting`), or `r` itself without `out=`.
-    fn write(self, name: &str, inputs: &[Vec<usize>], r: Array, casting: Casting) -> Result<Value> {
+    pub(super) fn write(
+        self,
+        name: &str,
+        inputs: &[Vec<usize>],
+        r: Array,
+        casting: Casting,
+    ) -> Result<Value> {
         let Some(out) = self.out else {
             return Ok(Value::Array(r));
         };
