@@ -117,6 +117,8 @@ pub enum ExprKind {
     Tuple(Vec<Expr>),
     /// `[a, b]`.
     List(Vec<Expr>),
+    /// `*iterable` as a call's positional argument (its items become arguments).
+    Starred(Box<Expr>),
     /// `lambda a, b: body`.
     Lambda {
         /// The parameter names.
@@ -372,6 +374,7 @@ impl fmt::Display for Expr {
                 }
                 f.write_str(")")
             }
+            ExprKind::Starred(inner) => write!(f, "(* {inner})"),
             ExprKind::Lambda { params, body } => {
                 write!(f, "(lambda ({}) {body})", params.join(" "))
             }

@@ -202,6 +202,10 @@ impl Session {
                     .collect::<Result<_>>()?,
             )),
             ExprKind::Lambda { params, body } => Ok(self.lambda(params, body)),
+            ExprKind::Starred(_) => Err(EvalError::type_error(
+                span,
+                "can't use starred expression here",
+            )),
             ExprKind::ListComp { element, clauses } => {
                 self.list_comprehension(element, clauses, span)
             }
@@ -297,10 +301,17 @@ impl Session {
             }
             r => r?,
         };
-        let args = args
-            .iter()
-            .map(|a| self.eval_expr(a))
-            .collect::<Result<Vec<_>>>()?;
+        let mut values = Vec::with_capacity(args.len());
+        for a in args {
+            match &a.kind {
+                ExprKind::Starred(inner) => values.extend(crate::callable::iterate(
+                    self.eval_expr(inner)?,
+                    inner.span,
+                )?),
+                _ => values.push(self.eval_expr(a)?),
+            }
+        }
+        let args = values;
         let kwargs = keywords
             .iter()
             .map(|k| Ok((k.name.clone(), self.eval_expr(&k.value)?)))

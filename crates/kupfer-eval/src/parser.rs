@@ -517,6 +517,14 @@ impl<'a> Parser<'a> {
         self.postfix(atom)
     }
 
+    /// `*iterable` in a call's arguments.
+    fn starred_argument(&mut self) -> Result<Parsed> {
+        let start = self.advance().span;
+        let (inner, d) = self.expr(BP_OR)?;
+        let span = start.to(inner.span);
+        self.node(ExprKind::Starred(Box::new(inner)), span, d)
+    }
+
     /// `lambda a, b: body` (plain positional parameters).
     fn lambda(&mut self) -> Result<Parsed> {
         let start = self.advance().span;
@@ -655,10 +663,23 @@ impl<'a> Parser<'a> {
             if matches!(self.peek(), TokenKind::Op(")")) {
                 break;
             }
-            if matches!(self.peek(), TokenKind::Op("*" | "**")) {
-                return Err(
-                    self.error_here("argument unpacking (*args, **kwargs) is not supported")
-                );
+            if matches!(self.peek(), TokenKind::Op("**")) {
+                return Err(self.error_here("argument unpacking (**kwargs) is not supported"));
+            }
+            if matches!(self.peek(), TokenKind::Op("*")) {
+                let (e, d) = self.starred_argument()?;
+                if !keywords.is_empty() {
+                    return Err(self.error_at(
+                        e.span,
+                        "iterable argument unpacking follows keyword argument unpacking",
+                    ));
+                }
+                depth = depth.max(d);
+                args.push(e);
+                if !self.eat(",") {
+                    break;
+                }
+                continue;
             }
             if let (TokenKind::Name(name), TokenKind::Op("=")) = (self.peek(), self.peek_at(1)) {
                 let name = name.clone();
@@ -961,7 +982,8 @@ mod tests {
         assert!(perr("[x for 1 in y]").contains("a comprehension binds names"));
         assert!(perr("lambda x=1: x").contains("plain parameter names"));
         assert!(perr("lambda x, x: x").contains("duplicate argument 'x'"));
-        assert!(perr("f(*a)").contains("unpacking"));
+        assert!(perr("f(**a)").contains("unpacking"));
+        assert_eq!(p("f(*a, b)"), "(call f (* a) b)");
         assert!(perr("a[]").contains("empty subscript"));
         assert!(perr("a[1)").contains("closing ')' does not match opening '['"));
         assert!(perr("a.(b)").contains("expected an attribute name"));

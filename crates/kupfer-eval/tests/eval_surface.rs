@@ -90,6 +90,7 @@ const MASKED_MOMENTS: &[&str] = &[
     "np.var(np.array([[1., 5, 3, 4]]), 1, None, None, 1, where=[True, False, True, True])",
     "np.array([[1., 5, 3, 4]]).var(axis=1, where=[True, False, True, True], ddof=1)",
     "np.array([[1., 5, 3, 4]]).std(axis=1, where=[True, False, True, True])",
+    "o = np.zeros(2); np.var(np.array([[1., 5, 3, 4], [2, 2, 8, 1]]), axis=1, where=[True, False, True, True], out=o); o",
     "np.nanvar(np.array([[1., np.nan, 3, 4], [2, 5, np.nan, 1]]), axis=1, where=[True, True, False, True])",
     "np.nanvar(np.array([[1., np.nan, 3, 4]]), axis=1, where=[True, False, True, True], ddof=3)",
     "np.nanvar(np.array([[1., np.nan, 3, 4]]), axis=1, where=[True, False, True, True], ddof=2)",
@@ -221,6 +222,12 @@ const LAMBDAS: &[&str] = &[
     "b = np.arange(6).reshape(2, 3); np.apply_along_axis(lambda v: v.max(), 1, b[:, ::-1])",
     "np.apply_along_axis(lambda v: v * 2, 0, np.arange(4.))",
     "np.apply_along_axis(np.sum, 0, np.zeros((0, 3)))",
+    "b = np.array([[8, 1, 7], [4, 3, 9], [5, 2, 6]]); np.apply_along_axis(sorted, 1, b)",
+    "np.array(sorted([3, 1.5, -2, 1]))",
+    "np.array(sorted([3, 1, 2, 1], reverse=True))",
+    "np.array(sorted(np.array([3., -1, 2, -0.0]), reverse=True))",
+    "x = np.array([16., 5, 0.25]); np.ldexp(*np.frexp(x))",
+    "np.add(*[np.arange(3), 2])",
 ];
 
 /// Programs NumPy refuses: kupfer must fail too, with a short message.

@@ -11,6 +11,67 @@ pub(super) fn register(r: &mut Registry) {
     r.native(&["fromfunction"], fromfunction);
     r.native(&["apply_along_axis"], apply_along_axis);
     r.native(&["builtins.range"], range);
+    r.native(&["builtins.sorted"], sorted);
+}
+
+/// Python's `sorted(iterable, *, reverse=False)`: a list; a 1-D array's elements (0-d
+/// arrays) sort on the device, Python numbers on the host.
+fn sorted(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["iterable/", "*key=", "*reverse="])?;
+    if a.get("key").is_some() {
+        return Err(EvalError::not_supported(span, "sorted(key=...)"));
+    }
+    let reverse = a.bool_or("reverse", false)?;
+    let items = match a.req("iterable")? {
+        Value::Array(x) if x.ndim() == 1 => {
+            let s = kupfer::sort(&x, Some(0), Some("stable")).map_err(EvalError::kupfer(span))?;
+            let s = if reverse {
+                kupfer::flip(&s, None).map_err(EvalError::kupfer(span))?
+            } else {
+                s
+            };
+            return Ok(Value::List(crate::callable::iterate(
+                Value::Array(s),
+                span,
+            )?));
+        }
+        Value::Array(x) if x.ndim() > 1 => {
+            return Err(EvalError::value_error(
+                span,
+                "The truth value of an array with more than one element is ambiguous. Use \
+                 a.any() or a.all()",
+            ))
+        }
+        v => crate::callable::iterate(v, span)?,
+    };
+    let mut numbers = items
+        .iter()
+        .map(|v| match v {
+            Value::Scalar(s) if !matches!(s, Scalar::Complex { .. }) => Ok(*s),
+            other => Err(EvalError::not_supported(
+                span,
+                format!(
+                    "sorted() of '{}' items (kupfer eval sorts Python numbers and 1-D arrays)",
+                    other.type_name()
+                ),
+            )),
+        })
+        .collect::<Result<Vec<Scalar>>>()?;
+    // Python's sort is stable; reverse=True keeps equal items in their order too.
+    numbers.sort_by(|x, y| x.as_f64().total_cmp(&y.as_f64()));
+    if reverse {
+        numbers.reverse();
+        // Restore the original order among equal items after reversing.
+        let mut out: Vec<Scalar> = Vec::with_capacity(numbers.len());
+        for run in numbers.chunk_by(|x, y| x.as_f64() == y.as_f64()) {
+            out.extend(run.iter().rev());
+        }
+        numbers = out;
+    }
+    Ok(Value::List(
+        numbers.into_iter().map(Value::Scalar).collect(),
+    ))
 }
 
 /// `fromfunction(function, shape, *, dtype=float, like=None, **kwargs)`: `function` called
