@@ -1321,7 +1321,8 @@ fn cov_corrcoef_masked_moments_and_packbits() {
     }
     // Bits: 0/1 (and other integer) data packed along an axis and unpacked again.
     for &d in &[DType::I32, DType::U8, DType::Bool, DType::F32] {
-        let bits: &[(&str, &str, fn(&Array) -> kp::Result<Array>)] = &[
+        type Packing = (&'static str, &'static str, fn(&Array) -> kp::Result<Array>);
+        let bits: &[Packing] = &[
             ("packbits-axis1", "np.packbits(a, axis=1)", |a| {
                 kp::packbits(a, Some(1), kp::BitOrder::Big)
             }),
