@@ -1,12 +1,14 @@
-//! Python's functions as values in kupfer eval: `lambda` ([`Lambda`], which keeps the
-//! variables bound where it was written), list comprehensions (and generator expressions,
+//! Python's functions as values in kupfer eval: `lambda` ([`Lambda`]: the enclosing
+//! lambdas' parameters and comprehension variables are kept from where it was written, the
+//! session's variables are read when it is called, as Python's closures and globals),
+//! list comprehensions (and generator expressions,
 //! evaluated as lists), iteration of sequences and arrays (an array iterates over its first
 //! axis, as NumPy's does), and calling a callable value from a function such as
 //! `np.fromfunction` or `np.apply_along_axis` ([`call_value`]).
 
 use crate::ast::{Comprehension, Expr, Span};
 use crate::error::{EvalError, Result};
-use crate::interp::Session;
+use crate::interp::{LocalKind, Session};
 use crate::value::Value;
 use std::sync::Arc;
 
@@ -14,11 +16,32 @@ use std::sync::Arc;
 #[derive(Debug, Clone)]
 pub struct Lambda {
     /// The parameter names.
-    pub params: Vec<String>,
+    pub(crate) params: Vec<String>,
     /// The body expression.
-    pub body: Expr,
-    /// The variables bound when the lambda was evaluated.
-    pub scope: Session,
+    pub(crate) body: Expr,
+    /// The variables bound when the lambda was evaluated (or, once rebound, when it is
+    /// called).
+    pub(crate) scope: Session,
+    /// The enclosing lambdas' parameters and comprehension variables it was written among:
+    /// these keep their values; other names are looked up when the lambda is called.
+    pub(crate) locals: Vec<(String, Value, LocalKind)>,
+}
+
+impl Lambda {
+    /// This lambda seeing `current`'s variables (Python's late binding of globals), its
+    /// captured locals kept.
+    pub(crate) fn rebound(&self, current: &Session) -> Lambda {
+        let mut scope = current.clone();
+        for (n, v, k) in &self.locals {
+            scope.set_local(n, v.clone(), *k);
+        }
+        Lambda {
+            params: self.params.clone(),
+            body: self.body.clone(),
+            scope,
+            locals: self.locals.clone(),
+        }
+    }
 }
 
 /// Comprehensions and calls above this many items or nested calls are refused.
@@ -36,6 +59,7 @@ impl Session {
             params: params.to_vec(),
             body: body.clone(),
             scope: self.clone(),
+            locals: self.local_bindings(),
         }))
     }
 
@@ -65,7 +89,15 @@ impl Session {
                     format!("a comprehension of more than {MAX_ITEMS} items"),
                 ));
             }
-            out.push(self.eval_expr(element)?);
+            let v = self.eval_expr(element)?;
+            if escapes_loop(&v) {
+                return Err(EvalError::not_supported(
+                    element.span,
+                    "a lambda that reads a comprehension's loop variable outside its \
+                     iteration (Python reads the variable's last value then)",
+                ));
+            }
+            out.push(v);
             return Ok(());
         };
         let items = iterate(self.eval_expr(&clause.iterable)?, clause.iterable.span)?;
@@ -88,10 +120,23 @@ impl Session {
     }
 }
 
+/// True when `v` holds a lambda that captured a comprehension's loop variable: Python's
+/// closure would see the variable's final value, kupfer's the value of this iteration.
+fn escapes_loop(v: &Value) -> bool {
+    match v {
+        Value::Lambda(l) => l
+            .locals
+            .iter()
+            .any(|(_, _, k)| *k == LocalKind::LoopVariable),
+        Value::List(items) | Value::Tuple(items) => items.iter().any(escapes_loop),
+        _ => false,
+    }
+}
+
 /// Binds `targets` to `item` (unpacking it when there are several).
 fn bind_targets(scope: &mut Session, targets: &[String], item: Value, span: Span) -> Result<()> {
     if let [one] = targets {
-        scope.set(one.clone(), item);
+        scope.set_local(one, item, LocalKind::LoopVariable);
         return Ok(());
     }
     let parts = iterate(item, span)?;
@@ -107,7 +152,7 @@ fn bind_targets(scope: &mut Session, targets: &[String], item: Value, span: Span
         ));
     }
     for (t, v) in targets.iter().zip(parts) {
-        scope.set(t.clone(), v);
+        scope.set_local(t, v, LocalKind::LoopVariable);
     }
     Ok(())
 }
@@ -194,7 +239,7 @@ pub(crate) fn call_lambda(
     }
     let mut scope = lambda.scope.clone();
     for (p, v) in lambda.params.iter().zip(bound) {
-        scope.set(p.clone(), v.unwrap_or(Value::None));
+        scope.set_local(p, v.unwrap_or(Value::None), LocalKind::Parameter);
     }
     let depth = CALL_DEPTH.with(|d| d.get());
     if depth >= MAX_CALL_DEPTH {

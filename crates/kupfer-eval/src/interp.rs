@@ -26,6 +26,19 @@ use std::collections::HashMap;
 #[derive(Debug, Clone, Default)]
 pub struct Session {
     vars: HashMap<String, Value>,
+    /// Names bound by a lambda's parameters or a comprehension (not the session's own
+    /// variables): a lambda written here keeps their values, and looks the others up when
+    /// it is called.
+    locals: Vec<(String, LocalKind)>,
+}
+
+/// What bound a local name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LocalKind {
+    /// A lambda's parameter.
+    Parameter,
+    /// A comprehension's loop variable.
+    LoopVariable,
 }
 
 /// Evaluates `src` with each `(name, array)` of `inputs` bound: the one-call form of
@@ -48,6 +61,21 @@ impl Session {
     /// names: binding `e` hides `np.e` as a bare name (`np.e` still works).
     pub fn set(&mut self, name: impl Into<String>, value: Value) {
         self.vars.insert(name.into(), value);
+    }
+
+    /// Binds `name` as a lambda parameter or comprehension variable.
+    pub(crate) fn set_local(&mut self, name: &str, value: Value, kind: LocalKind) {
+        self.locals.retain(|(n, _)| n != name);
+        self.locals.push((name.to_string(), kind));
+        self.vars.insert(name.to_string(), value);
+    }
+
+    /// The lambda parameters and comprehension variables bound here, with their values.
+    pub(crate) fn local_bindings(&self) -> Vec<(String, Value, LocalKind)> {
+        self.locals
+            .iter()
+            .filter_map(|(n, k)| self.vars.get(n).map(|v| (n.clone(), v.clone(), *k)))
+            .collect()
     }
 
     /// Binds `name` to an array.
@@ -311,11 +339,17 @@ impl Session {
                 _ => values.push(self.eval_expr(a)?),
             }
         }
-        let args = values;
+        // Lambdas see the variables as they are now (Python's late binding).
+        let rebind = |v: Value| match v {
+            Value::Lambda(l) => Value::Lambda(std::sync::Arc::new(l.rebound(self))),
+            v => v,
+        };
+        let args: Vec<Value> = values.into_iter().map(rebind).collect();
         let kwargs = keywords
             .iter()
-            .map(|k| Ok((k.name.clone(), self.eval_expr(&k.value)?)))
+            .map(|k| Ok((k.name.clone(), rebind(self.eval_expr(&k.value)?))))
             .collect::<Result<Vec<_>>>()?;
+        let callee = rebind(callee);
         call_value(callee, args, kwargs, span, func.span)
     }
 }

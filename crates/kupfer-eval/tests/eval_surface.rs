@@ -210,6 +210,10 @@ const LAMBDAS: &[&str] = &[
     "f = lambda x: x + 1; [f(2), f(x=3)]",
     "f = lambda: 7; f()",
     "k = 3; f = lambda x: x * k; f(np.arange(3))",
+    "k = 3; f = lambda x: x * k; k = 5; f(np.arange(3))",
+    "k = 3; f = lambda i: i * k; k = 5; np.fromfunction(f, (3,))",
+    "[(lambda x: x + k)(1) for k in range(3)]",
+    "adder = lambda n: lambda x: x + n; add2 = adder(2); n = 100; add2(5)",
     "g = lambda a, b: a(b) * 2; g(lambda x: x + 1, 4)",
     "b = np.array([[1, 2, 3], [4, 5, 6], [7, 8, 9]]); np.apply_along_axis(lambda a: (a[0] + a[-1]) * 0.5, 0, b)",
     "b = np.array([[1, 2, 3], [4, 5, 6], [7, 8, 9]]); np.apply_along_axis(lambda a: (a[0] + a[-1]) * 0.5, 1, b)",
@@ -369,6 +373,11 @@ fn surface_errors_say_what_numpy_says() {
         (
             "f = lambda x, y: x; f(1)",
             "<lambda>() missing 1 required positional argument: 'y'",
+        ),
+        // Python would give [3, 3, 3] (the loop variable's last value): refused, not wrong.
+        (
+            "fs = [lambda x: x + k for k in range(3)]; [g(1) for g in fs]",
+            "outside its iteration",
         ),
         (
             "np.apply_along_axis(np.sum, 0, np.zeros((3, 0)))",
