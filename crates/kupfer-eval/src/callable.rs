@@ -263,3 +263,96 @@ pub(crate) fn call_value(
 ) -> Result<Value> {
     crate::interp::call_value(callee, args, kwargs, span, span)
 }
+
+/// `np.vectorize(pyfunc, otypes=)`: the function and its output dtype, if fixed.
+#[derive(Debug, Clone)]
+pub struct Vectorized {
+    /// The function called per element.
+    pub(crate) func: Value,
+    /// `otypes=[d]`: the result's dtype (else the first call's).
+    pub(crate) otype: Option<kupfer::DType>,
+}
+
+/// Calls a vectorized function: the positional arguments broadcast together, `func` called
+/// once per element (in C order, with 0-d arrays), the results stacked into the broadcast
+/// shape in the first result's dtype (or `otypes`'s).
+pub(crate) fn call_vectorized(
+    v: &Vectorized,
+    args: Vec<Value>,
+    kwargs: Vec<(String, Value)>,
+    span: Span,
+) -> Result<Value> {
+    let k = EvalError::kupfer(span);
+    if !kwargs.is_empty() {
+        return Err(EvalError::not_supported(
+            span,
+            "keyword arguments of a vectorized function",
+        ));
+    }
+    let arrays = args
+        .iter()
+        .map(|a| crate::functions::to_array(a, None, span))
+        .collect::<Result<Vec<_>>>()?;
+    let broadcast = kupfer::broadcast_arrays(&arrays).map_err(k)?;
+    let shape: Vec<usize> = broadcast.first().map_or(Vec::new(), |a| a.shape().to_vec());
+    let size: usize = shape.iter().product();
+    let target: Vec<isize> = shape.iter().map(|&d| d as isize).collect();
+    if size == 0 {
+        let Some(d) = v.otype else {
+            return Err(EvalError::value_error(
+                span,
+                "cannot call `vectorize` on size 0 inputs unless `otypes` is set",
+            ));
+        };
+        return Ok(Value::Array(
+            kupfer::zeros(&shape, Some(d)).map_err(EvalError::kupfer(span))?,
+        ));
+    }
+    if size > MAX_ITEMS {
+        return Err(EvalError::not_supported(
+            span,
+            format!("a vectorized call over more than {MAX_ITEMS} elements"),
+        ));
+    }
+    let flat = broadcast
+        .iter()
+        .map(|a| a.reshape(&[-1]))
+        .collect::<kupfer::Result<Vec<_>>>()
+        .map_err(EvalError::kupfer(span))?;
+    let mut results = Vec::with_capacity(size);
+    for i in 0..size {
+        let items = flat
+            .iter()
+            .map(|a| {
+                a.slice(&[kupfer::SliceArg::Index(i as isize)])
+                    .map(Value::Array)
+                    .map_err(EvalError::kupfer(span))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let r = call_value(v.func.clone(), items, Vec::new(), span)?;
+        if matches!(r, Value::Tuple(_)) {
+            return Err(EvalError::not_supported(
+                span,
+                "a vectorized function with several outputs",
+            ));
+        }
+        let r = crate::functions::to_array(&r, None, span)?;
+        if r.ndim() != 0 {
+            return Err(EvalError::value_error(
+                span,
+                "setting an array element with a sequence.",
+            ));
+        }
+        results.push(r);
+    }
+    let d = v.otype.unwrap_or(results[0].dtype());
+    let results = results
+        .iter()
+        .map(|r| r.astype(d))
+        .collect::<kupfer::Result<Vec<_>>>()
+        .map_err(EvalError::kupfer(span))?;
+    let stacked = kupfer::stack(&results, 0, None).map_err(EvalError::kupfer(span))?;
+    Ok(Value::Array(
+        stacked.reshape(&target).map_err(EvalError::kupfer(span))?,
+    ))
+}

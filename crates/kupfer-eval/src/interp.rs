@@ -342,6 +342,15 @@ impl Session {
         // Lambdas see the variables as they are now (Python's late binding).
         let rebind = |v: Value| match v {
             Value::Lambda(l) => Value::Lambda(std::sync::Arc::new(l.rebound(self))),
+            Value::Vectorized(f) => match &f.func {
+                Value::Lambda(l) => {
+                    Value::Vectorized(std::sync::Arc::new(crate::callable::Vectorized {
+                        func: Value::Lambda(std::sync::Arc::new(l.rebound(self))),
+                        otype: f.otype,
+                    }))
+                }
+                _ => Value::Vectorized(f),
+            },
             v => v,
         };
         let args: Vec<Value> = values.into_iter().map(rebind).collect();
@@ -366,6 +375,7 @@ pub(crate) fn call_value(
     {
         match callee {
             Value::Lambda(l) => crate::callable::call_lambda(&l, args, kwargs, span),
+            Value::Vectorized(v) => crate::callable::call_vectorized(&v, args, kwargs, span),
             Value::Function(name) => {
                 let (name, f) =
                     functions::lookup(name).ok_or_else(|| EvalError::UnknownFunction {

@@ -46,6 +46,8 @@ pub enum Value {
     FlatIter(Array),
     /// A `lambda` (its parameters, body and the variables it sees).
     Lambda(std::sync::Arc<crate::callable::Lambda>),
+    /// `np.vectorize(f)`: `f` called once per element of its broadcast arguments.
+    Vectorized(std::sync::Arc<crate::callable::Vectorized>),
     /// A named tuple (NumPy 2's `UniqueAllResult` and kin) as a function returned it: it
     /// keeps its field names while it is bound to a name, for attribute access
     /// (`uniq.counts`); every other use sees the plain tuple ([`Value::plain`]).
@@ -147,6 +149,7 @@ impl Value {
             Value::Poly1d(_) => "poly1d",
             Value::FlatIter(_) => "numpy.flatiter",
             Value::Lambda(_) => "function",
+            Value::Vectorized(_) => "numpy.vectorize",
         }
     }
 
@@ -197,6 +200,7 @@ impl Value {
             )),
             Value::FlatIter(_) => HostValue::Object("<numpy.flatiter object>".into()),
             Value::Lambda(_) => HostValue::Object("<function <lambda>>".into()),
+            Value::Vectorized(_) => HostValue::Object("<numpy.vectorize object>".into()),
             Value::Poly1d(_) => {
                 HostValue::Poly1d(hosts.next().ok_or_else(|| EvalError::Kupfer {
                     source: kupfer::Error::invalid("an array was not read back"),

@@ -231,6 +231,14 @@ const LAMBDAS: &[&str] = &[
     "np.array(sorted([3, 1, 2, 1], reverse=True))",
     "np.array(sorted(np.array([3., -1, 2, -0.0]), reverse=True))",
     "x = np.array([16., 5, 0.25]); np.ldexp(*np.frexp(x))",
+    "vf = np.vectorize(lambda a, b: a * 2 + b); vf([1, 2, 3, 4], 2)",
+    "vf = np.vectorize(lambda a, b: a * 2 + b); vf(np.arange(3.)[:, None], [10, 20])",
+    "np.vectorize(lambda x: x, otypes=[float])([0, 1, 2])",
+    "np.vectorize(lambda x: x, otypes='f')([0, 1, 2])",
+    "np.vectorize(lambda x: np.sum(x))(np.arange(6).reshape(2, 3))",
+    "np.vectorize(lambda x: x * 2, otypes=[float])(np.zeros((0, 2)))",
+    "k = 2; vf = np.vectorize(lambda x: x * k); k = 3; vf([1, 2])",
+    "np.vectorize(np.sin)(np.array(0.5))",
     "np.add(*[np.arange(3), 2])",
 ];
 
@@ -270,6 +278,7 @@ const REFUSED: &[&str] = &[
     "np.apply_along_axis(np.sum, 0, np.zeros((3, 0)))",
     "np.apply_along_axis(np.sum, 2, np.zeros((2, 3)))",
     "[x for x in 3]",
+    "np.vectorize(lambda x: x)(np.zeros(0))",
     "[(a, b) for a, b in [(1, 2, 3)]]",
 ];
 

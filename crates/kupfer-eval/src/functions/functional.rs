@@ -12,6 +12,49 @@ pub(super) fn register(r: &mut Registry) {
     r.native(&["apply_along_axis"], apply_along_axis);
     r.native(&["builtins.range"], range);
     r.native(&["builtins.sorted"], sorted);
+    r.native(&["vectorize"], vectorize);
+}
+
+/// `vectorize(pyfunc, otypes=None, doc=None, excluded=None, cache=False, signature=None)`:
+/// a callable that calls `pyfunc` once per element (`excluded=` and `signature=` are not
+/// supported; `otypes=` takes one dtype).
+fn vectorize(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&[
+        "pyfunc",
+        "otypes=",
+        "doc=",
+        "excluded=",
+        "cache=",
+        "signature=",
+    ])?;
+    for p in ["excluded", "signature"] {
+        if a.get(p).is_some() {
+            return Err(EvalError::not_supported(
+                span,
+                format!("np.vectorize({p}=)"),
+            ));
+        }
+    }
+    let otype = match a.get("otypes") {
+        None => None,
+        Some(Value::Str(s)) if s.chars().count() == 1 => {
+            Some(super::to_dtype(&Value::Str(s), "otypes", span)?)
+        }
+        Some(Value::List(v) | Value::Tuple(v)) if v.len() == 1 => {
+            Some(super::to_dtype(&v[0], "otypes", span)?)
+        }
+        Some(_) => {
+            return Err(EvalError::not_supported(
+                span,
+                "np.vectorize(otypes=) with other than one output type",
+            ))
+        }
+    };
+    let func = a.req("pyfunc")?;
+    Ok(Value::Vectorized(std::sync::Arc::new(
+        crate::callable::Vectorized { func, otype },
+    )))
 }
 
 /// Python's `sorted(iterable, *, reverse=False)`: a list; a 1-D array's elements (0-d
