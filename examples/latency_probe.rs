@@ -39,6 +39,114 @@ fn time(reps: usize, mut f: impl FnMut()) -> f64 {
     median_us(v)
 }
 
+/// A pool of parked threads that copy byte ranges they are sent (the probe's question: does
+/// a 4 MiB copy get faster over several threads that already exist?).
+struct CopyPool {
+    jobs: Vec<std::sync::mpsc::Sender<(usize, usize, usize)>>,
+    done: std::sync::mpsc::Receiver<()>,
+}
+
+impl CopyPool {
+    fn new(workers: usize) -> Self {
+        let (done_tx, done) = std::sync::mpsc::channel();
+        let jobs = (0..workers)
+            .map(|_| {
+                let (tx, rx) = std::sync::mpsc::channel::<(usize, usize, usize)>();
+                let done_tx = done_tx.clone();
+                std::thread::spawn(move || {
+                    while let Ok((dst, src, len)) = rx.recv() {
+                        // SAFETY: `copy` keeps both ranges alive and disjoint until every
+                        // worker has answered on `done`.
+                        unsafe {
+                            std::ptr::copy_nonoverlapping(src as *const u8, dst as *mut u8, len)
+                        };
+                        let _ = done_tx.send(());
+                    }
+                });
+                tx
+            })
+            .collect();
+        CopyPool { jobs, done }
+    }
+
+    fn copy(&self, dst: &mut [u8], src: &[u8]) {
+        let parts = self.jobs.len() + 1;
+        let chunk = src.len().div_ceil(parts).div_ceil(4096) * 4096;
+        let mut pieces = dst.chunks_mut(chunk).zip(src.chunks(chunk));
+        let (d0, s0) = pieces.next().expect("non-empty copy");
+        let mut sent = 0;
+        for ((d, s), job) in pieces.zip(&self.jobs) {
+            job.send((d.as_mut_ptr() as usize, s.as_ptr() as usize, s.len()))
+                .expect("copy worker alive");
+            sent += 1;
+        }
+        d0.copy_from_slice(s0);
+        for _ in 0..sent {
+            self.done.recv().expect("copy worker alive");
+        }
+    }
+}
+
+/// 4 MiB copies from host memory and from a mapped read-back buffer, on one thread and on
+/// pools of parked threads.
+fn host_copy_threads(src: &[u8], device: &wgpu::Device, queue: &wgpu::Queue) {
+    let staging = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("probe read-back"),
+        size: src.len() as u64,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let upload = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("probe upload"),
+        size: src.len() as u64,
+        usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    queue.write_buffer(&upload, 0, src);
+    let mut enc = device.create_command_encoder(&Default::default());
+    enc.copy_buffer_to_buffer(&upload, 0, &staging, 0, src.len() as u64);
+    queue.submit([enc.finish()]);
+    staging.slice(..).map_async(wgpu::MapMode::Read, |_| {});
+    let _ = device.poll(wgpu::PollType::wait_indefinitely());
+    let mapped = staging
+        .slice(..)
+        .get_mapped_range()
+        .expect("the read-back buffer is mapped");
+    let mut dst = vec![0u8; src.len()];
+    let one_mapped = time(200, || {
+        dst.copy_from_slice(&mapped);
+        std::hint::black_box(&dst);
+    });
+    println!("{{\"case\": \"mapped_copy_4mib_1thread\", \"us\": {one_mapped:.2}}}");
+    for workers in [1usize, 3, 7] {
+        let pool = CopyPool::new(workers);
+        let host = time(200, || {
+            pool.copy(&mut dst, src);
+            std::hint::black_box(&dst);
+        });
+        let from_map = time(200, || {
+            pool.copy(&mut dst, &mapped);
+            std::hint::black_box(&dst);
+        });
+        let fresh = time(200, || {
+            let mut v = Vec::<u8>::with_capacity(src.len());
+            let spare = &mut v.spare_capacity_mut()[..src.len()];
+            // SAFETY: MaybeUninit<u8> and u8 share a layout; every byte is written below.
+            let spare = unsafe { &mut *(spare as *mut [std::mem::MaybeUninit<u8>] as *mut [u8]) };
+            pool.copy(spare, &mapped);
+            // SAFETY: the pool wrote all src.len() bytes.
+            unsafe { v.set_len(src.len()) };
+            std::hint::black_box(v);
+        });
+        let threads = workers + 1;
+        println!(
+            "{{\"case\": \"pool_copy_4mib_{threads}threads\", \"host_us\": {host:.2}, \"mapped_us\": {from_map:.2}, \"mapped_to_fresh_us\": {fresh:.2}}}"
+        );
+    }
+    drop(mapped);
+    staging.unmap();
+}
+
 fn main() -> kp::Result<()> {
     let reps: usize = std::env::args()
         .nth(1)
@@ -181,6 +289,7 @@ fn main() -> kp::Result<()> {
         std::hint::black_box(&warm_dst);
     });
     println!("{{\"case\": \"host_copy_4mib_warm\", \"us\": {copy_warm:.2}}}");
+    host_copy_threads(&src, device, queue);
     println!("{{\"case\": \"wgpu_submit_only\", \"us\": {submit_only:.2}}}");
     println!("{{\"case\": \"wgpu_dispatch_spin_new_bind_group\", \"us\": {spin_newgroup:.2}}}");
     println!("{{\"case\": \"wgpu_dispatch_spin_param_copy\", \"us\": {spin_paramcopy:.2}}}");

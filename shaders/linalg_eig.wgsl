@@ -5,7 +5,11 @@
 //
 // - hess_real / hess_cplx: Householder reduction to upper Hessenberg form, H = Q^H A Q, for
 //   the columns k0..k1 of this launch, accumulating Q into z / zc (set to the identity by
-//   the launch with k0 = 0; with mode bit 0 clear, Q is not accumulated).
+//   the launch with k0 = 0; with mode bit 0 clear, Q is not accumulated). Where one column's
+//   step would loop past the budget (large n), P.part splits it over launches: part 1 the
+//   reflector of column k = P.k0 (its tau kept in u at index k, a slot no step k reads
+//   otherwise), part 2 its application from the left to the columns P.steps..P.maxits, part
+//   3 from the right to the rows P.steps..P.maxits (of H and Z); part 0 runs whole steps.
 // - qr_real: Francis double-shift QR (dlahqr) to the real Schur form, 2 x 2 blocks with
 //   real eigenvalues split by a rotation; qr_cplx: single-shift complex QR (zlahqr) to the
 //   complex Schur form. Each launch runs at most P.steps actions (a deflation check or one
@@ -13,7 +17,8 @@
 //   in progress) lives in `st` (8 words per matrix) between launches. A matrix that needs
 //   more than P.maxits sweeps sets its failure word.
 // - to_complex: the real Schur form's 2 x 2 blocks (complex pairs) triangularized by a
-//   complex rotation (rsf2csf), in tc / zc (the host copies h and z there first).
+//   complex rotation (rsf2csf), in tc / zc (the host copies h and z there first), for the
+//   blocks starting at columns k0..k1 of this launch.
 // - backsub: the eigenvectors of the triangular T (one workgroup per column and matrix),
 //   x[j] = 1 and back substitution upwards (ztrevc, small divisors raised to smin).
 // - vecs: V = Z X column by column, normalized to unit 2-norm with its largest component
@@ -42,7 +47,7 @@ struct Params {
     maxits: u32,
     k0: u32,
     k1: u32,
-    pad: u32,
+    part: u32,
 }
 
 @group(0) @binding(0) var<uniform> P: Params;
@@ -188,89 +193,124 @@ fn reduce_max(lid: u32) {
 
 // ---- Hessenberg reduction ----
 
+// The reflector of column k of H (rows k + 1..): v into u (v[k + 1] = 1), tau into u[k],
+// the column made (beta, 0, ...).
+fn hess_reflector_real(b: u32, k: u32, lid: u32) {
+    let n = P.n;
+    let ub = b * n;
+    let alpha = h[hi(b, k + 1u, k)];
+    var big = T(0);
+    for (var i = k + 2u + lid; i < n; i = i + WG) {
+        big = max(big, abs(h[hi(b, i, k)]));
+    }
+    red[lid] = big;
+    reduce_max(lid);
+    let scale = red[0];
+    workgroupBarrier();
+    var ss = T(0);
+    if (scale > T(0)) {
+        for (var i = k + 2u + lid; i < n; i = i + WG) {
+            let v = h[hi(b, i, k)] / scale;
+            ss = ss + v * v;
+        }
+    }
+    red[lid] = ss;
+    reduce_sum(lid);
+    let xnorm = scale * sqrt(red[0]);
+    var tau = T(0);
+    var inv = T(0);
+    var beta = alpha;
+    if (xnorm > T(0)) {
+        beta = -sgn(alpha) * hyp(alpha, xnorm);
+        tau = (beta - alpha) / beta;
+        inv = T(1) / (alpha - beta);
+    }
+    for (var i = k + 1u + lid; i < n; i = i + WG) {
+        if (i == k + 1u) {
+            u[ub + i] = T(1);
+            h[hi(b, i, k)] = beta;
+        } else {
+            u[ub + i] = h[hi(b, i, k)] * inv;
+            h[hi(b, i, k)] = T(0);
+        }
+    }
+    if (lid == 0u) {
+        u[ub + k] = tau;
+    }
+}
+
+// Left: H[k+1:, j] -= tau v (v^T H[k+1:, j]) for the columns j of j0..j1 past k.
+fn hess_left_real(b: u32, k: u32, j0: u32, j1: u32, lid: u32) {
+    let n = P.n;
+    let ub = b * n;
+    let tau = u[ub + k];
+    for (var j = max(j0, k + 1u) + lid; j < j1; j = j + WG) {
+        var s = T(0);
+        for (var i = k + 1u; i < n; i = i + 1u) {
+            s = s + u[ub + i] * h[hi(b, i, j)];
+        }
+        s = s * tau;
+        for (var i = k + 1u; i < n; i = i + 1u) {
+            h[hi(b, i, j)] = h[hi(b, i, j)] - s * u[ub + i];
+        }
+    }
+}
+
+// Right: H[i, k+1:] -= tau (H[i, k+1:] v) v^T for the rows i of i0..i1, and Z alike.
+fn hess_right_real(b: u32, k: u32, i0: u32, i1: u32, lid: u32) {
+    let n = P.n;
+    let ub = b * n;
+    let tau = u[ub + k];
+    for (var i = i0 + lid; i < i1; i = i + WG) {
+        var s = T(0);
+        for (var j = k + 1u; j < n; j = j + 1u) {
+            s = s + h[hi(b, i, j)] * u[ub + j];
+        }
+        s = s * tau;
+        for (var j = k + 1u; j < n; j = j + 1u) {
+            h[hi(b, i, j)] = h[hi(b, i, j)] - s * u[ub + j];
+        }
+        if (wants_z()) {
+            var t = T(0);
+            for (var j = k + 1u; j < n; j = j + 1u) {
+                t = t + z[hi(b, i, j)] * u[ub + j];
+            }
+            t = t * tau;
+            for (var j = k + 1u; j < n; j = j + 1u) {
+                z[hi(b, i, j)] = z[hi(b, i, j)] - t * u[ub + j];
+            }
+        }
+    }
+}
+
 @compute @workgroup_size(64)
 fn hess_real(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let b = P.batch0 + wid.x;
     let n = P.n;
-    let ub = b * n;
-    if (P.k0 == 0u && wants_z()) {
+    if (P.k0 == 0u && P.part <= 1u && wants_z()) {
         for (var e = lid; e < n * n; e = e + WG) {
             z[b * n * n + e] = select(T(0), T(1), e / n == e % n);
         }
     }
     storageBarrier();
+    if (P.part == 1u) {
+        hess_reflector_real(b, P.k0, lid);
+        return;
+    }
+    if (P.part == 2u) {
+        hess_left_real(b, P.k0, P.steps, P.maxits, lid);
+        return;
+    }
+    if (P.part == 3u) {
+        hess_right_real(b, P.k0, P.steps, P.maxits, lid);
+        return;
+    }
     for (var k = P.k0; k < P.k1; k = k + 1u) {
-        let alpha = h[hi(b, k + 1u, k)];
-        var big = T(0);
-        for (var i = k + 2u + lid; i < n; i = i + WG) {
-            big = max(big, abs(h[hi(b, i, k)]));
-        }
-        red[lid] = big;
-        reduce_max(lid);
-        let scale = red[0];
-        workgroupBarrier();
-        var ss = T(0);
-        if (scale > T(0)) {
-            for (var i = k + 2u + lid; i < n; i = i + WG) {
-                let v = h[hi(b, i, k)] / scale;
-                ss = ss + v * v;
-            }
-        }
-        red[lid] = ss;
-        reduce_sum(lid);
-        let xnorm = scale * sqrt(red[0]);
-        var tau = T(0);
-        var inv = T(0);
-        var beta = alpha;
-        if (xnorm > T(0)) {
-            beta = -sgn(alpha) * hyp(alpha, xnorm);
-            tau = (beta - alpha) / beta;
-            inv = T(1) / (alpha - beta);
-        }
-        // The reflector's vector v (v[k + 1] = 1) into u; the column becomes (beta, 0...).
-        for (var i = k + 1u + lid; i < n; i = i + WG) {
-            if (i == k + 1u) {
-                u[ub + i] = T(1);
-                h[hi(b, i, k)] = beta;
-            } else {
-                u[ub + i] = h[hi(b, i, k)] * inv;
-                h[hi(b, i, k)] = T(0);
-            }
-        }
+        hess_reflector_real(b, k, lid);
         storageBarrier();
-        // Left: H[k+1:, k+1:] -= tau v (v^T H).
-        for (var j = k + 1u + lid; j < n; j = j + WG) {
-            var s = T(0);
-            for (var i = k + 1u; i < n; i = i + 1u) {
-                s = s + u[ub + i] * h[hi(b, i, j)];
-            }
-            s = s * tau;
-            for (var i = k + 1u; i < n; i = i + 1u) {
-                h[hi(b, i, j)] = h[hi(b, i, j)] - s * u[ub + i];
-            }
-        }
+        hess_left_real(b, k, 0u, n, lid);
         storageBarrier();
-        // Right: H[:, k+1:] -= tau (H v) v^T, and Z alike.
-        for (var i = lid; i < n; i = i + WG) {
-            var s = T(0);
-            for (var j = k + 1u; j < n; j = j + 1u) {
-                s = s + h[hi(b, i, j)] * u[ub + j];
-            }
-            s = s * tau;
-            for (var j = k + 1u; j < n; j = j + 1u) {
-                h[hi(b, i, j)] = h[hi(b, i, j)] - s * u[ub + j];
-            }
-            if (wants_z()) {
-                var t = T(0);
-                for (var j = k + 1u; j < n; j = j + 1u) {
-                    t = t + z[hi(b, i, j)] * u[ub + j];
-                }
-                t = t * tau;
-                for (var j = k + 1u; j < n; j = j + 1u) {
-                    z[hi(b, i, j)] = z[hi(b, i, j)] - t * u[ub + j];
-                }
-            }
-        }
+        hess_right_real(b, k, 0u, n, lid);
         storageBarrier();
     }
 }
@@ -279,95 +319,130 @@ fn uget(ub: u32, i: u32) -> C {
     return C(u[2u * (ub + i)], u[2u * (ub + i) + 1u]);
 }
 
+// The complex reflector of column k of H (as hess_reflector_real; tau complex in u[k]).
+fn hess_reflector_cplx(b: u32, k: u32, lid: u32) {
+    let n = P.n;
+    let ub = b * n;
+    let alpha = tget(b, k + 1u, k);
+    var big = T(0);
+    for (var i = k + 2u + lid; i < n; i = i + WG) {
+        let v = tget(b, i, k);
+        big = max(big, max(abs(v.x), abs(v.y)));
+    }
+    red[lid] = big;
+    reduce_max(lid);
+    let scale = red[0];
+    workgroupBarrier();
+    var ss = T(0);
+    if (scale > T(0)) {
+        for (var i = k + 2u + lid; i < n; i = i + WG) {
+            let v = tget(b, i, k) / scale;
+            ss = ss + dot(v, v);
+        }
+    }
+    red[lid] = ss;
+    reduce_sum(lid);
+    let xnorm = scale * sqrt(red[0]);
+    var tau = C(T(0), T(0));
+    var inv = C(T(0), T(0));
+    var beta = alpha;
+    if (xnorm > T(0) || alpha.y != T(0)) {
+        let bb = -sgn(alpha.x) * hyp(cabs(alpha), xnorm);
+        beta = C(bb, T(0));
+        tau = C((bb - alpha.x) / bb, -alpha.y / bb);
+        inv = cdiv(C(T(1), T(0)), alpha - beta);
+    }
+    for (var i = k + 1u + lid; i < n; i = i + WG) {
+        let e = 2u * (ub + i);
+        if (i == k + 1u) {
+            u[e] = T(1);
+            u[e + 1u] = T(0);
+            tset(b, i, k, beta);
+        } else {
+            let v = cmul(tget(b, i, k), inv);
+            u[e] = v.x;
+            u[e + 1u] = v.y;
+            tset(b, i, k, C(T(0), T(0)));
+        }
+    }
+    if (lid == 0u) {
+        u[2u * (ub + k)] = tau.x;
+        u[2u * (ub + k) + 1u] = tau.y;
+    }
+}
+
+// Left: H := (I - conj(tau) v v^H) H on rows k+1.., for the columns j0..j1 past k.
+fn hess_left_cplx(b: u32, k: u32, j0: u32, j1: u32, lid: u32) {
+    let n = P.n;
+    let ub = b * n;
+    let ctau = conj(uget(ub, k));
+    for (var j = max(j0, k + 1u) + lid; j < j1; j = j + WG) {
+        var s = C(T(0), T(0));
+        for (var i = k + 1u; i < n; i = i + 1u) {
+            s = s + cmul(conj(uget(ub, i)), tget(b, i, j));
+        }
+        s = cmul(s, ctau);
+        for (var i = k + 1u; i < n; i = i + 1u) {
+            tset(b, i, j, tget(b, i, j) - cmul(s, uget(ub, i)));
+        }
+    }
+}
+
+// Right: H := H (I - tau v v^H) on the rows i0..i1, and Z alike.
+fn hess_right_cplx(b: u32, k: u32, i0: u32, i1: u32, lid: u32) {
+    let n = P.n;
+    let ub = b * n;
+    let tau = uget(ub, k);
+    for (var i = i0 + lid; i < i1; i = i + WG) {
+        var s = C(T(0), T(0));
+        for (var j = k + 1u; j < n; j = j + 1u) {
+            s = s + cmul(tget(b, i, j), uget(ub, j));
+        }
+        s = cmul(s, tau);
+        for (var j = k + 1u; j < n; j = j + 1u) {
+            tset(b, i, j, tget(b, i, j) - cmul(s, conj(uget(ub, j))));
+        }
+        if (wants_z()) {
+            var t = C(T(0), T(0));
+            for (var j = k + 1u; j < n; j = j + 1u) {
+                t = t + cmul(zget(b, i, j), uget(ub, j));
+            }
+            t = cmul(t, tau);
+            for (var j = k + 1u; j < n; j = j + 1u) {
+                zset(b, i, j, zget(b, i, j) - cmul(t, conj(uget(ub, j))));
+            }
+        }
+    }
+}
+
 @compute @workgroup_size(64)
 fn hess_cplx(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let b = P.batch0 + wid.x;
     let n = P.n;
-    let ub = b * n;
-    if (P.k0 == 0u && wants_z()) {
+    if (P.k0 == 0u && P.part <= 1u && wants_z()) {
         for (var e = lid; e < n * n; e = e + WG) {
             zset(b, e / n, e % n, C(select(T(0), T(1), e / n == e % n), T(0)));
         }
     }
     storageBarrier();
+    if (P.part == 1u) {
+        hess_reflector_cplx(b, P.k0, lid);
+        return;
+    }
+    if (P.part == 2u) {
+        hess_left_cplx(b, P.k0, P.steps, P.maxits, lid);
+        return;
+    }
+    if (P.part == 3u) {
+        hess_right_cplx(b, P.k0, P.steps, P.maxits, lid);
+        return;
+    }
     for (var k = P.k0; k < P.k1; k = k + 1u) {
-        let alpha = tget(b, k + 1u, k);
-        var big = T(0);
-        for (var i = k + 2u + lid; i < n; i = i + WG) {
-            let v = tget(b, i, k);
-            big = max(big, max(abs(v.x), abs(v.y)));
-        }
-        red[lid] = big;
-        reduce_max(lid);
-        let scale = red[0];
-        workgroupBarrier();
-        var ss = T(0);
-        if (scale > T(0)) {
-            for (var i = k + 2u + lid; i < n; i = i + WG) {
-                let v = tget(b, i, k) / scale;
-                ss = ss + dot(v, v);
-            }
-        }
-        red[lid] = ss;
-        reduce_sum(lid);
-        let xnorm = scale * sqrt(red[0]);
-        var tau = C(T(0), T(0));
-        var inv = C(T(0), T(0));
-        var beta = alpha;
-        if (xnorm > T(0) || alpha.y != T(0)) {
-            let bb = -sgn(alpha.x) * hyp(cabs(alpha), xnorm);
-            beta = C(bb, T(0));
-            tau = C((bb - alpha.x) / bb, -alpha.y / bb);
-            inv = cdiv(C(T(1), T(0)), alpha - beta);
-        }
-        for (var i = k + 1u + lid; i < n; i = i + WG) {
-            let e = 2u * (ub + i);
-            if (i == k + 1u) {
-                u[e] = T(1);
-                u[e + 1u] = T(0);
-                tset(b, i, k, beta);
-            } else {
-                let v = cmul(tget(b, i, k), inv);
-                u[e] = v.x;
-                u[e + 1u] = v.y;
-                tset(b, i, k, C(T(0), T(0)));
-            }
-        }
+        hess_reflector_cplx(b, k, lid);
         storageBarrier();
-        // Left: H := (I - conj(tau) v v^H) H on rows k+1.. .
-        let ctau = conj(tau);
-        for (var j = k + 1u + lid; j < n; j = j + WG) {
-            var s = C(T(0), T(0));
-            for (var i = k + 1u; i < n; i = i + 1u) {
-                s = s + cmul(conj(uget(ub, i)), tget(b, i, j));
-            }
-            s = cmul(s, ctau);
-            for (var i = k + 1u; i < n; i = i + 1u) {
-                tset(b, i, j, tget(b, i, j) - cmul(s, uget(ub, i)));
-            }
-        }
+        hess_left_cplx(b, k, 0u, n, lid);
         storageBarrier();
-        // Right: H := H (I - tau v v^H), and Z alike.
-        for (var i = lid; i < n; i = i + WG) {
-            var s = C(T(0), T(0));
-            for (var j = k + 1u; j < n; j = j + 1u) {
-                s = s + cmul(tget(b, i, j), uget(ub, j));
-            }
-            s = cmul(s, tau);
-            for (var j = k + 1u; j < n; j = j + 1u) {
-                tset(b, i, j, tget(b, i, j) - cmul(s, conj(uget(ub, j))));
-            }
-            if (wants_z()) {
-                var t = C(T(0), T(0));
-                for (var j = k + 1u; j < n; j = j + 1u) {
-                    t = t + cmul(zget(b, i, j), uget(ub, j));
-                }
-                t = cmul(t, tau);
-                for (var j = k + 1u; j < n; j = j + 1u) {
-                    zset(b, i, j, zget(b, i, j) - cmul(t, conj(uget(ub, j))));
-                }
-            }
-        }
+        hess_right_cplx(b, k, 0u, n, lid);
         storageBarrier();
     }
 }
@@ -842,7 +917,7 @@ fn qr_cplx(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_inde
 fn to_complex(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let b = P.batch0 + wid.x;
     let n = P.n;
-    for (var j = 0u; j + 1u < n; j = j + 1u) {
+    for (var j = P.k0; j + 1u < n && j < P.k1; j = j + 1u) {
         if (lid == 0u) {
             w_act = NONE;
             if (hr(b, j + 1u, j) != T(0)) {

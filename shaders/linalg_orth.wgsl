@@ -13,6 +13,10 @@
 //   one pair of columns by a plane rotation, applied also to the rows of `v` (n x n) when
 //   P.mode is 1. A pair still further from orthogonal than tol_conv sets flags[matrix];
 //   `tau` holds each matrix's squared Frobenius norm (negligible columns are skipped).
+// - jacobi_step_cplx: jacobi_step on complex matrices, `x` and `a` holding interleaved
+//   (re, im) pairs: the pair's inner product gamma = x_p^H x_q is complex; column q is first
+//   turned by the phase conj(gamma) / |gamma|, which makes gamma real, and the real rotation
+//   follows (V's columns, the rows of `a`, alike, so V stays unitary and A V = G).
 // - piv_perm: the row permutation (perm[i]: the row of A that is row i of P^T A) from
 //   LAPACK-style sequential pivots, one thread per matrix.
 //
@@ -45,6 +49,7 @@ struct Params {
 var<workgroup> red0: array<T, 64>;
 var<workgroup> red1: array<T, 64>;
 var<workgroup> red2: array<T, 64>;
+var<workgroup> red3: array<T, 64>;
 
 // Sums red0..red2 over the workgroup (results in element 0).
 fn reduce3(lid: u32) {
@@ -247,6 +252,131 @@ fn jacobi_step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
             let xq = a[vq + r];
             a[vp + r] = c * xp - sn * xq;
             a[vq + r] = sn * xp + c * xq;
+        }
+    }
+}
+
+// The circle method's pair (p, q) of round P.k for workgroup i (player np - 1 stays, the
+// others rotate by one each round).
+fn circle_pair(i: u32) -> vec2<u32> {
+    let np1 = P.kmax - 1u;
+    let s = P.k;
+    if (i == 0u) {
+        return vec2<u32>(s, np1);
+    }
+    return vec2<u32>((s + i) % np1, (s + np1 - i) % np1);
+}
+
+// The rotation (c, s) that makes a pair with squared norms alpha, beta and real inner
+// product gamma > 0 orthogonal.
+fn jacobi_rotation(alpha: T, beta: T, gamma: T) -> vec2<T> {
+    let zeta = (beta - alpha) / (T(2) * gamma);
+    var t: T;
+    if (abs(zeta) > T(1e15)) {
+        t = T(0.5) / zeta;
+    } else {
+        t = T(1) / (abs(zeta) + sqrt(T(1) + zeta * zeta));
+        if (zeta < T(0)) {
+            t = -t;
+        }
+    }
+    let c = T(1) / sqrt(T(1) + t * t);
+    return vec2<T>(c, c * t);
+}
+
+@compute @workgroup_size(64)
+fn jacobi_step_cplx(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let b = P.batch0 + wid.y;
+    let m = P.m;
+    let n = P.n;
+    let pq = circle_pair(wid.x);
+    let p = pq.x;
+    let q = pq.y;
+    if (p >= n || q >= n) {
+        return;
+    }
+    let pb = (b * n + p) * m * 2u;
+    let qb = (b * n + q) * m * 2u;
+    var al = T(0);
+    var be = T(0);
+    var gr = T(0);
+    var gi = T(0);
+    for (var r = lid; r < m; r = r + WG) {
+        let xpr = x[pb + 2u * r];
+        let xpi = x[pb + 2u * r + 1u];
+        let xqr = x[qb + 2u * r];
+        let xqi = x[qb + 2u * r + 1u];
+        al = al + xpr * xpr + xpi * xpi;
+        be = be + xqr * xqr + xqi * xqi;
+        gr = gr + xpr * xqr + xpi * xqi;
+        gi = gi + xpr * xqi - xpi * xqr;
+    }
+    red0[lid] = al;
+    red1[lid] = be;
+    red2[lid] = gr;
+    red3[lid] = gi;
+    workgroupBarrier();
+    for (var s = WG / 2u; s > 0u; s = s >> 1u) {
+        if (lid < s) {
+            red0[lid] = red0[lid] + red0[lid + s];
+            red1[lid] = red1[lid] + red1[lid + s];
+            red2[lid] = red2[lid] + red2[lid + s];
+            red3[lid] = red3[lid] + red3[lid + s];
+        }
+        workgroupBarrier();
+    }
+    let alpha = red0[0];
+    let beta = red1[0];
+    let g_re = red2[0];
+    let g_im = red3[0];
+    let big = max(abs(g_re), abs(g_im));
+    var gabs = T(0);
+    if (big > T(0)) {
+        gabs = big * sqrt((g_re / big) * (g_re / big) + (g_im / big) * (g_im / big));
+    }
+    let size = sqrt(alpha) * sqrt(beta);
+    // Negligible columns as in jacobi_step.
+    if (min(alpha, beta) <= T(P.tol_rot) * T(P.tol_rot) * T(m) * tau[b]) {
+        return;
+    }
+    if (lid == 0u && gabs > T(P.tol_conv) * size) {
+        atomicMax(&flags[b], 1u);
+    }
+    if (!(gabs > T(P.tol_rot) * size)) {
+        return;
+    }
+    let cs = jacobi_rotation(alpha, beta, gabs);
+    let c = cs.x;
+    let sn = cs.y;
+    // The phase e = conj(gamma) / |gamma| applied to column q.
+    let er = g_re / gabs;
+    let ei = -g_im / gabs;
+    for (var r = lid; r < m; r = r + WG) {
+        let xpr = x[pb + 2u * r];
+        let xpi = x[pb + 2u * r + 1u];
+        let yr = x[qb + 2u * r];
+        let yi = x[qb + 2u * r + 1u];
+        let wr = er * yr - ei * yi;
+        let wi = er * yi + ei * yr;
+        x[pb + 2u * r] = c * xpr - sn * wr;
+        x[pb + 2u * r + 1u] = c * xpi - sn * wi;
+        x[qb + 2u * r] = sn * xpr + c * wr;
+        x[qb + 2u * r + 1u] = sn * xpi + c * wi;
+    }
+    if (P.mode == 1u) {
+        let vp = (b * n + p) * n * 2u;
+        let vq = (b * n + q) * n * 2u;
+        for (var r = lid; r < n; r = r + WG) {
+            let xpr = a[vp + 2u * r];
+            let xpi = a[vp + 2u * r + 1u];
+            let yr = a[vq + 2u * r];
+            let yi = a[vq + 2u * r + 1u];
+            let wr = er * yr - ei * yi;
+            let wi = er * yi + ei * yr;
+            a[vp + 2u * r] = c * xpr - sn * wr;
+            a[vp + 2u * r + 1u] = c * xpi - sn * wi;
+            a[vq + 2u * r] = sn * xpr + c * wr;
+            a[vq + 2u * r + 1u] = sn * xpi + c * wi;
         }
     }
 }

@@ -27,12 +27,59 @@ struct Params {
 var<workgroup> m: array<T, 1024>;
 var<workgroup> piv: array<u32, 32>;
 var<workgroup> info: u32;
+var<workgroup> cand: array<T, 32>;
+var<workgroup> cand_at: array<u32, 32>;
+
+// PIVOT_TREE: LU's pivot of column k by a tree over 32 threads (5 barrier steps) instead of
+// one thread's loop over the rows, with the loop's (LAPACK's idamax) choice: the first row
+// of the largest |value|, NaN rows skipped, and row k kept when its |value| is NaN or
+// infinite (nothing compares greater). Only ordered comparisons, which are false for NaN,
+// decide: rows outside k..n rank -2, NaN rows -1, row k +inf when it is not finite.
+const PIVOT_TREE: bool = {{PIVOT_TREE}};
+const MAX_FINITE: T = T({{MAX_FINITE}});
+
+// The pivot row of column k (every thread calls it and gets it).
+fn pivot_tree(n: u32, k: u32, lid: u32) -> u32 {
+    if (lid < 32u) {
+        var key = T(-2);
+        if (lid >= k && lid < n) {
+            let v = abs(m[lid * n + k]);
+            key = select(T(-1), v, v >= T(0));
+            if (lid == k) {
+                key = select(-T(P.neg_inf), v, v <= MAX_FINITE);
+            }
+        }
+        cand[lid] = key;
+        cand_at[lid] = lid;
+    }
+    workgroupBarrier();
+    for (var s = 16u; s > 0u; s = s >> 1u) {
+        if (lid < s) {
+            let o = cand[lid + s];
+            let c = cand[lid];
+            if (o > c || (o == c && cand_at[lid + s] < cand_at[lid])) {
+                cand[lid] = o;
+                cand_at[lid] = cand_at[lid + s];
+            }
+        }
+        workgroupBarrier();
+    }
+    return cand_at[0];
+}
 
 // LU with partial pivoting of m (row stride n) in place; piv[k] is the row swapped with k;
 // info is 1 + the first column whose pivot is exactly zero (0: none).
 fn lu(n: u32, lid: u32) {
     for (var k = 0u; k < n; k = k + 1u) {
-        if (lid == 0u) {
+        if (PIVOT_TREE) {
+            let p = pivot_tree(n, k, lid);
+            if (lid == 0u) {
+                piv[k] = p;
+                if (abs(m[p * n + k]) == T(0) && info == 0u) {
+                    info = k + 1u;
+                }
+            }
+        } else if (lid == 0u) {
             var p = k;
             var best = abs(m[k * n + k]);
             for (var i = k + 1u; i < n; i = i + 1u) {

@@ -136,11 +136,46 @@ fn kp_sincos_turn24(t: u32) -> vec2<f32> {
     return vec2<f32>(select(cs, -cs, q == 1u || q == 2u), select(sn, -sn, q >= 2u));
 }
 
+// The natural logarithm of a Box-Muller uniform u1 in (0, 1] (a positive normal float32),
+// without a division or an int-to-float conversion: x = 2^k m with m in [sqrt(1/2), sqrt(2)),
+// f = m - 1 (exact), ln(m) = f + f^2 S(f) with S a degree-7 minimax fit of
+// (ln(1 + f) - f) / f^2 (relative error 3e-8; about 1.7 ulp evaluated in float32), and
+// k = (the biased exponent read as a float) - 127 by the 2^23 magic-number trick.
+fn kp_ln_unit_f32(x: f32) -> f32 {
+    let b = bitcast<u32>(x) + 0x004afb0du;  // 0x3f800000 - bits of sqrt(1/2)
+    let k = bitcast<f32>((b >> 23u) | 0x4b000000u) - 8388735.0;  // 2^23 + 127
+    let f = bitcast<f32>((b & 0x007fffffu) + 0x3f3504f3u) - 1.0;
+    let s = -0.49999991059303284 + f * (0.33333948254585266 + f * (-0.2500174939632416
+        + f * (0.1996210813522339 + f * (-0.1657068282365799 + f * (0.1491774320602417
+        + f * (-0.14306095242500305 + f * 0.08733724057674408))))));
+    return (f * f * s + f + k * KPL32_LN2_LO) + k * KPL32_LN2_HI;
+}
+
+// (cos, sin) of the angle 2 pi t / 2^24 of a 24-bit t: kp_sincos_turn24's exact quadrant
+// reduction, with the remainder converted by the 1.5 2^23 magic-number trick (exact for
+// |r| < 2^22), minimax polynomials of degrees 7 (sine, 1.2 ulp) and 8 (cosine, 1.7 ulp) on
+// [-pi/4, pi/4], and the quadrant's signs applied as sign-bit flips.
+fn kp_sincos_turn24_lean(t: u32) -> vec2<f32> {
+    let qq = (t + 0x200000u) >> 22u;
+    let r = t - (qq << 22u);  // the signed remainder in [-2^21, 2^21), two's complement
+    let x = (bitcast<f32>(r + 0x4b400000u) - 12582912.0) * 3.7450702829239e-7;  // 2 pi / 2^24
+    let z = x * x;
+    let s = x + x * z * (-0.16666655242443085 + z * (0.008332162164151669
+        + z * -0.0001951544836629182));
+    let c = (1.0 - 0.5 * z) + z * z * (0.04166664555668831 + z * (-0.0013887317618355155
+        + z * 2.4433285943814553e-05));
+    let odd = (qq & 1u) == 1u;
+    let cs = bitcast<u32>(select(c, s, odd)) ^ (((qq + 1u) << 30u) & 0x80000000u);
+    let sn = bitcast<u32>(select(s, c, odd)) ^ ((qq << 30u) & 0x80000000u);
+    return vec2<f32>(bitcast<f32>(cs), bitcast<f32>(sn));
+}
+
 // Box-Muller on the words a (u1 = ((a >> 8) + 1) 2^-24 in (0, 1]) and b (u2 = (b >> 8) 2^-24):
-// (r cos(2 pi u2), r sin(2 pi u2)) with r = sqrt(-2 ln u1).
+// (r cos(2 pi u2), r sin(2 pi u2)) with r = sqrt(-2 ln u1), through the lean logarithm and
+// sine/cosine above (KUPFER_RANDN=old selects kp_normal_pair_v1_f32).
 fn kp_normal_pair_f32(a: u32, b: u32) -> vec2<f32> {
-    let r = sqrt(-2.0 * kp_ln_sample_f32(kp_u01_open_f32(a)));
-    return r * kp_sincos_turn24(b >> 8u);
+    let r = sqrt(-2.0 * kp_ln_unit_f32(kp_u01_open_f32(a)));
+    return r * kp_sincos_turn24_lean(b >> 8u);
 }
 
 // One element of a Box-Muller pair: the cosine branch, or the sine branch when `odd`.
@@ -152,6 +187,22 @@ fn kp_normal_f32(a: u32, b: u32, odd: bool) -> f32 {
 // The four normals of a block (lanes x, y and z, w are the two pairs).
 fn kp_normal4_f32(b: vec4<u32>) -> vec4<f32> {
     return vec4<f32>(kp_normal_pair_f32(b.x, b.y), kp_normal_pair_f32(b.z, b.w));
+}
+
+// The first Box-Muller form (KUPFER_RANDN=old): libm_f32's logarithm with its division and
+// the libm's sine and cosine polynomials; the same law, other low bits.
+fn kp_normal_pair_v1_f32(a: u32, b: u32) -> vec2<f32> {
+    let r = sqrt(-2.0 * kp_ln_sample_f32(kp_u01_open_f32(a)));
+    return r * kp_sincos_turn24(b >> 8u);
+}
+
+fn kp_normal_v1_f32(a: u32, b: u32, odd: bool) -> f32 {
+    let p = kp_normal_pair_v1_f32(a, b);
+    return select(p.x, p.y, odd);
+}
+
+fn kp_normal4_v1_f32(b: vec4<u32>) -> vec4<f32> {
+    return vec4<f32>(kp_normal_pair_v1_f32(b.x, b.y), kp_normal_pair_v1_f32(b.z, b.w));
 }
 
 // The four float32 uniforms in [0, 1) of a block.

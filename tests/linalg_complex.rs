@@ -558,3 +558,250 @@ json.dump(out, open(d + '/results.json', 'w'))
     }
     common::assert_no_failures(&failures, cases.len());
 }
+
+/// The conjugate transpose of a row-major complex `r x c` host matrix.
+fn ctrans(x: &[(f64, f64)], r: usize, c: usize) -> Vec<(f64, f64)> {
+    let mut out = vec![(0.0, 0.0); r * c];
+    for i in 0..r {
+        for j in 0..c {
+            out[j * r + i] = (x[i * c + j].0, -x[i * c + j].1);
+        }
+    }
+    out
+}
+
+/// `max |X^H X - I|` of a row-major complex `r x c` host matrix (orthonormal columns).
+fn unitarity(x: &[(f64, f64)], r: usize, c: usize) -> f64 {
+    let xhx = matmul(&ctrans(x, r, c), x, c, r, c);
+    (0..c * c)
+        .map(|e| {
+            let want = if e / c == e % c { 1.0 } else { 0.0 };
+            ((xhx[e].0 - want).powi(2) + xhx[e].1.powi(2)).sqrt()
+        })
+        .fold(0.0, f64::max)
+}
+
+fn frobenius(x: &[(f64, f64)]) -> f64 {
+    x.iter().map(|p| p.0 * p.0 + p.1 * p.1).sum::<f64>().sqrt()
+}
+
+/// Complex SVD with vectors, as LAPACK's tests judge it (NumPy leaves the phases of the
+/// singular vectors free, so they are checked by reconstruction and unitarity, not element
+/// by element): `||A - U S Vh|| / (||A|| max(m, n) eps)`, `||U^H U - I|| / (m eps)`,
+/// `||Vh Vh^H - I|| / (n eps)`, the singular values against NumPy's, the shapes and dtypes
+/// of `full_matrices` both ways, `compute_uv=False`, `hermitian=True`, tall, wide, square,
+/// batched, rank-deficient, transposed views and empty stacks.
+#[test]
+fn complex_svd_reconstructs_with_unitary_factors() {
+    let mut failures = Vec::new();
+    let mut manifest = Vec::new();
+    let mut cases = Vec::new();
+    for d in dtypes() {
+        // (batch, m, n, kind): "rand", "rank2" (a product through 2 columns), "herm"
+        // (A + A^H, for hermitian=True) or "trans" (the transposed view of an n x m array).
+        for (s, (batch, m, n, kind)) in [
+            (1, 5, 3, "rand"),
+            (1, 3, 5, "rand"),
+            (3, 4, 4, "rand"),
+            (1, 30, 20, "rand"),
+            (1, 20, 33, "rand"),
+            (1, 1, 1, "rand"),
+            (2, 6, 5, "rank2"),
+            (1, 4, 7, "rank2"),
+            (1, 5, 5, "zero"),
+            (2, 6, 6, "herm"),
+            (1, 7, 4, "trans"),
+            (0, 3, 3, "rand"),
+            (2, 0, 3, "rand"),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let mut a = cvalues(500 + s as u64, batch * m * n, d);
+            if kind == "rank2" {
+                let x = cvalues(600 + s as u64, batch * m * 2, d);
+                let y = cvalues(700 + s as u64, batch * 2 * n, d);
+                a = (0..batch)
+                    .flat_map(|b| {
+                        matmul(
+                            &x[b * m * 2..(b + 1) * m * 2],
+                            &y[b * 2 * n..(b + 1) * 2 * n],
+                            m,
+                            2,
+                            n,
+                        )
+                    })
+                    .collect();
+            } else if kind == "zero" {
+                a = vec![(0.0, 0.0); a.len()];
+            } else if kind == "herm" {
+                a = (0..batch)
+                    .flat_map(|b| {
+                        let x = &a[b * m * n..(b + 1) * m * n];
+                        let xh = ctrans(x, m, n);
+                        x.iter()
+                            .zip(xh)
+                            .map(|(p, q)| (p.0 + q.0, p.1 + q.1))
+                            .collect::<Vec<_>>()
+                    })
+                    .collect();
+            }
+            manifest.push(json!({"dtype": name(d), "shape": [batch, m, n],
+                "a": a.iter().map(|&(x, y)| [x, y]).collect::<Vec<_>>()}));
+            cases.push((d, batch, m, n, kind, a));
+        }
+    }
+    let script = r#"
+import json, sys, numpy as np
+d = sys.argv[1]
+out = []
+for c in json.load(open(d + '/manifest.json')):
+    a = np.array([complex(x, y) for x, y in c['a']]).reshape(c['shape']).astype(c['dtype'])
+    s = np.linalg.svd(a, compute_uv=False)
+    u, s2, vh = np.linalg.svd(a, full_matrices=False)
+    out.append({'s': s.ravel().tolist(), 's_dtype': str(s.dtype), 'u_dtype': str(u.dtype)})
+json.dump(out, open(d + '/results.json', 'w'))
+"#;
+    let dir = std::env::temp_dir().join(format!("kupfer_csvd_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let results = common::run_oracle(&dir, &json!(manifest), script);
+    for ((d, batch, m, n, kind, a), res) in cases.iter().zip(results.as_array().unwrap()) {
+        let (batch, m, n, kind) = (*batch, *m, *n, *kind);
+        let label = format!("{d} {batch}x{m}x{n} {kind}");
+        let eps = common::eps(*d);
+        let k = m.min(n);
+        let arr = if kind == "trans" {
+            let at: Vec<(f64, f64)> = (0..batch)
+                .flat_map(|b| {
+                    let x = &a[b * m * n..(b + 1) * m * n];
+                    ctrans(x, m, n).into_iter().map(|p| (p.0, -p.1))
+                })
+                .collect();
+            upload(&at, *d, &[batch, n, m]).swapaxes(-1, -2).unwrap()
+        } else {
+            upload(a, *d, &[batch, m, n])
+        };
+        let want_s: Vec<f64> = res["s"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect();
+        let real = if *d == DType::Complex64 {
+            DType::F32
+        } else {
+            DType::F64
+        };
+        if res["s_dtype"] != real.to_string() || res["u_dtype"] != name(*d) {
+            failures.push(format!("{label}: NumPy's dtypes {res}"));
+        }
+        let herm = kind == "herm";
+        for full in [false, true] {
+            let (u, s, vh) = match kp::linalg::svd(&arr, full, herm) {
+                Ok(r) => r,
+                Err(e) => {
+                    failures.push(format!("{label} full={full}: {e}"));
+                    continue;
+                }
+            };
+            let (uc, vr) = if full { (m, n) } else { (k, k) };
+            if u.shape() != [batch, m, uc]
+                || s.shape() != [batch, k]
+                || vh.shape() != [batch, vr, n]
+                || u.dtype() != *d
+                || vh.dtype() != *d
+                || s.dtype() != real
+            {
+                failures.push(format!(
+                    "{label} full={full}: shapes {:?} {:?} {:?}, dtypes {} {} {}",
+                    u.shape(),
+                    s.shape(),
+                    vh.shape(),
+                    u.dtype(),
+                    s.dtype(),
+                    vh.dtype()
+                ));
+                continue;
+            }
+            let (uh, sh, vhh) = (
+                common::host_pairs(&u),
+                common::host_pairs(&s),
+                common::host_pairs(&vh),
+            );
+            for b in 0..batch {
+                let ub = &uh[b * m * uc..(b + 1) * m * uc];
+                let vb = &vhh[b * vr * n..(b + 1) * vr * n];
+                let sb = &sh[b * k..(b + 1) * k];
+                let ab = &a[b * m * n..(b + 1) * m * n];
+                let an = frobenius(ab);
+                let smax = want_s[b * k..(b + 1) * k]
+                    .iter()
+                    .fold(0.0, |x: f64, &y| x.max(y));
+                // U[:, :k] diag(s) Vh[:k, :].
+                let us: Vec<(f64, f64)> = (0..m * k)
+                    .map(|e| {
+                        let (i, j) = (e / k, e % k);
+                        (ub[i * uc + j].0 * sb[j].0, ub[i * uc + j].1 * sb[j].0)
+                    })
+                    .collect();
+                let usv = matmul(&us, &vb[..k * n], m, k, n);
+                let diff: Vec<(f64, f64)> = usv
+                    .iter()
+                    .zip(ab)
+                    .map(|(x, y)| (x.0 - y.0, x.1 - y.1))
+                    .collect();
+                let recon = frobenius(&diff) / (an.max(f64::MIN_POSITIVE) * m.max(n) as f64 * eps);
+                let uu = unitarity(ub, m, uc) / (m as f64 * eps);
+                let vv = unitarity(&ctrans(vb, vr, n), n, vr) / (n as f64 * eps);
+                if (an > 0.0 && recon > THRESHOLD) || (an == 0.0 && frobenius(&usv) != 0.0) {
+                    failures.push(format!("{label}[{b}] full={full}: ||A-USVh|| {recon:.2e}"));
+                }
+                if uu > THRESHOLD || vv > THRESHOLD {
+                    failures.push(format!(
+                        "{label}[{b}] full={full}: ||U^HU-I|| {uu:.2e}, ||VhVh^H-I|| {vv:.2e}"
+                    ));
+                }
+                for i in 0..k {
+                    let w = want_s[b * k + i];
+                    if (sb[i].0 - w).abs() > THRESHOLD * m.max(n) as f64 * eps * smax
+                        || sb[i].1 != 0.0
+                        || (i > 0 && sb[i].0 > sb[i - 1].0)
+                    {
+                        failures.push(format!("{label}[{b}]: s[{i}] {:?} against {w}", sb[i]));
+                    }
+                }
+            }
+        }
+        // compute_uv=False and svdvals: the same values, real.
+        let s = if herm {
+            kp::linalg::svdvals_hermitian(&arr)
+        } else {
+            kp::linalg::svdvals(&arr)
+        };
+        match s {
+            Ok(s) if s.shape() == [batch, k] && s.dtype() == real => {
+                let sh = common::host_pairs(&s);
+                for (i, w) in want_s.iter().enumerate() {
+                    let smax = want_s[(i / k.max(1)) * k..(i / k.max(1) + 1) * k]
+                        .iter()
+                        .fold(0.0, |x: f64, &y| x.max(y));
+                    if (sh[i].0 - w).abs() > THRESHOLD * m.max(n) as f64 * eps * smax {
+                        failures.push(format!("{label}: svdvals[{i}] {} against {w}", sh[i].0));
+                    }
+                }
+            }
+            other => failures.push(format!("{label}: svdvals {other:?}")),
+        }
+    }
+    // Non-finite input is NumPy's LinAlgError.
+    let nan = upload(
+        &[(f64::NAN, 0.0), (1.0, 1.0), (0.0, 2.0), (1.0, 0.0)],
+        DType::Complex64,
+        &[2, 2],
+    );
+    match kp::linalg::svd(&nan, true, false) {
+        Err(Error::LinAlg(LinAlgError::NotConverged(_))) => {}
+        other => failures.push(format!("nan: {:?}", other.map(|_| ()))),
+    }
+    common::assert_no_failures(&failures, cases.len() + 1);
+}

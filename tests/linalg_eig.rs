@@ -673,3 +673,90 @@ json.dump(out, open(d + '/results.json', 'w'))
     }
     common::assert_no_failures(&failures, cases.len());
 }
+
+/// Orders past 512, where each Householder step of the Hessenberg reduction is split over
+/// launches (the reflector, then its application to ranges of columns and rows): random
+/// dense matrices, float32 of order 600 and complex64 of order 513 (a minute or two on
+/// lavapipe, most of it the QR iterations of one workgroup), judged by the eigen-residuals
+/// `||A v - lambda v|| / (||A|| n eps)`, unit vectors, and the eigenvalues against NumPy's
+/// (within `n ||A|| eps`); orders past `EIG_ORDER_MAX` are a clear error.
+#[test]
+fn eig_above_order_512_by_residuals() {
+    let _d = device();
+    let cases: Vec<(usize, DType)> = vec![(600, DType::F32), (513, DType::Complex64)];
+    let mats: Vec<Mat> = cases
+        .iter()
+        .enumerate()
+        .map(|(s, &(n, d))| {
+            let re = random(4000 + s as u64, n * n);
+            let m: Mat = if d.is_complex() {
+                re.iter()
+                    .zip(random(5000 + s as u64, n * n))
+                    .map(|(&a, b)| (a, b))
+                    .collect()
+            } else {
+                real_mat(&re)
+            };
+            rounded(&m, d)
+        })
+        .collect();
+    let manifest: Vec<Value> = cases
+        .iter()
+        .zip(&mats)
+        .map(|(&(n, d), m)| {
+            let m: Vec<[f64; 2]> = m.iter().map(|&(a, b)| [a, b]).collect();
+            json!({"n": n, "dtype": dtype_name(d), "mats": [m]})
+        })
+        .collect();
+    let dir = std::env::temp_dir().join(format!("kupfer_eig_big_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let results = common::run_oracle(&dir, &json!(manifest), ORACLE);
+    let mut failures = Vec::new();
+    for ((&(n, d), m), res) in cases.iter().zip(&mats).zip(results.as_array().unwrap()) {
+        let label = format!("{d} n={n}");
+        let eps = common::eps(d);
+        let started = std::time::Instant::now();
+        let (w, v) = match kp::linalg::eig(&upload(m, d, &[n, n])) {
+            Ok(p) => p,
+            Err(e) => {
+                failures.push(format!("{label}: {e}"));
+                continue;
+            }
+        };
+        if w.shape() != [n] || v.shape() != [n, n] {
+            failures.push(format!("{label}: shapes {:?} {:?}", w.shape(), v.shape()));
+            continue;
+        }
+        let (wh, vh) = (common::host_pairs(&w), common::host_pairs(&v));
+        let device_time = started.elapsed().as_secs_f64();
+        let (res_worst, norm_worst) = residuals(m, n, &wh, &vh, eps);
+        if !(res_worst <= THRESHOLD && norm_worst <= THRESHOLD) {
+            failures.push(format!(
+                "{label}: residual {res_worst:.3e}, norm {norm_worst:.3e}"
+            ));
+        }
+        let want: Vec<(f64, f64)> = res[0]["w"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| (p[0].as_f64().unwrap(), p[1].as_f64().unwrap()))
+            .collect();
+        let tol = n as f64 * fro(m) * eps;
+        let dist = multiset_distance(&wh, &want);
+        if dist.is_nan() || dist > tol {
+            failures.push(format!(
+                "{label}: eigenvalues off by {dist:.3e} (tol {tol:.1e})"
+            ));
+        }
+        eprintln!(
+            "{label}: eig {device_time:.1} s, all {:.1} s, residual {res_worst:.2e}, norm {norm_worst:.2e}, values off by \
+             {dist:.2e} (tol {tol:.1e})",
+            started.elapsed().as_secs_f64()
+        );
+    }
+    let big = kp::zeros(&[1025, 1025], Some(DType::F32)).unwrap();
+    if !matches!(kp::linalg::eigvals(&big), Err(Error::Unsupported(_))) {
+        failures.push("order 1025 not refused".into());
+    }
+    common::assert_no_failures(&failures, cases.len() + 1);
+}

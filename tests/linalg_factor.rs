@@ -595,3 +595,168 @@ fn triangular_solves_have_small_residuals() {
     }
     common::assert_no_failures(&failures, total);
 }
+
+/// Batches of very small matrices on both kernels: one matrix per thread in registers
+/// (orders up to `thread_max`, the default 8) and one matrix per workgroup
+/// (`thread_max = 0`, `KUPFER_LINALG_THREAD_MAX=old`), its pivots found by a tree or by one
+/// thread's loop (`KUPFER_LINALG_PIVOT=serial`). Every order 1 to 9
+/// (9 is past the per-thread kernel), batches that leave the last workgroup of 64 partial,
+/// vector and matrix right-hand sides (65 columns go to the workgroup kernel), a
+/// broadcast right-hand side, a transposed view, and one singular matrix (an exactly
+/// zero row) at various places in a batch: NumPy's "Singular matrix" whichever it is.
+#[test]
+fn small_batches_per_thread_and_per_workgroup() {
+    let dev = device();
+    let mut failures = Vec::new();
+    let mut total = 0;
+    for (thread_max, tree) in [(8u32, true), (0, true), (0, false)] {
+        let mut config = dev.config().clone();
+        config.linalg.thread_max = thread_max;
+        config.linalg.pivot_tree = tree;
+        let configured = dev.with_config(config);
+        let _guard = configured.use_device();
+        for dtype in dtypes() {
+            for n in 1usize..=9 {
+                let batch = 130;
+                let m = if n == 4 { 65 } else { 1 + n % 3 };
+                let label = format!("thread_max {thread_max} tree {tree} {dtype} n={n}");
+                total += 1;
+                let seed = 900 + n as u64;
+                let data = random(seed, batch * n * n, dtype);
+                let base = upload(&data, dtype, &[batch, n, n]);
+                // Odd orders read a transposed view (the kernels must read the view).
+                let a = if n % 2 == 1 {
+                    base.swapaxes(-1, -2).unwrap()
+                } else {
+                    base
+                };
+                let ah = host(&a.copy().unwrap());
+                let bdata = random(seed + 50, batch * n * m, dtype);
+                let b = upload(&bdata, dtype, &[batch, n, m]);
+                let vector = upload(&bdata[..n], dtype, &[n]);
+                let checks = [
+                    (kp::linalg::solve(&a, &b), m, bdata.clone(), "solve"),
+                    (
+                        kp::linalg::solve(&a, &vector),
+                        1,
+                        (0..batch).flat_map(|_| bdata[..n].to_vec()).collect(),
+                        "solve vector",
+                    ),
+                ];
+                for (x, m, bh, what) in checks {
+                    let x = match x {
+                        Ok(x) => host(&x),
+                        Err(e) => {
+                            failures.push(format!("{label} {what}: {e}"));
+                            continue;
+                        }
+                    };
+                    for k in 0..batch {
+                        let r = solve_residual(
+                            block(&ah, k, n, n),
+                            block(&x, k, n, m),
+                            block(&bh, k, n, m),
+                            n,
+                            m,
+                            eps(dtype),
+                        );
+                        if !small(r) {
+                            failures.push(format!("{label} {what} matrix {k}: residual {r}"));
+                            break;
+                        }
+                    }
+                }
+                match kp::linalg::inv(&a) {
+                    Ok(ai) => {
+                        let ih = host(&ai);
+                        for k in 0..batch {
+                            let identity: Vec<f64> = (0..n * n)
+                                .map(|e| if e / n == e % n { 1.0 } else { 0.0 })
+                                .collect();
+                            let r = solve_residual(
+                                block(&ah, k, n, n),
+                                block(&ih, k, n, n),
+                                &identity,
+                                n,
+                                n,
+                                eps(dtype),
+                            );
+                            if !small(r) {
+                                failures.push(format!("{label} inv matrix {k}: residual {r}"));
+                                break;
+                            }
+                        }
+                    }
+                    Err(e) => failures.push(format!("{label} inv: {e}")),
+                }
+                // One singular matrix in the batch: first, inside, last.
+                for at in [0, 77, batch - 1] {
+                    total += 1;
+                    let mut sing = data.clone();
+                    sing[at * n * n..at * n * n + n]
+                        .iter_mut()
+                        .for_each(|v| *v = 0.0);
+                    let s = upload(&sing, dtype, &[batch, n, n]);
+                    if !is_err(kp::linalg::solve(&s, &b), LinAlgError::Singular)
+                        || !is_err(kp::linalg::inv(&s), LinAlgError::Singular)
+                    {
+                        failures.push(format!("{label}: singular matrix {at} not reported"));
+                    }
+                }
+            }
+        }
+    }
+    common::assert_no_failures(&failures, total);
+}
+
+/// LU's pivots with ties (entries in {-1, 0, 1}, orders up to 32), NaN and infinite values:
+/// the workgroup kernel's pivot tree picks the rows its one-thread loop picks (LAPACK's
+/// idamax: the first of the largest |value|, NaN skipped, the diagonal kept when it is NaN
+/// or infinite), so `lu_factor`'s pivots and factors are the same either way.
+#[test]
+fn pivot_tree_picks_the_loops_pivots() {
+    let dev = device();
+    let mut failures = Vec::new();
+    let mut total = 0;
+    for n in [5usize, 17, 32] {
+        for dtype in dtypes() {
+            total += 1;
+            let batch = 40;
+            let mut data: Vec<f64> = random(70 + n as u64, batch * n * n, dtype)
+                .into_iter()
+                .map(|v| (v * 1.5).round())
+                .collect();
+            // NaN below the diagonal, on it, and infinities below and on it.
+            data[n * n + n] = f64::NAN;
+            data[2 * n * n] = f64::NAN;
+            data[3 * n * n + 2 * n] = f64::INFINITY;
+            data[4 * n * n] = f64::NEG_INFINITY;
+            data[4 * n * n + n] = f64::INFINITY;
+            let mut results = Vec::new();
+            for tree in [true, false] {
+                let mut config = dev.config().clone();
+                config.linalg.thread_max = 0;
+                config.linalg.pivot_tree = tree;
+                let configured = dev.with_config(config);
+                let _guard = configured.use_device();
+                let a = upload(&data, dtype, &[batch, n, n]);
+                let (lu, piv) = kp::linalg::lu_factor(&a).unwrap();
+                let piv: Vec<i64> = piv.astype(DType::I64).unwrap().to_vec().unwrap();
+                results.push((host(&lu), piv));
+            }
+            let (t, s) = (&results[0], &results[1]);
+            let first_piv = t.1.iter().zip(&s.1).position(|(x, y)| x != y);
+            let first_lu =
+                t.0.iter()
+                    .zip(&s.0)
+                    .position(|(x, y)| !(x == y || (x.is_nan() && y.is_nan())));
+            if first_piv.is_some() || first_lu.is_some() {
+                failures.push(format!(
+                    "{dtype} n={n}: the tree's pivots (first difference at {first_piv:?}) or \
+                     factors ({first_lu:?}) differ from the loop's"
+                ));
+            }
+        }
+    }
+    common::assert_no_failures(&failures, total);
+}

@@ -84,7 +84,9 @@ fn integers_match_the_cpu_reference_and_are_in_range() {
 
 #[test]
 fn normals_match_the_cpu_reference_to_a_few_ulps() {
-    for n in [1024usize, 999] {
+    // 2^18: a quarter million draws of the lean Box-Muller (or KUPFER_RANDN=old's) against
+    // the float64 reference.
+    for n in [1024usize, 999, 1 << 18] {
         let z = f32s(&default_rng(Some(5)).standard_normal(&[n], None).unwrap());
         let want = cpu(RandomOp::Normal, DType::F32, 5, 0, n, 0);
         for (e, (g, w)) in z.iter().zip(&want).enumerate() {
@@ -1273,4 +1275,403 @@ fn float64_gamma_poisson_binomial_and_vonmises_pass_scipy_tests() {
         .unwrap_err()
         .to_string()
         .contains("Unsupported dtype"));
+}
+
+/// Chi-square p-value expression of `x` against the uniform integers `lo..hi` (one class
+/// each).
+fn uniform_chi(lo: i64, hi: i64) -> String {
+    format!(
+        "stats.chisquare(np.bincount((x - ({lo})).astype(np.int64), minlength={hi} - ({lo}))).pvalue"
+    )
+}
+
+#[test]
+fn integers_with_array_bounds_and_small_dtypes_follow_numpy() {
+    let g = default_rng(Some(90));
+    let i64s = |v: &[i64], s: &[usize]| Array::from_slice(v, s).unwrap();
+    // Array low, scalar high: shape and dtype of the bounds; each element within its bounds.
+    let low = i64s(&[1, 5, 7], &[3]);
+    let x = g
+        .integers_broadcast(low.clone().into(), Some(10i64.into()), None, None, false)
+        .unwrap();
+    assert_eq!((x.shape(), x.dtype()), (&[3usize][..], DType::I64));
+    // size= broadcasts with the bounds; columns are uniform on their own ranges.
+    let high = i64s(&[10, 12], &[2]);
+    let lows = i64s(&[0, 5], &[2]);
+    let x = g
+        .integers_broadcast(lows.into(), Some(high.into()), Some(&[N, 2]), None, false)
+        .unwrap();
+    assert_eq!(x.shape(), &[N, 2]);
+    let v = as_f64(x);
+    let c0: Vec<f64> = v.iter().step_by(2).copied().collect();
+    let c1: Vec<f64> = v.iter().skip(1).step_by(2).copied().collect();
+    assert!(c0.iter().all(|&k| (0.0..10.0).contains(&k)));
+    assert!(c1.iter().all(|&k| (5.0..12.0).contains(&k)));
+    // Small dtypes over their full ranges, endpoint, bool, and negative bounds in an array.
+    let int8 = g
+        .integers(-128, Some(128), &[N], Some(DType::I8), false)
+        .unwrap();
+    assert_eq!(int8.dtype(), DType::I8);
+    let uint8 = g
+        .integers(0, Some(256), &[N], Some(DType::U8), false)
+        .unwrap();
+    let int16 = g
+        .integers(-5, Some(5), &[N], Some(DType::I16), true)
+        .unwrap();
+    let uint16 = g
+        .integers(65_000, Some(65_535), &[N], Some(DType::U16), true)
+        .unwrap();
+    let flags = g
+        .integers(0, Some(2), &[N], Some(DType::Bool), false)
+        .unwrap();
+    assert_eq!(flags.dtype(), DType::Bool);
+    let neg = g
+        .integers_broadcast(
+            i64s(&[-7, -100], &[2]).into(),
+            Some(i64s(&[-2, 100], &[2]).into()),
+            Some(&[N / 2, 2]),
+            Some(DType::I32),
+            false,
+        )
+        .unwrap();
+    let nv = as_f64(neg);
+    let samples = vec![
+        ("c0", c0),
+        ("c1", c1),
+        ("i8", as_f64(int8)),
+        ("u8", as_f64(uint8)),
+        ("i16", as_f64(int16)),
+        ("u16", as_f64(uint16)),
+        ("bool", as_f64(flags.astype(DType::I32).unwrap())),
+        ("n0", nv.iter().step_by(2).copied().collect()),
+        ("n1", nv.iter().skip(1).step_by(2).copied().collect()),
+    ];
+    let tests = [
+        ("c0", uniform_chi(0, 10)),
+        ("c1", uniform_chi(5, 12)),
+        ("i8", uniform_chi(-128, 128)),
+        ("u8", uniform_chi(0, 256)),
+        ("i16", uniform_chi(-5, 6)),
+        ("u16", uniform_chi(65_000, 65_536)),
+        ("bool", uniform_chi(0, 2)),
+        ("n0", uniform_chi(-7, -2)),
+        ("n1", uniform_chi(-100, 100)),
+    ];
+    let tests: Vec<(&str, &str)> = tests.iter().map(|(a, b)| (*a, b.as_str())).collect();
+    for (name, pv) in scipy_pvalues(&samples, &tests) {
+        assert!(pv > 1e-4, "{name}: chi-square p-value {pv}");
+    }
+    // The same bounds as scalars and as arrays draw the same numbers (same stream).
+    let a = default_rng(Some(5))
+        .integers(-3, Some(9), &[1000], Some(DType::I32), false)
+        .unwrap()
+        .to_vec::<i32>()
+        .unwrap();
+    let b = default_rng(Some(5))
+        .integers_broadcast(
+            i64s(&[-3], &[1]).into(),
+            Some(9i64.into()),
+            Some(&[1000]),
+            Some(DType::I32),
+            false,
+        )
+        .unwrap()
+        .to_vec::<i32>()
+        .unwrap();
+    assert_eq!(a, b);
+    // NumPy's errors, in its order.
+    let err = |r: kp::Result<Array>| r.unwrap_err().to_string();
+    let ib = |lo: Array, hi: Option<Array>, d: Option<DType>, ep: bool| {
+        err(g.integers_broadcast(lo.into(), hi.map(Into::into), None, d, ep))
+    };
+    assert!(
+        ib(i64s(&[1, 5, 7], &[3]), Some(i64s(&[6], &[1])), None, false).contains("low >= high")
+    );
+    assert!(ib(i64s(&[1, 7], &[2]), Some(i64s(&[6], &[1])), None, true).contains("low > high"));
+    assert!(ib(
+        i64s(&[-1, 5], &[2]),
+        Some(i64s(&[10], &[1])),
+        Some(DType::U8),
+        false
+    )
+    .contains("low is out of bounds for uint8"));
+    assert!(ib(
+        i64s(&[0], &[1]),
+        Some(i64s(&[300], &[1])),
+        Some(DType::U8),
+        false
+    )
+    .contains("high is out of bounds for uint8"));
+    assert!(ib(
+        i64s(&[0], &[1]),
+        Some(i64s(&[129], &[1])),
+        Some(DType::I8),
+        false
+    )
+    .contains("high is out of bounds for int8"));
+    assert!(err(g.integers(0, Some(3), &[2], Some(DType::Bool), false))
+        .contains("high is out of bounds for bool"));
+    assert!(
+        err(g.integers(0, Some(70_000), &[2], Some(DType::U16), false))
+            .contains("high is out of bounds for uint16")
+    );
+    assert!(err(g.integers(0, Some(3), &[2], Some(DType::F32), false))
+        .contains("Unsupported dtype float32"));
+    assert!(ib(
+        i64s(&[0, 0], &[2]),
+        Some(i64s(&[1, 1, 1], &[3])),
+        None,
+        false
+    )
+    .contains("shape mismatch"));
+}
+
+#[test]
+fn multinomial_with_array_n_and_batched_pvals_follows_numpy() {
+    let g = default_rng(Some(91));
+    let n = Array::from_slice(&[30i64, 10], &[2]).unwrap();
+    let p = Array::from_slice(&[0.2f64, 0.5, 0.3, 0.6, 0.0, 0.4], &[2, 3]).unwrap();
+    // n (2,) and pvals (2, 3) broadcast to the batch (2,); size= prepends N / 2 rows.
+    let x = g
+        .multinomial_broadcast(n.clone().into(), &p, Some(&[N / 2, 2]))
+        .unwrap();
+    assert_eq!(x.shape(), &[N / 2, 2, 3]);
+    let v = as_f64(x);
+    for r in v.chunks(6) {
+        assert_eq!(r[0] + r[1] + r[2], 30.0);
+        assert_eq!(r[3] + r[4] + r[5], 10.0);
+        assert_eq!(r[4], 0.0); // a zero probability
+    }
+    let marginal = |i: usize| -> Vec<f64> { v.iter().skip(i).step_by(6).copied().collect() };
+    let samples = vec![
+        ("a1", marginal(1)),
+        ("b0", marginal(3)),
+        ("a2", marginal(2)),
+    ];
+    let binom = |n: u32, p: f64| {
+        format!(
+            "stats.chisquare(*(lambda c, q: (c[q * len(x) > 5], q[q * len(x) > 5] * len(x) * c[q * len(x) > 5].sum() / (q[q * len(x) > 5] * len(x)).sum()))\
+             (np.bincount(x.astype(np.int64), minlength={n} + 1), stats.binom.pmf(np.arange({n} + 1), {n}, {p}))).pvalue"
+        )
+    };
+    let tests = [
+        ("a1", binom(30, 0.5)),
+        ("b0", binom(10, 0.6)),
+        ("a2", binom(30, 0.3)),
+    ];
+    let tests: Vec<(&str, &str)> = tests.iter().map(|(a, b)| (*a, b.as_str())).collect();
+    for (name, pv) in scipy_pvalues(&samples, &tests) {
+        assert!(pv > 1e-4, "{name}: chi-square p-value {pv}");
+    }
+    // Shapes as NumPy: n (2, 1) against pvals (3, 2) gives (2, 3, 2).
+    let n21 = Array::from_slice(&[5i64, 7], &[2, 1]).unwrap();
+    let p32 = Array::from_slice(&[0.5f64, 0.5, 0.1, 0.9, 1.0, 0.0], &[3, 2]).unwrap();
+    let y = g.multinomial_broadcast(n21.into(), &p32, None).unwrap();
+    assert_eq!(y.shape(), &[2, 3, 2]);
+    let yv = as_f64(y);
+    assert_eq!(&yv[4..6], &[5.0, 0.0]);
+    assert_eq!(&yv[10..12], &[7.0, 0.0]);
+    // NumPy's errors.
+    let err = |r: kp::Result<Array>| r.unwrap_err().to_string();
+    let bad_n = Array::from_slice(&[1i64, -1], &[2]).unwrap();
+    let half = Array::from_slice(&[0.5f64, 0.5], &[2]).unwrap();
+    assert!(err(g.multinomial_broadcast(bad_n.into(), &half, None)).contains("n < 0"));
+    let neg = Array::from_slice(&[0.5f64, 0.5, -0.1, 1.1], &[2, 2]).unwrap();
+    assert!(err(g.multinomial_broadcast(5i64.into(), &neg, None)).contains("pvals < 0"));
+    let empty = Array::from_slice::<f64>(&[], &[2, 0]).unwrap();
+    assert!(err(g.multinomial_broadcast(5i64.into(), &empty, None))
+        .contains("last dimension of pvals must be greater than 0"));
+    let over = Array::from_slice(&[0.8f64, 0.7, 0.1], &[3]).unwrap();
+    assert!(err(g.multinomial_broadcast(5i64.into(), &over, None)).contains("> 1.0"));
+    assert!(err(g.multinomial_broadcast(n.into(), &half, Some(&[3]))).contains("shape mismatch"));
+}
+
+#[test]
+fn multivariate_normal_methods_pass_scipy_tests_and_raise_numpys_errors() {
+    use kp::random::{CheckValid, MvnMethod};
+    let g = default_rng(Some(92));
+    let a = |v: &[f32], shape: &[usize]| Array::from_slice(v, shape).unwrap();
+    let mean = a(&[1.0, -2.0, 0.5], &[3]);
+    let cov = a(&[2.0, 0.6, 0.0, 0.6, 1.0, -0.3, 0.0, -0.3, 0.5], &[3, 3]);
+    let mut samples = Vec::new();
+    let mut tests = Vec::new();
+    for (name, method) in [
+        ("svd", MvnMethod::Svd),
+        ("eigh", MvnMethod::Eigh),
+        ("chol", MvnMethod::Cholesky),
+    ] {
+        let x = g
+            .multivariate_normal_by(&mean, &cov, &[N], method, CheckValid::Raise, 1e-8)
+            .unwrap();
+        assert_eq!(x.shape(), &[N, 3]);
+        let v = as_f64(x);
+        // Projections on (1, 1, 0) and (0, 1, -2): normal, mean w.mean, variance w^T cov w.
+        let p1: Vec<f64> = v.chunks(3).map(|r| r[0] + r[1]).collect();
+        let p2: Vec<f64> = v.chunks(3).map(|r| r[1] - 2.0 * r[2]).collect();
+        samples.push((format!("{name}1"), p1));
+        samples.push((format!("{name}2"), p2));
+        tests.push((
+            format!("{name}1"),
+            "stats.kstest(x, 'norm', args=(-1.0, np.sqrt(4.2))).pvalue",
+        ));
+        tests.push((
+            format!("{name}2"),
+            "stats.kstest(x, 'norm', args=(-3.0, np.sqrt(4.2))).pvalue",
+        ));
+    }
+    let samples: Vec<(&str, Vec<f64>)> = samples
+        .into_iter()
+        .map(|(n, v)| (&*Box::leak(n.into_boxed_str()), v))
+        .collect();
+    let tests: Vec<(&str, &str)> = tests.iter().map(|(a, b)| (a.as_str(), *b)).collect();
+    for (name, pv) in scipy_pvalues(&samples, &tests) {
+        assert!(pv > 1e-4, "{name}: p-value {pv}");
+    }
+    // A rank-one covariance: svd and eigh draw on its line; cholesky refuses it.
+    let m2 = a(&[0.0, 1.0], &[2]);
+    let rank1 = a(&[1.0, 1.0, 1.0, 1.0], &[2, 2]);
+    for method in [MvnMethod::Svd, MvnMethod::Eigh] {
+        let v = as_f64(
+            g.multivariate_normal_by(&m2, &rank1, &[50], method, CheckValid::Raise, 1e-6)
+                .unwrap(),
+        );
+        assert!(
+            v.chunks(2).all(|r| (r[1] - r[0] - 1.0).abs() < 1e-4),
+            "{method:?}"
+        );
+    }
+    let err = |r: kp::Result<Array>| r.unwrap_err().to_string();
+    let indefinite = a(&[1.0, 2.0, 2.0, 1.0], &[2, 2]);
+    let by = |c: &Array, m, cv| err(g.multivariate_normal_by(&m2, c, &[2], m, cv, 1e-8));
+    assert!(by(&rank1, MvnMethod::Cholesky, CheckValid::Raise).contains("not positive definite"));
+    for m in [MvnMethod::Svd, MvnMethod::Eigh] {
+        assert!(by(&indefinite, m, CheckValid::Raise).contains("positive-semidefinite"));
+        // warn / ignore draw from the factor anyway, as NumPy does.
+        let x = g.multivariate_normal_by(&m2, &indefinite, &[4], m, CheckValid::Ignore, 1e-8);
+        assert_eq!(x.unwrap().shape(), &[4, 2]);
+    }
+    assert!(MvnMethod::parse("qr")
+        .unwrap_err()
+        .to_string()
+        .contains("method must be one of {'eigh', 'svd', 'cholesky'}"));
+    assert!(CheckValid::parse("x")
+        .unwrap_err()
+        .to_string()
+        .contains("check_valid must equal 'warn', 'raise', or 'ignore'"));
+}
+
+#[test]
+fn permuted_into_bytes_and_host_probabilities_follow_numpy() {
+    let g = default_rng(Some(93));
+    // permuted(out=): rows shuffled into out; in place when out is x.
+    let x = kp::arange(0, 12, 1, Some(DType::I32))
+        .unwrap()
+        .reshape(&[3, 4])
+        .unwrap();
+    let out = kp::zeros(&[3, 4], Some(DType::I64)).unwrap();
+    let r = g.permuted_into(&x, Some(1), &out).unwrap();
+    let v = r.to_vec::<i64>().unwrap();
+    assert_eq!(out.to_vec::<i64>().unwrap(), v);
+    for (i, row) in v.chunks(4).enumerate() {
+        let mut row = row.to_vec();
+        row.sort();
+        let base = 4 * i as i64;
+        assert_eq!(row, vec![base, base + 1, base + 2, base + 3]);
+    }
+    g.permuted_into(&x, None, &x).unwrap();
+    let mut all = x.to_vec::<i32>().unwrap();
+    all.sort();
+    assert_eq!(all, (0..12).collect::<Vec<i32>>());
+    let err = |r: kp::Result<Array>| r.unwrap_err().to_string();
+    let short = kp::zeros(&[3, 3], Some(DType::I32)).unwrap();
+    assert!(err(g.permuted_into(&x, Some(1), &short)).contains("out must have the same shape as x"));
+    let f = kp::zeros(&[3, 4], Some(DType::F32)).unwrap();
+    let i16s = kp::zeros(&[3, 4], Some(DType::I16)).unwrap();
+    assert!(g.permuted_into(&f, Some(0), &i16s).is_err()); // float32 -> int16 is not safe
+                                                           // bytes: the little-endian bytes of the draw's words (the Bits stream), a prefix of a
+                                                           // longer draw from the same state, and uniform over 0..256.
+    let b = default_rng(Some(8)).bytes(4 * 1000 + 3).unwrap();
+    let words = cpu(RandomOp::Bits, DType::U32, 8, 0, 1001, 0);
+    let want: Vec<u8> = words
+        .iter()
+        .flat_map(|&w| (w as u32).to_le_bytes())
+        .take(4003)
+        .collect();
+    assert_eq!(b, want);
+    assert_eq!(default_rng(Some(8)).bytes(7).unwrap(), want[..7]);
+    assert!(default_rng(Some(8)).bytes(0).unwrap().is_empty());
+    let many = g.bytes(4 * N).unwrap();
+    let samples = vec![("bytes", many.iter().map(|&b| f64::from(b)).collect())];
+    let tests = [("bytes", uniform_chi(0, 256))];
+    let tests: Vec<(&str, &str)> = tests.iter().map(|(a, b)| (*a, b.as_str())).collect();
+    for (name, pv) in scipy_pvalues(&samples, &tests) {
+        assert!(pv > 1e-4, "{name}: chi-square p-value {pv}");
+    }
+    // choice with host probabilities draws what the same p as an array draws (the browser's
+    // path and the native one give the same numbers).
+    let p = [0.1, 0.0, 0.3, 0.6, 0.0];
+    let pa = Array::from_slice(&p, &[5]).unwrap();
+    for replace in [true, false] {
+        let a = default_rng(Some(9))
+            .choice_indices(5, &[2], replace, Some(&pa))
+            .unwrap()
+            .to_vec::<i64>()
+            .unwrap();
+        let b = default_rng(Some(9))
+            .choice_indices_probabilities(5, &[2], replace, Some((&p, DType::F64)))
+            .unwrap()
+            .to_vec::<i64>()
+            .unwrap();
+        assert_eq!(a, b);
+        assert!(a.iter().all(|&i| p[i as usize] > 0.0));
+    }
+    assert!(
+        err(g.choice_indices_probabilities(5, &[2], true, Some((&p[..4], DType::F64))))
+            .contains("a and p must have same size")
+    );
+}
+
+#[test]
+fn choice_with_a_device_p_unchecked_draws_the_same_law_and_numbers() {
+    // The browser's path for a `p` array: the cumulative sum on the device, nothing read back.
+    let p = [0.1f64, 0.0, 0.3, 0.6, 0.0];
+    let pa = Array::from_slice(&p, &[5]).unwrap();
+    let g = default_rng(Some(94));
+    let k = as_f64(g.choice_indices_unchecked(5, &[N], true, &pa).unwrap());
+    assert!(k.iter().all(|&i| p[i as usize] > 0.0));
+    let samples = vec![("k", k)];
+    let tests = [(
+        "k",
+        "stats.chisquare(np.bincount(x.astype(np.int64), minlength=5)[[0, 2, 3]], \
+         len(x) * np.array([0.1, 0.3, 0.6])).pvalue",
+    )];
+    for (name, pv) in scipy_pvalues(&samples, &tests) {
+        assert!(pv > 1e-4, "{name}: chi-square p-value {pv}");
+    }
+    // Dyadic probabilities: the device's cumulative sum is exact, so the numbers are the
+    // checked path's; without replacement too (the same exponential races).
+    let q = [0.25f64, 0.0, 0.25, 0.5, 0.0];
+    let qa = Array::from_slice(&q, &[5]).unwrap();
+    for (replace, size) in [(true, 1000usize), (false, 3)] {
+        let a = default_rng(Some(95))
+            .choice_indices(5, &[size], replace, Some(&qa))
+            .unwrap()
+            .to_vec::<i64>()
+            .unwrap();
+        let b = default_rng(Some(95))
+            .choice_indices_unchecked(5, &[size], replace, &qa)
+            .unwrap()
+            .to_vec::<i64>()
+            .unwrap();
+        assert_eq!(a, b, "replace {replace}");
+    }
+    // Shapes are still checked.
+    let err = |r: kp::Result<Array>| r.unwrap_err().to_string();
+    let p2 = Array::from_slice(&[0.5f64, 0.5, 0.0, 1.0], &[2, 2]).unwrap();
+    assert!(err(g.choice_indices_unchecked(4, &[2], true, &p2)).contains("p must be 1-dimensional"));
+    assert!(
+        err(g.choice_indices_unchecked(4, &[2], true, &pa)).contains("a and p must have same size")
+    );
+    assert!(err(g.choice_indices_unchecked(5, &[6], false, &pa))
+        .contains("Cannot take a larger sample"));
 }

@@ -410,6 +410,78 @@ fn fused_chain_materialises_once() {
 }
 
 // ------------------------------------------------------------------------------------------
+// (f2) kernel parameters as immediates or as uniform blocks
+
+#[test]
+fn parameters_as_immediates_and_as_uniform_blocks_agree() {
+    let (_g, with) = device();
+    let mut config = kp::Config::from_env().unwrap();
+    config.runtime.immediates = false;
+    let without = kp::Device::open(kp::AdapterChoice::Default, config).unwrap();
+    assert_eq!(without.context().immediate_bytes(), 0);
+    if with.info().backend == "vulkan" {
+        // Vulkan guarantees 128 bytes of push constants.
+        assert!(with.context().immediate_bytes() >= 128);
+    }
+    let (rows, cols) = (12usize, 37usize);
+    let host: Vec<f32> = (0..rows * cols)
+        .map(|i| ((i * 37) % 101) as f32 - 50.0)
+        .collect();
+    // A spread of kernel families, each with its own parameter block.
+    let run = |dev: &kp::Device| -> Vec<Vec<f32>> {
+        let a = Array::from_slice_on(dev, &host, &[rows, cols]).unwrap();
+        let b = a.t().unwrap();
+        let flat = a.reshape(&[-1]).unwrap();
+        vec![
+            (&b * 2.5 + 1.0).to_vec::<f32>().unwrap(),
+            kp::sum(&a, kp::Axis::Many(vec![1]), false)
+                .unwrap()
+                .to_vec::<f32>()
+                .unwrap(),
+            kp::cumsum(&b, Some(0), None)
+                .unwrap()
+                .to_vec::<f32>()
+                .unwrap(),
+            kp::sort(&flat, Some(0), None)
+                .unwrap()
+                .to_vec::<f32>()
+                .unwrap(),
+            kp::matmul(&a, &b).unwrap().to_vec::<f32>().unwrap(),
+        ]
+    };
+    let (pushed, bound) = (run(&with), run(&without));
+    assert_eq!(pushed, bound);
+    assert_eq!(without.context().pipelines_with_immediates(), 0);
+    if with.context().immediate_bytes() > 0 {
+        assert!(with.context().pipelines_with_immediates() >= 5);
+    }
+    // and both are right: the CPU's answers
+    let at = |r: usize, c: usize| host[r * cols + c];
+    let scaled: Vec<f32> = (0..cols)
+        .flat_map(|c| (0..rows).map(move |r| (c, r)))
+        .map(|(c, r)| at(r, c) * 2.5 + 1.0)
+        .collect();
+    assert_eq!(pushed[0], scaled);
+    let sums: Vec<f32> = (0..rows)
+        .map(|r| (0..cols).map(|c| at(r, c)).sum())
+        .collect();
+    assert_eq!(pushed[1], sums);
+    let running: Vec<f32> = (0..cols)
+        .flat_map(|c| (0..rows).map(move |r| (c, r)))
+        .map(|(c, r)| (0..=c).map(|k| at(r, k)).sum())
+        .collect();
+    assert_eq!(pushed[2], running);
+    let mut sorted = host.clone();
+    sorted.sort_by(f32::total_cmp);
+    assert_eq!(pushed[3], sorted);
+    let gram: Vec<f32> = (0..rows)
+        .flat_map(|i| (0..rows).map(move |j| (i, j)))
+        .map(|(i, j)| (0..cols).map(|k| at(i, k) * at(j, k)).sum())
+        .collect();
+    assert_eq!(pushed[4], gram);
+}
+
+// ------------------------------------------------------------------------------------------
 // (g) a wgpu device created by the application
 
 #[test]

@@ -17,7 +17,7 @@ const CPLX: &str = include_str!("../../../shaders/linalg_cplx.wgsl");
 /// two words of padding).
 pub const CPLX_PARAMS_SIZE: usize = 32;
 
-/// Byte size of the kernels' uniform block (n, batch0, steps, mode, maxits, k0, k1, pad).
+/// Byte size of the kernels' uniform block (n, batch0, steps, mode, maxits, k0, k1, part).
 pub const PARAMS_SIZE: usize = 32;
 
 /// The entry points of the module.

@@ -17,9 +17,14 @@ const SMALL: &str = include_str!("../../../shaders/linalg_small.wgsl");
 const STEPS: &str = include_str!("../../../shaders/linalg_steps.wgsl");
 const PANEL: &str = include_str!("../../../shaders/linalg_panel.wgsl");
 const ORTH: &str = include_str!("../../../shaders/linalg_orth.wgsl");
+const TINY: &str = include_str!("../../../shaders/linalg_tiny.wgsl");
 
 /// The largest order the workgroup-memory kernel factors (its matrix buffer holds 32 x 32).
 pub const SMALL_MAX: usize = 32;
+
+/// The largest order the one-matrix-per-thread kernel ([`tiny`]) factors (its matrix lives
+/// in the thread's registers).
+pub const TINY_MAX: usize = 8;
 
 /// Byte size of both kernels' uniform blocks.
 pub const PARAMS_SIZE: usize = 48;
@@ -85,8 +90,9 @@ fn fill(template: &str, dtype: DType, target: &Target) -> Result<Template> {
 /// The small (one matrix per workgroup, 64 threads) kernel of `op` in `dtype`. Bindings: 0
 /// uniforms (n, nrhs, batch, gx: u32; neg_inf: f32), 1 the matrices, 2 the right-hand sides
 /// (Solve only), 3 the output, 4 the i32 `aux` (info per matrix for Solve, Inv and
-/// Cholesky; n pivots per matrix for LuFactor; unused otherwise).
-pub fn small(op: SmallOp, dtype: DType, target: &Target) -> Result<String> {
+/// Cholesky; n pivots per matrix for LuFactor; unused otherwise). `pivot_tree`: LU's pivot
+/// search by a tree over 32 threads instead of one thread's loop (the same pivots).
+pub fn small(op: SmallOp, dtype: DType, pivot_tree: bool, target: &Target) -> Result<String> {
     let rhs = if op == SmallOp::Solve {
         "@group(0) @binding(2) var<storage, read> rhs: array<T>;"
     } else {
@@ -97,8 +103,45 @@ pub fn small(op: SmallOp, dtype: DType, target: &Target) -> Result<String> {
     } else {
         "T(0)"
     };
+    let max_finite = if dtype == DType::F64 {
+        "1.7976931348623157e308"
+    } else {
+        "3.4028234663852886e38"
+    };
     Ok(fill(SMALL, dtype, target)?
         .set("MODE", op.mode())
+        .set("PIVOT_TREE", pivot_tree)
+        .set("MAX_FINITE", max_finite)
+        .set("RHS_BINDING", rhs)
+        .set("LOAD_RHS", load)
+        .render())
+}
+
+/// The one-matrix-per-thread kernel (`shaders/linalg_tiny.wgsl`) of `op` (Solve or Inv) for
+/// matrices of order `n` (1 to [`TINY_MAX`], a constant of the variant) in `dtype`.
+/// Bindings as [`small`]'s (uniforms n, nrhs, batch, gx — workgroups along x, 64 matrices
+/// each —, neg_inf; aux: info per matrix).
+pub fn tiny(op: SmallOp, n: usize, dtype: DType, target: &Target) -> Result<String> {
+    if n == 0 || n > TINY_MAX || !matches!(op, SmallOp::Solve | SmallOp::Inv) {
+        return Err(Error::invalid(format!(
+            "the one-matrix-per-thread kernel solves and inverts orders 1 to {TINY_MAX}, not \
+             {op:?} of order {n}"
+        )));
+    }
+    let rhs = if op == SmallOp::Solve {
+        "@group(0) @binding(2) var<storage, read> rhs: array<T>;"
+    } else {
+        ""
+    };
+    let load = if op == SmallOp::Solve {
+        "rhs[(bidx * N + i) * P.nrhs + j]"
+    } else {
+        "T(0)"
+    };
+    Ok(fill(TINY, dtype, target)?
+        .set("MODE", op.mode())
+        .set("N", n)
+        .set("NN", n * n)
         .set("RHS_BINDING", rhs)
         .set("LOAD_RHS", load)
         .render())
@@ -137,7 +180,7 @@ pub fn panel(dtype: DType, rows_per_thread: u32, target: &Target) -> Result<Stri
 }
 
 /// The orthogonal-factorization kernels in `dtype` (`shaders/linalg_orth.wgsl`: entry points
-/// `house`, `house_apply`, `jacobi_step`, `clear_flags`, `piv_perm`). Bindings: 0 uniforms
+/// `house`, `house_apply`, `jacobi_step`, `jacobi_step_cplx`, `clear_flags`, `piv_perm`). Bindings: 0 uniforms
 /// (m, n, k, batch0, count, mode, c0, c1, xc, kmax: u32; tol_rot, tol_conv: f32), 1 the
 /// matrices, 2 a second matrix stack, 3 tau, 4 u32 flags; each entry point binds only what
 /// it uses.
@@ -183,13 +226,20 @@ mod tests {
                 continue;
             }
             for op in ops {
-                validate(&small(op, d, &t).unwrap(), Capabilities::empty());
+                for tree in [false, true] {
+                    validate(&small(op, d, tree, &t).unwrap(), Capabilities::empty());
+                }
             }
             validate(&steps(d, &t).unwrap(), Capabilities::empty());
             for rpt in [1, 2, 4, 8, 16] {
                 validate(&panel(d, rpt, &t).unwrap(), Capabilities::empty());
             }
             validate(&orth(d, &t).unwrap(), Capabilities::empty());
+            for n in 1..=TINY_MAX {
+                for op in [SmallOp::Solve, SmallOp::Inv] {
+                    validate(&tiny(op, n, d, &t).unwrap(), Capabilities::empty());
+                }
+            }
         }
     }
 
@@ -200,10 +250,13 @@ mod tests {
             f64: false,
             i64: true,
         };
-        assert!(small(SmallOp::Inv, DType::F64, &t).is_err());
+        assert!(small(SmallOp::Inv, DType::F64, true, &t).is_err());
         assert!(steps(DType::Complex64, &t).is_err());
         assert!(steps(DType::I32, &t).is_err());
         assert!(panel(DType::F32, 3, &t).is_err());
         assert!(panel(DType::F32, 32, &t).is_err());
+        assert!(tiny(SmallOp::Det, 4, DType::F32, &t).is_err());
+        assert!(tiny(SmallOp::Inv, TINY_MAX + 1, DType::F32, &t).is_err());
+        assert!(tiny(SmallOp::Inv, 0, DType::F32, &t).is_err());
     }
 }

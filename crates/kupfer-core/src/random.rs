@@ -127,6 +127,20 @@ pub fn libm_calls(src: &str) -> std::collections::BTreeSet<&str> {
         .collect()
 }
 
+/// The float32 standard normal's WGSL functions (one element, four of a block): the lean
+/// Box-Muller form by default, the first one (`kp_normal_v1_f32`, libm_f32's logarithm with
+/// its division) when the environment variable `KUPFER_RANDN` is `old` (read once; for
+/// timing both; not on wasm32, which has no environment).
+pub fn normal_f32_functions() -> (&'static str, &'static str) {
+    static OLD: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let old = *OLD.get_or_init(|| std::env::var("KUPFER_RANDN").is_ok_and(|v| v == "old"));
+    if old {
+        ("kp_normal_v1_f32", "kp_normal4_v1_f32")
+    } else {
+        ("kp_normal_f32", "kp_normal4_f32")
+    }
+}
+
 /// What a [`crate::Node::Random`] leaf computes for its element. Its arguments are four u32
 /// nodes — key low, key high, draw number low, draw number high — followed by the operation's
 /// parameters ([`RandomOp::params`]).
@@ -238,13 +252,8 @@ impl RandomOp {
             }
             (RandomOp::Normal, DType::F64) => "kp_normal_f64",
             (RandomOp::Normal, _) => {
-                return [
-                    "kp_rng_block0",
-                    "kp_rng_block",
-                    "kp_lane",
-                    "kp_normal_f32",
-                    "kp_normal4_f32",
-                ]
+                let (one, four) = normal_f32_functions();
+                return ["kp_rng_block0", "kp_rng_block", "kp_lane", one, four];
             }
             (RandomOp::Bounded, _) => "kp_bounded",
             (RandomOp::Gamma, DType::F64) => "kp_gamma_f64",
@@ -279,7 +288,7 @@ impl RandomOp {
             (RandomOp::Bits, _) => Some(b.to_string()),
             (RandomOp::Uniform, DType::F32) => Some(format!("kp_u01x4_f32({b})")),
             (RandomOp::OpenUniform, DType::F32) => Some(format!("kp_u01_midx4_f32({b})")),
-            (RandomOp::Normal, DType::F32) => Some(format!("kp_normal4_f32({b})")),
+            (RandomOp::Normal, DType::F32) => Some(format!("{}({b})", normal_f32_functions().1)),
             _ => None,
         }
     }
@@ -331,7 +340,7 @@ impl RandomOp {
                         format!("(({e} & 1u) == 1u)"),
                     ),
                 };
-                format!("kp_normal_f32({first}, {second}, {odd})")
+                format!("{}({first}, {second}, {odd})", normal_f32_functions().0)
             }
             (RandomOp::Bounded, _) => {
                 format!("kp_bounded({k}, {d}, {e}, {w0}, {})", params[0])
@@ -716,6 +725,29 @@ mod tests {
                 ));
                 validate(&src, naga::valid::Capabilities::empty());
             }
+        }
+    }
+
+    #[test]
+    fn both_float32_normal_forms_validate() {
+        use crate::naga_check::validate;
+        for (one, four) in [
+            ("kp_normal_f32", "kp_normal4_f32"),
+            ("kp_normal_v1_f32", "kp_normal4_v1_f32"),
+        ] {
+            let mut src = library(["kp_rng_block0", one, four], false);
+            let copy = src.clone();
+            src.push_str(&crate::libm::subset(
+                crate::libm::f32_library(),
+                libm_calls(&copy),
+            ));
+            src.push_str(&format!(
+                "@group(0) @binding(0) var<storage, read_write> out: array<vec4<f32>>;\n\
+                 @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3<u32>) {{\n\
+                 let b = kp_rng_block0(vec2<u32>(1u, 2u), vec2<u32>(3u, 4u), id.x);\n\
+                 out[id.x] = {four}(b) + vec4<f32>({one}(b.x, b.y, true));\n}}\n"
+            ));
+            validate(&src, naga::valid::Capabilities::empty());
         }
     }
 }

@@ -641,6 +641,15 @@ const CASES: &[&str] = &[
     "np.linalg.solve(sq + 4 * np.eye(4, dtype=np.float32) + 1j * sq.T, v32)",
     "np.linalg.inv(f64[:, 1:] + 9j * np.eye(3))",
     "np.linalg.svd(f64 + 1j * f64[::-1], compute_uv=False)",
+    "np.linalg.svd(x3 + 1j * x3[::-1])[1]",
+    "np.abs(np.linalg.svd(f64 + 1j * f64[::-1], full_matrices=False)[0])",
+    "np.abs(np.linalg.svd(z.T)[2][:3])",
+    "np.array(np.linalg.svd(z)[0].shape + np.linalg.svd(z)[2].shape)",
+    "np.linalg.svd(z, full_matrices=False)[1]",
+    "np.allclose(np.linalg.svd(z)[0][:, :3] * np.linalg.svd(z)[1] @ np.linalg.svd(z)[2][:3], z, atol=1e-5)",
+    "np.allclose(np.linalg.svd(z, full_matrices=False)[2] @ np.linalg.svd(z, full_matrices=False)[2].conj().T, np.eye(3), atol=1e-5)",
+    "np.linalg.svd(sq @ sq.T + 1j * (sq - sq.T), hermitian=True)[1]",
+    "np.allclose(np.linalg.svd(sq @ sq.T + 1j * (sq - sq.T), hermitian=True)[0] * np.linalg.svd(sq @ sq.T + 1j * (sq - sq.T), hermitian=True)[1] @ np.linalg.svd(sq @ sq.T + 1j * (sq - sq.T), hermitian=True)[2], sq @ sq.T + 1j * (sq - sq.T), atol=1e-5)",
     "np.linalg.lstsq(f64.T + 2j, f64[0])[0]",
     "np.linalg.pinv(f64 - 1j * f64[::-1])",
     "np.linalg.qr(f64)[1]",
@@ -969,6 +978,39 @@ const CASES: &[&str] = &[
     "np.random.default_rng(11).exponential(0.0, (1, 2))",
     "(np.random.default_rng(12).normal(f32, 0.0) == f32).astype(np.int32)",
     "np.random.randint(4, 5, 3)",
+    // integers with array bounds (broadcast with each other and size=) and small dtypes
+    "np.random.default_rng(1).integers([1, 5, 7], [2, 6, 8])",
+    "np.random.default_rng(1).integers([1, 5, 7], 10) // 10",
+    "np.random.default_rng(1).integers(1, [3, 5, 10], size=(2, 3)) * 0",
+    "np.random.default_rng(1).integers([[-3], [4]], [5, 6, 7], endpoint=True).shape",
+    "np.random.default_rng(1).integers(np.array([250, 0]), 256, dtype=np.uint8) // 250",
+    "np.random.default_rng(1).integers(-128, [-127, -127], dtype=np.int8)",
+    "np.random.default_rng(1).integers(-5, -4, 3, dtype=np.int16)",
+    "np.random.default_rng(1).integers(65535, 65536, 2, dtype=np.uint16)",
+    "np.random.default_rng(1).integers(1, 2, 3, dtype=bool)",
+    "np.random.default_rng(1).integers(0, [1, 1], dtype=np.uint32)",
+    "np.random.default_rng(1).integers([3.5, 2.9], [4, 3])",
+    "np.random.default_rng(1).integers([], 5)",
+    "np.random.randint([1, 5], [2, 6])",
+    "np.random.randint(0, [1, 1], dtype=np.int8)",
+    "(np.random.default_rng(2).integers(-128, 128, 1000, dtype=np.int8).astype(np.int32) + 128) // 256",
+    "(np.random.default_rng(2).integers(0, 2, 100, dtype=bool) | True)",
+    // multinomial with array n and batched pvals; multivariate_normal(method=);
+    // permuted(out=); choice with a p list
+    "np.random.default_rng(3).multinomial([10, 20], [[0.5, 0.5], [0.1, 0.9]]).sum(axis=-1)",
+    "np.random.default_rng(3).multinomial([[10], [20]], [[0.5, 0.5], [0.1, 0.9], [1, 0]]).shape",
+    "np.random.default_rng(3).multinomial(5, [[0.5, 0.5], [1.0, 0.0]], size=(4, 2))[:, 1]",
+    "np.random.default_rng(3).multinomial([3, 4], [0.0, 1.0])",
+    "np.random.default_rng(3).multinomial(np.array([6, 2]), np.array([[0.0, 0.0, 1.0]]))",
+    "np.random.default_rng(4).multivariate_normal([1.0, 2.0], [[0.0, 0.0], [0.0, 0.0]], 3, method='eigh')",
+    "np.random.default_rng(4).multivariate_normal([1.0, 2.0], np.zeros((2, 2)), (2, 1), method='svd')",
+    "np.random.default_rng(4).multivariate_normal([0, 0], [[1, 0], [0, 1]], (3, 2), method='cholesky').shape",
+    "np.random.default_rng(4).multivariate_normal([0, 0], [[1, 2], [2, 1]], 2, method='eigh', check_valid='ignore').shape",
+    "np.sort(np.random.default_rng(5).permuted(np.arange(6), out=np.zeros(6, dtype=np.int64)))",
+    "np.sort(np.random.default_rng(5).permuted(np.arange(6).reshape(2, 3), axis=1, out=np.zeros((2, 3))), axis=1)",
+    "np.random.default_rng(6).choice(5, 4, p=[0, 0, 1, 0, 0])",
+    "np.random.default_rng(6).choice([10, 20, 30], (2, 2), p=(0.0, 1.0, 0.0))",
+    "np.sort(np.random.default_rng(6).choice([10, 20, 30], 3, replace=False, p=[0.2, 0.3, 0.5]))",
     "np.random.randn(2, 3) * 0",
     "np.sort(np.random.default_rng(13).permuted(np.arange(12).reshape(3, 4), axis=1), axis=1)",
     "np.sort(np.random.default_rng(14).permuted(np.arange(12).reshape(3, 4)).ravel())",
@@ -1454,6 +1496,28 @@ const REFUSED: &[&str] = &[
     "np.matmul(x1=f32, x2=f32.T)",
     "np.random.default_rng(0).normal(0, -1)",
     "np.random.default_rng(0).integers(5, 5)",
+    "np.random.default_rng(0).integers([1, 5, 7], 6)",
+    "np.random.default_rng(0).integers([-1, 5], 10, dtype=np.uint8)",
+    "np.random.default_rng(0).integers(0, [300], dtype=np.uint8)",
+    "np.random.default_rng(0).integers(0, 300, dtype=np.uint8)",
+    "np.random.default_rng(0).integers(0, 3, dtype=bool)",
+    "np.random.default_rng(0).integers(0, [1, 2], size=3)",
+    "np.random.default_rng(0).integers([0, 1], [0, 3])",
+    "np.random.default_rng(0).integers(0, [129], dtype=np.int8)",
+    "np.random.randint([3, 2], 3)",
+    "np.random.default_rng(0).multinomial(5, 0.5)",
+    "np.random.default_rng(0).multinomial([1, -1], [0.5, 0.5])",
+    "np.random.default_rng(0).multinomial(5, [[0.5, 0.5], [-0.1, 1.1]])",
+    "np.random.default_rng(0).multinomial(5, np.zeros((2, 0)))",
+    "np.random.default_rng(0).multinomial([10, 20], [0.5, 0.5], size=3)",
+    "np.random.default_rng(0).multivariate_normal([0, 0], np.eye(2), method='foo')",
+    "np.random.default_rng(0).multivariate_normal([0, 0], np.eye(2), check_valid='foo')",
+    "np.random.default_rng(0).multivariate_normal([0, 0], [[1, 2], [2, 1]], method='cholesky')",
+    "np.random.default_rng(0).multivariate_normal([0, 0], [[1, 2], [2, 1]], method='eigh', check_valid='raise')",
+    "np.random.default_rng(0).permuted(np.arange(4), out=np.zeros(3))",
+    "np.random.default_rng(0).permuted(np.arange(4.0), out=np.zeros(4, dtype=np.int64))",
+    "np.random.default_rng(0).permuted(np.arange(4), out=[0, 0, 0, 0])",
+    "np.random.default_rng(0).choice(3, p=[0.5, 0.6, 0.1])",
     "np.random.default_rng(0).exponential(-1.0)",
     "np.random.default_rng(0).choice(3, 5, replace=False)",
     "np.random.default_rng(-1)",
@@ -2292,6 +2356,24 @@ fn random_generators_are_values_with_methods() {
     assert!(show("np.random.default_rng(0).integers(5, 5)").contains("low >= high"));
     assert!(show("np.random.default_rng(0).normal(0, -1)").contains("scale < 0"));
     assert!(show("np.random.default_rng(0).foo(3)").contains("has no attribute 'foo'"));
+    assert!(show("np.random.default_rng(0).bytes(4)").contains("Generator.bytes"));
+    assert!(
+        show("np.random.default_rng(0).integers([0, 250], 256, dtype=np.uint8)[1] >= 250")
+            .contains("True")
+    );
+    assert!(
+        show("np.random.default_rng(0).integers(0, [300], dtype=np.uint8)")
+            .contains("high is out of bounds for uint8")
+    );
+    assert!(show("np.random.default_rng(0).multinomial([1, -1], [0.5, 0.5])").contains("n < 0"));
+    assert!(
+        show("np.random.default_rng(0).permuted(np.arange(4), out=np.zeros(3))")
+            .contains("out must have the same shape as x")
+    );
+    assert!(
+        show("np.random.default_rng(0).multivariate_normal([0, 0], np.eye(2), method='qr')")
+            .contains("method must be one of")
+    );
 }
 
 /// `np.poly1d` expressions: values (np.asarray of a poly1d is its coefficients), and the

@@ -37,6 +37,8 @@ pub(crate) enum Command {
         bindings: Vec<(u32, Binding)>,
         /// The uniform block's range in the batch's parameter arena (binding 0), if any.
         params: Option<(u64, u64)>,
+        /// The parameter block as immediates, for a pipeline compiled that way (else empty).
+        immediates: Vec<u8>,
         groups: [u32; 3],
     },
     Copy {
@@ -118,6 +120,17 @@ impl Context {
         groups: [u32; 3],
     ) -> Result<()> {
         let align = u64::from(self.inner.info.limits.min_uniform_buffer_offset_alignment).max(16);
+        // A pipeline compiled with its block as immediates takes exactly the block's bytes
+        // (a parameter vector may be padded past it, or stop short of unused tail fields).
+        let immediate_size = pipeline.immediate_size as usize;
+        let immediates = if immediate_size > 0 {
+            let mut bytes = params.unwrap_or_default().to_vec();
+            bytes.resize(immediate_size, 0);
+            bytes
+        } else {
+            Vec::new()
+        };
+        let params = params.filter(|_| immediate_size == 0);
         let mut batch = self.lock_batch();
         let range = params.map(|params| {
             let start = (batch.params.len() as u64).div_ceil(align) * align;
@@ -134,6 +147,7 @@ impl Context {
             pipeline: pipeline.clone(),
             bindings,
             params: range,
+            immediates,
             groups,
         });
         if batch.commands.len() >= MAX_PENDING {
@@ -269,6 +283,7 @@ impl Context {
                     pipeline,
                     bindings,
                     params,
+                    immediates,
                     groups,
                 } => {
                     let mut key = GroupKey {
@@ -319,6 +334,9 @@ impl Context {
                     });
                     p.set_pipeline(&pipeline.pipeline);
                     p.set_bind_group(0, &group, &[]);
+                    if !immediates.is_empty() {
+                        p.set_immediates(0, immediates);
+                    }
                     p.dispatch_workgroups(groups[0], groups[1], groups[2]);
                 }
                 Command::Copy {

@@ -35,6 +35,10 @@ pub struct RuntimeConfig {
     /// A directory each kernel compiled from now on is written to, named by a hash of its
     /// source (for kernel development: `tools/vkstats` reads them). `KUPFER_DUMP_WGSL`.
     pub dump_wgsl: Option<PathBuf>,
+    /// Kernel parameters passed as immediates (Vulkan push constants, Metal bytes, DX12 root
+    /// constants) where the device has them and the block fits, instead of a uniform block
+    /// copied into a buffer before each batch. `KUPFER_IMMEDIATES=0` turns this off.
+    pub immediates: bool,
 }
 
 impl Default for RuntimeConfig {
@@ -46,6 +50,7 @@ impl Default for RuntimeConfig {
             shader_checks: false,
             cache_dir: None,
             dump_wgsl: None,
+            immediates: true,
         }
     }
 }
@@ -86,6 +91,7 @@ impl RuntimeConfig {
                 shader_checks: var("KUPFER_SHADER_CHECKS").is_some_and(|v| v.trim() == "1"),
                 cache_dir,
                 dump_wgsl: std::env::var_os("KUPFER_DUMP_WGSL").map(PathBuf::from),
+                immediates: var("KUPFER_IMMEDIATES").is_none_or(|v| v.trim() != "0"),
             })
         }
     }

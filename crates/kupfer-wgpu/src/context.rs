@@ -69,6 +69,7 @@ pub fn wanted_features() -> wgpu::Features {
         | wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES
         | wgpu::Features::PIPELINE_CACHE
         | wgpu::Features::SUBGROUP
+        | wgpu::Features::IMMEDIATES
 }
 
 pub(crate) struct Inner {
@@ -96,6 +97,10 @@ pub(crate) struct Inner {
     pub spin_ns: std::sync::atomic::AtomicU64,
     /// The settings the context was opened with.
     pub config: RuntimeConfig,
+    /// Largest parameter block passed as immediates (0: every block goes through the
+    /// uniform arena). Only where immediates are native (Vulkan, Metal, DX12; GL emulates
+    /// them with uniforms) and [`RuntimeConfig::immediates`] is on.
+    pub immediate_bytes: u32,
 }
 
 /// Cooperative-matrix (tensor core) support of a device, as matmul uses it: 16x16x16 products
@@ -320,6 +325,18 @@ impl Context {
             i64: features.contains(wgpu::Features::SHADER_INT64),
         };
         let pipelines = PipelineCache::new(&device, adapter, config.cache_dir.as_deref());
+        let native_immediates = matches!(
+            adapter.backend,
+            wgpu::Backend::Vulkan | wgpu::Backend::Metal | wgpu::Backend::Dx12
+        );
+        let immediate_bytes = if config.immediates
+            && native_immediates
+            && features.contains(wgpu::Features::IMMEDIATES)
+        {
+            limits.max_immediate_size
+        } else {
+            0
+        };
         Context {
             inner: Arc::new(Inner {
                 pool: MemoryPool::new(limits.max_buffer_size),
@@ -344,6 +361,7 @@ impl Context {
                     },
                 ),
                 config,
+                immediate_bytes,
             }),
         }
     }
@@ -361,6 +379,13 @@ impl Context {
     /// Name, backend, driver, limits, features.
     pub fn info(&self) -> &DeviceInfo {
         &self.inner.info
+    }
+
+    /// Largest kernel parameter block passed as immediates (Vulkan push constants, Metal
+    /// bytes, DX12 root constants) rather than as a uniform block; 0 where every block is a
+    /// uniform block (WebGPU, GL, or [`RuntimeConfig::immediates`] off).
+    pub fn immediate_bytes(&self) -> u32 {
+        self.inner.immediate_bytes
     }
 
     /// Shader features for code generation.

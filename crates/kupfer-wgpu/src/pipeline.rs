@@ -41,11 +41,19 @@ impl ShaderChecks {
 pub struct Pipeline {
     pub(crate) pipeline: wgpu::ComputePipeline,
     pub(crate) layout: wgpu::BindGroupLayout,
+    /// Bytes of the parameter block when it is passed as immediates (0: a uniform block at
+    /// binding 0, or none).
+    pub(crate) immediate_size: u32,
 }
+
+/// How kupfer's kernels declare their parameter block: a uniform at binding 0.
+const UNIFORM_PARAMS: &str = "@group(0) @binding(0) var<uniform> ";
 
 pub(crate) struct PipelineCache {
     map: Mutex<HashMap<String, Arc<Pipeline>>>,
     disk: Option<DiskCache>,
+    /// Pipelines compiled so far with their parameter block as immediates.
+    with_immediates: std::sync::atomic::AtomicUsize,
 }
 
 struct DiskCache {
@@ -64,6 +72,7 @@ impl PipelineCache {
         PipelineCache {
             map: Mutex::new(HashMap::new()),
             disk: Self::open_disk(device, adapter, cache_dir),
+            with_immediates: Default::default(),
         }
     }
 
@@ -206,6 +215,66 @@ impl Context {
         }
         #[cfg(not(target_arch = "wasm32"))]
         dump_wgsl(self.inner.config.dump_wgsl.as_deref(), &key, wgsl);
+        let immediate = self.immediate_variant(wgsl);
+        let (pipeline, immediate_size) = match immediate {
+            // A block the driver refuses as immediates (it should not happen: the size was
+            // checked) still compiles as a uniform block.
+            Some((source, size)) => match self.compile(&source, entry, checks) {
+                Ok(p) => (p, size),
+                Err(_) => (self.compile(wgsl, entry, checks)?, 0),
+            },
+            None => (self.compile(wgsl, entry, checks)?, 0),
+        };
+        if immediate_size > 0 {
+            cache
+                .with_immediates
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        let layout = pipeline.get_bind_group_layout(0);
+        let p = Arc::new(Pipeline {
+            pipeline,
+            layout,
+            immediate_size,
+        });
+        cache
+            .map
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(key, p.clone());
+        if let Some(d) = &cache.disk {
+            *d.dirty.lock().unwrap_or_else(|p| p.into_inner()) = true;
+        }
+        Ok(p)
+    }
+
+    /// `wgsl` with its parameter block (`@group(0) @binding(0) var<uniform>`) declared as
+    /// immediates, and the block's size, where the device takes immediates and the block fits
+    /// (Vulkan push constants: usually 256 bytes). Pushing the block with the dispatch saves
+    /// the copy of a batch's uniform blocks into their buffer and the barrier after it, a few
+    /// microseconds of every small round trip.
+    fn immediate_variant(&self, wgsl: &str) -> Option<(String, u32)> {
+        let max = self.inner.immediate_bytes;
+        if max == 0 || wgsl.matches(UNIFORM_PARAMS).count() != 1 {
+            return None;
+        }
+        let source = wgsl.replacen(UNIFORM_PARAMS, "var<immediate> ", 1);
+        let module = naga::front::wgsl::parse_str(&source).ok()?;
+        let (_, block) = module
+            .global_variables
+            .iter()
+            .find(|(_, v)| v.space == naga::AddressSpace::Immediate)?;
+        let size = module.types[block.ty].inner.size(module.to_ctx());
+        (size > 0 && size <= max && size.is_multiple_of(4)).then_some((source, size))
+    }
+
+    /// Compiles one entry point of `wgsl`; a validation error is returned natively and
+    /// reported before the next read-back in the browser.
+    fn compile(
+        &self,
+        wgsl: &str,
+        entry: &str,
+        checks: ShaderChecks,
+    ) -> Result<wgpu::ComputePipeline> {
         let device = &self.inner.device;
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let desc = wgpu::ShaderModuleDescriptor {
@@ -227,7 +296,7 @@ impl Context {
             module: &module,
             entry_point: Some(entry),
             compilation_options: Default::default(),
-            cache: cache.disk.as_ref().map(|d| &d.cache),
+            cache: self.inner.pipelines.disk.as_ref().map(|d| &d.cache),
         });
         let error = scope.pop();
         #[cfg(not(target_arch = "wasm32"))]
@@ -242,17 +311,16 @@ impl Context {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .push(Box::pin(error));
-        let layout = pipeline.get_bind_group_layout(0);
-        let p = Arc::new(Pipeline { pipeline, layout });
-        cache
-            .map
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(key, p.clone());
-        if let Some(d) = &cache.disk {
-            *d.dirty.lock().unwrap_or_else(|p| p.into_inner()) = true;
-        }
-        Ok(p)
+        Ok(pipeline)
+    }
+
+    /// How many kernels compiled so far take their parameters as immediates (see
+    /// [`Context::immediate_bytes`]).
+    pub fn pipelines_with_immediates(&self) -> usize {
+        self.inner
+            .pipelines
+            .with_immediates
+            .load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Writes newly compiled pipelines to the on-disk cache now.

@@ -257,7 +257,8 @@ impl MatmulConfig {
     }
 }
 
-/// Settings of the blocked factorizations (LU, Cholesky) of matrices larger than 32.
+/// Settings of the factorizations: the blocked ones (LU, Cholesky) of matrices larger than
+/// 32, and which small batched solves and inverses run one matrix per thread.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LinalgConfig {
     /// Columns per panel: 8 to 32 (a larger value is taken as 32); narrowed further where a
@@ -269,6 +270,15 @@ pub struct LinalgConfig {
     /// Panels of at most 4096 rows are factored in registers (else in global memory, as
     /// taller panels always are). `KUPFER_LINALG_REGISTER_PANELS=0` turns them off.
     pub register_panels: bool,
+    /// Solves and inverses of order up to this (at most 8) run one matrix per thread in
+    /// registers (`shaders/linalg_tiny.wgsl`); larger ones up to 32 one per workgroup of 64
+    /// threads (`shaders/linalg_small.wgsl`). `KUPFER_LINALG_THREAD_MAX` (0, or
+    /// `KUPFER_LINALG_THREAD_MAX=old`, puts every small matrix on the workgroup kernel); 8.
+    pub thread_max: u32,
+    /// The one-matrix-per-workgroup kernel finds LU's pivots by a tree over 32 threads (5
+    /// barrier steps) rather than one thread's loop over the column (the same pivots).
+    /// `KUPFER_LINALG_PIVOT=serial` (or `old`) for the loop; the tree by default.
+    pub pivot_tree: bool,
 }
 
 impl Default for LinalgConfig {
@@ -276,6 +286,8 @@ impl Default for LinalgConfig {
         LinalgConfig {
             panel_width: 16,
             register_panels: true,
+            thread_max: 8,
+            pivot_tree: true,
         }
     }
 }
@@ -288,6 +300,14 @@ impl LinalgConfig {
             panel_width: knob("KUPFER_LINALG_PANEL", d.panel_width, 8),
             register_panels: var("KUPFER_LINALG_REGISTER_PANELS")
                 .map_or(d.register_panels, |v| v.trim() != "0"),
+            thread_max: match var("KUPFER_LINALG_THREAD_MAX").as_deref().map(str::trim) {
+                Some("old") => 0,
+                _ => knob("KUPFER_LINALG_THREAD_MAX", d.thread_max, 0),
+            },
+            pivot_tree: !matches!(
+                var("KUPFER_LINALG_PIVOT").as_deref().map(str::trim),
+                Some("serial" | "old")
+            ),
         }
     }
 }

@@ -4,33 +4,6 @@ use half::f16;
 use kupfer_core::{DType, Error, Result};
 use num_complex::{Complex32, Complex64};
 
-/// Copies from this many bytes on are split across threads (natively). Splitting a 4 MiB
-/// read-back over threads made it slower on the H200's host (1.27-1.46 ms against 0.51 ms on
-/// one thread: the threads' page faults on the fresh allocation serialise in the kernel, and
-/// the spawns cost more than the copy).
-const PARALLEL_FROM: usize = 8 << 20;
-
-/// Copies `src` into `dst` (same length). Large copies into freshly allocated memory are
-/// bound by page faults, not bandwidth, so natively they are split across threads.
-pub(crate) fn copy_bytes(dst: &mut [u8], src: &[u8]) {
-    #[cfg(not(target_arch = "wasm32"))]
-    if src.len() >= PARALLEL_FROM {
-        let threads = std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(8);
-        if threads > 1 {
-            let chunk = src.len().div_ceil(threads).div_ceil(4096) * 4096;
-            std::thread::scope(|scope| {
-                for (d, s) in dst.chunks_mut(chunk).zip(src.chunks(chunk)) {
-                    scope.spawn(move || d.copy_from_slice(s));
-                }
-            });
-            return;
-        }
-    }
-    dst.copy_from_slice(src);
-}
-
 /// A Rust element type with a kupfer dtype.
 pub trait Element: Copy + Send + Sync + 'static + std::fmt::Debug {
     /// The dtype of this type.
@@ -62,32 +35,14 @@ macro_rules! pod_element {
                 std::borrow::Cow::Borrowed(bytemuck::cast_slice(xs))
             }
             fn decode(bytes: &[u8]) -> Vec<Self> {
-                let n = bytes.len() / std::mem::size_of::<$t>();
-                let bytes = &bytes[..n * std::mem::size_of::<$t>()];
-                if bytes.len() < PARALLEL_FROM {
-                    // One pass, into memory the allocator need not zero first (a zeroed
-                    // allocation that the heap reuses is cleared before it is overwritten).
-                    return match bytemuck::try_cast_slice::<u8, $t>(bytes) {
-                        Ok(xs) => xs.to_vec(),
-                        Err(_) => bytes
-                            .chunks_exact(std::mem::size_of::<$t>())
-                            .map(bytemuck::pod_read_unaligned)
-                            .collect(),
-                    };
-                }
-                let mut out: Vec<$t> = vec![bytemuck::Zeroable::zeroed(); n];
-                copy_bytes(bytemuck::cast_slice_mut::<$t, u8>(&mut out), bytes);
+                // Large read-backs are split over the copy pool's threads, into memory the
+                // allocator need not zero first.
+                let mut out = Vec::new();
+                crate::copy_pool::append(&mut out, bytes);
                 out
             }
             fn decode_onto(bytes: &[u8], out: &mut Vec<Self>) {
-                match bytemuck::try_cast_slice::<u8, $t>(bytes) {
-                    Ok(xs) => out.extend_from_slice(xs),
-                    Err(_) => out.extend(
-                        bytes
-                            .chunks_exact(std::mem::size_of::<$t>())
-                            .map(bytemuck::pod_read_unaligned::<$t>),
-                    ),
-                }
+                crate::copy_pool::append(out, bytes);
             }
         }
     )*};

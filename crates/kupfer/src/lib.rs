@@ -68,6 +68,7 @@ pub mod bits;
 pub mod calculus;
 mod checks;
 pub mod config;
+mod copy_pool;
 pub mod covariance;
 pub mod creation;
 pub mod custom;

@@ -123,6 +123,7 @@ pub const GENERATOR_METHODS: &[&str] = &[
     "zipf",
     "hypergeometric",
     "spawn",
+    "bytes",
 ];
 
 fn kerr(span: Span) -> impl FnOnce(kupfer::Error) -> EvalError {
@@ -177,13 +178,22 @@ fn dims(call: Call, f: fn(&[usize]) -> kupfer::Result<Array>) -> Result<Value> {
 fn randint(call: Call) -> Result<Value> {
     let span = call.span;
     let mut a = call.bind(&["low", "high=", "size=", "dtype="])?;
-    let low = a.req_int("low")?;
-    let high = a.int("high")?;
-    let size = size(&mut a)?;
+    let (low, high) = bounds(&mut a)?;
+    let size = opt_size(&mut a)?;
     let dtype = a.dtype("dtype")?;
-    random::randint(low, high, &size, dtype)
+    random::randint_broadcast(low, high, size.as_deref(), dtype)
         .map(Value::Array)
         .map_err(kerr(span))
+}
+
+/// The `low` and `high` of `integers`/`randint`: numbers or arrays (`high=None`: absent).
+fn bounds(a: &mut Args) -> Result<(Operand, Option<Operand>)> {
+    let low = a.operand("low")?;
+    let high = match a.get("high") {
+        None | Some(Value::None) => None,
+        Some(v) => Some(to_operand(&v, "high", a.span())?),
+    };
+    Ok((low, high))
 }
 
 /// `np.random.hypergeometric(ngood, nbad, nsample, size=None)` (NumPy's legacy function:
@@ -249,12 +259,11 @@ fn method(g: &Generator, name: &str, call: Call) -> Result<Value> {
         }
         "integers" => {
             let mut a = call.bind(&["low", "high=", "size=", "dtype=", "endpoint="])?;
-            let low = a.req_int("low")?;
-            let high = a.int("high")?;
-            let size = size(&mut a)?;
+            let (low, high) = bounds(&mut a)?;
+            let size = opt_size(&mut a)?;
             let dtype = a.dtype("dtype")?;
             let endpoint = a.bool_or("endpoint", false)?;
-            g.integers(low, high, &size, dtype, endpoint)
+            g.integers_broadcast(low, high, size.as_deref(), dtype, endpoint)
         }
         "spawn" => {
             let mut a = call.bind(&["n_children"])?;
@@ -357,22 +366,34 @@ fn method(g: &Generator, name: &str, call: Call) -> Result<Value> {
         }
         "multinomial" => {
             let mut a = call.bind(&["n", "pvals", "size="])?;
-            let n = a.req_int("n")?;
-            let n = u64::try_from(n).map_err(|_| EvalError::value_error(span, "n < 0"))?;
-            let pvals = match a.req("pvals")? {
+            let n = a.operand("n")?;
+            let pvals = a.req("pvals")?;
+            let size = opt_size(&mut a)?;
+            // n a number and pvals a flat list: the host path (checks and conditional
+            // probabilities on the host); otherwise the broadcasting one.
+            let flat = match &pvals {
                 Value::List(items) | Value::Tuple(items) => items
                     .iter()
-                    .map(|v| super::to_f64(v, "pvals", span))
-                    .collect::<Result<Vec<f64>>>()?,
-                _ => {
-                    return Err(EvalError::not_supported(
-                        span,
-                        "multinomial(n, pvals) with pvals other than a list of numbers",
-                    ))
-                }
+                    .map(|v| match v {
+                        Value::Scalar(_) => super::to_f64(v, "pvals", span).ok(),
+                        _ => None,
+                    })
+                    .collect::<Option<Vec<f64>>>(),
+                _ => None,
             };
-            let size = size(&mut a)?;
-            g.multinomial(n, &pvals, &size)
+            match (&n, flat) {
+                (Operand::Scalar(s), Some(p)) if !p.is_empty() => {
+                    let v = s.as_f64();
+                    if v < 0.0 {
+                        return Err(EvalError::value_error(span, "n < 0"));
+                    }
+                    g.multinomial(v as u64, &p, size.as_deref().unwrap_or(&[]))
+                }
+                _ => {
+                    let p = super::to_array(&pvals, None, span)?;
+                    g.multinomial_broadcast(n, &p, size.as_deref())
+                }
+            }
         }
         "dirichlet" => {
             let mut a = call.bind(&["alpha", "size="])?;
@@ -430,6 +451,13 @@ fn method(g: &Generator, name: &str, call: Call) -> Result<Value> {
             let size = opt_size(&mut a)?;
             g.triangular(l, m, r, size.as_deref())
         }
+        "bytes" => {
+            return Err(EvalError::not_supported(
+                span,
+                "Generator.bytes in kupfer eval, which has no Python bytes values (the Rust \
+                 API has Generator::bytes and bytes_array)",
+            ))
+        }
         other => {
             return Err(EvalError::not_supported(
                 span,
@@ -477,66 +505,61 @@ fn permutations(g: &Generator, name: &str, call: Call) -> Result<Value> {
         }
         "permuted" => {
             let mut a = call.bind(&["x", "axis=", "out="])?;
-            if a.get("out").is_some() {
-                return Err(EvalError::not_supported(span, "permuted(..., out=...)"));
-            }
             let x = super::to_array(&a.req("x")?, None, span)?;
             let axis = match a.get("axis") {
                 None | Some(Value::None) => None,
                 Some(v) => Some(to_int(&v, "axis", span)? as isize),
             };
-            g.permuted(&x, axis)
-        }
-        "choice" => {
-            let mut a = call.bind(&["a", "size=", "replace=", "p=", "axis=", "shuffle="])?;
-            let x = a.req("a")?;
-            let size = size(&mut a)?;
-            let replace = a.bool_or("replace", true)?;
-            let p = match a.get("p") {
-                None | Some(Value::None) => None,
-                Some(v) => Some(super::to_array(&v, None, span)?),
-            };
-            let axis = a.int("axis")?.unwrap_or(0) as isize;
-            let shuffle = a.bool_or("shuffle", true)?;
-            let from_int = match &x {
-                Value::Scalar(_) => true,
-                Value::Array(arr) => arr.ndim() == 0,
-                _ => false,
-            };
-            if from_int {
-                let n = match &x {
-                    Value::Array(arr) => {
-                        to_int(&Value::Scalar(arr.item().map_err(kerr(span))?), "a", span)?
-                    }
-                    _ => to_int(&x, "a", span)?,
-                };
-                let n = usize::try_from(n).map_err(|_| {
-                    EvalError::value_error(
-                        span,
-                        "a must be a positive integer unless no samples are taken",
-                    )
-                })?;
-                g.choice_indices(n, &size, replace, p.as_ref())
-            } else {
-                let arr = super::to_array(&x, None, span)?;
-                g.choice_from(&arr, &size, replace, p.as_ref(), axis, shuffle)
+            match a.get("out") {
+                None | Some(Value::None) => g.permuted(&x, axis),
+                Some(Value::Array(out)) => g.permuted_into(&x, axis, &out),
+                Some(_) => return Err(EvalError::type_error(span, "out must be a numpy array")),
             }
         }
+        "choice" => return choice(g, call),
         "multivariate_normal" => {
-            let mut a = call.bind(&["mean", "cov", "size="])?;
+            let mut a = call.bind(&["mean", "cov", "size=", "check_valid=", "tol=", "method="])?;
             let mean = super::to_array(&a.req("mean")?, None, span)?;
             let cov = super::to_array(&a.req("cov")?, None, span)?;
             let size = size(&mut a)?;
-            g.multivariate_normal(&mean, &cov, &size)
+            let text = |a: &mut Args, p: &str| -> Result<Option<String>> {
+                match a.get(p) {
+                    None => Ok(None),
+                    Some(Value::Str(s)) => Ok(Some(s)),
+                    Some(v) => Err(EvalError::type_error(
+                        span,
+                        format!("{p} must be a string, got '{}'", v.type_name()),
+                    )),
+                }
+            };
+            let check_valid = text(&mut a, "check_valid")?;
+            let method = text(&mut a, "method")?;
+            let tol = match a.get("tol") {
+                None => 1e-8,
+                Some(v) => super::to_f64(&v, "tol", span)?,
+            };
+            if method.is_none() && check_valid.is_none() {
+                g.multivariate_normal(&mean, &cov, &size)
+            } else {
+                let method = random::MvnMethod::parse(method.as_deref().unwrap_or("svd"))
+                    .map_err(kerr(span))?;
+                // NumPy reads check_valid only for the methods that test the covariance.
+                let check = match method {
+                    random::MvnMethod::Cholesky => random::CheckValid::Raise,
+                    _ => random::CheckValid::parse(check_valid.as_deref().unwrap_or("warn"))
+                        .map_err(kerr(span))?,
+                };
+                g.multivariate_normal_by(&mean, &cov, &size, method, check, tol)
+            }
         }
         _ => unreachable!("{name} is not a permutation method"),
     };
     r.map(Value::Array).map_err(e)
 }
 
-/// In the browser: `permutation(n)` and `choice(n, size, replace)` of an integer (no read-back);
-/// the array forms, `p=` and `multivariate_normal` need blocking read-backs, which wasm32 does
-/// not have.
+/// In the browser: `permutation(n)` of an integer and `choice` (see [`choice`]); the array
+/// forms of `permutation`/`shuffle`/`permuted` and `multivariate_normal` need blocking
+/// read-backs, which wasm32 does not have.
 #[cfg(target_arch = "wasm32")]
 fn permutations(g: &Generator, name: &str, call: Call) -> Result<Value> {
     let span = call.span;
@@ -559,26 +582,88 @@ fn permutations(g: &Generator, name: &str, call: Call) -> Result<Value> {
                 .map_err(|_| EvalError::value_error(span, "negative dimensions are not allowed"))?;
             g.permutation(n)
         }
-        "choice" => {
-            let mut a = call.bind(&["a", "size=", "replace=", "p=", "axis=", "shuffle="])?;
-            let x = a.req("a")?;
-            if !matches!(x, Value::Scalar(_)) || !matches!(a.get("p"), None | Some(Value::None)) {
-                return unsupported();
-            }
-            let n = to_int(&x, "a", span)?;
-            let n = usize::try_from(n).map_err(|_| {
-                EvalError::value_error(
-                    span,
-                    "a must be a positive integer unless no samples are taken",
-                )
-            })?;
-            let size = size(&mut a)?;
-            let replace = a.bool_or("replace", true)?;
-            g.choice(n, &size, replace)
-        }
+        "choice" => return choice(g, call),
         _ => return unsupported(),
     };
     r.map(Value::Array).map_err(e)
+}
+
+/// `Generator.choice(a, size=None, replace=True, p=None, axis=0, shuffle=True)`. A `p` written
+/// as a list of numbers is checked and used on the host, so nothing is read back before the
+/// gather and it runs in the browser too; a `p` array is read back and checked natively, and
+/// used on the device unchecked in the browser (which cannot wait for a read-back).
+fn choice(g: &Generator, call: Call) -> Result<Value> {
+    use crate::program::wait;
+    let span = call.span;
+    let mut a = call.bind(&["a", "size=", "replace=", "p=", "axis=", "shuffle="])?;
+    let x = a.req("a")?;
+    let size = size(&mut a)?;
+    let replace = a.bool_or("replace", true)?;
+    let p = a.get("p");
+    let host_p = match &p {
+        Some(Value::List(items)) | Some(Value::Tuple(items)) => items
+            .iter()
+            .map(|v| match v {
+                Value::Scalar(_) => super::to_f64(v, "p", span).ok(),
+                _ => None,
+            })
+            .collect::<Option<Vec<f64>>>(),
+        _ => None,
+    };
+    let p = match p {
+        None | Some(Value::None) => None,
+        Some(_) if host_p.is_some() => None,
+        Some(v) => Some(super::to_array(&v, None, span)?),
+    };
+    let probs = host_p.as_ref().map(|v| (v.as_slice(), kupfer::DType::F64));
+    let axis = a.int("axis")?.unwrap_or(0) as isize;
+    let shuffle = a.bool_or("shuffle", true)?;
+    let n = match &x {
+        Value::Scalar(_) => Some(to_int(&x, "a", span)?),
+        Value::Array(arr) if arr.ndim() == 0 => {
+            let s = wait(arr.item_async(), "a 0-d array as choice's a").map_err(kerr(span))?;
+            Some(to_int(&Value::Scalar(s), "a", span)?)
+        }
+        _ => None,
+    };
+    let r = if let Some(n) = n {
+        let n = usize::try_from(n).map_err(|_| {
+            EvalError::value_error(
+                span,
+                "a must be a positive integer unless no samples are taken",
+            )
+        })?;
+        match &p {
+            // The browser cannot wait for p's values: the device path, shapes checked only.
+            #[cfg(target_arch = "wasm32")]
+            Some(p) => g.choice_indices_unchecked(n, &size, replace, p),
+            #[cfg(not(target_arch = "wasm32"))]
+            Some(p) => wait(
+                g.choice_indices_async(n, &size, replace, Some(p)),
+                "choice with a p array",
+            ),
+            None => g.choice_indices_probabilities(n, &size, replace, probs),
+        }
+    } else {
+        let arr = super::to_array(&x, None, span)?;
+        match &p {
+            #[cfg(target_arch = "wasm32")]
+            Some(p) => wait(
+                g.choice_from_unchecked(&arr, &size, replace, p, axis),
+                "choice from an array",
+            ),
+            #[cfg(not(target_arch = "wasm32"))]
+            Some(p) => wait(
+                g.choice_from_async(&arr, &size, replace, Some(p), axis, shuffle),
+                "choice with a p array",
+            ),
+            None => wait(
+                g.choice_from_probabilities(&arr, &size, replace, probs, axis, shuffle),
+                "choice from an array",
+            ),
+        }
+    };
+    r.map(Value::Array).map_err(kerr(span))
 }
 
 /// The static name of a Generator method, if kupfer eval has it.

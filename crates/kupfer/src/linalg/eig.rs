@@ -28,9 +28,13 @@ use kupfer_wgpu::{Binding, GpuBuffer, ShaderChecks};
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// The largest order `eig` takes: the one-workgroup kernels' per-thread loops (one
-/// Householder step, one bulge-chasing step) stay inside lavapipe's loop budget up to it.
-pub const EIG_ORDER_MAX: usize = 512;
+/// The largest order `eig` takes. Beyond 512 a Householder step of the Hessenberg
+/// reduction is split over launches (the reflector, then its application to bounded ranges
+/// of columns and rows) and the Schur form's 2 x 2 blocks are made triangular over several
+/// launches; the eigenvector kernels (a column's back substitution, `V = Z X`) loop about
+/// `n^2 / 64` times per thread in one launch, which stays inside lavapipe's loop budget up
+/// to this order.
+pub const EIG_ORDER_MAX: usize = 1024;
 
 /// Loop iterations one thread may spend in one launch (lavapipe ends loops at 65535).
 const BUDGET: usize = 30_000;
@@ -87,11 +91,11 @@ impl Kernels {
         let buffers: Vec<&Arc<GpuBuffer>> = bindings.iter().map(|(_, b)| *b).collect();
         check_binding(&self.device, &buffers)?;
         let bindings: Vec<(u32, Binding)> = bindings.iter().map(|(i, b)| (*i, whole(b))).collect();
-        let [steps, mode, maxits, k0, k1, _] = words;
+        let [steps, mode, maxits, k0, k1, part] = words;
         for b0 in (0..self.count).step_by(CHUNK) {
             let c = (self.count - b0).min(CHUNK) as u32;
             let mut p = Vec::with_capacity(kernels::PARAMS_SIZE);
-            for w in [self.n, b0 as u32, steps, mode, maxits, k0, k1, 0] {
+            for w in [self.n, b0 as u32, steps, mode, maxits, k0, k1, part] {
                 p.extend_from_slice(&w.to_le_bytes());
             }
             let groups = if per_column {
@@ -128,6 +132,46 @@ async fn qr_done(device: &Device, st: &Arc<GpuBuffer>, count: usize) -> Result<b
         done &= m[0] <= 0;
     }
     Ok(done)
+}
+
+/// The Hessenberg reduction with each column's Householder step split over launches
+/// within the loop budget (large orders): the reflector, then its application from the
+/// left to ranges of columns and from the right to ranges of rows (of H and Z).
+fn hessenberg_split(
+    k: &Kernels,
+    hess: &'static str,
+    mode: u32,
+    bindings: &[(u32, &Arc<GpuBuffer>)],
+    kend: usize,
+) -> Result<()> {
+    let n = k.n as usize;
+    // A column from the left costs a thread 2 n iterations, a row from the right 4 n
+    // (H and Z); each thread takes one in 64 of the launch's range.
+    let cols = 64 * (BUDGET / (2 * n)).max(1);
+    let rows = 64 * (BUDGET / (4 * n)).max(1);
+    for col in 0..kend {
+        let c = col as u32;
+        k.launch(hess, [0, mode, 0, c, c + 1, 1], bindings, false)?;
+        for j0 in (col + 1..n).step_by(cols) {
+            let j1 = (j0 + cols).min(n);
+            k.launch(
+                hess,
+                [j0 as u32, mode, j1 as u32, c, c + 1, 2],
+                bindings,
+                false,
+            )?;
+        }
+        for i0 in (0..n).step_by(rows) {
+            let i1 = (i0 + rows).min(n);
+            k.launch(
+                hess,
+                [i0 as u32, mode, i1 as u32, c, c + 1, 3],
+                bindings,
+                false,
+            )?;
+        }
+    }
+    Ok(())
 }
 
 /// Hessenberg reduction and QR iterations on the dense stack `a` (real or complex).
@@ -167,22 +211,29 @@ pub(super) async fn schur(
     };
     let z = if want_z { &zmat } else { &dummy };
     let (hb, zb) = if complex { (3, 4) } else { (1, 2) };
-    // 1. Hessenberg: a Householder step costs each thread about 6 n ceil(n / 64) iterations.
+    // 1. Hessenberg: a Householder step costs each thread about 6 n ceil(n / 64) iterations
+    // (and the first launch n^2 / 64 more to set Z to the identity).
     let per_k = 6 * n * n.div_ceil(64) + 64;
-    let ks = (BUDGET / per_k).max(1);
     let kend = n.saturating_sub(2);
-    let mut k0 = 0;
-    loop {
-        let k1 = (k0 + ks).min(kend);
-        k.launch(
-            hess,
-            [0, mode, 0, k0 as u32, k1 as u32, 0],
-            &[(hb, &mat), (zb, z), (5, &u)],
-            false,
-        )?;
-        k0 = k1;
-        if k0 >= kend {
-            break;
+    let bindings = [(hb, &mat), (zb, z), (5, &u)];
+    if per_k + n * n / 64 > BUDGET {
+        hessenberg_split(k, hess, mode, &bindings, kend)?;
+    } else {
+        // At least one launch: it also sets Z to the identity.
+        let ks = (BUDGET / per_k).max(1);
+        let mut k0 = 0;
+        loop {
+            let k1 = (k0 + ks).min(kend);
+            k.launch(
+                hess,
+                [0, mode, 0, k0 as u32, k1 as u32, 0],
+                &bindings,
+                false,
+            )?;
+            k0 = k1;
+            if k0 >= kend {
+                break;
+            }
         }
     }
     // 2. QR: a step is a deflation search (n) or one bulge-chasing step (4 ceil(n / 64)).
@@ -227,12 +278,16 @@ pub(super) async fn schur(
         None
     };
     let cdummy = factor::alloc(device, 4, real)?;
-    k.launch(
-        "to_complex",
-        [0, mode, 0, 0, 0, 0],
-        &[(1, &mat), (3, &t), (4, zc.as_ref().unwrap_or(&cdummy))],
-        false,
-    )?;
+    // A block costs each thread about 3 ceil(n / 64) + 8 iterations.
+    let per_launch = (BUDGET / (3 * n.div_ceil(64) + 8)).max(1);
+    for j0 in (0..n.saturating_sub(1)).step_by(per_launch) {
+        k.launch(
+            "to_complex",
+            [0, mode, 0, j0 as u32, (j0 + per_launch) as u32, 0],
+            &[(1, &mat), (3, &t), (4, zc.as_ref().unwrap_or(&cdummy))],
+            false,
+        )?;
+    }
     Ok(Schur { t, z: zc })
 }
 

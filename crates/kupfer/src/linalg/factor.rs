@@ -154,8 +154,14 @@ pub(crate) fn u32_of(v: usize, what: &str) -> Result<u32> {
     u32::try_from(v).map_err(|_| Error::unsupported(format!("{what} of {v} (at most 2^32 - 1)")))
 }
 
+/// The most right-hand-side columns a one-matrix-per-thread solve takes (each thread solves
+/// them one after another; more go to the one-matrix-per-workgroup kernel).
+const TINY_RHS_MAX: usize = 64;
+
 /// Runs the small kernel of `op` over `count` matrices of order `n <= SMALL_MAX` in `a`
-/// (with `nrhs` columns of right-hand sides in `rhs` for Solve), writing `out` and `aux`.
+/// (with `nrhs` columns of right-hand sides in `rhs` for Solve), writing `out` and `aux`:
+/// solves and inverses of order up to [`crate::config::LinalgConfig::thread_max`] one
+/// matrix per thread in registers, everything else one matrix per workgroup.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run_small(
     device: &Device,
@@ -170,7 +176,17 @@ pub(crate) fn run_small(
 ) -> Result<()> {
     debug_assert!(n <= kernels::SMALL_MAX);
     let ctx = device.context();
-    let wgsl = kernels::small(op, dtype, &ctx.target())?;
+    let nrhs = rhs.map_or(0, |r| r.1);
+    let per_thread = matches!(op, SmallOp::Solve | SmallOp::Inv)
+        && n <= kernels::TINY_MAX.min(device.config().linalg.thread_max as usize)
+        && nrhs <= TINY_RHS_MAX;
+    // Per thread: 64 matrices per workgroup; else one matrix per workgroup.
+    let (wgsl, per_group) = if per_thread {
+        (kernels::tiny(op, n, dtype, &ctx.target())?, 64)
+    } else {
+        let tree = device.config().linalg.pivot_tree;
+        (kernels::small(op, dtype, tree, &ctx.target())?, 1)
+    };
     let pipeline = ctx.pipeline_with(&wgsl, "main", ShaderChecks::Trusted)?;
     check_binding(device, &[a, out, aux])?;
     let elems = count.checked_mul(n * n.max(rhs.map_or(0, |r| r.1)));
@@ -180,12 +196,12 @@ pub(crate) fn run_small(
         ));
     }
     let max_dim = ctx.max_workgroups_per_dim() as usize;
-    let gx = count.min(max_dim);
-    let gy = count.div_ceil(gx);
+    let groups = count.div_ceil(per_group);
+    let gx = groups.min(max_dim);
+    let gy = groups.div_ceil(gx);
     if gy > max_dim {
         return Err(Error::unsupported("too many matrices for one launch"));
     }
-    let nrhs = rhs.map_or(0, |r| r.1);
     let p = params(&[n as u32, nrhs as u32, count as u32, gx as u32, neg_inf()]);
     let mut bindings = vec![(1, whole(a))];
     if let Some((r, _)) = rhs {

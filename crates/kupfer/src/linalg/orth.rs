@@ -96,6 +96,7 @@ impl Orth {
             "house",
             "house_apply",
             "jacobi_step",
+            "jacobi_step_cplx",
             "clear_flags",
             "piv_perm",
         ] {
@@ -227,14 +228,16 @@ impl Orth {
 
     /// Runs one-sided Jacobi on the `n` columns (rows of `g`, each of length `m`) of each
     /// matrix until they are mutually orthogonal, rotating the rows of `v` (`n x n` per
-    /// matrix) alike when given. Returns false if some matrix has not converged after
-    /// [`MAX_SWEEPS`] sweeps.
+    /// matrix) alike when given. With `complex`, `g` and `v` hold complex matrices of this
+    /// kernel set's real dtype as interleaved (re, im) pairs. Returns false if some matrix
+    /// has not converged after [`MAX_SWEEPS`] sweeps.
     pub(crate) async fn jacobi(
         &self,
         g: &Arc<GpuBuffer>,
         v: Option<&Arc<GpuBuffer>>,
         m: usize,
         n: usize,
+        complex: bool,
     ) -> Result<bool> {
         if n < 2 || m == 0 {
             return Ok(true);
@@ -265,7 +268,13 @@ impl Orth {
         let flags_array = factor::wrap(&self.device, DType::I32, flags.clone(), &[self.count]);
         // Each matrix's squared Frobenius norm (invariant under the rotations): the scale
         // below which a column is zero to working precision.
-        let columns = factor::wrap(&self.device, self.dtype, g.clone(), &[self.count, n * m]);
+        let parts = if complex { 2 } else { 1 };
+        let columns = factor::wrap(
+            &self.device,
+            self.dtype,
+            g.clone(),
+            &[self.count, parts * n * m],
+        );
         let fro2 = crate::reduce::sum(&crate::ufuncs::square(&columns)?, 1isize, false)?;
         let fro2 = factor::dense_copy(&fro2, self.dtype)?;
         for sweep in 0..MAX_SWEEPS {
@@ -283,7 +292,11 @@ impl Orth {
                         ..w0
                     };
                     self.dispatch(
-                        "jacobi_step",
+                        if complex {
+                            "jacobi_step_cplx"
+                        } else {
+                            "jacobi_step"
+                        },
                         w,
                         vec![
                             (1, whole(v)),

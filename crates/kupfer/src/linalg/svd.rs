@@ -8,7 +8,9 @@
 //!   orthogonal columns; the singular values are their norms, sorted descending, `V`
 //!   accumulates the rotations, and `U` is `G`'s normalized columns passed through
 //!   Householder QR, which re-orthonormalizes them, completes them for `full_matrices` and
-//!   fills the columns of zero singular values.
+//!   fills the columns of zero singular values. Complex matrices run the complex rotation
+//!   (the pair's inner product made real by a phase on one column first), so `U` and `Vh`
+//!   are unitary and `s` real.
 //! - [`eigh`]: Jacobi on `B = A + s I` with `s = ||A||_F`, which is positive semidefinite,
 //!   so its right singular vectors are `A`'s eigenvectors; the eigenvalues are the Rayleigh
 //!   quotients `v^T A v` (for [`eigvalsh`], which accumulates no vectors, `sigma - s`),
@@ -71,6 +73,10 @@ fn one_hot(order: &Array, dtype: DType) -> Result<Array> {
 /// permutation matrix in exact float32/float64 arithmetic (the indices are valid by
 /// construction, so no bounds check and no read-back).
 async fn reorder_rows(x: &Array, order: &Array) -> Result<Array> {
+    if x.dtype().is_complex() {
+        let rows = order.expand_dims(-1)?.broadcast_to(x.shape())?;
+        return crate::take_along_axis_async(x, &rows, Some(-2)).await;
+    }
     let p = one_hot(order, x.dtype())?;
     crate::matmul_with(&p, x, crate::MatmulPrecision::Exact)
 }
@@ -87,10 +93,16 @@ fn reorder_values(x: &Array, order: &Array) -> Result<Array> {
 
 /// One-sided Jacobi on the columns of each `m x n` matrix of `a`: returns `G^T`
 /// (`..., n, m`, rows orthogonal) and, if `want_v`, `V^T` (`..., n, n`) with `A V = G`.
+/// `dtype` is the dtype computed in: float32/float64, or complex64/complex128 (the complex
+/// kernel: `V` unitary).
 async fn jacobi(a: &Array, dtype: DType, want_v: bool) -> Result<(Array, Option<Array>)> {
     let (batch, m, n) = matrix_stack(a)?;
     let device = a.device().clone();
     let count: usize = batch.iter().product();
+    let (real, parts) = match factor::complex_parts(dtype) {
+        Some(real) => (real, 2),
+        None => (dtype, 1),
+    };
     let gb = factor::dense_copy(&a.swapaxes(-1, -2)?, dtype)?;
     let vb = if want_v {
         Some(factor::dense_copy(
@@ -100,8 +112,8 @@ async fn jacobi(a: &Array, dtype: DType, want_v: bool) -> Result<(Array, Option<
     } else {
         None
     };
-    let orth = Orth::new(&device, dtype, count, m.max(n) * n)?;
-    if !orth.jacobi(&gb, vb.as_ref(), m, n).await? {
+    let orth = Orth::new(&device, real, count, parts * m.max(n) * n)?;
+    if !orth.jacobi(&gb, vb.as_ref(), m, n, parts == 2).await? {
         return Err(svd_failed());
     }
     let g = factor::wrap(&device, dtype, gb, &with_core(&batch, &[n, m]));
@@ -109,15 +121,21 @@ async fn jacobi(a: &Array, dtype: DType, want_v: bool) -> Result<(Array, Option<
     Ok((g, v))
 }
 
-/// Row norms of `g` (`..., n, m`) and the order sorting them descending.
+/// Row norms of `g` (`..., n, m`, real or complex) and the order sorting them descending.
 async fn norms_descending(g: &Array) -> Result<(Array, Array)> {
-    let s = crate::sqrt(&crate::sum(&crate::square(g)?, -1isize, false)?)?;
+    let squares = if g.dtype().is_complex() {
+        crate::square(&crate::abs(g)?)?
+    } else {
+        crate::square(g)?
+    };
+    let s = crate::sqrt(&crate::sum(&squares, -1isize, false)?)?;
     let order = crate::argsort(&crate::negative(&s)?, Some(-1), None)?;
     let s = reorder_values(&s, &order)?;
     Ok((s, order))
 }
 
-/// The SVD of a stack with `m >= n`: `(U, s, Vh)` (or only `s`).
+/// The SVD of a stack with `m >= n`: `(U, s, Vh)` (or only `s`), in `dtype` (real or
+/// complex; `s` is real).
 async fn tall_svd(
     a: &Array,
     dtype: DType,
@@ -127,8 +145,9 @@ async fn tall_svd(
     let (batch, m, n) = matrix_stack(a)?;
     let device = a.device().clone();
     let count: usize = batch.iter().product();
+    let real = factor::complex_parts(dtype).unwrap_or(dtype);
     if count == 0 || n == 0 {
-        let s = crate::creation::full_on(&device, &with_core(&batch, &[n]), 0i64, Some(dtype))?;
+        let s = crate::creation::full_on(&device, &with_core(&batch, &[n]), 0i64, Some(real))?;
         if !compute_uv {
             return Ok((None, s, None));
         }
@@ -150,7 +169,13 @@ async fn tall_svd(
     let Some(v) = v else {
         return Ok((None, s, None));
     };
+    // The rows of `v` are V's columns: Vh is their conjugate.
     let vh = reorder_rows(&v, &order).await?;
+    let vh = if dtype.is_complex() {
+        crate::conjugate(&vh)?
+    } else {
+        vh
+    };
     let g = reorder_rows(&g, &order).await?;
     let sc = s.expand_dims(-1)?;
     let safe = crate::where_(&crate::greater(&sc, 0)?, &sc, 1)?;
@@ -158,8 +183,9 @@ async fn tall_svd(
     let (h, tau) = householder(&unit.swapaxes(-1, -2)?.astype(dtype)?, dtype)?;
     let ucols = if full_matrices { m } else { n };
     let q = form_q(&h, &tau, ucols)?;
-    // Q's first n columns are +-U's (R's diagonal is +-1 where s > 0): undo the signs.
-    let rdiag = super::diagonal(&h, 0, -2, -1)?;
+    // Q's first n columns are +-U's (R's diagonal is +-1 where s > 0, real also for complex
+    // matrices): undo the signs.
+    let rdiag = crate::real(&super::diagonal(&h, 0, -2, -1)?)?;
     let sign = crate::where_(&crate::less(&rdiag, 0)?, -1, 1)?.astype(dtype)?;
     let sign = if ucols > n {
         let ones =
@@ -181,33 +207,21 @@ async fn svd_parts(
     hermitian: bool,
 ) -> Result<(Option<Array>, Array, Option<Array>)> {
     let (_, m, n) = matrix_stack(a)?;
-    if let Some(real) = factor::complex_parts(a.dtype()) {
-        // The real embedding has each singular value twice: every other one of the sorted
-        // values is A's. Its vectors come in pairs that do not map back to a unitary U and V
-        // one for one, so the complex vectors are not offered.
-        if compute_uv || hermitian {
-            return Err(Error::unsupported(format!(
-                "the SVD with vectors (or hermitian=True) of {} matrices (singular values \
-                 only: svdvals, compute_uv=False)",
-                a.dtype()
-            )));
-        }
-        let e = factor::embed(a, real)?;
-        let s = Box::pin(svd_parts(&e, false, false, false)).await?.1;
-        let every_other = SliceArg::Stepped {
-            start: 0,
-            stop: None,
-            step: 2,
-        };
-        return Ok((None, s.slice(&[SliceArg::Ellipsis, every_other])?, None));
+    let dtype = if a.dtype().is_complex() {
+        a.dtype()
+    } else {
+        factor::compute_dtype(a.dtype())?
+    };
+    if let Some(real) = factor::complex_parts(dtype) {
+        a.device().check(real)?;
     }
-    let dtype = factor::compute_dtype(a.dtype())?;
     if hermitian {
         return hermitian_svd(a, compute_uv).await;
     }
     if m >= n {
         tall_svd(a, dtype, full_matrices, compute_uv).await
     } else {
+        // A^T = U S Vh gives A = Vh^T S U^T (plain transposes, unitary for complex too).
         let (u, s, vh) = tall_svd(&a.swapaxes(-1, -2)?, dtype, full_matrices, compute_uv).await?;
         let swap = |x: Option<Array>| x.map(|x| x.swapaxes(-1, -2)).transpose();
         Ok((swap(vh)?, s, swap(u)?))
@@ -215,7 +229,7 @@ async fn svd_parts(
 }
 
 /// NumPy's `svd(a, hermitian=True)`: from [`eigh`] (lower triangle), `s = |w|` sorted
-/// descending, `Vh = (U * sign(w))^T`.
+/// descending, `Vh = (U * sign(w))^H`.
 async fn hermitian_svd(
     a: &Array,
     compute_uv: bool,
@@ -236,13 +250,19 @@ async fn hermitian_svd(
         .await?
         .swapaxes(-1, -2)?;
     let vh = crate::multiply(&u, &sgn.expand_dims(-2)?)?.swapaxes(-1, -2)?;
+    let vh = if vh.dtype().is_complex() {
+        crate::conjugate(&vh)?
+    } else {
+        vh
+    };
     Ok((Some(u), s, Some(vh)))
 }
 
 /// NumPy's `linalg.svd(a, full_matrices, compute_uv=True, hermitian)`: `(U, S, Vh)` with
 /// `a = U @ diag(S) @ Vh` for each matrix of `a` (`..., m, n`); `S` descending, `U`
 /// `m x m` (`full_matrices`) or `m x k`, `Vh` `n x n` or `k x n`, `k = min(m, n)`. One-sided
-/// Jacobi on the device (see the module docs).
+/// Jacobi on the device (see the module docs). Complex input gives unitary `U` and `Vh` of
+/// its dtype and real `S`; `hermitian` takes the lower triangle through [`eigh`].
 ///
 /// Errors: `LinAlgError: SVD did not converge` (also for NaN or infinite input, as NumPy),
 /// read back at the call.

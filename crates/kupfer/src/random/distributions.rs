@@ -371,9 +371,9 @@ impl Generator {
         uf::where_(keep, x, other)
     }
 
-    /// Integers in [low, high) (`[low, high]` with `endpoint`), or [0, low) without `high`
-    /// (`Generator.integers`), unbiased (Lemire's method). `dtype` int64 (the default where
-    /// the adapter has it, else int32), int32 or uint32; ranges up to 2^32 values.
+    /// Integers in [low, high), or [low, high] with `endpoint` (`Generator.integers`; `high`
+    /// `None`: [0, low)). `dtype` any integer dtype or bool (default the device's default
+    /// int); ranges up to 2^32 values. See [`Generator::integers_broadcast`] for array bounds.
     pub fn integers(
         &self,
         low: i64,
@@ -382,58 +382,100 @@ impl Generator {
         dtype: Option<DType>,
         endpoint: bool,
     ) -> Result<Array> {
+        let high = high.map(|h| Operand::Scalar(Scalar::Int(h)));
+        self.integers_broadcast(Scalar::Int(low).into(), high, Some(size), dtype, endpoint)
+    }
+
+    /// [`Generator::integers`] with array-valued bounds that broadcast with each other and
+    /// with `size` (`rng.integers([1, 5, 7], 10)`, `rng.integers(1, [3, 5, 10], size=(2, 3))`).
+    /// NumPy's bound checks: "low is out of bounds for {dtype}", "high is out of bounds for
+    /// {dtype}", "low >= high" ("low > high" with `endpoint`); array bounds are checked by a
+    /// reduction read back natively (not on wasm32, where reads cannot block). Float bounds
+    /// truncate, as NumPy casts them.
+    ///
+    /// ```
+    /// use kupfer as kp;
+    /// let rng = kp::random::default_rng(Some(7));
+    /// let high = kp::Array::from_slice(&[3i32, 5, 10], &[3])?;
+    /// let x = rng.integers_broadcast(1.into(), Some(high.into()), None, None, false)?;
+    /// let v = x.astype(kp::DType::I32)?.to_vec::<i32>()?;
+    /// assert!((1..3).contains(&v[0]) && (1..5).contains(&v[1]) && (1..10).contains(&v[2]));
+    /// # Ok::<(), kp::Error>(())
+    /// ```
+    pub fn integers_broadcast(
+        &self,
+        low: Operand,
+        high: Option<Operand>,
+        size: Option<&[usize]>,
+        dtype: Option<DType>,
+        endpoint: bool,
+    ) -> Result<Array> {
         let device = crate::device::Device::current()?;
         let dtype = dtype.unwrap_or_else(|| device.default_int());
-        let (lo, hi) = match high {
+        let (min, max) = integer_bounds(dtype).ok_or_else(|| {
+            Error::invalid(format!("Unsupported dtype {} for integers", dtype.name()))
+        })?;
+        let (low, high) = match high {
             Some(h) => (low, h),
-            None => (0, low),
+            None => (Scalar::Int(0).into(), low),
         };
-        let (min, max): (i128, i128) = match dtype {
-            DType::I32 => (i32::MIN.into(), i32::MAX.into()),
-            DType::U32 => (0, u32::MAX.into()),
-            DType::I64 => (i64::MIN.into(), i64::MAX.into()),
-            d => {
-                return Err(Error::invalid(format!(
-                    "Unsupported dtype {} for integers",
-                    d.name()
-                )))
+        let shape = out_shape(size, &[&low, &high])?;
+        // Work in u32 (wrapping: every value of a dtype of up to 32 bits has its own residue
+        // mod 2^32) or in int64 for int64.
+        let wide = dtype == DType::I64;
+        let work = if wide { DType::I64 } else { DType::U32 };
+        let range: Operand;
+        let low_w: Operand;
+        if let (Operand::Scalar(l), Operand::Scalar(h)) = (&low, &high) {
+            let lo = scalar_int(l)?;
+            let top = scalar_int(h)? - i128::from(!endpoint);
+            if lo < min {
+                return Err(out_of_bounds("low", dtype));
             }
-        };
-        let top = i128::from(hi) - i128::from(!endpoint);
-        if i128::from(lo) < min {
-            return Err(Error::invalid(format!(
-                "low is out of bounds for {}",
-                dtype.name()
-            )));
-        }
-        if top > max {
-            return Err(Error::invalid(format!(
-                "high is out of bounds for {}",
-                dtype.name()
-            )));
-        }
-        if i128::from(lo) > top {
-            return Err(Error::invalid(if endpoint {
-                "low > high"
+            if top > max {
+                return Err(out_of_bounds("high", dtype));
+            }
+            if lo > top {
+                return Err(Error::invalid(low_above_high(endpoint)));
+            }
+            let r = top - lo + 1;
+            if r > 1 << 32 {
+                return Err(too_wide(r));
+            }
+            range = Scalar::Int(i64::from((r as u64 & 0xffff_ffff) as u32)).into();
+            low_w = Scalar::Int(if wide {
+                lo as i64
             } else {
-                "low >= high"
-            }));
-        }
-        let range = top - i128::from(lo) + 1;
-        if range > 1 << 32 {
-            return Err(Error::unsupported(format!(
-                "integers over a range of more than 2^32 values ({range} requested)"
-            )));
-        }
-        let r = (range as u64 & 0xffff_ffff) as u32; // 2^32 travels as 0
-        let rp = crate::fusion::Lazy::scalar(r.to_le_bytes().to_vec(), DType::U32);
-        let k = self.draw(RandomOp::Bounded, size, DType::U32, vec![rp])?;
-        let k = k.astype(dtype)?;
-        if lo == 0 {
-            Ok(k)
+                i64::from(lo as i64 as u32)
+            })
+            .into();
         } else {
-            uf::add(&k, lo)
+            #[cfg(not(target_arch = "wasm32"))]
+            check_integer_bounds(&low, &high, min, max, endpoint, dtype)?;
+            let lw = to_work(&low, work)?;
+            let hw = to_work(&high, work)?;
+            let mut r = uf::subtract(hw, lw.clone())?;
+            if endpoint {
+                r = uf::add(r, 1)?;
+            }
+            if wide {
+                #[cfg(not(target_arch = "wasm32"))]
+                if any_true(&uf::greater(&r, 1i64 << 32)?)? {
+                    return Err(Error::unsupported(
+                        "integers over a range of more than 2^32 values".to_string(),
+                    ));
+                }
+                r = r.astype(DType::U32)?; // 2^32 travels as 0
+            }
+            range = r.into();
+            low_w = lw;
         }
+        let rp = param_as(&range, &shape, DType::U32)?;
+        let k = self.draw(RandomOp::Bounded, &shape, DType::U32, vec![rp])?;
+        if matches!(&low_w, Operand::Scalar(s) if s.as_f64() == 0.0) {
+            return k.astype(dtype);
+        }
+        uf::add(k.astype(work)?, low_w)?.astype(dtype)
     }
 
     /// Geometric integers >= 1 (trials to the first success), `ceil(log(U) / log1p(-p))`
@@ -621,6 +663,276 @@ impl Generator {
         }
         crate::concatenate(&parts, Some(-1), None)
     }
+}
+
+impl Generator {
+    /// Multinomial counts with an array (or scalar) `n` and N-D `pvals` whose last axis holds
+    /// the categories (`Generator.multinomial(n, pvals, size)` in full): `n` and
+    /// `pvals[..., 0]` broadcast (with `size` when given) to the batch shape; the result is
+    /// `batch + [k]`, default int. Conditional binomials per category, as NumPy draws them.
+    /// NumPy's errors: "n < 0", "pvals < 0, pvals > 1 or pvals contains NaNs" (arrays checked
+    /// by a reduction read back natively), the sum of a 1-D `pvals[:-1]` above 1, and
+    /// "pvals must have at least 1 dimension and the last dimension of pvals must be greater
+    /// than 0.".
+    ///
+    /// ```
+    /// use kupfer as kp;
+    /// let rng = kp::random::default_rng(Some(4));
+    /// let n = kp::Array::from_slice(&[10i32, 20], &[2])?;
+    /// let p = kp::Array::from_slice(&[0.5f32, 0.5, 0.1, 0.9], &[2, 2])?;
+    /// let x = rng.multinomial_broadcast(n.into(), &p, None)?;
+    /// assert_eq!(x.shape(), &[2, 2]);
+    /// let v = x.astype(kp::DType::I32)?.to_vec::<i32>()?;
+    /// assert_eq!((v[0] + v[1], v[2] + v[3]), (10, 20));
+    /// # Ok::<(), kp::Error>(())
+    /// ```
+    pub fn multinomial_broadcast(
+        &self,
+        n: Operand,
+        pvals: &Array,
+        size: Option<&[usize]>,
+    ) -> Result<Array> {
+        let k = match pvals.shape().last() {
+            Some(&k) if k > 0 => k,
+            _ => {
+                return Err(Error::invalid(
+                    "pvals must have at least 1 dimension and the last dimension of pvals \
+                     must be greater than 0.",
+                ))
+            }
+        };
+        check(&n, Rule::NonNegative, "n < 0")?;
+        let bad_p = "pvals < 0, pvals > 1 or pvals contains NaNs";
+        #[cfg(not(target_arch = "wasm32"))]
+        if pvals.size() > 0 {
+            let ok = uf::logical_and(uf::greater_equal(pvals, 0.0)?, uf::less_equal(pvals, 1.0)?)?;
+            if any_true(&uf::logical_not(ok)?)? {
+                return Err(Error::invalid(bad_p));
+            }
+            if pvals.ndim() == 1 && k > 1 {
+                let head = pvals.slice(&[kupfer_core::layout::SliceArg::Slice {
+                    start: Some(0),
+                    stop: Some(k as isize - 1),
+                    step: None,
+                }])?;
+                let sum =
+                    crate::reduce::sum(&head.astype(DType::F64)?, crate::reduce::Axis::All, false)?
+                        .item()?
+                        .as_f64();
+                if sum > 1.0 + 1e-12 {
+                    return Err(Error::invalid(format!(
+                        "sum(pvals[:-1].astype(np.float64)) = {sum} > 1.0. The pvals array is \
+                         cast to 64-bit floating point prior to checking the sum. Precision \
+                         changes when casting may cause problems even if the sum of the \
+                         original pvals is valid."
+                    )));
+                }
+            }
+        }
+        let _ = bad_p;
+        let category = |i: usize| -> Result<Array> {
+            let mut args = vec![kupfer_core::layout::SliceArg::FULL; pvals.ndim() - 1];
+            args.push(kupfer_core::layout::SliceArg::Index(i as isize));
+            pvals.slice(&args)
+        };
+        let first = Operand::Array(category(0)?);
+        let shape = out_shape(size, &[&n, &first])?;
+        let d = draw_dtype(&[&n, &first]);
+        let int = crate::device::Device::current()?.default_int();
+        let n = match n {
+            Operand::Scalar(s) => Operand::Scalar(Scalar::Float(s.as_f64().trunc())),
+            Operand::Array(a) if a.dtype().kind() == kupfer_core::Kind::Float => {
+                Operand::Array(uf::trunc(&a)?)
+            }
+            other => other,
+        };
+        let mut left = n;
+        let mut remaining = Operand::Scalar(Scalar::Float(1.0));
+        let mut parts = Vec::with_capacity(k);
+        let column: Vec<isize> = shape.iter().map(|&s| s as isize).chain([1]).collect();
+        for i in 0..k - 1 {
+            let p = category(i)?;
+            // The probability of category i given that the earlier ones were not drawn.
+            let q = uf::where_(
+                uf::greater(remaining.clone(), 0.0)?,
+                uf::minimum(uf::divide(&p, remaining.clone())?, 1.0)?,
+                0.0,
+            )?;
+            let params = vec![param_as(&left, &shape, d)?, param_as(&q.into(), &shape, d)?];
+            let x = self
+                .draw(RandomOp::Binomial, &shape, d, params)?
+                .astype(int)?;
+            x.eval()?;
+            let rest = uf::subtract(left.clone(), &x)?;
+            rest.eval()?;
+            left = Operand::Array(rest);
+            let r = uf::subtract(remaining.clone(), &p)?;
+            r.eval()?;
+            remaining = Operand::Array(r);
+            parts.push(x.reshape(&column)?);
+        }
+        let last = match left {
+            Operand::Array(a) => a.astype(int)?.broadcast_to(&shape)?,
+            Operand::Scalar(s) => {
+                crate::creation::full(&shape, Scalar::Int(s.as_f64() as i64), Some(int))?
+            }
+        };
+        parts.push(last.reshape(&column)?);
+        crate::concatenate(&parts, Some(-1), None)
+    }
+}
+
+/// The smallest and largest value of an integer dtype (`None` for the others).
+fn integer_bounds(dtype: DType) -> Option<(i128, i128)> {
+    Some(match dtype {
+        DType::Bool => (0, 1),
+        DType::I8 => (i8::MIN.into(), i8::MAX.into()),
+        DType::U8 => (0, u8::MAX.into()),
+        DType::I16 => (i16::MIN.into(), i16::MAX.into()),
+        DType::U16 => (0, u16::MAX.into()),
+        DType::I32 => (i32::MIN.into(), i32::MAX.into()),
+        DType::U32 => (0, u32::MAX.into()),
+        DType::I64 => (i64::MIN.into(), i64::MAX.into()),
+        _ => return None,
+    })
+}
+
+/// A scalar bound as an integer (floats truncate, as NumPy casts them).
+fn scalar_int(s: &Scalar) -> Result<i128> {
+    match *s {
+        Scalar::Int(i) => Ok(i.into()),
+        Scalar::Bool(b) => Ok(b.into()),
+        _ => {
+            let x = s.as_f64();
+            if !x.is_finite() {
+                return Err(Error::invalid(
+                    "cannot convert float NaN or infinity to integer",
+                ));
+            }
+            Ok(x.trunc() as i128)
+        }
+    }
+}
+
+fn out_of_bounds(which: &str, dtype: DType) -> Error {
+    Error::invalid(format!("{which} is out of bounds for {}", dtype.name()))
+}
+
+fn low_above_high(endpoint: bool) -> &'static str {
+    if endpoint {
+        "low > high"
+    } else {
+        "low >= high"
+    }
+}
+
+fn too_wide(range: i128) -> Error {
+    Error::unsupported(format!(
+        "integers over a range of more than 2^32 values ({range} requested)"
+    ))
+}
+
+/// A bound as an operand of the work dtype (u32 wraps mod 2^32; floats truncate first).
+fn to_work(p: &Operand, work: DType) -> Result<Operand> {
+    Ok(match p {
+        Operand::Scalar(s) => {
+            let v = scalar_int(s)?;
+            Scalar::Int(if work == DType::U32 {
+                i64::from(v as i64 as u32)
+            } else {
+                v as i64
+            })
+            .into()
+        }
+        Operand::Array(a) => {
+            let a = if a.dtype().is_float() || a.dtype() == DType::Bool {
+                let int = if work == DType::I64 {
+                    DType::I64
+                } else {
+                    DType::I32
+                };
+                a.astype(int)?
+            } else {
+                a.clone()
+            };
+            a.astype(work)?.into()
+        }
+    })
+}
+
+/// Whether any element of the boolean array `b` is true (a reduction read back).
+#[cfg(not(target_arch = "wasm32"))]
+fn any_true(b: &Array) -> Result<bool> {
+    Ok(b.size() > 0
+        && matches!(
+            crate::reduce::any(b, crate::reduce::Axis::All, false)?.item()?,
+            Scalar::Bool(true)
+        ))
+}
+
+/// Whether some element of `p` compares `cmp` ("lt" or "gt") with `bound`; an integer array
+/// whose dtype cannot hold `bound` answers without a kernel.
+#[cfg(not(target_arch = "wasm32"))]
+fn any_beyond(p: &Operand, less: bool, bound: i128) -> Result<bool> {
+    match p {
+        Operand::Scalar(s) => {
+            let v = scalar_int(s)?;
+            Ok(if less { v < bound } else { v > bound })
+        }
+        Operand::Array(a) => {
+            let b = match integer_bounds(a.dtype()) {
+                Some((amin, amax)) if a.dtype() != DType::Bool => {
+                    if less && bound <= amin || !less && bound >= amax {
+                        return Ok(false);
+                    }
+                    if less && bound > amax || !less && bound < amin {
+                        return Ok(a.size() > 0);
+                    }
+                    Scalar::Int(bound as i64)
+                }
+                _ => Scalar::Float(bound as f64),
+            };
+            let a = if a.dtype() == DType::Bool {
+                a.astype(DType::I32)?
+            } else {
+                a.clone()
+            };
+            any_true(&if less {
+                uf::less(&a, b)?
+            } else {
+                uf::greater(&a, b)?
+            })
+        }
+    }
+}
+
+/// NumPy's checks of array bounds, in its order.
+#[cfg(not(target_arch = "wasm32"))]
+fn check_integer_bounds(
+    low: &Operand,
+    high: &Operand,
+    min: i128,
+    max: i128,
+    endpoint: bool,
+    dtype: DType,
+) -> Result<()> {
+    if any_beyond(low, true, min)? {
+        return Err(out_of_bounds("low", dtype));
+    }
+    if any_beyond(high, false, max + i128::from(!endpoint))? {
+        return Err(out_of_bounds("high", dtype));
+    }
+    let cmp = |l: Operand, h: Operand| {
+        if endpoint {
+            uf::greater(l, h)
+        } else {
+            uf::greater_equal(l, h)
+        }
+    };
+    if any_true(&cmp(low.clone(), high.clone())?)? {
+        return Err(Error::invalid(low_above_high(endpoint)));
+    }
+    Ok(())
 }
 
 /// Parameter `p` of a draw over `shape` as an expression operand of `dtype` (an array

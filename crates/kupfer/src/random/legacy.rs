@@ -38,6 +38,18 @@ pub fn randint(low: i64, high: Option<i64>, size: &[usize], dtype: Option<DType>
     global_generator().integers(low, high, size, dtype, false)
 }
 
+/// [`randint`] with array bounds that broadcast with each other and with `size`
+/// (`np.random.randint([1, 5], 10)`), on the global generator
+/// ([`Generator::integers_broadcast`]).
+pub fn randint_broadcast(
+    low: Operand,
+    high: Option<Operand>,
+    size: Option<&[usize]>,
+    dtype: Option<DType>,
+) -> Result<Array> {
+    global_generator().integers_broadcast(low, high, size, dtype, false)
+}
+
 /// Uniform float32 in [0, 1) (`np.random.random_sample` / `np.random.random`).
 pub fn random_sample(size: &[usize]) -> Result<Array> {
     global_generator().random(size, None)

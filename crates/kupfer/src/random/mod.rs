@@ -13,10 +13,12 @@
 //! - this file: [`Generator`], [`default_rng`], seeding, `spawn` and `jumped`, and the draw
 //!   that every distribution starts from.
 //! - `distributions.rs`: the continuous and discrete distributions (Generator methods).
+//! - `bytes.rs`: `bytes(n)` (the byte layout of the Philox stream).
 //! - `counts.rs`: `zipf` and `hypergeometric` (rejection samplers in float64 where the
 //!   adapter has it).
 //! - `permutations.rs`: `permutation(n)` and `choice` without replacement (no sort).
-//! - `multivariate.rs`: `multivariate_normal` (a host Cholesky of the covariance, one matmul).
+//! - `multivariate.rs`: `multivariate_normal` (a host Cholesky of the covariance, or the
+//!   device's svd/eigh/cholesky with `method=`; one matmul).
 //! - `legacy.rs`: NumPy's module functions (`seed`, `rand`, `randn`, `randint`, ...) on a
 //!   global generator.
 //!
@@ -30,6 +32,7 @@
 //! The counter layout and transforms are documented in [`kupfer_core::random`]. NumPy's own
 //! streams (PCG64) are not reproduced: the same seed gives different numbers than NumPy.
 
+mod bytes;
 mod counts;
 mod distributions;
 mod legacy;
@@ -41,6 +44,8 @@ mod permutations;
 /// reference (`kupfer_core::random`).
 pub use kupfer_core::random as philox;
 pub use legacy::*;
+#[cfg(not(target_arch = "wasm32"))]
+pub use multivariate::{CheckValid, MvnMethod};
 
 use crate::array::Array;
 use crate::device::Device;

@@ -143,12 +143,39 @@ impl Generator {
         crate::moveaxis(&y, &[last], &[ax as isize])
     }
 
+    /// [`Generator::permuted`] written into `out` (NumPy's `permuted(x, axis, out=out)`):
+    /// `out` must have `x`'s shape ("out must have the same shape as x") and `x` must cast to
+    /// it safely; `out` may be `x` itself (an in-place shuffle). Returns `out`.
+    ///
+    /// ```
+    /// let x = kupfer::arange(0, 6, 1, Some(kupfer::DType::I32))?.reshape(&[2, 3])?;
+    /// let rng = kupfer::random::default_rng(Some(2));
+    /// rng.permuted_into(&x, Some(1), &x)?; // each row shuffled in place
+    /// let mut v = x.to_vec::<i32>()?;
+    /// v[..3].sort();
+    /// assert_eq!(v[..3], [0, 1, 2]);
+    /// # Ok::<(), kupfer::Error>(())
+    /// ```
+    pub fn permuted_into(&self, x: &Array, axis: Option<isize>, out: &Array) -> Result<Array> {
+        if out.shape() != x.shape() {
+            return Err(Error::invalid("out must have the same shape as x"));
+        }
+        let y = self.permuted(x, axis)?;
+        y.eval()?;
+        crate::copyto(out, &y, crate::Casting::Safe, None)?;
+        Ok(out.clone())
+    }
+}
+
+impl Generator {
     /// Elements (slices along `axis`) of `a` drawn at random (`Generator.choice(a, size,
     /// replace, p, axis, shuffle)`): uniformly, or with probabilities `p` (1-D, one per slice,
     /// summing to 1); with replacement, or distinct without. The result has shape
     /// `a.shape[:axis] + size + a.shape[axis + 1:]`. Without replacement the sample is always
     /// in random order (`shuffle` is accepted and has no effect: NumPy leaves the order of an
-    /// unshuffled sample unspecified).
+    /// unshuffled sample unspecified). Reads `p` back: native only; see
+    /// [`Generator::choice_from_async`].
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn choice_from(
         &self,
         a: &Array,
@@ -158,20 +185,53 @@ impl Generator {
         axis: isize,
         shuffle: bool,
     ) -> Result<Array> {
+        pollster::block_on(self.choice_from_async(a, size, replace, p, axis, shuffle))
+    }
+
+    /// [`Generator::choice_from`] with asynchronous read-backs (wasm32 and native).
+    pub async fn choice_from_async(
+        &self,
+        a: &Array,
+        size: &[usize],
+        replace: bool,
+        p: Option<&Array>,
+        axis: isize,
+        shuffle: bool,
+    ) -> Result<Array> {
+        let probs = match p {
+            None => None,
+            Some(p) => Some(read_probabilities(p).await?),
+        };
+        let probs = probs.as_ref().map(|(v, d)| (v.as_slice(), *d));
+        self.choice_from_probabilities(a, size, replace, probs, axis, shuffle)
+            .await
+    }
+
+    /// [`Generator::choice_from`] with the probabilities given on the host (`p` and the dtype
+    /// whose precision the sum-to-1 check allows for): no read-back before the gather, so the
+    /// browser can draw with a literal `p`.
+    pub async fn choice_from_probabilities(
+        &self,
+        a: &Array,
+        size: &[usize],
+        replace: bool,
+        p: Option<(&[f64], DType)>,
+        axis: isize,
+        shuffle: bool,
+    ) -> Result<Array> {
         let _ = shuffle;
         if a.ndim() == 0 {
             return Err(Error::invalid("a must be 1-dimensional or an integer"));
         }
-        let (ax, n) = axis_len(a, axis)?;
-        let idx = self.choice_indices(n, size, replace, p)?;
-        crate::take(a, &idx.into(), Some(ax as isize), crate::TakeMode::Clip)
+        let ax = kupfer_core::layout::normalize_axis(axis, a.ndim())?;
+        let n = a.shape()[ax];
+        let idx = self.choice_indices_probabilities(n, size, replace, p)?;
+        crate::take_async(a, &idx.into(), Some(ax as isize), crate::TakeMode::Clip).await
     }
 
-    /// Indices of `0..n` drawn as [`Generator::choice_from`] draws them: uniform (`p` `None`,
-    /// see [`Generator::choice`]) or with probabilities `p`: with replacement by inverting the
-    /// cumulative sum (a binary search per draw), without by the `size` smallest of `E_i / p_i`
-    /// for standard exponentials `E_i` (exponential races: the same law as NumPy's successive
-    /// draws without replacement).
+    /// Indices of `0..n` drawn as [`Generator::choice_from`] draws them (reads `p` back:
+    /// native only; [`Generator::choice_indices_async`] everywhere).
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn choice_indices(
         &self,
         n: usize,
@@ -179,16 +239,48 @@ impl Generator {
         replace: bool,
         p: Option<&Array>,
     ) -> Result<Array> {
+        pollster::block_on(self.choice_indices_async(n, size, replace, p))
+    }
+
+    /// [`Generator::choice_indices`] with an asynchronous read-back of `p`.
+    pub async fn choice_indices_async(
+        &self,
+        n: usize,
+        size: &[usize],
+        replace: bool,
+        p: Option<&Array>,
+    ) -> Result<Array> {
+        let probs = match p {
+            None => None,
+            Some(p) => Some(read_probabilities(p).await?),
+        };
+        let probs = probs.as_ref().map(|(v, d)| (v.as_slice(), *d));
+        self.choice_indices_probabilities(n, size, replace, probs)
+    }
+
+    /// Indices of `0..n` drawn uniformly (`p` `None`, see [`Generator::choice`]) or with the
+    /// host probabilities `p` (values and the dtype they came in, checked as NumPy checks
+    /// them): with replacement by inverting the cumulative sum (a binary search per draw),
+    /// without by the `size` smallest of `E_i / p_i` for standard exponentials `E_i`
+    /// (exponential races: the same law as NumPy's successive draws without replacement).
+    /// Nothing is read back.
+    pub fn choice_indices_probabilities(
+        &self,
+        n: usize,
+        size: &[usize],
+        replace: bool,
+        p: Option<(&[f64], DType)>,
+    ) -> Result<Array> {
         let k: usize = size.iter().product();
         if n == 0 && k > 0 {
             return Err(Error::invalid(
                 "a cannot be empty unless no samples are taken",
             ));
         }
-        let Some(p) = p else {
+        let Some((probs, p_dtype)) = p else {
             return self.choice(n, size, replace);
         };
-        let probs = check_probabilities(p, n)?;
+        check_probabilities(probs, p_dtype, n)?;
         if !replace && k > n {
             return Err(Error::invalid(
                 "Cannot take a larger sample than population when replace is False",
@@ -231,41 +323,148 @@ impl Generator {
         if positive < k {
             return Err(Error::invalid("Fewer non-zero entries in p than size"));
         }
-        let pa = Array::from_slice(&probs, &[n])?.astype(fdt)?;
+        let pa = Array::from_slice(probs, &[n])?.astype(fdt)?;
         let keys = crate::ufuncs::divide(self.standard_exponential(&[n], Some(fdt))?, &pa)?;
         let order = crate::argsort(&keys, Some(0), Some("stable"))?;
-        let first = crate::take(
-            &order,
-            &crate::arange(0, k as i64, 1, Some(DType::I32))?.into(),
-            Some(0),
-            crate::TakeMode::Clip,
-        )?;
+        let first = order.slice(&[kupfer_core::layout::SliceArg::Slice {
+            start: Some(0),
+            stop: Some(k as isize),
+            step: None,
+        }])?;
         first.astype(int)?.reshape(&signed(size))
     }
 }
 
-#[cfg(not(target_arch = "wasm32"))]
+impl Generator {
+    /// [`Generator::choice_from`] with a device `p` read nothing back (see
+    /// [`Generator::choice_indices_unchecked`]: only shapes are checked): the browser's path.
+    pub async fn choice_from_unchecked(
+        &self,
+        a: &Array,
+        size: &[usize],
+        replace: bool,
+        p: &Array,
+        axis: isize,
+    ) -> Result<Array> {
+        if a.ndim() == 0 {
+            return Err(Error::invalid("a must be 1-dimensional or an integer"));
+        }
+        let ax = kupfer_core::layout::normalize_axis(axis, a.ndim())?;
+        let idx = self.choice_indices_unchecked(a.shape()[ax], size, replace, p)?;
+        crate::take_async(a, &idx.into(), Some(ax as isize), crate::TakeMode::Clip).await
+    }
+
+    /// Indices of `0..n` drawn with the probabilities `p` (a device array) without reading
+    /// anything back: the cumulative sum is normalised on the device (exactly 1 from the last
+    /// positive entry on) and inverted by a binary search, or, without replacement, the
+    /// `size` smallest `E_i / p_i` are taken. Only the shapes are checked — NumPy's checks of
+    /// the values (non-negative, summing to 1, enough non-zero entries) need a read-back —
+    /// so this is the browser's path for a `p` array; natively
+    /// [`Generator::choice_indices`] checks them.
+    ///
+    /// ```
+    /// let rng = kupfer::random::default_rng(Some(1));
+    /// let p = kupfer::Array::from_slice(&[0.0f32, 1.0, 0.0], &[3])?;
+    /// let k = rng.choice_indices_unchecked(3, &[4], true, &p)?;
+    /// assert_eq!(k.astype(kupfer::DType::I32)?.to_vec::<i32>()?, vec![1; 4]);
+    /// # Ok::<(), kupfer::Error>(())
+    /// ```
+    pub fn choice_indices_unchecked(
+        &self,
+        n: usize,
+        size: &[usize],
+        replace: bool,
+        p: &Array,
+    ) -> Result<Array> {
+        use crate::ufuncs as uf;
+        if p.ndim() != 1 {
+            return Err(Error::invalid("p must be 1-dimensional"));
+        }
+        if p.size() != n {
+            return Err(Error::invalid("a and p must have same size"));
+        }
+        let k: usize = size.iter().product();
+        if n == 0 && k > 0 {
+            return Err(Error::invalid(
+                "a cannot be empty unless no samples are taken",
+            ));
+        }
+        if !replace && k > n {
+            return Err(Error::invalid(
+                "Cannot take a larger sample than population when replace is False",
+            ));
+        }
+        let device = Device::current()?;
+        let int = device.default_int();
+        if k == 0 {
+            return crate::creation::zeros(size, Some(int));
+        }
+        let fdt = if device.supports(DType::F64) {
+            DType::F64
+        } else {
+            DType::F32
+        };
+        let pf = p.astype(fdt)?;
+        if replace {
+            let sums = crate::cumsum(&pf, Some(0), None)?;
+            let total = sums.slice(&[kupfer_core::layout::SliceArg::Index(n as isize - 1)])?;
+            let at = crate::arange(0, n as i64, 1, Some(DType::I32))?;
+            let last = crate::reduce::max(
+                &uf::where_(uf::greater(&pf, 0.0)?, &at, 0)?,
+                crate::reduce::Axis::All,
+                false,
+            )?;
+            let cdf = uf::where_(
+                uf::greater_equal(&at, &last)?,
+                1.0,
+                uf::divide(&sums, &total)?,
+            )?
+            .astype(fdt)?;
+            let u = self.random(size, Some(fdt))?;
+            let idx = crate::searchsorted(&cdf, &u.ravel()?, crate::sort::Side::Right, None)?;
+            return idx.astype(int)?.reshape(&signed(size));
+        }
+        let keys = uf::divide(self.standard_exponential(&[n], Some(fdt))?, &pf)?;
+        let order = crate::argsort(&keys, Some(0), Some("stable"))?;
+        let first = order.slice(&[kupfer_core::layout::SliceArg::Slice {
+            start: Some(0),
+            stop: Some(k as isize),
+            step: None,
+        }])?;
+        first.astype(int)?.reshape(&signed(size))
+    }
+}
+
 fn signed(shape: &[usize]) -> Vec<isize> {
     shape.iter().map(|&d| d as isize).collect()
 }
 
-/// `p` read back and checked as NumPy checks `choice`'s probabilities.
-#[cfg(not(target_arch = "wasm32"))]
-fn check_probabilities(p: &Array, n: usize) -> Result<Vec<f64>> {
+/// `p` read back as float64 values with its dtype ("p must be 1-dimensional" first).
+async fn read_probabilities(p: &Array) -> Result<(Vec<f64>, DType)> {
     if p.ndim() != 1 {
         return Err(Error::invalid("p must be 1-dimensional"));
     }
-    if p.size() != n {
+    let v = if p.dtype() == DType::F64 {
+        p.to_vec_async::<f64>().await?
+    } else {
+        let v = p.astype(DType::F32)?.to_vec_async::<f32>().await?;
+        v.into_iter().map(f64::from).collect()
+    };
+    Ok((v, p.dtype()))
+}
+
+/// NumPy's checks of `choice`'s probabilities `probs` (of dtype `dtype`) for `n` elements.
+fn check_probabilities(probs: &[f64], dtype: DType, n: usize) -> Result<()> {
+    if probs.len() != n {
         return Err(Error::invalid("a and p must have same size"));
     }
-    let probs = super::multivariate::read_f64(p)?;
     if probs.iter().any(|q| q.is_nan()) {
         return Err(Error::invalid("Probabilities contain NaN"));
     }
     if probs.iter().any(|&q| q < 0.0) {
         return Err(Error::invalid("Probabilities are not non-negative"));
     }
-    let eps = if p.dtype() == DType::F32 {
+    let eps = if dtype == DType::F32 {
         f64::from(f32::EPSILON)
     } else {
         f64::EPSILON
@@ -275,5 +474,5 @@ fn check_probabilities(p: &Array, n: usize) -> Result<Vec<f64>> {
             "Probabilities do not sum to 1. See Notes section of docstring for more information.",
         ));
     }
-    Ok(probs)
+    Ok(())
 }
