@@ -163,6 +163,11 @@ pub(crate) fn iterate(v: Value, span: Span) -> Result<Vec<Value>> {
     match v.plain() {
         Value::List(items) | Value::Tuple(items) => Ok(items),
         Value::Str(s) => Ok(s.chars().map(|c| Value::Str(c.to_string())).collect()),
+        // `a.flat` iterates over the C-order flattening.
+        Value::FlatIter(a) => iterate(
+            Value::Array(a.reshape(&[-1]).map_err(EvalError::kupfer(span))?),
+            span,
+        ),
         Value::Array(a) => {
             if a.ndim() == 0 {
                 return Err(EvalError::type_error(span, "iteration over a 0-d array"));

@@ -147,6 +147,7 @@ const FLAT: &[&str] = &[
     "a = np.zeros((3, 4)); v = a[::2, 1:3]; v.flat[[0, 3]] = 5; a",
     "a = np.zeros(4, dtype=np.int32); a.flat[1:3] = 2.7; a",
     "a = np.arange(4); a.flat[[]]",
+    "a = np.arange(6).reshape(2, 3).T; [x * 2 for x in a.flat]",
     "a = np.zeros((2, 3)); a.flat[1:5] = [[1, 2], [3, 4]]; a",
     "a = np.zeros((2, 3)); a.flat[[5, 0]] = np.array([[7.5]]); a",
 ];
