@@ -1,7 +1,7 @@
 //! Criterion benchmarks of sorting with the anchor case names of `../shared/bench`'s
 //! `sort` section (sort and argsort of float32 at 2^20 and 2^24 — 2^26 on a real GPU —,
-//! sort_axis1_4096sq, median, searchsorted). Each iteration runs the op and waits for the
-//! GPU; lavapipe runs smaller sizes. `kupfer bench sort ...` gives the anchor's figures.
+//! sort_axis1_4096sq, percentile_axis1_4096sq, median, searchsorted, unique_int32, isin).
+//! Each iteration runs the op and waits for the GPU; lavapipe runs smaller sizes. `kupfer bench sort ...` gives the anchor's figures.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use kupfer as kp;
@@ -70,6 +70,15 @@ fn sorting(c: &mut Criterion) {
             dev.synchronize().expect("sync");
         })
     });
+    g.bench_function(BenchmarkId::new("percentile_axis1_4096sq", side), |b| {
+        b.iter(|| {
+            kp::percentiles(&m, &[5.0, 50.0, 95.0], Some(&[1]), "linear", false)
+                .expect("percentile")
+                .eval()
+                .expect("eval");
+            dev.synchronize().expect("sync");
+        })
+    });
     let n = if cpu { 1 << 20 } else { 1 << 24 };
     let x = kp::Array::from_slice(&random(n, 3), &[n]).expect("upload");
     g.bench_function(BenchmarkId::new("median", n), |b| {
@@ -89,6 +98,34 @@ fn sorting(c: &mut Criterion) {
                 .expect("searchsorted")
                 .eval()
                 .expect("eval");
+            dev.synchronize().expect("sync");
+        })
+    });
+    // Integers as the anchor makes them: n in [0, n / 16), and for isin 4 n in [0, 4 n) against
+    // n in [0, 4 n) (2^24 / 2^22 / 2^20 on a GPU).
+    let ints = |len: usize, range: usize, seed: u64| -> kp::Array {
+        let v: Vec<i32> = random(len, seed)
+            .iter()
+            .map(|u| (u * range as f32) as i32)
+            .collect();
+        kp::Array::from_slice(&v, &[len]).expect("upload")
+    };
+    let u = ints(n, n / 16, 5);
+    g.bench_function(BenchmarkId::new("unique_int32_2^24", n), |b| {
+        b.iter(|| {
+            kp::unique(&u, false, false, false, true)
+                .expect("unique")
+                .values
+                .eval()
+                .expect("eval");
+            dev.synchronize().expect("sync");
+        })
+    });
+    let a = ints(n / 4, n / 4, 6);
+    let t = ints(n / 16, n / 4, 7);
+    g.bench_function(BenchmarkId::new("isin_2^22_2^20", n / 4), |b| {
+        b.iter(|| {
+            kp::isin(&a, &t, false).expect("isin").eval().expect("eval");
             dev.synchronize().expect("sync");
         })
     });

@@ -25,6 +25,8 @@ fn kp_eval(g: u32) -> KpRoots {
 }
 {{EVAL4}}
 var<workgroup> kp_sh: array<u32, 256>;
+// The write pass's sum of the earlier blocks' counts (its direct form only).
+var<workgroup> kp_before: atomic<u32>;
 
 // Exclusive sum of x over the workgroup's threads; kp_sh[255] holds the inclusive total of
 // the last thread afterwards (read before the next call). Call in uniform control flow.

@@ -15,6 +15,10 @@ use std::path::PathBuf;
 
 type Op = fn(&Array) -> kp::Result<Array>;
 
+/// Written by the test that counts its launches on the shared device, read by every other
+/// test: the counts stay the counting test's own.
+static LAUNCH_COUNTS: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
 fn arr_i64(v: &[i64], shape: &[usize]) -> Array {
     Array::from_slice(v, shape).unwrap()
 }
@@ -240,6 +244,7 @@ fn temp_dir(tag: &str) -> PathBuf {
 
 #[test]
 fn api_matches_numpy_on_every_dtype() {
+    let _shared = LAUNCH_COUNTS.read().unwrap_or_else(|p| p.into_inner());
     let dev = default_device();
     let dir = temp_dir("api");
     let cases = cases();
@@ -313,6 +318,7 @@ fn api_matches_numpy_on_every_dtype() {
 /// device of its own: deferred checks are reported by the next sync of their device.
 #[test]
 fn out_of_bounds_gathers_fail_at_the_next_sync() {
+    let _shared = LAUNCH_COUNTS.read().unwrap_or_else(|p| p.into_inner());
     default_device();
     let dev = kp::Device::new(kp::AdapterChoice::Default).expect("a GPU adapter");
     let on = |v: &[i64], shape: &[usize]| Array::from_slice_on(&dev, v, shape).unwrap();
@@ -401,6 +407,7 @@ fn out_of_bounds_gathers_fail_at_the_next_sync() {
 
 #[test]
 fn lazy_readers_keep_old_values_and_views_see_writes() {
+    let _shared = LAUNCH_COUNTS.read().unwrap_or_else(|p| p.into_inner());
     default_device();
     let a = Array::from_slice(&[1.0f32, 2.0, 3.0, 4.0], &[4]).unwrap();
     let view = a.slice(&kp::s![1..]).unwrap();
@@ -424,6 +431,7 @@ fn lazy_readers_keep_old_values_and_views_see_writes() {
 
 #[test]
 fn repeated_indices_last_write_wins_and_at_accumulates() {
+    let _shared = LAUNCH_COUNTS.read().unwrap_or_else(|p| p.into_inner());
     default_device();
     let n = 5000;
     let idx: Vec<i64> = (0..n).map(|i| (i * 7919 % 13) as i64).collect();
@@ -484,6 +492,7 @@ fn iv_of(idx: &[i64]) -> Array {
 
 #[test]
 fn masked_update_is_where_in_place() {
+    let _shared = LAUNCH_COUNTS.read().unwrap_or_else(|p| p.into_inner());
     default_device();
     let z = Array::from_slice(&[0.5f32, 1.0, 2.0, -1.0], &[4]).unwrap();
     let c = Array::from_slice(&[0.25f32, 0.25, 0.25, 0.25], &[4]).unwrap();
@@ -532,6 +541,7 @@ json.dump({"shape": list(r.shape)}, open(os.path.join(d, "results.json"), "w"))
 
 #[test]
 fn mandelbrot_matches_numpy() {
+    let _shared = LAUNCH_COUNTS.read().unwrap_or_else(|p| p.into_inner());
     let dev = default_device();
     if !dev.supports(DType::F64) {
         panic!("the Mandelbrot port needs float64 (SHADER_F64), which this adapter lacks");
@@ -568,6 +578,7 @@ fn mandelbrot_matches_numpy() {
 /// epilogue), with NumPy's values; used on its own or shared, it runs as its own kernel.
 #[test]
 fn gathers_fuse_into_the_expression_around_them() {
+    let _alone = LAUNCH_COUNTS.write().unwrap_or_else(|p| p.into_inner());
     let dev = default_device();
     let launches = || dev.context().dispatch_count();
     let x = Array::from_slice(
@@ -647,4 +658,105 @@ fn gathers_fuse_into_the_expression_around_them() {
         e.contains("index 7 is out of bounds for axis 0 with size 5"),
         "{e}"
     );
+}
+
+/// The one-element gather (`x[idx]`, several elements per thread by default) and the
+/// compaction (`x[mask]`, `nonzero`: blocks sized by the input, offsets summed in the write
+/// pass for few blocks) give the same values under every kernel setting
+/// (`KUPFER_GATHER_ITEMS`, `KUPFER_COMPACT=old`), at sizes that leave partial strides and
+/// blocks, and an out-of-bounds index in any item is still reported with its value.
+/// (Values are copied, so the host's gather and filter are NumPy's results exactly.)
+#[test]
+fn gathers_and_compactions_agree_across_kernel_settings() {
+    let _shared = LAUNCH_COUNTS.read().unwrap_or_else(|p| p.into_inner());
+    let base = default_device();
+    let mut settings = Vec::new();
+    for (items, direct) in [(1u32, true), (2, true), (4, true), (8, true), (4, false)] {
+        let mut config = base.config().clone();
+        config.indexing.gather_items = items;
+        config.indexing.direct_compaction = direct;
+        settings.push((
+            format!("items {items} direct {direct}"),
+            base.with_config(config),
+        ));
+    }
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for n in [1usize, 3, 4, 5, 1000, 8192, 8193, 70_001, 300_001] {
+        let values: Vec<f32> = (0..n).map(|_| (next() % 1000) as f32 / 1000.0).collect();
+        let index: Vec<i32> = (0..n)
+            .map(|_| (next() % (2 * n as u64)) as i32 - n as i32)
+            .collect();
+        let gathered: Vec<f32> = index
+            .iter()
+            .map(|&i| values[if i < 0 { i + n as i32 } else { i } as usize])
+            .collect();
+        let kept: Vec<f32> = values.iter().copied().filter(|&v| v > 0.5).collect();
+        let where_kept: Vec<i64> = (0..n as i64)
+            .filter(|&i| values[i as usize] > 0.5)
+            .collect();
+        for (what, dev) in &settings {
+            let x = Array::from_slice_on(dev, &values, &[n]).unwrap();
+            let i = Array::from_slice_on(dev, &index, &[n]).unwrap();
+            let got = x.get(&[Index::Array(i)]).unwrap().to_vec::<f32>().unwrap();
+            assert!(got == gathered, "{what} n={n}: gather");
+            let mask = kp::greater(&x, 0.5).unwrap();
+            let got = x.get(&[Index::Array(mask.clone())]).unwrap();
+            assert!(
+                got.to_vec::<f32>().unwrap() == kept,
+                "{what} n={n}: x[mask]"
+            );
+            let nz = kp::nonzero(&mask).unwrap();
+            assert_eq!(nz.len(), 1);
+            assert_eq!(nz[0].dtype(), dev.default_int(), "{what}");
+            let got = nz[0].astype(DType::I64).unwrap().to_vec::<i64>().unwrap();
+            assert!(got == where_kept, "{what} n={n}: nonzero");
+            // A bad index in the last element (the last item of some thread) is reported.
+            if n >= 3 {
+                let mut bad = index.clone();
+                bad[n - 1] = n as i32 + 2;
+                let bad = Array::from_slice_on(dev, &bad, &[n]).unwrap();
+                let e = x
+                    .get(&[Index::Array(bad)])
+                    .unwrap()
+                    .to_vec::<f32>()
+                    .unwrap_err()
+                    .to_string();
+                let want = format!("index {} is out of bounds for axis 0 with size {n}", n + 2);
+                assert!(e.contains(&want), "{what}: {e}");
+            }
+        }
+    }
+}
+
+/// `nonzero` of a 1-D mask is one launch up to 8192 elements (one block: the write pass) and
+/// two above (count, write: the write pass sums the earlier blocks' counts, and writes the
+/// int64 indices itself), plus the read-back of the count.
+#[test]
+fn nonzero_launches_once_or_twice() {
+    let _alone = LAUNCH_COUNTS.write().unwrap_or_else(|p| p.into_inner());
+    let base = default_device();
+    let mut config = base.config().clone();
+    config.indexing.direct_compaction = true;
+    let dev = base.with_config(config);
+    for (n, want) in [(5000usize, 1u64), (8192, 1), (100_000, 2)] {
+        let values: Vec<f32> = (0..n)
+            .map(|i| ((i * 7919) % 1000) as f32 / 1000.0)
+            .collect();
+        let x = Array::from_slice_on(&dev, &values, &[n]).unwrap();
+        x.eval().unwrap();
+        let before = dev.context().dispatch_count();
+        let nz = kp::nonzero(&kp::greater(&x, 0.5).unwrap()).unwrap();
+        assert_eq!(dev.context().dispatch_count() - before, want, "n={n}");
+        let want_ix: Vec<i64> = (0..n as i64)
+            .filter(|&i| values[i as usize] > 0.5)
+            .collect();
+        let got = nz[0].astype(DType::I64).unwrap().to_vec::<i64>().unwrap();
+        assert!(got == want_ix, "n={n}");
+    }
 }

@@ -481,6 +481,37 @@ fn parameters_as_immediates_and_as_uniform_blocks_agree() {
     assert_eq!(pushed[4], gram);
 }
 
+#[test]
+fn synchronize_after_a_read_back_waits_only_for_newer_work() {
+    let (_g, dev) = device();
+    let _scope = dev.use_device();
+    let ctx = dev.context();
+    let a = kp::ones(&[1 << 16], Some(DType::F32)).unwrap();
+    let total = kp::sum(&a, kp::Axis::All, false)
+        .unwrap()
+        .item()
+        .unwrap()
+        .as_f64();
+    assert_eq!(total, 65536.0);
+    // The read-back's submission is known to be done: nothing to ask the driver.
+    ctx.reset_spans();
+    dev.synchronize().unwrap();
+    assert_eq!(ctx.spans().waits, 0);
+    // Work recorded after it is submitted and waited for.
+    let b = &a * 3.0;
+    b.eval().unwrap();
+    dev.synchronize().unwrap();
+    let spans = ctx.spans();
+    assert_eq!((spans.submits, spans.waits), (1, 1));
+    dev.synchronize().unwrap();
+    assert_eq!(
+        ctx.spans().waits,
+        1,
+        "a second synchronize finds nothing in flight"
+    );
+    assert!(b.to_vec::<f32>().unwrap().iter().all(|&x| x == 3.0));
+}
+
 // ------------------------------------------------------------------------------------------
 // (g) a wgpu device created by the application
 

@@ -250,6 +250,16 @@ fn sort_cases(dev: &kp::Device, sizes: &[usize], seed: u64) -> Vec<Case> {
                     tol: 0.0,
                     run: Box::new(move |a| kp::sort(a, axis, Some("stable"))),
                 });
+                // The default kind: short rows of 32-bit values sort by their keys alone.
+                cases.push(Case {
+                    id: format!("sort {shape:?} axis={ax} default kind"),
+                    dtype: d,
+                    shape: shape.clone(),
+                    data: data(seed + 8, n, d),
+                    expr: format!("np.sort(a, axis={ax})"),
+                    tol: 0.0,
+                    run: Box::new(move |a| kp::sort(a, axis, None)),
+                });
                 cases.push(Case {
                     id: format!("argsort {shape:?} axis={ax}"),
                     dtype: d,
@@ -646,6 +656,332 @@ fn order_statistics_by_selection() {
         }
     }
     run_cases("select", cases);
+}
+
+/// NumPy's expression for quantiles `qs` along `axis`: float32 and float16 results are
+/// compared with NumPy's scalar-q results (a Python float q keeps the input's precision,
+/// which kupfer keeps for every q), stacked along a first axis.
+fn quantile_expr(func: &str, d: DType, qs: &[f64], rest: &str) -> String {
+    let list: Vec<String> = qs.iter().map(|q| format!("{q:?}")).collect();
+    if matches!(d, DType::F32 | DType::F16) {
+        format!(
+            "np.stack([np.{func}(a, q{rest}) for q in [{}]])",
+            list.join(", ")
+        )
+    } else {
+        format!("np.{func}(a, [{}]{rest})", list.join(", "))
+    }
+}
+
+/// Values with ties, ±inf and ±0.0 but NaN only in row 1 (of rows of `rowlen`).
+fn one_nan_row(seed: u64, n: usize, rowlen: usize, d: DType) -> Vec<f64> {
+    let mut v = data(seed, n, d);
+    for (k, x) in v.iter_mut().enumerate() {
+        if x.is_nan() && k / rowlen != 1 {
+            *x = 3.5;
+        }
+    }
+    v
+}
+
+/// A testing hook's value around one call.
+fn with_row_select_min<T>(min: usize, f: impl FnOnce() -> T) -> T {
+    kp::sort::set_row_select_min_for_tests(min);
+    let r = f();
+    kp::sort::set_row_select_min_for_tests(0);
+    r
+}
+
+#[test]
+fn order_statistics_by_row_selection() {
+    // Several quantiles at once and along an axis by the per-row selection (rows of 1024 or
+    // more; short rows with the hook lowering that limit), the global selection of single
+    // long rows (three ranks at a time) and of a few rows past 65536 elements: every method,
+    // every dtype, NaN rows, ties, ±0.0, ±inf, axis 0 with keepdims, the nan functions with
+    // an all-NaN row. Float32 and float64 results must equal NumPy's exactly.
+    let dev = common::default_device();
+    let mut dtypes = common::dtypes(&dev);
+    dtypes.retain(|&d| d != DType::Bool);
+    let methods = [
+        "linear",
+        "lower",
+        "higher",
+        "nearest",
+        "midpoint",
+        "inverted_cdf",
+        "averaged_inverted_cdf",
+        "closest_observation",
+        "interpolated_inverted_cdf",
+        "hazen",
+        "weibull",
+        "median_unbiased",
+        "normal_unbiased",
+    ];
+    let qs = [0.0, 0.1, 0.37, 0.5, 0.9, 1.0];
+    let mut cases = Vec::new();
+    for &d in &dtypes {
+        let tol = match d {
+            DType::F32 | DType::F64 => 0.0,
+            _ => common::eps(d).max(1.2e-7) * 8.0,
+        };
+        // (rows, rowlen, lowered row limit)
+        for (nrows, rowlen, min) in [(4usize, 1500usize, 0usize), (6, 77, 1), (1, 9000, 0)] {
+            let n = nrows * rowlen;
+            let v = one_nan_row(n as u64, n, rowlen, d);
+            let ms: &[&str] = if d.is_float() || nrows == 6 {
+                &methods
+            } else {
+                &methods[..3]
+            };
+            for &method in ms {
+                let m = method.to_string();
+                cases.push(Case {
+                    id: format!("quantile ({nrows}, {rowlen}) {method}"),
+                    dtype: d,
+                    shape: vec![nrows, rowlen],
+                    data: v.clone(),
+                    expr: quantile_expr(
+                        "quantile",
+                        d,
+                        &qs,
+                        &format!(", axis=1, method='{method}'"),
+                    ),
+                    tol,
+                    run: Box::new(move |a| {
+                        with_row_select_min(min, || kp::quantiles(a, &qs, Some(&[1]), &m, false))
+                    }),
+                });
+            }
+            cases.push(Case {
+                id: format!("median ({nrows}, {rowlen}) axis 1"),
+                dtype: d,
+                shape: vec![nrows, rowlen],
+                data: v.clone(),
+                expr: "np.median(a, axis=1)".into(),
+                tol,
+                run: Box::new(move |a| {
+                    with_row_select_min(min, || kp::median(a, Some(&[1]), false))
+                }),
+            });
+            cases.push(Case {
+                id: format!("percentile ({nrows}, {rowlen}) 5 50 95 keepdims"),
+                dtype: d,
+                shape: vec![nrows, rowlen],
+                data: v.clone(),
+                expr: quantile_expr(
+                    "percentile",
+                    d,
+                    &[5.0, 50.0, 95.0],
+                    ", axis=1, keepdims=True",
+                ),
+                tol,
+                run: Box::new(move |a| {
+                    with_row_select_min(min, || {
+                        kp::percentiles(a, &[5.0, 50.0, 95.0], Some(&[1]), "linear", true)
+                    })
+                }),
+            });
+            // Along axis 0 of the transposed data: the rows are the columns.
+            cases.push(Case {
+                id: format!("percentile ({rowlen}, {nrows}) axis 0 keepdims"),
+                dtype: d,
+                shape: vec![rowlen, nrows],
+                data: v.clone(),
+                expr: quantile_expr("percentile", d, &[1.0, 99.0], ", axis=0, keepdims=True"),
+                tol,
+                run: Box::new(move |a| {
+                    with_row_select_min(min, || {
+                        kp::percentiles(a, &[1.0, 99.0], Some(&[0]), "linear", true)
+                    })
+                }),
+            });
+            // More targets than one launch holds (11 quantiles: 23 ranks).
+            let many: Vec<f64> = (0..11).map(|k| k as f64 * 0.0937).collect();
+            let many2 = many.clone();
+            cases.push(Case {
+                id: format!("quantile ({nrows}, {rowlen}) 11 qs"),
+                dtype: d,
+                shape: vec![nrows, rowlen],
+                data: v.clone(),
+                expr: quantile_expr("quantile", d, &many, ", axis=1, method='hazen'"),
+                tol,
+                run: Box::new(move |a| {
+                    with_row_select_min(min, || {
+                        kp::quantiles(a, &many2, Some(&[1]), "hazen", false)
+                    })
+                }),
+            });
+            if d.is_float() {
+                // NaN everywhere, one all-NaN row.
+                let mut w = data(n as u64 + 9, n, d);
+                for x in w[rowlen.min(n - 1)..(2 * rowlen).min(n)].iter_mut() {
+                    *x = f64::NAN;
+                }
+                cases.push(Case {
+                    id: format!("nanquantile ({nrows}, {rowlen}) weibull"),
+                    dtype: d,
+                    shape: vec![nrows, rowlen],
+                    data: w.clone(),
+                    expr: quantile_expr("nanquantile", d, &qs, ", axis=1, method='weibull'"),
+                    tol,
+                    run: Box::new(move |a| {
+                        with_row_select_min(min, || {
+                            kp::sort::nanquantile(a, &qs, false, Some(&[1]), "weibull", false)
+                        })
+                    }),
+                });
+                cases.push(Case {
+                    id: format!("nanmedian ({nrows}, {rowlen}) axis 1"),
+                    dtype: d,
+                    shape: vec![nrows, rowlen],
+                    data: w,
+                    expr: "np.nanmedian(a, axis=1)".into(),
+                    tol,
+                    run: Box::new(move |a| {
+                        with_row_select_min(min, || kp::sort::nanmedian(a, Some(&[1]), false))
+                    }),
+                });
+            }
+        }
+    }
+    // A few rows past the per-row selection's longest: the global selection row by row.
+    let n = 2 * 66000;
+    cases.push(Case {
+        id: "percentile (2, 66000)".into(),
+        dtype: DType::F32,
+        shape: vec![2, 66000],
+        data: one_nan_row(5, n, 66000, DType::F32),
+        expr: quantile_expr("percentile", DType::F32, &[5.0, 50.0, 95.0], ", axis=1"),
+        tol: 0.0,
+        run: Box::new(|a| kp::percentiles(a, &[5.0, 50.0, 95.0], Some(&[1]), "linear", false)),
+    });
+    run_cases("rowselect", cases);
+}
+
+#[test]
+fn searchsorted_two_tiers_isin_unique() {
+    // Sorted arrays much longer than the search's 2048 samples (windows of 35 elements
+    // between samples, and of 1 with few distinct values), queries over many workgroups with
+    // a ragged last one, both sides, every raw dtype, from an offset view; isin and unique
+    // over such arrays.
+    let dev = common::default_device();
+    let mut dtypes = common::dtypes(&dev);
+    dtypes.retain(|&d| d != DType::Bool && d != DType::F16);
+    let mut cases = Vec::new();
+    let n = 2048 * 35 + 5;
+    for d in dtypes {
+        let (lo, hi) = match d {
+            DType::U32 => (0.0, 4e9),
+            DType::I32 => (-2e9, 2e9),
+            DType::I64 => (-4e18, 4e18),
+            _ => (-1e6, 1e6),
+        };
+        let sets = [
+            ("wide", common::values(3, 0x51, n, d, lo, hi)),
+            ("ties", data(4, n, d)),
+        ];
+        for (what, v) in sets {
+            for side in ["left", "right"] {
+                let s: kp::sort::Side = side.parse().unwrap();
+                cases.push(Case {
+                    id: format!("searchsorted {what} n={n} {side}"),
+                    dtype: d,
+                    shape: vec![n],
+                    data: v.clone(),
+                    expr: format!("np.searchsorted(np.sort(a)[3:], a[::7], side='{side}')"),
+                    tol: 0.0,
+                    run: Box::new(move |a| {
+                        let srt = kp::sort(a, Some(-1), None)?;
+                        let srt = srt.slice(&[(3..).into_slice_arg()])?;
+                        let q = a.slice(&[kp::views::stepped(.., 7)])?;
+                        kp::searchsorted(&srt, &q, s, None)
+                    }),
+                });
+            }
+        }
+    }
+    // isin by the search that compares (NaN in nothing, -0.0 in 0.0) and unique's values
+    // and counts after the keys-only sort, on the same long arrays.
+    let mut dtypes = common::dtypes(&dev);
+    dtypes.retain(|&d| d != DType::Bool);
+    // The small integers take unique's counting path too.
+    dtypes.extend([DType::I8, DType::U16]);
+    for d in dtypes {
+        let v = data(6, n, d);
+        // Unsigned data without the negative values that NumPy would wrap.
+        let v: Vec<f64> = if d == DType::U16 {
+            v.iter().map(|x| x.abs()).collect()
+        } else {
+            v
+        };
+        for invert in [false, true] {
+            let py = if invert { "True" } else { "False" };
+            cases.push(Case {
+                id: format!("isin n={n} invert={py}"),
+                dtype: d,
+                shape: vec![n],
+                data: v.clone(),
+                expr: format!("np.isin(a[::2], a[1::3], invert={py})"),
+                tol: 0.0,
+                run: Box::new(move |a| {
+                    let x = a.slice(&[kp::views::stepped(.., 2)])?;
+                    let t = a.slice(&[kp::views::stepped(1.., 3)])?;
+                    kp::isin(&x, &t, invert)
+                }),
+            });
+        }
+        // NumPy 2.4 sorts float16 arrays this long wrongly (np.unique gives unsorted,
+        // repeated values), so it is no oracle there.
+        if d == DType::F16 {
+            continue;
+        }
+        for equal_nan in [false, true] {
+            let py = if equal_nan { "True" } else { "False" };
+            cases.push(Case {
+                id: format!("unique values n={n} equal_nan={py}"),
+                dtype: d,
+                shape: vec![n],
+                data: v.clone(),
+                expr: format!("np.unique(a, equal_nan={py})"),
+                tol: 0.0,
+                run: Box::new(move |a| Ok(kp::unique(a, false, false, false, equal_nan)?.values)),
+            });
+            cases.push(Case {
+                id: format!("unique counts n={n} equal_nan={py}"),
+                dtype: d,
+                shape: vec![n],
+                data: v.clone(),
+                expr: format!("np.unique(a, return_counts=True, equal_nan={py})[1]"),
+                tol: 0.0,
+                run: Box::new(move |a| {
+                    let u = kp::unique(a, false, false, true, equal_nan)?;
+                    Ok(u.counts.expect("counts"))
+                }),
+            });
+        }
+    }
+    // Integers spanning more than 4 bins per element: the sort, not the counting.
+    for d in [DType::I32, DType::U32] {
+        let (lo, hi) = if d == DType::I32 {
+            (-2e9, 2e9)
+        } else {
+            (0.0, 4e9)
+        };
+        cases.push(Case {
+            id: format!("unique counts wide n={n}"),
+            dtype: d,
+            shape: vec![n],
+            data: common::values(8, 0x77, n, d, lo, hi),
+            expr: "np.unique(a, return_counts=True)[1]".into(),
+            tol: 0.0,
+            run: Box::new(|a| {
+                Ok(kp::unique(a, false, false, true, true)?
+                    .counts
+                    .expect("counts"))
+            }),
+        });
+    }
+    run_cases("search2", cases);
 }
 
 #[test]

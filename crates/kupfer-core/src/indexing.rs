@@ -19,7 +19,8 @@ const COMPACT_TEMPLATE: &str = include_str!("../../../shaders/compact.wgsl");
 /// Threads per workgroup of index kernels.
 pub const WORKGROUP_SIZE: u32 = 256;
 
-/// Elements a compaction workgroup handles (a multiple of 1024: 256 threads x 4 per round).
+/// Most elements a compaction workgroup handles (blocks are multiples of 1024: 256 threads x
+/// 4 per round; smaller blocks give small inputs more workgroups).
 pub const COMPACT_BLOCK: u32 = 8192;
 
 /// The combining operation of an accumulating scatter (`ufunc.at`).
@@ -65,11 +66,20 @@ pub enum IndexKernel {
     /// `checks` index arrays two u32 bounds words, non-zero where the index is out of bounds
     /// (`i - len + 1` above, `-len - i` below); the kernel keeps their maxima in `err`
     /// (`atomicMax`, two words per array), which the host reports at the next sync.
+    ///
+    /// With `items > 1` every row is one unit (`block` = 1: `x[idx]`, `take`), and each
+    /// thread copies `items` rows strided by the uniform `nblocks` (the thread count): its
+    /// index loads, then its source loads, are independent, so `items` of each are in
+    /// flight per thread, and every load and store instruction of a subgroup is still
+    /// contiguous. Rows past the end are clamped to the last one (loads stay in bounds) and
+    /// not stored.
     GatherRows {
         /// u32 words per unit (1, 2 or 4).
         unit: u8,
         /// Index arrays whose bounds the kernel checks.
         checks: u8,
+        /// Rows per thread (1 .. 8; above 1 only for one-unit rows).
+        items: u8,
     },
     /// A gather with an elementwise expression around it (`x[idx] * 2`, one kernel):
     /// `out[g] = val`, where `val` reads map input `source` at element `off` (that input's
@@ -94,8 +104,13 @@ pub enum IndexKernel {
     /// Compaction pass 1: `counts[w]` = set flags of block `w`. Roots: `flag` (bool).
     CompactCount,
     /// Compaction pass 2: set elements' values to `out[prefix[w] + rank]`, the total to
-    /// `count[0]`. Roots: `flag` (bool), `val`.
-    CompactWrite,
+    /// `count[0]`. Roots: `flag` (bool), `val`. With `direct`, the kernel binds the block
+    /// counts instead of their scan and each workgroup sums the counts of the blocks before
+    /// it (one load per thread per 256 blocks: for few blocks, cheaper than a scan launch).
+    CompactWrite {
+        /// Sum the earlier blocks' counts in the workgroup (no separate scan).
+        direct: bool,
+    },
 }
 
 impl IndexKernel {
@@ -108,7 +123,7 @@ impl IndexKernel {
             }
             IndexKernel::Claim => &["pred", "off"],
             IndexKernel::CompactCount => &["flag"],
-            IndexKernel::CompactWrite => &["flag", "val"],
+            IndexKernel::CompactWrite { .. } => &["flag", "val"],
         };
         let mut names: Vec<String> = fixed.iter().map(|s| s.to_string()).collect();
         names.extend((0..2 * self.checks()).map(|k| format!("e{k}")));
@@ -201,7 +216,7 @@ pub fn generate(ip: &IndexProgram, target: &Target) -> Result<(String, ParamLayo
     let (fields, layout) = codegen::param_block(map, &["block", "nblocks"]);
     let compaction = matches!(
         ip.kind,
-        IndexKernel::CompactCount | IndexKernel::CompactWrite
+        IndexKernel::CompactCount | IndexKernel::CompactWrite { .. }
     );
     if ip.vector && (!compaction || !crate::scan::vector_map(map)) {
         return Err(Error::invalid(
@@ -284,10 +299,17 @@ pub fn generate(ip: &IndexProgram, target: &Target) -> Result<(String, ParamLayo
                 format!("var<storage, read_write> out: array<{ty}>"),
                 &mut bindings,
             );
-            format!(
-                "    let row = g / P.block;\n    let r = kp_eval(row);\n    \
-                 out[g] = src[r.off + (g - row * P.block)];{check_errors}"
-            )
+            match ip.kind {
+                IndexKernel::GatherRows { items: 0 | 9.., .. } => {
+                    return Err(Error::invalid("row gathers copy 1 to 8 rows per thread"))
+                }
+                IndexKernel::GatherRows { items: 1, .. } => format!(
+                    "    let row = g / P.block;\n    let r = kp_eval(row);\n    \
+                     out[g] = src[r.off + (g - row * P.block)];{check_errors}"
+                ),
+                IndexKernel::GatherRows { items, .. } => strided_rows_body(items, checks),
+                _ => unreachable!("a row gather"),
+            }
         }
         IndexKernel::GatherMap { source, .. } => {
             if source as usize >= map.inputs.len() || ip.dst_input.is_some() || ip.vector {
@@ -353,9 +375,14 @@ pub fn generate(ip: &IndexProgram, target: &Target) -> Result<(String, ParamLayo
                 COUNT_BODY.to_string()
             }
         }
-        IndexKernel::CompactWrite => {
+        IndexKernel::CompactWrite { direct } => {
+            let (buffer, prefix) = if direct {
+                ("counts", DIRECT_PREFIX)
+            } else {
+                ("prefix", "    let pre = prefix[w];")
+            };
             bind(
-                "var<storage, read> prefix: array<u32>".to_string(),
+                format!("var<storage, read> {buffer}: array<u32>"),
                 &mut bindings,
             );
             bind(
@@ -371,7 +398,8 @@ pub fn generate(ip: &IndexProgram, target: &Target) -> Result<(String, ParamLayo
             } else {
                 WRITE_BODY.to_string()
             };
-            body.replace("{VAL}", ip.data.wgsl_value())
+            body.replace("{PREFIX}", prefix)
+                .replace("{VAL}", ip.data.wgsl_value())
                 .replace("{STORE}", &store("v[j]"))
         }
     };
@@ -386,7 +414,7 @@ pub fn generate(ip: &IndexProgram, target: &Target) -> Result<(String, ParamLayo
         IndexKernel::Gather { .. }
             | IndexKernel::GatherRows { .. }
             | IndexKernel::CompactCount
-            | IndexKernel::CompactWrite
+            | IndexKernel::CompactWrite { .. }
     ) {
         body = format!("    let r = kp_eval(g);\n{body}");
     }
@@ -454,7 +482,7 @@ pub fn generate(ip: &IndexProgram, target: &Target) -> Result<(String, ParamLayo
     }
     let helpers = needs.render()?;
     let template = match ip.kind {
-        IndexKernel::CompactCount | IndexKernel::CompactWrite => COMPACT_TEMPLATE,
+        IndexKernel::CompactCount | IndexKernel::CompactWrite { .. } => COMPACT_TEMPLATE,
         _ => MAP_TEMPLATE,
     };
     let wgsl = Template::new(template)
@@ -468,6 +496,41 @@ pub fn generate(ip: &IndexProgram, target: &Target) -> Result<(String, ParamLayo
         .set("BODY", &body)
         .render();
     Ok((wgsl, layout))
+}
+
+/// The body of a row gather of one-unit rows, `items` rows per thread strided by
+/// `P.nblocks` (see [`IndexKernel::GatherRows`]): all offsets first, then all source loads,
+/// then the stores, so the loads of a thread are independent and in flight together.
+fn strided_rows_body(items: u8, checks: usize) -> String {
+    // Threads past the stride (grid rounding) have no rows of their own.
+    let mut body = String::from(
+        "    if (g >= P.nblocks) {\n        return;\n    }\n    let last = P.n - 1u;\n",
+    );
+    for j in 0..items {
+        let _ = writeln!(
+            body,
+            "    let u{j} = min(g + {j}u * P.nblocks, last);\n    let r{j} = kp_eval(u{j});"
+        );
+    }
+    for j in 0..items {
+        let _ = writeln!(body, "    let x{j} = src[r{j}.off];");
+    }
+    body.push_str("    out[u0] = x0;\n");
+    for j in 1..items {
+        let _ = writeln!(
+            body,
+            "    if (g + {j}u * P.nblocks <= last) {{\n        out[u{j}] = x{j};\n    }}"
+        );
+    }
+    for j in 0..items {
+        for k in 0..2 * checks {
+            let _ = writeln!(
+                body,
+                "    if (r{j}.e{k} != 0u) {{\n        atomicMax(&err[{k}], r{j}.e{k});\n    }}"
+            );
+        }
+    }
+    body
 }
 
 const LOAD_SCALAR_COUNT: &str = "        for (var j = 0u; j < 4u; j = j + 1u) {
@@ -528,7 +591,23 @@ const LOAD_VECTOR_WRITE: &str = "        if (g0 < end) {
             }
         }";
 
-const WRITE_BODY: &str = "    let pre = prefix[w];
+/// The write pass's block offset from the counts of the blocks before it, summed into a
+/// workgroup atomic (two barriers, where a workgroup scan would take sixteen).
+const DIRECT_PREFIX: &str = "    if (tid == 0u) {
+        atomicStore(&kp_before, 0u);
+    }
+    workgroupBarrier();
+    var before = 0u;
+    for (var b = tid; b < w; b = b + 256u) {
+        before = before + counts[b];
+    }
+    if (before != 0u) {
+        atomicAdd(&kp_before, before);
+    }
+    workgroupBarrier();
+    let pre = atomicLoad(&kp_before);";
+
+const WRITE_BODY: &str = "{PREFIX}
     var carry = 0u;
     for (var base = begin; base < end; base = base + 1024u) {
         let g0 = base + tid * 4u;
@@ -893,7 +972,14 @@ mod tests {
                     (IndexKernel::Claim, vec![all[0], all[1]]),
                     (IndexKernel::ScatterClaimed, all.clone()),
                     (IndexKernel::CompactCount, vec![all[0]]),
-                    (IndexKernel::CompactWrite, vec![all[0], all[2]]),
+                    (
+                        IndexKernel::CompactWrite { direct: false },
+                        vec![all[0], all[2]],
+                    ),
+                    (
+                        IndexKernel::CompactWrite { direct: true },
+                        vec![all[0], all[2]],
+                    ),
                 ];
                 for op in [
                     AtOp::Add,
@@ -973,12 +1059,14 @@ mod tests {
                         continue;
                     }
                     kinds.push((IndexKernel::CompactCount, vec![all[0]], None, vector));
-                    kinds.push((
-                        IndexKernel::CompactWrite,
-                        vec![all[0], all[2]],
-                        None,
-                        vector,
-                    ));
+                    for direct in [false, true] {
+                        kinds.push((
+                            IndexKernel::CompactWrite { direct },
+                            vec![all[0], all[2]],
+                            None,
+                            vector,
+                        ));
+                    }
                 }
                 for (kind, roots, dst_input, vector) in kinds {
                     let ip = IndexProgram {
@@ -1005,19 +1093,31 @@ mod tests {
             let (map, all) = program(DType::U32, access);
             for unit in [1u8, 2, 4] {
                 for checks in [0u8, 1, 2] {
-                    let mut roots = vec![all[1]];
-                    roots.extend(std::iter::repeat_n(all[1], 2 * checks as usize));
-                    let ip = IndexProgram {
-                        map: map.clone(),
-                        roots,
-                        kind: IndexKernel::GatherRows { unit, checks },
-                        data: DType::U32,
-                        vector: false,
-                        dst_input: None,
-                    };
-                    let (wgsl, _) = generate(&ip, &ALL).unwrap();
-                    assert_eq!(wgsl.matches("atomicMax(&err").count(), 2 * checks as usize);
-                    crate::naga_check::validate(&wgsl, naga::valid::Capabilities::empty());
+                    for items in [1u8, 2, 4, 8] {
+                        let mut roots = vec![all[1]];
+                        roots.extend(std::iter::repeat_n(all[1], 2 * checks as usize));
+                        let ip = IndexProgram {
+                            map: map.clone(),
+                            roots,
+                            kind: IndexKernel::GatherRows {
+                                unit,
+                                checks,
+                                items,
+                            },
+                            data: DType::U32,
+                            vector: false,
+                            dst_input: None,
+                        };
+                        let (wgsl, _) = generate(&ip, &ALL).unwrap();
+                        assert_eq!(
+                            wgsl.matches("atomicMax(&err").count(),
+                            2 * checks as usize * items as usize
+                        );
+                        if items > 1 {
+                            assert_eq!(wgsl.matches("] = x").count(), items as usize);
+                        }
+                        crate::naga_check::validate(&wgsl, naga::valid::Capabilities::empty());
+                    }
                 }
             }
         }
@@ -1026,7 +1126,11 @@ mod tests {
         let bad_word = IndexProgram {
             map: map.clone(),
             roots: vec![all[1], all[0], all[1]],
-            kind: IndexKernel::GatherRows { unit: 1, checks: 1 },
+            kind: IndexKernel::GatherRows {
+                unit: 1,
+                checks: 1,
+                items: 1,
+            },
             data: DType::U32,
             vector: false,
             dst_input: None,
@@ -1035,12 +1139,27 @@ mod tests {
         let bad_unit = IndexProgram {
             map,
             roots: vec![all[1]],
-            kind: IndexKernel::GatherRows { unit: 3, checks: 0 },
+            kind: IndexKernel::GatherRows {
+                unit: 3,
+                checks: 0,
+                items: 1,
+            },
             data: DType::U32,
             vector: false,
             dst_input: None,
         };
         assert!(generate(&bad_unit, &ALL).is_err());
+        for items in [0u8, 9] {
+            let bad_items = IndexProgram {
+                kind: IndexKernel::GatherRows {
+                    unit: 1,
+                    checks: 0,
+                    items,
+                },
+                ..bad_unit.clone()
+            };
+            assert!(generate(&bad_items, &ALL).is_err());
+        }
     }
 
     #[test]
@@ -1067,7 +1186,14 @@ mod tests {
             let (map, all) = program(d, Access::Contiguous);
             for (kind, roots) in [
                 (IndexKernel::CompactCount, vec![all[0]]),
-                (IndexKernel::CompactWrite, vec![all[0], all[2]]),
+                (
+                    IndexKernel::CompactWrite { direct: false },
+                    vec![all[0], all[2]],
+                ),
+                (
+                    IndexKernel::CompactWrite { direct: true },
+                    vec![all[0], all[2]],
+                ),
             ] {
                 let ip = IndexProgram {
                     map: map.clone(),

@@ -15,7 +15,7 @@ const KEYS: &str = include_str!("../../../shaders/sort_keys.wgsl");
 const TAKE: &str = include_str!("../../../shaders/sort_take.wgsl");
 const SEARCH: &str = include_str!("../../../shaders/sort_search.wgsl");
 
-const KEY_HELPERS: &str = include_str!("../../../shaders/sort_key_fns.wgsl");
+pub(crate) const KEY_HELPERS: &str = include_str!("../../../shaders/sort_key_fns.wgsl");
 
 /// What `searchsorted` compares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -318,7 +318,7 @@ const RANK_SUBGROUPS: &str = "    for (var w = lid; w < RANK_WORDS; w = w + WG) 
 
 /// The body of a WGSL function of `i` returning key i (`wide`: a `vec2<u32>` (low, high),
 /// else a u32) as `load` reads it.
-fn key_load_body(load: KeyLoad, wide: bool) -> String {
+pub(crate) fn key_load_body(load: KeyLoad, wide: bool) -> String {
     match load {
         KeyLoad::Words if wide => {
             "    return vec2<u32>(keys_in[2u * i], keys_in[2u * i + 1u]);".to_string()

@@ -117,6 +117,8 @@ pub enum ExprKind {
     Tuple(Vec<Expr>),
     /// `[a, b]`.
     List(Vec<Expr>),
+    /// `{key: value, ...}`, in source order.
+    Dict(Vec<(Expr, Expr)>),
     /// `*iterable` as a call's positional argument (its items become arguments).
     Starred(Box<Expr>),
     /// `lambda a, b: body`.
@@ -359,6 +361,13 @@ impl fmt::Display for Expr {
                 })?;
                 for v in values {
                     write!(f, " {v}")?;
+                }
+                f.write_str(")")
+            }
+            ExprKind::Dict(pairs) => {
+                f.write_str("(dict")?;
+                for (k, v) in pairs {
+                    write!(f, " {k}:{v}")?;
                 }
                 f.write_str(")")
             }

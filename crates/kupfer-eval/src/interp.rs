@@ -237,6 +237,13 @@ impl Session {
             ExprKind::ListComp { element, clauses } => {
                 self.list_comprehension(element, clauses, span)
             }
+            ExprKind::Dict(pairs) => {
+                let pairs = pairs
+                    .iter()
+                    .map(|(k, v)| Ok((self.eval_expr(k)?, self.eval_expr(v)?)))
+                    .collect::<Result<Vec<_>>>()?;
+                Value::dict(pairs).map_err(|m| EvalError::type_error(span, m))
+            }
         }
     }
 
@@ -792,6 +799,13 @@ pub(crate) fn binary_value(op: BinOp, l: Value, r: Value, span: Span) -> Result<
 fn subscript(v: Value, index: Value, span: Span) -> Result<Value> {
     match v {
         Value::FlatIter(a) => functions::flat::read(&a, index, span, subscript),
+        Value::Dict(pairs) => Value::dict_get(&pairs, &index.plain()).map_err(|m| {
+            if m.starts_with("unhashable") {
+                EvalError::type_error(span, m)
+            } else {
+                EvalError::value_error(span, format!("KeyError: {m}"))
+            }
+        }),
         Value::Array(a) => {
             let entries = index_entries(&index, span)?;
             let basic: Option<Vec<SliceArg>> = entries

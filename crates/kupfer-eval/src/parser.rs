@@ -264,15 +264,16 @@ impl<'a> Parser<'a> {
                 "is" => "the 'is' operator is not supported; use == or !=".to_string(),
                 k => format!("'{k}' is not supported: kupfer eval evaluates one expression"),
             }),
-            TokenKind::Op("{" | "}") => self.error_here("dicts and sets are not supported"),
+            TokenKind::Op("{") => self.error_here("sets are not supported"),
             TokenKind::Op(";") => {
                 self.error_here("';' is not supported: kupfer eval evaluates one expression")
             }
             TokenKind::Op("=") => self.error_here("invalid syntax: unexpected '='"),
-            TokenKind::Op(op @ (")" | "]")) => {
+            TokenKind::Op(op @ (")" | "]" | "}")) => {
                 let open = self.open.last().map(|(_, b)| *b);
                 let matching = match open {
                     Some("(") => ")",
+                    Some("{") => "}",
                     _ => "]",
                 };
                 match open {
@@ -807,6 +808,7 @@ impl<'a> Parser<'a> {
             }
             TokenKind::Op("(") => return self.parenthesised(),
             TokenKind::Op("[") => return self.list(),
+            TokenKind::Op("{") => return self.dict(),
             _ => return Err(self.unexpected()),
         };
         self.advance();
@@ -848,6 +850,31 @@ impl<'a> Parser<'a> {
         }
         let close = self.expect_close("]")?;
         self.node(ExprKind::List(items), open.to(close), depth)
+    }
+
+    /// A dict display `{key: value, ...}` (a trailing comma allowed; `{}` is empty).
+    fn dict(&mut self) -> Result<Parsed> {
+        let open = self.advance().span;
+        self.open.push((open, "{"));
+        let mut pairs = Vec::new();
+        let mut depth = 0;
+        while !matches!(self.peek(), TokenKind::Op("}")) {
+            let (key, dk) = self.expr(0)?;
+            if !self.eat(":") {
+                return Err(match self.peek() {
+                    TokenKind::Op("," | "}") => self.error_at(open, "sets are not supported"),
+                    _ => self.unexpected(),
+                });
+            }
+            let (value, dv) = self.expr(0)?;
+            depth = depth.max(dk).max(dv);
+            pairs.push((key, value));
+            if !self.eat(",") {
+                break;
+            }
+        }
+        let close = self.expect_close("}")?;
+        self.node(ExprKind::Dict(pairs), open.to(close), depth)
     }
 }
 
@@ -988,9 +1015,25 @@ mod tests {
         assert!(perr("a[1)").contains("closing ')' does not match opening '['"));
         assert!(perr("a.(b)").contains("expected an attribute name"));
         assert!(perr("a.1").contains("unexpected number"));
-        assert!(perr("{1: 2}").contains("dicts and sets"));
+        assert!(perr("{1, 2}").contains("sets are not supported"));
+        assert!(perr("{1}").contains("sets are not supported"));
+        assert!(perr("{1: 2").contains("'{' was never closed"));
+        assert!(perr("{1: 2]").contains("closing ']' does not match opening '{'"));
+        assert!(perr("{1: }").contains("unexpected '}'"));
+        assert!(perr("a}").contains("unmatched '}'"));
         assert!(perr("a b").contains("unexpected name 'b'"));
         assert!(perr("1 2").contains("unexpected number 2"));
+    }
+
+    #[test]
+    fn dict_displays() {
+        assert_eq!(p("{}"), "(dict)");
+        assert_eq!(p("{1: 2}"), "(dict 1:2)");
+        assert_eq!(
+            p("{-1: (1, 2), 'a': [3],}"),
+            "(dict (neg 1):(tuple 1 2) 'a':(list 3))"
+        );
+        assert_eq!(p("f(a, {0: b + 1})"), "(call f a (dict 0:(+ b 1)))");
     }
 
     #[test]

@@ -21,6 +21,9 @@ pub enum Value {
     Tuple(Vec<Value>),
     /// A Python list.
     List(Vec<Value>),
+    /// A Python dict: its (key, value) pairs in insertion order, keys distinct
+    /// ([`Value::dict`] builds one).
+    Dict(Vec<(Value, Value)>),
     /// `None` (also `np.newaxis`).
     None,
     /// `...`
@@ -119,6 +122,36 @@ impl Slice {
 }
 
 impl Value {
+    /// A dict from `pairs` in order, as Python builds `{k: v, ...}`: a repeated key keeps
+    /// its first position and takes the last value (keys equal as Python's are: `1`, `1.0`
+    /// and `True` are one key). Errors: an unhashable key (Python's `TypeError`).
+    pub fn dict(pairs: Vec<(Value, Value)>) -> std::result::Result<Value, String> {
+        let mut out: Vec<(Value, Value)> = Vec::with_capacity(pairs.len());
+        for (k, v) in pairs {
+            let k = k.plain();
+            if !hashable(&k) {
+                return Err(format!("unhashable type: '{}'", k.type_name()));
+            }
+            match out.iter_mut().find(|(old, _)| same_key(old, &k)) {
+                Some(slot) => slot.1 = v,
+                None => out.push((k, v)),
+            }
+        }
+        Ok(Value::Dict(out))
+    }
+
+    /// `d[key]` of a dict (Python's `KeyError` message, the key's repr, when absent).
+    pub fn dict_get(pairs: &[(Value, Value)], key: &Value) -> std::result::Result<Value, String> {
+        if !hashable(key) {
+            return Err(format!("unhashable type: '{}'", key.type_name()));
+        }
+        pairs
+            .iter()
+            .find(|(k, _)| same_key(k, key))
+            .map(|(_, v)| v.clone())
+            .ok_or_else(|| key.host_repr().unwrap_or_default())
+    }
+
     /// This value with a named tuple turned into its plain tuple (all other values as they
     /// are): what every use of a value but attribute access and binding a name sees.
     pub fn plain(self) -> Value {
@@ -137,6 +170,7 @@ impl Value {
             Value::Str(_) => "str",
             Value::Tuple(_) => "tuple",
             Value::List(_) => "list",
+            Value::Dict(_) => "dict",
             Value::None => "NoneType",
             Value::Ellipsis => "ellipsis",
             Value::Slice(_) => "slice",
@@ -162,6 +196,11 @@ impl Value {
                     i.arrays(out);
                 }
             }
+            Value::Dict(pairs) => {
+                for (_, v) in pairs {
+                    v.arrays(out);
+                }
+            }
             _ => {}
         }
     }
@@ -185,6 +224,12 @@ impl Value {
                 items
                     .iter()
                     .map(|i| i.with_hosts(hosts))
+                    .collect::<Result<_>>()?,
+            ),
+            Value::Dict(pairs) => HostValue::Dict(
+                pairs
+                    .iter()
+                    .map(|(k, v)| Ok((k.with_hosts(hosts)?, v.with_hosts(hosts)?)))
                     .collect::<Result<_>>()?,
             ),
             Value::None => HostValue::None,
@@ -225,6 +270,18 @@ impl Value {
         self.with_hosts(&mut hosts.into_iter())
     }
 
+    /// Python's `repr()` of a value holding no arrays (None where it holds one).
+    pub(crate) fn host_repr(&self) -> Option<String> {
+        let mut arrays = Vec::new();
+        self.arrays(&mut arrays);
+        if !arrays.is_empty() {
+            return None;
+        }
+        self.with_hosts(&mut std::iter::empty())
+            .ok()
+            .map(|h| h.repr())
+    }
+
     /// Reads every array of this value back to the host (blocking).
     #[cfg(not(target_arch = "wasm32"))]
     pub fn to_host(&self) -> Result<HostValue> {
@@ -253,6 +310,8 @@ pub enum HostValue {
     Tuple(Vec<HostValue>),
     /// A list.
     List(Vec<HostValue>),
+    /// A dict: (key, value) pairs in insertion order.
+    Dict(Vec<(HostValue, HostValue)>),
     /// `None`.
     None,
     /// `...`
@@ -271,6 +330,38 @@ pub enum HostValue {
     Object(String),
     /// An `np.poly1d`: its coefficients.
     Poly1d(HostArray),
+}
+
+/// Whether Python could use `v` as a dict key.
+fn hashable(v: &Value) -> bool {
+    match v {
+        Value::Scalar(_) | Value::Str(_) | Value::None | Value::Ellipsis | Value::DType(_) => true,
+        Value::Tuple(items) => items.iter().all(hashable),
+        _ => false,
+    }
+}
+
+/// Python's `==` of two hashable keys (numbers by value across int, float, bool, complex).
+fn same_key(a: &Value, b: &Value) -> bool {
+    let number = |s: &Scalar| match *s {
+        Scalar::Bool(x) => (f64::from(u8::from(x)), 0.0, Some(i64::from(x))),
+        Scalar::Int(i) => (i as f64, 0.0, Some(i)),
+        Scalar::Float(f) => (f, 0.0, None),
+        Scalar::Complex { re, im } => (re, im, None),
+    };
+    match (a, b) {
+        (Value::Scalar(x), Value::Scalar(y)) => match (number(x), number(y)) {
+            ((_, _, Some(i)), (_, _, Some(j))) => i == j,
+            ((r1, i1, _), (r2, i2, _)) => r1 == r2 && i1 == i2,
+        },
+        (Value::Str(x), Value::Str(y)) => x == y,
+        (Value::None, Value::None) | (Value::Ellipsis, Value::Ellipsis) => true,
+        (Value::DType(x), Value::DType(y)) => x == y,
+        (Value::Tuple(x), Value::Tuple(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_key(p, q))
+        }
+        _ => false,
+    }
 }
 
 /// Python's `repr()` of a Python scalar.
@@ -325,6 +416,13 @@ impl HostValue {
             HostValue::List(items) => {
                 let inner: Vec<String> = items.iter().map(|i| i.repr_with(opts)).collect();
                 format!("[{}]", inner.join(", "))
+            }
+            HostValue::Dict(pairs) => {
+                let inner: Vec<String> = pairs
+                    .iter()
+                    .map(|(k, v)| format!("{}: {}", k.repr_with(opts), v.repr_with(opts)))
+                    .collect();
+                format!("{{{}}}", inner.join(", "))
             }
             HostValue::None => "None".into(),
             HostValue::Ellipsis => "Ellipsis".into(),

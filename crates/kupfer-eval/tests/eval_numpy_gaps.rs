@@ -149,6 +149,21 @@ const CASES: &[&str] = &[
     "x = np.array([5, 3, 5, 1], dtype=np.int32); np.unique_all(x).counts + np.unique_all(x)[3]",
     "x = np.array([5, 3, 5, 1], dtype=np.int32); u = np.unique_all(x); v, i, inv, c = u; v[inv] - x + c.sum() + i[0]",
     "x = np.array([5, 3, 5, 1], dtype=np.int32); u = w = np.unique_inverse(x); w.values[u.inverse_indices]",
+    // diag_indices_from
+    "a = np.arange(16).reshape(4, 4); a[np.diag_indices_from(a)]",
+    "a = np.zeros((2, 2, 2), dtype=np.int32); a[np.diag_indices_from(a)] = 7; a",
+    "np.diag_indices_from(np.ones((3, 3)))[1]",
+    // pad with a dict pad_width (NumPy 2.4): {axis: width or (before, after)}, other axes
+    // unpadded, negative axes, a repeated key's last value, bool keys and widths
+    "a = np.arange(6).reshape(2, 3); np.pad(a, {1: (1, 2)})",
+    "a = np.arange(6).reshape(2, 3); np.pad(a, {-1: 1, 0: (0, 1)}, mode='edge')",
+    "a = np.arange(24.0).reshape(2, 3, 4); np.pad(a, {2: (2, 0), -3: True}, 'reflect')",
+    "np.pad(np.arange(6).reshape(2, 3), {})",
+    "d = {0: 1, 0: (2, 3)}; np.pad(np.arange(3), d, constant_values=7)",
+    "w = {1: 2}; np.pad(np.ones((2, 2), dtype=np.float32), w, 'wrap')",
+    "np.pad(np.arange(6).reshape(2, 3), {True: 1}, 'symmetric')",
+    "np.pad(np.arange(6).reshape(2, 3), {0: (False, 2), 1: 0}, 'linear_ramp', end_values=-5)",
+    "np.pad(np.arange(5.0), {0: (2, 3)}, 'mean', stat_length={0: 9}[0])",
 ];
 
 /// Programs NumPy refuses: kupfer must fail too, with a short message.
@@ -180,6 +195,22 @@ const REFUSED: &[&str] = &[
     "a = np.array([[10, 7, 4], [3, 2, 1]]); np.median(a, axis=0, out=np.zeros((1, 3)))",
     "a = np.array([[10, 7, 4], [3, 2, 1]]); np.percentile(a, 50, axis=0, out=np.zeros(2))",
     "uniq = np.unique_counts([1, 1, 2]); uniq.inverse_indices",
+    "np.pad(np.arange(6).reshape(2, 3), {2: 1})",
+    "np.pad(np.arange(6).reshape(2, 3), {-3: 1})",
+    "np.pad(np.arange(6).reshape(2, 3), {0: -1})",
+    "np.pad(np.arange(6).reshape(2, 3), {1: (1, -2)})",
+    "np.pad(np.arange(6).reshape(2, 3), {'a': 1})",
+    "np.pad(np.arange(6).reshape(2, 3), {1.0: 1})",
+    "np.pad(np.arange(6).reshape(2, 3), {0: (1, 2, 3)})",
+    "np.pad(np.arange(6).reshape(2, 3), {0: [1, 2]})",
+    "np.pad(np.arange(6).reshape(2, 3), {0: 1.5})",
+    "np.pad(np.array(3), {})",
+    "{[1]: 2}",
+    "{np.arange(2): 2}",
+    "{0: 1}[1]",
+    "np.diag_indices_from(np.zeros(3))",
+    "np.diag_indices_from(np.zeros((2, 3)))",
+    "{0: 1}[[0]]",
 ];
 
 #[test]
@@ -190,6 +221,31 @@ fn gap_programs_match_numpy() {
 #[test]
 fn gap_refusals_match_numpy() {
     assert_programs_refused_like_numpy("gap-refusals", REFUSED);
+}
+
+/// Dict displays evaluate as Python's: a repeated key (`1`, `1.0`, `True` are one key) keeps
+/// its first place and takes the last value; the repr is Python's.
+#[test]
+fn dict_displays_are_pythons() {
+    device();
+    for (program, want) in [
+        (
+            "{1: 2, 'a': (1, 2.5), 1.0: None}",
+            "{1: None, 'a': (1, 2.5)}",
+        ),
+        ("{}", "{}"),
+        (
+            "{(1, 'x'): [1, 2], True: 3,\n 2: {0: 1}}",
+            "{(1, 'x'): [1, 2], True: 3, 2: {0: 1}}",
+        ),
+        ("d = {0: 5}; d", "{0: 5}"),
+    ] {
+        let got = Session::new().run(program).and_then(|v| v.to_host());
+        match got {
+            Ok(v) => assert_eq!(v.repr(), want, "{program}"),
+            Err(e) => panic!("{program}: {e}"),
+        }
+    }
 }
 
 #[test]
@@ -230,6 +286,32 @@ fn gap_errors_say_what_numpy_says() {
             "uniq = np.unique_counts([1, 1, 2]); uniq.inverse_indices",
             "'UniqueCountsResult' object has no attribute 'inverse_indices'",
         ),
+        (
+            "np.pad(np.arange(6).reshape(2, 3), {2: 1})",
+            "list assignment index out of range",
+        ),
+        (
+            "np.pad(np.arange(6).reshape(2, 3), {0: -1})",
+            "index can't contain negative values",
+        ),
+        (
+            "np.pad(np.arange(6).reshape(2, 3), {'a': 1})",
+            "list indices must be integers or slices, not str",
+        ),
+        (
+            "np.pad(np.arange(6).reshape(2, 3), {0: (1, 2, 3)})",
+            "Expected code to be unreachable, but got: (1, 2, 3)",
+        ),
+        ("{[1]: 2}", "unhashable type: 'list'"),
+        (
+            "np.diag_indices_from(np.zeros(3))",
+            "input array must be at least 2-d",
+        ),
+        (
+            "np.diag_indices_from(np.zeros((2, 3)))",
+            "All dimensions of input must be of equal length",
+        ),
+        ("{0: 1}['k']", "KeyError: 'k'"),
     ];
     for (program, want) in cases {
         match Session::new().run(program).and_then(|v| v.to_host()) {

@@ -63,7 +63,10 @@ pub(crate) enum Command {
 pub(crate) struct Batch {
     commands: Vec<Command>,
     params: Vec<u8>,
-    in_flight: VecDeque<wgpu::SubmissionIndex>,
+    /// Submissions the GPU may still be running, numbered by `submitted` at their submit.
+    in_flight: VecDeque<(u64, wgpu::SubmissionIndex)>,
+    /// Submissions made so far.
+    submitted: u64,
     /// Upload staging buffers to re-map (and cache) once this batch is submitted.
     remap: Vec<(wgpu::Buffer, u64)>,
     groups: BindGroupCache,
@@ -218,13 +221,40 @@ impl Context {
 
     /// Submits everything recorded so far (does not wait).
     pub fn flush(&self) -> Result<()> {
+        self.flush_numbered().map(|_| ())
+    }
+
+    /// Submits pending work; the number of submissions made so far, which covers it (see
+    /// [`retire_through`](Self::retire_through)).
+    pub(crate) fn flush_numbered(&self) -> Result<u64> {
         let mut batch = self.lock_batch();
-        self.submit(&mut batch)
+        self.submit(&mut batch)?;
+        Ok(batch.submitted)
+    }
+
+    /// Notes that the GPU has finished submissions `1..=number` (a read-back of the last of
+    /// them has arrived: the queue runs in order), so a `synchronize` with nothing newer
+    /// pending returns without asking the driver.
+    pub(crate) fn retire_through(&self, number: u64) {
+        let mut batch = self.lock_batch();
+        while batch.in_flight.front().is_some_and(|(n, _)| *n <= number) {
+            batch.in_flight.pop_front();
+        }
     }
 
     /// Submits pending work and blocks until the GPU has finished all of it.
     #[cfg(not(target_arch = "wasm32"))]
     pub fn synchronize(&self) -> Result<()> {
+        {
+            let batch = self.lock_batch();
+            if batch.commands.is_empty() && batch.in_flight.is_empty() {
+                // Nothing recorded and nothing submitted that is not known to be done (after
+                // a read-back, say): no poll of the driver.
+                drop(batch);
+                self.inner.pipelines.save_if_dirty();
+                return Ok(());
+            }
+        }
         self.flush()?;
         self.wait_until(None)?;
         self.lock_batch().in_flight.clear();
@@ -383,9 +413,11 @@ impl Context {
         for (staging, class) in std::mem::take(&mut batch.remap) {
             self.remap_upload(staging, class);
         }
-        batch.in_flight.push_back(index);
+        batch.submitted += 1;
+        let number = batch.submitted;
+        batch.in_flight.push_back((number, index));
         if batch.in_flight.len() > MAX_IN_FLIGHT {
-            if let Some(oldest) = batch.in_flight.pop_front() {
+            if let Some((_, oldest)) = batch.in_flight.pop_front() {
                 #[cfg(not(target_arch = "wasm32"))]
                 self.inner
                     .device

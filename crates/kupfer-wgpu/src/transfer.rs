@@ -126,12 +126,13 @@ impl Context {
             size: padded,
             _keep: vec![buf.clone()],
         });
-        self.flush()?;
+        let submission = self.flush_numbered()?;
         let out = self
             .map_and_read(&staging, padded, |b| {
                 f(&b[lead as usize..(lead + size) as usize])
             })
             .await?;
+        self.retire_through(submission);
         lock(&self.inner.staging.download)
             .entry(class)
             .or_default()
@@ -170,12 +171,13 @@ impl Context {
                 size: padded,
                 _keep: vec![buf.clone()],
             });
-            self.flush()?;
-            staged.push((staging, class, len, padded));
+            let submission = self.flush_numbered()?;
+            staged.push((staging, class, len, padded, submission));
         }
-        for (staging, class, len, padded) in staged {
+        for (staging, class, len, padded, submission) in staged {
             self.map_and_read(&staging, padded, |b| sink(&b[..len as usize]))
                 .await?;
+            self.retire_through(submission);
             lock(&self.inner.staging.download)
                 .entry(class)
                 .or_default()

@@ -33,6 +33,8 @@ pub struct Config {
     pub matmul: MatmulConfig,
     /// The blocked factorizations' panels.
     pub linalg: LinalgConfig,
+    /// Gathers and stream compaction.
+    pub indexing: IndexingConfig,
 }
 
 impl Config {
@@ -45,6 +47,7 @@ impl Config {
             fft: FftConfig::from_env(),
             matmul: MatmulConfig::from_env(),
             linalg: LinalgConfig::from_env(),
+            indexing: IndexingConfig::from_env(),
         })
     }
 }
@@ -308,6 +311,44 @@ impl LinalgConfig {
                 var("KUPFER_LINALG_PIVOT").as_deref().map(str::trim),
                 Some("serial" | "old")
             ),
+        }
+    }
+}
+
+/// Gathers and stream compaction (the knobs keep the previous kernels selectable, to time
+/// both in one run).
+#[derive(Debug, Clone, PartialEq)]
+pub struct IndexingConfig {
+    /// Elements each thread of a one-element row gather copies (`x[idx]`, `take`): 1 to 8.
+    /// `KUPFER_GATHER_ITEMS` (1, or `old`, is the one-element-per-thread kernel); 4 by default.
+    pub gather_items: u32,
+    /// Compaction (masks, `nonzero`) with few blocks sizes its blocks for at least 512
+    /// workgroups and sums the earlier blocks' counts inside the write pass instead of a
+    /// scan launch; `nonzero` of 1-D input writes its int64 indices directly.
+    /// `KUPFER_COMPACT=old` turns this off (8192-element blocks, a scan, a conversion).
+    pub direct_compaction: bool,
+}
+
+impl Default for IndexingConfig {
+    fn default() -> IndexingConfig {
+        IndexingConfig {
+            gather_items: 4,
+            direct_compaction: true,
+        }
+    }
+}
+
+impl IndexingConfig {
+    /// The defaults with `KUPFER_GATHER_ITEMS` and `KUPFER_COMPACT` applied.
+    pub fn from_env() -> IndexingConfig {
+        let d = IndexingConfig::default();
+        IndexingConfig {
+            gather_items: match var("KUPFER_GATHER_ITEMS").as_deref().map(str::trim) {
+                Some("old") => 1,
+                _ => knob("KUPFER_GATHER_ITEMS", d.gather_items, 1).min(8),
+            },
+            direct_compaction: var("KUPFER_COMPACT")
+                .map_or(d.direct_compaction, |v| v.trim() != "old"),
         }
     }
 }

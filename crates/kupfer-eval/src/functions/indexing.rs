@@ -1,8 +1,8 @@
 //! Index functions from kupfer's `indexing` module: `nonzero`, `flatnonzero`, `argwhere`,
 //! `take`, `take_along_axis`, `put`, `put_along_axis`, `fill_diagonal`, `place`, `putmask`, `copyto`,
 //! `compress`, `extract`, `choose`, `select`, `indices`, `ix_`, `unravel_index`,
-//! `ravel_multi_index`, `diag_indices`, `tril_indices`, `triu_indices` and `ufunc.at`
-//! (`np.add.at`, `subtract`, `multiply`, `maximum`, `minimum`). Functions that read a value
+//! `ravel_multi_index`, `diag_indices`, `diag_indices_from`, `tril_indices`, `triu_indices`
+//! and `ufunc.at` (`np.add.at`, `subtract`, `multiply`, `maximum`, `minimum`). Functions that read a value
 //! back (data-dependent sizes, bounds checks) block natively and are a clear error in the
 //! browser when they would have to wait.
 
@@ -33,6 +33,7 @@ pub(super) fn register(r: &mut Registry) {
     r.native(&["unravel_index"], unravel_index);
     r.native(&["ravel_multi_index"], ravel_multi_index);
     r.native(&["diag_indices"], diag_indices);
+    r.native(&["diag_indices_from"], diag_indices_from);
     r.native(&["tril_indices"], tril_indices);
     r.native(&["triu_indices"], triu_indices);
     r.native(&["add.at"], add_at);
@@ -402,6 +403,14 @@ fn diag_indices(call: Call) -> Result<Value> {
         ));
     }
     let r = kupfer::diag_indices(n as usize, nd as usize).map_err(EvalError::kupfer(span))?;
+    Ok(arrays(r))
+}
+
+fn diag_indices_from(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["arr"])?;
+    let arr = a.array("arr")?;
+    let r = kupfer::diag_indices_from(&arr).map_err(EvalError::kupfer(span))?;
     Ok(arrays(r))
 }
 

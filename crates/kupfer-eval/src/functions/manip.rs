@@ -442,6 +442,66 @@ fn pad_pairs<T: Clone>(
     })
 }
 
+/// NumPy 2.4's dict form of `pad_width`, `{axis: width or (before, after), ...}` (other
+/// axes unpadded; negative axes count from the end), with NumPy's errors.
+fn pad_dict(pairs: &[(Value, Value)], ndim: usize, span: Span) -> Result<Vec<(usize, usize)>> {
+    if ndim == 0 {
+        // NumPy's empty list of pairs is a float array.
+        return Err(EvalError::type_error(
+            span,
+            "`pad_width` must be of integral type.",
+        ));
+    }
+    let int = |v: &Value| match v {
+        Value::Scalar(Scalar::Int(i)) => Some(*i),
+        Value::Scalar(Scalar::Bool(b)) => Some(i64::from(*b)),
+        _ => None,
+    };
+    let mut widths = vec![(0i64, 0i64); ndim];
+    for (axis, width) in pairs {
+        let pair = match width {
+            Value::Tuple(items) if items.len() == 2 => int(&items[0]).zip(int(&items[1])),
+            w => int(w).map(|both| (both, both)),
+        };
+        let Some(pair) = pair else {
+            let shown = width
+                .host_repr()
+                .unwrap_or_else(|| format!("an {}", width.type_name()));
+            return Err(EvalError::value_error(
+                span,
+                format!("Expected code to be unreachable, but got: {shown}"),
+            ));
+        };
+        let Some(k) = int(axis) else {
+            return Err(EvalError::type_error(
+                span,
+                format!(
+                    "list indices must be integers or slices, not {}",
+                    axis.type_name()
+                ),
+            ));
+        };
+        let slot = if k < 0 { k + ndim as i64 } else { k };
+        if slot < 0 || slot >= ndim as i64 {
+            return Err(EvalError::value_error(
+                span,
+                "list assignment index out of range",
+            ));
+        }
+        widths[slot as usize] = pair;
+    }
+    widths
+        .into_iter()
+        .map(|(b, e)| match (usize::try_from(b), usize::try_from(e)) {
+            (Ok(b), Ok(e)) => Ok((b, e)),
+            _ => Err(EvalError::value_error(
+                span,
+                "index can't contain negative values",
+            )),
+        })
+        .collect()
+}
+
 fn pad(call: Call) -> Result<Value> {
     let span = call.span;
     let mut a = call.bind(&[
@@ -460,7 +520,10 @@ fn pad(call: Call) -> Result<Value> {
         usize::try_from(n)
             .map_err(|_| EvalError::value_error(span, "index can't contain negative values"))
     };
-    let widths = pad_pairs(&a.req("pad_width")?, nd, span, &width)?;
+    let widths = match a.req("pad_width")? {
+        Value::Dict(pairs) => pad_dict(&pairs, nd, span)?,
+        other => pad_pairs(&other, nd, span, &width)?,
+    };
     let scalar = |v: &Value| -> Result<Scalar> {
         match v {
             Value::Scalar(s) => Ok(*s),

@@ -370,8 +370,19 @@ impl Flattener {
                 Node::Random(*op, ids)
             }
         };
-        self.nodes.push((node, e.dtype()));
-        let id = self.nodes.len() - 1;
+        // One load per input: two leaves of the same buffer and layout (an index array
+        // read for its offset and for its bounds check) read it once.
+        let loaded = match node {
+            Node::Load(_) => self.nodes.iter().position(|(n, _)| *n == node),
+            _ => None,
+        };
+        let id = match loaded {
+            Some(id) => id,
+            None => {
+                self.nodes.push((node, e.dtype()));
+                self.nodes.len() - 1
+            }
+        };
         self.memo.insert(key, id);
         Ok(id)
     }

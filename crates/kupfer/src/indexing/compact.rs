@@ -4,11 +4,14 @@
 //! data).
 //!
 //! Passes (all queued in the device's one command batch, kernels from
-//! `shaders/compact.wgsl`): a count pass (one workgroup per block of
-//! [`COMPACT_BLOCK`] elements writes its number of set flags), an exclusive scan of the block
-//! counts (kupfer's scan kernels, reduce-then-scan), and a write pass (each block ranks its
-//! set elements with a workgroup scan and writes their values from its block's offset; the
-//! last block writes the total). The flag and the value are fused elementwise expressions, so
+//! `shaders/compact.wgsl`): a count pass (one workgroup per block of 1024 to
+//! [`COMPACT_BLOCK`] elements, sized for about 512 workgroups, writes its number of set
+//! flags), an exclusive scan of the block counts (kupfer's scan kernels, reduce-then-scan;
+//! skipped up to 2048 blocks, where each write workgroup sums the counts before it itself),
+//! and a write pass (each block ranks its set elements with a workgroup scan and writes
+//! their values from its block's offset; the last block writes the total). Up to 8192
+//! elements are one block and the write pass is the only launch. `KUPFER_COMPACT=old` keeps
+//! 8192-element blocks, the count pass and the scan. The flag and the value are fused elementwise expressions, so
 //! `x[x > 0.5]` reads `x` in the count pass and again in the write pass and never writes the
 //! mask. No workgroup waits on another (no forward-progress assumption).
 //!
@@ -60,30 +63,41 @@ pub(crate) fn compact(
             count: None,
         });
     }
-    let nblocks = n.div_ceil(COMPACT_BLOCK as usize);
+    let direct = device.config().indexing.direct_compaction;
+    let block = block_size(n, direct);
+    let nblocks = n.div_ceil(block as usize);
     let counts = Arc::new(ctx.alloc(((nblocks * 4) as u64).div_ceil(16) * 16)?);
-    launch(
-        device,
-        IndexKernel::CompactCount,
-        dtype,
-        &[flag],
-        shape,
-        vec![prefix_binding(&counts, (nblocks * 4) as u64)],
-        Some(nblocks),
-        COMPACT_BLOCK,
-        nblocks as u32,
-    )?;
-    let prefix = crate::scan::exclusive_sum_u32(device, counts, nblocks)?;
+    // One block (direct): no block before it, no count pass (the write pass alone).
+    if !(direct && nblocks == 1) {
+        launch(
+            device,
+            IndexKernel::CompactCount,
+            dtype,
+            &[flag],
+            shape,
+            vec![prefix_binding(&counts, (nblocks * 4) as u64)],
+            Some(nblocks),
+            block,
+            nblocks as u32,
+        )?;
+    }
+    // Few blocks: the write pass sums the earlier blocks' counts itself (no scan launch).
+    let direct = direct && nblocks <= DIRECT_BLOCKS;
+    let offsets = if direct {
+        counts
+    } else {
+        crate::scan::exclusive_sum_u32(device, counts, nblocks)?
+    };
     let count = Arc::new(ctx.alloc(16)?);
     launch(
         device,
-        IndexKernel::CompactWrite,
+        IndexKernel::CompactWrite { direct },
         dtype,
         &[flag, value],
         shape,
-        vec![whole(&prefix), whole(&out), whole(&count)],
+        vec![whole(&offsets), whole(&out), whole(&count)],
         Some(nblocks),
-        COMPACT_BLOCK,
+        block,
         nblocks as u32,
     )?;
     Ok(Compaction {
@@ -92,6 +106,27 @@ pub(crate) fn compact(
         out,
         count: Some(count),
     })
+}
+
+/// Most blocks whose write pass sums the earlier blocks' counts itself (each of its threads
+/// loads at most `DIRECT_BLOCKS / 256` counts).
+const DIRECT_BLOCKS: usize = 2048;
+
+/// Elements per block (a multiple of 1024, at most [`COMPACT_BLOCK`]): with `direct`, the
+/// whole input up to [`COMPACT_BLOCK`] elements (one block: the write pass is the only
+/// launch), else small enough for about 512 workgroups (an H100 has 132 multiprocessors: 128 blocks of 8192
+/// leave most of them one workgroup of 256 threads at 2^20 elements), else
+/// [`COMPACT_BLOCK`].
+fn block_size(n: usize, direct: bool) -> u32 {
+    if !direct {
+        return COMPACT_BLOCK;
+    }
+    if n <= COMPACT_BLOCK as usize {
+        // One workgroup: a single launch beats parallelism at this size.
+        return (n.div_ceil(1024) * 1024) as u32;
+    }
+    let per = n.div_ceil(512).div_ceil(1024) * 1024;
+    per.clamp(1024, COMPACT_BLOCK as usize) as u32
 }
 
 impl Compaction {

@@ -1,7 +1,8 @@
 //! NumPy's index functions on top of indexing and compaction: `nonzero`, `argwhere`,
 //! `flatnonzero`, `compress`, `extract`, `take`, `take_along_axis`, `put`,
 //! `put_along_axis`, `place`, `putmask`, `copyto`, `choose`, `select`, `indices`, `ix_`,
-//! `unravel_index`, `ravel_multi_index`, `diag_indices`, `tril_indices`, `triu_indices`.
+//! `unravel_index`, `ravel_multi_index`, `diag_indices`, `diag_indices_from`, `tril_indices`,
+//! `triu_indices`.
 //!
 //! Each has an `_async` form (the browser's); the blocking form exists natively. Index
 //! results have the device's default integer dtype (int64 where the adapter has it, as
@@ -935,6 +936,30 @@ pub fn diag_indices(n: usize, ndim: usize) -> Result<Vec<Array>> {
     let device = Device::current()?;
     let a = arange_on(&device, n)?;
     Ok(vec![a; ndim])
+}
+
+/// `np.diag_indices_from(a)`: the indices of the main diagonal of `a` (at least 2-d, every
+/// dimension of one length), on `a`'s device.
+///
+/// ```
+/// let a = kupfer::zeros(&[3, 3], None)?;
+/// let ix = kupfer::diag_indices_from(&a)?;
+/// assert_eq!(ix.len(), 2);
+/// assert_eq!(ix[1].astype(kupfer::DType::I32)?.to_vec::<i32>()?, vec![0, 1, 2]);
+/// # Ok::<(), kupfer::Error>(())
+/// ```
+pub fn diag_indices_from(a: &Array) -> Result<Vec<Array>> {
+    if a.ndim() < 2 {
+        return Err(Error::invalid("input array must be at least 2-d"));
+    }
+    let n = a.shape()[0];
+    if a.shape().iter().any(|&d| d != n) {
+        return Err(Error::invalid(
+            "All dimensions of input must be of equal length",
+        ));
+    }
+    let ix = arange_on(a.device(), n)?;
+    Ok(vec![ix; a.ndim()])
 }
 
 fn triangle(n: usize, k: i64, m: Option<usize>, lower: bool) -> Result<Vec<Array>> {

@@ -74,6 +74,12 @@ pub(crate) fn gather(a: &Array, buffer: &Arc<GpuBuffer>, plan: &Plan) -> Result<
             IndexKernel::GatherRows {
                 unit: *unit,
                 checks,
+                // One-unit rows (`x[idx]`): several per thread (`KUPFER_GATHER_ITEMS`).
+                items: if *units == 1 {
+                    device.config().indexing.gather_items.clamp(1, 8) as u8
+                } else {
+                    1
+                },
             },
             &roots,
             &rp.shape,

@@ -108,7 +108,10 @@ pub(crate) fn launch(
     block: u32,
     nblocks: u32,
 ) -> Result<()> {
-    let vector = matches!(kind, IndexKernel::CompactCount | IndexKernel::CompactWrite);
+    let vector = matches!(
+        kind,
+        IndexKernel::CompactCount | IndexKernel::CompactWrite { .. }
+    );
     run(
         device, kind, data, roots, shape, None, extra, workgroups, block, nblocks, vector, None,
         None,
@@ -116,8 +119,9 @@ pub(crate) fn launch(
 }
 
 /// A row gather ([`IndexKernel::GatherRows`]): `roots` evaluated over the rows' shape
-/// `rows`, `units` units copied per row, one thread per unit; `extra` = source, output and
-/// (with checks) the bounds words.
+/// `rows`, `units` units copied per row, one thread per unit (or, for `kind` with `items >
+/// 1` and one-unit rows, `items` rows per thread); `extra` = source, output and (with
+/// checks) the bounds words.
 pub(crate) fn launch_rows(
     device: &Device,
     kind: IndexKernel,
@@ -131,6 +135,23 @@ pub(crate) fn launch_rows(
         .ok_or_else(|| Error::unsupported("indexing more than 2^64 elements"))?;
     let block =
         u32::try_from(units).map_err(|_| Error::unsupported("rows of more than 2^32 units"))?;
+    let items = match kind {
+        IndexKernel::GatherRows { items, .. } => usize::from(items.max(1)),
+        _ => 1,
+    };
+    if items > 1 && units != 1 {
+        return Err(Error::invalid("several rows per thread need one-unit rows"));
+    }
+    // Several rows per thread: `stride` threads, thread g copying rows g, g + stride, ...
+    let stride = threads.div_ceil(items);
+    let (workgroups, nblocks) = if items > 1 {
+        (
+            Some(stride.div_ceil(WORKGROUP_SIZE as usize)),
+            stride as u32,
+        )
+    } else {
+        (None, 0)
+    };
     run(
         device,
         kind,
@@ -139,9 +160,9 @@ pub(crate) fn launch_rows(
         rows,
         None,
         extra,
-        None,
+        workgroups,
         block,
-        0,
+        nblocks,
         false,
         Some(threads),
         None,

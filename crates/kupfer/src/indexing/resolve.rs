@@ -320,6 +320,14 @@ pub(crate) async fn nonzero_async(m: &Array) -> Result<Vec<Array>> {
         m.shape().to_vec()
     };
     let flag = crate::ufuncs::not_equal(m, false)?.lazy();
+    if m.ndim() == 1 && device.config().indexing.direct_compaction {
+        // 1-D: the compaction writes the result's integers itself (no conversion launch).
+        let index = Lazy::index().cast(device.default_int());
+        let flat = crate::indexing::compact::compact(&device, &flag, &index, &shape)?
+            .finish_async()
+            .await?;
+        return Ok(vec![flat]);
+    }
     let flat = crate::indexing::compact::compact(&device, &flag, &Lazy::index(), &shape)?
         .finish_async()
         .await?;

@@ -10,7 +10,8 @@
 //!   `histogram_bin_edges` (statistics read back: `_async` forms).
 //! - [`histogramdd`](mod@histogramdd) — `histogramdd` and `histogram2d`.
 //! - [`quantile`] — `median`, `quantile`, `percentile` (NumPy's 13 methods) and their `nan`
-//!   forms (which read the per-row counts back).
+//!   forms (which read the per-row counts back); `selection.rs` — their order statistics by
+//!   radix selection (one workgroup per row, or the global selection for a few long rows).
 //! - `engine.rs`: the kernels' driver — key transforms, the row sort and the radix sort,
 //!   and the gathers that apply a permutation.
 //!
@@ -23,7 +24,8 @@
 //! position). The one difference: an unstable kind of a long 1-D float32/int32/uint32/
 //! float64/int64
 //! `sort` runs a keys-only radix sort whose order puts -0.0 before 0.0 (a valid order for
-//! NumPy's unstable kinds, where equal values may come in any order).
+//! NumPy's unstable kinds, where equal values may come in any order), and so does the
+//! keys-only row sort (`rows_keys.rs`) of short rows of 32-bit values.
 //!
 //! **Algorithm.** Elements become 32-bit key words whose unsigned order is NumPy's order
 //! (signed integers: sign bit flipped; floats: all bits flipped for negatives, the sign bit
@@ -49,7 +51,9 @@ pub mod histogram;
 pub mod histogramdd;
 pub mod order;
 pub mod quantile;
+mod rows_keys;
 pub mod search;
+mod selection;
 pub mod unique;
 pub mod unique_axis;
 
@@ -70,6 +74,8 @@ pub use quantile::{median, percentile, percentiles, quantile, quantiles, Quantil
 pub use quantile::{nanmedian, nanpercentile, nanquantile};
 pub use quantile::{nanmedian_async, nanquantile_async};
 pub use search::{searchsorted, Side};
+#[doc(hidden)]
+pub use selection::set_row_select_min_for_tests;
 #[cfg(not(target_arch = "wasm32"))]
 pub use unique::{
     intersect1d, setdiff1d, setxor1d, union1d, unique, unique_all, unique_counts, unique_inverse,

@@ -132,6 +132,12 @@ pub fn sort(a: &Array, axis: Option<isize>, kind: Option<&str>) -> Result<Array>
     {
         return rows.restore(engine::sort_keys_only(&rows.data)?);
     }
+    if !stable {
+        if let Some(sorted) = super::rows_keys::sort_rows_keys(&rows.data, rows.nrows, rows.rowlen)?
+        {
+            return rows.restore(sorted);
+        }
+    }
     let perm = rows.perm()?;
     rows.restore(rows.gather(&perm)?)
 }

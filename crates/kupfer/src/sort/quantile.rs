@@ -1,12 +1,14 @@
 //! Order statistics: `median`, `quantile`, `percentile` with NumPy's 13 methods, along any
 //! axes, with `keepdims`.
 //!
-//! The reduced axes move last and each row is sorted (NaN last: a row whose last value is
-//! NaN gives NaN, as NumPy's partition-based code does). With NaN-free rows of length n the
-//! positions a quantile reads are known on the host, so the result is one gather of the
-//! two neighbouring order statistics of every (row, q) and one fused elementwise
-//! interpolation in NumPy's form (`_lerp`: `a + (b - a) t`, or `b - (b - a)(1 - t)` for
-//! t >= 0.5). Nothing is read back.
+//! The reduced axes move last and the order statistics each quantile reads (known on the
+//! host from the row length: NumPy's `_quantile` positions) are found per row by radix
+//! selection where that applies (`selection.rs`: rows of 1024 elements or more, few long
+//! rows), else by sorting the rows (NaN last). A row holding NaN gives NaN (its largest
+//! order statistic is NaN). The result is a gather of the two neighbouring order statistics
+//! of every (row, q) and NumPy's interpolation (`_lerp`: `a + (b - a) t`, or
+//! `b - (b - a)(1 - t)` for t >= 0.5, with NumPy's rounding). Nothing is read back; the
+//! `nan` forms read the per-row counts of non-NaN values back (their ranks depend on them).
 //!
 //! Dtypes: float input keeps its dtype (NumPy gives float64 for an array `q`; kupfer never
 //! widens 32-bit types implicitly); integer and bool input give float64 where the adapter
@@ -14,6 +16,7 @@
 
 use super::engine;
 use super::order::Rows;
+use super::selection::{self, Ranks};
 use crate::array::Array;
 use kupfer_core::layout::normalize_axis;
 use kupfer_core::{DType, Error, Result};
@@ -157,31 +160,6 @@ fn positions(method: QuantileMethod, n: usize, q: f64) -> (usize, usize, f64) {
     }
 }
 
-/// The order statistics `ranks` (two) and the largest value (NaN where any is NaN) of a
-/// single long row of `data_dtype` (the row's own or the dtype it is converted to) by radix
-/// selection, where that beats sorting; None otherwise.
-fn selected(rows: &Rows, data_dtype: DType, ranks: &[usize]) -> Result<Option<Array>> {
-    let n = rows.rowlen;
-    if rows.nrows != 1
-        || n <= engine::row_limit(rows.data.device())
-        || !engine::keys_only_dtype(data_dtype)
-    {
-        return Ok(None);
-    }
-    let data = rows.data.astype(data_dtype)?.reshape(&[n as isize])?;
-    let mut all = ranks.to_vec();
-    all.push(n - 1);
-    engine::select_ranks(&data.ascontiguousarray()?, &all).map(Some)
-}
-
-/// Column `k` of a 2-D array (a view).
-fn column(a: &Array, k: usize) -> Result<Array> {
-    a.slice(&[
-        kupfer_core::SliceArg::FULL,
-        kupfer_core::SliceArg::Index(k as isize),
-    ])
-}
-
 /// The float dtype order statistics of `d` are computed in.
 fn result_dtype(a: &Array) -> DType {
     match a.dtype() {
@@ -264,57 +242,25 @@ fn quantile_impl(
         let nan = crate::creation::full_on(&device, &[rows.nrows, m], f64::NAN, Some(rd))?;
         return finish(nan, q_shape, &out_shape, &keep_shape, keepdims);
     }
-    if m == 1 {
-        let (l, h, g) = positions(method, n, q[0]);
-        if let Some(v) = selected(&rows, rd, &[l, h])? {
-            let pick = |k: isize| -> Result<Array> {
-                v.slice(&[kupfer_core::SliceArg::Index(k)])?
-                    .reshape(&[1, 1])
-            };
-            let below = pick(0)?;
-            let res = if l == h {
-                below
-            } else {
-                lerp(&below, &pick(1)?, &[g], rd)?
-            };
-            let res = if rd.is_float() && a.dtype().is_float() {
-                crate::ufuncs::where_(crate::ufuncs::isnan(&pick(2)?)?, f64::NAN, &res)?
-            } else {
-                res
-            };
-            return finish(res, q_shape, &out_shape, &keep_shape, keepdims);
-        }
+    let plan: Vec<(usize, usize, f64)> = q.iter().map(|&qv| positions(method, n, qv)).collect();
+    let nan_check = rd.is_float() && a.dtype().is_float();
+    let mut wanted: Vec<usize> = plan.iter().flat_map(|&(l, h, _)| [l, h]).collect();
+    if nan_check {
+        wanted.push(n - 1);
     }
-    let sorted = rows.data.astype(rd)?;
-    let sorted_rows = Rows::along(
-        &sorted.reshape(&[rows.nrows as isize, n as isize])?,
-        Some(-1),
-    )?;
-    let perm = sorted_rows.perm()?;
-    let sorted = sorted_rows.gather(&perm)?;
-    let mut lo = Vec::with_capacity(m);
-    let mut hi = Vec::with_capacity(m);
-    let mut gamma = Vec::with_capacity(m);
-    for &qv in q {
-        let (l, h, g) = positions(method, n, qv);
-        lo.push(l as u32);
-        hi.push(h as u32);
-        gamma.push(g);
-    }
-    let take = |idx: &[u32]| -> Result<Array> {
-        let ia = Array::from_slice_on(&device, idx, &[m])?;
-        let (buf, _) = ia.buffer_and_layout()?;
-        engine::take_rows(&sorted, n, &buf, m, true, rows.nrows, m, 0)
-    };
-    let below = take(&lo)?;
+    let stats = OrderStats::of(&rows, rd, wanted)?;
+    let lo: Vec<usize> = plan.iter().map(|p| p.0).collect();
+    let hi: Vec<usize> = plan.iter().map(|p| p.1).collect();
+    let gamma: Vec<f64> = plan.iter().map(|p| p.2).collect();
+    let below = stats.take(&lo)?;
     let res = if lo == hi {
         below
     } else {
-        lerp(&below, &take(&hi)?, &gamma, rd)?
+        lerp(&below, &stats.take(&hi)?, &gamma, &[m], rd)?
     };
-    // Rows holding NaN (sorted last) give NaN.
-    let res = if rd.is_float() && a.dtype().is_float() {
-        let last = column(&sorted, n - 1)?.reshape(&[rows.nrows as isize, 1])?;
+    // Rows holding NaN (largest in the order) give NaN.
+    let res = if nan_check {
+        let last = stats.take(&[n - 1])?;
         crate::ufuncs::where_(crate::ufuncs::isnan(&last)?, f64::NAN, &res)?
     } else {
         res
@@ -322,25 +268,113 @@ fn quantile_impl(
     finish(res, q_shape, &out_shape, &keep_shape, keepdims)
 }
 
-/// NumPy's `_lerp` of `below` and `above` (`(rows, m)` arrays of `rd`) by the weights
-/// `gamma` (one per column): `a + (b - a) t`, or `b - (b - a)(1 - t)` for t >= 0.5.
-fn lerp(below: &Array, above: &Array, gamma: &[f64], rd: DType) -> Result<Array> {
-    let device = below.device();
-    let m = gamma.len();
-    let g = match rd {
-        DType::F64 => Array::from_slice_on(device, gamma, &[m])?,
-        _ => Array::from_slice_on(
-            device,
-            &gamma.iter().map(|&v| v as f32).collect::<Vec<_>>(),
-            &[m],
-        )?
-        .astype(rd)?,
+/// Order statistics of every row: the values of the wanted ranks by radix selection where
+/// that applies (see `selection.rs`), else the sorted rows; in the result dtype.
+struct OrderStats {
+    /// `(nrows, cols)`.
+    values: Array,
+    nrows: usize,
+    cols: usize,
+    /// The rank of each column (None: column k holds rank k, the rows sorted).
+    ranks: Option<Vec<usize>>,
+}
+
+impl OrderStats {
+    fn of(rows: &Rows, rd: DType, mut wanted: Vec<usize>) -> Result<OrderStats> {
+        wanted.sort_unstable();
+        wanted.dedup();
+        if let Some(values) = select_in(rows, rd, &Ranks::Shared(&wanted))? {
+            return Ok(OrderStats {
+                values,
+                nrows: rows.nrows,
+                cols: wanted.len(),
+                ranks: Some(wanted),
+            });
+        }
+        Ok(OrderStats {
+            values: sorted_rows(rows, rd)?,
+            nrows: rows.nrows,
+            cols: rows.rowlen,
+            ranks: None,
+        })
+    }
+
+    /// The `(nrows, ranks.len())` values of `ranks` (each one of the wanted ranks).
+    fn take(&self, ranks: &[usize]) -> Result<Array> {
+        let cols: Vec<u32> = ranks
+            .iter()
+            .map(|&r| match &self.ranks {
+                Some(have) => have.partition_point(|&h| h < r) as u32,
+                None => r as u32,
+            })
+            .collect();
+        let device = self.values.device();
+        let m = cols.len();
+        let ia = Array::from_slice_on(device, &cols, &[m])?;
+        let (buf, _) = ia.buffer_and_layout()?;
+        engine::take_rows(&self.values, self.cols, &buf, m, true, self.nrows, m, 0)
+    }
+}
+
+/// The rows sorted, in dtype `rd`.
+fn sorted_rows(rows: &Rows, rd: DType) -> Result<Array> {
+    let data = rows.data.astype(rd)?;
+    let sorted_rows = Rows::along(
+        &data.reshape(&[rows.nrows as isize, rows.rowlen as isize])?,
+        Some(-1),
+    )?;
+    let perm = sorted_rows.perm()?;
+    sorted_rows.gather(&perm)
+}
+
+/// The order statistics `ranks` of every row by selection, as `(nrows, t)` in `rd`, or None
+/// where the rows are better sorted.
+fn select_in(rows: &Rows, rd: DType, ranks: &Ranks) -> Result<Option<Array>> {
+    let Some(sd) = selection::selection_dtype(rows.data.dtype()) else {
+        return Ok(None);
     };
-    use crate::ufuncs::{add, greater_equal, multiply, subtract, where_};
+    let data = if sd == rows.data.dtype() {
+        rows.data.clone()
+    } else {
+        rows.data.astype(sd)?.ascontiguousarray()?
+    };
+    match selection::select_rows(&data, rows.nrows, rows.rowlen, ranks)? {
+        Some(v) => Ok(Some(v.astype(rd)?)),
+        None => Ok(None),
+    }
+}
+
+/// NumPy's `_lerp` of `below` and `above` (`(rows, m)` arrays of `rd`) by the weights
+/// `gamma` (of shape `gshape`: `[m]`, one per column, or `[rows, m]`): `a + (b - a) t`, or
+/// `b - (b - a)(1 - t)` where t >= 0.5. As with NumPy's Python-float weights, t, 1 - t and
+/// the choice are made in float64 on the host and rounded once to `rd`; each product is
+/// materialised before its sum, so no multiply-add is fused and the result is NumPy's.
+fn lerp(below: &Array, above: &Array, gamma: &[f64], gshape: &[usize], rd: DType) -> Result<Array> {
+    let device = below.device();
+    let weights = |v: Vec<f64>| -> Result<Array> {
+        match rd {
+            DType::F64 => Array::from_slice_on(device, &v, gshape),
+            _ => Array::from_slice_on(
+                device,
+                &v.iter().map(|&x| x as f32).collect::<Vec<_>>(),
+                gshape,
+            )?
+            .astype(rd),
+        }
+    };
+    let g = weights(gamma.to_vec())?;
+    let one_minus_g = weights(gamma.iter().map(|&t| 1.0 - t).collect())?;
+    let take_down: Vec<bool> = gamma.iter().map(|&t| t >= 0.5).collect();
+    let take_down = Array::from_slice_on(device, &take_down, gshape)?;
+    use crate::ufuncs::{add, multiply, subtract, where_};
     let diff = subtract(above, below)?;
-    let up = add(below, multiply(&diff, &g)?)?;
-    let down = subtract(above, multiply(&diff, subtract(1.0, &g)?)?)?;
-    where_(greater_equal(&g, 0.5)?, down, up)
+    let up_step = multiply(&diff, &g)?;
+    up_step.eval()?;
+    let down_step = multiply(&diff, &one_minus_g)?;
+    down_step.eval()?;
+    let up = add(below, &up_step)?;
+    let down = subtract(above, &down_step)?;
+    where_(&take_down, down, up)
 }
 
 /// `numpy.quantile(a, q, axis, method=, keepdims=)` for a scalar `q` in [0, 1]: the result
@@ -434,41 +468,27 @@ pub fn median(a: &Array, axes: Option<&[isize]>, keepdims: bool) -> Result<Array
         let z = crate::creation::full_on(&device, &[rows.nrows, 1], fill, Some(rd))?;
         return finish(z, None, &out_shape, &keep_shape, keepdims);
     }
-    if let Some(v) = selected(&rows, rows.data.dtype(), &[(n - 1) / 2, n / 2])? {
-        let pick = |k: isize| -> Result<Array> {
-            v.slice(&[kupfer_core::SliceArg::Index(k)])?
-                .reshape(&[1])?
-                .astype(rd)
-        };
-        let mid = if n % 2 == 1 {
-            pick(0)?
-        } else {
-            crate::ufuncs::divide(crate::ufuncs::add(pick(0)?, pick(1)?)?, 2.0)?
-        };
-        let mid = if a.dtype().is_float() {
-            crate::ufuncs::where_(crate::ufuncs::isnan(&pick(2)?)?, f64::NAN, &mid)?
-        } else {
-            mid
-        };
-        let res = mid.reshape(&[1, 1])?;
-        return finish(res, None, &out_shape, &keep_shape, keepdims);
+    let nan_check = a.dtype().is_float();
+    let mut wanted = vec![(n - 1) / 2, n / 2];
+    if nan_check {
+        wanted.push(n - 1);
     }
-    let perm = rows.perm()?;
-    let sorted = rows.gather(&perm)?;
-    let col = |k: usize| -> Result<Array> { column(&sorted, k)?.astype(rd) };
+    let stats = OrderStats::of(&rows, rd, wanted)?;
     let mid = if n % 2 == 1 {
-        col(n / 2)?
+        stats.take(&[n / 2])?
     } else {
-        crate::ufuncs::divide(crate::ufuncs::add(col(n / 2 - 1)?, col(n / 2)?)?, 2.0)?
+        crate::ufuncs::divide(
+            crate::ufuncs::add(stats.take(&[n / 2 - 1])?, stats.take(&[n / 2])?)?,
+            2.0,
+        )?
     };
-    let mid = if a.dtype().is_float() {
-        let last = column(&sorted, n - 1)?;
+    let mid = if nan_check {
+        let last = stats.take(&[n - 1])?;
         crate::ufuncs::where_(crate::ufuncs::isnan(&last)?, f64::NAN, &mid)?
     } else {
         mid
     };
-    let res = mid.reshape(&[rows.nrows as isize, 1])?;
-    finish(res, None, &out_shape, &keep_shape, keepdims)
+    finish(mid, None, &out_shape, &keep_shape, keepdims)
 }
 
 /// The quantiles of each row ignoring NaN (`numpy.nanquantile`): rows sorted NaN-last, the
@@ -503,9 +523,8 @@ async fn nan_quantile_impl(
         let z = crate::creation::full_on(&device, &[nrows, m], fill, Some(rd))?;
         return finish(z, q_shape, &out_shape, &keep_shape, keepdims);
     }
-    let perm = rows.perm()?;
-    let sorted = rows.gather(&perm)?;
-    let valid = crate::ufuncs::logical_not(crate::ufuncs::isnan(&sorted)?)?;
+    let grid = rows.data.reshape(&[nrows as isize, n as isize])?;
+    let valid = crate::ufuncs::logical_not(crate::ufuncs::isnan(&grid)?)?;
     let counts = crate::reduce::sum(&valid, crate::reduce::Axis::Many(vec![1]), false)?
         .astype(DType::U32)?
         .to_vec_async::<u32>()
@@ -514,7 +533,10 @@ async fn nan_quantile_impl(
     let mut hi = Vec::with_capacity(nrows * m);
     let mut gamma = Vec::with_capacity(nrows * m);
     let mut empty = Vec::with_capacity(nrows * m);
+    // Per row: the m lower ranks, then the m upper ones (the selection's targets).
+    let mut ranks = Vec::with_capacity(nrows * 2 * m);
     for &c in &counts {
+        let row_start = lo.len();
         for &qv in q {
             let (l, h, g) = if c == 0 {
                 (0, 0, 0.0)
@@ -526,28 +548,30 @@ async fn nan_quantile_impl(
             gamma.push(g);
             empty.push(c == 0);
         }
+        ranks.extend_from_slice(&lo[row_start..]);
+        ranks.extend_from_slice(&hi[row_start..]);
     }
-    let take = |idx: &[u32]| -> Result<Array> {
-        let ia = Array::from_slice_on(&device, idx, &[nrows * m])?;
-        let (buf, _) = ia.buffer_and_layout()?;
-        engine::take_rows(&sorted, n, &buf, nrows * m, true, nrows, m, m)
+    let (below, above) = match select_in(&rows, rd, &Ranks::PerRow(&ranks, 2 * m))? {
+        Some(v) => {
+            let half = |start: usize| -> Result<Array> {
+                v.slice(&[
+                    kupfer_core::SliceArg::FULL,
+                    kupfer_core::SliceArg::range(start as isize, (start + m) as isize),
+                ])
+            };
+            (half(0)?, half(m)?)
+        }
+        None => {
+            let sorted = sorted_rows(&rows, rd)?;
+            let take = |idx: &[u32]| -> Result<Array> {
+                let ia = Array::from_slice_on(&device, idx, &[nrows * m])?;
+                let (buf, _) = ia.buffer_and_layout()?;
+                engine::take_rows(&sorted, n, &buf, nrows * m, true, nrows, m, m)
+            };
+            (take(&lo)?, take(&hi)?)
+        }
     };
-    let below = take(&lo)?;
-    let above = take(&hi)?;
-    let g = Array::from_slice_on(
-        &device,
-        &gamma.iter().map(|&v| v as f32).collect::<Vec<_>>(),
-        &[nrows, m],
-    )?;
-    let g = if rd == DType::F64 {
-        Array::from_slice_on(&device, &gamma, &[nrows, m])?
-    } else {
-        g.astype(rd)?
-    };
-    use crate::ufuncs::{add, greater_equal, multiply, subtract, where_};
-    let diff = subtract(&above, &below)?;
-    let up = add(&below, multiply(&diff, &g)?)?;
-    let down = subtract(&above, multiply(&diff, subtract(1.0, &g)?)?)?;
+    use crate::ufuncs::{add, where_};
     let res = if median {
         // The mean of the two middle values, as NumPy's nanmedian (the middle one for odd
         // counts, where gamma is 0).
@@ -561,7 +585,7 @@ async fn nan_quantile_impl(
     } else if lo == hi {
         below
     } else {
-        where_(greater_equal(&g, 0.5)?, down, up)?
+        lerp(&below, &above, &gamma, &[nrows, m], rd)?
     };
     let empty = Array::from_slice_on(&device, &empty, &[nrows, m])?;
     let res = where_(&empty, f64::NAN, &res)?;

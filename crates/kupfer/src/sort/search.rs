@@ -1,15 +1,27 @@
-//! `searchsorted` and `digitize`: one thread per query, a bounded binary search over the
-//! order-preserving keys of the sorted array (`shaders/sort_search.wgsl`), so NaN, -0.0 and
-//! complex values compare as in NumPy's sort order. For 32- and 64-bit integers and floats
-//! it is one launch: the kernel computes keys from the raw elements and writes positions in
-//! the default integer dtype. No read-back (digitize reads back
+//! `searchsorted` and `digitize`: a bounded binary search over the order-preserving keys of
+//! the sorted array, so NaN, -0.0 and complex values compare as in NumPy's sort order. For
+//! 32- and 64-bit integers and floats it is one launch of the two-tier search
+//! (`shaders/sort_search_tiered.wgsl`: every workgroup searches 2048 samples of the sorted
+//! array in workgroup memory, then a window of it in memory, four queries per thread), which
+//! computes keys from the raw elements and writes positions in the default integer dtype;
+//! `KUPFER_SEARCHSORTED=old` restores the one-tier search (`shaders/sort_search.wgsl`, one
+//! thread per query, every step from memory), which other dtypes take over precomputed key
+//! words. No read-back (digitize reads back
 //! whether the bins increase or decrease: one sync point, hence `digitize_async`).
 
 use super::engine;
 use crate::array::Array;
 use kupfer_core::sort as gen;
+use kupfer_core::sort_search as tiered;
 use kupfer_core::{DType, Error, Layout, Result};
 use kupfer_wgpu::{Binding, ShaderChecks};
+
+/// Whether `KUPFER_SEARCHSORTED=old` asks for the one-tier search (one thread per query,
+/// every step from memory) instead of the two-tier one (read once).
+pub(crate) fn one_tier() -> bool {
+    static OLD: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *OLD.get_or_init(|| std::env::var("KUPFER_SEARCHSORTED").is_ok_and(|v| v == "old"))
+}
 
 /// Which of the equal positions [`searchsorted`] returns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,6 +117,22 @@ pub fn searchsorted(a: &Array, v: &Array, side: Side, sorter: Option<&Array>) ->
     };
     let out = engine::alloc_words(&device, nq * out_words)?;
     let ctx = device.context();
+    let bind = |b: &std::sync::Arc<kupfer_wgpu::GpuBuffer>, bytes: u64| Binding {
+        buffer: b.clone(),
+        offset: 0,
+        size: bytes.div_ceil(4).max(1) * 4,
+    };
+    if let (gen::SearchKeys::Raw(..), false) = (keys, one_tier()) {
+        let out_kind = tiered::SearchOut::Position(out_words as u32);
+        if two_tier_search(&a, &q, u32::from(side == Side::Right), out_kind, &out)? {
+            return Ok(Array::from_buffer(
+                device.clone(),
+                int,
+                out,
+                Layout::contiguous(&shape),
+            ));
+        }
+    }
     let pipeline = ctx.pipeline_with(
         &gen::search(keys, out_words as u32),
         "main",
@@ -128,11 +156,6 @@ pub fn searchsorted(a: &Array, v: &Array, side: Side, sorter: Option<&Array>) ->
     .flat_map(|v| v.to_le_bytes())
     .collect();
     p.resize(32, 0);
-    let bind = |b: &std::sync::Arc<kupfer_wgpu::GpuBuffer>, bytes: u64| Binding {
-        buffer: b.clone(),
-        offset: 0,
-        size: bytes.div_ceil(4).max(1) * 4,
-    };
     ctx.dispatch_with(
         &pipeline,
         Some(&p),
@@ -149,4 +172,108 @@ pub fn searchsorted(a: &Array, v: &Array, side: Side, sorter: Option<&Array>) ->
         out,
         Layout::contiguous(&shape),
     ))
+}
+
+/// Launches the two-tier search of the contiguous 1-D `sorted` for every element of the
+/// contiguous `queries` (both of one dtype with a raw key load: the caller checks), writing
+/// `out_kind` per query into `out`; `flag` is the side (1: right) for positions and the
+/// inversion for membership. False (nothing launched) where the workgroup memory holds too
+/// few samples.
+fn two_tier_search(
+    sorted: &Array,
+    queries: &Array,
+    flag: u32,
+    out_kind: tiered::SearchOut,
+    out: &std::sync::Arc<kupfer_wgpu::GpuBuffer>,
+) -> Result<bool> {
+    let device = sorted.device();
+    let ctx = device.context();
+    let Some((load, k)) = engine::raw_load(sorted.dtype(), true) else {
+        return Ok(false);
+    };
+    let storage = ctx.info().limits.max_compute_workgroup_storage_size as usize;
+    let Some(samples) = [2048usize, 1024, 512, 256]
+        .into_iter()
+        .find(|s| s * k as usize * 4 <= storage)
+    else {
+        return Ok(false);
+    };
+    let n = sorted.size();
+    let nq = queries.size();
+    let (ab, aoff, abytes) = engine::source(sorted)?;
+    let (qb, qoff, qbytes) = engine::source(queries)?;
+    let wgsl = tiered::search_tiered(load, k, samples as u32, out_kind);
+    let pipeline = ctx.pipeline_with(&wgsl, "main", ShaderChecks::Trusted)?;
+    let stride = n.div_ceil(samples);
+    let per_group = 256 * tiered::QUERIES_PER_THREAD as usize;
+    let groups = nq.div_ceil(per_group);
+    let max = ctx.max_workgroups_per_dim() as usize;
+    let gx = groups.min(max);
+    let gy = groups.div_ceil(gx);
+    let (side, invert) = match out_kind {
+        tiered::SearchOut::Position(_) => (flag, 0),
+        tiered::SearchOut::Membership => (0, flag),
+    };
+    let out_words = match out_kind {
+        tiered::SearchOut::Position(w) => w as usize,
+        tiered::SearchOut::Membership => 1,
+    };
+    let fields = [
+        n as u32,
+        nq as u32,
+        side,
+        gx as u32,
+        aoff,
+        qoff,
+        stride as u32,
+        n.div_ceil(stride) as u32,
+        invert,
+        0,
+        0,
+        0,
+    ];
+    let p: Vec<u8> = fields.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let bind = |b: &std::sync::Arc<kupfer_wgpu::GpuBuffer>, bytes: u64| Binding {
+        buffer: b.clone(),
+        offset: 0,
+        size: bytes.div_ceil(4).max(1) * 4,
+    };
+    ctx.dispatch_with(
+        &pipeline,
+        Some(&p),
+        vec![
+            (1, bind(&ab, abytes)),
+            (2, bind(&qb, qbytes)),
+            (3, bind(out, (nq * out_words * 4) as u64)),
+        ],
+        [gx as u32, gy as u32, 1],
+    )?;
+    Ok(true)
+}
+
+/// `isin` by one launch: for each element of `x` (contiguous, of `sorted`'s dtype), whether
+/// the sorted 1-D contiguous `sorted` holds an equal value (negated with `invert`), as a bool
+/// array of `x`'s size; None where the two-tier search does not take the dtype (or
+/// `KUPFER_SEARCHSORTED=old`).
+pub(crate) fn membership(sorted: &Array, x: &Array, invert: bool) -> Result<Option<Array>> {
+    if one_tier() || engine::raw_load(sorted.dtype(), true).is_none() {
+        return Ok(None);
+    }
+    let device = sorted.device();
+    let out = engine::alloc_words(device, x.size())?;
+    let launched = two_tier_search(
+        sorted,
+        x,
+        u32::from(invert),
+        tiered::SearchOut::Membership,
+        &out,
+    )?;
+    Ok(launched.then(|| {
+        Array::from_buffer(
+            device.clone(),
+            DType::Bool,
+            out,
+            Layout::contiguous(&[x.size()]),
+        )
+    }))
 }

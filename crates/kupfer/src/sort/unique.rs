@@ -1,7 +1,11 @@
 //! `unique` (with `return_index`, `return_inverse`, `return_counts`, `equal_nan`), the array
 //! API's `unique_values` / `unique_counts` / `unique_inverse` / `unique_all`, and `isin`.
 //!
-//! unique: a stable sort of the flattened array, flags where a run of equal values starts
+//! unique: a stable sort of the flattened array (when neither indices nor the inverse are
+//! asked for, any order of equal values gives the same values and counts: integers of at
+//! most 32 bits spanning a small range are counted per value instead, after one more
+//! read-back of their extremes, and other dtypes take a keys-only sort),
+//! flags where a run of equal values starts
 //! (-0.0 equals 0.0; NaN equals NaN unless `equal_nan` is false), the positions of the set
 //! flags by the device stream compaction of `indexing` (ONE read-back of the count: the sync
 //! point, hence the `_async` forms, the only ones on wasm32); counts are the differences of
@@ -11,7 +15,8 @@
 //! value is the first of them in sort order (NumPy's choice there is not consistent between
 //! the value and its index). The set functions select with the same compaction.
 //!
-//! isin: the test elements sorted, a binary search per element, one comparison: no read-back.
+//! isin: the test elements sorted (keys only), then one launch of the two-tier search that
+//! compares each element with the value found (`search.rs`): no read-back.
 
 use super::engine::{self, Perm};
 use super::order::Rows;
@@ -87,16 +92,34 @@ pub async fn unique_async(
             counts: return_counts.then(|| e(int)).transpose()?,
         });
     }
-    let rows = Rows::along(a, None)?;
-    let perm = rows.perm()?;
-    let sorted = rows.gather(&perm)?.reshape(&[n as isize])?;
-    let perm = match perm {
-        Perm::Local(b) | Perm::Global(b) => b,
+    // Values and counts alone take any order of equal values: counting where the integers
+    // span a small range, else the keys-only sort (no permutation to carry or apply) where
+    // the dtype has one.
+    let plain = !return_index && !return_inverse && !old_path();
+    if plain {
+        if let Some((values, counts)) = by_counting(a, return_counts).await? {
+            return Ok(Unique {
+                values,
+                indices: None,
+                inverse: None,
+                counts,
+            });
+        }
+    }
+    let (sorted, perm) = if plain {
+        let flat = a.reshape(&[n as isize])?;
+        let sorted = super::order::sort(&flat, Some(-1), None)?.ascontiguousarray()?;
+        (sorted, None)
+    } else {
+        let rows = Rows::along(a, None)?;
+        let perm = rows.perm()?;
+        let sorted = rows.gather(&perm)?.reshape(&[n as isize])?;
+        let perm = match perm {
+            Perm::Local(b) | Perm::Global(b) => b,
+        };
+        (sorted, Some(perm))
     };
-    let flags = run_starts(&sorted, equal_nan)?;
-    let first_arr = compact(&device, &flags.lazy(), &Lazy::index(), &[n])?
-        .finish_async()
-        .await?;
+    let first_arr = run_start_positions(&sorted, equal_nan).await?;
     let count = first_arr.size();
     let (first, _) = first_arr.buffer_and_layout()?;
     let values = engine::take_rows(&sorted, n, &first, count, true, 1, count, count)?
@@ -104,7 +127,7 @@ pub async fn unique_async(
     let u32_array = |b: Arc<GpuBuffer>, len: usize| {
         Array::from_buffer(device.clone(), DType::U32, b, Layout::contiguous(&[len]))
     };
-    let indices = if return_index {
+    let indices = if let (true, Some(perm)) = (return_index, &perm) {
         let perm_arr = u32_array(perm.clone(), n);
         let perm_arr = perm_arr.reshape(&[1, n as isize])?;
         Some(
@@ -134,8 +157,9 @@ pub async fn unique_async(
     } else {
         None
     };
-    let inverse = if return_inverse {
+    let inverse = if let (true, Some(perm)) = (return_inverse, &perm) {
         // The run of sorted element i is (number of run starts up to i) - 1.
+        let flags = run_starts(&sorted, equal_nan)?;
         let run =
             crate::ufuncs::subtract(&crate::scan::cumsum(&flags, None, Some(DType::U32))?, 1u32)?;
         let inverse = Array::from_buffer(
@@ -158,16 +182,126 @@ pub async fn unique_async(
     })
 }
 
-/// Where a run of equal values starts in the sorted 1-D `sorted` (bool, materialised):
-/// element 0, and every element unequal to the one before it (NaN unequal to everything
-/// unless `equal_nan`; -0.0 equals 0.0).
-fn run_starts(sorted: &Array, equal_nan: bool) -> Result<Array> {
+/// The fewest elements [`by_counting`] takes (below, its extra read-back costs more than
+/// the sort it saves).
+const COUNTING_MIN: usize = 4096;
+
+/// unique's values (and counts) of an integer array of at most 32 bits whose values span at
+/// most 4 bins per element (and at most 2^26 bins): the minimum and maximum read back (one
+/// more sync point), a count per value by bincount's kernel, then the compaction of the
+/// nonzero bins: no sort. None where the dtype, the size or the range does not fit.
+async fn by_counting(a: &Array, return_counts: bool) -> Result<Option<(Array, Option<Array>)>> {
+    let d = a.dtype();
+    let n = a.size();
+    let ints = [
+        DType::I8,
+        DType::I16,
+        DType::I32,
+        DType::U8,
+        DType::U16,
+        DType::U32,
+    ];
+    if n < COUNTING_MIN || !ints.contains(&d) {
+        return Ok(None);
+    }
+    let device = a.device().clone();
+    let flat = a.reshape(&[n as isize])?;
+    let wide = if d == DType::U32 {
+        DType::U32
+    } else {
+        DType::I32
+    };
+    let lo = crate::reduce::min(&flat, crate::reduce::Axis::All, false)?.astype(wide)?;
+    let hi = crate::reduce::max(&flat, crate::reduce::Axis::All, false)?.astype(wide)?;
+    let ends = crate::manip::concatenate(&[lo.reshape(&[1])?, hi.reshape(&[1])?], Some(0), None)?;
+    let (lo_v, hi_v) = if wide == DType::U32 {
+        let v = ends.to_vec_async::<u32>().await?;
+        (i64::from(v[0]), i64::from(v[1]))
+    } else {
+        let v = ends.to_vec_async::<i32>().await?;
+        (i64::from(v[0]), i64::from(v[1]))
+    };
+    let bins = (hi_v - lo_v + 1) as usize;
+    if bins > (4 * n).max(1 << 16) || bins > 1 << 26 {
+        return Ok(None);
+    }
+    // Offsets from the minimum fit in 32 bits without wrapping (the range is small).
+    let offset = if wide == DType::U32 {
+        crate::ufuncs::subtract(&flat.astype(DType::U32)?, lo_v as u32)?
+    } else {
+        crate::ufuncs::subtract(&flat.astype(DType::I32)?, lo_v as i32)?.astype(DType::U32)?
+    };
+    let counts = crate::stats::count_values(&offset.ascontiguousarray()?, bins)?;
+    let present = crate::ufuncs::not_equal(&counts, 0u32)?;
+    let at = compact(&device, &present.lazy(), &Lazy::index(), &[bins])?
+        .finish_async()
+        .await?;
+    let values = if wide == DType::U32 {
+        crate::ufuncs::add(&at, lo_v as u32)?
+    } else {
+        crate::ufuncs::add(&at.astype(DType::I32)?, lo_v as i32)?
+    }
+    .astype(d)?;
+    let counts = if return_counts {
+        let m = at.size();
+        let (idx, _) = at.buffer_and_layout()?;
+        let c = engine::take_rows(
+            &counts.reshape(&[1, bins as isize])?,
+            bins,
+            &idx,
+            m,
+            true,
+            1,
+            m,
+            m,
+        )?;
+        Some(c.reshape(&[m as isize])?.astype(device.default_int())?)
+    } else {
+        None
+    };
+    Ok(Some((values, counts)))
+}
+
+/// Whether `KUPFER_UNIQUE=old` asks for the earlier unique (a stable sort and materialised
+/// run-start flags whatever is asked for; read once).
+fn old_path() -> bool {
+    static OLD: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *OLD.get_or_init(|| std::env::var("KUPFER_UNIQUE").is_ok_and(|v| v == "old"))
+}
+
+/// The positions (uint32) where a run of equal values starts in the sorted 1-D `sorted`
+/// (see [`run_starts`]), by one compaction whose flags are computed in its passes (never
+/// written): the one read-back of the count.
+async fn run_start_positions(sorted: &Array, equal_nan: bool) -> Result<Array> {
     let n = sorted.size();
     let device = sorted.device();
-    let head = crate::creation::full_on(device, &[1], true, Some(DType::Bool))?;
+    let head = crate::creation::full_on(device, &[1], 0i64, Some(DType::U32))?;
     if n == 1 {
         return Ok(head);
     }
+    if old_path() {
+        let flags = run_starts(sorted, equal_nan)?;
+        return compact(device, &flags.lazy(), &Lazy::index(), &[n])?
+            .finish_async()
+            .await;
+    }
+    // Element i + 1 starts a run where it differs from element i.
+    let later = compact(
+        device,
+        &run_differs(sorted, equal_nan)?.lazy(),
+        &Lazy::index(),
+        &[n - 1],
+    )?
+    .finish_async()
+    .await?;
+    crate::manip::concatenate(&[head, crate::ufuncs::add(&later, 1u32)?], Some(0), None)
+}
+
+/// Whether each element of the sorted 1-D `sorted` after the first differs from the one
+/// before it (NaN unequal to everything unless `equal_nan`; -0.0 equals 0.0): a lazy bool
+/// array of `n - 1` elements (`n >= 2`).
+fn run_differs(sorted: &Array, equal_nan: bool) -> Result<Array> {
+    let n = sorted.size();
     let cur = sorted.slice(&[SliceArg::Slice {
         start: Some(1),
         stop: None,
@@ -186,7 +320,18 @@ fn run_starts(sorted: &Array, equal_nan: bool) -> Result<Array> {
         )?;
         differs = crate::ufuncs::logical_and(&differs, &crate::ufuncs::logical_not(&both_nan)?)?;
     }
-    crate::manip::concatenate(&[head, differs], Some(0), None)
+    Ok(differs)
+}
+
+/// Where a run of equal values starts in the sorted 1-D `sorted` (bool, materialised):
+/// element 0, and every element unequal to the one before it (see [`run_differs`]).
+fn run_starts(sorted: &Array, equal_nan: bool) -> Result<Array> {
+    let device = sorted.device();
+    let head = crate::creation::full_on(device, &[1], true, Some(DType::Bool))?;
+    if sorted.size() == 1 {
+        return Ok(head);
+    }
+    crate::manip::concatenate(&[head, run_differs(sorted, equal_nan)?], Some(0), None)
 }
 
 /// `numpy.isin(element, test_elements, invert=)`: for each element, whether it equals some
@@ -209,8 +354,17 @@ pub fn isin(element: &Array, test_elements: &Array, invert: bool) -> Result<Arra
         return crate::creation::full_on(&device, &shape, i64::from(invert), Some(DType::Bool));
     }
     let b = test_elements.astype(common)?.reshape(&[-1])?;
-    let b_sorted = super::order::sort(&b, Some(-1), Some("stable"))?.ascontiguousarray()?;
     let x = element.astype(common)?.ascontiguousarray()?;
+    let shape_i: Vec<isize> = shape.iter().map(|&s| s as isize).collect();
+    if !super::search::one_tier() {
+        // The keys-only sort of the test elements (any order of equal values will do) and
+        // one search launch that compares too.
+        let b_sorted = super::order::sort(&b, Some(-1), None)?.ascontiguousarray()?;
+        if let Some(hit) = super::search::membership(&b_sorted, &x, invert)? {
+            return hit.reshape(&shape_i);
+        }
+    }
+    let b_sorted = super::order::sort(&b, Some(-1), Some("stable"))?.ascontiguousarray()?;
     let pos = super::search::searchsorted(&b_sorted, &x, super::search::Side::Left, None)?;
     let clipped = crate::ufuncs::minimum(&pos, (nb - 1) as i64)?
         .astype(DType::U32)?
@@ -220,7 +374,6 @@ pub fn isin(element: &Array, test_elements: &Array, invert: bool) -> Result<Arra
     let found = engine::take_rows(&b_sorted, nb, &cb, m, false, 1, m, m)?;
     let x_flat = x.reshape(&[1, m as isize])?;
     let hit = crate::ufuncs::equal(&found, &x_flat)?;
-    let shape_i: Vec<isize> = shape.iter().map(|&s| s as isize).collect();
     let hit = hit.reshape(&shape_i)?;
     if invert {
         crate::ufuncs::logical_not(&hit)
