@@ -1208,3 +1208,155 @@ fn bad_inputs_are_errors() {
     );
     assert_eq!(x.mean(Axis::All, true).unwrap().shape(), &[1, 1]);
 }
+
+#[test]
+fn cov_corrcoef_masked_moments_and_packbits() {
+    let dev = device();
+    let mut cases = Vec::new();
+    type Form = (
+        &'static str,
+        &'static str,
+        Option<&'static str>,
+        fn(&Array) -> kp::Result<Array>,
+    );
+    // The base is [6, 40]: rows 0..5 are the variables, row 5 positive weights.
+    let centred = "(lambda c: np.abs(c) @ np.abs(c).T)(X - X.mean(1, keepdims=True))";
+    let forms: &[Form] = &[
+        ("cov", "np.cov(X)", Some("S / 39"), |a| {
+            kp::cov(&a.slice(&kp::s![..5])?, None, &kp::CovOptions::default())
+        }),
+        (
+            "cov-rowvar-false-bias",
+            "np.cov(X.T, rowvar=False, bias=True)",
+            Some("S / 40"),
+            |a| {
+                let opts = kp::CovOptions {
+                    rowvar: false,
+                    bias: true,
+                    ..Default::default()
+                };
+                kp::cov(&a.slice(&kp::s![..5])?.t()?, None, &opts)
+            },
+        ),
+        (
+            "cov-y-ddof3",
+            "np.cov(X[:2], X[2:], ddof=3)",
+            Some("S / 37"),
+            |a| {
+                let opts = kp::CovOptions {
+                    ddof: Some(3),
+                    ..Default::default()
+                };
+                kp::cov(
+                    &a.slice(&kp::s![..2])?,
+                    Some(&a.slice(&kp::s![2..5])?),
+                    &opts,
+                )
+            },
+        ),
+        (
+            "cov-aweights",
+            "np.cov(X, aweights=W)",
+            Some("S * W.max() / W.sum()"),
+            |a| {
+                let opts = kp::CovOptions {
+                    aweights: Some(a.slice(&kp::s![5])?),
+                    ..Default::default()
+                };
+                kp::cov(&a.slice(&kp::s![..5])?, None, &opts)
+            },
+        ),
+        ("corrcoef", "np.corrcoef(X)", Some("np.ones((5, 5))"), |a| {
+            kp::corrcoef(&a.slice(&kp::s![..5])?, None, true, None)
+        }),
+        (
+            "var-where",
+            "np.var(X, axis=1, ddof=1, where=X > 0.5)",
+            None,
+            |a| {
+                let x = a.slice(&kp::s![..5])?;
+                kp::var_with(&x, 1, 1, false, &kp::greater(&x, 0.5)?)
+            },
+        ),
+        (
+            "std-where-keepdims",
+            "np.std(X, axis=0, where=X < 1.5, keepdims=True)",
+            None,
+            |a| {
+                let x = a.slice(&kp::s![..5])?;
+                kp::std_with(&x, 0, 0, true, &kp::less(&x, 1.5)?)
+            },
+        ),
+    ];
+    for &d in &[DType::F32, DType::I32, DType::F64] {
+        if !dev.supports(d) {
+            continue;
+        }
+        for (fi, (name, expr, scale, run)) in forms.iter().enumerate() {
+            let mut data = values(fi as u64 + 300, 5 * 40, d, -3.0, 3.0);
+            data.extend(values(fi as u64 + 350, 40, d, 1.0, 4.0));
+            let sub = |e: &str| {
+                e.replace("S", centred)
+                    .replace('X', "a.astype(np.float64)[:5]")
+                    .replace('W', "a.astype(np.float64)[5]")
+            };
+            let acc = if d == DType::F64 { d } else { DType::F32 };
+            let run = *run;
+            cases.push(Case {
+                id: format!("{name}-{}", d.name()),
+                dtype: d,
+                shape: vec![6, 40],
+                data,
+                expr: sub(expr),
+                scale: scale.map(sub),
+                check: if scale.is_some() {
+                    Check::Sum { acc, n: 40 }
+                } else {
+                    Check::Var { acc, n: 40 }
+                },
+                want: acc,
+                run: Box::new(run),
+            });
+        }
+    }
+    // Bits: 0/1 (and other integer) data packed along an axis and unpacked again.
+    for &d in &[DType::I32, DType::U8, DType::Bool, DType::F32] {
+        type Packing = (&'static str, &'static str, fn(&Array) -> kp::Result<Array>);
+        let bits: &[Packing] = &[
+            ("packbits-axis1", "np.packbits(a, axis=1)", |a| {
+                kp::packbits(a, Some(1), kp::BitOrder::Big)
+            }),
+            (
+                "packbits-flat-little",
+                "np.packbits(a[:, ::-1], bitorder='little')",
+                |a| {
+                    let flipped = kp::flip(a, Some(&[1]))?;
+                    kp::packbits(&flipped, None, kp::BitOrder::Little)
+                },
+            ),
+            (
+                "unpackbits-axis0",
+                "np.unpackbits(np.packbits(a, axis=0), axis=0, count=-3)",
+                |a| {
+                    let p = kp::packbits(a, Some(0), kp::BitOrder::Big)?;
+                    kp::unpackbits(&p, Some(0), Some(-3), kp::BitOrder::Big)
+                },
+            ),
+        ];
+        for (bi, (name, expr, run)) in bits.iter().enumerate() {
+            let run = *run;
+            cases.push(Case {
+                id: format!("{name}-{}", d.name()),
+                dtype: d,
+                shape: vec![11, 13],
+                data: values(bi as u64 + 400, 11 * 13, d, 0.0, 3.0),
+                expr: expr.to_string(),
+                scale: None,
+                check: Check::Exact,
+                want: DType::U8,
+                run: Box::new(run),
+            });
+        }
+    }
+    run_cases("cov-bits", cases);
+}

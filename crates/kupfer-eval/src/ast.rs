@@ -119,6 +119,34 @@ pub enum ExprKind {
     List(Vec<Expr>),
     /// `{key: value, ...}`, in source order.
     Dict(Vec<(Expr, Expr)>),
+    /// `*iterable` as a call's positional argument (its items become arguments).
+    Starred(Box<Expr>),
+    /// `lambda a, b: body`.
+    Lambda {
+        /// The parameter names.
+        params: Vec<String>,
+        /// The body, evaluated with the parameters bound.
+        body: Box<Expr>,
+    },
+    /// `[element for target in iterable if condition ...]`, clauses nesting left to right
+    /// (a generator expression as a call's only argument is one too).
+    ListComp {
+        /// The expression evaluated for each binding.
+        element: Box<Expr>,
+        /// The `for` clauses.
+        clauses: Vec<Comprehension>,
+    },
+}
+
+/// One `for target in iterable if condition ...` clause of a comprehension.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Comprehension {
+    /// The names bound (one, or several unpacked from each item).
+    pub targets: Vec<String>,
+    /// The sequence iterated.
+    pub iterable: Expr,
+    /// The `if` filters.
+    pub conditions: Vec<Expr>,
 }
 
 /// A keyword argument `name=value`.
@@ -352,6 +380,21 @@ impl fmt::Display for Expr {
                 f.write_str(head)?;
                 for i in items {
                     write!(f, " {i}")?;
+                }
+                f.write_str(")")
+            }
+            ExprKind::Starred(inner) => write!(f, "(* {inner})"),
+            ExprKind::Lambda { params, body } => {
+                write!(f, "(lambda ({}) {body})", params.join(" "))
+            }
+            ExprKind::ListComp { element, clauses } => {
+                write!(f, "(listcomp {element}")?;
+                for c in clauses {
+                    write!(f, " (for ({}) {}", c.targets.join(" "), c.iterable)?;
+                    for cond in &c.conditions {
+                        write!(f, " (if {cond})")?;
+                    }
+                    f.write_str(")")?;
                 }
                 f.write_str(")")
             }

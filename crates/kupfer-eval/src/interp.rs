@@ -26,6 +26,19 @@ use std::collections::HashMap;
 #[derive(Debug, Clone, Default)]
 pub struct Session {
     vars: HashMap<String, Value>,
+    /// Names bound by a lambda's parameters or a comprehension (not the session's own
+    /// variables): a lambda written here keeps their values, and looks the others up when
+    /// it is called.
+    locals: Vec<(String, LocalKind)>,
+}
+
+/// What bound a local name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LocalKind {
+    /// A lambda's parameter.
+    Parameter,
+    /// A comprehension's loop variable.
+    LoopVariable,
 }
 
 /// Evaluates `src` with each `(name, array)` of `inputs` bound: the one-call form of
@@ -48,6 +61,21 @@ impl Session {
     /// names: binding `e` hides `np.e` as a bare name (`np.e` still works).
     pub fn set(&mut self, name: impl Into<String>, value: Value) {
         self.vars.insert(name.into(), value);
+    }
+
+    /// Binds `name` as a lambda parameter or comprehension variable.
+    pub(crate) fn set_local(&mut self, name: &str, value: Value, kind: LocalKind) {
+        self.locals.retain(|(n, _)| n != name);
+        self.locals.push((name.to_string(), kind));
+        self.vars.insert(name.to_string(), value);
+    }
+
+    /// The lambda parameters and comprehension variables bound here, with their values.
+    pub(crate) fn local_bindings(&self) -> Vec<(String, Value, LocalKind)> {
+        self.locals
+            .iter()
+            .filter_map(|(n, k)| self.vars.get(n).map(|v| (n.clone(), v.clone(), *k)))
+            .collect()
     }
 
     /// Binds `name` to an array.
@@ -201,6 +229,14 @@ impl Session {
                     .map(|x| self.eval_expr(x))
                     .collect::<Result<_>>()?,
             )),
+            ExprKind::Lambda { params, body } => Ok(self.lambda(params, body)),
+            ExprKind::Starred(_) => Err(EvalError::type_error(
+                span,
+                "can't use starred expression here",
+            )),
+            ExprKind::ListComp { element, clauses } => {
+                self.list_comprehension(element, clauses, span)
+            }
             ExprKind::Dict(pairs) => {
                 let pairs = pairs
                     .iter()
@@ -300,20 +336,58 @@ impl Session {
             }
             r => r?,
         };
-        let args = args
-            .iter()
-            .map(|a| self.eval_expr(a))
-            .collect::<Result<Vec<_>>>()?;
+        let mut values = Vec::with_capacity(args.len());
+        for a in args {
+            match &a.kind {
+                ExprKind::Starred(inner) => values.extend(crate::callable::iterate(
+                    self.eval_expr(inner)?,
+                    inner.span,
+                )?),
+                _ => values.push(self.eval_expr(a)?),
+            }
+        }
+        // Lambdas see the variables as they are now (Python's late binding).
+        let rebind = |v: Value| match v {
+            Value::Lambda(l) => Value::Lambda(std::sync::Arc::new(l.rebound(self))),
+            Value::Vectorized(f) => match &f.func {
+                Value::Lambda(l) => {
+                    Value::Vectorized(std::sync::Arc::new(crate::callable::Vectorized {
+                        func: Value::Lambda(std::sync::Arc::new(l.rebound(self))),
+                        otype: f.otype,
+                    }))
+                }
+                _ => Value::Vectorized(f),
+            },
+            v => v,
+        };
+        let args: Vec<Value> = values.into_iter().map(rebind).collect();
         let kwargs = keywords
             .iter()
-            .map(|k| Ok((k.name.clone(), self.eval_expr(&k.value)?)))
+            .map(|k| Ok((k.name.clone(), rebind(self.eval_expr(&k.value)?))))
             .collect::<Result<Vec<_>>>()?;
+        let callee = rebind(callee);
+        call_value(callee, args, kwargs, span, func.span)
+    }
+}
+
+/// Calls `callee` (a function, method, poly1d, generator method, dtype or lambda); `func_span`
+/// is where the callee is written.
+pub(crate) fn call_value(
+    callee: Value,
+    args: Vec<Value>,
+    kwargs: Vec<(String, Value)>,
+    span: Span,
+    func_span: Span,
+) -> Result<Value> {
+    {
         match callee {
+            Value::Lambda(l) => crate::callable::call_lambda(&l, args, kwargs, span),
+            Value::Vectorized(v) => crate::callable::call_vectorized(&v, args, kwargs, span),
             Value::Function(name) => {
                 let (name, f) =
                     functions::lookup(name).ok_or_else(|| EvalError::UnknownFunction {
                         name: name.to_string(),
-                        span: func.span,
+                        span: func_span,
                     })?;
                 functions::call(
                     f,
@@ -349,7 +423,7 @@ impl Session {
             ),
             Value::DType(d) => dtype_call(d, span, args, kwargs),
             other => Err(EvalError::type_error(
-                func.span,
+                func_span,
                 format!("'{}' object is not callable", other.type_name()),
             )),
         }
@@ -417,7 +491,7 @@ fn dtype_call(
 }
 
 /// Python truthiness; arrays' contents are on the device, so only their ambiguity is known.
-fn truthy(v: &Value, span: Span) -> Result<bool> {
+pub(crate) fn truthy(v: &Value, span: Span) -> Result<bool> {
     Ok(match v {
         Value::Scalar(s) => pyscalar::truthy(s),
         Value::None => false,
@@ -585,6 +659,10 @@ fn py_equal(l: &Value, r: &Value) -> bool {
         (Value::DType(d), Value::Str(s)) | (Value::Str(s), Value::DType(d)) => {
             DType::from_name(s).is_ok_and(|x| x == *d)
         }
+        // `a.dtype == int`: Python's types stand for NumPy's defaults (int64, float64, ...).
+        (Value::DType(d), t @ Value::Function(_)) | (t @ Value::Function(_), Value::DType(d)) => {
+            functions::to_dtype(t, "", Span::default()).is_ok_and(|x| x == *d)
+        }
         (Value::Slice(a), Value::Slice(b)) => a == b,
         (Value::Function(a), Value::Function(b)) => a == b,
         (Value::Module(a), Value::Module(b)) => a == b,
@@ -720,6 +798,7 @@ pub(crate) fn binary_value(op: BinOp, l: Value, r: Value, span: Span) -> Result<
 
 fn subscript(v: Value, index: Value, span: Span) -> Result<Value> {
     match v {
+        Value::FlatIter(a) => functions::flat::read(&a, index, span, subscript),
         Value::Dict(pairs) => Value::dict_get(&pairs, &index.plain()).map_err(|m| {
             if m.starts_with("unhashable") {
                 EvalError::type_error(span, m)

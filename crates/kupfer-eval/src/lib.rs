@@ -13,6 +13,7 @@
 //! ```
 pub mod ast;
 mod asynch;
+mod callable;
 mod dragon4;
 pub mod error;
 pub mod format;

@@ -6,7 +6,9 @@
 //! unary operator on its left but not on its right: `-2**2` is `-(2**2)`, `2**-1` is
 //! `2**(-1)`.
 
-use crate::ast::{BinOp, BoolOpKind, CmpOp, Expr, ExprKind, Keyword, Span, Stmt, UnaryOp};
+use crate::ast::{
+    BinOp, BoolOpKind, CmpOp, Comprehension, Expr, ExprKind, Keyword, Span, Stmt, UnaryOp,
+};
 use crate::error::{EvalError, Result};
 use crate::lexer::{tokenize, Token, TokenKind};
 
@@ -254,11 +256,10 @@ impl<'a> Parser<'a> {
                 None => self.error_here("unexpected end of expression"),
             },
             TokenKind::Reserved(k) => self.error_here(match *k {
-                "for" => "comprehensions are not supported".to_string(),
+                "for" => "invalid syntax: a comprehension must be inside [...]".to_string(),
                 "if" | "else" => {
                     "conditional expressions (x if c else y) are not supported".to_string()
                 }
-                "lambda" => "lambda is not supported".to_string(),
                 "in" => "the 'in' operator is not supported".to_string(),
                 "is" => "the 'is' operator is not supported; use == or !=".to_string(),
                 k => format!("'{k}' is not supported: kupfer eval evaluates one expression"),
@@ -470,6 +471,9 @@ impl<'a> Parser<'a> {
                 }
                 let span = values[0].span.to(values[values.len() - 1].span);
                 (lhs, depth) = self.node(ExprKind::BoolOp { op: kind, values }, span, d)?;
+            } else if matches!(tok, TokenKind::Reserved("for" | "in" | "if" | "else")) {
+                // The end of a comprehension's part; elsewhere the caller reports the token.
+                break;
             } else if matches!(tok, TokenKind::Reserved(_)) {
                 return Err(self.unexpected());
             } else if tok == TokenKind::Not && matches!(self.peek_at(1), TokenKind::Reserved("in"))
@@ -507,8 +511,97 @@ impl<'a> Parser<'a> {
             };
             return self.node(kind, span, d);
         }
+        if matches!(self.peek(), TokenKind::Reserved("lambda")) {
+            return self.lambda();
+        }
         let atom = self.atom()?;
         self.postfix(atom)
+    }
+
+    /// `*iterable` in a call's arguments.
+    fn starred_argument(&mut self) -> Result<Parsed> {
+        let start = self.advance().span;
+        let (inner, d) = self.expr(BP_OR)?;
+        let span = start.to(inner.span);
+        self.node(ExprKind::Starred(Box::new(inner)), span, d)
+    }
+
+    /// `lambda a, b: body` (plain positional parameters).
+    fn lambda(&mut self) -> Result<Parsed> {
+        let start = self.advance().span;
+        let mut params = Vec::new();
+        while let TokenKind::Name(n) = self.peek() {
+            let n = n.clone();
+            if params.contains(&n) {
+                return Err(
+                    self.error_here(format!("duplicate argument '{n}' in function definition"))
+                );
+            }
+            params.push(n);
+            self.advance();
+            if !self.eat(",") {
+                break;
+            }
+        }
+        if !self.eat(":") {
+            return Err(
+                self.error_here("invalid syntax: a lambda takes plain parameter names, then ':'")
+            );
+        }
+        let (body, d) = self.expr(0)?;
+        let span = start.to(body.span);
+        let kind = ExprKind::Lambda {
+            params,
+            body: Box::new(body),
+        };
+        self.node(kind, span, d)
+    }
+
+    /// The `for ... in ... if ...` clauses after a comprehension's `element`.
+    fn comprehension(&mut self, element: Expr, depth: usize) -> Result<Parsed> {
+        let mut depth = depth;
+        let mut clauses = Vec::new();
+        while matches!(self.peek(), TokenKind::Reserved("for")) {
+            self.advance();
+            let mut targets = Vec::new();
+            let parenthesised = self.eat("(");
+            while let TokenKind::Name(n) = self.peek() {
+                targets.push(n.clone());
+                self.advance();
+                if !self.eat(",") {
+                    break;
+                }
+            }
+            if parenthesised && !self.eat(")") {
+                return Err(self.unexpected());
+            }
+            if targets.is_empty() || !matches!(self.peek(), TokenKind::Reserved("in")) {
+                return Err(self.error_here(
+                    "invalid syntax: a comprehension binds names: for x in ... or for i, x in ...",
+                ));
+            }
+            self.advance();
+            let (iterable, d) = self.expr(BP_OR)?;
+            depth = depth.max(d);
+            let mut conditions = Vec::new();
+            while matches!(self.peek(), TokenKind::Reserved("if")) {
+                self.advance();
+                let (c, d) = self.expr(BP_OR)?;
+                depth = depth.max(d);
+                conditions.push(c);
+            }
+            clauses.push(Comprehension {
+                targets,
+                iterable,
+                conditions,
+            });
+        }
+        let span = element.span.to(self.prev_span());
+        let kind = ExprKind::ListComp {
+            element: Box::new(element),
+            clauses,
+        };
+        self.node(kind, span, depth)
     }
 
     fn postfix(&mut self, (mut e, mut depth): Parsed) -> Result<Parsed> {
@@ -571,10 +664,23 @@ impl<'a> Parser<'a> {
             if matches!(self.peek(), TokenKind::Op(")")) {
                 break;
             }
-            if matches!(self.peek(), TokenKind::Op("*" | "**")) {
-                return Err(
-                    self.error_here("argument unpacking (*args, **kwargs) is not supported")
-                );
+            if matches!(self.peek(), TokenKind::Op("**")) {
+                return Err(self.error_here("argument unpacking (**kwargs) is not supported"));
+            }
+            if matches!(self.peek(), TokenKind::Op("*")) {
+                let (e, d) = self.starred_argument()?;
+                if !keywords.is_empty() {
+                    return Err(self.error_at(
+                        e.span,
+                        "iterable argument unpacking follows keyword argument unpacking",
+                    ));
+                }
+                depth = depth.max(d);
+                args.push(e);
+                if !self.eat(",") {
+                    break;
+                }
+                continue;
             }
             if let (TokenKind::Name(name), TokenKind::Op("=")) = (self.peek(), self.peek_at(1)) {
                 let name = name.clone();
@@ -594,7 +700,11 @@ impl<'a> Parser<'a> {
                 });
             } else {
                 let at = self.span_here();
-                let (e, d) = self.expr(0)?;
+                let (mut e, mut d) = self.expr(0)?;
+                if matches!(self.peek(), TokenKind::Reserved("for")) {
+                    // A generator expression, evaluated as a list.
+                    (e, d) = self.comprehension(e, d)?;
+                }
                 depth = depth.max(d);
                 if matches!(self.peek(), TokenKind::Op("=")) {
                     return Err(self.error_here(
@@ -727,6 +837,11 @@ impl<'a> Parser<'a> {
         let mut depth = 0;
         while !matches!(self.peek(), TokenKind::Op("]")) {
             let (e, d) = self.expr(0)?;
+            if items.is_empty() && matches!(self.peek(), TokenKind::Reserved("for")) {
+                let (comp, d) = self.comprehension(e, d)?;
+                let close = self.expect_close("]")?;
+                return Ok((Expr::new(comp.kind, open.to(close)), d));
+            }
             depth = depth.max(d);
             items.push(e);
             if !self.eat(",") {
@@ -843,6 +958,28 @@ mod tests {
     }
 
     #[test]
+    fn lambdas_and_comprehensions() {
+        assert_eq!(p("lambda i, j: i + j"), "(lambda (i j) (+ i j))");
+        assert_eq!(p("lambda: 1"), "(lambda () 1)");
+        assert_eq!(
+            p("f(lambda x: x * 2, 3)"),
+            "(call f (lambda (x) (* x 2)) 3)"
+        );
+        assert_eq!(
+            p("[x**2 for x in range(5)]"),
+            "(listcomp (** x 2) (for (x) (call range 5)))"
+        );
+        assert_eq!(
+            p("[a + b for a, b in z if a > 1 if b for c in a]"),
+            "(listcomp (+ a b) (for (a b) z (if (cmp a > 1)) (if b)) (for (c) a))"
+        );
+        assert_eq!(
+            p("sum(x for x in y)"),
+            "(call sum (listcomp x (for (x) y)))"
+        );
+    }
+
+    #[test]
     fn errors() {
         assert_eq!(
             perr("a + (b * 2"),
@@ -868,8 +1005,12 @@ mod tests {
         assert!(perr("a in b").contains("'in' operator"));
         assert!(perr("a not in b").contains("'not in'"));
         assert!(perr("a is None").contains("'is' operator"));
-        assert!(perr("[x for x in y]").contains("comprehensions"));
-        assert!(perr("f(*a)").contains("unpacking"));
+        assert!(perr("x for x in y").contains("comprehension must be inside"));
+        assert!(perr("[x for 1 in y]").contains("a comprehension binds names"));
+        assert!(perr("lambda x=1: x").contains("plain parameter names"));
+        assert!(perr("lambda x, x: x").contains("duplicate argument 'x'"));
+        assert!(perr("f(**a)").contains("unpacking"));
+        assert_eq!(p("f(*a, b)"), "(call f (* a) b)");
         assert!(perr("a[]").contains("empty subscript"));
         assert!(perr("a[1)").contains("closing ')' does not match opening '['"));
         assert!(perr("a.(b)").contains("expected an attribute name"));

@@ -216,9 +216,13 @@ impl Session {
                 Ok(())
             }
             ExprKind::Subscript { value: obj, index } => {
-                let a = self.target_array(obj)?;
-                let entries = index_entries(&self.eval_expr(index)?, index.span)?;
+                let iv = self.eval_expr(index)?;
+                let entries = index_entries(&iv, index.span)?;
                 let value = operand(v.plain(), span)?;
+                if let Value::FlatIter(a) = self.eval_expr(obj)? {
+                    return crate::functions::flat::write(&a, &iv, &entries, value, span);
+                }
+                let a = self.target_array(obj)?;
                 wait(a.set_async(&entries, value), "assignment through an index")
                     .map_err(EvalError::kupfer(span))
             }
@@ -302,11 +306,17 @@ impl Session {
         op: Option<BinOp>,
         src: &str,
     ) -> Result<()> {
-        let a = self.target_array(obj)?;
         let span = obj.span.to(value.span);
+        let flat_of = match self.eval_expr(obj)? {
+            Value::FlatIter(a) => Some(a),
+            _ => None,
+        };
+        let a = match &flat_of {
+            Some(a) => a.clone(),
+            None => self.target_array(obj)?,
+        };
         let iv = self.eval_expr(index)?;
         let entries = index_entries(&iv, index.span)?;
-        drop(iv);
         // The right-hand side: `value`, or `obj[index] op value`.
         let read = Expr {
             kind: ExprKind::Subscript {
@@ -326,6 +336,11 @@ impl Session {
                 span,
             },
         };
+        if let Some(a) = flat_of {
+            let value = operand(self.eval_expr(&rhs)?, span)?;
+            return crate::functions::flat::write(&a, &iv, &entries, value, span);
+        }
+        drop(iv);
         // The fused masked update: a full-rank boolean mask and masked reads in the value.
         if let [Index::Array(m)] = entries.as_slice() {
             if m.dtype() == kupfer::DType::Bool && m.ndim() == a.ndim() {

@@ -44,6 +44,13 @@ pub enum Value {
     GeneratorMethod(kupfer::random::Generator, &'static str),
     /// `np.poly1d`: a polynomial's coefficients, highest power first, leading zeros trimmed.
     Poly1d(Array),
+    /// `a.flat`: NumPy's flat iterator over `a` in C order; indexing reads the flattened
+    /// array and assignment through it writes into `a`.
+    FlatIter(Array),
+    /// A `lambda` (its parameters, body and the variables it sees).
+    Lambda(std::sync::Arc<crate::callable::Lambda>),
+    /// `np.vectorize(f)`: `f` called once per element of its broadcast arguments.
+    Vectorized(std::sync::Arc<crate::callable::Vectorized>),
     /// A named tuple (NumPy 2's `UniqueAllResult` and kin) as a function returned it: it
     /// keeps its field names while it is bound to a name, for attribute access
     /// (`uniq.counts`); every other use sees the plain tuple ([`Value::plain`]).
@@ -174,6 +181,9 @@ impl Value {
             Value::Generator(_) => "Generator",
             Value::GeneratorMethod(..) => "method",
             Value::Poly1d(_) => "poly1d",
+            Value::FlatIter(_) => "numpy.flatiter",
+            Value::Lambda(_) => "function",
+            Value::Vectorized(_) => "numpy.vectorize",
         }
     }
 
@@ -233,6 +243,9 @@ impl Value {
             Value::GeneratorMethod(_, name) => HostValue::Object(format!(
                 "<built-in method {name} of numpy.random._generator.Generator object>"
             )),
+            Value::FlatIter(_) => HostValue::Object("<numpy.flatiter object>".into()),
+            Value::Lambda(_) => HostValue::Object("<function <lambda>>".into()),
+            Value::Vectorized(_) => HostValue::Object("<numpy.vectorize object>".into()),
             Value::Poly1d(_) => {
                 HostValue::Poly1d(hosts.next().ok_or_else(|| EvalError::Kupfer {
                     source: kupfer::Error::invalid("an array was not read back"),

@@ -91,6 +91,10 @@ pub fn finfo(dtype: DType) -> Result<FInfo> {
 /// ```
 pub fn iinfo(dtype: DType) -> Result<IInfo> {
     let (bits, min, max) = match dtype {
+        DType::I8 => (8, i128::from(i8::MIN), i128::from(i8::MAX)),
+        DType::U8 => (8, 0, i128::from(u8::MAX)),
+        DType::I16 => (16, i128::from(i16::MIN), i128::from(i16::MAX)),
+        DType::U16 => (16, 0, i128::from(u16::MAX)),
         DType::I32 => (32, i128::from(i32::MIN), i128::from(i32::MAX)),
         DType::U32 => (32, 0, i128::from(u32::MAX)),
         DType::I64 => (64, i128::from(i64::MIN), i128::from(i64::MAX)),

@@ -21,6 +21,8 @@
 //! - [`reduce`]: `sum`, `prod`, `mean`, `max`, `min`, `any`, `all` over any axes, fused with
 //!   their elementwise input; `reduce_options.rs`: their `initial=` and `where=`
 //!   ([`sum_with`], [`max_with`], ...).
+//! - [`bits`]: `packbits`, `unpackbits`.
+//! - [`covariance`]: `cov`, `corrcoef` (a centred matmul).
 //! - [`indexing`]: `a.get(&idx![...])`, `a.set(...)`, masks, integer arrays, `nonzero`,
 //!   `take`, `put`, `fill_diagonal`, device stream compaction; `accumulate/`: `ufunc.at` (`ufunc_at`:
 //!   atomics, or a sort and a segmented scan where WGSL has none).
@@ -62,10 +64,12 @@
 
 mod accumulate;
 mod array;
+pub mod bits;
 pub mod calculus;
 mod checks;
 pub mod config;
 mod copy_pool;
+pub mod covariance;
 pub mod creation;
 pub mod custom;
 mod device;
@@ -108,12 +112,14 @@ pub use accumulate::ufunc_at_async;
 #[cfg(not(target_arch = "wasm32"))]
 pub use accumulate::{add_at, ufunc_at};
 pub use array::Array;
+pub use bits::{packbits, unpackbits, BitOrder};
 #[cfg(not(target_arch = "wasm32"))]
 pub use calculus::interp;
 pub use calculus::{
     cumulative_prod, cumulative_sum, ediff1d, gradient, trapezoid, unwrap, Spacing,
 };
 pub use config::{Config, SortEngine};
+pub use covariance::{corrcoef, cov, cov_async, CovOptions};
 pub use creation::*;
 pub use custom::{ElementwiseKernel, RawKernel, RawModule, ReductionKernel};
 #[cfg(not(target_arch = "wasm32"))]
@@ -129,7 +135,7 @@ pub use indexing::fill_diagonal_async;
 pub use indexing::functions::*;
 pub use indexing::{AtOp, Index, MaskedReads};
 pub use kupfer_core::casting::{can_cast, Casting};
-pub use kupfer_core::layout::{checked_size, shape_from_signed};
+pub use kupfer_core::layout::{broadcast_shapes, checked_size, normalize_axis, shape_from_signed};
 /// The elementwise op table (`kupfer_core::ops`): the ops [`unary`] and [`binary`] apply and
 /// the callback macros listing their rows.
 pub use kupfer_core::{binary_op_table, unary_op_table, BinaryOp, UnaryOp};
@@ -160,8 +166,8 @@ pub use reduce::{
     var, Axis,
 };
 pub use reduce_options::{
-    all_with, any_with, max_with, mean_with, min_with, prod_with, reduce_into, sum_with,
-    ReduceOptions,
+    all_with, any_with, max_with, mean_with, min_with, nanstd_with, nanvar_with, prod_with,
+    reduce_into, std_with, sum_with, var_with, ReduceOptions,
 };
 pub use scalar::{Operand, Scalar};
 pub use scan::{cumprod, cumsum, diff, nancumprod, nancumsum};

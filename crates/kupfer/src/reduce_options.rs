@@ -2,14 +2,15 @@
 //! [`max_with`], [`min_with`], [`any_with`], [`all_with`] and [`mean_with`]. The mask selects
 //! the elements that take part (the others are replaced by the reduction's identity, or by
 //! `initial` for max and min, in the reduction's fused input: no copy is written); `initial`
-//! joins every output. [`reduce_into`] is `out=`: a result written into an existing array.
+//! joins every output. [`var_with`], [`std_with`], [`nanvar_with`] and [`nanstd_with`] take
+//! `where=` in two passes, as NumPy's `_var`. [`reduce_into`] is `out=`: a result written into an existing array.
 
 use crate::array::Array;
 use crate::reduce::{self, Axis};
 use crate::scalar::Scalar;
 use crate::ufuncs as uf;
 use kupfer_core::layout::broadcast_shapes;
-use kupfer_core::{Error, Result};
+use kupfer_core::{DType, Error, Result};
 
 /// The optional arguments of a reduction: `initial=` and `where=`.
 #[derive(Debug, Clone, Default)]
@@ -271,4 +272,113 @@ pub fn mean_with(a: &Array, axis: impl Into<Axis>, keepdims: bool, mask: &Array)
     let ones = crate::creation::full_like(a, 1, Some(d))?;
     let fraction = reduce::mean(&masked(&ones, mask, Scalar::Bool(false))?, axis, keepdims)?;
     uf::divide(total, fraction)?.astype(d)
+}
+
+/// Variance over `axis` of the elements selected by `mask` (broadcast to `a`'s shape) with
+/// `ddof` (NumPy's `var(..., where=)`): two passes as NumPy's `_var`, the mean of the selected
+/// elements, then the sum of their squared deviations divided by `max(count - ddof, 0)` (so
+/// inf or NaN where `ddof` reaches the count, NaN where nothing is selected). Integers give
+/// float32 (float64 for int64); complex input gives its real dtype.
+///
+/// ```
+/// # use kupfer as kp;
+/// let a = kp::Array::from_slice(&[1.0f32, 9.0, 3.0, 5.0], &[4])?;
+/// let mask = kp::Array::from_slice(&[true, false, true, true], &[4])?;
+/// assert_eq!(kp::var_with(&a, kp::Axis::All, 1, false, &mask)?.to_vec::<f32>()?, vec![4.0]);
+/// # Ok::<(), kp::Error>(())
+/// ```
+pub fn var_with(
+    a: &Array,
+    axis: impl Into<Axis>,
+    ddof: u32,
+    keepdims: bool,
+    mask: &Array,
+) -> Result<Array> {
+    masked_moments(a, axis.into(), ddof, keepdims, mask, false)
+}
+
+/// Standard deviation of the elements selected by `mask` (the square root of [`var_with`]).
+pub fn std_with(
+    a: &Array,
+    axis: impl Into<Axis>,
+    ddof: u32,
+    keepdims: bool,
+    mask: &Array,
+) -> Result<Array> {
+    uf::sqrt(var_with(a, axis, ddof, keepdims, mask)?)
+}
+
+/// Variance of the non-NaN elements selected by `mask` (NumPy's `nanvar(..., where=)`): NaN
+/// where `count - ddof <= 0` for float input (NumPy's nanvar), as [`var_with`] for integers.
+pub fn nanvar_with(
+    a: &Array,
+    axis: impl Into<Axis>,
+    ddof: u32,
+    keepdims: bool,
+    mask: &Array,
+) -> Result<Array> {
+    let nan_aware = a.dtype().is_float() || a.dtype().is_complex();
+    masked_moments(a, axis.into(), ddof, keepdims, mask, nan_aware)
+}
+
+/// Standard deviation of the non-NaN elements selected by `mask` (the root of [`nanvar_with`]).
+pub fn nanstd_with(
+    a: &Array,
+    axis: impl Into<Axis>,
+    ddof: u32,
+    keepdims: bool,
+    mask: &Array,
+) -> Result<Array> {
+    uf::sqrt(nanvar_with(a, axis, ddof, keepdims, mask)?)
+}
+
+/// The masked variance: `skip_nan` also deselects NaN elements and gives NaN (not inf) where
+/// the degrees of freedom are not positive.
+fn masked_moments(
+    a: &Array,
+    axis: Axis,
+    ddof: u32,
+    keepdims: bool,
+    mask: &Array,
+    skip_nan: bool,
+) -> Result<Array> {
+    let d = a.dtype();
+    let (acc, result) = match d {
+        DType::Complex64 | DType::Complex128 => (d, d.real_part()),
+        DType::F64 | DType::I64 => (DType::F64, DType::F64),
+        DType::F16 => (DType::F32, DType::F16),
+        _ => (DType::F32, DType::F32),
+    };
+    let real = acc.real_part();
+    let shape = broadcast_shapes(a.shape(), mask.shape()).map_err(|_| mask_error(a, mask))?;
+    if shape != a.shape() {
+        return Err(mask_error(a, mask));
+    }
+    let selected = mask.astype(DType::Bool)?.broadcast_to(a.shape())?;
+    let selected = if skip_nan {
+        uf::logical_and(&selected, uf::logical_not(uf::isnan(a)?)?)?
+    } else {
+        selected
+    };
+    let x = a.astype(acc)?;
+    let count_kept = reduce::sum(&selected.astype(real)?, axis.clone(), true)?;
+    let total = reduce::sum(&uf::where_(&selected, &x, 0)?, axis.clone(), true)?;
+    let mean = uf::divide(total, count_kept)?.astype(acc)?;
+    let deviation = uf::where_(&selected, uf::subtract(&x, &mean)?, 0)?;
+    let squares = if acc.is_complex() {
+        let (re, im) = (uf::real(&deviation)?, uf::imag(&deviation)?);
+        uf::add(uf::multiply(&re, &re)?, uf::multiply(&im, &im)?)?
+    } else {
+        uf::multiply(&deviation, &deviation)?
+    };
+    let sum_squares = reduce::sum(&squares, axis.clone(), keepdims)?;
+    let count = reduce::sum(&selected.astype(real)?, axis, keepdims)?;
+    let dof = uf::subtract(&count, f64::from(ddof))?;
+    let v = if skip_nan {
+        let v = uf::divide(&sum_squares, &dof)?;
+        uf::where_(uf::less_equal(&dof, 0)?, f64::NAN, v)?
+    } else {
+        uf::divide(&sum_squares, uf::maximum(&dof, 0)?)?
+    };
+    v.astype(result)
 }

@@ -4,6 +4,7 @@
 use super::{loops, Args, Call, Func, Registry};
 use crate::error::{EvalError, Result};
 use crate::value::Value;
+use kupfer::broadcast_shapes;
 use kupfer::casting::Casting;
 use kupfer::{Array, Operand};
 
@@ -103,24 +104,163 @@ fn check_out_where(a: &mut Args) -> Result<()> {
 pub(super) fn call_unary(f: Unary, call: Call) -> Result<Value> {
     let (name, span) = (call.display_name(), call.span);
     let mut a = call.bind(&["x/", "out=", "*where=", "*dtype=", "*casting="])?;
-    check_out_where(&mut a)?;
+    let target = UfuncOut::take(&mut a)?;
     let dtype = a.dtype("dtype")?;
     let casting = loops::casting(&mut a, Casting::SameKind)?;
     let x = a.operand("x")?;
+    let shapes = operand_shapes(std::slice::from_ref(&x));
     let r = loops::run(&name, [x], dtype, casting, span, |[x]| f(x))?;
-    Ok(Value::Array(r))
+    target.write(&name, &shapes, r, casting)
 }
 
 /// A binary ufunc call: `f(x1, x2, out=None, *, where=True, dtype=None, casting='same_kind')`.
 pub(super) fn call_binary(f: Binary, call: Call) -> Result<Value> {
     let (name, span) = (call.display_name(), call.span);
     let mut a = call.bind(&["x1/", "x2/", "out=", "*where=", "*dtype=", "*casting="])?;
-    check_out_where(&mut a)?;
+    let target = UfuncOut::take(&mut a)?;
     let dtype = a.dtype("dtype")?;
     let casting = loops::casting(&mut a, Casting::SameKind)?;
     let ops = [a.operand("x1")?, a.operand("x2")?];
+    let shapes = operand_shapes(&ops);
     let r = loops::run(&name, ops, dtype, casting, span, |[x1, x2]| f(x1, x2))?;
-    Ok(Value::Array(r))
+    target.write(&name, &shapes, r, casting)
+}
+
+/// The shapes of a ufunc's operands (a Python scalar is `()`), for NumPy's broadcast error.
+pub(super) fn operand_shapes(ops: &[Operand]) -> Vec<Vec<usize>> {
+    ops.iter()
+        .map(|o| match o {
+            Operand::Array(a) => a.shape().to_vec(),
+            Operand::Scalar(_) => Vec::new(),
+        })
+        .collect()
+}
+
+/// NumPy's `out=` and `where=` of a ufunc call: the result is written into `out` in place
+/// (a view writes into its base, and the name bound to `out` sees it), only where `where` is
+/// true, and `out` is the call's value. `where=` without `out=` is refused: NumPy leaves the
+/// unselected elements uninitialised.
+pub(super) struct UfuncOut {
+    out: Option<Array>,
+    mask: Option<Array>,
+    span: crate::ast::Span,
+}
+
+impl UfuncOut {
+    pub(super) fn take(a: &mut Args) -> Result<UfuncOut> {
+        let span = a.span();
+        let out = match a.get("out") {
+            None => None,
+            Some(Value::Array(o)) => Some(o),
+            Some(Value::Tuple(v)) if v.len() == 1 && matches!(v[0], Value::Array(_)) => {
+                match v.into_iter().next() {
+                    Some(Value::Array(o)) => Some(o),
+                    _ => None,
+                }
+            }
+            Some(Value::Tuple(v)) if v.len() != 1 => {
+                return Err(EvalError::value_error(
+                    span,
+                    format!(
+                        "The 'out' tuple must have exactly one entry per ufunc output (1), got \
+                         {}",
+                        v.len()
+                    ),
+                ))
+            }
+            Some(_) => {
+                return Err(EvalError::type_error(
+                    span,
+                    "return arrays must be of ArrayType",
+                ))
+            }
+        };
+        let mask = match a.get("where") {
+            None | Some(Value::Scalar(kupfer::Scalar::Bool(true))) => None,
+            Some(v) => Some(super::to_array(&v, Some(kupfer::DType::Bool), span)?),
+        };
+        if mask.is_some() && out.is_none() {
+            return Err(EvalError::not_supported(
+                span,
+                "where= of a ufunc without out= (NumPy leaves the unselected elements \
+                 uninitialised)",
+            ));
+        }
+        Ok(UfuncOut { out, mask, span })
+    }
+
+    /// `r` written into `out` (checked as NumPy checks: `out` takes the broadcast shape and
+    /// the result casts to it under `casting`), or `r` itself without `out=`.
+    pub(super) fn write(
+        self,
+        name: &str,
+        inputs: &[Vec<usize>],
+        r: Array,
+        casting: Casting,
+    ) -> Result<Value> {
+        let Some(out) = self.out else {
+            return Ok(Value::Array(r));
+        };
+        let span = self.span;
+        let shape_of = |s: &[usize]| match s {
+            [n] => format!("({n},)"),
+            s => format!(
+                "({})",
+                s.iter()
+                    .map(|n| n.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        let mut shape = broadcast_shapes(r.shape(), out.shape()).ok();
+        if let (Some(s), Some(m)) = (&shape, &self.mask) {
+            shape = broadcast_shapes(s, m.shape()).ok();
+        }
+        match shape {
+            Some(s) if s == out.shape() => {}
+            Some(s) => {
+                return Err(EvalError::value_error(
+                    span,
+                    format!(
+                        "non-broadcastable output operand with shape {} doesn't match the \
+                         broadcast shape {}",
+                        shape_of(out.shape()),
+                        shape_of(&s)
+                    ),
+                ))
+            }
+            None => {
+                return Err(EvalError::value_error(
+                    span,
+                    format!(
+                        "operands could not be broadcast together with shapes {} {}",
+                        inputs
+                            .iter()
+                            .map(|s| shape_of(s))
+                            .collect::<Vec<_>>()
+                            .join(" "),
+                        shape_of(out.shape())
+                    ),
+                ))
+            }
+        }
+        if !kupfer::can_cast(r.dtype(), out.dtype(), casting) {
+            return Err(EvalError::type_error(
+                span,
+                format!(
+                    "Cannot cast ufunc '{}' output from dtype('{}') to dtype('{}') with \
+                     casting rule '{}'",
+                    name.trim_start_matches("np."),
+                    r.dtype(),
+                    out.dtype(),
+                    casting.name()
+                ),
+            ));
+        }
+        kupfer::copyto(&out, &r, Casting::Unsafe, self.mask.as_ref())
+            .map_err(EvalError::kupfer(span))?;
+        Ok(Value::Array(out))
+    }
 }
 
 fn clip(call: Call) -> Result<Value> {

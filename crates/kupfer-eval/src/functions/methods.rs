@@ -82,6 +82,7 @@ pub(crate) fn attribute(a: &Array, name: &str, span: Span) -> Result<Value> {
         "nbytes" => int(a.size() * a.dtype().host_size()),
         "itemsize" => int(a.dtype().host_size()),
         "dtype" => Value::DType(a.dtype()),
+        "flat" => Value::FlatIter(a.clone()),
         "real" => Value::Array(kupfer::real(a).map_err(kerr(span))?),
         "imag" => Value::Array(kupfer::imag(a).map_err(kerr(span))?),
         "ptp" => {
@@ -97,7 +98,7 @@ pub(crate) fn attribute(a: &Array, name: &str, span: Span) -> Result<Value> {
             if let Some(m) = OWN.iter().find(|m| **m == name) {
                 return Ok(Value::Method(a.clone(), m));
             }
-            if PLANNED_METHODS.contains(&name) || name == "flat" {
+            if PLANNED_METHODS.contains(&name) {
                 return Err(EvalError::not_supported(span, format!("'ndarray.{name}'")));
             }
             return Err(EvalError::type_error(

@@ -13,6 +13,7 @@ use kupfer::{Array, DType, Device, Operand, Scalar};
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
+pub(crate) mod bits;
 pub(crate) mod builtins;
 pub(crate) mod complex;
 pub(crate) mod creation;
@@ -21,6 +22,8 @@ pub(crate) mod decomp_orth;
 pub(crate) mod eig;
 pub(crate) mod elementwise;
 pub(crate) mod fft;
+pub(crate) mod flat;
+pub(crate) mod functional;
 pub(crate) mod grids;
 pub(crate) mod indexing;
 pub(crate) mod linalg;
@@ -95,6 +98,8 @@ fn build() -> Registry {
     complex::register(&mut r);
     numeric::register(&mut r);
     poly1d::register(&mut r);
+    bits::register(&mut r);
+    functional::register(&mut r);
     builtins::register(&mut r);
     r
 }
@@ -130,8 +135,6 @@ pub fn function_names() -> Vec<&'static str> {
 /// rather than "unknown".
 pub(crate) const PLANNED: &[&str] = &[
     // statistics and scans
-    "cov",
-    "corrcoef",
     "logsumexp",
     // joining, splitting, tiling, rearranging
     "unique",
@@ -223,7 +226,9 @@ const DTYPE_NAMES: &[&str] = &[
 /// Python builtins a bare name means: the others of Python's (`abs`, `round`, `sum`, `min`,
 /// `max`, `any`, `all`, `pow`) are NumPy's functions after `from numpy import *`. `divmod`
 /// stays Python's for Python scalars (`divmod(1, 0)` raises ZeroDivisionError, as Python does).
-const BUILTINS: &[&str] = &["len", "float", "int", "bool", "complex", "slice", "divmod"];
+const BUILTINS: &[&str] = &[
+    "len", "float", "int", "bool", "complex", "slice", "divmod", "range", "sorted",
+];
 
 /// Resolves `name` in namespace `module` (`""` is `np`; bare names pass `bare`).
 pub(crate) fn resolve(module: &'static str, name: &str, bare: bool) -> Result<Resolved> {

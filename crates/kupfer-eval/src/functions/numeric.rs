@@ -14,8 +14,8 @@ pub(super) fn register(r: &mut Registry) {
     r.native(&["allclose"], allclose);
     r.native(&["array_equal"], array_equal);
     r.native(&["array_equiv"], array_equiv);
-    r.native(&["isposinf"], |c| unary(c, kupfer::isposinf));
-    r.native(&["isneginf"], |c| unary(c, kupfer::isneginf));
+    r.native(&["isposinf"], |c| unary_out(c, kupfer::isposinf));
+    r.native(&["isneginf"], |c| unary_out(c, kupfer::isneginf));
     r.native(&["iscomplex"], |c| unary(c, kupfer::iscomplex));
     r.native(&["isreal"], |c| unary(c, kupfer::isreal));
     r.native(&["sinc"], |c| unary(c, kupfer::sinc));
@@ -236,6 +236,10 @@ fn iinfo(call: Call) -> Result<Value> {
     let d = info_dtype(&mut a, "int_type")?;
     let info = kupfer::iinfo(d).map_err(kerr(span))?;
     Ok(Value::Module(match info.dtype {
+        DType::I8 => "iinfo.int8",
+        DType::U8 => "iinfo.uint8",
+        DType::I16 => "iinfo.int16",
+        DType::U16 => "iinfo.uint16",
         DType::I32 => "iinfo.int32",
         DType::U32 => "iinfo.uint32",
         _ => "iinfo.int64",
@@ -325,6 +329,17 @@ fn unary(call: Call, f: fn(kupfer::Operand) -> kupfer::Result<Array>) -> Result<
     let mut a = call.bind(&["x"])?;
     let x = a.operand("x")?;
     Ok(Value::Array(f(x).map_err(kerr(span))?))
+}
+
+/// `f(x, out=None)` (`isposinf`, `isneginf`): the result written into `out` when given.
+fn unary_out(call: Call, f: fn(kupfer::Operand) -> kupfer::Result<Array>) -> Result<Value> {
+    let (name, span) = (call.display_name(), call.span);
+    let mut a = call.bind(&["x", "out="])?;
+    let target = super::elementwise::UfuncOut::take(&mut a)?;
+    let x = a.operand("x")?;
+    let shapes = super::elementwise::operand_shapes(std::slice::from_ref(&x));
+    let r = f(x).map_err(kerr(span))?;
+    target.write(&name, &shapes, r, kupfer::Casting::SameKind)
 }
 
 fn dtype_test(call: Call, test: fn(DType) -> bool) -> Result<Value> {

@@ -261,9 +261,12 @@ fn nanmean(call: Call) -> Result<Value> {
 
 type MomentFn = fn(&Array, Axis, u32, bool) -> kupfer::Result<Array>;
 
+/// A moment taking `where=` (a mask broadcast to the input).
+type MaskedMomentFn = fn(&Array, Axis, u32, bool, &Array) -> kupfer::Result<Array>;
+
 /// `var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=, mean=,
 /// correction=)`.
-fn moments(call: Call, f: MomentFn) -> Result<Value> {
+fn moments(call: Call, f: MomentFn, masked: MaskedMomentFn) -> Result<Value> {
     let span = call.span;
     let mut a = call.bind(&[
         "a",
@@ -276,29 +279,34 @@ fn moments(call: Call, f: MomentFn) -> Result<Value> {
         "*mean=",
         "*correction=",
     ])?;
-    check_unsupported(&mut a, &["out", "where", "mean"])?;
+    check_unsupported(&mut a, &["out", "mean"])?;
+    let opts = options(&mut a)?;
     let dtype = a.dtype("dtype")?;
     let x = input(&mut a, dtype.filter(|d| d.is_float() || d.is_complex()))?;
     let ax = axis(&mut a)?;
     let dd = ddof(&mut a)?;
     let keep = a.bool_or("keepdims", false)?;
-    finish(f(&x, ax, dd, keep).map_err(kerr(span))?, dtype, span)
+    let r = match &opts.where_ {
+        Some(mask) => masked(&x, ax, dd, keep, mask),
+        None => f(&x, ax, dd, keep),
+    };
+    finish(r.map_err(kerr(span))?, dtype, span)
 }
 
 fn var(call: Call) -> Result<Value> {
-    moments(call, kupfer::var)
+    moments(call, kupfer::var, kupfer::var_with)
 }
 
 fn std(call: Call) -> Result<Value> {
-    moments(call, kupfer::reduce::std)
+    moments(call, kupfer::reduce::std, kupfer::std_with)
 }
 
 fn nanvar(call: Call) -> Result<Value> {
-    moments(call, kupfer::nanvar)
+    moments(call, kupfer::nanvar, kupfer::nanvar_with)
 }
 
 fn nanstd(call: Call) -> Result<Value> {
-    moments(call, kupfer::nanstd)
+    moments(call, kupfer::nanstd, kupfer::nanstd_with)
 }
 
 /// `max(a, axis=None, out=None, keepdims=False, initial=, where=)`.

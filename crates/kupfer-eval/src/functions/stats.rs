@@ -1,6 +1,7 @@
 //! Statistics: `bincount`, `histogram` and `histogram_bin_edges` (uniform bins, explicit
 //! edges or NumPy's bin rules), `histogram2d` and `histogramdd`, from kupfer's `stats`,
-//! `sort::histogram` and `sort::histogramdd` modules.
+//! `sort::histogram` and `sort::histogramdd` modules; `cov` and `corrcoef` (kupfer's
+//! `covariance`).
 
 use super::{to_array, to_f64, Call, Registry};
 use crate::ast::Span;
@@ -14,6 +15,62 @@ pub(super) fn register(r: &mut Registry) {
     r.native(&["histogram_bin_edges"], histogram_bin_edges);
     r.native(&["histogramdd"], histogramdd);
     r.native(&["histogram2d"], histogram2d);
+    r.native(&["cov"], cov);
+    r.native(&["corrcoef"], corrcoef);
+}
+
+/// An optional array argument.
+fn optional_array(a: &mut super::Args, p: &str) -> Result<Option<kupfer::Array>> {
+    let span = a.span();
+    a.get(p).map(|v| to_array(&v, None, span)).transpose()
+}
+
+/// `cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *,
+/// dtype=None)`.
+fn cov(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&[
+        "m",
+        "y=",
+        "rowvar=",
+        "bias=",
+        "ddof=",
+        "fweights=",
+        "aweights=",
+        "*dtype=",
+    ])?;
+    let ddof = match a.get("ddof") {
+        None => None,
+        Some(Value::Scalar(kupfer::Scalar::Float(f))) if f.fract() != 0.0 || !f.is_finite() => {
+            return Err(EvalError::value_error(span, "ddof must be integer"))
+        }
+        Some(Value::Scalar(kupfer::Scalar::Float(f))) => Some(f as i64),
+        Some(v) => Some(super::to_int(&v, "argument 'ddof'", span)?),
+    };
+    let m = a.array("m")?;
+    let y = optional_array(&mut a, "y")?;
+    let opts = kupfer::CovOptions {
+        rowvar: a.bool_or("rowvar", true)?,
+        bias: a.bool_or("bias", false)?,
+        ddof,
+        fweights: optional_array(&mut a, "fweights")?,
+        aweights: optional_array(&mut a, "aweights")?,
+        dtype: a.dtype("dtype")?,
+    };
+    let c = kupfer::cov(&m, y.as_ref(), &opts).map_err(EvalError::kupfer(span))?;
+    Ok(Value::Array(c))
+}
+
+/// `corrcoef(x, y=None, rowvar=True, *, dtype=None)`.
+fn corrcoef(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["x", "y=", "rowvar=", "*dtype="])?;
+    let x = a.array("x")?;
+    let y = optional_array(&mut a, "y")?;
+    let rowvar = a.bool_or("rowvar", true)?;
+    let dtype = a.dtype("dtype")?;
+    let c = kupfer::corrcoef(&x, y.as_ref(), rowvar, dtype).map_err(EvalError::kupfer(span))?;
+    Ok(Value::Array(c))
 }
 
 /// `bincount(x, weights=None, minlength=0)`.
