@@ -360,7 +360,7 @@ fn eval_user_errors_exit_2_with_one_line() {
     assert_usage_error(&ev("a.sum(axis=1)"), "axis 1 is out of bounds");
     assert_usage_error(&ev("a.astype('uint64')"), "uint64");
     assert_usage_error(&ev("a @ b"), "mismatched inner dimensions");
-    assert_usage_error(&ev("np.cov(a)"), "'np.cov' is not supported yet");
+    assert_usage_error(&ev("a.tobytes()"), "'ndarray.tobytes' is not supported yet");
     assert_usage_error(&ev("a[7]"), "out of bounds");
     assert_usage_error(&ev("1 // 0"), "division");
     assert_usage_error(&ev("a and b"), "ambiguous");

@@ -15,7 +15,15 @@ use std::path::Path;
 /// caches, the lazy engine, deferred checks, the config: they may import each other, never an
 /// op family.
 const RUNTIME: &[&str] = &[
-    "array", "host", "scalar", "device", "kernels", "fusion", "checks", "config",
+    "array",
+    "host",
+    "copy_pool",
+    "scalar",
+    "device",
+    "kernels",
+    "fusion",
+    "checks",
+    "config",
 ];
 
 /// Top-level module -> the top-level modules its files name through `crate::`.
