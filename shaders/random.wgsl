@@ -172,37 +172,37 @@ fn kp_sincos_turn24_lean(t: u32) -> vec2<f32> {
 
 // Box-Muller on the words a (u1 = ((a >> 8) + 1) 2^-24 in (0, 1]) and b (u2 = (b >> 8) 2^-24):
 // (r cos(2 pi u2), r sin(2 pi u2)) with r = sqrt(-2 ln u1), through the lean logarithm and
-// sine/cosine above (KUPFER_RANDN=old selects kp_normal_pair_v1_f32).
-fn kp_normal_pair_f32(a: u32, b: u32) -> vec2<f32> {
+// sine/cosine above (KUPFER_RANDN=lean; kp_normal_pair_f32, below, is the default).
+fn kp_normal_pair_lean_f32(a: u32, b: u32) -> vec2<f32> {
     let r = sqrt(-2.0 * kp_ln_unit_f32(kp_u01_open_f32(a)));
     return r * kp_sincos_turn24_lean(b >> 8u);
 }
 
 // One element of a Box-Muller pair: the cosine branch, or the sine branch when `odd`.
+fn kp_normal_lean_f32(a: u32, b: u32, odd: bool) -> f32 {
+    let p = kp_normal_pair_lean_f32(a, b);
+    return select(p.x, p.y, odd);
+}
+
+// The four normals of a block (lanes x, y and z, w are the two pairs).
+fn kp_normal4_lean_f32(b: vec4<u32>) -> vec4<f32> {
+    return vec4<f32>(kp_normal_pair_lean_f32(b.x, b.y), kp_normal_pair_lean_f32(b.z, b.w));
+}
+
+// The default Box-Muller form: libm_f32's logarithm with its division and the libm's sine
+// and cosine polynomials (relative accuracy near zero too; gamma and von Mises use it).
+fn kp_normal_pair_f32(a: u32, b: u32) -> vec2<f32> {
+    let r = sqrt(-2.0 * kp_ln_sample_f32(kp_u01_open_f32(a)));
+    return r * kp_sincos_turn24(b >> 8u);
+}
+
 fn kp_normal_f32(a: u32, b: u32, odd: bool) -> f32 {
     let p = kp_normal_pair_f32(a, b);
     return select(p.x, p.y, odd);
 }
 
-// The four normals of a block (lanes x, y and z, w are the two pairs).
 fn kp_normal4_f32(b: vec4<u32>) -> vec4<f32> {
     return vec4<f32>(kp_normal_pair_f32(b.x, b.y), kp_normal_pair_f32(b.z, b.w));
-}
-
-// The first Box-Muller form (KUPFER_RANDN=old): libm_f32's logarithm with its division and
-// the libm's sine and cosine polynomials; the same law, other low bits.
-fn kp_normal_pair_v1_f32(a: u32, b: u32) -> vec2<f32> {
-    let r = sqrt(-2.0 * kp_ln_sample_f32(kp_u01_open_f32(a)));
-    return r * kp_sincos_turn24(b >> 8u);
-}
-
-fn kp_normal_v1_f32(a: u32, b: u32, odd: bool) -> f32 {
-    let p = kp_normal_pair_v1_f32(a, b);
-    return select(p.x, p.y, odd);
-}
-
-fn kp_normal4_v1_f32(b: vec4<u32>) -> vec4<f32> {
-    return vec4<f32>(kp_normal_pair_v1_f32(b.x, b.y), kp_normal_pair_v1_f32(b.z, b.w));
 }
 
 // The four float32 uniforms in [0, 1) of a block.

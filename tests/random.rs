@@ -84,7 +84,7 @@ fn integers_match_the_cpu_reference_and_are_in_range() {
 
 #[test]
 fn normals_match_the_cpu_reference_to_a_few_ulps() {
-    // 2^18: a quarter million draws of the lean Box-Muller (or KUPFER_RANDN=old's) against
+    // 2^18: a quarter million draws of the accurate Box-Muller (or KUPFER_RANDN=lean's) against
     // the float64 reference.
     for n in [1024usize, 999, 1 << 18] {
         let z = f32s(&default_rng(Some(5)).standard_normal(&[n], None).unwrap());
