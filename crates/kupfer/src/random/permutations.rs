@@ -314,7 +314,7 @@ impl Generator {
                     }
                 })
                 .collect();
-            let cdf = Array::from_slice(&cdf, &[n])?.astype(fdt)?;
+            let cdf = floats_on_device(&cdf, fdt)?;
             let u = self.random(size, Some(fdt))?;
             let idx = crate::searchsorted(&cdf, &u.ravel()?, crate::sort::Side::Right, None)?;
             return idx.astype(int)?.reshape(&signed(size));
@@ -323,7 +323,7 @@ impl Generator {
         if positive < k {
             return Err(Error::invalid("Fewer non-zero entries in p than size"));
         }
-        let pa = Array::from_slice(probs, &[n])?.astype(fdt)?;
+        let pa = floats_on_device(probs, fdt)?;
         let keys = crate::ufuncs::divide(self.standard_exponential(&[n], Some(fdt))?, &pa)?;
         let order = crate::argsort(&keys, Some(0), Some("stable"))?;
         let first = order.slice(&[kupfer_core::layout::SliceArg::Slice {
@@ -432,6 +432,17 @@ impl Generator {
             step: None,
         }])?;
         first.astype(int)?.reshape(&signed(size))
+    }
+}
+
+/// Host float64 values as a 1-D array of `dtype` (float32 or float64), converted on the host:
+/// a device without float64 (WebGPU) never holds them as float64.
+fn floats_on_device(values: &[f64], dtype: DType) -> Result<Array> {
+    if dtype == DType::F64 {
+        Array::from_slice(values, &[values.len()])
+    } else {
+        let narrow: Vec<f32> = values.iter().map(|&v| v as f32).collect();
+        Array::from_slice(&narrow, &[values.len()])
     }
 }
 
