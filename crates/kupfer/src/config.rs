@@ -284,7 +284,8 @@ pub struct LinalgConfig {
     /// The one-matrix-per-workgroup kernel finds LU's pivots by a tree over 32 threads (5
     /// barrier steps) rather than one thread's loop over the column (the same pivots).
     /// `KUPFER_LINALG_PIVOT=tree` for the tree; the loop by default (H200, 1000 matrices of
-    /// order 32: solve 0.30 ms with the tree against 0.16 ms with the loop).
+    /// order 32: inv / solve 0.15-0.18 / 0.15-0.30 ms with the tree in two runs, 0.14 / 0.16
+    /// ms with the loop: the tree was not faster).
     pub pivot_tree: bool,
 }
 
