@@ -281,57 +281,16 @@ impl Generator {
             return self.choice(n, size, replace);
         };
         check_probabilities(probs, p_dtype, n)?;
-        if !replace && k > n {
-            return Err(Error::invalid(
-                "Cannot take a larger sample than population when replace is False",
-            ));
+        if !replace && k <= n && probs.iter().filter(|&&q| q > 0.0).count() < k {
+            return Err(Error::invalid("Fewer non-zero entries in p than size"));
         }
-        let device = Device::current()?;
-        let int = device.default_int();
-        if k == 0 {
-            return crate::creation::zeros(size, Some(int));
-        }
-        let fdt = if device.supports(DType::F64) {
+        // Checked on the host; drawn as a device `p` is (the same numbers either way).
+        let fdt = if Device::current()?.supports(DType::F64) {
             DType::F64
         } else {
             DType::F32
         };
-        if replace {
-            // The normalised cumulative sum, exactly 1 from the last positive probability on
-            // (so a uniform below 1 never lands on a trailing zero-probability entry).
-            let total: f64 = probs.iter().sum();
-            let last = probs.iter().rposition(|&q| q > 0.0).unwrap_or(0);
-            let mut acc = 0.0;
-            let cdf: Vec<f64> = probs
-                .iter()
-                .enumerate()
-                .map(|(i, &q)| {
-                    acc += q;
-                    if i >= last {
-                        1.0
-                    } else {
-                        acc / total
-                    }
-                })
-                .collect();
-            let cdf = floats_on_device(&cdf, fdt)?;
-            let u = self.random(size, Some(fdt))?;
-            let idx = crate::searchsorted(&cdf, &u.ravel()?, crate::sort::Side::Right, None)?;
-            return idx.astype(int)?.reshape(&signed(size));
-        }
-        let positive = probs.iter().filter(|&&q| q > 0.0).count();
-        if positive < k {
-            return Err(Error::invalid("Fewer non-zero entries in p than size"));
-        }
-        let pa = floats_on_device(probs, fdt)?;
-        let keys = crate::ufuncs::divide(self.standard_exponential(&[n], Some(fdt))?, &pa)?;
-        let order = crate::argsort(&keys, Some(0), Some("stable"))?;
-        let first = order.slice(&[kupfer_core::layout::SliceArg::Slice {
-            start: Some(0),
-            stop: Some(k as isize),
-            step: None,
-        }])?;
-        first.astype(int)?.reshape(&signed(size))
+        self.choice_indices_unchecked(n, size, replace, &floats_on_device(probs, fdt)?)
     }
 }
 
