@@ -45,6 +45,7 @@ pub mod matmul;
 #[cfg(test)]
 mod naga_check;
 pub mod ops;
+pub mod packing;
 pub mod promote;
 pub mod random;
 pub mod reduce;

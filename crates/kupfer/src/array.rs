@@ -4,6 +4,7 @@
 use crate::device::Device;
 use crate::fusion::{materialise, Lazy, MAX_NODES};
 use crate::host::{Element, HostArray, HostData};
+use crate::packed::{self, Storage};
 use crate::scalar::Scalar;
 use kupfer_core::layout::{checked_size, size_of};
 use kupfer_core::{DType, Error, Layout, Result};
@@ -38,7 +39,7 @@ struct Inner {
 #[derive(Clone)]
 enum State {
     Data {
-        buffer: Arc<GpuBuffer>,
+        storage: Arc<Storage>,
         layout: Layout,
     },
     Lazy(Lazy),
@@ -83,9 +84,35 @@ impl Array {
                 device,
                 dtype,
                 shape: layout.shape.clone(),
-                state: Mutex::new(State::Data { buffer, layout }),
+                state: Mutex::new(State::Data {
+                    storage: Storage::words(buffer),
+                    layout,
+                }),
             }),
         }
+    }
+
+    /// An array over `storage` (shared with the arrays it is a view of).
+    fn from_storage(device: Device, dtype: DType, storage: Arc<Storage>, layout: Layout) -> Array {
+        Array {
+            inner: Arc::new(Inner {
+                device,
+                dtype,
+                shape: layout.shape.clone(),
+                state: Mutex::new(State::Data { storage, layout }),
+            }),
+        }
+    }
+
+    /// An array over a packed buffer of `len` small integers.
+    fn from_packed(
+        device: Device,
+        dtype: DType,
+        buffer: Arc<GpuBuffer>,
+        len: usize,
+        layout: Layout,
+    ) -> Array {
+        Array::from_storage(device, dtype, Storage::packed(buffer, len), layout)
     }
 
     pub(crate) fn from_lazy(device: Device, shape: Vec<usize>, lazy: Lazy) -> Array {
@@ -150,6 +177,18 @@ impl Array {
         self.size() * self.dtype().host_size()
     }
 
+    /// Bytes of GPU memory that hold this array's elements: `ceil(size / 4) * 4` for a
+    /// materialised int8/uint8 array of its own, `ceil(size / 2) * 4` for int16/uint16 (packed;
+    /// `KUPFER_PACK=0` stores one word per element), `size * itemsize` otherwise (bool: 4 per
+    /// element). Materialises a lazy array.
+    pub fn device_nbytes(&self) -> Result<usize> {
+        let (storage, _) = self.storage_and_layout(true)?;
+        Ok(match storage.packed_buffer() {
+            Some(_) => kupfer_core::packing::packed_words(self.dtype(), self.size()) * 4,
+            None => self.size() * self.dtype().gpu_size(),
+        })
+    }
+
     /// The device holding this array.
     pub fn device(&self) -> &Device {
         &self.inner.device
@@ -161,35 +200,58 @@ impl Array {
         matches!(self.state(), State::Lazy(_))
     }
 
-    /// Materialises a lazy array now (one fused kernel). Does not wait for the GPU.
+    /// Materialises a lazy array now (one fused kernel; int8/uint8/int16/uint16 results are
+    /// then packed). Does not wait for the GPU.
     pub fn eval(&self) -> Result<&Array> {
-        self.buffer_and_layout()?;
+        self.storage_and_layout(true)?;
         Ok(self)
     }
 
-    /// The buffer and layout, materialising first if lazy.
-    pub(crate) fn buffer_and_layout(&self) -> Result<(Arc<GpuBuffer>, Layout)> {
+    /// The storage and layout, materialising first if lazy (a small-integer result packed
+    /// when `pack`).
+    fn storage_and_layout(&self, pack: bool) -> Result<(Arc<Storage>, Layout)> {
         let mut st = self.inner.state.lock().unwrap_or_else(|p| p.into_inner());
         match &*st {
-            State::Data { buffer, layout } => Ok((buffer.clone(), layout.clone())),
+            State::Data { storage, layout } => Ok((storage.clone(), layout.clone())),
             State::Lazy(lazy) => {
-                let buffer = materialise(&self.inner.device, lazy, &self.inner.shape)?;
+                let device = &self.inner.device;
+                let words = materialise(device, lazy, &self.inner.shape)?;
+                let storage = if pack && packed::packs(self.dtype()) {
+                    let len = self.size();
+                    Storage::packed(packed::pack(device, self.dtype(), &words, len)?, len)
+                } else {
+                    Storage::words(words)
+                };
                 let layout = Layout::contiguous(&self.inner.shape);
                 *st = State::Data {
-                    buffer: buffer.clone(),
+                    storage: storage.clone(),
                     layout: layout.clone(),
                 };
-                Ok((buffer, layout))
+                Ok((storage, layout))
             }
         }
     }
 
-    /// This array as an expression operand (a leaf when materialised).
-    pub(crate) fn lazy(&self) -> Lazy {
-        match self.state() {
-            State::Data { buffer, layout } => Lazy::leaf(buffer, layout, self.dtype()),
+    /// The buffer (one word per small integer) and layout, materialising first if lazy.
+    /// The caller may write into the buffer or make views of it: packed storage becomes
+    /// word storage for good, for every view of it (`packed.rs`).
+    pub(crate) fn buffer_and_layout(&self) -> Result<(Arc<GpuBuffer>, Layout)> {
+        let (storage, layout) = self.storage_and_layout(false)?;
+        let buffer = storage.make_words(self.device(), self.dtype())?;
+        Ok((buffer, layout))
+    }
+
+    /// This array as an expression operand (a leaf when materialised; a packed array is read
+    /// through an unpacked copy, and stays packed).
+    pub(crate) fn lazy(&self) -> Result<Lazy> {
+        Ok(match self.state() {
+            State::Data { storage, layout } => Lazy::leaf(
+                storage.read_words(self.device(), self.dtype())?,
+                layout,
+                self.dtype(),
+            ),
             State::Lazy(l) => l,
-        }
+        })
     }
 
     /// An expression operand that keeps the fused tree within the fusion bounds: a lazy
@@ -202,11 +264,11 @@ impl Array {
         budget_leaves: usize,
         shape: &[usize],
     ) -> Result<Lazy> {
-        let l = self.lazy();
+        let l = self.lazy()?;
         if l.nodes > budget_nodes || l.leaves > budget_leaves || (l.random && self.shape() != shape)
         {
             self.eval()?;
-            return Ok(self.lazy());
+            return self.lazy();
         }
         Ok(l)
     }
@@ -223,26 +285,21 @@ impl Array {
 
     /// A C-contiguous materialised version (self if already contiguous).
     pub fn ascontiguousarray(&self) -> Result<Array> {
-        let (buffer, layout) = self.buffer_and_layout()?;
+        let (_, layout) = self.storage_and_layout(true)?;
         if layout.is_c_contiguous() {
             return Ok(self.clone());
         }
-        let copy = Array::from_lazy(
-            self.device().clone(),
-            self.shape().to_vec(),
-            Lazy::leaf(buffer, layout, self.dtype()),
-        );
-        copy.eval()?;
-        Ok(copy)
+        self.copy()
     }
 
     /// A new array with a copy of the data (`a.copy()`).
     pub fn copy(&self) -> Result<Array> {
-        let (buffer, layout) = self.buffer_and_layout()?;
+        let (storage, layout) = self.storage_and_layout(true)?;
+        let words = storage.read_words(self.device(), self.dtype())?;
         let copy = Array::from_lazy(
             self.device().clone(),
             self.shape().to_vec(),
-            Lazy::leaf(buffer, layout, self.dtype()),
+            Lazy::leaf(words, layout, self.dtype()),
         );
         copy.eval()?;
         Ok(copy)
@@ -266,6 +323,16 @@ impl Array {
             )));
         }
         device.check(T::DTYPE)?;
+        if packed::packs(T::DTYPE) {
+            let buffer = device.context().upload(&T::host_bytes(data))?;
+            return Ok(Array::from_packed(
+                device.clone(),
+                T::DTYPE,
+                buffer,
+                data.len(),
+                Layout::contiguous(shape),
+            ));
+        }
         let buffer = device.context().upload(&T::gpu_bytes(data))?;
         Ok(Array::from_buffer(
             device.clone(),
@@ -290,6 +357,16 @@ impl Array {
                 host.shape
             )));
         }
+        if packed::packs(host.dtype()) {
+            let buffer = device.context().upload(&host.data.host_bytes())?;
+            return Ok(Array::from_packed(
+                device.clone(),
+                host.dtype(),
+                buffer,
+                host.data.len(),
+                Layout::contiguous(&host.shape),
+            ));
+        }
         let buffer = device.context().upload(&host.data.gpu_bytes())?;
         Ok(Array::from_buffer(
             device.clone(),
@@ -297,6 +374,39 @@ impl Array {
             buffer,
             Layout::contiguous(&host.shape),
         ))
+    }
+
+    /// The packed buffer and the element offset of a C-contiguous packed array (copied into
+    /// one first if needed), or None where small integers are stored as words.
+    fn packed_contiguous(&self) -> Result<Option<(Arc<GpuBuffer>, usize)>> {
+        if !packed::packs(self.dtype()) {
+            return Ok(None);
+        }
+        let (storage, layout) = self.storage_and_layout(true)?;
+        if layout.is_c_contiguous() {
+            if let Some((buffer, _)) = storage.packed_buffer() {
+                return Ok(Some((buffer, layout.offset)));
+            }
+        }
+        let copy = self.copy()?;
+        let (storage, layout) = copy.storage_and_layout(true)?;
+        Ok(storage.packed_buffer().map(|(b, _)| (b, layout.offset)))
+    }
+
+    /// Reads the NumPy bytes of a packed array in C order and decodes them with `f`, or
+    /// None where small integers are stored as words.
+    async fn read_packed_async<R>(&self, f: impl FnOnce(&[u8]) -> R) -> Result<Option<R>> {
+        let Some((buffer, offset)) = self.packed_contiguous()? else {
+            return Ok(None);
+        };
+        let isz = self.dtype().host_size() as u64;
+        let device = self.device();
+        let values = device
+            .context()
+            .read_with_async(&buffer, offset as u64 * isz, self.size() as u64 * isz, f)
+            .await?;
+        device.checks.report_async(device.context()).await?;
+        Ok(Some(values))
     }
 
     /// Reads the elements back in C order and decodes them straight from the mapped
@@ -320,9 +430,16 @@ impl Array {
     /// Copies the array to the host (`cp.asnumpy`), async (the browser's only form).
     pub async fn to_host_async(&self) -> Result<HostArray> {
         let dtype = self.dtype();
-        let data = self
-            .read_contiguous_async(|b| HostData::decode(dtype, b))
-            .await?;
+        let data = match self
+            .read_packed_async(|b| packed::decode_host(dtype, b))
+            .await?
+        {
+            Some(data) => data,
+            None => {
+                self.read_contiguous_async(|b| HostData::decode(dtype, b))
+                    .await?
+            }
+        };
         Ok(HostArray {
             shape: self.shape().to_vec(),
             data,
@@ -343,6 +460,9 @@ impl Array {
                 T::DTYPE,
                 self.dtype()
             )));
+        }
+        if let Some(values) = self.read_packed_async(T::decode_host).await? {
+            return Ok(values);
         }
         if self.size() * self.dtype().gpu_size() < 8 << 20 {
             // Decoded in pieces as they arrive (the GPU copies the rest meanwhile); larger
@@ -436,19 +556,19 @@ impl Array {
 
     /// A view with a new layout over the same buffer.
     pub(crate) fn view(&self, f: impl FnOnce(&Layout) -> Result<Layout>) -> Result<Array> {
-        let (buffer, layout) = self.buffer_and_layout()?;
+        let (storage, layout) = self.storage_and_layout(true)?;
         let new = f(&layout)?;
         checked_size(&new.shape, 1)?;
-        Ok(Array::from_buffer(
+        Ok(Array::from_storage(
             self.device().clone(),
             self.dtype(),
-            buffer,
+            storage,
             new,
         ))
     }
 
     /// The layout (materialising first if lazy).
     pub fn layout(&self) -> Result<Layout> {
-        Ok(self.buffer_and_layout()?.1)
+        Ok(self.storage_and_layout(true)?.1)
     }
 }

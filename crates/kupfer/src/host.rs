@@ -22,6 +22,14 @@ pub trait Element: Copy + Send + Sync + 'static + std::fmt::Debug {
     fn decode_onto(bytes: &[u8], out: &mut Vec<Self>) {
         out.extend(Self::decode(bytes));
     }
+    /// NumPy's little-endian bytes of `xs` (the packed GPU storage of the small integers).
+    fn host_bytes(xs: &[Self]) -> std::borrow::Cow<'_, [u8]> {
+        Self::gpu_bytes(xs)
+    }
+    /// Decodes NumPy's little-endian bytes (a packed small-integer buffer).
+    fn decode_host(bytes: &[u8]) -> Vec<Self> {
+        Self::decode(bytes)
+    }
 }
 
 macro_rules! pod_element {
@@ -49,8 +57,8 @@ macro_rules! pod_element {
 }
 pod_element!(i32 => I32, u32 => U32, i64 => I64, f32 => F32, f64 => F64, f16 => F16);
 
-/// The small integers: one sign- or zero-extended 32-bit word each on the GPU (see
-/// [`DType`]'s storage note), their own size on the host.
+/// The small integers: packed on the GPU (see [`DType`]'s storage note), or one sign- or
+/// zero-extended 32-bit word each (`gpu_bytes`/`decode`, the word form families compute on).
 macro_rules! small_int_element {
     ($($t:ty => $wide:ty, $d:ident),*) => {$(
         impl Element for $t {
@@ -66,6 +74,16 @@ macro_rules! small_int_element {
                 bytes
                     .chunks_exact(4)
                     .map(|c| <$wide>::from_le_bytes([c[0], c[1], c[2], c[3]]) as $t)
+                    .collect()
+            }
+            fn host_bytes(xs: &[Self]) -> std::borrow::Cow<'_, [u8]> {
+                std::borrow::Cow::Owned(xs.iter().flat_map(|x| x.to_le_bytes()).collect())
+            }
+            fn decode_host(bytes: &[u8]) -> Vec<Self> {
+                const SIZE: usize = std::mem::size_of::<$t>();
+                bytes
+                    .chunks_exact(SIZE)
+                    .map(|c| <$t>::from_le_bytes(c.try_into().expect("one element's bytes")))
                     .collect()
             }
         }
@@ -188,6 +206,11 @@ impl HostData {
     /// GPU storage bytes (borrowed for every dtype but bool, the small integers and complex).
     pub fn gpu_bytes(&self) -> std::borrow::Cow<'_, [u8]> {
         dispatch_data!(self, v => Element::gpu_bytes(v))
+    }
+
+    /// NumPy's little-endian bytes (the packed GPU storage of the small integers).
+    pub fn host_bytes(&self) -> std::borrow::Cow<'_, [u8]> {
+        dispatch_data!(self, v => Element::host_bytes(v))
     }
 
     /// Decodes GPU storage bytes of `dtype`.

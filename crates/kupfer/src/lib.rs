@@ -94,6 +94,7 @@ mod ndarray_interop;
 pub mod numeric;
 mod ops;
 mod order;
+mod packed;
 mod padding;
 pub mod polynomial;
 pub mod random;

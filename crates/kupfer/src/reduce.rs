@@ -170,11 +170,11 @@ pub(crate) fn reduce_with(
         ));
     }
     let perm: Vec<isize> = kept.iter().chain(&axes).map(|&i| i as isize).collect();
-    let mut lazy = a.lazy();
+    let mut lazy = a.lazy()?;
     // A draw's values follow the index: it fuses only when the kernel walks it in C order.
     if lazy.random && perm.iter().enumerate().any(|(j, &p)| p != j as isize) {
         a.eval()?;
-        lazy = a.lazy();
+        lazy = a.lazy()?;
     }
     let (fl, output) = Flattener::flatten(&lazy.root)?;
     let pshape: Vec<usize> = perm.iter().map(|&i| shape[i as usize]).collect();

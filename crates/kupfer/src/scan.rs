@@ -227,10 +227,10 @@ fn accumulate(a: &Array, axis: Option<isize>, dtype: Option<DType>, op: ScanOp) 
         return Err(Error::unsupported("scans over more than 2^32 elements"));
     }
     // A draw's values follow the index, which a scan walks in its own order.
-    let mut lazy = src.lazy();
+    let mut lazy = src.lazy()?;
     if lazy.random {
         src.eval()?;
-        lazy = src.lazy();
+        lazy = src.lazy()?;
     }
     let (fl, output) = Flattener::flatten(&lazy.root)?;
     let pshape: Vec<usize> = perm.iter().map(|&i| shape[i]).collect();

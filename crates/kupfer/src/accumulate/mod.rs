@@ -47,7 +47,7 @@ pub async fn ufunc_at_async(
             v.device().same(&device)?;
             (
                 OperandType::Strong(v.dtype()),
-                v.lazy().cast(dtype),
+                v.lazy()?.cast(dtype),
                 v.shape().to_vec(),
             )
         }
@@ -96,7 +96,7 @@ pub async fn ufunc_at_async(
     let vlazy = if crate::indexing::set::reads_dst(&vlazy, &buffer) {
         let copy = Array::from_lazy(device.clone(), vshape.clone(), vlazy);
         copy.eval()?;
-        copy.lazy()
+        copy.lazy()?
     } else {
         vlazy
     };

@@ -106,7 +106,7 @@ pub(crate) fn before_write(buffer: &Arc<GpuBuffer>, keep: &[&Array]) -> kupfer_c
         if skip.iter().any(|k| k.same_handle(&a)) {
             continue;
         }
-        if a.is_lazy() && reads(&a.lazy().root, target) {
+        if a.is_lazy() && reads(&a.lazy()?.root, target) {
             a.eval()?;
         }
     }

@@ -76,7 +76,7 @@ blocking!(
 /// `np.flatnonzero(a)`: indices of the nonzero elements of the flattened array, async.
 pub async fn flatnonzero_async(a: &Array) -> Result<Array> {
     let device = a.device().clone();
-    let flag = ufuncs::not_equal(a, false)?.lazy();
+    let flag = ufuncs::not_equal(a, false)?.lazy()?;
     let shape = a.shape().to_vec();
     let index = crate::fusion::Lazy::index().cast(device.default_int());
     compact(&device, &flag, &index, &shape)?
@@ -132,8 +132,8 @@ pub async fn extract_async(condition: &Array, a: &Array) -> Result<Array> {
         let idx = flatnonzero_async(condition).await?;
         return a.reshape(&[-1])?.get_async(&[Index::Array(idx)]).await;
     }
-    let flag = ufuncs::not_equal(&condition.reshape(&[-1])?, false)?.lazy();
-    let values = a.reshape(&[-1])?.lazy();
+    let flag = ufuncs::not_equal(&condition.reshape(&[-1])?, false)?.lazy()?;
+    let values = a.reshape(&[-1])?.lazy()?;
     compact(a.device(), &flag, &values, &[a.size()])?
         .finish_async()
         .await

@@ -144,7 +144,7 @@ impl Array {
         if let Some(mask) = single_mask(index, self.ndim()) {
             check_mask(mask.shape(), self.shape(), 0)?;
             mask.device().same(self.device())?;
-            return compact(self.device(), &mask.lazy(), &self.lazy(), self.shape())?
+            return compact(self.device(), &mask.lazy()?, &self.lazy()?, self.shape())?
                 .finish_async()
                 .await;
         }

@@ -319,7 +319,7 @@ pub(crate) async fn nonzero_async(m: &Array) -> Result<Vec<Array>> {
     } else {
         m.shape().to_vec()
     };
-    let flag = crate::ufuncs::not_equal(m, false)?.lazy();
+    let flag = crate::ufuncs::not_equal(m, false)?.lazy()?;
     if m.ndim() == 1 && device.config().indexing.direct_compaction {
         // 1-D: the compaction writes the result's integers itself (no conversion launch).
         let index = Lazy::index().cast(device.default_int());
@@ -381,7 +381,7 @@ pub(crate) fn offsets(p: &Plan) -> Result<Lazy> {
             Adv::Host(v, s) => {
                 let vals: Vec<u32> = v.iter().map(|&x| x as u32).collect();
                 let arr = Array::from_slice_on(p_device(p)?, &vals, s)?;
-                arr.lazy()
+                arr.lazy()?
             }
             Adv::Device(a) => {
                 let (buffer, layout) = a.buffer_and_layout()?;

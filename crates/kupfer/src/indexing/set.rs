@@ -51,7 +51,7 @@ fn value_of(dst: &Array, value: Operand) -> Result<Value> {
         Operand::Array(v) => {
             v.device().same(dst.device())?;
             Ok(Value {
-                lazy: v.lazy().cast(dtype),
+                lazy: v.lazy()?.cast(dtype),
                 shape: v.shape().to_vec(),
                 array: Some(v),
             })
@@ -108,7 +108,7 @@ fn detach(
         Some(false) => {
             let copy = Array::from_lazy(device.clone(), shape.to_vec(), lazy);
             copy.eval()?;
-            Ok(copy.lazy())
+            copy.lazy()
         }
         _ => Ok(lazy),
     }
@@ -169,7 +169,7 @@ fn true_pred() -> Lazy {
 /// `dst` is a fresh C-contiguous array nothing else reads yet.
 pub(crate) fn scatter_permutation(dst: &Array, positions: &Array, values: &Lazy) -> Result<()> {
     let (buffer, _) = dst.buffer_and_layout()?;
-    let off = positions.lazy().cast(DType::U32);
+    let off = positions.lazy()?.cast(DType::U32);
     let val = values.clone().cast(dst.dtype());
     launch_into(
         dst.device(),
@@ -194,7 +194,7 @@ impl Array {
             check_mask(mask.shape(), self.shape(), 0)?;
             mask.device().same(&device)?;
             if v.shape.len() <= 1 && size_of(&v.shape) == 1 {
-                let pred = detach(&device, mask.lazy(), mask.shape(), &buffer, Some(&layout))?;
+                let pred = detach(&device, mask.lazy()?, mask.shape(), &buffer, Some(&layout))?;
                 let val = detach(&device, v.lazy, &v.shape, &buffer, Some(&layout))?;
                 return self.write(&buffer, &layout, pred, val, mask, v.array.as_ref());
             }
@@ -439,10 +439,10 @@ impl Array {
         let vshape = value.shape().to_vec();
         check_broadcast(&vshape, self.shape(), true)?;
         let device = self.device().clone();
-        let pred = detach(&device, mask.lazy(), mask.shape(), &buffer, Some(&layout))?;
+        let pred = detach(&device, mask.lazy()?, mask.shape(), &buffer, Some(&layout))?;
         let val = detach(
             &device,
-            value.lazy().cast(self.dtype()),
+            value.lazy()?.cast(self.dtype()),
             &vshape,
             &buffer,
             Some(&layout),

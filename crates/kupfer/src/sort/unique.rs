@@ -168,7 +168,7 @@ pub async fn unique_async(
             engine::alloc_words(&device, n)?,
             Layout::contiguous(&[n]),
         );
-        scatter_permutation(&inverse, &u32_array(perm.clone(), n), &run.lazy())?;
+        scatter_permutation(&inverse, &u32_array(perm.clone(), n), &run.lazy()?)?;
         let shape: Vec<isize> = a.shape().iter().map(|&s| s as isize).collect();
         Some(inverse.astype(int)?.reshape(&shape)?)
     } else {
@@ -233,7 +233,7 @@ async fn by_counting(a: &Array, return_counts: bool) -> Result<Option<(Array, Op
     };
     let counts = crate::stats::count_values(&offset.ascontiguousarray()?, bins)?;
     let present = crate::ufuncs::not_equal(&counts, 0u32)?;
-    let at = compact(&device, &present.lazy(), &Lazy::index(), &[bins])?
+    let at = compact(&device, &present.lazy()?, &Lazy::index(), &[bins])?
         .finish_async()
         .await?;
     let values = if wide == DType::U32 {
@@ -281,14 +281,14 @@ async fn run_start_positions(sorted: &Array, equal_nan: bool) -> Result<Array> {
     }
     if old_path() {
         let flags = run_starts(sorted, equal_nan)?;
-        return compact(device, &flags.lazy(), &Lazy::index(), &[n])?
+        return compact(device, &flags.lazy()?, &Lazy::index(), &[n])?
             .finish_async()
             .await;
     }
     // Element i + 1 starts a run where it differs from element i.
     let later = compact(
         device,
-        &run_differs(sorted, equal_nan)?.lazy(),
+        &run_differs(sorted, equal_nan)?.lazy()?,
         &Lazy::index(),
         &[n - 1],
     )?
@@ -414,8 +414,8 @@ pub fn unique_all(x: &Array) -> Result<Unique> {
 async fn select(values: &Array, mask: &Array) -> Result<Array> {
     compact(
         values.device(),
-        &crate::ufuncs::not_equal(mask, false)?.lazy(),
-        &values.lazy(),
+        &crate::ufuncs::not_equal(mask, false)?.lazy()?,
+        &values.lazy()?,
         values.shape(),
     )?
     .finish_async()

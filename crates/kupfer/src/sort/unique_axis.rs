@@ -159,7 +159,7 @@ pub async fn unique_axis_async(
         let any = crate::reduce::any(&differs, 1isize, false)?;
         crate::manip::concatenate(&[head, any], Some(0), None)?
     };
-    let first = compact(&device, &flags.lazy(), &Lazy::index(), &[n])?
+    let first = compact(&device, &flags.lazy()?, &Lazy::index(), &[n])?
         .finish_async()
         .await?;
     let count = first.size();
@@ -186,7 +186,7 @@ pub async fn unique_axis_async(
             super::engine::alloc_words(&device, n)?,
             Layout::contiguous(&[n]),
         );
-        scatter_permutation(&inverse, &perm.ascontiguousarray()?, &run.lazy())?;
+        scatter_permutation(&inverse, &perm.ascontiguousarray()?, &run.lazy()?)?;
         Some(inverse.astype(int)?)
     } else {
         None

@@ -1,0 +1,133 @@
+//! Packed small integers (int8/uint8 four to a 32-bit word, int16/uint16 two) against NumPy:
+//! views at offsets 1, 2 and 3 and reversed views as inputs to every family, and writes of
+//! neighbouring elements (strided, masked, scattered, `copyto(where=)`, `put`, `place`,
+//! `putmask`, `fill_diagonal`, `out=` into views) that must never
+//! clobber the other elements of a word. Sizes are not multiples of 4. Each program runs in
+//! kupfer eval and in NumPy (tests/python/program_oracle.py). Needs python3 with numpy; fails,
+//! never skips, without them.
+
+mod common;
+
+use common::assert_programs_match_numpy;
+
+const DTYPES: [&str; 4] = ["uint8", "int8", "uint16", "int16"];
+
+/// `x` and `y`: 1003 elements of `dtype` spread over its whole range (wrapping casts).
+fn setup(dtype: &str) -> String {
+    let (mul, span, low) = if dtype.ends_with("16") {
+        (4099, 65536, 32768)
+    } else {
+        (37, 256, 128)
+    };
+    format!(
+        "x = (np.arange(1003) * {mul} % {span} - {low}).astype(np.{dtype}).copy(); \
+         y = (np.arange(1003) * 11 % {span}).astype(np.{dtype})"
+    )
+}
+
+/// Reads of views at odd offsets, strided and reversed, by every family.
+const READS: &[&str] = &[
+    "x[{k}:] * 3 + 1",
+    "x[{k}::3].astype(np.float32) * 0.5 + 2",
+    "x[{k}:].astype(np.int32)",
+    "x[::-1] - x",
+    "x[{k}::-1] + 1",
+    "x[{k}:] + y[:-{k}]",
+    "np.sum(x[{k}:], dtype=np.int32)",
+    "np.max(x[{k}::2])",
+    "np.argmin(x[::-{k}])",
+    "np.cumsum(x[{k}::2], dtype=np.int32)",
+    "np.sort(x[{k}:])",
+    "np.argsort(x[::-1][{k}:], kind='stable')",
+    "x[{k}:][np.array([5, 0, 3, 2, 1, 4, 999])]",
+    "x[{k}:][x[{k}:] > 5]",
+    "np.take(x[::-1], np.array([0, 1, 2, 3, 1002 - {k}]))",
+    "x[{k}:{k} + 12].reshape(3, 4) @ y[{k}:{k} + 12].reshape(4, 3)",
+    "np.concatenate([x[{k}:], y[:{k}]])",
+    "np.flip(x[{k}:{k} + 40].reshape(5, 8), axis=1)",
+    "x[{k}:{k} + 40].reshape(5, 8).T.copy()",
+    "np.unique(x[{k}:])",
+    "np.where(x[{k}:] > y[{k}:], x[{k}:], y[{k}:])",
+    "np.roll(x[{k}:], 5)",
+];
+
+/// Writes into the packed buffer: each leaves every other element of its words intact.
+const WRITES: &[&str] = &[
+    "x[{k}::2] = 7; x",
+    "x[{k}::2] = 7; x[{k} + 1::2] = 3; x",
+    "x[{k}::4] = y[{k}::4]; x",
+    "x[::-{k}] = 5; x",
+    "x[x > 10] = 5; x",
+    "x[{k}:][y[{k}:] % 3 == 0] = y[{k}:][y[{k}:] % 3 == 0]; x",
+    "x[np.array([{k}, {k} + 1, {k} + 2, {k} + 3, 0, 1000])] = np.array([1, 2, 3, 4, 5, 6]).astype(x.dtype); x",
+    "x[np.arange({k}, 1003, 2)] = y[:(1004 - {k}) // 2]; x",
+    "x[{k}:] += 1; x",
+    "x[{k}::3] *= 3; x",
+    "np.copyto(x[{k}:], y[{k}:], where=x[{k}:] > 3); x",
+    "np.put(x, [{k}, {k} + 1, {k} + 2], [1, 2, 3]); x",
+    "np.place(x, x > 50, [7, 8]); x",
+    "np.putmask(x, y > 100, y); x",
+    "v = x[{k}:{k} + 9].reshape(3, 3); np.fill_diagonal(v, 1); x",
+    "np.add(x[{k}:], y[{k}:], out=x[:-{k}]); x",
+    "np.add(x[{k}:], 1, out=x[{k}:]); x",
+    "v = x[{k}:]; v[:] = v[::-1]; x",
+];
+
+fn programs(templates: &[&str]) -> Vec<String> {
+    let mut out = Vec::new();
+    for dtype in DTYPES {
+        for t in templates {
+            for k in 1..=3 {
+                out.push(format!(
+                    "{}; {}",
+                    setup(dtype),
+                    t.replace("{k}", &k.to_string())
+                ));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn packed_views_at_odd_offsets_read_like_numpy() {
+    let p = programs(READS);
+    let cases: Vec<&str> = p.iter().map(String::as_str).collect();
+    assert_programs_match_numpy("packed_reads", &cases);
+}
+
+#[test]
+fn writes_of_neighbouring_packed_elements_never_clobber() {
+    let p = programs(WRITES);
+    let cases: Vec<&str> = p.iter().map(String::as_str).collect();
+    assert_programs_match_numpy("packed_writes", &cases);
+}
+
+/// Wrap-around arithmetic and casts both ways, on arrays stored packed.
+#[test]
+fn packed_arithmetic_and_casts_wrap_like_numpy() {
+    let mut p = Vec::new();
+    for dtype in DTYPES {
+        let s = setup(dtype);
+        for e in [
+            "x + y",
+            "x * y",
+            "x - y",
+            "-x",
+            "x // np.maximum(y, 1).astype(x.dtype)",
+            "x.astype(np.float32) * 0.75 - 3",
+            "(x.astype(np.float32) * 1.5).astype(x.dtype)",
+            "x.astype(np.uint8)",
+            "x.astype(np.int8)",
+            "x.astype(np.uint16)",
+            "x.astype(np.int16)",
+            "x.astype(bool)",
+            "(x > y).astype(x.dtype)",
+            "np.float32(-3.7) * np.ones(7, dtype=np.float32) + x[:7].astype(np.float32)",
+        ] {
+            p.push(format!("{s}; {e}"));
+        }
+    }
+    let cases: Vec<&str> = p.iter().map(String::as_str).collect();
+    assert_programs_match_numpy("packed_arith", &cases);
+}

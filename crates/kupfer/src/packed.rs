@@ -1,0 +1,243 @@
+//! Storage of a materialised array: one buffer shared by every view of it, either of the
+//! dtype's own GPU representation ("words": one 32-bit word per small integer) or packed
+//! (int8/uint8 four to a word, int16/uint16 two, NumPy's little-endian bytes).
+//!
+//! A packed buffer is never written after it is made (by an upload or the pack kernel): every
+//! family computes on words. Reading a packed array as an expression operand unpacks it into a
+//! temporary word buffer (cached while alive); handing its buffer to a family (which may write
+//! into it or make views of it) turns the storage into words for good, for every view at once.
+//! So no kernel ever writes part of a shared word, and lazy readers of the packed buffer keep
+//! the values from before any later write.
+
+use crate::device::Device;
+use kupfer_core::packing::{packed_bits, packed_words, per_word, PACK_WGSL};
+use kupfer_core::{DType, Error, Result};
+use kupfer_wgpu::{Binding, GpuBuffer};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+
+/// Whether new small-integer arrays are stored packed (`KUPFER_PACK=0` keeps one word per
+/// element, read once).
+pub(crate) fn enabled() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| !std::env::var("KUPFER_PACK").is_ok_and(|v| v == "0"))
+}
+
+/// True when arrays of `dtype` are stored packed.
+pub(crate) fn packs(dtype: DType) -> bool {
+    packed_bits(dtype).is_some() && enabled()
+}
+
+/// The buffer of a materialised array and its views.
+pub(crate) struct Storage {
+    repr: Mutex<Repr>,
+}
+
+enum Repr {
+    Words(Arc<GpuBuffer>),
+    Packed {
+        buffer: Arc<GpuBuffer>,
+        /// Elements held (the element slots of the last word beyond it are zero).
+        len: usize,
+        /// The last unpacked copy, while an expression still holds it.
+        words: Weak<GpuBuffer>,
+    },
+}
+
+impl Storage {
+    /// Storage of the dtype's GPU representation.
+    pub(crate) fn words(buffer: Arc<GpuBuffer>) -> Arc<Storage> {
+        Arc::new(Storage {
+            repr: Mutex::new(Repr::Words(buffer)),
+        })
+    }
+
+    /// Packed storage of `len` elements.
+    pub(crate) fn packed(buffer: Arc<GpuBuffer>, len: usize) -> Arc<Storage> {
+        Arc::new(Storage {
+            repr: Mutex::new(Repr::Packed {
+                buffer,
+                len,
+                words: Weak::new(),
+            }),
+        })
+    }
+
+    fn repr(&self) -> std::sync::MutexGuard<'_, Repr> {
+        self.repr.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The packed buffer and its element count, if the storage is packed.
+    pub(crate) fn packed_buffer(&self) -> Option<(Arc<GpuBuffer>, usize)> {
+        match &*self.repr() {
+            Repr::Packed { buffer, len, .. } => Some((buffer.clone(), *len)),
+            Repr::Words(_) => None,
+        }
+    }
+
+    /// A word buffer to read (the storage itself, or an unpacked copy of a packed one, which
+    /// nobody writes into). The storage stays as it is.
+    pub(crate) fn read_words(&self, device: &Device, dtype: DType) -> Result<Arc<GpuBuffer>> {
+        let mut repr = self.repr();
+        match &mut *repr {
+            Repr::Words(b) => Ok(b.clone()),
+            Repr::Packed { buffer, len, words } => {
+                if let Some(w) = words.upgrade() {
+                    return Ok(w);
+                }
+                let w = unpack(device, dtype, buffer, *len)?;
+                *words = Arc::downgrade(&w);
+                Ok(w)
+            }
+        }
+    }
+
+    /// The word buffer a family may write into or view: a packed storage becomes words for
+    /// good (every view sees the change).
+    pub(crate) fn make_words(&self, device: &Device, dtype: DType) -> Result<Arc<GpuBuffer>> {
+        let mut repr = self.repr();
+        let w = match &*repr {
+            Repr::Words(b) => return Ok(b.clone()),
+            // An unpacked copy still read by lazy expressions may become the storage: a later
+            // write into it materialises those readers first (`fusion::readers`).
+            Repr::Packed { buffer, len, words } => match words.upgrade() {
+                Some(w) => w,
+                None => unpack(device, dtype, buffer, *len)?,
+            },
+        };
+        *repr = Repr::Words(w.clone());
+        Ok(w)
+    }
+}
+
+/// Words (and element slots) per dispatch of the conversion kernels: a multiple of 256 words
+/// whose word-per-element side fits one binding.
+fn chunk_words(device: &Device, dtype: DType) -> u64 {
+    let ctx = device.context();
+    let per = per_word(dtype) as u64;
+    let align = ctx.binding_alignment().max(4);
+    // Word offsets of a multiple of `unit` words are aligned on both sides.
+    let unit = (align / 4).max(256).next_multiple_of(256);
+    let max = ctx.max_binding_size() / (4 * per);
+    ((max / unit) * unit).max(unit)
+}
+
+fn params(count: u64, elements: u64, dtype: DType, groups_x: u32) -> Vec<u8> {
+    let bits = packed_bits(dtype).unwrap_or(32);
+    let signed = u32::from(dtype.is_signed_int());
+    [
+        count as u32,
+        elements.min(u64::from(u32::MAX)) as u32,
+        bits,
+        signed,
+        groups_x,
+        0,
+        0,
+        0,
+    ]
+    .iter()
+    .flat_map(|x| x.to_le_bytes())
+    .collect()
+}
+
+fn grid(device: &Device, threads: u64) -> Result<[u32; 3]> {
+    let groups = threads.div_ceil(256).max(1);
+    let max_dim = u64::from(device.context().max_workgroups_per_dim());
+    let gx = groups.min(max_dim);
+    let gy = groups.div_ceil(gx);
+    if gy > max_dim {
+        return Err(Error::unsupported("dispatch grid too large"));
+    }
+    Ok([gx as u32, gy as u32, 1])
+}
+
+/// One sign- or zero-extended word per element slot of the packed `buffer` of `len` elements.
+pub(crate) fn unpack(
+    device: &Device,
+    dtype: DType,
+    buffer: &Arc<GpuBuffer>,
+    len: usize,
+) -> Result<Arc<GpuBuffer>> {
+    let ctx = device.context();
+    let per = per_word(dtype) as u64;
+    let words = packed_words(dtype, len) as u64;
+    let out = Arc::new(ctx.alloc(words * per * 4)?);
+    let pipeline = ctx.pipeline_entry(PACK_WGSL, "unpack")?;
+    let chunk = chunk_words(device, dtype);
+    let mut start = 0u64;
+    while start < words {
+        let n = chunk.min(words - start);
+        let g = grid(device, n * per)?;
+        ctx.dispatch(
+            &pipeline,
+            &params(n * per, 0, dtype, g[0]),
+            vec![
+                Binding {
+                    buffer: buffer.clone(),
+                    offset: start * 4,
+                    size: n * 4,
+                },
+                Binding {
+                    buffer: out.clone(),
+                    offset: start * per * 4,
+                    size: n * per * 4,
+                },
+            ],
+            g,
+        )?;
+        start += n;
+    }
+    Ok(out)
+}
+
+/// The first `len` elements of the word buffer `words`, packed into a new buffer.
+pub(crate) fn pack(
+    device: &Device,
+    dtype: DType,
+    words: &Arc<GpuBuffer>,
+    len: usize,
+) -> Result<Arc<GpuBuffer>> {
+    let ctx = device.context();
+    let per = per_word(dtype) as u64;
+    let total = packed_words(dtype, len) as u64;
+    let out = Arc::new(ctx.alloc(total * 4)?);
+    let pipeline = ctx.pipeline_entry(PACK_WGSL, "pack")?;
+    let chunk = chunk_words(device, dtype);
+    let mut start = 0u64;
+    while start < total {
+        let n = chunk.min(total - start);
+        let elements = len as u64 - start * per;
+        let g = grid(device, n)?;
+        ctx.dispatch(
+            &pipeline,
+            &params(n, elements, dtype, g[0]),
+            vec![
+                Binding {
+                    buffer: words.clone(),
+                    offset: start * per * 4,
+                    size: elements.min(n * per) * 4,
+                },
+                Binding {
+                    buffer: out.clone(),
+                    offset: start * 4,
+                    size: n * 4,
+                },
+            ],
+            g,
+        )?;
+        start += n;
+    }
+    Ok(out)
+}
+
+/// The host bytes of packed small integers (little-endian), as NumPy holds them.
+pub(crate) fn decode_host(dtype: DType, bytes: &[u8]) -> crate::host::HostData {
+    use crate::host::HostData;
+    let pairs = || bytes.chunks_exact(2).map(|c| [c[0], c[1]]);
+    match dtype {
+        DType::I8 => HostData::I8(bytes.iter().map(|&b| b as i8).collect()),
+        DType::U8 => HostData::U8(bytes.to_vec()),
+        DType::I16 => HostData::I16(pairs().map(i16::from_le_bytes).collect()),
+        DType::U16 => HostData::U16(pairs().map(u16::from_le_bytes).collect()),
+        d => HostData::decode(d, bytes),
+    }
+}
