@@ -50,7 +50,7 @@ pub fn vectorisable(program: &Program) -> bool {
     program.rank == 0
         && program.out_dtype().gpu_size() == 4
         && program.inputs.iter().all(|i| match i.access {
-            Access::Contiguous => i.dtype.gpu_size() == 4,
+            Access::Contiguous => i.dtype.gpu_size() == 4 && !i.packed,
             Access::Broadcast => true,
             Access::Strided => false,
         })
@@ -226,7 +226,11 @@ pub fn elementwise(program: &Program, target: &Target) -> Result<Kernel> {
             bindings,
             "@group(0) @binding({}) var<storage, read> in{k}: array<{}>;",
             k + 1,
-            elem_type(input.dtype, input.access == Access::Contiguous)
+            if input.packed {
+                "u32".to_string()
+            } else {
+                elem_type(input.dtype, input.access == Access::Contiguous)
+            }
         );
     }
     let _ = writeln!(
@@ -877,10 +881,27 @@ fn input_expr(program: &Program, k: usize, item: u32) -> String {
             s
         }
     };
+    if spec.packed {
+        return packed_load(k, &index, spec.dtype);
+    }
     if spec.dtype == DType::Bool {
         format!("(in{k}[{index}] != 0u)")
     } else {
         format!("in{k}[{index}]")
+    }
+}
+
+/// Element `index` of the packed input `k` of dtype `d`: its byte or half-word, extracted from
+/// its 32-bit word and sign- or zero-extended to the dtype's WGSL value type.
+fn packed_load(k: usize, index: &str, d: DType) -> String {
+    let bits = crate::packing::packed_bits(d).unwrap_or(32);
+    let per = 32 / bits;
+    let word = format!("in{k}[({index}) / {per}u]");
+    let shift = format!("(({index}) % {per}u) * {bits}u");
+    if d.is_signed_int() {
+        format!("extractBits(bitcast<i32>({word}), {shift}, {bits}u)")
+    } else {
+        format!("extractBits({word}, {shift}, {bits}u)")
     }
 }
 
@@ -1475,12 +1496,32 @@ mod tests {
         ];
         Some(Program {
             nodes,
-            inputs: vec![InputSpec { dtype: a, access }],
+            inputs: vec![InputSpec {
+                dtype: a,
+                access,
+                packed: false,
+            }],
             scalars: vec![b],
             output: 4,
             rank: if access == Access::Strided { 3 } else { 0 },
             vector: false,
         })
+    }
+
+    #[test]
+    fn packed_small_integer_inputs_validate() {
+        for d in [DType::I8, DType::U8, DType::I16, DType::U16] {
+            for access in [Access::Contiguous, Access::Broadcast, Access::Strided] {
+                for (op, b) in [(BinaryOp::Add, d), (BinaryOp::Multiply, DType::F32)] {
+                    let mut p = binary_program(op, d, b, access).unwrap();
+                    p.inputs[0].packed = true;
+                    assert!(access != Access::Contiguous || !vectorisable(&p));
+                    let k = elementwise(&p, &ALL).unwrap();
+                    assert!(k.wgsl.contains("extractBits"), "{}", k.wgsl);
+                    validate(&k.wgsl);
+                }
+            }
+        }
     }
 
     #[test]
@@ -1521,10 +1562,12 @@ mod tests {
                             InputSpec {
                                 dtype: a,
                                 access: Access::Contiguous,
+                                packed: false,
                             },
                             InputSpec {
                                 dtype: b,
                                 access: Access::Broadcast,
+                                packed: false,
                             },
                         ],
                         scalars: vec![],
@@ -1560,6 +1603,7 @@ mod tests {
                     inputs: vec![InputSpec {
                         dtype: d,
                         access: Access::Contiguous,
+                        packed: false,
                     }],
                     scalars: vec![],
                     output: 2,
@@ -1581,6 +1625,7 @@ mod tests {
                     inputs: vec![InputSpec {
                         dtype: a,
                         access: Access::Broadcast,
+                        packed: false,
                     }],
                     scalars: vec![],
                     output: 1,
@@ -1643,7 +1688,11 @@ mod tests {
                         let mut p = p.clone();
                         if let Some(access) = second {
                             p.nodes[1].0 = Node::Load(1);
-                            p.inputs.push(InputSpec { dtype: b, access });
+                            p.inputs.push(InputSpec {
+                                dtype: b,
+                                access,
+                                packed: false,
+                            });
                             p.scalars.clear();
                         }
                         check(p, &|| format!("{op:?} {a} {b} {second:?}"));
@@ -1665,6 +1714,7 @@ mod tests {
                     inputs: vec![InputSpec {
                         dtype: d,
                         access: Access::Contiguous,
+                        packed: false,
                     }],
                     scalars: vec![],
                     output: 2,
@@ -1694,8 +1744,13 @@ mod tests {
                         InputSpec {
                             dtype: DType::Bool,
                             access,
+                            packed: false,
                         },
-                        InputSpec { dtype: d, access },
+                        InputSpec {
+                            dtype: d,
+                            access,
+                            packed: false,
+                        },
                     ],
                     scalars: vec![d],
                     output: 3,

@@ -728,7 +728,11 @@ mod tests {
                             (Node::Scalar(0), d),
                             (Node::Call(f.clone(), args.clone(), outs - 1), d),
                         ],
-                        inputs: vec![InputSpec { dtype: d, access }],
+                        inputs: vec![InputSpec {
+                            dtype: d,
+                            access,
+                            packed: false,
+                        }],
                         scalars: vec![d],
                         output: 2,
                         rank: if access == Access::Strided { 2 } else { 0 },
@@ -764,6 +768,7 @@ mod tests {
                 inputs: vec![InputSpec {
                     dtype: d,
                     access: Access::Strided,
+                    packed: false,
                 }],
                 scalars: vec![],
                 output: 1,
@@ -839,7 +844,11 @@ mod tests {
                             (Node::Scalar(0), d),
                             (Node::Call(f.clone(), args.clone(), outs - 1), d),
                         ],
-                        inputs: vec![InputSpec { dtype: d, access }],
+                        inputs: vec![InputSpec {
+                            dtype: d,
+                            access,
+                            packed: false,
+                        }],
                         scalars: vec![d],
                         output: 2,
                         rank: if access == Access::Strided { 2 } else { 0 },
@@ -880,6 +889,7 @@ mod tests {
                     inputs: vec![InputSpec {
                         dtype: DType::F32,
                         access: Access::Strided,
+                        packed: false,
                     }],
                     scalars: vec![],
                     output: 1,

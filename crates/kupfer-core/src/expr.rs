@@ -374,6 +374,10 @@ pub struct InputSpec {
     pub dtype: DType,
     /// Access pattern.
     pub access: Access,
+    /// Stored packed (int8/uint8 four to a 32-bit word, int16/uint16 two; see
+    /// [`crate::packing`]): the kernel extracts each element from its word. Only the
+    /// elementwise kernel ([`crate::codegen::elementwise`]) reads packed inputs.
+    pub packed: bool,
 }
 
 /// A flattened elementwise expression DAG (children before parents) plus the kernel's

@@ -870,10 +870,12 @@ mod tests {
                 InputSpec {
                     dtype: data,
                     access,
+                    packed: false,
                 },
                 InputSpec {
                     dtype: DType::I32,
                     access: Access::Broadcast,
+                    packed: false,
                 },
             ],
             scalars: vec![],
@@ -910,14 +912,17 @@ mod tests {
                         InputSpec {
                             dtype: d,
                             access: Access::Broadcast,
+                            packed: false,
                         },
                         InputSpec {
                             dtype: DType::I32,
                             access: Access::Contiguous,
+                            packed: false,
                         },
                         InputSpec {
                             dtype: d,
                             access: Access::Strided,
+                            packed: false,
                         },
                     ],
                     scalars: vec![],

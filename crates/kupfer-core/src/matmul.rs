@@ -1430,6 +1430,7 @@ mod tests {
         let spec = |dtype| InputSpec {
             dtype,
             access: Access::Strided,
+            packed: false,
         };
         let scaled_plus = Program {
             nodes: vec![
@@ -1751,6 +1752,7 @@ mod tests {
                 let mut inputs = vec![InputSpec {
                     dtype: DType::F32,
                     access: Access::Strided,
+                    packed: false,
                 }];
                 inputs.extend(draw.inputs);
                 let epi = Program {

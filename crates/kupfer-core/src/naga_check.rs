@@ -74,6 +74,7 @@ pub(crate) fn random_program(op: RandomOp, d: DType, access: Access) -> Program 
         inputs.push(InputSpec {
             dtype: param,
             access,
+            packed: false,
         });
     }
     nodes.push((Node::Random(op, (0..4 + op.params()).collect()), d));

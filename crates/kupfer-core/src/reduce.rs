@@ -681,7 +681,11 @@ pub fn sum_result(d: DType) -> DType {
 pub fn identity_map(d: DType, access: Access, rank: usize) -> Program {
     Program {
         nodes: vec![(Node::Load(0), d)],
-        inputs: vec![crate::expr::InputSpec { dtype: d, access }],
+        inputs: vec![crate::expr::InputSpec {
+            dtype: d,
+            access,
+            packed: false,
+        }],
         scalars: vec![],
         output: 0,
         rank,

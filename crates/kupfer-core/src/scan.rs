@@ -740,10 +740,12 @@ mod tests {
                 InputSpec {
                     dtype: DType::F32,
                     access: Access::Contiguous,
+                    packed: false,
                 },
                 InputSpec {
                     dtype: DType::F32,
                     access: Access::Broadcast,
+                    packed: false,
                 },
             ],
             scalars: vec![DType::F32],

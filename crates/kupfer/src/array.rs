@@ -112,7 +112,8 @@ impl Array {
         len: usize,
         layout: Layout,
     ) -> Array {
-        Array::from_storage(device, dtype, Storage::packed(buffer, len), layout)
+        let storage = Storage::packed(&device, dtype, buffer, len);
+        Array::from_storage(device, dtype, storage, layout)
     }
 
     pub(crate) fn from_lazy(device: Device, shape: Vec<usize>, lazy: Lazy) -> Array {
@@ -218,7 +219,8 @@ impl Array {
                 let words = materialise(device, lazy, &self.inner.shape)?;
                 let storage = if pack && packed::packs(self.dtype()) {
                     let len = self.size();
-                    Storage::packed(packed::pack(device, self.dtype(), &words, len)?, len)
+                    let buffer = packed::pack(device, self.dtype(), &words, len)?;
+                    Storage::packed(device, self.dtype(), buffer, len)
                 } else {
                     Storage::words(words)
                 };
@@ -237,7 +239,7 @@ impl Array {
     /// word storage for good, for every view of it (`packed.rs`).
     pub(crate) fn buffer_and_layout(&self) -> Result<(Arc<GpuBuffer>, Layout)> {
         let (storage, layout) = self.storage_and_layout(false)?;
-        let buffer = storage.make_words(self.device(), self.dtype())?;
+        let buffer = storage.make_words()?;
         Ok((buffer, layout))
     }
 
@@ -245,11 +247,10 @@ impl Array {
     /// through an unpacked copy, and stays packed).
     pub(crate) fn lazy(&self) -> Result<Lazy> {
         Ok(match self.state() {
-            State::Data { storage, layout } => Lazy::leaf(
-                storage.read_words(self.device(), self.dtype())?,
-                layout,
-                self.dtype(),
-            ),
+            State::Data { storage, layout } => match storage.packed_buffer() {
+                Some(p) if packed::native_loads() => Lazy::packed_leaf(p, layout),
+                _ => Lazy::leaf(storage.read_words()?, layout, self.dtype()),
+            },
             State::Lazy(l) => l,
         })
     }
@@ -294,13 +295,8 @@ impl Array {
 
     /// A new array with a copy of the data (`a.copy()`).
     pub fn copy(&self) -> Result<Array> {
-        let (storage, layout) = self.storage_and_layout(true)?;
-        let words = storage.read_words(self.device(), self.dtype())?;
-        let copy = Array::from_lazy(
-            self.device().clone(),
-            self.shape().to_vec(),
-            Lazy::leaf(words, layout, self.dtype()),
-        );
+        self.storage_and_layout(true)?;
+        let copy = Array::from_lazy(self.device().clone(), self.shape().to_vec(), self.lazy()?);
         copy.eval()?;
         Ok(copy)
     }
@@ -384,13 +380,15 @@ impl Array {
         }
         let (storage, layout) = self.storage_and_layout(true)?;
         if layout.is_c_contiguous() {
-            if let Some((buffer, _)) = storage.packed_buffer() {
-                return Ok(Some((buffer, layout.offset)));
+            if let Some(p) = storage.packed_buffer() {
+                return Ok(Some((p.buffer().clone(), layout.offset)));
             }
         }
         let copy = self.copy()?;
         let (storage, layout) = copy.storage_and_layout(true)?;
-        Ok(storage.packed_buffer().map(|(b, _)| (b, layout.offset)))
+        Ok(storage
+            .packed_buffer()
+            .map(|p| (p.buffer().clone(), layout.offset)))
     }
 
     /// Reads the NumPy bytes of a packed array in C order and decodes them with `f`, or

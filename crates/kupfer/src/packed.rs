@@ -15,11 +15,21 @@ use kupfer_core::{DType, Error, Result};
 use kupfer_wgpu::{Binding, GpuBuffer};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
-/// Whether new small-integer arrays are stored packed (`KUPFER_PACK=0` keeps one word per
-/// element, read once).
+/// `KUPFER_PACK` (read once): `0` keeps one word per small integer everywhere; `unpack`
+/// stores them packed but has fused kernels read an unpacked copy instead of the packed words.
+fn setting() -> &'static str {
+    static SETTING: OnceLock<String> = OnceLock::new();
+    SETTING.get_or_init(|| std::env::var("KUPFER_PACK").unwrap_or_default())
+}
+
+/// Whether new small-integer arrays are stored packed.
 pub(crate) fn enabled() -> bool {
-    static ON: OnceLock<bool> = OnceLock::new();
-    *ON.get_or_init(|| !std::env::var("KUPFER_PACK").is_ok_and(|v| v == "0"))
+    setting() != "0"
+}
+
+/// Whether fused elementwise kernels read packed inputs directly.
+pub(crate) fn native_loads() -> bool {
+    enabled() && setting() != "unpack"
 }
 
 /// True when arrays of `dtype` are stored packed.
@@ -34,13 +44,48 @@ pub(crate) struct Storage {
 
 enum Repr {
     Words(Arc<GpuBuffer>),
-    Packed {
-        buffer: Arc<GpuBuffer>,
-        /// Elements held (the element slots of the last word beyond it are zero).
-        len: usize,
-        /// The last unpacked copy, while an expression still holds it.
-        words: Weak<GpuBuffer>,
-    },
+    Packed(Arc<PackedBuffer>),
+}
+
+/// A packed buffer (never written after it is made).
+pub(crate) struct PackedBuffer {
+    device: Device,
+    dtype: DType,
+    buffer: Arc<GpuBuffer>,
+    /// Elements held (the element slots of the last word beyond it are zero).
+    len: usize,
+    /// The last unpacked copy, while an expression or array still holds it.
+    words: Mutex<Weak<GpuBuffer>>,
+}
+
+impl std::fmt::Debug for PackedBuffer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PackedBuffer({} x {})", self.len, self.dtype)
+    }
+}
+
+impl PackedBuffer {
+    /// The packed words.
+    pub(crate) fn buffer(&self) -> &Arc<GpuBuffer> {
+        &self.buffer
+    }
+
+    /// The element type.
+    pub(crate) fn dtype(&self) -> DType {
+        self.dtype
+    }
+
+    /// One word per element slot (an unpacked copy, shared while alive; nobody writes into
+    /// it unless it becomes an array's storage, see [`Storage::make_words`]).
+    pub(crate) fn words(&self) -> Result<Arc<GpuBuffer>> {
+        let mut cache = self.words.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(w) = cache.upgrade() {
+            return Ok(w);
+        }
+        let w = unpack(&self.device, self.dtype, &self.buffer, self.len)?;
+        *cache = Arc::downgrade(&w);
+        Ok(w)
+    }
 }
 
 impl Storage {
@@ -51,14 +96,21 @@ impl Storage {
         })
     }
 
-    /// Packed storage of `len` elements.
-    pub(crate) fn packed(buffer: Arc<GpuBuffer>, len: usize) -> Arc<Storage> {
+    /// Packed storage of `len` elements of `dtype` on `device`.
+    pub(crate) fn packed(
+        device: &Device,
+        dtype: DType,
+        buffer: Arc<GpuBuffer>,
+        len: usize,
+    ) -> Arc<Storage> {
         Arc::new(Storage {
-            repr: Mutex::new(Repr::Packed {
+            repr: Mutex::new(Repr::Packed(Arc::new(PackedBuffer {
+                device: device.clone(),
+                dtype,
                 buffer,
                 len,
-                words: Weak::new(),
-            }),
+                words: Mutex::new(Weak::new()),
+            }))),
         })
     }
 
@@ -66,43 +118,33 @@ impl Storage {
         self.repr.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The packed buffer and its element count, if the storage is packed.
-    pub(crate) fn packed_buffer(&self) -> Option<(Arc<GpuBuffer>, usize)> {
+    /// The packed buffer, if the storage is packed.
+    pub(crate) fn packed_buffer(&self) -> Option<Arc<PackedBuffer>> {
         match &*self.repr() {
-            Repr::Packed { buffer, len, .. } => Some((buffer.clone(), *len)),
+            Repr::Packed(p) => Some(p.clone()),
             Repr::Words(_) => None,
         }
     }
 
     /// A word buffer to read (the storage itself, or an unpacked copy of a packed one, which
     /// nobody writes into). The storage stays as it is.
-    pub(crate) fn read_words(&self, device: &Device, dtype: DType) -> Result<Arc<GpuBuffer>> {
-        let mut repr = self.repr();
-        match &mut *repr {
-            Repr::Words(b) => Ok(b.clone()),
-            Repr::Packed { buffer, len, words } => {
-                if let Some(w) = words.upgrade() {
-                    return Ok(w);
-                }
-                let w = unpack(device, dtype, buffer, *len)?;
-                *words = Arc::downgrade(&w);
-                Ok(w)
-            }
-        }
+    pub(crate) fn read_words(&self) -> Result<Arc<GpuBuffer>> {
+        let packed = match &*self.repr() {
+            Repr::Words(b) => return Ok(b.clone()),
+            Repr::Packed(p) => p.clone(),
+        };
+        packed.words()
     }
 
     /// The word buffer a family may write into or view: a packed storage becomes words for
     /// good (every view sees the change).
-    pub(crate) fn make_words(&self, device: &Device, dtype: DType) -> Result<Arc<GpuBuffer>> {
+    pub(crate) fn make_words(&self) -> Result<Arc<GpuBuffer>> {
         let mut repr = self.repr();
         let w = match &*repr {
             Repr::Words(b) => return Ok(b.clone()),
             // An unpacked copy still read by lazy expressions may become the storage: a later
             // write into it materialises those readers first (`fusion::readers`).
-            Repr::Packed { buffer, len, words } => match words.upgrade() {
-                Some(w) => w,
-                None => unpack(device, dtype, buffer, *len)?,
-            },
+            Repr::Packed(p) => p.words()?,
         };
         *repr = Repr::Words(w.clone());
         Ok(w)

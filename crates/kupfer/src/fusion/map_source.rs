@@ -52,7 +52,11 @@ impl MapSource<'_> {
                 .inputs
                 .iter()
                 .zip(&access)
-                .map(|((_, _, d), &access)| InputSpec { dtype: *d, access })
+                .map(|((_, _, d), &access)| InputSpec {
+                    dtype: *d,
+                    access,
+                    packed: false,
+                })
                 .collect(),
             scalars: self.scalars.iter().map(|(d, _)| *d).collect(),
             output: self.output,

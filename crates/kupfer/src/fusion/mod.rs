@@ -7,6 +7,7 @@
 
 use crate::device::Device;
 use crate::kernels::{self, CompiledKernel};
+use crate::packed::PackedBuffer;
 use kupfer_core::codegen;
 use kupfer_core::custom::UserFn;
 use kupfer_core::expr::{Access, InputSpec, Node, NodeId, Program};
@@ -38,6 +39,12 @@ pub(crate) enum Expr {
         layout: Layout,
         dtype: DType,
     },
+    /// A packed small-integer array (never written; see `crate::packed`) viewed through a
+    /// layout: the elementwise kernel reads its words directly, other kernels an unpacked copy.
+    Packed {
+        source: Arc<PackedBuffer>,
+        layout: Layout,
+    },
     /// A uniform scalar, already encoded in its dtype's uniform representation.
     Scalar {
         bytes: Vec<u8>,
@@ -65,6 +72,7 @@ impl Expr {
     pub(crate) fn dtype(&self) -> DType {
         match self {
             Expr::Leaf { dtype, .. } | Expr::Scalar { dtype, .. } => *dtype,
+            Expr::Packed { source, .. } => source.dtype(),
             Expr::Index => DType::U32,
             Expr::Cast(_, d)
             | Expr::Unary(_, _, d)
@@ -100,7 +108,7 @@ impl Expr {
                 Expr::Binary(_, a, b, _) => stack.extend([a, b]),
                 Expr::Select(c, a, b, _) => stack.extend([c, a, b]),
                 Expr::Call(_, args, _, _) | Expr::Random(_, args, _) => stack.extend(args),
-                Expr::Leaf { .. } | Expr::Scalar { .. } | Expr::Index => {}
+                Expr::Leaf { .. } | Expr::Packed { .. } | Expr::Scalar { .. } | Expr::Index => {}
             }
         }
         None
@@ -130,6 +138,17 @@ impl Lazy {
                 layout,
                 dtype,
             }),
+            nodes: 1,
+            leaves: 1,
+            products: false,
+            random: false,
+        }
+    }
+
+    /// A packed array viewed through `layout`.
+    pub(crate) fn packed_leaf(source: Arc<PackedBuffer>, layout: Layout) -> Lazy {
+        Lazy {
+            root: Arc::new(Expr::Packed { source, layout }),
             nodes: 1,
             leaves: 1,
             products: false,
@@ -254,10 +273,15 @@ pub(crate) struct Flattener {
     pub nodes: Vec<(Node, DType)>,
     memo: HashMap<*const Expr, NodeId>,
     pub inputs: Vec<(Arc<GpuBuffer>, Layout, DType)>,
+    /// Whether each input is packed (only when flattened for the elementwise kernel).
+    pub packed: Vec<bool>,
     input_memo: HashMap<(*const GpuBuffer, Layout), usize>,
     pub scalars: Vec<(DType, Vec<u8>)>,
     /// The deferred result flattened as `Node::Load(PRODUCT)` (an epilogue's input 0).
     product: Option<*const Expr>,
+    /// Packed leaves become packed inputs (the elementwise kernel reads them); otherwise
+    /// their unpacked copies.
+    native_packed: bool,
 }
 
 /// The input index that stands for the deferred result in an epilogue's flattened nodes.
@@ -286,9 +310,11 @@ impl Flattener {
             nodes: Vec::new(),
             memo: HashMap::new(),
             inputs: Vec::new(),
+            packed: Vec::new(),
             input_memo: HashMap::new(),
             scalars: Vec::new(),
             product: product.map(Arc::as_ptr),
+            native_packed: false,
         };
         let roots = es.iter().map(|e| fl.visit(e)).collect::<Result<Vec<_>>>()?;
         Ok((fl, roots))
@@ -304,19 +330,48 @@ impl Flattener {
             nodes: Vec::new(),
             memo: HashMap::new(),
             inputs: Vec::new(),
+            packed: Vec::new(),
             input_memo: HashMap::new(),
             scalars: Vec::new(),
             product: product.map(Arc::as_ptr),
+            native_packed: false,
+        };
+        let root = fl.visit(e)?;
+        Ok((fl, root))
+    }
+
+    /// Flattens `e` for the elementwise kernel, which reads packed leaves directly.
+    pub(crate) fn flatten_packed(e: &Arc<Expr>) -> Result<(Flattener, NodeId)> {
+        let mut fl = Flattener {
+            nodes: Vec::new(),
+            memo: HashMap::new(),
+            inputs: Vec::new(),
+            packed: Vec::new(),
+            input_memo: HashMap::new(),
+            scalars: Vec::new(),
+            product: None,
+            native_packed: true,
         };
         let root = fl.visit(e)?;
         Ok((fl, root))
     }
 
     fn input(&mut self, buffer: &Arc<GpuBuffer>, layout: &Layout, dtype: DType) -> usize {
+        self.input_of(buffer, layout, dtype, false)
+    }
+
+    fn input_of(
+        &mut self,
+        buffer: &Arc<GpuBuffer>,
+        layout: &Layout,
+        dtype: DType,
+        packed: bool,
+    ) -> usize {
         let k = (Arc::as_ptr(buffer), layout.clone());
         match self.input_memo.get(&k) {
             Some(&i) => i,
             None => {
+                self.packed.push(packed);
                 self.inputs.push((buffer.clone(), layout.clone(), dtype));
                 self.input_memo.insert(k, self.inputs.len() - 1);
                 self.inputs.len() - 1
@@ -335,6 +390,12 @@ impl Flattener {
                 layout,
                 dtype,
             } => Node::Load(self.input(buffer, layout, *dtype)),
+            Expr::Packed { source, layout } if self.native_packed => {
+                Node::Load(self.input_of(source.buffer(), layout, source.dtype(), true))
+            }
+            Expr::Packed { source, layout } => {
+                Node::Load(self.input(&source.words()?, layout, source.dtype()))
+            }
             Expr::Deferred(_) if self.product == Some(key) => Node::Load(PRODUCT),
             Expr::Deferred(p) => {
                 let buffer = p.buffer()?;
@@ -428,7 +489,7 @@ pub(crate) fn materialise(device: &Device, lazy: &Lazy, shape: &[usize]) -> Resu
         )));
     }
 
-    let (fl, output) = Flattener::flatten(expr)?;
+    let (fl, output) = Flattener::flatten_packed(expr)?;
     let layouts: Vec<Layout> = fl
         .inputs
         .iter()
@@ -461,9 +522,11 @@ pub(crate) fn materialise(device: &Device, lazy: &Lazy, shape: &[usize]) -> Resu
             .inputs
             .iter()
             .zip(&access)
-            .map(|((_, _, d), &a)| InputSpec {
+            .zip(&fl.packed)
+            .map(|(((_, _, d), &a), &packed)| InputSpec {
                 dtype: *d,
                 access: a,
+                packed,
             })
             .collect(),
         scalars: fl.scalars.iter().map(|(d, _)| *d).collect(),
@@ -508,6 +571,7 @@ pub(crate) fn materialise(device: &Device, lazy: &Lazy, shape: &[usize]) -> Resu
             n as u64,
             chunk,
             &fl.inputs,
+            &fl.packed,
             &layouts,
             &access,
             &cshape,
@@ -561,6 +625,7 @@ fn plan_chunks(
     n: u64,
     chunk: u64,
     inputs: &[(Arc<GpuBuffer>, Layout, DType)],
+    packed: &[bool],
     layouts: &[Layout],
     access: &[Access],
     cshape: &[usize],
@@ -576,7 +641,12 @@ fn plan_chunks(
         let len = chunk.min(n - start);
         let mut placed = Vec::with_capacity(inputs.len());
         for (k, (buffer, _, dtype)) in inputs.iter().enumerate() {
-            let isize_ = dtype.gpu_size() as u64;
+            // A packed input's elements are its host bytes (1 or 2 each).
+            let isize_ = if packed[k] {
+                dtype.host_size()
+            } else {
+                dtype.gpu_size()
+            } as u64;
             let off = layouts[k].offset as i64;
             // Element range [lo, hi] this dispatch reads, and the base the kernel adds `i` or
             // the coordinates to.

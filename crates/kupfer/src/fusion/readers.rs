@@ -81,7 +81,8 @@ fn reads(root: &Arc<Expr>, buffer: *const GpuBuffer) -> bool {
             Expr::Binary(_, a, b, _) => stack.extend([a, b]),
             Expr::Select(c, a, b, _) => stack.extend([c, a, b]),
             Expr::Call(_, args, _, _) | Expr::Random(_, args, _) => stack.extend(args),
-            Expr::Scalar { .. } | Expr::Index => {}
+            // Packed buffers are never written.
+            Expr::Packed { .. } | Expr::Scalar { .. } | Expr::Index => {}
         }
     }
     false

@@ -85,7 +85,8 @@ fn reads_buffer(root: &Arc<Expr>, buffer: &Arc<GpuBuffer>, same: Option<&Layout>
             Expr::Binary(_, a, b, _) => stack.extend([a, b]),
             Expr::Select(c, a, b, _) => stack.extend([c, a, b]),
             Expr::Call(_, args, _, _) | Expr::Random(_, args, _) => stack.extend(args),
-            Expr::Scalar { .. } | Expr::Index | Expr::Deferred(_) => {}
+            // Packed buffers are never written.
+            Expr::Packed { .. } | Expr::Scalar { .. } | Expr::Index | Expr::Deferred(_) => {}
         }
     }
     found

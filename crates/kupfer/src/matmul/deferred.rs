@@ -123,6 +123,7 @@ impl Deferred for Pending {
         let spec = |dtype| InputSpec {
             dtype,
             access: Access::Strided,
+            packed: false,
         };
         let program = Program {
             nodes,
