@@ -17,6 +17,7 @@ mod linalg_cases;
 mod loop_cases;
 mod manip_cases;
 mod matmul;
+mod packed_cases;
 mod random_cases;
 mod signal_cases;
 mod sort_cases;

@@ -5,12 +5,15 @@ use std::fmt;
 
 /// The element type of an array.
 ///
-/// Storage on the GPU: `Bool` is one `u32` per element (WGSL has no byte-addressed storage);
-/// the small integers (`int8`, `int16`, `uint8`, `uint16`) are one 32-bit word per element,
-/// sign- or zero-extended (`i32`/`u32`), so that no two elements share a word: a view at any
-/// offset and threads writing neighbouring elements never tear each other, and every family
-/// reads them as ordinary 32-bit integers. Kernels compute on them in 32 bits and wrap every
-/// result back into the dtype's range (NumPy's modular arithmetic). Every other dtype is
+/// Storage on the GPU: `Bool` is one `u32` per element (WGSL has no byte-addressed storage).
+/// A materialised `int8`/`uint8` array is packed four elements to a 32-bit word and
+/// `int16`/`uint16` two (little-endian: NumPy's bytes, see [`crate::packing`]); packed buffers
+/// are never written after they are made, so no kernel writes part of a word. Kernels compute
+/// on the small integers as one sign- or zero-extended 32-bit word per element (`i32`/`u32`,
+/// [`DType::gpu_size`] and [`DType::wgsl_storage`] describe that word form): the fused
+/// elementwise kernel extracts them from the packed words, other families read an unpacked
+/// copy, and a family that writes into an array turns its storage into words. Every result
+/// is wrapped back into the dtype's range (NumPy's modular arithmetic). Every other dtype is
 /// stored as its own WGSL type (`Complex64` as `vec2<f32>`). On the host and in `.npy` files
 /// every dtype has NumPy's size (`Bool` one byte).
 ///
@@ -25,13 +28,13 @@ use std::fmt;
 pub enum DType {
     /// `bool`.
     Bool,
-    /// `int8`: stored as one `i32` per element on the GPU.
+    /// `int8`: packed four to a word on the GPU, computed on as `i32`.
     I8,
-    /// `uint8`: stored as one `u32` per element on the GPU.
+    /// `uint8`: packed four to a word on the GPU, computed on as `u32`.
     U8,
-    /// `int16`: stored as one `i32` per element on the GPU.
+    /// `int16`: packed two to a word on the GPU, computed on as `i32`.
     I16,
-    /// `uint16`: stored as one `u32` per element on the GPU.
+    /// `uint16`: packed two to a word on the GPU, computed on as `u32`.
     U16,
     /// `int32`.
     I32,
@@ -158,7 +161,8 @@ impl DType {
         }
     }
 
-    /// Bytes per element in GPU storage.
+    /// Bytes per element in the word form kernels compute on (4 for bool and the small
+    /// integers, whose arrays at rest are packed: see the type's storage note).
     pub fn gpu_size(self) -> usize {
         match self {
             DType::Bool | DType::I8 | DType::U8 | DType::I16 | DType::U16 => 4,

@@ -369,6 +369,16 @@ pub const CASES: &[Case] = &[
         about: "flip(m, axis=0).copy()",
     },
     Case {
+        name: "uint8_affine_to_f32_2^26",
+        group: Group::Manip,
+        about: "x.astype(float32) * 0.5 + 3, x uint8 (packed)",
+    },
+    Case {
+        name: "uint8_add_2^26",
+        group: Group::Manip,
+        about: "x + y, uint8 (packed)",
+    },
+    Case {
         name: "tril_4096sq",
         group: Group::Manip,
         about: "tril(m)",

@@ -1,7 +1,8 @@
 //! The array-manipulation cases of `shared/bench/cupy_anchor_wave2.py` (section `index`):
 //! concatenate_4x2^24, stack_axis1_4x2^24 (four random float32 vectors of 2^24 elements),
 //! pad_reflect_4096sq (pad 16), roll_axis1_4096sq (shift 7), flip_copy_4096sq and
-//! tril_4096sq (a random float32 4096 x 4096 matrix), each with a plain-Rust CPU reference.
+//! tril_4096sq (a random float32 4096 x 4096 matrix), each with a plain-Rust CPU reference;
+//! and the packed uint8 cases (`packed_cases`).
 
 use super::cases::Measurement;
 use super::{cpu_time, gpu_time, Timing};
@@ -20,6 +21,9 @@ const SIDE: usize = 4096;
 
 /// Elements a case reads (for the size cap).
 pub fn elements(name: &str) -> usize {
+    if super::packed_cases::is_case(name) {
+        return super::packed_cases::elements(name);
+    }
     if name.ends_with("4x2^24") {
         PARTS * PART
     } else {
@@ -40,6 +44,9 @@ fn reflect(i: isize, n: usize) -> usize {
 
 /// Runs a case.
 pub fn run(name: &str, t: &Timing) -> CliResult<Measurement> {
+    if super::packed_cases::is_case(name) {
+        return super::packed_cases::run(name, t);
+    }
     let dev = &t.device;
     let cpu_reps = 2;
     if name.ends_with("4x2^24") {
