@@ -51,6 +51,23 @@ fn small_integers_take_one_or_two_bytes_on_the_device() {
     assert_eq!(sum.device_nbytes().unwrap(), 1004);
     let c = a.astype(DType::U16).unwrap();
     assert_eq!(c.device_nbytes().unwrap(), 2004);
+    // A multiple of 4 elements: the vector kernel writes whole packed words itself.
+    for n in [1004usize, 4096] {
+        let h = u8_values(n);
+        let a = Array::from_slice(&h, &[n]).unwrap();
+        let b = kp::multiply(&a, &a).unwrap();
+        b.eval().unwrap();
+        assert_eq!(b.device_nbytes().unwrap(), n);
+        let want: Vec<u8> = h.iter().map(|x| x.wrapping_mul(*x)).collect();
+        assert_eq!(b.to_vec::<u8>().unwrap(), want);
+        let h16 = i16_values(n);
+        let c = Array::from_slice(&h16, &[n]).unwrap();
+        let d = kp::add(&c, &c).unwrap();
+        d.eval().unwrap();
+        assert_eq!(d.device_nbytes().unwrap(), 2 * n);
+        let want: Vec<i16> = h16.iter().map(|x| x.wrapping_add(*x)).collect();
+        assert_eq!(d.to_vec::<i16>().unwrap(), want);
+    }
     // bool stays one word per element.
     let m = kp::greater(&a, 100i64).unwrap();
     assert_eq!(m.device_nbytes().unwrap(), 4004);

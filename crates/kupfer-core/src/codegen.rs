@@ -44,13 +44,14 @@ fn items(program: &Program) -> u32 {
 }
 
 /// True when a program may use the vectorised (vec4) kernel: every input contiguous or
-/// broadcast, and every contiguous input and the output of a 4-byte dtype. The caller must
+/// broadcast, and every contiguous input (or packed small integers) and the output of a
+/// 4-byte dtype. The caller must
 /// also ensure that each dispatch's element count and contiguous offsets are multiples of 4.
 pub fn vectorisable(program: &Program) -> bool {
     program.rank == 0
         && program.out_dtype().gpu_size() == 4
         && program.inputs.iter().all(|i| match i.access {
-            Access::Contiguous => i.dtype.gpu_size() == 4 && !i.packed,
+            Access::Contiguous => i.packed || i.dtype.gpu_size() == 4,
             Access::Broadcast => true,
             Access::Strided => false,
         })
@@ -203,6 +204,22 @@ pub(crate) fn enables(mut dtypes: impl Iterator<Item = DType>) -> &'static str {
 
 /// Generates the WGSL of an elementwise program.
 pub fn elementwise(program: &Program, target: &Target) -> Result<Kernel> {
+    elementwise_to(program, target, false)
+}
+
+/// [`elementwise`] writing its int8/uint8/int16/uint16 result packed (four or two elements to
+/// a 32-bit word, see [`crate::packing`]): a vector program only, whose threads each write the
+/// whole words of their four consecutive elements (no word has two writers).
+pub fn elementwise_packed_output(program: &Program, target: &Target) -> Result<Kernel> {
+    if !program.vector || crate::packing::packed_bits(program.out_dtype()).is_none() {
+        return Err(Error::invalid(
+            "a packed output needs a vector program with a small-integer result",
+        ));
+    }
+    elementwise_to(program, target, true)
+}
+
+fn elementwise_to(program: &Program, target: &Target, packed_output: bool) -> Result<Kernel> {
     for d in program.dtypes() {
         target.check(d, "this adapter")?;
     }
@@ -237,7 +254,11 @@ pub fn elementwise(program: &Program, target: &Target) -> Result<Kernel> {
         bindings,
         "@group(0) @binding({}) var<storage, read_write> out: array<{}>;",
         program.inputs.len() + 1,
-        elem_type(program.out_dtype(), true)
+        if packed_output {
+            "u32".to_string()
+        } else {
+            elem_type(program.out_dtype(), true)
+        }
     );
 
     let any_strided = program.inputs.iter().any(|i| i.access == Access::Strided);
@@ -256,7 +277,9 @@ pub fn elementwise(program: &Program, target: &Target) -> Result<Kernel> {
                 j * WORKGROUP_SIZE
             );
             for (k, input) in program.inputs.iter().enumerate() {
-                if input.access == Access::Contiguous {
+                if input.access == Access::Contiguous && input.packed {
+                    let _ = writeln!(body, "    {}", packed_vec4(k, j, input.dtype));
+                } else if input.access == Access::Contiguous {
                     let _ = writeln!(body, "    let l{k}_{j} = in{k}[P.o{k} / 4u + q{j}];");
                 }
             }
@@ -345,11 +368,15 @@ pub fn elementwise(program: &Program, target: &Target) -> Result<Kernel> {
     if vector {
         for j in 0..VECTORS_PER_THREAD {
             let lanes: Vec<String> = (0..4).map(|l| store(j * 4 + l)).collect();
-            let line = format!(
-                "out[q{j}] = vec4<{}>({});",
-                program.out_dtype().wgsl_storage(),
-                lanes.join(", ")
-            );
+            let line = if packed_output {
+                packed_store(j, &lanes, program.out_dtype())
+            } else {
+                format!(
+                    "out[q{j}] = vec4<{}>({});",
+                    program.out_dtype().wgsl_storage(),
+                    lanes.join(", ")
+                )
+            };
             if j == 0 {
                 let _ = writeln!(body, "    {line}");
             } else {
@@ -889,6 +916,64 @@ fn input_expr(program: &Program, k: usize, item: u32) -> String {
     } else {
         format!("in{k}[{index}]")
     }
+}
+
+/// The statements that load vector `j` (elements 4 q..4 q + 3 of a contiguous view whose
+/// offset is a multiple of 4) of the packed input `k` of dtype `d` into `l{k}_{j}`, a `vec4`
+/// of its value type: one word of int8/uint8 read once, two of int16/uint16.
+fn packed_vec4(k: usize, j: u32, d: DType) -> String {
+    let bits = crate::packing::packed_bits(d).unwrap_or(32);
+    let per = 32 / bits;
+    let mut code = String::new();
+    for w in 0..4 / per {
+        let _ = write!(
+            code,
+            "let p{k}_{j}_{w} = in{k}[P.o{k} / {per}u + q{j} * {}u + {w}u];\n    ",
+            4 / per
+        );
+    }
+    let lane = |l: u32| {
+        let word = format!("p{k}_{j}_{}", l / per);
+        let shift = (l % per) * bits;
+        if d.is_signed_int() {
+            format!("extractBits(bitcast<i32>({word}), {shift}u, {bits}u)")
+        } else {
+            format!("extractBits({word}, {shift}u, {bits}u)")
+        }
+    };
+    let lanes: Vec<String> = (0..4).map(lane).collect();
+    let _ = write!(
+        code,
+        "let l{k}_{j} = vec4<{}>({});",
+        d.wgsl_value(),
+        lanes.join(", ")
+    );
+    code
+}
+
+/// The stores of vector `j`'s four results `lanes` (values of the small-integer dtype `d`,
+/// already in its range) into the packed output: the whole word (int8/uint8) or two words
+/// (int16/uint16) of those four elements.
+fn packed_store(j: u32, lanes: &[String], d: DType) -> String {
+    let bits = crate::packing::packed_bits(d).unwrap_or(32);
+    let per = 32 / bits;
+    let mut stores = Vec::new();
+    for w in 0..4 / per {
+        let mut word = format!(
+            "(bitcast<u32>({}) & {}u)",
+            lanes[(w * per) as usize],
+            (1u64 << bits) - 1
+        );
+        for l in 1..per {
+            word = format!(
+                "insertBits({word}, bitcast<u32>({}), {}u, {bits}u)",
+                lanes[(w * per + l) as usize],
+                l * bits
+            );
+        }
+        stores.push(format!("out[q{j} * {}u + {w}u] = {word};", 4 / per));
+    }
+    stores.join("\n        ")
 }
 
 /// Element `index` of the packed input `k` of dtype `d`: its byte or half-word, extracted from
@@ -1509,13 +1594,39 @@ mod tests {
     }
 
     #[test]
+    fn packed_vector_loads_and_stores_validate() {
+        for d in [DType::I8, DType::U8, DType::I16, DType::U16] {
+            for access in [Access::Contiguous, Access::Broadcast] {
+                let mut p = binary_program(BinaryOp::Add, d, d, Access::Contiguous).unwrap();
+                p.inputs[0].packed = true;
+                p.inputs.push(InputSpec {
+                    dtype: d,
+                    access,
+                    packed: true,
+                });
+                p.vector = vectorisable(&p);
+                assert!(p.vector);
+                for packed_out in [false, true] {
+                    let k = if packed_out {
+                        elementwise_packed_output(&p, &ALL).unwrap()
+                    } else {
+                        elementwise(&p, &ALL).unwrap()
+                    };
+                    validate(&k.wgsl);
+                }
+            }
+            let p = binary_program(BinaryOp::Add, d, d, Access::Strided).unwrap();
+            assert!(elementwise_packed_output(&p, &ALL).is_err());
+        }
+    }
+
+    #[test]
     fn packed_small_integer_inputs_validate() {
         for d in [DType::I8, DType::U8, DType::I16, DType::U16] {
             for access in [Access::Contiguous, Access::Broadcast, Access::Strided] {
                 for (op, b) in [(BinaryOp::Add, d), (BinaryOp::Multiply, DType::F32)] {
                     let mut p = binary_program(op, d, b, access).unwrap();
                     p.inputs[0].packed = true;
-                    assert!(access != Access::Contiguous || !vectorisable(&p));
                     let k = elementwise(&p, &ALL).unwrap();
                     assert!(k.wgsl.contains("extractBits"), "{}", k.wgsl);
                     validate(&k.wgsl);

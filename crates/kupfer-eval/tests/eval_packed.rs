@@ -103,12 +103,14 @@ fn writes_of_neighbouring_packed_elements_never_clobber() {
     assert_programs_match_numpy("packed_writes", &cases);
 }
 
-/// Wrap-around arithmetic and casts both ways, on arrays stored packed.
+/// Wrap-around arithmetic and casts both ways, on arrays stored packed: 1003 elements (one
+/// element per thread) and 1004 (vector kernels: four elements per thread, read and written
+/// as whole packed words), also at offsets that are multiples of 4.
 #[test]
 fn packed_arithmetic_and_casts_wrap_like_numpy() {
     let mut p = Vec::new();
-    for dtype in DTYPES {
-        let s = setup(dtype);
+    for (dtype, n) in DTYPES.iter().flat_map(|d| [(*d, 1003), (*d, 1004)]) {
+        let s = setup(dtype).replace("1003", &n.to_string());
         for e in [
             "x + y",
             "x * y",
@@ -124,6 +126,10 @@ fn packed_arithmetic_and_casts_wrap_like_numpy() {
             "x.astype(bool)",
             "(x > y).astype(x.dtype)",
             "np.float32(-3.7) * np.ones(7, dtype=np.float32) + x[:7].astype(np.float32)",
+            "x[4:] * 3 + y[:-4]",
+            "x[8:] - y[4:-4] * x[8:]",
+            "(x[4:].astype(np.float32) * 0.5).astype(x.dtype) + np.array(3, dtype=x.dtype)",
+            "x + np.array([1, 2, 3, 4], dtype=x.dtype)[np.arange(x.size) % 4]",
         ] {
             p.push(format!("{s}; {e}"));
         }

@@ -2,7 +2,7 @@
 //! lazy (an elementwise expression that materialises as one kernel when needed).
 
 use crate::device::Device;
-use crate::fusion::{materialise, Lazy, MAX_NODES};
+use crate::fusion::{materialise, materialise_packed, Lazy, MAX_NODES};
 use crate::host::{Element, HostArray, HostData};
 use crate::packed::{self, Storage};
 use crate::scalar::Scalar;
@@ -216,13 +216,17 @@ impl Array {
             State::Data { storage, layout } => Ok((storage.clone(), layout.clone())),
             State::Lazy(lazy) => {
                 let device = &self.inner.device;
-                let words = materialise(device, lazy, &self.inner.shape)?;
+                let len = self.size();
                 let storage = if pack && packed::packs(self.dtype()) {
-                    let len = self.size();
-                    let buffer = packed::pack(device, self.dtype(), &words, len)?;
+                    let (buffer, packed) = materialise_packed(device, lazy, &self.inner.shape)?;
+                    let buffer = if packed {
+                        buffer
+                    } else {
+                        packed::pack(device, self.dtype(), &buffer, len)?
+                    };
                     Storage::packed(device, self.dtype(), buffer, len)
                 } else {
-                    Storage::words(words)
+                    Storage::words(materialise(device, lazy, &self.inner.shape)?)
                 };
                 let layout = Layout::contiguous(&self.inner.shape);
                 *st = State::Data {

@@ -458,15 +458,34 @@ struct Placed {
 /// Runs `lazy` over `shape` and returns a new C-contiguous buffer with the result (a deferred
 /// result with the expression around it as its epilogue where that applies).
 pub(crate) fn materialise(device: &Device, lazy: &Lazy, shape: &[usize]) -> Result<Arc<GpuBuffer>> {
+    Ok(materialise_to(device, lazy, shape, false)?.0)
+}
+
+/// [`materialise`], except that an int8/uint8/int16/uint16 result of a vector kernel is
+/// written packed (`crate::packed`); the flag says whether it was.
+pub(crate) fn materialise_packed(
+    device: &Device,
+    lazy: &Lazy,
+    shape: &[usize],
+) -> Result<(Arc<GpuBuffer>, bool)> {
+    materialise_to(device, lazy, shape, true)
+}
+
+fn materialise_to(
+    device: &Device,
+    lazy: &Lazy,
+    shape: &[usize],
+    want_packed: bool,
+) -> Result<(Arc<GpuBuffer>, bool)> {
     let expr = &lazy.root;
     if let Expr::Deferred(p) = &**expr {
-        return p.buffer();
+        return Ok((p.buffer()?, false));
     }
     // A draw's element index is the output index: no epilogue (whose index is the product's).
     if lazy.products && !lazy.random {
         if let Some((product, producer)) = Expr::epilogue_product(expr, shape) {
             if let Some(out) = producer.with_epilogue(device, expr, &product, shape)? {
-                return Ok(out);
+                return Ok((out, false));
             }
         }
     }
@@ -474,14 +493,13 @@ pub(crate) fn materialise(device: &Device, lazy: &Lazy, shape: &[usize]) -> Resu
     let out_dtype = expr.dtype();
     let n = size_of(shape);
     let osize = out_dtype.gpu_size() as u64;
-    let bytes = (n as u64).checked_mul(osize).ok_or_else(|| {
+    (n as u64).checked_mul(osize).ok_or_else(|| {
         Error::OutOfMemory(format!(
             "an array of shape {shape:?} does not fit in memory"
         ))
     })?;
-    let out = Arc::new(ctx.alloc(bytes)?);
     if n == 0 {
-        return Ok(out);
+        return Ok((Arc::new(ctx.alloc(0)?), false));
     }
     if n > u32::MAX as usize {
         return Err(Error::unsupported(format!(
@@ -540,7 +558,22 @@ pub(crate) fn materialise(device: &Device, lazy: &Lazy, shape: &[usize]) -> Resu
             .iter()
             .zip(&access)
             .all(|(l, a)| *a != Access::Contiguous || l.offset.is_multiple_of(4));
-    let (pipeline, params) = kernel(device, &program)?;
+    // Each vector thread writes the whole words of its four elements.
+    let packed_out = want_packed
+        && program.vector
+        && crate::packed::packs(out_dtype)
+        && crate::packed::native_loads();
+    let (pipeline, params) = if packed_out {
+        packed_output_kernel(device, &program)?
+    } else {
+        kernel(device, &program)?
+    };
+    let out_elem = if packed_out {
+        out_dtype.host_size() as u64
+    } else {
+        osize
+    };
+    let out = Arc::new(ctx.alloc(n as u64 * out_elem)?);
 
     let max_binding = ctx.max_binding_size();
     let align = ctx.binding_alignment();
@@ -604,8 +637,8 @@ pub(crate) fn materialise(device: &Device, lazy: &Lazy, shape: &[usize]) -> Resu
         let mut bindings: Vec<Binding> = placed.into_iter().map(|p| p.binding).collect();
         bindings.push(Binding {
             buffer: out.clone(),
-            offset: start * osize,
-            size: (len * osize).div_ceil(4) * 4,
+            offset: start * out_elem,
+            size: (len * out_elem).div_ceil(4) * 4,
         });
         let groups = len.div_ceil(u64::from(codegen::elements_per_workgroup(&program)));
         let gx = groups.min(max_dim);
@@ -615,7 +648,7 @@ pub(crate) fn materialise(device: &Device, lazy: &Lazy, shape: &[usize]) -> Resu
         }
         ctx.dispatch(&pipeline, &bytes, bindings, [gx as u32, gy as u32, 1])?;
     }
-    Ok(out)
+    Ok((out, packed_out))
 }
 
 type Plan = Vec<(u64, u64, Vec<Placed>)>;
@@ -714,6 +747,15 @@ fn lcm(a: u64, b: u64) -> u64 {
         }
     }
     a / gcd(a, b) * b
+}
+
+/// The kernel of a vector program with a packed small-integer output (its own cache: the key
+/// is the program and the packing).
+fn packed_output_kernel(device: &Device, program: &Program) -> Result<CompiledKernel> {
+    kernels::compiled(device, &(program.clone(), true), |target| {
+        let k = codegen::elementwise_packed_output(program, target)?;
+        Ok((k.wgsl, k.params))
+    })
 }
 
 fn kernel(device: &Device, program: &Program) -> Result<CompiledKernel> {
