@@ -11,9 +11,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-/// The modules of the runtime layer — the array handle and its transfers, the device, its
-/// caches, the lazy engine, deferred checks, the config: they may import each other, never an
-/// op family.
+/// The modules of the runtime layer — the array handle, its storage and transfers, the
+/// device, its caches, the lazy engine, deferred checks, the config: they may import each
+/// other, never an op family.
 const RUNTIME: &[&str] = &[
     "array",
     "host",
@@ -22,6 +22,7 @@ const RUNTIME: &[&str] = &[
     "device",
     "kernels",
     "fusion",
+    "packed",
     "checks",
     "config",
 ];
