@@ -170,3 +170,25 @@ fn random_uint8_and_in_place_shuffle_of_packed_arrays() {
     assert_eq!(g, w, "a permutation of the view");
     assert_ne!(got[3..], host[3..]);
 }
+
+#[test]
+fn custom_kernels_and_fused_closures_read_packed_views() {
+    let _d = default_device();
+    let host = u8_values(1003);
+    let a = Array::from_slice(&host, &[1003]).unwrap();
+    let k =
+        kp::ElementwiseKernel::new("uint8 x", "uint8 y", "y = x * 3u + 1u;", "packed_k").unwrap();
+    let f = kp::fuse(|x: &Array| x * 3i64 + 1i64);
+    for k0 in 1..4 {
+        let v = a.slice(&s![k0..]).unwrap();
+        let want: Vec<u8> = host[k0..]
+            .iter()
+            .map(|x| x.wrapping_mul(3).wrapping_add(1))
+            .collect();
+        let got = k.call(kp::args![&v]).unwrap();
+        assert_eq!(got.dtype(), DType::U8);
+        assert_eq!(got.to_vec::<u8>().unwrap(), want, "kernel on a[{k0}:]");
+        let got = f.call(&[&v]).unwrap();
+        assert_eq!(got.to_vec::<u8>().unwrap(), want, "fuse on a[{k0}:]");
+    }
+}
