@@ -51,8 +51,10 @@
 //!   adapter ([`choice_thresholds`] on the host in float64; [`choice_thresholds_f32`] for a
 //!   device `p`, summed in an order fixed by its length). Without replacement, exponential
 //!   races on fenced keys ([`choice_race_key`]).
-//! - Philox's 32 x 32-bit high products use one 64-bit multiply on adapters with
-//!   SHADER_INT64 and an exact 16-bit-halves form elsewhere (WebGPU): the same bits.
+//! - Philox's 32 x 32-bit products: on adapters with SHADER_INT64 both words of each come
+//!   from one 64-bit multiply (`KUPFER_PHILOX=mulhi`: the high word from a 64-bit multiply and
+//!   the low from a 32-bit one, for timing), elsewhere (WebGPU) the high word from an exact
+//!   16-bit-halves form: the same bits.
 //! - gamma, Poisson, binomial, von Mises, zipf and hypergeometric are written once
 //!   (`shaders/random_float.wgsl`) for float32 and float64; float64 takes its uniforms from
 //!   one 32-bit word each (`kp_unit_f64`: `(w + 1/2) 2^-32`) and its normals from Box–Muller
@@ -104,24 +106,41 @@ pub fn random_source() -> &'static str {
     })
 }
 
+/// Whether `KUPFER_PHILOX=mulhi` asks for the Philox round that takes each product's high
+/// word (`kp_mulhi`) and low word (a 32-bit multiply) separately on SHADER_INT64 adapters too,
+/// instead of both from one 64-bit multiply (the same bits; for timing). Read once.
+fn philox_round_mulhi() -> bool {
+    static OLD: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *OLD.get_or_init(|| std::env::var("KUPFER_PHILOX").is_ok_and(|v| v == "mulhi"))
+}
+
 /// The WGSL of the random functions `functions` (and what they call in [`RANDOM_WGSL`]; the
 /// libm functions they call are not included) for an adapter with (`int64`) or without 64-bit
 /// integers: `kp_mulhi` is the 64-bit multiply's high word where there are, else its exact
-/// 16-bit-halves form (the same bits). Empty when `functions` is.
+/// 16-bit-halves form, and a Philox round takes each product's two words from one 64-bit
+/// multiply where there are (the same bits either way). Empty when `functions` is.
 pub fn library<'a>(functions: impl IntoIterator<Item = &'a str>, int64: bool) -> String {
     let mulhi = if int64 {
         "kp_mulhi_u64"
     } else {
         "kp_mulhi_u16"
     };
+    let round = if int64 && !philox_round_mulhi() {
+        "kp_philox_round_u64"
+    } else {
+        "kp_philox_round_mulhi"
+    };
     let mut roots: Vec<&str> = functions.into_iter().collect();
     if roots.is_empty() {
         return String::new();
     }
     roots.push(mulhi);
+    roots.push(round);
     let mut src = crate::libm::subset(random_source(), roots);
     src.push_str(&format!(
-        "fn kp_mulhi(a: u32, b: u32) -> u32 {{\n    return {mulhi}(a, b);\n}}\n"
+        "fn kp_mulhi(a: u32, b: u32) -> u32 {{\n    return {mulhi}(a, b);\n}}\n\
+         fn kp_philox_round(x: vec4<u32>, k: vec2<u32>) -> vec4<u32> {{\n    \
+         return {round}(x, k);\n}}\n"
     ));
     src
 }
