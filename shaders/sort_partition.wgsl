@@ -7,11 +7,13 @@
 //   scan    one workgroup per row: each (tile, bucket) count becomes the position in the row
 //           where that tile's elements of that bucket start (buckets in order, tiles in
 //           order inside a bucket).
-//   scatter one workgroup per tile again: each element's place is its tile's start for its
-//           bucket plus its rank among the tile's elements of that bucket (thread after
-//           thread, each thread's ITEMS elements in order; a thread reads every WG-th
-//           element, so loads coalesce), found by one workgroup scan of per-thread counts
-//           packed two buckets to a 16-bit field (a tile holds fewer than 2^16 elements).
+//   scatter one workgroup per tile again: each element's rank among the tile's elements of
+//           its bucket (thread after thread, each thread's ITEMS elements in order; a
+//           thread reads every WG-th element, so loads coalesce) comes from one workgroup
+//           scan of per-thread counts packed two buckets to a 16-bit field (a tile holds
+//           fewer than 2^16 elements). The tile's element indices are staged in workgroup
+//           memory in bucket order, then written slot after slot, so that consecutive
+//           threads write consecutive places: the tile's start for the bucket plus the rank.
 // Writes (WRITE, generated): the element's words (partition) or its position in the row in
 // the default integer dtype (argpartition). No workgroup waits on another; loops: ITEMS
 // per thread and bucket (count, scatter), at most (tiles per row / 256 + 9) * B (scan).
@@ -43,9 +45,14 @@ const GROUPS: u32 = (B + 7u) / 8u;
 @group(0) @binding(3) var<storage, read_write> starts: array<u32>;
 @group(0) @binding(4) var<storage, read_write> out: array<u32>;
 
+var<workgroup> pivot_keys: array<{{KEY_TYPE}}, M>;
 var<workgroup> tile_count: array<atomic<u32>, B>;
 var<workgroup> tile_start: array<u32, B>;
 var<workgroup> scan_a: array<vec4<u32>, WG>;
+var<workgroup> tile_totals: array<vec4<u32>, GROUPS>;
+var<workgroup> local_start: array<u32, B + 1u>;
+// The tile's elements in bucket order: their indices in the tile, two 16-bit fields a word.
+var<workgroup> staged: array<atomic<u32>, TILE / 2u>;
 var<workgroup> row_scan: array<u32, WG>;
 
 {{KEY_HELPERS}}
@@ -61,13 +68,20 @@ fn key_equal(a: {{KEY_TYPE}}, b: {{KEY_TYPE}}) -> bool {
 {{EQUAL}}
 }
 
-// The bucket of element `i` of row `row`.
+// Loads the pivots of `row` into workgroup memory (a barrier must follow).
+fn load_pivots(row: u32, lid: u32) {
+    if (row < P.nrows && lid < M) {
+        pivot_keys[lid] = pivot_key(row * M + lid);
+    }
+}
+
+// The bucket of element `i` of row `row` (pivots loaded).
 fn bucket_of(row: u32, i: u32) -> u32 {
     let k = data_key(row * P.rowlen + i);
     var below = 0u;
     var equal = 0u;
     for (var j = 0u; j < M; j = j + 1u) {
-        let p = pivot_key(row * M + j);
+        let p = pivot_keys[j];
         below = below + select(0u, 1u, key_below(p, k));
         equal = equal | select(0u, 1u, key_equal(p, k));
     }
@@ -114,6 +128,7 @@ fn count(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index)
     if (lid < B) {
         atomicStore(&tile_count[lid], 0u);
     }
+    load_pivots(row, lid);
     workgroupBarrier();
     var packed: array<vec4<u32>, GROUPS>;
     for (var g = 0u; g < GROUPS; g = g + 1u) {
@@ -200,6 +215,11 @@ fn scatter(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_inde
     if (live && lid < B) {
         tile_start[lid] = starts[t * B + lid];
     }
+    for (var w = lid; w < TILE / 2u; w = w + WG) {
+        atomicStore(&staged[w], 0u);
+    }
+    load_pivots(row, lid);
+    workgroupBarrier();
     var buckets: array<u32, ITEMS>;
     var packed: array<vec4<u32>, GROUPS>;
     for (var g = 0u; g < GROUPS; g = g + 1u) {
@@ -216,7 +236,8 @@ fn scatter(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_inde
             }
         }
     }
-    // Exclusive prefix of the packed counts over the threads, group by group.
+    // Exclusive prefix of the packed counts over the threads, group by group; the last
+    // inclusive sum is the tile's count per bucket.
     for (var g = 0u; g < GROUPS; g = g + 1u) {
         let mine = packed[g];
         scan_a[lid] = mine;
@@ -231,21 +252,49 @@ fn scatter(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_inde
             workgroupBarrier();
         }
         packed[g] = scan_a[lid] - mine;
+        if (lid == 0u) {
+            tile_totals[g] = scan_a[WG - 1u];
+        }
         workgroupBarrier();
     }
-    if (!live) {
-        return;
+    // Where each bucket starts inside the tile's bucket order.
+    if (lid == 0u) {
+        var at = 0u;
+        for (var b = 0u; b < B; b = b + 1u) {
+            local_start[b] = at;
+            at = at + field_of(tile_totals[b / 8u], b);
+        }
+        local_start[B] = at;
     }
-    let row_first = row * P.rowlen;
+    workgroupBarrier();
+    // Each element's slot in that order gets its index in the tile (16 bits).
     for (var j = 0u; j < ITEMS; j = j + 1u) {
         let b = buckets[j];
         if (b < B) {
-            let i = first + j * WG + lid;
             let g = b / 8u;
-            let dest = tile_start[b] + field_of(packed[g], b);
+            let slot = local_start[b] + field_of(packed[g], b);
             packed[g] = packed[g] + unit(b, g);
+            atomicOr(&staged[slot / 2u], (j * WG + lid) << (16u * (slot & 1u)));
+        }
+    }
+    workgroupBarrier();
+    if (!live) {
+        return;
+    }
+    // Slots in order, so that consecutive threads write consecutive places of a bucket.
+    let row_first = row * P.rowlen;
+    let filled = local_start[B];
+    var b = 0u;
+    for (var j = 0u; j < ITEMS; j = j + 1u) {
+        let slot = j * WG + lid;
+        if (slot < filled) {
+            for (var step = 0u; step < B && local_start[b + 1u] <= slot; step = step + 1u) {
+                b = b + 1u;
+            }
+            let local = (atomicLoad(&staged[slot / 2u]) >> (16u * (slot & 1u))) & 0xffffu;
+            let i = first + local;
             let src = row_first + i;
-            let at = row_first + dest;
+            let at = row_first + tile_start[b] + slot - local_start[b];
 {{WRITE}}
         }
     }

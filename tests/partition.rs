@@ -254,6 +254,26 @@ fn partition_one_row_every_dtype() {
             }
         }
     }
+    // Rows of 2^18 elements and more take 8192-element tiles.
+    let n = (1usize << 18) + 3;
+    for d in [DType::F32, DType::I64] {
+        if !dev.supports(d) {
+            continue;
+        }
+        let v = data(77, n, d);
+        for (kth, arg) in [(vec![n as isize / 2], false), (vec![1, -3], true)] {
+            cases.push(Case {
+                id: format!("n={n} kth={kth:?} arg={arg}"),
+                dtype: d,
+                shape: vec![n],
+                data: v.clone(),
+                view: VIEWS[0],
+                kth,
+                axis: None,
+                arg,
+            });
+        }
+    }
     run_cases("one", cases);
 }
 

@@ -7,11 +7,21 @@ use crate::template::Template;
 
 const PARTITION: &str = include_str!("../../../shaders/sort_partition.wgsl");
 
-/// Elements each thread takes per tile (a tile is 256 times as many).
-pub const PARTITION_ITEMS: u32 = 8;
+/// Elements each thread takes per tile of short rows (a tile is 256 times as many).
+pub const PARTITION_ITEMS_SHORT: u32 = 8;
 
-/// Elements of one tile of the partition kernels.
-pub const PARTITION_TILE: u32 = 256 * PARTITION_ITEMS;
+/// Elements each thread takes per tile of long rows: fewer, larger tiles keep the one
+/// workgroup per row that scans the tiles' counts short (4096 tiles for 2^24 elements; the scatter stages a tile in 8 KiB of workgroup memory).
+pub const PARTITION_ITEMS_LONG: u32 = 16;
+
+/// Elements each thread of the partition kernels takes for rows of `rowlen` elements.
+pub fn partition_items(rowlen: usize) -> u32 {
+    if rowlen >= 1 << 18 {
+        PARTITION_ITEMS_LONG
+    } else {
+        PARTITION_ITEMS_SHORT
+    }
+}
 
 /// The most pivots (distinct `kth`) per row one partition module takes.
 pub const MAX_PIVOTS: u32 = 8;
@@ -31,10 +41,17 @@ pub enum PartitionOut {
     },
 }
 
-/// The partition module for `pivots` (1 to [`MAX_PIVOTS`]) pivots per row, keys read as
+/// The partition module with tiles of `256 * items` elements (`items` from
+/// [`partition_items`]) for `pivots` (1 to [`MAX_PIVOTS`]) pivots per row, keys read as
 /// `load` (`key_words` 1 or 2) from the data (binding 1, at element offset `P.off`) and from
 /// the pivots (binding 2 at element offset `P.poff`, `pivots` elements of the data's dtype per row).
-pub fn partition(load: KeyLoad, key_words: u32, pivots: u32, out: PartitionOut) -> String {
+pub fn partition(
+    load: KeyLoad,
+    key_words: u32,
+    items: u32,
+    pivots: u32,
+    out: PartitionOut,
+) -> String {
     assert!((1..=MAX_PIVOTS).contains(&pivots), "partition pivots");
     let wide = key_words == 2;
     let ty = if wide { "vec2<u32>" } else { "u32" };
@@ -70,7 +87,7 @@ pub fn partition(load: KeyLoad, key_words: u32, pivots: u32, out: PartitionOut) 
         ),
     };
     Template::new(PARTITION)
-        .set("ITEMS", PARTITION_ITEMS)
+        .set("ITEMS", items)
         .set("M", pivots)
         .set("KEY_HELPERS", KEY_HELPERS)
         .set("KEY_FUNCTIONS", &key_fns)
@@ -103,8 +120,10 @@ mod tests {
                 PartitionOut::Positions { words: 2 },
             ] {
                 for pivots in [1, 3, 4, MAX_PIVOTS] {
-                    let src = partition(load, k, pivots, out);
-                    crate::naga_check::validate(&src, Capabilities::empty());
+                    for items in [PARTITION_ITEMS_SHORT, PARTITION_ITEMS_LONG] {
+                        let src = partition(load, k, items, pivots, out);
+                        crate::naga_check::validate(&src, Capabilities::empty());
+                    }
                 }
             }
         }

@@ -86,13 +86,14 @@ pub(crate) fn by_selection(
     };
     let m = ranks.len();
     let buckets = 2 * m + 1;
-    let tiles = rowlen.div_ceil(gen::PARTITION_TILE as usize);
+    let items = gen::partition_items(rowlen);
+    let tiles = rowlen.div_ceil(256 * items as usize);
     let (src, off, bytes) = engine::source(&data)?;
     let pivots = pivots.ascontiguousarray()?;
     let (pbuf, poff, pbytes) = engine::source(&pivots)?;
     let starts = engine::alloc_words(device, nrows * tiles * buckets)?;
     let out = engine::alloc_words(device, nrows * rowlen * out_words)?;
-    let wgsl = gen::partition(load, key_words, m as u32, out_kind);
+    let wgsl = gen::partition(load, key_words, items, m as u32, out_kind);
     let count = engine::pipeline(device, &wgsl, "count")?;
     let scan = engine::pipeline(device, &wgsl, "scan")?;
     let scatter = engine::pipeline(device, &wgsl, "scatter")?;
