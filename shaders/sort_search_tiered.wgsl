@@ -9,7 +9,8 @@
 // from the raw elements by `sorted_key` / `query_key` (generated). The result (WRITE,
 // generated) is either the position in the default integer dtype (OUT_WORDS words) or, for
 // `isin`, whether the key found there equals the query's (never for NaN) as a bool word. Loops: at most SAMPLES / WG
-// copies, 12 first-tier steps and 33 second-tier steps per query.
+// copies, 12 first-tier steps and 33 second-tier steps per query. Two entry points: `main`
+// interleaves a thread's queries step by step, `sequential` (below) searches them in turn.
 struct Params {
     n: u32,
     nq: u32,
@@ -103,5 +104,46 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         if (q < P.nq) {
 {{WRITE}}
         }
+    }
+}
+
+// The same search with each thread's QPT queries one after the other (`KUPFER_SEARCHSORTED`
+// default): the position and key of a query are scalars in registers, where the interleaved
+// form above keeps per-query arrays that a driver may place in local memory (a load and
+// store of it per step and query).
+@compute @workgroup_size(256)
+fn sequential(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let group = wid.x + wid.y * P.grid_x;
+    for (var j = lid; j < P.samples; j = j + WG) {
+        sample_keys[j] = sorted_key(j * P.stride);
+    }
+    workgroupBarrier();
+    for (var k = 0u; k < QPT; k = k + 1u) {
+        let q = (group * QPT + k) * WG + lid;
+        if (q >= P.nq) {
+            break;
+        }
+        let qk = query_key(q);
+        var a = 0u;
+        var b = P.samples;
+        for (var step = 0u; step < 13u && a < b; step = step + 1u) {
+            let mid = a + (b - a) / 2u;
+            if (before(sample_keys[mid], qk)) {
+                a = mid + 1u;
+            } else {
+                b = mid;
+            }
+        }
+        var lo = select(0u, (a - 1u) * P.stride + 1u, a > 0u);
+        var hi = select(P.n, a * P.stride, a < P.samples);
+        for (var step = 0u; step < 33u && lo < hi; step = step + 1u) {
+            let mid = lo + (hi - lo) / 2u;
+            if (before(sorted_key(mid), qk)) {
+                lo = mid + 1u;
+            } else {
+                hi = mid;
+            }
+        }
+{{WRITE_ONE}}
     }
 }

@@ -1831,3 +1831,28 @@ fn onesweep_launches_once_per_digit() {
         "onesweep {single}, portable {portable}"
     );
 }
+
+#[test]
+fn searchsorted_is_one_launch() {
+    // The common case (a contiguous sorted array and queries of one raw dtype, no sorter)
+    // is the search's launch alone: no cast, copy, key pass or separate int64 widening. A
+    // device of its own (launches are counted per GPU context).
+    let base = common::default_device();
+    let dev = kp::Device::open(kp::AdapterChoice::Default, base.config().clone())
+        .expect("a GPU adapter (lavapipe will do)");
+    let sorted: Vec<f32> = (0..50_000).map(|i| i as f32 * 0.5).collect();
+    let queries: Vec<f32> = (0..3000).map(|i| (i * 7 % 25_000) as f32 + 0.25).collect();
+    let a = Array::from_slice_on(&dev, &sorted, &[sorted.len()]).unwrap();
+    let v = Array::from_slice_on(&dev, &queries, &[queries.len()]).unwrap();
+    for side in [kp::sort::Side::Left, kp::sort::Side::Right] {
+        let before = dev.context().dispatch_count();
+        let pos = kp::searchsorted(&a, &v, side, None).unwrap();
+        assert_eq!(dev.context().dispatch_count() - before, 1, "{side:?}");
+        let got = pos.astype(DType::I32).unwrap().to_vec::<i32>().unwrap();
+        let want: Vec<i32> = queries
+            .iter()
+            .map(|q| sorted.partition_point(|x| x < q) as i32)
+            .collect();
+        assert_eq!(got, want, "{side:?}");
+    }
+}
