@@ -274,6 +274,21 @@ fn partition_one_row_every_dtype() {
             });
         }
     }
+    // More than 256 tiles in a row: each thread of the per-row scan walks several.
+    let n = (3usize << 19) + 7;
+    let v = data(78, n, DType::F32);
+    for (kth, arg) in [(vec![n as isize / 3], false), (vec![-5, 2], true)] {
+        cases.push(Case {
+            id: format!("n={n} kth={kth:?} arg={arg}"),
+            dtype: DType::F32,
+            shape: vec![n],
+            data: v.clone(),
+            view: VIEWS[0],
+            kth,
+            axis: Some(0),
+            arg,
+        });
+    }
     run_cases("one", cases);
 }
 

@@ -75,6 +75,8 @@ pub use quantile::{median, percentile, percentiles, quantile, quantiles, Quantil
 #[cfg(not(target_arch = "wasm32"))]
 pub use quantile::{nanmedian, nanpercentile, nanquantile};
 pub use quantile::{nanmedian_async, nanquantile_async};
+#[doc(hidden)]
+pub use search::set_search_form_for_tests;
 pub use search::{searchsorted, Side};
 #[doc(hidden)]
 pub use selection::set_row_select_min_for_tests;

@@ -11,7 +11,8 @@
 //!
 //! `KUPFER_SEARCHSORTED` picks the form for timing: `old` the one-tier search for every
 //! dtype, `interleaved` the two-tier search with a thread's four queries advanced step by
-//! step side by side (the previous default; its per-query arrays may live in local memory).
+//! step side by side (the previous default; its per-query arrays may live in local memory),
+//! `kary` a 4-ary second tier (three independent loads per step, half the dependent rounds).
 //! No read-back (digitize reads back whether the bins increase or decrease: one sync point,
 //! hence `digitize_async`).
 
@@ -35,13 +36,29 @@ pub(crate) fn one_tier() -> bool {
     search_form() == "old"
 }
 
+/// The two-tier search's entry points, by the test hook's numbering (1, 2, 3).
+const TIERED_ENTRIES: [&str; 3] = ["sequential", "main", "kary"];
+
+static ENTRY_OVERRIDE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Testing hook: the two-tier search's form (0: as `KUPFER_SEARCHSORTED` says; 1: one query
+/// after the other; 2: interleaved; 3: 4-ary second tier). Changes only performance.
+#[doc(hidden)]
+pub fn set_search_form_for_tests(form: usize) {
+    ENTRY_OVERRIDE.store(form.min(3), std::sync::atomic::Ordering::Relaxed);
+}
+
 /// The two-tier search's entry point: `main` (queries interleaved) with
-/// `KUPFER_SEARCHSORTED=interleaved`, else `sequential`.
+/// `KUPFER_SEARCHSORTED=interleaved`, `kary` (4-ary second tier) with `kary`, else
+/// `sequential`.
 fn tiered_entry() -> &'static str {
-    if search_form() == "interleaved" {
-        "main"
-    } else {
-        "sequential"
+    match ENTRY_OVERRIDE.load(std::sync::atomic::Ordering::Relaxed) {
+        0 => match search_form() {
+            "interleaved" => "main",
+            "kary" => "kary",
+            _ => "sequential",
+        },
+        k => TIERED_ENTRIES[k - 1],
     }
 }
 
