@@ -190,6 +190,7 @@ fn run_cases(name: &str, cases: Vec<Case>) {
         }));
     }
     let results = common::run_oracle(&dir, &Value::Array(entries), ORACLE);
+    let _ = std::fs::remove_dir_all(&dir);
     let failures: Vec<String> = cases
         .iter()
         .zip(results.as_array().unwrap())
