@@ -22,6 +22,8 @@
 // L21 when done), gemm_sub (mode 1) the trailing lower triangle A22 -= L21 @ L21^T (tiles
 // above the diagonal are skipped); chol_zero clears the strict upper triangle at the end.
 //
+// With in-place matmul updates (linalg/blocked.rs), pack copies the operands of the large
+// trailing updates out of the factored matrices first.
 // Matrices are contiguous n x n blocks (R: n x m blocks); P.batch0 is the first matrix of
 // this dispatch, wid.y or wid.z the matrix within it. No workgroup waits on another. Loops
 // per thread: the panel kernels' about n * w^2 / 512 (the host picks the panel width w so it
@@ -45,6 +47,11 @@ struct Params {
     c0: u32,
     c1: u32,
     neg_inf: f32,
+    // pack: the copy's first element, row stride and per-matrix stride in `out`.
+    off: u32,
+    ld: u32,
+    sstride: u32,
+    pad: u32,
 }
 
 @group(0) @binding(0) var<uniform> P: Params;
@@ -309,6 +316,28 @@ fn gemm_sub(@builtin(local_invocation_id) l: vec3<u32>, @builtin(workgroup_id) w
             }
         }
     }
+}
+
+// Copies rows r0..r1, augmented columns c0..c1 of every matrix into `out` (the operands of
+// the in-place matmul updates, which may not read the buffer they write), matrix b's copy
+// from element b * P.sstride + P.off: row-major with row stride P.ld (mode 0) or transposed
+// (mode 1: augmented column c is row c - c0). One thread per element, neighbouring threads
+// on neighbouring columns of a row (coalesced reads).
+@compute @workgroup_size(256)
+fn pack(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {
+    let b = P.batch0 + wid.y;
+    let cols = P.c1 - P.c0;
+    let e = gid.x;
+    if (e >= (P.r1 - P.r0) * cols) {
+        return;
+    }
+    let i = e / cols;
+    let c = e % cols;
+    var at = i * P.ld + c;
+    if (P.mode == 1u) {
+        at = c * P.ld + i;
+    }
+    out[b * P.sstride + P.off + at] = aug_get(b, P.r0 + i, P.c0 + c);
 }
 
 var<workgroup> red_s: array<T, 256>;
