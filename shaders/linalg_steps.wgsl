@@ -19,8 +19,10 @@
 // unit diagonal) on the diagonal block, gemm_sub for the rows above. lu_logdet reduces sign
 // and log|det| per matrix (one workgroup each).
 // Cholesky (lower) per panel: chol_panel factors the tall panel in one workgroup (it holds
-// L21 when done), gemm_sub (mode 1) the trailing lower triangle A22 -= L21 @ L21^T (tiles
-// above the diagonal are skipped); chol_zero clears the strict upper triangle at the end.
+// L21 when done; with in-place matmul updates it factors the diagonal block only and
+// chol_rows solves the rows below in parallel), gemm_sub (mode 1) the trailing lower
+// triangle A22 -= L21 @ L21^T (tiles above the diagonal are skipped); chol_zero clears the
+// strict upper triangle at the end.
 //
 // With in-place matmul updates (linalg/blocked.rs), pack copies the operands of the large
 // trailing updates out of the factored matrices first.
@@ -399,7 +401,7 @@ fn chol_panel(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
         if (lid == 0u && !(d > T(0)) && aux[b] == 0) {
             aux[b] = i32(k + 1u);
         }
-        for (var i = k + 1u + lid; i < n; i = i + WG) {
+        for (var i = k + 1u + lid; i < P.r1; i = i + WG) {
             a[base + i * n + k] = a[base + i * n + k] / piv;
         }
         storageBarrier();
@@ -410,7 +412,7 @@ fn chol_panel(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
         // The lower triangle of the panel's columns right of k.
         let cols = P.k1 - k - 1u;
         if (cols > 0u) {
-            let total = (n - k - 1u) * cols;
+            let total = (P.r1 - k - 1u) * cols;
             for (var e = lid; e < total; e = e + WG) {
                 let i = k + 1u + e / cols;
                 let j = k + 1u + e % cols;
@@ -422,6 +424,38 @@ fn chol_panel(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
         }
         storageBarrier();
         workgroupBarrier();
+    }
+}
+
+// The rows r0..r1 of the panel's columns k0..k1 (at most 32) below its factored diagonal
+// block: L21 = A21 L11^-T, one thread per row (a forward substitution over the row's w
+// entries against L11 staged in workgroup memory): with it the one-workgroup panel factors
+// only the w x w diagonal block.
+@compute @workgroup_size(256)
+fn chol_rows(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let b = P.batch0 + wid.y;
+    let n = P.n;
+    let base = b * n * n;
+    let k0 = P.k0;
+    let w = P.k1 - k0;
+    for (var e = lid; e < w * w; e = e + WG) {
+        let i = e / w;
+        let t = e % w;
+        tri[i * 32u + t] = a[base + (k0 + i) * n + k0 + t];
+    }
+    workgroupBarrier();
+    let i = P.r0 + gid.x;
+    if (i >= P.r1) {
+        return;
+    }
+    var x: array<T, 32>;
+    for (var t = 0u; t < w; t = t + 1u) {
+        var s = a[base + i * n + k0 + t];
+        for (var q = 0u; q < t; q = q + 1u) {
+            s = s - x[q] * tri[t * 32u + q];
+        }
+        x[t] = s / tri[t * 32u + t];
+        a[base + i * n + k0 + t] = x[t];
     }
 }
 

@@ -297,6 +297,11 @@ pub struct LinalgConfig {
     /// False for the previous path (`KUPFER_LINALG_UPDATE=old`): every panel's trailing
     /// update on the plain 64 x 64 tile kernel of `shaders/linalg_steps.wgsl`.
     pub gemm_updates: bool,
+    /// The loop iterations a thread of `eig`'s split launches (the Hessenberg reduction
+    /// of large orders, the eigenvector kernels) keeps to: at most 30000 (the default,
+    /// within lavapipe's 65535); tests lower it to split small orders.
+    #[doc(hidden)]
+    pub eig_split_budget: u32,
 }
 
 impl Default for LinalgConfig {
@@ -308,6 +313,7 @@ impl Default for LinalgConfig {
             pivot_tree: false,
             update_block: 0,
             gemm_updates: true,
+            eig_split_budget: 30_000,
         }
     }
 }
@@ -331,6 +337,7 @@ impl LinalgConfig {
             },
             update_block: knob("KUPFER_LINALG_UPDATE", d.update_block, 0),
             gemm_updates: var("KUPFER_LINALG_UPDATE").is_none_or(|v| v.trim() != "old"),
+            eig_split_budget: d.eig_split_budget,
         }
     }
 }

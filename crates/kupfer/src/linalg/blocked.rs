@@ -10,7 +10,8 @@
 //! block update only the block (and its block row, left-looking), and the rest of the
 //! trailing matrix takes one in-place update per block on kupfer's tiled matmul kernel
 //! (`C_sub -= A_sub @ B_sub` written into the factored matrix, its operands first copied
-//! out by `pack`); back substitutions likewise by blocks of rows.
+//! out by `pack`); back substitutions likewise by blocks of rows. Cholesky's one-workgroup
+//! panel then factors only the diagonal block, `chol_rows` the rows below it in parallel.
 //! `KUPFER_LINALG_UPDATE=old` keeps every update on `gemm_sub`.
 
 use super::factor::{check_binding, neg_inf, u32_of, whole};
@@ -126,6 +127,7 @@ impl Steps {
             "lu_logdet",
             "chol_panel",
             "chol_zero",
+            "chol_rows",
             "pack",
         ] {
             pipelines.insert(
@@ -171,10 +173,9 @@ impl Steps {
         self.launch_on(&self.pipelines[entry], w, bindings, groups)
     }
 
-    /// The panel kernel `entry` (`lu_panel` or `chol_panel`) for the panel starting at
-    /// column `k0`: the register-resident one where its rows fit, else the global-memory one.
-    fn panel_pipeline(&self, entry: &'static str, k0: u32) -> Result<Arc<Pipeline>> {
-        let rows = self.n - k0;
+    /// The panel kernel `entry` (`lu_panel` or `chol_panel`) for a panel of `rows` rows:
+    /// the register-resident one where they fit, else the global-memory one.
+    fn panel_pipeline(&self, entry: &'static str, rows: u32) -> Result<Arc<Pipeline>> {
         let rpt = rows.div_ceil(256).next_power_of_two();
         if rpt > kernels::PANEL_RPT_MAX || !self.register_panels {
             return Ok(self.pipelines[entry].clone());
@@ -395,7 +396,7 @@ impl Steps {
                     k1,
                     ..Words::default()
                 };
-                let panel = self.panel_pipeline("lu_panel", k0)?;
+                let panel = self.panel_pipeline("lu_panel", n - k0)?;
                 self.launch_on(&panel, base, &[(1, a), (3, aux)], |c| [1, c, 1])?;
                 let others = naug - (k1 - k0);
                 let gx = others.div_ceil(256);
@@ -576,8 +577,17 @@ impl Steps {
                     c1: if scratch.is_some() { bk1 } else { n },
                     ..Words::default()
                 };
-                let panel = self.panel_pipeline("chol_panel", k0)?;
-                self.launch_on(&panel, w, &[(1, a), (3, aux)], |c| [1, c, 1])?;
+                if scratch.is_some() {
+                    // The diagonal block in one workgroup, the rows below it in parallel.
+                    let panel = self.panel_pipeline("chol_panel", k1 - k0)?;
+                    let diagonal = Words { r1: k1, ..w };
+                    self.launch_on(&panel, diagonal, &[(1, a), (3, aux)], |c| [1, c, 1])?;
+                    let gx = (n - k1).div_ceil(256);
+                    self.launch("chol_rows", w, &[(1, a)], |c| [gx, c, 1])?;
+                } else {
+                    let panel = self.panel_pipeline("chol_panel", n - k0)?;
+                    self.launch_on(&panel, w, &[(1, a), (3, aux)], |c| [1, c, 1])?;
+                }
                 // A22 -= L21 @ L21^T (lower tiles; the upper triangle is cleared last).
                 self.gemm_sub(&ad, w)?;
             }
