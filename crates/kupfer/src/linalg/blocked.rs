@@ -628,4 +628,15 @@ mod tests {
         assert_eq!(panel_width(1024, 12), 12);
         assert_eq!(panel_width(100, 2), 8);
     }
+
+    #[test]
+    fn update_blocks_are_whole_panels() {
+        assert_eq!(update_block(1024, 16, 0), 64);
+        assert_eq!(update_block(2047, 16, 0), 64);
+        assert_eq!(update_block(4096, 16, 0), 128);
+        assert_eq!(update_block(300, 12, 0), 72);
+        assert_eq!(update_block(300, 16, 24), 32);
+        assert_eq!(update_block(300, 32, 8), 32);
+        assert_eq!(update_block(4096, 16, 100_000), UPDATE_BLOCK_MAX);
+    }
 }
