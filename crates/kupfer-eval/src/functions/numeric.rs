@@ -446,18 +446,30 @@ fn nan_to_num(call: Call) -> Result<Value> {
     ))
 }
 
-fn frexp(call: Call) -> Result<Value> {
+/// `f(x[, out1, out2], /, out=(None, None), *, where=True, casting='same_kind')` of the
+/// two-output ufuncs `frexp` and `modf`.
+fn two_outputs(
+    call: Call,
+    name: &str,
+    f: fn(kupfer::Operand) -> kupfer::Result<(Array, Array)>,
+) -> Result<Value> {
     let span = call.span;
-    let mut a = call.bind(&["x"])?;
-    let (m, e) = kupfer::frexp(a.operand("x")?).map_err(kerr(span))?;
-    Ok(Value::Tuple(vec![Value::Array(m), Value::Array(e)]))
+    super::elementwise::take_out_pair(&call)?;
+    let mut a = call.bind(&["x/", "out1=", "out2=", "*out=", "*where=", "*casting="])?;
+    let targets = super::elementwise::UfuncOut::take_pair(&mut a)?;
+    let casting = super::loops::casting(&mut a, kupfer::Casting::SameKind)?;
+    let x = a.operand("x")?;
+    let shapes = super::elementwise::operand_shapes(std::slice::from_ref(&x));
+    let r = f(x).map_err(kerr(span))?;
+    super::elementwise::write_pair(name, targets, &shapes, r, casting)
+}
+
+fn frexp(call: Call) -> Result<Value> {
+    two_outputs(call, "frexp", kupfer::frexp)
 }
 
 fn modf(call: Call) -> Result<Value> {
-    let span = call.span;
-    let mut a = call.bind(&["x"])?;
-    let (f, i) = kupfer::modf(a.operand("x")?).map_err(kerr(span))?;
-    Ok(Value::Tuple(vec![Value::Array(f), Value::Array(i)]))
+    two_outputs(call, "modf", kupfer::modf)
 }
 
 fn window(call: Call, f: fn(i64) -> kupfer::Result<Array>) -> Result<Value> {

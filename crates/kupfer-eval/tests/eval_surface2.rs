@@ -1,0 +1,181 @@
+//! Issue 24's everyday surface, second pass: `out=` of `clip`, `round`/`around`/
+//! `ndarray.round`, `degrees`/`radians`, the two-output ufuncs (`divmod`, `modf`, `frexp`) and
+//! the accumulations (`cumsum`, `cumprod`, `nancumsum`, `nancumprod`, `cumulative_sum`,
+//! `cumulative_prod`). Each program runs in kupfer eval and in NumPy
+//! (tests/python/program_oracle.py); results must agree in shape, dtype (kupfer's 32-bit rule
+//! aside) and values, and programs NumPy refuses must fail in kupfer with a short error that
+//! says what NumPy says. Needs python3 with numpy; fails, never skips, without them.
+
+mod common;
+
+use common::{assert_programs_match_numpy, assert_programs_refused_like_numpy, device};
+use kupfer_eval::Session;
+
+const OUT: &[&str] = &[
+    // clip: a ufunc's out= (views, broadcasting into a larger out, where=, casting, dtype=).
+    "a = np.array([1.26, 2.5, -3.7]); o = np.zeros(3); r = np.clip(a, 0, 2, out=o); o",
+    "a = np.array([1.26, 2.5, -3.7]); o = np.zeros(3); r = np.clip(a, 0, 2, out=o); r",
+    "a = np.array([1.26, 2.5, -3.7]); np.clip(a, 0, 2, out=a); a",
+    "a = np.arange(10.); np.clip(a[::2], 2, 5, out=a[1::2]); a",
+    "a = np.arange(10); np.clip(a, 1, 8, out=a); a",
+    "a = np.arange(10); a.clip(1, 8, out=a); a",
+    "a = np.array([1.26, 2.5, -3.7]); o = np.zeros((2, 3)); np.clip(a, 0, 2, out=o[::-1]); o",
+    "a = np.array([1.26, 2.5, -3.7]); o = np.zeros((1, 3)); np.clip(a, 0, 2, o); o",
+    "a = np.array([1.26, 2.5, -3.7]); o = np.zeros(3, dtype=np.float32); np.clip(a, 0, 2, out=o); o",
+    "a = np.array([1.26, 2.5, -3.7]); o = np.zeros(3, dtype=np.int64); np.clip(a, 0, 2, out=o, casting='unsafe'); o",
+    "a = np.array([1.26, 2.5, -3.7]); o = np.full(3, 9.); np.clip(a, 0, 2, out=o, where=a > 0); o",
+    "a = np.array([1.26, 2.5, -3.7]); o = np.zeros(3); np.clip(a, 0, None, out=o); o",
+    "a = np.array([1.26, 2.5, -3.7]); o = np.zeros(3); np.clip(a, max=1, out=o); o",
+    "a = np.array([1.26, 2.5, -3.7]); o = np.zeros(3); np.clip(a, min=-1, max=[0, 1, 2], out=o); o",
+    "a = np.arange(5); o = np.zeros(5); np.clip(a, 1, 3, out=o); o",
+    "np.clip(np.arange(5), 1, 3, dtype=float)",
+    "np.clip(np.array([1.26, 2.5, -3.7]))",
+    "np.clip(np.array([1.26, 2.5, -3.7]), None, None)",
+    "o = np.zeros(0); np.clip(np.zeros(0), 0, 1, out=o); o",
+    "o = np.array(0.); np.clip(np.array(5.), 0, 1, out=o); o",
+    "a = np.array([np.nan, -np.inf, np.inf, -0.0]); o = np.ones(4); np.clip(a, -1, 1, out=o); o",
+    // round / around / ndarray.round: PyArray_Round's out (same size, broadcastable, cast).
+    "a = np.array([1.26, 2.5, -3.75]); o = np.zeros(3); np.round(a, 1, out=o); o",
+    "a = np.array([1.26, 2.5, -3.75]); o = np.zeros(3); r = np.round(a, 1, out=o); r",
+    "a = np.array([1.26, 2.5, -3.75]); np.around(a, out=a); a",
+    "a = np.array([1.26, 2.5, -3.75]); o = np.zeros((1, 3)); a.round(1, out=o); o",
+    "a = np.array([1.26, 2.5, -3.75]); o = np.zeros(3, dtype=np.float32); np.round(a, out=o); o",
+    "a = np.array([[1.26, 2.5], [-3.75, 0.5]]); np.round(a[:, ::-1], 1, out=a[::-1]); a",
+    "a = np.array([125, -252, 38]); o = np.zeros(3); np.round(a, -1, out=o); o",
+    "a = np.array([125, -252, 38]); o = np.zeros(3); np.round(a, 1, out=o); o",
+    "a = np.array([125, -252, 38]); o = np.zeros(3, dtype=np.int64); np.round(a, out=o); o",
+    "a = np.array([1.5+2.25j, -0.5-1.5j]); o = np.zeros(2, dtype=complex); np.round(a, 1, out=o); o",
+    "a = np.array([1.5, 2.5, np.nan, -np.inf, -0.4]); o = np.ones(5); np.round(a, out=o); o",
+    "o = np.array(0.); np.round(2.567, 1, out=o); o",
+    // degrees / radians: ufuncs.
+    "a = np.arange(3.); o = np.zeros(3); np.degrees(a, out=o); o",
+    "a = np.arange(3.); o = np.zeros(3); np.degrees(a, o); o",
+    "a = np.arange(3.); np.radians(a, out=a); a",
+    "a = np.arange(3); o = np.ones(3); np.rad2deg(a, where=a > 0, out=o); o",
+    "a = np.arange(3); o = np.zeros(3, dtype=np.float32); np.deg2rad(a, out=o); o",
+    "a = np.arange(6.).reshape(2, 3); o = np.zeros((2, 2, 3)); np.degrees(a[0], out=o); o",
+    // Two-output ufuncs: out=(o1, o2), positional outputs, None entries, where=.
+    "a = np.array([1.26, 2.5, -3.7]); q = np.zeros(3); r = np.zeros(3); np.divmod(a, 2, q, r); q + 10 * r",
+    "a = np.array([1.26, 2.5, -3.7]); q = np.zeros(3); np.divmod(a, 2, out=(q, None)); q",
+    "a = np.array([1.26, 2.5, -3.7]); q = np.zeros(3); t = np.divmod(a, 2, out=(q, None)); t[1]",
+    "a = np.array([7, -7, 9]); q = np.zeros(3, dtype=np.int32); r = np.zeros(3); np.divmod(a, 4, out=(q, r)); q + 10 * r",
+    "a = np.array([1.26, 2.5, -3.7]); f = np.zeros(3); i = np.zeros(3); np.modf(a, f, i); [f, i]",
+    "a = np.array([1.26, 2.5, -3.7]); f = np.ones(3); i = np.ones(3); np.modf(a, out=(f, i), where=a > 0); [f, i]",
+    "a = np.array([1.26, 2.5, -3.7, 0.0]); m = np.zeros(4); e = np.zeros(4, dtype=np.int32); np.frexp(a, out=(m, e)); e",
+    "a = np.array([1.26, 2.5, -3.7, 0.0]); m = np.zeros(4); np.frexp(a, out=(m, None)); m",
+    // Accumulations: the result cast into out unsafely, out's shape exactly.
+    "a = np.array([0.5, 0.5, 0.5]); o = np.zeros(3, dtype=np.int64); np.cumsum(a, out=o); o",
+    "a = np.array([0.5, 0.5, 0.5]); o = np.zeros(3, dtype=np.int64); r = a.cumsum(out=o); r",
+    "a = np.arange(1., 7.).reshape(2, 3); o = np.zeros((2, 3)); np.cumprod(a, axis=1, out=o); o",
+    "a = np.arange(1., 7.).reshape(2, 3); a.cumprod(axis=0, out=a); a",
+    "a = np.arange(6.).reshape(2, 3); o = np.zeros((3, 2)); np.cumsum(a, axis=0, out=o.T); o",
+    "a = np.array([1., np.nan, 2.]); o = np.zeros(3); np.nancumsum(a, out=o); o",
+    "a = np.array([1., np.nan, 2.]); o = np.zeros(3); np.nancumprod(a, out=o); o",
+    "a = np.array([0.5, 0.5, 0.5]); o = np.zeros(4); np.cumulative_sum(a, out=o, include_initial=True); o",
+    "a = np.array([2., 3, 4]); o = np.zeros(3, dtype=np.float32); np.cumulative_prod(a, out=o); o",
+    "a = np.array([1e20, 1e20]); o = np.zeros(2, dtype=np.float32); np.cumprod(a, out=o); o",
+];
+
+/// Programs NumPy refuses; kupfer must refuse them too, in a short error.
+const REFUSED: &[&str] = &[
+    "np.clip(np.arange(3.), 0, 1, out=np.zeros(4))",
+    "np.clip(np.arange(3.), 0, 1, out=np.zeros(3, dtype=np.int64))",
+    "np.clip(np.arange(3.), 0, 1, out=[0, 0, 0])",
+    "np.clip(np.arange(3.), a_max=1)",
+    "np.round(np.arange(3.), out=np.zeros((2, 3)))",
+    "np.round(np.arange(3.), 1, out=np.zeros((3, 1)))",
+    "np.round(np.arange(3.), out=np.zeros(3, dtype=bool))",
+    "np.round(np.array([1 + 2j]), out=np.zeros(1))",
+    "np.round(np.arange(3), out=np.zeros(3, dtype=bool))",
+    "np.round(np.arange(3.), out=[0, 0, 0])",
+    "np.degrees(np.arange(3.), out=np.zeros(3, dtype=np.int64))",
+    "np.divmod(np.arange(3.), 2, out=np.zeros(3))",
+    "np.divmod(np.arange(3.), 2, out=(np.zeros(3),))",
+    "np.divmod(np.arange(3.), 2, np.zeros(3), out=(np.zeros(3), None))",
+    "np.divmod(np.arange(3.), 2, out1=np.zeros(3))",
+    "np.modf(np.arange(3.), out=(np.zeros(3), np.zeros(4)))",
+    "np.cumsum(np.ones((2, 2)), out=np.zeros((2, 2)))",
+    "np.cumsum(np.ones(3), out=np.zeros((1, 3)))",
+    "np.cumsum(np.ones(3), out=[0, 0, 0])",
+];
+
+#[test]
+fn out_of_everyday_functions_matches_numpy() {
+    assert_programs_match_numpy("surface2-out", OUT);
+}
+
+#[test]
+fn bad_outs_are_refused_like_numpy() {
+    assert_programs_refused_like_numpy("surface2-out-refused", REFUSED);
+}
+
+/// Runs `program` and checks that it fails with a short error containing `want`.
+fn assert_error(program: &str, want: &str) {
+    match Session::new().run(program).and_then(|v| v.to_host()) {
+        Ok(v) => panic!("{program}: no error, got {}", v.repr()),
+        Err(e) => assert!(
+            e.to_string().contains(want) && e.render().lines().count() <= 3,
+            "{program}: {e} (wanted {want})"
+        ),
+    }
+}
+
+#[test]
+fn out_errors_say_what_numpy_says() {
+    device();
+    for (program, want) in [
+        (
+            "np.clip(np.arange(3.), 0, 1, out=np.zeros(3, dtype=np.int64))",
+            "Cannot cast ufunc 'clip' output from dtype('float64') to dtype('int64') with \
+             casting rule 'same_kind'",
+        ),
+        (
+            "np.clip(np.arange(3.), 0, None, out=np.zeros(3, dtype=np.int64))",
+            "Cannot cast ufunc 'maximum' output",
+        ),
+        (
+            "np.round(np.arange(3.), out=np.zeros((2, 3)))",
+            "invalid output shape",
+        ),
+        (
+            "np.round(np.arange(3.), 1, out=np.zeros((3, 1)))",
+            "non-broadcastable output operand with shape (3,1) doesn't match the broadcast \
+             shape (3,3)",
+        ),
+        (
+            "np.round(np.arange(3.), out=np.zeros(3, dtype=bool))",
+            "Cannot cast ufunc 'rint' output from dtype('float64') to dtype('bool')",
+        ),
+        (
+            "np.round(np.array([1 + 2j]), out=np.zeros(1))",
+            "array does not have imaginary part to set",
+        ),
+        (
+            "np.round(np.arange(3), out=np.zeros(3, dtype=bool))",
+            "Cannot cast array data from dtype('int64') to dtype('bool') according to the \
+             rule 'same_kind'",
+        ),
+        (
+            "np.divmod(np.arange(3.), 2, out=np.zeros(3))",
+            "'out' must be a tuple of arrays",
+        ),
+        (
+            "np.divmod(np.arange(3.), 2, out=(np.zeros(3),))",
+            "The 'out' tuple must have exactly one entry per ufunc output",
+        ),
+        (
+            "np.divmod(np.arange(3.), 2, np.zeros(3), out=(np.zeros(3), None))",
+            "cannot specify 'out' as both a positional and keyword argument",
+        ),
+        (
+            "np.cumsum(np.ones(3), out=np.zeros((1, 3)))",
+            "provided out is the wrong size for the accumulation.",
+        ),
+        (
+            "np.cumsum(np.ones(3), out=[0, 0, 0])",
+            "output must be an array",
+        ),
+    ] {
+        assert_error(program, want);
+    }
+}
