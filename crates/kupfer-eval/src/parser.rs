@@ -332,7 +332,7 @@ impl<'a> Parser<'a> {
     /// list of those).
     fn check_target(&self, e: &Expr, unpack: bool) -> Result<()> {
         match &e.kind {
-            ExprKind::Name(_) | ExprKind::Subscript { .. } => Ok(()),
+            ExprKind::Name(_) | ExprKind::Subscript { .. } | ExprKind::Attribute { .. } => Ok(()),
             ExprKind::Tuple(items) | ExprKind::List(items) if unpack => {
                 items.iter().try_for_each(|i| self.check_target(i, true))
             }
@@ -340,11 +340,6 @@ impl<'a> Parser<'a> {
                 self.src,
                 e.span,
                 "'tuple' is an illegal expression for augmented assignment",
-            )),
-            ExprKind::Attribute { .. } => Err(EvalError::syntax(
-                self.src,
-                e.span,
-                "assignment to attributes is not supported",
             )),
             ExprKind::Call { .. } => Err(EvalError::syntax(
                 self.src,

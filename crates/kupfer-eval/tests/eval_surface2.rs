@@ -179,3 +179,79 @@ fn out_errors_say_what_numpy_says() {
         assert_error(program, want);
     }
 }
+
+/// Assignment to `a.real`, `a.imag` (also through an index and augmented), `a.flat` and
+/// `a.shape`: writes reach the array and every view of it.
+const ATTRIBUTES: &[&str] = &[
+    "c = np.array([1+2j, 3-4j]); c.real = [5, 6]; c",
+    "c = np.array([1+2j, 3-4j]); v = c[::-1]; c.imag = 7; v",
+    "c = np.array([1+2j, 3-4j]); c.imag = np.inf; c.real = -np.nan; c",
+    "c = np.array([1+2j, 3-4j]); c.real = 1+1j; c",
+    "c = np.array([[1+2j, 3-4j], [5j, 6]]); c[0].real = [-0.0, 8]; c",
+    "c = np.array([[1+2j, 3-4j], [5j, 6]]); c.T.imag = [1, 2]; c",
+    "c = np.array([1+2j, 3-4j], dtype=np.complex64); c.imag = [1e300, 2]; c",
+    "c = np.array([1+2j, 3-4j], dtype=np.complex64); c.real = np.array([0.1, 0.2]); c",
+    "c = np.array([1+2j, 3-4j]); c.real += 1; c.imag *= 2; c",
+    "c = np.array([1+2j, 3-4j]); v = c[::-1]; v.imag[0] = 9; c.real[c.real > 2] = 0; c",
+    "c = np.array([[1+2j, 3-4j], [5j, 6]]); c.T.imag[c.T.real > 2] *= 10; c",
+    "c = np.zeros(0, dtype=complex); c.real = 1; c",
+    "c = np.array(1+2j); c.imag = 5; c",
+    "f = np.array([1.5, 2.5]); f.real = [3, 4]; f",
+    "f = np.array([1.5, 2.5]); v = f[::-1]; f.real = np.nan; v",
+    "f = np.array([1.5, 2.5]); f.real[1] = 7; f",
+    "i = np.arange(3); i.real = 2.7; i",
+    "i = np.arange(3); i.real += 2; i",
+    "a = np.array([1.0, np.nan]); b = np.array([1.0, np.nan]); a.real = np.nan; np.array_equal(a, b, equal_nan=True)",
+    "a = np.zeros((2, 3)); a.flat = [1, 2]; a",
+    "a = np.zeros((2, 3)); a.T.flat = [1, 2, 3, 4, 5, 6]; a",
+    "a = np.zeros((2, 3)); a.flat = 5; a",
+    "a = np.arange(6); b = a; a.shape = (3, 2); b",
+    "a = np.arange(6); a.shape = (-1, 3); a",
+    "a = np.arange(12).reshape(3, 4)[:, ::2]; a.shape = (6,); a",
+];
+
+/// Attribute assignments NumPy refuses.
+const ATTRIBUTES_REFUSED: &[&str] = &[
+    "f = np.array([1.5, 2.5]); f.imag = 0",
+    "f = np.array([1.5, 2.5]); f.imag[0] = 1",
+    "c = np.array([1+2j, 3-4j]); c.real = [1, 2, 3]",
+    "i = np.arange(3); i.real += 1.5",
+    "a = np.arange(6).reshape(2, 3).T; a.shape = (6,)",
+    "a = np.arange(6); a.shape = (4,)",
+    "a = np.zeros((2, 3)); a.ndim = 3",
+];
+
+#[test]
+fn attribute_assignment_matches_numpy() {
+    assert_programs_match_numpy("surface2-attributes", ATTRIBUTES);
+}
+
+#[test]
+fn bad_attribute_assignment_is_refused_like_numpy() {
+    assert_programs_refused_like_numpy("surface2-attributes-refused", ATTRIBUTES_REFUSED);
+    device();
+    for (program, want) in [
+        (
+            "f = np.array([1.5, 2.5]); f.imag = 0",
+            "array does not have imaginary part to set",
+        ),
+        (
+            "f = np.array([1.5, 2.5]); f.imag[0] = 1",
+            "assignment destination is read-only",
+        ),
+        (
+            "c = np.array([1+2j, 3-4j]); c.real = [1, 2, 3]",
+            "could not broadcast input array from shape (3,) into shape (2,)",
+        ),
+        (
+            "a = np.arange(6).reshape(2, 3).T; a.shape = (6,)",
+            "Incompatible shape for in-place modification",
+        ),
+        (
+            "a = np.zeros((2, 3)); a.ndim = 3",
+            "attribute 'ndim' of 'numpy.ndarray' objects is not writable",
+        ),
+    ] {
+        assert_error(program, want);
+    }
+}
