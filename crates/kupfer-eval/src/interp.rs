@@ -353,7 +353,7 @@ impl Session {
                 Value::Lambda(l) => {
                     Value::Vectorized(std::sync::Arc::new(crate::callable::Vectorized {
                         func: Value::Lambda(std::sync::Arc::new(l.rebound(self))),
-                        otype: f.otype,
+                        ..(*f).clone()
                     }))
                 }
                 _ => Value::Vectorized(f),

@@ -255,3 +255,93 @@ fn bad_attribute_assignment_is_refused_like_numpy() {
         assert_error(program, want);
     }
 }
+
+/// `np.vectorize` with `signature=` (core dimensions, loop broadcasting, several outputs,
+/// new output dimensions), `otypes=` (strings and lists), `excluded=` (positions and names)
+/// and vectorized keyword arguments.
+const VECTORIZE: &[&str] = &[
+    "np.vectorize(lambda a, b: np.sum(a * b), signature='(n),(n)->()')(np.arange(6.).reshape(2, 3), [1, 2, 3])",
+    "np.vectorize(lambda a, b: np.sum(a * b), signature='(n), (n) -> ()')(np.arange(12.).reshape(2, 1, 2, 3), np.ones((3, 1, 3)))",
+    "np.vectorize(lambda x: x[::-1], signature='(n)->(n)')(np.arange(6).reshape(2, 3))",
+    "t = np.vectorize(lambda x: (x.min(), x.max()), signature='(n)->(),()')(np.arange(6).reshape(2, 3)); t[0] * 10 + t[1]",
+    "np.vectorize(lambda x: np.outer(x, x), signature='(n)->(n,n)')(np.arange(4).reshape(2, 2))",
+    "np.vectorize(lambda x: np.arange(3) * x.sum(), signature='(n)->(m)')(np.arange(4).reshape(2, 2))",
+    "np.vectorize(lambda m, v: m @ v, signature='(m,n),(n)->(m)')(np.arange(12.).reshape(2, 2, 3), np.array([1., 0, -1]))",
+    "np.vectorize(lambda x: x.sum(), signature='(n)->()')(np.arange(3.))",
+    "np.vectorize(lambda x: x.sum(), signature='(n)->()', otypes='f')(np.arange(6.).reshape(2, 3))",
+    "np.vectorize(lambda x: x.sum(), signature='(n)->()', otypes=[np.float64])(np.zeros((0, 3)))",
+    "np.vectorize(lambda x: x * 2, signature='()->()')(np.arange(4).reshape(2, 2))",
+    "np.vectorize(lambda x: x * 2, signature='()->()')(5)",
+    "np.vectorize(lambda x, y: x + y, otypes='d')(np.arange(3), 1)",
+    "np.vectorize(lambda x, y: x + y, otypes=[np.float32])(np.arange(3), 1)",
+    "np.vectorize(lambda x, y: x * y, excluded=[1])(np.arange(3), 2)",
+    "np.vectorize(lambda x, y: x * y.sum(), excluded=(1,))(np.arange(3), np.arange(4))",
+    "np.vectorize(np.clip, excluded=['max'])(np.arange(5.), min=np.array([[1], [2]]), max=3)",
+    "np.vectorize(np.clip)(np.arange(5.), min=np.array([[1], [2]]), max=3)",
+    "t = np.vectorize(lambda x: (x, x * 2.5))(np.arange(3)); t[1]",
+    "t = np.vectorize(lambda x: (x, x * 2.5), otypes='ld')(np.arange(3)); t[1]",
+    "np.vectorize(lambda x: x + 0.5, otypes='l')(np.arange(3))",
+];
+
+/// `np.vectorize` calls NumPy refuses.
+const VECTORIZE_REFUSED: &[&str] = &[
+    "np.vectorize(lambda a, b: np.sum(a * b), signature='(n),(n)->()')(np.arange(6.).reshape(2, 3), [1, 2])",
+    "np.vectorize(lambda a: a, signature='(n)->()')(np.arange(3))",
+    "np.vectorize(lambda a: a, signature='(n)->()')(3)",
+    "np.vectorize(lambda a: a, signature='(n->()')",
+    "np.vectorize(lambda a: (a, a), signature='(n)->()')(np.arange(3))",
+    "np.vectorize(lambda a: a, signature='(n)->(),()')(np.arange(3))",
+    "np.vectorize(lambda a: a.sum(), signature='(n)->()')(np.zeros((0, 3)))",
+    "np.vectorize(lambda a: a.sum(), signature='(n)->(m)', otypes='d')(np.zeros((0, 3)))",
+    "np.vectorize(lambda a, b: a, signature='(n),(n)->(n)')(np.arange(3))",
+    "np.vectorize(lambda a: a[:2], signature='(n)->(n)')(np.arange(3))",
+    "np.vectorize(lambda a: a, otypes='x')",
+    "np.vectorize(lambda x: 0, signature='(n)->(n)')(np.arange(6.).reshape(2, 3))",
+    "np.vectorize(lambda a, b: a, signature='(),()->()')(np.arange(3), np.arange(2))",
+];
+
+#[test]
+fn vectorize_with_signature_matches_numpy() {
+    assert_programs_match_numpy("surface2-vectorize", VECTORIZE);
+}
+
+#[test]
+fn bad_vectorize_calls_are_refused_like_numpy() {
+    assert_programs_refused_like_numpy("surface2-vectorize-refused", VECTORIZE_REFUSED);
+    device();
+    for (program, want) in [
+        (
+            "np.vectorize(lambda a, b: np.sum(a * b), signature='(n),(n)->()')(np.arange(6.).reshape(2, 3), [1, 2])",
+            "inconsistent size for core dimension 'n': 2 vs 3",
+        ),
+        (
+            "np.vectorize(lambda a: a, signature='(n)->()')(3)",
+            "0-dimensional argument does not have enough dimensions for all core dimensions \
+             ('n',)",
+        ),
+        (
+            "np.vectorize(lambda a: a, signature='(n ->()')",
+            "not a valid gufunc signature: (n->()",
+        ),
+        (
+            "np.vectorize(lambda a: (a, a), signature='(n)->()')(np.arange(3))",
+            "wrong number of outputs from pyfunc: expected 1, got 2",
+        ),
+        (
+            "np.vectorize(lambda a, b: a, signature='(n),(n)->(n)')(np.arange(3))",
+            "wrong number of positional arguments: expected 2, got 1",
+        ),
+        (
+            "np.vectorize(lambda a: a.sum(), signature='(n)->(m)', otypes='d')(np.zeros((0, 3)))",
+            "cannot call `vectorize` with a signature including new output dimensions on size \
+             0 inputs",
+        ),
+        (
+            "np.vectorize(lambda a: a[:2], signature='(n)->(n)')(np.arange(3))",
+            "inconsistent size for core dimension 'n': 2 vs 3",
+        ),
+        ("np.vectorize(lambda a: a, otypes='x')", "Invalid otype specified: x"),
+    ] {
+        assert_error(program, want);
+    }
+}
