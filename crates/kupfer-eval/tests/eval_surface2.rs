@@ -1,7 +1,8 @@
 //! Issue 24's everyday surface, second pass: `out=` of `clip`, `round`/`around`/
 //! `ndarray.round`, `degrees`/`radians`, the two-output ufuncs (`divmod`, `modf`, `frexp`) and
 //! the accumulations (`cumsum`, `cumprod`, `nancumsum`, `nancumprod`, `cumulative_sum`,
-//! `cumulative_prod`). Each program runs in kupfer eval and in NumPy
+//! `cumulative_prod`), and of `choose`, `compress`, `take`, `dot`, `matmul`, `outer`, `trace`,
+//! `einsum`, `concatenate`, `stack` and `nan_to_num(copy=False)`. Each program runs in kupfer eval and in NumPy
 //! (tests/python/program_oracle.py); results must agree in shape, dtype (kupfer's 32-bit rule
 //! aside) and values, and programs NumPy refuses must fail in kupfer with a short error that
 //! says what NumPy says. Needs python3 with numpy; fails, never skips, without them.
@@ -74,6 +75,36 @@ const OUT: &[&str] = &[
     "a = np.array([0.5, 0.5, 0.5]); o = np.zeros(4); np.cumulative_sum(a, out=o, include_initial=True); o",
     "a = np.array([2., 3, 4]); o = np.zeros(3, dtype=np.float32); np.cumulative_prod(a, out=o); o",
     "a = np.array([1e20, 1e20]); o = np.zeros(2, dtype=np.float32); np.cumprod(a, out=o); o",
+    // Functions that are not ufuncs, each with NumPy's own rule for out.
+    "o = np.zeros(2); np.choose([0, 1], [[1, 2], [3, 4]], out=o); o",
+    "o = np.zeros(2, dtype=np.int64); np.choose([0, 1], [[1.5, 2], [3, 4.5]], out=o); o",
+    "o = np.zeros(2, dtype=bool); r = np.choose([0, 1], [[1, 0], [3, 0]], out=o); r",
+    "o = np.zeros(1); np.compress([True, False], [1., 2], out=o); o",
+    "o = np.zeros((2, 2), dtype=np.int64); np.compress([False, True, True], np.arange(6).reshape(2, 3), axis=1, out=o); o",
+    "o = np.zeros(2, dtype=np.int64); np.take(np.arange(5), [1, 2], out=o); o",
+    "o = np.zeros(2, dtype=np.float32); np.take(np.arange(5.), [1, 7], out=o, mode='clip'); o",
+    "o = np.zeros(2, dtype=np.int64); np.take(np.arange(5.), [1, 7], out=o, mode='wrap'); o",
+    "a = np.arange(6); np.take(a, [5, 4, 3], out=a[:3]); a",
+    "o = np.zeros((2, 2)); np.dot(np.eye(2), np.arange(4.).reshape(2, 2), out=o); o",
+    "o = np.zeros((2, 2)); r = np.dot(np.eye(2), np.arange(4.).reshape(2, 2), out=o); r",
+    "o = np.zeros((3, 2, 2)); np.matmul(np.eye(2), np.arange(4.).reshape(2, 2), out=o); o",
+    "o = np.zeros((2, 2), dtype=np.float32); np.matmul(np.eye(2), np.arange(4.).reshape(2, 2), out=o); o",
+    "o = np.zeros((2, 2)); np.outer([1, 2], [3, 4], out=o); o",
+    "o = np.zeros((2, 2)); np.outer([[1, 2]], [3, 4], out=o.T); o",
+    "o = np.zeros(()); np.trace(np.arange(9.).reshape(3, 3), out=o); o",
+    "o = np.zeros((), dtype=np.int64); np.trace(np.eye(3) * 1.5, out=o); o",
+    "o = np.zeros(2); np.trace(np.arange(8.).reshape(2, 2, 2), axis1=1, axis2=2, out=o); o",
+    "o = np.zeros(2); np.einsum('ii->i', np.arange(4.).reshape(2, 2), out=o); o",
+    "o = np.zeros(2); np.einsum('ii->i', np.arange(4).reshape(2, 2), out=o); o",
+    "o = np.zeros(2, dtype=np.float32); np.einsum('ii->i', np.arange(4.).reshape(2, 2), out=o, casting='same_kind'); o",
+    "o = np.zeros(3); np.concatenate([np.arange(2.), [1]], out=o); o",
+    "o = np.zeros(3); np.concatenate([np.arange(2), [1]], out=o); o",
+    "o = np.zeros(3, dtype=np.int64); np.concatenate([np.arange(2.), [1.5]], out=o, casting='unsafe'); o",
+    "o = np.zeros((2, 3)); np.concatenate([np.ones((1, 3)), np.zeros((1, 3))], out=o[::-1]); o",
+    "o = np.zeros((2, 2)); np.stack([np.arange(2.), np.ones(2)], axis=1, out=o); o",
+    "x = np.array([1., np.nan, np.inf]); np.nan_to_num(x, copy=False); x",
+    "x = np.array([1., np.nan, np.inf]); v = x[::-1]; np.nan_to_num(x, copy=False, nan=-1); v",
+    "x = np.array([1, 2]); np.nan_to_num(x, copy=False)",
 ];
 
 /// Programs NumPy refuses; kupfer must refuse them too, in a short error.
@@ -97,6 +128,26 @@ const REFUSED: &[&str] = &[
     "np.cumsum(np.ones((2, 2)), out=np.zeros((2, 2)))",
     "np.cumsum(np.ones(3), out=np.zeros((1, 3)))",
     "np.cumsum(np.ones(3), out=[0, 0, 0])",
+    "np.choose([0, 1], [[1, 2], [3, 4]], out=np.zeros(3))",
+    "np.compress([True, False], [1., 2], out=np.zeros(2))",
+    "np.compress([True, False], [1, 2], out=np.zeros(1, dtype=np.float32))",
+    "np.take(np.arange(5), [1, 2], out=np.zeros(2))",
+    "np.take(np.arange(5), [1, 7], out=np.zeros(2), mode='clip')",
+    "np.compress([True, False], [1, 2], out=np.zeros(1))",
+    "np.take(np.arange(5), [1, 2], out=np.zeros(3, dtype=np.int64))",
+    "np.dot(np.eye(2), np.eye(2), out=np.zeros((2, 2), dtype=np.float32))",
+    "np.dot(np.eye(2), np.eye(2), out=np.zeros((2, 2)).T)",
+    "np.dot(np.eye(2), np.eye(2), out=np.zeros((1, 2, 2)))",
+    "np.matmul(np.eye(2), np.eye(2), out=np.zeros((2, 2), dtype=np.int64))",
+    "np.matmul(np.eye(2), np.eye(2), out=np.zeros((2, 3)))",
+    "np.outer([1., 2], [3, 4], out=np.zeros((2, 2), dtype=np.int64))",
+    "np.trace(np.eye(2), out=np.zeros(1))",
+    "np.einsum('ii->i', np.eye(2), out=np.zeros(2, dtype=np.int64))",
+    "np.einsum('ii->i', np.eye(2), out=np.zeros(3))",
+    "np.concatenate([np.arange(2.), [1]], out=np.zeros(4))",
+    "np.concatenate([np.arange(2.), [1]], out=np.zeros(3, dtype=np.int64))",
+    "np.concatenate([np.arange(2.), [1]], out=np.zeros(3), dtype=float)",
+    "np.stack([np.arange(2.), np.ones(2)], out=np.zeros((2, 3)))",
 ];
 
 #[test]
@@ -174,6 +225,41 @@ fn out_errors_say_what_numpy_says() {
         (
             "np.cumsum(np.ones(3), out=[0, 0, 0])",
             "output must be an array",
+        ),
+        (
+            "np.choose([0, 1], [[1, 2], [3, 4]], out=np.zeros(3))",
+            "choose: invalid shape for output array.",
+        ),
+        (
+            "np.take(np.arange(5), [1, 2], out=np.zeros(3, dtype=np.int64))",
+            "output array does not match result of ndarray.take",
+        ),
+        (
+            "np.take(np.arange(5), [1, 2], out=np.zeros(2))",
+            "Cannot cast array data from dtype('float64') to dtype('int64') according to the \
+             rule 'safe'",
+        ),
+        (
+            "np.dot(np.eye(2), np.eye(2), out=np.zeros((2, 2)).T)",
+            "output array is not acceptable (must have the right datatype, number of \
+             dimensions, and be a C-Array)",
+        ),
+        (
+            "np.matmul(np.eye(2), np.eye(2), out=np.zeros((2, 2), dtype=np.int64))",
+            "Cannot cast ufunc 'matmul' output from dtype('float64') to dtype('int64')",
+        ),
+        (
+            "np.einsum('ii->i', np.eye(2), out=np.zeros(2, dtype=np.int64))",
+            "Iterator requested dtype could not be cast from dtype('float64') to \
+             dtype('int64'), the operand 1 dtype, according to the rule 'safe'",
+        ),
+        (
+            "np.concatenate([np.arange(2.), [1]], out=np.zeros(4))",
+            "Output array is the wrong shape",
+        ),
+        (
+            "np.concatenate([np.arange(2.), [1]], out=np.zeros(3), dtype=float)",
+            "concatenate() only takes `out` or `dtype` as an argument, but both were provided.",
         ),
     ] {
         assert_error(program, want);

@@ -96,13 +96,27 @@ pub(crate) fn take(call: Call) -> Result<Value> {
     let x = a.array("a")?;
     let idx = a.operand("indices")?;
     let ax = axis(&mut a, "axis")?;
-    if a.get("out").is_some_and(|v| !matches!(v, Value::None)) {
-        return Err(EvalError::not_supported(span, "take(out=)"));
-    }
+    let out = super::outputs::take_out(&mut a, "output must be an array")?;
     let m = mode(&mut a)?;
     let r =
         wait(kupfer::take_async(&x, &idx, ax, m), "np.take").map_err(EvalError::kupfer(span))?;
-    Ok(Value::Array(r))
+    take_out_write(out, r, x.dtype(), span)
+}
+
+/// `out=` of `take` and `compress`: the result's shape, and `out`'s dtype must cast safely
+/// to the input's (NumPy writes through a copy of `out` in every mode).
+fn take_out_write(
+    out: Option<kupfer::Array>,
+    r: kupfer::Array,
+    input: kupfer::DType,
+    span: crate::ast::Span,
+) -> Result<Value> {
+    let Some(out) = out else {
+        return Ok(Value::Array(r));
+    };
+    let msg = "output array does not match result of ndarray.take";
+    let check = super::outputs::Check::ShapeAndSafeBack(msg, input);
+    super::outputs::write(out, r, check, span)
 }
 
 fn take_along_axis(call: Call) -> Result<Value> {
@@ -218,16 +232,17 @@ fn copyto(call: Call) -> Result<Value> {
     Ok(Value::None)
 }
 
-/// `compress(condition, a, axis=None)`.
+/// `compress(condition, a, axis=None, out=None)`.
 pub(crate) fn compress(call: Call) -> Result<Value> {
     let span = call.span;
     let mut a = call.bind(&["condition", "a", "axis=", "out="])?;
     let c = a.array("condition")?;
     let x = a.array("a")?;
     let ax = axis(&mut a, "axis")?;
+    let out = super::outputs::take_out(&mut a, "output must be an array")?;
     let r =
         wait(kupfer::compress_async(&c, &x, ax), "np.compress").map_err(EvalError::kupfer(span))?;
-    Ok(Value::Array(r))
+    take_out_write(out, r, x.dtype(), span)
 }
 
 fn extract(call: Call) -> Result<Value> {
@@ -258,16 +273,25 @@ fn operands(v: Value, ctx: &str, span: crate::ast::Span) -> Result<Vec<Operand>>
     }
 }
 
-/// `choose(a, choices, mode='raise')`.
+/// `choose(a, choices, out=None, mode='raise')`.
 pub(crate) fn choose(call: Call) -> Result<Value> {
     let span = call.span;
     let mut a = call.bind(&["a", "choices", "out=", "mode="])?;
     let x = a.array("a")?;
     let choices = operands(a.req("choices")?, "'choices'", span)?;
+    let out = super::outputs::take_out(&mut a, "choose: output must be an array")?;
     let m = mode(&mut a)?;
     let r = wait(kupfer::choose_async(&x, &choices, m), "np.choose")
         .map_err(EvalError::kupfer(span))?;
-    Ok(Value::Array(r))
+    match out {
+        None => Ok(Value::Array(r)),
+        Some(out) => super::outputs::write(
+            out,
+            r,
+            super::outputs::Check::Shape("choose: invalid shape for output array."),
+            span,
+        ),
+    }
 }
 
 fn select(call: Call) -> Result<Value> {
