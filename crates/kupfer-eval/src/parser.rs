@@ -299,6 +299,17 @@ impl<'a> Parser<'a> {
 
     /// One statement (the tokens end at the statement's end).
     fn statement(&mut self) -> Result<Stmt> {
+        if matches!(self.peek(), TokenKind::Reserved("assert")) {
+            self.advance();
+            let (test, _) = self.expr(0)?;
+            let message = if self.eat(",") {
+                Some(self.expr(0)?.0)
+            } else {
+                None
+            };
+            self.end_of_statement()?;
+            return Ok(Stmt::Assert { test, message });
+        }
         let (first, _) = self.expr_list()?;
         if let Some(op) = aug_op(self.peek()) {
             self.advance();

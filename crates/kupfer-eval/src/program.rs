@@ -137,6 +137,23 @@ impl Session {
     fn exec(&mut self, stmt: &Stmt, src: &str) -> Result<Value> {
         match stmt {
             Stmt::Expr(e) => self.eval_expr(e),
+            Stmt::Assert { test, message } => {
+                let v = self.eval_expr(test)?;
+                if crate::interp::truthy(&v, test.span)? {
+                    return Ok(Value::None);
+                }
+                let text = match message {
+                    None => String::new(),
+                    Some(m) => match self.eval_expr(m)? {
+                        Value::Str(s) => format!(": {s}"),
+                        other => format!(": {}", other.to_host()?.repr()),
+                    },
+                };
+                Err(EvalError::value_error(
+                    test.span,
+                    format!("AssertionError{text}"),
+                ))
+            }
             Stmt::Assign { targets, value } => {
                 if let [t] = targets.as_slice() {
                     if let ExprKind::Subscript { value: obj, index } = &t.kind {

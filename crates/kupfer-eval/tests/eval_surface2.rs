@@ -431,3 +431,49 @@ fn bad_vectorize_calls_are_refused_like_numpy() {
         assert_error(program, want);
     }
 }
+
+/// Statements and Python conventions of NumPy's docstring sessions: `assert`, the truth value
+/// of one-element arrays (`not`, `and`, `or`), long repeated lists.
+const SESSIONS: &[&str] = &[
+    "a = np.array([[10, 7, 4], [3, 2, 1]]); b = a.copy(); assert np.all(a == b); b",
+    "a = np.arange(3); assert not np.all(a == 0), 'all zero'; a",
+    "a = np.arange(3); assert a.sum() == 3; a[::-1]",
+    "not np.arange(3).sum()",
+    "not np.array([0.0])",
+    "np.arange(3).max() and 7",
+    "np.arange(3).min() or 5",
+    "np.array(2.5) > 1 and np.array(1) == 1",
+    "b = np.array([1, 2e-9, 3e-9] * 100000); b.sum()",
+    "len((1, 2) * 40000)",
+    "a = np.arange(16).reshape(4, 4); a[np.tril_indices_from(a)]",
+    "a = np.arange(12).reshape(3, 4); a[np.tril_indices_from(a, k=1)]",
+    "a = np.arange(12).reshape(4, 3); np.triu_indices_from(a, -1)[1]",
+    "a = np.arange(12).reshape(4, 3); a[np.triu_indices_from(a, k=2)]",
+    "np.tril_indices_from(np.zeros((0, 3)))[0]",
+];
+
+/// Statements NumPy (Python) refuses.
+const SESSIONS_REFUSED: &[&str] = &[
+    "a = np.arange(3); assert a.sum() == 4",
+    "a = np.arange(3); assert a.sum() == 4, 'bad sum'",
+    "assert np.arange(3) == 1",
+    "not np.zeros(0)",
+    "np.arange(2) and 1",
+    "np.tril_indices_from(np.zeros(3))",
+    "np.triu_indices_from(np.zeros((2, 2, 2)))",
+];
+
+#[test]
+fn session_statements_match_numpy() {
+    assert_programs_match_numpy("surface2-sessions", SESSIONS);
+}
+
+#[test]
+fn bad_session_statements_are_refused_like_numpy() {
+    assert_programs_refused_like_numpy("surface2-sessions-refused", SESSIONS_REFUSED);
+    device();
+    assert_error(
+        "a = np.arange(3); assert a.sum() == 4, 'bad sum'",
+        "AssertionError: bad sum",
+    );
+}

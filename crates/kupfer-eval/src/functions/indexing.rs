@@ -1,7 +1,8 @@
 //! Index functions from kupfer's `indexing` module: `nonzero`, `flatnonzero`, `argwhere`,
 //! `take`, `take_along_axis`, `put`, `put_along_axis`, `fill_diagonal`, `place`, `putmask`, `copyto`,
 //! `compress`, `extract`, `choose`, `select`, `indices`, `ix_`, `unravel_index`,
-//! `ravel_multi_index`, `diag_indices`, `diag_indices_from`, `tril_indices`, `triu_indices`
+//! `ravel_multi_index`, `diag_indices`, `diag_indices_from`, `tril_indices`, `triu_indices`,
+//! `tril_indices_from`, `triu_indices_from`
 //! and `ufunc.at` (`np.add.at`, `subtract`, `multiply`, `maximum`, `minimum`). Functions that read a value
 //! back (data-dependent sizes, bounds checks) block natively and are a clear error in the
 //! browser when they would have to wait.
@@ -35,6 +36,8 @@ pub(super) fn register(r: &mut Registry) {
     r.native(&["diag_indices"], diag_indices);
     r.native(&["diag_indices_from"], diag_indices_from);
     r.native(&["tril_indices"], tril_indices);
+    r.native(&["tril_indices_from"], |c| triangle_from(c, true));
+    r.native(&["triu_indices_from"], |c| triangle_from(c, false));
     r.native(&["triu_indices"], triu_indices);
     r.native(&["add.at"], add_at);
     r.native(&["subtract.at"], subtract_at);
@@ -435,6 +438,25 @@ fn diag_indices_from(call: Call) -> Result<Value> {
     let mut a = call.bind(&["arr"])?;
     let arr = a.array("arr")?;
     let r = kupfer::diag_indices_from(&arr).map_err(EvalError::kupfer(span))?;
+    Ok(arrays(r))
+}
+
+/// `tril_indices_from(arr, k=0)` / `triu_indices_from`: the triangle of a 2-D array's shape.
+fn triangle_from(call: Call, lower: bool) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["arr", "k="])?;
+    let arr = a.array("arr")?;
+    if arr.ndim() != 2 {
+        return Err(EvalError::value_error(span, "input array must be 2-d"));
+    }
+    let k = a.int("k")?.unwrap_or(0);
+    let (n, m) = (arr.shape()[0], arr.shape()[1]);
+    let r = if lower {
+        kupfer::tril_indices(n, k, Some(m))
+    } else {
+        kupfer::triu_indices(n, k, Some(m))
+    }
+    .map_err(EvalError::kupfer(span))?;
     Ok(arrays(r))
 }
 
