@@ -432,8 +432,9 @@ fn bad_vectorize_calls_are_refused_like_numpy() {
     }
 }
 
-/// Statements and Python conventions of NumPy's docstring sessions: `assert`, the truth value
-/// of one-element arrays (`not`, `and`, `or`), long repeated lists.
+/// Statements and Python conventions of NumPy's docstring sessions (`assert`, the truth value
+/// of one-element arrays in `not`/`and`/`or`, long repeated lists), and the gaps those
+/// sessions showed: `tril_indices_from`, histogram's `density=` and bin rules with `range=`.
 const SESSIONS: &[&str] = &[
     "a = np.array([[10, 7, 4], [3, 2, 1]]); b = a.copy(); assert np.all(a == b); b",
     "a = np.arange(3); assert not np.all(a == 0), 'all zero'; a",
@@ -450,6 +451,20 @@ const SESSIONS: &[&str] = &[
     "a = np.arange(12).reshape(4, 3); np.triu_indices_from(a, -1)[1]",
     "a = np.arange(12).reshape(4, 3); a[np.triu_indices_from(a, k=2)]",
     "np.tril_indices_from(np.zeros((0, 3)))[0]",
+    // histogram's density= and bin rules with range=.
+    "np.histogram(np.arange(4), bins=np.arange(5), density=True)[0]",
+    "np.histogram([1, 2, 1], bins=[0, 1, 2, 3], density=True)[0]",
+    "np.histogram(np.arange(10, dtype=np.float32), bins=3, density=True)[0]",
+    "np.histogram(np.arange(10.), bins=4, range=(2, 5), density=True)[0]",
+    "np.histogram(np.arange(10.), bins=[0, 1, 5, 10], weights=np.arange(10.) / 2, density=True)[0]",
+    "np.histogram(np.array([1., np.inf]), bins=[0, 2, np.inf], density=True)[0]",
+    "np.histogram(np.arange(6.), density=True)[1]",
+    "arr = np.array([0, 0, 0, 1, 2, 3, 3, 4, 5]); np.histogram_bin_edges(arr, bins='auto', range=(0, 1))",
+    "arr = np.array([0, 0, 0, 1, 2, 3, 3, 4, 5]); np.histogram_bin_edges(arr, bins=2)",
+    "arr = np.array([0, 0, 0, 1, 2, 3, 3, 4, 5]); np.histogram_bin_edges(arr, bins='sqrt', range=(1, 4))",
+    "np.histogram(np.arange(100.) ** 1.5, bins='fd', range=(10, 500))[0]",
+    "np.histogram_bin_edges(np.arange(5), bins='rice', range=(7, 9))",
+    "np.histogram_bin_edges(np.arange(5.), bins='scott', range=(2, 2))",
 ];
 
 /// Statements NumPy (Python) refuses.
@@ -461,6 +476,8 @@ const SESSIONS_REFUSED: &[&str] = &[
     "np.arange(2) and 1",
     "np.tril_indices_from(np.zeros(3))",
     "np.triu_indices_from(np.zeros((2, 2, 2)))",
+    "np.histogram_bin_edges(np.arange(5.), bins='auto', range=(3, 1))",
+    "np.histogram_bin_edges(np.arange(5.), bins='auto', range=(0, np.inf))",
 ];
 
 #[test]

@@ -93,7 +93,29 @@ fn bincount(call: Call) -> Result<Value> {
 /// `histogram(a, bins=10, range=None, density=None, weights=None)`: `(counts, bin_edges)`;
 /// `bins` a count, edges or a rule name.
 fn histogram(call: Call) -> Result<Value> {
+    let span = call.span;
+    let density = call
+        .kwargs
+        .iter()
+        .position(|(k, _)| k == "density")
+        .map(|i| call.kwargs[i].1.clone());
+    let density = match density {
+        None | Some(Value::None) => false,
+        Some(v) => crate::interp::truthy(&v, span)?,
+    };
     let (counts, edges) = histogram_args(call)?;
+    let counts = if density {
+        // NumPy: n / np.diff(bin_edges).astype(float) / n.sum().
+        let float = super::device(span)?.default_float();
+        (|| {
+            let widths = kupfer::diff(&edges, 1, -1)?.astype(float)?;
+            let total = counts.sum(kupfer::Axis::All, false)?;
+            kupfer::divide(kupfer::divide(&counts, &widths)?, &total)
+        })()
+        .map_err(EvalError::kupfer(span))?
+    } else {
+        counts
+    };
     Ok(Value::Tuple(vec![
         Value::Array(counts),
         Value::Array(edges),
@@ -135,9 +157,8 @@ fn histogram_args(call: Call) -> Result<(kupfer::Array, kupfer::Array)> {
             ));
         }
     };
-    if a.bool_or("density", false)? {
-        return Err(EvalError::not_supported(span, "density=True"));
-    }
+    // density= is applied by `histogram` (histogram_bin_edges ignores it, as NumPy's does).
+    let _ = a.get("density");
     let weights = a
         .get("weights")
         .map(|w| to_array(&w, None, span))
