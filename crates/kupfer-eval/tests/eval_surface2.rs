@@ -465,6 +465,11 @@ const SESSIONS: &[&str] = &[
     "np.histogram(np.arange(100.) ** 1.5, bins='fd', range=(10, 500))[0]",
     "np.histogram_bin_edges(np.arange(5), bins='rice', range=(7, 9))",
     "np.histogram_bin_edges(np.arange(5.), bins='scott', range=(2, 2))",
+    // bincount with float64 / int64 weights (float64 sums).
+    "w = np.array([0.3, 0.5, 0.2, 0.7, 1., -0.6]); x = np.array([0, 1, 1, 2, 2, 2]); np.bincount(x, weights=w)",
+    "np.bincount(np.array([True, False, True]), weights=np.array([1, 2, 3]))",
+    "np.bincount(np.array([3, 1]), weights=np.array([1e300, 2.]), minlength=6)",
+    "np.bincount(np.zeros(0, dtype=int), weights=np.zeros(0))",
 ];
 
 /// Statements NumPy (Python) refuses.
