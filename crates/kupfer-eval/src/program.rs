@@ -15,6 +15,27 @@ use crate::interp::{binary_value, index_entries, Session};
 use crate::value::Value;
 use kupfer::{Array, Index, Operand};
 
+/// Waits for an eval future natively; in the browser only when it needs no read-back.
+pub(crate) fn block_on_eval<T>(fut: impl std::future::Future<Output = Result<T>>) -> Result<T> {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        pollster_like::block_on(fut)
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        let mut fut = std::pin::pin!(fut);
+        let waker = std::task::Waker::noop();
+        let mut cx = std::task::Context::from_waker(waker);
+        match fut.as_mut().poll(&mut cx) {
+            std::task::Poll::Ready(r) => r,
+            std::task::Poll::Pending => Err(EvalError::not_supported(
+                Span::default(),
+                "an assert message that reads an array back, in the browser",
+            )),
+        }
+    }
+}
+
 /// Waits for an indexing future: natively by blocking; in the browser only when it needs no
 /// read-back (else a clear error: masks and device index arrays read a value back).
 pub(crate) fn wait<T>(
@@ -146,7 +167,10 @@ impl Session {
                     None => String::new(),
                     Some(m) => match self.eval_expr(m)? {
                         Value::Str(s) => format!(": {s}"),
-                        other => format!(": {}", other.to_host()?.repr()),
+                        other => {
+                            let host = crate::program::block_on_eval(other.to_host_async())?;
+                            format!(": {}", host.repr())
+                        }
                     },
                 };
                 Err(EvalError::value_error(
