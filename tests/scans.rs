@@ -873,34 +873,6 @@ fn bincount_matches_numpy() {
             }),
         ));
     }
-    // 64-bit weights: float64 sums in NumPy's order (np.add.at's sort-and-scan path).
-    if dev.supports(DType::F64) {
-        for (n, hi, wd) in [
-            (10_007usize, 40.0, DType::F64),
-            (5usize, 3.0, DType::F64),
-            (3000, 700.0, DType::I64),
-        ] {
-            if !dev.supports(wd) {
-                continue;
-            }
-            let mut data = values(7, n, DType::I32, 0.0, hi);
-            data.extend(values(8, n, wd, -1e3, 1e3));
-            cases.push(count_case(
-                format!("bincount-weights-{}-{n}", wd.name()),
-                wd,
-                &[2, n],
-                data,
-                "np.bincount(a[0].astype(np.int64), weights=a[1], minlength=5)".into(),
-                Check::Close,
-                DType::F64,
-                Box::new(|a| {
-                    let x = a.slice(&kp::s![0])?.astype(DType::I32)?;
-                    let w = a.slice(&kp::s![1])?;
-                    kp::bincount(&x, Some(&w), 5)
-                }),
-            ));
-        }
-    }
     cases.push(count_case(
         "bincount-empty-weights".into(),
         DType::F32,

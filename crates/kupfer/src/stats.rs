@@ -9,9 +9,9 @@
 //! Dtypes: counts are NumPy's default integer (int64 where the adapter has SHADER_INT64).
 //! Weights accumulate with 32-bit atomics: float16/float32 weights in float32 (bincount
 //! returns float32, histogram the weights' dtype), int32/uint32 weights exactly as int32 /
-//! uint32 (histogram). bincount sums float64/int64 weights in float64 through `np.add.at`'s
-//! sort-and-scan path (NumPy's order); histogram refuses 64-bit weights. NumPy's bincount
-//! returns float64 for any weights — kupfer does not widen 32-bit types implicitly.
+//! uint32 (histogram); 64-bit weights are `Error::Unsupported` (kupfer eval sums them with
+//! `add_at`). NumPy's bincount returns float64 for any weights — kupfer does not widen 32-bit
+//! types implicitly.
 
 use crate::array::Array;
 use crate::device::Device;
@@ -66,9 +66,6 @@ pub async fn bincount_async(x: &Array, weights: Option<&Array>, minlength: usize
             x.dtype()
         )));
     }
-    // 64-bit weights sum in float64 as NumPy's do, in NumPy's order, through `np.add.at`'s
-    // sort-and-scan path (WGSL has no 64-bit atomics).
-    let wide = weights.is_some_and(|w| matches!(w.dtype(), DType::F64 | DType::I64));
     let w_dtype = match weights {
         None => None,
         Some(w) => {
@@ -79,17 +76,13 @@ pub async fn bincount_async(x: &Array, weights: Option<&Array>, minlength: usize
                     rhs: w.shape().to_vec(),
                 });
             }
-            Some(if wide {
-                DType::F64
-            } else {
-                weight_acc(w.dtype())?
-            })
+            Some(weight_acc(w.dtype())?)
         }
     };
-    let out_dtype = match (weights.is_some(), wide) {
-        (true, true) => DType::F64,
-        (true, false) => DType::F32,
-        (false, _) => device.default_int(),
+    let out_dtype = if weights.is_some() {
+        DType::F32
+    } else {
+        device.default_int()
     };
     let n = x.size();
     if n == 0 {
@@ -110,22 +103,6 @@ pub async fn bincount_async(x: &Array, weights: Option<&Array>, minlength: usize
         return Err(Error::unsupported(format!(
             "bincount with {nbins} bins (at most 2^31 - 1)"
         )));
-    }
-    if let (true, Some(w)) = (wide, weights) {
-        let sums = crate::creation::full_on(&device, &[nbins as usize], 0i64, Some(DType::F64))?;
-        let index = if x.dtype() == DType::Bool {
-            x.astype(DType::I32)?
-        } else {
-            x.clone()
-        };
-        crate::accumulate::ufunc_at_async(
-            kupfer_core::indexing::AtOp::Add,
-            &sums,
-            &[crate::indexing::index::Index::Array(index)],
-            w.astype(DType::F64)?,
-        )
-        .await?;
-        return Ok(sums);
     }
     let hp = HistProgram {
         x: x.dtype(),
