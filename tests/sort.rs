@@ -1658,6 +1658,42 @@ fn histogram_bin_rules() {
     run_cases("bin-rules", cases);
 }
 
+#[test]
+fn histogram_bin_rules_with_range() {
+    // With `range`, the rule sees only the data inside it and the bins span the range.
+    let dev = common::default_device();
+    let mut cases = Vec::new();
+    for d in [DType::F32, DType::I32] {
+        if !dev.supports(d) {
+            continue;
+        }
+        let n = 500;
+        let v: Vec<f64> = common::values(n as u64 + 3, 0x5704, n, d, -20.0, 20.0);
+        for (lo, hi) in [(-5.0, 5.0), (0.0, 30.0), (3.0, 3.0), (100.0, 200.0)] {
+            for rule in ["auto", "fd", "sturges", "doane", "scott", "rice", "sqrt"] {
+                cases.push(Case {
+                    id: format!("histogram {rule} range=({lo}, {hi})"),
+                    dtype: d,
+                    shape: vec![n],
+                    data: v.clone(),
+                    expr: format!("np.histogram(a, bins='{rule}', range=({lo}, {hi}))[0]"),
+                    tol: 0.0,
+                    run: Box::new(move |a| {
+                        Ok(kp::sort::histogram_bins(
+                            a,
+                            kp::sort::Bins::Rule(rule.into()),
+                            Some((lo, hi)),
+                            None,
+                        )?
+                        .0)
+                    }),
+                });
+            }
+        }
+    }
+    run_cases("bin-rules-range", cases);
+}
+
 /// A handle on the default GPU whose global radix sort is `engine`, with tiles of `items`
 /// keys per thread (4: 1024-key tiles, so that small arrays run many tiles) and the given
 /// look-back patience (0: every predecessor is counted from its keys).
