@@ -599,6 +599,7 @@ fn element(d: &HostData, i: usize) -> String {
         HostData::I16(v) => format!("{:?}", v[i]),
         HostData::U16(v) => format!("{:?}", v[i]),
         HostData::I64(v) => format!("{:?}", v[i]),
+        HostData::U64(v) => format!("{:?}", v[i]),
         HostData::F16(v) => format!("{:?}", v[i]),
         HostData::F32(v) => format!("{:?}", v[i]),
         HostData::F64(v) => format!("{:?}", v[i]),

@@ -307,7 +307,7 @@ impl Session {
                     match d {
                         DType::Bool => "b",
                         DType::I8 | DType::I16 | DType::I32 | DType::I64 => "i",
-                        DType::U8 | DType::U16 | DType::U32 => "u",
+                        DType::U8 | DType::U16 | DType::U32 | DType::U64 => "u",
                         DType::F16 | DType::F32 | DType::F64 => "f",
                         DType::Complex64 | DType::Complex128 => "c",
                     }
@@ -461,6 +461,7 @@ fn dtype_call(
         DType::I32 => "int32",
         DType::U32 => "uint32",
         DType::I64 => "int64",
+        DType::U64 => "uint64",
         DType::F16 => "float16",
         DType::F32 => "float32",
         DType::F64 => "float64",

@@ -709,6 +709,12 @@ pub(crate) fn host_data(values: &[Scalar], dtype: DType) -> Result<HostData> {
                 .map(|s| int(s, i64::MIN.into(), i64::MAX.into()).map(|v| v as i64))
                 .collect::<Result<_>>()?,
         ),
+        DType::U64 => HostData::U64(
+            values
+                .iter()
+                .map(|s| int(s, 0, u64::MAX.into()).map(|v| v as u64))
+                .collect::<Result<_>>()?,
+        ),
         DType::F16 => HostData::F16(
             values
                 .iter()
@@ -783,6 +789,7 @@ fn stack(parts: &[HostArray]) -> std::result::Result<HostArray, String> {
         HostData::I32(_) => cat!(I32),
         HostData::U32(_) => cat!(U32),
         HostData::I64(_) => cat!(I64),
+        HostData::U64(_) => cat!(U64),
         HostData::F16(_) => cat!(F16),
         HostData::F32(_) => cat!(F32),
         HostData::F64(_) => cat!(F64),
