@@ -1825,6 +1825,22 @@ mod tests {
         assert!(k.params.scalars[0] >= 24);
         assert_eq!(k.params.size % 16, 0);
     }
+
+    /// uint64 needs SHADER_INT64 like int64: WebGPU and Metal refuse it with Unsupported.
+    #[test]
+    fn uint64_needs_shader_int64() {
+        let no_int64 = Target { i64: false, ..ALL };
+        for op in [BinaryOp::Add, BinaryOp::Less] {
+            let p = binary_program(op, DType::U64, DType::U64, Access::Strided).unwrap();
+            match elementwise(&p, &no_int64) {
+                Err(Error::Unsupported(m)) => assert!(m.contains("SHADER_INT64"), "{m}"),
+                other => panic!("{op:?}: {other:?}"),
+            }
+            validate(&elementwise(&p, &ALL).unwrap().wgsl);
+        }
+        assert!(no_int64.check(DType::U64, "webgpu").is_err());
+        assert!(no_int64.check(DType::U32, "webgpu").is_ok());
+    }
 }
 
 #[cfg(test)]
