@@ -723,7 +723,7 @@ fn mutated_npy(rng: &mut Rng) -> Vec<u8> {
 
 /// 400 mutated `.npy` files read by kupfer and by NumPy's `np.load`: kupfer never panics,
 /// and every array kupfer reads NumPy reads too, with the same shape and values. kupfer may
-/// refuse what NumPy reads only for dtypes it does not have (uint64, ...).
+/// refuse what NumPy reads only for dtypes it does not have (float128, ...).
 #[test]
 fn npy_fuzz_matches_numpy() {
     let mut rng = Rng(0x28);

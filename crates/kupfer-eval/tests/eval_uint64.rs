@@ -8,7 +8,7 @@
 //! them.
 //!
 //! kupfer eval's Python ints are 64-bit, so the large inputs are built by casting int64 values
-//! (`-1` is 2**64 - 1), as NumPy casts them.
+//! (`-1` is 2**64 - 1), as NumPy casts them, or parsed from strings (`np.uint64('...')`).
 
 mod common;
 
@@ -209,6 +209,13 @@ const PROGRAMS: &[&str] = &[
     "np.issubdtype(np.uint64, np.signedinteger)",
     "np.can_cast(np.uint64, np.float64)",
     "np.can_cast(np.uint64, np.int64)",
+    "np.uint64('18446744073709551615')",
+    "np.uint64(' 9223372036854775809 ') * np.uint64(3)",
+    "{U}; u == np.uint64('18446744073709551609')",
+    "{U}; u + np.uint64('9223372036854775808')",
+    "{U}; np.maximum(u, np.uint64('18446744073709551000'))",
+    "np.int8('-100')",
+    "np.float32('1.5')",
     "np.iinfo(np.uint64).max",
     "np.iinfo(np.uint64).min",
     "np.iinfo('uint64').bits",
@@ -221,6 +228,10 @@ const REFUSED: &[&str] = &[
     "{U}; u - (-5)",
     "np.array([-1], dtype=np.uint64)",
     "np.uint64(-1)",
+    "np.uint64('-1')",
+    "np.uint64('18446744073709551616')",
+    "np.uint64('1.5')",
+    "np.uint64('abc')",
     "{U}; np.bincount(u)",
 ];
 
