@@ -446,7 +446,13 @@ impl HostValue {
             HostValue::Module("signal") => "<module 'scipy.signal'>".into(),
             HostValue::Module(name) if name.contains("info.") => {
                 let (kind, dtype) = name.split_once('.').unwrap_or((name, ""));
-                format!("{kind}(dtype={dtype})")
+                // NumPy's repr of iinfo, exact for uint64's 2**64 - 1.
+                match DType::from_name(dtype).and_then(kupfer::iinfo) {
+                    Ok(i) if kind == "iinfo" => {
+                        format!("iinfo(min={}, max={}, dtype={dtype})", i.min, i.max)
+                    }
+                    _ => format!("{kind}(dtype={dtype})"),
+                }
             }
             HostValue::Module("scipy.linalg") => "<module 'scipy.linalg'>".into(),
             HostValue::Module(name) => format!("<module 'numpy.{name}'>"),

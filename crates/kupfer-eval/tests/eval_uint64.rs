@@ -214,6 +214,14 @@ const PROGRAMS: &[&str] = &[
     "{U}; u == np.uint64('18446744073709551609')",
     "{U}; u + np.uint64('9223372036854775808')",
     "{U}; np.maximum(u, np.uint64('18446744073709551000'))",
+    "np.array([np.uint64(5), 3])",
+    "np.array([np.uint64(5), -3])",
+    "np.stack([np.uint64(5), np.uint64(7)])",
+    "np.uint64(5) * 2.5",
+    "np.uint64(7) // np.int64(2)",
+    "np.uint64(7) == np.int64(7)",
+    "-np.uint64(1)",
+    "np.sum([np.uint64(1), np.uint64(2)])",
     "np.int8('-100')",
     "np.float32('1.5')",
     "np.iinfo(np.uint64).max",
@@ -233,6 +241,8 @@ const REFUSED: &[&str] = &[
     "np.uint64('1.5')",
     "np.uint64('abc')",
     "{U}; np.bincount(u)",
+    "{U}; {I}; u & i",
+    "{U}; {I}; u << i",
 ];
 
 fn program(p: &str) -> String {
@@ -344,6 +354,10 @@ fn uint64_prints_as_numpy() {
             "18446744073709551615",
         ),
         ("np.iinfo(np.uint64).max", "18446744073709551615"),
+        (
+            "np.iinfo(np.uint64)",
+            "iinfo(min=0, max=18446744073709551615, dtype=uint64)",
+        ),
         ("np.array([1, 2], dtype=np.uint64).dtype", "uint64"),
     ] {
         let got = Session::new()
