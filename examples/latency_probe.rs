@@ -10,8 +10,9 @@
 //! - `wgpu_dispatch_block`: the same dispatch, then a blocking `poll` until it is done;
 //! - `wgpu_dispatch_spin`: the same dispatch, then non-blocking polls until the queue is empty;
 //! - `kupfer_op_sync_*`: `t + 1` on 16 elements, then `synchronize` (bench tiny_op_wall);
-//! - `kupfer_sum_item_*`: the sum of 16 elements read back as a host scalar
-//!   (bench tiny_sum_to_host_wall);
+//! - `kupfer_sum_item_*`: the sum of 16 elements read back as a host scalar;
+//! - `kupfer_sum_item_sync_*`: the same, then `synchronize`, as bench tiny_sum_to_host_wall
+//!   times it;
 //! - `kupfer_d2h_<n>_*`: `to_vec` of n float32 (bench d2h_pageable);
 //!
 //! each with waits that block at once (`_block`) and that spin first (`_spin`, the default),
@@ -346,6 +347,15 @@ fn main() -> kp::Result<()> {
             Ok(())
         })?;
         report(&format!("kupfer_sum_item_{mode}"), sum, reps);
+        // The bench's shape: the scalar is read, then `synchronize` (which should find
+        // nothing left to wait for), then the scalar is dropped.
+        let sum_sync = run(reps, &mut || {
+            let s = kp::sum(&t, kp::Axis::All, false)?.item()?;
+            dev.synchronize()?;
+            std::hint::black_box(s);
+            Ok(())
+        })?;
+        report(&format!("kupfer_sum_item_sync_{mode}"), sum_sync, reps);
         for (n, n_reps) in [(1usize << 20, 200), (1 << 26, 10)] {
             let host = vec![1f32; n];
             let d = kp::Array::from_slice_on(&dev, &host, &[n])?;

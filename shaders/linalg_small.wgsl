@@ -29,6 +29,9 @@ var<workgroup> piv: array<u32, 32>;
 var<workgroup> info: u32;
 var<workgroup> cand: array<T, 32>;
 var<workgroup> cand_at: array<u32, 32>;
+// The reciprocals of U's diagonal, made once for every column's back substitution (a
+// float64 division is a long software sequence on most GPUs).
+var<workgroup> inv_diag: array<T, 32>;
 
 // PIVOT_TREE: LU's pivot of column k by a tree over 32 threads (5 barrier steps) instead of
 // one thread's loop over the rows, with the loop's (LAPACK's idamax) choice: the first row
@@ -178,7 +181,7 @@ fn solve_column(n: u32, bidx: u32, j: u32, cols: u32) {
         for (var k = i + 1u; k < n; k = k + 1u) {
             s = s - m[i * n + k] * x[k];
         }
-        x[i] = s / m[i * n + i];
+        x[i] = s * inv_diag[i];
     }
     for (var i = 0u; i < n; i = i + 1u) {
         out[(bidx * n + i) * cols + j] = x[i];
@@ -214,6 +217,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     }
     lu(n, lid);
     if (MODE <= 1u) {
+        if (lid < n) {
+            inv_diag[lid] = T(1) / m[lid * n + lid];
+        }
+        workgroupBarrier();
         let cols = select(P.nrhs, n, MODE == 1u);
         for (var j = lid; j < cols; j = j + WG) {
             solve_column(n, bidx, j, cols);

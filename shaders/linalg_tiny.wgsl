@@ -2,8 +2,11 @@
 // TINY_MAX = 8) is a constant of each variant, so every loop has a constant trip count and
 // unrolls, and every index into the thread's private arrays is constant — the matrix stays in
 // registers. LU with partial pivoting (rows exchanged by selects, never by a computed index;
-// the pivot rule, the zero-pivot rule and the operation order are linalg_small.wgsl's), then
+// the pivot rule and the zero-pivot rule are linalg_small.wgsl's), then
 // the right-hand sides (MODE 0) or the identity's columns (MODE 1) solved column by column.
+// Unlike linalg_small.wgsl, each pivot is divided once: multipliers and back substitution
+// multiply by its reciprocal (at most an ulp from dividing; the results are checked by
+// residuals). A singular pivot still gives inf/NaN there, and the aux flag reports it.
 // aux[matrix] = 1 + the first column whose pivot is exactly zero (0: none).
 // Threads are matrices: thread t of workgroup (wx, wy) is matrix (wy * gx + wx) * 64 + t.
 // Per-thread loops: about N^3 for the factorization plus nrhs * 3 N^2 for the solves (the
@@ -41,6 +44,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         m[e] = a[base + e];
     }
     var piv: array<u32, {{N}}>;
+    var inv_diag: array<T, {{N}}>;
     var info = 0u;
     for (var k = 0u; k < N; k = k + 1u) {
         var p = k;
@@ -65,9 +69,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             }
         }
         let d = m[k * N + k];
+        // One division per pivot; the multipliers and the back substitution multiply by
+        // its reciprocal (a float64 division is a long software sequence on most GPUs).
+        inv_diag[k] = T(1) / d;
         if (d != T(0)) {
             for (var i = k + 1u; i < N; i = i + 1u) {
-                m[i * N + k] = m[i * N + k] / d;
+                m[i * N + k] = m[i * N + k] * inv_diag[k];
             }
         }
         for (var i = k + 1u; i < N; i = i + 1u) {
@@ -112,7 +119,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             for (var k = i + 1u; k < N; k = k + 1u) {
                 s = s - m[i * N + k] * x[k];
             }
-            x[i] = s / m[i * N + i];
+            x[i] = s * inv_diag[i];
         }
         for (var i = 0u; i < N; i = i + 1u) {
             out[(bidx * N + i) * cols + j] = x[i];

@@ -237,6 +237,7 @@ fn complex_det_slogdet_cholesky_match_numpy() {
     let dir = std::env::temp_dir().join(format!("kupfer_cplx_{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let results = common::run_oracle(&dir, &json!(manifest), ORACLE);
+    let _ = std::fs::remove_dir_all(&dir);
     let mut failures = Vec::new();
     for (c, r) in cases.iter().zip(results.as_array().unwrap()) {
         let mut a = upload(&c.m, c.d, &c.shape);
@@ -382,6 +383,7 @@ json.dump(out, open(d + '/results.json', 'w'))
     let dir = std::env::temp_dir().join(format!("kupfer_trsv_{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let results = common::run_oracle(&dir, &json!(manifest), script);
+    let _ = std::fs::remove_dir_all(&dir);
     let mut failures = Vec::new();
     for (((d, _, trans, lower, unit, vector), (a, b)), r) in
         cases.iter().zip(&inputs).zip(results.as_array().unwrap())
@@ -475,6 +477,7 @@ json.dump(out, open(d + '/results.json', 'w'))
     let dir = std::env::temp_dir().join(format!("kupfer_cqr_{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let results = common::run_oracle(&dir, &json!(manifest), script);
+    let _ = std::fs::remove_dir_all(&dir);
     for ((d, batch, m, n, a), res) in cases.iter().zip(results.as_array().unwrap()) {
         let (batch, m, n) = (*batch, *m, *n);
         let label = format!("{d} {batch}x{m}x{n}");
@@ -665,6 +668,7 @@ json.dump(out, open(d + '/results.json', 'w'))
     let dir = std::env::temp_dir().join(format!("kupfer_csvd_{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let results = common::run_oracle(&dir, &json!(manifest), script);
+    let _ = std::fs::remove_dir_all(&dir);
     for ((d, batch, m, n, kind, a), res) in cases.iter().zip(results.as_array().unwrap()) {
         let (batch, m, n, kind) = (*batch, *m, *n, *kind);
         let label = format!("{d} {batch}x{m}x{n} {kind}");

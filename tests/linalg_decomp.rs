@@ -562,7 +562,9 @@ fn oracle(name: &str, cases: &[Value]) -> Value {
         std::process::id()
     ));
     std::fs::create_dir_all(&dir).unwrap();
-    common::run_oracle(&dir, &json!(cases), ORACLE)
+    let results = common::run_oracle(&dir, &json!(cases), ORACLE);
+    let _ = std::fs::remove_dir_all(&dir);
+    results
 }
 
 /// One case of the composed functions: NumPy's expression over `a` and `b`, kupfer's

@@ -335,6 +335,7 @@ fn eig_matches_numpy_by_residuals_and_values() {
     let dir = std::env::temp_dir().join(format!("kupfer_eig_{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let results = common::run_oracle(&dir, &json!(manifest), ORACLE);
+    let _ = std::fs::remove_dir_all(&dir);
     let mut failures = Vec::new();
     for (c, res) in cases.iter().zip(results.as_array().unwrap()) {
         let a = input(c);
@@ -622,6 +623,7 @@ for c in json.load(open(d + '/manifest.json')):
 json.dump(out, open(d + '/results.json', 'w'))
 "#;
     let results = common::run_oracle(&dir, &json!(manifest), script);
+    let _ = std::fs::remove_dir_all(&dir);
     let mut failures = Vec::new();
     for ((name, n, m, uplo, dt), r) in cases.iter().zip(results.as_array().unwrap()) {
         let n = *n;
@@ -711,6 +713,7 @@ fn eig_above_order_512_by_residuals() {
     let dir = std::env::temp_dir().join(format!("kupfer_eig_big_{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let results = common::run_oracle(&dir, &json!(manifest), ORACLE);
+    let _ = std::fs::remove_dir_all(&dir);
     let mut failures = Vec::new();
     for ((&(n, d), m), res) in cases.iter().zip(&mats).zip(results.as_array().unwrap()) {
         let label = format!("{d} n={n}");

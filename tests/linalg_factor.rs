@@ -299,7 +299,9 @@ json.dump(res, open(d + '/results.json', 'w'))
 fn oracle(cases: &[Value]) -> Value {
     let dir = std::env::temp_dir().join(format!("kupfer_linalg_factor_{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    common::run_oracle(&dir, &json!(cases), ORACLE)
+    let results = common::run_oracle(&dir, &json!(cases), ORACLE);
+    let _ = std::fs::remove_dir_all(&dir);
+    results
 }
 
 fn close(got: &[f64], want: &[f64], rtol: f64, atol: f64) -> Result<(), String> {

@@ -147,6 +147,7 @@ fn run_cases(name: &str, cases: Vec<Case>) {
             .collect(),
     );
     let results = common::run_oracle(&dir, &manifest, ORACLE);
+    let _ = std::fs::remove_dir_all(&dir);
     let mut failures = Vec::new();
     for (c, res) in cases.iter().zip(results.as_array().unwrap()) {
         let a = upload(&c.data, c.dtype, &c.shape);
