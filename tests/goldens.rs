@@ -726,6 +726,7 @@ fn compare(got: &HostArray, exp: &HostArray, tol: &Tol) -> Option<Mismatch> {
         (HostData::I32(g), HostData::I32(e)) => compare_slices(g, e, s, exact),
         (HostData::U32(g), HostData::U32(e)) => compare_slices(g, e, s, exact),
         (HostData::I64(g), HostData::I64(e)) => compare_slices(g, e, s, exact),
+        (HostData::U64(g), HostData::U64(e)) => compare_slices(g, e, s, exact),
         (HostData::F16(g), HostData::F16(e)) => {
             compare_slices(g, e, s, |a, b| float_err(*a, *b, tol))
         }
