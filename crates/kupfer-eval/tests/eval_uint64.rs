@@ -179,6 +179,12 @@ const PROGRAMS: &[&str] = &[
     "{U}; u[2] = np.uint64(9); u",
     "{U}; u[::3] = 7; u",
     "{U}; u[u > 2**62] += np.uint64(1); u",
+    // products wrap too
+    "{U}; u.reshape(2, 5) @ u.reshape(5, 2)",
+    "{U}; np.dot(u, u[::-1])",
+    "{U}; np.einsum('i,i->', u, u)",
+    "{U}; np.convolve(u[:5], u[5:])",
+    "{U}; np.outer(u[:3], u[3:6])",
     // creation
     "np.arange(5, dtype=np.uint64)",
     "np.arange(2, 20, 3, dtype='uint64')",
