@@ -123,6 +123,8 @@ const PROGRAMS: &[&str] = &[
     "np.array([0, 4294967295, 7], dtype=np.uint32).astype(np.uint64)",
     "np.array([255, 0, 128], dtype=np.uint8).astype(np.uint64)",
     "np.array([True, False]).astype(np.uint64)",
+    "i = np.array([-1, -5, 3, -2147483648], dtype=np.int32); np.where(i < 0, i.astype(np.uint64), np.uint64(0))",
+    "i = np.array([-1, -5, 3, -2147483648], dtype=np.int32); (i.astype(np.uint64) >> np.uint64(32)) == np.uint64(4294967295)",
     "np.array([0.0, 1.9, 2.5, 1e19, 18446744073709549568.0, 9223372036854775808.0, 4503599627370497.0, -1.0, -2.5]).astype(np.uint64)",
     "np.array([0.0, 1.5, 1e19, 16777217.0, -1.0], dtype=np.float32).astype(np.uint64)",
     "np.array([0.0, 1.5, 65504.0, -3.0], dtype=np.float16).astype(np.uint64)",
