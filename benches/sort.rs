@@ -1,6 +1,7 @@
 //! Criterion benchmarks of sorting with the anchor case names of `../shared/bench`'s
 //! `sort` section (sort and argsort of float32 at 2^20 and 2^24 — 2^26 on a real GPU —,
-//! sort_axis1_4096sq, percentile_axis1_4096sq, median, searchsorted, unique_int32, isin).
+//! sort_axis1_4096sq, percentile_axis1_4096sq, median, partition_median, searchsorted,
+//! unique_int32, isin).
 //! Each iteration runs the op and waits for the GPU; lavapipe runs smaller sizes. `kupfer bench sort ...` gives the anchor's figures.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
@@ -85,6 +86,15 @@ fn sorting(c: &mut Criterion) {
         b.iter(|| {
             kp::median(&x, None, false)
                 .expect("median")
+                .eval()
+                .expect("eval");
+            dev.synchronize().expect("sync");
+        })
+    });
+    g.bench_function(BenchmarkId::new("partition_median_2^24", n), |b| {
+        b.iter(|| {
+            kp::partition(&x, &[(n / 2) as isize], Some(-1))
+                .expect("partition")
                 .eval()
                 .expect("eval");
             dev.synchronize().expect("sync");

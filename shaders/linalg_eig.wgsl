@@ -20,10 +20,12 @@
 //   complex rotation (rsf2csf), in tc / zc (the host copies h and z there first), for the
 //   blocks starting at columns k0..k1 of this launch.
 // - backsub: the eigenvectors of the triangular T (one workgroup per column and matrix),
-//   x[j] = 1 and back substitution upwards (ztrevc, small divisors raised to smin).
+//   x[j] = 1 and back substitution upwards (ztrevc, small divisors raised to smin); large
+//   orders split the substitution's steps over launches (P.part 1).
 // - vecs: V = Z X column by column, normalized to unit 2-norm with its largest component
 //   real (zgeev); for real input (mode bit 1) the vector of a real eigenvalue is real and
-//   the second of a conjugate pair is the conjugate of the first (dgeev).
+//   the second of a conjugate pair is the conjugate of the first (dgeev). Large orders run
+//   the product by ranges of rows (P.part 1), then the normalization (P.part 2).
 //
 // Per-thread loops stay within lavapipe's loop budget: a launch's k range, its step count and
 // the largest order are chosen by the host (see linalg/eig.rs).
@@ -171,6 +173,12 @@ fn wants_z() -> bool {
     return (P.mode & 1u) != 0u;
 }
 
+// Mode bit 2 of the Hessenberg launches: the host has set Z to the identity (orders whose
+// n^2 / 64 iterations would not fit one launch).
+fn z_preset() -> bool {
+    return (P.mode & 4u) != 0u;
+}
+
 // Sums red over the workgroup (result in red[0]; every thread must call it).
 fn reduce_sum(lid: u32) {
     workgroupBarrier();
@@ -287,7 +295,7 @@ fn hess_right_real(b: u32, k: u32, i0: u32, i1: u32, lid: u32) {
 fn hess_real(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let b = P.batch0 + wid.x;
     let n = P.n;
-    if (P.k0 == 0u && P.part <= 1u && wants_z()) {
+    if (P.k0 == 0u && P.part <= 1u && wants_z() && !z_preset()) {
         for (var e = lid; e < n * n; e = e + WG) {
             z[b * n * n + e] = select(T(0), T(1), e / n == e % n);
         }
@@ -419,7 +427,7 @@ fn hess_right_cplx(b: u32, k: u32, i0: u32, i1: u32, lid: u32) {
 fn hess_cplx(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let b = P.batch0 + wid.x;
     let n = P.n;
-    if (P.k0 == 0u && P.part <= 1u && wants_z()) {
+    if (P.k0 == 0u && P.part <= 1u && wants_z() && !z_preset()) {
         for (var e = lid; e < n * n; e = e + WG) {
             zset(b, e / n, e % n, C(select(T(0), T(1), e / n == e % n), T(0)));
         }
@@ -984,19 +992,29 @@ fn backsub(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_inde
     let j = wid.x;
     let b = P.batch0 + wid.y;
     let n = P.n;
-    for (var i = lid; i < n; i = i + WG) {
-        var v = C(T(0), T(0));
-        if (i < j) {
-            v = tget(b, i, j);
-        } else if (i == j) {
-            v = C(T(1), T(0));
+    // P.part 1: only the steps P.k0..P.k1 of the substitution (the launch with P.k0 = 0
+    // also sets up y); part 0: all of it.
+    var first = 0u;
+    var last = j;
+    if (P.part == 1u) {
+        first = P.k0;
+        last = min(P.k1, j);
+    }
+    if (first == 0u) {
+        for (var i = lid; i < n; i = i + WG) {
+            var v = C(T(0), T(0));
+            if (i < j) {
+                v = tget(b, i, j);
+            } else if (i == j) {
+                v = C(T(1), T(0));
+            }
+            yset(b, i, j, v);
         }
-        yset(b, i, j, v);
     }
     let lam = tget(b, j, j);
     let smin = max(EPS * cabs1(lam), SAFMIN * (T(n) / EPS));
     storageBarrier();
-    for (var ii = 0u; ii < j; ii = ii + 1u) {
+    for (var ii = first; ii < last; ii = ii + 1u) {
         let i = j - 1u - ii;
         if (lid == 0u) {
             var d = tget(b, i, i) - lam;
@@ -1030,16 +1048,33 @@ fn vecs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         flip = true;
     }
     let real_vec = real_input && tget(b, src, src).y == T(0);
+    // P.part 1: only the rows P.k0..P.k1 of the product; part 2: only the normalization;
+    // part 0: both.
+    if (P.part != 2u) {
+        var r0 = 0u;
+        var r1 = n;
+        if (P.part == 1u) {
+            r0 = P.k0;
+            r1 = min(P.k1, n);
+        }
+        for (var i = r0 + lid; i < r1; i = i + WG) {
+            var acc = C(T(0), T(0));
+            for (var k = 0u; k <= src; k = k + 1u) {
+                acc = acc + cmul(zget(b, i, k), yget(b, k, src));
+            }
+            if (real_vec) {
+                acc.y = T(0);
+            }
+            vset(b, i, j, acc);
+        }
+        if (P.part == 1u) {
+            return;
+        }
+        storageBarrier();
+    }
     var big = T(0);
     for (var i = lid; i < n; i = i + WG) {
-        var acc = C(T(0), T(0));
-        for (var k = 0u; k <= src; k = k + 1u) {
-            acc = acc + cmul(zget(b, i, k), yget(b, k, src));
-        }
-        if (real_vec) {
-            acc.y = T(0);
-        }
-        vset(b, i, j, acc);
+        let acc = vget(b, i, j);
         big = max(big, max(abs(acc.x), abs(acc.y)));
     }
     red[lid] = big;

@@ -8,7 +8,8 @@
 //   on ties), the swap of rows k and p through workgroup memory, the scaling and the rank-1
 //   update of the thread's own rows; aux per matrix [info, piv_0, .., piv_{n-1}].
 // - chol_panel: per column the square root of the pivot (aux per matrix: info, the first
-//   non-positive one), the scaled column's top W entries shared, the lower-triangle update.
+//   non-positive one), the scaled column's top W entries shared, the lower-triangle update;
+//   rows k0..P.r1 (P.r1 = k1: the diagonal block only).
 // Loops per thread: about (k1 - k0) * RPT * W.
 {{ENABLES}}
 alias T = {{T}};
@@ -153,12 +154,14 @@ fn chol_panel(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
     let base = b * n * n;
     let k0 = P.k0;
     let w = P.k1 - k0;
+    // The panel's rows end at P.r1 (n, or k1 where only the diagonal block is factored and
+    // chol_rows solves the rows below).
     var v: array<T, RPT * W>;
     for (var r = 0u; r < RPT; r = r + 1u) {
         let i = k0 + lid + r * WG;
         for (var j = 0u; j < W; j = j + 1u) {
             var x = T(0);
-            if (i < n && j < w) {
+            if (i < P.r1 && j < w) {
                 x = a[base + i * n + k0 + j];
             }
             v[r * W + j] = x;
@@ -178,7 +181,7 @@ fn chol_panel(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
         }
         for (var r = 0u; r < RPT; r = r + 1u) {
             let i = k0 + lid + r * WG;
-            if (i > k && i < n) {
+            if (i > k && i < P.r1) {
                 v[r * W + kk] = v[r * W + kk] / piv;
             }
         }
@@ -191,7 +194,7 @@ fn chol_panel(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
         workgroupBarrier();
         for (var r = 0u; r < RPT; r = r + 1u) {
             let i = k0 + lid + r * WG;
-            if (i > k && i < n) {
+            if (i > k && i < P.r1) {
                 let l = v[r * W + kk];
                 for (var j = kk + 1u; j < w && k0 + j <= i; j = j + 1u) {
                     v[r * W + j] = v[r * W + j] - l * krow[j];
@@ -202,7 +205,7 @@ fn chol_panel(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
     }
     for (var r = 0u; r < RPT; r = r + 1u) {
         let i = k0 + lid + r * WG;
-        if (i < n) {
+        if (i < P.r1) {
             for (var j = 0u; j < w; j = j + 1u) {
                 a[base + i * n + k0 + j] = v[r * W + j];
             }

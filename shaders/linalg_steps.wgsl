@@ -19,9 +19,13 @@
 // unit diagonal) on the diagonal block, gemm_sub for the rows above. lu_logdet reduces sign
 // and log|det| per matrix (one workgroup each).
 // Cholesky (lower) per panel: chol_panel factors the tall panel in one workgroup (it holds
-// L21 when done), gemm_sub (mode 1) the trailing lower triangle A22 -= L21 @ L21^T (tiles
-// above the diagonal are skipped); chol_zero clears the strict upper triangle at the end.
+// L21 when done; with in-place matmul updates it factors the diagonal block only and
+// chol_rows solves the rows below in parallel), gemm_sub (mode 1) the trailing lower
+// triangle A22 -= L21 @ L21^T (tiles above the diagonal are skipped); chol_zero clears the
+// strict upper triangle at the end.
 //
+// With in-place matmul updates (linalg/blocked.rs), pack copies the operands of the large
+// trailing updates out of the factored matrices first.
 // Matrices are contiguous n x n blocks (R: n x m blocks); P.batch0 is the first matrix of
 // this dispatch, wid.y or wid.z the matrix within it. No workgroup waits on another. Loops
 // per thread: the panel kernels' about n * w^2 / 512 (the host picks the panel width w so it
@@ -45,6 +49,11 @@ struct Params {
     c0: u32,
     c1: u32,
     neg_inf: f32,
+    // pack: the copy's first element, row stride and per-matrix stride in `out`.
+    off: u32,
+    ld: u32,
+    sstride: u32,
+    pad: u32,
 }
 
 @group(0) @binding(0) var<uniform> P: Params;
@@ -311,6 +320,28 @@ fn gemm_sub(@builtin(local_invocation_id) l: vec3<u32>, @builtin(workgroup_id) w
     }
 }
 
+// Copies rows r0..r1, augmented columns c0..c1 of every matrix into `out` (the operands of
+// the in-place matmul updates, which may not read the buffer they write), matrix b's copy
+// from element b * P.sstride + P.off: row-major with row stride P.ld (mode 0) or transposed
+// (mode 1: augmented column c is row c - c0). One thread per element, neighbouring threads
+// on neighbouring columns of a row (coalesced reads).
+@compute @workgroup_size(256)
+fn pack(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {
+    let b = P.batch0 + wid.y;
+    let cols = P.c1 - P.c0;
+    let e = gid.x;
+    if (e >= (P.r1 - P.r0) * cols) {
+        return;
+    }
+    let i = e / cols;
+    let c = e % cols;
+    var at = i * P.ld + c;
+    if (P.mode == 1u) {
+        at = c * P.ld + i;
+    }
+    out[b * P.sstride + P.off + at] = aug_get(b, P.r0 + i, P.c0 + c);
+}
+
 var<workgroup> red_s: array<T, 256>;
 var<workgroup> red_f: array<u32, 256>;
 
@@ -370,7 +401,7 @@ fn chol_panel(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
         if (lid == 0u && !(d > T(0)) && aux[b] == 0) {
             aux[b] = i32(k + 1u);
         }
-        for (var i = k + 1u + lid; i < n; i = i + WG) {
+        for (var i = k + 1u + lid; i < P.r1; i = i + WG) {
             a[base + i * n + k] = a[base + i * n + k] / piv;
         }
         storageBarrier();
@@ -381,7 +412,7 @@ fn chol_panel(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
         // The lower triangle of the panel's columns right of k.
         let cols = P.k1 - k - 1u;
         if (cols > 0u) {
-            let total = (n - k - 1u) * cols;
+            let total = (P.r1 - k - 1u) * cols;
             for (var e = lid; e < total; e = e + WG) {
                 let i = k + 1u + e / cols;
                 let j = k + 1u + e % cols;
@@ -393,6 +424,38 @@ fn chol_panel(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
         }
         storageBarrier();
         workgroupBarrier();
+    }
+}
+
+// The rows r0..r1 of the panel's columns k0..k1 (at most 32) below its factored diagonal
+// block: L21 = A21 L11^-T, one thread per row (a forward substitution over the row's w
+// entries against L11 staged in workgroup memory): with it the one-workgroup panel factors
+// only the w x w diagonal block.
+@compute @workgroup_size(256)
+fn chol_rows(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let b = P.batch0 + wid.y;
+    let n = P.n;
+    let base = b * n * n;
+    let k0 = P.k0;
+    let w = P.k1 - k0;
+    for (var e = lid; e < w * w; e = e + WG) {
+        let i = e / w;
+        let t = e % w;
+        tri[i * 32u + t] = a[base + (k0 + i) * n + k0 + t];
+    }
+    workgroupBarrier();
+    let i = P.r0 + gid.x;
+    if (i >= P.r1) {
+        return;
+    }
+    var x: array<T, 32>;
+    for (var t = 0u; t < w; t = t + 1u) {
+        var s = a[base + i * n + k0 + t];
+        for (var q = 0u; q < t; q = q + 1u) {
+            s = s - x[q] * tri[t * 32u + q];
+        }
+        x[t] = s / tri[t * 32u + t];
+        a[base + i * n + k0 + t] = x[t];
     }
 }
 

@@ -32,6 +32,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let ty = lid / TX;
     let row0 = wid.y * BM;
     let col0 = wid.x * BN;
+{{SKIP}}
     // One batch index per workgroup (no loop over z: on the H100 the loop cost up to 20% in
     // some tile configurations); the launcher splits batches beyond the grid's z limit into
     // several dispatches, each from its first index P.z0.

@@ -24,11 +24,21 @@ fn kp_mulhi_u64(a: u32, b: u32) -> u32 {
     return u32((u64(a) * u64(b)) >> 32u);
 }
 
-// One Philox4x32 round, then the key's Weyl bump.
-fn kp_philox_round(x: vec4<u32>, k: vec2<u32>) -> vec4<u32> {
+// One Philox4x32 round, then the key's Weyl bump. Kernels call `kp_philox_round`, which the
+// code generator defines as this function or, on adapters with SHADER_INT64, as
+// kp_philox_round_u64 (the same bits; kupfer_core::random::library).
+fn kp_philox_round_mulhi(x: vec4<u32>, k: vec2<u32>) -> vec4<u32> {
     let hi0 = kp_mulhi(0xD2511F53u, x.x);
     let hi1 = kp_mulhi(0xCD9E8D57u, x.z);
     return vec4<u32>(hi1 ^ x.y ^ k.x, 0xCD9E8D57u * x.z, hi0 ^ x.w ^ k.y, 0xD2511F53u * x.x);
+}
+
+// One Philox4x32 round with each 32 x 32-bit product taken once as 64 bits (its high and low
+// words from one widening multiply).
+fn kp_philox_round_u64(x: vec4<u32>, k: vec2<u32>) -> vec4<u32> {
+    let p0 = u64(0xD2511F53u) * u64(x.x);
+    let p1 = u64(0xCD9E8D57u) * u64(x.z);
+    return vec4<u32>(u32(p1 >> 32u) ^ x.y ^ k.x, u32(p1), u32(p0 >> 32u) ^ x.w ^ k.y, u32(p0));
 }
 
 // Philox4x32-10 of counter `c` under key `k` (ten rounds, unrolled: no loop budget spent).
@@ -187,6 +197,85 @@ fn kp_normal_lean_f32(a: u32, b: u32, odd: bool) -> f32 {
 // The four normals of a block (lanes x, y and z, w are the two pairs).
 fn kp_normal4_lean_f32(b: vec4<u32>) -> vec4<f32> {
     return vec4<f32>(kp_normal_pair_lean_f32(b.x, b.y), kp_normal_pair_lean_f32(b.z, b.w));
+}
+
+// The Box-Muller form whose float32 results are the same bits on every driver
+// (KUPFER_RANDN=fenced, the default): the lean polynomials below with every product that is
+// added fenced (kpl32_opq: no compiler can contract it into a fused multiply-add, so every
+// driver rounds the product, then the sum, as IEEE float32 does), no division, and the square
+// root rounded correctly by an exact u32 test of the driver's root. Only +, -, * (correctly
+// rounded in WGSL) and bit operations decide the value: kupfer_core::random::normal_pair_fenced
+// is its CPU emulation, bit for bit.
+
+// ln(x) of a Box-Muller uniform x in (0, 1]: kp_ln_unit_f32's fit, fenced (the products that
+// are added, and the partial sums, which a compiler could otherwise regroup).
+fn kp_ln_unit_fenced_f32(x: f32) -> f32 {
+    let b = bitcast<u32>(x) + 0x004afb0du;  // 0x3f800000 - bits of sqrt(1/2)
+    let k = bitcast<f32>((b >> 23u) | 0x4b000000u) - 8388735.0;  // 2^23 + 127
+    let f = bitcast<f32>((b & 0x007fffffu) + 0x3f3504f3u) - 1.0;
+    var s = kpl32_opq(f * 0.08733724057674408) - 0.14306095242500305;
+    s = kpl32_opq(f * s) + 0.1491774320602417;
+    s = kpl32_opq(f * s) - 0.1657068282365799;
+    s = kpl32_opq(f * s) + 0.1996210813522339;
+    s = kpl32_opq(f * s) - 0.2500174939632416;
+    s = kpl32_opq(f * s) + 0.33333948254585266;
+    s = kpl32_opq(f * s) - 0.49999991059303284;
+    let lo = kpl32_opq(kpl32_opq((f * f) * s) + f) + kpl32_opq(k * KPL32_LN2_LO);
+    return kpl32_opq(lo) + k * KPL32_LN2_HI;  // k LN2_HI is exact: fused or not, one rounding
+}
+
+// sqrt(y) of y >= 0, correctly rounded: the driver's root r0 = m 2^(e - 150) (WGSL only
+// bounds its error) moved by an ulp where the square of the midpoint (2 m +- 1) 2^(e - 151)
+// next to it says so, compared with y = ym 2^(ey - 150) = (ym << s) 2^(2 e - 302) in wrapping
+// u32 arithmetic: d = (2 m)^2 + 1 - (ym << s) is below 2^28 in magnitude for a root within an
+// ulp, so its low 32 bits are d; (2 m + 1)^2 <= ym << s exactly when d <= -4 m, and
+// (2 m - 1)^2 > ym << s when d > 4 m. At a power of two (m = 2^23: (2 m)^2 wraps to 0) the
+// midpoint below is a quarter ulp away: (4 m - 1)^2 > 4 (ym << s), i.e. 4 d - 3 > 8 m.
+fn kp_sqrt_rounded_f32(y: f32) -> f32 {
+    let r0 = sqrt(y);
+    let rb = bitcast<u32>(r0);
+    let yb = bitcast<u32>(y);
+    let m = (rb & 0x7fffffu) | 0x800000u;
+    let s = (yb >> 23u) + 152u - 2u * (rb >> 23u);  // 24 to 27 for a root within an ulp
+    let d = bitcast<i32>(4u * m * m + 1u - (((yb & 0x7fffffu) | 0x800000u) << s));
+    let w = bitcast<i32>(4u * m);
+    let above = d <= -w;
+    let below = select(d > w, 4 * d - 3 > 2 * w, m == 0x800000u);
+    let fixed = bitcast<f32>(rb + select(0u, 1u, above) - select(0u, 1u, below));
+    return select(fixed, r0, !(y > 0.0));
+}
+
+// (cos, sin) of the angle 2 pi t / 2^24 of a 24-bit t: kp_sincos_turn24_lean, fenced.
+fn kp_sincos_turn24_fenced(t: u32) -> vec2<f32> {
+    let qq = (t + 0x200000u) >> 22u;
+    let r = t - (qq << 22u);  // the signed remainder in [-2^21, 2^21), two's complement
+    let x = (bitcast<f32>(r + 0x4b400000u) - 12582912.0) * 3.7450702829239e-7;  // 2 pi / 2^24
+    let z = x * x;
+    let sp = kpl32_opq(z * (kpl32_opq(z * -0.0001951544836629182) + 0.008332162164151669))
+        - 0.16666655242443085;
+    let s = kpl32_opq((x * z) * sp) + x;
+    let cp = kpl32_opq(z * (kpl32_opq(z * 2.4433285943814553e-05) - 0.0013887317618355155))
+        + 0.04166664555668831;
+    let c = kpl32_opq((z * z) * cp) + kpl32_opq(1.0 - 0.5 * z);
+    let odd = (qq & 1u) == 1u;
+    let cs = bitcast<u32>(select(c, s, odd)) ^ (((qq + 1u) << 30u) & 0x80000000u);
+    let sn = bitcast<u32>(select(s, c, odd)) ^ ((qq << 30u) & 0x80000000u);
+    return vec2<f32>(bitcast<f32>(cs), bitcast<f32>(sn));
+}
+
+// Box-Muller on the words a (u1 in (0, 1]) and b (u2), in the fenced form.
+fn kp_normal_pair_fenced_f32(a: u32, b: u32) -> vec2<f32> {
+    let r = kp_sqrt_rounded_f32(-2.0 * kp_ln_unit_fenced_f32(kp_u01_open_f32(a)));
+    return r * kp_sincos_turn24_fenced(b >> 8u);
+}
+
+fn kp_normal_fenced_f32(a: u32, b: u32, odd: bool) -> f32 {
+    let p = kp_normal_pair_fenced_f32(a, b);
+    return select(p.x, p.y, odd);
+}
+
+fn kp_normal4_fenced_f32(b: vec4<u32>) -> vec4<f32> {
+    return vec4<f32>(kp_normal_pair_fenced_f32(b.x, b.y), kp_normal_pair_fenced_f32(b.z, b.w));
 }
 
 // The default Box-Muller form: libm_f32's logarithm with its division and the libm's sine

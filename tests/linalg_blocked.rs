@@ -465,3 +465,127 @@ fn narrow_panels_and_global_memory_panels() {
     }
     common::assert_no_failures(&failures, total);
 }
+
+/// Complex64 solves and inverses (they run the blocked LU on the real embedding of order
+/// `2 n`), by the scaled residuals of [`solve_residual`] in complex arithmetic on the host.
+fn complex_solve_and_inv(sizes: &[usize]) -> (Vec<String>, usize) {
+    type C = (f64, f64);
+    let mul = |x: C, y: C| (x.0 * y.0 - x.1 * y.1, x.0 * y.1 + x.1 * y.0);
+    let abs = |x: C| x.0.hypot(x.1);
+    let norm = |a: &[C], rows: usize, cols: usize| {
+        (0..rows)
+            .map(|i| {
+                a[i * cols..(i + 1) * cols]
+                    .iter()
+                    .map(|&z| abs(z))
+                    .sum::<f64>()
+            })
+            .fold(0.0, f64::max)
+    };
+    // A @ X - B (B None: the identity), n x n times n x m.
+    let residual = |a: &[C], x: &[C], b: Option<&[C]>, n: usize, m: usize| -> Vec<C> {
+        let mut d = vec![(0.0, 0.0); n * m];
+        for i in 0..n {
+            for t in 0..n {
+                let av = a[i * n + t];
+                for j in 0..m {
+                    let p = mul(av, x[t * m + j]);
+                    d[i * m + j].0 += p.0;
+                    d[i * m + j].1 += p.1;
+                }
+            }
+            for j in 0..m {
+                let want = b.map_or(if i == j { (1.0, 0.0) } else { (0.0, 0.0) }, |b| {
+                    b[i * m + j]
+                });
+                d[i * m + j].0 -= want.0;
+                d[i * m + j].1 -= want.1;
+            }
+        }
+        d
+    };
+    let complex = |seed: u64, len: usize, shape: &[usize]| {
+        let re = random(seed, len, DType::F32);
+        let im = random(seed + 1000, len, DType::F32);
+        let v: Vec<kp::Complex32> = re
+            .iter()
+            .zip(&im)
+            .map(|(&r, &i)| kp::Complex32::new(r as f32, i as f32))
+            .collect();
+        Array::from_slice(&v, shape).unwrap()
+    };
+    let e = eps(DType::Complex64);
+    let mut failures = Vec::new();
+    let mut total = 0;
+    for (seed, &n) in sizes.iter().enumerate() {
+        total += 1;
+        let m = 2;
+        let a = complex(300 + seed as u64, n * n, &[n, n]);
+        let b = complex(400 + seed as u64, n * m, &[n, m]);
+        let (ah, bh) = (common::host_pairs(&a), common::host_pairs(&b));
+        let scale = norm(&ah, n, n) * e * n as f64;
+        match kp::linalg::solve(&a, &b) {
+            Ok(x) => {
+                let xh = common::host_pairs(&x);
+                let d = residual(&ah, &xh, Some(&bh), n, m);
+                let r = norm(&d, n, m) / (scale * norm(&xh, n, m));
+                if !small(r) {
+                    failures.push(format!("complex64 solve n={n}: {r}"));
+                }
+            }
+            Err(err) => failures.push(format!("complex64 solve n={n}: {err}")),
+        }
+        match kp::linalg::inv(&a) {
+            Ok(ai) => {
+                let ih = common::host_pairs(&ai);
+                let d = residual(&ah, &ih, None, n, n);
+                let r = norm(&d, n, n) / (scale * norm(&ih, n, n));
+                if !small(r) {
+                    failures.push(format!("complex64 inv n={n}: {r}"));
+                }
+            }
+            Err(err) => failures.push(format!("complex64 inv n={n}: {err}")),
+        }
+    }
+    (failures, total)
+}
+
+/// The trailing updates on the tuned matmul (in place into the factored matrices, one per
+/// block of panels; `KUPFER_LINALG_UPDATE`) and on the previous path (every panel's update
+/// on the plain tile kernel, orders 101 and 300), at orders that cross several blocks and are
+/// multiples of neither the panel, the block nor the matmul tile (300, 517), with narrow blocks at
+/// small orders (blocks of 16 and 24 columns over panels of 8). The same residual checks
+/// as above, plus complex64 solves and inverses at order 300 (a real embedding of order 600).
+#[test]
+fn in_place_gemm_updates_and_the_previous_path() {
+    let dev = device();
+    // (in-place updates, block, panel width, sizes)
+    let runs: [(bool, u32, u32, &[usize]); 4] = [
+        (true, 0, 16, &[300, 517]),
+        (false, 0, 16, &[101, 300]),
+        (true, 16, 8, &[33, 41, 75, 101]),
+        (true, 24, 8, &[75, 130]),
+    ];
+    let mut failures = Vec::new();
+    let mut total = 0;
+    for (gemm, block, width, sizes) in runs {
+        let mut config = dev.config().clone();
+        config.linalg.gemm_updates = gemm;
+        config.linalg.update_block = block;
+        config.linalg.panel_width = width;
+        let configured = dev.with_config(config);
+        let _guard = configured.use_device();
+        let label = format!("updates {gemm} block {block} panel {width}");
+        for check in [solve_and_inv, lu_factor_and_det, cholesky_and_triangular] {
+            let (f, t) = check(sizes);
+            failures.extend(f.into_iter().map(|m| format!("{label}: {m}")));
+            total += t;
+        }
+        if sizes.contains(&300) {
+            let (f, t) = complex_solve_and_inv(&[300]);
+            failures.extend(f.into_iter().map(|m| format!("{label}: {m}")));
+            total += t;
+        }
+    }
+    common::assert_no_failures(&failures, total);
+}

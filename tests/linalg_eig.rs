@@ -757,9 +757,79 @@ fn eig_above_order_512_by_residuals() {
             started.elapsed().as_secs_f64()
         );
     }
-    let big = kp::zeros(&[1025, 1025], Some(DType::F32)).unwrap();
+    let past = kp::linalg::EIG_ORDER_MAX + 1;
+    let big = kp::zeros(&[1, 1], Some(DType::F32))
+        .unwrap()
+        .broadcast_to(&[past, past])
+        .unwrap();
     if !matches!(kp::linalg::eigvals(&big), Err(Error::Unsupported(_))) {
-        failures.push("order 1025 not refused".into());
+        failures.push(format!("order {past} not refused"));
     }
     common::assert_no_failures(&failures, cases.len() + 1);
+}
+
+/// The launches that large orders split (the Hessenberg reduction by columns and rows with
+/// Z preset to the identity, the eigenvector back substitution by ranges of steps, `V = Z
+/// X` by ranges of rows and then the normalization), forced at small orders by a small
+/// loop budget (`eig_split_budget`): float32 with complex pairs, float64, and complex64, by
+/// the eigen-residuals and against the eigenvalues of the unsplit launches.
+#[test]
+fn eig_split_launches_at_small_orders() {
+    let dev = device();
+    let cases = [
+        (130usize, DType::F32),
+        (97, DType::F64),
+        (70, DType::Complex64),
+    ];
+    let mut failures = Vec::new();
+    let mut total = 0;
+    for (s, &(n, d)) in cases.iter().enumerate() {
+        if !dev.supports(d) {
+            continue;
+        }
+        total += 1;
+        let re = random(6000 + s as u64, n * n);
+        let m: Mat = if d.is_complex() {
+            re.iter()
+                .zip(random(7000 + s as u64, n * n))
+                .map(|(&a, b)| (a, b))
+                .collect()
+        } else {
+            real_mat(&re)
+        };
+        let m = rounded(&m, d);
+        let whole = match kp::linalg::eigvals(&upload(&m, d, &[n, n])) {
+            Ok(w) => common::host_pairs(&w),
+            Err(e) => {
+                failures.push(format!("{d} n={n} unsplit: {e}"));
+                continue;
+            }
+        };
+        let mut config = dev.config().clone();
+        config.linalg.eig_split_budget = 150;
+        let split = dev.with_config(config);
+        let _guard = split.use_device();
+        let label = format!("{d} n={n} split");
+        let (w, v) = match kp::linalg::eig(&upload(&m, d, &[n, n])) {
+            Ok(p) => p,
+            Err(e) => {
+                failures.push(format!("{label}: {e}"));
+                continue;
+            }
+        };
+        let (wh, vh) = (common::host_pairs(&w), common::host_pairs(&v));
+        let eps = common::eps(d);
+        let (res, norm) = residuals(&m, n, &wh, &vh, eps);
+        if !(res <= THRESHOLD && norm <= THRESHOLD) {
+            failures.push(format!("{label}: residual {res:.3e}, norm {norm:.3e}"));
+        }
+        let tol = n as f64 * fro(&m) * eps;
+        let dist = multiset_distance(&wh, &whole);
+        if dist.is_nan() || dist > tol {
+            failures.push(format!(
+                "{label}: eigenvalues off by {dist:.3e} (tol {tol:.1e})"
+            ));
+        }
+    }
+    common::assert_no_failures(&failures, total);
 }

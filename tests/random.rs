@@ -99,6 +99,143 @@ fn normals_match_the_cpu_reference_to_a_few_ulps() {
     }
 }
 
+/// How many float32 ulps apart `a` and the float64 `b` rounded to float32 are.
+fn ulps(a: f32, b: f64) -> u32 {
+    let key = |x: f32| {
+        let i = x.to_bits() as i32;
+        if i < 0 {
+            i64::from(i32::MIN) - i64::from(i)
+        } else {
+            i64::from(i)
+        }
+    };
+    (key(a) - key(b as f32)).unsigned_abs() as u32
+}
+
+#[test]
+fn fenced_normals_are_their_cpu_emulation_bit_for_bit_and_within_an_ulp_of_float64() {
+    use kp::random::philox::{normal_form, normal_pair_fenced, stream_word, NormalForm};
+    // The default float32 form (KUPFER_RANDN unset, or `fenced`): every value against the
+    // CPU emulation of its fenced polynomials and correctly rounded root (bit for bit), and
+    // against the float64 Box-Muller rounded to float32. Both paths of the code generator:
+    // four normals per Philox block (contiguous) and one per element (a strided view).
+    assert_eq!(
+        normal_form(),
+        NormalForm::Fenced,
+        "run without KUPFER_RANDN"
+    );
+    let n = 1usize << 20;
+    let g = default_rng(Some(21));
+    let z = f32s(&g.standard_normal(&[n], None).unwrap());
+    let strided = g.standard_normal(&[n / 512, 1024], None).unwrap();
+    let strided = f32s(
+        &strided
+            .slice(&[
+                kp::SliceArg::Slice {
+                    start: None,
+                    stop: None,
+                    step: None,
+                },
+                kp::SliceArg::Slice {
+                    start: None,
+                    stop: None,
+                    step: Some(2),
+                },
+            ])
+            .unwrap()
+            .copy()
+            .unwrap(),
+    );
+    let key = seed_key(21);
+    let emulate = |draw: u64, e: u32| {
+        let pair = e & !1;
+        let a = stream_word(key, draw, pair, 0);
+        let b = stream_word(key, draw, pair + 1, 0);
+        normal_pair_fenced(a, b)[(e & 1) as usize]
+    };
+    let mut differ = 0;
+    let mut within_one = 0;
+    let mut worst = 0;
+    let want = cpu(RandomOp::Normal, DType::F32, 21, 0, n, 0);
+    for (e, (&got, &w)) in z.iter().zip(&want).enumerate() {
+        if got.to_bits() != emulate(0, e as u32).to_bits() {
+            differ += 1;
+        }
+        let u = ulps(got, w);
+        within_one += usize::from(u <= 1);
+        worst = worst.max(u);
+    }
+    for (j, &got) in strided.iter().enumerate() {
+        let e = (j / 512 * 1024 + j % 512 * 2) as u32;
+        if got.to_bits() != emulate(1, e).to_bits() {
+            differ += 1;
+        }
+    }
+    eprintln!(
+        "fenced normals: {differ} of {} differ from the CPU emulation; {within_one} of {n} within 1 ulp of float64, at most {worst} ulp",
+        n + strided.len()
+    );
+    assert_eq!(differ, 0, "values that differ from the CPU emulation");
+    assert!(
+        within_one * 100 >= n * 95,
+        "{within_one} of {n} within 1 ulp"
+    );
+    assert!(worst <= 8, "{worst} ulp from the float64 Box-Muller");
+}
+
+#[test]
+fn the_fenced_square_root_corrects_a_driver_root_an_ulp_off() {
+    // kp_sqrt_rounded_f32 with the driver's root moved an ulp up or down on purpose: the
+    // exact integer test must give the correctly rounded root back, powers of two included.
+    let src = kp::random::philox::library(["kp_sqrt_rounded_f32"], false).replace(
+        "let r0 = sqrt(y);",
+        "let r0 = bitcast<f32>(bitcast<u32>(sqrt(y)) + select(1u, 0xffffffffu, P.down == 1u));",
+    );
+    assert!(
+        src.contains("P.down"),
+        "the root is no longer taken from sqrt(y)"
+    );
+    let src = format!(
+        "struct Params {{ n: u32, down: u32 }}\n@group(0) @binding(0) var<uniform> P: Params;\n{src}\n\
+         @group(0) @binding(1) var<storage, read> y: array<f32>;\n\
+         @group(0) @binding(2) var<storage, read_write> out: array<f32>;\n\
+         @compute @workgroup_size(256) fn main(@builtin(global_invocation_id) id: vec3<u32>) {{\n\
+         if (id.x < P.n) {{ out[id.x] = kp_sqrt_rounded_f32(y[id.x]); }}\n}}\n"
+    );
+    let k = kp::RawKernel::new(&src, "main").unwrap();
+    // Box-Muller's radii squared (-2 ln u, u in (0, 1]) and exact squares around powers of two.
+    let mut ys: Vec<f32> = (0..20_000u32)
+        .map(|i| -2.0 * (((i.wrapping_mul(2_654_435_761) >> 8) + 1) as f64 / 16_777_216.0).ln())
+        .map(|v| v as f32)
+        .collect();
+    for e in -12..6 {
+        let p = 2f32.powi(e);
+        ys.extend([
+            p * p,
+            p * p * (1.0 + f32::EPSILON),
+            p * p * (1.0 - f32::EPSILON / 2.0),
+        ]);
+    }
+    let n = ys.len();
+    let y = Array::from_slice(&ys, &[n]).unwrap();
+    for down in [0u32, 1] {
+        let out = kp::zeros(&[n], Some(DType::F32)).unwrap();
+        k.launch(
+            [(n as u32).div_ceil(256), 1, 1],
+            kp::args![&y, &out, n as u32, down],
+        )
+        .unwrap();
+        let got = f32s(&out);
+        for (v, g) in ys.iter().zip(&got) {
+            assert_eq!(
+                g.to_bits(),
+                v.sqrt().to_bits(),
+                "sqrt({v}) from a root an ulp off"
+            );
+        }
+    }
+}
+
 #[test]
 fn float64_draws_match_the_reference_where_the_adapter_has_f64() {
     let dev = kp::Device::current().unwrap();
@@ -1674,4 +1811,88 @@ fn choice_with_a_device_p_unchecked_draws_the_same_law_and_numbers() {
     );
     assert!(err(g.choice_indices_unchecked(5, &[6], false, &pa))
         .contains("Cannot take a larger sample"));
+}
+
+#[test]
+fn choice_with_p_is_numpys_inversion_in_exact_integers_on_every_adapter() {
+    use kp::random::philox::{
+        choice_index, choice_race_key, choice_race_weight, choice_thresholds,
+        choice_thresholds_f32, choice_uniform53,
+    };
+    let key = seed_key(131);
+    // Host p with replacement: the index of each draw is NumPy's
+    // cdf.searchsorted(u, side='right') for the draw's 53-bit uniform u, exactly.
+    let p = [0.05, 0.15, 0.0, 0.3, 0.2, 0.1, 0.2];
+    let k = as_f64(
+        default_rng(Some(131))
+            .choice_indices_probabilities(7, &[N], true, Some((&p, DType::F64)))
+            .unwrap(),
+    );
+    let u: Vec<f64> = (0..N as u32)
+        .map(|e| choice_uniform53(key, 0, e) as f64 / 9_007_199_254_740_992.0)
+        .collect();
+    let thresholds = choice_thresholds(&p);
+    let cpu: Vec<f64> = (0..N as u32)
+        .map(|e| f64::from(choice_index(key, 0, e, &thresholds)))
+        .collect();
+    assert_eq!(k, cpu, "the GPU's indices against the CPU reference");
+    assert!(k.iter().all(|&i| p[i as usize] > 0.0));
+    let numpy = format!(
+        "(lambda cdf, k: np.count_nonzero((cdf / cdf[-1]).searchsorted(x, side='right') != k))\
+         (np.cumsum(np.array({p:?})), np.fromfile(sys.argv[1] + '/k.bin', dtype='<f8'))"
+    );
+    let chi = format!(
+        "stats.chisquare(np.bincount(x.astype(np.int64), minlength=7)[[0, 1, 3, 4, 5, 6]], \
+         len(x) * np.array({:?})).pvalue",
+        [0.05, 0.15, 0.3, 0.2, 0.1, 0.2]
+    );
+    let out = scipy_pvalues(
+        &[("u", u), ("k", k)],
+        &[("u", numpy.as_str()), ("k", chi.as_str())],
+    );
+    assert_eq!(
+        out[0].1, 0.0,
+        "draws where NumPy's inversion picks another index"
+    );
+    assert!(out[1].1 > 1e-4, "chi-square p-value {}", out[1].1);
+    // A device float32 p over many chunks of the fixed-order cumulative sum, with zeros at
+    // both ends: the GPU's indices are the CPU reference's (float32 sums in that order, exact
+    // fixed-point division).
+    let n = 5000usize;
+    let mut q: Vec<f32> = (0..n)
+        .map(|i| ((i * 7919) % 1013) as f32 * 1e-3 + 0.013)
+        .collect();
+    q[0] = 0.0;
+    q[n - 1] = 0.0;
+    q[n - 2] = 0.0;
+    let total: f32 = q.iter().sum();
+    let q: Vec<f32> = q.iter().map(|v| v / total).collect();
+    let qa = Array::from_slice(&q, &[n]).unwrap();
+    let got = as_f64(
+        default_rng(Some(132))
+            .choice_indices_unchecked(n, &[20_000], true, &qa)
+            .unwrap(),
+    );
+    let thresholds = choice_thresholds_f32(&q);
+    let want: Vec<f64> = (0..20_000u32)
+        .map(|e| f64::from(choice_index(seed_key(132), 0, e, &thresholds)))
+        .collect();
+    assert_eq!(got, want, "device p against the CPU reference");
+    assert!(got.iter().all(|&i| q[i as usize] > 0.0));
+    // Without replacement: the host's races are the CPU reference's keys bit for bit, so the
+    // sample is the CPU's stable order of them.
+    let r: Vec<f64> = q.iter().map(|&v| f64::from(v)).collect();
+    let s = default_rng(Some(133))
+        .choice_indices_probabilities(n, &[300], false, Some((&r, DType::F32)))
+        .unwrap()
+        .astype(DType::I32)
+        .unwrap()
+        .to_vec::<i32>()
+        .unwrap();
+    let keys: Vec<f32> = (0..n as u32)
+        .map(|i| choice_race_key(seed_key(133), 0, i, choice_race_weight(r[i as usize])))
+        .collect();
+    let mut order: Vec<i32> = (0..n as i32).collect();
+    order.sort_by(|&a, &b| keys[a as usize].total_cmp(&keys[b as usize]));
+    assert_eq!(s, order[..300], "races against the CPU reference");
 }

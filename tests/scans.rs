@@ -874,6 +874,20 @@ fn bincount_matches_numpy() {
         ));
     }
     cases.push(count_case(
+        "bincount-empty-weights".into(),
+        DType::F32,
+        &[2, 0],
+        vec![],
+        "np.bincount(a[0].astype(np.int64), weights=a[1], minlength=3)".into(),
+        Check::Exact,
+        int,
+        Box::new(|a| {
+            let x = a.slice(&kp::s![0])?.astype(DType::I32)?;
+            let w = a.slice(&kp::s![1])?;
+            kp::bincount(&x, Some(&w), 3)
+        }),
+    ));
+    cases.push(count_case(
         "bincount-empty".into(),
         DType::I32,
         &[0],

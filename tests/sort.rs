@@ -1661,6 +1661,42 @@ fn histogram_bin_rules() {
     run_cases("bin-rules", cases);
 }
 
+#[test]
+fn histogram_bin_rules_with_range() {
+    // With `range`, the rule sees only the data inside it and the bins span the range.
+    let dev = common::default_device();
+    let mut cases = Vec::new();
+    for d in [DType::F32, DType::I32] {
+        if !dev.supports(d) {
+            continue;
+        }
+        let n = 500;
+        let v: Vec<f64> = common::values(n as u64 + 3, 0x5704, n, d, -20.0, 20.0);
+        for (lo, hi) in [(-5.0, 5.0), (0.0, 30.0), (3.0, 3.0), (100.0, 200.0)] {
+            for rule in ["auto", "fd", "sturges", "doane", "scott", "rice", "sqrt"] {
+                cases.push(Case {
+                    id: format!("histogram {rule} range=({lo}, {hi})"),
+                    dtype: d,
+                    shape: vec![n],
+                    data: v.clone(),
+                    expr: format!("np.histogram(a, bins='{rule}', range=({lo}, {hi}))[0]"),
+                    tol: 0.0,
+                    run: Box::new(move |a| {
+                        Ok(kp::sort::histogram_bins(
+                            a,
+                            kp::sort::Bins::Rule(rule.into()),
+                            Some((lo, hi)),
+                            None,
+                        )?
+                        .0)
+                    }),
+                });
+            }
+        }
+    }
+    run_cases("bin-rules-range", cases);
+}
+
 /// A handle on the default GPU whose global radix sort is `engine`, with tiles of `items`
 /// keys per thread (4: 1024-key tiles, so that small arrays run many tiles) and the given
 /// look-back patience (0: every predecessor is counted from its keys).
@@ -1835,4 +1871,107 @@ fn onesweep_launches_once_per_digit() {
         5,
         "onesweep {single}, portable {portable}"
     );
+}
+
+#[test]
+fn searchsorted_is_one_launch() {
+    // The common case (a contiguous sorted array and queries of one raw dtype, no sorter)
+    // is the search's launch alone: no cast, copy, key pass or separate int64 widening. A
+    // device of its own (launches are counted per GPU context).
+    let base = common::default_device();
+    let dev = kp::Device::open(kp::AdapterChoice::Default, base.config().clone())
+        .expect("a GPU adapter (lavapipe will do)");
+    let sorted: Vec<f32> = (0..50_000).map(|i| i as f32 * 0.5).collect();
+    let queries: Vec<f32> = (0..3000).map(|i| (i * 7 % 25_000) as f32 + 0.25).collect();
+    let a = Array::from_slice_on(&dev, &sorted, &[sorted.len()]).unwrap();
+    let v = Array::from_slice_on(&dev, &queries, &[queries.len()]).unwrap();
+    for side in [kp::sort::Side::Left, kp::sort::Side::Right] {
+        let before = dev.context().dispatch_count();
+        let pos = kp::searchsorted(&a, &v, side, None).unwrap();
+        assert_eq!(dev.context().dispatch_count() - before, 1, "{side:?}");
+        let got = pos.astype(DType::I32).unwrap().to_vec::<i32>().unwrap();
+        let want: Vec<i32> = queries
+            .iter()
+            .map(|q| sorted.partition_point(|x| x < q) as i32)
+            .collect();
+        assert_eq!(got, want, "{side:?}");
+    }
+}
+
+#[test]
+fn searchsorted_every_tiered_form() {
+    // The two-tier search's three forms (queries one after the other, interleaved, 4-ary
+    // second tier) on float32 (ties, ±inf, -0.0 against 0.0, NaN) and int64, windows of 35
+    // elements between samples, both sides; and isin through each form. Against the host.
+    let dev = common::default_device();
+    let n = 2048 * 35 + 5;
+    let mut sorted: Vec<f32> = (0..n)
+        .map(|i| match i % 97 {
+            0 => f32::NAN,
+            1 => f32::INFINITY,
+            2 => f32::NEG_INFINITY,
+            3 => -0.0,
+            4 => 0.0,
+            _ => ((i * 7919) % 4001) as f32 * 0.5 - 1000.0,
+        })
+        .collect();
+    let key = |x: f32| (x.is_nan(), if x.is_nan() { 0.0 } else { x });
+    let below = |x: f32, q: f32| key(x).partial_cmp(&key(q)) == Some(std::cmp::Ordering::Less);
+    sorted.sort_by(|a, b| key(*a).partial_cmp(&key(*b)).unwrap());
+    let queries: Vec<f32> = (0..5000)
+        .map(|i| match i % 50 {
+            0 => f32::NAN,
+            1 => -0.0,
+            2 => f32::INFINITY,
+            _ => ((i * 31) % 4200) as f32 * 0.5 - 1050.0,
+        })
+        .collect();
+    let wide: Vec<i64> = {
+        let mut w: Vec<i64> = (0..n as i64)
+            .map(|i| (i * 7919) % 6007 * (1 << 40) - (1 << 52))
+            .collect();
+        w.sort_unstable();
+        w
+    };
+    let wide_q: Vec<i64> = (0..3000i64)
+        .map(|i| (i * 131) % 6200 * (1 << 40) - (1 << 52))
+        .collect();
+    let a = Array::from_slice_on(&dev, &sorted, &[n]).unwrap();
+    let v = Array::from_slice_on(&dev, &queries, &[queries.len()]).unwrap();
+    let aw = Array::from_slice_on(&dev, &wide, &[n]).unwrap();
+    let vw = Array::from_slice_on(&dev, &wide_q, &[wide_q.len()]).unwrap();
+    let positions = |r: kp::Array| r.astype(DType::I32).unwrap().to_vec::<i32>().unwrap();
+    let mut failures = Vec::new();
+    for form in 1..=3 {
+        kp::sort::set_search_form_for_tests(form);
+        for side in [kp::sort::Side::Left, kp::sort::Side::Right] {
+            let right = side == kp::sort::Side::Right;
+            let want: Vec<i32> = queries
+                .iter()
+                .map(|&q| {
+                    sorted.partition_point(|&x| below(x, q) || (right && !below(q, x))) as i32
+                })
+                .collect();
+            if positions(kp::searchsorted(&a, &v, side, None).unwrap()) != want {
+                failures.push(format!("form {form} float32 {side:?}"));
+            }
+            let want: Vec<i32> = wide_q
+                .iter()
+                .map(|&q| wide.partition_point(|&x| x < q || (right && x == q)) as i32)
+                .collect();
+            if positions(kp::searchsorted(&aw, &vw, side, None).unwrap()) != want {
+                failures.push(format!("form {form} int64 {side:?}"));
+            }
+        }
+        let found = kp::isin(&v, &a, false).unwrap().to_vec::<bool>().unwrap();
+        let want: Vec<bool> = queries
+            .iter()
+            .map(|&q| !q.is_nan() && sorted.contains(&q))
+            .collect();
+        if found != want {
+            failures.push(format!("form {form} isin"));
+        }
+    }
+    kp::sort::set_search_form_for_tests(0);
+    assert!(failures.is_empty(), "{failures:?}");
 }

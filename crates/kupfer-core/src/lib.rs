@@ -50,6 +50,7 @@ pub mod random;
 pub mod reduce;
 pub mod scan;
 pub mod sort;
+pub mod sort_partition;
 pub mod sort_rows;
 pub mod sort_search;
 pub mod sort_select;

@@ -2,7 +2,7 @@
 //! `shaders/linalg_small.wgsl` (one matrix per workgroup in workgroup memory, n <=
 //! [`SMALL_MAX`]) and `shaders/linalg_steps.wgsl` (blocked, a few launches per panel of
 //! columns in global memory, any n; entry points `lu_panel`, `lu_swap`, `trsm`, `gemm_sub`,
-//! `lu_logdet`, `chol_panel`, `chol_zero`).
+//! `lu_logdet`, `chol_panel`, `chol_zero`, `pack`).
 //!
 //! Both compute in the matrices' dtype: float32, or float64 where the adapter has
 //! SHADER_F64 (log and exp for determinants come from kupfer's libm).
@@ -26,8 +26,12 @@ pub const SMALL_MAX: usize = 32;
 /// in the thread's registers).
 pub const TINY_MAX: usize = 8;
 
-/// Byte size of both kernels' uniform blocks.
+/// Byte size of the small and panel kernels' uniform blocks.
 pub const PARAMS_SIZE: usize = 48;
+
+/// Byte size of the blocked steps' uniform block (`shaders/linalg_steps.wgsl`: the panel
+/// kernels' words, then `pack`'s offset, row stride and per-matrix stride, padding).
+pub const STEPS_PARAMS_SIZE: usize = 64;
 
 /// What the small kernel computes after factoring.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

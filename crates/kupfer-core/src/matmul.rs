@@ -317,7 +317,25 @@ pub struct MatmulProgram {
     /// An elementwise expression applied to each product before it is stored (input 0 is
     /// the product; see `epilogue.rs`). Not with [`MatmulKernel::Gemv`] or vec4 stores of C.
     pub epilogue: Option<Program>,
+    /// Subtract the product from a strided block of C in place instead of storing it (the
+    /// blocked factorizations' trailing updates); tiled kernel only, without an epilogue.
+    pub update: Option<InPlaceUpdate>,
 }
+
+/// `C[oc + z * scz + i * ldc + j] -= sum_k A[z, i, k] * B[z, k, j]`: LAPACK's GEMM with
+/// alpha = -1 and beta = 1 on a sub-block of C (the uniform block gains `oc`, `ldc`, `scz`
+/// after the matmul's own fields: [`UPDATE_PARAMS_SIZE`] bytes in all). The blocked LU,
+/// Cholesky and triangular solves run their trailing updates on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct InPlaceUpdate {
+    /// Workgroups whose tile lies wholly above the diagonal (first column past its last row)
+    /// return at once: Cholesky's `A22 -= L21 L21^T` needs only the lower triangle.
+    pub lower: bool,
+}
+
+/// Bytes of the uniform block of an in-place update: the matmul's [`PARAMS_SIZE`], then
+/// `oc`, `ldc`, `scz` and a padding word (the struct rounds up to 16 bytes).
+pub const UPDATE_PARAMS_SIZE: usize = PARAMS_SIZE + 16;
 
 /// Whether the tiled SIMT kernel computes `out`: float16/float32 (f32 tiles) or float64 (f64
 /// tiles).
@@ -452,8 +470,25 @@ pub fn generate(p: &MatmulProgram, target: &Target) -> Result<String> {
                 epilogue::module(e, p.out, acc)?
             )
         }
-        None => Template::new(COMMON).set("EPI_FIELDS", "").render_part(),
+        None => {
+            let fields = if p.update.is_some() {
+                "    oc: u32,\n    ldc: u32,\n    scz: u32,"
+            } else {
+                ""
+            };
+            Template::new(COMMON)
+                .set("EPI_FIELDS", fields)
+                .render_part()
+        }
     };
+    if p.update.is_some()
+        && (p.epilogue.is_some() || !matches!(p.kernel, MatmulKernel::Tiled { c_vec4: false, .. }))
+    {
+        return Err(Error::invalid(
+            "an in-place matmul update needs the tiled kernel with scalar C stores and no \
+             epilogue",
+        ));
+    }
     let common = vec![
         ("ENABLES", enables(p)),
         ("COMMON", common_wgsl),
@@ -792,11 +827,20 @@ fn tiled(
                             "row",
                             &format!("col{q}_{c}"),
                         );
+                        let write = if p.update.is_some() {
+                            format!(
+                                "let ci = P.oc + z * P.scz + row * P.ldc + col{q}_{c};
+                C[ci] = C[ci] - {};",
+                                store_expr(&format!("acc[{at}].{lane}"), p.out)
+                            )
+                        } else {
+                            format!("C[(z * P.m + row) * P.n + col{q}_{c}] = {v};")
+                        };
                         let _ = writeln!(
                             store,
                             "            let col{q}_{c} = col0 + (tx + {q}u * TX) * 4u + {c}u;
             if (row < P.m && col{q}_{c} < P.n) {{
-                C[(z * P.m + row) * P.n + col{q}_{c}] = {v};
+                {write}
             }}"
                         );
                     }
@@ -840,6 +884,15 @@ fn tiled(
     subs.push(("PUT", put));
     subs.push(("KLOOP", kloop));
     subs.push(("STORE", store));
+    let skip = match p.update {
+        // The whole workgroup leaves together (before any barrier): its tile is above the
+        // diagonal.
+        Some(InPlaceUpdate { lower: true }) => {
+            "    if (col0 > row0 + BM - 1u) {\n        return;\n    }"
+        }
+        _ => "",
+    };
+    subs.push(("SKIP", skip.to_string()));
     Ok(fill(TILED, &subs))
 }
 
@@ -1276,6 +1329,7 @@ mod tests {
                     out,
                     kernel: MatmulKernel::Simple,
                     epilogue: None,
+                    update: None,
                 };
                 validate(&generate(&p, &ALL).unwrap(), false);
             }
@@ -1307,6 +1361,7 @@ mod tests {
                         out,
                         kernel: MatmulKernel::Gemv(shape),
                         epilogue: None,
+                        update: None,
                     };
                     validate(&generate(&p, &ALL).unwrap(), false);
                 }
@@ -1319,9 +1374,65 @@ mod tests {
                 out: DType::F32,
                 kernel: MatmulKernel::Gemv(GemvShape::Rows { lanes, vec4: true }),
                 epilogue: None,
+                update: None,
             };
             validate(&generate(&p, &ALL).unwrap(), false);
         }
+    }
+
+    /// The in-place update variants (the blocked factorizations' trailing updates): every
+    /// tile configuration the updates take, float32 and float64, every load, with and
+    /// without the lower-triangle skip; other kernels and epilogues are refused.
+    #[test]
+    fn in_place_update_kernels_validate() {
+        let loads = [Load::Scalar, Load::VecK, Load::VecOuter];
+        let tiles = [
+            TileConfig::default_for(1, 1),
+            TileConfig::default_for(4096, 4096),
+        ];
+        for tile in tiles {
+            for out in [DType::F32, DType::F64] {
+                for la in loads {
+                    for lb in loads {
+                        for lower in [false, true] {
+                            let p = MatmulProgram {
+                                a: out,
+                                b: out,
+                                out,
+                                kernel: MatmulKernel::Tiled {
+                                    tile,
+                                    a: la,
+                                    b: lb,
+                                    c_vec4: false,
+                                },
+                                epilogue: None,
+                                update: Some(InPlaceUpdate { lower }),
+                            };
+                            let wgsl = generate(&p, &ALL).unwrap();
+                            assert!(wgsl.contains("C[ci] = C[ci] -"), "{p:?}");
+                            assert_eq!(wgsl.contains("col0 > row0 + BM - 1u"), lower, "{p:?}");
+                            validate(&wgsl, false);
+                        }
+                    }
+                }
+            }
+        }
+        let refused = |kernel| MatmulProgram {
+            a: DType::F32,
+            b: DType::F32,
+            out: DType::F32,
+            kernel,
+            epilogue: None,
+            update: Some(InPlaceUpdate { lower: false }),
+        };
+        assert!(generate(&refused(MatmulKernel::Simple), &ALL).is_err());
+        let vec_c = MatmulKernel::Tiled {
+            tile: tiles[0],
+            a: Load::Scalar,
+            b: Load::Scalar,
+            c_vec4: true,
+        };
+        assert!(generate(&refused(vec_c), &ALL).is_err());
     }
 
     #[test]
@@ -1355,6 +1466,7 @@ mod tests {
                                     c_vec4,
                                 },
                                 epilogue: None,
+                                update: None,
                             };
                             match generate(&p, &ALL) {
                                 Ok(w) => validate(&w, false),
@@ -1414,6 +1526,7 @@ mod tests {
                                 b: lb,
                             },
                             epilogue: None,
+                            update: None,
                         };
                         validate(&generate(&p, &ALL).unwrap(), true);
                     }
@@ -1511,6 +1624,7 @@ mod tests {
                         out,
                         kernel,
                         epilogue: Some(epi),
+                        update: None,
                     };
                     let coop = matches!(kernel, MatmulKernel::Coop { .. });
                     let wgsl = generate(&p, &ALL).unwrap();
@@ -1589,6 +1703,7 @@ mod tests {
                                     c_vec4,
                                 },
                                 epilogue: None,
+                                update: None,
                             };
                             validate(&generate(&p, &ALL).unwrap(), false);
                             checked += 1;
@@ -1614,6 +1729,7 @@ mod tests {
                         out: d,
                         kernel: MatmulKernel::Gemv(GemvShape::Rows { lanes, vec4 }),
                         epilogue: None,
+                        update: None,
                     };
                     validate(&generate(&p, &ALL).unwrap(), false);
                     checked += 1;
@@ -1661,6 +1777,7 @@ mod tests {
                     b: lb,
                 },
                 epilogue: None,
+                update: None,
             };
             validate(&generate(&p, &ALL).unwrap(), true);
             checked += 1;
@@ -1712,6 +1829,7 @@ mod tests {
                         out,
                         kernel,
                         epilogue: Some(epi.clone()),
+                        update: None,
                     };
                     let coop = matches!(kernel, MatmulKernel::Coop { .. });
                     let wgsl =
@@ -1776,6 +1894,7 @@ mod tests {
                         out: DType::F32,
                         kernel,
                         epilogue: Some(epi.clone()),
+                        update: None,
                     };
                     validate(
                         &generate(&p, &ALL).unwrap_or_else(|e| panic!("{op:?} {d}: {e}")),
@@ -1812,6 +1931,7 @@ mod tests {
                 out: DType::F32,
                 kernel,
                 epilogue: Some(epi.clone()),
+                update: None,
             };
             assert!(generate(&p, &ALL).is_err());
         }

@@ -38,14 +38,23 @@
 //!   shared block: `u1 = ((w >> 8) + 1) 2^-24` in (0, 1], `u2` uniform, `sqrt(-2 ln u1)` times
 //!   `cos(2 pi u2)` for even `e`, `sin` for odd `e`: one block gives four normals. float64:
 //!   `u1` from words 0 and 1, `u2` from words 2 and 3, the cosine only. The float32 logarithm,
-//!   sine and cosine are sampling versions of kupfer's libm in `random.wgsl` (about 1 ulp, no
-//!   special cases: `kp_ln_sample_f32`; the angle's quadrant is taken from u2's bits, so
-//!   `kp_sincos_turn24` has no range-reduction error); float64 uses the libm. They are
-//!   polynomials in plain arithmetic, but the square root and division are the driver's and a
-//!   compiler may fuse a multiply and an add, so normals agree between GPUs to an ulp or two
-//!   where uniforms and integers are bit-identical.
-//! - Philox's 32 x 32-bit high products use one 64-bit multiply on adapters with
-//!   SHADER_INT64 and an exact 16-bit-halves form elsewhere (WebGPU): the same bits.
+//!   sine and cosine are polynomials in `random.wgsl` (the angle's quadrant is taken from
+//!   u2's bits, so there is no range-reduction error). The default form ([`NormalForm`],
+//!   `KUPFER_RANDN`) fences every product that is added, so no driver can contract it into a
+//!   fused multiply-add, uses no division, and corrects the driver's square root to the
+//!   correctly rounded one by an exact integer test: float32 normals are the same bits on
+//!   every driver, those of the CPU emulation [`normal_pair_fenced`]. float64 uses the libm.
+//! - choice with probabilities (`shaders/random_choice.wgsl`): with replacement, element
+//!   `e`'s 53-bit integer uniform `U = (w0 >> 5) 2^26 + (w1 >> 6)` (words 0 and 1) is compared
+//!   with the thresholds `ceil(cdf_i 2^53)` as pairs of u32 words: the index is NumPy's
+//!   `cdf.searchsorted(U 2^-53, side='right')` exactly, in integer arithmetic on every
+//!   adapter ([`choice_thresholds`] on the host in float64; [`choice_thresholds_f32`] for a
+//!   device `p`, summed in an order fixed by its length). Without replacement, exponential
+//!   races on fenced keys ([`choice_race_key`]).
+//! - Philox's 32 x 32-bit products: on adapters with SHADER_INT64 both words of each come
+//!   from one 64-bit multiply (`KUPFER_PHILOX=mulhi`: the high word from a 64-bit multiply and
+//!   the low from a 32-bit one, for timing), elsewhere (WebGPU) the high word from an exact
+//!   16-bit-halves form: the same bits.
 //! - gamma, Poisson, binomial, von Mises, zipf and hypergeometric are written once
 //!   (`shaders/random_float.wgsl`) for float32 and float64; float64 takes its uniforms from
 //!   one 32-bit word each (`kp_unit_f64`: `(w + 1/2) 2^-32`) and its normals from Box–Muller
@@ -97,24 +106,41 @@ pub fn random_source() -> &'static str {
     })
 }
 
+/// Whether `KUPFER_PHILOX=mulhi` asks for the Philox round that takes each product's high
+/// word (`kp_mulhi`) and low word (a 32-bit multiply) separately on SHADER_INT64 adapters too,
+/// instead of both from one 64-bit multiply (the same bits; for timing). Read once.
+fn philox_round_mulhi() -> bool {
+    static OLD: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *OLD.get_or_init(|| std::env::var("KUPFER_PHILOX").is_ok_and(|v| v == "mulhi"))
+}
+
 /// The WGSL of the random functions `functions` (and what they call in [`RANDOM_WGSL`]; the
 /// libm functions they call are not included) for an adapter with (`int64`) or without 64-bit
 /// integers: `kp_mulhi` is the 64-bit multiply's high word where there are, else its exact
-/// 16-bit-halves form (the same bits). Empty when `functions` is.
+/// 16-bit-halves form, and a Philox round takes each product's two words from one 64-bit
+/// multiply where there are (the same bits either way). Empty when `functions` is.
 pub fn library<'a>(functions: impl IntoIterator<Item = &'a str>, int64: bool) -> String {
     let mulhi = if int64 {
         "kp_mulhi_u64"
     } else {
         "kp_mulhi_u16"
     };
+    let round = if int64 && !philox_round_mulhi() {
+        "kp_philox_round_u64"
+    } else {
+        "kp_philox_round_mulhi"
+    };
     let mut roots: Vec<&str> = functions.into_iter().collect();
     if roots.is_empty() {
         return String::new();
     }
     roots.push(mulhi);
+    roots.push(round);
     let mut src = crate::libm::subset(random_source(), roots);
     src.push_str(&format!(
-        "fn kp_mulhi(a: u32, b: u32) -> u32 {{\n    return {mulhi}(a, b);\n}}\n"
+        "fn kp_mulhi(a: u32, b: u32) -> u32 {{\n    return {mulhi}(a, b);\n}}\n\
+         fn kp_philox_round(x: vec4<u32>, k: vec2<u32>) -> vec4<u32> {{\n    \
+         return {round}(x, k);\n}}\n"
     ));
     src
 }
@@ -127,24 +153,102 @@ pub fn libm_calls(src: &str) -> std::collections::BTreeSet<&str> {
         .collect()
 }
 
-/// The float32 standard normal's WGSL functions (one element, four of a block): by default
-/// the accurate form (`kp_normal_f32`, libm_f32's logarithm, sine and cosine), the lean
-/// Box-Muller form when the environment variable `KUPFER_RANDN` is `lean` (read once; not on
-/// wasm32, which has no environment).
-///
-/// The lean form is about 5% faster on the H200 at 2^26 draws (0.129 against 0.135 ms), but
-/// its sine and cosine are accurate to about 1e-7 absolute rather than relative, and its
-/// polynomials round differently where a driver contracts them into fused multiply-adds:
-/// lavapipe and the H200 gave identical bits for 890 of 4096 normals of one seed, up to 4117
-/// ulp apart near zero, against 3456 of 4096 and at most 2 ulp for the accurate form.
+/// The forms of the float32 standard normal (`KUPFER_RANDN`), all Box-Muller on the same
+/// words; they differ in how the logarithm, square root, sine and cosine are evaluated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NormalForm {
+    /// The default (`fenced`): the lean form's polynomials with every product that is added
+    /// fenced (no driver can contract it into a fused multiply-add), no division, and the
+    /// driver's square root corrected to the correctly rounded one by an exact integer test.
+    /// Only correctly rounded operations decide a value, so every driver gives the bits of
+    /// the CPU emulation [`normal_pair_fenced`] (lavapipe: all of them; it needs the driver's
+    /// root within an ulp, which every driver seen gives).
+    Fenced,
+    /// `accurate`: libm_f32's logarithm (with a division) and sine/cosine, the driver's sqrt.
+    /// lavapipe and the H200 gave identical bits for 3456 of 4096 normals of one seed, at
+    /// most 2 ulp apart.
+    Accurate,
+    /// `lean`: the fenced form's polynomials unfenced (a driver may contract them or not) and
+    /// the driver's sqrt: 890 of 4096 identical between lavapipe and the H200, up to 4117 ulp
+    /// apart near zero. It was 5% faster than `accurate` on the H200 at 2^26 draws (0.129
+    /// against 0.135 ms).
+    Lean,
+}
+
+/// The float32 normal form the environment variable `KUPFER_RANDN` asks for (`fenced`, the
+/// default; `accurate`; `lean`), read once; wasm32 has no environment and takes the default.
+pub fn normal_form() -> NormalForm {
+    static FORM: std::sync::OnceLock<NormalForm> = std::sync::OnceLock::new();
+    *FORM.get_or_init(|| match std::env::var("KUPFER_RANDN").as_deref() {
+        Ok("lean") => NormalForm::Lean,
+        Ok("accurate") => NormalForm::Accurate,
+        _ => NormalForm::Fenced,
+    })
+}
+
+/// The float32 standard normal's WGSL functions (one element, four of a block) of the form
+/// [`normal_form`] selects.
 pub fn normal_f32_functions() -> (&'static str, &'static str) {
-    static LEAN: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    let lean = *LEAN.get_or_init(|| std::env::var("KUPFER_RANDN").is_ok_and(|v| v == "lean"));
-    if lean {
-        ("kp_normal_lean_f32", "kp_normal4_lean_f32")
-    } else {
-        ("kp_normal_f32", "kp_normal4_f32")
+    match normal_form() {
+        NormalForm::Fenced => ("kp_normal_fenced_f32", "kp_normal4_fenced_f32"),
+        NormalForm::Accurate => ("kp_normal_f32", "kp_normal4_f32"),
+        NormalForm::Lean => ("kp_normal_lean_f32", "kp_normal4_lean_f32"),
     }
+}
+
+/// A WGSL float literal as WGSL rounds it to float32 (through float64).
+fn lit(v: f64) -> f32 {
+    v as f32
+}
+
+/// `kp_ln_unit_fenced_f32` on the CPU (IEEE float32, no fused multiply-adds: what the fences
+/// make every driver compute).
+fn ln_unit_fenced(x: f32) -> f32 {
+    let b = x.to_bits().wrapping_add(0x004a_fb0d);
+    let k = f32::from_bits((b >> 23) | 0x4b00_0000) - 8_388_735.0;
+    let f = f32::from_bits((b & 0x007f_ffff) + 0x3f35_04f3) - 1.0;
+    let mut s = f * lit(0.087_337_240_576_744_08) + lit(-0.143_060_952_424_999_05);
+    for c in [
+        0.149_177_432_060_241_7,
+        -0.165_706_828_236_579_9,
+        0.199_621_081_352_233_9,
+        -0.250_017_493_963_241_6,
+        0.333_339_482_545_852_66,
+        -0.499_999_910_593_032_84,
+    ] {
+        s = f * s + lit(c);
+    }
+    let lo = ((f * f) * s + f) + k * f32::from_bits(0x35bf_be8e);
+    lo + k * f32::from_bits(0x3f31_7200)
+}
+
+/// `kp_sincos_turn24_fenced` on the CPU: (cos, sin) of 2 pi t / 2^24.
+fn sincos_turn24_fenced(t: u32) -> [f32; 2] {
+    let qq = t.wrapping_add(0x20_0000) >> 22;
+    let r = t.wrapping_sub(qq << 22);
+    let x =
+        (f32::from_bits(r.wrapping_add(0x4b40_0000)) - 12_582_912.0) * lit(3.745_070_282_923_9e-7);
+    let z = x * x;
+    let sp = z * (z * lit(-0.000_195_154_483_662_918_2) + lit(0.008_332_162_164_151_669))
+        - lit(0.166_666_552_424_430_85);
+    let s = (x * z) * sp + x;
+    let cp = z * (z * lit(2.443_328_594_381_455_3e-5) - lit(0.001_388_731_761_835_515_5))
+        + lit(0.041_666_645_556_688_31);
+    let c = (z * z) * cp + (1.0 - 0.5 * z);
+    let odd = qq & 1 == 1;
+    let (cs, sn) = if odd { (s, c) } else { (c, s) };
+    let cs = cs.to_bits() ^ ((qq.wrapping_add(1) << 30) & 0x8000_0000);
+    let sn = sn.to_bits() ^ ((qq << 30) & 0x8000_0000);
+    [f32::from_bits(cs), f32::from_bits(sn)]
+}
+
+/// The fenced form's Box-Muller pair of the words `a` (u1) and `b` (u2) on the CPU: the
+/// GPU's values bit for bit (see [`NormalForm::Fenced`]).
+pub fn normal_pair_fenced(a: u32, b: u32) -> [f32; 2] {
+    let u1 = ((a >> 8) + 1) as f32 * (1.0 / 16_777_216.0);
+    let r = (-2.0 * ln_unit_fenced(u1)).sqrt();
+    let [c, s] = sincos_turn24_fenced(b >> 8);
+    [r * c, r * s]
 }
 
 /// What a [`crate::Node::Random`] leaf computes for its element. Its arguments are four u32
@@ -594,6 +698,168 @@ fn cycle_walk(rk: [u32; 4], j: u32, n: u32) -> u32 {
     x
 }
 
+/// The WGSL of `choice` with probabilities (`shaders/random_choice.wgsl`): the exact integer
+/// inversion of the cumulative distribution and the fenced race keys.
+pub const RANDOM_CHOICE_WGSL: &str = include_str!("../../../shaders/random_choice.wgsl");
+
+/// The complete module of `choice` with probabilities for an adapter with (`int64`) or
+/// without 64-bit integers: the bit generator, libm_f32's fence and
+/// [`RANDOM_CHOICE_WGSL`] (entry points `chunk_totals`, `cumulate`, `thresholds`, `draw` and
+/// `race_keys`).
+pub fn choice_wgsl(int64: bool) -> String {
+    let mut src = library(["kp_rng_block0", "kp_rng_block", "kp_lane"], int64);
+    src.push_str(&crate::libm::subset(
+        crate::libm::f32_library(),
+        ["kpl32_opq"],
+    ));
+    src.push_str(RANDOM_CHOICE_WGSL);
+    src
+}
+
+/// Thresholds are integers in [0, 2^53]: `ceil(cdf 2^53)`.
+const CHOICE_ONE: u64 = 1 << 53;
+
+/// The thresholds `ceil(cdf_i 2^53)` of host probabilities `p` (as `(high, low)` words), the
+/// cumulative sum taken in float64 in index order and divided by its last entry, as NumPy's
+/// `choice` does: an index drawn by [`choice_index`] is NumPy's
+/// `cdf.searchsorted(U 2^-53, side='right')` for the 53-bit uniform `U` exactly.
+pub fn choice_thresholds(p: &[f64]) -> Vec<[u32; 2]> {
+    let mut cdf = Vec::with_capacity(p.len());
+    let mut s = 0.0f64;
+    for &q in p {
+        s += q;
+        cdf.push(s);
+    }
+    let total = s;
+    cdf.iter()
+        .map(|&c| split_words((c / total * CHOICE_ONE as f64).ceil() as u64))
+        .collect()
+}
+
+fn split_words(t: u64) -> [u32; 2] {
+    [(t >> 32) as u32, t as u32]
+}
+
+/// The elements per chunk of a device `p`'s cumulative sum (`cumulate`): a power of two of
+/// at least 64 and about sqrt(n), so that no thread adds more than about 2 sqrt(n) terms. The
+/// order of every addition depends on `n` alone.
+pub fn choice_chunk(n: usize) -> usize {
+    ((n as f64).sqrt().ceil() as usize)
+        .next_power_of_two()
+        .max(64)
+}
+
+/// The thresholds a device float32 `p` gets (the reference of `chunk_totals`, `cumulate` and
+/// `thresholds`): float32 cumulative sums in [`choice_chunk`]'s order, then the exact
+/// `ceil(cdf_i / total 2^53)`.
+pub fn choice_thresholds_f32(p: &[f32]) -> Vec<[u32; 2]> {
+    let n = p.len();
+    let chunk = choice_chunk(n);
+    let mut sums = Vec::with_capacity(n);
+    let mut offset = 0.0f32;
+    for part in p.chunks(chunk) {
+        let mut r = 0.0f32;
+        for &q in part {
+            r += q;
+            sums.push(offset + r);
+        }
+        offset += part.iter().fold(0.0f32, |a, &q| a + q);
+    }
+    let Some(&total) = sums.last() else {
+        return Vec::new();
+    };
+    sums.iter()
+        .map(|&x| split_words(fixed53(x, total)))
+        .collect()
+}
+
+/// `ceil(x / t 2^53)` exactly for 0 <= x <= t, t > 0 (0 where either is 0).
+fn fixed53(x: f32, t: f32) -> u64 {
+    let parts = |v: f32| {
+        let b = v.to_bits();
+        let e = b >> 23;
+        let s = if e == 0 {
+            b & 0x7f_ffff
+        } else {
+            (b & 0x7f_ffff) | 0x80_0000
+        };
+        (u128::from(s), i32::try_from(e.max(1)).unwrap_or(1))
+    };
+    let ((xs, xe), (ts, te)) = (parts(x), parts(t));
+    if xs == 0 || ts == 0 {
+        return 0;
+    }
+    let s = xe - te + 53;
+    if s < 0 {
+        return 1;
+    }
+    let num = xs << s.min(100);
+    (num.div_ceil(ts)) as u64
+}
+
+/// The 53-bit integer uniform of element `e` of draw `draw`: `(w0 >> 5) 2^26 + (w1 >> 6)` of
+/// its words 0 and 1 (the integer behind [`u01_f64`]).
+pub fn choice_uniform53(key: [u32; 2], draw: u64, e: u32) -> u64 {
+    let w0 = stream_word(key, draw, e, 0);
+    let w1 = stream_word(key, draw, e, 1);
+    (u64::from(w0 >> 5) << 26) | u64::from(w1 >> 6)
+}
+
+/// Element `e`'s index of a draw with replacement (the reference of `draw` in
+/// `random_choice.wgsl`): how many thresholds are at most its 53-bit uniform, at most n - 1.
+pub fn choice_index(key: [u32; 2], draw: u64, e: u32, thresholds: &[[u32; 2]]) -> u32 {
+    let u = choice_uniform53(key, draw, e);
+    let below = thresholds.partition_point(|t| (u64::from(t[0]) << 32 | u64::from(t[1])) <= u);
+    below.min(thresholds.len().saturating_sub(1)) as u32
+}
+
+/// The host's race weight of a probability: `1 / p` in float32 (at most 2^123, so that a key
+/// stays finite), 0 for p = 0 (drawn last).
+pub fn choice_race_weight(p: f64) -> f32 {
+    if p > 0.0 {
+        (1.0 / p).min(2f64.powi(123)) as f32
+    } else {
+        0.0
+    }
+}
+
+/// The fenced float32 logarithm of `race_keys` (every operation rounds as in IEEE float32;
+/// no fused multiply-adds: the WGSL fences make the GPU's agree bit for bit).
+fn choice_ln(x: f32) -> f32 {
+    // The WGSL's literals, rounded to float32 as WGSL rounds them (through float64).
+    let c = |v: f64| v as f32;
+    let b = x.to_bits().wrapping_add(0x004a_fb0d);
+    let k = ((b >> 23) as i32 - 127) as f32;
+    let f = f32::from_bits((b & 0x007f_ffff) + 0x3f35_04f3) - 1.0;
+    let mut s = c(0.087_337_240_576_744_08);
+    for coef in [
+        -0.143_060_952_424_999_05,
+        0.149_177_432_060_241_7,
+        -0.165_706_828_236_579_9,
+        0.199_621_081_352_233_9,
+        -0.250_017_493_963_241_6,
+        0.333_339_482_545_852_66,
+        -0.499_999_910_593_032_84,
+    ] {
+        s = f * s + c(coef);
+    }
+    let t = (f * f) * s;
+    ((t + f) + k * c(1.428_606_765_330_187e-6)) + k * c(0.693_145_751_953_125)
+}
+
+/// Element `i`'s race key with the host weight `q` ([`choice_race_weight`]): `-ln(U_i) q`
+/// with `U_i = ((w0 >> 9) + 1/2) 2^-23` (the reference of `race_keys`, bit for bit); the
+/// largest float32 for `q = 0`.
+pub fn choice_race_key(key: [u32; 2], draw: u64, i: u32, q: f32) -> f32 {
+    if q > 0.0 {
+        let w = stream_word(key, draw, i, 0);
+        let u = ((w >> 9) as f32 + 0.5) * f32::EPSILON;
+        -choice_ln(u) * q
+    } else {
+        f32::MAX
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -735,11 +1001,37 @@ mod tests {
     }
 
     #[test]
-    fn both_float32_normal_forms_validate() {
+    fn choice_module_validates_and_its_thresholds_are_exact() {
+        for int64 in [false, true] {
+            crate::naga_check::validate(&choice_wgsl(int64), naga::valid::Capabilities::empty());
+        }
+        // Dyadic p: the float32 and float64 cumulative sums are exact, so both thresholds
+        // agree, and they are ceil(cdf 2^53).
+        let p = [0.125f32, 0.0, 0.375, 0.25, 0.25, 0.0];
+        let p64: Vec<f64> = p.iter().map(|&v| f64::from(v)).collect();
+        let t = choice_thresholds(&p64);
+        assert_eq!(t, choice_thresholds_f32(&p));
+        let as_u64 = |w: [u32; 2]| (u64::from(w[0]) << 32) | u64::from(w[1]);
+        assert_eq!(
+            t.iter().map(|&w| as_u64(w)).collect::<Vec<_>>(),
+            [1 << 50, 1 << 50, 1 << 52, 3 << 51, 1 << 53, 1 << 53]
+        );
+        // Rounding up: 1/3 of 2^53 is not an integer.
+        assert_eq!(fixed53(1.0, 3.0), (1u64 << 53).div_ceil(3));
+        assert_eq!(fixed53(0.0, 3.0), 0);
+        assert_eq!(fixed53(f32::from_bits(1), 1.0), 1);
+        // The last index is never past n - 1, even for a uniform above every threshold.
+        assert!(choice_index([1, 2], 3, 4, &t) < 6);
+        assert!(choice_chunk(5000) >= 64 && choice_chunk(1 << 28) == 1 << 14);
+    }
+
+    #[test]
+    fn every_float32_normal_form_validates() {
         use crate::naga_check::validate;
         for (one, four) in [
             ("kp_normal_f32", "kp_normal4_f32"),
             ("kp_normal_lean_f32", "kp_normal4_lean_f32"),
+            ("kp_normal_fenced_f32", "kp_normal4_fenced_f32"),
         ] {
             let mut src = library(["kp_rng_block0", one, four], false);
             let copy = src.clone();

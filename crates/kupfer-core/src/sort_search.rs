@@ -22,7 +22,9 @@ pub enum SearchOut {
 }
 
 /// The two-tier search module over raw elements read as `load` (`key_words` 1 or 2), with
-/// `samples` (a power of two, at most 4096) sampled keys in workgroup memory, writing `out`.
+/// `samples` (a power of two, at most 4096) sampled keys in workgroup memory, writing `out`;
+/// entry points `main` (a thread's queries interleaved step by step) and `sequential` (one
+/// after the other).
 pub fn search_tiered(load: KeyLoad, key_words: u32, samples: u32, out: SearchOut) -> String {
     let wide = key_words == 2;
     let ty = if wide { "vec2<u32>" } else { "u32" };
@@ -69,11 +71,14 @@ pub fn search_tiered(load: KeyLoad, key_words: u32, samples: u32, out: SearchOut
             )
         }
     };
+    // The sequential entry's write: one query's scalars, its own indentation.
+    let write_one = write.replace("lo[k]", "lo").replace("key[k]", "qk");
     Template::new(TIERED)
         .set("QPT", QUERIES_PER_THREAD)
         .set("SAMPLES", samples)
         .set("OUT_WORDS", out_words)
         .set("WRITE", &write)
+        .set("WRITE_ONE", &write_one)
         .set("KEY_TYPE", ty)
         .set("KEY_HELPERS", KEY_HELPERS)
         .set("KEY_FUNCTIONS", &key_fns)

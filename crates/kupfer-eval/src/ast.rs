@@ -414,6 +414,13 @@ pub enum Stmt {
         /// The value.
         value: Expr,
     },
+    /// `assert test[, message]`: an error when `test` is false.
+    Assert {
+        /// The condition.
+        test: Expr,
+        /// The message of the error.
+        message: Option<Expr>,
+    },
     /// `target op= value`.
     AugAssign {
         /// A name or a subscript.

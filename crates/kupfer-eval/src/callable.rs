@@ -269,18 +269,150 @@ pub(crate) fn call_value(
     crate::interp::call_value(callee, args, kwargs, span, span)
 }
 
-/// `np.vectorize(pyfunc, otypes=)`: the function and its output dtype, if fixed.
+/// `np.vectorize(pyfunc, otypes=, excluded=, signature=)`: the function, its output dtypes
+/// if fixed, the arguments passed through unvectorized and the gufunc signature.
 #[derive(Debug, Clone)]
 pub struct Vectorized {
-    /// The function called per element.
+    /// The function called per element (or per core slice with a signature).
     pub(crate) func: Value,
-    /// `otypes=[d]`: the result's dtype (else the first call's).
-    pub(crate) otype: Option<kupfer::DType>,
+    /// `otypes=`: the outputs' dtypes (else each first result's).
+    pub(crate) otypes: Option<Vec<kupfer::DType>>,
+    /// `excluded=`: positions and keyword names passed to `func` as they are.
+    pub(crate) excluded: Excluded,
+    /// `signature=`: core dimensions of the inputs and outputs.
+    pub(crate) signature: Option<Signature>,
 }
 
-/// Calls a vectorized function: the positional arguments broadcast together, `func` called
-/// once per element (in C order, with 0-d arrays), the results stacked into the broadcast
-/// shape in the first result's dtype (or `otypes`'s).
+/// The arguments `np.vectorize(excluded=)` leaves unvectorized.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Excluded {
+    pub(crate) positions: Vec<usize>,
+    pub(crate) names: Vec<String>,
+}
+
+/// A generalized ufunc signature, `(m,n),(n)->(m)`: the core dimension names of each input
+/// and each output.
+#[derive(Debug, Clone)]
+pub(crate) struct Signature {
+    pub(crate) inputs: Vec<Vec<String>>,
+    pub(crate) outputs: Vec<Vec<String>>,
+}
+
+impl Signature {
+    /// NumPy's `_parse_gufunc_signature`: whitespace ignored, names are `\w+`.
+    pub(crate) fn parse(text: &str) -> Option<Signature> {
+        let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+        let (ins, outs) = compact.split_once("->")?;
+        Some(Signature {
+            inputs: Self::argument_list(ins)?,
+            outputs: Self::argument_list(outs)?,
+        })
+    }
+
+    /// `(a,b),(c),()`: one list of names per argument.
+    fn argument_list(text: &str) -> Option<Vec<Vec<String>>> {
+        let mut args = Vec::new();
+        let mut rest = text;
+        loop {
+            let body = rest.strip_prefix('(')?;
+            let close = body.find(')')?;
+            let names = &body[..close];
+            let dims: Vec<String> = if names.is_empty() {
+                Vec::new()
+            } else {
+                names.split(',').map(str::to_string).collect()
+            };
+            let word =
+                |n: &String| !n.is_empty() && n.chars().all(|c| c.is_alphanumeric() || c == '_');
+            if !dims.iter().all(word) {
+                return None;
+            }
+            args.push(dims);
+            rest = &body[close + 1..];
+            if rest.is_empty() {
+                return Some(args);
+            }
+            rest = rest.strip_prefix(',')?;
+        }
+    }
+}
+
+/// Python's repr of a tuple of core dimension names: `('n',)`, `('m', 'n')`.
+fn dims_repr(dims: &[String]) -> String {
+    match dims {
+        [d] => format!("('{d}',)"),
+        ds => format!(
+            "({})",
+            ds.iter()
+                .map(|d| format!("'{d}'"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// NumPy's `_update_dim_sizes`: the trailing axes of `shape` named by `core` bind (or must
+/// match) the sizes in `sizes`.
+fn update_dim_sizes(
+    sizes: &mut Vec<(String, usize)>,
+    shape: &[usize],
+    core: &[String],
+    span: Span,
+) -> Result<()> {
+    if core.is_empty() {
+        return Ok(());
+    }
+    if shape.len() < core.len() {
+        return Err(EvalError::value_error(
+            span,
+            format!(
+                "{}-dimensional argument does not have enough dimensions for all core \
+                 dimensions {}",
+                shape.len(),
+                dims_repr(core)
+            ),
+        ));
+    }
+    for (dim, &size) in core.iter().zip(&shape[shape.len() - core.len()..]) {
+        match sizes.iter().find(|(d, _)| d == dim) {
+            Some(&(_, known)) if known != size => {
+                return Err(EvalError::value_error(
+                    span,
+                    format!("inconsistent size for core dimension '{dim}': {size} vs {known}"),
+                ))
+            }
+            Some(_) => {}
+            None => sizes.push((dim.clone(), size)),
+        }
+    }
+    Ok(())
+}
+
+/// A shape as NumPy's broadcast errors print it: `(3,)`, `(2,3)`.
+fn tuple_text(s: &[usize]) -> String {
+    match s {
+        [n] => format!("({n},)"),
+        s => format!(
+            "({})",
+            s.iter()
+                .map(|n| n.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+    }
+}
+
+/// Where a vectorized argument goes back in the call to `func`.
+enum Slot {
+    Position(usize),
+    Keyword(String),
+}
+
+/// Calls a vectorized function as NumPy's `vectorize.__call__`: the arguments not in
+/// `excluded` (positional, then keyword) broadcast together over their loop dimensions (all
+/// of them, or those before the signature's core dimensions); `func` is called once per loop
+/// index in C order with 0-d arrays (or the core slices), and each output stacks its results
+/// in the loop shape (plus its core dimensions) in `otypes`'s dtype or its first result's.
 pub(crate) fn call_vectorized(
     v: &Vectorized,
     args: Vec<Value>,
@@ -288,43 +420,96 @@ pub(crate) fn call_vectorized(
     span: Span,
 ) -> Result<Value> {
     let k = EvalError::kupfer(span);
-    if !kwargs.is_empty() {
-        return Err(EvalError::not_supported(
-            span,
-            "keyword arguments of a vectorized function",
-        ));
+    // Split the vectorized arguments from those passed through.
+    let mut slots = Vec::new();
+    let mut vargs = Vec::new();
+    for (i, a) in args.iter().enumerate() {
+        if !v.excluded.positions.contains(&i) {
+            slots.push(Slot::Position(i));
+            vargs.push(a.clone());
+        }
     }
-    let arrays = args
+    for (name, a) in &kwargs {
+        if !v.excluded.names.contains(name) {
+            slots.push(Slot::Keyword(name.clone()));
+            vargs.push(a.clone());
+        }
+    }
+    if vargs.is_empty() && v.signature.is_none() {
+        return call_value(v.func.clone(), args, kwargs, span);
+    }
+    let call_with = |items: Vec<Value>| {
+        let mut a = args.clone();
+        let mut kw = kwargs.clone();
+        for (slot, item) in slots.iter().zip(items) {
+            match slot {
+                Slot::Position(i) => a[*i] = item,
+                Slot::Keyword(n) => {
+                    if let Some(e) = kw.iter_mut().find(|(k, _)| k == n) {
+                        e.1 = item;
+                    }
+                }
+            }
+        }
+        call_value(v.func.clone(), a, kw, span)
+    };
+    let no_core = Vec::new();
+    let (in_core, out_core): (Vec<Vec<String>>, Option<&Vec<Vec<String>>>) = match &v.signature {
+        Some(sig) => {
+            if vargs.len() != sig.inputs.len() {
+                return Err(EvalError::type_error(
+                    span,
+                    format!(
+                        "wrong number of positional arguments: expected {}, got {}",
+                        sig.inputs.len(),
+                        vargs.len()
+                    ),
+                ));
+            }
+            (sig.inputs.clone(), Some(&sig.outputs))
+        }
+        None => (vec![no_core; vargs.len()], None),
+    };
+    let arrays = vargs
         .iter()
         .map(|a| crate::functions::to_array(a, None, span))
         .collect::<Result<Vec<_>>>()?;
-    let broadcast = kupfer::broadcast_arrays(&arrays).map_err(k)?;
-    let shape: Vec<usize> = broadcast.first().map_or(Vec::new(), |a| a.shape().to_vec());
-    let size: usize = shape.iter().product();
-    let target: Vec<isize> = shape.iter().map(|&d| d as isize).collect();
-    if size == 0 {
-        let Some(d) = v.otype else {
-            return Err(EvalError::value_error(
-                span,
-                "cannot call `vectorize` on size 0 inputs unless `otypes` is set",
-            ));
-        };
-        return Ok(Value::Array(
-            kupfer::zeros(&shape, Some(d)).map_err(EvalError::kupfer(span))?,
-        ));
+    // Core dimension sizes and the broadcast loop shape.
+    let mut sizes: Vec<(String, usize)> = Vec::new();
+    let mut loop_shape: Vec<usize> = Vec::new();
+    for (a, core) in arrays.iter().zip(&in_core) {
+        update_dim_sizes(&mut sizes, a.shape(), core, span)?;
+        let outer = &a.shape()[..a.ndim() - core.len()];
+        loop_shape =
+            kupfer::broadcast_shapes(&loop_shape, outer).map_err(EvalError::kupfer(span))?;
     }
+    let size: usize = loop_shape.iter().product();
     if size > MAX_ITEMS {
         return Err(EvalError::not_supported(
             span,
             format!("a vectorized call over more than {MAX_ITEMS} elements"),
         ));
     }
-    let flat = broadcast
+    // Each argument broadcast to the loop shape plus its core shape, its loop axes flattened.
+    let flat = arrays
         .iter()
-        .map(|a| a.reshape(&[-1]))
+        .zip(&in_core)
+        .map(|(a, core)| {
+            let core_shape = &a.shape()[a.ndim() - core.len()..];
+            let mut full = loop_shape.clone();
+            full.extend_from_slice(core_shape);
+            let mut flat_shape = vec![size as isize];
+            flat_shape.extend(core_shape.iter().map(|&d| d as isize));
+            a.broadcast_to(&full).and_then(|b| b.reshape(&flat_shape))
+        })
         .collect::<kupfer::Result<Vec<_>>>()
-        .map_err(EvalError::kupfer(span))?;
-    let mut results = Vec::with_capacity(size);
+        .map_err(k)?;
+    let nout_fixed = match (out_core, &v.otypes) {
+        (Some(o), _) => Some(o.len()),
+        (None, Some(t)) => Some(t.len()),
+        (None, None) => None,
+    };
+    let mut outputs: Vec<Vec<kupfer::Array>> = Vec::new();
     for i in 0..size {
         let items = flat
             .iter()
@@ -334,30 +519,133 @@ pub(crate) fn call_vectorized(
                     .map_err(EvalError::kupfer(span))
             })
             .collect::<Result<Vec<_>>>()?;
-        let r = call_value(v.func.clone(), items, Vec::new(), span)?;
-        if matches!(r, Value::Tuple(_)) {
-            return Err(EvalError::not_supported(
-                span,
-                "a vectorized function with several outputs",
-            ));
-        }
-        let r = crate::functions::to_array(&r, None, span)?;
-        if r.ndim() != 0 {
+        let r = call_with(items)?;
+        let results = match (r, out_core) {
+            // With a signature, a tuple counts its entries as outputs (one output whose
+            // result is a 1-tuple takes the tuple as its value).
+            (Value::Tuple(t), Some(o)) if o.len() == 1 && t.len() == 1 => {
+                vec![Value::Tuple(t)]
+            }
+            (Value::Tuple(t), _) => t,
+            (r, _) => vec![r],
+        };
+        let nout = nout_fixed.unwrap_or(results.len());
+        if results.len() != nout {
             return Err(EvalError::value_error(
                 span,
-                "setting an array element with a sequence.",
+                format!(
+                    "wrong number of outputs from pyfunc: expected {nout}, got {}",
+                    results.len()
+                ),
             ));
         }
-        results.push(r);
+        let results = results
+            .iter()
+            .map(|r| crate::functions::to_array(r, None, span))
+            .collect::<Result<Vec<_>>>()?;
+        if outputs.is_empty() {
+            for (j, r) in results.iter().enumerate() {
+                match out_core {
+                    Some(o) => update_dim_sizes(&mut sizes, r.shape(), &o[j], span)?,
+                    None if r.ndim() != 0 => {
+                        return Err(EvalError::value_error(
+                            span,
+                            "setting an array element with a sequence.",
+                        ))
+                    }
+                    None => {}
+                }
+            }
+            outputs = vec![Vec::with_capacity(size); nout];
+        }
+        for (j, r) in results.into_iter().enumerate() {
+            outputs[j].push(r);
+        }
     }
-    let d = v.otype.unwrap_or(results[0].dtype());
-    let results = results
-        .iter()
-        .map(|r| r.astype(d))
-        .collect::<kupfer::Result<Vec<_>>>()
-        .map_err(EvalError::kupfer(span))?;
-    let stacked = kupfer::stack(&results, 0, None).map_err(EvalError::kupfer(span))?;
-    Ok(Value::Array(
-        stacked.reshape(&target).map_err(EvalError::kupfer(span))?,
-    ))
+    let core_shape = |j: usize| -> Vec<usize> {
+        out_core.map_or(Vec::new(), |o| {
+            o[j].iter()
+                .map(|d| sizes.iter().find(|(n, _)| n == d).map_or(0, |&(_, s)| s))
+                .collect()
+        })
+    };
+    if size == 0 {
+        let Some(types) = &v.otypes else {
+            return Err(EvalError::value_error(
+                span,
+                "cannot call `vectorize` on size 0 inputs unless `otypes` is set",
+            ));
+        };
+        if let Some(o) = out_core {
+            if o.iter()
+                .flatten()
+                .any(|d| !sizes.iter().any(|(n, _)| n == d))
+            {
+                return Err(EvalError::value_error(
+                    span,
+                    "cannot call `vectorize` with a signature including new output dimensions \
+                     on size 0 inputs",
+                ));
+            }
+        }
+        let nout = nout_fixed.unwrap_or(types.len());
+        let mut made = Vec::with_capacity(nout);
+        for (j, d) in types.iter().enumerate().take(nout) {
+            let mut shape = loop_shape.clone();
+            shape.extend(core_shape(j));
+            made.push(Value::Array(
+                kupfer::zeros(&shape, Some(*d)).map_err(EvalError::kupfer(span))?,
+            ));
+        }
+        return Ok(if made.len() == 1 {
+            made.remove(0)
+        } else {
+            Value::Tuple(made)
+        });
+    }
+    let mut made = Vec::with_capacity(outputs.len());
+    for (j, results) in outputs.iter().enumerate() {
+        let d = v
+            .otypes
+            .as_ref()
+            .and_then(|t| t.get(j).copied())
+            .unwrap_or(results[0].dtype());
+        let core = core_shape(j);
+        // Each result broadcast into its slot (as NumPy's `output[index] = result`).
+        let cast = results
+            .iter()
+            .map(|r| {
+                if kupfer::broadcast_shapes(r.shape(), &core).ok().as_deref() != Some(&core[..]) {
+                    if core.is_empty() {
+                        return Err(EvalError::value_error(
+                            span,
+                            "setting an array element with a sequence.",
+                        ));
+                    }
+                    return Err(EvalError::value_error(
+                        span,
+                        format!(
+                            "could not broadcast input array from shape {} into shape {}",
+                            tuple_text(r.shape()),
+                            tuple_text(&core)
+                        ),
+                    ));
+                }
+                r.astype(d)
+                    .and_then(|r| r.broadcast_to(&core))
+                    .map_err(EvalError::kupfer(span))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let stacked = kupfer::stack(&cast, 0, None).map_err(EvalError::kupfer(span))?;
+        let mut target: Vec<isize> = loop_shape.iter().map(|&d| d as isize).collect();
+        target.extend(core.iter().map(|&d| d as isize));
+        made.push(Value::Array(
+            stacked.reshape(&target).map_err(EvalError::kupfer(span))?,
+        ));
+    }
+    Ok(if made.len() == 1 {
+        made.remove(0)
+    } else {
+        Value::Tuple(made)
+    })
 }

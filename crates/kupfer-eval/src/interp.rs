@@ -353,7 +353,7 @@ impl Session {
                 Value::Lambda(l) => {
                     Value::Vectorized(std::sync::Arc::new(crate::callable::Vectorized {
                         func: Value::Lambda(std::sync::Arc::new(l.rebound(self))),
-                        otype: f.otype,
+                        ..(*f).clone()
                     }))
                 }
                 _ => Value::Vectorized(f),
@@ -525,7 +525,7 @@ fn number_from_str(text: &str, d: DType, span: Span) -> Result<Array> {
     }
 }
 
-/// Python truthiness; arrays' contents are on the device, so only their ambiguity is known.
+/// Python truthiness; a one-element array's is its element's (one read-back).
 pub(crate) fn truthy(v: &Value, span: Span) -> Result<bool> {
     Ok(match v {
         Value::Scalar(s) => pyscalar::truthy(s),
@@ -546,14 +546,16 @@ pub(crate) fn truthy(v: &Value, span: Span) -> Result<bool> {
                  a.any() or a.all()",
             ))
         }
-        Value::Array(_) => {
-            return Err(EvalError::not_supported(
-                span,
-                "the truth value of an array (`and`, `or`, `not`, chained comparisons: \
-                 kupfer eval keeps array contents on the GPU; use &, |, ~ or \
-                 np.logical_and/np.logical_or/np.logical_not)",
-            ))
-        }
+        // One element: read back (natively; the browser cannot wait for a read-back). A
+        // uint64 is tested as bool: its values from 2**63 up are no 64-bit Python int.
+        Value::Array(a) if a.dtype() == DType::U64 => truthy(
+            &Value::Array(a.astype(DType::Bool).map_err(EvalError::kupfer(span))?),
+            span,
+        )?,
+        Value::Array(a) => pyscalar::truthy(
+            &crate::program::wait(a.item_async(), "the truth value of an array")
+                .map_err(EvalError::kupfer(span))?,
+        ),
         _ => true,
     })
 }
@@ -658,15 +660,21 @@ fn binary(op: BinOp, l: Value, r: Value, span: Span) -> Result<Value> {
         (Value::Str(a), Value::Str(b), BinOp::Add) => return Ok(Value::Str(format!("{a}{b}"))),
         (Value::Tuple(a), Value::Scalar(Scalar::Int(n)), BinOp::Mul)
         | (Value::Scalar(Scalar::Int(n)), Value::Tuple(a), BinOp::Mul) => {
-            if a.len().saturating_mul(usize::try_from(*n).unwrap_or(0)) > 1 << 16 {
-                return Err(EvalError::value_error(span, "tuple too long"));
+            if a.len().saturating_mul(usize::try_from(*n).unwrap_or(0)) > MAX_REPEATED {
+                return Err(EvalError::not_supported(
+                    span,
+                    format!("a repeated tuple of more than {MAX_REPEATED} items"),
+                ));
             }
             return Ok(Value::Tuple(repeat(a, *n)));
         }
         (Value::List(a), Value::Scalar(Scalar::Int(n)), BinOp::Mul)
         | (Value::Scalar(Scalar::Int(n)), Value::List(a), BinOp::Mul) => {
-            if a.len().saturating_mul(usize::try_from(*n).unwrap_or(0)) > 1 << 16 {
-                return Err(EvalError::value_error(span, "list too long"));
+            if a.len().saturating_mul(usize::try_from(*n).unwrap_or(0)) > MAX_REPEATED {
+                return Err(EvalError::not_supported(
+                    span,
+                    format!("a repeated list of more than {MAX_REPEATED} items"),
+                ));
             }
             return Ok(Value::List(repeat(a, *n)));
         }
@@ -680,6 +688,10 @@ fn binary(op: BinOp, l: Value, r: Value, span: Span) -> Result<Value> {
     let b = functions::to_operand(&r, "right operand", span)?;
     Ok(Value::Array(f(a, b).map_err(kerr(span))?))
 }
+
+/// The longest list or tuple `seq * n` builds (NumPy's docstrings build 3,000,000 items:
+/// `np.array([1, 2e-9, 3e-9] * 1000000)`).
+const MAX_REPEATED: usize = 1 << 22;
 
 /// `a == b` for values that are not numbers or arrays (Python's equality).
 fn py_equal(l: &Value, r: &Value) -> bool {

@@ -299,6 +299,17 @@ impl<'a> Parser<'a> {
 
     /// One statement (the tokens end at the statement's end).
     fn statement(&mut self) -> Result<Stmt> {
+        if matches!(self.peek(), TokenKind::Reserved("assert")) {
+            self.advance();
+            let (test, _) = self.expr(0)?;
+            let message = if self.eat(",") {
+                Some(self.expr(0)?.0)
+            } else {
+                None
+            };
+            self.end_of_statement()?;
+            return Ok(Stmt::Assert { test, message });
+        }
         let (first, _) = self.expr_list()?;
         if let Some(op) = aug_op(self.peek()) {
             self.advance();
@@ -332,7 +343,7 @@ impl<'a> Parser<'a> {
     /// list of those).
     fn check_target(&self, e: &Expr, unpack: bool) -> Result<()> {
         match &e.kind {
-            ExprKind::Name(_) | ExprKind::Subscript { .. } => Ok(()),
+            ExprKind::Name(_) | ExprKind::Subscript { .. } | ExprKind::Attribute { .. } => Ok(()),
             ExprKind::Tuple(items) | ExprKind::List(items) if unpack => {
                 items.iter().try_for_each(|i| self.check_target(i, true))
             }
@@ -340,11 +351,6 @@ impl<'a> Parser<'a> {
                 self.src,
                 e.span,
                 "'tuple' is an illegal expression for augmented assignment",
-            )),
-            ExprKind::Attribute { .. } => Err(EvalError::syntax(
-                self.src,
-                e.span,
-                "assignment to attributes is not supported",
             )),
             ExprKind::Call { .. } => Err(EvalError::syntax(
                 self.src,

@@ -15,6 +15,27 @@ use crate::interp::{binary_value, index_entries, Session};
 use crate::value::Value;
 use kupfer::{Array, Index, Operand};
 
+/// Waits for an eval future natively; in the browser only when it needs no read-back.
+pub(crate) fn block_on_eval<T>(fut: impl std::future::Future<Output = Result<T>>) -> Result<T> {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        pollster_like::block_on(fut)
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        let mut fut = std::pin::pin!(fut);
+        let waker = std::task::Waker::noop();
+        let mut cx = std::task::Context::from_waker(waker);
+        match fut.as_mut().poll(&mut cx) {
+            std::task::Poll::Ready(r) => r,
+            std::task::Poll::Pending => Err(EvalError::not_supported(
+                Span::default(),
+                "an assert message that reads an array back, in the browser",
+            )),
+        }
+    }
+}
+
 /// Waits for an indexing future: natively by blocking; in the browser only when it needs no
 /// read-back (else a clear error: masks and device index arrays read a value back).
 pub(crate) fn wait<T>(
@@ -137,6 +158,26 @@ impl Session {
     fn exec(&mut self, stmt: &Stmt, src: &str) -> Result<Value> {
         match stmt {
             Stmt::Expr(e) => self.eval_expr(e),
+            Stmt::Assert { test, message } => {
+                let v = self.eval_expr(test)?;
+                if crate::interp::truthy(&v, test.span)? {
+                    return Ok(Value::None);
+                }
+                let text = match message {
+                    None => String::new(),
+                    Some(m) => match self.eval_expr(m)? {
+                        Value::Str(s) => format!(": {s}"),
+                        other => {
+                            let host = crate::program::block_on_eval(other.to_host_async())?;
+                            format!(": {}", host.repr())
+                        }
+                    },
+                };
+                Err(EvalError::value_error(
+                    test.span,
+                    format!("AssertionError{text}"),
+                ))
+            }
             Stmt::Assign { targets, value } => {
                 if let [t] = targets.as_slice() {
                     if let ExprKind::Subscript { value: obj, index } = &t.kind {
@@ -195,6 +236,24 @@ impl Session {
                             }
                         }
                     }
+                    ExprKind::Attribute { value: obj, attr } => {
+                        // `a.real += v`: the part read, combined, cast as NumPy's in-place
+                        // operators cast (same kind) and written back through the part.
+                        let span = target.span.to(value.span);
+                        let base = self.eval_expr(obj)?;
+                        let old = self.eval_expr(target)?;
+                        let v = self.eval_expr(value)?;
+                        let new = binary_value(*op, old.clone(), v, span)?;
+                        match (base, old, &new) {
+                            (Value::Array(base), Value::Array(old), Value::Array(n))
+                                if attr == "real" || attr == "imag" =>
+                            {
+                                same_kind(n.dtype(), old.dtype(), *op, span)?;
+                                crate::functions::complex::set_part(&base, attr, new, span)?;
+                            }
+                            (base, _, _) => return Err(read_only_attribute(&base, attr, span)),
+                        }
+                    }
                     _ => {
                         return Err(EvalError::type_error(
                             target.span,
@@ -226,6 +285,21 @@ impl Session {
                 wait(a.set_async(&entries, value), "assignment through an index")
                     .map_err(EvalError::kupfer(span))
             }
+            ExprKind::Attribute { value: obj, attr } => match (self.eval_expr(obj)?, &obj.kind) {
+                (Value::Array(base), _) if attr == "real" || attr == "imag" => {
+                    crate::functions::complex::set_part(&base, attr, v.plain(), span)
+                }
+                (Value::Array(base), _) if attr == "flat" => {
+                    // `a.flat = v`: every element in C order, `v` repeated as needed.
+                    let all = [Index::Basic(kupfer::SliceArg::Ellipsis)];
+                    let value = operand(v.plain(), span)?;
+                    crate::functions::flat::write(&base, &Value::Ellipsis, &all, value, span)
+                }
+                (Value::Array(base), ExprKind::Name(_)) if attr == "shape" => {
+                    self.set_shape(&base, &v.plain(), span)
+                }
+                (base, _) => Err(read_only_attribute(&base, attr, span)),
+            },
             ExprKind::Tuple(items) | ExprKind::List(items) => {
                 let values: Vec<Value> = match v.plain() {
                     Value::Tuple(vs) | Value::List(vs) => vs,
@@ -307,14 +381,94 @@ impl Session {
         src: &str,
     ) -> Result<()> {
         let span = obj.span.to(value.span);
+        // `a.real[i] = v`, `a.imag[m] += 1`: written into a copy of the part, which is then
+        // written back through it (NumPy writes through the part's view).
+        let part = self.part_of(obj)?;
         let flat_of = match self.eval_expr(obj)? {
             Value::FlatIter(a) => Some(a),
             _ => None,
         };
-        let a = match &flat_of {
-            Some(a) => a.clone(),
-            None => self.target_array(obj)?,
+        let a = match (&flat_of, &part) {
+            (Some(a), _) => a.clone(),
+            (None, Some((base, attr))) => {
+                if !base.dtype().is_complex() && *attr == "imag" {
+                    return Err(EvalError::value_error(
+                        span,
+                        "assignment destination is read-only",
+                    ));
+                }
+                self.target_array(obj)?
+                    .copy()
+                    .map_err(EvalError::kupfer(span))?
+            }
+            (None, None) => self.target_array(obj)?,
         };
+        self.write_subscript(obj, index, value, op, src, flat_of, &a, span)?;
+        match part {
+            Some((base, attr)) => {
+                crate::functions::complex::set_part(&base, attr, Value::Array(a), span)
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// `a.shape = s`: NumPy reshapes the array object in place, which works only where no
+    /// copy is needed; here every name bound to that array (Python's `b = a` aliases) is
+    /// rebound to the reshaped view, so they all see the new shape.
+    fn set_shape(&mut self, base: &Array, v: &Value, span: Span) -> Result<()> {
+        let shape = crate::functions::shape::to_new_shape(v, "shape", span)?;
+        let k = EvalError::kupfer(span);
+        let reshaped = base.reshape(&shape).map_err(k)?;
+        let layout = base.layout().map_err(EvalError::kupfer(span))?;
+        if layout.reshape_view(reshaped.shape()).is_none() {
+            return Err(EvalError::value_error(
+                span,
+                "Incompatible shape for in-place modification. Use `.reshape()` to make a \
+                 copy with the desired shape.",
+            ));
+        }
+        let aliases: Vec<String> = self
+            .names()
+            .into_iter()
+            .filter(|n| matches!(self.get(n), Some(Value::Array(a)) if a.same_handle(base)))
+            .map(str::to_string)
+            .collect();
+        for n in aliases {
+            self.set(n, Value::Array(reshaped.clone()));
+        }
+        Ok(())
+    }
+
+    /// The array and part (`"real"` or `"imag"`) when `obj` is `array.real` or `array.imag`.
+    fn part_of(&self, obj: &Expr) -> Result<Option<(Array, &'static str)>> {
+        let ExprKind::Attribute { value, attr } = &obj.kind else {
+            return Ok(None);
+        };
+        let attr = match attr.as_str() {
+            "real" => "real",
+            "imag" => "imag",
+            _ => return Ok(None),
+        };
+        Ok(match self.eval_expr(value)? {
+            Value::Array(base) => Some((base, attr)),
+            _ => None,
+        })
+    }
+
+    /// The write of [`Self::assign_subscript`] into `a` (the target array, or the flat
+    /// iterator's array).
+    #[allow(clippy::too_many_arguments)]
+    fn write_subscript(
+        &mut self,
+        obj: &Expr,
+        index: &Expr,
+        value: &Expr,
+        op: Option<BinOp>,
+        src: &str,
+        flat_of: Option<Array>,
+        a: &Array,
+        span: Span,
+    ) -> Result<()> {
         let iv = self.eval_expr(index)?;
         let entries = index_entries(&iv, index.span)?;
         // The right-hand side: `value`, or `obj[index] op value`.
@@ -348,7 +502,7 @@ impl Session {
                 let mut reads = Vec::new();
                 if self.fusable(&rhs, &key, src, m.shape(), &mut reads)? && !reads.is_empty() {
                     let result = self.eval_substituted(&rhs, &key, src, &reads)?;
-                    return self.finish_masked(&a, m, result, op, span);
+                    return self.finish_masked(a, m, result, op, span);
                 }
             }
         }
@@ -530,4 +684,26 @@ fn text(src: &str, span: Span) -> String {
         .chars()
         .filter(|c| !c.is_whitespace())
         .collect()
+}
+
+/// NumPy's error for assigning to a read-only attribute of an array; other attribute
+/// assignments (`a.dtype = ...`, `a.strides = ...`, attributes of other values) are refused.
+fn read_only_attribute(base: &Value, attr: &str, span: Span) -> EvalError {
+    const READ_ONLY: &[&str] = &[
+        "ndim", "size", "T", "mT", "itemsize", "nbytes", "base", "device", "ctypes", "data",
+    ];
+    if matches!(base, Value::Array(_)) && READ_ONLY.contains(&attr) {
+        return EvalError::type_error(
+            span,
+            format!("attribute '{attr}' of 'numpy.ndarray' objects is not writable"),
+        );
+    }
+    let ty = match base {
+        Value::Scalar(s) => crate::pyscalar::type_name(s),
+        o => o.type_name(),
+    };
+    EvalError::not_supported(
+        span,
+        format!("assignment to the attribute '{attr}' of a '{ty}'"),
+    )
 }

@@ -230,6 +230,8 @@ const PROGRAMS: &[&str] = &[
     "np.uint64(7) == np.int64(7)",
     "-np.uint64(1)",
     "np.sum([np.uint64(1), np.uint64(2)])",
+    "{S}; np.bincount(np.array([0, 1, 1, 3, 3, 0]), weights=s)",
+    "np.array([not np.uint64('18446744073709551615'), not np.uint64(0)])",
     "np.int8('-100')",
     "np.float32('1.5')",
     "np.iinfo(np.uint64).max",

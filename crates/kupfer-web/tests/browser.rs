@@ -449,6 +449,45 @@ fn check_random_draws(cases: &[Value]) {
             );
         }
     }
+    check_weighted_choice(cases);
+}
+
+/// The page's `choice` with probabilities (exact fixed-point inversion, no float64 on
+/// WebGPU) against the CPU reference: the same indices as native for one seed. The list `p`
+/// takes the host's float64 thresholds; the array `p` the device's float32 cumulative sum,
+/// exact here (binary fractions), so its thresholds are the same.
+fn check_weighted_choice(cases: &[Value]) {
+    use kupfer::random::philox::{choice_index, choice_thresholds, seed_key};
+    let draws: [(&str, &[f64], u32); 2] = [
+        (
+            "np.random.default_rng(3).choice(5, 6, p=[0.1, 0, 0.3, 0.6, 0])",
+            &[0.1, 0.0, 0.3, 0.6, 0.0],
+            6,
+        ),
+        (
+            "np.random.default_rng(3).choice(4, 5, p=np.array([0.25, 0.0, 0.5, 0.25]))",
+            &[0.25, 0.0, 0.5, 0.25],
+            5,
+        ),
+    ];
+    for (expr, p, n) in draws {
+        let page = cases
+            .iter()
+            .find(|c| c["expr"].as_str() == Some(expr))
+            .unwrap_or_else(|| panic!("the page ran no `{expr}`"));
+        let (got, _) = numbers(page["text"].as_str().expect("text"));
+        let thresholds = choice_thresholds(p);
+        let want: Vec<f64> = (0..n)
+            .map(|e| f64::from(choice_index(seed_key(3), 0, e, &thresholds)))
+            .collect();
+        assert_eq!(
+            got[..n as usize],
+            want,
+            "`{expr}` in the browser, the CPU reference {want:?}"
+        );
+        // Not a degenerate p: the draws are not all one index.
+        assert!(want.iter().any(|&w| w != want[0]), "`{expr}`: {want:?}");
+    }
 }
 
 fn check_image(page: &Value) -> String {

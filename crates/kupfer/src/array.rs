@@ -102,8 +102,9 @@ impl Array {
         a
     }
 
-    /// True when both handles are the same array (not merely equal values).
-    pub(crate) fn same_handle(&self, other: &Array) -> bool {
+    /// True when both handles are the same array (not merely equal values): what Python's
+    /// `a is b` says of two names bound to one NumPy array.
+    pub fn same_handle(&self, other: &Array) -> bool {
         Arc::ptr_eq(&self.inner, &other.inner)
     }
 

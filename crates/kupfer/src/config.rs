@@ -287,6 +287,21 @@ pub struct LinalgConfig {
     /// order 32: inv / solve 0.15-0.18 / 0.15-0.30 ms with the tree in two runs, 0.14 / 0.16
     /// ms with the loop: the tree was not faster).
     pub pivot_tree: bool,
+    /// Columns per block of the blocked LU and Cholesky (and rows per block of their back
+    /// substitutions) whose trailing update runs as one in-place matmul on the tiled GEMM
+    /// kernel (`linalg/blocked.rs`): 0 picks by order (64 below 2048, 128 from 2048), any
+    /// other value is rounded up to a multiple of the panel width. `KUPFER_LINALG_UPDATE`
+    /// (a number; `old` for the previous path: every panel's update on the plain 64 x 64
+    /// tile kernel); 0 by default.
+    pub update_block: u32,
+    /// False for the previous path (`KUPFER_LINALG_UPDATE=old`): every panel's trailing
+    /// update on the plain 64 x 64 tile kernel of `shaders/linalg_steps.wgsl`.
+    pub gemm_updates: bool,
+    /// The loop iterations a thread of `eig`'s split launches (the Hessenberg reduction
+    /// of large orders, the eigenvector kernels) keeps to: at most 30000 (the default,
+    /// within lavapipe's 65535); tests lower it to split small orders.
+    #[doc(hidden)]
+    pub eig_split_budget: u32,
 }
 
 impl Default for LinalgConfig {
@@ -296,6 +311,9 @@ impl Default for LinalgConfig {
             register_panels: true,
             thread_max: 8,
             pivot_tree: false,
+            update_block: 0,
+            gemm_updates: true,
+            eig_split_budget: 30_000,
         }
     }
 }
@@ -317,6 +335,9 @@ impl LinalgConfig {
                 Some("serial" | "old") => false,
                 _ => d.pivot_tree,
             },
+            update_block: knob("KUPFER_LINALG_UPDATE", d.update_block, 0),
+            gemm_updates: var("KUPFER_LINALG_UPDATE").is_none_or(|v| v.trim() != "old"),
+            eig_split_budget: d.eig_split_budget,
         }
     }
 }

@@ -9,8 +9,9 @@
 //! Dtypes: counts are NumPy's default integer (int64 where the adapter has SHADER_INT64).
 //! Weights accumulate with 32-bit atomics: float16/float32 weights in float32 (bincount
 //! returns float32, histogram the weights' dtype), int32/uint32 weights exactly as int32 /
-//! uint32 (histogram); 64-bit weights are `Error::Unsupported`. NumPy's bincount returns
-//! float64 for any weights — kupfer does not widen 32-bit types implicitly.
+//! uint32 (histogram); 64-bit weights are `Error::Unsupported` (kupfer eval sums them with
+//! `add_at`). NumPy's bincount returns float64 for any weights — kupfer does not widen 32-bit
+//! types implicitly.
 
 use crate::array::Array;
 use crate::device::Device;
@@ -86,7 +87,8 @@ pub async fn bincount_async(x: &Array, weights: Option<&Array>, minlength: usize
     };
     let n = x.size();
     if n == 0 {
-        return crate::creation::full_on(&device, &[minlength], 0i64, Some(out_dtype));
+        // NumPy returns its default integer for an empty list, weights or not.
+        return crate::creation::full_on(&device, &[minlength], 0i64, Some(device.default_int()));
     }
     if x.dtype() != DType::U32 && x.dtype() != DType::Bool {
         let lo = scalar_f64(&reduce::min(x, Axis::All, false)?).await?;

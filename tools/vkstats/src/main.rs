@@ -429,6 +429,7 @@ fn coop_kernel(arg: &str) -> Result<String, String> {
             b: Load::Vec8Outer,
         },
         epilogue: None,
+        update: None,
     };
     let target = kupfer_core::codegen::Target {
         f16: true,

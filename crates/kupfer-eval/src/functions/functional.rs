@@ -16,8 +16,8 @@ pub(super) fn register(r: &mut Registry) {
 }
 
 /// `vectorize(pyfunc, otypes=None, doc=None, excluded=None, cache=False, signature=None)`:
-/// a callable that calls `pyfunc` once per element (`excluded=` and `signature=` are not
-/// supported; `otypes=` takes one dtype).
+/// a callable that calls `pyfunc` once per element, or per core slice with a gufunc
+/// `signature` (see `callable::call_vectorized`).
 fn vectorize(call: Call) -> Result<Value> {
     let span = call.span;
     let mut a = call.bind(&[
@@ -28,32 +28,106 @@ fn vectorize(call: Call) -> Result<Value> {
         "cache=",
         "signature=",
     ])?;
-    for p in ["excluded", "signature"] {
-        if a.get(p).is_some() {
-            return Err(EvalError::not_supported(
+    let otypes = match a.get("otypes") {
+        None | Some(Value::None) => None,
+        Some(Value::Str(s)) => {
+            let mut types = Vec::new();
+            for c in s.chars() {
+                if !"?bhilqnpBHILQNPefdgFDGSUVOMm".contains(c) {
+                    return Err(EvalError::value_error(
+                        span,
+                        format!("Invalid otype specified: {c}"),
+                    ));
+                }
+                // NumPy's type characters (C `long` is 64 bits, as on Linux).
+                let name = match c {
+                    '?' => "bool",
+                    'b' => "int8",
+                    'B' => "uint8",
+                    'h' => "int16",
+                    'H' => "uint16",
+                    'i' => "int32",
+                    'I' => "uint32",
+                    'l' | 'q' | 'n' | 'p' => "int64",
+                    'L' | 'Q' | 'N' | 'P' => "uint64",
+                    'e' => "float16",
+                    'f' => "float32",
+                    'd' => "float64",
+                    'F' => "complex64",
+                    'D' => "complex128",
+                    other => {
+                        return Err(EvalError::not_supported(
+                            span,
+                            format!("np.vectorize(otypes=) with the type character '{other}'"),
+                        ))
+                    }
+                };
+                types.push(super::to_dtype(&Value::Str(name.into()), "otypes", span)?);
+            }
+            Some(types)
+        }
+        Some(Value::List(v) | Value::Tuple(v)) => Some(
+            v.iter()
+                .map(|t| super::to_dtype(t, "otypes", span))
+                .collect::<Result<Vec<_>>>()?,
+        ),
+        Some(_) => return Err(EvalError::value_error(span, "Invalid otype specification")),
+    };
+    let mut excluded = crate::callable::Excluded::default();
+    match a.get("excluded") {
+        None | Some(Value::None) => {}
+        Some(Value::List(v) | Value::Tuple(v)) => {
+            for e in v {
+                match e {
+                    Value::Scalar(kupfer::Scalar::Int(i)) if i >= 0 => {
+                        excluded.positions.push(i as usize)
+                    }
+                    // A negative position never matches an argument, as in NumPy.
+                    Value::Scalar(kupfer::Scalar::Int(_)) => {}
+                    Value::Str(n) => excluded.names.push(n),
+                    other => {
+                        return Err(EvalError::not_supported(
+                            span,
+                            format!(
+                                "np.vectorize(excluded=) entries of type '{}'",
+                                other.type_name()
+                            ),
+                        ))
+                    }
+                }
+            }
+        }
+        Some(other) => {
+            return Err(EvalError::type_error(
                 span,
-                format!("np.vectorize({p}=)"),
-            ));
+                format!("'{}' object is not iterable", other.type_name()),
+            ))
         }
     }
-    let otype = match a.get("otypes") {
-        None => None,
-        Some(Value::Str(s)) if s.chars().count() == 1 => {
-            Some(super::to_dtype(&Value::Str(s), "otypes", span)?)
-        }
-        Some(Value::List(v) | Value::Tuple(v)) if v.len() == 1 => {
-            Some(super::to_dtype(&v[0], "otypes", span)?)
-        }
-        Some(_) => {
-            return Err(EvalError::not_supported(
+    let signature = match a.get("signature") {
+        None | Some(Value::None) => None,
+        Some(Value::Str(s)) => Some(crate::callable::Signature::parse(&s).ok_or_else(|| {
+            let compact: String = s.chars().filter(|c| !c.is_whitespace()).collect();
+            EvalError::value_error(span, format!("not a valid gufunc signature: {compact}"))
+        })?),
+        Some(other) => {
+            return Err(EvalError::type_error(
                 span,
-                "np.vectorize(otypes=) with other than one output type",
+                format!(
+                    "expected string or bytes-like object, got '{}'",
+                    other.type_name()
+                ),
             ))
         }
     };
     let func = a.req("pyfunc")?;
     Ok(Value::Vectorized(std::sync::Arc::new(
-        crate::callable::Vectorized { func, otype },
+        crate::callable::Vectorized {
+            func,
+            otypes,
+            excluded,
+            signature,
+        },
     )))
 }
 

@@ -1,7 +1,8 @@
 //! Index functions from kupfer's `indexing` module: `nonzero`, `flatnonzero`, `argwhere`,
 //! `take`, `take_along_axis`, `put`, `put_along_axis`, `fill_diagonal`, `place`, `putmask`, `copyto`,
 //! `compress`, `extract`, `choose`, `select`, `indices`, `ix_`, `unravel_index`,
-//! `ravel_multi_index`, `diag_indices`, `diag_indices_from`, `tril_indices`, `triu_indices`
+//! `ravel_multi_index`, `diag_indices`, `diag_indices_from`, `tril_indices`, `triu_indices`,
+//! `tril_indices_from`, `triu_indices_from`
 //! and `ufunc.at` (`np.add.at`, `subtract`, `multiply`, `maximum`, `minimum`). Functions that read a value
 //! back (data-dependent sizes, bounds checks) block natively and are a clear error in the
 //! browser when they would have to wait.
@@ -35,6 +36,8 @@ pub(super) fn register(r: &mut Registry) {
     r.native(&["diag_indices"], diag_indices);
     r.native(&["diag_indices_from"], diag_indices_from);
     r.native(&["tril_indices"], tril_indices);
+    r.native(&["tril_indices_from"], |c| triangle_from(c, true));
+    r.native(&["triu_indices_from"], |c| triangle_from(c, false));
     r.native(&["triu_indices"], triu_indices);
     r.native(&["add.at"], add_at);
     r.native(&["subtract.at"], subtract_at);
@@ -96,13 +99,27 @@ pub(crate) fn take(call: Call) -> Result<Value> {
     let x = a.array("a")?;
     let idx = a.operand("indices")?;
     let ax = axis(&mut a, "axis")?;
-    if a.get("out").is_some_and(|v| !matches!(v, Value::None)) {
-        return Err(EvalError::not_supported(span, "take(out=)"));
-    }
+    let out = super::outputs::take_out(&mut a, "output must be an array")?;
     let m = mode(&mut a)?;
     let r =
         wait(kupfer::take_async(&x, &idx, ax, m), "np.take").map_err(EvalError::kupfer(span))?;
-    Ok(Value::Array(r))
+    take_out_write(out, r, x.dtype(), span)
+}
+
+/// `out=` of `take` and `compress`: the result's shape, and `out`'s dtype must cast safely
+/// to the input's (NumPy writes through a copy of `out` in every mode).
+fn take_out_write(
+    out: Option<kupfer::Array>,
+    r: kupfer::Array,
+    input: kupfer::DType,
+    span: crate::ast::Span,
+) -> Result<Value> {
+    let Some(out) = out else {
+        return Ok(Value::Array(r));
+    };
+    let msg = "output array does not match result of ndarray.take";
+    let check = super::outputs::Check::ShapeAndSafeBack(msg, input);
+    super::outputs::write(out, r, check, span)
 }
 
 fn take_along_axis(call: Call) -> Result<Value> {
@@ -218,16 +235,17 @@ fn copyto(call: Call) -> Result<Value> {
     Ok(Value::None)
 }
 
-/// `compress(condition, a, axis=None)`.
+/// `compress(condition, a, axis=None, out=None)`.
 pub(crate) fn compress(call: Call) -> Result<Value> {
     let span = call.span;
     let mut a = call.bind(&["condition", "a", "axis=", "out="])?;
     let c = a.array("condition")?;
     let x = a.array("a")?;
     let ax = axis(&mut a, "axis")?;
+    let out = super::outputs::take_out(&mut a, "output must be an array")?;
     let r =
         wait(kupfer::compress_async(&c, &x, ax), "np.compress").map_err(EvalError::kupfer(span))?;
-    Ok(Value::Array(r))
+    take_out_write(out, r, x.dtype(), span)
 }
 
 fn extract(call: Call) -> Result<Value> {
@@ -258,16 +276,25 @@ fn operands(v: Value, ctx: &str, span: crate::ast::Span) -> Result<Vec<Operand>>
     }
 }
 
-/// `choose(a, choices, mode='raise')`.
+/// `choose(a, choices, out=None, mode='raise')`.
 pub(crate) fn choose(call: Call) -> Result<Value> {
     let span = call.span;
     let mut a = call.bind(&["a", "choices", "out=", "mode="])?;
     let x = a.array("a")?;
     let choices = operands(a.req("choices")?, "'choices'", span)?;
+    let out = super::outputs::take_out(&mut a, "choose: output must be an array")?;
     let m = mode(&mut a)?;
     let r = wait(kupfer::choose_async(&x, &choices, m), "np.choose")
         .map_err(EvalError::kupfer(span))?;
-    Ok(Value::Array(r))
+    match out {
+        None => Ok(Value::Array(r)),
+        Some(out) => super::outputs::write(
+            out,
+            r,
+            super::outputs::Check::Shape("choose: invalid shape for output array."),
+            span,
+        ),
+    }
 }
 
 fn select(call: Call) -> Result<Value> {
@@ -411,6 +438,25 @@ fn diag_indices_from(call: Call) -> Result<Value> {
     let mut a = call.bind(&["arr"])?;
     let arr = a.array("arr")?;
     let r = kupfer::diag_indices_from(&arr).map_err(EvalError::kupfer(span))?;
+    Ok(arrays(r))
+}
+
+/// `tril_indices_from(arr, k=0)` / `triu_indices_from`: the triangle of a 2-D array's shape.
+fn triangle_from(call: Call, lower: bool) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["arr", "k="])?;
+    let arr = a.array("arr")?;
+    if arr.ndim() != 2 {
+        return Err(EvalError::value_error(span, "input array must be 2-d"));
+    }
+    let k = a.int("k")?.unwrap_or(0);
+    let (n, m) = (arr.shape()[0], arr.shape()[1]);
+    let r = if lower {
+        kupfer::tril_indices(n, k, Some(m))
+    } else {
+        kupfer::triu_indices(n, k, Some(m))
+    }
+    .map_err(EvalError::kupfer(span))?;
     Ok(arrays(r))
 }
 

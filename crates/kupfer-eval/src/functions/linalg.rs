@@ -75,15 +75,16 @@ pub(crate) fn matmul(a: &Value, b: &Value, span: Span) -> Result<Value> {
 fn matmul_fn(call: Call) -> Result<Value> {
     let (name, span) = (call.display_name(), call.span);
     let mut a = call.bind(&["x1/", "x2/", "out=", "*dtype=", "*casting="])?;
-    no_out(&mut a)?;
+    let target = super::elementwise::UfuncOut::take(&mut a)?;
     let dtype = a.dtype("dtype")?;
     let casting = loops::casting(&mut a, Casting::SameKind)?;
     let (x, y) = pair(&mut a, "x1", "x2")?;
     let ops = [Operand::Array(x), Operand::Array(y)];
+    let shapes = super::elementwise::operand_shapes(&ops);
     let r = loops::run(&name, ops, dtype, casting, span, |[x, y]| {
         kupfer::matmul(&operand_array(x)?, &operand_array(y)?)
     })?;
-    Ok(Value::Array(r))
+    target.write("matmul", &shapes, r, casting)
 }
 
 /// The array of an operand that `loops::run` was given as an array (a weak scalar, which it
@@ -101,15 +102,21 @@ type Binary = fn(&Array, &Array) -> kupfer::Result<Array>;
 fn binary(call: Call, names: &[&'static str], f: Binary) -> Result<Value> {
     let span = call.span;
     let mut a = call.bind(names)?;
-    if names.contains(&"out=") {
-        no_out(&mut a)?;
-    }
     let (x, y) = pair(&mut a, names[0], names[1])?;
     Ok(Value::Array(f(&x, &y).map_err(kerr(span))?))
 }
 
+/// `np.dot(a, b, out=None)`: `out` must be exactly the result's dtype and shape, C-contiguous.
 fn dot_fn(call: Call) -> Result<Value> {
-    binary(call, &["a", "b", "out="], kupfer::dot)
+    let span = call.span;
+    let mut a = call.bind(&["a", "b", "out="])?;
+    let out = super::outputs::take_out(&mut a, "'out' must be an array")?;
+    let (x, y) = pair(&mut a, "a", "b")?;
+    let r = kupfer::dot(&x, &y).map_err(kerr(span))?;
+    match out {
+        None => Ok(Value::Array(r)),
+        Some(out) => super::outputs::write(out, r, super::outputs::Check::Exact, span),
+    }
 }
 
 fn vdot_fn(call: Call) -> Result<Value> {
@@ -120,8 +127,15 @@ fn inner_fn(call: Call) -> Result<Value> {
     binary(call, &["a", "b"], kupfer::inner)
 }
 
+/// `np.outer(a, b, out=None)`: `multiply(a.ravel()[:, None], b.ravel()[None, :], out)`.
 fn outer_fn(call: Call) -> Result<Value> {
-    binary(call, &["a", "b", "out="], kupfer::outer)
+    let span = call.span;
+    let mut a = call.bind(&["a", "b", "out="])?;
+    let target = super::elementwise::UfuncOut::take(&mut a)?;
+    let (x, y) = pair(&mut a, "a", "b")?;
+    let shapes = vec![vec![x.size(), 1], vec![1, y.size()]];
+    let r = kupfer::outer(&x, &y).map_err(kerr(span))?;
+    target.write("multiply", &shapes, r, Casting::SameKind)
 }
 
 fn kron_fn(call: Call) -> Result<Value> {
@@ -186,7 +200,7 @@ fn einsum_fn(call: Call) -> Result<Value> {
     let span = call.span;
     let (args, mut k) =
         call.split_varargs(&["out=", "dtype=", "order=", "casting=", "optimize="])?;
-    no_out(&mut k)?;
+    let out = super::outputs::take_out(&mut k, "out must be an array")?;
     let dtype = k.dtype("dtype")?;
     let order = k.order("order", kupfer::Order::K)?;
     let casting = loops::casting(&mut k, Casting::Safe)?;
@@ -225,11 +239,13 @@ fn einsum_fn(call: Call) -> Result<Value> {
     }
     let refs: Vec<&Array> = ops.iter().collect();
     // The result is C-ordered; order='F' asks for a Fortran-ordered one (K and A keep it).
-    Ok(Value::Array(
-        kupfer::einsum(&subscripts, &refs)
-            .and_then(|r| r.as_order(order))
-            .map_err(kerr(span))?,
-    ))
+    let r = kupfer::einsum(&subscripts, &refs)
+        .and_then(|r| r.as_order(order))
+        .map_err(kerr(span))?;
+    match out {
+        None => Ok(Value::Array(r)),
+        Some(out) => super::outputs::write(out, r, super::outputs::Check::Iterator(casting), span),
+    }
 }
 
 /// NumPy's interleaved einsum form, `einsum(op0, sublist0, op1, sublist1, ..., [sublistout])`,
@@ -311,7 +327,7 @@ fn int_or(a: &mut Args, p: &str, default: i64) -> Result<isize> {
 fn trace_fn(call: Call) -> Result<Value> {
     let span = call.span;
     let mut a = call.bind(&["a", "offset=", "axis1=", "axis2=", "dtype=", "out="])?;
-    no_out(&mut a)?;
+    let out = super::outputs::take_out(&mut a, "output must be an array")?;
     let x = a.array("a")?;
     let (off, a1, a2) = (
         int_or(&mut a, "offset", 0)?,
@@ -319,9 +335,14 @@ fn trace_fn(call: Call) -> Result<Value> {
         int_or(&mut a, "axis2", 1)?,
     );
     let dtype = a.dtype("dtype")?;
-    Ok(Value::Array(
-        kupfer::trace(&x, off, a1, a2, dtype).map_err(kerr(span))?,
-    ))
+    let r = kupfer::trace(&x, off, a1, a2, dtype).map_err(kerr(span))?;
+    // NumPy sums the diagonal with add.reduce: a reduction's out (shape checked, unsafe cast).
+    match out {
+        None => Ok(Value::Array(r)),
+        Some(out) => Ok(Value::Array(
+            kupfer::reduce_into(&out, &r, "add").map_err(kerr(span))?,
+        )),
+    }
 }
 
 /// `np.linalg.trace(x, /, *, offset=0, dtype=None)`: over the last two axes.

@@ -117,21 +117,11 @@ fn cast_all(
     Ok((out, Some(d)))
 }
 
-fn no_out(a: &mut Args, span: Span) -> Result<()> {
-    if a.get("out").is_some() {
-        return Err(EvalError::not_supported(
-            span,
-            "out= of the joining functions",
-        ));
-    }
-    Ok(())
-}
-
 fn concatenate(call: Call) -> Result<Value> {
     let span = call.span;
     let fname = call.display_name();
     let mut a = call.bind(&["arrays", "axis=", "out=", "*dtype=", "*casting="])?;
-    no_out(&mut a, span)?;
+    let out = super::outputs::take_out(&mut a, "'out' must be an array")?;
     let arrays = sequence(&a.req("arrays")?, &fname, span)?;
     let axis = if passed_none(&a, "axis") {
         None
@@ -139,26 +129,62 @@ fn concatenate(call: Call) -> Result<Value> {
         Some(a.int("axis")?.unwrap_or(0) as isize)
     };
     let dtype = a.dtype("dtype")?;
+    out_or_dtype(&out, dtype, &fname, span)?;
     let casting = a.string("casting")?;
+    let rule = join_casting(casting.as_deref(), span)?;
     let (arrays, dtype) = cast_all(arrays, dtype, casting, span)?;
-    Ok(Value::Array(
-        kupfer::concatenate(&arrays, axis, dtype).map_err(kerr(span))?,
-    ))
+    let r = kupfer::concatenate(&arrays, axis, dtype).map_err(kerr(span))?;
+    write_join(out, r, rule, span)
+}
+
+/// NumPy's refusal of `out=` together with `dtype=` in `concatenate`/`stack`.
+fn out_or_dtype(out: &Option<Array>, dtype: Option<DType>, fname: &str, span: Span) -> Result<()> {
+    if out.is_some() && dtype.is_some() {
+        return Err(EvalError::type_error(
+            span,
+            format!(
+                "{}() only takes `out` or `dtype` as an argument, but both were provided.",
+                fname.trim_start_matches("np.")
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn join_casting(casting: Option<&str>, span: Span) -> Result<kupfer::Casting> {
+    match casting {
+        None => Ok(kupfer::Casting::SameKind),
+        Some(c) => kupfer::Casting::from_name(c).map_err(kerr(span)),
+    }
+}
+
+/// The joined result written into `out`: its exact shape, cast under `casting`.
+fn write_join(out: Option<Array>, r: Array, casting: kupfer::Casting, span: Span) -> Result<Value> {
+    match out {
+        None => Ok(Value::Array(r)),
+        Some(out) => super::outputs::write(
+            out,
+            r,
+            super::outputs::Check::ShapeAndCasting("Output array is the wrong shape", casting),
+            span,
+        ),
+    }
 }
 
 fn stack(call: Call) -> Result<Value> {
     let span = call.span;
     let fname = call.display_name();
     let mut a = call.bind(&["arrays", "axis=", "out=", "*dtype=", "*casting="])?;
-    no_out(&mut a, span)?;
+    let out = super::outputs::take_out(&mut a, "'out' must be an array")?;
     let arrays = sequence(&a.req("arrays")?, &fname, span)?;
     let axis = a.int("axis")?.unwrap_or(0) as isize;
     let dtype = a.dtype("dtype")?;
+    out_or_dtype(&out, dtype, &fname, span)?;
     let casting = a.string("casting")?;
+    let rule = join_casting(casting.as_deref(), span)?;
     let (arrays, dtype) = cast_all(arrays, dtype, casting, span)?;
-    Ok(Value::Array(
-        kupfer::stack(&arrays, axis, dtype).map_err(kerr(span))?,
-    ))
+    let r = kupfer::stack(&arrays, axis, dtype).map_err(kerr(span))?;
+    write_join(out, r, rule, span)
 }
 
 fn tuple_join(

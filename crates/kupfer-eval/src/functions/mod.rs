@@ -31,6 +31,7 @@ mod loops;
 pub(crate) mod manip;
 pub(crate) mod methods;
 pub(crate) mod numeric;
+mod outputs;
 pub(crate) mod poly1d;
 pub(crate) mod random;
 pub(crate) mod reductions;

@@ -430,11 +430,14 @@ fn real_if_close(call: Call) -> Result<Value> {
 }
 
 /// `np.nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None)`: each replacement a
-/// number or an array broadcasting to `x`.
+/// number or an array broadcasting to `x`; `copy=False` writes into an array `x`.
 fn nan_to_num(call: Call) -> Result<Value> {
     let span = call.span;
     let mut a = call.bind(&["x", "copy=", "nan=", "posinf=", "neginf="])?;
-    let x = a.array("x")?;
+    // copy=False replaces in place when `x` is an array (NumPy returns `x` itself).
+    let in_place = !a.bool_or("copy", true)?;
+    let given = a.req("x")?;
+    let x = to_array(&given, None, span)?;
     let replacement = |v: Option<Value>| -> Result<Option<kupfer::Operand>> {
         v.map(|v| match v {
             Value::Scalar(s) => Ok(kupfer::Operand::Scalar(s)),
@@ -444,23 +447,38 @@ fn nan_to_num(call: Call) -> Result<Value> {
     };
     let nan = replacement(a.get("nan"))?.unwrap_or(kupfer::Operand::Scalar(Scalar::Float(0.0)));
     let (posinf, neginf) = (replacement(a.get("posinf"))?, replacement(a.get("neginf"))?);
-    Ok(Value::Array(
-        kupfer::nan_to_num(&x, nan, posinf, neginf).map_err(kerr(span))?,
-    ))
+    let r = kupfer::nan_to_num(&x, nan, posinf, neginf).map_err(kerr(span))?;
+    if in_place && matches!(given, Value::Array(_)) {
+        kupfer::copyto(&x, &r, kupfer::Casting::Unsafe, None).map_err(kerr(span))?;
+        return Ok(Value::Array(x));
+    }
+    Ok(Value::Array(r))
+}
+
+/// `f(x[, out1, out2], /, out=(None, None), *, where=True, casting='same_kind')` of the
+/// two-output ufuncs `frexp` and `modf`.
+fn two_outputs(
+    call: Call,
+    name: &str,
+    f: fn(kupfer::Operand) -> kupfer::Result<(Array, Array)>,
+) -> Result<Value> {
+    let span = call.span;
+    super::elementwise::take_out_pair(&call)?;
+    let mut a = call.bind(&["x/", "out1=", "out2=", "*out=", "*where=", "*casting="])?;
+    let targets = super::elementwise::UfuncOut::take_pair(&mut a)?;
+    let casting = super::loops::casting(&mut a, kupfer::Casting::SameKind)?;
+    let x = a.operand("x")?;
+    let shapes = super::elementwise::operand_shapes(std::slice::from_ref(&x));
+    let r = f(x).map_err(kerr(span))?;
+    super::elementwise::write_pair(name, targets, &shapes, r, casting)
 }
 
 fn frexp(call: Call) -> Result<Value> {
-    let span = call.span;
-    let mut a = call.bind(&["x"])?;
-    let (m, e) = kupfer::frexp(a.operand("x")?).map_err(kerr(span))?;
-    Ok(Value::Tuple(vec![Value::Array(m), Value::Array(e)]))
+    two_outputs(call, "frexp", kupfer::frexp)
 }
 
 fn modf(call: Call) -> Result<Value> {
-    let span = call.span;
-    let mut a = call.bind(&["x"])?;
-    let (f, i) = kupfer::modf(a.operand("x")?).map_err(kerr(span))?;
-    Ok(Value::Tuple(vec![Value::Array(f), Value::Array(i)]))
+    two_outputs(call, "modf", kupfer::modf)
 }
 
 fn window(call: Call, f: fn(i64) -> kupfer::Result<Array>) -> Result<Value> {

@@ -25,12 +25,7 @@ type CumulativeFn = fn(&Array, Option<isize>, Option<DType>, bool) -> kupfer::Re
 fn cumulative(call: Call, f: CumulativeFn) -> Result<Value> {
     let span = call.span;
     let mut a = call.bind(&["x", "*axis=", "*dtype=", "*out=", "*include_initial="])?;
-    if a.get("out").is_some() {
-        return Err(EvalError::not_supported(
-            span,
-            "out= (kupfer eval computes new arrays; it never writes into one)",
-        ));
-    }
+    let out = a.get("out");
     let x = a.array("x")?;
     let span_axis = a.span();
     let axis = a
@@ -39,9 +34,29 @@ fn cumulative(call: Call, f: CumulativeFn) -> Result<Value> {
         .transpose()?;
     let dtype = a.dtype("dtype")?;
     let initial = a.bool_or("include_initial", false)?;
-    Ok(Value::Array(
-        f(&x, axis, dtype, initial).map_err(EvalError::kupfer(span))?,
-    ))
+    let r = f(&x, axis, dtype, initial).map_err(EvalError::kupfer(span))?;
+    write_out(out, r, span)
+}
+
+/// NumPy's `out=` of an accumulation: `out` has the result's shape exactly and takes the
+/// result in its own dtype (an unsafe cast, as NumPy's `ufunc.accumulate` writes it); `out`
+/// is the value, so its name and views see the result.
+fn write_out(out: Option<Value>, r: Array, span: crate::ast::Span) -> Result<Value> {
+    match out {
+        None | Some(Value::None) => Ok(Value::Array(r)),
+        Some(Value::Array(o)) => {
+            if o.shape() != r.shape() {
+                return Err(EvalError::value_error(
+                    span,
+                    "provided out is the wrong size for the accumulation.",
+                ));
+            }
+            kupfer::copyto(&o, &r, kupfer::Casting::Unsafe, None)
+                .map_err(EvalError::kupfer(span))?;
+            Ok(Value::Array(o))
+        }
+        Some(_) => Err(EvalError::type_error(span, "output must be an array")),
+    }
 }
 
 fn cumulative_sum(call: Call) -> Result<Value> {
@@ -58,12 +73,7 @@ type ScanFn = fn(&Array, Option<isize>, Option<DType>) -> kupfer::Result<Array>;
 fn scan(call: Call, f: ScanFn) -> Result<Value> {
     let span = call.span;
     let mut a = call.bind(&["a", "axis=", "dtype=", "out="])?;
-    if a.get("out").is_some() {
-        return Err(EvalError::not_supported(
-            span,
-            "out= (kupfer eval computes new arrays; it never writes into one)",
-        ));
-    }
+    let out = a.get("out");
     let x = a.array("a")?;
     let span_axis = a.span();
     let axis = a
@@ -71,9 +81,8 @@ fn scan(call: Call, f: ScanFn) -> Result<Value> {
         .map(|v| super::to_index_int(&v, span_axis).map(|v| v as isize))
         .transpose()?;
     let dtype = a.dtype("dtype")?;
-    Ok(Value::Array(
-        f(&x, axis, dtype).map_err(EvalError::kupfer(span))?,
-    ))
+    let r = f(&x, axis, dtype).map_err(EvalError::kupfer(span))?;
+    write_out(out, r, span)
 }
 
 fn cumsum(call: Call) -> Result<Value> {

@@ -8,6 +8,7 @@ use crate::ast::Span;
 use crate::error::{EvalError, Result};
 use crate::value::Value;
 use kupfer::sort::{Bins, DimBins};
+use kupfer::{Array, DType};
 
 pub(super) fn register(r: &mut Registry) {
     r.native(&["bincount"], bincount);
@@ -85,15 +86,80 @@ fn bincount(call: Call) -> Result<Value> {
     let minlength = a.int("minlength")?.unwrap_or(0);
     let minlength = usize::try_from(minlength)
         .map_err(|_| EvalError::value_error(span, "'minlength' must not be negative"))?;
+    if let Some(w) = weights
+        .as_ref()
+        .filter(|w| matches!(w.dtype(), DType::F64 | DType::I64 | DType::U64))
+    {
+        return wide_bincount(&x, w, minlength, span);
+    }
     let out =
         blocking::bincount(&x, weights.as_ref(), minlength).map_err(EvalError::kupfer(span))?;
     Ok(Value::Array(out))
 }
 
+/// bincount with 64-bit weights: float64 sums as NumPy's, in NumPy's order, through
+/// `np.add.at`'s sort-and-scan path (kupfer's bincount accumulates with 32-bit atomics). The
+/// unweighted count checks `x` and gives the length.
+fn wide_bincount(x: &Array, w: &Array, minlength: usize, span: Span) -> Result<Value> {
+    let k = EvalError::kupfer(span);
+    if w.shape() != x.shape() {
+        return Err(EvalError::value_error(
+            span,
+            "The weights and list don't have the same length.",
+        ));
+    }
+    let counts = blocking::bincount(x, None, minlength).map_err(k)?;
+    if x.size() == 0 {
+        // NumPy's default integer zeros, weights or not.
+        return Ok(Value::Array(counts));
+    }
+    let k = || EvalError::kupfer(span);
+    let sums = kupfer::zeros(&[counts.size()], Some(DType::F64)).map_err(k())?;
+    let index = if x.dtype() == DType::Bool {
+        x.astype(DType::I32).map_err(k())?
+    } else {
+        x.clone()
+    };
+    let values = w.astype(DType::F64).map_err(k())?;
+    crate::program::wait(
+        kupfer::ufunc_at_async(
+            kupfer::AtOp::Add,
+            &sums,
+            &[kupfer::Index::Array(index)],
+            values,
+        ),
+        "np.bincount with float64 weights",
+    )
+    .map_err(k())?;
+    Ok(Value::Array(sums))
+}
+
 /// `histogram(a, bins=10, range=None, density=None, weights=None)`: `(counts, bin_edges)`;
 /// `bins` a count, edges or a rule name.
 fn histogram(call: Call) -> Result<Value> {
+    let span = call.span;
+    let density = call
+        .kwargs
+        .iter()
+        .position(|(k, _)| k == "density")
+        .map(|i| call.kwargs[i].1.clone());
+    let density = match density {
+        None | Some(Value::None) => false,
+        Some(v) => crate::interp::truthy(&v, span)?,
+    };
     let (counts, edges) = histogram_args(call)?;
+    let counts = if density {
+        // NumPy: n / np.diff(bin_edges).astype(float) / n.sum().
+        let float = super::device(span)?.default_float();
+        (|| {
+            let widths = kupfer::diff(&edges, 1, -1)?.astype(float)?;
+            let total = counts.sum(kupfer::Axis::All, false)?;
+            kupfer::divide(kupfer::divide(&counts, &widths)?, &total)
+        })()
+        .map_err(EvalError::kupfer(span))?
+    } else {
+        counts
+    };
     Ok(Value::Tuple(vec![
         Value::Array(counts),
         Value::Array(edges),
@@ -135,9 +201,8 @@ fn histogram_args(call: Call) -> Result<(kupfer::Array, kupfer::Array)> {
             ));
         }
     };
-    if a.bool_or("density", false)? {
-        return Err(EvalError::not_supported(span, "density=True"));
-    }
+    // density= is applied by `histogram` (histogram_bin_edges ignores it, as NumPy's does).
+    let _ = a.get("density");
     let weights = a
         .get("weights")
         .map(|w| to_array(&w, None, span))

@@ -5,9 +5,18 @@
 //! the trailing matrix updated in place by a tiled rank-`w` GEMM (`gemm_sub`). Nothing is read
 //! back between launches. Panels of at most `256 * 16` rows are factored in registers
 //! (`shaders/linalg_panel.wgsl`), taller ones in global memory.
+//!
+//! By default panels are grouped into blocks of [`update_block`] columns: the panels of a
+//! block update only the block (and its block row, left-looking), and the rest of the
+//! trailing matrix takes one in-place update per block on kupfer's tiled matmul kernel
+//! (`C_sub -= A_sub @ B_sub` written into the factored matrix, its operands first copied
+//! out by `pack`); back substitutions likewise by blocks of rows. Cholesky's one-workgroup
+//! panel then factors only the diagonal block, `chol_rows` the rows below it in parallel.
+//! `KUPFER_LINALG_UPDATE=old` keeps every update on `gemm_sub`.
 
-use super::factor::{check_binding, neg_inf, params, u32_of, whole};
+use super::factor::{check_binding, neg_inf, u32_of, whole};
 use crate::device::Device;
+use crate::matmul::{subtract_product_in_place, Geometry, UpdatePlace};
 use kupfer_core::linalg as kernels;
 use kupfer_core::{DType, Error, Result};
 use kupfer_wgpu::pipeline::Pipeline;
@@ -44,6 +53,33 @@ pub(crate) fn panel_width(n: u32, preferred: u32) -> u32 {
     w
 }
 
+/// The widest block of an in-place update (`pack` launches one thread per element of a
+/// block's `n x width` panel).
+const UPDATE_BLOCK_MAX: u32 = 256;
+
+/// Columns per block whose trailing update runs as one in-place matmul, for order `n` and
+/// panels of `panel` columns: `setting` ([`crate::config::LinalgConfig::update_block`]; 0
+/// picks 64 below order 2048 and 128 from 2048: deeper blocks give the GEMM more arithmetic
+/// per element of the trailing matrix it reads and writes), rounded up to a multiple of the
+/// panel width.
+pub(crate) fn update_block(n: u32, panel: u32, setting: u32) -> u32 {
+    let want = match setting {
+        0 if n >= 2048 => 128,
+        0 => 64,
+        w => w.min(UPDATE_BLOCK_MAX),
+    };
+    want.max(panel).div_ceil(panel) * panel
+}
+
+/// The operands of the in-place updates, copied out of the factored matrices (a matmul may
+/// not read the buffer it writes): per matrix `sstride` elements of rows of `ld` elements.
+struct Scratch {
+    block: u32,
+    buf: Arc<GpuBuffer>,
+    ld: u32,
+    sstride: u32,
+}
+
 /// The blocked kernels of one dtype on one device, for `count` matrices of order `n`.
 pub(crate) struct Steps {
     device: Device,
@@ -55,6 +91,9 @@ pub(crate) struct Steps {
     count: usize,
     panel: u32,
     register_panels: bool,
+    /// Columns per block whose trailing update is one in-place matmul (a multiple of
+    /// `panel`), or None for the previous path (every panel's update on `gemm_sub`).
+    block: Option<u32>,
 }
 
 /// The uniform words of one launch (`Params` in the shader).
@@ -68,6 +107,10 @@ struct Words {
     r1: u32,
     c0: u32,
     c1: u32,
+    /// `pack`: first element, row stride and per-matrix stride of the copy.
+    off: u32,
+    ld: u32,
+    sstride: u32,
 }
 
 impl Steps {
@@ -84,6 +127,8 @@ impl Steps {
             "lu_logdet",
             "chol_panel",
             "chol_zero",
+            "chol_rows",
+            "pack",
         ] {
             pipelines.insert(
                 entry,
@@ -99,6 +144,8 @@ impl Steps {
                 "factoring stacks of more than 2^32 elements",
             ));
         }
+        let config = &device.config().linalg;
+        let panel = panel_width(n32, config.panel_width);
         Ok(Steps {
             device: device.clone(),
             dtype,
@@ -106,8 +153,11 @@ impl Steps {
             panels: RefCell::new(HashMap::new()),
             n: n32,
             count,
-            panel: panel_width(n32, device.config().linalg.panel_width),
-            register_panels: device.config().linalg.register_panels,
+            panel,
+            register_panels: config.register_panels,
+            block: config
+                .gemm_updates
+                .then(|| update_block(n32, panel, config.update_block)),
         })
     }
 
@@ -123,10 +173,9 @@ impl Steps {
         self.launch_on(&self.pipelines[entry], w, bindings, groups)
     }
 
-    /// The panel kernel `entry` (`lu_panel` or `chol_panel`) for the panel starting at
-    /// column `k0`: the register-resident one where its rows fit, else the global-memory one.
-    fn panel_pipeline(&self, entry: &'static str, k0: u32) -> Result<Arc<Pipeline>> {
-        let rows = self.n - k0;
+    /// The panel kernel `entry` (`lu_panel` or `chol_panel`) for a panel of `rows` rows:
+    /// the register-resident one where they fit, else the global-memory one.
+    fn panel_pipeline(&self, entry: &'static str, rows: u32) -> Result<Arc<Pipeline>> {
         let rpt = rows.div_ceil(256).next_power_of_two();
         if rpt > kernels::PANEL_RPT_MAX || !self.register_panels {
             return Ok(self.pipelines[entry].clone());
@@ -173,9 +222,15 @@ impl Steps {
                 w.c0,
                 w.c1,
                 neg_inf(),
+                w.off,
+                w.ld,
+                w.sstride,
+                0,
             ];
+            let params: Vec<u8> = words.iter().flat_map(|x| x.to_le_bytes()).collect();
+            debug_assert_eq!(params.len(), kernels::STEPS_PARAMS_SIZE);
             let b: Vec<(u32, Binding)> = bindings.iter().map(|(i, b)| (*i, whole(b))).collect();
-            ctx.dispatch_with(pipeline, Some(&params(&words)), b, g)?;
+            ctx.dispatch_with(pipeline, Some(&params), b, g)?;
         }
         Ok(())
     }
@@ -199,6 +254,102 @@ impl Steps {
         }
         let gx = (w.c1 - w.c0).div_ceil(TRSM_COLUMNS);
         self.launch("trsm", w, ar, |c| [gx, 1, c])
+    }
+
+    /// The scratch for in-place updates with `rows` rows of the block's width per matrix,
+    /// or None for the previous path (configured so, or a scratch too large for one
+    /// binding).
+    fn scratch(&self, rows: usize) -> Result<Option<Scratch>> {
+        let Some(block) = self.block else {
+            return Ok(None);
+        };
+        let ld = block.next_multiple_of(4);
+        let size = self.dtype.gpu_size();
+        let ctx = self.device.context();
+        let sstride = rows.checked_mul(ld as usize);
+        let elements = sstride.and_then(|s| s.checked_mul(self.count));
+        let (Some(sstride), Some(elements)) = (sstride, elements) else {
+            return Ok(None);
+        };
+        if elements > i32::MAX as usize || (elements * size) as u64 > ctx.max_binding_size() {
+            return Ok(None);
+        }
+        let buf = Arc::new(ctx.alloc(((elements * size) as u64).max(16))?);
+        Ok(Some(Scratch {
+            block,
+            buf,
+            ld,
+            sstride: sstride as u32,
+        }))
+    }
+
+    /// Records the copy of rows `r0..r1`, augmented columns `c0..c1` of every matrix into the
+    /// scratch from element `off` (`transposed`: augmented column `c` as row `c - c0`).
+    fn pack(
+        &self,
+        ar: &[(u32, &Arc<GpuBuffer>)],
+        s: &Scratch,
+        (r0, r1, c0, c1): (u32, u32, u32, u32),
+        transposed: bool,
+        off: u32,
+        m: u32,
+    ) -> Result<()> {
+        if r0 >= r1 || c0 >= c1 {
+            return Ok(());
+        }
+        let w = Words {
+            m,
+            mode: u32::from(transposed),
+            r0,
+            r1,
+            c0,
+            c1,
+            off,
+            ld: s.ld,
+            sstride: s.sstride,
+            ..Words::default()
+        };
+        let gx = ((r1 - r0) * (c1 - c0)).div_ceil(256);
+        let mut b = ar.to_vec();
+        b.push((4, &s.buf));
+        self.launch("pack", w, &b, |c| [gx, c, 1])
+    }
+
+    /// Records `C -= A @ B` on the tuned matmul for every matrix: A (`rows x k`) and B
+    /// transposed (`cols x k`) row-major in the scratch from elements `a_off` and `b_off`, C
+    /// in `c` at `place`; `lower` computes only tiles reaching the lower triangle.
+    #[allow(clippy::too_many_arguments)]
+    fn update(
+        &self,
+        s: &Scratch,
+        (rows, cols, k): (u32, u32, u32),
+        a_off: u32,
+        b_off: u32,
+        c: &Arc<GpuBuffer>,
+        place: UpdatePlace,
+        lower: bool,
+    ) -> Result<()> {
+        let (ld, ss) = (s.ld as isize, s.sstride as isize);
+        let geo = Geometry {
+            m: rows as usize,
+            n: cols as usize,
+            k: k as usize,
+            batch: self.count,
+            oa: a_off as isize,
+            ob: b_off as isize,
+            sam: ld,
+            sak: 1,
+            sbk: 1,
+            sbn: ld,
+            bd: [1, 1, 1, self.count],
+            ba: [0, 0, 0, ss],
+            bb: [0, 0, 0, ss],
+            a_dtype: self.dtype,
+            b_dtype: self.dtype,
+            a_buf: s.buf.clone(),
+            b_buf: s.buf.clone(),
+        };
+        subtract_product_in_place(&self.device, &geo, self.dtype, c, place, lower)
     }
 
     /// Records LU with partial pivoting of the matrices in `a` applied to the `m` columns of
@@ -229,41 +380,88 @@ impl Steps {
         let naug = n + m32;
         let ar = [(1, a), (2, r)];
         let all = [(1, a), (2, r), (3, aux)];
-        for k0 in (0..n).step_by(self.panel as usize) {
-            let k1 = (k0 + self.panel).min(n);
-            let base = Words {
-                m: m32,
-                k0,
-                k1,
-                ..Words::default()
-            };
-            let panel = self.panel_pipeline("lu_panel", k0)?;
-            self.launch_on(&panel, base, &[(1, a), (3, aux)], |c| [1, c, 1])?;
-            let others = naug - (k1 - k0);
-            let gx = others.div_ceil(256);
-            self.launch("lu_swap", base, &all, |c| [gx, c, 1])?;
-            // The block row: [U12 | R1] = L11^-1 [A12 | R1].
-            self.trsm(
-                &ar,
-                Words {
-                    mode: 0,
-                    c0: k1,
-                    c1: naug,
-                    ..base
-                },
-            )?;
-            // The trailing rows: [A22 | R2] -= L21 @ [U12 | R1].
-            self.gemm_sub(
-                &ar,
-                Words {
-                    mode: 0,
-                    r0: k1,
-                    r1: n,
-                    c0: k1,
-                    c1: naug,
-                    ..base
-                },
-            )?;
+        // With in-place updates, blocks of `outer` columns: their panels update only the
+        // block's own columns (and, left-looking, the block row right of it, rows of the
+        // panel only: later panels' row swaps never reach them), and one matmul per block
+        // updates the rest. Without, every panel updates everything right of it.
+        let scratch = self.scratch(2 * n as usize + m)?;
+        let outer = scratch.as_ref().map_or(self.panel, |s| s.block);
+        for bk0 in (0..n).step_by(outer as usize) {
+            let bk1 = (bk0 + outer).min(n);
+            for k0 in (bk0..bk1).step_by(self.panel as usize) {
+                let k1 = (k0 + self.panel).min(bk1);
+                let base = Words {
+                    m: m32,
+                    k0,
+                    k1,
+                    ..Words::default()
+                };
+                let panel = self.panel_pipeline("lu_panel", n - k0)?;
+                self.launch_on(&panel, base, &[(1, a), (3, aux)], |c| [1, c, 1])?;
+                let others = naug - (k1 - k0);
+                let gx = others.div_ceil(256);
+                self.launch("lu_swap", base, &all, |c| [gx, c, 1])?;
+                // The block row right of the block: the earlier panels' share,
+                // [A12 | R1][k0..k1] -= L[k0..k1, bk0..k0] @ [U12 | R1][bk0..k0].
+                if k0 > bk0 {
+                    self.gemm_sub(
+                        &ar,
+                        Words {
+                            mode: 0,
+                            k0: bk0,
+                            k1: k0,
+                            r0: k0,
+                            r1: k1,
+                            c0: bk1,
+                            c1: naug,
+                            ..base
+                        },
+                    )?;
+                }
+                // The panel's block row: [U12 | R1] = L11^-1 [A12 | R1].
+                self.trsm(
+                    &ar,
+                    Words {
+                        mode: 0,
+                        c0: k1,
+                        c1: naug,
+                        ..base
+                    },
+                )?;
+                // The trailing rows: [A22 | R2] -= L21 @ [U12 | R1] (within the block).
+                self.gemm_sub(
+                    &ar,
+                    Words {
+                        mode: 0,
+                        r0: k1,
+                        r1: n,
+                        c0: k1,
+                        c1: if scratch.is_some() { bk1 } else { naug },
+                        ..base
+                    },
+                )?;
+            }
+            if let Some(s) = scratch.as_ref().filter(|_| bk1 < n) {
+                // [A22 | R2] -= L21 @ [U12 | R1] for the whole block, on the tuned matmul.
+                let (w, rows, bt) = (bk1 - bk0, n - bk1, n * s.ld);
+                self.pack(&ar, s, (bk1, n, bk0, bk1), false, 0, m32)?;
+                self.pack(&ar, s, (bk0, bk1, bk1, naug), true, bt, m32)?;
+                let (nn, mm) = (n as usize, m);
+                let place = UpdatePlace {
+                    offset: bk1 as usize * nn + bk1 as usize,
+                    row_stride: nn,
+                    batch_stride: nn * nn,
+                };
+                self.update(s, (rows, rows, w), 0, bt, a, place, false)?;
+                if m32 > 0 {
+                    let place = UpdatePlace {
+                        offset: bk1 as usize * mm,
+                        row_stride: mm,
+                        batch_stride: nn * mm,
+                    };
+                    self.update(s, (rows, m32, w), 0, bt + rows * s.ld, r, place, false)?;
+                }
+            }
         }
         if back {
             self.back_substitute(a, r, m, false)?;
@@ -292,21 +490,42 @@ impl Steps {
             return Err(Error::unsupported("more than 2^32 columns"));
         }
         let ar = [(1, a), (2, r)];
-        let blocks: Vec<u32> = (0..n).step_by(PANEL_MAX as usize).collect();
-        for &i0 in blocks.iter().rev() {
-            let i1 = (i0 + PANEL_MAX).min(n);
-            let w = Words {
-                m: m32,
-                k0: i0,
-                k1: i1,
-                mode: if unit { 2 } else { 1 },
-                r0: 0,
-                r1: i0,
-                c0: n,
-                c1: n + m32,
-            };
-            self.trsm(&ar, w)?;
-            self.gemm_sub(&ar, Words { mode: 0, ..w })?;
+        // With in-place updates, blocks of `outer` rows: their 32-row steps update only the
+        // block's rows, one matmul per block the rows above it.
+        let scratch = self.scratch(n as usize + m)?;
+        let outer = scratch.as_ref().map_or(PANEL_MAX, |s| s.block);
+        let blocks: Vec<u32> = (0..n).step_by(outer as usize).collect();
+        for &bi0 in blocks.iter().rev() {
+            let bi1 = (bi0 + outer).min(n);
+            let steps: Vec<u32> = (bi0..bi1).step_by(PANEL_MAX as usize).collect();
+            for &i0 in steps.iter().rev() {
+                let i1 = (i0 + PANEL_MAX).min(bi1);
+                let w = Words {
+                    m: m32,
+                    k0: i0,
+                    k1: i1,
+                    mode: if unit { 2 } else { 1 },
+                    r0: if scratch.is_some() { bi0 } else { 0 },
+                    r1: i0,
+                    c0: n,
+                    c1: n + m32,
+                    ..Words::default()
+                };
+                self.trsm(&ar, w)?;
+                self.gemm_sub(&ar, Words { mode: 0, ..w })?;
+            }
+            if let Some(s) = scratch.as_ref().filter(|_| bi0 > 0) {
+                // R[..bi0] -= U[..bi0, bi0..bi1] @ X[bi0..bi1] on the tuned matmul.
+                let xt = n * s.ld;
+                self.pack(&ar, s, (0, bi0, bi0, bi1), false, 0, m32)?;
+                self.pack(&ar, s, (bi0, bi1, n, n + m32), true, xt, m32)?;
+                let place = UpdatePlace {
+                    offset: 0,
+                    row_stride: m,
+                    batch_stride: n as usize * m,
+                };
+                self.update(s, (bi0, m32, bi1 - bi0), 0, xt, r, place, false)?;
+            }
         }
         Ok(())
     }
@@ -339,22 +558,51 @@ impl Steps {
     ) -> Result<()> {
         check_binding(&self.device, &[a, aux])?;
         let n = self.n;
-        for k0 in (0..n).step_by(self.panel as usize) {
-            let k1 = (k0 + self.panel).min(n);
-            let w = Words {
-                k0,
-                k1,
-                mode: 1,
-                r0: k1,
-                r1: n,
-                c0: k1,
-                c1: n,
-                ..Words::default()
-            };
-            let panel = self.panel_pipeline("chol_panel", k0)?;
-            self.launch_on(&panel, w, &[(1, a), (3, aux)], |c| [1, c, 1])?;
-            // A22 -= L21 @ L21^T (lower tiles; the upper triangle is cleared last).
-            self.gemm_sub(&[(1, a), (2, dummy)], w)?;
+        let ad = [(1, a), (2, dummy)];
+        // With in-place updates, blocks of `outer` columns: panels update the block's
+        // columns, one matmul per block the rest of the trailing matrix.
+        let scratch = self.scratch(n as usize)?;
+        let outer = scratch.as_ref().map_or(self.panel, |s| s.block);
+        for bk0 in (0..n).step_by(outer as usize) {
+            let bk1 = (bk0 + outer).min(n);
+            for k0 in (bk0..bk1).step_by(self.panel as usize) {
+                let k1 = (k0 + self.panel).min(bk1);
+                let w = Words {
+                    k0,
+                    k1,
+                    mode: 1,
+                    r0: k1,
+                    r1: n,
+                    c0: k1,
+                    c1: if scratch.is_some() { bk1 } else { n },
+                    ..Words::default()
+                };
+                if scratch.is_some() {
+                    // The diagonal block in one workgroup, the rows below it in parallel.
+                    let panel = self.panel_pipeline("chol_panel", k1 - k0)?;
+                    let diagonal = Words { r1: k1, ..w };
+                    self.launch_on(&panel, diagonal, &[(1, a), (3, aux)], |c| [1, c, 1])?;
+                    let gx = (n - k1).div_ceil(256);
+                    self.launch("chol_rows", w, &[(1, a)], |c| [gx, c, 1])?;
+                } else {
+                    let panel = self.panel_pipeline("chol_panel", n - k0)?;
+                    self.launch_on(&panel, w, &[(1, a), (3, aux)], |c| [1, c, 1])?;
+                }
+                // A22 -= L21 @ L21^T (lower tiles; the upper triangle is cleared last).
+                self.gemm_sub(&ad, w)?;
+            }
+            if let Some(s) = scratch.as_ref().filter(|_| bk1 < n) {
+                // A22 -= L21 @ L21^T for the whole block, lower tiles, on the tuned matmul.
+                let rows = n - bk1;
+                self.pack(&ad, s, (bk1, n, bk0, bk1), false, 0, 0)?;
+                let nn = n as usize;
+                let place = UpdatePlace {
+                    offset: bk1 as usize * nn + bk1 as usize,
+                    row_stride: nn,
+                    batch_stride: nn * nn,
+                };
+                self.update(s, (rows, rows, bk1 - bk0), 0, 0, a, place, true)?;
+            }
         }
         let g = n.div_ceil(16);
         self.launch("chol_zero", Words::default(), &[(1, a)], |c| [g, g, c])
@@ -379,5 +627,16 @@ mod tests {
         assert_eq!(panel_width(1024, 1000), 32);
         assert_eq!(panel_width(1024, 12), 12);
         assert_eq!(panel_width(100, 2), 8);
+    }
+
+    #[test]
+    fn update_blocks_are_whole_panels() {
+        assert_eq!(update_block(1024, 16, 0), 64);
+        assert_eq!(update_block(2047, 16, 0), 64);
+        assert_eq!(update_block(4096, 16, 0), 128);
+        assert_eq!(update_block(300, 12, 0), 72);
+        assert_eq!(update_block(300, 16, 24), 32);
+        assert_eq!(update_block(300, 32, 8), 32);
+        assert_eq!(update_block(4096, 16, 100_000), UPDATE_BLOCK_MAX);
     }
 }

@@ -30,11 +30,14 @@ use std::sync::Arc;
 
 /// The largest order `eig` takes. Beyond 512 a Householder step of the Hessenberg
 /// reduction is split over launches (the reflector, then its application to bounded ranges
-/// of columns and rows) and the Schur form's 2 x 2 blocks are made triangular over several
-/// launches; the eigenvector kernels (a column's back substitution, `V = Z X`) loop about
-/// `n^2 / 64` times per thread in one launch, which stays inside lavapipe's loop budget up
-/// to this order.
-pub const EIG_ORDER_MAX: usize = 1024;
+/// of columns and rows; Z set to the identity beforehand by an elementwise kernel) and the
+/// Schur form's 2 x 2 blocks are made triangular over several launches; beyond about 1300
+/// the eigenvector kernels split too (a column's back substitution by ranges of steps,
+/// `V = Z X` by ranges of rows, then the normalization). One row of the Hessenberg
+/// reduction's right-hand application costs a thread `4 n` iterations, which bounds the
+/// order well above this; the number of launches (about `n^2 / 40` for the reduction)
+/// is what makes larger orders impractical.
+pub const EIG_ORDER_MAX: usize = 4096;
 
 /// Loop iterations one thread may spend in one launch (lavapipe ends loops at 65535).
 const BUDGET: usize = 30_000;
@@ -59,6 +62,9 @@ pub(super) struct Kernels {
     pipelines: HashMap<&'static str, Arc<Pipeline>>,
     count: usize,
     n: u32,
+    /// The loop budget the splits of the reduction and the eigenvector kernels keep to
+    /// ([`BUDGET`], or lower in tests: `LinalgConfig::eig_split_budget`).
+    split: usize,
 }
 
 impl Kernels {
@@ -77,6 +83,7 @@ impl Kernels {
             pipelines,
             count,
             n: u32_of(n, "order")?,
+            split: (device.config().linalg.eig_split_budget as usize).clamp(64, BUDGET),
         })
     }
 
@@ -147,8 +154,8 @@ fn hessenberg_split(
     let n = k.n as usize;
     // A column from the left costs a thread 2 n iterations, a row from the right 4 n
     // (H and Z); each thread takes one in 64 of the launch's range.
-    let cols = 64 * (BUDGET / (2 * n)).max(1);
-    let rows = 64 * (BUDGET / (4 * n)).max(1);
+    let cols = 64 * (k.split / (2 * n)).max(1);
+    let rows = 64 * (k.split / (4 * n)).max(1);
     for col in 0..kend {
         let c = col as u32;
         k.launch(hess, [0, mode, 0, c, c + 1, 1], bindings, false)?;
@@ -209,15 +216,24 @@ pub(super) async fn schur(
             "qr_real",
         )
     };
-    let z = if want_z { &zmat } else { &dummy };
-    let (hb, zb) = if complex { (3, 4) } else { (1, 2) };
     // 1. Hessenberg: a Householder step costs each thread about 6 n ceil(n / 64) iterations
     // (and the first launch n^2 / 64 more to set Z to the identity).
     let per_k = 6 * n * n.div_ceil(64) + 64;
     let kend = n.saturating_sub(2);
+    let split = per_k + n * n / 64 > k.split;
+    // Split reductions find Z set to the identity (mode bit 2) by an elementwise kernel.
+    let zmat = if split && want_z {
+        let _current = device.use_device();
+        let eye = crate::creation::eye(n, None, 0, Some(if complex { cdt } else { real }))?;
+        factor::dense_copy(&eye.broadcast_to(&[count, n, n])?, eye.dtype())?
+    } else {
+        zmat
+    };
+    let z = if want_z { &zmat } else { &dummy };
+    let (hb, zb) = if complex { (3, 4) } else { (1, 2) };
     let bindings = [(hb, &mat), (zb, z), (5, &u)];
-    if per_k + n * n / 64 > BUDGET {
-        hessenberg_split(k, hess, mode, &bindings, kend)?;
+    if split {
+        hessenberg_split(k, hess, mode | 4, &bindings, kend)?;
     } else {
         // At least one launch: it also sets Z to the identity.
         let ks = (BUDGET / per_k).max(1);
@@ -334,14 +350,33 @@ async fn eig_parts(a: &Array, want_vectors: bool) -> Result<(Array, Option<Array
         Some(z) if want_vectors => {
             let y = factor::alloc(&device, count * n * n, cdt)?;
             let v = factor::alloc(&device, count * n * n, cdt)?;
-            k.launch("backsub", [0; 6], &[(3, &schur.t), (7, &y)], true)?;
+            // A substitution step costs a thread about n / 64 iterations: ranges of steps
+            // where all n would pass the budget.
+            let per_step = n.div_ceil(64) + 2;
+            let bind = [(3, &schur.t), (7, &y)];
+            if n * per_step + n.div_ceil(64) <= k.split {
+                k.launch("backsub", [0; 6], &bind, true)?;
+            } else {
+                let steps = (k.split / per_step).max(1);
+                for s0 in (0..n).step_by(steps) {
+                    let s1 = (s0 + steps).min(n) as u32;
+                    k.launch("backsub", [0, 0, 0, s0 as u32, s1, 1], &bind, true)?;
+                }
+            }
             let mode = 1 | if complex_input { 0 } else { 2 };
-            k.launch(
-                "vecs",
-                [0, mode, 0, 0, 0, 0],
-                &[(3, &schur.t), (4, z), (7, &y), (8, &v)],
-                true,
-            )?;
+            let bind = [(3, &schur.t), (4, z), (7, &y), (8, &v)];
+            // A row of V = Z X costs a thread n iterations, each thread taking one row in
+            // 64; the normalization 3 n / 64.
+            if n.div_ceil(64) * n + 3 * n.div_ceil(64) + 16 <= k.split {
+                k.launch("vecs", [0, mode, 0, 0, 0, 0], &bind, true)?;
+            } else {
+                let rows = 64 * (k.split / n).max(1);
+                for r0 in (0..n).step_by(rows) {
+                    let r1 = (r0 + rows).min(n) as u32;
+                    k.launch("vecs", [0, mode, 0, r0 as u32, r1, 1], &bind, true)?;
+                }
+                k.launch("vecs", [0, mode, 0, 0, 0, 2], &bind, true)?;
+            }
             Some(factor::wrap(&device, cdt, v, &with_core(&batch, &[n, n])))
         }
         _ => None,

@@ -506,6 +506,7 @@ pub(crate) fn launch(
         out,
         kernel,
         epilogue: epilogue.map(|e| e.program.clone()),
+        update: None,
     };
     let pipe = pipeline(device, &prog)?;
     let n_out = geo.batch * geo.m * geo.n;
@@ -602,4 +603,107 @@ pub(crate) fn launch(
         ctx.dispatch(&pipe, &params, bindings, groups)?;
     }
     Ok(out_buf)
+}
+
+/// Where an in-place update writes: C's element offset, row stride (leading dimension) and
+/// batch stride, in elements of the result dtype.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct UpdatePlace {
+    pub offset: usize,
+    pub row_stride: usize,
+    pub batch_stride: usize,
+}
+
+/// Records `C[place.offset + z * place.batch_stride + i * place.row_stride + j] -= (A @ B)[z,
+/// i, j]` on the tiled SIMT kernel (the tile configuration tuned for this shape class as the
+/// plain product's, see `tune.rs`; vec4 loads where the operands allow), in place: A and B must not be
+/// `c`'s buffer. `lower` skips tiles wholly above the diagonal. The blocked factorizations'
+/// trailing updates (`linalg/blocked.rs`).
+pub(crate) fn subtract_product_in_place(
+    device: &Device,
+    geo: &Geometry,
+    out: DType,
+    c: &Arc<GpuBuffer>,
+    place: UpdatePlace,
+    lower: bool,
+) -> Result<()> {
+    if geo.m == 0 || geo.n == 0 || geo.k == 0 || geo.batch == 0 {
+        return Ok(());
+    }
+    if !km::tiled_computes(out) || geo.a_dtype != out || geo.b_dtype != out {
+        return Err(Error::invalid(
+            "in-place matmul updates compute float32 or float64 operands of the result dtype",
+        ));
+    }
+    geo.check_extent()?;
+    let ctx = device.context();
+    let tiled = |tile: TileConfig| MatmulKernel::Tiled {
+        tile,
+        a: geo.load_a(out),
+        b: geo.load_b(out),
+        c_vec4: false,
+    };
+    let tile = tune::tile_config(device, geo, out, tiled)?;
+    let kernel = tiled(tile);
+    let prog = MatmulProgram {
+        a: geo.a_dtype,
+        b: geo.b_dtype,
+        out,
+        kernel,
+        epilogue: None,
+        update: Some(km::InPlaceUpdate { lower }),
+    };
+    let pipe = pipeline(device, &prog)?;
+    let width = |l: Load| match l {
+        Load::VecK | Load::VecOuter => 4,
+        _ => 0,
+    };
+    let vbytes = |w: u64| w * out.gpu_size() as u64;
+    let last = place.offset
+        + (geo.batch - 1) * place.batch_stride
+        + (geo.m - 1) * place.row_stride
+        + geo.n;
+    if (last * out.gpu_size()) as u64 > c.size() {
+        return Err(Error::invalid("in-place matmul update beyond its buffer"));
+    }
+    let bindings = vec![
+        whole(device, &geo.a_buf, vbytes(width(geo.load_a(out))))?,
+        whole(device, &geo.b_buf, vbytes(width(geo.load_b(out))))?,
+        whole(device, c, 0)?,
+    ];
+    let u = |v: usize| {
+        u32::try_from(v).map_err(|_| Error::unsupported("matmul update offsets beyond 2^32"))
+    };
+    let tail: Vec<u8> = [
+        u(place.offset)?,
+        u(place.row_stride)?,
+        u(place.batch_stride)?,
+        0,
+    ]
+    .iter()
+    .flat_map(|w| w.to_le_bytes())
+    .collect();
+    let max_dim = ctx.max_workgroups_per_dim() as usize;
+    let (gx, gy) = (
+        geo.n.div_ceil(tile.bn as usize),
+        geo.m.div_ceil(tile.bm as usize),
+    );
+    if gx > max_dim || gy > max_dim {
+        return Err(Error::unsupported("matmul grid too large"));
+    }
+    let mut z0 = 0;
+    while z0 < geo.batch {
+        let nz = (geo.batch - z0).min(max_dim);
+        let mut p = geo.params_from(z0)?;
+        p.extend_from_slice(&tail);
+        debug_assert_eq!(p.len(), km::UPDATE_PARAMS_SIZE);
+        ctx.dispatch(
+            &pipe,
+            &p,
+            bindings.clone(),
+            [gx as u32, gy as u32, nz as u32],
+        )?;
+        z0 += nz;
+    }
+    Ok(())
 }

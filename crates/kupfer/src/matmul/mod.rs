@@ -26,6 +26,7 @@ mod tune;
 mod tune_store;
 
 pub(crate) use deferred::Pending;
+pub(crate) use launch::{subtract_product_in_place, Geometry, UpdatePlace};
 
 #[doc(hidden)]
 pub use kupfer_core::matmul::{CoopConfig, TileConfig};

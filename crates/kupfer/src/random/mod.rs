@@ -17,6 +17,8 @@
 //! - `counts.rs`: `zipf` and `hypergeometric` (rejection samplers in float64 where the
 //!   adapter has it).
 //! - `permutations.rs`: `permutation(n)` and `choice` without replacement (no sort).
+//! - `weighted.rs`: `choice` with probabilities, in exact integer arithmetic (the same indices
+//!   on every adapter).
 //! - `multivariate.rs`: `multivariate_normal` (a host Cholesky of the covariance, or the
 //!   device's svd/eigh/cholesky with `method=`; one matmul).
 //! - `legacy.rs`: NumPy's module functions (`seed`, `rand`, `randn`, `randint`, ...) on a
@@ -27,8 +29,11 @@
 //! Each call that draws takes the generator's next 64-bit draw number; element `e` of the
 //! draw is a function of (key, draw number, `e`) only, computed inside whatever kernel uses it
 //! (the draw is a lazy expression leaf, so `rng.random(n) * 2 - 1` runs as one kernel, and
-//! evaluating the same lazy draw twice gives the same values). Bits and integers are identical
-//! on every backend; floats derived with square roots may differ by an ulp between drivers.
+//! evaluating the same lazy draw twice gives the same values). Bits, integers, float32
+//! uniforms and normals, and `choice` with probabilities are identical on every backend (the
+//! normals' polynomials are fenced against fused multiply-adds and their square root is
+//! rounded exactly); other float transforms with square roots or divisions may differ by an
+//! ulp between drivers.
 //! The counter layout and transforms are documented in [`kupfer_core::random`]. NumPy's own
 //! streams (PCG64) are not reproduced: the same seed gives different numbers than NumPy.
 
@@ -39,6 +44,7 @@ mod legacy;
 #[cfg(not(target_arch = "wasm32"))]
 mod multivariate;
 mod permutations;
+mod weighted;
 
 /// The bit generator (Philox4x32-10), the counter layout, the transforms and their CPU
 /// reference (`kupfer_core::random`).

@@ -260,10 +260,11 @@ impl Generator {
 
     /// Indices of `0..n` drawn uniformly (`p` `None`, see [`Generator::choice`]) or with the
     /// host probabilities `p` (values and the dtype they came in, checked as NumPy checks
-    /// them): with replacement by inverting the cumulative sum (a binary search per draw),
-    /// without by the `size` smallest of `E_i / p_i` for standard exponentials `E_i`
-    /// (exponential races: the same law as NumPy's successive draws without replacement).
-    /// Nothing is read back.
+    /// them): with replacement by inverting the float64 cumulative sum in exact fixed point
+    /// (NumPy's `cdf.searchsorted(u, side='right')` for a 53-bit uniform `u`), without by the
+    /// `size` smallest of `E_i / p_i` for standard exponentials `E_i` (exponential races: the
+    /// same law as NumPy's successive draws without replacement). Nothing is read back, and a
+    /// seed gives the same indices on every adapter (see `random/weighted.rs`).
     pub fn choice_indices_probabilities(
         &self,
         n: usize,
@@ -284,13 +285,11 @@ impl Generator {
         if !replace && k <= n && probs.iter().filter(|&&q| q > 0.0).count() < k {
             return Err(Error::invalid("Fewer non-zero entries in p than size"));
         }
-        // Checked on the host; drawn as a device `p` is (the same numbers either way).
-        let fdt = if Device::current()?.supports(DType::F64) {
-            DType::F64
-        } else {
-            DType::F32
-        };
-        self.choice_indices_unchecked(n, size, replace, &floats_on_device(probs, fdt)?)
+        if k == 0 {
+            let dtype = Device::current()?.default_int();
+            return crate::creation::zeros(size, Some(dtype));
+        }
+        self.weighted_from_host(probs, size, replace)
     }
 }
 
@@ -313,10 +312,16 @@ impl Generator {
         crate::take_async(a, &idx.into(), Some(ax as isize), crate::TakeMode::Clip).await
     }
 
-    /// Indices of `0..n` drawn with the probabilities `p` (a device array) without reading
-    /// anything back: the cumulative sum is normalised on the device (exactly 1 from the last
-    /// positive entry on) and inverted by a binary search, or, without replacement, the
-    /// `size` smallest `E_i / p_i` are taken. Only the shapes are checked — NumPy's checks of
+    /// Indices of `0..n` drawn with the probabilities `p` (a device array, read as float32)
+    /// without reading anything back: the cumulative sum is taken in float32 in an order fixed
+    /// by n, divided by its total exactly into fixed-point thresholds and inverted by a binary
+    /// search, or, without replacement, the `size` smallest `E_i / p_i` are taken. A seed and
+    /// a float32 `p` give the same indices on every adapter with replacement (as long as no
+    /// cumulative sum is subnormal, which WGSL may flush to zero); without, the driver divides
+    /// by `p_i` (WGSL allows 2.5 ulp), so keys may differ in their last bit between drivers.
+    /// The host path ([`Generator::choice_indices`]) gives the same indices as this one when
+    /// the float32 and float64 cumulative sums agree (e.g. a `p` of a few binary digits).
+    /// Only the shapes are checked — NumPy's checks of
     /// the values (non-negative, summing to 1, enough non-zero entries) need a read-back —
     /// so this is the browser's path for a `p` array; natively
     /// [`Generator::choice_indices`] checks them.
@@ -335,7 +340,6 @@ impl Generator {
         replace: bool,
         p: &Array,
     ) -> Result<Array> {
-        use crate::ufuncs as uf;
         if p.ndim() != 1 {
             return Err(Error::invalid("p must be 1-dimensional"));
         }
@@ -353,60 +357,12 @@ impl Generator {
                 "Cannot take a larger sample than population when replace is False",
             ));
         }
-        let device = Device::current()?;
-        let int = device.default_int();
         if k == 0 {
-            return crate::creation::zeros(size, Some(int));
+            let dtype = Device::current()?.default_int();
+            return crate::creation::zeros(size, Some(dtype));
         }
-        let fdt = if device.supports(DType::F64) {
-            DType::F64
-        } else {
-            DType::F32
-        };
-        let pf = p.astype(fdt)?;
-        if replace {
-            let sums = crate::cumsum(&pf, Some(0), None)?;
-            let total = sums.slice(&[kupfer_core::layout::SliceArg::Index(n as isize - 1)])?;
-            let at = crate::arange(0, n as i64, 1, Some(DType::I32))?;
-            let last = crate::reduce::max(
-                &uf::where_(uf::greater(&pf, 0.0)?, &at, 0)?,
-                crate::reduce::Axis::All,
-                false,
-            )?;
-            let cdf = uf::where_(
-                uf::greater_equal(&at, &last)?,
-                1.0,
-                uf::divide(&sums, &total)?,
-            )?
-            .astype(fdt)?;
-            let u = self.random(size, Some(fdt))?;
-            let idx = crate::searchsorted(&cdf, &u.ravel()?, crate::sort::Side::Right, None)?;
-            return idx.astype(int)?.reshape(&signed(size));
-        }
-        let keys = uf::divide(self.standard_exponential(&[n], Some(fdt))?, &pf)?;
-        let order = crate::argsort(&keys, Some(0), Some("stable"))?;
-        let first = order.slice(&[kupfer_core::layout::SliceArg::Slice {
-            start: Some(0),
-            stop: Some(k as isize),
-            step: None,
-        }])?;
-        first.astype(int)?.reshape(&signed(size))
+        self.weighted_from_device(p, size, replace)
     }
-}
-
-/// Host float64 values as a 1-D array of `dtype` (float32 or float64), converted on the host:
-/// a device without float64 (WebGPU) never holds them as float64.
-fn floats_on_device(values: &[f64], dtype: DType) -> Result<Array> {
-    if dtype == DType::F64 {
-        Array::from_slice(values, &[values.len()])
-    } else {
-        let narrow: Vec<f32> = values.iter().map(|&v| v as f32).collect();
-        Array::from_slice(&narrow, &[values.len()])
-    }
-}
-
-fn signed(shape: &[usize]) -> Vec<isize> {
-    shape.iter().map(|&d| d as isize).collect()
 }
 
 /// `p` read back as float64 values with its dtype ("p must be 1-dimensional" first).

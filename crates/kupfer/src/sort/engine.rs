@@ -109,14 +109,14 @@ fn radix_items(device: &Device, ranking: Ranking) -> u32 {
     }
 }
 
-fn pipeline(device: &Device, wgsl: &str, entry: &str) -> Result<Arc<Pipeline>> {
+pub(crate) fn pipeline(device: &Device, wgsl: &str, entry: &str) -> Result<Arc<Pipeline>> {
     device
         .context()
         .pipeline_with(wgsl, entry, ShaderChecks::Trusted)
 }
 
 /// `groups` workgroups as a grid (x first, spilling into y) and its x width.
-fn grid(device: &Device, groups: usize) -> Result<([u32; 3], u32)> {
+pub(crate) fn grid(device: &Device, groups: usize) -> Result<([u32; 3], u32)> {
     let max = device.context().max_workgroups_per_dim() as usize;
     let groups = groups.max(1);
     let x = groups.min(max);
@@ -164,14 +164,14 @@ impl RadixParams {
     }
 }
 
-fn params(fields: &[u32]) -> Vec<u8> {
+pub(crate) fn params(fields: &[u32]) -> Vec<u8> {
     let mut bytes: Vec<u8> = fields.iter().flat_map(|v| v.to_le_bytes()).collect();
     bytes.resize(bytes.len().div_ceil(16) * 16, 0);
     bytes
 }
 
 /// A binding of the first `bytes` bytes of `buffer` (rounded up to 4).
-fn bind(buffer: &Arc<GpuBuffer>, bytes: u64) -> Binding {
+pub(crate) fn bind(buffer: &Arc<GpuBuffer>, bytes: u64) -> Binding {
     Binding {
         buffer: buffer.clone(),
         offset: 0,

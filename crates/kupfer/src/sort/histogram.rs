@@ -93,20 +93,46 @@ pub async fn histogram_bins_async(
                      data",
                 ));
             }
-            if range.is_some() {
-                return Err(Error::unsupported(
-                    "a bin rule together with `range` (kupfer sizes rule bins over the whole \
-                     data)",
-                ));
-            }
-            let n = rule_bins(a, &rule).await?;
-            crate::stats::histogram_async(a, n, None, None).await
+            let n = match range {
+                None => rule_bins(a, &rule, None).await?,
+                Some((lo, hi)) => {
+                    // NumPy's `_get_outer_edges` checks, then the rule sees only the data
+                    // inside the range, and the bins span the range.
+                    if lo > hi {
+                        return Err(Error::invalid(
+                            "max must be larger than min in range parameter.",
+                        ));
+                    }
+                    if !(lo.is_finite() && hi.is_finite()) {
+                        return Err(Error::invalid(format!(
+                            "supplied range of [{lo}, {hi}] is not finite"
+                        )));
+                    }
+                    let (first, last) = if lo == hi {
+                        (lo - 0.5, hi + 0.5)
+                    } else {
+                        (lo, hi)
+                    };
+                    if rule == "stone" {
+                        return Err(Error::unsupported("the 'stone' rule together with `range`"));
+                    }
+                    let flat = a.reshape(&[-1])?;
+                    let keep = crate::ufuncs::logical_and(
+                        crate::ufuncs::greater_equal(&flat, first)?,
+                        crate::ufuncs::less_equal(&flat, last)?,
+                    )?;
+                    let inside = crate::indexing::functions::extract_async(&keep, &flat).await?;
+                    rule_bins(&inside, &rule, Some((first, last))).await?
+                }
+            };
+            crate::stats::histogram_async(a, n, range, None).await
         }
     }
 }
 
-/// The number of equal bins NumPy's rule `rule` gives the data of `a` (whole range).
-async fn rule_bins(a: &Array, rule: &str) -> Result<usize> {
+/// The number of equal bins NumPy's rule `rule` gives the data of `a`, over `edges` (the
+/// outer edges of an explicit range; else the data's own).
+async fn rule_bins(a: &Array, rule: &str, edges: Option<(f64, f64)>) -> Result<usize> {
     let rules = [
         "auto", "fd", "doane", "scott", "stone", "rice", "sturges", "sqrt",
     ];
@@ -138,10 +164,10 @@ async fn rule_bins(a: &Array, rule: &str) -> Result<usize> {
             "autodetected range of [{lo}, {hi}] is not finite"
         )));
     }
-    let (first, last) = if lo == hi {
-        (lo - 0.5, hi + 0.5)
-    } else {
-        (lo, hi)
+    let (first, last) = match edges {
+        Some(e) => e,
+        None if lo == hi => (lo - 0.5, hi + 0.5),
+        None => (lo, hi),
     };
     if rule == "stone" {
         return stone_bins(a, lo, hi).await;

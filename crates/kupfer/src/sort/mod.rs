@@ -1,7 +1,8 @@
 //! Sorting, searching, sets and order statistics (`numpy.sort` and its family), on every GPU.
 //!
 //! - [`order`] — `sort`, `argsort`, `sort_complex`, `lexsort`, `partition`, `argpartition`
-//!   (a full sort satisfies partition's contract).
+//!   (`partition.rs`: by radix selection and a bucket scatter, else a full sort, which
+//!   satisfies partition's contract too).
 //! - [`search`] — `searchsorted`; `digitize.rs` — `digitize` (bins' direction read back).
 //! - [`unique`] — `unique` and the array API's `unique_*`, `isin`, `intersect1d`, `union1d`,
 //!   `setdiff1d`, `setxor1d` (one read-back of the size: `_async` forms);
@@ -50,6 +51,7 @@ pub(crate) mod engine;
 pub mod histogram;
 pub mod histogramdd;
 pub mod order;
+mod partition;
 pub mod quantile;
 mod rows_keys;
 pub mod search;
@@ -73,6 +75,8 @@ pub use quantile::{median, percentile, percentiles, quantile, quantiles, Quantil
 #[cfg(not(target_arch = "wasm32"))]
 pub use quantile::{nanmedian, nanpercentile, nanquantile};
 pub use quantile::{nanmedian_async, nanquantile_async};
+#[doc(hidden)]
+pub use search::set_search_form_for_tests;
 pub use search::{searchsorted, Side};
 #[doc(hidden)]
 pub use selection::set_row_select_min_for_tests;

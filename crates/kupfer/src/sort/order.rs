@@ -255,10 +255,12 @@ fn axis_len(a: &Array, axis: Option<isize>) -> Result<usize> {
     })
 }
 
-/// `numpy.partition(a, kth, axis)`: each `kth` position holds the value a sort would put
-/// there, smaller-or-equal values before it and larger-or-equal after. kupfer returns the
-/// fully sorted array, which satisfies this contract (NumPy's own order within the parts is
-/// unspecified).
+/// `numpy.partition(a, kth, axis)` (`axis` None: the flattened array): each `kth` position
+/// (an int or several; negative counts from the end) holds the value a sort would put
+/// there, with smaller-or-equal values before it and larger-or-equal after (NumPy's order
+/// inside the parts is unspecified, and so is kupfer's). Rows of at least 1024 elements with
+/// at most 8 distinct `kth` are partitioned by radix selection and one bucket scatter (see
+/// `sort/partition.rs`), anything else by a sort, which satisfies the contract too.
 ///
 /// ```
 /// use kupfer as kp;
@@ -269,12 +271,27 @@ fn axis_len(a: &Array, axis: Option<isize>) -> Result<usize> {
 /// ```
 pub fn partition(a: &Array, kth: &[isize], axis: Option<isize>) -> Result<Array> {
     check_kth(kth, axis_len(a, axis)?)?;
+    if let Some(p) = super::partition::by_selection(a, kth, axis, false)? {
+        return Ok(p);
+    }
     sort(a, axis, None)
 }
 
-/// `numpy.argpartition(a, kth, axis)`: indices that partition `a` (see [`partition`]);
-/// kupfer returns the stable sorting indices.
+/// `numpy.argpartition(a, kth, axis)`: positions along `axis` (default integer dtype) that
+/// partition `a` as [`partition`] does, by selection where [`partition`] selects and
+/// otherwise the stable sorting indices.
+///
+/// ```
+/// use kupfer as kp;
+/// let a = kp::Array::from_slice(&[3i32, 4, 2, 1], &[4])?;
+/// let idx = kp::argpartition(&a, &[1], None)?.astype(kp::DType::I32)?.to_vec::<i32>()?;
+/// assert_eq!(idx[1], 2); // a[2] == 2 is the second smallest
+/// # Ok::<(), kp::Error>(())
+/// ```
 pub fn argpartition(a: &Array, kth: &[isize], axis: Option<isize>) -> Result<Array> {
     check_kth(kth, axis_len(a, axis)?)?;
+    if let Some(p) = super::partition::by_selection(a, kth, axis, true)? {
+        return Ok(p);
+    }
     argsort(a, axis, None)
 }
