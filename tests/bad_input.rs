@@ -723,7 +723,7 @@ fn mutated_npy(rng: &mut Rng) -> Vec<u8> {
 
 /// 400 mutated `.npy` files read by kupfer and by NumPy's `np.load`: kupfer never panics,
 /// and every array kupfer reads NumPy reads too, with the same shape and values. kupfer may
-/// refuse what NumPy reads only for dtypes it does not have (uint64, ...).
+/// refuse what NumPy reads only for dtypes it does not have (float128, ...).
 #[test]
 fn npy_fuzz_matches_numpy() {
     let mut rng = Rng(0x28);
@@ -831,6 +831,7 @@ fn host_f64(d: &HostData) -> Vec<f64> {
         HostData::I16(v) => v.iter().map(|&x| f64::from(x)).collect(),
         HostData::U16(v) => v.iter().map(|&x| f64::from(x)).collect(),
         HostData::I64(v) => v.iter().map(|&x| x as f64).collect(),
+        HostData::U64(v) => v.iter().map(|&x| x as f64).collect(),
         HostData::F16(v) => v.iter().map(|x| x.to_f64()).collect(),
         HostData::F32(v) => v.iter().map(|&x| f64::from(x)).collect(),
         HostData::F64(v) => v.clone(),

@@ -599,6 +599,7 @@ fn element(d: &HostData, i: usize) -> String {
         HostData::I16(v) => format!("{:?}", v[i]),
         HostData::U16(v) => format!("{:?}", v[i]),
         HostData::I64(v) => format!("{:?}", v[i]),
+        HostData::U64(v) => format!("{:?}", v[i]),
         HostData::F16(v) => format!("{:?}", v[i]),
         HostData::F32(v) => format!("{:?}", v[i]),
         HostData::F64(v) => format!("{:?}", v[i]),
@@ -725,6 +726,7 @@ fn compare(got: &HostArray, exp: &HostArray, tol: &Tol) -> Option<Mismatch> {
         (HostData::I32(g), HostData::I32(e)) => compare_slices(g, e, s, exact),
         (HostData::U32(g), HostData::U32(e)) => compare_slices(g, e, s, exact),
         (HostData::I64(g), HostData::I64(e)) => compare_slices(g, e, s, exact),
+        (HostData::U64(g), HostData::U64(e)) => compare_slices(g, e, s, exact),
         (HostData::F16(g), HostData::F16(e)) => {
             compare_slices(g, e, s, |a, b| float_err(*a, *b, tol))
         }

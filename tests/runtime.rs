@@ -649,6 +649,11 @@ fn expected_host(dtype: DType) -> HostArray {
         DType::I32 => HostData::I32(v.iter().map(|&x| x as i32 - 7).collect()),
         DType::U32 => HostData::U32(v.iter().map(|&x| x as u32 * 1000 + 4_000_000_000).collect()),
         DType::I64 => HostData::I64(v.iter().map(|&x| (x - 7) * 1_000_000_000_000).collect()),
+        DType::U64 => HostData::U64(
+            v.iter()
+                .map(|&x| x as u64 * 100_000_000_000_000_000 + (1 << 63) + 5)
+                .collect(),
+        ),
         DType::F16 => HostData::F16(
             v.iter()
                 .map(|&x| kp::f16::from_f64(x as f64 * 0.5 - 3.0))
@@ -684,6 +689,7 @@ vals = {
     "int32": (v - 7).astype(np.int32),
     "uint32": (v * 1000 + 4000000000).astype(np.uint32),
     "int64": ((v - 7) * 10**12).astype(np.int64),
+    "uint64": v.astype(np.uint64) * np.uint64(10**17) + np.uint64(2**63 + 5),
     "float16": (v * 0.5 - 3.0).astype(np.float16),
     "float32": (v * 0.25 - 1.0).astype(np.float32),
     "float64": v / 3.0,
@@ -698,7 +704,7 @@ for name, a in vals.items():
 np.save(os.path.join(d, "scalar0d.npy"), np.array(2.5, np.float32))
 np.save(os.path.join(d, "empty.npy"), np.zeros((3, 0), np.int32))
 np.save(os.path.join(d, "int8.npy"), np.arange(5, dtype=np.int8))
-np.save(os.path.join(d, "uint64.npy"), np.arange(5, dtype=np.uint64))
+np.save(os.path.join(d, "longdouble.npy"), np.arange(5, dtype=np.longdouble))
 np.save(os.path.join(d, "structured.npy"), np.zeros(3, dtype=[("a", "<i4"), ("b", "<f4")]))
 raw = open(os.path.join(d, "float32_c.npy"), "rb").read()
 open(os.path.join(d, "truncated.npy"), "wb").write(raw[:-7])
@@ -720,6 +726,7 @@ fn npy_files() {
         DType::I32,
         DType::U32,
         DType::I64,
+        DType::U64,
         DType::F16,
         DType::F32,
         DType::F64,
@@ -769,8 +776,8 @@ fn npy_files() {
             r#"
 import sys, os, numpy as np
 d = sys.argv[1]
-for n in ["bool", "int32", "uint32", "int64", "float16", "float32", "float64", "complex64",
-          "complex128"]:
+for n in ["bool", "int32", "uint32", "int64", "uint64", "float16", "float32", "float64",
+          "complex64", "complex128"]:
     a = np.load(os.path.join(d, n + "_kupfer.npy")); b = np.load(os.path.join(d, n + "_c.npy"))
     assert a.dtype == b.dtype and a.shape == b.shape and (a == b).all(), n
     g = np.load(os.path.join(d, n + "_gpu.npy"))
@@ -821,7 +828,7 @@ for n in ["bool", "int32", "uint32", "int64", "float16", "float32", "float64", "
         Ok(h) if h.data == kp::HostData::I8(vec![0, 1, 2, 3, 4]) => {}
         other => failures.push(format!("int8.npy: expected 0..5 as int8, got {other:?}")),
     }
-    for (name, what) in [("uint64.npy", "u8"), ("structured.npy", "")] {
+    for (name, what) in [("longdouble.npy", "f16"), ("structured.npy", "")] {
         match kp::io::read_npy(dir.join(name)) {
             Err(Error::Unsupported(m)) if m.contains(what) => eprintln!("{name}: {m}"),
             other => failures.push(format!(
@@ -829,10 +836,10 @@ for n in ["bool", "int32", "uint32", "int64", "float16", "float32", "float64", "
             )),
         }
     }
-    match kp::io::load(dir.join("uint64.npy")) {
+    match kp::io::load(dir.join("longdouble.npy")) {
         Err(Error::Unsupported(_)) => {}
         other => failures.push(format!(
-            "load(uint64.npy): expected Unsupported, got {other:?}"
+            "load(longdouble.npy): expected Unsupported, got {other:?}"
         )),
     }
     match kp::io::write_npy(

@@ -22,7 +22,7 @@ fn data(seed: u64, n: usize, d: DType) -> Vec<f64> {
     let parts = if d.is_complex() { 2 } else { 1 };
     let (lo, hi) = match d {
         DType::Bool => (0.0, 1.0),
-        DType::U32 => (0.0, 40.0),
+        DType::U32 | DType::U64 => (0.0, 40.0),
         _ => (-20.0, 20.0),
     };
     let mut v = common::values(seed, 0x5027, n * parts, d, lo, hi);
@@ -77,6 +77,7 @@ fn pairs(a: &Array) -> Vec<(f64, f64)> {
         HostData::I16(v) => v.iter().map(|&x| r(f64::from(x))).collect(),
         HostData::U16(v) => v.iter().map(|&x| r(f64::from(x))).collect(),
         HostData::I64(v) => v.iter().map(|&x| r(x as f64)).collect(),
+        HostData::U64(v) => v.iter().map(|&x| r(x as f64)).collect(),
         HostData::F16(v) => v.iter().map(|&x| r(f64::from(x))).collect(),
         HostData::F32(v) => v.iter().map(|&x| r(f64::from(x))).collect(),
         HostData::F64(v) => v.iter().map(|&x| r(x)).collect(),
@@ -309,7 +310,7 @@ fn sort_and_argsort_every_dtype_radix_portable_ranking() {
 fn sort_large_default_paths() {
     let dev = common::default_device();
     let mut cases = Vec::new();
-    let mut dtypes = vec![DType::F32, DType::I32, DType::U32, DType::I64];
+    let mut dtypes = vec![DType::F32, DType::I32, DType::U32, DType::I64, DType::U64];
     if dev.supports(DType::F64) {
         dtypes.push(DType::F64);
     }
@@ -337,6 +338,8 @@ fn sort_large_default_paths() {
         // Keys spread over every digit of the key words.
         let (lo, hi) = match d {
             DType::I64 => (-4e18, 4e18),
+            // uint64 keys on both sides of 2**63.
+            DType::U64 => (0.0, 1.8e19),
             DType::I32 => (-2.1e9, 2.1e9),
             DType::U32 => (0.0, 4.2e9),
             DType::F32 => (-1e30, 1e30),
@@ -1739,6 +1742,7 @@ fn fallback_cases(dev: &kp::Device) -> Vec<Case> {
         DType::I32,
         DType::U32,
         DType::I64,
+        DType::U64,
         DType::Complex64,
     ];
     if dev.supports(DType::F64) {

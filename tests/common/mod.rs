@@ -63,6 +63,7 @@ pub fn upload(data: &[f64], dtype: DType, shape: &[usize]) -> Array {
         DType::I32 => Array::from_slice(&data.iter().map(|&v| v as i32).collect::<Vec<_>>(), shape),
         DType::U32 => Array::from_slice(&data.iter().map(|&v| v as u32).collect::<Vec<_>>(), shape),
         DType::I64 => Array::from_slice(&data.iter().map(|&v| v as i64).collect::<Vec<_>>(), shape),
+        DType::U64 => Array::from_slice(&data.iter().map(|&v| v as u64).collect::<Vec<_>>(), shape),
         DType::F16 => Array::from_slice(
             &data
                 .iter()
@@ -103,6 +104,7 @@ pub fn raw_bytes(data: &[f64], dtype: DType) -> Vec<u8> {
             DType::I32 => out.extend((v as i32).to_le_bytes()),
             DType::U32 => out.extend((v as u32).to_le_bytes()),
             DType::I64 => out.extend((v as i64).to_le_bytes()),
+            DType::U64 => out.extend((v as u64).to_le_bytes()),
             DType::F16 => out.extend(half::f16::from_f64(v).to_le_bytes()),
             DType::F32 => out.extend((v as f32).to_le_bytes()),
             DType::F64 | DType::Complex64 | DType::Complex128 => out.extend(v.to_le_bytes()),

@@ -40,6 +40,7 @@ pub fn generate(op: AtOp, data: DType, target: &Target) -> Result<String> {
     let (binary, prepare) = match op {
         AtOp::Add => (BinaryOp::Add, "vals[perm[i]]"),
         AtOp::Subtract if data == DType::U32 => (BinaryOp::Add, "(0u - vals[perm[i]])"),
+        AtOp::Subtract if data == DType::U64 => (BinaryOp::Add, "(0lu - vals[perm[i]])"),
         AtOp::Subtract => (BinaryOp::Add, "-vals[perm[i]]"),
         AtOp::Multiply => (BinaryOp::Multiply, "vals[perm[i]]"),
         AtOp::Maximum => (BinaryOp::Maximum, "vals[perm[i]]"),

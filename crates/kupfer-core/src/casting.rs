@@ -66,7 +66,7 @@ impl Casting {
 fn kind_rank(d: DType) -> u8 {
     match d {
         DType::Bool => 0,
-        DType::U8 | DType::U16 | DType::U32 => 1,
+        DType::U8 | DType::U16 | DType::U32 | DType::U64 => 1,
         DType::I8 | DType::I16 | DType::I32 | DType::I64 => 2,
         DType::F16 | DType::F32 | DType::F64 => 3,
         DType::Complex64 | DType::Complex128 => 4,
@@ -130,53 +130,57 @@ mod tests {
     use super::*;
     use DType::*;
 
-    const ALL: [DType; 13] = DType::ALL;
+    const ALL: [DType; 14] = DType::ALL;
 
     /// The targets NumPy 2.4's `np.can_cast(from, to, rule)` allows, row by row (generated
     /// from NumPy).
     fn numpy(from: DType, rule: Casting) -> Vec<DType> {
         match (rule, from) {
             (Casting::Safe, Bool) => vec![
-                Bool, I8, U8, I16, U16, I32, U32, I64, F16, F32, F64, Complex64, Complex128,
+                Bool, I8, U8, I16, U16, I32, U32, I64, U64, F16, F32, F64, Complex64, Complex128,
             ],
             (Casting::Safe, I8) => vec![I8, I16, I32, I64, F16, F32, F64, Complex64, Complex128],
             (Casting::Safe, U8) => vec![
-                U8, I16, U16, I32, U32, I64, F16, F32, F64, Complex64, Complex128,
+                U8, I16, U16, I32, U32, I64, U64, F16, F32, F64, Complex64, Complex128,
             ],
             (Casting::Safe, I16) => vec![I16, I32, I64, F32, F64, Complex64, Complex128],
-            (Casting::Safe, U16) => vec![U16, I32, U32, I64, F32, F64, Complex64, Complex128],
+            (Casting::Safe, U16) => vec![U16, I32, U32, I64, U64, F32, F64, Complex64, Complex128],
             (Casting::Safe, I32) => vec![I32, I64, F64, Complex128],
-            (Casting::Safe, U32) => vec![U32, I64, F64, Complex128],
+            (Casting::Safe, U32) => vec![U32, I64, U64, F64, Complex128],
             (Casting::Safe, I64) => vec![I64, F64, Complex128],
+            (Casting::Safe, U64) => vec![U64, F64, Complex128],
             (Casting::Safe, F16) => vec![F16, F32, F64, Complex64, Complex128],
             (Casting::Safe, F32) => vec![F32, F64, Complex64, Complex128],
             (Casting::Safe, F64) => vec![F64, Complex128],
             (Casting::Safe, Complex64) => vec![Complex64, Complex128],
             (Casting::Safe, Complex128) => vec![Complex128],
             (Casting::SameKind, Bool) => vec![
-                Bool, I8, U8, I16, U16, I32, U32, I64, F16, F32, F64, Complex64, Complex128,
+                Bool, I8, U8, I16, U16, I32, U32, I64, U64, F16, F32, F64, Complex64, Complex128,
             ],
             (Casting::SameKind, I8) => {
                 vec![I8, I16, I32, I64, F16, F32, F64, Complex64, Complex128]
             }
             (Casting::SameKind, U8) => vec![
-                I8, U8, I16, U16, I32, U32, I64, F16, F32, F64, Complex64, Complex128,
+                I8, U8, I16, U16, I32, U32, I64, U64, F16, F32, F64, Complex64, Complex128,
             ],
             (Casting::SameKind, I16) => {
                 vec![I8, I16, I32, I64, F16, F32, F64, Complex64, Complex128]
             }
             (Casting::SameKind, U16) => vec![
-                I8, U8, I16, U16, I32, U32, I64, F16, F32, F64, Complex64, Complex128,
+                I8, U8, I16, U16, I32, U32, I64, U64, F16, F32, F64, Complex64, Complex128,
             ],
             (Casting::SameKind, I32) => {
                 vec![I8, I16, I32, I64, F16, F32, F64, Complex64, Complex128]
             }
             (Casting::SameKind, U32) => vec![
-                I8, U8, I16, U16, I32, U32, I64, F16, F32, F64, Complex64, Complex128,
+                I8, U8, I16, U16, I32, U32, I64, U64, F16, F32, F64, Complex64, Complex128,
             ],
             (Casting::SameKind, I64) => {
                 vec![I8, I16, I32, I64, F16, F32, F64, Complex64, Complex128]
             }
+            (Casting::SameKind, U64) => vec![
+                I8, U8, I16, U16, I32, U32, I64, U64, F16, F32, F64, Complex64, Complex128,
+            ],
             (Casting::SameKind, F16) => vec![F16, F32, F64, Complex64, Complex128],
             (Casting::SameKind, F32) => vec![F16, F32, F64, Complex64, Complex128],
             (Casting::SameKind, F64) => vec![F16, F32, F64, Complex64, Complex128],

@@ -74,7 +74,7 @@ impl Target {
         let (ok, feature) = match dtype {
             DType::F16 => (self.f16, "SHADER_F16"),
             DType::F64 | DType::Complex128 => (self.f64, "SHADER_F64"),
-            DType::I64 => (self.i64, "SHADER_INT64"),
+            DType::I64 | DType::U64 => (self.i64, "SHADER_INT64"),
             _ => (true, ""),
         };
         if ok {
@@ -130,7 +130,7 @@ pub fn scalar_uniform_type(dtype: DType) -> &'static str {
 fn uniform_align(dtype: DType) -> usize {
     match dtype {
         DType::Complex128 => 16,
-        DType::F64 | DType::I64 | DType::Complex64 => 8,
+        DType::F64 | DType::I64 | DType::U64 | DType::Complex64 => 8,
         _ => 4,
     }
 }
@@ -493,6 +493,8 @@ pub(crate) struct Needs {
     /// The complex dtypes whose multiply/divide/reciprocal helpers the kernel calls.
     pub(crate) complex: BTreeSet<DType>,
     mixed_compare: bool,
+    /// The kernel compares a signed integer with a uint64 ([`MIXED_COMPARE_64`]).
+    mixed_compare_64: bool,
     /// User functions called by the kernel (`kpu_<k>`), in first-call order.
     pub(crate) user: Vec<Arc<UserFn>>,
     /// Functions of the random library (`shaders/random.wgsl`) the kernel calls.
@@ -564,7 +566,7 @@ impl Needs {
         }
         for &d in &self.int {
             let t = d.wgsl_value();
-            let bits = if d == DType::I64 { "64" } else { "32" };
+            let bits = if d.bits() == 64 { "64" } else { "32" };
             s.push_str(
                 &INT_HELPERS
                     .replace("_T(", &format!("_{t}("))
@@ -586,6 +588,9 @@ impl Needs {
         }
         if self.mixed_compare {
             s.push_str(MIXED_COMPARE);
+        }
+        if self.mixed_compare_64 {
+            s.push_str(MIXED_COMPARE_64);
         }
         let mut preambles: Vec<&str> = Vec::new();
         for f in &self.user {
@@ -1054,10 +1059,29 @@ pub(crate) fn cast_expr(x: &str, from: DType, to: DType) -> String {
         (DType::F32, DType::F16) => to_f16(x),
         // naga 30 sign-extends u32 to i64 (OpSConvert): widen, then clear the high half.
         (DType::U32, DType::I64) => format!("(i64({x}) & 4294967295li)"),
+        // ... and zero-extends i32 to u64 (OpUConvert): NumPy sign-extends (-1 is 2**64 - 1).
+        (DType::I32, DType::U64) => format!("u64(i64({x}))"),
+        (DType::F16, DType::U64) => float_to_u64(&format!("f32({x})"), DType::F32),
+        (DType::F32 | DType::F64, DType::U64) => float_to_u64(x, from),
         (DType::F16, _) => cast_expr(&format!("f32({x})"), DType::F32, to),
         (_, DType::F16) => to_f16(&cast_expr(x, from, DType::F32)),
         _ => format!("{tv}({x})"),
     }
+}
+
+/// A float `x` (f32 or f64) to uint64 as NumPy converts on x86-64: values in [0, 2**64)
+/// truncate exactly; (-2**63, 0) wrap through int64 (-1.0 is 2**64 - 1); other values below
+/// 2**63 (NaN, -inf, < -2**63) give 2**63 and those from 2**64 up (inf) give 0, the bits of
+/// x86's invalid-conversion result.
+fn float_to_u64(x: &str, from: DType) -> String {
+    let two63 = if from == DType::F64 {
+        "9223372036854775808.0lf"
+    } else {
+        "9223372036854775808.0f"
+    };
+    format!(
+        "select(select(0x8000000000000000lu, u64(i64({x})), {x} >= -{two63}),          select(0lu, u64(i64({x} - {two63})) ^ 0x8000000000000000lu, {x} - {two63} < {two63}),          {x} >= {two63})"
+    )
 }
 
 /// The f32 expression `x` rounded to f16. A plain `f16(x)` is not enough inside a fused
@@ -1229,8 +1253,9 @@ fn mixed_comparison(
     needs: &mut Needs,
 ) -> String {
     use BinaryOp::*;
-    // The integer (int32 before uint32) goes first; the comparison is mirrored if they swap.
-    let swap = db == DType::I32 || (da.kind() == Kind::Float);
+    // The integer (int32 before uint32, signed before uint64) goes first; the comparison is
+    // mirrored if they swap.
+    let swap = matches!(db, DType::I32 | DType::I64) || da.kind() == Kind::Float;
     let (x, y, dx, dy) = if swap { (b, a, db, da) } else { (a, b, da, db) };
     let op = match (op, swap) {
         (Less, true) => Greater,
@@ -1239,10 +1264,19 @@ fn mixed_comparison(
         (GreaterEqual, true) => LessEqual,
         (op, _) => op,
     };
-    needs.mixed_compare = true;
     let c = match dy {
-        DType::U32 => format!("kp_cmp_{}_u32({x}, {y})", dx.wgsl_value()),
-        _ => format!("kp_cmp_{}_f32({x}, f32({y}))", dx.wgsl_value()),
+        DType::U64 => {
+            needs.mixed_compare_64 = true;
+            format!("kp_cmp_{}_u64({x}, {y})", dx.wgsl_value())
+        }
+        DType::U32 => {
+            needs.mixed_compare = true;
+            format!("kp_cmp_{}_u32({x}, {y})", dx.wgsl_value())
+        }
+        _ => {
+            needs.mixed_compare = true;
+            format!("kp_cmp_{}_f32({x}, f32({y}))", dx.wgsl_value())
+        }
     };
     match op {
         Equal => format!("({c} == 0)"),
@@ -1283,6 +1317,22 @@ fn kp_cmp_u32_f32(x: u32, y: f32) -> i32 {
 }
 ";
 
+/// The exact order of a signed integer and a uint64, for adapters with SHADER_INT64. An int32
+/// is widened through u32 once known non-negative: lavapipe got `u64(i64(x))` of a negative
+/// int32 argument wrong here.
+const MIXED_COMPARE_64: &str = "
+fn kp_cmp_i64_u64(x: i64, y: u64) -> i32 {
+    if (x < 0li) { return -1; }
+    let u = u64(x);
+    return select(select(0, 1, u > y), -1, u < y);
+}
+fn kp_cmp_i32_u64(x: i32, y: u64) -> i32 {
+    if (x < 0) { return -1; }
+    let u = u64(u32(x));
+    return select(select(0, 1, u > y), -1, u < y);
+}
+";
+
 fn unsupported_op(name: &str, d: DType) -> Error {
     Error::unsupported(format!(
         "ufunc '{name}' not supported for the input type {d}"
@@ -1307,13 +1357,14 @@ fn unary_expr(op: UnaryOp, x: &str, d: DType, needs: &mut Needs) -> Result<Strin
     Ok(match (op, kind) {
         (Negative, Kind::Complex) => format!("-{x}"),
         (Negative, _) if d == DType::U32 => format!("(0u - {x})"),
+        (Negative, _) if d == DType::U64 => format!("(0lu - {x})"),
         (Negative, _) => format!("-{x}"),
         (Absolute | Sign, Kind::Bool) => x.to_string(),
         (Absolute, Kind::Complex) => {
             needs.libm.insert(format!("kp_hypot_{rs}"));
             format!("kp_hypot_{rs}({x}.x, {x}.y)")
         }
-        (Absolute, _) if d == DType::U32 => x.to_string(),
+        (Absolute, _) if matches!(d, DType::U32 | DType::U64) => x.to_string(),
         (Absolute, Kind::Int) => format!("select({x}, {z} - {x}, {x} < {z})", z = zero(d)),
         (Absolute, _) => format!("abs({x})"),
         (Sign, Kind::Complex) => {
@@ -1345,6 +1396,7 @@ fn unary_expr(op: UnaryOp, x: &str, d: DType, needs: &mut Needs) -> Result<Strin
             m = match d {
                 DType::I32 => "i32(-2147483648)",
                 DType::I64 => "i64(-9223372036854775807li - 1li)",
+                DType::U64 => "0lu",
                 _ => "0u",
             }
         ),
@@ -1395,6 +1447,9 @@ fn unary_expr(op: UnaryOp, x: &str, d: DType, needs: &mut Needs) -> Result<Strin
                 let m = format!("select({x}, -{x}, {x} < 0li)");
                 format!("(countOneBits(u32({m} & 0xffffffffli)) + countOneBits(u32({m} >> 32u)))")
             }
+            DType::U64 => format!(
+                "(countOneBits(u32({x} & 4294967295lu)) + countOneBits(u32({x} >> 32u)))"
+            ),
             DType::U32 => format!("countOneBits({x})"),
             _ => format!("countOneBits(u32(select({x}, -{x}, {x} < 0i)))"),
         },
@@ -1694,8 +1749,9 @@ mod tests {
             }
         }
         // int32-held (int8, int16, int32) against uint32-held (uint8, uint16, uint32): 18
-        // ordered pairs; either against float16/float32: 24.
-        assert_eq!(checked, 6 * 42);
+        // ordered pairs; either against float16/float32: 24; a signed integer against uint64:
+        // 8.
+        assert_eq!(checked, 6 * 50);
     }
 
     #[test]
@@ -1934,6 +1990,22 @@ mod tests {
         assert_eq!(k.params.scalars[2], 16);
         assert!(k.params.scalars[0] >= 24);
         assert_eq!(k.params.size % 16, 0);
+    }
+
+    /// uint64 needs SHADER_INT64 like int64: WebGPU and Metal refuse it with Unsupported.
+    #[test]
+    fn uint64_needs_shader_int64() {
+        let no_int64 = Target { i64: false, ..ALL };
+        for op in [BinaryOp::Add, BinaryOp::Less] {
+            let p = binary_program(op, DType::U64, DType::U64, Access::Strided).unwrap();
+            match elementwise(&p, &no_int64) {
+                Err(Error::Unsupported(m)) => assert!(m.contains("SHADER_INT64"), "{m}"),
+                other => panic!("{op:?}: {other:?}"),
+            }
+            validate(&elementwise(&p, &ALL).unwrap().wgsl);
+        }
+        assert!(no_int64.check(DType::U64, "webgpu").is_err());
+        assert!(no_int64.check(DType::U32, "webgpu").is_ok());
     }
 }
 

@@ -41,6 +41,7 @@ pub fn kernel_type(name: &str) -> Option<DType> {
         "int32" | "int" | "i32" => DType::I32,
         "uint32" | "uint" | "unsigned" | "u32" => DType::U32,
         "int64" | "i64" | "long" => DType::I64,
+        "uint64" | "u64" => DType::U64,
         "float16" | "half" | "f16" => DType::F16,
         "float32" | "float" | "f32" => DType::F32,
         "float64" | "double" | "f64" => DType::F64,

@@ -21,7 +21,7 @@ use std::fmt;
 /// use kupfer_core::DType;
 /// assert_eq!(DType::from_name("float32").unwrap(), DType::F32);
 /// assert_eq!(DType::from_name("uint8").unwrap(), DType::U8);
-/// assert!(DType::from_name("uint64").is_err());
+/// assert_eq!(DType::from_name("uint64").unwrap(), DType::U64);
 /// assert_eq!(DType::F16.name(), "float16");
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -42,6 +42,8 @@ pub enum DType {
     U32,
     /// `int64` (adapters with SHADER_INT64).
     I64,
+    /// `uint64` (adapters with SHADER_INT64).
+    U64,
     /// `float16` (adapters with SHADER_F16).
     F16,
     /// `float32`.
@@ -69,7 +71,7 @@ pub enum Kind {
 
 impl DType {
     /// Every dtype kupfer knows.
-    pub const ALL: [DType; 13] = [
+    pub const ALL: [DType; 14] = [
         DType::Bool,
         DType::I8,
         DType::U8,
@@ -78,6 +80,7 @@ impl DType {
         DType::I32,
         DType::U32,
         DType::I64,
+        DType::U64,
         DType::F16,
         DType::F32,
         DType::F64,
@@ -96,6 +99,7 @@ impl DType {
             DType::I32 => "int32",
             DType::U32 => "uint32",
             DType::I64 => "int64",
+            DType::U64 => "uint64",
             DType::F16 => "float16",
             DType::F32 => "float32",
             DType::F64 => "float64",
@@ -119,7 +123,13 @@ impl DType {
             "uint16" | "u2" | "ushort" | "H" => DType::U16,
             "int32" | "i4" | "intc" => DType::I32,
             "uint32" | "u4" | "uintc" => DType::U32,
-            "int64" | "i8" | "int" | "int_" | "intp" | "long" => DType::I64,
+            "int64" | "i8" | "int" | "int_" | "intp" | "long" | "longlong" | "q" | "l" | "p" => {
+                DType::I64
+            }
+            // NumPy 2 on Linux: `uint` is `uintp`, and `L` (C unsigned long) is 64 bits.
+            "uint64" | "u8" | "uint" | "uintp" | "ulong" | "ulonglong" | "Q" | "L" | "P" => {
+                DType::U64
+            }
             "float16" | "f2" | "half" | "e" => DType::F16,
             "float32" | "f4" | "single" | "f" => DType::F32,
             "float64" | "f8" | "float" | "double" | "d" | "float_" => DType::F64,
@@ -128,7 +138,7 @@ impl DType {
             _ => {
                 return Err(Error::unsupported(format!(
                     "dtype '{name}' (kupfer has bool, int8, uint8, int16, uint16, int32, uint32, \
-                     int64, float16, float32, float64, complex64, complex128)"
+                     int64, uint64, float16, float32, float64, complex64, complex128)"
                 )))
             }
         })
@@ -144,7 +154,8 @@ impl DType {
             | DType::U16
             | DType::I32
             | DType::U32
-            | DType::I64 => Kind::Int,
+            | DType::I64
+            | DType::U64 => Kind::Int,
             DType::F16 | DType::F32 | DType::F64 => Kind::Float,
             DType::Complex64 | DType::Complex128 => Kind::Complex,
         }
@@ -156,7 +167,7 @@ impl DType {
             DType::Bool | DType::I8 | DType::U8 => 1,
             DType::F16 | DType::I16 | DType::U16 => 2,
             DType::I32 | DType::U32 | DType::F32 => 4,
-            DType::I64 | DType::F64 | DType::Complex64 => 8,
+            DType::I64 | DType::U64 | DType::F64 | DType::Complex64 => 8,
             DType::Complex128 => 16,
         }
     }
@@ -176,6 +187,7 @@ impl DType {
             DType::Bool | DType::U8 | DType::U16 | DType::U32 => "u32",
             DType::I8 | DType::I16 | DType::I32 => "i32",
             DType::I64 => "i64",
+            DType::U64 => "u64",
             DType::F16 => "f16",
             DType::F32 => "f32",
             DType::F64 => "f64",
@@ -259,6 +271,7 @@ impl DType {
             DType::I32 => (i32::MIN.into(), i32::MAX.into()),
             DType::U32 => (0, u32::MAX.into()),
             DType::I64 => (i64::MIN.into(), i64::MAX.into()),
+            DType::U64 => (0, u64::MAX.into()),
             _ => return None,
         })
     }
@@ -268,10 +281,13 @@ impl DType {
         self.kind() == Kind::Complex
     }
 
-    /// True for 64-bit dtypes (those needing SHADER_F64 / SHADER_INT64): int64, float64 and
-    /// complex128 (two float64). complex64 is two 32-bit floats and does not count.
+    /// True for 64-bit dtypes (those needing SHADER_F64 / SHADER_INT64): int64, uint64, float64
+    /// and complex128 (two float64). complex64 is two 32-bit floats and does not count.
     pub fn is_64bit(self) -> bool {
-        matches!(self, DType::I64 | DType::F64 | DType::Complex128)
+        matches!(
+            self,
+            DType::I64 | DType::U64 | DType::F64 | DType::Complex128
+        )
     }
 
     /// The real dtype of one component: float32 for complex64, float64 for complex128, the
@@ -295,7 +311,7 @@ impl DType {
     /// 64 bits implicitly).
     pub fn complex_of(self) -> DType {
         match self {
-            DType::F64 | DType::I64 | DType::Complex128 => DType::Complex128,
+            DType::F64 | DType::I64 | DType::U64 | DType::Complex128 => DType::Complex128,
             _ => DType::Complex64,
         }
     }
@@ -306,7 +322,7 @@ impl DType {
             DType::Bool | DType::I8 | DType::U8 => 8,
             DType::F16 | DType::I16 | DType::U16 => 16,
             DType::I32 | DType::U32 | DType::F32 | DType::Complex64 => 32,
-            DType::I64 | DType::F64 | DType::Complex128 => 64,
+            DType::I64 | DType::U64 | DType::F64 | DType::Complex128 => 64,
         }
     }
 }
@@ -336,7 +352,23 @@ mod tests {
         assert_eq!(DType::from_name("<f8").unwrap(), DType::F64);
         assert_eq!(DType::from_name("np.float16").unwrap(), DType::F16);
         assert_eq!(DType::from_name("i1").unwrap(), DType::I8);
-        assert!(DType::from_name("uint64").is_err());
+        for name in [
+            "uint64",
+            "u8",
+            "<u8",
+            "uint",
+            "uintp",
+            "ulonglong",
+            "Q",
+            "L",
+            "P",
+        ] {
+            assert_eq!(DType::from_name(name).unwrap(), DType::U64, "{name}");
+        }
+        for name in ["q", "l", "longlong", "p"] {
+            assert_eq!(DType::from_name(name).unwrap(), DType::I64, "{name}");
+        }
+        assert!(DType::from_name("uint128").is_err());
     }
 
     #[test]

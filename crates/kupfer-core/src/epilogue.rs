@@ -21,7 +21,7 @@ pub const FIRST_BINDING: u32 = 4;
 pub fn scalar_fits(dtype: DType) -> bool {
     !matches!(
         dtype,
-        DType::F64 | DType::I64 | DType::Complex64 | DType::Complex128
+        DType::F64 | DType::I64 | DType::U64 | DType::Complex64 | DType::Complex128
     )
 }
 

@@ -228,15 +228,21 @@ impl BinaryOp {
     /// without casting them to a common dtype: the pairs whose NumPy common dtype is 64-bit
     /// (int32 with uint32, a 32-bit integer with float16 or float32) but kupfer's is 32-bit,
     /// where comparing in the 32-bit dtype would round. NumPy compares them exactly (in int64 or
-    /// float64); so does kupfer, without 64-bit arithmetic. A [`Node::Binary`] of such a
-    /// comparison has operands of two dtypes.
+    /// float64); so does kupfer, without 64-bit arithmetic. A signed integer against uint64
+    /// (NumPy: float64, but it compares the exact values) is compared exactly too. A
+    /// [`Node::Binary`] of such a comparison has operands of two dtypes.
     pub fn compares_mixed(self, a: DType, b: DType) -> bool {
         use DType::*;
         // The small integers are held as int32/uint32 values: compared as those.
         self.is_comparison()
             && matches!(
                 (a.compute(), b.compute()),
-                (I32, U32) | (U32, I32) | (I32 | U32, F16 | F32) | (F16 | F32, I32 | U32)
+                (I32, U32)
+                    | (U32, I32)
+                    | (I32 | U32, F16 | F32)
+                    | (F16 | F32, I32 | U32)
+                    | (I32 | I64, U64)
+                    | (U64, I32 | I64)
             )
     }
 
@@ -300,7 +306,7 @@ impl BinaryOp {
                 (f, f)
             }
             (Complex, _) => match common {
-                DType::F64 | DType::I64 => (DType::F64, DType::Complex128),
+                DType::F64 | DType::I64 | DType::U64 => (DType::F64, DType::Complex128),
                 _ => (DType::F32, DType::Complex64),
             },
             // A `Custom` row without its case here (the unit test `custom_rules_are_written`

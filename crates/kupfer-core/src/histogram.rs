@@ -362,7 +362,8 @@ mod tests {
                         continue;
                     }
                     let mut binnings = vec![];
-                    if x == DType::Bool || x.is_int() {
+                    // NumPy's bincount refuses uint64 (no safe cast to int64).
+                    if x == DType::Bool || (x.is_int() && x != DType::U64) {
                         binnings.push(Binning::Value);
                     }
                     for f64_ok in [true, false] {

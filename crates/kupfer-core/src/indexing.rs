@@ -814,19 +814,24 @@ fn accumulate_body(op: AtOp, data: DType) -> Result<(&'static str, String)> {
             body.push_str("    }");
             Ok(("u32", body))
         }
-        DType::I64 if matches!(op, AtOp::Add | AtOp::Subtract) => {
+        DType::I64 | DType::U64 if matches!(op, AtOp::Add | AtOp::Subtract) => {
             // A 64-bit sum from two 32-bit atomic adds: the low word's add returns the exact
             // value it replaced, so each thread knows the carry its own addition made, and
             // the high word receives every high part and every carry (sums modulo 2^64 do
             // not depend on the order).
-            let v = if op == AtOp::Add { "r.val" } else { "-r.val" };
+            let (v, low_mask) = match (op == AtOp::Add, data) {
+                (true, DType::I64) => ("r.val", "0xffffffffli"),
+                (false, DType::I64) => ("-r.val", "0xffffffffli"),
+                (true, _) => ("r.val", "0xfffffffflu"),
+                (false, _) => ("(0lu - r.val)", "0xfffffffflu"),
+            };
             Ok((
                 "u32",
                 format!(
                     "    if (r.pred) {{
         let v = {v};
-        let lo = u32(v & 0xffffffffli);
-        let hi = u32((v >> 32u) & 0xffffffffli);
+        let lo = u32(v & {low_mask});
+        let hi = u32((v >> 32u) & {low_mask});
         let before = atomicAdd(&dst[r.off * 2u], lo);
         let carry = select(0u, 1u, before + lo < before);
         atomicAdd(&dst[r.off * 2u + 1u], hi + carry);
@@ -958,6 +963,7 @@ mod tests {
             DType::I32,
             DType::U32,
             DType::I64,
+            DType::U64,
             DType::F16,
             DType::F32,
             DType::F64,

@@ -30,6 +30,18 @@
 //! | int64 array + 1.5   | float64   | float64   |
 //! | float16 array + 1.5 | float16   | float16   |
 //! | float32 array + 1j  | complex64 | complex64 |
+//! | uint64 + int8..int64 | float64  | float64   |
+//! | uint64 + uint8..uint32 | uint64 | uint64    |
+//! | uint64 + float16/32 | float64   | float64   |
+//! | uint64 + complex64  | complex128| complex128|
+//! | uint64 array + 1    | uint64    | uint64    |
+//! | uint64 array + -1 or + 2**64 | OverflowError | error |
+//! | int64 array + 2**63 | OverflowError | error |
+//!
+//! uint64 with a signed integer has no common integer type (NumPy's float64; uint64 is 64-bit,
+//! so kupfer's 32-bit rule does not apply). A Python int beside a uint64 array must lie in
+//! [0, 2**64); comparisons are the exception, as in NumPy: `a > -1` and `a == 2**64` compare
+//! the exact values.
 //!
 //! complex128 results follow the same rule: complex64 + float64 → complex128 as in NumPy, but
 //! complex64 + int32 → complex64.
@@ -86,7 +98,8 @@ fn numpy_pair(a: DType, b: DType) -> DType {
 
 /// NumPy's common type of two integer dtypes: the wider of two of one signedness; a signed
 /// type wider than the unsigned one; otherwise the signed type of twice the unsigned width
-/// (uint8 + int8 → int16, uint32 + int32 → int64).
+/// (uint8 + int8 → int16, uint32 + int32 → int64), and float64 for uint64 with any signed
+/// type.
 fn int_pair(a: DType, b: DType) -> DType {
     use DType::*;
     let (signed, unsigned) = match (a.is_signed_int(), b.is_signed_int()) {
@@ -100,7 +113,9 @@ fn int_pair(a: DType, b: DType) -> DType {
     match unsigned {
         U8 => I16,
         U16 => I32,
-        _ => I64,
+        U32 => I64,
+        // No integer holds both uint64 and int64: NumPy's answer is float64.
+        _ => F64,
     }
 }
 
@@ -175,7 +190,7 @@ pub fn float_result(a: DType) -> DType {
     match a {
         DType::Bool | DType::I8 | DType::U8 => DType::F16,
         DType::I16 | DType::U16 | DType::I32 | DType::U32 => DType::F32,
-        DType::I64 => DType::F64,
+        DType::I64 | DType::U64 => DType::F64,
         d => d,
     }
 }
@@ -240,6 +255,27 @@ mod tests {
         assert_eq!(float_result(U16), F32);
         assert_eq!(result_type_weak(U8, WeakKind::Int).unwrap(), U8);
         assert_eq!(result_type_weak(U8, WeakKind::Float).unwrap(), F32);
+    }
+
+    #[test]
+    fn uint64_follows_numpy() {
+        for signed in [I8, I16, I32, I64] {
+            assert_eq!(result_type(U64, signed).unwrap(), F64, "{signed}");
+        }
+        for unsigned in [Bool, U8, U16, U32, U64] {
+            assert_eq!(result_type(U64, unsigned).unwrap(), U64, "{unsigned}");
+        }
+        assert_eq!(result_type(U64, F16).unwrap(), F64);
+        assert_eq!(result_type(U64, F32).unwrap(), F64);
+        assert_eq!(result_type(U64, Complex64).unwrap(), Complex128);
+        assert_eq!(result_type_weak(U64, WeakKind::Int).unwrap(), U64);
+        assert_eq!(result_type_weak(U64, WeakKind::Float).unwrap(), F64);
+        assert_eq!(
+            result_type_weak(U64, WeakKind::Complex).unwrap(),
+            Complex128
+        );
+        assert_eq!(true_divide_result(U64, U8).unwrap(), F64);
+        assert_eq!(float_result(U64), F64);
     }
 
     #[test]

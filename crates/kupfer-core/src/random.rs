@@ -157,32 +157,33 @@ pub fn libm_calls(src: &str) -> std::collections::BTreeSet<&str> {
 /// words; they differ in how the logarithm, square root, sine and cosine are evaluated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NormalForm {
-    /// The default (`fenced`): the lean form's polynomials with every product that is added
-    /// fenced (no driver can contract it into a fused multiply-add), no division, and the
-    /// driver's square root corrected to the correctly rounded one by an exact integer test.
-    /// Only correctly rounded operations decide a value, so every driver gives the bits of
-    /// the CPU emulation [`normal_pair_fenced`] (lavapipe: all of them; it needs the driver's
-    /// root within an ulp, which every driver seen gives).
+    /// `fenced`: the lean form's polynomials with every product that is added fenced (no
+    /// driver should contract it into a fused multiply-add), no division, and the driver's
+    /// square root corrected to the correctly rounded one by an exact integer test. On
+    /// lavapipe it gives the bits of the CPU emulation [`normal_pair_fenced`] (all of 2^21);
+    /// on the H200 only 943 of one seed's 4096 normals equalled lavapipe's (up to 4117 ulp
+    /// apart near zero), and at 2^26 draws it took 0.186 ms against `accurate`'s 0.130. Kept
+    /// selectable until the NVIDIA difference is understood.
     Fenced,
-    /// `accurate`: libm_f32's logarithm (with a division) and sine/cosine, the driver's sqrt.
-    /// lavapipe and the H200 gave identical bits for 3456 of 4096 normals of one seed, at
-    /// most 2 ulp apart.
+    /// The default (`accurate`): libm_f32's logarithm (with a division) and sine/cosine, the
+    /// driver's sqrt. lavapipe and the H200 gave identical bits for 3456 of 4096 normals of one
+    /// seed, at most 2 ulp apart.
     Accurate,
     /// `lean`: the fenced form's polynomials unfenced (a driver may contract them or not) and
     /// the driver's sqrt: 890 of 4096 identical between lavapipe and the H200, up to 4117 ulp
-    /// apart near zero. It was 5% faster than `accurate` on the H200 at 2^26 draws (0.129
-    /// against 0.135 ms).
+    /// apart near zero. About 5% faster than `accurate` on the H200 at 2^26 draws (0.123
+    /// against 0.130 ms).
     Lean,
 }
 
-/// The float32 normal form the environment variable `KUPFER_RANDN` asks for (`fenced`, the
-/// default; `accurate`; `lean`), read once; wasm32 has no environment and takes the default.
+/// The float32 normal form the environment variable `KUPFER_RANDN` asks for (`accurate`, the
+/// default; `fenced`; `lean`), read once; wasm32 has no environment and takes the default.
 pub fn normal_form() -> NormalForm {
     static FORM: std::sync::OnceLock<NormalForm> = std::sync::OnceLock::new();
     *FORM.get_or_init(|| match std::env::var("KUPFER_RANDN").as_deref() {
         Ok("lean") => NormalForm::Lean,
-        Ok("accurate") => NormalForm::Accurate,
-        _ => NormalForm::Fenced,
+        Ok("fenced") => NormalForm::Fenced,
+        _ => NormalForm::Accurate,
     })
 }
 

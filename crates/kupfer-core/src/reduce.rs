@@ -159,6 +159,10 @@ fn identity(rp: &ReduceProgram) -> String {
     }
     let acc = rp.acc;
     let t = acc.wgsl_value();
+    if rp.wide_arg() && acc == DType::U64 {
+        // Index 2**64 - 1 (unsigned -1): no value yet.
+        return format!("vec2<{t}>(0lu, {WIDE_ARG_EMPTY_U64})");
+    }
     if rp.wide_arg() {
         // Index -1: no value yet (loses against every element).
         return format!("vec2<{t}>({t}(0), {t}(-1))");
@@ -214,11 +218,19 @@ fn combine_body(rp: &ReduceProgram) -> String {
             ""
         };
         let better = if rp.combine.is_max() { ">" } else { "<" };
+        let empty = |v: &str| {
+            if rp.acc == DType::U64 {
+                format!("{v}.y == {WIDE_ARG_EMPTY_U64}")
+            } else {
+                format!("{v}.y < {t}(0)")
+            }
+        };
+        let (empty_a, empty_b) = (empty("a"), empty("b"));
         return format!(
-            "    if (a.y < {t}(0)) {{
+            "    if ({empty_a}) {{
         return b;
     }}
-    if (b.y < {t}(0)) {{
+    if ({empty_b}) {{
         return a;
     }}
 {nan}    if (a.x != b.x) {{
@@ -329,7 +341,7 @@ fn lift(rp: &ReduceProgram, value_type: DType) -> String {
         );
         return match rp.combine {
             Combine::NanArgMax | Combine::NanArgMin => {
-                format!("select({pair}, vec2<{t}>({t}(0), {t}(-1)), {is_nan})")
+                format!("select({pair}, {}, {is_nan})", identity(rp))
             }
             _ => pair,
         };
@@ -425,6 +437,9 @@ const RUNTIME_BITS: &str = "
 fn kp_runtime_bits(x: u32) -> u32 { return x; }
 ";
 
+/// The index of an empty uint64 (value, index) arg accumulator.
+const WIDE_ARG_EMPTY_U64: &str = "18446744073709551615lu";
+
 fn int_limit(d: DType, max: bool) -> String {
     match (d.compute(), max) {
         (DType::I32, false) => "i32(-2147483647 - 1)".into(),
@@ -433,6 +448,8 @@ fn int_limit(d: DType, max: bool) -> String {
         (DType::U32, true) => "4294967295u".into(),
         (DType::I64, false) => "i64(-9223372036854775807li - 1li)".into(),
         (DType::I64, true) => "i64(9223372036854775807li)".into(),
+        (DType::U64, false) => "0lu".into(),
+        (DType::U64, true) => "18446744073709551615lu".into(),
         (_, false) => "0u".into(),
         (_, true) => "1u".into(),
     }
@@ -709,7 +726,7 @@ mod tests {
         // `float_types` of mean/var: the accumulator.
         let float_acc = match d {
             DType::Complex64 | DType::Complex128 => d,
-            DType::F64 | DType::I64 => DType::F64,
+            DType::F64 | DType::I64 | DType::U64 => DType::F64,
             _ => DType::F32,
         };
         // max/min (and any/all on bool), nanmax/nanmin.

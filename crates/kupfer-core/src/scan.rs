@@ -93,12 +93,13 @@ impl ScanProgram {
 
 /// NumPy's accumulation dtype for `cumsum`/`cumprod` of `d` under kupfer's no-widening rule:
 /// (accumulator, result). bool and int32 give int32, uint32 uint32, int64 int64, float16
-/// accumulates in float32 and returns float16, float32 and float64 keep theirs.
+/// (uint64 uint64) accumulates in float32 and returns float16, float32 and float64 keep theirs.
 pub fn scan_types(d: DType) -> Result<(DType, DType)> {
     match d {
         DType::Bool | DType::I8 | DType::I16 | DType::I32 => Ok((DType::I32, DType::I32)),
         DType::U8 | DType::U16 | DType::U32 => Ok((DType::U32, DType::U32)),
         DType::I64 => Ok((DType::I64, DType::I64)),
+        DType::U64 => Ok((DType::U64, DType::U64)),
         DType::F16 => Ok((DType::F32, DType::F16)),
         DType::F32 => Ok((DType::F32, DType::F32)),
         DType::F64 => Ok((DType::F64, DType::F64)),

@@ -109,6 +109,8 @@ pub enum KeyLoad {
     },
     /// Raw int64 elements.
     I64,
+    /// Raw uint64 elements (their words are the key).
+    U64,
 }
 
 /// What the last radix pass writes beside the payload.
@@ -386,6 +388,9 @@ pub(crate) fn key_load_body(load: KeyLoad, wide: bool) -> String {
         KeyLoad::I64 => "    let e = 2u * (P.off + i);\n    \
                          return vec2<u32>(keys_in[e], keys_in[e + 1u] ^ 0x80000000u);"
             .to_string(),
+        KeyLoad::U64 => "    let e = 2u * (P.off + i);\n    \
+                         return vec2<u32>(keys_in[e], keys_in[e + 1u]);"
+            .to_string(),
     }
 }
 
@@ -609,6 +614,11 @@ pub enum KeyWord {
         /// The high word.
         high: bool,
     },
+    /// uint64: the high word or the low word (as stored: the identity key).
+    U64 {
+        /// The high word.
+        high: bool,
+    },
     /// float64 at words (2 at, 2 at + 1): the high or the low key word.
     F64 {
         /// First word of the float (complex128: 0 real, 2 imaginary).
@@ -652,6 +662,7 @@ pub fn key_words(dtype: DType) -> Vec<KeyWord> {
         DType::F32 => vec![KeyWord::F32 { at: 0 }],
         DType::F16 => vec![KeyWord::F16],
         DType::I64 => vec![KeyWord::I64 { high: true }, KeyWord::I64 { high: false }],
+        DType::U64 => vec![KeyWord::U64 { high: true }, KeyWord::U64 { high: false }],
         DType::F64 => vec![
             KeyWord::F64 { at: 0, high: true },
             KeyWord::F64 { at: 0, high: false },
@@ -683,7 +694,7 @@ pub fn words_per_element(dtype: DType) -> u32 {
         | DType::I32
         | DType::U32
         | DType::F32 => 1,
-        DType::I64 | DType::F64 | DType::Complex64 => 2,
+        DType::I64 | DType::U64 | DType::F64 | DType::Complex64 => 2,
         DType::Complex128 => 4,
     }
 }
@@ -707,6 +718,8 @@ pub fn key_word(
         KeyWord::F16 => "    return key16(half_bits(e));".to_string(),
         KeyWord::I64 { high: true } => "    return src[e * 2u + 1u] ^ 0x80000000u;".to_string(),
         KeyWord::I64 { high: false } => "    return src[e * 2u];".to_string(),
+        KeyWord::U64 { high: true } => "    return src[e * 2u + 1u];".to_string(),
+        KeyWord::U64 { high: false } => "    return src[e * 2u];".to_string(),
         KeyWord::F64 { at, high } => {
             format!("    return key64(src[e * {w}u + {at}u], src[e * {w}u + {at}u + 1u], {high});")
         }
@@ -727,6 +740,7 @@ pub fn key_word(
         KeyWord::F32 { at } => (dtype == DType::F32 && at == 0) || dtype == DType::Complex64,
         KeyWord::F16 => dtype == DType::F16,
         KeyWord::I64 { .. } => dtype == DType::I64,
+        KeyWord::U64 { .. } => dtype == DType::U64,
         KeyWord::F64 { at, .. } => (dtype == DType::F64 && at == 0) || dtype == DType::Complex128,
         KeyWord::ComplexNan { wide } => {
             dtype
@@ -811,6 +825,7 @@ mod tests {
             (2, KeyLoad::F64 { equal_zeros: false }),
             (2, KeyLoad::F64 { equal_zeros: true }),
             (2, KeyLoad::I64),
+            (2, KeyLoad::U64),
         ];
         for (_, load) in &all {
             match load {
@@ -819,7 +834,8 @@ mod tests {
                 | KeyLoad::I32
                 | KeyLoad::U32
                 | KeyLoad::F64 { .. }
-                | KeyLoad::I64 => {}
+                | KeyLoad::I64
+                | KeyLoad::U64 => {}
             }
         }
         all

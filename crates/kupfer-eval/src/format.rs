@@ -241,6 +241,7 @@ pub fn scalar_str(data: &HostData, i: usize) -> String {
         HostData::I32(v) => v[i].to_string(),
         HostData::U32(v) => v[i].to_string(),
         HostData::I64(v) => v[i].to_string(),
+        HostData::U64(v) => v[i].to_string(),
         HostData::F16(v) => np_float_str(v[i].to_f64(), FloatTy::F16, Trim::LeaveOneZero, false),
         HostData::F32(v) => np_float_str(f64::from(v[i]), FloatTy::F32, Trim::LeaveOneZero, false),
         HostData::F64(v) => np_float_str(v[i], FloatTy::F64, Trim::LeaveOneZero, false),
@@ -419,11 +420,11 @@ impl ElemFormat {
     /// The formatter for the elements `shown` of `data` (those that will be printed).
     fn new(data: &HostData, shown: &[usize], zero_d: bool, precision: usize) -> ElemFormat {
         let floats = |get: &dyn Fn(usize) -> f64| shown.iter().map(|&i| get(i)).collect::<Vec<_>>();
-        let ints = |get: &dyn Fn(usize) -> i64| {
+        let ints = |get: &dyn Fn(usize) -> i128| {
             let width = shown
                 .iter()
                 .map(|&i| get(i))
-                .fold(None, |acc: Option<(i64, i64)>, v| match acc {
+                .fold(None, |acc: Option<(i128, i128)>, v| match acc {
                     None => Some((v, v)),
                     Some((lo, hi)) => Some((lo.min(v), hi.max(v))),
                 })
@@ -434,13 +435,14 @@ impl ElemFormat {
             HostData::Bool(_) => ElemFormat::Bool {
                 true_str: if zero_d { "True" } else { " True" },
             },
-            HostData::I8(v) => ints(&|i| i64::from(v[i])),
-            HostData::U8(v) => ints(&|i| i64::from(v[i])),
-            HostData::I16(v) => ints(&|i| i64::from(v[i])),
-            HostData::U16(v) => ints(&|i| i64::from(v[i])),
-            HostData::I32(v) => ints(&|i| i64::from(v[i])),
-            HostData::U32(v) => ints(&|i| i64::from(v[i])),
-            HostData::I64(v) => ints(&|i| v[i]),
+            HostData::I8(v) => ints(&|i| i128::from(v[i])),
+            HostData::U8(v) => ints(&|i| i128::from(v[i])),
+            HostData::I16(v) => ints(&|i| i128::from(v[i])),
+            HostData::U16(v) => ints(&|i| i128::from(v[i])),
+            HostData::I32(v) => ints(&|i| i128::from(v[i])),
+            HostData::U32(v) => ints(&|i| i128::from(v[i])),
+            HostData::I64(v) => ints(&|i| i128::from(v[i])),
+            HostData::U64(v) => ints(&|i| i128::from(v[i])),
             HostData::F16(v) => ElemFormat::Float(FloatFormat::new(
                 &floats(&|i| v[i].to_f64()),
                 FloatTy::F16,
@@ -492,6 +494,7 @@ impl ElemFormat {
             (ElemFormat::Int { width }, HostData::U8(v)) => format!("{:>width$}", v[i]),
             (ElemFormat::Int { width }, HostData::I16(v)) => format!("{:>width$}", v[i]),
             (ElemFormat::Int { width }, HostData::U16(v)) => format!("{:>width$}", v[i]),
+            (ElemFormat::Int { width }, HostData::U64(v)) => format!("{:>width$}", v[i]),
             (ElemFormat::Float(f), HostData::F16(v)) => f.format(v[i].to_f64()),
             (ElemFormat::Float(f), HostData::F32(v)) => f.format(f64::from(v[i])),
             (ElemFormat::Float(f), HostData::F64(v)) => f.format(v[i]),

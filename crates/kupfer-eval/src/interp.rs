@@ -307,7 +307,7 @@ impl Session {
                     match d {
                         DType::Bool => "b",
                         DType::I8 | DType::I16 | DType::I32 | DType::I64 => "i",
-                        DType::U8 | DType::U16 | DType::U32 => "u",
+                        DType::U8 | DType::U16 | DType::U32 | DType::U64 => "u",
                         DType::F16 | DType::F32 | DType::F64 => "f",
                         DType::Complex64 | DType::Complex128 => "c",
                     }
@@ -461,6 +461,7 @@ fn dtype_call(
         DType::I32 => "int32",
         DType::U32 => "uint32",
         DType::I64 => "int64",
+        DType::U64 => "uint64",
         DType::F16 => "float16",
         DType::F32 => "float32",
         DType::F64 => "float64",
@@ -480,6 +481,9 @@ fn dtype_call(
         v @ (Value::Scalar(_) | Value::Tuple(_) | Value::List(_)) => {
             Ok(Value::Array(functions::to_array(&v, Some(d), span)?))
         }
+        Value::Str(text) if d.is_int() || d.is_float() => {
+            Ok(Value::Array(number_from_str(&text, d, span)?))
+        }
         other => Err(EvalError::type_error(
             span,
             format!(
@@ -487,6 +491,37 @@ fn dtype_call(
                 other.type_name()
             ),
         )),
+    }
+}
+
+/// `np.uint64('18446744073709551615')`: a number written as a string, parsed as NumPy does
+/// (Python's `int()` or `float()`), so integers beyond kupfer eval's 64-bit Python ints (up to
+/// uint64's 2**64 - 1) are written exactly.
+fn number_from_str(text: &str, d: DType, span: Span) -> Result<Array> {
+    let t = text.trim();
+    if d.is_float() {
+        let v: f64 = t.parse().map_err(|_| {
+            EvalError::value_error(span, format!("could not convert string to float: '{text}'"))
+        })?;
+        return functions::to_array(&Value::Scalar(Scalar::Float(v)), Some(d), span);
+    }
+    let v: i128 = t.replace('_', "").parse().map_err(|_| {
+        EvalError::value_error(
+            span,
+            format!("invalid literal for int() with base 10: '{text}'"),
+        )
+    })?;
+    let (lo, hi) = d.int_range().unwrap_or((0, 0));
+    if v < lo || v > hi {
+        return Err(EvalError::value_error(
+            span,
+            format!("Python integer {v} out of bounds for {d}"),
+        ));
+    }
+    match i64::try_from(v) {
+        Ok(small) => functions::to_array(&Value::Scalar(Scalar::Int(small)), Some(d), span),
+        // Only uint64 holds values beyond int64.
+        Err(_) => Array::from_slice(&[v as u64], &[]).map_err(kerr(span)),
     }
 }
 
@@ -511,7 +546,12 @@ pub(crate) fn truthy(v: &Value, span: Span) -> Result<bool> {
                  a.any() or a.all()",
             ))
         }
-        // One element: read back (natively; the browser cannot wait for a read-back).
+        // One element: read back (natively; the browser cannot wait for a read-back). A
+        // uint64 is tested as bool: its values from 2**63 up are no 64-bit Python int.
+        Value::Array(a) if a.dtype() == DType::U64 => truthy(
+            &Value::Array(a.astype(DType::Bool).map_err(EvalError::kupfer(span))?),
+            span,
+        )?,
         Value::Array(a) => pyscalar::truthy(
             &crate::program::wait(a.item_async(), "the truth value of an array")
                 .map_err(EvalError::kupfer(span))?,

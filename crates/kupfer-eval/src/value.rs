@@ -446,7 +446,13 @@ impl HostValue {
             HostValue::Module("signal") => "<module 'scipy.signal'>".into(),
             HostValue::Module(name) if name.contains("info.") => {
                 let (kind, dtype) = name.split_once('.').unwrap_or((name, ""));
-                format!("{kind}(dtype={dtype})")
+                // NumPy's repr of iinfo, exact for uint64's 2**64 - 1.
+                match DType::from_name(dtype).and_then(kupfer::iinfo) {
+                    Ok(i) if kind == "iinfo" => {
+                        format!("iinfo(min={}, max={}, dtype={dtype})", i.min, i.max)
+                    }
+                    _ => format!("{kind}(dtype={dtype})"),
+                }
             }
             HostValue::Module("scipy.linalg") => "<module 'scipy.linalg'>".into(),
             HostValue::Module(name) => format!("<module 'numpy.{name}'>"),
@@ -709,6 +715,12 @@ pub(crate) fn host_data(values: &[Scalar], dtype: DType) -> Result<HostData> {
                 .map(|s| int(s, i64::MIN.into(), i64::MAX.into()).map(|v| v as i64))
                 .collect::<Result<_>>()?,
         ),
+        DType::U64 => HostData::U64(
+            values
+                .iter()
+                .map(|s| int(s, 0, u64::MAX.into()).map(|v| v as u64))
+                .collect::<Result<_>>()?,
+        ),
         DType::F16 => HostData::F16(
             values
                 .iter()
@@ -783,6 +795,7 @@ fn stack(parts: &[HostArray]) -> std::result::Result<HostArray, String> {
         HostData::I32(_) => cat!(I32),
         HostData::U32(_) => cat!(U32),
         HostData::I64(_) => cat!(I64),
+        HostData::U64(_) => cat!(U64),
         HostData::F16(_) => cat!(F16),
         HostData::F32(_) => cat!(F32),
         HostData::F64(_) => cat!(F64),

@@ -9,8 +9,8 @@
 //!
 //! dtypes: kupfer's one documented exception is its 32-bit rule (a 64-bit result of operands
 //! of at most 32 bits is its 32-bit counterpart), so NumPy's int64 sum of int8 is int32 here;
-//! NumPy's uint64 sums of unsigned inputs (which kupfer gives as uint32) are compared through
-//! `.astype(np.uint32)` because the oracle's files hold no uint64.
+//! NumPy's uint64 sums of unsigned inputs (which kupfer gives as uint32 by that rule) are
+//! compared through `.astype(np.uint32)`.
 
 mod common;
 

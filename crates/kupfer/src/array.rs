@@ -514,6 +514,14 @@ impl Array {
             HostData::I32(v) => Scalar::Int(v[0].into()),
             HostData::U32(v) => Scalar::Int(v[0].into()),
             HostData::I64(v) => Scalar::Int(v[0]),
+            // Python ints here are 64-bit signed: a uint64 from 2**63 up has no Scalar.
+            HostData::U64(v) => Scalar::Int(i64::try_from(v[0]).map_err(|_| {
+                Error::unsupported(format!(
+                    "the uint64 value {} as a Python int (kupfer's Python ints are 64-bit \
+                     signed)",
+                    v[0]
+                ))
+            })?),
             HostData::F16(v) => Scalar::Float(v[0].into()),
             HostData::F32(v) => Scalar::Float(v[0].into()),
             HostData::F64(v) => Scalar::Float(v[0]),

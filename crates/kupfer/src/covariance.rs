@@ -174,7 +174,7 @@ fn compute_dtype(m: &Array, y: Option<&Array>, dtype: Option<DType>) -> Result<D
     };
     Ok(match d {
         DType::Complex64 | DType::Complex128 | DType::F64 => d,
-        DType::I64 => DType::F64,
+        DType::I64 | DType::U64 => DType::F64,
         _ => DType::F32,
     })
 }

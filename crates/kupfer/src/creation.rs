@@ -192,7 +192,13 @@ pub fn arange(
         }
     };
     let idx = Lazy::index().cast(compute);
-    let d = Lazy::scalar(delta.encode(compute)?, compute);
+    // A negative step of an unsigned dtype wraps (NumPy's `first + i * delta` modulo 2^bits).
+    let delta_bytes = match (delta, compute) {
+        (Scalar::Int(d), DType::U32) if d < 0 => (d as u32).to_le_bytes().to_vec(),
+        (Scalar::Int(d), DType::U64) if d < 0 => (d as u64).to_le_bytes().to_vec(),
+        _ => delta.encode(compute)?,
+    };
+    let d = Lazy::scalar(delta_bytes, compute);
     let s = Lazy::scalar(first.encode(compute)?, compute);
     let e = Lazy::binary(
         BinaryOp::Add,

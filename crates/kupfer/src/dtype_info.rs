@@ -98,6 +98,7 @@ pub fn iinfo(dtype: DType) -> Result<IInfo> {
         DType::I32 => (32, i128::from(i32::MIN), i128::from(i32::MAX)),
         DType::U32 => (32, 0, i128::from(u32::MAX)),
         DType::I64 => (64, i128::from(i64::MIN), i128::from(i64::MAX)),
+        DType::U64 => (64, 0, i128::from(u64::MAX)),
         d => return Err(Error::invalid(format!("Invalid integer data type '{d}'."))),
     };
     Ok(IInfo {

@@ -55,7 +55,7 @@ macro_rules! pod_element {
         }
     )*};
 }
-pod_element!(i32 => I32, u32 => U32, i64 => I64, f32 => F32, f64 => F64, f16 => F16);
+pod_element!(i32 => I32, u32 => U32, i64 => I64, u64 => U64, f32 => F32, f64 => F64, f16 => F16);
 
 /// The small integers: packed on the GPU (see [`DType`]'s storage note), or one sign- or
 /// zero-extended 32-bit word each (`gpu_bytes`/`decode`, the word form families compute on).
@@ -146,6 +146,7 @@ pub enum HostData {
     I32(Vec<i32>),
     U32(Vec<u32>),
     I64(Vec<i64>),
+    U64(Vec<u64>),
     F16(Vec<f16>),
     F32(Vec<f32>),
     F64(Vec<f64>),
@@ -164,6 +165,7 @@ macro_rules! dispatch_data {
             HostData::I32($v) => $body,
             HostData::U32($v) => $body,
             HostData::I64($v) => $body,
+            HostData::U64($v) => $body,
             HostData::F16($v) => $body,
             HostData::F32($v) => $body,
             HostData::F64($v) => $body,
@@ -185,6 +187,7 @@ impl HostData {
             HostData::I32(_) => DType::I32,
             HostData::U32(_) => DType::U32,
             HostData::I64(_) => DType::I64,
+            HostData::U64(_) => DType::U64,
             HostData::F16(_) => DType::F16,
             HostData::F32(_) => DType::F32,
             HostData::F64(_) => DType::F64,
@@ -224,6 +227,7 @@ impl HostData {
             DType::I32 => HostData::I32(Element::decode(bytes)),
             DType::U32 => HostData::U32(Element::decode(bytes)),
             DType::I64 => HostData::I64(Element::decode(bytes)),
+            DType::U64 => HostData::U64(Element::decode(bytes)),
             DType::F16 => HostData::F16(Element::decode(bytes)),
             DType::F32 => HostData::F32(Element::decode(bytes)),
             DType::F64 => HostData::F64(Element::decode(bytes)),
@@ -243,6 +247,7 @@ impl HostData {
             HostData::I32(v) => f64::from(v[i]),
             HostData::U32(v) => f64::from(v[i]),
             HostData::I64(v) => v[i] as f64,
+            HostData::U64(v) => v[i] as f64,
             HostData::F16(v) => f64::from(v[i]),
             HostData::F32(v) => f64::from(v[i]),
             HostData::F64(v) => v[i],

@@ -31,7 +31,7 @@ fn item_size(descr: &str) -> Option<usize> {
         "b1" | "i1" | "u1" => 1,
         "f2" | "i2" | "u2" => 2,
         "i4" | "u4" | "f4" => 4,
-        "i8" | "f8" | "c8" => 8,
+        "i8" | "u8" | "f8" | "c8" => 8,
         "c16" => 16,
         _ => return None,
     })
@@ -175,6 +175,7 @@ fn parse_npy(bytes: &[u8]) -> Result<HostArray> {
         "i4" => HostData::I32(npy.into_vec::<i32>().map_err(bad)?),
         "u4" => HostData::U32(npy.into_vec::<u32>().map_err(bad)?),
         "i8" => HostData::I64(npy.into_vec::<i64>().map_err(bad)?),
+        "u8" => HostData::U64(npy.into_vec::<u64>().map_err(bad)?),
         "f2" => HostData::F16(npy.into_vec::<half::f16>().map_err(bad)?),
         "f4" => HostData::F32(npy.into_vec::<f32>().map_err(bad)?),
         "f8" => HostData::F64(npy.into_vec::<f64>().map_err(bad)?),
@@ -183,7 +184,7 @@ fn parse_npy(bytes: &[u8]) -> Result<HostArray> {
         _ => {
             return Err(Error::unsupported(format!(
                 ".npy dtype '{descr}' (kupfer reads bool, int8, uint8, int16, uint16, int32, \
-                 uint32, int64, float16, float32, float64, complex64, complex128)"
+                 uint32, int64, uint64, float16, float32, float64, complex64, complex128)"
             )))
         }
     };
@@ -229,6 +230,7 @@ fn fortran_to_c(h: HostArray) -> HostArray {
         HostData::I32(v) => perm!(v, I32),
         HostData::U32(v) => perm!(v, U32),
         HostData::I64(v) => perm!(v, I64),
+        HostData::U64(v) => perm!(v, U64),
         HostData::F16(v) => perm!(v, F16),
         HostData::F32(v) => perm!(v, F32),
         HostData::F64(v) => perm!(v, F64),
@@ -264,6 +266,7 @@ pub fn write_npy_bytes(host: &HostArray) -> Result<Vec<u8>> {
         HostData::I32(v) => write!(i32, v),
         HostData::U32(v) => write!(u32, v),
         HostData::I64(v) => write!(i64, v),
+        HostData::U64(v) => write!(u64, v),
         HostData::F16(v) => write!(half::f16, v),
         HostData::F32(v) => write!(f32, v),
         HostData::F64(v) => write!(f64, v),

@@ -331,7 +331,7 @@ fn ramp(cur: &Array, d: usize, width: usize, side: usize, end: Scalar) -> Result
     let dtype = cur.dtype();
     let compute = match dtype {
         DType::F64 | DType::Complex128 | DType::Complex64 => dtype,
-        DType::I64 => DType::F64,
+        DType::I64 | DType::U64 => DType::F64,
         _ => DType::F32,
     };
     let edge = edge.astype(compute)?;

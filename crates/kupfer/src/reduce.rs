@@ -499,7 +499,7 @@ pub fn std(a: &Array, axis: impl Into<Axis>, ddof: u32, keepdims: bool) -> Resul
 fn float_types(d: DType) -> (DType, DType) {
     match d {
         DType::Complex64 | DType::Complex128 => (d, d),
-        DType::F64 | DType::I64 => (DType::F64, DType::F64),
+        DType::F64 | DType::I64 | DType::U64 => (DType::F64, DType::F64),
         DType::F16 => (DType::F32, DType::F16),
         _ => (DType::F32, DType::F32),
     }

@@ -345,7 +345,7 @@ fn masked_moments(
     let d = a.dtype();
     let (acc, result) = match d {
         DType::Complex64 | DType::Complex128 => (d, d.real_part()),
-        DType::F64 | DType::I64 => (DType::F64, DType::F64),
+        DType::F64 | DType::I64 | DType::U64 => (DType::F64, DType::F64),
         DType::F16 => (DType::F32, DType::F16),
         _ => (DType::F32, DType::F32),
     };

@@ -103,6 +103,7 @@ impl Scalar {
             DType::I64 => (int(i64::MIN.into(), i64::MAX.into())? as i64)
                 .to_le_bytes()
                 .to_vec(),
+            DType::U64 => (int(0, u64::MAX.into())? as u64).to_le_bytes().to_vec(),
             DType::F16 | DType::F32 => {
                 let f = match dtype {
                     DType::F16 => f32::from(half::f16::from_f64(v.as_f64())),

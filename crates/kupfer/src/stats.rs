@@ -59,7 +59,8 @@ pub async fn bincount_async(x: &Array, weights: Option<&Array>, minlength: usize
             x.ndim()
         )));
     }
-    if !(x.dtype() == DType::Bool || x.dtype().is_int()) {
+    // uint64 has no safe cast to int64 either (NumPy refuses it the same way).
+    if !(x.dtype() == DType::Bool || x.dtype().is_int()) || x.dtype() == DType::U64 {
         return Err(Error::invalid(format!(
             "cannot cast array data from dtype('{}') to dtype('int64') according to the rule \
              'safe': bincount needs bool or integer values",

@@ -380,7 +380,7 @@ fn round_int(a: &Array, k: u32) -> Result<Array> {
     let f = 10i64
         .checked_pow(k)
         .ok_or_else(|| Error::invalid("decimals out of range"))?;
-    if dtype == DType::I64 {
+    if matches!(dtype, DType::I64 | DType::U64) {
         let q = multiply(rint(divide(a, f as f64)?)?, f as f64)?;
         return q.astype(dtype);
     }

@@ -117,7 +117,7 @@ mod imp {
             .copied()
             .max()
             .unwrap_or(0);
-        let eps = if x.dtype() == DType::F64 || x.dtype() == DType::I64 {
+        let eps = if matches!(x.dtype(), DType::F64 | DType::I64 | DType::U64) {
             f64::EPSILON
         } else {
             f32::EPSILON as f64

@@ -85,8 +85,8 @@ fn isdtype(call: Call) -> Result<Value> {
             Value::DType(k) => k == d,
             Value::Str(name) => match name.as_str() {
                 "bool" => d == DType::Bool,
-                "signed integer" => matches!(d, DType::I32 | DType::I64),
-                "unsigned integer" => d == DType::U32,
+                "signed integer" => d.is_signed_int(),
+                "unsigned integer" => d.is_int() && !d.is_signed_int(),
                 "integral" => d.is_int(),
                 "real floating" => d.is_float(),
                 "complex floating" => d.is_complex(),
@@ -169,8 +169,8 @@ fn in_abstract(d: DType, name: &str) -> bool {
         "generic" => true,
         "number" => d != DType::Bool,
         "integer" => d.is_int(),
-        "signedinteger" => matches!(d, DType::I32 | DType::I64),
-        "unsignedinteger" => d == DType::U32,
+        "signedinteger" => d.is_signed_int(),
+        "unsignedinteger" => d.is_int() && !d.is_signed_int(),
         "inexact" => d.is_float() || d.is_complex(),
         "floating" => d.is_float(),
         "complexfloating" => d.is_complex(),
@@ -242,6 +242,7 @@ fn iinfo(call: Call) -> Result<Value> {
         DType::U16 => "iinfo.uint16",
         DType::I32 => "iinfo.int32",
         DType::U32 => "iinfo.uint32",
+        DType::U64 => "iinfo.uint64",
         _ => "iinfo.int64",
     }))
 }
@@ -289,11 +290,13 @@ pub(super) fn info_attribute(module: &str, name: &str) -> Option<super::Resolved
     }
     if let Some(d) = module.strip_prefix("iinfo.").and_then(dtype) {
         let i = kupfer::iinfo(d).ok()?;
-        let int = |x: i128| match i64::try_from(x) {
-            Ok(v) => Resolved::Value(Value::Scalar(Scalar::Int(v))),
-            Err(_) => kupfer::full(&[], Scalar::Float(x as f64), Some(d))
+        // uint64's max is no 64-bit Python int: a NumPy uint64 scalar, exactly.
+        let int = |x: i128| match (i64::try_from(x), u64::try_from(x)) {
+            (Ok(v), _) => Resolved::Value(Value::Scalar(Scalar::Int(v))),
+            (Err(_), Ok(v)) => kupfer::Array::from_slice(&[v], &[])
                 .map(Value::Array)
                 .map_or(Resolved::Unknown, Resolved::Value),
+            (Err(_), Err(_)) => Resolved::Unknown,
         };
         return Some(match name {
             "min" => int(i.min),

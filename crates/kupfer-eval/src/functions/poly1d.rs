@@ -361,6 +361,7 @@ fn complex_values(d: &HostData) -> Vec<(f64, f64)> {
         HostData::I32(v) => v.iter().map(|&x| (x.into(), 0.0)).collect(),
         HostData::U32(v) => v.iter().map(|&x| (x.into(), 0.0)).collect(),
         HostData::I64(v) => v.iter().map(|&x| (x as f64, 0.0)).collect(),
+        HostData::U64(v) => v.iter().map(|&x| (x as f64, 0.0)).collect(),
         HostData::F16(v) => v.iter().map(|&x| (x.to_f64(), 0.0)).collect(),
         HostData::F32(v) => v.iter().map(|&x| (x.into(), 0.0)).collect(),
         HostData::F64(v) => v.iter().map(|&x| (x, 0.0)).collect(),

@@ -88,7 +88,7 @@ fn bincount(call: Call) -> Result<Value> {
         .map_err(|_| EvalError::value_error(span, "'minlength' must not be negative"))?;
     if let Some(w) = weights
         .as_ref()
-        .filter(|w| matches!(w.dtype(), DType::F64 | DType::I64))
+        .filter(|w| matches!(w.dtype(), DType::F64 | DType::I64 | DType::U64))
     {
         return wide_bincount(&x, w, minlength, span);
     }

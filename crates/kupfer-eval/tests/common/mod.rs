@@ -92,6 +92,7 @@ pub fn as_f64(d: &HostData) -> Vec<f64> {
         HostData::I16(v) => v.iter().map(|&x| f64::from(x)).collect(),
         HostData::U16(v) => v.iter().map(|&x| f64::from(x)).collect(),
         HostData::I64(v) => v.iter().map(|&x| x as f64).collect(),
+        HostData::U64(v) => v.iter().map(|&x| x as f64).collect(),
         HostData::F16(v) => v.iter().map(|x| x.to_f64()).collect(),
         HostData::F32(v) => v.iter().map(|&x| f64::from(x)).collect(),
         HostData::F64(v) => v.clone(),

@@ -191,6 +191,7 @@ fn element_dtypes(module: &naga::Module, ty: naga::Handle<naga::Type>) -> Vec<DT
         (ScalarKind::Sint, 4) => vec![DType::I32],
         (ScalarKind::Sint, 8) => vec![DType::I64],
         (ScalarKind::Uint, 4) => vec![DType::U32, DType::Bool],
+        (ScalarKind::Uint, 8) => vec![DType::U64],
         _ => Vec::new(),
     }
 }
@@ -206,6 +207,7 @@ fn scalar_dtype(inner: &TypeInner) -> Option<DType> {
         (ScalarKind::Sint, 4) => DType::I32,
         (ScalarKind::Sint, 8) => DType::I64,
         (ScalarKind::Uint, 4) => DType::U32,
+        (ScalarKind::Uint, 8) => DType::U64,
         _ => return None,
     })
 }

@@ -35,7 +35,7 @@ pub(crate) fn compute_dtype(d: DType) -> Result<DType> {
         DType::Complex64 | DType::Complex128 => Err(Error::unsupported(format!(
             "array type {d} in factorizations (kupfer factors float32 and float64 matrices)"
         ))),
-        DType::F64 | DType::I64 => Ok(DType::F64),
+        DType::F64 | DType::I64 | DType::U64 => Ok(DType::F64),
         _ => Ok(DType::F32),
     }
 }

@@ -31,7 +31,7 @@ impl From<f64> for NormOrd {
 fn dtypes(d: DType) -> (DType, DType) {
     match d {
         DType::F16 => (DType::F16, DType::F32),
-        DType::F64 | DType::I64 | DType::Complex128 => (DType::F64, DType::F64),
+        DType::F64 | DType::I64 | DType::U64 | DType::Complex128 => (DType::F64, DType::F64),
         _ => (DType::F32, DType::F32),
     }
 }

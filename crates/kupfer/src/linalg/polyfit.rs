@@ -74,7 +74,7 @@ pub async fn polyfit_async(
     let float = |a: &Array| -> Result<Array> {
         let d = match a.dtype() {
             DType::F32 | DType::F64 | DType::F16 => a.dtype(),
-            DType::I64 => DType::F64,
+            DType::I64 | DType::U64 => DType::F64,
             _ => DType::F32,
         };
         a.astype(if d == DType::F16 { DType::F32 } else { d })

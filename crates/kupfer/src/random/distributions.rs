@@ -421,9 +421,9 @@ impl Generator {
         };
         let shape = out_shape(size, &[&low, &high])?;
         // Work in u32 (wrapping: every value of a dtype of up to 32 bits has its own residue
-        // mod 2^32) or in int64 for int64.
-        let wide = dtype == DType::I64;
-        let work = if wide { DType::I64 } else { DType::U32 };
+        // mod 2^32) or in the dtype itself for int64 and uint64.
+        let wide = matches!(dtype, DType::I64 | DType::U64);
+        let work = if wide { dtype } else { DType::U32 };
         let range: Operand;
         let low_w: Operand;
         if let (Operand::Scalar(l), Operand::Scalar(h)) = (&low, &high) {
@@ -793,6 +793,7 @@ fn integer_bounds(dtype: DType) -> Option<(i128, i128)> {
         DType::I32 => (i32::MIN.into(), i32::MAX.into()),
         DType::U32 => (0, u32::MAX.into()),
         DType::I64 => (i64::MIN.into(), i64::MAX.into()),
+        DType::U64 => (0, u64::MAX.into()),
         _ => return None,
     })
 }
@@ -846,7 +847,7 @@ fn to_work(p: &Operand, work: DType) -> Result<Operand> {
         }
         Operand::Array(a) => {
             let a = if a.dtype().is_float() || a.dtype() == DType::Bool {
-                let int = if work == DType::I64 {
+                let int = if work.bits() == 64 {
                     DType::I64
                 } else {
                     DType::I32

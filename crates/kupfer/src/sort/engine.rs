@@ -672,6 +672,7 @@ pub(crate) fn raw_load(dtype: DType, equal_zeros: bool) -> Option<(KeyLoad, u32)
         DType::U8 | DType::U16 | DType::U32 => (KeyLoad::U32, 1),
         DType::F64 => (KeyLoad::F64 { equal_zeros }, 2),
         DType::I64 => (KeyLoad::I64, 2),
+        DType::U64 => (KeyLoad::U64, 2),
         _ => return None,
     })
 }

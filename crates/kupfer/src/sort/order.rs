@@ -176,7 +176,7 @@ pub fn sort_complex(a: &Array) -> Result<Array> {
     let d = a.dtype();
     let c = match d {
         DType::Complex64 | DType::Complex128 => d,
-        DType::F64 | DType::I64 => DType::Complex128,
+        DType::F64 | DType::I64 | DType::U64 => DType::Complex128,
         _ => DType::Complex64,
     };
     let a = if a.ndim() == 0 {

@@ -164,7 +164,7 @@ fn positions(method: QuantileMethod, n: usize, q: f64) -> (usize, usize, f64) {
 fn result_dtype(a: &Array) -> DType {
     match a.dtype() {
         d @ (DType::F16 | DType::F32 | DType::F64 | DType::Complex64 | DType::Complex128) => d,
-        DType::I64 if a.device().supports(DType::F64) => DType::F64,
+        DType::I64 | DType::U64 if a.device().supports(DType::F64) => DType::F64,
         _ => DType::F32,
     }
 }
