@@ -358,7 +358,7 @@ fn eval_user_errors_exit_2_with_one_line() {
     assert_usage_error(&ev("np.frob(a)"), "unknown function 'np.frob'");
     assert_usage_error(&ev("a + b"), "shape mismatch");
     assert_usage_error(&ev("a.sum(axis=1)"), "axis 1 is out of bounds");
-    assert_usage_error(&ev("a.astype('uint64')"), "uint64");
+    assert_usage_error(&ev("a.astype('float128')"), "float128");
     assert_usage_error(&ev("a @ b"), "mismatched inner dimensions");
     assert_usage_error(&ev("a.tobytes()"), "'ndarray.tobytes' is not supported yet");
     assert_usage_error(&ev("a[7]"), "out of bounds");
