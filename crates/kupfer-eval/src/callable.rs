@@ -388,20 +388,6 @@ fn update_dim_sizes(
     Ok(())
 }
 
-/// A shape as NumPy's broadcast errors print it: `(3,)`, `(2,3)`.
-fn tuple_text(s: &[usize]) -> String {
-    match s {
-        [n] => format!("({n},)"),
-        s => format!(
-            "({})",
-            s.iter()
-                .map(|n| n.to_string())
-                .collect::<Vec<_>>()
-                .join(",")
-        ),
-    }
-}
-
 /// Where a vectorized argument goes back in the call to `func`.
 enum Slot {
     Position(usize),
@@ -626,8 +612,8 @@ pub(crate) fn call_vectorized(
                         span,
                         format!(
                             "could not broadcast input array from shape {} into shape {}",
-                            tuple_text(r.shape()),
-                            tuple_text(&core)
+                            crate::functions::elementwise::shape_text(r.shape()),
+                            crate::functions::elementwise::shape_text(&core)
                         ),
                     ));
                 }

@@ -517,7 +517,7 @@ fn round(call: Call) -> Result<Value> {
 }
 
 /// A shape as NumPy's iterator errors print it: `(3,)`, `(2,3)`, `()`.
-pub(super) fn shape_text(s: &[usize]) -> String {
+pub(crate) fn shape_text(s: &[usize]) -> String {
     match s {
         [n] => format!("({n},)"),
         s => format!(

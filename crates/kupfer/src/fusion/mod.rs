@@ -300,13 +300,10 @@ impl Flattener {
         Flattener::flatten_many_around(es, None)
     }
 
-    /// [`Flattener::flatten_many`], except that `product` (a deferred result in `es`)
-    /// becomes `Node::Load(PRODUCT)` instead of running.
-    pub(crate) fn flatten_many_around(
-        es: &[&Arc<Expr>],
-        product: Option<&Arc<Expr>>,
-    ) -> Result<(Flattener, Vec<NodeId>)> {
-        let mut fl = Flattener {
+    /// A flattener with no nodes yet; `product` (a deferred result) becomes
+    /// `Node::Load(PRODUCT)`, and `native_packed` lets leaves stay packed.
+    fn empty(product: Option<&Arc<Expr>>, native_packed: bool) -> Flattener {
+        Flattener {
             nodes: Vec::new(),
             memo: HashMap::new(),
             inputs: Vec::new(),
@@ -314,8 +311,17 @@ impl Flattener {
             input_memo: HashMap::new(),
             scalars: Vec::new(),
             product: product.map(Arc::as_ptr),
-            native_packed: false,
-        };
+            native_packed,
+        }
+    }
+
+    /// [`Flattener::flatten_many`], except that `product` (a deferred result in `es`)
+    /// becomes `Node::Load(PRODUCT)` instead of running.
+    pub(crate) fn flatten_many_around(
+        es: &[&Arc<Expr>],
+        product: Option<&Arc<Expr>>,
+    ) -> Result<(Flattener, Vec<NodeId>)> {
+        let mut fl = Flattener::empty(product, false);
         let roots = es.iter().map(|e| fl.visit(e)).collect::<Result<Vec<_>>>()?;
         Ok((fl, roots))
     }
@@ -326,32 +332,14 @@ impl Flattener {
         e: &Arc<Expr>,
         product: Option<&Arc<Expr>>,
     ) -> Result<(Flattener, NodeId)> {
-        let mut fl = Flattener {
-            nodes: Vec::new(),
-            memo: HashMap::new(),
-            inputs: Vec::new(),
-            packed: Vec::new(),
-            input_memo: HashMap::new(),
-            scalars: Vec::new(),
-            product: product.map(Arc::as_ptr),
-            native_packed: false,
-        };
+        let mut fl = Flattener::empty(product, false);
         let root = fl.visit(e)?;
         Ok((fl, root))
     }
 
     /// Flattens `e` for the elementwise kernel, which reads packed leaves directly.
     pub(crate) fn flatten_packed(e: &Arc<Expr>) -> Result<(Flattener, NodeId)> {
-        let mut fl = Flattener {
-            nodes: Vec::new(),
-            memo: HashMap::new(),
-            inputs: Vec::new(),
-            packed: Vec::new(),
-            input_memo: HashMap::new(),
-            scalars: Vec::new(),
-            product: None,
-            native_packed: true,
-        };
+        let mut fl = Flattener::empty(None, true);
         let root = fl.visit(e)?;
         Ok((fl, root))
     }
