@@ -322,16 +322,7 @@ pub async fn histogram_async(
     let edge = if float_data { d } else { wide };
     let (mut first, mut last, lin, mut denom_in) = match range {
         Some((lo, hi)) => {
-            if lo > hi {
-                return Err(Error::invalid(
-                    "max must be larger than min in range parameter.",
-                ));
-            }
-            if !(lo.is_finite() && hi.is_finite()) {
-                return Err(Error::invalid(format!(
-                    "supplied range of [{lo}, {hi}] is not finite"
-                )));
-            }
+            check_outer_range(lo, hi)?;
             (lo, hi, DType::F64, DType::F64)
         }
         None if a.size() == 0 => (0.0, 1.0, DType::F64, edge),
@@ -418,4 +409,19 @@ pub async fn histogram_async(
     let acc = w_acc.unwrap_or(DType::U32);
     let counts = Array::from_buffer(device, acc, raw, Layout::contiguous(&[bins]));
     Ok((counts.astype(count_dtype)?, edges))
+}
+
+/// NumPy's `_get_outer_edges` checks of a histogram's `range=(lo, hi)`.
+pub(crate) fn check_outer_range(lo: f64, hi: f64) -> Result<()> {
+    if lo > hi {
+        return Err(Error::invalid(
+            "max must be larger than min in range parameter.",
+        ));
+    }
+    if !(lo.is_finite() && hi.is_finite()) {
+        return Err(Error::invalid(format!(
+            "supplied range of [{lo}, {hi}] is not finite"
+        )));
+    }
+    Ok(())
 }

@@ -98,16 +98,7 @@ pub async fn histogram_bins_async(
                 Some((lo, hi)) => {
                     // NumPy's `_get_outer_edges` checks, then the rule sees only the data
                     // inside the range, and the bins span the range.
-                    if lo > hi {
-                        return Err(Error::invalid(
-                            "max must be larger than min in range parameter.",
-                        ));
-                    }
-                    if !(lo.is_finite() && hi.is_finite()) {
-                        return Err(Error::invalid(format!(
-                            "supplied range of [{lo}, {hi}] is not finite"
-                        )));
-                    }
+                    crate::stats::check_outer_range(lo, hi)?;
                     let (first, last) = if lo == hi {
                         (lo - 0.5, hi + 0.5)
                     } else {
