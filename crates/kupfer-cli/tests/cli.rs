@@ -365,9 +365,9 @@ fn eval_user_errors_exit_2_with_one_line() {
     assert_usage_error(&ev("1 // 0"), "division");
     assert_usage_error(&ev("a and b"), "ambiguous");
     assert_usage_error(&ev("   "), "empty");
-    // An input of a dtype kupfer lacks (uint64): a raw .npy written by hand.
+    // An input of a dtype kupfer lacks (datetime64[D]): a raw .npy written by hand.
     let mut npy = b"\x93NUMPY\x01\x00".to_vec();
-    let mut header = "{'descr': '<u8', 'fortran_order': False, 'shape': (2,), }".to_string();
+    let mut header = "{'descr': '<M8[D]', 'fortran_order': False, 'shape': (2,), }".to_string();
     while !(10 + header.len() + 1).is_multiple_of(64) {
         header.push(' ');
     }
@@ -375,10 +375,10 @@ fn eval_user_errors_exit_2_with_one_line() {
     npy.extend_from_slice(&(header.len() as u16).to_le_bytes());
     npy.extend_from_slice(header.as_bytes());
     npy.extend_from_slice(&[1u8; 16]);
-    let p = dir.join("u8.npy");
+    let p = dir.join("dates.npy");
     std::fs::write(&p, npy).expect("write");
     let arg = format!("x={}", p.display());
-    assert_usage_error(&kupfer(&["eval", "x", &arg]), "u8");
+    assert_usage_error(&kupfer(&["eval", "x", &arg]), "M8");
     // A file that is not .npy at all.
     let p = dir.join("junk.npy");
     std::fs::write(&p, b"not numpy").expect("write");
