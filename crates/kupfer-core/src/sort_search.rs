@@ -23,8 +23,7 @@ pub enum SearchOut {
 
 /// The two-tier search module over raw elements read as `load` (`key_words` 1 or 2), with
 /// `samples` (a power of two, at most 4096) sampled keys in workgroup memory, writing `out`;
-/// entry points `main` (a thread's queries interleaved step by step) and `sequential` (one
-/// after the other).
+/// entry point `main`.
 pub fn search_tiered(load: KeyLoad, key_words: u32, samples: u32, out: SearchOut) -> String {
     let wide = key_words == 2;
     let ty = if wide { "vec2<u32>" } else { "u32" };
@@ -49,7 +48,7 @@ pub fn search_tiered(load: KeyLoad, key_words: u32, samples: u32, out: SearchOut
     let (out_words, write) = match out {
         SearchOut::Position(words) => (
             words,
-            "            out[q * OUT_WORDS] = lo[k];\n            \
+            "            out[q * OUT_WORDS] = lo;\n            \
              if (OUT_WORDS == 2u) {\n                out[q * OUT_WORDS + 1u] = 0u;\n            }"
                 .to_string(),
         ),
@@ -57,28 +56,25 @@ pub fn search_tiered(load: KeyLoad, key_words: u32, samples: u32, out: SearchOut
             // NaN has the one largest key of a float load.
             let nan = match (float, wide) {
                 (false, _) => "false",
-                (true, false) => "key[k] == 0xffffffffu",
-                (true, true) => "all(key[k] == vec2<u32>(0xffffffffu))",
+                (true, false) => "qk == 0xffffffffu",
+                (true, true) => "all(qk == vec2<u32>(0xffffffffu))",
             };
             (
                 1,
                 format!(
                     "            var found = false;\n            \
-                     if (lo[k] < P.n && !({nan})) {{\n                \
-                     found = all(sorted_key(lo[k]) == key[k]);\n            }}\n            \
+                     if (lo < P.n && !({nan})) {{\n                \
+                     found = all(sorted_key(lo) == qk);\n            }}\n            \
                      out[q] = select(0u, 1u, found != (P.invert != 0u));"
                 ),
             )
         }
     };
-    // The sequential entry's write: one query's scalars, its own indentation.
-    let write_one = write.replace("lo[k]", "lo").replace("key[k]", "qk");
     Template::new(TIERED)
         .set("QPT", QUERIES_PER_THREAD)
         .set("SAMPLES", samples)
         .set("OUT_WORDS", out_words)
         .set("WRITE", &write)
-        .set("WRITE_ONE", &write_one)
         .set("KEY_TYPE", ty)
         .set("KEY_HELPERS", KEY_HELPERS)
         .set("KEY_FUNCTIONS", &key_fns)

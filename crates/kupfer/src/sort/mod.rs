@@ -76,7 +76,6 @@ pub use quantile::{median, percentile, percentiles, quantile, quantiles, Quantil
 pub use quantile::{nanmedian, nanpercentile, nanquantile};
 pub use quantile::{nanmedian_async, nanquantile_async};
 #[doc(hidden)]
-pub use search::set_search_form_for_tests;
 pub use search::{searchsorted, Side};
 #[doc(hidden)]
 pub use selection::set_row_select_min_for_tests;

@@ -9,10 +9,7 @@
 //! `v` share a dtype, are contiguous and there is no `sorter`, the call is that one launch
 //! and nothing else (no cast, copy or key pass).
 //!
-//! `KUPFER_SEARCHSORTED` picks the form for timing: `old` the one-tier search for every
-//! dtype, `interleaved` the two-tier search with a thread's four queries advanced step by
-//! step side by side (the previous default; its per-query arrays may live in local memory),
-//! `kary` a 4-ary second tier (three independent loads per step, half the dependent rounds).
+//! `KUPFER_SEARCHSORTED=old` takes the one-tier search for every dtype (for timing).
 //! No read-back (digitize reads back whether the bins increase or decrease: one sync point,
 //! hence `digitize_async`).
 
@@ -23,43 +20,11 @@ use kupfer_core::sort_search as tiered;
 use kupfer_core::{DType, Error, Layout, Result};
 use kupfer_wgpu::{Binding, ShaderChecks};
 
-/// `KUPFER_SEARCHSORTED` (read once): `old`, `interleaved`, or anything else for the
-/// default.
-fn search_form() -> &'static str {
-    static FORM: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    FORM.get_or_init(|| std::env::var("KUPFER_SEARCHSORTED").unwrap_or_default())
-}
-
-/// Whether `KUPFER_SEARCHSORTED=old` asks for the one-tier search (one thread per query,
-/// every step from memory) instead of the two-tier one.
+/// Whether `KUPFER_SEARCHSORTED=old` (read once) asks for the one-tier search (one thread per
+/// query, every step from memory) instead of the two-tier one.
 pub(crate) fn one_tier() -> bool {
-    search_form() == "old"
-}
-
-/// The two-tier search's entry points, by the test hook's numbering (1, 2, 3).
-const TIERED_ENTRIES: [&str; 3] = ["sequential", "main", "kary"];
-
-static ENTRY_OVERRIDE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-
-/// Testing hook: the two-tier search's form (0: as `KUPFER_SEARCHSORTED` says; 1: one query
-/// after the other; 2: interleaved; 3: 4-ary second tier). Changes only performance.
-#[doc(hidden)]
-pub fn set_search_form_for_tests(form: usize) {
-    ENTRY_OVERRIDE.store(form.min(3), std::sync::atomic::Ordering::Relaxed);
-}
-
-/// The two-tier search's entry point: `main` (queries interleaved) with
-/// `KUPFER_SEARCHSORTED=interleaved`, `kary` (4-ary second tier) with `kary`, else
-/// `sequential`.
-fn tiered_entry() -> &'static str {
-    match ENTRY_OVERRIDE.load(std::sync::atomic::Ordering::Relaxed) {
-        0 => match search_form() {
-            "interleaved" => "main",
-            "kary" => "kary",
-            _ => "sequential",
-        },
-        k => TIERED_ENTRIES[k - 1],
-    }
+    static OLD: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *OLD.get_or_init(|| std::env::var("KUPFER_SEARCHSORTED").is_ok_and(|v| v == "old"))
 }
 
 /// Which of the equal positions [`searchsorted`] returns.
@@ -242,7 +207,7 @@ fn two_tier_search(
     let (ab, aoff, abytes) = engine::source(sorted)?;
     let (qb, qoff, qbytes) = engine::source(queries)?;
     let wgsl = tiered::search_tiered(load, k, samples as u32, out_kind);
-    let pipeline = ctx.pipeline_with(&wgsl, tiered_entry(), ShaderChecks::Trusted)?;
+    let pipeline = ctx.pipeline_with(&wgsl, "main", ShaderChecks::Trusted)?;
     let stride = n.div_ceil(samples);
     let per_group = 256 * tiered::QUERIES_PER_THREAD as usize;
     let groups = nq.div_ceil(per_group);
