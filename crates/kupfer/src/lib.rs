@@ -87,6 +87,7 @@ pub mod linalg;
 mod log_spaced;
 pub mod manip;
 pub mod matmul;
+mod memory;
 mod module_graph;
 pub mod nanfuncs;
 #[cfg(feature = "ndarray")]
@@ -154,6 +155,7 @@ pub use manip::*;
 pub use matmul::{matmul, matmul_with, MatmulPrecision};
 #[doc(hidden)]
 pub use matmul::{matmul_forced, CoopConfig, Force, TileConfig};
+pub use memory::{may_share_memory, shares_memory};
 pub use nanfuncs::{
     nanargmax, nanargmin, nanmax, nanmean, nanmin, nanprod, nanstd, nansum, nanvar,
 };

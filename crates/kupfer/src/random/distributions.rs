@@ -802,6 +802,7 @@ fn integer_bounds(dtype: DType) -> Option<(i128, i128)> {
 fn scalar_int(s: &Scalar) -> Result<i128> {
     match *s {
         Scalar::Int(i) => Ok(i.into()),
+        Scalar::BigInt(i) => Ok(i),
         Scalar::Bool(b) => Ok(b.into()),
         _ => {
             let x = s.as_f64();
