@@ -18,6 +18,7 @@ const STEPS: &str = include_str!("../../../shaders/linalg_steps.wgsl");
 const PANEL: &str = include_str!("../../../shaders/linalg_panel.wgsl");
 const ORTH: &str = include_str!("../../../shaders/linalg_orth.wgsl");
 const TINY: &str = include_str!("../../../shaders/linalg_tiny.wgsl");
+const ROWS: &str = include_str!("../../../shaders/linalg_rows.wgsl");
 
 /// The largest order the workgroup-memory kernel factors (its matrix buffer holds 32 x 32).
 pub const SMALL_MAX: usize = 32;
@@ -25,6 +26,22 @@ pub const SMALL_MAX: usize = 32;
 /// The largest order the one-matrix-per-thread kernel ([`tiny`]) factors (its matrix lives
 /// in the thread's registers).
 pub const TINY_MAX: usize = 8;
+
+/// The largest order the one-thread-per-row kernel ([`rows`]) factors.
+pub const ROWS_MAX: usize = SMALL_MAX;
+
+/// Elements of the one-thread-per-row kernel's staging buffer in workgroup memory (its
+/// matrices on the way in, its results on the way out): 8 KiB of float64, which keeps the
+/// kernel's workgroup memory within WebGPU's default 16 KiB.
+const ROWS_STAGE: usize = 1024;
+
+/// Matrices of order `n` (1 to [`ROWS_MAX`]) per workgroup of the one-thread-per-row kernel
+/// ([`rows`]): as many as fit 64 threads and the staging buffer (order 32: one; order 8:
+/// eight; order 4: sixteen). Its workgroups have `n` times as many threads.
+pub fn rows_per_group(n: usize) -> usize {
+    let n = n.clamp(1, ROWS_MAX);
+    (ROWS_STAGE / (n * n)).min(64 / n).max(1)
+}
 
 /// Byte size of the small and panel kernels' uniform blocks.
 pub const PARAMS_SIZE: usize = 48;
@@ -107,15 +124,10 @@ pub fn small(op: SmallOp, dtype: DType, pivot_tree: bool, target: &Target) -> Re
     } else {
         "T(0)"
     };
-    let max_finite = if dtype == DType::F64 {
-        "1.7976931348623157e308"
-    } else {
-        "3.4028234663852886e38"
-    };
     Ok(fill(SMALL, dtype, target)?
         .set("MODE", op.mode())
         .set("PIVOT_TREE", pivot_tree)
-        .set("MAX_FINITE", max_finite)
+        .set("MAX_FINITE", max_finite(dtype))
         .set("RHS_BINDING", rhs)
         .set("LOAD_RHS", load)
         .render())
@@ -149,6 +161,51 @@ pub fn tiny(op: SmallOp, n: usize, dtype: DType, target: &Target) -> Result<Stri
         .set("RHS_BINDING", rhs)
         .set("LOAD_RHS", load)
         .render())
+}
+
+/// The one-thread-per-row kernel (`shaders/linalg_rows.wgsl`) of `op` (Solve or Inv) for
+/// matrices of order `n` (1 to [`ROWS_MAX`]) with `nrhs` right-hand-side columns (Solve: 1 to
+/// `n`; Inv ignores it) in `dtype`: [`rows_per_group`] matrices per workgroup, one thread per
+/// row. Bindings as [`small`]'s (uniforms n, nrhs, batch, gx — workgroups along x —,
+/// neg_inf; aux: info per matrix).
+pub fn rows(op: SmallOp, n: usize, nrhs: usize, dtype: DType, target: &Target) -> Result<String> {
+    let r = if op == SmallOp::Inv { n } else { nrhs };
+    if n == 0 || n > ROWS_MAX || r == 0 || r > n || !matches!(op, SmallOp::Solve | SmallOp::Inv) {
+        return Err(Error::invalid(format!(
+            "the one-thread-per-row kernel solves (1 to n right-hand sides) and inverts orders \
+             1 to {ROWS_MAX}, not {op:?} of order {n} with {nrhs} right-hand sides"
+        )));
+    }
+    let (rhs, load) = if op == SmallOp::Solve {
+        (
+            "@group(0) @binding(2) var<storage, read> rhs: array<T>;",
+            "rhs[(bidx * N + i) * R + j]",
+        )
+    } else {
+        ("", "T(0)")
+    };
+    let g = rows_per_group(n);
+    Ok(fill(ROWS, dtype, target)?
+        .set("MODE", op.mode())
+        .set("N", n)
+        .set("R", r)
+        .set("G", g)
+        .set("WG", g * n)
+        .set("STAGE", g * n * n)
+        .set("PROW", 2 * g * (n + r))
+        .set("XROW", 2 * g * r)
+        .set("MAX_FINITE", max_finite(dtype))
+        .set("RHS_BINDING", rhs)
+        .set("LOAD_RHS", load)
+        .render())
+}
+
+fn max_finite(dtype: DType) -> &'static str {
+    if dtype == DType::F64 {
+        "1.7976931348623157e308"
+    } else {
+        "3.4028234663852886e38"
+    }
 }
 
 /// The blocked-factorization kernels in `dtype` (one module, entry points named in the
@@ -244,6 +301,18 @@ mod tests {
                     validate(&tiny(op, n, d, &t).unwrap(), Capabilities::empty());
                 }
             }
+            for n in 1..=ROWS_MAX {
+                validate(
+                    &rows(SmallOp::Inv, n, 0, d, &t).unwrap(),
+                    Capabilities::empty(),
+                );
+                for nrhs in 1..=n {
+                    validate(
+                        &rows(SmallOp::Solve, n, nrhs, d, &t).unwrap(),
+                        Capabilities::empty(),
+                    );
+                }
+            }
         }
     }
 
@@ -262,5 +331,24 @@ mod tests {
         assert!(tiny(SmallOp::Det, 4, DType::F32, &t).is_err());
         assert!(tiny(SmallOp::Inv, TINY_MAX + 1, DType::F32, &t).is_err());
         assert!(tiny(SmallOp::Inv, 0, DType::F32, &t).is_err());
+        assert!(rows(SmallOp::Det, 4, 1, DType::F32, &t).is_err());
+        assert!(rows(SmallOp::Inv, ROWS_MAX + 1, 0, DType::F32, &t).is_err());
+        assert!(rows(SmallOp::Solve, 4, 5, DType::F32, &t).is_err());
+        assert!(rows(SmallOp::Solve, 4, 0, DType::F32, &t).is_err());
+        assert!(rows(SmallOp::Inv, 4, 0, DType::F64, &t).is_err());
+    }
+
+    #[test]
+    fn row_kernels_fit_workgroup_limits() {
+        for n in 1..=ROWS_MAX {
+            let g = rows_per_group(n);
+            // Threads, and float64 workgroup memory: staging, keys, positions, pivot rows
+            // and solved rows (inverse: n right-hand sides).
+            let bytes = 8 * (g * n * n + g * n + 2 * g * 2 * n + 2 * g * n) + 4 * g * n;
+            assert!(
+                g * n <= 64 && bytes <= 16384,
+                "order {n}: {g} matrices, {bytes} B"
+            );
+        }
     }
 }
