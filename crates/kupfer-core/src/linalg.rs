@@ -19,6 +19,7 @@ const PANEL: &str = include_str!("../../../shaders/linalg_panel.wgsl");
 const ORTH: &str = include_str!("../../../shaders/linalg_orth.wgsl");
 const TINY: &str = include_str!("../../../shaders/linalg_tiny.wgsl");
 const ROWS: &str = include_str!("../../../shaders/linalg_rows.wgsl");
+const JACOBI: &str = include_str!("../../../shaders/linalg_jacobi.wgsl");
 
 /// The largest order the workgroup-memory kernel factors (its matrix buffer holds 32 x 32).
 pub const SMALL_MAX: usize = 32;
@@ -208,6 +209,74 @@ fn max_finite(dtype: DType) -> &'static str {
     }
 }
 
+/// The largest order of the small symmetric eigensolver ([`jacobi_small`]).
+pub const JACOBI_MAX: usize = 32;
+
+/// Sweeps the small symmetric eigensolver runs at most before it reports non-convergence
+/// (cyclic Jacobi converges quadratically: a few sweeps at these orders).
+const JACOBI_SWEEPS: u32 = 30;
+
+/// The shape of [`jacobi_small`]'s launch for order `n`: (matrices per workgroup, threads
+/// per workgroup, bytes of workgroup memory with eigenvectors in `dtype`). A matrix has
+/// `(m / 2)^2` threads (`m`: `n` rounded up to even), as many matrices as fit 64 threads.
+pub fn jacobi_shape(n: usize, dtype: DType) -> (usize, usize, usize) {
+    let n2 = n.clamp(1, JACOBI_MAX).next_multiple_of(2);
+    let tpm = (n2 / 2) * (n2 / 2);
+    let g = (64 / tpm).max(1);
+    let size = if dtype == DType::F64 { 8 } else { 4 };
+    // A and V, the rotations, the reduction, the scales; the flags and the order.
+    let bytes = size * (2 * g * n2 * n2 + g * n2 + g * tpm + g) + 4 * (g + g * n2 + 2);
+    (g, g * tpm, bytes)
+}
+
+/// The small symmetric eigensolver (`shaders/linalg_jacobi.wgsl`: parallel two-sided
+/// cyclic Jacobi, several matrices of order `n` — 1 to [`JACOBI_MAX`] — per workgroup in
+/// workgroup memory, see [`jacobi_shape`]) in `dtype`, with eigenvectors if `vectors`.
+/// Bindings: 0 uniforms (n, batch, gx — workgroups along x —, uplo: 0 lower, 1 upper), 1
+/// the matrices, 2 the ascending eigenvalues, 3 the eigenvectors (columns; `vectors` only),
+/// 4 the i32 `aux` (0; 1 non-finite input; 2 not converged).
+pub fn jacobi_small(n: usize, dtype: DType, vectors: bool, target: &Target) -> Result<String> {
+    if n == 0 || n > JACOBI_MAX {
+        return Err(Error::invalid(format!(
+            "the small symmetric eigensolver takes orders 1 to {JACOBI_MAX}, not {n}"
+        )));
+    }
+    let n2 = n.next_multiple_of(2);
+    let (g, wg, _) = jacobi_shape(n, dtype);
+    let eps = if dtype == DType::F64 {
+        "2.220446049250313e-16"
+    } else {
+        "1.1920929e-7"
+    };
+    let (binding, store) = if vectors {
+        (
+            "@group(0) @binding(3) var<storage, read_write> v: array<T>;",
+            "v[first * N * N + e] = V[gg * NN2 + row * N2 + col];",
+        )
+    } else {
+        ("", "")
+    };
+    Ok(fill(JACOBI, dtype, target)?
+        .set("N", n)
+        .set("N2", n2)
+        .set("HALF", n2 / 2)
+        .set("TPM", wg / g)
+        .set("G", g)
+        .set("WG", wg)
+        .set("NN2", n2 * n2)
+        .set("VECTORS", vectors)
+        .set("MAX_SWEEPS", JACOBI_SWEEPS)
+        .set("EPS", eps)
+        .set("MAX_FINITE", max_finite(dtype))
+        .set("A_SIZE", g * n2 * n2)
+        .set("V_SIZE", if vectors { g * n2 * n2 } else { 1 })
+        .set("ROT_SIZE", g * n2 / 2)
+        .set("A_PERM", g * n2)
+        .set("V_BINDING", binding)
+        .set("V_STORE", store)
+        .render())
+}
+
 /// The blocked-factorization kernels in `dtype` (one module, entry points named in the
 /// module docs). Bindings: 0 uniforms (n, m, k0, k1, batch0, count, mode, r0, r1, c0, c1:
 /// u32; neg_inf: f32), 1 the matrices, 2 the right-hand sides, 3 the i32 `aux`, 4 the
@@ -332,6 +401,9 @@ mod tests {
         assert!(tiny(SmallOp::Inv, TINY_MAX + 1, DType::F32, &t).is_err());
         assert!(tiny(SmallOp::Inv, 0, DType::F32, &t).is_err());
         assert!(rows(SmallOp::Det, 4, 1, DType::F32, &t).is_err());
+        assert!(jacobi_small(0, DType::F32, true, &t).is_err());
+        assert!(jacobi_small(JACOBI_MAX + 1, DType::F32, true, &t).is_err());
+        assert!(jacobi_small(4, DType::F64, true, &t).is_err());
         assert!(rows(SmallOp::Inv, ROWS_MAX + 1, 0, DType::F32, &t).is_err());
         assert!(rows(SmallOp::Solve, 4, 5, DType::F32, &t).is_err());
         assert!(rows(SmallOp::Solve, 4, 0, DType::F32, &t).is_err());

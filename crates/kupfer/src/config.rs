@@ -293,6 +293,11 @@ pub struct LinalgConfig {
     /// `KUPFER_LINALG_ROWS=old`, take the kernels above. `KUPFER_LINALG_ROWS` (a number, or
     /// `old`); 1 by default (every order).
     pub rows_from: u32,
+    /// `eigh` and `eigvalsh` of real matrices up to order 32 run in one launch (parallel
+    /// two-sided Jacobi, several matrices per workgroup: `shaders/linalg_jacobi.wgsl`)
+    /// rather than on the one-sided Jacobi of larger orders. `KUPFER_LINALG_EIGH=old` for
+    /// the latter.
+    pub small_eigh: bool,
     /// Columns per block of the blocked LU and Cholesky (and rows per block of their back
     /// substitutions) whose trailing update runs as one in-place matmul on the tiled GEMM
     /// kernel (`linalg/blocked.rs`): 0 picks by order (64 below 2048, 128 from 2048), any
@@ -318,6 +323,7 @@ impl Default for LinalgConfig {
             thread_max: 8,
             pivot_tree: false,
             rows_from: 1,
+            small_eigh: true,
             update_block: 0,
             gemm_updates: true,
             eig_split_budget: 30_000,
@@ -346,6 +352,7 @@ impl LinalgConfig {
                 Some("old") => u32::MAX,
                 _ => knob("KUPFER_LINALG_ROWS", d.rows_from, 1),
             },
+            small_eigh: var("KUPFER_LINALG_EIGH").is_none_or(|v| v.trim() != "old"),
             update_block: knob("KUPFER_LINALG_UPDATE", d.update_block, 0),
             gemm_updates: var("KUPFER_LINALG_UPDATE").is_none_or(|v| v.trim() != "old"),
             eig_split_budget: d.eig_split_budget,
