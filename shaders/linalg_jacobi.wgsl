@@ -63,8 +63,11 @@ fn pair(r: u32, k: u32) -> vec2<u32> {
     var p = m;
     var q = r;
     if (k != 0u) {
-        p = (r + k) % m;
-        q = (r + m - k) % m;
+        // (r + k) mod m and (r - k) mod m without a division (r, k < m).
+        p = r + k;
+        p = select(p, p - m, p >= m);
+        q = r + m - k;
+        q = select(q, q - m, q >= m);
     }
     return vec2<u32>(min(p, q), max(p, q));
 }
