@@ -211,8 +211,10 @@ fn kp_normal4_lean_f32(b: vec4<u32>) -> vec4<f32> {
 // are added, and the partial sums, which a compiler could otherwise regroup).
 fn kp_ln_unit_fenced_f32(x: f32) -> f32 {
     let b = bitcast<u32>(x) + 0x004afb0du;  // 0x3f800000 - bits of sqrt(1/2)
-    let k = bitcast<f32>((b >> 23u) | 0x4b000000u) - 8388735.0;  // 2^23 + 127
-    let f = bitcast<f32>((b & 0x007fffffu) + 0x3f3504f3u) - 1.0;
+    // k by an exact conversion and f fenced: NVIDIA distributes a product over a subtraction
+    // of a constant ((v - c) w -> fma(v, w, -(c w)), rounding the folded constant).
+    let k = f32(i32(b >> 23u) - 127);
+    let f = kpl32_opq(bitcast<f32>((b & 0x007fffffu) + 0x3f3504f3u) - 1.0);
     var s = kpl32_opq(f * 0.08733724057674408) - 0.14306095242500305;
     s = kpl32_opq(f * s) + 0.1491774320602417;
     s = kpl32_opq(f * s) - 0.1657068282365799;
@@ -248,8 +250,10 @@ fn kp_sqrt_rounded_f32(y: f32) -> f32 {
 // (cos, sin) of the angle 2 pi t / 2^24 of a 24-bit t: kp_sincos_turn24_lean, fenced.
 fn kp_sincos_turn24_fenced(t: u32) -> vec2<f32> {
     let qq = (t + 0x200000u) >> 22u;
-    let r = t - (qq << 22u);  // the signed remainder in [-2^21, 2^21), two's complement
-    let x = (bitcast<f32>(r + 0x4b400000u) - 12582912.0) * 3.7450702829239e-7;  // 2 pi / 2^24
+    // The remainder by an exact conversion, not the lean form's magic number: NVIDIA turned
+    // (bitcast(r + magic) - magic) * c into fma(bitcast(r + magic), c, -(magic c)), whose
+    // folded constant's rounding put up to 4117 ulp on normals near zero.
+    let x = f32(bitcast<i32>(t - (qq << 22u))) * 3.7450702829239e-7;  // 2 pi / 2^24
     let z = x * x;
     let sp = kpl32_opq(z * (kpl32_opq(z * -0.0001951544836629182) + 0.008332162164151669))
         - 0.16666655242443085;
