@@ -408,8 +408,8 @@ impl RandomOp {
         }
     }
 
-    /// The WGSL expression of element `e`'s value, given the key `k` and draw `d` (vec2<u32>
-    /// expressions), its block 0 `b` (vec4<u32>), its lane in it (`lane`: a constant when the
+    /// The WGSL expression of element `e`'s value, given the key `k` and draw `d` (`vec2<u32>`
+    /// expressions), its block 0 `b` (`vec4<u32>`), its lane in it (`lane`: a constant when the
     /// kernel knows it, else `e & 3u`) and the parameters' expressions.
     #[allow(clippy::too_many_arguments)]
     pub fn wgsl(
