@@ -180,15 +180,32 @@ pub enum NormalForm {
     Lean,
 }
 
-/// The float32 normal form the environment variable `KUPFER_RANDN` asks for (`lean`, the
-/// default; `fenced`; `accurate`), read once; wasm32 has no environment and takes the default.
+static NORMAL_FORM: std::sync::OnceLock<NormalForm> = std::sync::OnceLock::new();
+
+/// The float32 normal form of this process: the one [`set_normal_form`] chose, else the one
+/// the environment variable `KUPFER_RANDN` asks for (`lean`, the default; `fenced`;
+/// `accurate`), fixed at the first draw; wasm32 has no environment and takes the default
+/// unless the page sets one.
 pub fn normal_form() -> NormalForm {
-    static FORM: std::sync::OnceLock<NormalForm> = std::sync::OnceLock::new();
-    *FORM.get_or_init(|| match std::env::var("KUPFER_RANDN").as_deref() {
+    *NORMAL_FORM.get_or_init(|| match std::env::var("KUPFER_RANDN").as_deref() {
         Ok("accurate") => NormalForm::Accurate,
         Ok("fenced") => NormalForm::Fenced,
         _ => NormalForm::Lean,
     })
+}
+
+/// Chooses the float32 normal form for the whole process, before the first normal is drawn
+/// (after that the form is fixed, so that a seed keeps giving the same numbers): `Fenced`
+/// where the same bits on every driver matter more than speed, for instance a page that must
+/// draw what a native run drew. Returns the form in force when it was already fixed.
+///
+/// ```
+/// use kupfer_core::random::{normal_form, set_normal_form, NormalForm};
+/// let _ = set_normal_form(NormalForm::Fenced);
+/// assert_eq!(normal_form(), NormalForm::Fenced);
+/// ```
+pub fn set_normal_form(form: NormalForm) -> Result<(), NormalForm> {
+    NORMAL_FORM.set(form).map_err(|_| normal_form())
 }
 
 /// The float32 standard normal's WGSL functions (one element, four of a block) of the form

@@ -31,7 +31,8 @@
 //! (the draw is a lazy expression leaf, so `rng.random(n) * 2 - 1` runs as one kernel, and
 //! evaluating the same lazy draw twice gives the same values). Bits, integers, float32
 //! uniforms, Poisson counts and `choice` with probabilities are identical on every backend.
-//! float32 normals are too with `KUPFER_RANDN=fenced` (polynomials fenced against fused
+//! float32 normals are too in the fenced form (`philox::set_normal_form(NormalForm::Fenced)`
+//! before the first draw, or `KUPFER_RANDN=fenced`: polynomials fenced against fused
 //! multiply-adds, the square root rounded exactly; about 1.5x slower); the default `lean`
 //! form, like the other float transforms, may differ by an ulp or a few between drivers
 //! that contract products into fused multiply-adds differently.
