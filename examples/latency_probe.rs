@@ -1,8 +1,11 @@
 //! Where a round trip's microseconds go: the floor through wgpu beside kupfer's own paths.
 //!
 //! ```text
-//! cargo run --release --example latency_probe [REPS]
+//! cargo run --release --example latency_probe [REPS] [kupfer]
 //! ```
+//!
+//! With `kupfer`, only kupfer's small round trips run (no floor, no transfers: for
+//! profiling them).
 //!
 //! Prints one JSON object per line (median microseconds over REPS, default 2000):
 //! - `wgpu_submit_only`: `queue.submit` of an encoder holding one tiny dispatch (pipeline and
@@ -158,7 +161,16 @@ fn main() -> kp::Result<()> {
     let device = ctx.device();
     let queue = ctx.queue();
     eprintln!("adapter: {} ({})", dev.info().name, dev.info().backend);
+    let only_kupfer = std::env::args().nth(2).as_deref() == Some("kupfer");
+    if !only_kupfer {
+        wgpu_floor(reps, device, queue);
+    }
+    kupfer_round_trips(reps, &dev, !only_kupfer)
+}
 
+/// The bare floor through wgpu (a tiny dispatch, its submit and its waits), the cost of
+/// each part of kupfer's path added to it alone, and host copies.
+fn wgpu_floor(reps: usize, device: &wgpu::Device, queue: &wgpu::Queue) {
     // The bare floor: one pipeline and bind group, made once.
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: None,
@@ -299,7 +311,11 @@ fn main() -> kp::Result<()> {
     println!("{{\"case\": \"host_copy_4mib_uninit\", \"us\": {copy_fresh:.2}}}");
     println!("{{\"case\": \"wgpu_dispatch_block\", \"us\": {block:.2}}}");
     println!("{{\"case\": \"wgpu_dispatch_spin\", \"us\": {spin:.2}}}");
+}
 
+/// kupfer's round trips, with their span breakdown, waits blocking at once and spinning.
+fn kupfer_round_trips(reps: usize, dev: &kp::Device, transfers: bool) -> kp::Result<()> {
+    let ctx = dev.context();
     let _guard = dev.use_device();
     let t = kp::ones(&[16], Some(kp::DType::F32))?;
     t.eval()?;
@@ -308,13 +324,15 @@ fn main() -> kp::Result<()> {
         let per = |ns: u64| ns as f64 / 1e3 / reps as f64;
         println!(
             "{{\"case\": \"{name}\", \"us\": {us:.2}, \"encode_us\": {:.2}, \"submit_us\": {:.2}, \
-             \"wait_us\": {:.2}, \"read_us\": {:.2}, \"submits_per_rep\": {:.2}, \"waits_per_rep\": {:.2}}}",
+             \"wait_us\": {:.2}, \"read_us\": {:.2}, \"submits_per_rep\": {:.2}, \"waits_per_rep\": {:.2}, \
+             \"mapped_reads_per_rep\": {:.2}}}",
             per(s.encode_ns),
             per(s.submit_ns),
             per(s.wait_ns),
             per(s.read_ns),
             s.submits as f64 / reps as f64,
             s.waits as f64 / reps as f64,
+            s.mapped_reads as f64 / reps as f64,
         );
     };
     // Median wall time of `f` over `reps` runs after a tenth as many warm-ups; the spans
@@ -356,9 +374,14 @@ fn main() -> kp::Result<()> {
             Ok(())
         })?;
         report(&format!("kupfer_sum_item_sync_{mode}"), sum_sync, reps);
-        for (n, n_reps) in [(1usize << 20, 200), (1 << 26, 10)] {
+        let sizes: &[(usize, usize)] = if transfers {
+            &[(1 << 20, 200), (1 << 26, 10)]
+        } else {
+            &[]
+        };
+        for &(n, n_reps) in sizes {
             let host = vec![1f32; n];
-            let d = kp::Array::from_slice_on(&dev, &host, &[n])?;
+            let d = kp::Array::from_slice_on(dev, &host, &[n])?;
             dev.synchronize()?;
             let d2h = run(n_reps, &mut || {
                 std::hint::black_box(d.to_vec::<f32>()?);

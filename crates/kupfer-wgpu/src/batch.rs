@@ -154,7 +154,7 @@ impl Context {
             groups,
         });
         if batch.commands.len() >= MAX_PENDING {
-            self.submit(&mut batch)?;
+            self.submit(&mut batch, Next::Work)?;
         }
         Ok(())
     }
@@ -221,15 +221,30 @@ impl Context {
 
     /// Submits everything recorded so far (does not wait).
     pub fn flush(&self) -> Result<()> {
-        self.flush_numbered().map(|_| ())
+        let mut batch = self.lock_batch();
+        self.submit(&mut batch, Next::Work)
     }
 
-    /// Submits pending work; the number of submissions made so far, which covers it (see
+    /// Submits pending work, for a wait that follows at once; the number of submissions
+    /// made so far, which covers it (see
     /// [`retire_through`](Self::retire_through)).
     pub(crate) fn flush_numbered(&self) -> Result<u64> {
         let mut batch = self.lock_batch();
-        self.submit(&mut batch)?;
+        self.submit(&mut batch, Next::Wait)?;
         Ok(batch.submitted)
+    }
+
+    /// Submits pending work (a wait follows) and runs `f` while holding the batch, so that
+    /// no other thread records or submits work until `f` returns (a buffer mapped by `f` is
+    /// never used by a submission meanwhile). When `f` succeeds, the submissions up to this
+    /// one are known to be done (`f` waited for them).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(crate) fn flush_holding<R>(&self, f: impl FnOnce() -> Result<R>) -> Result<R> {
+        let mut batch = self.lock_batch();
+        self.submit(&mut batch, Next::Wait)?;
+        let out = f()?;
+        batch.in_flight.clear();
+        Ok(out)
     }
 
     /// Notes that the GPU has finished submissions `1..=number` (a read-back of the last of
@@ -255,7 +270,7 @@ impl Context {
                 return Ok(());
             }
         }
-        self.flush()?;
+        self.flush_numbered()?;
         self.wait_until(None)?;
         self.lock_batch().in_flight.clear();
         self.inner.pipelines.save_if_dirty();
@@ -275,7 +290,7 @@ impl Context {
         Ok(())
     }
 
-    fn submit(&self, batch: &mut Batch) -> Result<()> {
+    fn submit(&self, batch: &mut Batch, next: Next) -> Result<()> {
         if batch.commands.is_empty() {
             return Ok(());
         }
@@ -429,9 +444,20 @@ impl Context {
                 #[cfg(target_arch = "wasm32")]
                 drop(oldest);
             }
-        } else {
+        } else if next == Next::Work || !self.inner.config.lean_submit {
+            // Retires finished submissions and fires map callbacks (upload staging buffers
+            // return to their cache); a wait that follows at once polls anyway.
             let _ = self.inner.device.poll(wgpu::PollType::Poll);
         }
         Ok(())
     }
+}
+
+/// What the caller of a submission does next.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Next {
+    /// More work, or nothing in particular (a `flush`).
+    Work,
+    /// Waits for the GPU at once (a read-back or `synchronize`), polling the device anyway.
+    Wait,
 }
