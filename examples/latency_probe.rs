@@ -19,11 +19,24 @@
 //! - `kupfer_d2h_<n>_*`: `to_vec` of n float32 (bench d2h_pageable);
 //!
 //! each with waits that block at once (`_block`) and that spin first (`_spin`, the default),
-//! with kupfer's span breakdown (encode, submit, wait, read; per round trip).
+//! with kupfer's span breakdown (encode, submit, wait, read; per round trip), the host CPU
+//! time of the calling thread per round trip (`host_cpu_us`: its host work, unlike wall time
+//! steady on a loaded machine; a spinning wait counts in it) and how many read-backs mapped
+//! their result without a copy (`mapped_reads_per_rep`).
 
 use kupfer as kp;
 use kupfer::wgpu;
 use std::time::Instant;
+
+/// CPU time this thread has run, in nanoseconds (Linux's /proc/thread-self/schedstat; 0
+/// elsewhere): the host work of a round trip, unlike its wall time, does not grow when other
+/// processes share the cores.
+fn thread_cpu_ns() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
 
 fn median_us(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
@@ -319,13 +332,15 @@ fn kupfer_round_trips(reps: usize, dev: &kp::Device, transfers: bool) -> kp::Res
     let _guard = dev.use_device();
     let t = kp::ones(&[16], Some(kp::DType::F32))?;
     t.eval()?;
+    let host_cpu = std::cell::Cell::new(0u64);
     let report = |name: &str, us: f64, reps: usize| {
         let s = ctx.spans();
         let per = |ns: u64| ns as f64 / 1e3 / reps as f64;
         println!(
-            "{{\"case\": \"{name}\", \"us\": {us:.2}, \"encode_us\": {:.2}, \"submit_us\": {:.2}, \
+            "{{\"case\": \"{name}\", \"us\": {us:.2}, \"host_cpu_us\": {:.2}, \"encode_us\": {:.2}, \"submit_us\": {:.2}, \"
              \"wait_us\": {:.2}, \"read_us\": {:.2}, \"submits_per_rep\": {:.2}, \"waits_per_rep\": {:.2}, \
              \"mapped_reads_per_rep\": {:.2}}}",
+            per(host_cpu.get()),
             per(s.encode_ns),
             per(s.submit_ns),
             per(s.wait_ns),
@@ -342,12 +357,14 @@ fn kupfer_round_trips(reps: usize, dev: &kp::Device, transfers: bool) -> kp::Res
             f()?;
         }
         ctx.reset_spans();
+        let cpu0 = thread_cpu_ns();
         let mut samples = Vec::with_capacity(reps);
         for _ in 0..reps {
             let t0 = Instant::now();
             f()?;
             samples.push(t0.elapsed().as_secs_f64() * 1e6);
         }
+        host_cpu.set(thread_cpu_ns().saturating_sub(cpu0));
         Ok(median_us(samples))
     };
     let default_spin = ctx.wait_spin();

@@ -625,6 +625,39 @@ fn scalar_read_backs_agree_mapped_directly_and_copied() {
 }
 
 #[test]
+fn a_direct_read_back_of_older_work_leaves_newer_work_in_flight() {
+    let (_g, _default) = device();
+    let dev = device_with_direct_reads(true);
+    let ctx = dev.context();
+    let x = Array::from_slice_on(&dev, &[2.0f32; 256], &[256]).unwrap();
+    let s = kp::sum(&x, kp::Axis::All, false).unwrap();
+    ctx.flush().unwrap();
+    // Newer work, submitted by the read-back's flush: mapping `s` waits only for the older
+    // submission, so the newer one must still be waited for by `synchronize`.
+    let y = kp::sqrt(&x * 3.0).unwrap();
+    y.eval().unwrap();
+    assert_eq!(s.item().unwrap().as_f64(), 512.0);
+    ctx.reset_spans();
+    dev.synchronize().unwrap();
+    if ctx.direct_reads() {
+        assert_eq!(
+            ctx.spans().waits,
+            1,
+            "synchronize must wait for the newer work"
+        );
+    }
+    // A read-back whose own submission wrote the scalar retires everything before it.
+    let t = kp::sum(&y, kp::Axis::All, false).unwrap();
+    let want = 256.0 * 6f32.sqrt();
+    assert!((t.item().unwrap().as_f64() - f64::from(want)).abs() < 1e-3);
+    ctx.reset_spans();
+    dev.synchronize().unwrap();
+    if ctx.direct_reads() {
+        assert_eq!(ctx.spans().waits, 0, "nothing newer than the read-back");
+    }
+}
+
+#[test]
 fn direct_scalar_read_backs_beside_another_thread() {
     let (_g, _default) = device();
     let dev = device_with_direct_reads(true);

@@ -154,7 +154,7 @@ impl Context {
             groups,
         });
         if batch.commands.len() >= MAX_PENDING {
-            self.submit(&mut batch, Next::Work)?;
+            self.submit(&mut batch)?;
         }
         Ok(())
     }
@@ -221,29 +221,42 @@ impl Context {
 
     /// Submits everything recorded so far (does not wait).
     pub fn flush(&self) -> Result<()> {
-        let mut batch = self.lock_batch();
-        self.submit(&mut batch, Next::Work)
+        self.flush_numbered().map(|_| ())
     }
 
-    /// Submits pending work, for a wait that follows at once; the number of submissions
-    /// made so far, which covers it (see
+    /// Submits pending work; the number of submissions made so far, which covers it (see
     /// [`retire_through`](Self::retire_through)).
     pub(crate) fn flush_numbered(&self) -> Result<u64> {
         let mut batch = self.lock_batch();
-        self.submit(&mut batch, Next::Wait)?;
+        self.submit(&mut batch)?;
         Ok(batch.submitted)
     }
 
-    /// Submits pending work (a wait follows) and runs `f` while holding the batch, so that
-    /// no other thread records or submits work until `f` returns (a buffer mapped by `f` is
-    /// never used by a submission meanwhile). When `f` succeeds, the submissions up to this
-    /// one are known to be done (`f` waited for them).
+    /// Submits pending work and runs `f` (which maps `buffer` and waits for it) while
+    /// holding the batch, so that no other thread records or submits work until `f` returns
+    /// (a mapped buffer must not be used by a submission). When `f` succeeds and the work
+    /// just submitted used `buffer`, all submissions so far are known to be done (the queue
+    /// runs in order); a mapping of a buffer last used earlier says nothing about later work.
     #[cfg(not(target_arch = "wasm32"))]
-    pub(crate) fn flush_holding<R>(&self, f: impl FnOnce() -> Result<R>) -> Result<R> {
+    pub(crate) fn flush_holding<R>(
+        &self,
+        buffer: &wgpu::Buffer,
+        f: impl FnOnce() -> Result<R>,
+    ) -> Result<R> {
         let mut batch = self.lock_batch();
-        self.submit(&mut batch, Next::Wait)?;
+        let uses = |cmd: &Command| match cmd {
+            Command::Dispatch { bindings, .. } => {
+                bindings.iter().any(|(_, b)| b.buffer.raw() == buffer)
+            }
+            Command::Copy { src, dst, .. } => src == buffer || dst == buffer,
+            Command::Timestamp { .. } | Command::Resolve { .. } => false,
+        };
+        let covers_all = batch.commands.iter().rev().any(uses);
+        self.submit(&mut batch)?;
         let out = f()?;
-        batch.in_flight.clear();
+        if covers_all {
+            batch.in_flight.clear();
+        }
         Ok(out)
     }
 
@@ -270,7 +283,7 @@ impl Context {
                 return Ok(());
             }
         }
-        self.flush_numbered()?;
+        self.flush()?;
         self.wait_until(None)?;
         self.lock_batch().in_flight.clear();
         self.inner.pipelines.save_if_dirty();
@@ -290,7 +303,7 @@ impl Context {
         Ok(())
     }
 
-    fn submit(&self, batch: &mut Batch, next: Next) -> Result<()> {
+    fn submit(&self, batch: &mut Batch) -> Result<()> {
         if batch.commands.is_empty() {
             return Ok(());
         }
@@ -444,20 +457,11 @@ impl Context {
                 #[cfg(target_arch = "wasm32")]
                 drop(oldest);
             }
-        } else if next == Next::Work || !self.inner.config.lean_submit {
-            // Retires finished submissions and fires map callbacks (upload staging buffers
-            // return to their cache); a wait that follows at once polls anyway.
+        } else if !self.inner.config.lean_submit {
+            // wgpu's `queue.submit` already ends with this poll (retiring finished work and
+            // firing map callbacks): a second one only costs host time.
             let _ = self.inner.device.poll(wgpu::PollType::Poll);
         }
         Ok(())
     }
-}
-
-/// What the caller of a submission does next.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Next {
-    /// More work, or nothing in particular (a `flush`).
-    Work,
-    /// Waits for the GPU at once (a read-back or `synchronize`), polling the device anyway.
-    Wait,
 }

@@ -45,10 +45,9 @@ pub struct RuntimeConfig {
     /// Vulkan, Metal, DX12; never the browser). `KUPFER_SCALAR_READ=old` turns this off
     /// (every read-back copies into a staging buffer first).
     pub direct_reads: bool,
-    /// `queue.submit` is followed by a non-blocking `poll` of the device (which retires
-    /// finished work and fires map callbacks) only when no wait follows at once: a
-    /// read-back or `synchronize` polls anyway. `KUPFER_SUBMIT_POLL=old` polls after every
-    /// submission.
+    /// `queue.submit` is not followed by a non-blocking `poll` of the device: wgpu's submit
+    /// ends with that poll itself (retiring finished work, firing map callbacks).
+    /// `KUPFER_SUBMIT_POLL=old` polls a second time after every submission.
     pub lean_submit: bool,
 }
 

@@ -225,7 +225,7 @@ impl Context {
             .spans
             .mapped_reads
             .fetch_add(1, Ordering::Relaxed);
-        self.flush_holding(|| {
+        self.flush_holding(raw, || {
             let outcome = Arc::new(Mutex::new(None));
             let sender = outcome.clone();
             raw.map_async(wgpu::MapMode::Read, start..end, move |r| {
