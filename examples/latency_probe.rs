@@ -17,6 +17,9 @@
 //! - `kupfer_sum_item_sync_*`: the same, then `synchronize`, as bench tiny_sum_to_host_wall
 //!   times it;
 //! - `kupfer_d2h_<n>_*`: `to_vec` of n float32 (bench d2h_pageable);
+//! - `kupfer_scalar_feeds_2^24_{mapped,device}`: `x / x.sum()` over 2^24 float32 with the
+//!   sum in host-mappable memory (where direct read-backs put it) and in device memory: what
+//!   a big kernel pays for reading a scalar from host-visible memory;
 //!
 //! each with waits that block at once (`_block`) and that spin first (`_spin`, the default),
 //! with kupfer's span breakdown (encode, submit, wait, read; per round trip), the host CPU
@@ -178,7 +181,45 @@ fn main() -> kp::Result<()> {
     if !only_kupfer {
         wgpu_floor(reps, device, queue);
     }
-    kupfer_round_trips(reps, &dev, !only_kupfer)
+    kupfer_round_trips(reps, &dev, !only_kupfer)?;
+    if !only_kupfer {
+        scalar_feeds_kernel(20)?;
+    }
+    Ok(())
+}
+
+/// `x / x.sum()` over 2^24 float32, then synchronize, with the scalar where a direct
+/// read-back puts it (host-mappable memory: every thread of the big kernel reads it from
+/// there) and in device memory (`KUPFER_SCALAR_READ=old`), on two devices of one process.
+fn scalar_feeds_kernel(reps: usize) -> kp::Result<()> {
+    let n = 1usize << 24;
+    let host = vec![1f32; n];
+    for (name, direct) in [("mapped", true), ("device", false)] {
+        let mut config = kp::Config::from_env()?;
+        config.runtime.direct_reads = direct;
+        let dev = kp::Device::open(kp::AdapterChoice::Default, config)?;
+        let x = kp::Array::from_slice_on(&dev, &host, &[n])?;
+        let s = kp::sum(&x, kp::Axis::All, false)?;
+        dev.synchronize()?;
+        let mut failure = None;
+        let us = time(reps, || {
+            let step = kp::divide(&x, &s).and_then(|y| {
+                y.eval()?;
+                dev.synchronize()
+            });
+            if let Err(e) = step {
+                failure = Some(e);
+            }
+        });
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        let direct_reads = dev.context().direct_reads();
+        println!(
+            "{{\"case\": \"kupfer_scalar_feeds_2^24_{name}\", \"us\": {us:.2}, \"direct_reads\": {direct_reads}}}"
+        );
+    }
+    Ok(())
 }
 
 /// The bare floor through wgpu (a tiny dispatch, its submit and its waits), the cost of
