@@ -378,8 +378,8 @@ fn kupfer_round_trips(reps: usize, dev: &kp::Device, transfers: bool) -> kp::Res
         let s = ctx.spans();
         let per = |ns: u64| ns as f64 / 1e3 / reps as f64;
         println!(
-            "{{\"case\": \"{name}\", \"us\": {us:.2}, \"host_cpu_us\": {:.2}, \"encode_us\": {:.2}, \"submit_us\": {:.2}, \"
-             \"wait_us\": {:.2}, \"read_us\": {:.2}, \"submits_per_rep\": {:.2}, \"waits_per_rep\": {:.2}, \
+            "{{\"case\": \"{name}\", \"us\": {us:.2}, \"host_cpu_us\": {:.2}, \"encode_us\": {:.2}, \
+             \"submit_us\": {:.2}, \"wait_us\": {:.2}, \"read_us\": {:.2}, \"submits_per_rep\": {:.2}, \"waits_per_rep\": {:.2}, \
              \"mapped_reads_per_rep\": {:.2}}}",
             per(host_cpu.get()),
             per(s.encode_ns),
