@@ -611,6 +611,14 @@ fn scalar_read_backs_agree_mapped_directly_and_copied() {
     let (_g, _default) = device();
     let copied = device_with_direct_reads(false);
     assert!(!copied.context().direct_reads());
+    // Opened without MAPPABLE_PRIMARY_BUFFERS: a mappable storage buffer is an error.
+    let ctx = copied.context();
+    let refused = ctx.pool().alloc_mappable(ctx.device(), 16).unwrap_err();
+    assert!(
+        refused.to_string().contains("MAPPABLE_PRIMARY_BUFFERS"),
+        "{refused}"
+    );
+    assert!(!ctx.alloc_for_host(16).unwrap().is_mappable());
     assert_eq!(scalar_read_backs_are_right(&copied), 0);
     let direct = device_with_direct_reads(true);
     if direct.info().backend == "vulkan" {

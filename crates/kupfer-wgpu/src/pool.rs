@@ -158,14 +158,24 @@ impl MemoryPool {
         self.alloc_as(device, bytes, false)
     }
 
-    /// Like [`alloc`](Self::alloc), a buffer the host can also map (MAP_READ; the device
-    /// must have been opened with MAPPABLE_PRIMARY_BUFFERS). Drivers place such buffers in
-    /// host-visible memory: for small results the host reads back, not for bulk data.
+    /// Like [`alloc`](Self::alloc), a buffer the host can also map (MAP_READ; an error
+    /// unless the device was opened with MAPPABLE_PRIMARY_BUFFERS). Drivers place such
+    /// buffers in host-visible memory: for small results the host reads back, not for bulk
+    /// data.
     pub fn alloc_mappable(&self, device: &wgpu::Device, bytes: u64) -> Result<GpuBuffer> {
         self.alloc_as(device, bytes, true)
     }
 
     fn alloc_as(&self, device: &wgpu::Device, bytes: u64, mappable: bool) -> Result<GpuBuffer> {
+        if mappable
+            && !device
+                .features()
+                .contains(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS)
+        {
+            return Err(Error::unsupported(
+                "host-mappable storage buffers on a device without MAPPABLE_PRIMARY_BUFFERS",
+            ));
+        }
         let class = size_class(bytes);
         if class > self.max_buffer_size {
             return Err(Error::OutOfMemory(format!(
