@@ -35,8 +35,8 @@ pub struct Expr {
 /// The kinds of expression.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ExprKind {
-    /// An integer literal (`3`, `0x1F`, `1_000`).
-    Int(i64),
+    /// An integer literal (`3`, `0x1F`, `1_000`), exact up to 128 bits.
+    Int(i128),
     /// A float literal (`1.5`, `.5`, `1e-3`).
     Float(f64),
     /// An imaginary literal (`2j`, `2.5j`): the value `0 + x·j`.
@@ -219,6 +219,10 @@ pub enum CmpOp {
     Eq,
     /// `!=`
     Ne,
+    /// `is` (identity)
+    Is,
+    /// `is not`
+    IsNot,
 }
 
 /// `and` / `or`.
@@ -273,6 +277,8 @@ impl CmpOp {
             CmpOp::Ge => ">=",
             CmpOp::Eq => "==",
             CmpOp::Ne => "!=",
+            CmpOp::Is => "is",
+            CmpOp::IsNot => "is not",
         }
     }
 }

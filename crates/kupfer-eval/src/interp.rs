@@ -122,7 +122,7 @@ impl Session {
     fn eval_node(&self, e: &Expr) -> Result<Value> {
         let span = e.span;
         match &e.kind {
-            ExprKind::Int(i) => Ok(Value::Scalar(Scalar::Int(*i))),
+            ExprKind::Int(i) => Ok(Value::Scalar(Scalar::int(*i))),
             ExprKind::Float(x) => Ok(Value::Scalar(Scalar::Float(*x))),
             ExprKind::Imag(x) => Ok(Value::Scalar(Scalar::Complex { re: 0.0, im: *x })),
             ExprKind::Str(s) => Ok(Value::Str(s.clone())),
@@ -160,6 +160,10 @@ impl Session {
                         Some(x) => match self.eval_expr(x)? {
                             Value::None => Ok(None),
                             Value::Scalar(Scalar::Int(i)) => Ok(Some(i)),
+                            // Python clamps slice bounds; beyond 64 bits is beyond any length.
+                            Value::Scalar(Scalar::BigInt(i)) => {
+                                Ok(Some(if i < 0 { i64::MIN } else { i64::MAX }))
+                            }
                             Value::Scalar(Scalar::Bool(b)) => Ok(Some(i64::from(b))),
                             v => Err(EvalError::type_error(
                                 x.span,
@@ -188,16 +192,29 @@ impl Session {
             }
             ExprKind::Compare { left, rest } => {
                 let mut l = self.eval_expr(left)?;
+                let mut l_expr: &Expr = left;
                 let mut result = Value::Scalar(Scalar::Bool(true));
                 for (i, (op, right)) in rest.iter().enumerate() {
                     let r = self.eval_expr(right)?;
-                    result = compare(*op, &l, &r, span)?;
+                    result = match op {
+                        CmpOp::Is | CmpOp::IsNot => {
+                            // One name is one object, whatever it holds.
+                            let named_twice = matches!((&l_expr.kind, &right.kind),
+                                (ExprKind::Name(a), ExprKind::Name(b)) if a == b);
+                            match named_twice {
+                                true => Value::Scalar(Scalar::Bool(*op == CmpOp::Is)),
+                                false => compare(*op, &l, &r, span)?,
+                            }
+                        }
+                        _ => compare(*op, &l, &r, span)?,
+                    };
                     if i + 1 < rest.len() {
                         // `a < b < c` is `a < b and b < c`: the truth value decides.
                         if !truthy(&result, span)? {
                             return Ok(result);
                         }
                         l = r;
+                        l_expr = right;
                     }
                 }
                 Ok(result)
@@ -717,7 +734,43 @@ fn py_equal(l: &Value, r: &Value) -> bool {
     }
 }
 
+/// Python's `l is r` for two values: singletons, arrays (the same handle), functions (NumPy's
+/// aliases are one function), lambdas; different kinds of object are never one object.
+/// Python ints, floats, strings, containers and dtypes are refused: kupfer eval copies them,
+/// so it cannot tell whether NumPy would hold one object or two.
+fn identical(l: &Value, r: &Value, span: Span) -> Result<bool> {
+    Ok(match (l, r) {
+        (Value::None, Value::None) | (Value::Ellipsis, Value::Ellipsis) => true,
+        (Value::Scalar(Scalar::Bool(a)), Value::Scalar(Scalar::Bool(b))) => a == b,
+        (Value::Array(a), Value::Array(b)) | (Value::Poly1d(a), Value::Poly1d(b)) => {
+            a.same_handle(b)
+        }
+        (Value::Function(a), Value::Function(b)) => functions::same_function(a, b),
+        (Value::Module(a), Value::Module(b)) => a == b,
+        (Value::Lambda(a), Value::Lambda(b)) => std::sync::Arc::ptr_eq(a, b),
+        (Value::Vectorized(a), Value::Vectorized(b)) => std::sync::Arc::ptr_eq(a, b),
+        // Bound methods and flat iterators are new objects at every access.
+        (Value::Method(..), Value::Method(..))
+        | (Value::GeneratorMethod(..), Value::GeneratorMethod(..))
+        | (Value::FlatIter(_), Value::FlatIter(_)) => false,
+        (a, b) if a.type_name() == b.type_name() => {
+            return Err(EvalError::not_supported(
+                span,
+                format!(
+                    "'is' between two values of type '{}' (kupfer eval copies them; use ==)",
+                    a.type_name()
+                ),
+            ))
+        }
+        _ => false,
+    })
+}
+
 fn compare(op: CmpOp, l: &Value, r: &Value, span: Span) -> Result<Value> {
+    if matches!(op, CmpOp::Is | CmpOp::IsNot) {
+        let same = identical(l, r, span)?;
+        return Ok(Value::Scalar(Scalar::Bool(same == (op == CmpOp::Is))));
+    }
     if let (Value::Poly1d(p), Value::Poly1d(q), CmpOp::Eq | CmpOp::Ne) = (l, r, op) {
         let eq = functions::poly1d::equal(p, q, span)?;
         return Ok(match (op, eq) {
@@ -740,6 +793,9 @@ fn compare(op: CmpOp, l: &Value, r: &Value, span: Span) -> Result<Value> {
             CmpOp::Ge => kupfer::greater_equal,
             CmpOp::Eq => kupfer::equal,
             CmpOp::Ne => kupfer::not_equal,
+            // Decided at the top.
+            CmpOp::Is => kupfer::equal,
+            CmpOp::IsNot => kupfer::not_equal,
         };
         let a = functions::to_operand(l, "left operand", span)?;
         let b = functions::to_operand(r, "right operand", span)?;
@@ -778,6 +834,7 @@ fn index_entry(v: &Value, span: Span) -> Result<Index> {
                 EvalError::value_error(span, format!("index {i} is out of bounds"))
             })?))
         }
+        Value::Scalar(Scalar::BigInt(_)) => return Err(functions::too_big_for_index(span)),
         Value::Slice(s) => {
             let c =
                 |x: Option<i64>| x.map(|v| v.clamp(isize::MIN as i64, isize::MAX as i64) as isize);
@@ -863,7 +920,18 @@ fn subscript(v: Value, index: Value, span: Span) -> Result<Value> {
                 })
                 .collect();
             match basic {
-                Some(parts) => Ok(Value::Array(a.slice(&parts).map_err(kerr(span))?)),
+                Some(parts) => {
+                    let view = a.slice(&parts).map_err(kerr(span))?;
+                    // Integers only give NumPy a scalar: a copy, which later writes into `a`
+                    // do not change (an Ellipsis or a slice keeps a view).
+                    let scalar =
+                        view.ndim() == 0 && parts.iter().all(|p| matches!(p, SliceArg::Index(_)));
+                    Ok(Value::Array(if scalar {
+                        view.copy().map_err(kerr(span))?
+                    } else {
+                        view
+                    }))
+                }
                 None => Ok(Value::Array(
                     crate::program::wait(a.get_async(&entries), "indexing with a mask or array")
                         .map_err(kerr(span))?,
@@ -887,6 +955,7 @@ fn subscript(v: Value, index: Value, span: Span) -> Result<Value> {
             let i = match index {
                 Value::Scalar(Scalar::Int(i)) => i,
                 Value::Scalar(Scalar::Bool(b)) => i64::from(b),
+                Value::Scalar(Scalar::BigInt(_)) => return Err(functions::too_big_for_index(span)),
                 other => {
                     return Err(EvalError::type_error(
                         span,

@@ -10,8 +10,8 @@ use crate::error::{EvalError, Result};
 /// What a token is.
 #[derive(Debug, Clone, PartialEq)]
 pub enum TokenKind {
-    /// Integer literal.
-    Int(i64),
+    /// Integer literal (Python ints are exact up to 128 bits here).
+    Int(i128),
     /// Float literal.
     Float(f64),
     /// Imaginary literal (the factor of `j`).
@@ -277,7 +277,7 @@ impl<'a> Lexer<'a> {
             if digits.is_empty() || self.peek().is_some_and(is_ident_continue) {
                 return Err(self.err(start, self.pos + 1, invalid_literal(radix)));
             }
-            return match i64::from_str_radix(&digits, radix) {
+            return match i128::from_str_radix(&digits, radix) {
                 Ok(v) => Ok(TokenKind::Int(v)),
                 Err(_) => Err(self.err(start, self.pos, too_large())),
             };
@@ -326,7 +326,7 @@ impl<'a> Lexer<'a> {
                      prefix for octal integers",
                 ));
             }
-            return match int_part.parse::<i64>() {
+            return match int_part.parse::<i128>() {
                 Ok(v) => Ok(TokenKind::Int(v)),
                 Err(_) => Err(self.err(start, self.pos, too_large())),
             };
@@ -476,7 +476,7 @@ fn invalid_literal(radix: u32) -> &'static str {
 }
 
 fn too_large() -> &'static str {
-    "integer literal too large (kupfer eval's integers are 64-bit)"
+    "integer literal too large (kupfer eval's Python ints are 128-bit)"
 }
 
 #[cfg(test)]
@@ -516,7 +516,12 @@ mod tests {
             [Imag(1.0), Imag(2.5), Imag(1000.0), Imag(10.0)]
         );
         assert_eq!(kinds("1e999"), [Float(f64::INFINITY)]);
-        assert_eq!(kinds("9223372036854775807"), [Int(i64::MAX)]);
+        assert_eq!(kinds("9223372036854775807"), [Int(i64::MAX.into())]);
+        assert_eq!(
+            kinds("18446744073709551616 0xFFFFFFFFFFFFFFFF"),
+            [Int(1 << 64), Int(u64::MAX.into())]
+        );
+        assert!(err("1701411834604692317316873037158841057280").contains("too large"));
     }
 
     #[test]
@@ -529,7 +534,7 @@ mod tests {
         assert!(err("0x").contains("invalid hexadecimal literal"));
         assert!(err("0xg").contains("invalid hexadecimal literal"));
         assert!(err("0b2").contains("invalid binary literal"));
-        assert!(err("9223372036854775808").contains("too large"));
+        assert!(err("170141183460469231731687303715884105728").contains("too large"));
     }
 
     #[test]

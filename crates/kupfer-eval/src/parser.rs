@@ -177,8 +177,17 @@ fn binary_op(kind: &TokenKind) -> Option<(BinOp, u8)> {
     })
 }
 
-fn compare_op(kind: &TokenKind) -> Option<CmpOp> {
-    match kind {
+/// The comparison operator at the parser's position and how many tokens it takes
+/// (`is not` takes two).
+fn compare_op(kind: &TokenKind, next: &TokenKind) -> Option<(CmpOp, usize)> {
+    if *kind == TokenKind::Reserved("is") {
+        return Some(if *next == TokenKind::Not {
+            (CmpOp::IsNot, 2)
+        } else {
+            (CmpOp::Is, 1)
+        });
+    }
+    let op = match kind {
         TokenKind::Op("<") => Some(CmpOp::Lt),
         TokenKind::Op("<=") => Some(CmpOp::Le),
         TokenKind::Op(">") => Some(CmpOp::Gt),
@@ -186,7 +195,8 @@ fn compare_op(kind: &TokenKind) -> Option<CmpOp> {
         TokenKind::Op("==") => Some(CmpOp::Eq),
         TokenKind::Op("!=") => Some(CmpOp::Ne),
         _ => None,
-    }
+    };
+    op.map(|op| (op, 1))
 }
 
 impl<'a> Parser<'a> {
@@ -261,7 +271,6 @@ impl<'a> Parser<'a> {
                     "conditional expressions (x if c else y) are not supported".to_string()
                 }
                 "in" => "the 'in' operator is not supported".to_string(),
-                "is" => "the 'is' operator is not supported; use == or !=".to_string(),
                 k => format!("'{k}' is not supported: kupfer eval evaluates one expression"),
             }),
             TokenKind::Op("{") => self.error_here("sets are not supported"),
@@ -440,14 +449,16 @@ impl<'a> Parser<'a> {
                     right: Box::new(rhs),
                 };
                 (lhs, depth) = self.node(kind, span, depth.max(rd))?;
-            } else if compare_op(&tok).is_some() {
+            } else if compare_op(&tok, self.peek_at(1)).is_some() {
                 if BP_CMP < min_bp {
                     break;
                 }
                 let mut rest = Vec::new();
                 let mut d = depth;
-                while let Some(op) = compare_op(self.peek()) {
-                    self.advance();
+                while let Some((op, tokens)) = compare_op(self.peek(), self.peek_at(1)) {
+                    for _ in 0..tokens {
+                        self.advance();
+                    }
                     let (e, ed) = self.expr(BP_CMP + 1)?;
                     d = d.max(ed);
                     rest.push((op, e));
@@ -1010,7 +1021,8 @@ mod tests {
         assert!(perr("x if y else z").contains("conditional expressions"));
         assert!(perr("a in b").contains("'in' operator"));
         assert!(perr("a not in b").contains("'not in'"));
-        assert!(perr("a is None").contains("'is' operator"));
+        assert_eq!(p("a is not None is b"), "(cmp a is not None is b)");
+        assert!(perr("a is").contains("unexpected end"));
         assert!(perr("x for x in y").contains("comprehension must be inside"));
         assert!(perr("[x for 1 in y]").contains("a comprehension binds names"));
         assert!(perr("lambda x=1: x").contains("plain parameter names"));

@@ -1,7 +1,8 @@
 //! Arithmetic on Python scalars (`bool`, `int`, `float`, `complex`) with Python's semantics,
 //! computed on the host: `7 // 2 == 3`, `-7 % 3 == 2`, `2 ** -1 == 0.5`, `1 / 0` raises,
-//! `True + True == 2`. Python ints are unbounded; kupfer eval's are 64-bit and overflow is an
-//! error rather than a wrong answer.
+//! `True + True == 2`. Python ints are unbounded; kupfer eval's are exact up to 128 bits
+//! ([`Scalar::Int`] within i64, [`Scalar::BigInt`] beyond) and overflow is an error rather
+//! than a wrong answer.
 
 use crate::ast::{BinOp, CmpOp, UnaryOp};
 use kupfer::Scalar;
@@ -23,7 +24,7 @@ type R = Result<Scalar, ScalarError>;
 pub fn type_name(s: &Scalar) -> &'static str {
     match s {
         Scalar::Bool(_) => "bool",
-        Scalar::Int(_) => "int",
+        Scalar::Int(_) | Scalar::BigInt(_) => "int",
         Scalar::Float(_) => "float",
         Scalar::Complex { .. } => "complex",
     }
@@ -34,6 +35,7 @@ pub fn truthy(s: &Scalar) -> bool {
     match *s {
         Scalar::Bool(b) => b,
         Scalar::Int(i) => i != 0,
+        Scalar::BigInt(i) => i != 0,
         Scalar::Float(f) => f != 0.0,
         Scalar::Complex { re, im } => re != 0.0 || im != 0.0,
     }
@@ -41,8 +43,8 @@ pub fn truthy(s: &Scalar) -> bool {
 
 fn overflow() -> ScalarError {
     ScalarError::Value(
-        "integer overflow: the result does not fit in 64 bits (kupfer eval's Python ints are \
-         64-bit)"
+        "integer overflow: the result does not fit in 128 bits (kupfer eval's Python ints are \
+         128-bit)"
             .into(),
     )
 }
@@ -59,18 +61,14 @@ fn unsupported(op: &str, a: &Scalar, b: &Scalar) -> ScalarError {
 fn rank(s: &Scalar) -> u8 {
     match s {
         Scalar::Bool(_) => 0,
-        Scalar::Int(_) => 1,
+        Scalar::Int(_) | Scalar::BigInt(_) => 1,
         Scalar::Float(_) => 2,
         Scalar::Complex { .. } => 3,
     }
 }
 
-fn as_int(s: &Scalar) -> Option<i64> {
-    match *s {
-        Scalar::Bool(b) => Some(i64::from(b)),
-        Scalar::Int(i) => Some(i),
-        _ => None,
-    }
+fn as_int(s: &Scalar) -> Option<i128> {
+    s.as_i128()
 }
 
 fn as_complex(s: &Scalar) -> (f64, f64) {
@@ -197,12 +195,17 @@ fn float_pow(x: f64, y: f64) -> R {
     Ok(Scalar::Float(r))
 }
 
-fn int_pow(a: i64, b: i64) -> R {
+fn int_pow(a: i128, b: i128) -> R {
     if b < 0 {
         return float_pow(a as f64, b as f64);
     }
-    let e = u32::try_from(b).map_err(|_| overflow())?;
-    a.checked_pow(e).map(Scalar::Int).ok_or_else(overflow)
+    // 0, 1 and -1 take any exponent (only its parity matters).
+    let e = match u32::try_from(b) {
+        Ok(e) => e,
+        Err(_) if matches!(a, -1..=1) => 2 - (b % 2) as u32,
+        Err(_) => return Err(overflow()),
+    };
+    a.checked_pow(e).map(Scalar::int).ok_or_else(overflow)
 }
 
 /// `a op b` for two Python scalars.
@@ -221,7 +224,7 @@ pub fn binary(op: BinOp, a: Scalar, b: Scalar) -> R {
             let (Some(x), Some(y)) = (as_int(&a), as_int(&b)) else {
                 return Err(unsupported(sym, &a, &b));
             };
-            return Ok(Scalar::Int(match op {
+            return Ok(Scalar::int(match op {
                 BitAnd => x & y,
                 BitOr => x | y,
                 _ => x ^ y,
@@ -235,7 +238,7 @@ pub fn binary(op: BinOp, a: Scalar, b: Scalar) -> R {
                 return Err(ScalarError::Value("negative shift count".into()));
             }
             if op == RShift {
-                return Ok(Scalar::Int(if y >= 64 {
+                return Ok(Scalar::int(if y >= 128 {
                     if x < 0 {
                         -1
                     } else {
@@ -248,12 +251,12 @@ pub fn binary(op: BinOp, a: Scalar, b: Scalar) -> R {
             if x == 0 {
                 return Ok(Scalar::Int(0));
             }
-            if y >= 64 {
+            if y >= 128 {
                 return Err(overflow());
             }
             let r = x << y;
             return if r >> y == x {
-                Ok(Scalar::Int(r))
+                Ok(Scalar::int(r))
             } else {
                 Err(overflow())
             };
@@ -266,9 +269,9 @@ pub fn binary(op: BinOp, a: Scalar, b: Scalar) -> R {
         let (x, y) = (as_int(&a).unwrap_or(0), as_int(&b).unwrap_or(0));
         let zero_div = || ScalarError::Value("integer division or modulo by zero".into());
         return match op {
-            Add => x.checked_add(y).map(Scalar::Int).ok_or_else(overflow),
-            Sub => x.checked_sub(y).map(Scalar::Int).ok_or_else(overflow),
-            Mul => x.checked_mul(y).map(Scalar::Int).ok_or_else(overflow),
+            Add => x.checked_add(y).map(Scalar::int).ok_or_else(overflow),
+            Sub => x.checked_sub(y).map(Scalar::int).ok_or_else(overflow),
+            Mul => x.checked_mul(y).map(Scalar::int).ok_or_else(overflow),
             Div => {
                 if y == 0 {
                     Err(ScalarError::Value("division by zero".into()))
@@ -281,7 +284,7 @@ pub fn binary(op: BinOp, a: Scalar, b: Scalar) -> R {
                     return Err(zero_div());
                 }
                 let q = x.checked_div(y).ok_or_else(overflow)?;
-                Ok(Scalar::Int(if (x % y != 0) && ((x < 0) != (y < 0)) {
+                Ok(Scalar::int(if (x % y != 0) && ((x < 0) != (y < 0)) {
                     q - 1
                 } else {
                     q
@@ -292,7 +295,7 @@ pub fn binary(op: BinOp, a: Scalar, b: Scalar) -> R {
                     return Err(zero_div());
                 }
                 let r = x.checked_rem(y).unwrap_or(0);
-                Ok(Scalar::Int(if r != 0 && ((r < 0) != (y < 0)) {
+                Ok(Scalar::int(if r != 0 && ((r < 0) != (y < 0)) {
                     r + y
                 } else {
                     r
@@ -349,18 +352,21 @@ pub fn binary(op: BinOp, a: Scalar, b: Scalar) -> R {
 }
 
 /// Compares an int with a float exactly, as Python does.
-fn cmp_int_float(i: i64, f: f64) -> Option<Ordering> {
+fn cmp_int_float(i: i128, f: f64) -> Option<Ordering> {
     if f.is_nan() {
         return None;
     }
-    if f >= 9.223_372_036_854_776e18 {
+    // 2^127: every i128 is below it, and every float below it (and at least -2^127) is exact
+    // as an i128 once floored.
+    const TWO_127: f64 = 1.701_411_834_604_692_3e38;
+    if f >= TWO_127 {
         return Some(Ordering::Less);
     }
-    if f < -9.223_372_036_854_776e18 {
+    if f < -TWO_127 {
         return Some(Ordering::Greater);
     }
     let fl = f.floor();
-    match i.cmp(&(fl as i64)) {
+    match i.cmp(&(fl as i128)) {
         Ordering::Equal if f > fl => Some(Ordering::Less),
         o => Some(o),
     }
@@ -399,6 +405,11 @@ pub fn compare(op: CmpOp, a: &Scalar, b: &Scalar) -> Result<bool, ScalarError> {
         CmpOp::Ge => matches!(o, Some(Ordering::Greater | Ordering::Equal)),
         CmpOp::Eq => o == Some(Ordering::Equal),
         CmpOp::Ne => o != Some(Ordering::Equal),
+        CmpOp::Is | CmpOp::IsNot => {
+            return Err(ScalarError::Type(
+                "'is' is an identity test, not a value comparison".into(),
+            ))
+        }
     })
 }
 
@@ -419,13 +430,18 @@ pub fn unary(op: UnaryOp, a: Scalar) -> R {
         }),
         UnaryOp::Neg => Ok(match a {
             Scalar::Bool(b) => Scalar::Int(-i64::from(b)),
-            Scalar::Int(i) => Scalar::Int(i.checked_neg().ok_or_else(overflow)?),
+            Scalar::Int(_) | Scalar::BigInt(_) => Scalar::int(
+                as_int(&a)
+                    .unwrap_or_default()
+                    .checked_neg()
+                    .ok_or_else(overflow)?,
+            ),
             Scalar::Float(f) => Scalar::Float(-f),
             Scalar::Complex { re, im } => Scalar::Complex { re: -re, im: -im },
         }),
         UnaryOp::Invert => match a {
             Scalar::Bool(b) => Ok(Scalar::Int(!i64::from(b))),
-            Scalar::Int(i) => Ok(Scalar::Int(!i)),
+            Scalar::Int(_) | Scalar::BigInt(_) => Ok(Scalar::int(!as_int(&a).unwrap_or_default())),
             _ => Err(bad()),
         },
     }
@@ -461,10 +477,42 @@ mod tests {
             Ok(Scalar::Bool(false))
         );
         assert_eq!(binary(LShift, i(1), i(62)), Ok(i(1 << 62)));
-        assert!(binary(LShift, i(1), i(63)).is_err());
-        assert!(binary(Mul, i(i64::MAX), i(2)).is_err());
+        // Exact past 64 bits (Scalar::BigInt), an error past 128.
+        assert_eq!(binary(LShift, i(1), i(63)), Ok(Scalar::BigInt(1 << 63)));
+        assert!(binary(LShift, i(1), i(127)).is_err());
+        assert_eq!(
+            binary(Mul, i(i64::MAX), i(2)),
+            Ok(Scalar::BigInt(i128::from(i64::MAX) * 2))
+        );
+        assert_eq!(binary(Sub, Scalar::BigInt(1 << 63), i(1)), Ok(i(i64::MAX)));
+        assert!(binary(Mul, Scalar::BigInt(1 << 100), Scalar::BigInt(1 << 30)).is_err());
+        assert_eq!(binary(Pow, i(-1), Scalar::BigInt(1 << 70)), Ok(i(1)));
+        assert!(binary(Pow, i(2), Scalar::BigInt(1 << 70)).is_err());
         assert!(binary(Div, i(1), i(0)).is_err());
-        assert!(binary(FloorDiv, i(i64::MIN), i(-1)).is_err());
+        assert_eq!(
+            binary(FloorDiv, i(i64::MIN), i(-1)),
+            Ok(Scalar::BigInt(1 << 63))
+        );
+        assert_eq!(
+            compare(
+                CmpOp::Lt,
+                &Scalar::BigInt(1 << 64),
+                &f(18446744073709551616.0)
+            ),
+            Ok(false)
+        );
+        assert_eq!(
+            compare(
+                CmpOp::Gt,
+                &Scalar::BigInt((1 << 64) + 1),
+                &f(18446744073709551616.0)
+            ),
+            Ok(true)
+        );
+        assert_eq!(
+            unary(UnaryOp::Neg, i(i64::MIN)),
+            Ok(Scalar::BigInt(1 << 63))
+        );
         assert_eq!(binary(Mod, i(i64::MIN), i(-1)), Ok(i(0)));
     }
 

@@ -344,10 +344,8 @@ fn hashable(v: &Value) -> bool {
 /// Python's `==` of two hashable keys (numbers by value across int, float, bool, complex).
 fn same_key(a: &Value, b: &Value) -> bool {
     let number = |s: &Scalar| match *s {
-        Scalar::Bool(x) => (f64::from(u8::from(x)), 0.0, Some(i64::from(x))),
-        Scalar::Int(i) => (i as f64, 0.0, Some(i)),
-        Scalar::Float(f) => (f, 0.0, None),
         Scalar::Complex { re, im } => (re, im, None),
+        s => (s.as_f64(), 0.0, s.as_i128()),
     };
     match (a, b) {
         (Value::Scalar(x), Value::Scalar(y)) => match (number(x), number(y)) {
@@ -369,6 +367,7 @@ pub(crate) fn py_scalar_repr(s: &Scalar) -> String {
     match *s {
         Scalar::Bool(b) => if b { "True" } else { "False" }.into(),
         Scalar::Int(i) => i.to_string(),
+        Scalar::BigInt(i) => i.to_string(),
         Scalar::Float(f) => format::py_float_repr(f),
         Scalar::Complex { re, im } => format::py_complex_repr(re, im),
     }
@@ -479,12 +478,7 @@ impl HostValue {
         match self {
             HostValue::Array(a) | HostValue::Poly1d(a) => Ok(a.clone()),
             HostValue::Scalar(s) => {
-                let dtype = match s {
-                    Scalar::Bool(_) => DType::Bool,
-                    Scalar::Int(_) => DType::I64,
-                    Scalar::Float(_) => DType::F64,
-                    Scalar::Complex { .. } => DType::Complex128,
-                };
+                let dtype = infer_dtype(&[*s], DType::I64, DType::F64)?;
                 Ok(HostArray {
                     shape: vec![],
                     data: host_data(&[*s], dtype)?,
@@ -494,7 +488,7 @@ impl HostValue {
                 if let Some(nested) = flatten_nested(self) {
                     let (shape, values) =
                         nested.map_err(|m| EvalError::value_error(Default::default(), m))?;
-                    let dtype = infer_dtype(&values, DType::I64, DType::F64);
+                    let dtype = infer_dtype(&values, DType::I64, DType::F64)?;
                     return Ok(HostArray {
                         shape,
                         data: host_data(&values, dtype)?,
@@ -609,23 +603,39 @@ pub(crate) fn flatten_nested<T: Nested>(v: &T) -> Option<std::result::Result<Fla
 }
 
 /// NumPy's dtype for an array made of these Python scalars (with the given default integer
-/// and float dtypes).
-pub(crate) fn infer_dtype(values: &[Scalar], int: DType, float: DType) -> DType {
-    let mut kind = 0;
+/// and float dtypes): an int from 2^63 up is a uint64, which with a signed int makes float64,
+/// and an int that fits neither int64 nor uint64 would make an object array (an error here).
+pub(crate) fn infer_dtype(values: &[Scalar], int: DType, float: DType) -> Result<DType> {
+    let (mut bool_, mut signed, mut unsigned, mut real, mut complex) =
+        (false, false, false, false, false);
     for v in values {
-        kind = kind.max(match v {
-            Scalar::Bool(_) => 1,
-            Scalar::Int(_) => 2,
-            Scalar::Float(_) => 3,
-            Scalar::Complex { .. } => 4,
-        });
+        match *v {
+            Scalar::Bool(_) => bool_ = true,
+            Scalar::Int(_) => signed = true,
+            Scalar::BigInt(i) if u64::try_from(i).is_ok() => unsigned = true,
+            Scalar::BigInt(i) => {
+                return Err(EvalError::not_supported(
+                    Default::default(),
+                    format!("object arrays (the Python int {i} fits neither int64 nor uint64)"),
+                ))
+            }
+            Scalar::Float(_) => real = true,
+            Scalar::Complex { .. } => complex = true,
+        }
     }
-    match kind {
-        1 => DType::Bool,
-        2 => int,
-        4 => float.complex_of(),
-        _ => float,
-    }
+    Ok(if complex {
+        float.complex_of()
+    } else if real || (signed && unsigned) {
+        float
+    } else if unsigned {
+        DType::U64
+    } else if signed {
+        int
+    } else if bool_ {
+        DType::Bool
+    } else {
+        float
+    })
 }
 
 /// Python scalars converted to host data of `dtype` (NumPy 2: out-of-range Python ints are
@@ -634,7 +644,12 @@ pub(crate) fn host_data(values: &[Scalar], dtype: DType) -> Result<HostData> {
     let int = |s: &Scalar, lo: i128, hi: i128| -> Result<i128> {
         let v = match *s {
             Scalar::Bool(b) => i128::from(b),
-            Scalar::Int(i) => i128::from(i),
+            Scalar::Int(_) | Scalar::BigInt(_) => {
+                // NumPy 2's range check (and CPython's overflow beyond a C long).
+                s.encode(dtype)
+                    .map_err(EvalError::kupfer(Default::default()))?;
+                s.as_i128().unwrap_or_default()
+            }
             Scalar::Float(f) => {
                 if !f.is_finite() {
                     return Err(EvalError::value_error(

@@ -1930,7 +1930,7 @@ fn value_errors_name_the_problem() {
         ("np.linalg.outer(f32, v32)", "one-dimensional"),
         ("np.vecdot(f32, v32[:3])", "(3, 4) and (3,)"),
         ("1 / 0", "division by zero"),
-        ("2 ** 64", "overflow"),
+        ("2 ** 128", "overflow"),
         ("f32[5]", "out of bounds"),
         ("f32[0, 0, 0]", "index"),
         ("f32[::0]", "step"),

@@ -7,8 +7,9 @@
 //! Needs python3 with numpy and an adapter with SHADER_INT64; fails, never skips, without
 //! them.
 //!
-//! kupfer eval's Python ints are 64-bit, so the large inputs are built by casting int64 values
-//! (`-1` is 2**64 - 1), as NumPy casts them, or parsed from strings (`np.uint64('...')`).
+//! The large inputs are built by casting int64 values (`-1` is 2**64 - 1), as NumPy casts
+//! them, or parsed from strings (`np.uint64('...')`); eval_surface3.rs writes them as Python
+//! ints.
 
 mod common;
 

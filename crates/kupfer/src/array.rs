@@ -514,14 +514,8 @@ impl Array {
             HostData::I32(v) => Scalar::Int(v[0].into()),
             HostData::U32(v) => Scalar::Int(v[0].into()),
             HostData::I64(v) => Scalar::Int(v[0]),
-            // Python ints here are 64-bit signed: a uint64 from 2**63 up has no Scalar.
-            HostData::U64(v) => Scalar::Int(i64::try_from(v[0]).map_err(|_| {
-                Error::unsupported(format!(
-                    "the uint64 value {} as a Python int (kupfer's Python ints are 64-bit \
-                     signed)",
-                    v[0]
-                ))
-            })?),
+            // From 2^63 up a uint64 is a Scalar::BigInt.
+            HostData::U64(v) => Scalar::int(v[0].into()),
             HostData::F16(v) => Scalar::Float(v[0].into()),
             HostData::F32(v) => Scalar::Float(v[0].into()),
             HostData::F64(v) => Scalar::Float(v[0]),
@@ -575,6 +569,28 @@ impl Array {
             self.dtype(),
             storage,
             new,
+        ))
+    }
+
+    /// The storage and layout of a materialised array (`None` while lazy: an expression not
+    /// run yet owns no memory), for memory-overlap questions.
+    pub(crate) fn memory(&self) -> Option<(Arc<Storage>, Layout)> {
+        match &*self.inner.state.lock().unwrap_or_else(|p| p.into_inner()) {
+            State::Data { storage, layout } => Some((storage.clone(), layout.clone())),
+            State::Lazy(_) => None,
+        }
+    }
+
+    /// A view of this array's storage as `dtype` with `layout` (the caller checks that the
+    /// dtype's storage encoding and the layout fit the bytes).
+    pub(crate) fn reinterpret(&self, dtype: DType, layout: Layout) -> Result<Array> {
+        let (storage, _) = self.storage_and_layout(true)?;
+        checked_size(&layout.shape, 1)?;
+        Ok(Array::from_storage(
+            self.device().clone(),
+            dtype,
+            storage,
+            layout,
         ))
     }
 

@@ -257,12 +257,7 @@ async fn checked_weights(
 }
 
 async fn scalar(a: &Array) -> Result<f64> {
-    Ok(match a.item_async().await? {
-        crate::Scalar::Bool(b) => f64::from(u8::from(b)),
-        crate::Scalar::Int(i) => i as f64,
-        crate::Scalar::Float(f) => f,
-        crate::Scalar::Complex { re, .. } => re,
-    })
+    Ok(a.item_async().await?.as_f64())
 }
 
 /// The covariance of `x` (`[variables, observations]`): the (weighted) means subtracted, one

@@ -144,7 +144,14 @@ pub fn arange(
     if step.as_f64() == 0.0 {
         return Err(Error::invalid("arange: step must not be zero"));
     }
-    let len = ((stop.as_f64() - start.as_f64()) / step.as_f64()).ceil();
+    // Integer bounds count exactly (Python ints past 2**53 too, as NumPy does).
+    let len = match (start.as_i128(), stop.as_i128(), step.as_i128()) {
+        (Some(a), Some(b), Some(s)) => {
+            let (d, s) = if s < 0 { (a - b, -s) } else { (b - a, s) };
+            (d + s - 1).div_euclid(s) as f64
+        }
+        _ => ((stop.as_f64() - start.as_f64()) / step.as_f64()).ceil(),
+    };
     // NumPy's errors: a NaN length, then one past the index range.
     if len.is_nan() {
         return Err(Error::invalid("arange: cannot compute length"));

@@ -17,7 +17,8 @@
 //! - [`ufuncs`]: every elementwise function (`add`, `sin`, `where_`, `clip`, ...).
 //! - [`creation`]: `zeros`, `arange`, `linspace`, `eye`, `meshgrid`, ...
 //! - [`views`]: `reshape`, `transpose`, `slice` / [`s!`], `broadcast_to`, ...; `order.rs`:
-//!   `ravel`, `flatten`, `reshape`, `copy` in [`Order`] C, F, A or K.
+//!   `ravel`, `flatten`, `reshape`, `copy` in [`Order`] C, F, A or K; `memory.rs`:
+//!   `Array::view_as` (`a.view(dtype)`), [`shares_memory`], [`may_share_memory`].
 //! - [`reduce`]: `sum`, `prod`, `mean`, `max`, `min`, `any`, `all` over any axes, fused with
 //!   their elementwise input; `reduce_options.rs`: their `initial=` and `where=`
 //!   ([`sum_with`], [`max_with`], ...).
@@ -87,6 +88,7 @@ pub mod linalg;
 mod log_spaced;
 pub mod manip;
 pub mod matmul;
+mod memory;
 mod module_graph;
 pub mod nanfuncs;
 #[cfg(feature = "ndarray")]
@@ -154,6 +156,7 @@ pub use manip::*;
 pub use matmul::{matmul, matmul_with, MatmulPrecision};
 #[doc(hidden)]
 pub use matmul::{matmul_forced, CoopConfig, Force, TileConfig};
+pub use memory::{may_share_memory, shares_memory};
 pub use nanfuncs::{
     nanargmax, nanargmin, nanmax, nanmean, nanmin, nanprod, nanstd, nansum, nanvar,
 };

@@ -17,8 +17,11 @@ use kupfer_core::{DType, Error, Result};
 pub enum Scalar {
     /// Python `bool`.
     Bool(bool),
-    /// Python `int`.
+    /// Python `int` within `i64`.
     Int(i64),
+    /// Python `int` outside `i64` (a uint64 from 2^63 up, `2**64`): Python ints are exact
+    /// here up to 128 bits. Only such values take this form; [`Scalar::int`] picks the form.
+    BigInt(i128),
     /// Python `float`.
     Float(f64),
     /// Python `complex`.
@@ -31,11 +34,32 @@ pub enum Scalar {
 }
 
 impl Scalar {
+    /// The Python int `v`: [`Scalar::Int`] when it fits `i64`, else [`Scalar::BigInt`].
+    ///
+    /// ```
+    /// # use kupfer::Scalar;
+    /// assert_eq!(Scalar::int(5), Scalar::Int(5));
+    /// assert_eq!(Scalar::int(1 << 63), Scalar::BigInt(1 << 63));
+    /// ```
+    pub fn int(v: i128) -> Scalar {
+        i64::try_from(v).map_or(Scalar::BigInt(v), Scalar::Int)
+    }
+
+    /// The value of a Python int (or bool) as `i128`; `None` for floats and complex.
+    pub fn as_i128(&self) -> Option<i128> {
+        match *self {
+            Scalar::Bool(b) => Some(i128::from(b)),
+            Scalar::Int(i) => Some(i.into()),
+            Scalar::BigInt(i) => Some(i),
+            _ => None,
+        }
+    }
+
     /// The promotion kind.
     pub fn kind(&self) -> WeakKind {
         match self {
             Scalar::Bool(_) => WeakKind::Bool,
-            Scalar::Int(_) => WeakKind::Int,
+            Scalar::Int(_) | Scalar::BigInt(_) => WeakKind::Int,
             Scalar::Float(_) => WeakKind::Float,
             Scalar::Complex { .. } => WeakKind::Complex,
         }
@@ -46,6 +70,7 @@ impl Scalar {
         match *self {
             Scalar::Bool(b) => f64::from(u8::from(b)),
             Scalar::Int(i) => i as f64,
+            Scalar::BigInt(i) => i as f64,
             Scalar::Float(f) => f,
             Scalar::Complex { re, .. } => re,
         }
@@ -56,6 +81,9 @@ impl Scalar {
         match self {
             Scalar::Bool(_) => DType::Bool,
             Scalar::Int(_) => device.default_int(),
+            // NumPy gives a Python int that only fits uint64 that dtype (`np.asarray(2**63)`).
+            Scalar::BigInt(i) if u64::try_from(*i).is_ok() => DType::U64,
+            Scalar::BigInt(_) => device.default_int(),
             Scalar::Float(_) => device.default_float(),
             Scalar::Complex { .. } => device.default_float().complex_of(),
         }
@@ -68,10 +96,11 @@ impl Scalar {
         let v = *self;
         let int = |lo: i128, hi: i128| -> Result<i128> {
             match v {
-                Scalar::Int(i) if (i as i128) < lo || (i as i128) > hi => Err(Error::invalid(
-                    format!("Python integer {i} out of bounds for {dtype}"),
-                )),
-                Scalar::Int(i) => Ok(i as i128),
+                Scalar::Int(_) | Scalar::BigInt(_) => {
+                    let i = v.as_i128().unwrap_or_default();
+                    python_int_fits(i, dtype, lo, hi)?;
+                    Ok(i)
+                }
                 Scalar::Bool(b) => Ok(i128::from(b)),
                 Scalar::Float(f) => Ok(f as i128),
                 Scalar::Complex { re, .. } => Ok(re as i128),
@@ -82,6 +111,7 @@ impl Scalar {
                 let b = match v {
                     Scalar::Bool(b) => b,
                     Scalar::Int(i) => i != 0,
+                    Scalar::BigInt(i) => i != 0,
                     Scalar::Float(f) => f != 0.0,
                     Scalar::Complex { re, im } => re != 0.0 || im != 0.0,
                 };
@@ -131,6 +161,23 @@ impl Scalar {
     }
 }
 
+/// NumPy 2's check of a Python int `i` converted to the integer dtype `dtype` of range
+/// `lo..=hi`: an int that is no C `long` (for a signed dtype) or fits neither `long` nor
+/// `unsigned long long` is CPython's overflow, any other out of range NumPy's.
+fn python_int_fits(i: i128, dtype: DType, lo: i128, hi: i128) -> Result<()> {
+    let long = i64::try_from(i).is_ok();
+    let ulonglong = u64::try_from(i).is_ok();
+    if !long && (!ulonglong || lo < 0) {
+        return Err(Error::invalid("Python int too large to convert to C long"));
+    }
+    if i < lo || i > hi {
+        return Err(Error::invalid(format!(
+            "Python integer {i} out of bounds for {dtype}"
+        )));
+    }
+    Ok(())
+}
+
 macro_rules! scalar_from {
     ($($t:ty => $v:ident as $c:ty),*) => {$(
         impl From<$t> for Scalar {
@@ -147,6 +194,18 @@ macro_rules! scalar_from {
 }
 scalar_from!(f64 => Float as f64, f32 => Float as f64, i64 => Int as i64, i32 => Int as i64,
              u32 => Int as i64, usize => Int as i64, isize => Int as i64);
+
+impl From<u64> for Scalar {
+    fn from(x: u64) -> Self {
+        Scalar::int(x.into())
+    }
+}
+
+impl From<u64> for Operand {
+    fn from(x: u64) -> Self {
+        Operand::Scalar(x.into())
+    }
+}
 
 impl From<bool> for Scalar {
     fn from(b: bool) -> Self {

@@ -17,19 +17,13 @@ use crate::array::Array;
 use crate::device::Device;
 use crate::kernels::{self, Compiled};
 use crate::reduce::{self, Axis};
-use crate::scalar::Scalar;
 use kupfer_core::histogram::{self, Binning, HistParams, HistProgram, LOCAL_BINS};
 use kupfer_core::{DType, Error, Layout, Result};
 use kupfer_wgpu::{Binding, GpuBuffer};
 use std::sync::Arc;
 
 async fn scalar_f64(a: &Array) -> Result<f64> {
-    Ok(match a.item_async().await? {
-        Scalar::Bool(b) => f64::from(u8::from(b)),
-        Scalar::Int(i) => i as f64,
-        Scalar::Float(f) => f,
-        Scalar::Complex { re, .. } => re,
-    })
+    Ok(a.item_async().await?.as_f64())
 }
 
 /// Counts of each non-negative integer value (`numpy.bincount`): element `i` of the result

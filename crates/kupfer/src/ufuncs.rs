@@ -189,11 +189,11 @@ fn int_range(d: DType) -> Option<(i128, i128)> {
 /// A Python int outside the range of the integer dtype it meets, as `(value, above the range)`.
 fn outside(op: &Operand, compute: DType) -> Option<bool> {
     let (lo, hi) = int_range(compute)?;
-    match op {
-        Operand::Scalar(Scalar::Int(v)) if i128::from(*v) > hi => Some(true),
-        Operand::Scalar(Scalar::Int(v)) if i128::from(*v) < lo => Some(false),
-        _ => None,
-    }
+    let v = match op {
+        Operand::Scalar(s @ (Scalar::Int(_) | Scalar::BigInt(_))) => s.as_i128()?,
+        _ => return None,
+    };
+    (v < lo || v > hi).then_some(v > hi)
 }
 
 /// NumPy 2 compares integer arrays with Python ints outside their dtype's range (the answer is
@@ -209,6 +209,13 @@ fn out_of_range_comparison(
         op,
         Equal | NotEqual | Less | LessEqual | Greater | GreaterEqual
     ) {
+        return None;
+    }
+    // A bool array meets the int as int64, which NumPy converts (and so may raise).
+    if [a, b]
+        .iter()
+        .any(|o| matches!(o, Operand::Array(x) if x.dtype() == DType::Bool))
+    {
         return None;
     }
     // `x op v` with v above (or below) every x; `v op x` is the mirrored comparison.

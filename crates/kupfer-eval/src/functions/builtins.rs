@@ -49,8 +49,10 @@ fn abs(call: Call) -> Result<Value> {
     match a.req("x")? {
         Value::Scalar(s) => Ok(Value::Scalar(match s {
             Scalar::Bool(b) => Scalar::Int(i64::from(b)),
-            Scalar::Int(i) => Scalar::Int(
-                i.checked_abs()
+            Scalar::Int(_) | Scalar::BigInt(_) => Scalar::int(
+                s.as_i128()
+                    .unwrap_or_default()
+                    .checked_abs()
                     .ok_or_else(|| EvalError::value_error(span, "integer overflow in abs()"))?,
             ),
             Scalar::Float(f) => Scalar::Float(f.abs()),
@@ -156,13 +158,33 @@ fn len(call: Call) -> Result<Value> {
 }
 
 /// The one Python scalar argument of a conversion (`float(x)`), `default` without one.
+/// The element of a 0-d array (a NumPy scalar) as a Python scalar, read back from the device
+/// (natively; the browser cannot wait for it): what `int()`, `float()` and `complex()` take.
+pub(crate) fn array_scalar(a: &kupfer::Array, what: &str, span: Span) -> Result<Scalar> {
+    if a.ndim() != 0 {
+        return Err(EvalError::type_error(
+            span,
+            "only 0-dimensional arrays can be converted to Python scalars",
+        ));
+    }
+    crate::program::wait(a.item_async(), &format!("{what}() of an array"))
+        .map_err(EvalError::kupfer(span))
+}
+
 fn scalar_arg(call: Call, what: &str, default: Scalar) -> Result<(Scalar, Span)> {
     let span = call.span;
     let mut a = call.bind(&["x="])?;
     match a.get("x") {
         None => Ok((default, span)),
         Some(Value::Scalar(s)) => Ok((s, span)),
-        Some(Value::Array(_)) => Err(array_contents(span, &format!("{what}()"))),
+        // NumPy casts a complex scalar to a real one by its real part (with a warning).
+        Some(Value::Array(x)) => Ok((
+            match array_scalar(&x, what, span)? {
+                Scalar::Complex { re, .. } => Scalar::Float(re),
+                s => s,
+            },
+            span,
+        )),
         Some(Value::Str(s)) => parse_str(&s, what, span).map(|s| (s, span)),
         Some(v) => Err(EvalError::type_error(
             span,
@@ -188,8 +210,8 @@ fn parse_str(s: &str, what: &str, span: Span) -> Result<Scalar> {
     match what {
         "int" => t
             .replace('_', "")
-            .parse::<i64>()
-            .map(Scalar::Int)
+            .parse::<i128>()
+            .map(Scalar::int)
             .map_err(|_| bad()),
         _ => {
             let lower = t.to_ascii_lowercase();
@@ -218,10 +240,16 @@ fn int(call: Call) -> Result<Value> {
     let (s, span) = scalar_arg(call, "int", Scalar::Int(0))?;
     match s {
         Scalar::Bool(b) => Ok(Value::Scalar(Scalar::Int(i64::from(b)))),
-        Scalar::Int(i) => Ok(Value::Scalar(Scalar::Int(i))),
-        Scalar::Float(f) if f.is_finite() && f.abs() < 9.223_372_036_854_776e18 => {
-            Ok(Value::Scalar(Scalar::Int(f.trunc() as i64)))
+        Scalar::Int(_) | Scalar::BigInt(_) => Ok(Value::Scalar(s)),
+        // Below 2^127 in magnitude a float's integer part is exact as an i128.
+        Scalar::Float(f) if f.is_finite() && f.abs() < 1.701_411_834_604_692_3e38 => {
+            Ok(Value::Scalar(Scalar::int(f.trunc() as i128)))
         }
+        Scalar::Float(f) if f.is_finite() => Err(EvalError::value_error(
+            span,
+            "integer overflow: the result does not fit in 128 bits (kupfer eval's Python ints \
+             are 128-bit)",
+        )),
         Scalar::Float(f) => Err(EvalError::value_error(
             span,
             format!(
@@ -245,7 +273,7 @@ fn bool_(call: Call) -> Result<Value> {
         Some(Value::Scalar(s)) => crate::pyscalar::truthy(&s),
         Some(Value::Str(s)) => !s.is_empty(),
         Some(Value::Tuple(v) | Value::List(v)) => !v.is_empty(),
-        Some(Value::Array(_)) => return Err(array_contents(span, "bool()")),
+        Some(v @ Value::Array(_)) => crate::interp::truthy(&v, span)?,
         Some(_) => true,
     };
     Ok(Value::Scalar(Scalar::Bool(b)))
@@ -260,7 +288,10 @@ fn complex(call: Call) -> Result<Value> {
             None => Ok(None),
             Some(Value::Scalar(Scalar::Complex { re, im })) => Ok(Some((re, Some(im)))),
             Some(Value::Scalar(s)) => Ok(Some((s.as_f64(), None))),
-            Some(Value::Array(_)) => Err(array_contents(span, "complex()")),
+            Some(Value::Array(x)) => match array_scalar(&x, "complex", span)? {
+                Scalar::Complex { re, im } => Ok(Some((re, Some(im)))),
+                s => Ok(Some((s.as_f64(), None))),
+            },
             Some(v) => Err(EvalError::type_error(
                 span,
                 format!(

@@ -15,22 +15,13 @@ use crate::ast::Span;
 use crate::error::{EvalError, Result};
 use kupfer::casting::{can_cast, can_cast_weak, Casting};
 use kupfer::promote::WeakKind;
-use kupfer::{Array, DType, Operand, Scalar};
+use kupfer::{Array, DType, Operand};
 
 /// `casting=` of a call, or `default` when absent.
 pub(super) fn casting(a: &mut Args, default: Casting) -> Result<Casting> {
     match a.string("casting")? {
         None => Ok(default),
         Some(name) => Casting::from_name(&name).map_err(EvalError::kupfer(a.span())),
-    }
-}
-
-fn weak_kind(s: &Scalar) -> WeakKind {
-    match s {
-        Scalar::Bool(_) => WeakKind::Bool,
-        Scalar::Int(_) => WeakKind::Int,
-        Scalar::Float(_) => WeakKind::Float,
-        Scalar::Complex { .. } => WeakKind::Complex,
     }
 }
 
@@ -47,8 +38,8 @@ fn cast_all<const N: usize>(
         let (ok, from) = match op {
             Operand::Array(a) => (can_cast(a.dtype(), to, casting), a.dtype().name()),
             Operand::Scalar(s) => (
-                can_cast_weak(weak_kind(s), to, casting),
-                match weak_kind(s) {
+                can_cast_weak(s.kind(), to, casting),
+                match s.kind() {
                     WeakKind::Bool => "Python bool",
                     WeakKind::Int => "Python int",
                     WeakKind::Float => "Python float",

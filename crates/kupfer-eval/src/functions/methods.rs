@@ -56,6 +56,8 @@ const OWN: &[&str] = &[
     "ravel",
     "copy",
     "compress",
+    "item",
+    "view",
 ];
 
 /// Every method kupfer eval implements, sorted (for completion in a playground).
@@ -253,6 +255,89 @@ pub(crate) fn call_method(
             };
             Ok(Value::Array(out.map_err(kerr(span))?))
         }
+        "item" => item(&a, &args, &kwargs, span),
+        "view" => {
+            let mut k = call("ndarray.view").bind(&["dtype=", "type="])?;
+            if k.get("type").is_some() {
+                return Err(EvalError::not_supported(span, "ndarray.view(type=)"));
+            }
+            Ok(Value::Array(
+                match k.dtype("dtype")? {
+                    None => a.view_as(a.dtype()),
+                    Some(d) => a.view_as(d),
+                }
+                .map_err(kerr(span))?,
+            ))
+        }
         _ => Err(EvalError::not_supported(span, format!("'ndarray.{name}'"))),
     }
+}
+
+/// `a.item(*args)`: the element at a flat index, a multi-index, or of a size-1 array, as a
+/// Python scalar (one read-back; NumPy's messages for the wrong size and out-of-bounds).
+fn item(a: &Array, args: &[Value], kwargs: &[(String, Value)], span: Span) -> Result<Value> {
+    if let Some((k, _)) = kwargs.first() {
+        return Err(EvalError::type_error(
+            span,
+            format!("item() takes no keyword arguments (got '{k}')"),
+        ));
+    }
+    let ints: Vec<i64> = match args {
+        [Value::Tuple(items)] => items
+            .iter()
+            .map(|v| super::to_index_int(v, span))
+            .collect::<Result<_>>()?,
+        _ => args
+            .iter()
+            .map(|v| super::to_index_int(v, span))
+            .collect::<Result<_>>()?,
+    };
+    let flat = match ints.as_slice() {
+        [] if a.size() == 1 => 0,
+        [] => {
+            return Err(EvalError::value_error(
+                span,
+                "can only convert an array of size 1 to a Python scalar",
+            ))
+        }
+        [i] => {
+            let n = a.size() as i64;
+            let j = if *i < 0 { i + n } else { *i };
+            if !(0..n).contains(&j) {
+                return Err(EvalError::value_error(
+                    span,
+                    format!("index {i} is out of bounds for size {n}"),
+                ));
+            }
+            j as usize
+        }
+        many if many.len() != a.ndim() => {
+            return Err(EvalError::value_error(
+                span,
+                "incorrect number of indices for array",
+            ))
+        }
+        many => {
+            let mut flat = 0usize;
+            for (axis, (&i, &n)) in many.iter().zip(a.shape()).enumerate() {
+                let len = n as i64;
+                let j = if i < 0 { i + len } else { i };
+                if !(0..len).contains(&j) {
+                    return Err(EvalError::value_error(
+                        span,
+                        format!("index {i} is out of bounds for axis {axis} with size {n}"),
+                    ));
+                }
+                flat = flat * n + j as usize;
+            }
+            flat
+        }
+    };
+    let element = a
+        .reshape(&[-1])
+        .and_then(|f| f.slice(&[kupfer::SliceArg::Index(flat as isize)]))
+        .map_err(kerr(span))?;
+    crate::program::wait(element.item_async(), "ndarray.item()")
+        .map(Value::Scalar)
+        .map_err(kerr(span))
 }

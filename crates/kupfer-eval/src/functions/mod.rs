@@ -110,6 +110,35 @@ fn registry() -> &'static Registry {
     REGISTRY.get_or_init(build)
 }
 
+/// NumPy names that are one function object (`np.conj is np.conjugate`).
+const SAME_FUNCTION: &[&[&str]] = &[
+    &["abs", "absolute"],
+    &["acos", "arccos"],
+    &["acosh", "arccosh"],
+    &["asin", "arcsin"],
+    &["asinh", "arcsinh"],
+    &["atan", "arctan"],
+    &["atan2", "arctan2"],
+    &["atanh", "arctanh"],
+    &["bitwise_invert", "bitwise_not", "invert"],
+    &["bitwise_left_shift", "left_shift"],
+    &["bitwise_right_shift", "right_shift"],
+    &["concat", "concatenate"],
+    &["conj", "conjugate"],
+    &["divide", "true_divide"],
+    &["mod", "remainder"],
+    &["permute_dims", "transpose"],
+    &["pow", "power"],
+];
+
+/// Python's `f is g` for two functions of the table.
+pub(crate) fn same_function(f: &str, g: &str) -> bool {
+    f == g
+        || SAME_FUNCTION
+            .iter()
+            .any(|names| names.contains(&f) && names.contains(&g))
+}
+
 /// The registered function `name` (its static key and implementation).
 pub(crate) fn lookup(name: &str) -> Option<(&'static str, Func)> {
     registry().map.get_key_value(name).map(|(k, f)| (*k, *f))
@@ -151,9 +180,7 @@ pub(crate) const PLANNED: &[&str] = &[
 ];
 
 /// Array methods (`a.sum()`) that later issues implement.
-pub(crate) const PLANNED_METHODS: &[&str] = &[
-    "sort", "fill", "resize", "item", "tolist", "tobytes", "view",
-];
+pub(crate) const PLANNED_METHODS: &[&str] = &["sort", "fill", "resize", "tolist", "tobytes"];
 
 /// The outcome of resolving a global name.
 pub(crate) enum Resolved {
@@ -596,10 +623,16 @@ fn array_not_python(ctx: &str, span: Span) -> EvalError {
     )
 }
 
+/// Python's error for an int beyond 64 bits where an index-sized integer is needed.
+pub(crate) fn too_big_for_index(span: Span) -> EvalError {
+    EvalError::value_error(span, "cannot fit 'int' into an index-sized integer")
+}
+
 /// A Python int (or bool).
 pub(crate) fn to_int(v: &Value, ctx: &str, span: Span) -> Result<i64> {
     match v {
         Value::Scalar(Scalar::Int(i)) => Ok(*i),
+        Value::Scalar(Scalar::BigInt(_)) => Err(too_big_for_index(span)),
         Value::Scalar(Scalar::Bool(b)) => Ok(i64::from(*b)),
         Value::Array(_) => Err(array_not_python(ctx, span)),
         other => Err(EvalError::type_error(
@@ -626,6 +659,7 @@ pub(crate) fn to_f64(v: &Value, ctx: &str, span: Span) -> Result<f64> {
 pub(crate) fn to_index_int(v: &Value, span: Span) -> Result<i64> {
     match v {
         Value::Scalar(Scalar::Int(i)) => Ok(*i),
+        Value::Scalar(Scalar::BigInt(_)) => Err(too_big_for_index(span)),
         Value::Scalar(Scalar::Bool(_)) => {
             Err(EvalError::type_error(span, "an integer is required"))
         }
@@ -750,9 +784,11 @@ pub(crate) fn to_array(v: &Value, dtype: Option<DType>, span: Span) -> Result<Ar
         Value::Tuple(_) | Value::List(_) => match flatten_nested(v) {
             Some(Ok((shape, values))) => {
                 let dev = device(span)?;
-                let d = dtype.unwrap_or_else(|| {
-                    infer_dtype(&values, dev.default_int(), dev.default_float())
-                });
+                let d = match dtype {
+                    Some(d) => d,
+                    None => infer_dtype(&values, dev.default_int(), dev.default_float())
+                        .map_err(|e| e.at(span))?,
+                };
                 let data = host_data(&values, d).map_err(|e| e.at(span))?;
                 Array::from_host_on(&dev, &kupfer::HostArray { shape, data }).map_err(k)
             }

@@ -14,6 +14,8 @@ pub(super) fn register(r: &mut Registry) {
     r.native(&["allclose"], allclose);
     r.native(&["array_equal"], array_equal);
     r.native(&["array_equiv"], array_equiv);
+    r.native(&["shares_memory"], |c| memory_overlap(c, true));
+    r.native(&["may_share_memory"], |c| memory_overlap(c, false));
     r.native(&["isposinf"], |c| unary_out(c, kupfer::isposinf));
     r.native(&["isneginf"], |c| unary_out(c, kupfer::isneginf));
     r.native(&["iscomplex"], |c| unary(c, kupfer::iscomplex));
@@ -290,14 +292,7 @@ pub(super) fn info_attribute(module: &str, name: &str) -> Option<super::Resolved
     }
     if let Some(d) = module.strip_prefix("iinfo.").and_then(dtype) {
         let i = kupfer::iinfo(d).ok()?;
-        // uint64's max is no 64-bit Python int: a NumPy uint64 scalar, exactly.
-        let int = |x: i128| match (i64::try_from(x), u64::try_from(x)) {
-            (Ok(v), _) => Resolved::Value(Value::Scalar(Scalar::Int(v))),
-            (Err(_), Ok(v)) => kupfer::Array::from_slice(&[v], &[])
-                .map(Value::Array)
-                .map_or(Resolved::Unknown, Resolved::Value),
-            (Err(_), Err(_)) => Resolved::Unknown,
-        };
+        let int = |x: i128| Resolved::Value(Value::Scalar(Scalar::int(x)));
         return Some(match name {
             "min" => int(i.min),
             "max" => int(i.max),
@@ -399,6 +394,21 @@ fn array_equal(call: Call) -> Result<Value> {
     let (x, y) = (a.array("a1")?, a.array("a2")?);
     let nan = a.bool_or("equal_nan", false)?;
     python_bool(kupfer::array_equal(&x, &y, nan).map_err(kerr(span))?, span)
+}
+
+/// `np.shares_memory(a, b, max_work=None)` (exact) and `np.may_share_memory(a, b,
+/// max_work=None)` (extents; exact with `max_work=-1`, NumPy's MAY_SHARE_EXACT).
+fn memory_overlap(call: Call, exact: bool) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["a", "b", "max_work="])?;
+    let (x, y) = (a.array("a")?, a.array("b")?);
+    let exact = exact || a.int("max_work")? == Some(-1);
+    let f = if exact {
+        kupfer::shares_memory
+    } else {
+        kupfer::may_share_memory
+    };
+    Ok(Value::Scalar(Scalar::Bool(f(&x, &y).map_err(kerr(span))?)))
 }
 
 fn array_equiv(call: Call) -> Result<Value> {

@@ -443,10 +443,10 @@ impl Generator {
                 return Err(too_wide(r));
             }
             range = Scalar::Int(i64::from((r as u64 & 0xffff_ffff) as u32)).into();
-            low_w = Scalar::Int(if wide {
-                lo as i64
+            low_w = Scalar::int(if wide {
+                lo
             } else {
-                i64::from(lo as i64 as u32)
+                i128::from(lo as i64 as u32)
             })
             .into();
         } else {
@@ -802,6 +802,7 @@ fn integer_bounds(dtype: DType) -> Option<(i128, i128)> {
 fn scalar_int(s: &Scalar) -> Result<i128> {
     match *s {
         Scalar::Int(i) => Ok(i.into()),
+        Scalar::BigInt(i) => Ok(i),
         Scalar::Bool(b) => Ok(b.into()),
         _ => {
             let x = s.as_f64();

@@ -9,7 +9,6 @@ use super::order::sort;
 use super::search::{searchsorted, Side};
 use crate::array::Array;
 use crate::reduce::{self, Axis};
-use crate::scalar::Scalar;
 use kupfer_core::{DType, Error, Result, SliceArg};
 
 /// The `bins` argument of [`histogram_bins`]: a count of uniform bins, explicit edges, or one
@@ -26,12 +25,7 @@ pub enum Bins {
 }
 
 async fn scalar(a: &Array) -> Result<f64> {
-    Ok(match a.item_async().await? {
-        Scalar::Bool(b) => f64::from(u8::from(b)),
-        Scalar::Int(i) => i as f64,
-        Scalar::Float(f) => f,
-        Scalar::Complex { re, .. } => re,
-    })
+    Ok(a.item_async().await?.as_f64())
 }
 
 fn tail(a: &Array, start: Option<isize>, stop: Option<isize>) -> Result<Array> {
