@@ -2,12 +2,14 @@
 //! dtype's own GPU representation ("words": one 32-bit word per small integer) or packed
 //! (int8/uint8 four to a word, int16/uint16 two, NumPy's little-endian bytes).
 //!
-//! A packed buffer is never written after it is made (by an upload or the pack kernel): every
-//! family computes on words. Reading a packed array as an expression operand unpacks it into a
-//! temporary word buffer (cached while alive); handing its buffer to a family (which may write
-//! into it or make views of it) turns the storage into words for good, for every view at once.
-//! So no kernel ever writes part of a shared word, and lazy readers of the packed buffer keep
-//! the values from before any later write.
+//! Fused kernels read packed words natively; a family that only reads an array during one call
+//! reads an unpacked word copy (`Array::read_buffer_and_layout`, cached while alive), and the
+//! storage stays packed. `ufunc.at` writes packed words in place with compare-exchange loops
+//! on the word (a neighbour written by another thread is never clobbered); before such a
+//! write the lazy readers of the packed buffer are materialised (`fusion::readers`) and the
+//! cached copy is dropped. Handing the buffer to any other family that may write into it or
+//! make views of it (`Array::buffer_and_layout`) turns the storage into words for good, for
+//! every view at once, and that family writes words as before.
 
 use crate::device::Device;
 use kupfer_core::packing::{packed_bits, packed_words, per_word, PACK_WGSL};
@@ -25,6 +27,14 @@ fn setting() -> &'static str {
 /// Whether new small-integer arrays are stored packed.
 pub(crate) fn enabled() -> bool {
     setting() != "0"
+}
+
+/// Whether the families beyond the fused kernels keep small integers packed: read-only
+/// callers read an unpacked copy, `ufunc.at` writes packed words in place, and their results
+/// are packed. `KUPFER_PACK=convert` has them turn a packed storage into words for good and
+/// return word results (the behaviour before).
+pub(crate) fn families() -> bool {
+    enabled() && setting() != "convert"
 }
 
 /// Whether fused elementwise kernels read packed inputs directly.
@@ -136,6 +146,18 @@ impl Storage {
         packed.words()
     }
 
+    /// The packed buffer for an in-place write of packed words (None for word storage, or
+    /// when [`families`] is off). The cached unpacked copy is dropped (readers holding it
+    /// keep the values from before the write; later reads unpack again).
+    pub(crate) fn packed_for_write(&self) -> Option<Arc<PackedBuffer>> {
+        if !families() {
+            return None;
+        }
+        let p = self.packed_buffer()?;
+        *p.words.lock().unwrap_or_else(|p| p.into_inner()) = Weak::new();
+        Some(p)
+    }
+
     /// The word buffer a family may write into or view: a packed storage becomes words for
     /// good (every view sees the change).
     pub(crate) fn make_words(&self) -> Result<Arc<GpuBuffer>> {
@@ -143,8 +165,13 @@ impl Storage {
         let w = match &*repr {
             Repr::Words(b) => return Ok(b.clone()),
             // An unpacked copy still read by lazy expressions may become the storage: a later
-            // write into it materialises those readers first (`fusion::readers`).
-            Repr::Packed(p) => p.words()?,
+            // write into it materialises those readers first (`fusion::readers`). It is no
+            // longer handed out as a copy nobody writes.
+            Repr::Packed(p) => {
+                let w = p.words()?;
+                *p.words.lock().unwrap_or_else(|p| p.into_inner()) = Weak::new();
+                w
+            }
         };
         *repr = Repr::Words(w.clone());
         Ok(w)

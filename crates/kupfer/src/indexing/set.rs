@@ -85,8 +85,13 @@ fn reads_buffer(root: &Arc<Expr>, buffer: &Arc<GpuBuffer>, same: Option<&Layout>
             Expr::Binary(_, a, b, _) => stack.extend([a, b]),
             Expr::Select(c, a, b, _) => stack.extend([c, a, b]),
             Expr::Call(_, args, _, _) | Expr::Random(_, args, _) => stack.extend(args),
-            // Packed buffers are never written.
-            Expr::Packed { .. } | Expr::Scalar { .. } | Expr::Index | Expr::Deferred(_) => {}
+            // A packed buffer written in place (`ufunc.at`): the reader takes a copy.
+            Expr::Packed { source, .. } => {
+                if Arc::ptr_eq(source.buffer(), buffer) {
+                    found = Some(false);
+                }
+            }
+            Expr::Scalar { .. } | Expr::Index | Expr::Deferred(_) => {}
         }
     }
     found
@@ -188,7 +193,7 @@ impl Array {
     pub async fn set_async(&self, index: &[Index], value: impl Into<Operand>) -> Result<()> {
         let value = value.into();
         let device = self.device().clone();
-        let (buffer, layout) = self.buffer_and_layout()?;
+        let (buffer, layout) = self.write_buffer_and_layout()?;
         let v = value_of(self, value)?;
         let mask_only = single_mask(index, self.ndim());
         if let Some(mask) = mask_only {
@@ -241,7 +246,7 @@ impl Array {
                 // Index arrays that live in the destination buffer are copied first.
                 for adv in p.adv.iter_mut() {
                     if let Adv::Device(a) = adv {
-                        if Arc::ptr_eq(&a.buffer_and_layout()?.0, &buffer) {
+                        if a.shares_storage(self)? {
                             *a = a.copy()?;
                         }
                     }
@@ -307,6 +312,16 @@ impl Array {
         same: Option<&Layout>,
     ) -> Result<()> {
         let device = self.device();
+        if self.is_packed_buffer(buffer)? {
+            return self.launch_packed_write(buffer, off, pred, val, shape, repeat);
+        }
+        if !Arc::ptr_eq(&self.buffer_and_layout()?.0, buffer) {
+            // The packed storage taken for this write turned into words meanwhile (nothing
+            // in the assignment does that; checked rather than writing a stale buffer).
+            return Err(Error::invalid(
+                "internal: the storage changed during an assignment",
+            ));
+        }
         let dst = Dst {
             buffer: buffer.clone(),
             same: same.cloned(),
@@ -339,6 +354,60 @@ impl Array {
         launch_into(
             device,
             IndexKernel::ScatterClaimed,
+            self.dtype(),
+            &[&pred, &off, &val],
+            shape,
+            &dst,
+            vec![whole(&win)],
+        )
+    }
+
+    /// [`Array::launch_write`] into packed storage: each element's bits of its word are
+    /// replaced atomically (`IndexKernel::ScatterPacked`), so neighbours written by other
+    /// threads of the same kernel survive; repeated indices are claimed per element first.
+    fn launch_packed_write(
+        &self,
+        buffer: &Arc<GpuBuffer>,
+        off: Lazy,
+        pred: Lazy,
+        val: Lazy,
+        shape: &[usize],
+        repeat: bool,
+    ) -> Result<()> {
+        let device = self.device();
+        let dst = Dst {
+            buffer: buffer.clone(),
+            same: None,
+        };
+        if !repeat {
+            return launch_into(
+                device,
+                IndexKernel::ScatterPacked { claimed: false },
+                self.dtype(),
+                &[&pred, &off, &val],
+                shape,
+                &dst,
+                vec![],
+            );
+        }
+        let per = kupfer_core::packing::per_word(self.dtype());
+        let elements = (buffer.size() as usize / 4) * per;
+        let win = crate::creation::full_on(device, &[elements], 0i64, Some(DType::U32))?;
+        let (win, _) = win.buffer_and_layout()?;
+        crate::indexing::launch::launch(
+            device,
+            IndexKernel::Claim,
+            self.dtype(),
+            &[&pred, &off],
+            shape,
+            vec![whole(&win)],
+            None,
+            0,
+            0,
+        )?;
+        launch_into(
+            device,
+            IndexKernel::ScatterPacked { claimed: true },
             self.dtype(),
             &[&pred, &off, &val],
             shape,
@@ -430,7 +499,7 @@ impl Array {
         }
         check_mask(mask.shape(), self.shape(), 0)?;
         mask.device().same(self.device())?;
-        let (buffer, layout) = self.buffer_and_layout()?;
+        let (buffer, layout) = self.write_buffer_and_layout()?;
         let reads = MaskedReads {
             shape: self.shape().to_vec(),
         };

@@ -139,11 +139,11 @@ pub fn concatenate(arrays: &[Array], axis: Option<isize>, dtype: Option<DType>) 
         } else {
             a.astype(dt)?
         };
-        let (buffer, layout) = a.buffer_and_layout()?;
+        let (buffer, layout) = a.read_buffer_and_layout()?;
         let (buffer, offset, row_stride) = match rows_in_place(&layout, ax) {
             Some((offset, stride)) => (buffer, offset, stride),
             None => {
-                let (b, _) = a.ascontiguousarray()?.buffer_and_layout()?;
+                let (b, _) = a.ascontiguousarray()?.read_buffer_and_layout()?;
                 (b, 0, width)
             }
         };
@@ -222,7 +222,7 @@ fn join_into_place(
             vec![],
         )?;
     }
-    Ok(out)
+    out.into_packed_result()
 }
 
 /// Joins arrays of one shape along a new axis (`numpy.stack`).
