@@ -443,3 +443,58 @@ fn assignments_write_packed_words_in_place() {
         check(&h, "fill_diagonal");
     }
 }
+
+/// A family reading a small view of a large packed array unpacks only the words the view
+/// touches (from a binding-aligned word): views near the start, the middle and the end,
+/// strided and reversed, read right.
+#[test]
+fn small_views_of_large_packed_arrays_read_right() {
+    let _d = default_device();
+    let n = (1usize << 20) + 3;
+    let h = u8_values(n);
+    let a = Array::from_slice(&h, &[n]).unwrap();
+    for start in [1usize, 5000, 500_001, n - 300] {
+        let v = a.slice(&s![start..start + 299;3]).unwrap();
+        let hv: Vec<u8> = h[start..start + 299].iter().step_by(3).copied().collect();
+        let mut sorted = hv.clone();
+        sorted.sort();
+        assert_eq!(
+            kp::sort(&v, Some(-1), None)
+                .unwrap()
+                .to_vec::<u8>()
+                .unwrap(),
+            sorted
+        );
+        let c = kp::concatenate(&[v.clone(), v.clone()], None, None).unwrap();
+        let want: Vec<u8> = hv.iter().chain(&hv).copied().collect();
+        assert_eq!(c.to_vec::<u8>().unwrap(), want, "concatenate at {start}");
+        let r = a.slice(&s![start..start + 200;-1]).unwrap();
+        let hr: Vec<u8> = h[start..start + 200].iter().rev().copied().collect();
+        let f = kp::flip(&r, None).unwrap();
+        let want: Vec<u8> = hr.iter().rev().copied().collect();
+        assert_eq!(f.to_vec::<u8>().unwrap(), want, "flip at {start}");
+        let idx = Array::from_slice(&[0i64, 7, 99, -1], &[4]).unwrap();
+        let t = kp::take(&v, &(&idx).into(), None, kp::TakeMode::Raise).unwrap();
+        assert_eq!(
+            t.to_vec::<u8>().unwrap(),
+            vec![hv[0], hv[7], hv[99], hv[99]]
+        );
+        let m = a
+            .slice(&s![start..start + 12])
+            .unwrap()
+            .reshape(&[3, 4])
+            .unwrap();
+        let mm = kp::matmul(&m, &m.transpose(None).unwrap()).unwrap();
+        let mut want = vec![0u8; 9];
+        for i in 0..3 {
+            for j in 0..3 {
+                for k in 0..4 {
+                    let x = h[start + i * 4 + k].wrapping_mul(h[start + j * 4 + k]);
+                    want[i * 3 + j] = want[i * 3 + j].wrapping_add(x);
+                }
+            }
+        }
+        assert_eq!(mm.to_vec::<u8>().unwrap(), want, "matmul at {start}");
+    }
+    assert_eq!(a.device_nbytes().unwrap(), n.div_ceil(4) * 4);
+}

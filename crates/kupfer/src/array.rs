@@ -269,14 +269,26 @@ impl Array {
     }
 
     /// The buffer (one word per small integer) and layout for a caller that only reads it
-    /// during this call: no writes into it, no views of it, nothing kept. A packed storage
-    /// stays packed and the caller reads an unpacked copy (`packed.rs`).
+    /// (no writes into it, no views of it): a packed storage stays packed and the caller
+    /// reads an unpacked copy of the words the view touches, whose layout (returned) may
+    /// differ from this array's (`packed.rs`). A lazy reader may keep the copy: it holds the
+    /// values from before any later write, as the lazy-reader rule asks.
     pub(crate) fn read_buffer_and_layout(&self) -> Result<(Arc<GpuBuffer>, Layout)> {
         if !packed::families() {
             return self.buffer_and_layout();
         }
         let (storage, layout) = self.storage_and_layout(true)?;
-        Ok((storage.read_words()?, layout))
+        storage.read_words_for(&layout)
+    }
+
+    /// [`Array::read_buffer_and_layout`] for a caller that indexes the buffer with this
+    /// array's own layout: the whole buffer (an unpacked copy of all of packed storage).
+    pub(crate) fn read_whole_buffer(&self) -> Result<Arc<GpuBuffer>> {
+        if !packed::families() {
+            return Ok(self.buffer_and_layout()?.0);
+        }
+        let (storage, _) = self.storage_and_layout(true)?;
+        storage.read_words()
     }
 
     /// The packed buffer and layout of this array for an in-place write of packed words, or

@@ -154,7 +154,7 @@ impl Array {
             // Deferred: run on first use, or with the elementwise expression around it. It
             // reads the buffer as it is now (an unpacked copy of packed storage).
             Resolved::Plan(plan) => {
-                let (buffer, _) = self.read_buffer_and_layout()?;
+                let buffer = self.read_whole_buffer()?;
                 Ok(PendingGather::array(self, buffer, plan))
             }
         }
