@@ -498,3 +498,27 @@ fn small_views_of_large_packed_arrays_read_right() {
     }
     assert_eq!(a.device_nbytes().unwrap(), n.div_ceil(4) * 4);
 }
+
+/// The in-place outputs of custom elementwise kernels write packed words: strided and offset
+/// views of a packed array, neighbours in each word left intact, the storage still packed.
+#[test]
+fn custom_kernel_outputs_write_packed_views() {
+    let _d = default_device();
+    let k = kp::ElementwiseKernel::new("T x", "T y", "y = y + x;", "packed_acc").unwrap();
+    let n = 1003usize;
+    let h = i16_values(n);
+    let base = Array::from_slice(&h, &[n]).unwrap();
+    let mut want = h.clone();
+    for k0 in 1..4usize {
+        let view = base.slice(&s![k0..;3]).unwrap();
+        let m = view.size();
+        let add: Vec<i16> = (0..m).map(|i| (i * 7) as i16 - 300).collect();
+        let x = Array::from_slice(&add, &[m]).unwrap();
+        k.call(kp::args![&x, &view]).unwrap();
+        for (i, j) in (k0..n).step_by(3).enumerate() {
+            want[j] = want[j].wrapping_add(add[i]);
+        }
+        assert_eq!(base.to_vec::<i16>().unwrap(), want, "a[{k0}::3] += x");
+        assert_eq!(base.device_nbytes().unwrap(), n.div_ceil(2) * 4);
+    }
+}
