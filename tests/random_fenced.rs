@@ -1,6 +1,7 @@
-//! The `fenced` float32 normal form (`KUPFER_RANDN=fenced`, not the default): its draws are
-//! the CPU emulation's bits on this adapter and within an ulp of float64 Box-Muller for most.
-//! Its own test binary, because the form is read from the environment once per process.
+//! The `fenced` float32 normal form (`set_normal_form(NormalForm::Fenced)` or
+//! `KUPFER_RANDN=fenced`, not the default): its draws are the CPU emulation's bits on this
+//! adapter and within an ulp of float64 Box-Muller for most. Its own test binary, because the
+//! form is fixed once per process.
 //!
 //! Needs a GPU adapter (lavapipe will do); fails, never skips.
 
@@ -35,15 +36,22 @@ fn ulps(a: f32, b: f64) -> u32 {
 
 #[test]
 fn fenced_normals_are_their_cpu_emulation_bit_for_bit_and_within_an_ulp_of_float64() {
-    use kp::random::philox::{normal_form, normal_pair_fenced, stream_word, NormalForm};
+    use kp::random::philox::{
+        normal_form, normal_pair_fenced, set_normal_form, stream_word, NormalForm,
+    };
     // The fenced float32 form: every value against the
     // CPU emulation of its fenced polynomials and correctly rounded root (bit for bit), and
     // against the float64 Box-Muller rounded to float32. Both paths of the code generator:
     // four normals per Philox block (contiguous) and one per element (a strided view).
-    // The form is read once per process: this binary holds this one test, so the variable
-    // is set before anything draws.
-    std::env::set_var("KUPFER_RANDN", "fenced");
+    // The form is fixed once per process: this binary holds this one test, so it is chosen
+    // before anything draws; afterwards it can no longer change.
+    assert_eq!(set_normal_form(NormalForm::Fenced), Ok(()));
     assert_eq!(normal_form(), NormalForm::Fenced);
+    assert_eq!(
+        set_normal_form(NormalForm::Lean),
+        Err(NormalForm::Fenced),
+        "the form changed after it was fixed"
+    );
     let n = 1usize << 20;
     let g = default_rng(Some(21));
     let z = f32s(&g.standard_normal(&[n], None).unwrap());

@@ -18,7 +18,7 @@ pub fn line(args: std::fmt::Arguments<'_>) {
     }
 }
 
-/// `println!` that never panics: see [`line`].
+/// `println!` that never panics: see [`line`](fn@line).
 #[macro_export]
 macro_rules! outln {
     () => {

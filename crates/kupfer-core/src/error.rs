@@ -93,7 +93,7 @@ impl From<LinAlgError> for Error {
     }
 }
 
-/// `Result` with kupfer's [`Error`].
+/// `Result` with kupfer's [`Error`](enum@Error).
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {

@@ -39,11 +39,14 @@
 //!   `cos(2 pi u2)` for even `e`, `sin` for odd `e`: one block gives four normals. float64:
 //!   `u1` from words 0 and 1, `u2` from words 2 and 3, the cosine only. The float32 logarithm,
 //!   sine and cosine are polynomials in `random.wgsl` (the angle's quadrant is taken from
-//!   u2's bits, so there is no range-reduction error). The default form ([`NormalForm`],
-//!   `KUPFER_RANDN`) fences every product that is added, so no driver can contract it into a
-//!   fused multiply-add, uses no division, and corrects the driver's square root to the
-//!   correctly rounded one by an exact integer test: float32 normals are the same bits on
-//!   every driver, those of the CPU emulation [`normal_pair_fenced`]. float64 uses the libm.
+//!   u2's bits, so there is no range-reduction error). Three forms ([`NormalForm`],
+//!   `KUPFER_RANDN`): the default `lean` (plain polynomials, the fastest; a driver that
+//!   contracts products into fused multiply-adds may differ from another by an ulp or a few),
+//!   `accurate` (libm_f32's log and sine/cosine) and `fenced`, which fences every product
+//!   that is added, so no driver can contract it, converts integers exactly, uses no division
+//!   and corrects the driver's square root to the correctly rounded one by an exact integer
+//!   test: its float32 normals are the same bits on every driver, those of the CPU emulation
+//!   [`normal_pair_fenced`]. float64 uses the libm.
 //! - choice with probabilities (`shaders/random_choice.wgsl`): with replacement, element
 //!   `e`'s 53-bit integer uniform `U = (w0 >> 5) 2^26 + (w1 >> 6)` (words 0 and 1) is compared
 //!   with the thresholds `ceil(cdf_i 2^53)` as pairs of u32 words: the index is NumPy's
@@ -158,33 +161,51 @@ pub fn libm_calls(src: &str) -> std::collections::BTreeSet<&str> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NormalForm {
     /// `fenced`: the lean form's polynomials with every product that is added fenced (no
-    /// driver should contract it into a fused multiply-add), no division, and the driver's
-    /// square root corrected to the correctly rounded one by an exact integer test. On
-    /// lavapipe it gives the bits of the CPU emulation [`normal_pair_fenced`] (all of 2^21);
-    /// on the H200 only 943 of one seed's 4096 normals equalled lavapipe's (up to 4117 ulp
-    /// apart near zero), and at 2^26 draws it took 0.186 ms against `accurate`'s 0.130. Kept
-    /// selectable until the NVIDIA difference is understood.
+    /// driver can contract it into a fused multiply-add), integers turned into floats by exact
+    /// conversions, no division, and the driver's square root corrected to the correctly
+    /// rounded one by an exact integer test. Its float32 normals are the same bits on every
+    /// driver, those of the CPU emulation [`normal_pair_fenced`]: all 65536 of one seed's
+    /// normals were identical on lavapipe and the H200. Slower: 0.186 ms for 2^26 draws on
+    /// the H200 against the lean form's 0.122.
     Fenced,
-    /// The default (`accurate`): libm_f32's logarithm (with a division) and sine/cosine, the
-    /// driver's sqrt. lavapipe and the H200 gave identical bits for 3456 of 4096 normals of one
-    /// seed, at most 2 ulp apart.
+    /// `accurate`: libm_f32's logarithm (with a division) and sine/cosine, the driver's sqrt
+    /// (0.130 ms for 2^26 draws on the H200; 54931 of 65536 normals identical to lavapipe's,
+    /// at most 3 ulp apart).
     Accurate,
-    /// `lean`: the fenced form's polynomials unfenced (a driver may contract them or not) and
-    /// the driver's sqrt: 890 of 4096 identical between lavapipe and the H200, up to 4117 ulp
-    /// apart near zero. About 5% faster than `accurate` on the H200 at 2^26 draws (0.123
-    /// against 0.130 ms).
+    /// The default (`lean`): a logarithm without division (f + f^2 S(f)), sine and cosine by
+    /// an exact quadrant split, plain products and sums (a driver may contract them into fused
+    /// multiply-adds or not) and the driver's sqrt: the fastest form (0.122 ms for 2^26 draws
+    /// on the H200), within a few ulp of float64 Box-Muller; 54615 of 65536 normals were
+    /// identical to lavapipe's, at most 3 ulp apart.
     Lean,
 }
 
-/// The float32 normal form the environment variable `KUPFER_RANDN` asks for (`accurate`, the
-/// default; `fenced`; `lean`), read once; wasm32 has no environment and takes the default.
+static NORMAL_FORM: std::sync::OnceLock<NormalForm> = std::sync::OnceLock::new();
+
+/// The float32 normal form of this process: the one [`set_normal_form`] chose, else the one
+/// the environment variable `KUPFER_RANDN` asks for (`lean`, the default; `fenced`;
+/// `accurate`), fixed at the first draw; wasm32 has no environment and takes the default
+/// unless the page sets one.
 pub fn normal_form() -> NormalForm {
-    static FORM: std::sync::OnceLock<NormalForm> = std::sync::OnceLock::new();
-    *FORM.get_or_init(|| match std::env::var("KUPFER_RANDN").as_deref() {
-        Ok("lean") => NormalForm::Lean,
+    *NORMAL_FORM.get_or_init(|| match std::env::var("KUPFER_RANDN").as_deref() {
+        Ok("accurate") => NormalForm::Accurate,
         Ok("fenced") => NormalForm::Fenced,
-        _ => NormalForm::Accurate,
+        _ => NormalForm::Lean,
     })
+}
+
+/// Chooses the float32 normal form for the whole process, before the first normal is drawn
+/// (after that the form is fixed, so that a seed keeps giving the same numbers): `Fenced`
+/// where the same bits on every driver matter more than speed, for instance a page that must
+/// draw what a native run drew. Returns the form in force when it was already fixed.
+///
+/// ```
+/// use kupfer_core::random::{normal_form, set_normal_form, NormalForm};
+/// let _ = set_normal_form(NormalForm::Fenced);
+/// assert_eq!(normal_form(), NormalForm::Fenced);
+/// ```
+pub fn set_normal_form(form: NormalForm) -> Result<(), NormalForm> {
+    NORMAL_FORM.set(form).map_err(|_| normal_form())
 }
 
 /// The float32 standard normal's WGSL functions (one element, four of a block) of the form
@@ -404,8 +425,8 @@ impl RandomOp {
         }
     }
 
-    /// The WGSL expression of element `e`'s value, given the key `k` and draw `d` (vec2<u32>
-    /// expressions), its block 0 `b` (vec4<u32>), its lane in it (`lane`: a constant when the
+    /// The WGSL expression of element `e`'s value, given the key `k` and draw `d` (`vec2<u32>`
+    /// expressions), its block 0 `b` (`vec4<u32>`), its lane in it (`lane`: a constant when the
     /// kernel knows it, else `e & 3u`) and the parameters' expressions.
     #[allow(clippy::too_many_arguments)]
     pub fn wgsl(

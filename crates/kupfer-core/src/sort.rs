@@ -47,14 +47,7 @@ pub fn search(keys: SearchKeys, out_words: u32) -> String {
         ),
         SearchKeys::Raw(load, k) => {
             let wide = k == 2;
-            let ty = if wide { "vec2<u32>" } else { "u32" };
-            let body = key_load_body(load, wide);
-            let sorted = body
-                .replace("keys_in", "sorted_keys")
-                .replace("P.off", "P.aoff");
-            let query = body
-                .replace("keys_in", "query_keys")
-                .replace("P.off", "P.qoff");
+            let (key_fns, _) = search_key_fns(load, wide);
             let cmp = if wide {
                 "    if (a.y != b.y) {
         return select(1, -1, a.y < b.y);
@@ -70,8 +63,7 @@ pub fn search(keys: SearchKeys, out_words: u32) -> String {
     return 0;"
             };
             format!(
-                "fn sorted_key(i: u32) -> {ty} {{\n{sorted}\n}}\n\n\
-                 fn query_key(i: u32) -> {ty} {{\n{query}\n}}\n\n\
+                "{key_fns}\n\n\
                  fn compare(s: u32, q: u32) -> i32 {{\n    let a = sorted_key(s);\n    \
                  let b = query_key(q);\n{cmp}\n}}"
             )
@@ -394,14 +386,31 @@ pub(crate) fn key_load_body(load: KeyLoad, wide: bool) -> String {
     }
 }
 
-const SELECT: &str = include_str!("../../../shaders/sort_select.wgsl");
+/// `sorted_key(i)` and `query_key(i)` of a search (bindings `sorted_keys` and `query_keys`,
+/// element offsets `P.aoff` and `P.qoff`) reading keys as `load` reads them, and the key type
+/// (`wide`: `vec2<u32>`, else u32).
+pub(crate) fn search_key_fns(load: KeyLoad, wide: bool) -> (String, &'static str) {
+    let ty = if wide { "vec2<u32>" } else { "u32" };
+    let body = key_load_body(load, wide);
+    let sorted = body
+        .replace("keys_in", "sorted_keys")
+        .replace("P.off", "P.aoff");
+    let query = body
+        .replace("keys_in", "query_keys")
+        .replace("P.off", "P.qoff");
+    (
+        format!(
+            "fn sorted_key(i: u32) -> {ty} {{\n{sorted}\n}}\n\n\
+             fn query_key(i: u32) -> {ty} {{\n{query}\n}}"
+        ),
+        ty,
+    )
+}
 
-/// The radix-selection module (`shaders/sort_select.wgsl`; entry points `count`, `pick`,
-/// `emit`) for `targets` order statistics (1 to 3) of keys read as `load` (`key_words` 1 or
-/// 2), each thread counting `per` elements per step. `emit` writes values as `store` says.
-pub fn select(targets: u32, key_words: u32, load: KeyLoad, store: KeyStore, per: u32) -> String {
-    let wide = key_words == 2;
-    let key_fns = if wide {
+/// `load_key(i)` as a `vec2<u32>` for the selections (a zero high word for one-word keys,
+/// which also get `load_word(i)`), reading keys as `load` reads them.
+pub(crate) fn select_key_fns(load: KeyLoad, wide: bool) -> String {
+    if wide {
         format!(
             "fn load_key(i: u32) -> vec2<u32> {{\n{}\n}}",
             key_load_body(load, true)
@@ -412,7 +421,17 @@ pub fn select(targets: u32, key_words: u32, load: KeyLoad, store: KeyStore, per:
              fn load_key(i: u32) -> vec2<u32> {{\n    return vec2<u32>(load_word(i), 0u);\n}}",
             key_load_body(load, false)
         )
-    };
+    }
+}
+
+const SELECT: &str = include_str!("../../../shaders/sort_select.wgsl");
+
+/// The radix-selection module (`shaders/sort_select.wgsl`; entry points `count`, `pick`,
+/// `emit`) for `targets` order statistics (1 to 3) of keys read as `load` (`key_words` 1 or
+/// 2), each thread counting `per` elements per step. `emit` writes values as `store` says.
+pub fn select(targets: u32, key_words: u32, load: KeyLoad, store: KeyStore, per: u32) -> String {
+    let wide = key_words == 2;
+    let key_fns = select_key_fns(load, wide);
     let s = key_words + 1;
     let emit = match store {
         KeyStore::F32 => format!("        values[lid] = unkey32(state[lid * {s}u]);"),

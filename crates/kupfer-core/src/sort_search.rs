@@ -3,7 +3,7 @@
 //! queries per thread. Keys are made from raw elements as the sort makes them
 //! ([`crate::sort::KeyLoad`]).
 
-use crate::sort::{key_load_body, KeyLoad, KEY_HELPERS};
+use crate::sort::{search_key_fns, KeyLoad, KEY_HELPERS};
 use crate::template::Template;
 
 const TIERED: &str = include_str!("../../../shaders/sort_search_tiered.wgsl");
@@ -26,18 +26,7 @@ pub enum SearchOut {
 /// entry point `main`.
 pub fn search_tiered(load: KeyLoad, key_words: u32, samples: u32, out: SearchOut) -> String {
     let wide = key_words == 2;
-    let ty = if wide { "vec2<u32>" } else { "u32" };
-    let body = key_load_body(load, wide);
-    let sorted = body
-        .replace("keys_in", "sorted_keys")
-        .replace("P.off", "P.aoff");
-    let query = body
-        .replace("keys_in", "query_keys")
-        .replace("P.off", "P.qoff");
-    let key_fns = format!(
-        "fn sorted_key(i: u32) -> {ty} {{\n{sorted}\n}}\n\n\
-         fn query_key(i: u32) -> {ty} {{\n{query}\n}}"
-    );
+    let (key_fns, ty) = search_key_fns(load, wide);
     let before = if wide {
         "    let lt = s.y < q.y || (s.y == q.y && s.x < q.x);\n    \
          return lt || (P.right != 0u && all(s == q));"

@@ -2,7 +2,7 @@
 //! order statistics of one row without sorting it (median, quantiles and percentiles along an
 //! axis). Keys are the sort's order-preserving words ([`crate::sort::KeyLoad`]).
 
-use crate::sort::{key_load_body, KeyLoad, KeyStore, KEY_HELPERS};
+use crate::sort::{select_key_fns, KeyLoad, KeyStore, KEY_HELPERS};
 use crate::template::Template;
 
 const SELECT_ROWS: &str = include_str!("../../../shaders/sort_select_rows.wgsl");
@@ -17,18 +17,7 @@ pub fn select_rows_bytes(targets: u32) -> u32 {
 /// (`key_words` 1 or 2), writing values as `store` says (`Words`: the key words).
 pub fn select_rows(targets: u32, key_words: u32, load: KeyLoad, store: KeyStore) -> String {
     let wide = key_words == 2;
-    let key_fns = if wide {
-        format!(
-            "fn load_key(i: u32) -> vec2<u32> {{\n{}\n}}",
-            key_load_body(load, true)
-        )
-    } else {
-        format!(
-            "fn load_word(i: u32) -> u32 {{\n{}\n}}\n\n\
-             fn load_key(i: u32) -> vec2<u32> {{\n    return vec2<u32>(load_word(i), 0u);\n}}",
-            key_load_body(load, false)
-        )
-    };
+    let key_fns = select_key_fns(load, wide);
     let emit = match store {
         KeyStore::F32 => "        values[at] = unkey32(pre_lo[lid]);".to_string(),
         KeyStore::I32 => "        values[at] = pre_lo[lid] ^ 0x80000000u;".to_string(),

@@ -1,7 +1,7 @@
 //! kupfer in the browser: the demo page's code, compiled to wasm32 with wasm-bindgen and run on
 //! the browser's WebGPU through wgpu — the same `kupfer` library, unchanged.
 //!
-//! The demos ([`mandelbrot`], [`imagelab`] with its [`filters`], [`playground`], [`bench`]) are plain kupfer code
+//! The demos ([`mandelbrot`], [`imagelab`] with its [`filters`], [`playground`], [`bench`](mod@bench)) are plain kupfer code
 //! that compiles natively too (the browser test compares the page's numbers with the same
 //! functions run natively). Only `web.rs` (wasm32 only) knows about JavaScript: it exports the
 //! demos to the page, times them (GPU timestamps where the browser grants them, wall time

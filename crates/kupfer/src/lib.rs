@@ -41,7 +41,7 @@
 //! - [`sort`](mod@sort): `sort`, `argsort`, `lexsort`, searching, sets, order statistics.
 //! - [`signal`]: `convolve2d`, `correlate2d`, `convolve`, `correlate` as `scipy.signal`.
 //! - [`custom`]: custom kernels in WGSL ([`ElementwiseKernel`], [`ReductionKernel`],
-//!   [`RawKernel`], [`RawModule`]); [`fuse`] (fuse.rs): a closure of array ops as one kernel.
+//!   [`RawKernel`], [`RawModule`]); [`fuse()`] (fuse.rs): a closure of array ops as one kernel.
 //! - [`numeric`]: `isclose`, `allclose`, `array_equal`, `nan_to_num`, `heaviside`,
 //!   `logaddexp`, `sinc`, `modf`, ... composed from the ufuncs; [`windows`]: `hanning`,
 //!   `kaiser`, ...; [`polynomial`]: `polyval`, `polymul`, ...; [`calculus`]: `trapezoid`,

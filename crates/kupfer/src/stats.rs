@@ -285,7 +285,7 @@ pub fn histogram(
     pollster::block_on(histogram_async(a, bins, range, weights))
 }
 
-/// [`histogram`], async (the browser's only form: it reads the data range back).
+/// [`histogram`](fn@histogram), async (the browser's only form: it reads the data range back).
 pub async fn histogram_async(
     a: &Array,
     bins: usize,

@@ -1,10 +1,10 @@
 //! Custom kernels in WGSL, as CuPy has them in CUDA C: [`ElementwiseKernel`] (a snippet per
 //! element that fuses with the ops around it), [`ReductionKernel`] (map / reduce / post-map
 //! snippets on the machinery of `sum`), [`RawKernel`] and [`RawModule`] (whole WGSL modules
-//! launched with an explicit grid), and — in `fuse.rs` — [`crate::fuse`].
+//! launched with an explicit grid), and — in `fuse.rs` — [`crate::fuse()`].
 //!
 //! Snippets are WGSL: `y = 1.0 / (1.0 + exp(-x))`, not `1.0f / (1.0f + expf(-x))`. A WGSL
-//! error in a snippet is an [`Error::Compile`](crate::Error::Compile) with naga's message and
+//! error in a snippet is an [`Error::Compile`] with naga's message and
 //! the line and column in the snippet as written.
 //!
 //! Loops in user code: software Vulkan (Mesa's lavapipe) ends an invocation's loops after

@@ -127,7 +127,7 @@ struct Uniform {
 }
 
 /// One compute entry point of a WGSL module, launched with an explicit workgroup count (CuPy's
-/// `RawKernel`). See the [module documentation](self) for how arguments bind.
+/// `RawKernel`). See the [module documentation](crate::custom) for how arguments bind.
 ///
 /// ```no_run
 /// use kupfer as kp;

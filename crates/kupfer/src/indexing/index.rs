@@ -73,7 +73,7 @@ impl From<bool> for Index {
     }
 }
 
-/// Converts something into one [`Index`] (used by [`idx!`]): everything [`s!`](crate::s)
+/// Converts something into one [`Index`] (used by [`idx!`](crate::idx)): everything [`s!`](crate::s)
 /// takes, plus arrays, `Vec<i64>` lists and bools.
 pub trait IntoIndex {
     /// The index entry.

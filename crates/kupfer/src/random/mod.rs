@@ -30,10 +30,12 @@
 //! draw is a function of (key, draw number, `e`) only, computed inside whatever kernel uses it
 //! (the draw is a lazy expression leaf, so `rng.random(n) * 2 - 1` runs as one kernel, and
 //! evaluating the same lazy draw twice gives the same values). Bits, integers, float32
-//! uniforms and normals, and `choice` with probabilities are identical on every backend (the
-//! normals' polynomials are fenced against fused multiply-adds and their square root is
-//! rounded exactly); other float transforms with square roots or divisions may differ by an
-//! ulp between drivers.
+//! uniforms, Poisson counts and `choice` with probabilities are identical on every backend.
+//! float32 normals are too in the fenced form (`philox::set_normal_form(NormalForm::Fenced)`
+//! before the first draw, or `KUPFER_RANDN=fenced`: polynomials fenced against fused
+//! multiply-adds, the square root rounded exactly; about 1.5x slower); the default `lean`
+//! form, like the other float transforms, may differ by an ulp or a few between drivers
+//! that contract products into fused multiply-adds differently.
 //! The counter layout and transforms are documented in [`kupfer_core::random`]. NumPy's own
 //! streams (PCG64) are not reproduced: the same seed gives different numbers than NumPy.
 

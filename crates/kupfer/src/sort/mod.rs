@@ -4,13 +4,13 @@
 //!   (`partition.rs`: by radix selection and a bucket scatter, else a full sort, which
 //!   satisfies partition's contract too).
 //! - [`search`] — `searchsorted`; `digitize.rs` — `digitize` (bins' direction read back).
-//! - [`unique`] — `unique` and the array API's `unique_*`, `isin`, `intersect1d`, `union1d`,
+//! - [`unique`](mod@unique) — `unique` and the array API's `unique_*`, `isin`, `intersect1d`, `union1d`,
 //!   `setdiff1d`, `setxor1d` (one read-back of the size: `_async` forms);
 //!   [`unique_axis`](mod@unique_axis) — `unique(a, axis=k)`.
 //! - [`histogram`] — `histogram` with explicit edges or NumPy's bin rules,
 //!   `histogram_bin_edges` (statistics read back: `_async` forms).
 //! - [`histogramdd`](mod@histogramdd) — `histogramdd` and `histogram2d`.
-//! - [`quantile`] — `median`, `quantile`, `percentile` (NumPy's 13 methods) and their `nan`
+//! - [`quantile`](mod@quantile) — `median`, `quantile`, `percentile` (NumPy's 13 methods) and their `nan`
 //!   forms (which read the per-row counts back); `selection.rs` — their order statistics by
 //!   radix selection (one workgroup per row, or the global selection for a few long rows).
 //! - `engine.rs`: the kernels' driver — key transforms, the row sort and the radix sort,

@@ -24,7 +24,7 @@ use kupfer_core::{DType, Layout, Result, SliceArg};
 /// unique slices of `a` along `axis` (in `a`'s axis order), the first index of each, the
 /// inverse (1-D, the length of the axis) and the counts. Index arrays have the default
 /// integer dtype. `equal_nan` is accepted for NumPy's signature and, as in NumPy, has no
-/// effect with an axis (a slice holding NaN is unique). A 1-D `a` is [`unique`](super::unique)'s
+/// effect with an axis (a slice holding NaN is unique). A 1-D `a` is [`unique`](fn@super::unique)'s
 /// flattened case.
 ///
 /// ```
