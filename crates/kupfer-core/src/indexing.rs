@@ -104,8 +104,8 @@ pub enum IndexKernel {
     /// [`IndexKernel::Scatter`] (or with `claimed`, [`IndexKernel::ScatterClaimed`]) into
     /// packed int8/uint8/int16/uint16 storage (`off` an element index; 4 or 2 elements per
     /// u32 word; `dst` bound as atomics, never read by the map). Each element has one writer,
-    /// which clears its bits with `atomicAnd` and sets them with `atomicOr`: the other
-    /// elements of the word, written by other threads at the same time, are untouched.
+    /// which flips the bits that differ with one `atomicXor`: the other elements of the word,
+    /// written by other threads at the same time, are untouched.
     ScatterPacked {
         /// Only the claiming position writes (repeated indices: the last one wins).
         claimed: bool,
@@ -720,8 +720,10 @@ pub fn atomic_at(op: AtOp, data: DType) -> bool {
 /// Largest compare-exchange retries of a float or multiplying accumulation per element.
 pub const AT_RETRIES: u32 = 4096;
 
-/// The store of [`IndexKernel::ScatterPacked`]: the element's bits of its word cleared, then
-/// set, each with one atomic (no loop: the element has a single writer in the kernel).
+/// The store of [`IndexKernel::ScatterPacked`]: the element has a single writer in the
+/// kernel, so the element's bits of a plain load of its word are its current value (other
+/// threads change only the other elements' bits); one `atomicXor` flips the bits that differ
+/// and leaves the rest of the word, whatever other threads do to it meanwhile. No loop.
 fn packed_store_body(data: DType, claimed: bool) -> Result<String> {
     let bits = match data {
         DType::I8 | DType::U8 => 8,
@@ -743,9 +745,11 @@ fn packed_store_body(data: DType, claimed: bool) -> Result<String> {
         "    if ({cond}) {{
         let word = r.off / {per}u;
         let shift = (r.off % {per}u) * {bits}u;
-        let bits = (bitcast<u32>(r.val) & {mask}u) << shift;
-        atomicAnd(&dst[word], ~({mask}u << shift));
-        atomicOr(&dst[word], bits);
+        let cur = atomicLoad(&dst[word]);
+        let flip = ((cur >> shift) ^ bitcast<u32>(r.val)) & {mask}u;
+        if (flip != 0u) {{
+            atomicXor(&dst[word], flip << shift);
+        }}
     }}"
     ))
 }

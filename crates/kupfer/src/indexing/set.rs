@@ -363,7 +363,7 @@ impl Array {
     }
 
     /// [`Array::launch_write`] into packed storage: each element's bits of its word are
-    /// replaced atomically (`IndexKernel::ScatterPacked`), so neighbours written by other
+    /// replaced atomically (one `atomicXor`) (`IndexKernel::ScatterPacked`), so neighbours written by other
     /// threads of the same kernel survive; repeated indices are claimed per element first.
     fn launch_packed_write(
         &self,
