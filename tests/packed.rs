@@ -522,3 +522,29 @@ fn custom_kernel_outputs_write_packed_views() {
         assert_eq!(base.device_nbytes().unwrap(), n.div_ceil(2) * 4);
     }
 }
+
+/// Contiguous assignments that cover whole packed words are copied word for word; the
+/// words around them keep their other elements.
+#[test]
+fn whole_word_assignments_keep_their_neighbours() {
+    let _d = default_device();
+    for n in [1003usize, 1004] {
+        let mut h = u8_values(n);
+        let a = Array::from_slice(&h, &[n]).unwrap();
+        let src: Vec<u8> = (0..n).map(|i| (i * 13 % 256) as u8).collect();
+        let b = Array::from_slice(&src, &[n]).unwrap();
+        for (lo, hi) in [(4usize, 12usize), (0, 4), (8, 1000), (1, 9), (4, 11)] {
+            let part = b.slice(&s![lo..hi]).unwrap();
+            a.set(&kp::idx![lo..hi], &part).unwrap();
+            h[lo..hi].copy_from_slice(&src[lo..hi]);
+            assert_eq!(
+                a.to_vec::<u8>().unwrap(),
+                h,
+                "a[{lo}:{hi}] = b[{lo}:{hi}], n={n}"
+            );
+        }
+        a.set(&kp::idx![..], 200).unwrap();
+        assert_eq!(a.to_vec::<u8>().unwrap(), vec![200u8; n]);
+        assert_eq!(a.device_nbytes().unwrap(), n.div_ceil(4) * 4);
+    }
+}

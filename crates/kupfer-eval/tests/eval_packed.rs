@@ -71,6 +71,13 @@ const WRITES: &[&str] = &[
     "np.add(x[{k}:], y[{k}:], out=x[:-{k}]); x",
     "np.add(x[{k}:], 1, out=x[{k}:]); x",
     "v = x[{k}:]; v[:] = v[::-1]; x",
+    // Contiguous writes of whole words (copied word for word) and their neighbours.
+    "x[4:1000] = y[4:1000]; x",
+    "x[:] = 9; x",
+    "x[{k} * 4:{k} * 4 + 8] = y[:8]; x[{k} * 4 + 8] = 1; x",
+    "x[:] = x[::-1]; x",
+    "m = x[:1000].reshape(10, 100); m[2:5] = y[:300].reshape(3, 100); x",
+    "m = x[:1000].reshape(10, 100); m[{k}] = 3; m[{k} + 1, 1:] = 4; x",
 ];
 
 fn programs(templates: &[&str]) -> Vec<String> {

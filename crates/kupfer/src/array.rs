@@ -454,7 +454,7 @@ impl Array {
 
     /// The packed buffer and the element offset of a C-contiguous packed array (copied into
     /// one first if needed), or None where small integers are stored as words.
-    fn packed_contiguous(&self) -> Result<Option<(Arc<GpuBuffer>, usize)>> {
+    pub(crate) fn packed_contiguous(&self) -> Result<Option<(Arc<GpuBuffer>, usize)>> {
         if !packed::packs(self.dtype()) {
             return Ok(None);
         }

@@ -389,6 +389,11 @@ pub const CASES: &[Case] = &[
         about: "x[1::2] = 7 in place, uint8 (packed words)",
     },
     Case {
+        name: "uint8_setitem_contiguous_2^26",
+        group: Group::Manip,
+        about: "x[4:] = y[4:] in place, uint8 (whole packed words copied)",
+    },
+    Case {
         name: "uint8_add_at_2^26",
         group: Group::Manip,
         about: "np.add.at(x, idx, 1), 2^22 random indices, uint8 (packed words)",

@@ -3,7 +3,8 @@
 //! `x.astype(float32) * 0.5 + 3` (reads n bytes, writes 4n), `uint8_add_2^26` is `x + y` in
 //! uint8 (reads 2n bytes, writes n). `uint8_sort_2^24` sorts a packed array (an unpacked
 //! copy in, a packed result out), `uint8_setitem_strided_2^26` writes every other element in
-//! place and `uint8_add_at_2^26` is `np.add.at` with 2^22 random indices (both update packed
+//! place (atomics on packed words), `uint8_setitem_contiguous_2^26` a contiguous range of
+//! whole words (packed by a fused kernel, then copied) and `uint8_add_at_2^26` is `np.add.at` with 2^22 random indices (both update packed
 //! words atomically). `KUPFER_PACK=0` / `=unpack` / `=convert` time the word storage, the
 //! unpacked-copy reads of fused kernels and the old convert-for-good families.
 
@@ -93,6 +94,23 @@ pub fn run(name: &str, t: &Timing) -> CliResult<Measurement> {
                 })
             });
             Ok(Measurement::new(ms).n(N / 2).gbs(2.0 * N as f64).cpu(cpu))
+        }
+        "uint8_setitem_contiguous_2^26" => {
+            let hy = bytes_u8(6);
+            let y = Array::from_slice_on(dev, &hy, &[N])?;
+            let tail = y.slice(&kp::s![4..])?;
+            let ms = gpu_time(t, 20, || {
+                x.set(&kp::idx![4..], &tail)?;
+                Ok(x.clone())
+            })?;
+            let cpu = t.cpu.then(|| {
+                let mut z = hx.clone();
+                cpu_time(2, || {
+                    z[4..].copy_from_slice(&hy[4..]);
+                    black_box(&z);
+                })
+            });
+            Ok(Measurement::new(ms).n(N - 4).gbs(2.0 * N as f64).cpu(cpu))
         }
         "uint8_add_at_2^26" => {
             let m = 1usize << 22;

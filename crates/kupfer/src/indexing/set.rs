@@ -222,6 +222,10 @@ impl Array {
                 let off = layout_offset(&view);
                 let keep: Vec<&Array> = v.array.iter().collect();
                 readers::before_write(&buffer, &keep)?;
+                let (fits, val) = self.copy_whole_words(&buffer, &view, &v.shape, val)?;
+                if fits {
+                    return Ok(());
+                }
                 self.launch_write(
                     &buffer,
                     off,
@@ -360,6 +364,42 @@ impl Array {
             &dst,
             vec![whole(&win)],
         )
+    }
+
+    /// An assignment of `val` (of shape `vshape`) to the C-contiguous `view` of packed
+    /// storage `buffer` that covers whole words: the value is packed by its own fused kernel
+    /// and copied into place word for word (no atomics). Gives `val` back, unused, when the
+    /// write is not of that form.
+    fn copy_whole_words(
+        &self,
+        buffer: &Arc<GpuBuffer>,
+        view: &Layout,
+        vshape: &[usize],
+        val: Lazy,
+    ) -> Result<(bool, Lazy)> {
+        let per = kupfer_core::packing::per_word(self.dtype());
+        let n = size_of(&view.shape);
+        let fits = n > 0
+            && (vshape.is_empty() || vshape == view.shape.as_slice())
+            && view.is_c_contiguous()
+            && view.offset.is_multiple_of(per)
+            && n.is_multiple_of(per)
+            && self.is_packed_buffer(buffer)?;
+        if !fits {
+            return Ok((false, val));
+        }
+        let packed = Array::from_lazy(self.device().clone(), view.shape.clone(), val.clone());
+        match packed.packed_contiguous()? {
+            Some((src, 0)) => {
+                let words = (n / per * 4) as u64;
+                let at = (view.offset / per * 4) as u64;
+                self.device()
+                    .context()
+                    .copy_buffer(&src, 0, buffer, at, words);
+                Ok((true, val))
+            }
+            _ => Ok((false, val)),
+        }
     }
 
     /// [`Array::launch_write`] into packed storage: each element's bits of its word are
