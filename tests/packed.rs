@@ -533,7 +533,15 @@ fn whole_word_assignments_keep_their_neighbours() {
         let a = Array::from_slice(&h, &[n]).unwrap();
         let src: Vec<u8> = (0..n).map(|i| (i * 13 % 256) as u8).collect();
         let b = Array::from_slice(&src, &[n]).unwrap();
-        for (lo, hi) in [(4usize, 12usize), (0, 4), (8, 1000), (1, 9), (4, 11)] {
+        for (lo, hi) in [
+            (4usize, 12usize),
+            (0, 4),
+            (8, 1000),
+            (1, 9),
+            (4, 11),
+            (4, 6),
+            (8, n),
+        ] {
             let part = b.slice(&s![lo..hi]).unwrap();
             a.set(&kp::idx![lo..hi], &part).unwrap();
             h[lo..hi].copy_from_slice(&src[lo..hi]);

@@ -21,14 +21,14 @@
 use crate::array::Array;
 use crate::fusion::{Expr, Lazy};
 use crate::indexing::index::{check_mask, single_mask, Adv, Index, Plan};
-use crate::indexing::launch::{launch_into, layout_offset, whole, Dst};
+use crate::indexing::launch::{launch_into, layout_offset, u32_op, u32_scalar, whole, Dst};
 use crate::indexing::readers;
 use crate::indexing::resolve::{offsets, resolve, Resolved};
 use crate::scalar::Operand;
 use kupfer_core::casting::{can_cast, Casting};
 use kupfer_core::indexing::IndexKernel;
 use kupfer_core::layout::{broadcast_shapes, size_of};
-use kupfer_core::{DType, Error, Layout, Result};
+use kupfer_core::{BinaryOp, DType, Error, Layout, Result};
 use kupfer_wgpu::GpuBuffer;
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -367,9 +367,10 @@ impl Array {
     }
 
     /// An assignment of `val` (of shape `vshape`) to the C-contiguous `view` of packed
-    /// storage `buffer` that covers whole words: the value is packed by its own fused kernel
-    /// and copied into place word for word (no atomics). Gives `val` back, unused, when the
-    /// write is not of that form.
+    /// storage `buffer` that starts at a word and covers at least one: the value is packed by
+    /// its own fused kernel and its whole words are copied into place (no atomics); the last
+    /// elements of a partial word follow by the packed scatter. Gives `val` back, unused,
+    /// when the write is not of that form.
     fn copy_whole_words(
         &self,
         buffer: &Arc<GpuBuffer>,
@@ -383,23 +384,42 @@ impl Array {
             && (vshape.is_empty() || vshape == view.shape.as_slice())
             && view.is_c_contiguous()
             && view.offset.is_multiple_of(per)
-            && n.is_multiple_of(per)
+            && n >= per
             && self.is_packed_buffer(buffer)?;
         if !fits {
             return Ok((false, val));
         }
         let packed = Array::from_lazy(self.device().clone(), view.shape.clone(), val.clone());
-        match packed.packed_contiguous()? {
-            Some((src, 0)) => {
-                let words = (n / per * 4) as u64;
-                let at = (view.offset / per * 4) as u64;
-                self.device()
-                    .context()
-                    .copy_buffer(&src, 0, buffer, at, words);
-                Ok((true, val))
-            }
-            _ => Ok((false, val)),
+        let Some((src, 0)) = packed.packed_contiguous()? else {
+            return Ok((false, val));
+        };
+        let whole = n / per;
+        let at = (view.offset / per * 4) as u64;
+        self.device()
+            .context()
+            .copy_buffer(&src, 0, buffer, at, whole as u64 * 4);
+        let rest = n - whole * per;
+        if rest > 0 {
+            // The last elements, in a word of their own, by the packed scatter.
+            let tail = packed
+                .reshape(&[n as isize])?
+                .slice(&crate::s![whole * per..])?;
+            let first = u32_scalar((view.offset + whole * per) as u32);
+            let off = u32_op(BinaryOp::Add, first, Lazy::index());
+            launch_into(
+                self.device(),
+                IndexKernel::ScatterPacked { claimed: false },
+                self.dtype(),
+                &[&true_pred(), &off, &tail.lazy()?],
+                &[rest],
+                &Dst {
+                    buffer: buffer.clone(),
+                    same: None,
+                },
+                vec![],
+            )?;
         }
+        Ok((true, val))
     }
 
     /// [`Array::launch_write`] into packed storage: each element's bits of its word are
