@@ -556,3 +556,18 @@ fn whole_word_assignments_keep_their_neighbours() {
         assert_eq!(a.device_nbytes().unwrap(), n.div_ceil(4) * 4);
     }
 }
+
+/// `empty` of a small integer dtype is packed storage, and filling it keeps it packed.
+#[test]
+fn empty_small_integer_arrays_are_packed() {
+    let _d = default_device();
+    for n in [1usize, 5, 1003] {
+        let e = kp::empty(&[n], Some(DType::I8)).unwrap();
+        assert_eq!(e.device_nbytes().unwrap(), n.div_ceil(4) * 4);
+        let src: Vec<i8> = (0..n).map(|i| (i * 7 % 256) as u8 as i8).collect();
+        let s = Array::from_slice(&src, &[n]).unwrap();
+        e.set(&kp::idx![..], &s).unwrap();
+        assert_eq!(e.to_vec::<i8>().unwrap(), src, "n={n}");
+        assert_eq!(e.device_nbytes().unwrap(), n.div_ceil(4) * 4);
+    }
+}

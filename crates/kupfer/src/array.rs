@@ -125,7 +125,7 @@ impl Array {
     }
 
     /// An array over a packed buffer of `len` small integers.
-    fn from_packed(
+    pub(crate) fn from_packed(
         device: Device,
         dtype: DType,
         buffer: Arc<GpuBuffer>,
