@@ -1,6 +1,7 @@
 //! Criterion benchmarks of the factorizations with the anchor case names of
 //! `../shared/bench/cupy_anchor_wave2.py` (section `linalg`): solve, inv, cholesky and det
-//! (`{op}_{dtype}/{n}`, n = 1024 and 4096) and batched_inv / batched_solve (`/{batch}x{k}`)
+//! (`{op}_{dtype}/{n}`, n = 1024 and 4096) and batched_inv / batched_solve / batched_eigh
+//! (`/{batch}x{k}`; eigh of `b + b^T`)
 //! in float32 and float64 (where the adapter has it). Each iteration runs the operation and
 //! waits for the GPU. On a CPU adapter (lavapipe) only n = 256 and the smallest batch run.
 
@@ -79,6 +80,18 @@ fn factorizations(c: &mut Criterion) {
                         .expect("solve")
                         .eval()
                         .expect("eval");
+                    dev.synchronize().expect("sync");
+                })
+            });
+            let h = kp::add(&a, a.swapaxes(-1, -2).expect("transpose"))
+                .expect("symmetric")
+                .copy()
+                .expect("copy");
+            g.bench_function(format!("batched_eigh_{name}/{count}x{k}"), |it| {
+                it.iter(|| {
+                    let (w, v) = kp::linalg::eigh(&h, kp::linalg::Uplo::Lower).expect("eigh");
+                    w.eval().expect("eval");
+                    v.eval().expect("eval");
                     dev.synchronize().expect("sync");
                 })
             });

@@ -1,8 +1,11 @@
 //! Where a round trip's microseconds go: the floor through wgpu beside kupfer's own paths.
 //!
 //! ```text
-//! cargo run --release --example latency_probe [REPS]
+//! cargo run --release --example latency_probe [REPS] [kupfer]
 //! ```
+//!
+//! With `kupfer`, only kupfer's small round trips run (no floor, no transfers: for
+//! profiling them).
 //!
 //! Prints one JSON object per line (median microseconds over REPS, default 2000):
 //! - `wgpu_submit_only`: `queue.submit` of an encoder holding one tiny dispatch (pipeline and
@@ -14,13 +17,29 @@
 //! - `kupfer_sum_item_sync_*`: the same, then `synchronize`, as bench tiny_sum_to_host_wall
 //!   times it;
 //! - `kupfer_d2h_<n>_*`: `to_vec` of n float32 (bench d2h_pageable);
+//! - `kupfer_scalar_feeds_2^24_{mapped,device}`: `x / x.sum()` over 2^24 float32 with the
+//!   sum in host-mappable memory (where direct read-backs put it) and in device memory: what
+//!   a big kernel pays for reading a scalar from host-visible memory;
 //!
 //! each with waits that block at once (`_block`) and that spin first (`_spin`, the default),
-//! with kupfer's span breakdown (encode, submit, wait, read; per round trip).
+//! with kupfer's span breakdown (encode, submit, wait, read; per round trip), the host CPU
+//! time of the calling thread per round trip (`host_cpu_us`: its host work, unlike wall time
+//! steady on a loaded machine; a spinning wait counts in it) and how many read-backs mapped
+//! their result without a copy (`mapped_reads_per_rep`).
 
 use kupfer as kp;
 use kupfer::wgpu;
 use std::time::Instant;
+
+/// CPU time this thread has run, in nanoseconds (Linux's /proc/thread-self/schedstat; 0
+/// elsewhere): the host work of a round trip, unlike its wall time, does not grow when other
+/// processes share the cores.
+fn thread_cpu_ns() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
 
 fn median_us(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
@@ -158,7 +177,54 @@ fn main() -> kp::Result<()> {
     let device = ctx.device();
     let queue = ctx.queue();
     eprintln!("adapter: {} ({})", dev.info().name, dev.info().backend);
+    let only_kupfer = std::env::args().nth(2).as_deref() == Some("kupfer");
+    if !only_kupfer {
+        wgpu_floor(reps, device, queue);
+    }
+    kupfer_round_trips(reps, &dev, !only_kupfer)?;
+    if !only_kupfer {
+        scalar_feeds_kernel(20)?;
+    }
+    Ok(())
+}
 
+/// `x / x.sum()` over 2^24 float32, then synchronize, with the scalar where a direct
+/// read-back puts it (host-mappable memory: every thread of the big kernel reads it from
+/// there) and in device memory (`KUPFER_SCALAR_READ=old`), on two devices of one process.
+fn scalar_feeds_kernel(reps: usize) -> kp::Result<()> {
+    let n = 1usize << 24;
+    let host = vec![1f32; n];
+    for (name, direct) in [("mapped", true), ("device", false)] {
+        let mut config = kp::Config::from_env()?;
+        config.runtime.direct_reads = direct;
+        let dev = kp::Device::open(kp::AdapterChoice::Default, config)?;
+        let x = kp::Array::from_slice_on(&dev, &host, &[n])?;
+        let s = kp::sum(&x, kp::Axis::All, false)?;
+        dev.synchronize()?;
+        let mut failure = None;
+        let us = time(reps, || {
+            let step = kp::divide(&x, &s).and_then(|y| {
+                y.eval()?;
+                dev.synchronize()
+            });
+            if let Err(e) = step {
+                failure = Some(e);
+            }
+        });
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        let direct_reads = dev.context().direct_reads();
+        println!(
+            "{{\"case\": \"kupfer_scalar_feeds_2^24_{name}\", \"us\": {us:.2}, \"direct_reads\": {direct_reads}}}"
+        );
+    }
+    Ok(())
+}
+
+/// The bare floor through wgpu (a tiny dispatch, its submit and its waits), the cost of
+/// each part of kupfer's path added to it alone, and host copies.
+fn wgpu_floor(reps: usize, device: &wgpu::Device, queue: &wgpu::Queue) {
     // The bare floor: one pipeline and bind group, made once.
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: None,
@@ -299,22 +365,30 @@ fn main() -> kp::Result<()> {
     println!("{{\"case\": \"host_copy_4mib_uninit\", \"us\": {copy_fresh:.2}}}");
     println!("{{\"case\": \"wgpu_dispatch_block\", \"us\": {block:.2}}}");
     println!("{{\"case\": \"wgpu_dispatch_spin\", \"us\": {spin:.2}}}");
+}
 
+/// kupfer's round trips, with their span breakdown, waits blocking at once and spinning.
+fn kupfer_round_trips(reps: usize, dev: &kp::Device, transfers: bool) -> kp::Result<()> {
+    let ctx = dev.context();
     let _guard = dev.use_device();
     let t = kp::ones(&[16], Some(kp::DType::F32))?;
     t.eval()?;
+    let host_cpu = std::cell::Cell::new(0u64);
     let report = |name: &str, us: f64, reps: usize| {
         let s = ctx.spans();
         let per = |ns: u64| ns as f64 / 1e3 / reps as f64;
         println!(
-            "{{\"case\": \"{name}\", \"us\": {us:.2}, \"encode_us\": {:.2}, \"submit_us\": {:.2}, \
-             \"wait_us\": {:.2}, \"read_us\": {:.2}, \"submits_per_rep\": {:.2}, \"waits_per_rep\": {:.2}}}",
+            "{{\"case\": \"{name}\", \"us\": {us:.2}, \"host_cpu_us\": {:.2}, \"encode_us\": {:.2}, \
+             \"submit_us\": {:.2}, \"wait_us\": {:.2}, \"read_us\": {:.2}, \"submits_per_rep\": {:.2}, \"waits_per_rep\": {:.2}, \
+             \"mapped_reads_per_rep\": {:.2}}}",
+            per(host_cpu.get()),
             per(s.encode_ns),
             per(s.submit_ns),
             per(s.wait_ns),
             per(s.read_ns),
             s.submits as f64 / reps as f64,
             s.waits as f64 / reps as f64,
+            s.mapped_reads as f64 / reps as f64,
         );
     };
     // Median wall time of `f` over `reps` runs after a tenth as many warm-ups; the spans
@@ -324,12 +398,14 @@ fn main() -> kp::Result<()> {
             f()?;
         }
         ctx.reset_spans();
+        let cpu0 = thread_cpu_ns();
         let mut samples = Vec::with_capacity(reps);
         for _ in 0..reps {
             let t0 = Instant::now();
             f()?;
             samples.push(t0.elapsed().as_secs_f64() * 1e6);
         }
+        host_cpu.set(thread_cpu_ns().saturating_sub(cpu0));
         Ok(median_us(samples))
     };
     let default_spin = ctx.wait_spin();
@@ -356,9 +432,14 @@ fn main() -> kp::Result<()> {
             Ok(())
         })?;
         report(&format!("kupfer_sum_item_sync_{mode}"), sum_sync, reps);
-        for (n, n_reps) in [(1usize << 20, 200), (1 << 26, 10)] {
+        let sizes: &[(usize, usize)] = if transfers {
+            &[(1 << 20, 200), (1 << 26, 10)]
+        } else {
+            &[]
+        };
+        for &(n, n_reps) in sizes {
             let host = vec![1f32; n];
-            let d = kp::Array::from_slice_on(&dev, &host, &[n])?;
+            let d = kp::Array::from_slice_on(dev, &host, &[n])?;
             dev.synchronize()?;
             let d2h = run(n_reps, &mut || {
                 std::hint::black_box(d.to_vec::<f32>()?);

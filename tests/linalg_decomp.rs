@@ -396,19 +396,36 @@ fn eigh_residuals_are_small_and_eigenvalues_match_numpy() {
     let mut failures = Vec::new();
     let mut cases = Vec::new();
     let mut runs = Vec::new();
-    for dtype in dtypes() {
+    let dev = device();
+    // The one-launch solver of orders up to 32 (the default) and, for small orders, the
+    // one-sided Jacobi it replaced (`KUPFER_LINALG_EIGH=old`).
+    for (small, dtype) in [true, false]
+        .into_iter()
+        .flat_map(|s| dtypes().into_iter().map(move |d| (s, d)))
+    {
+        let mut config = dev.config().clone();
+        config.linalg.small_eigh = small;
+        let configured = dev.with_config(config);
+        let _guard = configured.use_device();
+        let path = if small { "one launch" } else { "previous" };
         let e = eps(dtype);
         for (si, &(batch, n)) in [
             (&[][..], 1usize),
             (&[], 2),
             (&[3], 4),
             (&[2, 2], 8),
+            (&[5], 3),
+            (&[3], 17),
+            (&[2], 32),
             (&[], 33),
             (&[2], 50),
         ]
         .iter()
         .enumerate()
         {
+            if !small && (n > 8 || n == 3) {
+                continue;
+            }
             for (kind, uplo) in [
                 ("random", Uplo::Lower),
                 ("rank", Uplo::Upper),
@@ -419,7 +436,7 @@ fn eigh_residuals_are_small_and_eigenvalues_match_numpy() {
                 let data = matrix(kind, 200 + si as u64, count, n, n, dtype);
                 let shape: Vec<usize> = batch.iter().copied().chain([n, n]).collect();
                 let uplo_s = if uplo == Uplo::Lower { "L" } else { "U" };
-                let id = format!("{dtype} {shape:?} {kind} {uplo_s}");
+                let id = format!("{dtype} {shape:?} {kind} {uplo_s} {path}");
                 let a = upload(&data, dtype, &shape);
                 cases.push(json!({"id": id, "data": data, "shape": shape,
                     "expr": format!("np.linalg.eigvalsh(a, UPLO='{uplo_s}')")}));
@@ -483,6 +500,87 @@ fn eigh_residuals_are_small_and_eigenvalues_match_numpy() {
         }
     }
     common::assert_no_failures(&failures, res.as_object().unwrap().len());
+}
+
+/// The one-launch eigensolver of small orders reads transposed and strided views and
+/// broadcast stacks as their copies (bit for bit: each matrix's result does not depend on
+/// its neighbours in a workgroup), ignores the triangle `UPLO` does not name (NaN there
+/// too), and reports a non-finite entry of the named triangle as NumPy's "Eigenvalues did
+/// not converge", wherever it is in the batch.
+#[test]
+fn small_eigh_reads_views_and_reports_non_finite_input() {
+    let mut failures = Vec::new();
+    let mut total = 0;
+    let bits = |x: &Array| host(x).iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    for dtype in dtypes() {
+        for n in [3usize, 8, 32] {
+            total += 1;
+            let label = format!("{dtype} n={n}");
+            let data = random(400 + n as u64, 6 * n * n, dtype);
+            let base = upload(&data, dtype, &[6, n, n]);
+            let view = base
+                .swapaxes(-1, -2)
+                .unwrap()
+                .slice(&[kp::SliceArg::Stepped {
+                    start: 0,
+                    stop: None,
+                    step: 2,
+                }])
+                .unwrap();
+            let one = base.slice(&[kp::SliceArg::Index(1)]).unwrap();
+            let spread = one.broadcast_to(&[4, n, n]).unwrap();
+            for uplo in [Uplo::Lower, Uplo::Upper] {
+                let (w, v) = kp::linalg::eigh(&view, uplo).unwrap();
+                let (wc, vc) = kp::linalg::eigh(&view.copy().unwrap(), uplo).unwrap();
+                let wv = kp::linalg::eigvalsh(&view, uplo).unwrap();
+                if bits(&w) != bits(&wc) || bits(&v) != bits(&vc) || bits(&wv) != bits(&wc) {
+                    failures.push(format!("{label} {uplo:?}: the view's results differ"));
+                }
+                let (w1, v1) = kp::linalg::eigh(&one, uplo).unwrap();
+                let (ws, vs) = kp::linalg::eigh(&spread, uplo).unwrap();
+                let (hw1, hv1) = (bits(&w1), bits(&v1));
+                let (hws, hvs) = (bits(&ws), bits(&vs));
+                for k in 0..4 {
+                    if hws[k * n..(k + 1) * n] != hw1[..]
+                        || hvs[k * n * n..(k + 1) * n * n] != hv1[..]
+                    {
+                        failures.push(format!("{label} {uplo:?}: broadcast matrix {k} differs"));
+                    }
+                }
+            }
+            for at in [0usize, 4] {
+                total += 1;
+                for (i, j, bad) in [(n - 1, 0, f64::NAN), (n - 1, n - 1, f64::INFINITY)] {
+                    let mut d = data.clone();
+                    d[at * n * n + i * n + j] = bad;
+                    let a = upload(&d, dtype, &[6, n, n]);
+                    let not_converged = |r: kp::Result<Array>| matches!(r, Err(Error::LinAlg(LinAlgError::NotConverged(ref w))) if w == "Eigenvalues");
+                    if !not_converged(kp::linalg::eigh(&a, Uplo::Lower).map(|r| r.0))
+                        || !not_converged(kp::linalg::eigvalsh(&a, Uplo::Lower))
+                    {
+                        failures.push(format!("{label}: {bad} at matrix {at} not reported"));
+                    }
+                    // Off the diagonal, the upper triangle is not read for UPLO='L'.
+                    if i != j {
+                        let mut d = data.clone();
+                        d[at * n * n + j * n + i] = bad;
+                        let a = upload(&d, dtype, &[6, n, n]);
+                        let clean = upload(&data, dtype, &[6, n, n]);
+                        match (
+                            kp::linalg::eigvalsh(&a, Uplo::Lower),
+                            kp::linalg::eigvalsh(&clean, Uplo::Lower),
+                        ) {
+                            (Ok(x), Ok(y)) if bits(&x) == bits(&y) => {}
+                            _ => failures.push(format!(
+                                "{label}: {bad} in the unread triangle of matrix {at} changed the result"
+                            )),
+                        }
+                    }
+                }
+            }
+        }
+    }
+    common::assert_no_failures(&failures, total);
 }
 
 #[test]

@@ -598,11 +598,13 @@ fn triangular_solves_have_small_residuals() {
     common::assert_no_failures(&failures, total);
 }
 
-/// Batches of very small matrices on both kernels: one matrix per thread in registers
-/// (orders up to `thread_max`, the default 8) and one matrix per workgroup
-/// (`thread_max = 0`, `KUPFER_LINALG_THREAD_MAX=old`), its pivots found by a tree or by one
-/// thread's loop (`KUPFER_LINALG_PIVOT=serial`). Every order 1 to 9
-/// (9 is past the per-thread kernel), batches that leave the last workgroup of 64 partial,
+/// Batches of very small matrices on every kernel: one thread per matrix row (the default,
+/// `rows_from = 1`), one matrix per thread in registers (`KUPFER_LINALG_ROWS=old`, orders up
+/// to `thread_max`, the default 8) and one matrix per workgroup (`thread_max = 0`,
+/// `KUPFER_LINALG_THREAD_MAX=old`), its pivots found by a tree or by one thread's loop
+/// (`KUPFER_LINALG_PIVOT=serial`). Every order 1 to 9 (9 is past the per-thread kernel) and,
+/// per row, orders up to 32 and 33 (the blocked path), batches that leave the last
+/// workgroup partial,
 /// vector and matrix right-hand sides (65 columns go to the workgroup kernel), a
 /// broadcast right-hand side, a transposed view, and one singular matrix (an exactly
 /// zero row) at various places in a batch: NumPy's "Singular matrix" whichever it is.
@@ -611,17 +613,31 @@ fn small_batches_per_thread_and_per_workgroup() {
     let dev = device();
     let mut failures = Vec::new();
     let mut total = 0;
-    for (thread_max, tree) in [(8u32, true), (0, true), (0, false)] {
+    let old = u32::MAX;
+    for (rows_from, thread_max, tree) in [
+        (1, 8u32, false),
+        (old, 8, true),
+        (old, 0, true),
+        (old, 0, false),
+    ] {
         let mut config = dev.config().clone();
+        config.linalg.rows_from = rows_from;
         config.linalg.thread_max = thread_max;
         config.linalg.pivot_tree = tree;
         let configured = dev.with_config(config);
         let _guard = configured.use_device();
+        let orders: Vec<usize> = if rows_from == 1 {
+            (1..=9).chain([12, 16, 17, 31, 32, 33]).collect()
+        } else {
+            (1..=9).collect()
+        };
         for dtype in dtypes() {
-            for n in 1usize..=9 {
-                let batch = 130;
+            for n in orders.iter().copied() {
+                let batch = if n > 16 { 37 } else { 130 };
                 let m = if n == 4 { 65 } else { 1 + n % 3 };
-                let label = format!("thread_max {thread_max} tree {tree} {dtype} n={n}");
+                let label = format!(
+                    "rows_from {rows_from} thread_max {thread_max} tree {tree} {dtype} n={n}"
+                );
                 total += 1;
                 let seed = 900 + n as u64;
                 let data = random(seed, batch * n * n, dtype);
@@ -692,7 +708,7 @@ fn small_batches_per_thread_and_per_workgroup() {
                     Err(e) => failures.push(format!("{label} inv: {e}")),
                 }
                 // One singular matrix in the batch: first, inside, last.
-                for at in [0, 77, batch - 1] {
+                for at in [0, batch / 2 + 1, batch - 1] {
                     total += 1;
                     let mut sing = data.clone();
                     sing[at * n * n..at * n * n + n]
@@ -757,6 +773,98 @@ fn pivot_tree_picks_the_loops_pivots() {
                     "{dtype} n={n}: the tree's pivots (first difference at {first_piv:?}) or \
                      factors ({first_lu:?}) differ from the loop's"
                 ));
+            }
+        }
+    }
+    common::assert_no_failures(&failures, total);
+}
+
+/// The one-thread-per-row kernel against the one-matrix-per-workgroup kernel, matrix by
+/// matrix (each a view into its stack), on pivot ties (entries in {-1, 0, 1}, many of them
+/// singular), NaN and infinite values: the same matrices are NumPy's "Singular matrix"
+/// (an exactly zero pivot, NaN is not zero), the same results hold a NaN or infinity, and the
+/// finite ones have small residuals.
+#[test]
+fn row_kernel_agrees_with_the_workgroup_kernel_on_ties_nan_and_inf() {
+    let dev = device();
+    let mut failures = Vec::new();
+    let mut total = 0;
+    let old = u32::MAX;
+    for n in [3usize, 8, 17, 32] {
+        for dtype in dtypes() {
+            let batch = 24;
+            let mut data: Vec<f64> = random(170 + n as u64, batch * n * n, dtype)
+                .into_iter()
+                .map(|v| (v * 1.5).round())
+                .collect();
+            // Diagonally dominant matrices among the ties, then NaN below the diagonal, on
+            // it, and infinities below and on it.
+            for k in (6..batch).step_by(3) {
+                for i in 0..n {
+                    data[k * n * n + i * n + i] += n as f64;
+                }
+            }
+            data[n * n + n] = f64::NAN;
+            data[2 * n * n] = f64::NAN;
+            data[3 * n * n + 2 * n] = f64::INFINITY;
+            data[4 * n * n] = f64::NEG_INFINITY;
+            data[4 * n * n + n] = f64::INFINITY;
+            let stack = upload(&data, dtype, &[batch, n, n]);
+            let rhs = random(171 + n as u64, batch * n, dtype);
+            let b = upload(&rhs, dtype, &[batch, n, 1]);
+            for k in 0..batch {
+                total += 1;
+                let a = stack.slice(&[kp::SliceArg::Index(k as isize)]).unwrap();
+                let bk = b.slice(&[kp::SliceArg::Index(k as isize)]).unwrap();
+                let mut got = Vec::new();
+                for rows_from in [1, old] {
+                    let mut config = dev.config().clone();
+                    config.linalg.rows_from = rows_from;
+                    config.linalg.thread_max = 0;
+                    let configured = dev.with_config(config);
+                    let _guard = configured.use_device();
+                    let results = [kp::linalg::solve(&a, &bk), kp::linalg::inv(&a)];
+                    got.push(results.map(|r| match r {
+                        Ok(x) => Ok(host(&x)),
+                        Err(Error::LinAlg(LinAlgError::Singular)) => Err(()),
+                        Err(e) => panic!("{dtype} n={n} matrix {k}: {e}"),
+                    }));
+                }
+                let ah = block(&data, k, n, n);
+                let identity: Vec<f64> = (0..n * n)
+                    .map(|e| if e / n == e % n { 1.0 } else { 0.0 })
+                    .collect();
+                for (w, what) in ["solve", "inv"].iter().enumerate() {
+                    let label = format!("{dtype} n={n} matrix {k} {what}");
+                    let (rows, wg) = (&got[0][w], &got[1][w]);
+                    match (rows, wg) {
+                        (Err(()), Err(())) => {}
+                        (Ok(x), Ok(y)) => {
+                            let fin_x = x.iter().all(|v| v.is_finite());
+                            let fin_y = y.iter().all(|v| v.is_finite());
+                            let (m, want) = if w == 0 {
+                                (1, &rhs[k * n..(k + 1) * n])
+                            } else {
+                                (n, &identity[..])
+                            };
+                            if fin_x != fin_y {
+                                failures.push(format!(
+                                    "{label}: finite {fin_x} per row, {fin_y} per workgroup"
+                                ));
+                            } else if fin_x && ah.iter().all(|v| v.is_finite()) {
+                                let r = solve_residual(ah, x, want, n, m, eps(dtype));
+                                if !small(r) {
+                                    failures.push(format!("{label}: residual {r}"));
+                                }
+                            }
+                        }
+                        _ => failures.push(format!(
+                            "{label}: singular {} per row, {} per workgroup",
+                            rows.is_err(),
+                            wg.is_err()
+                        )),
+                    }
+                }
             }
         }
     }

@@ -513,6 +513,191 @@ fn synchronize_after_a_read_back_waits_only_for_newer_work() {
 }
 
 // ------------------------------------------------------------------------------------------
+// (f3) scalar read-backs: mapped directly, or copied into a staging buffer
+
+/// A device opened with direct (copy-free) scalar read-backs on or off.
+fn device_with_direct_reads(on: bool) -> kp::Device {
+    let mut config = kp::Config::from_env().unwrap();
+    config.runtime.direct_reads = on;
+    kp::Device::open(kp::AdapterChoice::Default, config).unwrap()
+}
+
+/// Scalars read back from reductions and dot products on `dev`, interleaved with other work
+/// (elementwise ops recorded between a reduction and its read-back, the scalar used as a
+/// kernel input afterwards, a loop whose pooled result buffers recur), checked against the
+/// CPU's answers. Returns how many read-backs mapped their result directly.
+fn scalar_read_backs_are_right(dev: &kp::Device) -> u64 {
+    let ctx = dev.context();
+    ctx.reset_spans();
+    let scalar = |a: &Array| a.item().unwrap().as_f64();
+    for n in [1usize, 16, 1000, 1 << 16] {
+        // Small integers: every float32 sum below is exact.
+        let host: Vec<f32> = (0..n).map(|i| ((i * 7919) % 23) as f32 - 11.0).collect();
+        let x = Array::from_slice_on(dev, &host, &[n]).unwrap();
+        let total: f32 = host.iter().sum();
+        let s = kp::sum(&x, kp::Axis::All, false).unwrap();
+        // Work recorded after the reduction, before its read-back.
+        let doubled = &x * 2.0;
+        doubled.eval().unwrap();
+        assert_eq!(scalar(&s), f64::from(total), "sum of {n}");
+        // Read twice, then used by a kernel: the mapped buffer is unmapped and bindable.
+        assert_eq!(
+            scalar(&s),
+            f64::from(total),
+            "second read of the sum of {n}"
+        );
+        let shifted = (&x - &s).to_vec::<f32>().unwrap();
+        let want: Vec<f32> = host.iter().map(|v| v - total).collect();
+        assert_eq!(shifted, want, "x - x.sum() for {n}");
+        let max = host.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        assert_eq!(
+            scalar(&kp::max(&doubled, kp::Axis::All, false).unwrap()),
+            f64::from(2.0 * max)
+        );
+        let dot: f32 = host.iter().map(|v| v * v).sum();
+        assert_eq!(
+            scalar(&kp::dot(&x, &x).unwrap()),
+            f64::from(dot),
+            "x.x for {n}"
+        );
+        let positive = kp::greater(&x, 10.5).unwrap();
+        let any = kp::any(&positive, kp::Axis::All, false)
+            .unwrap()
+            .item()
+            .unwrap();
+        assert_eq!(
+            any,
+            kp::Scalar::Bool(host.iter().any(|&v| v > 10.5)),
+            "any for {n}"
+        );
+        let all = kp::all(&positive, kp::Axis::All, false)
+            .unwrap()
+            .item()
+            .unwrap();
+        assert_eq!(
+            all,
+            kp::Scalar::Bool(host.iter().all(|&v| v > 10.5)),
+            "all for {n}"
+        );
+        let ints: Vec<i32> = host.iter().map(|&v| v as i32).collect();
+        let xi = Array::from_slice_on(dev, &ints, &[n]).unwrap();
+        let isum = kp::sum(&xi, kp::Axis::All, false).unwrap().item().unwrap();
+        assert_eq!(
+            isum,
+            kp::Scalar::Int(ints.iter().map(|&v| i64::from(v)).sum())
+        );
+    }
+    // A loop reading a scalar each iteration, as a convergence test does: the result
+    // buffers recur from the pool, with new values each time.
+    let mut x = Array::from_slice_on(dev, &[0.5f32; 64], &[64]).unwrap();
+    for k in 1..=40 {
+        x = &x + 1.0;
+        let want = 64.0 * (0.5 + k as f64);
+        assert_eq!(
+            scalar(&kp::sum(&x, kp::Axis::All, false).unwrap()),
+            want,
+            "iteration {k}"
+        );
+    }
+    // A reduction whose work finished before its read-back.
+    let late = kp::sum(&x, kp::Axis::All, false).unwrap();
+    dev.synchronize().unwrap();
+    assert_eq!(scalar(&late), 64.0 * 40.5);
+    ctx.spans().mapped_reads
+}
+
+#[test]
+fn scalar_read_backs_agree_mapped_directly_and_copied() {
+    let (_g, _default) = device();
+    let copied = device_with_direct_reads(false);
+    assert!(!copied.context().direct_reads());
+    // Opened without MAPPABLE_PRIMARY_BUFFERS: a mappable storage buffer is an error.
+    let ctx = copied.context();
+    let refused = ctx.pool().alloc_mappable(ctx.device(), 16).unwrap_err();
+    assert!(
+        refused.to_string().contains("MAPPABLE_PRIMARY_BUFFERS"),
+        "{refused}"
+    );
+    assert!(!ctx.alloc_for_host(16).unwrap().is_mappable());
+    assert_eq!(scalar_read_backs_are_right(&copied), 0);
+    let direct = device_with_direct_reads(true);
+    if direct.info().backend == "vulkan" {
+        // Every Vulkan adapter (lavapipe too) has MAPPABLE_PRIMARY_BUFFERS.
+        assert!(direct.context().direct_reads());
+    }
+    let mapped = scalar_read_backs_are_right(&direct);
+    if direct.context().direct_reads() {
+        // 4 sizes x (sum twice, max, dot, any, all, int sum) + 40 + 1
+        assert_eq!(mapped, 4 * 7 + 41);
+    }
+}
+
+#[test]
+fn a_direct_read_back_of_older_work_leaves_newer_work_in_flight() {
+    let (_g, _default) = device();
+    let dev = device_with_direct_reads(true);
+    let ctx = dev.context();
+    let x = Array::from_slice_on(&dev, &[2.0f32; 256], &[256]).unwrap();
+    let s = kp::sum(&x, kp::Axis::All, false).unwrap();
+    ctx.flush().unwrap();
+    // Newer work, submitted by the read-back's flush: mapping `s` waits only for the older
+    // submission, so the newer one must still be waited for by `synchronize`.
+    let y = kp::sqrt(&x * 3.0).unwrap();
+    y.eval().unwrap();
+    assert_eq!(s.item().unwrap().as_f64(), 512.0);
+    ctx.reset_spans();
+    dev.synchronize().unwrap();
+    if ctx.direct_reads() {
+        assert_eq!(
+            ctx.spans().waits,
+            1,
+            "synchronize must wait for the newer work"
+        );
+    }
+    // A read-back whose own submission wrote the scalar retires everything before it.
+    let t = kp::sum(&y, kp::Axis::All, false).unwrap();
+    let want = 256.0 * 6f32.sqrt();
+    assert!((t.item().unwrap().as_f64() - f64::from(want)).abs() < 1e-3);
+    ctx.reset_spans();
+    dev.synchronize().unwrap();
+    if ctx.direct_reads() {
+        assert_eq!(ctx.spans().waits, 0, "nothing newer than the read-back");
+    }
+}
+
+#[test]
+fn direct_scalar_read_backs_beside_another_thread() {
+    let (_g, _default) = device();
+    let dev = device_with_direct_reads(true);
+    let worker = {
+        let dev = dev.clone();
+        std::thread::spawn(move || {
+            let host: Vec<f32> = (0..4096).map(|i| (i % 17) as f32).collect();
+            let a = Array::from_slice_on(&dev, &host, &[4096]).unwrap();
+            for k in 0..60 {
+                let b = (&a * 2.0 + k as f64).to_vec::<f32>().unwrap();
+                assert!(b.iter().zip(&host).all(|(&g, &h)| g == h * 2.0 + k as f32));
+                let s = kp::sum(&a, kp::Axis::All, false).unwrap().item().unwrap();
+                assert_eq!(s.as_f64(), host.iter().sum::<f32>() as f64);
+            }
+        })
+    };
+    let ones = Array::from_slice_on(&dev, &[1.0f32; 300], &[300]).unwrap();
+    for k in 0..60 {
+        let shifted = &ones + k as f64;
+        let s = kp::sum(&shifted, kp::Axis::All, false).unwrap();
+        // The scalar is read while the other thread records and submits work, and then
+        // feeds a kernel of this thread.
+        assert_eq!(s.item().unwrap().as_f64(), 300.0 * (1.0 + k as f64));
+        let back = (&shifted * &s).to_vec::<f32>().unwrap();
+        assert!(back
+            .iter()
+            .all(|&v| v == (1.0 + k as f32) * 300.0 * (1.0 + k as f32)));
+    }
+    worker.join().unwrap();
+}
+
+// ------------------------------------------------------------------------------------------
 // (g) a wgpu device created by the application
 
 #[test]

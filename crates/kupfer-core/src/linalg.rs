@@ -18,6 +18,8 @@ const STEPS: &str = include_str!("../../../shaders/linalg_steps.wgsl");
 const PANEL: &str = include_str!("../../../shaders/linalg_panel.wgsl");
 const ORTH: &str = include_str!("../../../shaders/linalg_orth.wgsl");
 const TINY: &str = include_str!("../../../shaders/linalg_tiny.wgsl");
+const ROWS: &str = include_str!("../../../shaders/linalg_rows.wgsl");
+const JACOBI: &str = include_str!("../../../shaders/linalg_jacobi.wgsl");
 
 /// The largest order the workgroup-memory kernel factors (its matrix buffer holds 32 x 32).
 pub const SMALL_MAX: usize = 32;
@@ -25,6 +27,22 @@ pub const SMALL_MAX: usize = 32;
 /// The largest order the one-matrix-per-thread kernel ([`tiny`]) factors (its matrix lives
 /// in the thread's registers).
 pub const TINY_MAX: usize = 8;
+
+/// The largest order the one-thread-per-row kernel ([`rows`]) factors.
+pub const ROWS_MAX: usize = SMALL_MAX;
+
+/// Elements of the one-thread-per-row kernel's staging buffer in workgroup memory (its
+/// matrices on the way in, its results on the way out): 8 KiB of float64, which keeps the
+/// kernel's workgroup memory within WebGPU's default 16 KiB.
+const ROWS_STAGE: usize = 1024;
+
+/// Matrices of order `n` (1 to [`ROWS_MAX`]) per workgroup of the one-thread-per-row kernel
+/// ([`rows`]): as many as fit 64 threads and the staging buffer (order 32: one; order 8:
+/// eight; order 4: sixteen). Its workgroups have `n` times as many threads.
+pub fn rows_per_group(n: usize) -> usize {
+    let n = n.clamp(1, ROWS_MAX);
+    (ROWS_STAGE / (n * n)).min(64 / n).max(1)
+}
 
 /// Byte size of the small and panel kernels' uniform blocks.
 pub const PARAMS_SIZE: usize = 48;
@@ -107,15 +125,10 @@ pub fn small(op: SmallOp, dtype: DType, pivot_tree: bool, target: &Target) -> Re
     } else {
         "T(0)"
     };
-    let max_finite = if dtype == DType::F64 {
-        "1.7976931348623157e308"
-    } else {
-        "3.4028234663852886e38"
-    };
     Ok(fill(SMALL, dtype, target)?
         .set("MODE", op.mode())
         .set("PIVOT_TREE", pivot_tree)
-        .set("MAX_FINITE", max_finite)
+        .set("MAX_FINITE", max_finite(dtype))
         .set("RHS_BINDING", rhs)
         .set("LOAD_RHS", load)
         .render())
@@ -148,6 +161,119 @@ pub fn tiny(op: SmallOp, n: usize, dtype: DType, target: &Target) -> Result<Stri
         .set("NN", n * n)
         .set("RHS_BINDING", rhs)
         .set("LOAD_RHS", load)
+        .render())
+}
+
+/// The one-thread-per-row kernel (`shaders/linalg_rows.wgsl`) of `op` (Solve or Inv) for
+/// matrices of order `n` (1 to [`ROWS_MAX`]) with `nrhs` right-hand-side columns (Solve: 1 to
+/// `n`; Inv ignores it) in `dtype`: [`rows_per_group`] matrices per workgroup, one thread per
+/// row. Bindings as [`small`]'s (uniforms n, nrhs, batch, gx — workgroups along x —,
+/// neg_inf; aux: info per matrix).
+pub fn rows(op: SmallOp, n: usize, nrhs: usize, dtype: DType, target: &Target) -> Result<String> {
+    let r = if op == SmallOp::Inv { n } else { nrhs };
+    if n == 0 || n > ROWS_MAX || r == 0 || r > n || !matches!(op, SmallOp::Solve | SmallOp::Inv) {
+        return Err(Error::invalid(format!(
+            "the one-thread-per-row kernel solves (1 to n right-hand sides) and inverts orders \
+             1 to {ROWS_MAX}, not {op:?} of order {n} with {nrhs} right-hand sides"
+        )));
+    }
+    let (rhs, load) = if op == SmallOp::Solve {
+        (
+            "@group(0) @binding(2) var<storage, read> rhs: array<T>;",
+            "rhs[(bidx * N + i) * R + j]",
+        )
+    } else {
+        ("", "T(0)")
+    };
+    let g = rows_per_group(n);
+    Ok(fill(ROWS, dtype, target)?
+        .set("MODE", op.mode())
+        .set("N", n)
+        .set("R", r)
+        .set("G", g)
+        .set("WG", g * n)
+        .set("STAGE", g * n * n)
+        .set("PROW", 2 * g * (n + r))
+        .set("XROW", 2 * g * r)
+        .set("MAX_FINITE", max_finite(dtype))
+        .set("RHS_BINDING", rhs)
+        .set("LOAD_RHS", load)
+        .render())
+}
+
+fn max_finite(dtype: DType) -> &'static str {
+    if dtype == DType::F64 {
+        "1.7976931348623157e308"
+    } else {
+        "3.4028234663852886e38"
+    }
+}
+
+/// The largest order of the small symmetric eigensolver ([`jacobi_small`]).
+pub const JACOBI_MAX: usize = 32;
+
+/// Sweeps the small symmetric eigensolver runs at most before it reports non-convergence
+/// (cyclic Jacobi converges quadratically: a few sweeps at these orders).
+const JACOBI_SWEEPS: u32 = 30;
+
+/// The shape of [`jacobi_small`]'s launch for order `n`: (matrices per workgroup, threads
+/// per workgroup, bytes of workgroup memory with eigenvectors in `dtype`). A matrix has
+/// `(m / 2)^2` threads (`m`: `n` rounded up to even), as many matrices as fit 64 threads.
+pub fn jacobi_shape(n: usize, dtype: DType) -> (usize, usize, usize) {
+    let n2 = n.clamp(1, JACOBI_MAX).next_multiple_of(2);
+    let tpm = (n2 / 2) * (n2 / 2);
+    let g = (64 / tpm).max(1);
+    let size = if dtype == DType::F64 { 8 } else { 4 };
+    // A and V, the rotations, the reduction, the scales; the flags and the order.
+    let bytes = size * (2 * g * n2 * n2 + g * n2 + g * tpm + g) + 4 * (g + g * n2 + 2);
+    (g, g * tpm, bytes)
+}
+
+/// The small symmetric eigensolver (`shaders/linalg_jacobi.wgsl`: parallel two-sided
+/// cyclic Jacobi, several matrices of order `n` — 1 to [`JACOBI_MAX`] — per workgroup in
+/// workgroup memory, see [`jacobi_shape`]) in `dtype`, with eigenvectors if `vectors`.
+/// Bindings: 0 uniforms (n, batch, gx — workgroups along x —, uplo: 0 lower, 1 upper), 1
+/// the matrices, 2 the ascending eigenvalues, 3 the eigenvectors (columns; `vectors` only),
+/// 4 the i32 `aux` (0; 1 non-finite input; 2 not converged).
+pub fn jacobi_small(n: usize, dtype: DType, vectors: bool, target: &Target) -> Result<String> {
+    if n == 0 || n > JACOBI_MAX {
+        return Err(Error::invalid(format!(
+            "the small symmetric eigensolver takes orders 1 to {JACOBI_MAX}, not {n}"
+        )));
+    }
+    let n2 = n.next_multiple_of(2);
+    let (g, wg, _) = jacobi_shape(n, dtype);
+    let eps = if dtype == DType::F64 {
+        "2.220446049250313e-16"
+    } else {
+        "1.1920929e-7"
+    };
+    let (binding, store) = if vectors {
+        (
+            "@group(0) @binding(3) var<storage, read_write> v: array<T>;",
+            "v[first * N * N + e] = V[gg * NN2 + row * N2 + col];",
+        )
+    } else {
+        ("", "")
+    };
+    Ok(fill(JACOBI, dtype, target)?
+        .set("N", n)
+        .set("N2", n2)
+        .set("HALF", n2 / 2)
+        .set("TPM", wg / g)
+        .set("G", g)
+        .set("WG", wg)
+        .set("NN2", n2 * n2)
+        .set("VECTORS", vectors)
+        .set("MAX_SWEEPS", JACOBI_SWEEPS)
+        .set("EPS", eps)
+        .set("MAX_FINITE", max_finite(dtype))
+        .set("A_SIZE", g * n2 * n2)
+        .set("V_SIZE", if vectors { g * n2 * n2 } else { 1 })
+        .set("ROT_SIZE", g * n2 / 2)
+        .set("A_PERM", g * n2)
+        .set("V_BINDING", binding)
+        .set("V_STORE", store)
         .render())
 }
 
@@ -244,6 +370,18 @@ mod tests {
                     validate(&tiny(op, n, d, &t).unwrap(), Capabilities::empty());
                 }
             }
+            for n in 1..=ROWS_MAX {
+                validate(
+                    &rows(SmallOp::Inv, n, 0, d, &t).unwrap(),
+                    Capabilities::empty(),
+                );
+                for nrhs in 1..=n {
+                    validate(
+                        &rows(SmallOp::Solve, n, nrhs, d, &t).unwrap(),
+                        Capabilities::empty(),
+                    );
+                }
+            }
         }
     }
 
@@ -262,5 +400,27 @@ mod tests {
         assert!(tiny(SmallOp::Det, 4, DType::F32, &t).is_err());
         assert!(tiny(SmallOp::Inv, TINY_MAX + 1, DType::F32, &t).is_err());
         assert!(tiny(SmallOp::Inv, 0, DType::F32, &t).is_err());
+        assert!(rows(SmallOp::Det, 4, 1, DType::F32, &t).is_err());
+        assert!(jacobi_small(0, DType::F32, true, &t).is_err());
+        assert!(jacobi_small(JACOBI_MAX + 1, DType::F32, true, &t).is_err());
+        assert!(jacobi_small(4, DType::F64, true, &t).is_err());
+        assert!(rows(SmallOp::Inv, ROWS_MAX + 1, 0, DType::F32, &t).is_err());
+        assert!(rows(SmallOp::Solve, 4, 5, DType::F32, &t).is_err());
+        assert!(rows(SmallOp::Solve, 4, 0, DType::F32, &t).is_err());
+        assert!(rows(SmallOp::Inv, 4, 0, DType::F64, &t).is_err());
+    }
+
+    #[test]
+    fn row_kernels_fit_workgroup_limits() {
+        for n in 1..=ROWS_MAX {
+            let g = rows_per_group(n);
+            // Threads, and float64 workgroup memory: staging, keys, positions, pivot rows
+            // and solved rows (inverse: n right-hand sides).
+            let bytes = 8 * (g * n * n + g * n + 2 * g * 2 * n + 2 * g * n) + 4 * g * n;
+            assert!(
+                g * n <= 64 && bytes <= 16384,
+                "order {n}: {g} matrices, {bytes} B"
+            );
+        }
     }
 }

@@ -232,6 +232,34 @@ impl Context {
         Ok(batch.submitted)
     }
 
+    /// Submits pending work and runs `f` (which maps `buffer` and waits for it) while
+    /// holding the batch, so that no other thread records or submits work until `f` returns
+    /// (a mapped buffer must not be used by a submission). When `f` succeeds and the work
+    /// just submitted used `buffer`, all submissions so far are known to be done (the queue
+    /// runs in order); a mapping of a buffer last used earlier says nothing about later work.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(crate) fn flush_holding<R>(
+        &self,
+        buffer: &wgpu::Buffer,
+        f: impl FnOnce() -> Result<R>,
+    ) -> Result<R> {
+        let mut batch = self.lock_batch();
+        let uses = |cmd: &Command| match cmd {
+            Command::Dispatch { bindings, .. } => {
+                bindings.iter().any(|(_, b)| b.buffer.raw() == buffer)
+            }
+            Command::Copy { src, dst, .. } => src == buffer || dst == buffer,
+            Command::Timestamp { .. } | Command::Resolve { .. } => false,
+        };
+        let covers_all = batch.commands.iter().rev().any(uses);
+        self.submit(&mut batch)?;
+        let out = f()?;
+        if covers_all {
+            batch.in_flight.clear();
+        }
+        Ok(out)
+    }
+
     /// Notes that the GPU has finished submissions `1..=number` (a read-back of the last of
     /// them has arrived: the queue runs in order), so a `synchronize` with nothing newer
     /// pending returns without asking the driver.
@@ -429,7 +457,9 @@ impl Context {
                 #[cfg(target_arch = "wasm32")]
                 drop(oldest);
             }
-        } else {
+        } else if !self.inner.config.lean_submit {
+            // wgpu's `queue.submit` already ends with this poll (retiring finished work and
+            // firing map callbacks): a second one only costs host time.
             let _ = self.inner.device.poll(wgpu::PollType::Poll);
         }
         Ok(())

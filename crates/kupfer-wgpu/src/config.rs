@@ -39,6 +39,16 @@ pub struct RuntimeConfig {
     /// constants) where the device has them and the block fits, instead of a uniform block
     /// copied into a buffer before each batch. `KUPFER_IMMEDIATES=0` turns this off.
     pub immediates: bool,
+    /// Small results the host is likely to read back (reductions to one value) are written
+    /// by their kernel straight into a host-mappable buffer, which a read-back then maps
+    /// without a copy command, where the device has MAPPABLE_PRIMARY_BUFFERS (native
+    /// Vulkan, Metal, DX12; never the browser). `KUPFER_SCALAR_READ=old` turns this off
+    /// (every read-back copies into a staging buffer first).
+    pub direct_reads: bool,
+    /// `queue.submit` is not followed by a non-blocking `poll` of the device: wgpu's submit
+    /// ends with that poll itself (retiring finished work, firing map callbacks).
+    /// `KUPFER_SUBMIT_POLL=old` polls a second time after every submission.
+    pub lean_submit: bool,
 }
 
 impl Default for RuntimeConfig {
@@ -51,6 +61,8 @@ impl Default for RuntimeConfig {
             cache_dir: None,
             dump_wgsl: None,
             immediates: true,
+            direct_reads: true,
+            lean_submit: true,
         }
     }
 }
@@ -92,6 +104,8 @@ impl RuntimeConfig {
                 cache_dir,
                 dump_wgsl: std::env::var_os("KUPFER_DUMP_WGSL").map(PathBuf::from),
                 immediates: var("KUPFER_IMMEDIATES").is_none_or(|v| v.trim() != "0"),
+                direct_reads: var("KUPFER_SCALAR_READ").is_none_or(|v| v.trim() != "old"),
+                lean_submit: var("KUPFER_SUBMIT_POLL").is_none_or(|v| v.trim() != "old"),
             })
         }
     }

@@ -70,6 +70,7 @@ pub fn wanted_features() -> wgpu::Features {
         | wgpu::Features::PIPELINE_CACHE
         | wgpu::Features::SUBGROUP
         | wgpu::Features::IMMEDIATES
+        | wgpu::Features::MAPPABLE_PRIMARY_BUFFERS
 }
 
 pub(crate) struct Inner {
@@ -101,6 +102,10 @@ pub(crate) struct Inner {
     /// uniform arena). Only where immediates are native (Vulkan, Metal, DX12; GL emulates
     /// them with uniforms) and [`RuntimeConfig::immediates`] is on.
     pub immediate_bytes: u32,
+    /// Small results meant for the host live in host-mappable buffers, read back without a
+    /// copy ([`RuntimeConfig::direct_reads`] on a device with MAPPABLE_PRIMARY_BUFFERS; never
+    /// in the browser).
+    pub direct_reads: bool,
 }
 
 /// Cooperative-matrix (tensor core) support of a device, as matmul uses it: 16x16x16 products
@@ -226,6 +231,9 @@ impl Context {
         config: RuntimeConfig,
     ) -> Result<Context> {
         let mut features = adapter.features() & wanted_features();
+        if !config.direct_reads {
+            features.remove(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS);
+        }
         let limits = adapter.limits();
         let coop = Self::coop_support(&adapter, config.cooperative_matrix);
         if coop.is_some() {
@@ -337,6 +345,9 @@ impl Context {
         } else {
             0
         };
+        let direct_reads = cfg!(not(target_arch = "wasm32"))
+            && config.direct_reads
+            && features.contains(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS);
         Context {
             inner: Arc::new(Inner {
                 pool: MemoryPool::new(limits.max_buffer_size),
@@ -362,6 +373,7 @@ impl Context {
                 ),
                 config,
                 immediate_bytes,
+                direct_reads,
             }),
         }
     }
@@ -391,6 +403,12 @@ impl Context {
     /// Shader features for code generation.
     pub fn target(&self) -> Target {
         self.inner.target
+    }
+
+    /// True when small results meant for the host are read back by mapping their own
+    /// buffer, without a copy command (see [`alloc_for_host`](Self::alloc_for_host)).
+    pub fn direct_reads(&self) -> bool {
+        self.inner.direct_reads
     }
 
     /// The memory pool.

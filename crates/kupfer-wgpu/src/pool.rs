@@ -23,7 +23,8 @@ pub fn size_class(bytes: u64) -> u64 {
 
 #[derive(Default)]
 struct State {
-    free: HashMap<u64, Vec<wgpu::Buffer>>,
+    /// Cached free blocks by (size class, host-mappable).
+    free: HashMap<(u64, bool), Vec<wgpu::Buffer>>,
     used: u64,
     cached: u64,
     limit: Option<u64>,
@@ -42,6 +43,8 @@ pub struct MemoryPool {
 pub struct GpuBuffer {
     buffer: Option<wgpu::Buffer>,
     size: u64,
+    /// Made with MAP_READ too (see [`MemoryPool::alloc_mappable`]).
+    mappable: bool,
     pool: Arc<Mutex<State>>,
 }
 
@@ -61,6 +64,11 @@ impl GpuBuffer {
     pub fn size(&self) -> u64 {
         self.size
     }
+
+    /// True when the host can map this buffer itself (a read-back then needs no copy).
+    pub fn is_mappable(&self) -> bool {
+        self.mappable
+    }
 }
 
 impl Drop for GpuBuffer {
@@ -69,7 +77,10 @@ impl Drop for GpuBuffer {
             let mut st = self.pool.lock().unwrap_or_else(|p| p.into_inner());
             st.used -= self.size;
             st.cached += self.size;
-            st.free.entry(self.size).or_default().push(buf);
+            st.free
+                .entry((self.size, self.mappable))
+                .or_default()
+                .push(buf);
         }
     }
 }
@@ -78,6 +89,9 @@ impl Drop for GpuBuffer {
 pub const POOL_USAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
     .union(wgpu::BufferUsages::COPY_SRC)
     .union(wgpu::BufferUsages::COPY_DST);
+
+/// Buffer usages of host-mappable pooled buffers (devices with MAPPABLE_PRIMARY_BUFFERS).
+pub const MAPPABLE_USAGE: wgpu::BufferUsages = POOL_USAGE.union(wgpu::BufferUsages::MAP_READ);
 
 impl MemoryPool {
     pub(crate) fn new(max_buffer_size: u64) -> Self {
@@ -141,6 +155,27 @@ impl MemoryPool {
     /// When the limit or the device refuses, cached blocks are freed and the request retried
     /// once; then [`Error::OutOfMemory`].
     pub fn alloc(&self, device: &wgpu::Device, bytes: u64) -> Result<GpuBuffer> {
+        self.alloc_as(device, bytes, false)
+    }
+
+    /// Like [`alloc`](Self::alloc), a buffer the host can also map (MAP_READ; an error
+    /// unless the device was opened with MAPPABLE_PRIMARY_BUFFERS). Drivers place such
+    /// buffers in host-visible memory: for small results the host reads back, not for bulk
+    /// data.
+    pub fn alloc_mappable(&self, device: &wgpu::Device, bytes: u64) -> Result<GpuBuffer> {
+        self.alloc_as(device, bytes, true)
+    }
+
+    fn alloc_as(&self, device: &wgpu::Device, bytes: u64, mappable: bool) -> Result<GpuBuffer> {
+        if mappable
+            && !device
+                .features()
+                .contains(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS)
+        {
+            return Err(Error::unsupported(
+                "host-mappable storage buffers on a device without MAPPABLE_PRIMARY_BUFFERS",
+            ));
+        }
         let class = size_class(bytes);
         if class > self.max_buffer_size {
             return Err(Error::OutOfMemory(format!(
@@ -150,10 +185,10 @@ impl MemoryPool {
         }
         {
             let mut st = self.lock();
-            if let Some(buf) = st.free.get_mut(&class).and_then(Vec::pop) {
+            if let Some(buf) = st.free.get_mut(&(class, mappable)).and_then(Vec::pop) {
                 st.cached -= class;
                 st.used += class;
-                return Ok(self.wrap(buf, class));
+                return Ok(self.wrap(buf, class, mappable));
             }
         }
         for attempt in 0..2 {
@@ -173,10 +208,11 @@ impl MemoryPool {
                     st.used
                 )));
             }
-            match create_checked(device, class) {
+            let usage = if mappable { MAPPABLE_USAGE } else { POOL_USAGE };
+            match create_checked(device, class, usage) {
                 Ok(buf) => {
                     self.lock().used += class;
-                    return Ok(self.wrap(buf, class));
+                    return Ok(self.wrap(buf, class, mappable));
                 }
                 Err(e) if attempt == 0 => {
                     let _ = e;
@@ -188,22 +224,27 @@ impl MemoryPool {
         unreachable!("the loop returns on its second attempt")
     }
 
-    fn wrap(&self, buf: wgpu::Buffer, size: u64) -> GpuBuffer {
+    fn wrap(&self, buf: wgpu::Buffer, size: u64, mappable: bool) -> GpuBuffer {
         GpuBuffer {
             buffer: Some(buf),
             size,
+            mappable,
             pool: self.state.clone(),
         }
     }
 }
 
 /// Creates a buffer and reports the device's out-of-memory error instead of losing it.
-fn create_checked(device: &wgpu::Device, size: u64) -> Result<wgpu::Buffer> {
+fn create_checked(
+    device: &wgpu::Device,
+    size: u64,
+    usage: wgpu::BufferUsages,
+) -> Result<wgpu::Buffer> {
     let scope = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
     let buf = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("kupfer pool"),
         size,
-        usage: POOL_USAGE,
+        usage,
         mapped_at_creation: false,
     });
     let err = scope.pop();

@@ -15,6 +15,9 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
+/// Largest result [`Context::alloc_for_host`] places in host-mappable memory.
+pub const DIRECT_READ_BYTES: u64 = 256;
+
 /// Cached staging buffers, so that repeated transfers skip the driver's allocation and
 /// pinning of host-visible memory (which costs more than the copy itself for large arrays).
 #[derive(Default)]
@@ -101,6 +104,20 @@ impl Context {
         self.inner.pool.alloc(&self.inner.device, bytes.max(4))
     }
 
+    /// A pooled buffer for a small result the host will likely read back (a reduction to
+    /// one value): where [`direct_reads`](Self::direct_reads) holds and `bytes` is at most
+    /// [`DIRECT_READ_BYTES`], the buffer is host-mappable and a read-back of it maps it
+    /// directly, with no copy command; otherwise an ordinary pooled buffer.
+    pub fn alloc_for_host(&self, bytes: u64) -> Result<GpuBuffer> {
+        if self.inner.direct_reads && bytes <= DIRECT_READ_BYTES {
+            self.inner
+                .pool
+                .alloc_mappable(&self.inner.device, bytes.max(4))
+        } else {
+            self.alloc(bytes)
+        }
+    }
+
     /// Reads `size` bytes at `offset` of `buf` (multiples of 4) after all work recorded so far,
     /// and hands the mapped bytes to `f` (one host copy: `f` decodes straight from the mapping).
     pub async fn read_with_async<R>(
@@ -112,6 +129,10 @@ impl Context {
     ) -> Result<R> {
         if size == 0 {
             return Ok(f(&[]));
+        }
+        #[cfg(not(target_arch = "wasm32"))]
+        if buf.is_mappable() {
+            return self.read_mapped(buf, offset, size, f);
         }
         // Copies start and end on 4-byte boundaries: a float16 view may start mid-word.
         let lead = offset % 4;
@@ -184,6 +205,60 @@ impl Context {
                 .push(staging);
         }
         Ok(())
+    }
+
+    /// Reads a host-mappable buffer by mapping it (no copy command, no staging buffer):
+    /// submits pending work and, holding the batch so that nothing is submitted while the
+    /// buffer is mapped, waits for the mapping, hands the bytes to `f` and unmaps.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn read_mapped<R>(
+        &self,
+        buf: &GpuBuffer,
+        offset: u64,
+        size: u64,
+        f: impl FnOnce(&[u8]) -> R,
+    ) -> Result<R> {
+        let start = offset / wgpu::MAP_ALIGNMENT * wgpu::MAP_ALIGNMENT;
+        let end = (offset + size).div_ceil(4) * 4;
+        let raw = buf.raw();
+        self.inner
+            .spans
+            .mapped_reads
+            .fetch_add(1, Ordering::Relaxed);
+        self.flush_holding(raw, || {
+            let outcome = Arc::new(Mutex::new(None));
+            let sender = outcome.clone();
+            raw.map_async(wgpu::MapMode::Read, start..end, move |r| {
+                *lock(&sender) = Some(r);
+            });
+            self.wait_until(Some(&|| lock(&outcome).is_some()))?;
+            let _span = self.inner.spans.start(Stage::Read);
+            let result = lock(&outcome).take();
+            match result {
+                Some(Ok(())) => {}
+                Some(Err(e)) => {
+                    return Err(Error::Device(format!(
+                        "mapping a read-back buffer failed: {e}"
+                    )))
+                }
+                None => {
+                    return Err(Error::Device(
+                        "the device was lost during a read-back".into(),
+                    ))
+                }
+            }
+            let out = {
+                let view = raw.get_mapped_range(start..end).map_err(|e| {
+                    Error::Device(format!("mapping a read-back buffer failed: {e:?}"))
+                });
+                view.map(|view| {
+                    let lead = (offset - start) as usize;
+                    f(&view[lead..lead + size as usize])
+                })
+            };
+            raw.unmap();
+            out
+        })
     }
 
     /// An idle MAP_READ staging buffer of size class `class` (cached or new).

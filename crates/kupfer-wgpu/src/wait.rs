@@ -38,6 +38,9 @@ pub struct SpanTimes {
     pub submits: u64,
     /// Waits (synchronizations and read-backs).
     pub waits: u64,
+    /// Read-backs that mapped the result's own buffer (no copy command; see
+    /// `Context::alloc_for_host`).
+    pub mapped_reads: u64,
 }
 
 /// The counters behind [`SpanTimes`].
@@ -49,6 +52,7 @@ pub(crate) struct Spans {
     read: AtomicU64,
     submits: AtomicU64,
     waits: AtomicU64,
+    pub(crate) mapped_reads: AtomicU64,
 }
 
 /// A stage being timed: adds its elapsed time to one counter when dropped.
@@ -114,13 +118,22 @@ impl Context {
             read_ns: get(&s.read),
             submits: get(&s.submits),
             waits: get(&s.waits),
+            mapped_reads: get(&s.mapped_reads),
         }
     }
 
     /// Sets the [`spans`](Self::spans) counters to zero.
     pub fn reset_spans(&self) {
         let s = &self.inner.spans;
-        for a in [&s.encode, &s.submit, &s.wait, &s.read, &s.submits, &s.waits] {
+        for a in [
+            &s.encode,
+            &s.submit,
+            &s.wait,
+            &s.read,
+            &s.submits,
+            &s.waits,
+            &s.mapped_reads,
+        ] {
             a.store(0, Ordering::Relaxed);
         }
     }

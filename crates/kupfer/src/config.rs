@@ -287,6 +287,17 @@ pub struct LinalgConfig {
     /// order 32: inv / solve 0.15-0.18 / 0.15-0.30 ms with the tree in two runs, 0.14 / 0.16
     /// ms with the loop: the tree was not faster).
     pub pivot_tree: bool,
+    /// Solves (with at most n right-hand sides) and inverses of order from this up to 32 run
+    /// one thread per matrix row, several matrices per workgroup
+    /// (`shaders/linalg_rows.wgsl`); smaller orders, and all of them with
+    /// `KUPFER_LINALG_ROWS=old`, take the kernels above. `KUPFER_LINALG_ROWS` (a number, or
+    /// `old`); 1 by default (every order).
+    pub rows_from: u32,
+    /// `eigh` and `eigvalsh` of real matrices up to order 32 run in one launch (parallel
+    /// two-sided Jacobi, several matrices per workgroup: `shaders/linalg_jacobi.wgsl`)
+    /// rather than on the one-sided Jacobi of larger orders. `KUPFER_LINALG_EIGH=old` for
+    /// the latter.
+    pub small_eigh: bool,
     /// Columns per block of the blocked LU and Cholesky (and rows per block of their back
     /// substitutions) whose trailing update runs as one in-place matmul on the tiled GEMM
     /// kernel (`linalg/blocked.rs`): 0 picks by order (64 below 2048, 128 from 2048), any
@@ -311,6 +322,8 @@ impl Default for LinalgConfig {
             register_panels: true,
             thread_max: 8,
             pivot_tree: false,
+            rows_from: 1,
+            small_eigh: true,
             update_block: 0,
             gemm_updates: true,
             eig_split_budget: 30_000,
@@ -335,6 +348,11 @@ impl LinalgConfig {
                 Some("serial" | "old") => false,
                 _ => d.pivot_tree,
             },
+            rows_from: match var("KUPFER_LINALG_ROWS").as_deref().map(str::trim) {
+                Some("old") => u32::MAX,
+                _ => knob("KUPFER_LINALG_ROWS", d.rows_from, 1),
+            },
+            small_eigh: var("KUPFER_LINALG_EIGH").is_none_or(|v| v.trim() != "old"),
             update_block: knob("KUPFER_LINALG_UPDATE", d.update_block, 0),
             gemm_updates: var("KUPFER_LINALG_UPDATE").is_none_or(|v| v.trim() != "old"),
             eig_split_budget: d.eig_split_budget,

@@ -272,7 +272,13 @@ fn run_pass(
     let (mut bindings, offsets) = pass.bindings(device, "reducing")?;
     let n_out = m * splits;
     let out_bytes = (n_out * rp.out_size()) as u64;
-    let out_buf = Arc::new(ctx.alloc(out_bytes)?);
+    // A reduction to one value is what loops read back (`float(x.sum())`, `mask.any()`): it
+    // goes where a read-back maps it without a copy, where the device allows.
+    let out_buf = Arc::new(if rp.finalize && m == 1 {
+        ctx.alloc_for_host(out_bytes)?
+    } else {
+        ctx.alloc(out_bytes)?
+    });
     bindings.push(Binding {
         buffer: out_buf.clone(),
         offset: 0,

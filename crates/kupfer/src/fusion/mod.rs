@@ -459,6 +459,31 @@ pub(crate) fn materialise_packed(
     materialise_to(device, lazy, shape, true)
 }
 
+/// Kernels of at least this many elements read no input from host-mappable memory.
+const HOST_INPUT_LIMIT: usize = 1 << 16;
+
+/// Replaces each host-mappable input (a scalar kept for a direct read-back, see
+/// `Context::alloc_for_host`) of a kernel of `n` elements, from [`HOST_INPUT_LIMIT`] on, by a
+/// device-local copy: then no thread of a big kernel reads host-visible memory, which a GPU
+/// reaches over the bus.
+fn device_local_inputs(
+    ctx: &kupfer_wgpu::Context,
+    inputs: &mut [(Arc<GpuBuffer>, Layout, DType)],
+    n: usize,
+) -> Result<()> {
+    if n < HOST_INPUT_LIMIT {
+        return Ok(());
+    }
+    for (buffer, _, _) in inputs.iter_mut() {
+        if buffer.is_mappable() {
+            let local = Arc::new(ctx.alloc(buffer.size())?);
+            ctx.copy_buffer(buffer, 0, &local, 0, buffer.size());
+            *buffer = local;
+        }
+    }
+    Ok(())
+}
+
 fn materialise_to(
     device: &Device,
     lazy: &Lazy,
@@ -495,7 +520,8 @@ fn materialise_to(
         )));
     }
 
-    let (fl, output) = Flattener::flatten_packed(expr)?;
+    let (mut fl, output) = Flattener::flatten_packed(expr)?;
+    device_local_inputs(ctx, &mut fl.inputs, n)?;
     let layouts: Vec<Layout> = fl
         .inputs
         .iter()

@@ -160,8 +160,9 @@ const TINY_RHS_MAX: usize = 64;
 
 /// Runs the small kernel of `op` over `count` matrices of order `n <= SMALL_MAX` in `a`
 /// (with `nrhs` columns of right-hand sides in `rhs` for Solve), writing `out` and `aux`:
-/// solves and inverses of order up to [`crate::config::LinalgConfig::thread_max`] one
-/// matrix per thread in registers, everything else one matrix per workgroup.
+/// solves and inverses from order [`crate::config::LinalgConfig::rows_from`] one thread per
+/// matrix row, smaller ones up to [`crate::config::LinalgConfig::thread_max`] one matrix
+/// per thread in registers, everything else one matrix per workgroup.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run_small(
     device: &Device,
@@ -177,11 +178,22 @@ pub(crate) fn run_small(
     debug_assert!(n <= kernels::SMALL_MAX);
     let ctx = device.context();
     let nrhs = rhs.map_or(0, |r| r.1);
-    let per_thread = matches!(op, SmallOp::Solve | SmallOp::Inv)
+    let solve_or_inv = matches!(op, SmallOp::Solve | SmallOp::Inv);
+    let per_row = solve_or_inv
+        && n as u64 >= u64::from(device.config().linalg.rows_from)
+        && n <= kernels::ROWS_MAX
+        && (op == SmallOp::Inv || (1..=n).contains(&nrhs));
+    let per_thread = solve_or_inv
         && n <= kernels::TINY_MAX.min(device.config().linalg.thread_max as usize)
         && nrhs <= TINY_RHS_MAX;
-    // Per thread: 64 matrices per workgroup; else one matrix per workgroup.
-    let (wgsl, per_group) = if per_thread {
+    // Per row: several matrices of one thread per row per workgroup; per thread: 64
+    // matrices per workgroup; else one matrix per workgroup.
+    let (wgsl, per_group) = if per_row {
+        (
+            kernels::rows(op, n, nrhs, dtype, &ctx.target())?,
+            kernels::rows_per_group(n),
+        )
+    } else if per_thread {
         (kernels::tiny(op, n, dtype, &ctx.target())?, 64)
     } else {
         let tree = device.config().linalg.pivot_tree;

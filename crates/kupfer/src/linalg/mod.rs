@@ -22,6 +22,7 @@ mod complex_factor;
 mod cross;
 mod diagonal;
 mod eig;
+mod eigh_small;
 mod einsum;
 mod factor;
 mod factored;

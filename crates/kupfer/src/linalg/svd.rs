@@ -391,6 +391,11 @@ pub async fn eigh_async(a: &Array, uplo: Uplo) -> Result<(Array, Array)> {
         let v = identities(&device, &batch, n, dtype)?.copy()?;
         return Ok((w, v));
     }
+    if super::eigh_small::applies(&device, n, dtype) {
+        let (w, v) = super::eigh_small::eigh_small(a, dtype, uplo, true).await?;
+        let v = v.ok_or_else(|| Error::Device("eigh lost its vectors".into()))?;
+        return Ok((w, v));
+    }
     let (sym, b, _) = symmetric(a, dtype, uplo)?;
     let (_, v) = match jacobi(&b, dtype, true).await {
         Err(Error::LinAlg(LinAlgError::NotConverged(_))) => return Err(eig_failed()),
@@ -427,6 +432,11 @@ pub async fn eigvalsh_async(a: &Array, uplo: Uplo) -> Result<Array> {
     let count: usize = batch.iter().product();
     if count == 0 || n == 0 {
         return crate::creation::full_on(a.device(), &with_core(&batch, &[n]), 0i64, Some(dtype));
+    }
+    if super::eigh_small::applies(a.device(), n, dtype) {
+        return Ok(super::eigh_small::eigh_small(a, dtype, uplo, false)
+            .await?
+            .0);
     }
     let (_, b, shift) = symmetric(a, dtype, uplo)?;
     let (g, _) = match jacobi(&b, dtype, false).await {

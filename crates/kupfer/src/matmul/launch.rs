@@ -515,6 +515,8 @@ pub(crate) fn launch(
     let out_bytes = (n_out * c_dtype.gpu_size()) as u64;
     let out_buf = match into {
         Some(b) => b,
+        // A one-value product (a vector dot) is usually read back: see `alloc_for_host`.
+        None if n_out == 1 => Arc::new(ctx.alloc_for_host(out_bytes)?),
         None => Arc::new(ctx.alloc(out_bytes)?),
     };
     // Elements per vector load of A and B (their bindings are whole vectors).
