@@ -98,7 +98,9 @@ impl Array {
     /// under `KUPFER_PACK=convert`, are returned as they are. Call it once the family has
     /// queued its last write into the buffer, before anyone else sees the array.
     pub(crate) fn into_packed_result(self) -> Result<Array> {
-        if !packed::families() || !packed::packs(self.dtype()) || self.size() == 0 {
+        // One element takes one word either way (and a reduction's scalar keeps its own
+        // buffer, which a read-back may map directly).
+        if !packed::families() || !packed::packs(self.dtype()) || self.size() <= 1 {
             return Ok(self);
         }
         let (storage, layout) = self.storage_and_layout(false)?;
