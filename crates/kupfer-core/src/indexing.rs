@@ -101,6 +101,18 @@ pub enum IndexKernel {
     ScatterClaimed,
     /// `dst[off] = dst[off] OP val` atomically. Roots: `pred`, `off`, `val`.
     Accumulate(AtOp),
+    /// [`IndexKernel::Scatter`] (or with `claimed`, [`IndexKernel::ScatterClaimed`]) into
+    /// packed int8/uint8/int16/uint16 storage (`off` an element index; 4 or 2 elements per
+    /// u32 word; `dst` bound as atomics, never read by the map). Each element has one writer,
+    /// which flips the bits that differ with one `atomicXor`: the other elements of the word,
+    /// written by other threads at the same time, are untouched.
+    ScatterPacked {
+        /// Only the claiming position writes (repeated indices: the last one wins).
+        claimed: bool,
+    },
+    /// [`IndexKernel::Accumulate`] into packed int8/uint8/int16/uint16 storage (`off` an
+    /// element index; 4 or 2 elements per u32 word): a compare-exchange loop on the word.
+    AccumulatePacked(AtOp),
     /// Compaction pass 1: `counts[w]` = set flags of block `w`. Roots: `flag` (bool).
     CompactCount,
     /// Compaction pass 2: set elements' values to `out[prefix[w] + rank]`, the total to
@@ -118,9 +130,11 @@ impl IndexKernel {
         let fixed: &[&str] = match self {
             IndexKernel::Gather { .. } | IndexKernel::GatherRows { .. } => &["off"],
             IndexKernel::GatherMap { .. } => &["off", "val"],
-            IndexKernel::Scatter | IndexKernel::ScatterClaimed | IndexKernel::Accumulate(_) => {
-                &["pred", "off", "val"]
-            }
+            IndexKernel::Scatter
+            | IndexKernel::ScatterClaimed
+            | IndexKernel::Accumulate(_)
+            | IndexKernel::AccumulatePacked(_)
+            | IndexKernel::ScatterPacked { .. } => &["pred", "off", "val"],
             IndexKernel::Claim => &["pred", "off"],
             IndexKernel::CompactCount => &["flag"],
             IndexKernel::CompactWrite { .. } => &["flag", "val"],
@@ -356,8 +370,26 @@ pub fn generate(ip: &IndexProgram, target: &Target) -> Result<(String, ParamLayo
                 store("r.val")
             )
         }
-        IndexKernel::Accumulate(op) => {
-            let (atomic_ty, body) = accumulate_body(op, ip.data)?;
+        IndexKernel::ScatterPacked { claimed } => {
+            bind(
+                "var<storage, read_write> dst: array<atomic<u32>>".to_string(),
+                &mut bindings,
+            );
+            if claimed {
+                bind(
+                    "var<storage, read_write> win: array<atomic<u32>>".to_string(),
+                    &mut bindings,
+                );
+            }
+            packed_store_body(ip.data, claimed)?
+        }
+        IndexKernel::Accumulate(op) | IndexKernel::AccumulatePacked(op) => {
+            let packed = matches!(ip.kind, IndexKernel::AccumulatePacked(_));
+            let (atomic_ty, body) = if packed {
+                ("u32", small_int_at_body(op, ip.data, true)?)
+            } else {
+                accumulate_body(op, ip.data)?
+            };
             bind(
                 format!("var<storage, read_write> dst: array<atomic<{atomic_ty}>>"),
                 &mut bindings,
@@ -688,6 +720,113 @@ pub fn atomic_at(op: AtOp, data: DType) -> bool {
 /// Largest compare-exchange retries of a float or multiplying accumulation per element.
 pub const AT_RETRIES: u32 = 4096;
 
+/// The store of [`IndexKernel::ScatterPacked`]: the element has a single writer in the
+/// kernel, so the element's bits of a plain load of its word are its current value (other
+/// threads change only the other elements' bits); one `atomicXor` flips the bits that differ
+/// and leaves the rest of the word, whatever other threads do to it meanwhile. No loop.
+fn packed_store_body(data: DType, claimed: bool) -> Result<String> {
+    let bits = match data {
+        DType::I8 | DType::U8 => 8,
+        DType::I16 | DType::U16 => 16,
+        d => {
+            return Err(Error::invalid(format!(
+                "packed scatters take int8, uint8, int16 and uint16, not {d}"
+            )))
+        }
+    };
+    let per = 32 / bits;
+    let mask = (1u32 << bits) - 1;
+    let cond = if claimed {
+        "r.pred && atomicLoad(&win[r.off]) == g + 1u"
+    } else {
+        "r.pred"
+    };
+    Ok(format!(
+        "    if ({cond}) {{
+        let word = r.off / {per}u;
+        let shift = (r.off % {per}u) * {bits}u;
+        let cur = atomicLoad(&dst[word]);
+        let flip = ((cur >> shift) ^ bitcast<u32>(r.val)) & {mask}u;
+        if (flip != 0u) {{
+            atomicXor(&dst[word], flip << shift);
+        }}
+    }}"
+    ))
+}
+
+/// `ufunc.at` on int8/uint8/int16/uint16 with NumPy's wrap-around: a compare-exchange loop
+/// on the u32 word holding the element, computing in i32/u32 and keeping the element's low
+/// 8 or 16 bits. In word storage (`packed` false) the word is the element, stored sign- or
+/// zero-extended; in packed storage it holds 4 or 2 elements and the loop replaces only the
+/// element's bits, so a neighbour updated by another thread at the same time is never
+/// clobbered (its change makes this thread's exchange fail, and the retry reads it).
+///
+/// Progress: an exchange fails only when the word changed since it was read (another
+/// thread's exchange on it succeeded) or spuriously (WGSL's weak exchange); with at most a
+/// few thousand writers per word the loop ends well within [`AT_RETRIES`] tries, which also
+/// keeps it inside lavapipe's loop budget. Extrema that would not change the element stop
+/// without writing.
+fn small_int_at_body(op: AtOp, data: DType, packed: bool) -> Result<String> {
+    let bits = match data {
+        DType::I8 | DType::U8 => 8,
+        DType::I16 | DType::U16 => 16,
+        d => {
+            return Err(Error::invalid(format!(
+                "packed ufunc.at takes int8, uint8, int16 and uint16, not {d}"
+            )))
+        }
+    };
+    let per = 32 / bits;
+    let signed = data.is_signed_int();
+    let (word, shift) = if packed {
+        (
+            format!("r.off / {per}u"),
+            format!("(r.off % {per}u) * {bits}u"),
+        )
+    } else {
+        ("r.off".to_string(), "0u".to_string())
+    };
+    let read = if signed {
+        format!("extractBits(bitcast<i32>(old), shift, {bits}u)")
+    } else {
+        format!("extractBits(old, shift, {bits}u)")
+    };
+    let combine = match op {
+        AtOp::Add => "a + b",
+        AtOp::Subtract => "a - b",
+        AtOp::Multiply => "a * b",
+        AtOp::Maximum => "max(a, b)",
+        AtOp::Minimum => "min(a, b)",
+    };
+    let write = match (packed, signed) {
+        (true, _) => format!("insertBits(old, bitcast<u32>(nv), shift, {bits}u)"),
+        (false, true) => format!("bitcast<u32>(extractBits(nv, 0u, {bits}u))"),
+        (false, false) => format!("extractBits(nv, 0u, {bits}u)"),
+    };
+    let ty = if signed { "i32" } else { "u32" };
+    Ok(format!(
+        "    if (r.pred) {{
+        let word = {word};
+        let shift = {shift};
+        var old = atomicLoad(&dst[word]);
+        for (var k = 0u; k < {AT_RETRIES}u; k = k + 1u) {{
+            let a: {ty} = {read};
+            let b: {ty} = r.val;
+            let nv: {ty} = {combine};
+            let word_new = {write};
+            if (word_new == old) {{
+                break;
+            }}
+            let res = atomicCompareExchangeWeak(&dst[word], old, word_new);
+            if (res.exchanged) {{
+                break;
+            }}
+            old = res.old_value;
+        }}
+    }}"
+    ))
+}
+
 fn accumulate_body(op: AtOp, data: DType) -> Result<(&'static str, String)> {
     let direct = |f: &str| format!("    if (r.pred) {{\n        {f}(&dst[r.off], r.val);\n    }}");
     let cas = |ty: &str, combine: &str, to_bits: &str, from_bits: &str| {
@@ -708,6 +847,9 @@ fn accumulate_body(op: AtOp, data: DType) -> Result<(&'static str, String)> {
         )
     };
     match data {
+        DType::I8 | DType::U8 | DType::I16 | DType::U16 => {
+            Ok(("u32", small_int_at_body(op, data, false)?))
+        }
         DType::I32 | DType::U32 => {
             let t = if data == DType::I32 { "i32" } else { "u32" };
             let body = match op {
@@ -840,8 +982,8 @@ fn accumulate_body(op: AtOp, data: DType) -> Result<(&'static str, String)> {
             ))
         }
         d => Err(Error::unsupported(format!(
-            "np.{}.at on {d} arrays (float32, float16, int32, uint32 and bool accumulate with \
-             32-bit atomics, and int64 and complex64 with add and subtract; this needs 64-bit \
+            "np.{}.at on {d} arrays (float32, float16, the 8- to 32-bit integers and bool \
+             accumulate with 32-bit atomics, and int64 and complex64 with add and subtract; this needs 64-bit \
              atomics, which WGSL does not have)",
             op.name()
         ))),
@@ -1063,6 +1205,15 @@ mod tests {
                 for op in at_ops() {
                     if accumulate_body(op, d).is_ok() {
                         kinds.push((IndexKernel::Accumulate(op), all.clone(), None, false));
+                    }
+                    if d.is_small_int() {
+                        kinds.push((IndexKernel::AccumulatePacked(op), all.clone(), None, false));
+                    }
+                }
+                if d.is_small_int() {
+                    for claimed in [false, true] {
+                        let kind = IndexKernel::ScatterPacked { claimed };
+                        kinds.push((kind, all.clone(), None, false));
                     }
                 }
                 for vector in [false, true] {

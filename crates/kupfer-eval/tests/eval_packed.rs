@@ -71,6 +71,13 @@ const WRITES: &[&str] = &[
     "np.add(x[{k}:], y[{k}:], out=x[:-{k}]); x",
     "np.add(x[{k}:], 1, out=x[{k}:]); x",
     "v = x[{k}:]; v[:] = v[::-1]; x",
+    // Contiguous writes of whole words (copied word for word) and their neighbours.
+    "x[4:1000] = y[4:1000]; x",
+    "x[:] = 9; x",
+    "x[{k} * 4:{k} * 4 + 8] = y[:8]; x[{k} * 4 + 8] = 1; x",
+    "x[:] = x[::-1]; x",
+    "m = x[:1000].reshape(10, 100); m[2:5] = y[:300].reshape(3, 100); x",
+    "m = x[:1000].reshape(10, 100); m[{k}] = 3; m[{k} + 1, 1:] = 4; x",
 ];
 
 fn programs(templates: &[&str]) -> Vec<String> {
@@ -98,7 +105,13 @@ fn packed_views_at_odd_offsets_read_like_numpy() {
 
 #[test]
 fn writes_of_neighbouring_packed_elements_never_clobber() {
-    let p = programs(WRITES);
+    let mut p = programs(WRITES);
+    // 1004 elements: the last word is full.
+    p.extend(
+        programs(WRITES)
+            .iter()
+            .map(|s| s.replace("1004 - ", "1005 - ").replace("1003", "1004")),
+    );
     let cases: Vec<&str> = p.iter().map(String::as_str).collect();
     assert_programs_match_numpy("packed_writes", &cases);
 }
@@ -136,4 +149,79 @@ fn packed_arithmetic_and_casts_wrap_like_numpy() {
     }
     let cases: Vec<&str> = p.iter().map(String::as_str).collect();
     assert_programs_match_numpy("packed_arith", &cases);
+}
+
+/// `ufunc.at` on packed small integers: repeated indices accumulate exactly with NumPy's
+/// wrap-around, negative indices, views at odd offsets and reversed, broadcast values, and
+/// neighbouring elements of one word updated by different threads of one kernel.
+const AT: &[&str] = &[
+    "np.add.at(x, np.array([{k}, {k}, {k} + 1, -1, -1, -1, 0, 2, 3]), 100); x",
+    "np.subtract.at(x, np.arange(1003) % 7 + {k}, y); x",
+    "np.multiply.at(x, np.arange(40) % 5 + {k}, np.arange(40).astype(x.dtype)); x",
+    "np.maximum.at(x, np.arange(1003) % 11, y); x",
+    "np.minimum.at(x, np.arange(1003)[::-1] % 13 + {k}, y); x",
+    "np.add.at(x[{k}:], np.arange(1003 - {k}), y[{k}:]); x",
+    "np.add.at(x[::-{k}], np.array([0, 0, 1, 2, 3, -1, -2]), 77); x",
+    "v = x[{k}:{k} + 40].reshape(5, 8); np.add.at(v, (np.array([0, 0, 4]), slice(None)), y[:8]); x",
+    "v = x[{k}:{k} + 40].reshape(5, 8); np.add.at(v, np.array([1, 1, 3]), 9); x",
+    "np.add.at(x, slice({k}, None, 2), 99); x",
+    "np.subtract.at(x, np.array([-{k}, -{k}, 5]), y[:3]); x",
+    "np.multiply.at(x[{k}:], np.array([0, 1, 2, 3, 0, 1, 2, 3]), 3); x",
+    "np.add.at(x, np.arange(1003) % 4, 1); x",
+];
+
+#[test]
+fn ufunc_at_on_packed_small_integers_matches_numpy() {
+    let mut p = programs(AT);
+    // 1004 elements (whole words) and a destination that is already lazy.
+    for dtype in DTYPES {
+        let s = setup(dtype).replace("1003", "1004");
+        p.push(format!(
+            "{s}; np.add.at(x, np.arange(2008) % 1004, np.concatenate([y, y[::-1]])); x"
+        ));
+        p.push(format!(
+            "{s}; z = x + 1; np.add.at(z, np.array([1, 1, 2]), 5); z"
+        ));
+        p.push(format!(
+            "{s}; z = x + 0; np.add.at(x, np.array([1, 1, 2]), 5); z"
+        ));
+        p.push(format!("{s}; np.add.at(x, np.array([1, 2]), x[:2]); x"));
+    }
+    let cases: Vec<&str> = p.iter().map(String::as_str).collect();
+    assert_programs_match_numpy("packed_ufunc_at", &cases);
+}
+
+/// The families beyond the fused kernels read packed arrays through unpacked copies (the
+/// storage stays packed) and pack their small-integer results; values taken before a write
+/// keep the values from before it.
+const FAMILY_READS: &[&str] = &[
+    "np.pad(x[{k}:{k} + 10], 2)",
+    "np.tile(x[{k}:{k} + 5], 3)",
+    "np.repeat(x[{k}:{k} + 5], 2)",
+    "np.fft.fftshift(x[{k}:])",
+    "np.partition(x[{k}:], 5)[5]",
+    "np.searchsorted(np.sort(x[{k}:]), y[:7])",
+    "np.bincount(x[{k}:] % 50)",
+    "np.stack([x[{k}:{k} + 4], y[:4]])",
+    "np.max(x[{k}:{k} + 40].reshape(5, 8), axis=0)",
+    "np.cumsum(x[{k}:{k} + 40].reshape(5, 8), axis=1, dtype=x.dtype)",
+    "x[{k}:{k} + 40].reshape(5, 8)[:, np.array([1, 3])]",
+    "np.sort(x[{k}:{k} + 40].reshape(5, 8), axis=0)",
+    "np.unique(x[{k}:], return_counts=True)[1]",
+    "np.median(x[{k}:])",
+    "np.sort(x[{k}:]) + x[:-{k}]",
+    "s = np.sort(x); x[{k}::2] = 1; s",
+    "t = np.take(x, np.array([1, 2, 3])); x[:] = 0; t",
+    "v = x[np.array([{k}, 2, 3])]; x[2] = 50; x[{k}] = 51; v",
+    "z = x[{k}:] + 1; x[{k}] = 9; z",
+    "r = np.roll(x, {k}); x[:4] = 3; r",
+    "s = np.sort(x); x[{k}::2] = 1; np.concatenate([s, x])",
+    "np.add.at(x, np.array([{k}, {k}]), 1); s = np.sort(x); x[{k}] = 0; np.add.at(x, np.array([{k}]), 2); np.concatenate([s, x])",
+];
+
+#[test]
+fn families_read_packed_arrays_and_pack_their_results() {
+    let p = programs(FAMILY_READS);
+    let cases: Vec<&str> = p.iter().map(String::as_str).collect();
+    assert_programs_match_numpy("packed_family_reads", &cases);
 }

@@ -4,7 +4,7 @@
 use crate::device::Device;
 use crate::fusion::{materialise, materialise_packed, Lazy, MAX_NODES};
 use crate::host::{Element, HostArray, HostData};
-use crate::packed::{self, Storage};
+use crate::packed::{self, PackedBuffer, Storage};
 use crate::scalar::Scalar;
 use kupfer_core::layout::{checked_size, size_of};
 use kupfer_core::{DType, Error, Layout, Result};
@@ -92,6 +92,28 @@ impl Array {
         }
     }
 
+    /// A family's finished result, packed when it holds int8/uint8/int16/uint16 in a word
+    /// buffer of its own (C-contiguous from element 0; one pack pass), so that it takes 1 or
+    /// 2 bytes per element like every other small-integer array. Other results, and all
+    /// under `KUPFER_PACK=convert`, are returned as they are. Call it once the family has
+    /// queued its last write into the buffer, before anyone else sees the array.
+    pub(crate) fn into_packed_result(self) -> Result<Array> {
+        // One element takes one word either way (and a reduction's scalar keeps its own
+        // buffer, which a read-back may map directly).
+        if !packed::families() || !packed::packs(self.dtype()) || self.size() <= 1 {
+            return Ok(self);
+        }
+        let (storage, layout) = self.storage_and_layout(false)?;
+        if storage.packed_buffer().is_some() || !layout.is_c_contiguous() || layout.offset != 0 {
+            return Ok(self);
+        }
+        let words = storage.read_words()?;
+        let device = self.device().clone();
+        let (dtype, len) = (self.dtype(), self.size());
+        let buffer = packed::pack(&device, dtype, &words, len)?;
+        Ok(Array::from_packed(device, dtype, buffer, len, layout))
+    }
+
     /// An array over `storage` (shared with the arrays it is a view of).
     fn from_storage(device: Device, dtype: DType, storage: Arc<Storage>, layout: Layout) -> Array {
         Array {
@@ -105,7 +127,7 @@ impl Array {
     }
 
     /// An array over a packed buffer of `len` small integers.
-    fn from_packed(
+    pub(crate) fn from_packed(
         device: Device,
         dtype: DType,
         buffer: Arc<GpuBuffer>,
@@ -248,6 +270,61 @@ impl Array {
         Ok((buffer, layout))
     }
 
+    /// The buffer (one word per small integer) and layout for a caller that only reads it
+    /// (no writes into it, no views of it): a packed storage stays packed and the caller
+    /// reads an unpacked copy of the words the view touches, whose layout (returned) may
+    /// differ from this array's (`packed.rs`). A lazy reader may keep the copy: it holds the
+    /// values from before any later write, as the lazy-reader rule asks.
+    pub(crate) fn read_buffer_and_layout(&self) -> Result<(Arc<GpuBuffer>, Layout)> {
+        if !packed::families() {
+            return self.buffer_and_layout();
+        }
+        let (storage, layout) = self.storage_and_layout(true)?;
+        storage.read_words_for(&layout)
+    }
+
+    /// [`Array::read_buffer_and_layout`] for a caller that indexes the buffer with this
+    /// array's own layout: the whole buffer (an unpacked copy of all of packed storage).
+    pub(crate) fn read_whole_buffer(&self) -> Result<Arc<GpuBuffer>> {
+        if !packed::families() {
+            return Ok(self.buffer_and_layout()?.0);
+        }
+        let (storage, _) = self.storage_and_layout(true)?;
+        storage.read_words()
+    }
+
+    /// The packed buffer and layout of this array for an in-place write of packed words, or
+    /// None where its storage is words (materialises a lazy array).
+    pub(crate) fn packed_for_write(&self) -> Result<Option<(Arc<PackedBuffer>, Layout)>> {
+        let (storage, layout) = self.storage_and_layout(true)?;
+        Ok(storage.packed_for_write().map(|p| (p, layout)))
+    }
+
+    /// The buffer and layout an in-place write goes to: the packed words of packed storage
+    /// (the writer updates each element with atomics on its word, `packed.rs`), else the word
+    /// buffer (`buffer_and_layout`). See [`Array::is_packed_buffer`].
+    pub(crate) fn write_buffer_and_layout(&self) -> Result<(Arc<GpuBuffer>, Layout)> {
+        if let Some((p, layout)) = self.packed_for_write()? {
+            return Ok((p.buffer().clone(), layout));
+        }
+        self.buffer_and_layout()
+    }
+
+    /// True when `buffer` holds this array's elements packed.
+    pub(crate) fn is_packed_buffer(&self, buffer: &Arc<GpuBuffer>) -> Result<bool> {
+        let (storage, _) = self.storage_and_layout(true)?;
+        Ok(storage
+            .packed_buffer()
+            .is_some_and(|p| Arc::ptr_eq(p.buffer(), buffer)))
+    }
+
+    /// True when both arrays are views of one storage (materialises lazy arrays).
+    pub(crate) fn shares_storage(&self, other: &Array) -> Result<bool> {
+        let (a, _) = self.storage_and_layout(true)?;
+        let (b, _) = other.storage_and_layout(true)?;
+        Ok(Arc::ptr_eq(&a, &b))
+    }
+
     /// This array as an expression operand (a leaf when materialised; a packed array is read
     /// through an unpacked copy, and stays packed).
     pub(crate) fn lazy(&self) -> Result<Lazy> {
@@ -379,7 +456,7 @@ impl Array {
 
     /// The packed buffer and the element offset of a C-contiguous packed array (copied into
     /// one first if needed), or None where small integers are stored as words.
-    fn packed_contiguous(&self) -> Result<Option<(Arc<GpuBuffer>, usize)>> {
+    pub(crate) fn packed_contiguous(&self) -> Result<Option<(Arc<GpuBuffer>, usize)>> {
         if !packed::packs(self.dtype()) {
             return Ok(None);
         }
@@ -417,7 +494,7 @@ impl Array {
     /// sync: the device's deferred checks (`checks.rs`) are reported here.
     async fn read_contiguous_async<R>(&self, f: impl FnOnce(&[u8]) -> R) -> Result<R> {
         let a = self.ascontiguousarray()?;
-        let (buffer, layout) = a.buffer_and_layout()?;
+        let (buffer, layout) = a.read_buffer_and_layout()?;
         let isz = self.dtype().gpu_size() as u64;
         let offset = layout.offset as u64 * isz;
         let size = self.size() as u64 * isz;
@@ -471,7 +548,7 @@ impl Array {
             // Decoded in pieces as they arrive (the GPU copies the rest meanwhile); larger
             // reads are decoded whole, by several threads.
             let a = self.ascontiguousarray()?;
-            let (buffer, layout) = a.buffer_and_layout()?;
+            let (buffer, layout) = a.read_buffer_and_layout()?;
             let isz = self.dtype().gpu_size() as u64;
             let device = self.device();
             let mut out = Vec::with_capacity(self.size());

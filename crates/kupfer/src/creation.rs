@@ -59,6 +59,18 @@ pub fn empty(shape: &[usize], dtype: Option<DType>) -> Result<Array> {
     let dt = dtype.unwrap_or_else(|| d.default_float());
     d.check(dt)?;
     let n = checked_size(shape, dt.host_size())?;
+    if crate::packed::packs(dt) {
+        // int8/uint8/int16/uint16: packed storage, as every other array of them.
+        let words = kupfer_core::packing::packed_words(dt, n).max(1);
+        let buffer = std::sync::Arc::new(d.context().alloc(words as u64 * 4)?);
+        return Ok(Array::from_packed(
+            d,
+            dt,
+            buffer,
+            n,
+            Layout::contiguous(shape),
+        ));
+    }
     let bytes = n
         .checked_mul(dt.gpu_size())
         .ok_or_else(|| Error::invalid(TOO_BIG))?;

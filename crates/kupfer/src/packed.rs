@@ -2,16 +2,18 @@
 //! dtype's own GPU representation ("words": one 32-bit word per small integer) or packed
 //! (int8/uint8 four to a word, int16/uint16 two, NumPy's little-endian bytes).
 //!
-//! A packed buffer is never written after it is made (by an upload or the pack kernel): every
-//! family computes on words. Reading a packed array as an expression operand unpacks it into a
-//! temporary word buffer (cached while alive); handing its buffer to a family (which may write
-//! into it or make views of it) turns the storage into words for good, for every view at once.
-//! So no kernel ever writes part of a shared word, and lazy readers of the packed buffer keep
-//! the values from before any later write.
+//! Fused kernels read packed words natively; a family that only reads an array during one call
+//! reads an unpacked word copy (`Array::read_buffer_and_layout`, cached while alive), and the
+//! storage stays packed. `ufunc.at` writes packed words in place with compare-exchange loops
+//! on the word (a neighbour written by another thread is never clobbered); before such a
+//! write the lazy readers of the packed buffer are materialised (`fusion::readers`) and the
+//! cached copy is dropped. Handing the buffer to any other family that may write into it or
+//! make views of it (`Array::buffer_and_layout`) turns the storage into words for good, for
+//! every view at once, and that family writes words as before.
 
 use crate::device::Device;
 use kupfer_core::packing::{packed_bits, packed_words, per_word, PACK_WGSL};
-use kupfer_core::{DType, Error, Result};
+use kupfer_core::{DType, Error, Layout, Result};
 use kupfer_wgpu::{Binding, GpuBuffer};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
@@ -25,6 +27,14 @@ fn setting() -> &'static str {
 /// Whether new small-integer arrays are stored packed.
 pub(crate) fn enabled() -> bool {
     setting() != "0"
+}
+
+/// Whether the families beyond the fused kernels keep small integers packed: read-only
+/// callers read an unpacked copy, `ufunc.at` writes packed words in place, and their results
+/// are packed. `KUPFER_PACK=convert` has them turn a packed storage into words for good and
+/// return word results (the behaviour before).
+pub(crate) fn families() -> bool {
+    enabled() && setting() != "convert"
 }
 
 /// Whether fused elementwise kernels read packed inputs directly.
@@ -88,6 +98,29 @@ impl PackedBuffer {
     }
 }
 
+impl PackedBuffer {
+    /// One word per element slot for a reader of the elements `layout` touches: the whole
+    /// unpacked copy (cached) when the view spans most of the buffer, else a fresh copy of
+    /// just the words it touches (from a binding-aligned word), with the layout moved to it.
+    pub(crate) fn words_for(&self, layout: &Layout) -> Result<(Arc<GpuBuffer>, Layout)> {
+        let Some((lo, hi)) = layout.span() else {
+            return Ok((self.words()?, layout.clone()));
+        };
+        let per = per_word(self.dtype);
+        let unit = aligned_unit(&self.device) as usize;
+        let first = (lo / per) / unit * unit;
+        let last = (hi / per + 1).min(packed_words(self.dtype, self.len));
+        let total = packed_words(self.dtype, self.len);
+        if 2 * (last - first) >= total {
+            return Ok((self.words()?, layout.clone()));
+        }
+        let words = unpack_range(&self.device, self.dtype, &self.buffer, first, last - first)?;
+        let mut moved = layout.clone();
+        moved.offset -= first * per;
+        Ok((words, moved))
+    }
+}
+
 impl Storage {
     /// Storage of the dtype's GPU representation.
     pub(crate) fn words(buffer: Arc<GpuBuffer>) -> Arc<Storage> {
@@ -136,6 +169,28 @@ impl Storage {
         packed.words()
     }
 
+    /// A word buffer to read the elements of `layout` from, and their layout in it (the
+    /// storage itself, or an unpacked copy of the words the view touches).
+    pub(crate) fn read_words_for(&self, layout: &Layout) -> Result<(Arc<GpuBuffer>, Layout)> {
+        let packed = match &*self.repr() {
+            Repr::Words(b) => return Ok((b.clone(), layout.clone())),
+            Repr::Packed(p) => p.clone(),
+        };
+        packed.words_for(layout)
+    }
+
+    /// The packed buffer for an in-place write of packed words (None for word storage, or
+    /// when [`families`] is off). The cached unpacked copy is dropped (readers holding it
+    /// keep the values from before the write; later reads unpack again).
+    pub(crate) fn packed_for_write(&self) -> Option<Arc<PackedBuffer>> {
+        if !families() {
+            return None;
+        }
+        let p = self.packed_buffer()?;
+        *p.words.lock().unwrap_or_else(|p| p.into_inner()) = Weak::new();
+        Some(p)
+    }
+
     /// The word buffer a family may write into or view: a packed storage becomes words for
     /// good (every view sees the change).
     pub(crate) fn make_words(&self) -> Result<Arc<GpuBuffer>> {
@@ -143,12 +198,24 @@ impl Storage {
         let w = match &*repr {
             Repr::Words(b) => return Ok(b.clone()),
             // An unpacked copy still read by lazy expressions may become the storage: a later
-            // write into it materialises those readers first (`fusion::readers`).
-            Repr::Packed(p) => p.words()?,
+            // write into it materialises those readers first (`fusion::readers`). It is no
+            // longer handed out as a copy nobody writes.
+            Repr::Packed(p) => {
+                let w = p.words()?;
+                *p.words.lock().unwrap_or_else(|p| p.into_inner()) = Weak::new();
+                w
+            }
         };
         *repr = Repr::Words(w.clone());
         Ok(w)
     }
+}
+
+/// A multiple of 256 words whose byte size is a multiple of the binding offset alignment:
+/// word offsets of a multiple of it are aligned on both sides of a conversion.
+fn aligned_unit(device: &Device) -> u64 {
+    let align = device.context().binding_alignment().max(4);
+    (align / 4).max(256).next_multiple_of(256)
 }
 
 /// Words (and element slots) per dispatch of the conversion kernels: a multiple of 256 words
@@ -156,9 +223,7 @@ impl Storage {
 fn chunk_words(device: &Device, dtype: DType) -> u64 {
     let ctx = device.context();
     let per = per_word(dtype) as u64;
-    let align = ctx.binding_alignment().max(4);
-    // Word offsets of a multiple of `unit` words are aligned on both sides.
-    let unit = (align / 4).max(256).next_multiple_of(256);
+    let unit = aligned_unit(device);
     let max = ctx.max_binding_size() / (4 * per);
     ((max / unit) * unit).max(unit)
 }
@@ -199,9 +264,21 @@ pub(crate) fn unpack(
     buffer: &Arc<GpuBuffer>,
     len: usize,
 ) -> Result<Arc<GpuBuffer>> {
+    unpack_range(device, dtype, buffer, 0, packed_words(dtype, len))
+}
+
+/// [`unpack`] of the `count` packed words from word `first` (a multiple of
+/// [`aligned_unit`]): element slot `j` of the result is element `first * per + j`.
+fn unpack_range(
+    device: &Device,
+    dtype: DType,
+    buffer: &Arc<GpuBuffer>,
+    first: usize,
+    count: usize,
+) -> Result<Arc<GpuBuffer>> {
     let ctx = device.context();
     let per = per_word(dtype) as u64;
-    let words = packed_words(dtype, len) as u64;
+    let (first, words) = (first as u64, count as u64);
     let out = Arc::new(ctx.alloc(words * per * 4)?);
     let pipeline = ctx.pipeline_entry(PACK_WGSL, "unpack")?;
     let chunk = chunk_words(device, dtype);
@@ -215,7 +292,7 @@ pub(crate) fn unpack(
             vec![
                 Binding {
                     buffer: buffer.clone(),
-                    offset: start * 4,
+                    offset: (first + start) * 4,
                     size: n * 4,
                 },
                 Binding {

@@ -235,7 +235,9 @@ pub(crate) fn reduce_with(
         buffer
     };
     let dims: Vec<isize> = result_shape.iter().map(|&d| d as isize).collect();
-    Array::from_buffer(device, spec.out, result, Layout::contiguous(&[m])).reshape(&dims)
+    Array::from_buffer(device, spec.out, result, Layout::contiguous(&[m]))
+        .into_packed_result()?
+        .reshape(&dims)
 }
 
 /// Launches one reduction kernel; returns its output buffer, the number of splits it used

@@ -257,12 +257,7 @@ fn accumulate(a: &Array, axis: Option<isize>, dtype: Option<DType>, op: ScanOp) 
         finalize: true,
     };
     let buffer = scan_lines(&src, &source, m, r, inner, spec)?;
-    Ok(Array::from_buffer(
-        device,
-        out,
-        buffer,
-        Layout::contiguous(&result_shape),
-    ))
+    Array::from_buffer(device, out, buffer, Layout::contiguous(&result_shape)).into_packed_result()
 }
 
 /// Scans `m` lines of `r` values of `source`; element (o, k) of the result lands at

@@ -170,7 +170,7 @@ fn count(
     let mut offsets = Vec::new();
     let flat = |a: &Array| -> Result<(Arc<GpuBuffer>, Layout)> {
         let a = a.reshape(&[-1])?.ascontiguousarray()?;
-        a.buffer_and_layout()
+        a.read_buffer_and_layout()
     };
     for a in std::iter::once(x).chain(weights).chain(edges) {
         let (buffer, layout) = flat(a)?;

@@ -137,7 +137,7 @@ fn check_integer_exponent(device: &Device, exponent: &Operand) -> Result<()> {
 /// per stretch of the array that one binding can hold.
 fn any_negative_flag(device: &Device, e: &Array) -> Result<std::sync::Arc<kupfer_wgpu::GpuBuffer>> {
     let e = e.ascontiguousarray()?;
-    let (src, layout) = e.buffer_and_layout()?;
+    let (src, layout) = e.read_buffer_and_layout()?;
     let ctx = device.context();
     let flag = ctx.upload(&[0u8; 16])?;
     let pipeline = ctx.pipeline(kupfer_core::flags::SIGN_FLAG_WGSL)?;

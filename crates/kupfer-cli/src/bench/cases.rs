@@ -379,6 +379,26 @@ pub const CASES: &[Case] = &[
         about: "x + y, uint8 (packed)",
     },
     Case {
+        name: "uint8_sort_2^24",
+        group: Group::Manip,
+        about: "sort(x), uint8 (packed source and result)",
+    },
+    Case {
+        name: "uint8_setitem_strided_2^26",
+        group: Group::Manip,
+        about: "x[1::2] = 7 in place, uint8 (packed words)",
+    },
+    Case {
+        name: "uint8_setitem_contiguous_2^26",
+        group: Group::Manip,
+        about: "x[4:] = y[4:] in place, uint8 (whole packed words copied)",
+    },
+    Case {
+        name: "uint8_add_at_2^26",
+        group: Group::Manip,
+        about: "np.add.at(x, idx, 1), 2^22 random indices, uint8 (packed words)",
+    },
+    Case {
         name: "tril_4096sq",
         group: Group::Manip,
         about: "tril(m)",

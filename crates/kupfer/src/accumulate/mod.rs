@@ -25,7 +25,6 @@ use kupfer_core::expr::{common_type, OperandType};
 use kupfer_core::indexing::{AtOp, IndexKernel};
 use kupfer_core::layout::broadcast_shapes;
 use kupfer_core::{Error, Result};
-use std::sync::Arc;
 
 /// `np.<op>.at(a, index, values)`, async. See [`ufunc_at`].
 pub async fn ufunc_at_async(
@@ -66,7 +65,10 @@ pub async fn ufunc_at_async(
             op.name()
         )));
     }
-    let (buffer, layout) = a.buffer_and_layout()?;
+    // Packed int8/uint8/int16/uint16 storage is written in place (compare-exchange on the
+    // word); an index array sharing it is copied first. Resolving the index may have turned
+    // the storage into words (an index array viewing it), so the buffer is taken after.
+    let layout = a.layout()?;
     let (off, shape) = match resolve(a, &layout, index, false).await? {
         Resolved::Basic(args) => {
             let view = layout.slice(&args)?;
@@ -75,13 +77,17 @@ pub async fn ufunc_at_async(
         Resolved::Plan(mut p) => {
             for adv in p.adv.iter_mut() {
                 if let Adv::Device(x) = adv {
-                    if Arc::ptr_eq(&x.buffer_and_layout()?.0, &buffer) {
+                    if x.shares_storage(a)? {
                         *x = x.copy()?;
                     }
                 }
             }
             (offsets(&p)?, p.shape.clone())
         }
+    };
+    let (buffer, kind) = match a.packed_for_write()? {
+        Some((p, _)) => (p.buffer().clone(), IndexKernel::AccumulatePacked(op)),
+        None => (a.buffer_and_layout()?.0, IndexKernel::Accumulate(op)),
     };
     match broadcast_shapes(&vshape, &shape) {
         Ok(s) if s == shape => {}
@@ -108,7 +114,7 @@ pub async fn ufunc_at_async(
     let dst = Dst { buffer, same: None };
     launch_into(
         &device,
-        IndexKernel::Accumulate(op),
+        kind,
         dtype,
         &[&pred, &off, &vlazy],
         &shape,
@@ -119,8 +125,9 @@ pub async fn ufunc_at_async(
 
 /// `np.<op>.at(a, index, values)`: `a[index] = op(a[index], values)` with every repeated
 /// index applied (unbuffered), in place. `op` is add, subtract, multiply, maximum or
-/// minimum; `a` of any dtype but the small integers (bool: no subtract). Values broadcast
-/// to the selection and must cast to `a`'s dtype under `same_kind`. Float32, float16,
+/// minimum; `a` of any dtype (bool: no subtract; int8/uint8/int16/uint16 wrap around as
+/// NumPy's do, updating their packed storage in place). Values broadcast to the selection
+/// and must cast to `a`'s dtype under `same_kind`. Float32, float16,
 /// complex64 sums and 32-bit and int64 sums accumulate atomically (float sums in an
 /// unspecified order); float64, complex128 and the products and extrema of int64 and
 /// complex64 apply repeated indices in NumPy's order through a sort.

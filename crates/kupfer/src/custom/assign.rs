@@ -47,11 +47,14 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 
 /// Writes `src` (C-contiguous, `out`'s shape and dtype) into `out`'s elements.
 pub(crate) fn write_into(out: &Array, src: Arc<GpuBuffer>) -> Result<()> {
-    let (buffer, layout) = out.buffer_and_layout()?;
     let n = out.size();
     if n == 0 {
         return Ok(());
     }
+    if let Some((packed, layout)) = out.packed_for_write()? {
+        return write_packed(out, src, packed.buffer().clone(), &layout);
+    }
+    let (buffer, layout) = out.buffer_and_layout()?;
     let ctx = out.device().context();
     let isz = out.dtype().gpu_size() as u64;
     let (off, bytes) = (layout.offset as u64 * isz, n as u64 * isz);
@@ -99,5 +102,35 @@ pub(crate) fn write_into(out: &Array, src: Arc<GpuBuffer>) -> Result<()> {
             },
         ],
         [gx as u32, gy as u32, 1],
+    )
+}
+
+/// [`write_into`] a packed int8/uint8/int16/uint16 `out` (packed words `buffer`): one
+/// packed scatter (`IndexKernel::ScatterPacked`: each element's bits replaced atomically, so
+/// elements of a word written by different threads never clobber each other).
+fn write_packed(
+    out: &Array,
+    src: Arc<GpuBuffer>,
+    buffer: Arc<GpuBuffer>,
+    layout: &kupfer_core::Layout,
+) -> Result<()> {
+    use crate::fusion::Lazy;
+    use crate::indexing::launch::{launch_into, layout_offset, Dst};
+    use kupfer_core::indexing::IndexKernel;
+    crate::fusion::readers::before_write(&buffer, &[])?;
+    let val = Lazy::leaf(
+        src,
+        kupfer_core::Layout::contiguous(out.shape()),
+        out.dtype(),
+    );
+    let pred = Lazy::scalar(1u32.to_le_bytes().to_vec(), DType::Bool);
+    launch_into(
+        out.device(),
+        IndexKernel::ScatterPacked { claimed: false },
+        out.dtype(),
+        &[&pred, &layout_offset(layout), &val],
+        out.shape(),
+        &Dst { buffer, same: None },
+        vec![],
     )
 }

@@ -113,11 +113,11 @@ fn roll(a: &Array, shifts: &[usize]) -> Result<Array> {
     if shifts.iter().all(|&s| s == 0) || a.size() == 0 {
         return a.copy();
     }
-    let (src, mut layout) = a.buffer_and_layout()?;
+    let (src, mut layout) = a.read_buffer_and_layout()?;
     let mut src = src;
     if layout.shape.len() > 8 {
         let c = a.ascontiguousarray()?;
-        (src, layout) = c.buffer_and_layout()?;
+        (src, layout) = c.read_buffer_and_layout()?;
         // Merge leading unshifted axes is not needed for correctness; refuse above rank 8.
         if layout.shape.len() > 8 {
             return Err(Error::unsupported(
@@ -176,10 +176,11 @@ fn roll(a: &Array, shifts: &[usize]) -> Result<Array> {
         ],
         [gx as u32, gy as u32, 1],
     )?;
-    Ok(Array::from_buffer(
+    Array::from_buffer(
         device.clone(),
         a.dtype(),
         out,
         Layout::contiguous(a.shape()),
-    ))
+    )
+    .into_packed_result()
 }

@@ -167,7 +167,7 @@ fn transform(
     if lines == 0 {
         return crate::creation::full_on(&device, &out_shape, 0i64, Some(out_dtype));
     }
-    let (mut buffer, mut layout) = src.buffer_and_layout()?;
+    let (mut buffer, mut layout) = src.read_buffer_and_layout()?;
     let strides = |l: &Layout| {
         let dims: Vec<(usize, isize)> = l.shape.iter().copied().zip(l.strides.clone()).collect();
         (
@@ -179,7 +179,7 @@ fn transform(
     let (mut s_hi, mut s_lo, mut s_ax) = strides(&layout);
     if s_hi.is_none() || s_lo.is_none() {
         let c = src.ascontiguousarray()?;
-        (buffer, layout) = c.buffer_and_layout()?;
+        (buffer, layout) = c.read_buffer_and_layout()?;
         (s_hi, s_lo, s_ax) = strides(&layout);
     }
     let w = |s: isize| s as i64 as u32;

@@ -81,8 +81,12 @@ fn reads(root: &Arc<Expr>, buffer: *const GpuBuffer) -> bool {
             Expr::Binary(_, a, b, _) => stack.extend([a, b]),
             Expr::Select(c, a, b, _) => stack.extend([c, a, b]),
             Expr::Call(_, args, _, _) | Expr::Random(_, args, _) => stack.extend(args),
-            // Packed buffers are never written.
-            Expr::Packed { .. } | Expr::Scalar { .. } | Expr::Index => {}
+            Expr::Packed { source, .. } => {
+                if Arc::as_ptr(source.buffer()) == buffer {
+                    return true;
+                }
+            }
+            Expr::Scalar { .. } | Expr::Index => {}
         }
     }
     false

@@ -144,11 +144,12 @@ impl Compaction {
                     .await?
             }
         };
-        Ok(Array::from_buffer(
+        Array::from_buffer(
             self.device,
             self.dtype,
             self.out,
             Layout::contiguous(&[count]),
-        ))
+        )
+        .into_packed_result()
     }
 }

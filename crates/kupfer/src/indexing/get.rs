@@ -148,11 +148,15 @@ impl Array {
                 .finish_async()
                 .await;
         }
-        let (buffer, layout) = self.buffer_and_layout()?;
+        let layout = self.layout()?;
         match resolve(self, &layout, index, true).await? {
             Resolved::Basic(args) => self.slice(&args),
-            // Deferred: run on first use, or with the elementwise expression around it.
-            Resolved::Plan(plan) => Ok(PendingGather::array(self, buffer, plan)),
+            // Deferred: run on first use, or with the elementwise expression around it. It
+            // reads the buffer as it is now (an unpacked copy of packed storage).
+            Resolved::Plan(plan) => {
+                let buffer = self.read_whole_buffer()?;
+                Ok(PendingGather::array(self, buffer, plan))
+            }
         }
     }
 

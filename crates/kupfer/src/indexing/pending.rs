@@ -81,7 +81,7 @@ impl PendingGather {
         off: Lazy,
         standalone: Standalone,
     ) -> Result<Array> {
-        let (buffer, _) = source.buffer_and_layout()?;
+        let buffer = source.read_whole_buffer()?;
         let what = Source::Map { off, standalone };
         Ok(PendingGather::lazy(source, buffer, shape, what))
     }

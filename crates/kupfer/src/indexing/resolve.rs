@@ -171,7 +171,7 @@ pub(crate) fn bounds_words(p: &Plan) -> Result<(Vec<Lazy>, BoundsReport)> {
             continue;
         }
         let len = p.view.shape[p.axes[k]];
-        let (buffer, layout) = x.buffer_and_layout()?;
+        let (buffer, layout) = x.read_buffer_and_layout()?;
         let leaf = Lazy::leaf(
             buffer,
             embed(&layout, &p.block, p.block_at, &p.shape)?,
@@ -384,7 +384,7 @@ pub(crate) fn offsets(p: &Plan) -> Result<Lazy> {
                 arr.lazy()?
             }
             Adv::Device(a) => {
-                let (buffer, layout) = a.buffer_and_layout()?;
+                let (buffer, layout) = a.read_buffer_and_layout()?;
                 let leaf = Lazy::leaf(
                     buffer,
                     embed(&layout, &p.block, p.block_at, &p.shape)?,

@@ -21,14 +21,14 @@
 use crate::array::Array;
 use crate::fusion::{Expr, Lazy};
 use crate::indexing::index::{check_mask, single_mask, Adv, Index, Plan};
-use crate::indexing::launch::{launch_into, layout_offset, whole, Dst};
+use crate::indexing::launch::{launch_into, layout_offset, u32_op, u32_scalar, whole, Dst};
 use crate::indexing::readers;
 use crate::indexing::resolve::{offsets, resolve, Resolved};
 use crate::scalar::Operand;
 use kupfer_core::casting::{can_cast, Casting};
 use kupfer_core::indexing::IndexKernel;
 use kupfer_core::layout::{broadcast_shapes, size_of};
-use kupfer_core::{DType, Error, Layout, Result};
+use kupfer_core::{BinaryOp, DType, Error, Layout, Result};
 use kupfer_wgpu::GpuBuffer;
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -85,8 +85,13 @@ fn reads_buffer(root: &Arc<Expr>, buffer: &Arc<GpuBuffer>, same: Option<&Layout>
             Expr::Binary(_, a, b, _) => stack.extend([a, b]),
             Expr::Select(c, a, b, _) => stack.extend([c, a, b]),
             Expr::Call(_, args, _, _) | Expr::Random(_, args, _) => stack.extend(args),
-            // Packed buffers are never written.
-            Expr::Packed { .. } | Expr::Scalar { .. } | Expr::Index | Expr::Deferred(_) => {}
+            // A packed buffer written in place (`ufunc.at`): the reader takes a copy.
+            Expr::Packed { source, .. } => {
+                if Arc::ptr_eq(source.buffer(), buffer) {
+                    found = Some(false);
+                }
+            }
+            Expr::Scalar { .. } | Expr::Index | Expr::Deferred(_) => {}
         }
     }
     found
@@ -188,7 +193,7 @@ impl Array {
     pub async fn set_async(&self, index: &[Index], value: impl Into<Operand>) -> Result<()> {
         let value = value.into();
         let device = self.device().clone();
-        let (buffer, layout) = self.buffer_and_layout()?;
+        let (buffer, layout) = self.write_buffer_and_layout()?;
         let v = value_of(self, value)?;
         let mask_only = single_mask(index, self.ndim());
         if let Some(mask) = mask_only {
@@ -217,6 +222,10 @@ impl Array {
                 let off = layout_offset(&view);
                 let keep: Vec<&Array> = v.array.iter().collect();
                 readers::before_write(&buffer, &keep)?;
+                let (fits, val) = self.copy_whole_words(&buffer, &view, &v.shape, val)?;
+                if fits {
+                    return Ok(());
+                }
                 self.launch_write(
                     &buffer,
                     off,
@@ -241,7 +250,7 @@ impl Array {
                 // Index arrays that live in the destination buffer are copied first.
                 for adv in p.adv.iter_mut() {
                     if let Adv::Device(a) = adv {
-                        if Arc::ptr_eq(&a.buffer_and_layout()?.0, &buffer) {
+                        if a.shares_storage(self)? {
                             *a = a.copy()?;
                         }
                     }
@@ -307,6 +316,16 @@ impl Array {
         same: Option<&Layout>,
     ) -> Result<()> {
         let device = self.device();
+        if self.is_packed_buffer(buffer)? {
+            return self.launch_packed_write(buffer, off, pred, val, shape, repeat);
+        }
+        if !Arc::ptr_eq(&self.buffer_and_layout()?.0, buffer) {
+            // The packed storage taken for this write turned into words meanwhile (nothing
+            // in the assignment does that; checked rather than writing a stale buffer).
+            return Err(Error::invalid(
+                "internal: the storage changed during an assignment",
+            ));
+        }
         let dst = Dst {
             buffer: buffer.clone(),
             same: same.cloned(),
@@ -339,6 +358,116 @@ impl Array {
         launch_into(
             device,
             IndexKernel::ScatterClaimed,
+            self.dtype(),
+            &[&pred, &off, &val],
+            shape,
+            &dst,
+            vec![whole(&win)],
+        )
+    }
+
+    /// An assignment of `val` (of shape `vshape`) to the C-contiguous `view` of packed
+    /// storage `buffer` that starts at a word and covers at least one: the value is packed by
+    /// its own fused kernel and its whole words are copied into place (no atomics); the last
+    /// elements of a partial word follow by the packed scatter. Gives `val` back, unused,
+    /// when the write is not of that form.
+    fn copy_whole_words(
+        &self,
+        buffer: &Arc<GpuBuffer>,
+        view: &Layout,
+        vshape: &[usize],
+        val: Lazy,
+    ) -> Result<(bool, Lazy)> {
+        let per = kupfer_core::packing::per_word(self.dtype());
+        let n = size_of(&view.shape);
+        let fits = n > 0
+            && (vshape.is_empty() || vshape == view.shape.as_slice())
+            && view.is_c_contiguous()
+            && view.offset.is_multiple_of(per)
+            && n >= per
+            && self.is_packed_buffer(buffer)?;
+        if !fits {
+            return Ok((false, val));
+        }
+        let packed = Array::from_lazy(self.device().clone(), view.shape.clone(), val.clone());
+        let Some((src, 0)) = packed.packed_contiguous()? else {
+            return Ok((false, val));
+        };
+        let whole = n / per;
+        let at = (view.offset / per * 4) as u64;
+        self.device()
+            .context()
+            .copy_buffer(&src, 0, buffer, at, whole as u64 * 4);
+        let rest = n - whole * per;
+        if rest > 0 {
+            // The last elements, in a word of their own, by the packed scatter.
+            let tail = packed
+                .reshape(&[n as isize])?
+                .slice(&crate::s![whole * per..])?;
+            let first = u32_scalar((view.offset + whole * per) as u32);
+            let off = u32_op(BinaryOp::Add, first, Lazy::index());
+            launch_into(
+                self.device(),
+                IndexKernel::ScatterPacked { claimed: false },
+                self.dtype(),
+                &[&true_pred(), &off, &tail.lazy()?],
+                &[rest],
+                &Dst {
+                    buffer: buffer.clone(),
+                    same: None,
+                },
+                vec![],
+            )?;
+        }
+        Ok((true, val))
+    }
+
+    /// [`Array::launch_write`] into packed storage: each element's bits of its word are
+    /// replaced atomically (one `atomicXor`) (`IndexKernel::ScatterPacked`), so neighbours written by other
+    /// threads of the same kernel survive; repeated indices are claimed per element first.
+    fn launch_packed_write(
+        &self,
+        buffer: &Arc<GpuBuffer>,
+        off: Lazy,
+        pred: Lazy,
+        val: Lazy,
+        shape: &[usize],
+        repeat: bool,
+    ) -> Result<()> {
+        let device = self.device();
+        let dst = Dst {
+            buffer: buffer.clone(),
+            same: None,
+        };
+        if !repeat {
+            return launch_into(
+                device,
+                IndexKernel::ScatterPacked { claimed: false },
+                self.dtype(),
+                &[&pred, &off, &val],
+                shape,
+                &dst,
+                vec![],
+            );
+        }
+        let per = kupfer_core::packing::per_word(self.dtype());
+        let elements = (buffer.size() as usize / 4) * per;
+        let win = crate::creation::full_on(device, &[elements], 0i64, Some(DType::U32))?;
+        let (win, _) = win.buffer_and_layout()?;
+        crate::indexing::launch::launch(
+            device,
+            IndexKernel::Claim,
+            self.dtype(),
+            &[&pred, &off],
+            shape,
+            vec![whole(&win)],
+            None,
+            0,
+            0,
+        )?;
+        launch_into(
+            device,
+            IndexKernel::ScatterPacked { claimed: true },
             self.dtype(),
             &[&pred, &off, &val],
             shape,
@@ -430,7 +559,7 @@ impl Array {
         }
         check_mask(mask.shape(), self.shape(), 0)?;
         mask.device().same(self.device())?;
-        let (buffer, layout) = self.buffer_and_layout()?;
+        let (buffer, layout) = self.write_buffer_and_layout()?;
         let reads = MaskedReads {
             shape: self.shape().to_vec(),
         };

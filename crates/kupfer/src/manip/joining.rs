@@ -139,12 +139,17 @@ pub fn concatenate(arrays: &[Array], axis: Option<isize>, dtype: Option<DType>) 
         } else {
             a.astype(dt)?
         };
-        let (buffer, layout) = a.buffer_and_layout()?;
-        let (buffer, offset, row_stride) = match rows_in_place(&layout, ax) {
-            Some((offset, stride)) => (buffer, offset, stride),
+        let in_place = if rows_in_place(&a.layout()?, ax).is_some() {
+            let (buffer, layout) = a.read_buffer_and_layout()?;
+            rows_in_place(&layout, ax).map(|(offset, stride)| (buffer, offset, stride))
+        } else {
+            None
+        };
+        let (buffer, offset, row_stride) = match in_place {
+            Some(part) => part,
             None => {
-                let (b, _) = a.ascontiguousarray()?.buffer_and_layout()?;
-                (b, 0, width)
+                let (b, l) = a.ascontiguousarray()?.read_buffer_and_layout()?;
+                (b, l.offset, width)
             }
         };
         parts.push(JoinPart {
@@ -222,7 +227,7 @@ fn join_into_place(
             vec![],
         )?;
     }
-    Ok(out)
+    out.into_packed_result()
 }
 
 /// Joins arrays of one shape along a new axis (`numpy.stack`).

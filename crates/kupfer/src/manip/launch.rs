@@ -135,12 +135,7 @@ pub(crate) fn join(
         ctx.dispatch(&pipeline, &params, bindings, g)?;
         col0 = at;
     }
-    Ok(Array::from_buffer(
-        device.clone(),
-        dtype,
-        out,
-        Layout::contiguous(&shape),
-    ))
+    Array::from_buffer(device.clone(), dtype, out, Layout::contiguous(&shape)).into_packed_result()
 }
 
 /// The storage bits of `value` as `dtype`, in 4-byte words (what a constant fill stores).
@@ -163,8 +158,21 @@ pub(crate) fn fill_bits(value: Scalar, dtype: DType) -> Result<[u32; 4]> {
 /// `a` gathered into a new C-contiguous array of `out_shape`: axis `d` of the output maps to
 /// axis `d` of `a` through `maps[d]` (see `shaders/gather_axes.wgsl`); `fills[d]` (values
 /// before and after the source, already of `a`'s dtype) stand where a [`AxisMap::Shift`]
-/// falls outside `a`; `table` holds the entries of [`AxisMap::Table`] maps.
+/// falls outside `a`; `table` holds the entries of [`AxisMap::Table`] maps. A small-integer
+/// result is packed ([`gather_words`] leaves it one word per element).
 pub(crate) fn gather(
+    a: &Array,
+    out_shape: &[usize],
+    maps: &[AxisMap],
+    fills: &[(Scalar, Scalar)],
+    table: &[u32],
+) -> Result<Array> {
+    gather_words(a, out_shape, maps, fills, table)?.into_packed_result()
+}
+
+/// [`gather`] with the result in one word per element (a deferred gather's own buffer,
+/// which fused kernels read as words).
+pub(crate) fn gather_words(
     a: &Array,
     out_shape: &[usize],
     maps: &[AxisMap],
@@ -198,7 +206,7 @@ pub(crate) fn gather(
     }
     check_binding(&device, bytes, "the result")?;
     u32_of(n, "a result of")?;
-    let (src, mut layout) = a.buffer_and_layout()?;
+    let (src, mut layout) = a.read_buffer_and_layout()?;
     check_binding(&device, src.size(), "the source")?;
     // A 0-d array is gathered as one element of a 1-d one (the kernel walks a last axis).
     let (out_shape, maps): (Vec<usize>, Vec<AxisMap>) = if rank == 0 {

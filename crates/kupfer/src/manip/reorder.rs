@@ -3,7 +3,7 @@
 //! permuted axes), and `roll` (one gather kernel, deferred: an elementwise expression
 //! around it runs in the same kernel).
 
-use super::launch::gather;
+use super::launch::{gather, gather_words};
 use crate::array::Array;
 use crate::fusion::Lazy;
 use crate::indexing::launch::{coordinate, u32_op, u32_scalar};
@@ -225,14 +225,14 @@ pub fn roll(a: &Array, shift: &[isize], axis: Option<&[isize]>) -> Result<Array>
     }
     // Deferred: its own kernel on first use, or one kernel with the expression around it
     // (`np.roll(x, 7) + 1`), reading element `off` of the source at each output element.
-    let (_, layout) = a.buffer_and_layout()?;
+    let layout = a.layout()?;
     let off = roll_offsets(&layout, &maps);
     let (source, keep) = (a.clone(), maps.clone());
     PendingGather::map(
         a,
         a.shape().to_vec(),
         off,
-        Box::new(move || gather(&source, source.shape(), &keep, &[], &[])),
+        Box::new(move || gather_words(&source, source.shape(), &keep, &[], &[])),
     )
 }
 

@@ -284,7 +284,8 @@ pub(crate) fn run_forced(
         plan.out,
         buffer,
         Layout::contiguous(&[size_of(&plan.out_shape)]),
-    );
+    )
+    .into_packed_result()?;
     let dims: Vec<isize> = plan.out_shape.iter().map(|&d| d as isize).collect();
     flat.reshape(&dims)
 }

@@ -208,7 +208,7 @@ impl Plan {
             out_shape.push(n);
         }
         let operand = |x: &Array, rows: usize, cols: usize, vector_axis: isize| {
-            let (buffer, layout) = x.buffer_and_layout()?;
+            let (buffer, layout) = x.read_buffer_and_layout()?;
             let layout = if x.ndim() == 1 {
                 layout.expand_dims(vector_axis)?
             } else {

@@ -187,8 +187,8 @@ pub(crate) fn direct(
         }
         return total.ok_or_else(|| Error::invalid("convolution with an empty kernel"));
     }
-    let (ibuf, il) = image.buffer_and_layout()?;
-    let (wbuf, wl) = weights.buffer_and_layout()?;
+    let (ibuf, il) = image.read_buffer_and_layout()?;
+    let (wbuf, wl) = weights.read_buffer_and_layout()?;
     let (mut kbase, mut k0, mut k1) =
         (wl.offset as i64, wl.strides[0] as i64, wl.strides[1] as i64);
     if flip {

@@ -194,7 +194,7 @@ pub(crate) fn alloc_words(device: &Device, words: usize) -> Result<Arc<GpuBuffer
 
 /// The buffer, element offset and byte size in use of a contiguous array.
 pub(crate) fn source(a: &Array) -> Result<(Arc<GpuBuffer>, u32, u64)> {
-    let (buffer, layout) = a.buffer_and_layout()?;
+    let (buffer, layout) = a.read_buffer_and_layout()?;
     if !layout.is_c_contiguous() {
         return Err(Error::invalid("sort engine: source must be contiguous"));
     }
@@ -761,12 +761,13 @@ pub(crate) fn select_ranks(a: &Array, ranks: &[usize]) -> Result<Array> {
         ],
         [1, 1, 1],
     )?;
-    Ok(Array::from_buffer(
+    Array::from_buffer(
         device.clone(),
         d,
         values,
         Layout::contiguous(&[ranks.len()]),
-    ))
+    )
+    .into_packed_result()
 }
 
 /// Whether [`sort_keys_only`] takes `dtype`.
@@ -803,12 +804,7 @@ pub(crate) fn sort_keys_only(a: &Array) -> Result<Array> {
         32 * key_words,
     )?;
     let sorted = sorted.ok_or_else(|| Error::invalid("sort engine: no keys written"))?;
-    Ok(Array::from_buffer(
-        device.clone(),
-        d,
-        sorted,
-        Layout::contiguous(&[n]),
-    ))
+    Array::from_buffer(device.clone(), d, sorted, Layout::contiguous(&[n])).into_packed_result()
 }
 
 /// Gathers rows: result `(nrows, m)` with element (r, j) = `src[r, idx[r * idx_row_stride +
@@ -857,10 +853,5 @@ pub(crate) fn take_rows(
         ],
         groups,
     )?;
-    Ok(Array::from_buffer(
-        device.clone(),
-        d,
-        out,
-        Layout::contiguous(&[nrows, m]),
-    ))
+    Array::from_buffer(device.clone(), d, out, Layout::contiguous(&[nrows, m])).into_packed_result()
 }

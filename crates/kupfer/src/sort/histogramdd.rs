@@ -434,9 +434,9 @@ fn bin_indices(sample: &Array, edges: &[Array], uniform: &[bool], core: &[usize]
     let max_binding = ctx.max_binding_size();
     let bind = |a: &Array| -> Result<Binding> {
         // A contiguous array starting at element 0 of its buffer (copied otherwise).
-        let (mut buffer, layout) = a.buffer_and_layout()?;
+        let (mut buffer, layout) = a.read_buffer_and_layout()?;
         if layout.offset != 0 {
-            buffer = a.copy()?.buffer_and_layout()?.0;
+            buffer = a.copy()?.read_buffer_and_layout()?.0;
         }
         let size = (a.size() as u64 * a.dtype().gpu_size() as u64)
             .div_ceil(4)

@@ -76,10 +76,8 @@ pub(crate) fn sort_rows_keys(data: &Array, nrows: usize, rowlen: usize) -> Resul
         vec![(1, bind(&src, bytes)), (2, bind(&out, n as u64 * 4))],
         [gx as u32, gy as u32, 1],
     )?;
-    Ok(Some(Array::from_buffer(
-        device.clone(),
-        d,
-        out,
-        Layout::contiguous(&[nrows, rowlen]),
-    )))
+    Ok(Some(
+        Array::from_buffer(device.clone(), d, out, Layout::contiguous(&[nrows, rowlen]))
+            .into_packed_result()?,
+    ))
 }

@@ -229,12 +229,7 @@ fn by_rows(
         )?;
         col0 += targets;
     }
-    Ok(Array::from_buffer(
-        device.clone(),
-        d,
-        out,
-        Layout::contiguous(&[nrows, t]),
-    ))
+    Array::from_buffer(device.clone(), d, out, Layout::contiguous(&[nrows, t])).into_packed_result()
 }
 
 /// The global selection, row by row and three ranks at a time.
