@@ -287,8 +287,8 @@ pub struct LinalgConfig {
     /// order 32: inv / solve 0.15-0.18 / 0.15-0.30 ms with the tree in two runs, 0.14 / 0.16
     /// ms with the loop: the tree was not faster).
     pub pivot_tree: bool,
-    /// Solves (with at most n right-hand sides) and inverses of order from this up to 32 run
-    /// one thread per matrix row, several matrices per workgroup
+    /// Solves (with at most n right-hand sides) and inverses of order from this up to 32
+    /// (float64: up to 16) run one thread per matrix row, several matrices per workgroup
     /// (`shaders/linalg_rows.wgsl`); smaller orders, and all of them with
     /// `KUPFER_LINALG_ROWS=old`, take the kernels above. `KUPFER_LINALG_ROWS` (a number, or
     /// `old`); 1 by default (every order).

@@ -158,10 +158,16 @@ pub(crate) fn u32_of(v: usize, what: &str) -> Result<u32> {
 /// them one after another; more go to the one-matrix-per-workgroup kernel).
 const TINY_RHS_MAX: usize = 64;
 
+/// The largest float64 order the one-thread-per-row kernel takes: above it, a row of doubles
+/// and its inverse's row per thread left 1000 matrices of order 32 slower than the
+/// one-matrix-per-workgroup kernel on the H200 (inv 0.36-0.41 ms against 0.24, solve
+/// 0.24 against 0.23), while at order 8 it was ahead (inv 0.11-0.13 ms against 0.16).
+const ROWS_F64_MAX: usize = 16;
+
 /// Runs the small kernel of `op` over `count` matrices of order `n <= SMALL_MAX` in `a`
 /// (with `nrhs` columns of right-hand sides in `rhs` for Solve), writing `out` and `aux`:
-/// solves and inverses from order [`crate::config::LinalgConfig::rows_from`] one thread per
-/// matrix row, smaller ones up to [`crate::config::LinalgConfig::thread_max`] one matrix
+/// solves and inverses from order [`crate::config::LinalgConfig::rows_from`] (float64 up to
+/// order [`ROWS_F64_MAX`]) one thread per matrix row, smaller ones up to [`crate::config::LinalgConfig::thread_max`] one matrix
 /// per thread in registers, everything else one matrix per workgroup.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run_small(
@@ -182,6 +188,7 @@ pub(crate) fn run_small(
     let per_row = solve_or_inv
         && n as u64 >= u64::from(device.config().linalg.rows_from)
         && n <= kernels::ROWS_MAX
+        && (dtype != DType::F64 || n <= ROWS_F64_MAX)
         && (op == SmallOp::Inv || (1..=n).contains(&nrhs));
     let per_thread = solve_or_inv
         && n <= kernels::TINY_MAX.min(device.config().linalg.thread_max as usize)
