@@ -233,20 +233,7 @@ impl Context {
             });
             self.wait_until(Some(&|| lock(&outcome).is_some()))?;
             let _span = self.inner.spans.start(Stage::Read);
-            let result = lock(&outcome).take();
-            match result {
-                Some(Ok(())) => {}
-                Some(Err(e)) => {
-                    return Err(Error::Device(format!(
-                        "mapping a read-back buffer failed: {e}"
-                    )))
-                }
-                None => {
-                    return Err(Error::Device(
-                        "the device was lost during a read-back".into(),
-                    ))
-                }
-            }
+            map_outcome(lock(&outcome).take())?;
             let out = {
                 let view = raw.get_mapped_range(start..end).map_err(|e| {
                     Error::Device(format!("mapping a read-back buffer failed: {e:?}"))
@@ -308,19 +295,7 @@ impl Context {
         drop(mapped);
         let result = rx.receive().await;
         let _span = self.inner.spans.start(Stage::Read);
-        match result {
-            Some(Ok(())) => {}
-            Some(Err(e)) => {
-                return Err(Error::Device(format!(
-                    "mapping a read-back buffer failed: {e}"
-                )))
-            }
-            None => {
-                return Err(Error::Device(
-                    "the device was lost during a read-back".into(),
-                ))
-            }
-        }
+        map_outcome(result)?;
         let out = {
             let view = staging
                 .get_mapped_range(..size)
@@ -335,6 +310,20 @@ impl Context {
     #[cfg(not(target_arch = "wasm32"))]
     pub fn read(&self, buf: &Arc<GpuBuffer>, offset: u64, size: u64) -> Result<Vec<u8>> {
         pollster::block_on(self.read_async(buf, offset, size))
+    }
+}
+
+/// The outcome of mapping a read-back buffer as kupfer's result: `None` when the callback
+/// never ran (the device was lost).
+fn map_outcome(outcome: Option<std::result::Result<(), wgpu::BufferAsyncError>>) -> Result<()> {
+    match outcome {
+        Some(Ok(())) => Ok(()),
+        Some(Err(e)) => Err(Error::Device(format!(
+            "mapping a read-back buffer failed: {e}"
+        ))),
+        None => Err(Error::Device(
+            "the device was lost during a read-back".into(),
+        )),
     }
 }
 

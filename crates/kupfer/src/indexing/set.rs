@@ -19,6 +19,7 @@
 //! that reads the destination anywhere but at the element being written is copied first.
 
 use crate::array::Array;
+use crate::device::Device;
 use crate::fusion::{Expr, Lazy};
 use crate::indexing::index::{check_mask, single_mask, Adv, Index, Plan};
 use crate::indexing::launch::{launch_into, layout_offset, u32_op, u32_scalar, whole, Dst};
@@ -342,19 +343,7 @@ impl Array {
             );
         }
         let elements = (buffer.size() as usize).div_ceil(self.dtype().gpu_size());
-        let win = crate::creation::full_on(device, &[elements], 0i64, Some(DType::U32))?;
-        let (win, _) = win.buffer_and_layout()?;
-        crate::indexing::launch::launch(
-            device,
-            IndexKernel::Claim,
-            self.dtype(),
-            &[&pred, &off],
-            shape,
-            vec![whole(&win)],
-            None,
-            0,
-            0,
-        )?;
+        let win = claim_window(device, self.dtype(), &pred, &off, shape, elements)?;
         launch_into(
             device,
             IndexKernel::ScatterClaimed,
@@ -452,19 +441,7 @@ impl Array {
         }
         let per = kupfer_core::packing::per_word(self.dtype());
         let elements = (buffer.size() as usize / 4) * per;
-        let win = crate::creation::full_on(device, &[elements], 0i64, Some(DType::U32))?;
-        let (win, _) = win.buffer_and_layout()?;
-        crate::indexing::launch::launch(
-            device,
-            IndexKernel::Claim,
-            self.dtype(),
-            &[&pred, &off],
-            shape,
-            vec![whole(&win)],
-            None,
-            0,
-            0,
-        )?;
+        let win = claim_window(device, self.dtype(), &pred, &off, shape, elements)?;
         launch_into(
             device,
             IndexKernel::ScatterPacked { claimed: true },
@@ -611,4 +588,32 @@ impl MaskedReads {
         }
         Ok(x.clone())
     }
+}
+
+/// The claim window of a scatter with repeated indices: one u32 per element of the
+/// destination's storage (`elements`), in which the `Claim` kernel records which of the
+/// indices writing an element is the last (NumPy's assignment keeps the last write), for the
+/// claimed scatters that follow.
+fn claim_window(
+    device: &Device,
+    dtype: DType,
+    pred: &Lazy,
+    off: &Lazy,
+    shape: &[usize],
+    elements: usize,
+) -> Result<Arc<GpuBuffer>> {
+    let win = crate::creation::full_on(device, &[elements], 0i64, Some(DType::U32))?;
+    let (win, _) = win.buffer_and_layout()?;
+    crate::indexing::launch::launch(
+        device,
+        IndexKernel::Claim,
+        dtype,
+        &[pred, off],
+        shape,
+        vec![whole(&win)],
+        None,
+        0,
+        0,
+    )?;
+    Ok(win)
 }
