@@ -211,10 +211,12 @@ fn out_of_range_comparison(
     ) {
         return None;
     }
-    // A bool array meets the int as int64, which NumPy converts (and so may raise).
+    // A bool array meets the int as int64: NumPy raises for an int beyond int64 (so does the
+    // conversion this leaves it to) and compares any other exactly (`bool < 2**40` is True).
     if [a, b]
         .iter()
         .any(|o| matches!(o, Operand::Array(x) if x.dtype() == DType::Bool))
+        && (outside(a, DType::I64).is_some() || outside(b, DType::I64).is_some())
     {
         return None;
     }
