@@ -60,22 +60,16 @@ pub(super) async fn eigh_small(
         ));
     }
     let per_group = kernels::jacobi_shape(n, dtype).0;
-    let max_dim = ctx.max_workgroups_per_dim() as usize;
-    let groups = count.div_ceil(per_group);
-    let gx = groups.min(max_dim);
-    let gy = groups.div_ceil(gx);
-    if gy > max_dim {
-        return Err(Error::unsupported("too many matrices for one launch"));
-    }
+    let [gx, gy] = factor::matrix_grid(&device, count, per_group)?;
     let upper = u32::from(uplo == Uplo::Upper);
-    let p = factor::params(&[n as u32, count as u32, gx as u32, upper]);
+    let p = factor::params(&[n as u32, count as u32, gx, upper]);
     let mut bindings = vec![(1, factor::whole(&ab)), (2, factor::whole(&w))];
     if let Some(v) = &v {
         factor::check_binding(&device, &[v])?;
         bindings.push((3, factor::whole(v)));
     }
     bindings.push((4, factor::whole(&aux)));
-    ctx.dispatch_with(&pipeline, Some(&p), bindings, [gx as u32, gy as u32, 1])?;
+    ctx.dispatch_with(&pipeline, Some(&p), bindings, [gx, gy, 1])?;
     let info = factor::wrap(&device, DType::I32, aux, &[count]);
     factor::check_info(&info, LinAlgError::NotConverged("Eigenvalues".into())).await?;
     let shape_w: Vec<usize> = batch.iter().copied().chain([n]).collect();

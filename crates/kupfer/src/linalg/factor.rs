@@ -214,14 +214,8 @@ pub(crate) fn run_small(
             "factoring stacks of more than 2^32 elements",
         ));
     }
-    let max_dim = ctx.max_workgroups_per_dim() as usize;
-    let groups = count.div_ceil(per_group);
-    let gx = groups.min(max_dim);
-    let gy = groups.div_ceil(gx);
-    if gy > max_dim {
-        return Err(Error::unsupported("too many matrices for one launch"));
-    }
-    let p = params(&[n as u32, nrhs as u32, count as u32, gx as u32, neg_inf()]);
+    let [gx, gy] = matrix_grid(device, count, per_group)?;
+    let p = params(&[n as u32, nrhs as u32, count as u32, gx, neg_inf()]);
     let mut bindings = vec![(1, whole(a))];
     if let Some((r, _)) = rhs {
         check_binding(device, &[r])?;
@@ -229,7 +223,20 @@ pub(crate) fn run_small(
     }
     bindings.push((3, whole(out)));
     bindings.push((4, whole(aux)));
-    ctx.dispatch_with(&pipeline, Some(&p), bindings, [gx as u32, gy as u32, 1])
+    ctx.dispatch_with(&pipeline, Some(&p), bindings, [gx, gy, 1])
+}
+
+/// The grid of a launch over `count` matrices, `per_group` of them per workgroup: x first,
+/// spilling into y (the kernels number a workgroup x + y * gx).
+pub(crate) fn matrix_grid(device: &Device, count: usize, per_group: usize) -> Result<[u32; 2]> {
+    let max_dim = device.context().max_workgroups_per_dim() as usize;
+    let groups = count.div_ceil(per_group);
+    let gx = groups.min(max_dim);
+    let gy = groups.div_ceil(gx);
+    if gy > max_dim {
+        return Err(Error::unsupported("too many matrices for one launch"));
+    }
+    Ok([gx as u32, gy as u32])
 }
 
 /// Fails with `err` if any `info` code (int32 values on the device) is non-zero: the
