@@ -246,11 +246,15 @@ fn params(count: u64, elements: u64, dtype: DType, groups_x: u32) -> Vec<u8> {
     .collect()
 }
 
-/// The grid of `threads` threads, 256 per workgroup (manip's launch grid).
 fn grid(device: &Device, threads: u64) -> Result<[u32; 3]> {
-    let threads =
-        usize::try_from(threads).map_err(|_| Error::unsupported("dispatch grid too large"))?;
-    crate::manip::launch::grid(device, threads)
+    let groups = threads.div_ceil(256).max(1);
+    let max_dim = u64::from(device.context().max_workgroups_per_dim());
+    let gx = groups.min(max_dim);
+    let gy = groups.div_ceil(gx);
+    if gy > max_dim {
+        return Err(Error::unsupported("dispatch grid too large"));
+    }
+    Ok([gx as u32, gy as u32, 1])
 }
 
 /// One sign- or zero-extended word per element slot of the packed `buffer` of `len` elements.

@@ -23,8 +23,7 @@ pub(crate) struct JoinPart {
 /// Threads per workgroup of both kernels.
 const WORKGROUP: usize = 256;
 
-/// The grid of `threads` threads, 256 per workgroup: x first, spilling into y.
-pub(crate) fn grid(device: &Device, threads: usize) -> Result<[u32; 3]> {
+fn grid(device: &Device, threads: usize) -> Result<[u32; 3]> {
     let max_dim = device.context().max_workgroups_per_dim() as usize;
     let groups = threads.div_ceil(WORKGROUP).max(1);
     let gx = groups.min(max_dim);
