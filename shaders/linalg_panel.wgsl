@@ -14,7 +14,8 @@
 // - chol_panel: per column the square root of the pivot (aux per matrix: info, the first
 //   non-positive one), the scaled column's top W entries shared, the lower-triangle update;
 //   rows k0..P.r1 (P.r1 = k1: the diagonal block only).
-// Loops per thread: about (k1 - k0) * RPT * W.
+// Loops per thread: about (k1 - k0) * RPT * W. lu_panel's column steps are one function
+// called with each constant column (generated calls).
 {{ENABLES}}
 alias T = {{T}};
 const RPT: u32 = {{RPT}}u;
@@ -45,6 +46,92 @@ var<workgroup> red_i: array<u32, 256>;
 var<workgroup> prow: array<T, W>;
 var<workgroup> krow: array<T, W>;
 
+// One column step of lu_panel, called once per column with a constant `kk` so that, inlined,
+// the indices into the thread's rows are constants where the compiler unrolls the row and
+// column loops. Thread kk holds panel row kk (kk < W <= 32 < WG) as its row 0.
+fn lu_column(
+    v: ptr<function, array<T, RPT * W>>,
+    kk: u32,
+    lid: u32,
+    k0: u32,
+    n: u32,
+    abase: u32,
+    w: u32,
+    sg_lane: u32,
+    sg_id: u32,
+    sg_count: u32,
+) {
+    if (kk >= w) {
+        return;
+    }
+    let k = k0 + kk;
+    var bv = T(-1);
+    var bi = k;
+    for (var r = 0u; r < RPT; r = r + 1u) {
+        let i = k0 + lid + r * WG;
+        if (i >= k && i < n) {
+            let x = abs((*v)[r * W + kk]);
+            if (x > bv) {
+                bv = x;
+                bi = i;
+            }
+        }
+    }
+{{PIVOT}}
+    if (lid == 0u) {
+        aux[abase + 1u + k] = i32(p);
+        if (pv == T(0) && aux[abase] == 0) {
+            aux[abase] = i32(k + 1u);
+        }
+    }
+    // Rows k and p trade places through workgroup memory.
+    let tp = (p - k0) % WG;
+    let rp = (p - k0) / WG;
+    if (lid == tp) {
+        for (var r = 0u; r < RPT; r = r + 1u) {
+            if (r == rp) {
+                for (var j = 0u; j < W; j = j + 1u) {
+                    prow[j] = (*v)[r * W + j];
+                }
+            }
+        }
+    }
+    if (lid == kk) {
+        for (var j = 0u; j < W; j = j + 1u) {
+            krow[j] = (*v)[j];
+        }
+    }
+    workgroupBarrier();
+    if (lid == tp) {
+        for (var r = 0u; r < RPT; r = r + 1u) {
+            if (r == rp) {
+                for (var j = 0u; j < W; j = j + 1u) {
+                    (*v)[r * W + j] = krow[j];
+                }
+            }
+        }
+    }
+    if (lid == kk) {
+        for (var j = 0u; j < W; j = j + 1u) {
+            (*v)[j] = prow[j];
+        }
+    }
+    let d = prow[kk];
+    for (var r = 0u; r < RPT; r = r + 1u) {
+        let i = k0 + lid + r * WG;
+        if (i > k && i < n) {
+            var l = (*v)[r * W + kk];
+            if (d != T(0)) {
+                l = l / d;
+            }
+            (*v)[r * W + kk] = l;
+            for (var j = kk + 1u; j < W; j = j + 1u) {
+                (*v)[r * W + j] = (*v)[r * W + j] - l * prow[j];
+            }
+        }
+    }
+}
+
 @compute @workgroup_size(256)
 fn lu_panel(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32{{PIVOT_ARGS}}) {
     let b = P.batch0 + wid.y;
@@ -64,68 +151,7 @@ fn lu_panel(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_ind
             v[r * W + j] = x;
         }
     }
-    for (var kk = 0u; kk < w; kk = kk + 1u) {
-        let k = k0 + kk;
-        var bv = T(-1);
-        var bi = k;
-        for (var r = 0u; r < RPT; r = r + 1u) {
-            let i = k0 + lid + r * WG;
-            if (i >= k && i < n) {
-                let x = abs(v[r * W + kk]);
-                if (x > bv) {
-                    bv = x;
-                    bi = i;
-                }
-            }
-        }
-{{PIVOT}}
-        if (lid == 0u) {
-            aux[abase + 1u + k] = i32(p);
-            if (pv == T(0) && aux[abase] == 0) {
-                aux[abase] = i32(k + 1u);
-            }
-        }
-        // Rows k and p trade places through workgroup memory.
-        let tk = kk % WG;
-        let rk = kk / WG;
-        let tp = (p - k0) % WG;
-        let rp = (p - k0) / WG;
-        if (lid == tp) {
-            for (var j = 0u; j < w; j = j + 1u) {
-                prow[j] = v[rp * W + j];
-            }
-        }
-        if (lid == tk) {
-            for (var j = 0u; j < w; j = j + 1u) {
-                krow[j] = v[rk * W + j];
-            }
-        }
-        workgroupBarrier();
-        if (lid == tp) {
-            for (var j = 0u; j < w; j = j + 1u) {
-                v[rp * W + j] = krow[j];
-            }
-        }
-        if (lid == tk) {
-            for (var j = 0u; j < w; j = j + 1u) {
-                v[rk * W + j] = prow[j];
-            }
-        }
-        let d = prow[kk];
-        for (var r = 0u; r < RPT; r = r + 1u) {
-            let i = k0 + lid + r * WG;
-            if (i > k && i < n) {
-                var l = v[r * W + kk];
-                if (d != T(0)) {
-                    l = l / d;
-                }
-                v[r * W + kk] = l;
-                for (var j = kk + 1u; j < w; j = j + 1u) {
-                    v[r * W + j] = v[r * W + j] - l * prow[j];
-                }
-            }
-        }
-    }
+{{COLUMNS}}
     for (var r = 0u; r < RPT; r = r + 1u) {
         let i = k0 + lid + r * WG;
         if (i < n) {

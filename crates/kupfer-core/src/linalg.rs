@@ -376,11 +376,20 @@ pub fn panel(
             ))
         }
     };
+    let subgroup_values = if args.is_empty() {
+        "0u, 0u, 0u"
+    } else {
+        "sg_lane, sg_id, sg_count"
+    };
+    let columns: String = (0..width)
+        .map(|kk| format!("    lu_column(&v, {kk}u, lid, k0, n, abase, w, {subgroup_values});\n"))
+        .collect();
     Ok(fill(PANEL, dtype, target)?
         .set("RPT", rows_per_thread)
         .set("W", width)
         .set("PIVOT_ARGS", args)
         .set("PIVOT", code)
+        .set("COLUMNS", columns.trim_end())
         .render())
 }
 
