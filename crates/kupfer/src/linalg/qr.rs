@@ -1,9 +1,12 @@
-//! NumPy's `linalg.qr`: Householder QR of stacks of `m x n` matrices on the device
-//! ([`super::orth`]: one reflector and its application to the trailing columns per column,
-//! `Q` formed by applying the reflectors to the identity from the last one back).
+//! NumPy's `linalg.qr`: Householder QR of stacks of `m x n` matrices on the device: blocked
+//! ([`super::qr_blocked`]: panels of up to 32 columns, compact-WY updates on the tiled
+//! matmul) for real matrices with at least `Config::linalg.qr_from` reflectors, else
+//! [`super::orth`] (one reflector and its application to the trailing columns per column);
+//! `Q` formed by applying the reflectors to the identity from the last one back.
 
 use super::factor;
 use super::orth::Orth;
+use super::qr_blocked::BlockedQr;
 use crate::array::Array;
 use crate::device::Device;
 use kupfer_core::{DType, Error, LinAlgError, Result, SliceArg};
@@ -93,7 +96,10 @@ pub(crate) fn householder(a: &Array, dtype: DType) -> Result<(Array, Array)> {
     }
     let ab = factor::dense_copy(a, dtype)?;
     let tau = factor::alloc(&device, count * k, dtype)?;
-    Orth::new(&device, dtype, count, m * n)?.qr(&ab, &tau, m, n)?;
+    match BlockedQr::new(&device, dtype, count, m, k, n)? {
+        Some(blocked) => blocked.factor(&ab, &tau, n)?,
+        None => Orth::new(&device, dtype, count, m * n)?.qr(&ab, &tau, m, n)?,
+    }
     Ok((
         factor::wrap(&device, dtype, ab, &with_core(&batch, &[m, n])),
         factor::wrap(&device, dtype, tau, &with_core(&batch, &[k])),
@@ -123,7 +129,13 @@ pub(crate) fn form_q(h: &Array, tau: &Array, cols: usize) -> Result<Array> {
     let hb = factor::dense(h, dtype)?;
     let tb = factor::dense(tau, dtype)?;
     let xb: Arc<_> = factor::dense_copy(&x, dtype)?;
-    Orth::new(&device, dtype, count, m * m.max(n))?.apply_q(&hb, &tb, &xb, m, n, cols)?;
+    let k = m.min(n);
+    match BlockedQr::new(&device, dtype, count, m, k, cols)?.filter(|_| cols >= k) {
+        Some(blocked) => blocked.form_q(&hb, &tb, n, &xb, cols)?,
+        None => {
+            Orth::new(&device, dtype, count, m * m.max(n))?.apply_q(&hb, &tb, &xb, m, n, cols)?
+        }
+    }
     Ok(factor::wrap(
         &device,
         dtype,

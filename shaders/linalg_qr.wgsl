@@ -1,0 +1,241 @@
+// Blocked Householder QR (LAPACK's geqrf / orgqr with compact-WY block reflectors) of stacks
+// of m x n row-major matrices, a few launches per panel of columns k0..k1 (w = k1 - k0 <= W);
+// the trailing updates run on kupfer's tiled matmul (linalg/qr_blocked.rs records them).
+//
+// Per matrix, the scratch `vs` holds T (W x W, row-major, upper triangular: the panel's
+// reflectors H_k0 ... H_{k1-1} = I - V T V^T), then W2 (W rows of P.ld), then V (m rows of W:
+// the panel's rows k0..m, unit diagonal, zeros above it); `ws` holds W1 (W rows of P.ld).
+// - qr_panel (one workgroup of 256 threads per matrix):
+//   mode 0 factors the panel rows k0..m, columns k0..k1 of `a` in place (geqrf's panel):
+//   per column k the norm of a[k+1.., k] (a scaled sum of squares, no overflow), the
+//   reflector by LAPACK's larfg (beta = -sign(alpha) * norm, tau = (beta - alpha) / beta,
+//   v = x / (alpha - beta) stored below the diagonal, v_k = 1 implied; tau = 0 and the column
+//   unchanged when x is zero), then in one pass over the rows the dot products of v with
+//   every other panel column: with the later ones they give the reflector's application to
+//   them, with the earlier ones (their reflectors) T's next column (larft: T[0:k, k] =
+//   -tau T[0:k, 0:k] (V^T v)). Dot products run with P.slots threads per row (one per
+//   column, coalesced along the row) and 256 / P.slots rows at a time.
+//   mode 1 (orgqr's preparation) reads reflectors and tau left by mode 0 and builds T alone.
+//   Both end by writing T and the packed V into `vs`.
+// - qr_tw (one thread per column of W1): W2 = -T^T W1 (mode 0: Q^T applied, geqrf) or
+//   W2 = -T W1 (mode 1: Q applied, orgqr), and W1 cleared for the next panel (the matmul
+//   accumulates W1 = 0 - V^T A2 into it).
+// The matmul then computes A2 -= V W2: A2 - V T^(T) V^T A2.
+// Loops per thread: qr_panel about w (2 m / 256 + 2 m P.slots / 256) + m W / 256 (the host
+// narrows the panels so it stays within lavapipe's budget), qr_tw W^2 / 2.
+{{ENABLES}}
+alias T = {{T}};
+const W: u32 = {{W}}u;
+const WG: u32 = 256u;
+
+struct Params {
+    m: u32,
+    n: u32,
+    k0: u32,
+    k1: u32,
+    batch0: u32,
+    kmax: u32,
+    mode: u32,
+    slots: u32,
+    // Row stride of W1 and W2; per-matrix strides of `vs` and `ws`.
+    ld: u32,
+    vstride: u32,
+    wstride: u32,
+    // qr_tw: the columns of W1 in use.
+    cols: u32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
+    pad3: u32,
+}
+
+@group(0) @binding(0) var<uniform> P: Params;
+@group(0) @binding(1) var<storage, read_write> a: array<T>;
+@group(0) @binding(2) var<storage, read_write> tau: array<T>;
+@group(0) @binding(3) var<storage, read_write> vs: array<T>;
+@group(0) @binding(4) var<storage, read_write> ws: array<T>;
+
+var<workgroup> red: array<T, 256>;
+var<workgroup> red2: array<T, 256>;
+var<workgroup> tsh: array<T, 1024>;
+
+@compute @workgroup_size(256)
+fn qr_panel(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let b = P.batch0 + wid.y;
+    let m = P.m;
+    let n = P.n;
+    let base = b * m * n;
+    let vb = b * P.vstride;
+    let k0 = P.k0;
+    let w = P.k1 - k0;
+    let s_count = P.slots;
+    let slot = lid % s_count;
+    let group = lid / s_count;
+    let groups = WG / s_count;
+    for (var e = lid; e < W * W; e = e + WG) {
+        tsh[e] = T(0);
+    }
+    workgroupBarrier();
+    for (var kk = 0u; kk < w; kk = kk + 1u) {
+        let k = k0 + kk;
+        var tk: T;
+        if (P.mode == 0u) {
+            let alpha = a[base + k * n + k];
+            // Scaled sum of squares of x = a[k+1.., k]: per thread (scale, ssq), then a tree.
+            var sc = T(0);
+            for (var i = k + 1u + lid; i < m; i = i + WG) {
+                sc = max(sc, abs(a[base + i * n + k]));
+            }
+            var sq = T(0);
+            if (sc > T(0)) {
+                for (var i = k + 1u + lid; i < m; i = i + WG) {
+                    let y = a[base + i * n + k] / sc;
+                    sq = sq + y * y;
+                }
+            }
+            red[lid] = sc;
+            red2[lid] = sq;
+            workgroupBarrier();
+            for (var s = WG / 2u; s > 0u; s = s >> 1u) {
+                if (lid < s) {
+                    let s1 = red[lid];
+                    let s2 = red[lid + s];
+                    let big = max(s1, s2);
+                    if (big > T(0)) {
+                        let r1 = s1 / big;
+                        let r2 = s2 / big;
+                        red2[lid] = red2[lid] * r1 * r1 + red2[lid + s] * r2 * r2;
+                        red[lid] = big;
+                    }
+                }
+                workgroupBarrier();
+            }
+            let xnorm = red[0] * sqrt(red2[0]);
+            workgroupBarrier();
+            tk = T(0);
+            if (xnorm != T(0)) {
+                let big = max(abs(alpha), xnorm);
+                let ra = alpha / big;
+                let rx = xnorm / big;
+                var beta = big * sqrt(ra * ra + rx * rx);
+                if (alpha >= T(0)) {
+                    beta = -beta;
+                }
+                tk = (beta - alpha) / beta;
+                let inv = T(1) / (alpha - beta);
+                for (var i = k + 1u + lid; i < m; i = i + WG) {
+                    a[base + i * n + k] = a[base + i * n + k] * inv;
+                }
+                if (lid == 0u) {
+                    a[base + k * n + k] = beta;
+                }
+            }
+            if (lid == 0u) {
+                tau[b * P.kmax + k] = tk;
+            }
+            storageBarrier();
+        } else {
+            tk = tau[b * P.kmax + k];
+        }
+        // v^T a[k.., c] for every other panel column c (v_k = 1): columns after k are to be
+        // updated, columns before it hold the earlier reflectors (T's next column).
+        var d = T(0);
+        if (slot < w && slot != kk) {
+            for (var i = k + group; i < m; i = i + groups) {
+                var v = T(1);
+                if (i > k) {
+                    v = a[base + i * n + k];
+                }
+                d = d + v * a[base + i * n + k0 + slot];
+            }
+        }
+        red[lid] = d;
+        workgroupBarrier();
+        for (var s = WG / 2u; s >= s_count; s = s >> 1u) {
+            if (lid < s) {
+                red[lid] = red[lid] + red[lid + s];
+            }
+            workgroupBarrier();
+        }
+        if (P.mode == 0u && slot > kk && slot < w) {
+            let f = tk * red[slot];
+            for (var i = k + group; i < m; i = i + groups) {
+                var v = T(1);
+                if (i > k) {
+                    v = a[base + i * n + k];
+                }
+                a[base + i * n + k0 + slot] = a[base + i * n + k0 + slot] - f * v;
+            }
+        }
+        if (lid < kk) {
+            var t = T(0);
+            for (var l = lid; l < kk; l = l + 1u) {
+                t = t + tsh[lid * W + l] * red[l];
+            }
+            tsh[lid * W + kk] = -tk * t;
+        }
+        if (lid == kk) {
+            tsh[kk * W + kk] = tk;
+        }
+        workgroupBarrier();
+        storageBarrier();
+    }
+    for (var e = lid; e < W * W; e = e + WG) {
+        vs[vb + e] = tsh[e];
+    }
+    // V: rows k0..m of the panel, unit diagonal, zeros above it and right of column w.
+    let vo = vb + W * W + W * P.ld;
+    let rows = m - k0;
+    for (var e = lid; e < rows * W; e = e + WG) {
+        let i = e / W;
+        let j = e % W;
+        var v = T(0);
+        if (j < w) {
+            if (i == j) {
+                v = T(1);
+            } else if (i > j) {
+                v = a[base + (k0 + i) * n + k0 + j];
+            }
+        }
+        vs[vo + e] = v;
+    }
+}
+
+@compute @workgroup_size(64)
+fn qr_tw(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let b = P.batch0 + wid.y;
+    let vb = b * P.vstride;
+    let wb = b * P.wstride;
+    let w = P.k1 - P.k0;
+    let ld = P.ld;
+    for (var e = lid; e < W * W; e = e + 64u) {
+        tsh[e] = vs[vb + e];
+    }
+    workgroupBarrier();
+    let c = wid.x * 64u + lid;
+    if (c >= ld) {
+        return;
+    }
+    if (c < P.cols) {
+        var col: array<T, W>;
+        for (var q = 0u; q < w; q = q + 1u) {
+            col[q] = ws[wb + q * ld + c];
+        }
+        for (var p = 0u; p < w; p = p + 1u) {
+            var s = T(0);
+            if (P.mode == 0u) {
+                for (var q = 0u; q <= p; q = q + 1u) {
+                    s = s + tsh[q * W + p] * col[q];
+                }
+            } else {
+                for (var q = p; q < w; q = q + 1u) {
+                    s = s + tsh[p * W + q] * col[q];
+                }
+            }
+            vs[vb + W * W + p * ld + c] = -s;
+        }
+    }
+    for (var q = 0u; q < W; q = q + 1u) {
+        ws[wb + q * ld + c] = T(0);
+    }
+}
