@@ -314,6 +314,11 @@ pub struct LinalgConfig {
     /// and all of them with `KUPFER_LINALG_QR=old` run a reflector per column
     /// (`shaders/linalg_orth.wgsl`). `KUPFER_LINALG_QR` (a number, or `old`); 32 by default.
     pub qr_from: u32,
+    /// The widest panel of the blocked QR (1 to 32; 32 by default, narrowed for tall
+    /// matrices to stay within lavapipe's loop budget); tests lower it to cross many panels
+    /// at small orders.
+    #[doc(hidden)]
+    pub qr_panel: u32,
     /// The loop iterations a thread of `eig`'s split launches (the Hessenberg reduction
     /// of large orders, the eigenvector kernels) keeps to: at most 30000 (the default,
     /// within lavapipe's 65535); tests lower it to split small orders.
@@ -333,6 +338,7 @@ impl Default for LinalgConfig {
             update_block: 0,
             gemm_updates: true,
             qr_from: 32,
+            qr_panel: 32,
             eig_split_budget: 30_000,
         }
     }
@@ -366,6 +372,7 @@ impl LinalgConfig {
                 Some("old") => u32::MAX,
                 _ => knob("KUPFER_LINALG_QR", d.qr_from, 1),
             },
+            qr_panel: d.qr_panel,
             eig_split_budget: d.eig_split_budget,
         }
     }

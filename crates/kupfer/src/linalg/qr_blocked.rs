@@ -98,6 +98,7 @@ impl BlockedQr {
         let Some(width) = panel_width(m) else {
             return Ok(None);
         };
+        let width = width.min(device.config().linalg.qr_panel.max(1));
         let ctx = device.context();
         let ld = cols.next_multiple_of(4).max(4);
         let w = W as usize;
