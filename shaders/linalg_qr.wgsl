@@ -15,8 +15,10 @@
 //   them, with the earlier ones (their reflectors) T's next column (larft: T[0:k, k] =
 //   -tau T[0:k, 0:k] (V^T v)). Dot products run with P.slots threads per row (one per
 //   column, coalesced along the row) and 256 / P.slots rows at a time.
-//   mode 1 (orgqr's preparation) reads reflectors and tau left by mode 0 and builds T alone.
-//   Both end by writing T and the packed V into `vs`.
+//   With P.tcount > 0 mode 0 also keeps T in `tc` (slot P.tslot of P.tcount per matrix).
+//   mode 1 (orgqr's preparation) reads reflectors and tau left by mode 0 and builds T alone;
+//   mode 2 (the same where mode 0 kept T) copies T from `tc`. All end by writing T and the
+//   packed V into `vs`.
 // - qr_tw (one thread per column of W1): W2 = -T^T W1 (mode 0: Q^T applied, geqrf) or
 //   W2 = -T W1 (mode 1: Q applied, orgqr), and W1 cleared for the next panel (the matmul
 //   accumulates W1 = 0 - V^T A2 into it).
@@ -43,10 +45,11 @@ struct Params {
     wstride: u32,
     // qr_tw: the columns of W1 in use.
     cols: u32,
+    // The T kept by mode 0 (and read by mode 2): slot and slots per matrix (0: none kept).
+    tslot: u32,
+    tcount: u32,
     pad0: u32,
     pad1: u32,
-    pad2: u32,
-    pad3: u32,
 }
 
 @group(0) @binding(0) var<uniform> P: Params;
@@ -54,6 +57,7 @@ struct Params {
 @group(0) @binding(2) var<storage, read_write> tau: array<T>;
 @group(0) @binding(3) var<storage, read_write> vs: array<T>;
 @group(0) @binding(4) var<storage, read_write> ws: array<T>;
+@group(0) @binding(5) var<storage, read_write> tc: array<T>;
 
 var<workgroup> red: array<T, 256>;
 var<workgroup> red2: array<T, 256>;
@@ -72,11 +76,17 @@ fn qr_panel(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_ind
     let slot = lid % s_count;
     let group = lid / s_count;
     let groups = WG / s_count;
+    let kept = (b * P.tcount + P.tslot) * W * W;
     for (var e = lid; e < W * W; e = e + WG) {
-        tsh[e] = T(0);
+        if (P.mode == 2u) {
+            tsh[e] = tc[kept + e];
+        } else {
+            tsh[e] = T(0);
+        }
     }
     workgroupBarrier();
-    for (var kk = 0u; kk < w; kk = kk + 1u) {
+    let steps = select(w, 0u, P.mode == 2u);
+    for (var kk = 0u; kk < steps; kk = kk + 1u) {
         let k = k0 + kk;
         var tk: T;
         if (P.mode == 0u) {
@@ -182,6 +192,9 @@ fn qr_panel(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_ind
     }
     for (var e = lid; e < W * W; e = e + WG) {
         vs[vb + e] = tsh[e];
+        if (P.mode == 0u && P.tcount > 0u) {
+            tc[kept + e] = tsh[e];
+        }
     }
     // V: rows k0..m of the panel, unit diagonal, zeros above it and right of column w.
     let vo = vb + W * W + W * P.ld;

@@ -7,8 +7,9 @@
 //! r, raw), float32 and float64, tall, wide and square shapes that cross several panels and
 //! end inside one, batched stacks, transposed and reversed-strided views, random, column-
 //! graded (ill-conditioned), rank-deficient and zero-column matrices; with the default 32-
-//! column panels, narrow ones (8 and 5 columns: many panels, non-power-of-two widths) and
-//! the previous per-column kernels (`KUPFER_LINALG_QR=old`).
+//! column panels, narrow ones (8 and 5 columns: many panels, non-power-of-two widths; with 5,
+//! Q's T rebuilt from the reflectors rather than kept from the factorization) and the
+//! previous per-column kernels (`KUPFER_LINALG_QR=old`).
 //!
 //! Needs python3 with NumPy and a GPU adapter (lavapipe will do); fails, never skips,
 //! without them. Run: `cargo test -p kupfer-suite --test linalg_qr`.
@@ -418,6 +419,9 @@ fn run_cases(label: &str, every: usize) -> (Vec<String>, usize) {
 fn run_configured(blocked: bool, panel: u32, every: usize) -> (Vec<String>, usize) {
     let dev = device();
     let mut config = dev.config().clone();
+    // Odd widths also rebuild each panel's T for Q from the reflectors (orgqr's path where
+    // the factorization kept none).
+    config.linalg.qr_keep_t = panel.is_multiple_of(2);
     config.linalg.qr_from = if blocked { 32 } else { u32::MAX };
     config.linalg.qr_panel = panel;
     let configured = dev.with_config(config);

@@ -319,6 +319,10 @@ pub struct LinalgConfig {
     /// at small orders.
     #[doc(hidden)]
     pub qr_panel: u32,
+    /// The blocked QR keeps each panel's T for forming Q (true by default); tests turn it
+    /// off to run the path that rebuilds T from the reflectors.
+    #[doc(hidden)]
+    pub qr_keep_t: bool,
     /// The loop iterations a thread of `eig`'s split launches (the Hessenberg reduction
     /// of large orders, the eigenvector kernels) keeps to: at most 30000 (the default,
     /// within lavapipe's 65535); tests lower it to split small orders.
@@ -339,6 +343,7 @@ impl Default for LinalgConfig {
             gemm_updates: true,
             qr_from: 32,
             qr_panel: 32,
+            qr_keep_t: true,
             eig_split_budget: 30_000,
         }
     }
@@ -373,6 +378,7 @@ impl LinalgConfig {
                 _ => knob("KUPFER_LINALG_QR", d.qr_from, 1),
             },
             qr_panel: d.qr_panel,
+            qr_keep_t: d.qr_keep_t,
             eig_split_budget: d.eig_split_budget,
         }
     }

@@ -58,6 +58,15 @@ struct Words {
     mode: u32,
     n: u32,
     cols: u32,
+    tslot: u32,
+    tcount: u32,
+}
+
+/// The T of every panel of a factorization (kept by [`BlockedQr::factor`] for
+/// [`BlockedQr::form_q`], which then only packs V): `count * panels` blocks of `W * W`.
+pub(crate) struct KeptT {
+    buf: Arc<GpuBuffer>,
+    width: u32,
 }
 
 /// The blocked QR kernels and scratch for `count` matrices of `m` rows of one dtype.
@@ -162,8 +171,8 @@ impl BlockedQr {
                 self.vstride,
                 self.wstride,
                 w.cols,
-                0,
-                0,
+                w.tslot,
+                w.tcount,
                 0,
                 0,
             ];
@@ -264,7 +273,9 @@ impl BlockedQr {
     }
 
     /// Records the panel kernel for columns `k0..k1` of the `m x n` matrices in `a`
-    /// (`mode` 0: factor; 1: rebuild T and V from the stored reflectors).
+    /// (`mode` 0: factor, keeping T in `kept` when given; 1: rebuild T and V from the stored
+    /// reflectors; 2: V from them, T from `kept`).
+    #[allow(clippy::too_many_arguments)]
     fn panel(
         &self,
         (k0, k1): (u32, u32),
@@ -273,19 +284,28 @@ impl BlockedQr {
         n: u32,
         tau: &Arc<GpuBuffer>,
         kmax: u32,
+        kept: Option<&Arc<GpuBuffer>>,
     ) -> Result<()> {
         let words = Words {
             k0,
             k1,
             mode,
             n,
+            tslot: k0 / self.width,
+            tcount: if kept.is_some() {
+                kmax.div_ceil(self.width)
+            } else {
+                0
+            },
             ..Words::default()
         };
+        // Without kept T's, binding 5 is any other buffer (never read or written).
+        let tc = kept.unwrap_or(&self.wbuf);
         self.launch(
             &self.panel,
             words,
             kmax,
-            &[(1, a), (2, tau), (3, &self.vbuf)],
+            &[(1, a), (2, tau), (3, &self.vbuf), (5, tc)],
             1,
         )
     }
@@ -299,21 +319,42 @@ impl BlockedQr {
     }
 
     /// Records Householder QR of the `m x n` matrices in `a` in place (R on and above the
-    /// diagonal, the reflectors below it, as geqrf) with `tau` (`count * min(m, n)`).
-    pub(crate) fn factor(&self, a: &Arc<GpuBuffer>, tau: &Arc<GpuBuffer>, n: usize) -> Result<()> {
+    /// diagonal, the reflectors below it, as geqrf) with `tau` (`count * min(m, n)`). Returns
+    /// the panels' T for [`BlockedQr::form_q`] where they fit one binding.
+    pub(crate) fn factor(
+        &self,
+        a: &Arc<GpuBuffer>,
+        tau: &Arc<GpuBuffer>,
+        n: usize,
+    ) -> Result<Option<KeptT>> {
         super::factor::check_binding(&self.device, &[a, tau])?;
         let n32 = u32_of(n, "columns")?;
         let kmax = self.m.min(n32);
+        let blocks = (self.count * kmax.div_ceil(self.width) as usize)
+            .checked_mul((W * W) as usize)
+            .filter(|&e| {
+                self.device.config().linalg.qr_keep_t
+                    && e <= i32::MAX as usize
+                    && (e * self.dtype.gpu_size()) as u64
+                        <= self.device.context().max_binding_size()
+            });
+        let kept = match blocks {
+            Some(e) => Some(super::factor::alloc(&self.device, e, self.dtype)?),
+            None => None,
+        };
         for (k0, k1) in self.panels(kmax) {
-            self.panel((k0, k1), 0, a, n32, tau, kmax)?;
+            self.panel((k0, k1), 0, a, n32, tau, kmax, kept.as_ref())?;
             self.apply((k0, k1), 0, kmax, a, n32, k1, n32 - k1)?;
         }
-        Ok(())
+        Ok(kept.map(|buf| KeptT {
+            buf,
+            width: self.width,
+        }))
     }
 
     /// Records `X = H_0 ... H_{kmax-1} X` for the `m x xc` matrices in `x` (`xc >= kmax`),
-    /// the reflectors left by [`BlockedQr::factor`] in `h` (`m x n`) and `tau`: `Q`'s first
-    /// `xc` columns when `x` starts as the identity (orgqr).
+    /// the reflectors left by [`BlockedQr::factor`] in `h` (`m x n`) and `tau` (and the T's
+    /// it kept, if any): `Q`'s first `xc` columns when `x` starts as the identity (orgqr).
     pub(crate) fn form_q(
         &self,
         h: &Arc<GpuBuffer>,
@@ -321,12 +362,16 @@ impl BlockedQr {
         n: usize,
         x: &Arc<GpuBuffer>,
         xc: usize,
+        kept: Option<&KeptT>,
     ) -> Result<()> {
         super::factor::check_binding(&self.device, &[h, tau, x])?;
         let (n32, xc32) = (u32_of(n, "columns")?, u32_of(xc, "columns")?);
         let kmax = self.m.min(n32);
+        // T's kept by a factorization with the same panels are only copied.
+        let kept = kept.filter(|t| t.width == self.width).map(|t| &t.buf);
+        let mode = if kept.is_some() { 2 } else { 1 };
         for (k0, k1) in self.panels(kmax).into_iter().rev() {
-            self.panel((k0, k1), 1, h, n32, tau, kmax)?;
+            self.panel((k0, k1), mode, h, n32, tau, kmax, kept)?;
             self.apply((k0, k1), 1, kmax, x, xc32, k0, xc32 - k0)?;
         }
         Ok(())
