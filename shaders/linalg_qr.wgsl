@@ -60,8 +60,30 @@ struct Params {
 @group(0) @binding(5) var<storage, read_write> tc: array<T>;
 
 var<workgroup> red: array<T, 256>;
-var<workgroup> red2: array<T, 256>;
+var<workgroup> nsc: array<T, 256>;
+var<workgroup> nsq: array<T, 256>;
 var<workgroup> tsh: array<T, 1024>;
+// Per panel column: the factor v = scl * x of its reflector (mode 0 keeps x unscaled in `a`
+// until the panel ends; 1 where `a` holds v itself).
+var<workgroup> scl: array<T, W>;
+
+// Folds |y| into a running scaled sum of squares (sum = sc^2 * sq), as LAPACK's lassq: no
+// overflow or underflow; NaN propagates.
+fn lassq(y: T, acc: vec2<T>) -> vec2<T> {
+    let ay = abs(y);
+    if (ay != ay) {
+        return vec2<T>(max(acc.x, T(1)), ay);
+    }
+    if (ay == T(0)) {
+        return acc;
+    }
+    if (acc.x < ay) {
+        let r = acc.x / ay;
+        return vec2<T>(ay, T(1) + acc.y * r * r);
+    }
+    let r = ay / acc.x;
+    return vec2<T>(acc.x, acc.y + r * r);
+}
 
 @compute @workgroup_size(256)
 fn qr_panel(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
@@ -84,43 +106,42 @@ fn qr_panel(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_ind
             tsh[e] = T(0);
         }
     }
+    if (lid < W) {
+        scl[lid] = T(1);
+    }
+    // The first column's scaled sum of squares below the diagonal (later columns' come with
+    // the previous column's update pass).
+    var acc = vec2<T>(T(0), T(0));
+    if (P.mode == 0u) {
+        for (var i = k0 + 1u + lid; i < m; i = i + WG) {
+            acc = lassq(a[base + i * n + k0], acc);
+        }
+    }
+    nsc[lid] = acc.x;
+    nsq[lid] = acc.y;
     workgroupBarrier();
     let steps = select(w, 0u, P.mode == 2u);
     for (var kk = 0u; kk < steps; kk = kk + 1u) {
         let k = k0 + kk;
         var tk: T;
+        var sk = T(1);
         if (P.mode == 0u) {
             let alpha = a[base + k * n + k];
-            // Scaled sum of squares of x = a[k+1.., k]: per thread (scale, ssq), then a tree.
-            var sc = T(0);
-            for (var i = k + 1u + lid; i < m; i = i + WG) {
-                sc = max(sc, abs(a[base + i * n + k]));
-            }
-            var sq = T(0);
-            if (sc > T(0)) {
-                for (var i = k + 1u + lid; i < m; i = i + WG) {
-                    let y = a[base + i * n + k] / sc;
-                    sq = sq + y * y;
-                }
-            }
-            red[lid] = sc;
-            red2[lid] = sq;
-            workgroupBarrier();
             for (var s = WG / 2u; s > 0u; s = s >> 1u) {
                 if (lid < s) {
-                    let s1 = red[lid];
-                    let s2 = red[lid + s];
+                    let s1 = nsc[lid];
+                    let s2 = nsc[lid + s];
                     let big = max(s1, s2);
                     if (big > T(0)) {
                         let r1 = s1 / big;
                         let r2 = s2 / big;
-                        red2[lid] = red2[lid] * r1 * r1 + red2[lid + s] * r2 * r2;
-                        red[lid] = big;
+                        nsq[lid] = nsq[lid] * r1 * r1 + nsq[lid + s] * r2 * r2;
+                        nsc[lid] = big;
                     }
                 }
                 workgroupBarrier();
             }
-            let xnorm = red[0] * sqrt(red2[0]);
+            let xnorm = nsc[0] * sqrt(nsq[0]);
             workgroupBarrier();
             tk = T(0);
             if (xnorm != T(0)) {
@@ -132,29 +153,27 @@ fn qr_panel(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_ind
                     beta = -beta;
                 }
                 tk = (beta - alpha) / beta;
-                let inv = T(1) / (alpha - beta);
-                for (var i = k + 1u + lid; i < m; i = i + WG) {
-                    a[base + i * n + k] = a[base + i * n + k] * inv;
-                }
+                sk = T(1) / (alpha - beta);
                 if (lid == 0u) {
                     a[base + k * n + k] = beta;
                 }
             }
             if (lid == 0u) {
                 tau[b * P.kmax + k] = tk;
+                scl[kk] = sk;
             }
-            storageBarrier();
         } else {
             tk = tau[b * P.kmax + k];
         }
-        // v^T a[k.., c] for every other panel column c (v_k = 1): columns after k are to be
-        // updated, columns before it hold the earlier reflectors (T's next column).
+        // v^T a[k.., c] for every other panel column c (v_k = 1, v_i = sk a[i, k]): columns
+        // after k are to be updated, columns before it hold the earlier reflectors' x (T's
+        // next column, scaled below).
         var d = T(0);
         if (slot < w && slot != kk) {
             for (var i = k + group; i < m; i = i + groups) {
                 var v = T(1);
                 if (i > k) {
-                    v = a[base + i * n + k];
+                    v = sk * a[base + i * n + k];
                 }
                 d = d + v * a[base + i * n + k0 + slot];
             }
@@ -167,20 +186,30 @@ fn qr_panel(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_ind
             }
             workgroupBarrier();
         }
+        // The update of the later columns; column k + 1's scaled sum of squares below its
+        // diagonal on the way.
+        acc = vec2<T>(T(0), T(0));
         if (P.mode == 0u && slot > kk && slot < w) {
             let f = tk * red[slot];
+            let next = slot == kk + 1u;
             for (var i = k + group; i < m; i = i + groups) {
                 var v = T(1);
                 if (i > k) {
-                    v = a[base + i * n + k];
+                    v = sk * a[base + i * n + k];
                 }
-                a[base + i * n + k0 + slot] = a[base + i * n + k0 + slot] - f * v;
+                let y = a[base + i * n + k0 + slot] - f * v;
+                a[base + i * n + k0 + slot] = y;
+                if (next && i > k + 1u) {
+                    acc = lassq(y, acc);
+                }
             }
         }
+        nsc[lid] = acc.x;
+        nsq[lid] = acc.y;
         if (lid < kk) {
             var t = T(0);
             for (var l = lid; l < kk; l = l + 1u) {
-                t = t + tsh[lid * W + l] * red[l];
+                t = t + tsh[lid * W + l] * red[l] * scl[l];
             }
             tsh[lid * W + kk] = -tk * t;
         }
@@ -196,7 +225,8 @@ fn qr_panel(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_ind
             tc[kept + e] = tsh[e];
         }
     }
-    // V: rows k0..m of the panel, unit diagonal, zeros above it and right of column w.
+    // V: rows k0..m of the panel, unit diagonal, zeros above it and right of column w (mode
+    // 0 also scales the reflectors in `a` now).
     let vo = vb + W * W + W * P.ld;
     let rows = m - k0;
     for (var e = lid; e < rows * W; e = e + WG) {
@@ -207,7 +237,11 @@ fn qr_panel(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_ind
             if (i == j) {
                 v = T(1);
             } else if (i > j) {
-                v = a[base + (k0 + i) * n + k0 + j];
+                let at = base + (k0 + i) * n + k0 + j;
+                v = scl[j] * a[at];
+                if (P.mode == 0u) {
+                    a[at] = v;
+                }
             }
         }
         vs[vo + e] = v;

@@ -6,7 +6,8 @@
 //! matches NumPy's), exact zeros where a column of A is zero. Every mode (reduced, complete,
 //! r, raw), float32 and float64, tall, wide and square shapes that cross several panels and
 //! end inside one, batched stacks, transposed and reversed-strided views, random, column-
-//! graded (ill-conditioned), rank-deficient and zero-column matrices; with the default 32-
+//! graded (ill-conditioned), rank-deficient and zero-column matrices and ones whose squares
+//! overflow or underflow; with the default 32-
 //! column panels, narrow ones (8 and 5 columns: many panels, non-power-of-two widths; with 5,
 //! Q's T rebuilt from the reflectors rather than kept from the factorization) and the
 //! previous per-column kernels (`KUPFER_LINALG_QR=old`).
@@ -54,6 +55,10 @@ enum Kind {
     Rank,
     /// Columns 0, 5 and the last are zero.
     ZeroColumns,
+    /// Random times 1e30 (float64: 1e200), whose squares overflow, or 1e-30 (1e-200), whose
+    /// squares underflow: the norms must be scaled.
+    Huge,
+    Tiny,
 }
 
 /// How the input array is presented.
@@ -96,6 +101,11 @@ fn matrix(kind: Kind, seed: u64, count: usize, m: usize, n: usize, dtype: DType)
                         x[i * n + j] = 0.5 * x[i * n + j % r] - 0.25 * x[i * n + (j * 7) % r];
                     }
                 }
+            }
+            Kind::Huge | Kind::Tiny => {
+                let e = if dtype == DType::F32 { 30 } else { 200 };
+                let s = 10f64.powi(if kind == Kind::Huge { e } else { -e });
+                x.iter_mut().for_each(|v| *v *= s);
             }
             Kind::ZeroColumns => {
                 for i in 0..m {
@@ -175,9 +185,16 @@ fn cases() -> Vec<Case> {
     let mut out = Vec::new();
     for dtype in dtypes() {
         for (si, &(batch, m, n)) in shapes.iter().enumerate() {
-            for (ki, kind) in [Kind::Random, Kind::Graded, Kind::Rank, Kind::ZeroColumns]
-                .into_iter()
-                .enumerate()
+            let extreme = if si % 2 == 0 { Kind::Huge } else { Kind::Tiny };
+            for (ki, kind) in [
+                Kind::Random,
+                Kind::Graded,
+                Kind::Rank,
+                Kind::ZeroColumns,
+                extreme,
+            ]
+            .into_iter()
+            .enumerate()
             {
                 let view = [View::Dense, View::Transposed, View::ReversedRows][(si + ki) % 3];
                 out.push(Case {
@@ -215,8 +232,14 @@ fn close(got: f64, want: f64, tol: f64) -> bool {
     (got - want).abs() <= tol
 }
 
+/// The 2-norm of `x`, scaled so values near the ends of float64's range neither overflow nor
+/// underflow.
 fn frobenius(x: &[f64]) -> f64 {
-    x.iter().map(|v| v * v).sum::<f64>().sqrt()
+    let big = x.iter().fold(0.0f64, |b, v| b.max(v.abs()));
+    if big == 0.0 || !big.is_finite() {
+        return big;
+    }
+    big * x.iter().map(|v| (v / big).powi(2)).sum::<f64>().sqrt()
 }
 
 const ORACLE: &str = r#"
@@ -350,7 +373,7 @@ fn check(c: &Case, a: &Array, res: &Value, failures: &mut Vec<String>) {
     for b in 0..count {
         let ab = &ah[b * m * n..(b + 1) * m * n];
         let col: Vec<f64> = (0..n)
-            .map(|j| (0..m).map(|i| ab[i * n + j].powi(2)).sum::<f64>().sqrt())
+            .map(|j| frobenius(&(0..m).map(|i| ab[i * n + j]).collect::<Vec<_>>()))
             .collect();
         for i in 0..rank_rows {
             for j in i..n {
