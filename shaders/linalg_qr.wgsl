@@ -23,8 +23,9 @@
 //   W2 = -T W1 (mode 1: Q applied, orgqr), and W1 cleared for the next panel (the matmul
 //   accumulates W1 = 0 - V^T A2 into it).
 // The matmul then computes A2 -= V W2: A2 - V T^(T) V^T A2.
-// Loops per thread: qr_panel about w (2 m / 256 + 2 m P.slots / 256) + m W / 256 (the host
-// narrows the panels so it stays within lavapipe's budget), qr_tw W^2 / 2.
+// Loops per thread: qr_panel about m / 256 + w (2 m P.slots / 1024 + W) + m W / 256 (the
+// row loops take four rows per step; the host narrows the panels so it stays within
+// lavapipe's budget), qr_tw W^2 / 2.
 {{ENABLES}}
 alias T = {{T}};
 const W: u32 = {{W}}u;
@@ -170,12 +171,27 @@ fn qr_panel(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_ind
         // next column, scaled below).
         var d = T(0);
         if (slot < w && slot != kk) {
-            for (var i = k + group; i < m; i = i + groups) {
-                var v = T(1);
-                if (i > k) {
-                    v = sk * a[base + i * n + k];
-                }
-                d = d + v * a[base + i * n + k0 + slot];
+            let c = base + k0 + slot;
+            var i = k + group;
+            // Four rows per step: independent loads in flight (one workgroup streams the
+            // whole panel).
+            for (; i + 3u * groups < m; i = i + 4u * groups) {
+                let i1 = i + groups;
+                let i2 = i1 + groups;
+                let i3 = i2 + groups;
+                let v0 = select(sk * a[base + i * n + k], T(1), i == k);
+                let v1 = sk * a[base + i1 * n + k];
+                let v2 = sk * a[base + i2 * n + k];
+                let v3 = sk * a[base + i3 * n + k];
+                let x0 = a[c + i * n];
+                let x1 = a[c + i1 * n];
+                let x2 = a[c + i2 * n];
+                let x3 = a[c + i3 * n];
+                d = d + (v0 * x0 + v1 * x1) + (v2 * x2 + v3 * x3);
+            }
+            for (; i < m; i = i + groups) {
+                let v = select(sk * a[base + i * n + k], T(1), i == k);
+                d = d + v * a[c + i * n];
             }
         }
         red[lid] = d;
@@ -192,13 +208,39 @@ fn qr_panel(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_ind
         if (P.mode == 0u && slot > kk && slot < w) {
             let f = tk * red[slot];
             let next = slot == kk + 1u;
-            for (var i = k + group; i < m; i = i + groups) {
-                var v = T(1);
-                if (i > k) {
-                    v = sk * a[base + i * n + k];
+            let c = base + k0 + slot;
+            var i = k + group;
+            for (; i + 3u * groups < m; i = i + 4u * groups) {
+                let i1 = i + groups;
+                let i2 = i1 + groups;
+                let i3 = i2 + groups;
+                let v0 = select(sk * a[base + i * n + k], T(1), i == k);
+                let v1 = sk * a[base + i1 * n + k];
+                let v2 = sk * a[base + i2 * n + k];
+                let v3 = sk * a[base + i3 * n + k];
+                let y0 = a[c + i * n] - f * v0;
+                let y1 = a[c + i1 * n] - f * v1;
+                let y2 = a[c + i2 * n] - f * v2;
+                let y3 = a[c + i3 * n] - f * v3;
+                a[c + i * n] = y0;
+                a[c + i1 * n] = y1;
+                a[c + i2 * n] = y2;
+                a[c + i3 * n] = y3;
+                if (next) {
+                    if (i > k + 1u) {
+                        acc = lassq(y0, acc);
+                    }
+                    if (i1 > k + 1u) {
+                        acc = lassq(y1, acc);
+                    }
+                    acc = lassq(y2, acc);
+                    acc = lassq(y3, acc);
                 }
-                let y = a[base + i * n + k0 + slot] - f * v;
-                a[base + i * n + k0 + slot] = y;
+            }
+            for (; i < m; i = i + groups) {
+                let v = select(sk * a[base + i * n + k], T(1), i == k);
+                let y = a[c + i * n] - f * v;
+                a[c + i * n] = y;
                 if (next && i > k + 1u) {
                     acc = lassq(y, acc);
                 }

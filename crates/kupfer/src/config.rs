@@ -314,10 +314,10 @@ pub struct LinalgConfig {
     /// and all of them with `KUPFER_LINALG_QR=old` run a reflector per column
     /// (`shaders/linalg_orth.wgsl`). `KUPFER_LINALG_QR` (a number, or `old`); 32 by default.
     pub qr_from: u32,
-    /// The widest panel of the blocked QR (1 to 32; 32 by default, narrowed for tall
-    /// matrices to stay within lavapipe's loop budget); tests lower it to cross many panels
-    /// at small orders.
-    #[doc(hidden)]
+    /// The widest panel of the blocked QR: 1 to 32 (a larger value is taken as 32), narrowed
+    /// for tall matrices to stay within lavapipe's loop budget. Narrower panels stream less
+    /// through the one workgroup that factors each panel (its traffic grows as the width),
+    /// wider ones need fewer trailing updates. `KUPFER_LINALG_QR_PANEL`; 32 by default.
     pub qr_panel: u32,
     /// The blocked QR keeps each panel's T for forming Q (true by default); tests turn it
     /// off to run the path that rebuilds T from the reflectors.
@@ -377,7 +377,7 @@ impl LinalgConfig {
                 Some("old") => u32::MAX,
                 _ => knob("KUPFER_LINALG_QR", d.qr_from, 1),
             },
-            qr_panel: d.qr_panel,
+            qr_panel: knob("KUPFER_LINALG_QR_PANEL", d.qr_panel, 1),
             qr_keep_t: d.qr_keep_t,
             eig_split_budget: d.eig_split_budget,
         }
