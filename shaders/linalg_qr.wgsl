@@ -21,7 +21,8 @@
 //   packed V into `vs`.
 // - qr_tw (one thread per column of W1): W2 = -T^T W1 (mode 0: Q^T applied, geqrf) or
 //   W2 = -T W1 (mode 1: Q applied, orgqr), and W1 cleared for the next panel (the matmul
-//   accumulates W1 = 0 - V^T A2 into it).
+//   accumulates W1 = 0 - V^T A2 into it, in P.parts parts over row ranges and a remainder
+//   part, which qr_tw sums).
 // The matmul then computes A2 -= V W2: A2 - V T^(T) V^T A2.
 // Loops per thread: qr_panel about m / 256 + w (2 m P.slots / 1024 + W) + m W / 256 (the
 // row loops take four rows per step; the host narrows the panels so it stays within
@@ -49,8 +50,10 @@ struct Params {
     // The T kept by mode 0 (and read by mode 2): slot and slots per matrix (0: none kept).
     tslot: u32,
     tcount: u32,
-    pad0: u32,
-    pad1: u32,
+    // qr_tw: W1's parts per matrix (P.wstride = parts * W * ld), and the matrix count when
+    // a remainder part per matrix follows all of them (0: none).
+    parts: u32,
+    rem_count: u32,
 }
 
 @group(0) @binding(0) var<uniform> P: Params;
@@ -305,10 +308,18 @@ fn qr_tw(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index)
     if (c >= ld) {
         return;
     }
+    let rem = P.rem_count * P.wstride + b * W * ld;
     if (c < P.cols) {
         var col: array<T, W>;
         for (var q = 0u; q < w; q = q + 1u) {
-            col[q] = ws[wb + q * ld + c];
+            var x = T(0);
+            for (var s = 0u; s < P.parts; s = s + 1u) {
+                x = x + ws[wb + s * W * ld + q * ld + c];
+            }
+            if (P.rem_count > 0u) {
+                x = x + ws[rem + q * ld + c];
+            }
+            col[q] = x;
         }
         for (var p = 0u; p < w; p = p + 1u) {
             var s = T(0);
@@ -324,7 +335,14 @@ fn qr_tw(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index)
             vs[vb + W * W + p * ld + c] = -s;
         }
     }
-    for (var q = 0u; q < W; q = q + 1u) {
-        ws[wb + q * ld + c] = T(0);
+    for (var s = 0u; s < P.parts; s = s + 1u) {
+        for (var q = 0u; q < W; q = q + 1u) {
+            ws[wb + s * W * ld + q * ld + c] = T(0);
+        }
+    }
+    if (P.rem_count > 0u) {
+        for (var q = 0u; q < W; q = q + 1u) {
+            ws[rem + q * ld + c] = T(0);
+        }
     }
 }

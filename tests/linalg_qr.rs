@@ -181,6 +181,9 @@ fn cases() -> Vec<Case> {
         (&[], 130, 41),
         (&[2, 2], 65, 64),
         (&[], 33, 120),
+        // Tall enough that V^T A2 splits along the rows (parts of 256 rows and more, with
+        // a remainder row).
+        (&[2], 517, 33),
     ];
     let mut out = Vec::new();
     for dtype in dtypes() {
@@ -317,10 +320,12 @@ fn check(c: &Case, a: &Array, res: &Value, failures: &mut Vec<String>) {
         failures.push(format!("{id}: mode 'r' returned Q"));
     }
     // Which columns of each matrix are exactly zero (their R column must be exactly zero).
-    for (mode, q, r, rows) in [
+    // The complete Q of tall matrices is checked by shape only (its m^3 host check is slow).
+    let modes = [
         ("reduced", red.q.as_ref().unwrap(), &red.r, k),
         ("complete", full.q.as_ref().unwrap(), &full.r, m),
-    ] {
+    ];
+    for (mode, q, r, rows) in modes.into_iter().filter(|&(_, _, _, rows)| rows <= 300) {
         let (qh, rh) = (host(q), host(r));
         for b in 0..count {
             let ab = &ah[b * m * n..(b + 1) * m * n];
@@ -413,9 +418,14 @@ fn check(c: &Case, a: &Array, res: &Value, failures: &mut Vec<String>) {
     }
 }
 
-/// Runs every `every`-th case under the current default device's configuration.
+/// Runs every `every`-th case under the current default device's configuration (the tall
+/// ones only when all run: they are the slow ones on lavapipe).
 fn run_cases(label: &str, every: usize) -> (Vec<String>, usize) {
-    let cases: Vec<Case> = cases().into_iter().step_by(every).collect();
+    let cases: Vec<Case> = cases()
+        .into_iter()
+        .filter(|c| every == 1 || c.m <= 300)
+        .step_by(every)
+        .collect();
     let mut inputs = Vec::new();
     let mut manifest = Vec::new();
     for (i, c) in cases.iter().enumerate() {

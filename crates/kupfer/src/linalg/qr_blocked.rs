@@ -50,6 +50,20 @@ pub(crate) fn panel_width(m: usize) -> Option<u32> {
         .find(|&w| panel_loops(m as u64, w) <= PANEL_LOOP_BUDGET)
 }
 
+/// The most parts `W1 = V^T X2` is split into along its long contraction (the rows), and the
+/// fewest rows of one part: with one part the product has only `w x cols` outputs for a few
+/// workgroups, each looping over every row.
+const SPLIT_MAX: usize = 16;
+const SPLIT_ROWS: usize = 256;
+
+/// The parts (a power of two) and rows per part of `W1`'s contraction over `rows` rows; the
+/// remainder (`rows % parts`) is one more product.
+fn split(rows: usize, most: usize) -> (usize, usize) {
+    let parts = (rows / SPLIT_ROWS).clamp(1, most);
+    let parts = 1 << parts.ilog2();
+    (parts, rows / parts)
+}
+
 /// The uniform words of one launch (`Params` in the shader).
 #[derive(Clone, Copy, Default)]
 struct Words {
@@ -60,6 +74,11 @@ struct Words {
     cols: u32,
     tslot: u32,
     tcount: u32,
+    /// qr_tw: W1's per-matrix stride and parts, and the matrix count where a remainder
+    /// part follows all matrices' parts (0: none).
+    wstride: u32,
+    parts: u32,
+    rem_count: u32,
 }
 
 /// The T of every panel of a factorization (kept by [`BlockedQr::factor`] for
@@ -80,12 +99,12 @@ pub(crate) struct BlockedQr {
     width: u32,
     /// Row stride of W1 and W2 (the most trailing columns, rounded up to 4).
     ld: u32,
-    /// Per matrix: T, W2 and V (`vstride` elements); W1 (`wstride` elements), kept zero
-    /// between panels.
+    /// Per matrix: T, W2 and V (`vstride` elements); W1 in up to `split_max` parts per
+    /// matrix and one remainder part (`W * ld` elements each), kept zero between panels.
     vbuf: Arc<GpuBuffer>,
     wbuf: Arc<GpuBuffer>,
     vstride: u32,
-    wstride: u32,
+    split_max: usize,
 }
 
 impl BlockedQr {
@@ -112,7 +131,6 @@ impl BlockedQr {
         let ld = cols.next_multiple_of(4).max(4);
         let w = W as usize;
         let vstride = w * w + w * ld + w * m;
-        let wstride = w * ld;
         let size = dtype.gpu_size();
         let fits = |per: usize| {
             count
@@ -120,7 +138,15 @@ impl BlockedQr {
                 .filter(|&e| e <= i32::MAX as usize)
                 .is_some_and(|e| (e * size) as u64 <= ctx.max_binding_size())
         };
-        if !fits(vstride) || !fits(wstride) || count.checked_mul(m * cols.max(1)).is_none() {
+        // W1's parts: as many as fit one binding.
+        let Some(split_max) = [SPLIT_MAX, 4, 1]
+            .into_iter()
+            .find(|&s| fits((s + 1) * w * ld))
+        else {
+            return Ok(None);
+        };
+        let wstride = (split_max + 1) * w * ld;
+        if !fits(vstride) || count.checked_mul(m * cols.max(1)).is_none() {
             return Ok(None);
         }
         let wgsl = kernels::qr_blocked(dtype, &ctx.target())?;
@@ -141,7 +167,7 @@ impl BlockedQr {
             vbuf,
             wbuf,
             vstride: u32_of(vstride, "scratch")?,
-            wstride: u32_of(wstride, "scratch")?,
+            split_max,
         }))
     }
 
@@ -169,12 +195,12 @@ impl BlockedQr {
                 slots,
                 self.ld,
                 self.vstride,
-                self.wstride,
+                w.wstride,
                 w.cols,
                 w.tslot,
                 w.tcount,
-                0,
-                0,
+                w.parts,
+                w.rem_count,
             ];
             let params: Vec<u8> = words.iter().flat_map(|x| x.to_le_bytes()).collect();
             debug_assert_eq!(params.len(), kernels::QR_PARAMS_SIZE);
@@ -226,25 +252,58 @@ impl BlockedQr {
                 a_buf: self.vbuf.clone(),
                 b_buf: b_buf.clone(),
             };
-        // W1 (zero) -= V^T X2.
-        let g1 = product(
+        // W1 (zero) -= V^T X2, split along the rows: `parts` products of `chunk` rows (the
+        // parts of matrix b at parts b * parts..), the remainder rows one more product (at
+        // part count * parts + b); qr_tw sums them.
+        let (parts, chunk) = split(rows, self.split_max);
+        let part = W as usize * self.ld as usize;
+        let mut g1 = product(
             w,
             cols as usize,
-            rows,
+            chunk,
             (voff, 1, wd),
             (at as isize, stride as isize, x, xstride),
         );
+        g1.batch = self.count * parts;
+        g1.bd = [1, 1, self.count, parts];
+        g1.ba = [0, 0, vs, (chunk * W as usize) as isize];
+        g1.bb = [0, 0, xstride, (chunk * stride as usize) as isize];
         let p1 = UpdatePlace {
             offset: 0,
             row_stride: self.ld as usize,
-            batch_stride: self.wstride as usize,
+            batch_stride: part,
         };
         subtract_product_in_place(&self.device, &g1, self.dtype, &self.wbuf, p1, false)?;
+        let rem = rows - parts * chunk;
+        if rem > 0 {
+            let done = parts * chunk;
+            let g = product(
+                w,
+                cols as usize,
+                rem,
+                (voff + (done * W as usize) as isize, 1, wd),
+                (
+                    (at + done * stride as usize) as isize,
+                    stride as isize,
+                    x,
+                    xstride,
+                ),
+            );
+            let p = UpdatePlace {
+                offset: self.count * parts * part,
+                row_stride: self.ld as usize,
+                batch_stride: part,
+            };
+            subtract_product_in_place(&self.device, &g, self.dtype, &self.wbuf, p, false)?;
+        }
         let words = Words {
             k0,
             k1,
             mode,
             cols,
+            wstride: u32_of(parts * part, "scratch")?,
+            parts: parts as u32,
+            rem_count: if rem > 0 { self.count as u32 } else { 0 },
             ..Words::default()
         };
         let gx = self.ld.div_ceil(64);
@@ -381,6 +440,19 @@ impl BlockedQr {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn contractions_split_into_whole_parts() {
+        assert_eq!(split(100, SPLIT_MAX), (1, 100));
+        assert_eq!(split(4096, SPLIT_MAX), (16, 256));
+        assert_eq!(split(4064, SPLIT_MAX), (8, 508));
+        assert_eq!(split(1000, SPLIT_MAX), (2, 500));
+        assert_eq!(split(100_000, 4), (4, 25_000));
+        for rows in 1..3000 {
+            let (p, c) = split(rows, SPLIT_MAX);
+            assert!(p.is_power_of_two() && p <= SPLIT_MAX && rows - p * c < p);
+        }
+    }
 
     #[test]
     fn panels_stay_within_the_loop_budget() {
