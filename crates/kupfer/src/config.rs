@@ -316,8 +316,10 @@ pub struct LinalgConfig {
     pub qr_from: u32,
     /// The widest panel of the blocked QR: 1 to 32 (a larger value is taken as 32), narrowed
     /// for tall matrices to stay within lavapipe's loop budget. Narrower panels stream less
-    /// through the one workgroup that factors each panel (its traffic grows as the width),
-    /// wider ones need fewer trailing updates. `KUPFER_LINALG_QR_PANEL`; 32 by default.
+    /// through the one workgroup that factors each panel (its traffic grows as the width
+    /// squared, the panels' total as the width), wider ones need fewer launches and trailing
+    /// updates. `KUPFER_LINALG_QR_PANEL`; 16 by default (not yet timed on an H100; the
+    /// blocked LU's panels measured best at 16 too).
     pub qr_panel: u32,
     /// The blocked QR keeps each panel's T for forming Q (true by default); tests turn it
     /// off to run the path that rebuilds T from the reflectors.
@@ -342,7 +344,7 @@ impl Default for LinalgConfig {
             update_block: 0,
             gemm_updates: true,
             qr_from: 32,
-            qr_panel: 32,
+            qr_panel: 16,
             qr_keep_t: true,
             eig_split_budget: 30_000,
         }
