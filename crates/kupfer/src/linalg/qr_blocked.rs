@@ -138,14 +138,17 @@ impl BlockedQr {
                 .filter(|&e| e <= i32::MAX as usize)
                 .is_some_and(|e| (e * size) as u64 <= ctx.max_binding_size())
         };
-        // W1's parts: as many as fit one binding.
-        let Some(split_max) = [SPLIT_MAX, 4, 1]
+        // W1's parts: as many as the first panel splits into and one binding holds (a
+        // remainder part where there are several).
+        let parts = |s: usize| s + usize::from(s > 1);
+        let need = split(m, SPLIT_MAX).0;
+        let Some(split_max) = [need, need.min(4), 1]
             .into_iter()
-            .find(|&s| fits((s + 1) * w * ld))
+            .find(|&s| fits(parts(s) * w * ld))
         else {
             return Ok(None);
         };
-        let wstride = (split_max + 1) * w * ld;
+        let wstride = parts(split_max) * w * ld;
         if !fits(vstride) || count.checked_mul(m * cols.max(1)).is_none() {
             return Ok(None);
         }
