@@ -3,8 +3,9 @@
 // the trailing updates run on kupfer's tiled matmul (linalg/qr_blocked.rs records them).
 //
 // Per matrix, the scratch `vs` holds T (W x W, row-major, upper triangular: the panel's
-// reflectors H_k0 ... H_{k1-1} = I - V T V^T), then W2 (W rows of P.ld), then V (m rows of W:
-// the panel's rows k0..m, unit diagonal, zeros above it); `ws` holds W1 (W rows of P.ld).
+// reflectors H_k0 ... H_{k1-1} = I - V T V^T), then W2 (W rows of P.ld), then V (m rows of
+// P.vw: the panel's rows k0..m, unit diagonal, zeros above it); `ws` holds W1 (W rows of
+// P.ld per part).
 // - qr_panel (one workgroup of 256 threads per matrix):
 //   mode 0 factors the panel rows k0..m, columns k0..k1 of `a` in place (geqrf's panel):
 //   per column k the norm of a[k+1.., k] (a scaled sum of squares, no overflow), the
@@ -54,6 +55,11 @@ struct Params {
     // a remainder part per matrix follows all of them (0: none).
     parts: u32,
     rem_count: u32,
+    // Row stride of the packed V (the panel width rounded up to 4).
+    vw: u32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
 }
 
 @group(0) @binding(0) var<uniform> P: Params;
@@ -274,9 +280,9 @@ fn qr_panel(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_ind
     // 0 also scales the reflectors in `a` now).
     let vo = vb + W * W + W * P.ld;
     let rows = m - k0;
-    for (var e = lid; e < rows * W; e = e + WG) {
-        let i = e / W;
-        let j = e % W;
+    for (var e = lid; e < rows * P.vw; e = e + WG) {
+        let i = e / P.vw;
+        let j = e % P.vw;
         var v = T(0);
         if (j < w) {
             if (i == j) {

@@ -105,6 +105,8 @@ pub(crate) struct BlockedQr {
     wbuf: Arc<GpuBuffer>,
     vstride: u32,
     split_max: usize,
+    /// Row stride of the packed V: the panel width rounded up to 4.
+    vw: u32,
 }
 
 impl BlockedQr {
@@ -130,7 +132,8 @@ impl BlockedQr {
         let ctx = device.context();
         let ld = cols.next_multiple_of(4).max(4);
         let w = W as usize;
-        let vstride = w * w + w * ld + w * m;
+        let vw = width.next_multiple_of(4) as usize;
+        let vstride = w * w + w * ld + vw * m;
         let size = dtype.gpu_size();
         let fits = |per: usize| {
             count
@@ -171,6 +174,7 @@ impl BlockedQr {
             wbuf,
             vstride: u32_of(vstride, "scratch")?,
             split_max,
+            vw: vw as u32,
         }))
     }
 
@@ -204,6 +208,10 @@ impl BlockedQr {
                 w.tcount,
                 w.parts,
                 w.rem_count,
+                self.vw,
+                0,
+                0,
+                0,
             ];
             let params: Vec<u8> = words.iter().flat_map(|x| x.to_le_bytes()).collect();
             debug_assert_eq!(params.len(), kernels::QR_PARAMS_SIZE);
@@ -232,6 +240,7 @@ impl BlockedQr {
         }
         let (w, rows) = ((k1 - k0) as usize, (self.m - k0) as usize);
         let (wd, ld, vs) = (W as isize, self.ld as isize, self.vstride as isize);
+        let vw = self.vw as isize;
         let voff = wd * wd + wd * ld;
         let xstride = self.m as isize * stride as isize;
         let at = k0 as usize * stride as usize + c0 as usize;
@@ -264,12 +273,12 @@ impl BlockedQr {
             w,
             cols as usize,
             chunk,
-            (voff, 1, wd),
+            (voff, 1, vw),
             (at as isize, stride as isize, x, xstride),
         );
         g1.batch = self.count * parts;
         g1.bd = [1, 1, self.count, parts];
-        g1.ba = [0, 0, vs, (chunk * W as usize) as isize];
+        g1.ba = [0, 0, vs, chunk as isize * vw];
         g1.bb = [0, 0, xstride, (chunk * stride as usize) as isize];
         let p1 = UpdatePlace {
             offset: 0,
@@ -284,7 +293,7 @@ impl BlockedQr {
                 w,
                 cols as usize,
                 rem,
-                (voff + (done * W as usize) as isize, 1, wd),
+                (voff + done as isize * vw, 1, vw),
                 (
                     (at + done * stride as usize) as isize,
                     stride as isize,
@@ -323,7 +332,7 @@ impl BlockedQr {
             rows,
             cols as usize,
             w,
-            (voff, wd, 1),
+            (voff, vw, 1),
             (wd * wd, ld, &vbuf, vs),
         );
         let p2 = UpdatePlace {
