@@ -19,7 +19,7 @@
 //   With P.tcount > 0 mode 0 also keeps T in `tc` (slot P.tslot of P.tcount per matrix).
 //   mode 1 (orgqr's preparation) reads reflectors and tau left by mode 0 and builds T alone;
 //   mode 2 (the same where mode 0 kept T) copies T from `tc`. All end by writing T and the
-//   packed V into `vs`.
+//   packed V into `vs`. qr_pack does mode 2's work with many workgroups.
 // - qr_tw (one thread per column of W1): W2 = -T^T W1 (mode 0: Q^T applied, geqrf) or
 //   W2 = -T W1 (mode 1: Q applied, orgqr), and W1 cleared for the next panel (the matmul
 //   accumulates W1 = 0 - V^T A2 into it, in P.parts parts over row ranges and a remainder
@@ -297,6 +297,37 @@ fn qr_panel(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_ind
         }
         vs[vo + e] = v;
     }
+}
+
+// qr_panel's mode 2 spread over many workgroups (orgqr where the factorization kept T): one
+// thread per element of the packed V, workgroup 0 also copies T.
+@compute @workgroup_size(256)
+fn qr_pack(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let b = P.batch0 + wid.y;
+    let vb = b * P.vstride;
+    let k0 = P.k0;
+    let w = P.k1 - k0;
+    if (wid.x == 0u) {
+        let kept = (b * P.tcount + P.tslot) * W * W;
+        for (var e = lid; e < W * W; e = e + WG) {
+            vs[vb + e] = tc[kept + e];
+        }
+    }
+    let e = wid.x * WG + lid;
+    if (e >= (P.m - k0) * P.vw) {
+        return;
+    }
+    let i = e / P.vw;
+    let j = e % P.vw;
+    var v = T(0);
+    if (j < w) {
+        if (i == j) {
+            v = T(1);
+        } else if (i > j) {
+            v = a[b * P.m * P.n + (k0 + i) * P.n + k0 + j];
+        }
+    }
+    vs[vb + W * W + W * P.ld + e] = v;
 }
 
 @compute @workgroup_size(64)

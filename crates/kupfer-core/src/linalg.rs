@@ -401,10 +401,11 @@ pub const QR_PANEL_WIDTH: u32 = 32;
 pub const QR_PARAMS_SIZE: usize = 80;
 
 /// The blocked Householder QR kernels in `dtype` (`shaders/linalg_qr.wgsl`: entry points
-/// `qr_panel` and `qr_tw`) for panels of at most [`QR_PANEL_WIDTH`] columns. Bindings: 0
-/// uniforms (m, n, k0, k1, batch0, kmax, mode, slots, ld, vstride, wstride, cols, tslot,
-/// tcount, parts, rem_count, vw: u32, then padding to [`QR_PARAMS_SIZE`]), 1 the matrices,
-/// 2 tau, 3 the scratch holding T, W2 and V, 4 the scratch holding W1, 5 the kept T's.
+/// `qr_panel`, `qr_pack` and `qr_tw`) for panels of at most [`QR_PANEL_WIDTH`] columns.
+/// Bindings: 0 uniforms (m, n, k0, k1, batch0, kmax, mode, slots, ld, vstride, wstride,
+/// cols, tslot, tcount, parts, rem_count, vw: u32, then padding to [`QR_PARAMS_SIZE`]), 1 the
+/// matrices, 2 tau, 3 the scratch holding T, W2 and V, 4 the scratch holding W1, 5 the kept
+/// T's.
 pub fn qr_blocked(dtype: DType, target: &Target) -> Result<String> {
     Ok(fill(QR, dtype, target)?.set("W", QR_PANEL_WIDTH).render())
 }

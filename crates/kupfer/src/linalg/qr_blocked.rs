@@ -93,6 +93,7 @@ pub(crate) struct BlockedQr {
     device: Device,
     dtype: DType,
     panel: Arc<Pipeline>,
+    pack: Arc<Pipeline>,
     tw: Arc<Pipeline>,
     count: usize,
     m: u32,
@@ -158,6 +159,7 @@ impl BlockedQr {
         let wgsl = kernels::qr_blocked(dtype, &ctx.target())?;
         let panel = ctx.pipeline_with(&wgsl, "qr_panel", ShaderChecks::Trusted)?;
         let tw = ctx.pipeline_with(&wgsl, "qr_tw", ShaderChecks::Trusted)?;
+        let pack = ctx.pipeline_with(&wgsl, "qr_pack", ShaderChecks::Trusted)?;
         let vbuf = super::factor::alloc(device, count * vstride, dtype)?;
         let zeros = crate::creation::full_on(device, &[count * wstride], 0i64, Some(dtype))?;
         let wbuf = zeros.buffer_and_layout()?.0;
@@ -165,6 +167,7 @@ impl BlockedQr {
             device: device.clone(),
             dtype,
             panel,
+            pack,
             tw,
             count,
             m: u32_of(m, "rows")?,
@@ -372,6 +375,18 @@ impl BlockedQr {
         };
         // Without kept T's, binding 5 is any other buffer (never read or written).
         let tc = kept.unwrap_or(&self.wbuf);
+        // Mode 2 only copies: one thread per element of V where the grid allows.
+        let gx = ((self.m - k0) as usize * self.vw as usize).div_ceil(256);
+        let max_dim = self.device.context().max_workgroups_per_dim() as usize;
+        if mode == 2 && gx <= max_dim {
+            return self.launch(
+                &self.pack,
+                words,
+                kmax,
+                &[(1, a), (3, &self.vbuf), (5, tc)],
+                gx as u32,
+            );
+        }
         self.launch(
             &self.panel,
             words,
