@@ -57,7 +57,9 @@ struct Params {
     rem_count: u32,
     // Row stride of the packed V (the panel width rounded up to 4).
     vw: u32,
-    pad0: u32,
+    // qr_panel: 1 where it packs V itself; 0 where qr_pack follows (mode 0 then leaves the
+    // reflectors' scale factors in W2's first row for it).
+    pack_here: u32,
     pad1: u32,
     pad2: u32,
 }
@@ -277,7 +279,13 @@ fn qr_panel(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_ind
         }
     }
     // V: rows k0..m of the panel, unit diagonal, zeros above it and right of column w (mode
-    // 0 also scales the reflectors in `a` now).
+    // 0 also scales the reflectors in `a` now), here or by qr_pack.
+    if (P.pack_here == 0u) {
+        if (lid < W) {
+            vs[vb + W * W + lid] = scl[lid];
+        }
+        return;
+    }
     let vo = vb + W * W + W * P.ld;
     let rows = m - k0;
     for (var e = lid; e < rows * P.vw; e = e + WG) {
@@ -299,15 +307,16 @@ fn qr_panel(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_ind
     }
 }
 
-// qr_panel's mode 2 spread over many workgroups (orgqr where the factorization kept T): one
-// thread per element of the packed V, workgroup 0 also copies T.
+// qr_panel's packing of V spread over many workgroups, one thread per element: after mode 0
+// (the reflectors scaled by the factors it left in W2's first row, in `a` too), or for
+// mode 2 (orgqr where the factorization kept T: workgroup 0 also copies T).
 @compute @workgroup_size(256)
 fn qr_pack(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let b = P.batch0 + wid.y;
     let vb = b * P.vstride;
     let k0 = P.k0;
     let w = P.k1 - k0;
-    if (wid.x == 0u) {
+    if (wid.x == 0u && P.mode == 2u) {
         let kept = (b * P.tcount + P.tslot) * W * W;
         for (var e = lid; e < W * W; e = e + WG) {
             vs[vb + e] = tc[kept + e];
@@ -324,7 +333,12 @@ fn qr_pack(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_inde
         if (i == j) {
             v = T(1);
         } else if (i > j) {
-            v = a[b * P.m * P.n + (k0 + i) * P.n + k0 + j];
+            let at = b * P.m * P.n + (k0 + i) * P.n + k0 + j;
+            v = a[at];
+            if (P.mode == 0u) {
+                v = vs[vb + W * W + j] * v;
+                a[at] = v;
+            }
         }
     }
     vs[vb + W * W + W * P.ld + e] = v;

@@ -79,6 +79,8 @@ struct Words {
     wstride: u32,
     parts: u32,
     rem_count: u32,
+    /// qr_panel packs V itself (1) or qr_pack follows (0).
+    pack_here: u32,
 }
 
 /// The T of every panel of a factorization (kept by [`BlockedQr::factor`] for
@@ -212,7 +214,7 @@ impl BlockedQr {
                 w.parts,
                 w.rem_count,
                 self.vw,
-                0,
+                w.pack_here,
                 0,
                 0,
             ];
@@ -360,6 +362,11 @@ impl BlockedQr {
         kmax: u32,
         kept: Option<&Arc<GpuBuffer>>,
     ) -> Result<()> {
+        // V is packed by one thread per element (qr_pack) where the grid allows, after the
+        // factorization (mode 0) or instead of the panel kernel (mode 2: T only copied).
+        let gx = ((self.m - k0) as usize * self.vw as usize).div_ceil(256);
+        let max_dim = self.device.context().max_workgroups_per_dim() as usize;
+        let spread = mode != 1 && gx <= max_dim;
         let words = Words {
             k0,
             k1,
@@ -371,29 +378,30 @@ impl BlockedQr {
             } else {
                 0
             },
+            pack_here: u32::from(!spread),
             ..Words::default()
         };
         // Without kept T's, binding 5 is any other buffer (never read or written).
         let tc = kept.unwrap_or(&self.wbuf);
-        // Mode 2 only copies: one thread per element of V where the grid allows.
-        let gx = ((self.m - k0) as usize * self.vw as usize).div_ceil(256);
-        let max_dim = self.device.context().max_workgroups_per_dim() as usize;
-        if mode == 2 && gx <= max_dim {
-            return self.launch(
+        if mode != 2 || !spread {
+            self.launch(
+                &self.panel,
+                words,
+                kmax,
+                &[(1, a), (2, tau), (3, &self.vbuf), (5, tc)],
+                1,
+            )?;
+        }
+        if spread {
+            self.launch(
                 &self.pack,
                 words,
                 kmax,
                 &[(1, a), (3, &self.vbuf), (5, tc)],
                 gx as u32,
-            );
+            )?;
         }
-        self.launch(
-            &self.panel,
-            words,
-            kmax,
-            &[(1, a), (2, tau), (3, &self.vbuf), (5, tc)],
-            1,
-        )
+        Ok(())
     }
 
     /// The panels `(k0, k1)` of `kmax` reflectors.
