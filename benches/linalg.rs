@@ -1,9 +1,11 @@
 //! Criterion benchmarks of the factorizations with the anchor case names of
 //! `../shared/bench/cupy_anchor_wave2.py` (section `linalg`): solve, inv, cholesky and det
-//! (`{op}_{dtype}/{n}`, n = 1024 and 4096) and batched_inv / batched_solve / batched_eigh
+//! (`{op}_{dtype}/{n}`, n = 1024 and 4096), qr_4096x1024 (`qr_{m}x{n}_{dtype}`, mode
+//! 'reduced', Q and R) and batched_inv / batched_solve / batched_eigh
 //! (`/{batch}x{k}`; eigh of `b + b^T`)
 //! in float32 and float64 (where the adapter has it). Each iteration runs the operation and
-//! waits for the GPU. On a CPU adapter (lavapipe) only n = 256 and the smallest batch run.
+//! waits for the GPU. On a CPU adapter (lavapipe) only n = 256, qr of 256 x 64 and the
+//! smallest batch run.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use kupfer as kp;
@@ -65,6 +67,22 @@ fn factorizations(c: &mut Criterion) {
             bench("cholesky", &|| kp::linalg::cholesky(&s, false));
             bench("det", &|| kp::linalg::det(&a));
         }
+        let (qm, qn) = if cpu { (256, 64) } else { (4096, 1024) };
+        let t = matrices(1, qm, dtype)
+            .reshape(&[qm as isize, qm as isize])
+            .expect("2-D")
+            .slice(&[kp::SliceArg::FULL, kp::SliceArg::range(0, qn as isize)])
+            .expect("columns")
+            .copy()
+            .expect("copy");
+        g.bench_function(format!("qr_{qm}x{qn}_{name}"), |it| {
+            it.iter(|| {
+                let qr = kp::linalg::qr(&t, kp::linalg::QrMode::Reduced).expect("qr");
+                qr.r.eval().expect("eval");
+                qr.q.expect("q").eval().expect("eval");
+                dev.synchronize().expect("sync");
+            })
+        });
         for &(count, k) in batched {
             let a = matrices(count, k, dtype);
             let rhs = kp::ones(&[count, k, 1], Some(dtype)).expect("rhs");

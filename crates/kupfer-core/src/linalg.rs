@@ -20,6 +20,7 @@ const ORTH: &str = include_str!("../../../shaders/linalg_orth.wgsl");
 const TINY: &str = include_str!("../../../shaders/linalg_tiny.wgsl");
 const ROWS: &str = include_str!("../../../shaders/linalg_rows.wgsl");
 const JACOBI: &str = include_str!("../../../shaders/linalg_jacobi.wgsl");
+const QR: &str = include_str!("../../../shaders/linalg_qr.wgsl");
 
 /// The largest order the workgroup-memory kernel factors (its matrix buffer holds 32 x 32).
 pub const SMALL_MAX: usize = 32;
@@ -402,6 +403,22 @@ pub fn orth(dtype: DType, target: &Target) -> Result<String> {
     Ok(fill(ORTH, dtype, target)?.render())
 }
 
+/// The widest panel of the blocked Householder QR ([`qr_blocked`]).
+pub const QR_PANEL_WIDTH: u32 = 32;
+
+/// Byte size of the blocked QR kernels' uniform block.
+pub const QR_PARAMS_SIZE: usize = 80;
+
+/// The blocked Householder QR kernels in `dtype` (`shaders/linalg_qr.wgsl`: entry points
+/// `qr_panel`, `qr_pack` and `qr_tw`) for panels of at most [`QR_PANEL_WIDTH`] columns.
+/// Bindings: 0 uniforms (m, n, k0, k1, batch0, kmax, mode, slots, ld, vstride, wstride,
+/// cols, tslot, tcount, parts, rem_count, vw: u32, then padding to [`QR_PARAMS_SIZE`]), 1 the
+/// matrices, 2 tau, 3 the scratch holding T, W2 and V, 4 the scratch holding W1, 5 the kept
+/// T's.
+pub fn qr_blocked(dtype: DType, target: &Target) -> Result<String> {
+    Ok(fill(QR, dtype, target)?.set("W", QR_PANEL_WIDTH).render())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -456,6 +473,7 @@ mod tests {
                 }
             }
             validate(&orth(d, &t).unwrap(), Capabilities::empty());
+            validate(&qr_blocked(d, &t).unwrap(), Capabilities::empty());
             for n in 1..=TINY_MAX {
                 for op in [SmallOp::Solve, SmallOp::Inv] {
                     validate(&tiny(op, n, d, &t).unwrap(), Capabilities::empty());
@@ -486,6 +504,8 @@ mod tests {
         assert!(small(SmallOp::Inv, DType::F64, true, &t).is_err());
         assert!(steps(DType::Complex64, &t).is_err());
         assert!(steps(DType::I32, &t).is_err());
+        assert!(qr_blocked(DType::F64, &t).is_err());
+        assert!(qr_blocked(DType::Complex64, &t).is_err());
         assert!(panel(DType::F32, 3, 16, PanelPivot::Tree, &t).is_err());
         assert!(panel(DType::F32, 32, 16, PanelPivot::Tree, &t).is_err());
         assert!(panel(DType::F32, 4, 33, PanelPivot::Tree, &t).is_err());

@@ -312,6 +312,23 @@ pub struct LinalgConfig {
     /// False for the previous path (`KUPFER_LINALG_UPDATE=old`): every panel's trailing
     /// update on the plain 64 x 64 tile kernel of `shaders/linalg_steps.wgsl`.
     pub gemm_updates: bool,
+    /// Real (float32/float64) `qr` of matrices with `min(m, n)` at least this runs blocked
+    /// Householder QR (`linalg/qr_blocked.rs`: one-workgroup panels of up to 32 columns,
+    /// compact-WY trailing updates and `Q` on the tiled matmul); smaller ones, complex ones
+    /// and all of them with `KUPFER_LINALG_QR=old` run a reflector per column
+    /// (`shaders/linalg_orth.wgsl`). `KUPFER_LINALG_QR` (a number, or `old`); 32 by default.
+    pub qr_from: u32,
+    /// The widest panel of the blocked QR: 1 to 32 (a larger value is taken as 32), narrowed
+    /// for tall matrices to stay within lavapipe's loop budget. Narrower panels stream less
+    /// through the one workgroup that factors each panel (its traffic grows as the width
+    /// squared, the panels' total as the width), wider ones need fewer launches and trailing
+    /// updates. `KUPFER_LINALG_QR_PANEL`; 16 by default (not yet timed on an H100; the
+    /// blocked LU's panels measured best at 16 too).
+    pub qr_panel: u32,
+    /// The blocked QR keeps each panel's T for forming Q (true by default); tests turn it
+    /// off to run the path that rebuilds T from the reflectors.
+    #[doc(hidden)]
+    pub qr_keep_t: bool,
     /// The loop iterations a thread of `eig`'s split launches (the Hessenberg reduction
     /// of large orders, the eigenvector kernels) keeps to: at most 30000 (the default,
     /// within lavapipe's 65535); tests lower it to split small orders.
@@ -331,6 +348,9 @@ impl Default for LinalgConfig {
             small_eigh: true,
             update_block: 0,
             gemm_updates: true,
+            qr_from: 32,
+            qr_panel: 16,
+            qr_keep_t: true,
             eig_split_budget: 30_000,
         }
     }
@@ -361,6 +381,12 @@ impl LinalgConfig {
             small_eigh: var("KUPFER_LINALG_EIGH").is_none_or(|v| v.trim() != "old"),
             update_block: knob("KUPFER_LINALG_UPDATE", d.update_block, 0),
             gemm_updates: var("KUPFER_LINALG_UPDATE").is_none_or(|v| v.trim() != "old"),
+            qr_from: match var("KUPFER_LINALG_QR").as_deref().map(str::trim) {
+                Some("old") => u32::MAX,
+                _ => knob("KUPFER_LINALG_QR", d.qr_from, 1),
+            },
+            qr_panel: knob("KUPFER_LINALG_QR_PANEL", d.qr_panel, 1),
+            qr_keep_t: d.qr_keep_t,
             eig_split_budget: d.eig_split_budget,
         }
     }

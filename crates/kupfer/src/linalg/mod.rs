@@ -34,6 +34,7 @@ mod orth;
 mod polyfit;
 mod products;
 mod qr;
+mod qr_blocked;
 mod roots;
 mod svd;
 mod triangular;

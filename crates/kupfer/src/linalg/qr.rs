@@ -1,9 +1,12 @@
-//! NumPy's `linalg.qr`: Householder QR of stacks of `m x n` matrices on the device
-//! ([`super::orth`]: one reflector and its application to the trailing columns per column,
-//! `Q` formed by applying the reflectors to the identity from the last one back).
+//! NumPy's `linalg.qr`: Householder QR of stacks of `m x n` matrices on the device: blocked
+//! ([`super::qr_blocked`]: panels of up to 32 columns, compact-WY updates on the tiled
+//! matmul) for real matrices with at least `Config::linalg.qr_from` reflectors, else
+//! [`super::orth`] (one reflector and its application to the trailing columns per column);
+//! `Q` formed by applying the reflectors to the identity from the last one back.
 
 use super::factor;
 use super::orth::Orth;
+use super::qr_blocked::{BlockedQr, KeptT};
 use crate::array::Array;
 use crate::device::Device;
 use kupfer_core::{DType, Error, LinAlgError, Result, SliceArg};
@@ -76,9 +79,9 @@ fn identities(
     eye.broadcast_to(&with_core(batch, &[m, cols]))?.copy()
 }
 
-/// The packed factorization: the factored matrices (`batch + [m, n]`) and tau
-/// (`batch + [k]`).
-pub(crate) fn householder(a: &Array, dtype: DType) -> Result<(Array, Array)> {
+/// The packed factorization: the factored matrices (`batch + [m, n]`), tau (`batch + [k]`)
+/// and, from the blocked path, its block reflectors' T for [`form_q`].
+pub(crate) fn householder(a: &Array, dtype: DType) -> Result<(Array, Array, Option<KeptT>)> {
     let (batch, m, n) = matrix_stack(a)?;
     let device = a.device().clone();
     let count: usize = batch.iter().product();
@@ -86,22 +89,31 @@ pub(crate) fn householder(a: &Array, dtype: DType) -> Result<(Array, Array)> {
     if count == 0 || k == 0 {
         let h = a.astype(dtype)?.copy()?;
         let tau = crate::creation::full_on(&device, &with_core(&batch, &[k]), 0i64, Some(dtype))?;
-        return Ok((h, tau));
+        return Ok((h, tau, None));
     }
     if dtype.is_complex() {
-        return super::complex_factor::householder_complex(a, &batch, m, n, dtype);
+        let (h, tau) = super::complex_factor::householder_complex(a, &batch, m, n, dtype)?;
+        return Ok((h, tau, None));
     }
     let ab = factor::dense_copy(a, dtype)?;
     let tau = factor::alloc(&device, count * k, dtype)?;
-    Orth::new(&device, dtype, count, m * n)?.qr(&ab, &tau, m, n)?;
+    let kept = match BlockedQr::new(&device, dtype, count, m, k, n)? {
+        Some(blocked) => blocked.factor(&ab, &tau, n)?,
+        None => {
+            Orth::new(&device, dtype, count, m * n)?.qr(&ab, &tau, m, n)?;
+            None
+        }
+    };
     Ok((
         factor::wrap(&device, dtype, ab, &with_core(&batch, &[m, n])),
         factor::wrap(&device, dtype, tau, &with_core(&batch, &[k])),
+        kept,
     ))
 }
 
-/// The first `cols` columns of `Q` from a packed factorization ([`householder`]).
-pub(crate) fn form_q(h: &Array, tau: &Array, cols: usize) -> Result<Array> {
+/// The first `cols` columns of `Q` from a packed factorization ([`householder`]; `kept`:
+/// its block reflectors' T, if it kept them).
+pub(crate) fn form_q(h: &Array, tau: &Array, cols: usize, kept: Option<&KeptT>) -> Result<Array> {
     let (batch, m, n) = matrix_stack(h)?;
     let device = h.device().clone();
     let dtype = h.dtype();
@@ -123,7 +135,13 @@ pub(crate) fn form_q(h: &Array, tau: &Array, cols: usize) -> Result<Array> {
     let hb = factor::dense(h, dtype)?;
     let tb = factor::dense(tau, dtype)?;
     let xb: Arc<_> = factor::dense_copy(&x, dtype)?;
-    Orth::new(&device, dtype, count, m * m.max(n))?.apply_q(&hb, &tb, &xb, m, n, cols)?;
+    let k = m.min(n);
+    match BlockedQr::new(&device, dtype, count, m, k, cols)?.filter(|_| cols >= k) {
+        Some(blocked) => blocked.form_q(&hb, &tb, n, &xb, cols, kept)?,
+        None => {
+            Orth::new(&device, dtype, count, m * m.max(n))?.apply_q(&hb, &tb, &xb, m, n, cols)?
+        }
+    }
     Ok(factor::wrap(
         &device,
         dtype,
@@ -155,7 +173,7 @@ pub fn qr(a: &Array, mode: QrMode) -> Result<Qr> {
     };
     let (_, m, n) = matrix_stack(a)?;
     let k = m.min(n);
-    let (h, tau) = householder(a, dtype)?;
+    let (h, tau, kept) = householder(a, dtype)?;
     let rows = |r: usize| -> Result<Array> {
         let top = h.slice(&[
             SliceArg::Ellipsis,
@@ -174,11 +192,11 @@ pub fn qr(a: &Array, mode: QrMode) -> Result<Qr> {
             r: rows(k)?,
         }),
         QrMode::Reduced => Ok(Qr {
-            q: Some(form_q(&h, &tau, k)?),
+            q: Some(form_q(&h, &tau, k, kept.as_ref())?),
             r: rows(k)?,
         }),
         QrMode::Complete => Ok(Qr {
-            q: Some(form_q(&h, &tau, m)?),
+            q: Some(form_q(&h, &tau, m, kept.as_ref())?),
             r: rows(m)?,
         }),
     }

@@ -180,9 +180,9 @@ async fn tall_svd(
     let sc = s.expand_dims(-1)?;
     let safe = crate::where_(&crate::greater(&sc, 0)?, &sc, 1)?;
     let unit = crate::where_(&crate::greater(&sc, 0)?, &crate::divide(&g, &safe)?, 0)?;
-    let (h, tau) = householder(&unit.swapaxes(-1, -2)?.astype(dtype)?, dtype)?;
+    let (h, tau, kept) = householder(&unit.swapaxes(-1, -2)?.astype(dtype)?, dtype)?;
     let ucols = if full_matrices { m } else { n };
-    let q = form_q(&h, &tau, ucols)?;
+    let q = form_q(&h, &tau, ucols, kept.as_ref())?;
     // Q's first n columns are +-U's (R's diagonal is +-1 where s > 0, real also for complex
     // matrices): undo the signs.
     let rdiag = crate::real(&super::diagonal(&h, 0, -2, -1)?)?;
