@@ -9,7 +9,7 @@
 use crate::codegen::{self, Needs, ParamLayout, Target};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::expr::{Access, NodeId, Program};
+use crate::expr::{Access, BinaryOp, NodeId, Program};
 use crate::template::Template;
 use std::fmt::Write;
 
@@ -113,6 +113,29 @@ pub enum IndexKernel {
     /// [`IndexKernel::Accumulate`] into packed int8/uint8/int16/uint16 storage (`off` an
     /// element index; 4 or 2 elements per u32 word): a compare-exchange loop on the word.
     AccumulatePacked(AtOp),
+    /// `ufunc.at` computing in the value's dtype (NumPy's loop dtype, wider than the
+    /// destination's or of another kind): a compare-exchange loop on the u32 word holding the
+    /// element that reads it, casts it to the `val` root's dtype, combines there and casts
+    /// the result back (`dst = dst_dtype(op(loop_dtype(dst), val))`, NumPy's unsafe cast).
+    /// For bool, the 8- to 32-bit integers (`packed`: 4 or 2 to a word), float16 and
+    /// float32. Roots: `pred`, `off`, `val` (the loop dtype).
+    AccumulateWide {
+        /// The combining operation.
+        op: AtOp,
+        /// The destination is packed int8/uint8/int16/uint16 storage.
+        packed: bool,
+    },
+    /// [`IndexKernel::Accumulate`] (or with `packed`, [`IndexKernel::AccumulatePacked`]) by
+    /// the positions after the element's claim only (`g + 1 > win[off]`, the window of a
+    /// [`IndexKernel::Claim`] pass): the extrema after the last value that replaced the
+    /// element (`np.maximum.at` with values beyond the destination's range). Roots: `pred`,
+    /// `off`, `val`; binds `dst`, then `win`.
+    AccumulateAfterClaim {
+        /// The combining operation.
+        op: AtOp,
+        /// The destination is packed int8/uint8/int16/uint16 storage.
+        packed: bool,
+    },
     /// Compaction pass 1: `counts[w]` = set flags of block `w`. Roots: `flag` (bool).
     CompactCount,
     /// Compaction pass 2: set elements' values to `out[prefix[w] + rank]`, the total to
@@ -134,6 +157,8 @@ impl IndexKernel {
             | IndexKernel::ScatterClaimed
             | IndexKernel::Accumulate(_)
             | IndexKernel::AccumulatePacked(_)
+            | IndexKernel::AccumulateWide { .. }
+            | IndexKernel::AccumulateAfterClaim { .. }
             | IndexKernel::ScatterPacked { .. } => &["pred", "off", "val"],
             IndexKernel::Claim => &["pred", "off"],
             IndexKernel::CompactCount => &["flag"],
@@ -220,7 +245,8 @@ pub fn generate(ip: &IndexProgram, target: &Target) -> Result<(String, ParamLayo
         }
     }
     if let Some(d) = root_dtype("val") {
-        if d != ip.data {
+        let wide = matches!(ip.kind, IndexKernel::AccumulateWide { .. });
+        if d != ip.data && !wide {
             return Err(Error::invalid(format!(
                 "index kernel value of dtype {d} for a {} buffer",
                 ip.data
@@ -283,6 +309,7 @@ pub fn generate(ip: &IndexProgram, target: &Target) -> Result<(String, ParamLayo
             "\n    if (r.e{k} != 0u) {{\n        atomicMax(&err[{k}], r.e{k});\n    }}"
         );
     }
+    let mut needs_early = Needs::for_target(target);
     let mut body = match ip.kind {
         IndexKernel::Gather { .. } => {
             bind(
@@ -396,6 +423,47 @@ pub fn generate(ip: &IndexProgram, target: &Target) -> Result<(String, ParamLayo
             );
             body
         }
+        IndexKernel::AccumulateAfterClaim { op, packed } => {
+            let (atomic_ty, body) = if packed {
+                ("u32", small_int_at_body(op, ip.data, true)?)
+            } else {
+                accumulate_body(op, ip.data)?
+            };
+            bind(
+                format!("var<storage, read_write> dst: array<atomic<{atomic_ty}>>"),
+                &mut bindings,
+            );
+            bind(
+                "var<storage, read_write> win: array<atomic<u32>>".to_string(),
+                &mut bindings,
+            );
+            let cond = "if (r.pred && g + 1u > atomicLoad(&win[r.off])";
+            if !body.contains("if (r.pred") {
+                return Err(Error::invalid(format!(
+                    "np.{}.at on {} has no claimed form",
+                    op.name(),
+                    ip.data
+                )));
+            }
+            body.replacen("if (r.pred", cond, 1)
+        }
+        IndexKernel::AccumulateWide { op, packed } => {
+            let Some(loop_dtype) = root_dtype("val") else {
+                return Err(Error::invalid("a wide ufunc.at needs a value root"));
+            };
+            bind(
+                "var<storage, read_write> dst: array<atomic<u32>>".to_string(),
+                &mut bindings,
+            );
+            wide_at_body(
+                op,
+                ip.data,
+                loop_dtype,
+                packed,
+                target.i64,
+                &mut needs_early,
+            )?
+        }
         IndexKernel::CompactCount => {
             bind(
                 "var<storage, read_write> counts: array<u32>".to_string(),
@@ -450,7 +518,7 @@ pub fn generate(ip: &IndexProgram, target: &Target) -> Result<(String, ParamLayo
     ) {
         body = format!("    let r = kp_eval(g);\n{body}");
     }
-    let mut needs = Needs::for_target(target);
+    let mut needs = needs_early;
     let mut map_body = String::from("    let i0 = g;\n    let g0 = g;\n");
     if map.rank > 0 && map.inputs.iter().any(|i| i.access == Access::Strided) {
         map_body.push_str("    var r0 = g0;\n");
@@ -827,6 +895,176 @@ fn small_int_at_body(op: AtOp, data: DType, packed: bool) -> Result<String> {
     ))
 }
 
+/// The body of [`IndexKernel::AccumulateWide`]: `ufunc.at` into `data` computing in
+/// `loop_dtype` (NumPy's loop for the destination's and the values' dtypes): a
+/// compare-exchange loop on the u32 word holding the element (the element itself for bool,
+/// 32-bit and word-stored small integers; its 8 or 16 bits for packed small integers and
+/// float16), which widens the old value to the loop dtype, combines it with `r.val` there
+/// (`codegen::binary_expr`: NumPy's wrap-around and NaN rules) and casts the result back
+/// with NumPy's `astype` conversion; only the element's bits are replaced. Bounded at
+/// [`AT_RETRIES`] tries as [`small_int_at_body`]; a result equal to the old value stops
+/// without writing.
+fn wide_at_body(
+    op: AtOp,
+    data: DType,
+    loop_dtype: DType,
+    packed: bool,
+    int64: bool,
+    needs: &mut Needs,
+) -> Result<String> {
+    if loop_dtype == DType::Bool {
+        return Err(Error::invalid(
+            "a wide ufunc.at computes in a numeric dtype",
+        ));
+    }
+    if packed && !data.is_small_int() {
+        return Err(Error::invalid(format!(
+            "packed ufunc.at takes int8, uint8, int16 and uint16, not {data}"
+        )));
+    }
+    let small_bits = match data {
+        DType::I8 | DType::U8 => Some(8u32),
+        DType::I16 | DType::U16 => Some(16),
+        _ => None,
+    };
+    // (word, shift, the element's value from `old`, the new word from `nv` and `old`).
+    let (word, shift, read, write) = match (data, small_bits) {
+        (_, Some(bits)) => {
+            let per = 32 / bits;
+            let (word, shift) = if packed {
+                (
+                    format!("r.off / {per}u"),
+                    format!("(r.off % {per}u) * {bits}u"),
+                )
+            } else {
+                ("r.off".to_string(), "0u".to_string())
+            };
+            let read = if data.is_signed_int() {
+                format!("extractBits(bitcast<i32>(old), shift, {bits}u)")
+            } else {
+                format!("extractBits(old, shift, {bits}u)")
+            };
+            let write = match (packed, data.is_signed_int()) {
+                (true, _) => format!("insertBits(old, bitcast<u32>(nv), shift, {bits}u)"),
+                (false, true) => format!("bitcast<u32>(extractBits(nv, 0u, {bits}u))"),
+                (false, false) => format!("extractBits(nv, 0u, {bits}u)"),
+            };
+            (word, shift, read, write)
+        }
+        (DType::Bool, _) => (
+            "r.off".into(),
+            "0u".into(),
+            "(old != 0u)".into(),
+            "select(0u, 1u, nv)".into(),
+        ),
+        (DType::I32, _) => (
+            "r.off".into(),
+            "0u".into(),
+            "bitcast<i32>(old)".into(),
+            "bitcast<u32>(nv)".into(),
+        ),
+        (DType::U32, _) => ("r.off".into(), "0u".into(), "old".into(), "nv".into()),
+        (DType::F32, _) => (
+            "r.off".into(),
+            "0u".into(),
+            "bitcast<f32>(old)".into(),
+            "bitcast<u32>(nv)".into(),
+        ),
+        (DType::F16, _) => (
+            "r.off / 2u".into(),
+            "(r.off & 1u) * 16u".into(),
+            "f16(unpack2x16float((old >> shift) & 0xffffu).x)".into(),
+            "((old & ~(0xffffu << shift)) | \
+             ((pack2x16float(vec2<f32>(f32(nv), 0.0)) & 0xffffu) << shift))"
+                .into(),
+        ),
+        (d, _) => {
+            return Err(Error::unsupported(format!(
+                "ufunc.at computing in {loop_dtype} into {d} arrays (a compare-exchange on a \
+                 32-bit word takes bool, the 8- to 32-bit integers, float16 and float32)"
+            )))
+        }
+    };
+    let binary = match op {
+        AtOp::Add => BinaryOp::Add,
+        AtOp::Subtract => BinaryOp::Subtract,
+        AtOp::Multiply => BinaryOp::Multiply,
+        AtOp::Maximum => BinaryOp::Maximum,
+        AtOp::Minimum => BinaryOp::Minimum,
+    };
+    // Small integer loops compute in their 32-bit word and wrap.
+    let compute = loop_dtype.compute();
+    let combine = loop_dtype.wrap_expr(&codegen::binary_expr(
+        binary, "a_wide", "r.val", compute, needs,
+    )?);
+    if loop_dtype.is_float() {
+        needs.float.insert(loop_dtype);
+    }
+    let widen = codegen::cast_expr("a", data, loop_dtype);
+    let narrow = if loop_dtype.is_float() && data.is_int() {
+        x86_float_to_int("nv_wide", loop_dtype, data, int64)
+    } else {
+        codegen::cast_expr("nv_wide", loop_dtype, data)
+    };
+    let dv = data.compute().wgsl_value();
+    let lv = compute.wgsl_value();
+    Ok(format!(
+        "    if (r.pred) {{
+        let word = {word};
+        let shift = {shift};
+        var old = atomicLoad(&dst[word]);
+        for (var k = 0u; k < {AT_RETRIES}u; k = k + 1u) {{
+            let a: {dv} = {read};
+            let a_wide: {lv} = {widen};
+            let nv_wide: {lv} = {combine};
+            let nv: {dv} = {narrow};
+            let word_new = {write};
+            if (word_new == old) {{
+                break;
+            }}
+            let res = atomicCompareExchangeWeak(&dst[word], old, word_new);
+            if (res.exchanged) {{
+                break;
+            }}
+            old = res.old_value;
+        }}
+    }}"
+    ))
+}
+
+/// A float `x` of dtype `from` to the integer dtype `to` (32 bits or fewer) as NumPy's C
+/// casts convert on x86-64 (what `ufunc.at` writes back): int32 and the small integers take
+/// the truncated value through a 32-bit conversion, whose out-of-range result (NaN too) is
+/// -2**31 (so 0 in 8 and 16 bits), the small ones wrapping; uint32 takes it through a 64-bit
+/// conversion and wraps (0 beyond int64's range). Without int64, uint32 goes through int32.
+pub fn x86_float_to_int(x: &str, from: DType, to: DType, int64: bool) -> String {
+    if from == DType::F16 {
+        return x86_float_to_int(&format!("f32({x})"), DType::F32, to, int64);
+    }
+    let fv = from.wgsl_value();
+    if to == DType::U32 && int64 {
+        return format!(
+            "select(0u, u32(i64({x}) & 4294967295li), \
+             {x} > {fv}(-9223372036854775808.0) && {x} < {fv}(9223372036854775808.0))"
+        );
+    }
+    let int = format!(
+        "select(-2147483647i - 1i, i32({x}), {x} > {fv}(-2147483649.0) && {x} < {fv}(2147483648.0))"
+    );
+    match to {
+        DType::I32 => int,
+        DType::U32 => format!("bitcast<u32>({int})"),
+        d => {
+            let word = if d.is_signed_int() {
+                int
+            } else {
+                format!("bitcast<u32>({int})")
+            };
+            d.wrap_expr(&word)
+        }
+    }
+}
+
 fn accumulate_body(op: AtOp, data: DType) -> Result<(&'static str, String)> {
     let direct = |f: &str| format!("    if (r.pred) {{\n        {f}(&dst[r.off], r.val);\n    }}");
     let cas = |ty: &str, combine: &str, to_bits: &str, from_bits: &str| {
@@ -1161,6 +1399,63 @@ mod tests {
         }
     }
 
+    /// Every wide `ufunc.at` the library requests: each destination a word compare-exchange
+    /// takes (packed and word-stored small integers), each loop dtype, each op.
+    #[test]
+    fn every_wide_accumulation_validates() {
+        let dests = [
+            DType::Bool,
+            DType::I8,
+            DType::U8,
+            DType::I16,
+            DType::U16,
+            DType::I32,
+            DType::U32,
+            DType::F16,
+            DType::F32,
+        ];
+        let loops = [
+            DType::I8,
+            DType::U8,
+            DType::I16,
+            DType::U16,
+            DType::I32,
+            DType::U32,
+            DType::I64,
+            DType::U64,
+            DType::F16,
+            DType::F32,
+            DType::F64,
+        ];
+        let mut checked = 0;
+        for d in dests {
+            for l in loops {
+                let (mut map, roots) = program(d, Access::Contiguous);
+                map.nodes[0].1 = l;
+                map.inputs[0].dtype = l;
+                for op in at_ops() {
+                    for packed in [false, true] {
+                        if packed && !d.is_small_int() {
+                            continue;
+                        }
+                        let ip = IndexProgram {
+                            map: map.clone(),
+                            roots: roots.clone(),
+                            kind: IndexKernel::AccumulateWide { op, packed },
+                            data: d,
+                            vector: false,
+                            dst_input: None,
+                        };
+                        let (wgsl, _) = generate(&ip, &ALL).unwrap();
+                        crate::naga_check::validate(&wgsl, naga::valid::Capabilities::empty());
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(checked, 9 * 11 * 5 + 4 * 11 * 5);
+    }
+
     /// Every [`AtOp`]; the `match` stops compiling when a variant is added (add it here too).
     fn at_ops() -> Vec<AtOp> {
         let all = vec![
@@ -1208,6 +1503,14 @@ mod tests {
                     }
                     if d.is_small_int() {
                         kinds.push((IndexKernel::AccumulatePacked(op), all.clone(), None, false));
+                    }
+                    if matches!(op, AtOp::Maximum | AtOp::Minimum)
+                        && (d == DType::Bool || (d.is_int() && d.bits() <= 32))
+                    {
+                        for packed in [false, d.is_small_int()] {
+                            let kind = IndexKernel::AccumulateAfterClaim { op, packed };
+                            kinds.push((kind, all.clone(), None, false));
+                        }
                     }
                 }
                 if d.is_small_int() {

@@ -594,7 +594,7 @@ impl MaskedReads {
 /// destination's storage (`elements`), in which the `Claim` kernel records which of the
 /// indices writing an element is the last (NumPy's assignment keeps the last write), for the
 /// claimed scatters that follow.
-fn claim_window(
+pub(crate) fn claim_window(
     device: &Device,
     dtype: DType,
     pred: &Lazy,
