@@ -201,3 +201,21 @@ fn wide_ufunc_at_refusals_match_numpy() {
         ],
     );
 }
+
+/// 64-bit destinations: values of their own kind go straight in (Python ints too, uint64
+/// included); a loop wider than them is refused with a clear error.
+#[test]
+fn sixty_four_bit_destinations_take_their_own_kind() {
+    assert_programs_match_numpy(
+        "at_wide_64",
+        &[
+            "x = np.arange(6, dtype=np.uint64); np.add.at(x, np.array([0, 0, 5]), 3); x",
+            "x = np.arange(6, dtype=np.uint64); np.subtract.at(x, np.array([0, 1, 1]), 1); x",
+            "x = np.arange(6, dtype=np.uint64); np.maximum.at(x, np.array([0, 1, 1]), 4); x",
+            "x = np.arange(6, dtype=np.int64); np.add.at(x, np.array([0, 0, 5]), -3); x",
+            "x = np.arange(6, dtype=np.int64); np.maximum.at(x, np.array([0, 0, 5]), np.array([7, 9, -2], dtype=np.int8)); x",
+            "x = np.arange(6, dtype=np.float64); np.add.at(x, np.array([0, 0, 5]), np.array([1, 2, 3], dtype=np.int64)); x",
+            "x = np.arange(6, dtype=np.float64); np.maximum.at(x, np.array([0, 0, 5]), 2.5); x",
+        ],
+    );
+}

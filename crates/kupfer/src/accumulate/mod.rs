@@ -42,7 +42,18 @@ pub async fn ufunc_at_async(
     if let Operand::Array(v) = &values {
         v.device().same(&device)?;
     }
-    let value_dtype = loops::value_dtype(&device, &values)?;
+    let mut value_dtype = loops::value_dtype(&device, &values)?;
+    // A Python int into uint64: NumPy's int64 loop with uint64 is float64, exact for the
+    // values float64 holds; kupfer keeps it in uint64 (sums and products wrap alike; a
+    // non-negative int for the extrema).
+    if let (DType::U64, Operand::Scalar(s @ (Scalar::Int(_) | Scalar::BigInt(_)))) =
+        (dtype, &values)
+    {
+        let extremum = matches!(op, AtOp::Maximum | AtOp::Minimum);
+        if !extremum || s.as_i128().is_some_and(|i| i >= 0) {
+            value_dtype = DType::U64;
+        }
+    }
     if dtype == DType::Bool && value_dtype == DType::Bool && op == AtOp::Subtract {
         return Err(Error::invalid(
             "numpy boolean subtract, the `-` operator, is not supported, use the bitwise_xor, \
