@@ -522,7 +522,9 @@ pub(crate) fn write_rows(
         .ok_or_else(|| Error::unsupported("a packed write of more than 2^32 words"))?;
     launch("write_words", threads, WORDS_PER_THREAD, 2)?;
     // Partial end words exist only where a row starts or ends inside a word.
-    let aligned = rows.first % per == 0 && rows.cols % per == 0 && rows.stride % per == 0;
+    let aligned = rows.first.is_multiple_of(per)
+        && rows.cols.is_multiple_of(per)
+        && rows.stride.is_multiple_of(per);
     if !aligned {
         launch("write_edges", rows.rows * 2, 1, 3)?;
     }
