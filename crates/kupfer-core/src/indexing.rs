@@ -80,6 +80,11 @@ pub enum IndexKernel {
         checks: u8,
         /// Rows per thread (1 .. 8; above 1 only for one-unit rows).
         items: u8,
+        /// With `items > 1`: thread `g` copies rows `g * items .. g * items + items`
+        /// (consecutive) instead of rows strided by the thread count.
+        contiguous: bool,
+        /// Threads per workgroup (64 to 1024, a power of two; 256 elsewhere).
+        workgroup: u16,
     },
     /// A gather with an elementwise expression around it (`x[idx] * 2`, one kernel):
     /// `out[g] = val`, where `val` reads map input `source` at element `off` (that input's
@@ -348,7 +353,9 @@ pub fn generate(ip: &IndexProgram, target: &Target) -> Result<(String, ParamLayo
                     "    let row = g / P.block;\n    let r = kp_eval(row);\n    \
                      out[g] = src[r.off + (g - row * P.block)];{check_errors}"
                 ),
-                IndexKernel::GatherRows { items, .. } => strided_rows_body(items, checks),
+                IndexKernel::GatherRows {
+                    items, contiguous, ..
+                } => strided_rows_body(items, checks, contiguous),
                 _ => unreachable!("a row gather"),
             }
         }
@@ -585,7 +592,20 @@ pub fn generate(ip: &IndexProgram, target: &Target) -> Result<(String, ParamLayo
         IndexKernel::CompactCount | IndexKernel::CompactWrite { .. } => COMPACT_TEMPLATE,
         _ => MAP_TEMPLATE,
     };
+    let workgroup = match ip.kind {
+        IndexKernel::GatherRows { workgroup, .. } => {
+            if !(64..=1024).contains(&workgroup) || !workgroup.is_power_of_two() {
+                return Err(Error::invalid(format!(
+                    "row gathers run 64 to 1024 threads per workgroup (a power of two), not \
+                     {workgroup}"
+                )));
+            }
+            u32::from(workgroup)
+        }
+        _ => WORKGROUP_SIZE,
+    };
     let wgsl = Template::new(template)
+        .set_if_held("WG", workgroup)
         .set("ENABLES", codegen::enables(map.dtypes().chain([ip.data])))
         .set("PARAMS", fields.trim_end())
         .set("BINDINGS", bindings.trim_end())
@@ -601,15 +621,23 @@ pub fn generate(ip: &IndexProgram, target: &Target) -> Result<(String, ParamLayo
 /// The body of a row gather of one-unit rows, `items` rows per thread strided by
 /// `P.nblocks` (see [`IndexKernel::GatherRows`]): all offsets first, then all source loads,
 /// then the stores, so the loads of a thread are independent and in flight together.
-fn strided_rows_body(items: u8, checks: usize) -> String {
+fn strided_rows_body(items: u8, checks: usize, contiguous: bool) -> String {
     // Threads past the stride (grid rounding) have no rows of their own.
     let mut body = String::from(
         "    if (g >= P.nblocks) {\n        return;\n    }\n    let last = P.n - 1u;\n",
     );
+    let row = |j: u8| {
+        if contiguous {
+            format!("g * {items}u + {j}u")
+        } else {
+            format!("g + {j}u * P.nblocks")
+        }
+    };
     for j in 0..items {
         let _ = writeln!(
             body,
-            "    let u{j} = min(g + {j}u * P.nblocks, last);\n    let r{j} = kp_eval(u{j});"
+            "    let u{j} = min({}, last);\n    let r{j} = kp_eval(u{j});",
+            row(j)
         );
     }
     for j in 0..items {
@@ -619,7 +647,8 @@ fn strided_rows_body(items: u8, checks: usize) -> String {
     for j in 1..items {
         let _ = writeln!(
             body,
-            "    if (g + {j}u * P.nblocks <= last) {{\n        out[u{j}] = x{j};\n    }}"
+            "    if ({} <= last) {{\n        out[u{j}] = x{j};\n    }}",
+            row(j)
         );
     }
     for j in 0..items {
@@ -1558,7 +1587,16 @@ mod tests {
             let (map, all) = program(DType::U32, access);
             for unit in [1u8, 2, 4] {
                 for checks in [0u8, 1, 2] {
-                    for items in [1u8, 2, 4, 8] {
+                    for (items, contiguous, workgroup) in [
+                        (1u8, false, 256u16),
+                        (2, false, 256),
+                        (4, false, 256),
+                        (8, false, 256),
+                        (4, true, 256),
+                        (8, true, 64),
+                        (2, false, 1024),
+                        (4, false, 128),
+                    ] {
                         let mut roots = vec![all[1]];
                         roots.extend(std::iter::repeat_n(all[1], 2 * checks as usize));
                         let ip = IndexProgram {
@@ -1568,6 +1606,8 @@ mod tests {
                                 unit,
                                 checks,
                                 items,
+                                contiguous,
+                                workgroup,
                             },
                             data: DType::U32,
                             vector: false,
@@ -1595,6 +1635,8 @@ mod tests {
                 unit: 1,
                 checks: 1,
                 items: 1,
+                contiguous: false,
+                workgroup: 256,
             },
             data: DType::U32,
             vector: false,
@@ -1608,6 +1650,8 @@ mod tests {
                 unit: 3,
                 checks: 0,
                 items: 1,
+                contiguous: false,
+                workgroup: 256,
             },
             data: DType::U32,
             vector: false,
@@ -1620,10 +1664,25 @@ mod tests {
                     unit: 1,
                     checks: 0,
                     items,
+                    contiguous: false,
+                    workgroup: 256,
                 },
                 ..bad_unit.clone()
             };
             assert!(generate(&bad_items, &ALL).is_err());
+        }
+        for workgroup in [32u16, 100, 2048] {
+            let bad_workgroup = IndexProgram {
+                kind: IndexKernel::GatherRows {
+                    unit: 1,
+                    checks: 0,
+                    items: 4,
+                    contiguous: false,
+                    workgroup,
+                },
+                ..bad_unit.clone()
+            };
+            assert!(generate(&bad_workgroup, &ALL).is_err());
         }
     }
 
