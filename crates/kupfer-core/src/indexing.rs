@@ -36,6 +36,12 @@ pub enum AtOp {
     Maximum,
     /// `np.minimum.at` (NaN propagates)
     Minimum,
+    /// `np.bitwise_and.at` (bool and integers)
+    BitwiseAnd,
+    /// `np.bitwise_or.at` (bool and integers)
+    BitwiseOr,
+    /// `np.bitwise_xor.at` (bool and integers)
+    BitwiseXor,
 }
 
 impl AtOp {
@@ -47,7 +53,15 @@ impl AtOp {
             AtOp::Multiply => "multiply",
             AtOp::Maximum => "maximum",
             AtOp::Minimum => "minimum",
+            AtOp::BitwiseAnd => "bitwise_and",
+            AtOp::BitwiseOr => "bitwise_or",
+            AtOp::BitwiseXor => "bitwise_xor",
         }
+    }
+
+    /// True for the bitwise ops (bool and integers only).
+    pub fn is_bitwise(self) -> bool {
+        matches!(self, AtOp::BitwiseAnd | AtOp::BitwiseOr | AtOp::BitwiseXor)
     }
 }
 
@@ -894,6 +908,9 @@ fn small_int_at_body(op: AtOp, data: DType, packed: bool) -> Result<String> {
         AtOp::Multiply => "a * b",
         AtOp::Maximum => "max(a, b)",
         AtOp::Minimum => "min(a, b)",
+        AtOp::BitwiseAnd => "a & b",
+        AtOp::BitwiseOr => "a | b",
+        AtOp::BitwiseXor => "a ^ b",
     };
     let write = match (packed, signed) {
         (true, _) => format!("insertBits(old, bitcast<u32>(nv), shift, {bits}u)"),
@@ -1020,6 +1037,9 @@ fn wide_at_body(
         AtOp::Multiply => BinaryOp::Multiply,
         AtOp::Maximum => BinaryOp::Maximum,
         AtOp::Minimum => BinaryOp::Minimum,
+        AtOp::BitwiseAnd => BinaryOp::BitwiseAnd,
+        AtOp::BitwiseOr => BinaryOp::BitwiseOr,
+        AtOp::BitwiseXor => BinaryOp::BitwiseXor,
     };
     // Small integer loops compute in their 32-bit word and wrap.
     let compute = loop_dtype.compute();
@@ -1094,6 +1114,16 @@ pub fn x86_float_to_int(x: &str, from: DType, to: DType, int64: bool) -> String 
     }
 }
 
+/// NumPy's refusal of a bitwise `ufunc.at` on a dtype without bitwise ops.
+pub fn bitwise_refusal(op: AtOp, data: DType) -> Error {
+    let _ = data;
+    Error::invalid(format!(
+        "ufunc '{}' not supported for the input types, and the inputs could not be safely \
+         coerced to any supported types according to the casting rule ''safe''",
+        op.name()
+    ))
+}
+
 fn accumulate_body(op: AtOp, data: DType) -> Result<(&'static str, String)> {
     let direct = |f: &str| format!("    if (r.pred) {{\n        {f}(&dst[r.off], r.val);\n    }}");
     let cas = |ty: &str, combine: &str, to_bits: &str, from_bits: &str| {
@@ -1124,6 +1154,9 @@ fn accumulate_body(op: AtOp, data: DType) -> Result<(&'static str, String)> {
                 AtOp::Subtract => direct("atomicSub"),
                 AtOp::Maximum => direct("atomicMax"),
                 AtOp::Minimum => direct("atomicMin"),
+                AtOp::BitwiseAnd => direct("atomicAnd"),
+                AtOp::BitwiseOr => direct("atomicOr"),
+                AtOp::BitwiseXor => direct("atomicXor"),
                 AtOp::Multiply => cas(t, "a * b", "nv", "old"),
             };
             Ok((t, body))
@@ -1132,11 +1165,15 @@ fn accumulate_body(op: AtOp, data: DType) -> Result<(&'static str, String)> {
             // bool arithmetic: add/maximum are `or`, multiply/minimum are `and`, subtract is
             // NumPy's error (checked by the host).
             let body = match op {
-                AtOp::Add | AtOp::Maximum => {
+                AtOp::Add | AtOp::Maximum | AtOp::BitwiseOr => {
                     "    if (r.pred && r.val) {\n        atomicOr(&dst[r.off], 1u);\n    }"
                         .to_string()
                 }
-                AtOp::Multiply | AtOp::Minimum => {
+                AtOp::BitwiseXor => {
+                    "    if (r.pred && r.val) {\n        atomicXor(&dst[r.off], 1u);\n    }"
+                        .to_string()
+                }
+                AtOp::Multiply | AtOp::Minimum | AtOp::BitwiseAnd => {
                     "    if (r.pred && !r.val) {\n        atomicAnd(&dst[r.off], 0u);\n    }"
                         .to_string()
                 }
@@ -1157,6 +1194,7 @@ fn accumulate_body(op: AtOp, data: DType) -> Result<(&'static str, String)> {
                 AtOp::Multiply => "a * b".to_string(),
                 AtOp::Maximum => format!("select(max(a, b), a + b, {} || {})", nan("a"), nan("b")),
                 AtOp::Minimum => format!("select(min(a, b), a + b, {} || {})", nan("a"), nan("b")),
+                op => return Err(bitwise_refusal(op, data)),
             };
             Ok((
                 "u32",
@@ -1172,6 +1210,7 @@ fn accumulate_body(op: AtOp, data: DType) -> Result<(&'static str, String)> {
                 AtOp::Multiply => "a * b".to_string(),
                 AtOp::Maximum => format!("select(max(a, b), a + b, {} || {})", nan("a"), nan("b")),
                 AtOp::Minimum => format!("select(min(a, b), a + b, {} || {})", nan("a"), nan("b")),
+                op => return Err(bitwise_refusal(op, data)),
             };
             Ok((
                 "u32",
@@ -1222,6 +1261,28 @@ fn accumulate_body(op: AtOp, data: DType) -> Result<(&'static str, String)> {
             }
             body.push_str("    }");
             Ok(("u32", body))
+        }
+        DType::I64 | DType::U64 if op.is_bitwise() => {
+            // Each 32-bit half combines on its own.
+            let f = match op {
+                AtOp::BitwiseAnd => "atomicAnd",
+                AtOp::BitwiseOr => "atomicOr",
+                _ => "atomicXor",
+            };
+            let mask = if data == DType::I64 {
+                "0xffffffffli"
+            } else {
+                "0xfffffffflu"
+            };
+            Ok((
+                "u32",
+                format!(
+                    "    if (r.pred) {{
+        {f}(&dst[r.off * 2u], u32(r.val & {mask}));
+        {f}(&dst[r.off * 2u + 1u], u32((r.val >> 32u) & {mask}));
+    }}"
+                ),
+            ))
         }
         DType::I64 | DType::U64 if matches!(op, AtOp::Add | AtOp::Subtract) => {
             // A 64-bit sum from two 32-bit atomic adds: the low word's add returns the exact
@@ -1464,7 +1525,9 @@ mod tests {
                 map.inputs[0].dtype = l;
                 for op in at_ops() {
                     for packed in [false, true] {
-                        if packed && !d.is_small_int() {
+                        if (packed && !d.is_small_int())
+                            || (op.is_bitwise() && (d.is_float() || l.is_float()))
+                        {
                             continue;
                         }
                         let ip = IndexProgram {
@@ -1482,7 +1545,8 @@ mod tests {
                 }
             }
         }
-        assert_eq!(checked, 9 * 11 * 5 + 4 * 11 * 5);
+        // Every op on every pair, less the bitwise ops where floats take part.
+        assert_eq!(checked, (9 * 11 + 4 * 11) * 5 + (7 * 8 + 4 * 8) * 3);
     }
 
     /// Every [`AtOp`]; the `match` stops compiling when a variant is added (add it here too).
@@ -1493,10 +1557,20 @@ mod tests {
             AtOp::Multiply,
             AtOp::Maximum,
             AtOp::Minimum,
+            AtOp::BitwiseAnd,
+            AtOp::BitwiseOr,
+            AtOp::BitwiseXor,
         ];
         for op in &all {
             match op {
-                AtOp::Add | AtOp::Subtract | AtOp::Multiply | AtOp::Maximum | AtOp::Minimum => {}
+                AtOp::Add
+                | AtOp::Subtract
+                | AtOp::Multiply
+                | AtOp::Maximum
+                | AtOp::Minimum
+                | AtOp::BitwiseAnd
+                | AtOp::BitwiseOr
+                | AtOp::BitwiseXor => {}
             }
         }
         all

@@ -50,7 +50,7 @@ pub async fn ufunc_at_async(
         (dtype, &values)
     {
         let extremum = matches!(op, AtOp::Maximum | AtOp::Minimum);
-        if !extremum || s.as_i128().is_some_and(|i| i >= 0) {
+        if !op.is_bitwise() && (!extremum || s.as_i128().is_some_and(|i| i >= 0)) {
             value_dtype = DType::U64;
         }
     }
@@ -59,6 +59,13 @@ pub async fn ufunc_at_async(
             "numpy boolean subtract, the `-` operator, is not supported, use the bitwise_xor, \
              the `^` operator, or the logical_xor function instead.",
         ));
+    }
+    if op.is_bitwise()
+        && [dtype, value_dtype]
+            .iter()
+            .any(|d| d.is_float() || d.is_complex())
+    {
+        return Err(kupfer_core::indexing::bitwise_refusal(op, dtype));
     }
     let route = loops::route(&device, op, dtype, value_dtype)?;
     let vshape = match &values {
@@ -229,8 +236,8 @@ fn direct_values(values: &Operand, dtype: DType) -> Result<Lazy> {
 }
 
 /// `np.<op>.at(a, index, values)`: `a[index] = op(a[index], values)` with every repeated
-/// index applied (unbuffered), in place. `op` is add, subtract, multiply, maximum or
-/// minimum; `a` of any dtype (bool: no subtract; int8/uint8/int16/uint16 wrap around as
+/// index applied (unbuffered), in place. `op` is add, subtract, multiply, maximum,
+/// minimum, bitwise_and, bitwise_or or bitwise_xor (bool and integers); `a` of any dtype (bool: no subtract; int8/uint8/int16/uint16 wrap around as
 /// NumPy's do, updating their packed storage in place). Values broadcast to the selection.
 /// As in NumPy 2.4, each step computes in the loop dtype of `a`'s and the values' dtypes (a
 /// Python int is int64, or uint64 from 2**63; a float float64) and its result is cast back
