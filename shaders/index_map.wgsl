@@ -24,10 +24,10 @@ fn kp_eval(g: u32) -> KpRoots {
 {{MAP}}
 }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size({{WG}})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
         @builtin(num_workgroups) nwg: vec3<u32>) {
-    let g = (wid.x + wid.y * nwg.x) * 256u + lid;
+    let g = (wid.x + wid.y * nwg.x) * {{WG}}u + lid;
     if (g >= P.n) {
         return;
     }

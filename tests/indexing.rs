@@ -673,12 +673,26 @@ fn gathers_and_compactions_agree_across_kernel_settings() {
     let _shared = LAUNCH_COUNTS.read().unwrap_or_else(|p| p.into_inner());
     let base = default_device();
     let mut settings = Vec::new();
-    for (items, direct) in [(1u32, true), (2, true), (4, true), (8, true), (4, false)] {
+    for (items, direct, take) in [
+        (1u32, true, ""),
+        (2, true, ""),
+        (4, true, ""),
+        (8, true, ""),
+        (4, false, ""),
+        // `KUPFER_TAKE`'s variants: consecutive elements per thread, workgroup sizes.
+        (4, true, "contig"),
+        (8, true, "contig,wg64"),
+        (2, true, "contig,wg1024"),
+        (1, true, "wg128"),
+        (4, true, "wg512"),
+        (8, true, "strided,wg64"),
+    ] {
         let mut config = base.config().clone();
         config.indexing.gather_items = items;
         config.indexing.direct_compaction = direct;
+        config.indexing.apply_take(take);
         settings.push((
-            format!("items {items} direct {direct}"),
+            format!("items {items} direct {direct} take {take}"),
             base.with_config(config),
         ));
     }
@@ -705,8 +719,17 @@ fn gathers_and_compactions_agree_across_kernel_settings() {
         for (what, dev) in &settings {
             let x = Array::from_slice_on(dev, &values, &[n]).unwrap();
             let i = Array::from_slice_on(dev, &index, &[n]).unwrap();
-            let got = x.get(&[Index::Array(i)]).unwrap().to_vec::<f32>().unwrap();
+            let got = x
+                .get(&[Index::Array(i.clone())])
+                .unwrap()
+                .to_vec::<f32>()
+                .unwrap();
             assert!(got == gathered, "{what} n={n}: gather");
+            let got = kp::take(&x, &i.clone().into(), None, kp::TakeMode::Raise)
+                .unwrap()
+                .to_vec::<f32>()
+                .unwrap();
+            assert!(got == gathered, "{what} n={n}: take");
             let mask = kp::greater(&x, 0.5).unwrap();
             let got = x.get(&[Index::Array(mask.clone())]).unwrap();
             assert!(

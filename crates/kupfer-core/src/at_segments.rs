@@ -45,6 +45,7 @@ pub fn generate(op: AtOp, data: DType, target: &Target) -> Result<String> {
         AtOp::Multiply => (BinaryOp::Multiply, "vals[perm[i]]"),
         AtOp::Maximum => (BinaryOp::Maximum, "vals[perm[i]]"),
         AtOp::Minimum => (BinaryOp::Minimum, "vals[perm[i]]"),
+        op => return Err(crate::indexing::bitwise_refusal(op, data)),
     };
     let combine = codegen::binary_expr(binary, "a", "b", data, &mut needs)?;
     if data.is_float() || data.kind() == crate::dtype::Kind::Complex {

@@ -9,7 +9,7 @@
 use crate::codegen::{self, Needs, ParamLayout, Target};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::expr::{Access, NodeId, Program};
+use crate::expr::{Access, BinaryOp, NodeId, Program};
 use crate::template::Template;
 use std::fmt::Write;
 
@@ -36,6 +36,12 @@ pub enum AtOp {
     Maximum,
     /// `np.minimum.at` (NaN propagates)
     Minimum,
+    /// `np.bitwise_and.at` (bool and integers)
+    BitwiseAnd,
+    /// `np.bitwise_or.at` (bool and integers)
+    BitwiseOr,
+    /// `np.bitwise_xor.at` (bool and integers)
+    BitwiseXor,
 }
 
 impl AtOp {
@@ -47,7 +53,15 @@ impl AtOp {
             AtOp::Multiply => "multiply",
             AtOp::Maximum => "maximum",
             AtOp::Minimum => "minimum",
+            AtOp::BitwiseAnd => "bitwise_and",
+            AtOp::BitwiseOr => "bitwise_or",
+            AtOp::BitwiseXor => "bitwise_xor",
         }
+    }
+
+    /// True for the bitwise ops (bool and integers only).
+    pub fn is_bitwise(self) -> bool {
+        matches!(self, AtOp::BitwiseAnd | AtOp::BitwiseOr | AtOp::BitwiseXor)
     }
 }
 
@@ -80,6 +94,11 @@ pub enum IndexKernel {
         checks: u8,
         /// Rows per thread (1 .. 8; above 1 only for one-unit rows).
         items: u8,
+        /// With `items > 1`: thread `g` copies rows `g * items .. g * items + items`
+        /// (consecutive) instead of rows strided by the thread count.
+        contiguous: bool,
+        /// Threads per workgroup (64 to 1024, a power of two; 256 elsewhere).
+        workgroup: u16,
     },
     /// A gather with an elementwise expression around it (`x[idx] * 2`, one kernel):
     /// `out[g] = val`, where `val` reads map input `source` at element `off` (that input's
@@ -113,6 +132,29 @@ pub enum IndexKernel {
     /// [`IndexKernel::Accumulate`] into packed int8/uint8/int16/uint16 storage (`off` an
     /// element index; 4 or 2 elements per u32 word): a compare-exchange loop on the word.
     AccumulatePacked(AtOp),
+    /// `ufunc.at` computing in the value's dtype (NumPy's loop dtype, wider than the
+    /// destination's or of another kind): a compare-exchange loop on the u32 word holding the
+    /// element that reads it, casts it to the `val` root's dtype, combines there and casts
+    /// the result back (`dst = dst_dtype(op(loop_dtype(dst), val))`, NumPy's unsafe cast).
+    /// For bool, the 8- to 32-bit integers (`packed`: 4 or 2 to a word), float16 and
+    /// float32. Roots: `pred`, `off`, `val` (the loop dtype).
+    AccumulateWide {
+        /// The combining operation.
+        op: AtOp,
+        /// The destination is packed int8/uint8/int16/uint16 storage.
+        packed: bool,
+    },
+    /// [`IndexKernel::Accumulate`] (or with `packed`, [`IndexKernel::AccumulatePacked`]) by
+    /// the positions after the element's claim only (`g + 1 > win[off]`, the window of a
+    /// [`IndexKernel::Claim`] pass): the extrema after the last value that replaced the
+    /// element (`np.maximum.at` with values beyond the destination's range). Roots: `pred`,
+    /// `off`, `val`; binds `dst`, then `win`.
+    AccumulateAfterClaim {
+        /// The combining operation.
+        op: AtOp,
+        /// The destination is packed int8/uint8/int16/uint16 storage.
+        packed: bool,
+    },
     /// Compaction pass 1: `counts[w]` = set flags of block `w`. Roots: `flag` (bool).
     CompactCount,
     /// Compaction pass 2: set elements' values to `out[prefix[w] + rank]`, the total to
@@ -134,6 +176,8 @@ impl IndexKernel {
             | IndexKernel::ScatterClaimed
             | IndexKernel::Accumulate(_)
             | IndexKernel::AccumulatePacked(_)
+            | IndexKernel::AccumulateWide { .. }
+            | IndexKernel::AccumulateAfterClaim { .. }
             | IndexKernel::ScatterPacked { .. } => &["pred", "off", "val"],
             IndexKernel::Claim => &["pred", "off"],
             IndexKernel::CompactCount => &["flag"],
@@ -220,7 +264,8 @@ pub fn generate(ip: &IndexProgram, target: &Target) -> Result<(String, ParamLayo
         }
     }
     if let Some(d) = root_dtype("val") {
-        if d != ip.data {
+        let wide = matches!(ip.kind, IndexKernel::AccumulateWide { .. });
+        if d != ip.data && !wide {
             return Err(Error::invalid(format!(
                 "index kernel value of dtype {d} for a {} buffer",
                 ip.data
@@ -283,6 +328,7 @@ pub fn generate(ip: &IndexProgram, target: &Target) -> Result<(String, ParamLayo
             "\n    if (r.e{k} != 0u) {{\n        atomicMax(&err[{k}], r.e{k});\n    }}"
         );
     }
+    let mut needs_early = Needs::for_target(target);
     let mut body = match ip.kind {
         IndexKernel::Gather { .. } => {
             bind(
@@ -321,7 +367,9 @@ pub fn generate(ip: &IndexProgram, target: &Target) -> Result<(String, ParamLayo
                     "    let row = g / P.block;\n    let r = kp_eval(row);\n    \
                      out[g] = src[r.off + (g - row * P.block)];{check_errors}"
                 ),
-                IndexKernel::GatherRows { items, .. } => strided_rows_body(items, checks),
+                IndexKernel::GatherRows {
+                    items, contiguous, ..
+                } => strided_rows_body(items, checks, contiguous),
                 _ => unreachable!("a row gather"),
             }
         }
@@ -396,6 +444,47 @@ pub fn generate(ip: &IndexProgram, target: &Target) -> Result<(String, ParamLayo
             );
             body
         }
+        IndexKernel::AccumulateAfterClaim { op, packed } => {
+            let (atomic_ty, body) = if packed {
+                ("u32", small_int_at_body(op, ip.data, true)?)
+            } else {
+                accumulate_body(op, ip.data)?
+            };
+            bind(
+                format!("var<storage, read_write> dst: array<atomic<{atomic_ty}>>"),
+                &mut bindings,
+            );
+            bind(
+                "var<storage, read_write> win: array<atomic<u32>>".to_string(),
+                &mut bindings,
+            );
+            let cond = "if (r.pred && g + 1u > atomicLoad(&win[r.off])";
+            if !body.contains("if (r.pred") {
+                return Err(Error::invalid(format!(
+                    "np.{}.at on {} has no claimed form",
+                    op.name(),
+                    ip.data
+                )));
+            }
+            body.replacen("if (r.pred", cond, 1)
+        }
+        IndexKernel::AccumulateWide { op, packed } => {
+            let Some(loop_dtype) = root_dtype("val") else {
+                return Err(Error::invalid("a wide ufunc.at needs a value root"));
+            };
+            bind(
+                "var<storage, read_write> dst: array<atomic<u32>>".to_string(),
+                &mut bindings,
+            );
+            wide_at_body(
+                op,
+                ip.data,
+                loop_dtype,
+                packed,
+                target.i64,
+                &mut needs_early,
+            )?
+        }
         IndexKernel::CompactCount => {
             bind(
                 "var<storage, read_write> counts: array<u32>".to_string(),
@@ -450,7 +539,7 @@ pub fn generate(ip: &IndexProgram, target: &Target) -> Result<(String, ParamLayo
     ) {
         body = format!("    let r = kp_eval(g);\n{body}");
     }
-    let mut needs = Needs::for_target(target);
+    let mut needs = needs_early;
     let mut map_body = String::from("    let i0 = g;\n    let g0 = g;\n");
     if map.rank > 0 && map.inputs.iter().any(|i| i.access == Access::Strided) {
         map_body.push_str("    var r0 = g0;\n");
@@ -517,7 +606,20 @@ pub fn generate(ip: &IndexProgram, target: &Target) -> Result<(String, ParamLayo
         IndexKernel::CompactCount | IndexKernel::CompactWrite { .. } => COMPACT_TEMPLATE,
         _ => MAP_TEMPLATE,
     };
+    let workgroup = match ip.kind {
+        IndexKernel::GatherRows { workgroup, .. } => {
+            if !(64..=1024).contains(&workgroup) || !workgroup.is_power_of_two() {
+                return Err(Error::invalid(format!(
+                    "row gathers run 64 to 1024 threads per workgroup (a power of two), not \
+                     {workgroup}"
+                )));
+            }
+            u32::from(workgroup)
+        }
+        _ => WORKGROUP_SIZE,
+    };
     let wgsl = Template::new(template)
+        .set_if_held("WG", workgroup)
         .set("ENABLES", codegen::enables(map.dtypes().chain([ip.data])))
         .set("PARAMS", fields.trim_end())
         .set("BINDINGS", bindings.trim_end())
@@ -533,15 +635,23 @@ pub fn generate(ip: &IndexProgram, target: &Target) -> Result<(String, ParamLayo
 /// The body of a row gather of one-unit rows, `items` rows per thread strided by
 /// `P.nblocks` (see [`IndexKernel::GatherRows`]): all offsets first, then all source loads,
 /// then the stores, so the loads of a thread are independent and in flight together.
-fn strided_rows_body(items: u8, checks: usize) -> String {
+fn strided_rows_body(items: u8, checks: usize, contiguous: bool) -> String {
     // Threads past the stride (grid rounding) have no rows of their own.
     let mut body = String::from(
         "    if (g >= P.nblocks) {\n        return;\n    }\n    let last = P.n - 1u;\n",
     );
+    let row = |j: u8| {
+        if contiguous {
+            format!("g * {items}u + {j}u")
+        } else {
+            format!("g + {j}u * P.nblocks")
+        }
+    };
     for j in 0..items {
         let _ = writeln!(
             body,
-            "    let u{j} = min(g + {j}u * P.nblocks, last);\n    let r{j} = kp_eval(u{j});"
+            "    let u{j} = min({}, last);\n    let r{j} = kp_eval(u{j});",
+            row(j)
         );
     }
     for j in 0..items {
@@ -551,7 +661,8 @@ fn strided_rows_body(items: u8, checks: usize) -> String {
     for j in 1..items {
         let _ = writeln!(
             body,
-            "    if (g + {j}u * P.nblocks <= last) {{\n        out[u{j}] = x{j};\n    }}"
+            "    if ({} <= last) {{\n        out[u{j}] = x{j};\n    }}",
+            row(j)
         );
     }
     for j in 0..items {
@@ -797,6 +908,9 @@ fn small_int_at_body(op: AtOp, data: DType, packed: bool) -> Result<String> {
         AtOp::Multiply => "a * b",
         AtOp::Maximum => "max(a, b)",
         AtOp::Minimum => "min(a, b)",
+        AtOp::BitwiseAnd => "a & b",
+        AtOp::BitwiseOr => "a | b",
+        AtOp::BitwiseXor => "a ^ b",
     };
     let write = match (packed, signed) {
         (true, _) => format!("insertBits(old, bitcast<u32>(nv), shift, {bits}u)"),
@@ -824,6 +938,189 @@ fn small_int_at_body(op: AtOp, data: DType, packed: bool) -> Result<String> {
             old = res.old_value;
         }}
     }}"
+    ))
+}
+
+/// The body of [`IndexKernel::AccumulateWide`]: `ufunc.at` into `data` computing in
+/// `loop_dtype` (NumPy's loop for the destination's and the values' dtypes): a
+/// compare-exchange loop on the u32 word holding the element (the element itself for bool,
+/// 32-bit and word-stored small integers; its 8 or 16 bits for packed small integers and
+/// float16), which widens the old value to the loop dtype, combines it with `r.val` there
+/// (`codegen::binary_expr`: NumPy's wrap-around and NaN rules) and casts the result back
+/// with NumPy's `astype` conversion; only the element's bits are replaced. Bounded at
+/// [`AT_RETRIES`] tries as [`small_int_at_body`]; a result equal to the old value stops
+/// without writing.
+fn wide_at_body(
+    op: AtOp,
+    data: DType,
+    loop_dtype: DType,
+    packed: bool,
+    int64: bool,
+    needs: &mut Needs,
+) -> Result<String> {
+    if loop_dtype == DType::Bool {
+        return Err(Error::invalid(
+            "a wide ufunc.at computes in a numeric dtype",
+        ));
+    }
+    if packed && !data.is_small_int() {
+        return Err(Error::invalid(format!(
+            "packed ufunc.at takes int8, uint8, int16 and uint16, not {data}"
+        )));
+    }
+    let small_bits = match data {
+        DType::I8 | DType::U8 => Some(8u32),
+        DType::I16 | DType::U16 => Some(16),
+        _ => None,
+    };
+    // (word, shift, the element's value from `old`, the new word from `nv` and `old`).
+    let (word, shift, read, write) = match (data, small_bits) {
+        (_, Some(bits)) => {
+            let per = 32 / bits;
+            let (word, shift) = if packed {
+                (
+                    format!("r.off / {per}u"),
+                    format!("(r.off % {per}u) * {bits}u"),
+                )
+            } else {
+                ("r.off".to_string(), "0u".to_string())
+            };
+            let read = if data.is_signed_int() {
+                format!("extractBits(bitcast<i32>(old), shift, {bits}u)")
+            } else {
+                format!("extractBits(old, shift, {bits}u)")
+            };
+            let write = match (packed, data.is_signed_int()) {
+                (true, _) => format!("insertBits(old, bitcast<u32>(nv), shift, {bits}u)"),
+                (false, true) => format!("bitcast<u32>(extractBits(nv, 0u, {bits}u))"),
+                (false, false) => format!("extractBits(nv, 0u, {bits}u)"),
+            };
+            (word, shift, read, write)
+        }
+        (DType::Bool, _) => (
+            "r.off".into(),
+            "0u".into(),
+            "(old != 0u)".into(),
+            "select(0u, 1u, nv)".into(),
+        ),
+        (DType::I32, _) => (
+            "r.off".into(),
+            "0u".into(),
+            "bitcast<i32>(old)".into(),
+            "bitcast<u32>(nv)".into(),
+        ),
+        (DType::U32, _) => ("r.off".into(), "0u".into(), "old".into(), "nv".into()),
+        (DType::F32, _) => (
+            "r.off".into(),
+            "0u".into(),
+            "bitcast<f32>(old)".into(),
+            "bitcast<u32>(nv)".into(),
+        ),
+        (DType::F16, _) => (
+            "r.off / 2u".into(),
+            "(r.off & 1u) * 16u".into(),
+            "f16(unpack2x16float((old >> shift) & 0xffffu).x)".into(),
+            "((old & ~(0xffffu << shift)) | \
+             ((pack2x16float(vec2<f32>(f32(nv), 0.0)) & 0xffffu) << shift))"
+                .into(),
+        ),
+        (d, _) => {
+            return Err(Error::unsupported(format!(
+                "ufunc.at computing in {loop_dtype} into {d} arrays (a compare-exchange on a \
+                 32-bit word takes bool, the 8- to 32-bit integers, float16 and float32)"
+            )))
+        }
+    };
+    let binary = match op {
+        AtOp::Add => BinaryOp::Add,
+        AtOp::Subtract => BinaryOp::Subtract,
+        AtOp::Multiply => BinaryOp::Multiply,
+        AtOp::Maximum => BinaryOp::Maximum,
+        AtOp::Minimum => BinaryOp::Minimum,
+        AtOp::BitwiseAnd => BinaryOp::BitwiseAnd,
+        AtOp::BitwiseOr => BinaryOp::BitwiseOr,
+        AtOp::BitwiseXor => BinaryOp::BitwiseXor,
+    };
+    // Small integer loops compute in their 32-bit word and wrap.
+    let compute = loop_dtype.compute();
+    let combine = loop_dtype.wrap_expr(&codegen::binary_expr(
+        binary, "a_wide", "r.val", compute, needs,
+    )?);
+    if loop_dtype.is_float() {
+        needs.float.insert(loop_dtype);
+    }
+    let widen = codegen::cast_expr("a", data, loop_dtype);
+    let narrow = if loop_dtype.is_float() && data.is_int() {
+        x86_float_to_int("nv_wide", loop_dtype, data, int64)
+    } else {
+        codegen::cast_expr("nv_wide", loop_dtype, data)
+    };
+    let dv = data.compute().wgsl_value();
+    let lv = compute.wgsl_value();
+    Ok(format!(
+        "    if (r.pred) {{
+        let word = {word};
+        let shift = {shift};
+        var old = atomicLoad(&dst[word]);
+        for (var k = 0u; k < {AT_RETRIES}u; k = k + 1u) {{
+            let a: {dv} = {read};
+            let a_wide: {lv} = {widen};
+            let nv_wide: {lv} = {combine};
+            let nv: {dv} = {narrow};
+            let word_new = {write};
+            if (word_new == old) {{
+                break;
+            }}
+            let res = atomicCompareExchangeWeak(&dst[word], old, word_new);
+            if (res.exchanged) {{
+                break;
+            }}
+            old = res.old_value;
+        }}
+    }}"
+    ))
+}
+
+/// A float `x` of dtype `from` to the integer dtype `to` (32 bits or fewer) as NumPy's C
+/// casts convert on x86-64 (what `ufunc.at` writes back): int32 and the small integers take
+/// the truncated value through a 32-bit conversion, whose out-of-range result (NaN too) is
+/// -2**31 (so 0 in 8 and 16 bits), the small ones wrapping; uint32 takes it through a 64-bit
+/// conversion and wraps (0 beyond int64's range). Without int64, uint32 goes through int32.
+pub fn x86_float_to_int(x: &str, from: DType, to: DType, int64: bool) -> String {
+    if from == DType::F16 {
+        return x86_float_to_int(&format!("f32({x})"), DType::F32, to, int64);
+    }
+    let fv = from.wgsl_value();
+    if to == DType::U32 && int64 {
+        return format!(
+            "select(0u, u32(i64({x}) & 4294967295li), \
+             {x} > {fv}(-9223372036854775808.0) && {x} < {fv}(9223372036854775808.0))"
+        );
+    }
+    let int = format!(
+        "select(-2147483647i - 1i, i32({x}), {x} > {fv}(-2147483649.0) && {x} < {fv}(2147483648.0))"
+    );
+    match to {
+        DType::I32 => int,
+        DType::U32 => format!("bitcast<u32>({int})"),
+        d => {
+            let word = if d.is_signed_int() {
+                int
+            } else {
+                format!("bitcast<u32>({int})")
+            };
+            d.wrap_expr(&word)
+        }
+    }
+}
+
+/// NumPy's refusal of a bitwise `ufunc.at` on a dtype without bitwise ops.
+pub fn bitwise_refusal(op: AtOp, data: DType) -> Error {
+    let _ = data;
+    Error::invalid(format!(
+        "ufunc '{}' not supported for the input types, and the inputs could not be safely \
+         coerced to any supported types according to the casting rule ''safe''",
+        op.name()
     ))
 }
 
@@ -857,6 +1154,9 @@ fn accumulate_body(op: AtOp, data: DType) -> Result<(&'static str, String)> {
                 AtOp::Subtract => direct("atomicSub"),
                 AtOp::Maximum => direct("atomicMax"),
                 AtOp::Minimum => direct("atomicMin"),
+                AtOp::BitwiseAnd => direct("atomicAnd"),
+                AtOp::BitwiseOr => direct("atomicOr"),
+                AtOp::BitwiseXor => direct("atomicXor"),
                 AtOp::Multiply => cas(t, "a * b", "nv", "old"),
             };
             Ok((t, body))
@@ -865,11 +1165,15 @@ fn accumulate_body(op: AtOp, data: DType) -> Result<(&'static str, String)> {
             // bool arithmetic: add/maximum are `or`, multiply/minimum are `and`, subtract is
             // NumPy's error (checked by the host).
             let body = match op {
-                AtOp::Add | AtOp::Maximum => {
+                AtOp::Add | AtOp::Maximum | AtOp::BitwiseOr => {
                     "    if (r.pred && r.val) {\n        atomicOr(&dst[r.off], 1u);\n    }"
                         .to_string()
                 }
-                AtOp::Multiply | AtOp::Minimum => {
+                AtOp::BitwiseXor => {
+                    "    if (r.pred && r.val) {\n        atomicXor(&dst[r.off], 1u);\n    }"
+                        .to_string()
+                }
+                AtOp::Multiply | AtOp::Minimum | AtOp::BitwiseAnd => {
                     "    if (r.pred && !r.val) {\n        atomicAnd(&dst[r.off], 0u);\n    }"
                         .to_string()
                 }
@@ -890,6 +1194,7 @@ fn accumulate_body(op: AtOp, data: DType) -> Result<(&'static str, String)> {
                 AtOp::Multiply => "a * b".to_string(),
                 AtOp::Maximum => format!("select(max(a, b), a + b, {} || {})", nan("a"), nan("b")),
                 AtOp::Minimum => format!("select(min(a, b), a + b, {} || {})", nan("a"), nan("b")),
+                op => return Err(bitwise_refusal(op, data)),
             };
             Ok((
                 "u32",
@@ -905,6 +1210,7 @@ fn accumulate_body(op: AtOp, data: DType) -> Result<(&'static str, String)> {
                 AtOp::Multiply => "a * b".to_string(),
                 AtOp::Maximum => format!("select(max(a, b), a + b, {} || {})", nan("a"), nan("b")),
                 AtOp::Minimum => format!("select(min(a, b), a + b, {} || {})", nan("a"), nan("b")),
+                op => return Err(bitwise_refusal(op, data)),
             };
             Ok((
                 "u32",
@@ -955,6 +1261,28 @@ fn accumulate_body(op: AtOp, data: DType) -> Result<(&'static str, String)> {
             }
             body.push_str("    }");
             Ok(("u32", body))
+        }
+        DType::I64 | DType::U64 if op.is_bitwise() => {
+            // Each 32-bit half combines on its own.
+            let f = match op {
+                AtOp::BitwiseAnd => "atomicAnd",
+                AtOp::BitwiseOr => "atomicOr",
+                _ => "atomicXor",
+            };
+            let mask = if data == DType::I64 {
+                "0xffffffffli"
+            } else {
+                "0xfffffffflu"
+            };
+            Ok((
+                "u32",
+                format!(
+                    "    if (r.pred) {{
+        {f}(&dst[r.off * 2u], u32(r.val & {mask}));
+        {f}(&dst[r.off * 2u + 1u], u32((r.val >> 32u) & {mask}));
+    }}"
+                ),
+            ))
         }
         DType::I64 | DType::U64 if matches!(op, AtOp::Add | AtOp::Subtract) => {
             // A 64-bit sum from two 32-bit atomic adds: the low word's add returns the exact
@@ -1161,6 +1489,66 @@ mod tests {
         }
     }
 
+    /// Every wide `ufunc.at` the library requests: each destination a word compare-exchange
+    /// takes (packed and word-stored small integers), each loop dtype, each op.
+    #[test]
+    fn every_wide_accumulation_validates() {
+        let dests = [
+            DType::Bool,
+            DType::I8,
+            DType::U8,
+            DType::I16,
+            DType::U16,
+            DType::I32,
+            DType::U32,
+            DType::F16,
+            DType::F32,
+        ];
+        let loops = [
+            DType::I8,
+            DType::U8,
+            DType::I16,
+            DType::U16,
+            DType::I32,
+            DType::U32,
+            DType::I64,
+            DType::U64,
+            DType::F16,
+            DType::F32,
+            DType::F64,
+        ];
+        let mut checked = 0;
+        for d in dests {
+            for l in loops {
+                let (mut map, roots) = program(d, Access::Contiguous);
+                map.nodes[0].1 = l;
+                map.inputs[0].dtype = l;
+                for op in at_ops() {
+                    for packed in [false, true] {
+                        if (packed && !d.is_small_int())
+                            || (op.is_bitwise() && (d.is_float() || l.is_float()))
+                        {
+                            continue;
+                        }
+                        let ip = IndexProgram {
+                            map: map.clone(),
+                            roots: roots.clone(),
+                            kind: IndexKernel::AccumulateWide { op, packed },
+                            data: d,
+                            vector: false,
+                            dst_input: None,
+                        };
+                        let (wgsl, _) = generate(&ip, &ALL).unwrap();
+                        crate::naga_check::validate(&wgsl, naga::valid::Capabilities::empty());
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        // Every op on every pair, less the bitwise ops where floats take part.
+        assert_eq!(checked, (9 * 11 + 4 * 11) * 5 + (7 * 8 + 4 * 8) * 3);
+    }
+
     /// Every [`AtOp`]; the `match` stops compiling when a variant is added (add it here too).
     fn at_ops() -> Vec<AtOp> {
         let all = vec![
@@ -1169,10 +1557,20 @@ mod tests {
             AtOp::Multiply,
             AtOp::Maximum,
             AtOp::Minimum,
+            AtOp::BitwiseAnd,
+            AtOp::BitwiseOr,
+            AtOp::BitwiseXor,
         ];
         for op in &all {
             match op {
-                AtOp::Add | AtOp::Subtract | AtOp::Multiply | AtOp::Maximum | AtOp::Minimum => {}
+                AtOp::Add
+                | AtOp::Subtract
+                | AtOp::Multiply
+                | AtOp::Maximum
+                | AtOp::Minimum
+                | AtOp::BitwiseAnd
+                | AtOp::BitwiseOr
+                | AtOp::BitwiseXor => {}
             }
         }
         all
@@ -1208,6 +1606,14 @@ mod tests {
                     }
                     if d.is_small_int() {
                         kinds.push((IndexKernel::AccumulatePacked(op), all.clone(), None, false));
+                    }
+                    if matches!(op, AtOp::Maximum | AtOp::Minimum)
+                        && (d == DType::Bool || (d.is_int() && d.bits() <= 32))
+                    {
+                        for packed in [false, d.is_small_int()] {
+                            let kind = IndexKernel::AccumulateAfterClaim { op, packed };
+                            kinds.push((kind, all.clone(), None, false));
+                        }
                     }
                 }
                 if d.is_small_int() {
@@ -1255,7 +1661,16 @@ mod tests {
             let (map, all) = program(DType::U32, access);
             for unit in [1u8, 2, 4] {
                 for checks in [0u8, 1, 2] {
-                    for items in [1u8, 2, 4, 8] {
+                    for (items, contiguous, workgroup) in [
+                        (1u8, false, 256u16),
+                        (2, false, 256),
+                        (4, false, 256),
+                        (8, false, 256),
+                        (4, true, 256),
+                        (8, true, 64),
+                        (2, false, 1024),
+                        (4, false, 128),
+                    ] {
                         let mut roots = vec![all[1]];
                         roots.extend(std::iter::repeat_n(all[1], 2 * checks as usize));
                         let ip = IndexProgram {
@@ -1265,6 +1680,8 @@ mod tests {
                                 unit,
                                 checks,
                                 items,
+                                contiguous,
+                                workgroup,
                             },
                             data: DType::U32,
                             vector: false,
@@ -1292,6 +1709,8 @@ mod tests {
                 unit: 1,
                 checks: 1,
                 items: 1,
+                contiguous: false,
+                workgroup: 256,
             },
             data: DType::U32,
             vector: false,
@@ -1305,6 +1724,8 @@ mod tests {
                 unit: 3,
                 checks: 0,
                 items: 1,
+                contiguous: false,
+                workgroup: 256,
             },
             data: DType::U32,
             vector: false,
@@ -1317,10 +1738,25 @@ mod tests {
                     unit: 1,
                     checks: 0,
                     items,
+                    contiguous: false,
+                    workgroup: 256,
                 },
                 ..bad_unit.clone()
             };
             assert!(generate(&bad_items, &ALL).is_err());
+        }
+        for workgroup in [32u16, 100, 2048] {
+            let bad_workgroup = IndexProgram {
+                kind: IndexKernel::GatherRows {
+                    unit: 1,
+                    checks: 0,
+                    items: 4,
+                    contiguous: false,
+                    workgroup,
+                },
+                ..bad_unit.clone()
+            };
+            assert!(generate(&bad_workgroup, &ALL).is_err());
         }
     }
 

@@ -8,6 +8,11 @@ use crate::DType;
 /// (one thread per packed word, its only writer).
 pub const PACK_WGSL: &str = include_str!("../../../shaders/pack.wgsl");
 
+/// Contiguous assignment into packed storage, word by word (`shaders/pack_write.wgsl`):
+/// entry points `write_words` (whole words, plain stores) and `write_edges` (a row's partial
+/// end words, atomics).
+pub const PACK_WRITE_WGSL: &str = include_str!("../../../shaders/pack_write.wgsl");
+
 /// Bits per element of a dtype stored packed (8 or 16), `None` for every other dtype (bool
 /// stays one word per element).
 ///
@@ -42,6 +47,7 @@ mod tests {
     #[test]
     fn the_pack_kernels_validate() {
         crate::naga_check::validate(PACK_WGSL, naga::valid::Capabilities::empty());
+        crate::naga_check::validate(PACK_WRITE_WGSL, naga::valid::Capabilities::empty());
     }
 
     #[test]

@@ -73,6 +73,19 @@ impl WeakKind {
     }
 }
 
+/// NumPy's common dtype of two arrays, without kupfer's 32-bit exception (int32 with
+/// float32 is float64 here): the loop a `ufunc.at` resolves, where only the destination's
+/// dtype is visible in the result.
+///
+/// ```
+/// use kupfer_core::{promote::numpy_result_type, DType};
+/// assert_eq!(numpy_result_type(DType::I32, DType::F32), DType::F64);
+/// assert_eq!(numpy_result_type(DType::U8, DType::I64), DType::I64);
+/// ```
+pub fn numpy_result_type(a: DType, b: DType) -> DType {
+    numpy_pair(a, b)
+}
+
 fn numpy_pair(a: DType, b: DType) -> DType {
     use DType::*;
     if a == b {

@@ -399,6 +399,13 @@ pub struct IndexingConfig {
     /// Elements each thread of a one-element row gather copies (`x[idx]`, `take`): 1 to 8.
     /// `KUPFER_GATHER_ITEMS` (1, or `old`, is the one-element-per-thread kernel); 4 by default.
     pub gather_items: u32,
+    /// With several elements per thread, each thread copies consecutive elements (`g *
+    /// items + j`) instead of elements strided by the thread count (the default: every load
+    /// and store instruction of a subgroup contiguous). `KUPFER_TAKE=contig`.
+    pub gather_contiguous: bool,
+    /// Threads per workgroup of the row gathers: 256 by default; a power of two from 64 to
+    /// 1024 within the adapter's limit (`KUPFER_TAKE=wg128`).
+    pub gather_workgroup: u32,
     /// Compaction (masks, `nonzero`) with few blocks sizes its blocks for at least 512
     /// workgroups and sums the earlier blocks' counts inside the write pass instead of a
     /// scan launch; `nonzero` of 1-D input writes its int64 indices directly.
@@ -410,22 +417,58 @@ impl Default for IndexingConfig {
     fn default() -> IndexingConfig {
         IndexingConfig {
             gather_items: 4,
+            gather_contiguous: false,
+            gather_workgroup: 256,
             direct_compaction: true,
         }
     }
 }
 
 impl IndexingConfig {
-    /// The defaults with `KUPFER_GATHER_ITEMS` and `KUPFER_COMPACT` applied.
+    /// The defaults with `KUPFER_GATHER_ITEMS`, `KUPFER_TAKE` and `KUPFER_COMPACT` applied.
+    /// `KUPFER_TAKE` is a comma-separated list of `e1`/`e2`/`e4`/`e8` (elements per thread,
+    /// over `KUPFER_GATHER_ITEMS`), `wg64` to `wg1024` (threads per workgroup) and
+    /// `strided`/`contig` (which elements a thread copies): `KUPFER_TAKE=e8,wg128,contig`.
     pub fn from_env() -> IndexingConfig {
         let d = IndexingConfig::default();
-        IndexingConfig {
+        let mut c = IndexingConfig {
             gather_items: match var("KUPFER_GATHER_ITEMS").as_deref().map(str::trim) {
                 Some("old") => 1,
                 _ => knob("KUPFER_GATHER_ITEMS", d.gather_items, 1).min(8),
             },
             direct_compaction: var("KUPFER_COMPACT")
                 .map_or(d.direct_compaction, |v| v.trim() != "old"),
+            ..d
+        };
+        if let Some(take) = var("KUPFER_TAKE") {
+            c.apply_take(&take);
+        }
+        c
+    }
+
+    /// Applies a `KUPFER_TAKE` setting (see [`IndexingConfig::from_env`]); unknown items are
+    /// ignored.
+    ///
+    /// ```
+    /// let mut c = kupfer::config::IndexingConfig::default();
+    /// c.apply_take("e8, wg128, contig");
+    /// assert_eq!((c.gather_items, c.gather_workgroup, c.gather_contiguous), (8, 128, true));
+    /// ```
+    pub fn apply_take(&mut self, setting: &str) {
+        for item in setting.split(',').map(str::trim) {
+            match item {
+                "contig" => self.gather_contiguous = true,
+                "strided" => self.gather_contiguous = false,
+                _ => {
+                    if let Some(n) = item.strip_prefix('e').and_then(|v| v.parse::<u32>().ok()) {
+                        self.gather_items = n.clamp(1, 8);
+                    } else if let Some(n) =
+                        item.strip_prefix("wg").and_then(|v| v.parse::<u32>().ok())
+                    {
+                        self.gather_workgroup = n.clamp(64, 1024);
+                    }
+                }
+            }
         }
     }
 }

@@ -12,9 +12,9 @@
 //! every view at once, and that family writes words as before.
 
 use crate::device::Device;
-use kupfer_core::packing::{packed_bits, packed_words, per_word, PACK_WGSL};
+use kupfer_core::packing::{packed_bits, packed_words, per_word, PACK_WGSL, PACK_WRITE_WGSL};
 use kupfer_core::{DType, Error, Layout, Result};
-use kupfer_wgpu::{Binding, GpuBuffer};
+use kupfer_wgpu::{Binding, GpuBuffer, ShaderChecks};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 /// `KUPFER_PACK` (read once): `0` keeps one word per small integer everywhere; `unpack`
@@ -358,5 +358,183 @@ pub(crate) fn decode_host(dtype: DType, bytes: &[u8]) -> crate::host::HostData {
         DType::I16 => HostData::I16(pairs().map(i16::from_le_bytes).collect()),
         DType::U16 => HostData::U16(pairs().map(u16::from_le_bytes).collect()),
         d => HostData::decode(d, bytes),
+    }
+}
+
+/// Rows of consecutive elements a packed write covers: `rows` rows of `cols` elements, row
+/// `r` starting at element `first + r * stride`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Rows {
+    pub first: usize,
+    pub rows: usize,
+    pub cols: usize,
+    pub stride: usize,
+}
+
+impl Rows {
+    /// The rows of a view whose last axis is contiguous and whose other axes step by one
+    /// stride (after dropping axes of length 1): a C-contiguous view is one row. `None` for
+    /// other views (reversed, strided rows of rows) and empty ones.
+    pub(crate) fn of(layout: &Layout) -> Option<Rows> {
+        let axes: Vec<(usize, isize)> = layout
+            .shape
+            .iter()
+            .zip(&layout.strides)
+            .filter(|(&d, _)| d != 1)
+            .map(|(&d, &s)| (d, s))
+            .collect();
+        if axes.iter().any(|&(d, _)| d == 0) {
+            return None;
+        }
+        let first = layout.offset;
+        match axes.as_slice() {
+            [] => Some(Rows {
+                first,
+                rows: 1,
+                cols: 1,
+                stride: 1,
+            }),
+            [.., (cols, 1)] => {
+                let lead = &axes[..axes.len() - 1];
+                // The leading axes must collapse into one stride.
+                let mut rows = 1usize;
+                let mut stride = *cols as isize;
+                if let Some(&(_, s)) = lead.last() {
+                    stride = s;
+                }
+                for w in lead.windows(2) {
+                    if w[0].1 != w[1].1 * w[1].0 as isize {
+                        return None;
+                    }
+                }
+                for &(d, _) in lead {
+                    rows *= d;
+                }
+                if stride < *cols as isize {
+                    return None;
+                }
+                Some(Rows {
+                    first,
+                    rows,
+                    cols: *cols,
+                    stride: stride as usize,
+                })
+            }
+            _ => None,
+        }
+    }
+}
+
+/// What a packed write stores: one value everywhere, or the elements of packed rows.
+pub(crate) enum RowSource<'a> {
+    /// The element's bits (of a small integer), everywhere.
+    Fill(u32),
+    /// Packed words holding rows of the same shape (from `rows.first`, `rows.stride`).
+    Packed {
+        buffer: &'a Arc<GpuBuffer>,
+        rows: Rows,
+    },
+}
+
+/// Whole words each thread of `write_words` stores (strided by the thread count).
+const WORDS_PER_THREAD: usize = 4;
+
+/// Writes `source` into the rows `rows` of the packed buffer `dst` of `dtype`, word by word
+/// (`shaders/pack_write.wgsl`): whole words by plain stores, each row's partial end words by
+/// atomics on the covered elements only. False (nothing written) where a buffer exceeds one
+/// binding or an offset a u32.
+pub(crate) fn write_rows(
+    device: &Device,
+    dtype: DType,
+    dst: &Arc<GpuBuffer>,
+    rows: Rows,
+    source: RowSource<'_>,
+) -> Result<bool> {
+    let ctx = device.context();
+    let Some(bits) = packed_bits(dtype) else {
+        return Ok(false);
+    };
+    let per = per_word(dtype);
+    let max = ctx.max_binding_size();
+    let end = rows.first + (rows.rows - 1) * rows.stride + rows.cols;
+    if dst.size() > max || end > u32::MAX as usize {
+        return Ok(false);
+    }
+    let mask = (1u64 << bits) as u32 - 1;
+    let (src, fill, value, s0, s_stride) = match source {
+        RowSource::Fill(v) => {
+            let v = v & mask;
+            let word = if bits == 8 {
+                v * 0x0101_0101
+            } else {
+                v * 0x0001_0001
+            };
+            (Arc::new(ctx.alloc(16)?), 1u32, word, 0usize, 0usize)
+        }
+        RowSource::Packed { buffer, rows: s } => {
+            let s_end = s.first + (s.rows - 1) * s.stride + s.cols;
+            if buffer.size() > max || s_end > u32::MAX as usize || s.cols != rows.cols {
+                return Ok(false);
+            }
+            (buffer.clone(), 0, 0, s.first, s.stride)
+        }
+    };
+    let slots = rows.cols / per;
+    let launch = |entry: &str, work: usize, per_thread: usize, dst_binding: u32| -> Result<()> {
+        if work == 0 {
+            return Ok(());
+        }
+        let threads = work.div_ceil(per_thread);
+        let g = grid(device, threads as u64)?;
+        let params: Vec<u8> = [
+            threads as u32,
+            rows.cols as u32,
+            per.trailing_zeros(),
+            bits,
+            g[0],
+            rows.first as u32,
+            rows.stride as u32,
+            s0 as u32,
+            s_stride as u32,
+            fill,
+            value,
+            slots.max(1) as u32,
+            work as u32,
+            0,
+            0,
+            0,
+        ]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+        let pipeline = ctx.pipeline_with(PACK_WRITE_WGSL, entry, ShaderChecks::Trusted)?;
+        ctx.dispatch_with(
+            &pipeline,
+            Some(&params),
+            vec![(1, whole_binding(&src)), (dst_binding, whole_binding(dst))],
+            g,
+        )
+    };
+    let threads = rows
+        .rows
+        .checked_mul(slots)
+        .filter(|&t| t <= u32::MAX as usize)
+        .ok_or_else(|| Error::unsupported("a packed write of more than 2^32 words"))?;
+    launch("write_words", threads, WORDS_PER_THREAD, 2)?;
+    // Partial end words exist only where a row starts or ends inside a word.
+    let aligned = rows.first.is_multiple_of(per)
+        && rows.cols.is_multiple_of(per)
+        && rows.stride.is_multiple_of(per);
+    if !aligned {
+        launch("write_edges", rows.rows * 2, 1, 3)?;
+    }
+    Ok(true)
+}
+
+fn whole_binding(buffer: &Arc<GpuBuffer>) -> Binding {
+    Binding {
+        buffer: buffer.clone(),
+        offset: 0,
+        size: buffer.size(),
     }
 }

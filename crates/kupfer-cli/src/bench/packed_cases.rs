@@ -4,7 +4,8 @@
 //! uint8 (reads 2n bytes, writes n). `uint8_sort_2^24` sorts a packed array (an unpacked
 //! copy in, a packed result out), `uint8_setitem_strided_2^26` writes every other element in
 //! place (atomics on packed words), `uint8_setitem_contiguous_2^26` a contiguous range of
-//! whole words (packed by a fused kernel, then copied) and `uint8_add_at_2^26` is `np.add.at` with 2^22 random indices (both update packed
+//! whole words (one word-wise write; `KUPFER_PACKED_SET=old`: packed by a fused kernel, then
+//! copied) and `uint8_add_at_2^26` is `np.add.at` with 2^22 random indices (both update packed
 //! words atomically). `KUPFER_PACK=0` / `=unpack` / `=convert` time the word storage, the
 //! unpacked-copy reads of fused kernels and the old convert-for-good families.
 

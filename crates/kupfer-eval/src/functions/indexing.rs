@@ -3,7 +3,8 @@
 //! `compress`, `extract`, `choose`, `select`, `indices`, `ix_`, `unravel_index`,
 //! `ravel_multi_index`, `diag_indices`, `diag_indices_from`, `tril_indices`, `triu_indices`,
 //! `tril_indices_from`, `triu_indices_from`
-//! and `ufunc.at` (`np.add.at`, `subtract`, `multiply`, `maximum`, `minimum`). Functions that read a value
+//! and `ufunc.at` (`np.add.at`, `subtract`, `multiply`, `maximum`, `minimum`, `bitwise_and`,
+//! `bitwise_or`, `bitwise_xor`). Functions that read a value
 //! back (data-dependent sizes, bounds checks) block natively and are a clear error in the
 //! browser when they would have to wait.
 
@@ -44,6 +45,9 @@ pub(super) fn register(r: &mut Registry) {
     r.native(&["multiply.at"], multiply_at);
     r.native(&["maximum.at"], maximum_at);
     r.native(&["minimum.at"], minimum_at);
+    r.native(&["bitwise_and.at"], |c| at(c, AtOp::BitwiseAnd));
+    r.native(&["bitwise_or.at"], |c| at(c, AtOp::BitwiseOr));
+    r.native(&["bitwise_xor.at"], |c| at(c, AtOp::BitwiseXor));
 }
 
 fn arrays(v: Vec<Array>) -> Value {

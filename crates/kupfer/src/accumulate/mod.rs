@@ -12,19 +12,22 @@
 //! sort the offsets and scan each run instead (`segments.rs`), in NumPy's order. A family
 //! of its own: it builds on indexing's resolution and kernels and on sort's radix sort.
 
+mod loops;
 mod segments;
 
 use crate::array::Array;
+use crate::fusion::Lazy;
 use crate::indexing::index::{Adv, Index};
-use crate::indexing::launch::{launch_into, layout_offset, Dst};
+use crate::indexing::launch::{launch_into, layout_offset, whole, Dst};
 use crate::indexing::readers;
 use crate::indexing::resolve::{offsets, resolve, Resolved};
-use crate::scalar::Operand;
-use kupfer_core::casting::{can_cast, Casting};
-use kupfer_core::expr::{common_type, OperandType};
+use crate::indexing::set::claim_window;
+use crate::scalar::{Operand, Scalar};
+use kupfer_core::dtype::Kind;
 use kupfer_core::indexing::{AtOp, IndexKernel};
 use kupfer_core::layout::broadcast_shapes;
-use kupfer_core::{Error, Result};
+use kupfer_core::{DType, Error, Result};
+use loops::Route;
 
 /// `np.<op>.at(a, index, values)`, async. See [`ufunc_at`].
 pub async fn ufunc_at_async(
@@ -36,35 +39,39 @@ pub async fn ufunc_at_async(
     let values = values.into();
     let device = a.device().clone();
     let dtype = a.dtype();
-    let (value_type, vlazy, vshape) = match &values {
-        Operand::Scalar(s) => (
-            OperandType::Weak(s.kind()),
-            crate::fusion::Lazy::scalar(s.encode(dtype)?, dtype),
-            vec![],
-        ),
-        Operand::Array(v) => {
-            v.device().same(&device)?;
-            (
-                OperandType::Strong(v.dtype()),
-                v.lazy()?.cast(dtype),
-                v.shape().to_vec(),
-            )
+    if let Operand::Array(v) = &values {
+        v.device().same(&device)?;
+    }
+    let mut value_dtype = loops::value_dtype(&device, &values)?;
+    // A Python int into uint64: NumPy's int64 loop with uint64 is float64, exact for the
+    // values float64 holds; kupfer keeps it in uint64 (sums and products wrap alike; a
+    // non-negative int for the extrema).
+    if let (DType::U64, Operand::Scalar(s @ (Scalar::Int(_) | Scalar::BigInt(_)))) =
+        (dtype, &values)
+    {
+        let extremum = matches!(op, AtOp::Maximum | AtOp::Minimum);
+        if !op.is_bitwise() && (!extremum || s.as_i128().is_some_and(|i| i >= 0)) {
+            value_dtype = DType::U64;
         }
-    };
-    if dtype == kupfer_core::DType::Bool && op == AtOp::Subtract {
+    }
+    if dtype == DType::Bool && value_dtype == DType::Bool && op == AtOp::Subtract {
         return Err(Error::invalid(
             "numpy boolean subtract, the `-` operator, is not supported, use the bitwise_xor, \
              the `^` operator, or the logical_xor function instead.",
         ));
     }
-    let result = common_type(OperandType::Strong(dtype), value_type)?;
-    if !can_cast(result, dtype, Casting::SameKind) {
-        return Err(Error::invalid(format!(
-            "Cannot cast ufunc '{}' output from dtype('{result}') to dtype('{dtype}') with \
-             casting rule 'same_kind'",
-            op.name()
-        )));
+    if op.is_bitwise()
+        && [dtype, value_dtype]
+            .iter()
+            .any(|d| d.is_float() || d.is_complex())
+    {
+        return Err(kupfer_core::indexing::bitwise_refusal(op, dtype));
     }
+    let route = loops::route(&device, op, dtype, value_dtype)?;
+    let vshape = match &values {
+        Operand::Scalar(_) => vec![],
+        Operand::Array(v) => v.shape().to_vec(),
+    };
     // Packed int8/uint8/int16/uint16 storage is written in place (compare-exchange on the
     // word); an index array sharing it is copied first. Resolving the index may have turned
     // the storage into words (an index array viewing it), so the buffer is taken after.
@@ -85,9 +92,10 @@ pub async fn ufunc_at_async(
             (offsets(&p)?, p.shape.clone())
         }
     };
-    let (buffer, kind) = match a.packed_for_write()? {
-        Some((p, _)) => (p.buffer().clone(), IndexKernel::AccumulatePacked(op)),
-        None => (a.buffer_and_layout()?.0, IndexKernel::Accumulate(op)),
+    let packed = a.packed_for_write()?;
+    let buffer = match &packed {
+        Some((p, _)) => p.buffer().clone(),
+        None => a.buffer_and_layout()?.0,
     };
     match broadcast_shapes(&vshape, &shape) {
         Ok(s) if s == shape => {}
@@ -98,45 +106,162 @@ pub async fn ufunc_at_async(
         )))
         }
     }
-    // A value reading the destination is computed first (the kernel binds it atomically).
-    let vlazy = if crate::indexing::set::reads_dst(&vlazy, &buffer) {
-        let copy = Array::from_lazy(device.clone(), vshape.clone(), vlazy);
-        copy.eval()?;
-        copy.lazy()?
-    } else {
-        vlazy
+    // The values as the kernels read them (a value reading the destination is computed
+    // first: the kernel binds it atomically).
+    let detach = |lazy: Lazy| -> Result<Lazy> {
+        if crate::indexing::set::reads_dst(&lazy, &buffer) {
+            let copy = Array::from_lazy(device.clone(), vshape.clone(), lazy);
+            copy.eval()?;
+            copy.lazy()
+        } else {
+            Ok(lazy)
+        }
     };
-    readers::before_write(&buffer, &[])?;
-    if kupfer_core::at_segments::segmented(op, dtype) {
-        return segments::accumulate(&device, op, dtype, &buffer, &off, &vlazy, &vshape, &shape);
+    let pred = Lazy::scalar(1u32.to_le_bytes().to_vec(), DType::Bool);
+    let dst = Dst {
+        buffer: buffer.clone(),
+        same: None,
+    };
+    let is_packed = packed.is_some();
+    match route {
+        Route::Direct => {
+            let vlazy = detach(direct_values(&values, dtype)?)?;
+            readers::before_write(&buffer, &[])?;
+            if kupfer_core::at_segments::segmented(op, dtype) {
+                return segments::accumulate(
+                    &device, op, dtype, &buffer, &off, &vlazy, &vshape, &shape,
+                );
+            }
+            let kind = if is_packed {
+                IndexKernel::AccumulatePacked(op)
+            } else {
+                IndexKernel::Accumulate(op)
+            };
+            launch_into(
+                &device,
+                kind,
+                dtype,
+                &[&pred, &off, &vlazy],
+                &shape,
+                &dst,
+                vec![],
+            )
+        }
+        Route::Wide(l) => {
+            let vlazy = match &values {
+                Operand::Scalar(s) => Lazy::scalar(s.encode(l)?, l),
+                Operand::Array(v) => v.lazy()?.cast(l),
+            };
+            let vlazy = detach(vlazy)?;
+            readers::before_write(&buffer, &[])?;
+            let kind = IndexKernel::AccumulateWide {
+                op,
+                packed: is_packed,
+            };
+            launch_into(
+                &device,
+                kind,
+                dtype,
+                &[&pred, &off, &vlazy],
+                &shape,
+                &dst,
+                vec![],
+            )
+        }
+        Route::Extrema => {
+            let (replaces, c) = loops::extrema_steps(&device, op, dtype, &values)?;
+            let replaces = detach(replaces)?;
+            let c = detach(c)?;
+            readers::before_write(&buffer, &[])?;
+            let elements = if is_packed {
+                (buffer.size() as usize / 4) * kupfer_core::packing::per_word(dtype)
+            } else {
+                (buffer.size() as usize).div_ceil(dtype.gpu_size())
+            };
+            // The last replacing step of each element writes its value; the extrema of the
+            // steps after it follow.
+            let win = claim_window(&device, dtype, &replaces, &off, &shape, elements)?;
+            let scatter = if is_packed {
+                IndexKernel::ScatterPacked { claimed: true }
+            } else {
+                IndexKernel::ScatterClaimed
+            };
+            let roots = [&replaces, &off, &c];
+            launch_into(
+                &device,
+                scatter,
+                dtype,
+                &roots,
+                &shape,
+                &dst,
+                vec![whole(&win)],
+            )?;
+            let rest = Lazy::unary(
+                kupfer_core::UnaryOp::LogicalNot,
+                replaces.clone(),
+                DType::Bool,
+            );
+            let kind = IndexKernel::AccumulateAfterClaim {
+                op,
+                packed: is_packed,
+            };
+            launch_into(
+                &device,
+                kind,
+                dtype,
+                &[&rest, &off, &c],
+                &shape,
+                &dst,
+                vec![whole(&win)],
+            )
+        }
     }
-    let pred = crate::fusion::Lazy::scalar(1u32.to_le_bytes().to_vec(), kupfer_core::DType::Bool);
-    let dst = Dst { buffer, same: None };
-    launch_into(
-        &device,
-        kind,
-        dtype,
-        &[&pred, &off, &vlazy],
-        &shape,
-        &dst,
-        vec![],
-    )
+}
+
+/// The values of a [`Route::Direct`] `ufunc.at` in the destination's dtype: an array cast, a
+/// Python int into an integer destination wrapped as NumPy's int64 loop wraps it back.
+fn direct_values(values: &Operand, dtype: DType) -> Result<Lazy> {
+    Ok(match values {
+        Operand::Scalar(s) => {
+            let s = match (s, dtype.kind()) {
+                (Scalar::Int(_) | Scalar::BigInt(_), Kind::Int) => {
+                    loops::wrap_int(s.as_i128().unwrap_or_default(), dtype)
+                }
+                _ => *s,
+            };
+            Lazy::scalar(s.encode(dtype)?, dtype)
+        }
+        Operand::Array(v) => v.lazy()?.cast(dtype),
+    })
 }
 
 /// `np.<op>.at(a, index, values)`: `a[index] = op(a[index], values)` with every repeated
-/// index applied (unbuffered), in place. `op` is add, subtract, multiply, maximum or
-/// minimum; `a` of any dtype (bool: no subtract; int8/uint8/int16/uint16 wrap around as
-/// NumPy's do, updating their packed storage in place). Values broadcast to the selection
-/// and must cast to `a`'s dtype under `same_kind`. Float32, float16,
-/// complex64 sums and 32-bit and int64 sums accumulate atomically (float sums in an
-/// unspecified order); float64, complex128 and the products and extrema of int64 and
-/// complex64 apply repeated indices in NumPy's order through a sort.
+/// index applied (unbuffered), in place. `op` is add, subtract, multiply, maximum,
+/// minimum, bitwise_and, bitwise_or or bitwise_xor (bool and integers); `a` of any dtype (bool: no subtract; int8/uint8/int16/uint16 wrap around as
+/// NumPy's do, updating their packed storage in place). Values broadcast to the selection.
+/// As in NumPy 2.4, each step computes in the loop dtype of `a`'s and the values' dtypes (a
+/// Python int is int64, or uint64 from 2**63; a float float64) and its result is cast back
+/// into `a` unsafely (wrapping; floats to integers as x86-64 converts), so
+/// `np.maximum.at(uint8, i, 300)` writes 44 and float values may go into integer arrays (see
+/// `accumulate/loops.rs` for the three routes). Float32, float16, complex64 sums and 32-bit
+/// and int64 sums accumulate atomically (float sums in an unspecified order); float64,
+/// complex128 and the products and extrema of int64 and complex64 apply repeated indices in
+/// NumPy's order through a sort. Extrema with values beyond `a`'s range apply in NumPy's
+/// order; sums and products whose steps truncate (floats into integers, numbers into bool)
+/// apply one element's repeated steps in an unspecified order. Destinations of 64 bits
+/// whose loop is wider or of another kind (int64 with float values) are
+/// `Error::Unsupported`; a Python int beyond 64 bits is NumPy's OverflowError message.
 ///
 /// ```
 /// use kupfer as kp;
 /// let a = kp::zeros(&[4], Some(kp::DType::F32))?;
 /// kp::ufunc_at(kp::AtOp::Add, &a, &kp::idx![vec![0i64, 0, 2]], 1.0)?;
 /// assert_eq!(a.to_vec::<f32>()?, vec![2.0, 0.0, 1.0, 0.0]);
+/// // Computed in int64, cast back: max(1, 300) = 300 is 44 in uint8.
+/// let b = kp::Array::from_slice(&[1u8, 2, 3], &[3])?;
+/// let v = kp::Array::from_slice(&[300i64, 5], &[2])?;
+/// kp::ufunc_at(kp::AtOp::Maximum, &b, &kp::idx![vec![0i64, 1]], &v)?;
+/// assert_eq!(b.to_vec::<u8>()?, vec![44, 5, 3]);
 /// # Ok::<(), kp::Error>(())
 /// ```
 #[cfg(not(target_arch = "wasm32"))]

@@ -74,12 +74,15 @@ pub(crate) fn gather(a: &Array, buffer: &Arc<GpuBuffer>, plan: &Plan) -> Result<
             IndexKernel::GatherRows {
                 unit: *unit,
                 checks,
-                // One-unit rows (`x[idx]`): several per thread (`KUPFER_GATHER_ITEMS`).
+                // One-unit rows (`x[idx]`): several per thread (`KUPFER_GATHER_ITEMS`,
+                // `KUPFER_TAKE`), strided or consecutive, on workgroups of a chosen size.
                 items: if *units == 1 {
                     device.config().indexing.gather_items.clamp(1, 8) as u8
                 } else {
                     1
                 },
+                contiguous: *units == 1 && device.config().indexing.gather_contiguous,
+                workgroup: gather_workgroup(device),
             },
             &roots,
             &rp.shape,
@@ -188,4 +191,17 @@ impl Array {
     pub fn get_mask(&self, mask: &Array) -> Result<Array> {
         pollster::block_on(self.get_mask_async(mask))
     }
+}
+
+/// Threads per workgroup of the row gathers (`IndexingConfig::gather_workgroup`): the
+/// largest power of two within it and the adapter's limit, at least 64.
+fn gather_workgroup(device: &crate::device::Device) -> u16 {
+    let limit = device.info().limits.max_compute_invocations_per_workgroup;
+    let cap = device
+        .config()
+        .indexing
+        .gather_workgroup
+        .min(limit)
+        .clamp(64, 1024);
+    (1u32 << (31 - cap.leading_zeros())) as u16
 }

@@ -135,22 +135,22 @@ pub(crate) fn launch_rows(
         .ok_or_else(|| Error::unsupported("indexing more than 2^64 elements"))?;
     let block =
         u32::try_from(units).map_err(|_| Error::unsupported("rows of more than 2^32 units"))?;
-    let items = match kind {
-        IndexKernel::GatherRows { items, .. } => usize::from(items.max(1)),
-        _ => 1,
+    let (items, workgroup) = match kind {
+        IndexKernel::GatherRows {
+            items, workgroup, ..
+        } => (usize::from(items.max(1)), usize::from(workgroup)),
+        _ => (1, WORKGROUP_SIZE as usize),
     };
     if items > 1 && units != 1 {
         return Err(Error::invalid("several rows per thread need one-unit rows"));
     }
     // Several rows per thread: `stride` threads, thread g copying rows g, g + stride, ...
+    // (or g * items, g * items + 1, ...).
     let stride = threads.div_ceil(items);
     let (workgroups, nblocks) = if items > 1 {
-        (
-            Some(stride.div_ceil(WORKGROUP_SIZE as usize)),
-            stride as u32,
-        )
+        (Some(stride.div_ceil(workgroup)), stride as u32)
     } else {
-        (None, 0)
+        (Some(threads.div_ceil(workgroup)), 0)
     };
     run(
         device,

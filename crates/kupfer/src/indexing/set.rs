@@ -154,6 +154,15 @@ fn check_broadcast(value: &[usize], selection: &[usize], advanced: bool) -> Resu
     }
 }
 
+/// `KUPFER_PACKED_SET` (read once): `old` writes contiguous ranges of packed storage as
+/// before (a C-contiguous range from a word boundary packed by a fused kernel and copied
+/// with a buffer copy, the last partial word and every other range by the per-element
+/// packed scatter); by default rows of consecutive elements are written word by word.
+fn packed_rows_write() -> bool {
+    static OLD: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    !*OLD.get_or_init(|| std::env::var("KUPFER_PACKED_SET").is_ok_and(|v| v == "old"))
+}
+
 /// True when the plan may write one element twice (then the claim pass runs).
 fn may_repeat(p: &Plan) -> bool {
     let arrays: Vec<&Adv> = p.adv.iter().filter(|a| size_of(a.shape()) > 1).collect();
@@ -223,7 +232,11 @@ impl Array {
                 let off = layout_offset(&view);
                 let keep: Vec<&Array> = v.array.iter().collect();
                 readers::before_write(&buffer, &keep)?;
-                let (fits, val) = self.copy_whole_words(&buffer, &view, &v.shape, val)?;
+                let (fits, val) = if packed_rows_write() {
+                    self.write_packed_rows(&buffer, &view, &v.shape, val)?
+                } else {
+                    self.copy_whole_words(&buffer, &view, &v.shape, val)?
+                };
                 if fits {
                     return Ok(());
                 }
@@ -353,6 +366,70 @@ impl Array {
             &dst,
             vec![whole(&win)],
         )
+    }
+
+    /// An assignment of `val` (of shape `vshape`) to a `view` of packed storage `buffer`
+    /// made of rows of consecutive elements (a C-contiguous view, or rows of one: `m[2:5, 1:7]`)
+    /// as a straight word-wise write (`packed::write_rows`): a scalar fills the words, a
+    /// packed array of the same rows is copied from its words at any offset, and any other
+    /// value is packed by its own fused kernel first. Only each row's partial end words take
+    /// atomics. Gives `val` back, unused, when the write is not of that form.
+    fn write_packed_rows(
+        &self,
+        buffer: &Arc<GpuBuffer>,
+        view: &Layout,
+        vshape: &[usize],
+        val: Lazy,
+    ) -> Result<(bool, Lazy)> {
+        let dtype = self.dtype();
+        let Some(rows) = crate::packed::Rows::of(view) else {
+            return Ok((false, val));
+        };
+        let scalar_like = size_of(vshape) == 1;
+        if !(scalar_like || vshape == view.shape.as_slice()) || !self.is_packed_buffer(buffer)? {
+            return Ok((false, val));
+        }
+        let device = self.device();
+        let written = match &*val.root {
+            Expr::Scalar { bytes, dtype: d } if *d == dtype && bytes.len() >= 4 => {
+                let word = [bytes[0], bytes[1], bytes[2], bytes[3]];
+                let source = crate::packed::RowSource::Fill(u32::from_le_bytes(word));
+                crate::packed::write_rows(device, dtype, buffer, rows, source)?
+            }
+            Expr::Packed { source, layout }
+                if source.dtype() == dtype
+                    && !Arc::ptr_eq(source.buffer(), buffer)
+                    && layout.shape == view.shape
+                    && crate::packed::Rows::of(layout).is_some_and(|r| r.rows == rows.rows) =>
+            {
+                let Some(from) = crate::packed::Rows::of(layout) else {
+                    return Ok((false, val));
+                };
+                let source = crate::packed::RowSource::Packed {
+                    buffer: source.buffer(),
+                    rows: from,
+                };
+                crate::packed::write_rows(device, dtype, buffer, rows, source)?
+            }
+            _ => {
+                let packed = Array::from_lazy(device.clone(), view.shape.clone(), val.clone());
+                let Some((src, offset)) = packed.packed_contiguous()? else {
+                    return Ok((false, val));
+                };
+                let from = crate::packed::Rows {
+                    first: offset,
+                    rows: rows.rows,
+                    cols: rows.cols,
+                    stride: rows.cols,
+                };
+                let source = crate::packed::RowSource::Packed {
+                    buffer: &src,
+                    rows: from,
+                };
+                crate::packed::write_rows(device, dtype, buffer, rows, source)?
+            }
+        };
+        Ok((written, val))
     }
 
     /// An assignment of `val` (of shape `vshape`) to the C-contiguous `view` of packed
@@ -594,7 +671,7 @@ impl MaskedReads {
 /// destination's storage (`elements`), in which the `Claim` kernel records which of the
 /// indices writing an element is the last (NumPy's assignment keeps the last write), for the
 /// claimed scatters that follow.
-fn claim_window(
+pub(crate) fn claim_window(
     device: &Device,
     dtype: DType,
     pred: &Lazy,
