@@ -30,8 +30,10 @@
 //   onesweep:       per pass, each workgroup takes the next tile number from the pass's
 //                   counter (launch order: it only ever waits on tiles that started before
 //                   it), ranks its tile as the downsweep does, publishes its digit counts
-//                   (AGGREGATE) in the tile status, sums the counts of the tiles before it by
-//                   decoupled look-back (Merrill & Garland), publishes its inclusive prefix
+//                   (AGGREGATE; tile 0: INCLUSIVE) in the tile status (counted from the keys
+//                   in registers before the ranking, "early counts", or after it), sums the
+//                   counts of the tiles before it by decoupled look-back (Merrill &
+//                   Garland), publishes its inclusive prefix
 //                   (INCLUSIVE) and scatters like the downsweep. A status word is a 2-bit flag
 //                   over a 30-bit count, so one relaxed atomic carries both. Each thread looks
 //                   back for its digit on its own; a predecessor that has published nothing
@@ -258,13 +260,8 @@ fn onesweep(@builtin(local_invocation_index) lid: u32{{DOWN_BUILTINS}}) {
     var key: array<{{KEY_TYPE}}, ITEMS>;
     var pos: array<u32, ITEMS>;
 {{PAYLOAD_REGISTERS}}
-{{RANK}}
-    let status = P.status_at + tile * WG + lid;
-    if (tile == 0u) {
-        atomicStore(&state[status], FLAG_INCLUSIVE | tile_digit_count);
-    } else {
-        atomicStore(&state[status], FLAG_AGGREGATE | tile_digit_count);
-    }
+{{RANK_SWEEP}}
+{{PUBLISH}}
     // Look back over the tiles before this one: thread `lid` sums digit lid's counts of
     // tiles look - 1, look - 2, ... until a tile's inclusive prefix (or tile 0's count).
     var exclusive = 0u;

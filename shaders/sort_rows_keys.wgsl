@@ -2,7 +2,8 @@
 // whose order of equal values is free): a workgroup holds SLOTS keys, that is SLOTS / L rows
 // padded to L (a power of two) with the largest key, runs a bitonic network over them and
 // writes the values back from the keys (load_key and store_value generated: the sort's
-// bijective keys, so -0.0 sorts before 0.0 and NaN comes back canonical). Against the
+// bit-exact bijective keys, so -0.0 sorts before 0.0 and NaNs keep their bits; padding keys
+// equal to a real key write back that same value). Against the
 // (key, position) row sort it moves half the workgroup memory per exchange and needs no
 // permutation and no gather. Rows are numbered x + y * grid_x workgroups over (SLOTS / L)
 // rows each.

@@ -95,6 +95,24 @@ fn same(a: f64, b: f64, tol: f64) -> bool {
 
 type Run = Box<dyn Fn(&Array) -> kp::Result<Array>>;
 
+/// Results of `unique` runs shared by the cases that check their parts.
+type UniqueMemo =
+    std::rc::Rc<std::cell::RefCell<std::collections::HashMap<String, kp::sort::Unique>>>;
+
+/// The result stored under `key`, or `run`'s (stored when it succeeds).
+fn memoized(
+    memo: &UniqueMemo,
+    key: &str,
+    run: impl FnOnce() -> kp::Result<kp::sort::Unique>,
+) -> kp::Result<kp::sort::Unique> {
+    if let Some(u) = memo.borrow().get(key) {
+        return Ok(u.clone());
+    }
+    let u = run()?;
+    memo.borrow_mut().insert(key.to_string(), u.clone());
+    Ok(u)
+}
+
 struct Case {
     id: String,
     dtype: DType,
@@ -204,16 +222,44 @@ fn views() -> Vec<(&'static str, &'static str, Run)> {
     ]
 }
 
-fn sort_cases(dev: &kp::Device, sizes: &[usize], seed: u64) -> Vec<Case> {
+/// Which multi-dimensional cases [`sort_cases`] adds: every axis of (7, 33), (3, 4, 5), (3, 0)
+/// and a 0-d array (`All`: for float32 and complex64, a one-word and a several-word key
+/// dtype, and `Layouts` for the rest; the axis moves are the same code for every dtype);
+/// the axes that make distinct row layouts (`Layouts`: flattened, rows
+/// along the last axis, along the first and along a middle one, an empty axis, 0-d); rows
+/// of (7, 33) along the last axis and flattened (`Rows`); none.
+#[derive(Clone, Copy, PartialEq)]
+enum Shapes {
+    All,
+    Layouts,
+    Rows,
+    None,
+}
+
+/// Sorts and argsorts of every dtype but `skip` at `sizes`, the reversed and strided views at
+/// `view_sizes` only (views are made contiguous before the engine runs), and the
+/// multi-dimensional cases `shapes` says.
+fn sort_cases(
+    dev: &kp::Device,
+    sizes: &[usize],
+    view_sizes: &[usize],
+    shapes: Shapes,
+    skip: &[DType],
+    seed: u64,
+) -> Vec<Case> {
     let mut dtypes = common::dtypes(dev);
     dtypes.push(DType::Complex64);
     if dev.supports(DType::F64) {
         dtypes.push(DType::Complex128);
     }
+    dtypes.retain(|d| !skip.contains(d));
     let mut cases = Vec::new();
     for &d in &dtypes {
         for &n in sizes {
             for (vname, vexpr, view) in views() {
+                if !vname.is_empty() && !view_sizes.contains(&n) {
+                    continue;
+                }
                 let view = std::rc::Rc::new(view);
                 let v2 = view.clone();
                 cases.push(Case {
@@ -236,11 +282,32 @@ fn sort_cases(dev: &kp::Device, sizes: &[usize], seed: u64) -> Vec<Case> {
                 });
             }
         }
-        for shape in [vec![7, 33], vec![3, 4, 5], vec![3, 0], vec![]] {
+        let every_axis = shapes == Shapes::All && matches!(d, DType::F32 | DType::Complex64);
+        let shapes = if shapes == Shapes::All && !every_axis {
+            Shapes::Layouts
+        } else {
+            shapes
+        };
+        let layouts: Vec<(Vec<usize>, Vec<Option<isize>>)> = match shapes {
+            Shapes::All | Shapes::None => [vec![7, 33], vec![3, 4, 5], vec![3, 0], vec![]]
+                .into_iter()
+                .filter(|_| shapes == Shapes::All)
+                .map(|shape| {
+                    let nd = shape.len() as isize;
+                    let axes = std::iter::once(None).chain((-nd..nd).map(Some)).collect();
+                    (shape, axes)
+                })
+                .collect(),
+            Shapes::Layouts => vec![
+                (vec![7, 33], vec![None, Some(-1), Some(0)]),
+                (vec![3, 4, 5], vec![Some(1)]),
+                (vec![3, 0], vec![Some(0), Some(-1)]),
+                (vec![], vec![None]),
+            ],
+            Shapes::Rows => vec![(vec![7, 33], vec![None, Some(-1)])],
+        };
+        for (shape, axes) in layouts {
             let n: usize = shape.iter().product();
-            let axes: Vec<Option<isize>> = std::iter::once(None)
-                .chain((-(shape.len() as isize)..shape.len() as isize).map(Some))
-                .collect();
             for axis in axes {
                 let ax = axis.map_or("None".to_string(), |x| x.to_string());
                 cases.push(Case {
@@ -280,8 +347,13 @@ fn sort_cases(dev: &kp::Device, sizes: &[usize], seed: u64) -> Vec<Case> {
 #[test]
 fn sort_and_argsort_every_dtype_row_sort() {
     let dev = common::default_device();
-    let sizes = [1, 2, 3, 31, 32, 33, 255, 256, 257, 1000];
-    run_cases("rows", sort_cases(&dev, &sizes, 1));
+    // Rows padded to a power of two (3, 33, 257), exactly one (2, 32), one element, and a
+    // row of more elements than threads.
+    let sizes = [1, 2, 3, 32, 33, 257, 1000];
+    run_cases(
+        "rows",
+        sort_cases(&dev, &sizes, &[33, 1000], Shapes::All, &[], 1),
+    );
 }
 
 #[test]
@@ -289,19 +361,45 @@ fn sort_and_argsort_every_dtype_radix() {
     let dev = common::default_device();
     // Rows of more than one element and tiles of 1024 keys go to the radix sort.
     kp::sort::set_limits_for_tests(1, 4);
-    let sizes = [2, 1023, 1024, 1025, 4095, 4097];
-    run_cases("radix", sort_cases(&dev, &sizes, 2));
+    // A short tile, exactly one, one and a key more, four and a key more; the segmented
+    // sort (the row number as a key) over every row layout. complex128 (five key words
+    // through the permutation) sorts here as complex64 (three) does; its rows run the radix
+    // sort in the row-sort test already.
+    let sizes = [2, 1023, 1024, 1025, 4097];
+    run_cases(
+        "radix",
+        sort_cases(
+            &dev,
+            &sizes,
+            &[1025],
+            Shapes::Layouts,
+            &[DType::Complex128],
+            2,
+        ),
+    );
     kp::sort::set_limits_for_tests(0, 0);
 }
 
 #[test]
 fn sort_and_argsort_every_dtype_radix_portable_ranking() {
-    // The bit-mask ranking (adapters without subgroups), on adapters that have subgroups.
+    // The bit-mask ranking (adapters without subgroups), on adapters that have subgroups,
+    // for each kind of key: raw one-word (float32), raw two-word (int64), key words of 16 and
+    // 8 bits (float16, bool) and several words through the permutation (complex64).
     let dev = common::default_device();
     kp::sort::set_portable_ranking_for_tests(true);
     kp::sort::set_limits_for_tests(1, 4);
     let sizes = [2, 1025, 4097];
-    run_cases("radix-masks", sort_cases(&dev, &sizes, 3));
+    run_cases(
+        "radix-masks",
+        sort_cases(
+            &dev,
+            &sizes,
+            &[1025],
+            Shapes::Rows,
+            &[DType::F64, DType::I32, DType::U32, DType::Complex128],
+            3,
+        ),
+    );
     kp::sort::set_limits_for_tests(0, 0);
     kp::sort::set_portable_ranking_for_tests(false);
 }
@@ -315,7 +413,9 @@ fn sort_large_default_paths() {
         dtypes.push(DType::F64);
     }
     for d in dtypes {
-        for n in [4095usize, 4096, 4097, 8191, 8193, 70001] {
+        // The row sort's longest row, the radix sort's shortest, two default tiles and a key
+        // more, and many tiles.
+        for n in [4096usize, 4097, 8193, 70001] {
             cases.push(Case {
                 id: format!("sort n={n}"),
                 dtype: d,
@@ -994,6 +1094,8 @@ fn searchsorted_unique_and_sets() {
     let mut dtypes = common::dtypes(&dev);
     dtypes.push(DType::Complex64);
     let mut cases = Vec::new();
+    // One unique run per (dtype, n, equal_nan) serves its four cases (each still checked).
+    let memo: UniqueMemo = Default::default();
     for d in dtypes {
         for n in [1usize, 5, 300, 5000] {
             let v = data(n as u64, n, d);
@@ -1068,14 +1170,20 @@ fn searchsorted_unique_and_sets() {
                              return_counts=True, equal_nan={py})[{part}]"
                         ),
                         tol: 0.0,
-                        run: Box::new(move |a| {
-                            let u = kp::unique(a, true, true, true, equal_nan)?;
-                            Ok(match part {
-                                0 => u.values,
-                                1 => u.indices.unwrap(),
-                                2 => u.inverse.unwrap(),
-                                _ => u.counts.unwrap(),
-                            })
+                        run: Box::new({
+                            let memo = memo.clone();
+                            let key = format!("{d} {n} {equal_nan}");
+                            move |a| {
+                                let u = memoized(&memo, &key, || {
+                                    kp::unique(a, true, true, true, equal_nan)
+                                })?;
+                                Ok(match part {
+                                    0 => u.values,
+                                    1 => u.indices.unwrap(),
+                                    2 => u.inverse.unwrap(),
+                                    _ => u.counts.unwrap(),
+                                })
+                            }
                         }),
                     });
                 }
@@ -1506,6 +1614,9 @@ fn unique_along_an_axis() {
     let mut cases = Vec::new();
     let mut dtypes = common::dtypes(&dev);
     dtypes.push(DType::Complex64);
+    // One unique_axis run per (dtype, shape, axis, equal_nan) serves its four cases (values,
+    // index, inverse, counts: each still checked against NumPy's).
+    let memo: UniqueMemo = Default::default();
     for d in dtypes {
         let main = matches!(d, DType::F32 | DType::I32);
         let shapes: Vec<Vec<usize>> = if main {
@@ -1554,15 +1665,20 @@ fn unique_along_an_axis() {
                                  equal_nan={en})[{k}]"
                             ),
                             tol: 0.0,
-                            run: Box::new(move |a| {
-                                let u =
-                                    kp::sort::unique_axis(a, axis, true, true, true, equal_nan)?;
-                                Ok(match k {
-                                    0 => u.values,
-                                    1 => u.indices.unwrap(),
-                                    2 => u.inverse.unwrap(),
-                                    _ => u.counts.unwrap(),
-                                })
+                            run: Box::new({
+                                let memo = memo.clone();
+                                let key = format!("{d} {shape:?} {axis} {equal_nan}");
+                                move |a| {
+                                    let u = memoized(&memo, &key, || {
+                                        kp::sort::unique_axis(a, axis, true, true, true, equal_nan)
+                                    })?;
+                                    Ok(match k {
+                                        0 => u.values,
+                                        1 => u.indices.unwrap(),
+                                        2 => u.inverse.unwrap(),
+                                        _ => u.counts.unwrap(),
+                                    })
+                                }
                             }),
                         });
                     }
@@ -1715,8 +1831,13 @@ fn sort_and_argsort_every_dtype_onesweep() {
     // at 1024-key tiles: around tile boundaries.
     let dev = sort_engine_device(kp::SortEngine::Onesweep, 4, 64);
     let _on = dev.use_device();
+    // (Its small multi-dimensional cases would run the row sort: they are the row-sort
+    // test's.)
     let sizes = [8193, 9216, 10239];
-    run_cases("onesweep", sort_cases(&dev, &sizes, 4));
+    run_cases(
+        "onesweep",
+        sort_cases(&dev, &sizes, &[9216], Shapes::None, &[], 4),
+    );
 }
 
 #[test]
@@ -1971,4 +2092,324 @@ fn searchsorted_two_tier_search_matches_the_host() {
         }
     }
     assert!(failures.is_empty(), "{failures:?}");
+}
+
+/// Raw bit patterns of `d` (floats: NaNs of both signs and several payloads, ±0.0, ±inf,
+/// subnormals, extremes, a few repeated values and random bits; integers: extremes, a few
+/// repeated values and random bits) in the orders `pattern` names.
+fn bit_patterns(d: DType, n: usize, pattern: &str, seed: u64) -> Vec<u64> {
+    let mut rng = common::Rng(seed ^ 0xb175);
+    let mut bits64 = || (rng.next() << 33) ^ (rng.next() << 2) ^ rng.next();
+    let width = 8 * d.host_size() as u32;
+    let mask = if width == 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
+    };
+    let pool: Vec<u64> = match d {
+        DType::F32 => vec![
+            0x7fc0_0000,
+            0xffc0_0000,
+            0x7f80_0001,
+            0xff80_0001,
+            0x7fff_ffff,
+            0xffff_ffff,
+            0x7fc0_1234,
+            0xffa0_0000,
+            0x0000_0000,
+            0x8000_0000,
+            0x7f80_0000,
+            0xff80_0000,
+            0x0000_0001,
+            0x8000_0001,
+            0x007f_ffff,
+            0x807f_ffff,
+            0x7f7f_ffff,
+            0xff7f_ffff,
+            0x3fc0_0000,
+            0xbfc0_0000,
+            0x4120_0000,
+        ],
+        DType::F64 => vec![
+            0x7ff8_0000_0000_0000,
+            0xfff8_0000_0000_0000,
+            0x7ff0_0000_0000_0001,
+            0xfff0_0000_0000_0001,
+            0x7fff_ffff_ffff_ffff,
+            0xffff_ffff_ffff_ffff,
+            0x7ff8_0000_dead_beef,
+            0xfff4_0000_0000_0000,
+            0,
+            0x8000_0000_0000_0000,
+            0x7ff0_0000_0000_0000,
+            0xfff0_0000_0000_0000,
+            1,
+            0x8000_0000_0000_0001,
+            0x000f_ffff_ffff_ffff,
+            0x800f_ffff_ffff_ffff,
+            0x7fef_ffff_ffff_ffff,
+            0xffef_ffff_ffff_ffff,
+            0x3ff8_0000_0000_0000,
+            0xbff8_0000_0000_0000,
+            0x4024_0000_0000_0001,
+        ],
+        _ => vec![0, 1, mask, mask >> 1, (mask >> 1) + 1, 5, mask - 4],
+    };
+    let mut v: Vec<u64> = match pattern {
+        "equal" => vec![pool[6]; n],
+        "few" => (0..n)
+            .map(|_| pool[(bits64() % 3) as usize + 18.min(pool.len() - 3)])
+            .collect(),
+        _ => (0..n)
+            .map(|_| {
+                let r = bits64();
+                if r % 3 == 0 {
+                    r.rotate_left(7) & mask
+                } else {
+                    pool[(r >> 4) as usize % pool.len()]
+                }
+            })
+            .collect(),
+    };
+    match pattern {
+        "sorted" => v.sort_by(|&a, &b| numpy_cmp(d, a, b)),
+        "reversed" => v.sort_by(|&a, &b| numpy_cmp(d, b, a)),
+        _ => {}
+    }
+    v
+}
+
+/// NumPy's order of two bit patterns of `d` (floats: NaN last, -0.0 equal to 0.0).
+fn numpy_cmp(d: DType, a: u64, b: u64) -> std::cmp::Ordering {
+    let float = |x: f64, y: f64| match (x.is_nan(), y.is_nan()) {
+        (true, true) => std::cmp::Ordering::Equal,
+        (true, false) => std::cmp::Ordering::Greater,
+        (false, true) => std::cmp::Ordering::Less,
+        _ => x.partial_cmp(&y).unwrap(),
+    };
+    match d {
+        DType::F32 => float(
+            f64::from(f32::from_bits(a as u32)),
+            f64::from(f32::from_bits(b as u32)),
+        ),
+        DType::F64 => float(f64::from_bits(a), f64::from_bits(b)),
+        d if d.is_signed_int() => {
+            let s = 64 - 8 * d.host_size() as u32;
+            ((a << s) as i64 >> s).cmp(&((b << s) as i64 >> s))
+        }
+        _ => a.cmp(&b),
+    }
+}
+
+fn upload_bits(dev: &kp::Device, d: DType, bits: &[u64]) -> Array {
+    let n = [bits.len()];
+    match d {
+        DType::F32 => Array::from_slice_on(
+            dev,
+            &bits
+                .iter()
+                .map(|&b| f32::from_bits(b as u32))
+                .collect::<Vec<_>>(),
+            &n,
+        ),
+        DType::F64 => Array::from_slice_on(
+            dev,
+            &bits.iter().map(|&b| f64::from_bits(b)).collect::<Vec<_>>(),
+            &n,
+        ),
+        DType::I8 => {
+            Array::from_slice_on(dev, &bits.iter().map(|&b| b as i8).collect::<Vec<_>>(), &n)
+        }
+        DType::U8 => {
+            Array::from_slice_on(dev, &bits.iter().map(|&b| b as u8).collect::<Vec<_>>(), &n)
+        }
+        DType::I16 => {
+            Array::from_slice_on(dev, &bits.iter().map(|&b| b as i16).collect::<Vec<_>>(), &n)
+        }
+        DType::U16 => {
+            Array::from_slice_on(dev, &bits.iter().map(|&b| b as u16).collect::<Vec<_>>(), &n)
+        }
+        DType::I32 => {
+            Array::from_slice_on(dev, &bits.iter().map(|&b| b as i32).collect::<Vec<_>>(), &n)
+        }
+        DType::U32 => {
+            Array::from_slice_on(dev, &bits.iter().map(|&b| b as u32).collect::<Vec<_>>(), &n)
+        }
+        DType::I64 => {
+            Array::from_slice_on(dev, &bits.iter().map(|&b| b as i64).collect::<Vec<_>>(), &n)
+        }
+        DType::U64 => Array::from_slice_on(dev, bits, &n),
+        _ => panic!("no bit patterns of {d}"),
+    }
+    .unwrap()
+}
+
+fn host_bits(a: &Array) -> Vec<u64> {
+    match a.to_host().unwrap().data {
+        HostData::F32(v) => v.iter().map(|x| u64::from(x.to_bits())).collect(),
+        HostData::F64(v) => v.iter().map(|x| x.to_bits()).collect(),
+        HostData::I8(v) => v.iter().map(|&x| u64::from(x as u8)).collect(),
+        HostData::U8(v) => v.iter().map(|&x| u64::from(x)).collect(),
+        HostData::I16(v) => v.iter().map(|&x| u64::from(x as u16)).collect(),
+        HostData::U16(v) => v.iter().map(|&x| u64::from(x)).collect(),
+        HostData::I32(v) => v.iter().map(|&x| u64::from(x as u32)).collect(),
+        HostData::U32(v) => v.iter().map(|&x| u64::from(x)).collect(),
+        HostData::I64(v) => v.iter().map(|&x| x as u64).collect(),
+        HostData::U64(v) => v,
+        other => panic!("no bits of {other:?}"),
+    }
+}
+
+const BITS_ORACLE: &str = r#"
+import json, sys, numpy as np
+d = sys.argv[1]
+cases = json.load(open(d + "/manifest.json"))
+raw = {"float32": np.uint32, "float64": np.uint64, "int8": np.uint8, "uint8": np.uint8,
+       "int16": np.uint16, "uint16": np.uint16, "int32": np.uint32, "uint32": np.uint32,
+       "int64": np.uint64, "uint64": np.uint64}
+out = []
+for c in cases:
+    u = raw[c["dtype"]]
+    a = np.array(c["bits"], dtype=np.uint64).astype(u).view(c["dtype"])
+    r = np.sort(eval(c["view"]), kind=c["kind"])
+    out.append([int(x) for x in np.ascontiguousarray(r).view(u)])
+json.dump(out, open(d + "/results.json", "w"))
+"#;
+
+#[test]
+fn sort_keeps_every_bit() {
+    // The keys-only sorts (the radix sort of long rows, the row sort of short rows) against
+    // np.sort: the output's bit patterns are a permutation of the input's, non-decreasing in
+    // NumPy's order, and equal to NumPy's values (NaN equal to NaN, -0.0 to 0.0). The stable
+    // kind of floats (the payload path) and every kind of integers (keys alone) equal NumPy's
+    // bits exactly. The portable engine runs every case; the single-pass engine at patience 0
+    // (every predecessor counted from its keys) and the earlier radix kernel
+    // (KUPFER_SORT_SCATTER=old, KUPFER_SORT_COUNTS=late) run the float cases of several
+    // tiles. The look-back over published counts (patience > 0) is in
+    // sort_and_argsort_every_dtype_onesweep and onesweep_look_back_fallback.
+    let base = common::default_device();
+    let mut dtypes = vec![
+        DType::F32,
+        DType::I32,
+        DType::U32,
+        DType::I64,
+        DType::U64,
+        DType::I8,
+        DType::U8,
+        DType::I16,
+        DType::U16,
+    ];
+    if base.supports(DType::F64) {
+        dtypes.push(DType::F64);
+    }
+    // (pattern, n, view, radix): at 1024-key tiles 1024 is one tile, 3001 several with a
+    // short last one, the views 6001 reversed and 2051 strided (1026 elements); 100 and 4000
+    // are single rows of the row sort at the default limits (radix false).
+    let shapes: [(&str, usize, &str, bool); 9] = [
+        ("mixed", 3001, "a", true),
+        ("mixed", 6001, "a[::-1]", true),
+        ("mixed", 2051, "a[::2]", true),
+        ("equal", 2049, "a", true),
+        ("few", 1024, "a", true),
+        ("sorted", 1500, "a", true),
+        ("reversed", 1500, "a", true),
+        ("mixed", 100, "a", false),
+        ("mixed", 4000, "a[::-1]", false),
+    ];
+    // Which (shape, dtype, kind) the portable engine runs: every shape for floats; the first
+    // four shapes and the short rows for 32/64-bit integers; the first shape and the short
+    // rows for the small integers (their keys are int32/uint32's); the stable kind for floats
+    // and int32 (integers of every kind take the keys-only path).
+    let portable_runs = |k: usize, d: DType, kind: &str| {
+        let shape_ok = d.is_float() || k >= 7 || k == 0 || (!d.is_small_int() && k < 4);
+        let kind_ok = kind == "quicksort" || d.is_float() || d == DType::I32;
+        shape_ok && kind_ok
+    };
+    let mut manifest = Vec::new();
+    let mut inputs = Vec::new();
+    for &d in &dtypes {
+        for (k, &(pattern, n, view, radix)) in shapes.iter().enumerate() {
+            let bits = bit_patterns(d, n, pattern, k as u64 * 31 + d.host_size() as u64);
+            for kind in ["quicksort", "stable"] {
+                if !portable_runs(k, d, kind) {
+                    continue;
+                }
+                manifest.push(json!({"dtype": d.name(), "bits": bits, "view": view, "kind": kind}));
+                inputs.push((d, bits.clone(), k, view, radix, kind));
+            }
+        }
+    }
+    let dir = std::env::temp_dir().join(format!("kupfer-sort-bits-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let results = common::run_oracle(&dir, &Value::Array(manifest), BITS_ORACLE);
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut failures = Vec::new();
+    let mut runs = 0;
+    let configs = [
+        (kp::SortEngine::Portable, 64, false),
+        (kp::SortEngine::Onesweep, 0, false),
+        (kp::SortEngine::Portable, 64, true),
+        (kp::SortEngine::Onesweep, 0, true),
+    ];
+    for (ci, &(engine, patience, old_kernel)) in configs.iter().enumerate() {
+        let dev = sort_engine_device(engine, 4, patience);
+        kp::sort::set_old_radix_kernel_for_tests(Some(old_kernel));
+        for ((d, bits, k, view, radix, kind), want) in
+            inputs.iter().zip(results.as_array().unwrap())
+        {
+            let d = *d;
+            if ci > 0 && !(d.is_float() && *k < 2 && *kind == "quicksort") {
+                continue;
+            }
+            kp::sort::set_limits_for_tests(if *radix { 1 } else { 0 }, 0);
+            let a = upload_bits(&dev, d, bits);
+            let a = match *view {
+                "a[::-1]" => a.slice(&[kp::views::stepped(.., -1)]).unwrap(),
+                "a[::2]" => a.slice(&[kp::views::stepped(.., 2)]).unwrap(),
+                _ => a,
+            };
+            let input = host_bits(&a);
+            let got = host_bits(&kp::sort(&a, None, Some(kind)).unwrap());
+            runs += 1;
+            let want: Vec<u64> = want
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_u64().unwrap())
+                .collect();
+            let id = format!(
+                "{engine:?}/{patience}/old kernel {old_kernel} {d} {} n={} {view} {kind}",
+                shapes[*k].0,
+                bits.len()
+            );
+            let (mut have_sorted, mut in_sorted) = (got.clone(), input);
+            have_sorted.sort_unstable();
+            in_sorted.sort_unstable();
+            if have_sorted != in_sorted {
+                failures.push(format!("{id}: the output's bits are not the input's"));
+                continue;
+            }
+            if let Some(k) = (1..got.len()).find(|&k| numpy_cmp(d, got[k - 1], got[k]).is_gt()) {
+                failures.push(format!("{id}: element {k} below its predecessor"));
+                continue;
+            }
+            let exact = *kind == "stable" || !d.is_float();
+            let bad = got.iter().zip(&want).position(|(&g, &w)| {
+                if exact {
+                    g != w
+                } else {
+                    numpy_cmp(d, g, w).is_ne()
+                }
+            });
+            if let Some(k) = bad {
+                failures.push(format!(
+                    "{id}: element {k} is {:#x}, NumPy's {:#x}",
+                    got[k], want[k]
+                ));
+            }
+        }
+    }
+    kp::sort::set_limits_for_tests(0, 0);
+    kp::sort::set_old_radix_kernel_for_tests(None);
+    common::assert_no_failures(&failures, runs);
 }

@@ -84,8 +84,9 @@ pub const RADIX_WG: u32 = 256;
 pub enum KeyLoad {
     /// Key words already (K per element, no offset).
     Words,
-    /// Raw float32 elements (from the element offset): the bijective key (-0.0 below 0.0)
-    /// or, with `equal_zeros`, -0.0 given 0.0's key.
+    /// Raw float32 elements (from the element offset): the bit-exact bijective key
+    /// (`key32_exact`: -0.0 below 0.0, NaNs above +inf, each bit pattern its own key) or,
+    /// with `equal_zeros`, NumPy's equality as keys (-0.0 given 0.0's key, every NaN one key).
     F32 {
         /// -0.0 and 0.0 get one key.
         equal_zeros: bool,
@@ -110,11 +111,11 @@ pub enum KeyLoad {
 pub enum KeyStore {
     /// The key words.
     Words,
-    /// float32 values (the inverse of the bijective key).
+    /// float32 values (the inverse of the bit-exact key: every bit pattern comes back).
     F32,
     /// int32 values.
     I32,
-    /// float64 values.
+    /// float64 values (the inverse of the bit-exact key).
     F64,
     /// int64 values.
     I64,
@@ -162,6 +163,26 @@ pub struct RadixPass {
     pub payload: Payload,
     /// How keys are ranked in a tile.
     pub ranking: Ranking,
+    /// What the scatter stages first to find each slot's destination.
+    pub scatter: Scatter,
+    /// Single-pass sort: publish each tile's digit counts before ranking it (counted from
+    /// the keys in registers) rather than after.
+    pub early_counts: bool,
+    /// The payload is written as int64 (its word, then a zero word): the last pass of an
+    /// argsort into the default int64 positions.
+    pub int64_positions: bool,
+}
+
+/// What a radix pass's scatter stages in workgroup memory first, in digit order, to learn
+/// each slot's destination.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Scatter {
+    /// The digits, then each word written in a round of its own (`KUPFER_SORT_SCATTER=old`).
+    Digits,
+    /// The key word holding the digit, which gives the destination and, unless the last
+    /// pass writes float64 values (which need both words), the word written there: one
+    /// staging round fewer per pass.
+    KeyWords,
 }
 
 /// The payload a radix pass carries beside its keys.
@@ -222,6 +243,7 @@ const RANK_MASKS: &str = "    for (var k = 0u; k < ITEMS; k = k + 1u) {
 {{PAYLOAD_LOAD}}
         }
     }
+{{EARLY_COUNTS}}
     let mword = lid >> 5u;
     let bit = 1u << (lid & 31u);
     digit_count[lid] = 0u;
@@ -276,6 +298,7 @@ const RANK_SUBGROUPS: &str = "    let nsg = WG / sgs;
 {{PAYLOAD_LOAD}}
         }
     }
+{{EARLY_COUNTS}}
     for (var w = lid; w < RANK_WORDS; w = w + WG) {
         atomicStore(&sub_counts[w], 0u);
     }
@@ -326,7 +349,8 @@ const RANK_SUBGROUPS: &str = "    let nsg = WG / sgs;
 
 // The end of a downsweep or onesweep pass: each key's destination (from `global_start`,
 // `local_start` and its position in the tile's digit order), then the staged writes.
-const SCATTER: &str = "    // Stage the digits in digit order to learn each slot's destination.
+const SCATTER_DIGITS: &str =
+    "    // Stage the digits in digit order to learn each slot's destination.
     for (var k = 0u; k < ITEMS; k = k + 1u) {
         if (pos[k] != 0xffffffffu) {
             stage[pos[k]] = digit_of(key[k]);
@@ -343,6 +367,49 @@ const SCATTER: &str = "    // Stage the digits in digit order to learn each slot
     }
 {{ROUNDS}}";
 
+// The same, staging the key word that holds the digit (`digit_word`): its slot's digit gives
+// the destination, and the word itself (FIRST_WRITE) what is written there where it can.
+const SCATTER_KEY_WORDS: &str =
+    "    // Stage the key words holding the digit in digit order: each slot's destination and,
+    // where that word gives it, what is written there.
+    for (var k = 0u; k < ITEMS; k = k + 1u) {
+        if (pos[k] != 0xffffffffu) {
+            stage[pos[k]] = digit_word(key[k]);
+        }
+    }
+    workgroupBarrier();
+    var dst: array<u32, ITEMS>;
+    for (var k = 0u; k < ITEMS; k = k + 1u) {
+        let j = k * WG + lid;
+        if (j < tile_len) {
+            let w = stage[j];
+            let d = (w >> (P.shift & 31u)) & 0xffu;
+            dst[k] = global_start[d] + (j - local_start[d]);
+{{FIRST_WRITE}}
+        }
+    }
+{{ROUNDS}}";
+
+// Early counts (onesweep): the tile's digit counts from the keys in registers, published as
+// its aggregate (tile 0: its inclusive prefix) before the ranking, so that the look-back of
+// the tiles after it need not wait for this tile's ranking. SLOT is the tile slot of key k.
+const EARLY_COUNTS: &str = "    atomicStore(&counts[lid], 0u);
+    workgroupBarrier();
+    for (var k = 0u; k < ITEMS; k = k + 1u) {
+        if ({{SLOT}} < tile_len) {
+            atomicAdd(&counts[digit_of(key[k])], 1u);
+        }
+    }
+    workgroupBarrier();
+    let status = P.status_at + tile * WG + lid;
+    atomicStore(&state[status], select(FLAG_AGGREGATE, FLAG_INCLUSIVE, tile == 0u)
+        | atomicLoad(&counts[lid]));";
+
+// Late counts: the aggregate published after the ranking, from its digit counts.
+const LATE_COUNTS: &str = "    let status = P.status_at + tile * WG + lid;
+    atomicStore(&state[status], select(FLAG_AGGREGATE, FLAG_INCLUSIVE, tile == 0u)
+        | tile_digit_count);";
+
 /// Keys each thread of the single-pass sort's all-digit histogram counts.
 pub const HIST_ITEMS: u32 = 64;
 
@@ -358,23 +425,21 @@ pub(crate) fn key_load_body(load: KeyLoad, wide: bool) -> String {
             "    return vec2<u32>(keys_in[2u * i], keys_in[2u * i + 1u]);".to_string()
         }
         KeyLoad::Words => "    return keys_in[i];".to_string(),
-        KeyLoad::F32 { equal_zeros } => format!(
-            "    let b = keys_in[P.off + i];\n    return key32({});",
-            if equal_zeros {
-                "select(b, 0u, b == 0x80000000u)"
-            } else {
-                "b"
-            }
-        ),
+        KeyLoad::F32 { equal_zeros: true } => "    let b = keys_in[P.off + i];\n    \
+                                                 return key32(select(b, 0u, b == 0x80000000u));"
+            .to_string(),
+        KeyLoad::F32 { equal_zeros: false } => {
+            "    return key32_exact(keys_in[P.off + i]);".to_string()
+        }
         KeyLoad::I32 => "    return keys_in[P.off + i] ^ 0x80000000u;".to_string(),
         KeyLoad::U32 => "    return keys_in[P.off + i];".to_string(),
         KeyLoad::F64 { equal_zeros } => format!(
             "    let e = 2u * (P.off + i);\n    let lo = keys_in[e];\n    let hi = keys_in[e + 1u];\n    \
-             return key64(lo, {});",
+             return {};",
             if equal_zeros {
-                "select(hi, 0u, hi == 0x80000000u && lo == 0u)"
+                "key64(lo, select(hi, 0u, hi == 0x80000000u && lo == 0u))"
             } else {
-                "hi"
+                "key64_exact(lo, hi)"
             }
         ),
         KeyLoad::I64 => "    let e = 2u * (P.off + i);\n    \
@@ -434,10 +499,10 @@ pub fn select(targets: u32, key_words: u32, load: KeyLoad, store: KeyStore, per:
     let key_fns = select_key_fns(load, wide);
     let s = key_words + 1;
     let emit = match store {
-        KeyStore::F32 => format!("        values[lid] = unkey32(state[lid * {s}u]);"),
+        KeyStore::F32 => format!("        values[lid] = unkey32_exact(state[lid * {s}u]);"),
         KeyStore::I32 => format!("        values[lid] = state[lid * {s}u] ^ 0x80000000u;"),
         KeyStore::F64 => format!(
-            "        let v = unkey64(vec2<u32>(state[lid * {s}u], state[lid * {s}u + 1u]));\n        \
+            "        let v = unkey64_exact(vec2<u32>(state[lid * {s}u], state[lid * {s}u + 1u]));\n        \
              values[2u * lid] = v.x;\n        values[2u * lid + 1u] = v.y;"
         ),
         KeyStore::I64 => format!(
@@ -473,6 +538,9 @@ pub fn radix(pass: RadixPass) -> String {
         store,
         payload,
         ranking,
+        scatter,
+        early_counts,
+        int64_positions,
     } = pass;
     let k = key_words;
     let wide = k == 2;
@@ -484,17 +552,26 @@ pub fn radix(pass: RadixPass) -> String {
         "    return (k >> shift) & 0xffu;"
     };
     let out_body = match (store, wide) {
-        (KeyStore::F32, _) => "    return unkey32(k);",
+        (KeyStore::F32, _) => "    return unkey32_exact(k);",
         (KeyStore::I32, _) => "    return k ^ 0x80000000u;",
-        (KeyStore::F64, _) => "    let v = unkey64(k);\n    return select(v.x, v.y, w == 1u);",
+        (KeyStore::F64, _) => {
+            "    let v = unkey64_exact(k);\n    return select(v.x, v.y, w == 1u);"
+        }
         (KeyStore::I64, _) => "    return select(k.x, k.y ^ 0x80000000u, w == 1u);",
         (_, true) => "    return select(k.x, k.y, w == 1u);",
         (_, false) => "    return k;",
+    };
+    let digit_word = if wide {
+        "    return select(k.x, k.y, P.shift >= 32u);"
+    } else {
+        "    return k;"
     };
     let key_fns = format!(
         "fn load_key(i: u32) -> {key_type} {{\n{load_body}\n}}\n\n\
          fn digit_at(k: {key_type}, shift: u32) -> u32 {{\n{digit}\n}}\n\n\
          fn digit_of(k: {key_type}) -> u32 {{\n    return digit_at(k, P.shift);\n}}\n\n\
+         // The key word holding this pass's digit.\n\
+         fn digit_word(k: {key_type}) -> u32 {{\n{digit_word}\n}}\n\n\
          // Word w of what the last pass writes for key k.\n\
          fn out_word(k: {key_type}, w: u32) -> u32 {{\n{out_body}\n}}"
     );
@@ -517,17 +594,53 @@ pub fn radix(pass: RadixPass) -> String {
             "            val[k] = vals_in[i];",
         ),
     };
+    // What is staged and written after the destinations are known: (value, the writes of
+    // the staged `stage[j]`).
     let mut rounds: Vec<(String, String)> = Vec::new();
-    if store != KeyStore::Nothing {
-        for w in 0..k {
+    // Written from the staged digit word (Scatter::KeyWords) along with the destination.
+    let mut first_write = String::new();
+    let hw = "select(0u, 1u, P.shift >= 32u)";
+    match (scatter, store, wide) {
+        (_, KeyStore::Nothing, _) => {}
+        // Each word in a round of its own (float64 values need both key words).
+        (Scatter::Digits, _, _)
+        | (Scatter::KeyWords, KeyStore::F64 | KeyStore::F32 | KeyStore::I32, true) => {
+            for w in 0..k {
+                rounds.push((
+                    format!("out_word(key[k], {w}u)"),
+                    format!("keys_out[dst[k] * {k}u + {w}u] = stage[j];"),
+                ));
+            }
+        }
+        (Scatter::KeyWords, _, false) => {
+            first_write = "            keys_out[dst[k]] = out_word(w, 0u);".into();
+        }
+        // Key words or int64 values: each output word from its key word alone.
+        (Scatter::KeyWords, KeyStore::Words, true) => {
+            first_write = format!("            keys_out[dst[k] * 2u + {hw}] = w;");
             rounds.push((
-                format!("out_word(key[k], {w}u)"),
-                format!("keys_out[dst[k] * {k}u + {w}u]"),
+                format!("out_word(key[k], 1u - {hw})"),
+                format!("keys_out[dst[k] * 2u + 1u - {hw}] = stage[j];"),
+            ));
+        }
+        (Scatter::KeyWords, KeyStore::I64, true) => {
+            first_write = format!(
+                "            let hw = {hw};\n            \
+                 keys_out[dst[k] * 2u + hw] = select(w, w ^ 0x80000000u, hw == 1u);"
+            );
+            rounds.push((
+                format!("out_word(key[k], 1u - {hw})"),
+                format!("keys_out[dst[k] * 2u + 1u - {hw}] = stage[j];"),
             ));
         }
     }
     if payload != Payload::None {
-        rounds.push(("val[k]".into(), "vals_out[dst[k]]".into()));
+        let store = if int64_positions {
+            "vals_out[2u * dst[k]] = stage[j];\n            vals_out[2u * dst[k] + 1u] = 0u;"
+        } else {
+            "vals_out[dst[k]] = stage[j];"
+        };
+        rounds.push(("val[k]".into(), store.into()));
     }
     let rounds: String = rounds
         .iter()
@@ -543,7 +656,7 @@ pub fn radix(pass: RadixPass) -> String {
     for (var k = 0u; k < ITEMS; k = k + 1u) {{
         let j = k * WG + lid;
         if (j < tile_len) {{
-            {out} = stage[j];
+            {out}
         }}
     }}
 "
@@ -578,9 +691,22 @@ pub fn radix(pass: RadixPass) -> String {
             RANK_SUBGROUPS,
         ),
     };
-    let rank = Template::new(rank)
-        .set_if_held("PAYLOAD_LOAD", payload_load)
-        .render();
+    let slot = match ranking {
+        Ranking::Masks => "k * WG + lid",
+        Ranking::Subgroups { .. } => "seg + k * sgs + lane",
+    };
+    let (early, publish) = if early_counts {
+        (Template::new(EARLY_COUNTS).set("SLOT", slot).render(), "")
+    } else {
+        (String::new(), LATE_COUNTS)
+    };
+    let rank_with = |early: &str| {
+        Template::new(rank)
+            .set_if_held("PAYLOAD_LOAD", payload_load)
+            .set("EARLY_COUNTS", early)
+            .render()
+    };
+    let (rank, rank_sweep) = (rank_with(""), rank_with(&early));
     Template::new(RADIX)
         .set("KEY_HELPERS", KEY_HELPERS)
         .set("RANKING", format!("{ranking:?}"))
@@ -596,7 +722,17 @@ pub fn radix(pass: RadixPass) -> String {
         .set("KEY_TYPE", key_type)
         .set("PAYLOAD_REGISTERS", registers)
         .set("RANK", &rank)
-        .set("SCATTER", SCATTER)
+        .set("RANK_SWEEP", &rank_sweep)
+        .set("PUBLISH", publish)
+        .set(
+            "SCATTER",
+            Template::new(match scatter {
+                Scatter::Digits => SCATTER_DIGITS,
+                Scatter::KeyWords => SCATTER_KEY_WORDS,
+            })
+            .set_if_held("FIRST_WRITE", &first_write)
+            .render_part(),
+        )
         .set("ROUNDS", &rounds)
         .set("HIST_ITEMS", HIST_ITEMS)
         .render()
@@ -884,7 +1020,8 @@ mod tests {
     /// Every radix pass the sort engine can build: any first-pass load (raw elements of any
     /// kind, or key words) with any store of its width (the engine writes words between
     /// passes and the values or nothing after the last, and a one-pass sort does both at
-    /// once), every payload, 4, 8 or 16 keys per thread, and both rankings (subgroup ballots
+    /// once), every payload, 4, 8 or 16 keys per thread (and the earlier kernel: staged
+    /// digits, late counts, at 16), both rankings (subgroup ballots
     /// for the smallest and the largest subgroup counts the engine admits, 256 / 128 and
     /// 256 / 8).
     #[test]
@@ -905,7 +1042,13 @@ mod tests {
                         if store == KeyStore::Nothing && payload == Payload::None {
                             continue;
                         }
-                        for items in [4, 8, 16] {
+                        // The earlier kernel (staged digits, late counts) at one tile size.
+                        for (items, scatter) in [
+                            (4, Scatter::KeyWords),
+                            (8, Scatter::KeyWords),
+                            (16, Scatter::KeyWords),
+                            (16, Scatter::Digits),
+                        ] {
                             let src = radix(RadixPass {
                                 items,
                                 key_words,
@@ -913,6 +1056,9 @@ mod tests {
                                 store,
                                 payload,
                                 ranking,
+                                scatter,
+                                early_counts: scatter == Scatter::KeyWords,
+                                int64_positions: store == KeyStore::Nothing && items == 8,
                             });
                             crate::naga_check::validate(&src, caps);
                             checked += 1;
@@ -921,7 +1067,7 @@ mod tests {
                 }
             }
         }
-        assert!(checked > 500, "{checked}");
+        assert!(checked > 600, "{checked}");
     }
 
     /// Selection of 1 to 3 order statistics over every raw key load with every store of its
@@ -1027,6 +1173,9 @@ mod tests {
                             store,
                             payload,
                             ranking,
+                            scatter: Scatter::KeyWords,
+                            early_counts: items == 8,
+                            int64_positions: store == KeyStore::Nothing,
                         });
                         let caps = match ranking {
                             Ranking::Masks => Capabilities::empty(),

@@ -19,7 +19,7 @@ pub fn rows_keys(
     store: KeyStore,
 ) -> String {
     let value = match store {
-        KeyStore::F32 => "    return unkey32(k);",
+        KeyStore::F32 => "    return unkey32_exact(k);",
         KeyStore::I32 => "    return k ^ 0x80000000u;",
         _ => "    return k;",
     };

@@ -19,11 +19,13 @@ pub fn select_rows(targets: u32, key_words: u32, load: KeyLoad, store: KeyStore)
     let wide = key_words == 2;
     let key_fns = select_key_fns(load, wide);
     let emit = match store {
-        KeyStore::F32 => "        values[at] = unkey32(pre_lo[lid]);".to_string(),
+        KeyStore::F32 => "        values[at] = unkey32_exact(pre_lo[lid]);".to_string(),
         KeyStore::I32 => "        values[at] = pre_lo[lid] ^ 0x80000000u;".to_string(),
-        KeyStore::F64 => "        let v = unkey64(vec2<u32>(pre_lo[lid], pre_hi[lid]));\n        \
+        KeyStore::F64 => {
+            "        let v = unkey64_exact(vec2<u32>(pre_lo[lid], pre_hi[lid]));\n        \
              values[at] = v.x;\n        values[at + 1u] = v.y;"
-            .to_string(),
+                .to_string()
+        }
         KeyStore::I64 => "        values[at] = pre_lo[lid];\n        \
              values[at + 1u] = pre_hi[lid] ^ 0x80000000u;"
             .to_string(),

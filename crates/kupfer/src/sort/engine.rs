@@ -23,12 +23,14 @@
 use crate::array::Array;
 use crate::config::SortEngine;
 use crate::device::Device;
-use kupfer_core::sort::{self as gen, KeyLoad, KeyStore, KeyWord, Payload, RadixPass, Ranking};
+use kupfer_core::sort::{
+    self as gen, KeyLoad, KeyStore, KeyWord, Payload, RadixPass, Ranking, Scatter,
+};
 use kupfer_core::{DType, Error, Layout, Result};
 use kupfer_wgpu::pipeline::Pipeline;
 use kupfer_wgpu::{Binding, GpuBuffer, ShaderChecks};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 static ROW_LIMIT_OVERRIDE: AtomicUsize = AtomicUsize::new(0);
 static ITEMS_OVERRIDE: AtomicUsize = AtomicUsize::new(0);
@@ -90,6 +92,50 @@ fn ranking(device: &Device) -> Ranking {
     } else {
         Ranking::Masks
     }
+}
+
+static OLD_KERNEL_OVERRIDE: AtomicUsize = AtomicUsize::new(0);
+
+/// Testing hook: the radix passes run the earlier kernel (`Some(true)`: the scatter stages
+/// digits, the single-pass sort publishes tile counts after ranking), the current one
+/// (`Some(false)`), or as `KUPFER_SORT_SCATTER` and `KUPFER_SORT_COUNTS` say (`None`).
+/// Changes only performance.
+#[doc(hidden)]
+pub fn set_old_radix_kernel_for_tests(old: Option<bool>) {
+    let v = match old {
+        None => 0,
+        Some(true) => 1,
+        Some(false) => 2,
+    };
+    OLD_KERNEL_OVERRIDE.store(v, Ordering::Relaxed);
+}
+
+/// Whether the environment variable `name` is `value` (read once per `cell`), unless the
+/// testing hook decides.
+fn old_kernel(cell: &OnceLock<bool>, name: &str, value: &str) -> bool {
+    match OLD_KERNEL_OVERRIDE.load(Ordering::Relaxed) {
+        1 => true,
+        2 => false,
+        _ => *cell.get_or_init(|| std::env::var(name).is_ok_and(|v| v == value)),
+    }
+}
+
+/// What the radix scatter stages first: the key words holding the digits, or the digits
+/// alone where `KUPFER_SORT_SCATTER=old` asks for the earlier kernel.
+fn scatter() -> Scatter {
+    static OLD: OnceLock<bool> = OnceLock::new();
+    if old_kernel(&OLD, "KUPFER_SORT_SCATTER", "old") {
+        Scatter::Digits
+    } else {
+        Scatter::KeyWords
+    }
+}
+
+/// Whether single-pass tiles publish their digit counts before ranking (not where
+/// `KUPFER_SORT_COUNTS=late` asks for the earlier kernel).
+fn early_counts() -> bool {
+    static LATE: OnceLock<bool> = OnceLock::new();
+    !old_kernel(&LATE, "KUPFER_SORT_COUNTS", "late")
 }
 
 /// Keys per thread of a radix tile: the config's (4, 8 or 16), else the testing hook's, else
@@ -414,6 +460,33 @@ pub(crate) fn radix_sort(
     n: usize,
     bits: u32,
 ) -> Result<Sorted> {
+    radix_sort_to(
+        device,
+        input,
+        key_words,
+        store,
+        vals,
+        with_payload,
+        false,
+        n,
+        bits,
+    )
+}
+
+/// [`radix_sort`], the last pass writing the payload as int64 (2n words) with
+/// `int64_positions`.
+#[allow(clippy::too_many_arguments)]
+fn radix_sort_to(
+    device: &Device,
+    input: RadixInput,
+    key_words: u32,
+    store: KeyStore,
+    vals: Option<Arc<GpuBuffer>>,
+    with_payload: bool,
+    int64_positions: bool,
+    n: usize,
+    bits: u32,
+) -> Result<Sorted> {
     let ranking = ranking(device);
     let items = radix_items(device, ranking);
     let tile = gen::RADIX_WG as usize * items as usize;
@@ -451,6 +524,7 @@ pub(crate) fn radix_sort(
             KeyLoad::Words
         };
         let pass_store = if last { store } else { KeyStore::Words };
+        let wide_vals = last && int64_positions;
         let payload = match (&vals_in, with_payload) {
             (_, false) => Payload::None,
             (None, true) => Payload::Position,
@@ -463,6 +537,9 @@ pub(crate) fn radix_sort(
             store: pass_store,
             payload,
             ranking,
+            scatter: scatter(),
+            early_counts: early_counts(),
+            int64_positions: wide_vals,
         });
         let off = if pass == 0 { input.off } else { 0 };
         let mut p = RadixParams {
@@ -522,10 +599,10 @@ pub(crate) fn radix_sort(
         }
         let vals_out = if with_payload {
             let out = match spare_vals.take() {
-                Some(v) => v,
-                None => alloc_words(device, n)?,
+                Some(v) if !wide_vals => v,
+                _ => alloc_words(device, if wide_vals { 2 * n } else { n })?,
             };
-            b.push((5, bind(&out, nbytes)));
+            b.push((5, bind(&out, if wide_vals { 2 * nbytes } else { nbytes })));
             Some(out)
         } else {
             None
@@ -577,28 +654,8 @@ pub(crate) fn lexsort_rows(keys: &[&Array], nrows: usize, rowlen: usize) -> Resu
     }
     let n = nrows * rowlen;
     if keys.len() == 1 && nrows == 1 {
-        if let Some((load, key_words)) = raw_load(keys[0].dtype(), true) {
-            let (buffer, off, bytes) = source(keys[0])?;
-            let input = RadixInput {
-                buffer,
-                off,
-                bytes,
-                load,
-            };
-            let bits = 32 * key_words;
-            let (_, perm) = radix_sort(
-                device,
-                input,
-                key_words,
-                KeyStore::Nothing,
-                None,
-                true,
-                n,
-                bits,
-            )?;
-            return perm
-                .map(Perm::Global)
-                .ok_or_else(|| Error::invalid("sort engine: no permutation"));
+        if let Some(perm) = raw_argsort(keys[0], false)? {
+            return Ok(Perm::Global(perm));
         }
     }
     let mut passes: Vec<(&Array, KeyWord, u32)> = Vec::new();
@@ -634,6 +691,53 @@ pub(crate) fn lexsort_rows(keys: &[&Array], nrows: usize, rowlen: usize) -> Resu
     }
     perm.map(Perm::Global)
         .ok_or_else(|| Error::invalid("sort engine: no key words"))
+}
+
+/// The stable sorting permutation of a contiguous 1-D array of a dtype with raw keys (u32
+/// positions, or int64 with `int64`), by the radix sort reading the elements themselves; None
+/// for other dtypes.
+fn raw_argsort(a: &Array, int64: bool) -> Result<Option<Arc<GpuBuffer>>> {
+    let Some((load, key_words)) = raw_load(a.dtype(), true) else {
+        return Ok(None);
+    };
+    let (buffer, off, bytes) = source(a)?;
+    let input = RadixInput {
+        buffer,
+        off,
+        bytes,
+        load,
+    };
+    let (_, perm) = radix_sort_to(
+        a.device(),
+        input,
+        key_words,
+        KeyStore::Nothing,
+        None,
+        true,
+        int64,
+        a.size(),
+        32 * key_words,
+    )?;
+    perm.map(Some)
+        .ok_or_else(|| Error::invalid("sort engine: no permutation"))
+}
+
+/// `argsort` of a contiguous 1-D array of at least two elements into int64 positions
+/// written by the radix sort's last pass (no cast), where the adapter's default integer is
+/// int64 and the radix sort takes the row (None elsewhere).
+pub(crate) fn argsort_int64(a: &Array) -> Result<Option<Array>> {
+    let device = a.device();
+    let n = a.size();
+    let one_word = gen::key_words(a.dtype()).len() == 1;
+    if device.default_int() != DType::I64 || n < 2 || (one_word && n <= row_limit(device)) {
+        return Ok(None);
+    }
+    let Some(perm) = raw_argsort(a, true)? else {
+        return Ok(None);
+    };
+    Array::from_buffer(device.clone(), DType::I64, perm, Layout::contiguous(&[n]))
+        .into_packed_result()
+        .map(Some)
 }
 
 /// The row sort of `nrows` rows of `rowlen <= row_limit` keys.
@@ -775,9 +879,11 @@ pub(crate) fn keys_only_dtype(dtype: DType) -> bool {
     raw_load(dtype, false).is_some()
 }
 
-/// The keys-only radix sort of a contiguous 1-D float32, int32, uint32, float64 or int64
-/// array: the values themselves (-0.0 before 0.0, NaN canonical), without a permutation.
-/// The first pass turns values into keys and the last turns keys back into values.
+/// The keys-only radix sort of a contiguous 1-D array of a [`keys_only_dtype`] (integers,
+/// float32, float64): the values themselves, bit for bit (-0.0 before 0.0, NaNs after +inf
+/// with their signs and payloads), without a permutation. The first pass turns values into
+/// bijective keys and the last turns keys back into values; 64-bit keys move as one two-word
+/// key through every pass.
 pub(crate) fn sort_keys_only(a: &Array) -> Result<Array> {
     let device = a.device();
     let n = a.size();

@@ -22,11 +22,13 @@
 //! **Kinds.** `kind` may be `'quicksort'`, `'mergesort'`, `'heapsort'` or `'stable'` (or
 //! NumPy's accepted prefixes: the first letter decides); every kind gives a stable result
 //! in kupfer (the radix sort is stable by construction, the row sort breaks ties by
-//! position). The one difference: an unstable kind of a long 1-D float32/int32/uint32/
-//! float64/int64
-//! `sort` runs a keys-only radix sort whose order puts -0.0 before 0.0 (a valid order for
-//! NumPy's unstable kinds, where equal values may come in any order), and so does the
-//! keys-only row sort (`rows_keys.rs`) of short rows of 32-bit values.
+//! position). The one difference: an unstable kind of a long 1-D float32/float64/integer
+//! `sort` runs a keys-only radix sort whose order puts -0.0 before 0.0 and orders NaNs by
+//! their bits (a valid order for NumPy's unstable kinds, where equal values may come in any
+//! order; every element keeps its bits), and so does the keys-only row sort (`rows_keys.rs`)
+//! of short rows of 32-bit values. Integer sorts of every kind run these keys-only sorts
+//! (equal integers are identical). `KUPFER_SORT_KEYS=payload` sends every sort through the
+//! permutation and a gather instead.
 //!
 //! **Algorithm.** Elements become 32-bit key words whose unsigned order is NumPy's order
 //! (signed integers: sign bit flipped; floats: all bits flipped for negatives, the sign bit
@@ -63,7 +65,9 @@ pub mod unique_axis;
 pub use digitize::digitize;
 pub use digitize::digitize_async;
 #[doc(hidden)]
-pub use engine::{set_limits_for_tests, set_portable_ranking_for_tests};
+pub use engine::{
+    set_limits_for_tests, set_old_radix_kernel_for_tests, set_portable_ranking_for_tests,
+};
 #[cfg(not(target_arch = "wasm32"))]
 pub use histogram::{histogram_bin_edges, histogram_bins};
 pub use histogram::{histogram_bins_async, Bins};

@@ -103,9 +103,19 @@ impl Rows {
     }
 }
 
+/// Whether `KUPFER_SORT_KEYS=payload` (read once) sends every `sort` through the sorting
+/// permutation and a gather, and `argsort` through u32 positions and a cast (the paths the
+/// keys-only sorts and the int64 positions replaced, for timing).
+fn payload_knob() -> bool {
+    static PAYLOAD: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *PAYLOAD.get_or_init(|| std::env::var("KUPFER_SORT_KEYS").is_ok_and(|v| v == "payload"))
+}
+
 /// A sorted copy of `a` along `axis` (`None`: the flattened array), as `numpy.sort`. NaN
 /// sorts last, -0.0 equals 0.0, complex values order by real then imaginary part. `kind`:
-/// `'quicksort'`, `'mergesort'`, `'heapsort'`, `'stable'` or None, all stable (see the
+/// `'quicksort'`, `'mergesort'`, `'heapsort'`, `'stable'` or None; elements keep their bits
+/// (NaN payloads, -0.0). The stable kinds keep NumPy's stable order; the others may order
+/// -0.0 before 0.0 and NaNs by their bits, as NumPy's unstable kinds may (see the
 /// [module docs](super)).
 ///
 /// ```
@@ -125,14 +135,17 @@ pub fn sort(a: &Array, axis: Option<isize>, kind: Option<&str>) -> Result<Array>
         );
     }
     let device = a.device();
-    if !stable
+    // Keys alone where the order of equal keys cannot show: the unstable kinds, and integers
+    // (whose equal keys are identical values) of every kind.
+    let keys_alone = (!stable || a.dtype().is_int()) && !payload_knob();
+    if keys_alone
         && rows.nrows == 1
         && rows.rowlen > engine::row_limit(device)
         && engine::keys_only_dtype(a.dtype())
     {
         return rows.restore(engine::sort_keys_only(&rows.data)?);
     }
-    if !stable {
+    if keys_alone {
         if let Some(sorted) = super::rows_keys::sort_rows_keys(&rows.data, rows.nrows, rows.rowlen)?
         {
             return rows.restore(sorted);
@@ -164,6 +177,11 @@ pub fn argsort(a: &Array, axis: Option<isize>, kind: Option<&str>) -> Result<Arr
             Some(a.device().default_int()),
         )?;
         return rows.restore(z);
+    }
+    if rows.nrows == 1 && !payload_knob() {
+        if let Some(positions) = engine::argsort_int64(&rows.data)? {
+            return rows.restore(positions);
+        }
     }
     let perm = rows.perm()?;
     rows.restore(rows.positions(perm)?)

@@ -1,6 +1,7 @@
 //! `sort` of short rows without a permutation: the keys-only row sort
 //! (`shaders/sort_rows_keys.wgsl`) for rows of 32-bit values that fit the workgroup memory,
-//! where the order of equal values is free (every kind but the stable ones). One launch
+//! where the order of equal values is free (every kind but the stable ones, and every kind of
+//! integers, whose equal keys are identical values). One launch
 //! reads the values and writes them sorted; the (key, position) row sort it replaces takes a
 //! key launch, the sort and a gather. `KUPFER_ROWSORT=old` keeps that path.
 
@@ -19,7 +20,7 @@ fn old_path() -> bool {
 }
 
 /// Every row of the contiguous `(nrows, rowlen)` array `data` sorted (-0.0 before 0.0, NaN
-/// last and canonical), or None where this path does not apply (64-bit and other dtypes,
+/// last, every element's bits kept), or None where this path does not apply (64-bit and other dtypes,
 /// rows longer than the workgroup memory holds).
 pub(crate) fn sort_rows_keys(data: &Array, nrows: usize, rowlen: usize) -> Result<Option<Array>> {
     let device = data.device();
