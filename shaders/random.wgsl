@@ -467,3 +467,192 @@ fn kp_permute_rows(k: vec2<u32>, d: vec2<u32>, e: u32, n: u32) -> u32 {
     return kp_cycle_walk(rk, j, n);
 }
 
+
+// Ziggurat (Marsaglia and Tsang, "The ziggurat method for generating random variables", 2000)
+// with 256 layers: the default float32 normals and exponentials, the same bits on every
+// driver. The tables (kupfer_core::random::ziggurat, computed on the host in float64 and
+// rounded) come as `var<private>` arrays of exact bits appended by the code generator:
+// KP_ZIG_N32_FAST[i] = (K_i, W_i) with W_i = x_i 2^-24 (x_i: layer i's width) and
+// K_i = floor(2^24 x_{i+1} / x_i); KP_ZIG_N32_SLOW[i] = (f(x_i), f(x_{i+1}) - f(x_i)).
+// The fast path is exact by construction: an integer converted exactly, ONE multiply by a
+// table value (correctly rounded), the acceptance test in integers. The slow path (wedge,
+// tail) fences every product that is added, so it too rounds the same on every driver; its
+// words come from the element's own blocks (counter (e, j, draw), j = 1..17), which the fast
+// path (block 0) never reads. kupfer_core::random::ziggurat emulates both on the CPU.
+
+// exp(-h) for 0 <= h <= 12, fenced: n = round(h / ln 2), r = n ln 2 - h in [-ln 2 / 2, ln 2 / 2]
+// (n ln2_hi exact), the degree-7 Taylor polynomial of exp(r) (relative error below 6e-9) by
+// Horner with every product fenced, times 2^-n (exact).
+fn kp_exp_neg_fenced_f32(h: f32) -> f32 {
+    let n = floor(kpl32_opq(h * 1.4426950408889634) + 0.5);
+    let r = kpl32_opq(kpl32_opq(n * KPL32_LN2_HI) - h) + kpl32_opq(n * KPL32_LN2_LO);
+    var p = kpl32_opq(r * 0.0001984126984126984) + 0.001388888888888889;
+    p = kpl32_opq(r * p) + 0.008333333333333333;
+    p = kpl32_opq(r * p) + 0.041666666666666664;
+    p = kpl32_opq(r * p) + 0.16666666666666666;
+    p = kpl32_opq(r * p) + 0.5;
+    p = kpl32_opq(r * p) + 1.0;
+    p = kpl32_opq(r * p) + 1.0;
+    return p * bitcast<f32>(u32(127 - i32(n)) << 23u);
+}
+
+// The fast path of a normal from one word w: layer i = w & 255, the odd integer
+// s = 2 (w >> 8) + 1 - 2^24 in (-2^24, 2^24) (exact in float32), x = s W_i (fenced, so that
+// an expression fused with the draw cannot contract it); (x, accepted, i, s).
+fn kp_zig_normal_try_f32(w: u32) -> vec4<f32> {
+    let i = w & 255u;
+    let s = bitcast<i32>(((w >> 8u) << 1u) | 1u) - 16777216;
+    let t = KP_ZIG_N32_FAST[i];
+    let x = kpl32_opq(f32(s) * bitcast<f32>(t.y));
+    let fast = u32(abs(s)) < t.x;
+    return vec4<f32>(x, select(0.0, 1.0, fast), f32(i), f32(s));
+}
+
+// The slow path of element e's normal whose fast try (layer i, odd integer s, value x) was
+// rejected: the wedge test against the fenced exp(-x^2 / 2), or Marsaglia's tail beyond r
+// (x = -ln(U1) / r, y = -ln(U2) until 2 y > x^2, then r + x with s's sign); a rejected wedge
+// draws the next try from the same block. Attempt j reads the element's own block j; past
+// 16 (probability below 1e-34) the fenced Box-Muller normal of block 17.
+fn kp_zig_normal_slow_f32(k: vec2<u32>, d: vec2<u32>, e: u32, first: vec4<f32>) -> f32 {
+    var x = first.x;
+    var i = u32(first.z);
+    var s = first.w;
+    var tail = i == 0u;
+    for (var j = 1u; j <= 16u; j++) {
+        let blk = kp_rng_block(k, d, e, j);
+        if (tail) {
+            let tx = kpl32_opq(kp_ln_unit_fenced_f32(kp_u01_open_f32(blk.x)) * KP_ZIG_N32_NEG_RINV);
+            let ty = -kp_ln_unit_fenced_f32(kp_u01_open_f32(blk.y));
+            if (ty + ty > kpl32_opq(tx * tx)) {
+                let v = tx + KP_ZIG_N32_R;
+                return select(v, -v, s < 0.0);
+            }
+            continue;
+        }
+        let sl = KP_ZIG_N32_SLOW[i];
+        let h = kpl32_opq(0.5 * kpl32_opq(x * x));
+        let y = kpl32_opq(kp_u01_f32(blk.x) * bitcast<f32>(sl.y)) + bitcast<f32>(sl.x);
+        if (y < kp_exp_neg_fenced_f32(h)) {
+            return x;
+        }
+        let t = kp_zig_normal_try_f32(blk.y);
+        if (t.y == 1.0) {
+            return t.x;
+        }
+        x = t.x;
+        i = u32(t.z);
+        s = t.w;
+        tail = i == 0u;
+    }
+    let last = kp_rng_block(k, d, e, 17u);
+    return kp_normal_pair_fenced_f32(last.x, last.y).x;
+}
+
+// Element e's standard normal from its word 0 (w): the ziggurat's fast path, else its slow path.
+fn kp_normal_zig_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w: u32) -> f32 {
+    let t = kp_zig_normal_try_f32(w);
+    if (t.y == 1.0) {
+        return t.x;
+    }
+    return kp_zig_normal_slow_f32(k, d, e, t);
+}
+
+// The four normals of the elements e0 .. e0 + 3 whose block 0 is b: four fast tries, then the
+// slow path for the rejected ones.
+fn kp_normal4_zig_f32(k: vec2<u32>, d: vec2<u32>, e0: u32, b: vec4<u32>) -> vec4<f32> {
+    var t = array<vec4<f32>, 4>(kp_zig_normal_try_f32(b.x), kp_zig_normal_try_f32(b.y),
+        kp_zig_normal_try_f32(b.z), kp_zig_normal_try_f32(b.w));
+    var v = vec4<f32>(t[0].x, t[1].x, t[2].x, t[3].x);
+    // The rejected lanes, taken one per iteration: a thread with one of them (most) runs
+    // the slow code once, in step with the other threads of its warp.
+    var pending = select(0u, 1u, t[0].y == 0.0) | select(0u, 2u, t[1].y == 0.0)
+        | select(0u, 4u, t[2].y == 0.0) | select(0u, 8u, t[3].y == 0.0);
+    for (var it = 0u; it < 4u && pending != 0u; it++) {
+        let l = countTrailingZeros(pending);
+        pending &= pending - 1u;
+        v[l] = kp_zig_normal_slow_f32(k, d, e0 + l, t[l]);
+    }
+    return v;
+}
+
+// The fast path of an exponential from one word w: layer i = w & 255, the integer
+// m = w >> 8 (exact in float32), x = m W_i; (x, accepted, i, 0).
+fn kp_zig_exp_try_f32(w: u32) -> vec4<f32> {
+    let i = w & 255u;
+    let m = w >> 8u;
+    let t = KP_ZIG_E32_FAST[i];
+    let x = kpl32_opq(f32(m) * bitcast<f32>(t.y));
+    return vec4<f32>(x, select(0.0, 1.0, m < t.x), f32(i), 0.0);
+}
+
+// The slow path of element e's exponential whose fast try was rejected: in layer 0 the tail,
+// r plus a fresh exponential (memoryless: r is added and the draw starts again), else the
+// wedge test against the fenced exp(-x); a rejected wedge draws again. Attempt j reads the
+// element's own block j; past 16, -ln U of block 17 (fenced) plus the tails taken.
+fn kp_zig_exp_slow_f32(k: vec2<u32>, d: vec2<u32>, e: u32, first: vec4<f32>) -> f32 {
+    var x = first.x;
+    var i = u32(first.z);
+    var off = 0.0;
+    for (var j = 1u; j <= 16u; j++) {
+        let blk = kp_rng_block(k, d, e, j);
+        var w = blk.x;
+        if (i == 0u) {
+            off = off + KP_ZIG_E32_R;
+        } else {
+            let sl = KP_ZIG_E32_SLOW[i];
+            let y = kpl32_opq(kp_u01_f32(blk.x) * bitcast<f32>(sl.y)) + bitcast<f32>(sl.x);
+            if (y < kp_exp_neg_fenced_f32(x)) {
+                return x + off;
+            }
+            w = blk.y;
+        }
+        let t = kp_zig_exp_try_f32(w);
+        if (t.y == 1.0) {
+            return t.x + off;
+        }
+        x = t.x;
+        i = u32(t.z);
+    }
+    let last = kp_rng_block(k, d, e, 17u);
+    return kpl32_opq(-kp_ln_unit_fenced_f32(kp_u01_open_f32(last.x))) + off;
+}
+
+// Element e's standard exponential from its word 0 (w).
+fn kp_exponential_zig_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w: u32) -> f32 {
+    let t = kp_zig_exp_try_f32(w);
+    if (t.y == 1.0) {
+        return t.x;
+    }
+    return kp_zig_exp_slow_f32(k, d, e, t);
+}
+
+// The four exponentials of the elements e0 .. e0 + 3 whose block 0 is b.
+fn kp_exponential4_zig_f32(k: vec2<u32>, d: vec2<u32>, e0: u32, b: vec4<u32>) -> vec4<f32> {
+    var t = array<vec4<f32>, 4>(kp_zig_exp_try_f32(b.x), kp_zig_exp_try_f32(b.y),
+        kp_zig_exp_try_f32(b.z), kp_zig_exp_try_f32(b.w));
+    var v = vec4<f32>(t[0].x, t[1].x, t[2].x, t[3].x);
+    // The rejected lanes, taken one per iteration: a thread with one of them (most) runs
+    // the slow code once, in step with the other threads of its warp.
+    var pending = select(0u, 1u, t[0].y == 0.0) | select(0u, 2u, t[1].y == 0.0)
+        | select(0u, 4u, t[2].y == 0.0) | select(0u, 8u, t[3].y == 0.0);
+    for (var it = 0u; it < 4u && pending != 0u; it++) {
+        let l = countTrailingZeros(pending);
+        pending &= pending - 1u;
+        v[l] = kp_zig_exp_slow_f32(k, d, e0 + l, t[l]);
+    }
+    return v;
+}
+
+// loc + scale z with the product fenced, so that no driver contracts it into a fused
+// multiply-add (normal(loc, scale)): the product and the sum each rounded once everywhere.
+// An infinite or NaN product bypasses the fence (min would clamp it; fused or not, the sum
+// of an infinite product is the same).
+fn kp_affine_f32(z: f32, loc: f32, scale: f32) -> f32 {
+    let p = scale * z;
+    return select(kpl32_opq(p), p, !(abs(p) <= KPL32_MAX)) + loc;
+}
+
+fn kp_affine_f64(z: f64, loc: f64, scale: f64) -> f64 {
+    let p = scale * z;
+    return select(kpl64_opq(p), p, !(abs(p) <= KPL64_MAX)) + loc;
+}

@@ -91,6 +91,8 @@
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 
+pub mod ziggurat;
+
 /// The WGSL of the bit generator and the transforms (a library: kernels take the subset they
 /// call with [`crate::libm::subset`]).
 pub const RANDOM_WGSL: &str = include_str!("../../../shaders/random.wgsl");
@@ -140,6 +142,8 @@ pub fn library<'a>(functions: impl IntoIterator<Item = &'a str>, int64: bool) ->
     roots.push(mulhi);
     roots.push(round);
     let mut src = crate::libm::subset(random_source(), roots);
+    let tables = ziggurat::wgsl_tables(&src);
+    src.push_str(&tables);
     src.push_str(&format!(
         "fn kp_mulhi(a: u32, b: u32) -> u32 {{\n    return {mulhi}(a, b);\n}}\n\
          fn kp_philox_round(x: vec4<u32>, k: vec2<u32>) -> vec4<u32> {{\n    \
@@ -160,6 +164,12 @@ pub fn libm_calls(src: &str) -> std::collections::BTreeSet<&str> {
 /// words; they differ in how the logarithm, square root, sine and cosine are evaluated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NormalForm {
+    /// The default (`ziggurat`): Marsaglia and Tsang's ziggurat with 256 layers from the
+    /// element's word 0 ([`ziggurat`]): an exact integer-to-float conversion times a table
+    /// value, accepted by an integer test, with a fenced slow path on the element's own
+    /// blocks. The same bits on every driver, those of [`ziggurat::normal_f32`]; not a
+    /// Box-Muller pair.
+    Ziggurat,
     /// `fenced`: the lean form's polynomials with every product that is added fenced (no
     /// driver can contract it into a fused multiply-add), integers turned into floats by exact
     /// conversions, no division, and the driver's square root corrected to the correctly
@@ -172,7 +182,7 @@ pub enum NormalForm {
     /// (0.130 ms for 2^26 draws on the H200; 54931 of 65536 normals identical to lavapipe's,
     /// at most 3 ulp apart).
     Accurate,
-    /// The default (`lean`): a logarithm without division (f + f^2 S(f)), sine and cosine by
+    /// `lean`: a logarithm without division (f + f^2 S(f)), sine and cosine by
     /// an exact quadrant split, plain products and sums (a driver may contract them into fused
     /// multiply-adds or not) and the driver's sqrt: the fastest form (0.122 ms for 2^26 draws
     /// on the H200), within a few ulp of float64 Box-Muller; 54615 of 65536 normals were
@@ -183,14 +193,36 @@ pub enum NormalForm {
 static NORMAL_FORM: std::sync::OnceLock<NormalForm> = std::sync::OnceLock::new();
 
 /// The float32 normal form of this process: the one [`set_normal_form`] chose, else the one
-/// the environment variable `KUPFER_RANDN` asks for (`lean`, the default; `fenced`;
-/// `accurate`), fixed at the first draw; wasm32 has no environment and takes the default
-/// unless the page sets one.
+/// the environment variable `KUPFER_RANDN` asks for (`ziggurat`, the default; `lean`;
+/// `fenced`; `accurate`), fixed at the first draw; wasm32 has no environment and takes the
+/// default unless the page sets one.
 pub fn normal_form() -> NormalForm {
     *NORMAL_FORM.get_or_init(|| match std::env::var("KUPFER_RANDN").as_deref() {
         Ok("accurate") => NormalForm::Accurate,
         Ok("fenced") => NormalForm::Fenced,
-        _ => NormalForm::Lean,
+        Ok("lean") => NormalForm::Lean,
+        _ => NormalForm::Ziggurat,
+    })
+}
+
+/// The forms of the float32 standard exponential (`KUPFER_RANDEXP`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExponentialForm {
+    /// The default (`ziggurat`): the 256-layer ziggurat of [`ziggurat::exponential_f32`],
+    /// the same bits on every driver.
+    Ziggurat,
+    /// `log`: `-log(U)` of the open uniform through the libm (a driver may contract the
+    /// logarithm's polynomial differently from another).
+    Log,
+}
+
+/// The float32 exponential form of this process: `KUPFER_RANDEXP=log` for `-log(U)`, else
+/// the ziggurat; read once.
+pub fn exponential_form() -> ExponentialForm {
+    static FORM: std::sync::OnceLock<ExponentialForm> = std::sync::OnceLock::new();
+    *FORM.get_or_init(|| match std::env::var("KUPFER_RANDEXP").as_deref() {
+        Ok("log") => ExponentialForm::Log,
+        _ => ExponentialForm::Ziggurat,
     })
 }
 
@@ -215,6 +247,7 @@ pub fn normal_f32_functions() -> (&'static str, &'static str) {
         NormalForm::Fenced => ("kp_normal_fenced_f32", "kp_normal4_fenced_f32"),
         NormalForm::Accurate => ("kp_normal_f32", "kp_normal4_f32"),
         NormalForm::Lean => ("kp_normal_lean_f32", "kp_normal4_lean_f32"),
+        NormalForm::Ziggurat => ("kp_normal_zig_f32", "kp_normal4_zig_f32"),
     }
 }
 
@@ -225,7 +258,7 @@ fn lit(v: f64) -> f32 {
 
 /// `kp_ln_unit_fenced_f32` on the CPU (IEEE float32, no fused multiply-adds: what the fences
 /// make every driver compute).
-fn ln_unit_fenced(x: f32) -> f32 {
+pub(crate) fn ln_unit_fenced(x: f32) -> f32 {
     let b = x.to_bits().wrapping_add(0x004a_fb0d);
     let k = f32::from_bits((b >> 23) | 0x4b00_0000) - 8_388_735.0;
     let f = f32::from_bits((b & 0x007f_ffff) + 0x3f35_04f3) - 1.0;
@@ -287,6 +320,12 @@ pub enum RandomOp {
     OpenUniform,
     /// Standard normal (float32 or float64).
     Normal,
+    /// Standard exponential by the ziggurat (float32 only; [`ziggurat::exponential_f32`]).
+    Exponential,
+    /// `loc + scale Z` of the standard normal `Z` ([`RandomOp::Normal`]) with the product
+    /// fenced (no driver contracts it into a fused multiply-add): two parameters loc and
+    /// scale of the draw's float dtype.
+    NormalAffine,
     /// Unbiased integer in [0, r) as u32; one u32 parameter `r` (0 stands for 2^32).
     Bounded,
     /// Standard gamma (float32 or float64) of the parameter shape of the same dtype
@@ -319,7 +358,11 @@ impl RandomOp {
     /// Number of parameter arguments after the four stream arguments.
     pub fn params(self) -> usize {
         match self {
-            RandomOp::Bits | RandomOp::Uniform | RandomOp::OpenUniform | RandomOp::Normal => 0,
+            RandomOp::Bits
+            | RandomOp::Uniform
+            | RandomOp::OpenUniform
+            | RandomOp::Normal
+            | RandomOp::Exponential => 0,
             RandomOp::Bounded
             | RandomOp::Gamma
             | RandomOp::Poisson
@@ -327,7 +370,7 @@ impl RandomOp {
             | RandomOp::PermuteRows
             | RandomOp::VonMises
             | RandomOp::Zipf => 1,
-            RandomOp::Binomial => 2,
+            RandomOp::Binomial | RandomOp::NormalAffine => 2,
             RandomOp::Hypergeometric => 3,
         }
     }
@@ -338,6 +381,7 @@ impl RandomOp {
             RandomOp::Bits | RandomOp::Bounded | RandomOp::Permute | RandomOp::PermuteRows => {
                 dtype == DType::U32
             }
+            RandomOp::Exponential => dtype == DType::F32,
             RandomOp::Gamma
             | RandomOp::Poisson
             | RandomOp::Binomial
@@ -345,6 +389,7 @@ impl RandomOp {
             | RandomOp::Uniform
             | RandomOp::OpenUniform
             | RandomOp::Normal
+            | RandomOp::NormalAffine
             | RandomOp::Zipf
             | RandomOp::Hypergeometric => matches!(dtype, DType::F32 | DType::F64),
         };
@@ -387,6 +432,33 @@ impl RandomOp {
                 let (one, four) = normal_f32_functions();
                 return ["kp_rng_block0", "kp_rng_block", "kp_lane", one, four];
             }
+            (RandomOp::NormalAffine, DType::F64) => {
+                return [
+                    "kp_rng_block0",
+                    "kp_rng_block",
+                    "kp_lane",
+                    "kp_normal_f64",
+                    "kp_affine_f64",
+                ]
+            }
+            (RandomOp::NormalAffine, _) => {
+                return [
+                    "kp_rng_block0",
+                    "kp_rng_block",
+                    "kp_lane",
+                    normal_f32_functions().0,
+                    "kp_affine_f32",
+                ]
+            }
+            (RandomOp::Exponential, _) => {
+                return [
+                    "kp_rng_block0",
+                    "kp_rng_block",
+                    "kp_lane",
+                    "kp_exponential_zig_f32",
+                    "kp_exponential4_zig_f32",
+                ]
+            }
             (RandomOp::Bounded, _) => "kp_bounded",
             (RandomOp::Gamma, DType::F64) => "kp_gamma_f64",
             (RandomOp::Gamma, _) => "kp_gamma_f32",
@@ -412,15 +484,22 @@ impl RandomOp {
         ]
     }
 
-    /// The WGSL expression of the four values (a vec4) of the elements `4 i .. 4 i + 4` whose
-    /// block 0 is `b`, for the ops whose value depends on its word 0 alone (float32): a
-    /// vectorised kernel computes them once per block. `None` for the other ops.
-    pub fn block_wgsl(self, dtype: DType, b: &str) -> Option<String> {
+    /// The WGSL expression of the four values (a vec4) of the elements `e0 .. e0 + 4` (`e0` a
+    /// multiple of 4) whose block 0 is `b`, under key `k` and draw `d`, for the float32 ops
+    /// whose value comes from its words (the ziggurat's slow path from the element's own
+    /// blocks too): a vectorised kernel computes them once per block. `None` for the others.
+    pub fn block_wgsl(self, dtype: DType, k: &str, d: &str, e0: &str, b: &str) -> Option<String> {
         match (self, dtype) {
             (RandomOp::Bits, _) => Some(b.to_string()),
             (RandomOp::Uniform, DType::F32) => Some(format!("kp_u01x4_f32({b})")),
             (RandomOp::OpenUniform, DType::F32) => Some(format!("kp_u01_midx4_f32({b})")),
+            (RandomOp::Normal, DType::F32) if normal_form() == NormalForm::Ziggurat => {
+                Some(format!("kp_normal4_zig_f32({k}, {d}, {e0}, {b})"))
+            }
             (RandomOp::Normal, DType::F32) => Some(format!("{}({b})", normal_f32_functions().1)),
+            (RandomOp::Exponential, DType::F32) => {
+                Some(format!("kp_exponential4_zig_f32({k}, {d}, {e0}, {b})"))
+            }
             _ => None,
         }
     }
@@ -458,6 +537,17 @@ impl RandomOp {
             (RandomOp::Normal, DType::F64) => {
                 format!("kp_normal_f64({w0}, kp_rng_block({k}, {d}, {e}, 1u))")
             }
+            (RandomOp::Normal, _) if normal_form() == NormalForm::Ziggurat => {
+                format!("kp_normal_zig_f32({k}, {d}, {e}, {w0})")
+            }
+            (RandomOp::Exponential, _) => format!("kp_exponential_zig_f32({k}, {d}, {e}, {w0})"),
+            (RandomOp::NormalAffine, _) => format!(
+                "kp_affine_{}({}, {}, {})",
+                dtype.wgsl_value(),
+                RandomOp::Normal.wgsl(dtype, k, d, e, b, lane, &[]),
+                params[0],
+                params[1]
+            ),
             (RandomOp::Normal, _) => {
                 // The pair (lanes 2 (e % 4 / 2) and + 1); even elements take the cosine.
                 let (first, second, odd) = match lane {
@@ -599,6 +689,12 @@ pub fn reference(op: RandomOp, dtype: DType, key: [u32; 2], draw: u64, e: u32, p
             let u2 = u01_f64(w(2), w(3));
             (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
         }
+        (RandomOp::Normal, _) if normal_form() == NormalForm::Ziggurat => {
+            f64::from(ziggurat::normal_f32(key, draw, e))
+        }
+        (RandomOp::Exponential, _) => f64::from(ziggurat::exponential_f32(key, draw, e)),
+        // Its parameters are floats: the tests compose it from the normal's reference.
+        (RandomOp::NormalAffine, _) => f64::NAN,
         (RandomOp::Normal, _) => {
             let pair = e & !1;
             let a = stream_word(key, draw, pair, 0);
@@ -972,6 +1068,9 @@ mod tests {
             (RandomOp::OpenUniform, DType::F64),
             (RandomOp::Normal, DType::F32),
             (RandomOp::Normal, DType::F64),
+            (RandomOp::Exponential, DType::F32),
+            (RandomOp::NormalAffine, DType::F32),
+            (RandomOp::NormalAffine, DType::F64),
             (RandomOp::Bounded, DType::U32),
             (RandomOp::Gamma, DType::F32),
             (RandomOp::Gamma, DType::F64),
@@ -1066,6 +1165,26 @@ mod tests {
                  @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3<u32>) {{\n\
                  let b = kp_rng_block0(vec2<u32>(1u, 2u), vec2<u32>(3u, 4u), id.x);\n\
                  out[id.x] = {four}(b) + vec4<f32>({one}(b.x, b.y, true));\n}}\n"
+            ));
+            validate(&src, naga::valid::Capabilities::empty());
+        }
+        // The ziggurat forms (their four-element functions take the key, draw and element).
+        for (one, four) in [
+            ("kp_normal_zig_f32", "kp_normal4_zig_f32"),
+            ("kp_exponential_zig_f32", "kp_exponential4_zig_f32"),
+        ] {
+            let mut src = library(["kp_rng_block0", one, four], true);
+            let copy = src.clone();
+            src.push_str(&crate::libm::subset(
+                crate::libm::f32_library(),
+                libm_calls(&copy),
+            ));
+            src.push_str(&format!(
+                "@group(0) @binding(0) var<storage, read_write> out: array<vec4<f32>>;\n\
+                 @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3<u32>) {{\n\
+                 let k = vec2<u32>(1u, 2u); let d = vec2<u32>(3u, 4u);\n\
+                 let b = kp_rng_block0(k, d, 4u * id.x);\n\
+                 out[id.x] = {four}(k, d, 4u * id.x, b) + vec4<f32>({one}(k, d, id.x, b.x));\n}}\n"
             ));
             validate(&src, naga::valid::Capabilities::empty());
         }

@@ -127,10 +127,17 @@ impl Generator {
         self.draw(RandomOp::Normal, size, d, vec![])
     }
 
-    /// Standard exponential floats, `-log(U)` with U uniform in (0, 1)
-    /// (`Generator.standard_exponential`).
+    /// Standard exponential floats (`Generator.standard_exponential`): float32 by the
+    /// ziggurat (the same bits on every driver; `KUPFER_RANDEXP=log` for the form below),
+    /// float64 as `-log(U)` with U uniform in (0, 1).
     pub fn standard_exponential(&self, size: &[usize], dtype: Option<DType>) -> Result<Array> {
         let d = float_dtype(dtype, "standard_exponential")?;
+        if d == DType::F32
+            && kupfer_core::random::exponential_form()
+                == kupfer_core::random::ExponentialForm::Ziggurat
+        {
+            return self.draw(RandomOp::Exponential, size, d, vec![]);
+        }
         uf::negative(uf::log(self.draw(
             RandomOp::OpenUniform,
             size,
@@ -168,7 +175,17 @@ impl Generator {
         let (loc, scale) = (loc.into(), scale.into());
         check(&scale, Rule::NonNegative, "scale < 0")?;
         let shape = out_shape(size, &[&loc, &scale])?;
-        let z = self.standard_normal(&shape, Some(draw_dtype(&[&loc, &scale])))?;
+        let d = draw_dtype(&[&loc, &scale]);
+        let float = |p: &Operand| match p {
+            Operand::Scalar(_) => true,
+            Operand::Array(a) => matches!(a.dtype(), DType::F32 | DType::F64),
+        };
+        if float(&loc) && float(&scale) {
+            // One draw with the product fenced: the same bits on every driver.
+            let (l, s) = (param_as(&loc, &shape, d)?, param_as(&scale, &shape, d)?);
+            return self.draw(RandomOp::NormalAffine, &shape, d, vec![l, s]);
+        }
+        let z = self.standard_normal(&shape, Some(d))?;
         uf::add(loc, uf::multiply(scale, z)?)
     }
 
