@@ -480,10 +480,14 @@ fn kp_permute_rows(k: vec2<u32>, d: vec2<u32>, e: u32, n: u32) -> u32 {
 // words come from the element's own blocks (counter (e, j, draw), j = 1..17), which the fast
 // path (block 0) never reads. kupfer_core::random::ziggurat emulates both on the CPU.
 
-// exp(-h) for 0 <= h <= 12, fenced: n = round(h / ln 2), r = n ln 2 - h in [-ln 2 / 2, ln 2 / 2]
-// (n ln2_hi exact), the degree-7 Taylor polynomial of exp(r) (relative error below 6e-9) by
-// Horner with every product fenced, times 2^-n (exact).
+// exp(-h) for h >= 0, fenced: n = round(h / ln 2), r = n ln 2 - h in [-ln 2 / 2, ln 2 / 2]
+// (n ln2_hi exact for n <= 512), the degree-7 Taylor polynomial of exp(r) (relative error
+// below 6e-9) by Horner with every product fenced, times 2^-min(n, 100) and then 2^-(n - that)
+// (exact but for a result below 2^-126, which a driver may flush to zero); 0 beyond h = 104.
 fn kp_exp_neg_fenced_f32(h: f32) -> f32 {
+    if (!(h <= 104.0)) {
+        return select(0.0, h, h != h);
+    }
     let n = floor(kpl32_opq(h * 1.4426950408889634) + 0.5);
     let r = kpl32_opq(kpl32_opq(n * KPL32_LN2_HI) - h) + kpl32_opq(n * KPL32_LN2_LO);
     var p = kpl32_opq(r * 0.0001984126984126984) + 0.001388888888888889;
@@ -493,7 +497,9 @@ fn kp_exp_neg_fenced_f32(h: f32) -> f32 {
     p = kpl32_opq(r * p) + 0.5;
     p = kpl32_opq(r * p) + 1.0;
     p = kpl32_opq(r * p) + 1.0;
-    return p * bitcast<f32>(u32(127 - i32(n)) << 23u);
+    let n1 = min(i32(n), 100);
+    let scaled = kpl32_opq(p * bitcast<f32>(u32(127 - n1) << 23u));
+    return scaled * bitcast<f32>(u32(127 - (i32(n) - n1)) << 23u);
 }
 
 // The fast path of a normal from one word w: layer i = w & 255, the odd integer
@@ -655,4 +661,74 @@ fn kp_affine_f32(z: f32, loc: f32, scale: f32) -> f32 {
 fn kp_affine_f64(z: f64, loc: f64, scale: f64) -> f64 {
     let p = scale * z;
     return select(kpl64_opq(p), p, !(abs(p) <= KPL64_MAX)) + loc;
+}
+
+// The deterministic helpers of the samplers in random_float.wgsl, per precision (the float64
+// form of random_float.wgsl calls the _f64 ones). float32: fenced or built from exact integer
+// operations and fenced Newton steps, so every driver computes the same bits (not correctly
+// rounded, but the same). float64: the libm (not yet the same bits on every driver).
+
+// x, hidden from contraction into a fused multiply-add.
+fn kp_opq_f32(x: f32) -> f32 {
+    return kpl32_opq(x);
+}
+
+fn kp_opq_f64(x: f64) -> f64 {
+    return kpl64_opq(x);
+}
+
+// ln x of a positive normal x (kp_ln_unit_fenced_f32's reduction holds for any exponent).
+fn kp_ln_det_f32(x: f32) -> f32 {
+    return kp_ln_unit_fenced_f32(x);
+}
+
+fn kp_ln_det_f64(x: f64) -> f64 {
+    return kp_log_f64(x);
+}
+
+// exp(-h) for h >= 0.
+fn kp_exp_neg_det_f32(h: f32) -> f32 {
+    return kp_exp_neg_fenced_f32(h);
+}
+
+fn kp_exp_neg_det_f64(h: f64) -> f64 {
+    return kp_exp_f64(-h);
+}
+
+// 1 / a for a positive normal a: an integer first guess (relative error below 1/8), then
+// four fenced Newton steps y (2 - a y).
+fn kp_recip_det_f32(a: f32) -> f32 {
+    var y = bitcast<f32>(0x7ef311c3u - bitcast<u32>(a));
+    for (var i = 0u; i < 4u; i++) {
+        y = y * (2.0 - kpl32_opq(a * y));
+    }
+    return y;
+}
+
+fn kp_recip_det_f64(a: f64) -> f64 {
+    return 1.0lf / a;
+}
+
+// 1 / sqrt(x) for a positive normal x: the integer first guess (relative error below 4%),
+// then four fenced Newton steps y (3/2 - (x/2) y^2).
+fn kp_rsqrt_det_f32(x: f32) -> f32 {
+    var y = bitcast<f32>(0x5f3759dfu - (bitcast<u32>(x) >> 1u));
+    let h = kpl32_opq(0.5 * x);
+    for (var i = 0u; i < 4u; i++) {
+        y = y * (1.5 - kpl32_opq(kpl32_opq(h * y) * y));
+    }
+    return y;
+}
+
+fn kp_rsqrt_det_f64(x: f64) -> f64 {
+    return 1.0lf / sqrt(x);
+}
+
+// A pair of standard normals from the words a and b: the fenced Box-Muller form in float32.
+fn kp_normal_pair_det_f32(a: u32, b: u32) -> vec2<f32> {
+    return kp_normal_pair_fenced_f32(a, b);
+}
+
+fn kp_normal_pair_det_f64(a: u32, b: u32) -> vec2<f64> {
+    return kp_normal_pair_f64(a, b);
 }

@@ -1,5 +1,6 @@
 //! The default float32 normals and exponentials (the 256-layer ziggurat of
-//! `kupfer_core::random::ziggurat`) and `normal(loc, scale)`: the GPU's draws are the CPU
+//! `kupfer_core::random::ziggurat`), `normal(loc, scale)` and the float32 gamma sampler
+//! (`kupfer_core::random::gamma`): the GPU's draws are the CPU
 //! emulation's bits (the emulation performs exactly the float32 operations of the WGSL, none
 //! fused: what every driver computes, so this is the test that the draws are the same bits on
 //! every driver), through both paths of the code generator (four draws per Philox block in a
@@ -127,7 +128,10 @@ fn a_fused_reduction_sees_the_same_ziggurat_draws() {
 
 /// Runs SciPy expressions over the float64 samples `x` of each name; returns the values.
 fn scipy(samples: &[(&str, Vec<f64>)], exprs: &[(&str, &str)]) -> Vec<f64> {
-    let dir = std::env::temp_dir().join(format!("kupfer_ziggurat_{}", std::process::id()));
+    // One directory per call: the tests run in parallel in one process.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("kupfer_ziggurat_{}_{call}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     for (name, v) in samples {
         let mut f = std::fs::File::create(dir.join(format!("{name}.bin"))).unwrap();
@@ -234,4 +238,44 @@ fn ziggurat_draws_pass_kolmogorov_smirnov_and_their_tails_are_exact() {
         eprintln!("beyond: {c} drawn, {mean:.1} expected");
         assert!((c as f64 - mean).abs() <= 5.0 * sd + 3.0, "{c} vs {mean}");
     }
+}
+
+#[test]
+fn float32_gammas_are_their_cpu_emulation_bit_for_bit_and_pass_kolmogorov_smirnov() {
+    use kp::random::philox::gamma::gamma_f32;
+    // Shapes below 1 (boosted by U^(1/a)), at 1, between, and large; 2^16 draws each against
+    // the emulation of the fenced sampler, then KS against SciPy's gamma on 2^17.
+    let shapes = [0.3f32, 1.0, 4.5, 1000.0];
+    let n = 1usize << 16;
+    let g = default_rng(Some(31));
+    let key = seed_key(31);
+    let mut samples = Vec::new();
+    for (draw, &a) in shapes.iter().enumerate() {
+        let v = f32s(
+            &g.standard_gamma(f64::from(a), Some(&[2 * n]), None)
+                .unwrap(),
+        );
+        let bad = differing(&v[..n], |e| gamma_f32(key, draw as u64, e as u32, a));
+        assert_eq!(
+            bad, 0,
+            "shape {a}: {bad} of {n} differ from the CPU emulation"
+        );
+        samples.push(v.into_iter().map(f64::from).collect::<Vec<f64>>());
+    }
+    let names = ["g0", "g1", "g2", "g3"];
+    let named: Vec<(&str, Vec<f64>)> = names.iter().copied().zip(samples).collect();
+    let exprs: Vec<(&str, String)> = names
+        .iter()
+        .zip(shapes)
+        .map(|(name, a)| {
+            (
+                *name,
+                format!("stats.kstest(x, 'gamma', args=({a},)).pvalue"),
+            )
+        })
+        .collect();
+    let exprs: Vec<(&str, &str)> = exprs.iter().map(|(a, b)| (*a, b.as_str())).collect();
+    let p = scipy(&named, &exprs);
+    eprintln!("gamma KS p-values: {p:?}");
+    assert!(p.iter().all(|&p| p > 1e-4), "{p:?}");
 }

@@ -91,6 +91,7 @@
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 
+pub mod gamma;
 pub mod ziggurat;
 
 /// The WGSL of the bit generator and the transforms (a library: kernels take the subset they

@@ -189,9 +189,12 @@ fn lit(v: f64) -> f32 {
     v as f32
 }
 
-/// `kp_exp_neg_fenced_f32`: exp(-h) for 0 <= h <= 12 in IEEE float32 without fused
-/// multiply-adds.
+/// `kp_exp_neg_fenced_f32`: exp(-h) for h >= 0 in IEEE float32 without fused multiply-adds
+/// (0 beyond h = 104; NaN for NaN).
 pub fn exp_neg_fenced(h: f32) -> f32 {
+    if h.is_nan() || h > 104.0 {
+        return if h.is_nan() { h } else { 0.0 };
+    }
     let n = (h * lit(std::f64::consts::LOG2_E) + 0.5).floor();
     let r = (n * f32::from_bits(0x3f31_7200) - h) + n * f32::from_bits(0x35bf_be8e);
     let mut p = r * lit(0.000_198_412_698_412_698_4) + lit(0.001_388_888_888_888_889);
@@ -205,7 +208,9 @@ pub fn exp_neg_fenced(h: f32) -> f32 {
     ] {
         p = r * p + lit(c);
     }
-    p * f32::from_bits(((127 - n as i32) as u32) << 23)
+    let pow2 = |k: i32| f32::from_bits(((127 - k) as u32) << 23);
+    let n1 = (n as i32).min(100);
+    p * pow2(n1) * pow2(n as i32 - n1)
 }
 
 /// A fast try: `(value, accepted, layer, signed integer)` of word `w` (normal when `signed`).
