@@ -34,13 +34,17 @@
 //! - uniform float32: `(w0 >> 8) * 2^-24`, in [0, 1) (open (0, 1): `((w0 >> 9) + 1/2) 2^-23`);
 //!   float64: `((w0 >> 5) * 2^26 + (w1 >> 6))
 //!   * 2^-53` (NumPy's 53-bit construction).
-//! - normal float32: Box–Muller on the pair of words of lanes `2 (e % 4 / 2)` and `+ 1` of the
-//!   shared block: `u1 = ((w >> 8) + 1) 2^-24` in (0, 1], `u2` uniform, `sqrt(-2 ln u1)` times
+//! - normal and exponential float32, default: the 256-layer ziggurats of [`ziggurat`] (word 0
+//!   gives the layer and a 24-bit integer: one exact multiply and an integer test; rejected
+//!   draws continue on the element's own blocks 1..=17 with fenced arithmetic): the same bits
+//!   on every driver. `normal(loc, scale)`: [`RandomOp::NormalAffine`], the product fenced.
+//! - normal float32, the other forms: Box–Muller on the pair of words of lanes
+//!   `2 (e % 4 / 2)` and `+ 1` of the shared block: `u1 = ((w >> 8) + 1) 2^-24` in (0, 1], `u2` uniform, `sqrt(-2 ln u1)` times
 //!   `cos(2 pi u2)` for even `e`, `sin` for odd `e`: one block gives four normals. float64:
 //!   `u1` from words 0 and 1, `u2` from words 2 and 3, the cosine only. The float32 logarithm,
 //!   sine and cosine are polynomials in `random.wgsl` (the angle's quadrant is taken from
 //!   u2's bits, so there is no range-reduction error). Three forms ([`NormalForm`],
-//!   `KUPFER_RANDN`): the default `lean` (plain polynomials, the fastest; a driver that
+//!   `KUPFER_RANDN`): `lean` (plain polynomials, the fastest; a driver that
 //!   contracts products into fused multiply-adds may differ from another by an ulp or a few),
 //!   `accurate` (libm_f32's log and sine/cosine) and `fenced`, which fences every product
 //!   that is added, so no driver can contract it, converts integers exactly, uses no division
@@ -64,6 +68,8 @@
 //!   on two words with the libm's log, sin and cos.
 //! - gamma: Marsaglia–Tsang, two attempts per own block, at most 32 (then the mode-like
 //!   candidate `d`; probability below 1e-41); shape < 1 boosted by `U^(1/a)` from word 0.
+//!   float32: fenced Box-Muller normals, fenced test, log and exp, Newton reciprocals from
+//!   integer guesses: the same bits on every driver ([`gamma::gamma_f32`]).
 //! - Poisson: inversion of word 0 below lam = 10, Hörmann's PTRS above (32 attempts, then
 //!   `floor(lam)`), with Loader's saddle-point log-probabilities.
 //! - permutations of [0, n): element `e` is computed on its own: no sort, one kernel, and a
