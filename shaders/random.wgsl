@@ -732,3 +732,162 @@ fn kp_normal_pair_det_f32(a: u32, b: u32) -> vec2<f32> {
 fn kp_normal_pair_det_f64(a: u32, b: u32) -> vec2<f64> {
     return kp_normal_pair_f64(a, b);
 }
+
+// The float64 ziggurats (tables KP_ZIG_N64_* / KP_ZIG_E64_*: K_i as (high, low) words of
+// floor(2^52 x_{i+1} / x_i), W_i = x_i 2^-52, f(x_i) and f(x_{i+1}) - f(x_i) as float64).
+// Element e's candidate takes 52 bits from its word 0 (w0 >> 8: layer w0 & 255) and word 1
+// (the x word of its own block 1, >> 4); the slow path's attempt j reads its own block 1 + j
+// (j = 1..16; past them the fenced float32 Box-Muller normal, or -ln U, of block 18).
+
+// exp(-h) in float64 for |h| <= 700, fenced: n = round(h / ln 2), r = n ln 2 - h (n ln2_hi
+// exact), the degree-13 Taylor polynomial of exp(r) by Horner with every product fenced, times
+// 2^-n (exact).
+fn kp_exp_neg_fenced_f64(h: f64) -> f64 {
+    let n = floor(kpl64_opq(h * 1.4426950408889634lf) + 0.5lf);
+    let r = kpl64_opq(kpl64_opq(n * 6.93147180369123816490e-01lf) - h)
+        + kpl64_opq(n * 1.90821492927058770002e-10lf);
+    var p = kpl64_opq(r * 1.6059043836821613e-10lf) + 2.08767569878681e-9lf;
+    p = kpl64_opq(r * p) + 2.505210838544172e-8lf;
+    p = kpl64_opq(r * p) + 2.755731922398589e-7lf;
+    p = kpl64_opq(r * p) + 2.7557319223985893e-6lf;
+    p = kpl64_opq(r * p) + 2.48015873015873e-5lf;
+    p = kpl64_opq(r * p) + 0.0001984126984126984lf;
+    p = kpl64_opq(r * p) + 0.001388888888888889lf;
+    p = kpl64_opq(r * p) + 0.008333333333333333lf;
+    p = kpl64_opq(r * p) + 0.041666666666666664lf;
+    p = kpl64_opq(r * p) + 0.16666666666666666lf;
+    p = kpl64_opq(r * p) + 0.5lf;
+    p = kpl64_opq(r * p) + 1.0lf;
+    p = kpl64_opq(r * p) + 1.0lf;
+    return ldexp(p, -i32(n));
+}
+
+// ln x in float64 for x in (0, 1], deterministic: the fenced float32 logarithm of x, then two
+// Newton steps y + (x exp(-y) - 1) with the fenced exponential (about an ulp).
+fn kp_ln_unit_fenced_f64(x: f64) -> f64 {
+    var y = f64(kp_ln_unit_fenced_f32(f32(x)));
+    for (var i = 0u; i < 2u; i++) {
+        y = y + (kpl64_opq(x * kp_exp_neg_fenced_f64(y)) - 1.0lf);
+    }
+    return y;
+}
+
+// A float64 uniform in (0, 1] of two words: ((a >> 5) 2^26 + (b >> 6) + 1) 2^-53 (exact).
+fn kp_u01_open53_f64(a: u32, b: u32) -> f64 {
+    return (f64(a >> 5u) * 67108864.0lf + f64((b >> 6u) + 1u)) * 1.1102230246251565e-16lf;
+}
+
+// The exact float64 of the 52-bit integer (h, l) = h 2^32 + l.
+fn kp_u52_f64(h: u32, l: u32) -> f64 {
+    return f64(h) * 4294967296.0lf + f64(l);
+}
+
+// The fast path of a float64 normal from the words w0, w1: the odd s = 2 m + 1 - 2^52 of the
+// 52-bit m = (w0 >> 8) 2^28 + (w1 >> 4) as sign and |s| = 2 m' + 1 (m' the low 51 bits of m,
+// complemented when s < 0), x = |s| W_i with s's sign (fenced); (x, accepted, layer).
+fn kp_zig_normal_try_f64(w0: u32, w1: u32) -> vec3<f64> {
+    let i = w0 & 255u;
+    let top = w0 >> 8u;
+    let neg = (top >> 23u) == 0u;
+    let flip = select(0u, 0xffffffffu, neg);
+    let mh = ((top & 0x7fffffu) >> 4u) ^ (flip & 0x7ffffu);
+    let ml = (((top & 15u) << 28u) | (w1 >> 4u)) ^ flip;
+    let h = (mh << 1u) | (ml >> 31u);
+    let l = (ml << 1u) | 1u;
+    let kk = KP_ZIG_N64_K[i];
+    let fast = h < kk.x || (h == kk.x && l < kk.y);
+    let x = kp_u52_f64(h, l) * KP_ZIG_N64_W[i];
+    return vec3<f64>(kpl64_opq(select(x, -x, neg)), select(0.0lf, 1.0lf, fast), f64(i));
+}
+
+fn kp_zig_normal_slow_f64(k: vec2<u32>, d: vec2<u32>, e: u32, first: vec3<f64>) -> f64 {
+    var x = first.x;
+    var i = u32(first.z);
+    var tail = i == 0u;
+    for (var j = 1u; j <= 16u; j++) {
+        let blk = kp_rng_block(k, d, e, j + 1u);
+        if (tail) {
+            let tx = kpl64_opq(kp_ln_unit_fenced_f64(kp_u01_open53_f64(blk.x, blk.y))
+                * KP_ZIG_N64_NEG_RINV);
+            let ty = -kp_ln_unit_fenced_f64(kp_u01_open53_f64(blk.z, blk.w));
+            if (ty + ty > kpl64_opq(tx * tx)) {
+                let v = tx + KP_ZIG_N64_R;
+                return select(v, -v, x < 0.0lf);
+            }
+            continue;
+        }
+        let h = kpl64_opq(0.5lf * kpl64_opq(x * x));
+        let u = kp_u01_f64(blk.x, blk.y);
+        let y = kpl64_opq(u * KP_ZIG_N64_D[i]) + KP_ZIG_N64_F[i];
+        if (y < kp_exp_neg_fenced_f64(h)) {
+            return x;
+        }
+        let t = kp_zig_normal_try_f64(blk.z, blk.w);
+        if (t.y == 1.0lf) {
+            return t.x;
+        }
+        x = t.x;
+        i = u32(t.z);
+        tail = i == 0u;
+    }
+    let last = kp_rng_block(k, d, e, 18u);
+    return f64(kp_normal_pair_fenced_f32(last.x, last.y).x);
+}
+
+// Element e's float64 standard normal from its word 0 (w0) and its own blocks.
+fn kp_normal_zig_f64(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32) -> f64 {
+    let t = kp_zig_normal_try_f64(w0, kp_rng_block(k, d, e, 1u).x);
+    if (t.y == 1.0lf) {
+        return t.x;
+    }
+    return kp_zig_normal_slow_f64(k, d, e, t);
+}
+
+// The fast path of a float64 exponential: m = (w0 >> 8) 2^28 + (w1 >> 4), x = m W_i.
+fn kp_zig_exp_try_f64(w0: u32, w1: u32) -> vec3<f64> {
+    let i = w0 & 255u;
+    let top = w0 >> 8u;
+    let h = top >> 4u;
+    let l = ((top & 15u) << 28u) | (w1 >> 4u);
+    let kk = KP_ZIG_E64_K[i];
+    let fast = h < kk.x || (h == kk.x && l < kk.y);
+    let x = kpl64_opq(kp_u52_f64(h, l) * KP_ZIG_E64_W[i]);
+    return vec3<f64>(x, select(0.0lf, 1.0lf, fast), f64(i));
+}
+
+fn kp_zig_exp_slow_f64(k: vec2<u32>, d: vec2<u32>, e: u32, first: vec3<f64>) -> f64 {
+    var x = first.x;
+    var i = u32(first.z);
+    var off = 0.0lf;
+    for (var j = 1u; j <= 16u; j++) {
+        let blk = kp_rng_block(k, d, e, j + 1u);
+        var w = blk.xy;
+        if (i == 0u) {
+            off = off + KP_ZIG_E64_R;
+        } else {
+            let u = kp_u01_f64(blk.x, blk.y);
+            let y = kpl64_opq(u * KP_ZIG_E64_D[i]) + KP_ZIG_E64_F[i];
+            if (y < kp_exp_neg_fenced_f64(x)) {
+                return x + off;
+            }
+            w = blk.zw;
+        }
+        let t = kp_zig_exp_try_f64(w.x, w.y);
+        if (t.y == 1.0lf) {
+            return t.x + off;
+        }
+        x = t.x;
+        i = u32(t.z);
+    }
+    let last = kp_rng_block(k, d, e, 18u);
+    return kpl64_opq(-kp_ln_unit_fenced_f64(kp_u01_open53_f64(last.x, last.y))) + off;
+}
+
+// Element e's float64 standard exponential from its word 0 (w0) and its own blocks.
+fn kp_exponential_zig_f64(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32) -> f64 {
+    let t = kp_zig_exp_try_f64(w0, kp_rng_block(k, d, e, 1u).x);
+    if (t.y == 1.0lf) {
+        return t.x;
+    }
+    return kp_zig_exp_slow_f64(k, d, e, t);
+}

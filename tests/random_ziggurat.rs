@@ -279,3 +279,48 @@ fn float32_gammas_are_their_cpu_emulation_bit_for_bit_and_pass_kolmogorov_smirno
     eprintln!("gamma KS p-values: {p:?}");
     assert!(p.iter().all(|&p| p > 1e-4), "{p:?}");
 }
+
+#[test]
+fn float64_ziggurat_draws_are_their_cpu_emulation_bit_for_bit() {
+    use kp::random::philox::ziggurat::{exponential_f64, normal_f64};
+    assert_forms_are_the_defaults();
+    let g = default_rng(Some(64));
+    let n = 1usize << 16;
+    let f64s = |a: kp::Result<Array>| a.unwrap().to_vec::<f64>().unwrap();
+    // 2n draws each: the first n against the emulation, all in the KS tests.
+    let z = match g.standard_normal(&[2 * n], Some(kp::DType::F64)) {
+        Ok(z) => z.to_vec::<f64>().unwrap(),
+        Err(e) => panic!("lavapipe has float64: {e}"),
+    };
+    let x = f64s(g.standard_exponential(&[2 * n], Some(kp::DType::F64)));
+    let locs: Vec<f64> = (0..1000).map(|i| f64::from(i) * 0.37 - 100.0).collect();
+    let loc = Array::from_slice(&locs, &[1000]).unwrap();
+    let aff = f64s(g.normal(loc, 2.5, Some(&[n / 1000, 1000])));
+    let key = seed_key(64);
+    let bad = |got: &[f64], want: &dyn Fn(usize) -> f64| {
+        got.iter()
+            .enumerate()
+            .filter(|(e, v)| v.to_bits() != want(*e).to_bits())
+            .count()
+    };
+    let checks = [
+        bad(&z[..n], &|e| normal_f64(key, 0, e as u32)),
+        bad(&x[..n], &|e| exponential_f64(key, 1, e as u32)),
+        bad(&aff, &|e| {
+            2.5 * normal_f64(key, 2, e as u32) + locs[e % 1000]
+        }),
+    ];
+    eprintln!("float64 values differing from the CPU emulation: {checks:?}");
+    assert_eq!(checks, [0; 3]);
+    let tails = z.iter().filter(|v| v.abs() > NORMAL_R).count();
+    assert!(tails > 2, "{tails} normal tails");
+    let p = scipy(
+        &[("z", z), ("x", x)],
+        &[
+            ("z", "stats.kstest(x, 'norm').pvalue"),
+            ("x", "stats.kstest(x, 'expon').pvalue"),
+        ],
+    );
+    eprintln!("float64 KS p-values: {p:?}");
+    assert!(p.iter().all(|&p| p > 1e-4), "{p:?}");
+}

@@ -34,10 +34,11 @@
 //! - uniform float32: `(w0 >> 8) * 2^-24`, in [0, 1) (open (0, 1): `((w0 >> 9) + 1/2) 2^-23`);
 //!   float64: `((w0 >> 5) * 2^26 + (w1 >> 6))
 //!   * 2^-53` (NumPy's 53-bit construction).
-//! - normal and exponential float32, default: the 256-layer ziggurats of [`ziggurat`] (word 0
+//! - normal and exponential, default: the 256-layer ziggurats of [`ziggurat`] (float32: word 0
 //!   gives the layer and a 24-bit integer: one exact multiply and an integer test; rejected
-//!   draws continue on the element's own blocks 1..=17 with fenced arithmetic): the same bits
-//!   on every driver. `normal(loc, scale)`: [`RandomOp::NormalAffine`], the product fenced.
+//!   draws continue on the element's own blocks 1..=17 with fenced arithmetic; float64: a
+//!   52-bit integer from word 0 and the element's block 1, the slow path on blocks 2..=18):
+//!   the same bits on every driver. `normal(loc, scale)`: [`RandomOp::NormalAffine`], the product fenced.
 //! - normal float32, the other forms: Box–Muller on the pair of words of lanes
 //!   `2 (e % 4 / 2)` and `+ 1` of the shared block: `u1 = ((w >> 8) + 1) 2^-24` in (0, 1], `u2` uniform, `sqrt(-2 ln u1)` times
 //!   `cos(2 pi u2)` for even `e`, `sin` for odd `e`: one block gives four normals. float64:
@@ -50,7 +51,7 @@
 //!   that is added, so no driver can contract it, converts integers exactly, uses no division
 //!   and corrects the driver's square root to the correctly rounded one by an exact integer
 //!   test: its float32 normals are the same bits on every driver, those of the CPU emulation
-//!   [`normal_pair_fenced`]. float64 uses the libm.
+//!   [`normal_pair_fenced`]. float64 (these forms): Box-Muller through the libm.
 //! - choice with probabilities (`shaders/random_choice.wgsl`): with replacement, element
 //!   `e`'s 53-bit integer uniform `U = (w0 >> 5) 2^26 + (w1 >> 6)` (words 0 and 1) is compared
 //!   with the thresholds `ceil(cdf_i 2^53)` as pairs of u32 words: the index is NumPy's
@@ -258,6 +259,16 @@ pub fn normal_f32_functions() -> (&'static str, &'static str) {
     }
 }
 
+/// The float64 standard normal's WGSL function: the ziggurat's in the default form, else
+/// Box-Muller through the libm.
+fn normal_f64_function() -> &'static str {
+    if normal_form() == NormalForm::Ziggurat {
+        "kp_normal_zig_f64"
+    } else {
+        "kp_normal_f64"
+    }
+}
+
 /// A WGSL float literal as WGSL rounds it to float32 (through float64).
 fn lit(v: f64) -> f32 {
     v as f32
@@ -327,7 +338,8 @@ pub enum RandomOp {
     OpenUniform,
     /// Standard normal (float32 or float64).
     Normal,
-    /// Standard exponential by the ziggurat (float32 only; [`ziggurat::exponential_f32`]).
+    /// Standard exponential by the ziggurat (float32 or float64; [`ziggurat::exponential_f32`],
+    /// [`ziggurat::exponential_f64`]).
     Exponential,
     /// `loc + scale Z` of the standard normal `Z` ([`RandomOp::Normal`]) with the product
     /// fenced (no driver contracts it into a fused multiply-add): two parameters loc and
@@ -388,7 +400,6 @@ impl RandomOp {
             RandomOp::Bits | RandomOp::Bounded | RandomOp::Permute | RandomOp::PermuteRows => {
                 dtype == DType::U32
             }
-            RandomOp::Exponential => dtype == DType::F32,
             RandomOp::Gamma
             | RandomOp::Poisson
             | RandomOp::Binomial
@@ -396,6 +407,7 @@ impl RandomOp {
             | RandomOp::Uniform
             | RandomOp::OpenUniform
             | RandomOp::Normal
+            | RandomOp::Exponential
             | RandomOp::NormalAffine
             | RandomOp::Zipf
             | RandomOp::Hypergeometric => matches!(dtype, DType::F32 | DType::F64),
@@ -434,7 +446,8 @@ impl RandomOp {
                     "kp_u01_midx4_f32",
                 ]
             }
-            (RandomOp::Normal, DType::F64) => "kp_normal_f64",
+            (RandomOp::Normal, DType::F64) => normal_f64_function(),
+            (RandomOp::Exponential, DType::F64) => "kp_exponential_zig_f64",
             (RandomOp::Normal, _) => {
                 let (one, four) = normal_f32_functions();
                 return ["kp_rng_block0", "kp_rng_block", "kp_lane", one, four];
@@ -444,7 +457,7 @@ impl RandomOp {
                     "kp_rng_block0",
                     "kp_rng_block",
                     "kp_lane",
-                    "kp_normal_f64",
+                    normal_f64_function(),
                     "kp_affine_f64",
                 ]
             }
@@ -541,6 +554,12 @@ impl RandomOp {
                 format!("kp_u01_mid_f64({w0}, kp_rng_block({k}, {d}, {e}, 1u).x)")
             }
             (RandomOp::OpenUniform, _) => format!("kp_u01_mid_f32({w0})"),
+            (RandomOp::Normal, DType::F64) if normal_form() == NormalForm::Ziggurat => {
+                format!("kp_normal_zig_f64({k}, {d}, {e}, {w0})")
+            }
+            (RandomOp::Exponential, DType::F64) => {
+                format!("kp_exponential_zig_f64({k}, {d}, {e}, {w0})")
+            }
             (RandomOp::Normal, DType::F64) => {
                 format!("kp_normal_f64({w0}, kp_rng_block({k}, {d}, {e}, 1u))")
             }
@@ -691,6 +710,10 @@ pub fn reference(op: RandomOp, dtype: DType, key: [u32; 2], draw: u64, e: u32, p
                 * (1.0 / 4_503_599_627_370_496.0)
         }
         (RandomOp::OpenUniform, _) => ((w(0) >> 9) as f64 + 0.5) * (1.0 / 8_388_608.0),
+        (RandomOp::Normal, DType::F64) if normal_form() == NormalForm::Ziggurat => {
+            ziggurat::normal_f64(key, draw, e)
+        }
+        (RandomOp::Exponential, DType::F64) => ziggurat::exponential_f64(key, draw, e),
         (RandomOp::Normal, DType::F64) => {
             let u1 = 1.0 - u01_f64(w(0), w(1));
             let u2 = u01_f64(w(2), w(3));
@@ -1076,6 +1099,7 @@ mod tests {
             (RandomOp::Normal, DType::F32),
             (RandomOp::Normal, DType::F64),
             (RandomOp::Exponential, DType::F32),
+            (RandomOp::Exponential, DType::F64),
             (RandomOp::NormalAffine, DType::F32),
             (RandomOp::NormalAffine, DType::F64),
             (RandomOp::Bounded, DType::U32),
@@ -1096,13 +1120,11 @@ mod tests {
         ] {
             for (lane, int64) in [(None, false), (Some(0), true), (Some(3), false)] {
                 let mut src = library(op.functions(dtype), int64);
-                let lib = if dtype == DType::F64 {
-                    crate::libm::f64_library()
-                } else {
-                    crate::libm::f32_library()
-                };
                 let src_copy = src.clone();
-                src.push_str(&crate::libm::subset(lib, libm_calls(&src_copy)));
+                // Both libraries, as a kernel takes them (float64 samplers call float32 ones).
+                for lib in [crate::libm::f32_library(), crate::libm::f64_library()] {
+                    src.push_str(&crate::libm::subset(lib, libm_calls(&src_copy)));
+                }
                 let mut params = vec![if matches!(
                     op,
                     RandomOp::Bounded | RandomOp::Permute | RandomOp::PermuteRows

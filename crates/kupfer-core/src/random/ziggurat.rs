@@ -82,6 +82,14 @@ pub struct Tables {
     pub slow: Vec<[u32; 2]>,
     /// The layer edges `x_0 .. x_256` in float64.
     pub x: Vec<f64>,
+    /// float64: `floor(2^52 x_{i+1} / x_i)` of every layer.
+    pub k64: Vec<u64>,
+    /// float64: `x_i 2^-52`.
+    pub w64: Vec<f64>,
+    /// float64: `f(x_i)`.
+    pub f64: Vec<f64>,
+    /// float64: `f(x_{i+1}) - f(x_i)`.
+    pub d64: Vec<f64>,
 }
 
 impl Tables {
@@ -101,7 +109,24 @@ impl Tables {
                 [(lo as f32).to_bits(), ((hi - lo) as f32).to_bits()]
             })
             .collect();
-        Tables { fast, slow, x }
+        let scale64 = 4_503_599_627_370_496.0;
+        let k64 = (0..LAYERS)
+            .map(|i| (scale64 * x[i + 1] / x[i]).floor() as u64)
+            .collect();
+        let w64 = (0..LAYERS).map(|i| x[i] / scale64).collect();
+        let lo: Vec<f64> = (0..LAYERS).map(|i| f(x[i])).collect();
+        let d64 = (0..LAYERS)
+            .map(|i| if i + 1 == LAYERS { 1.0 } else { f(x[i + 1]) } - lo[i])
+            .collect();
+        Tables {
+            fast,
+            slow,
+            x,
+            k64,
+            w64,
+            f64: lo,
+            d64,
+        }
     }
 }
 
@@ -157,6 +182,29 @@ fn table_decl(name: &str, rows: &[[u32; 2]]) -> String {
     )
 }
 
+fn table_decl64(name: &str, rows: &[f64]) -> String {
+    let items: Vec<String> = rows.iter().map(|v| format!("{v:e}lf")).collect();
+    format!(
+        "var<private> {name}: array<f64, {}> = array<f64, {}>({});\n",
+        rows.len(),
+        rows.len(),
+        items.join(", ")
+    )
+}
+
+fn decls64(prefix: &str, t: &Tables) -> String {
+    let k: Vec<[u32; 2]> = t
+        .k64
+        .iter()
+        .map(|&k| [(k >> 32) as u32, k as u32])
+        .collect();
+    let mut out = table_decl(&format!("{prefix}_K"), &k);
+    out.push_str(&table_decl64(&format!("{prefix}_W"), &t.w64));
+    out.push_str(&table_decl64(&format!("{prefix}_F"), &t.f64));
+    out.push_str(&table_decl64(&format!("{prefix}_D"), &t.d64));
+    out
+}
+
 /// The WGSL declarations of the tables and constants that `src` uses (module-scope
 /// `var<private>` arrays: indexed through a pointer, never copied whole), to append to a
 /// kernel's source.
@@ -180,6 +228,18 @@ pub fn wgsl_tables(src: &str) -> String {
             "const KP_ZIG_E32_R: f32 = {};\n",
             bits(EXPONENTIAL_R as f32)
         ));
+    }
+    if src.contains("KP_ZIG_N64_") {
+        out.push_str(&decls64("KP_ZIG_N64", normal_tables()));
+        out.push_str(&format!(
+            "const KP_ZIG_N64_R: f64 = {:e}lf;\nconst KP_ZIG_N64_NEG_RINV: f64 = {:e}lf;\n",
+            NORMAL_R,
+            -1.0 / NORMAL_R
+        ));
+    }
+    if src.contains("KP_ZIG_E64_") {
+        out.push_str(&decls64("KP_ZIG_E64", exponential_tables()));
+        out.push_str(&format!("const KP_ZIG_E64_R: f64 = {EXPONENTIAL_R:e}lf;\n"));
     }
     out
 }
@@ -307,6 +367,133 @@ pub fn exponential_f32(key: [u32; 2], draw: u64, e: u32) -> f32 {
     -ln_unit_fenced(u01_open(block(ATTEMPTS + 1)[0])) + off
 }
 
+/// `kp_exp_neg_fenced_f64`: exp(-h) for |h| <= 700 in IEEE float64 without fused
+/// multiply-adds.
+pub fn exp_neg_fenced_f64(h: f64) -> f64 {
+    let n = (h * std::f64::consts::LOG2_E + 0.5).floor();
+    let r = (n * 6.931_471_803_691_238_2e-1 - h) + n * 1.908_214_929_270_587_7e-10;
+    let mut p = r * 1.605_904_383_682_161_3e-10 + 2.087_675_698_786_81e-9;
+    for c in [
+        2.505_210_838_544_172e-8,
+        2.755_731_922_398_589e-7,
+        2.755_731_922_398_589_3e-6,
+        2.480_158_730_158_73e-5,
+        0.000_198_412_698_412_698_4,
+        0.001_388_888_888_888_889,
+        0.008_333_333_333_333_333,
+        0.041_666_666_666_666_664,
+        0.166_666_666_666_666_66,
+        0.5,
+        1.0,
+        1.0,
+    ] {
+        p = r * p + c;
+    }
+    // ldexp: exact for the normal results of h <= 700.
+    p * f64::from_bits(((1023 - n as i64) as u64) << 52)
+}
+
+/// `kp_ln_unit_fenced_f64`: ln x for x in (0, 1], the float32 fenced log refined by two
+/// Newton steps.
+pub fn ln_unit_fenced_f64(x: f64) -> f64 {
+    let mut y = f64::from(ln_unit_fenced(x as f32));
+    for _ in 0..2 {
+        y += x * exp_neg_fenced_f64(y) - 1.0;
+    }
+    y
+}
+
+fn u01_53(a: u32, b: u32) -> f64 {
+    (f64::from(a >> 5) * 67_108_864.0 + f64::from(b >> 6)) * (1.0 / 9_007_199_254_740_992.0)
+}
+
+fn u01_open53(a: u32, b: u32) -> f64 {
+    (f64::from(a >> 5) * 67_108_864.0 + f64::from((b >> 6) + 1)) * (1.0 / 9_007_199_254_740_992.0)
+}
+
+/// A float64 fast try from the words `w0`, `w1`: (value, accepted, layer).
+fn attempt64(w0: u32, w1: u32, signed: bool, t: &Tables) -> (f64, bool, usize) {
+    let i = (w0 & 255) as usize;
+    let m = (u64::from(w0 >> 8) << 28) | u64::from(w1 >> 4);
+    let (mag, neg) = if signed {
+        let neg = m < 1 << 51;
+        let low = m & ((1 << 51) - 1);
+        let mp = if neg { low ^ ((1 << 51) - 1) } else { low };
+        (2 * mp + 1, neg)
+    } else {
+        (m, false)
+    };
+    let x = mag as f64 * t.w64[i];
+    (if neg { -x } else { x }, mag < t.k64[i], i)
+}
+
+/// Element `e`'s float64 standard normal of draw `draw` (`kp_normal_zig_f64`, bit for bit).
+pub fn normal_f64(key: [u32; 2], draw: u64, e: u32) -> f64 {
+    let t = normal_tables();
+    let block = |j: u32| philox4x32_10([e, j, draw as u32, (draw >> 32) as u32], key);
+    let (mut x, fast, mut i) = attempt64(stream_word(key, draw, e, 0), block(1)[0], true, t);
+    if fast {
+        return x;
+    }
+    let mut tail = i == 0;
+    for j in 1..=ATTEMPTS {
+        let b = block(j + 1);
+        if tail {
+            let tx = ln_unit_fenced_f64(u01_open53(b[0], b[1])) * (-1.0 / NORMAL_R);
+            let ty = -ln_unit_fenced_f64(u01_open53(b[2], b[3]));
+            if ty + ty > tx * tx {
+                let v = tx + NORMAL_R;
+                return if x < 0.0 { -v } else { v };
+            }
+            continue;
+        }
+        let h = 0.5 * (x * x);
+        let y = u01_53(b[0], b[1]) * t.d64[i] + t.f64[i];
+        if y < exp_neg_fenced_f64(h) {
+            return x;
+        }
+        let next = attempt64(b[2], b[3], true, t);
+        if next.1 {
+            return next.0;
+        }
+        (x, i) = (next.0, next.2);
+        tail = i == 0;
+    }
+    let b = block(ATTEMPTS + 2);
+    f64::from(normal_pair_fenced(b[0], b[1])[0])
+}
+
+/// Element `e`'s float64 standard exponential of draw `draw` (`kp_exponential_zig_f64`).
+pub fn exponential_f64(key: [u32; 2], draw: u64, e: u32) -> f64 {
+    let t = exponential_tables();
+    let block = |j: u32| philox4x32_10([e, j, draw as u32, (draw >> 32) as u32], key);
+    let (mut x, fast, mut i) = attempt64(stream_word(key, draw, e, 0), block(1)[0], false, t);
+    if fast {
+        return x;
+    }
+    let mut off = 0.0f64;
+    for j in 1..=ATTEMPTS {
+        let b = block(j + 1);
+        let mut w = [b[0], b[1]];
+        if i == 0 {
+            off += EXPONENTIAL_R;
+        } else {
+            let y = u01_53(b[0], b[1]) * t.d64[i] + t.f64[i];
+            if y < exp_neg_fenced_f64(x) {
+                return x + off;
+            }
+            w = [b[2], b[3]];
+        }
+        let next = attempt64(w[0], w[1], false, t);
+        if next.1 {
+            return next.0 + off;
+        }
+        (x, i) = (next.0, next.2);
+    }
+    let b = block(ATTEMPTS + 2);
+    -ln_unit_fenced_f64(u01_open53(b[0], b[1])) + off
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -367,5 +554,24 @@ mod tests {
         let n = f64::from(n);
         assert!((s1 / n).abs() < 0.01 && (s2 / n - 1.0).abs() < 0.02);
         assert!((e1 / n - 1.0).abs() < 0.01);
+        let (mut s1, mut s2, mut e1) = (0.0f64, 0.0f64, 0.0f64);
+        for e in 0..100_000 {
+            let z = normal_f64([3, 4], 6, e);
+            s1 += z;
+            s2 += z * z;
+            e1 += exponential_f64([3, 4], 6, e);
+        }
+        assert!((s1 / 1e5).abs() < 0.015 && (s2 / 1e5 - 1.0).abs() < 0.03);
+        assert!((e1 / 1e5 - 1.0).abs() < 0.015);
+        for k in 1..2000 {
+            let x = f64::from(k) / 2000.0;
+            let err = (ln_unit_fenced_f64(x) - x.ln()).abs();
+            assert!(err <= 4e-16 * x.ln().abs().max(1.0), "ln {x}: {err:e}");
+        }
+        for k in 0..700 {
+            let h = f64::from(k) * 0.997;
+            let want = (-h).exp();
+            assert!((exp_neg_fenced_f64(h) - want).abs() <= 4e-16 * want, "{h}");
+        }
     }
 }

@@ -127,14 +127,11 @@ impl Generator {
         self.draw(RandomOp::Normal, size, d, vec![])
     }
 
-    /// Standard exponential floats (`Generator.standard_exponential`): float32 by the
-    /// ziggurat (the same bits on every driver; `KUPFER_RANDEXP=log` for the form below),
-    /// float64 as `-log(U)` with U uniform in (0, 1).
+    /// Standard exponential floats (`Generator.standard_exponential`) by the ziggurat (the
+    /// same bits on every driver; `KUPFER_RANDEXP=log`: `-log(U)` with U uniform in (0, 1)).
     pub fn standard_exponential(&self, size: &[usize], dtype: Option<DType>) -> Result<Array> {
         let d = float_dtype(dtype, "standard_exponential")?;
-        if d == DType::F32
-            && kupfer_core::random::exponential_form()
-                == kupfer_core::random::ExponentialForm::Ziggurat
+        if kupfer_core::random::exponential_form() == kupfer_core::random::ExponentialForm::Ziggurat
         {
             return self.draw(RandomOp::Exponential, size, d, vec![]);
         }

@@ -31,10 +31,10 @@
 //! (the draw is a lazy expression leaf, so `rng.random(n) * 2 - 1` runs as one kernel, and
 //! evaluating the same lazy draw twice gives the same values). Bits, integers, float32
 //! uniforms, Poisson counts and `choice` with probabilities are identical on every backend.
-//! So are float32 standard normals and exponentials (256-layer ziggurats: an exact multiply
-//! and an integer test, the rare slow path fenced against fused multiply-adds),
+//! So are standard normals and exponentials, float32 and float64 (256-layer ziggurats: an
+//! exact multiply and an integer test, the rare slow path fenced against fused multiply-adds),
 //! `normal(loc, scale)` (its product fenced) and float32 gamma. The other float transforms
-//! (float64 normals, lognormal, weibull, Poisson's and binomial's float arithmetic, ...) may
+//! (float64 gamma, lognormal, weibull, Poisson's and binomial's float arithmetic, ...) may
 //! differ by an ulp or a few between drivers that contract products into fused
 //! multiply-adds differently. `KUPFER_RANDN=lean|accurate|fenced` (or
 //! `philox::set_normal_form` before the first draw) selects the older Box-Muller forms,
