@@ -744,8 +744,8 @@ fn kp_normal_pair_det_f64(a: u32, b: u32) -> vec2<f64> {
 // 2^-n (exact).
 fn kp_exp_neg_fenced_f64(h: f64) -> f64 {
     let n = floor(kpl64_opq(h * 1.4426950408889634lf) + 0.5lf);
-    let r = kpl64_opq(kpl64_opq(n * 6.93147180369123816490e-01lf) - h)
-        + kpl64_opq(n * 1.90821492927058770002e-10lf);
+    let r = kpl64_opq(kpl64_opq(n * 6.931471803691238e-1lf) - h)
+        + kpl64_opq(n * 1.9082149292705877e-10lf);
     var p = kpl64_opq(r * 1.6059043836821613e-10lf) + 2.08767569878681e-9lf;
     p = kpl64_opq(r * p) + 2.505210838544172e-8lf;
     p = kpl64_opq(r * p) + 2.755731922398589e-7lf;

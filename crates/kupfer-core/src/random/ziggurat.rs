@@ -21,7 +21,7 @@ use super::{ln_unit_fenced, normal_pair_fenced, philox4x32_10, stream_word};
 pub const LAYERS: usize = 256;
 
 /// The rightmost layer edge of the 256-layer normal ziggurat (of `exp(-x^2 / 2)`).
-pub const NORMAL_R: f64 = 3.654_152_885_361_008_8;
+pub const NORMAL_R: f64 = 3.654_152_885_361_009;
 
 /// The rightmost layer edge of the 256-layer exponential ziggurat (of `exp(-x)`).
 pub const EXPONENTIAL_R: f64 = 7.697_117_470_131_05;
@@ -32,7 +32,7 @@ const ATTEMPTS: u32 = 16;
 /// `exp(x)` in float64 from `+`, `-`, `*` only (the same bits on every platform): x = n ln 2
 /// + r, a degree-22 Taylor polynomial of exp(r), times 2^n. For |x| < 700.
 fn det_exp(x: f64) -> f64 {
-    const LN2_HI: f64 = 6.931_471_803_691_238_2e-1;
+    const LN2_HI: f64 = 6.931_471_803_691_238e-1;
     const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
     let n = (x * std::f64::consts::LOG2_E).round();
     let r = (x - n * LN2_HI) - n * LN2_LO;
@@ -371,7 +371,7 @@ pub fn exponential_f32(key: [u32; 2], draw: u64, e: u32) -> f32 {
 /// multiply-adds.
 pub fn exp_neg_fenced_f64(h: f64) -> f64 {
     let n = (h * std::f64::consts::LOG2_E + 0.5).floor();
-    let r = (n * 6.931_471_803_691_238_2e-1 - h) + n * 1.908_214_929_270_587_7e-10;
+    let r = (n * 6.931_471_803_691_238e-1 - h) + n * 1.908_214_929_270_587_7e-10;
     let mut p = r * 1.605_904_383_682_161_3e-10 + 2.087_675_698_786_81e-9;
     for c in [
         2.505_210_838_544_172e-8,
