@@ -4,9 +4,13 @@
 // (r < RPT, so the panel has at most 256 * RPT rows) in a private array: each column step
 // moves only a row or a column through workgroup memory, and the panel is read and written
 // once. Same results and `aux` records as the global-memory panels of `linalg_steps.wgsl`:
-// - lu_panel: per column the pivot (first largest |a[i, k]|, a tree keeping the lower row
-//   on ties), the swap of rows k and p through workgroup memory, the scaling and the rank-1
-//   update of the thread's own rows; aux per matrix [info, piv_0, .., piv_{n-1}].
+// - lu_panel: per column the pivot (first largest |a[i, k]|, keeping the lower row on
+//   ties: a tree through workgroup memory, or with subgroups each subgroup's largest and
+//   one barrier, every thread then reading the subgroups' results), the swap of rows k and
+//   p through workgroup memory, the scaling and the rank-1 update of the thread's own rows;
+//   aux per matrix [info, piv_0, .., piv_{n-1}]. A column takes two barriers with
+//   subgroups (the tree: its eight more): the next column's pivot barrier keeps its writes
+//   of prow and krow after every thread's update.
 // - chol_panel: per column the square root of the pivot (aux per matrix: info, the first
 //   non-positive one), the scaled column's top W entries shared, the lower-triangle update;
 //   rows k0..P.r1 (P.r1 = k1: the diagonal block only).
@@ -42,7 +46,7 @@ var<workgroup> prow: array<T, W>;
 var<workgroup> krow: array<T, W>;
 
 @compute @workgroup_size(256)
-fn lu_panel(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+fn lu_panel(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32{{PIVOT_ARGS}}) {
     let b = P.batch0 + wid.y;
     let n = P.n;
     let base = b * n * n;
@@ -74,24 +78,10 @@ fn lu_panel(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_ind
                 }
             }
         }
-        red_v[lid] = bv;
-        red_i[lid] = bi;
-        workgroupBarrier();
-        for (var s = WG / 2u; s > 0u; s = s >> 1u) {
-            if (lid < s) {
-                let x = red_v[lid + s];
-                let i = red_i[lid + s];
-                if (x > red_v[lid] || (x == red_v[lid] && i < red_i[lid])) {
-                    red_v[lid] = x;
-                    red_i[lid] = i;
-                }
-            }
-            workgroupBarrier();
-        }
-        let p = red_i[0];
+{{PIVOT}}
         if (lid == 0u) {
             aux[abase + 1u + k] = i32(p);
-            if (red_v[0] == T(0) && aux[abase] == 0) {
+            if (pv == T(0) && aux[abase] == 0) {
                 aux[abase] = i32(k + 1u);
             }
         }
@@ -101,23 +91,23 @@ fn lu_panel(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_ind
         let tp = (p - k0) % WG;
         let rp = (p - k0) / WG;
         if (lid == tp) {
-            for (var j = 0u; j < W; j = j + 1u) {
+            for (var j = 0u; j < w; j = j + 1u) {
                 prow[j] = v[rp * W + j];
             }
         }
         if (lid == tk) {
-            for (var j = 0u; j < W; j = j + 1u) {
+            for (var j = 0u; j < w; j = j + 1u) {
                 krow[j] = v[rk * W + j];
             }
         }
         workgroupBarrier();
         if (lid == tp) {
-            for (var j = 0u; j < W; j = j + 1u) {
+            for (var j = 0u; j < w; j = j + 1u) {
                 v[rp * W + j] = krow[j];
             }
         }
         if (lid == tk) {
-            for (var j = 0u; j < W; j = j + 1u) {
+            for (var j = 0u; j < w; j = j + 1u) {
                 v[rk * W + j] = prow[j];
             }
         }
@@ -135,7 +125,6 @@ fn lu_panel(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_ind
                 }
             }
         }
-        workgroupBarrier();
     }
     for (var r = 0u; r < RPT; r = r + 1u) {
         let i = k0 + lid + r * WG;

@@ -589,3 +589,59 @@ fn in_place_gemm_updates_and_the_previous_path() {
     }
     common::assert_no_failures(&failures, total);
 }
+
+#[test]
+fn subgroup_and_tree_panel_pivots_agree() {
+    // The register panel's float32 pivot search by subgroups (the default where the adapter
+    // has them) and by the tree: the same pivots, so the same factors bit for bit. Small
+    // integer entries make ties in |a| common (the lower row wins both ways); a NaN column
+    // entry is never the pivot. The first pivot of each matrix is checked on the host
+    // (the first largest |a[i, 0]|, as LAPACK's isamax picks).
+    let dev = device();
+    let mut failures = Vec::new();
+    let mut total = 0;
+    for (seed, &n) in [40usize, 65, 300].iter().enumerate() {
+        total += 1;
+        let batch = 2;
+        let mut data: Vec<f64> = random(70 + seed as u64, batch * n * n, DType::F32)
+            .iter()
+            .map(|x| (x * 4.0).round())
+            .collect();
+        data[n * n + 5 * n + 3] = f64::NAN;
+        let factor = |subgroups: bool| {
+            let mut config = dev.config().clone();
+            config.linalg.panel_subgroups = subgroups;
+            let configured = dev.with_config(config);
+            let _guard = configured.use_device();
+            let a = common::upload(&data, DType::F32, &[batch, n, n]);
+            let (lu, piv) = kp::linalg::lu_factor(&a).unwrap();
+            (lu.to_vec::<f32>().unwrap(), piv.to_vec::<i32>().unwrap())
+        };
+        let (lu_sg, piv_sg) = factor(true);
+        let (lu_tree, piv_tree) = factor(false);
+        if piv_sg != piv_tree {
+            failures.push(format!("n={n}: pivots differ"));
+        }
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<u32>>();
+        if bits(&lu_sg) != bits(&lu_tree) {
+            failures.push(format!("n={n}: factors differ"));
+        }
+        for k in 0..batch {
+            let col = (0..n).map(|i| data[k * n * n + i * n].abs());
+            let first = col
+                .enumerate()
+                .fold(
+                    (0, -1.0),
+                    |(bi, bv), (i, x)| if x > bv { (i, x) } else { (bi, bv) },
+                )
+                .0;
+            if piv_sg[k * n] as usize != first {
+                failures.push(format!(
+                    "n={n} matrix {k}: first pivot {} not {first}",
+                    piv_sg[k * n]
+                ));
+            }
+        }
+    }
+    common::assert_no_failures(&failures, total);
+}

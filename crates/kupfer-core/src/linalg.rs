@@ -285,27 +285,102 @@ pub fn steps(dtype: DType, target: &Target) -> Result<String> {
     Ok(fill(STEPS, dtype, target)?.render())
 }
 
-/// Columns of the register-resident panel kernels ([`panel`]).
+/// Columns of the register-resident panel kernels ([`panel`]) at most.
 pub const PANEL_WIDTH: u32 = 32;
 
 /// The most rows per thread of the register-resident panel kernels (their panels have at
 /// most `256 * PANEL_RPT_MAX` rows).
 pub const PANEL_RPT_MAX: u32 = 16;
 
+/// How `lu_panel` finds each column's pivot among its 256 threads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PanelPivot {
+    /// A tree through workgroup memory (eight barrier steps).
+    Tree,
+    /// Each subgroup's largest by subgroup operations, one barrier, then every thread
+    /// reads the subgroups' results (float32 only; needs subgroups of at least 4 lanes).
+    Subgroups,
+}
+
+/// The pivot search of [`PanelPivot::Tree`]: `p` the row, `pv` its |value|.
+const PIVOT_TREE: &str = "        red_v[lid] = bv;
+        red_i[lid] = bi;
+        workgroupBarrier();
+        for (var s = WG / 2u; s > 0u; s = s >> 1u) {
+            if (lid < s) {
+                let x = red_v[lid + s];
+                let i = red_i[lid + s];
+                if (x > red_v[lid] || (x == red_v[lid] && i < red_i[lid])) {
+                    red_v[lid] = x;
+                    red_i[lid] = i;
+                }
+            }
+            workgroupBarrier();
+        }
+        let p = red_i[0];
+        let pv = red_v[0];";
+
+/// The pivot search of [`PanelPivot::Subgroups`] (no thread's `bv` is NaN: a NaN never
+/// replaces the running largest).
+const PIVOT_SUBGROUPS: &str = "        let sm = subgroupMax(bv);
+        let si = subgroupMin(select(0xffffffffu, bi, bv == sm));
+        if (sg_lane == 0u) {
+            red_v[sg_id] = sm;
+            red_i[sg_id] = si;
+        }
+        workgroupBarrier();
+        var p = red_i[0];
+        var pv = red_v[0];
+        for (var s = 1u; s < sg_count; s = s + 1u) {
+            let x = red_v[s];
+            let i = red_i[s];
+            if (x > pv || (x == pv && i < p)) {
+                pv = x;
+                p = i;
+            }
+        }";
+
 /// The register-resident panel kernels (`shaders/linalg_panel.wgsl`: entry points `lu_panel`
 /// and `chol_panel`) in `dtype` for panels of at most `256 * rows_per_thread` rows and
-/// [`PANEL_WIDTH`] columns; `rows_per_thread` is a power of two up to [`PANEL_RPT_MAX`].
+/// `width` (1 to [`PANEL_WIDTH`]) columns; `rows_per_thread` is a power of two up to
+/// [`PANEL_RPT_MAX`]. `pivot`: how `lu_panel` searches (subgroups for float32 only).
 /// Bindings as [`steps`]' (0 uniforms, 1 the matrices, 3 the i32 `aux`).
-pub fn panel(dtype: DType, rows_per_thread: u32, target: &Target) -> Result<String> {
+pub fn panel(
+    dtype: DType,
+    rows_per_thread: u32,
+    width: u32,
+    pivot: PanelPivot,
+    target: &Target,
+) -> Result<String> {
     if !rows_per_thread.is_power_of_two() || rows_per_thread > PANEL_RPT_MAX {
         return Err(Error::invalid(format!(
             "panel kernels hold 1 to {PANEL_RPT_MAX} rows per thread (a power of two), not \
              {rows_per_thread}"
         )));
     }
+    if !(1..=PANEL_WIDTH).contains(&width) {
+        return Err(Error::invalid(format!(
+            "panel kernels take 1 to {PANEL_WIDTH} columns, not {width}"
+        )));
+    }
+    let (code, args) = match pivot {
+        PanelPivot::Tree => (PIVOT_TREE, ""),
+        PanelPivot::Subgroups if dtype == DType::F32 => (
+            PIVOT_SUBGROUPS,
+            ", @builtin(subgroup_invocation_id) sg_lane: u32, \
+             @builtin(subgroup_id) sg_id: u32, @builtin(num_subgroups) sg_count: u32",
+        ),
+        PanelPivot::Subgroups => {
+            return Err(Error::invalid(
+                "subgroup pivots are float32 only (subgroup operations on float64)",
+            ))
+        }
+    };
     Ok(fill(PANEL, dtype, target)?
         .set("RPT", rows_per_thread)
-        .set("W", PANEL_WIDTH)
+        .set("W", width)
+        .set("PIVOT_ARGS", args)
+        .set("PIVOT", code)
         .render())
 }
 
@@ -362,7 +437,14 @@ mod tests {
             }
             validate(&steps(d, &t).unwrap(), Capabilities::empty());
             for rpt in [1, 2, 4, 8, 16] {
-                validate(&panel(d, rpt, &t).unwrap(), Capabilities::empty());
+                for width in [8, 16, 32] {
+                    let tree = panel(d, rpt, width, PanelPivot::Tree, &t).unwrap();
+                    validate(&tree, Capabilities::empty());
+                    if d == DType::F32 {
+                        let sg = panel(d, rpt, width, PanelPivot::Subgroups, &t).unwrap();
+                        validate(&sg, Capabilities::SUBGROUP);
+                    }
+                }
             }
             validate(&orth(d, &t).unwrap(), Capabilities::empty());
             for n in 1..=TINY_MAX {
@@ -395,8 +477,11 @@ mod tests {
         assert!(small(SmallOp::Inv, DType::F64, true, &t).is_err());
         assert!(steps(DType::Complex64, &t).is_err());
         assert!(steps(DType::I32, &t).is_err());
-        assert!(panel(DType::F32, 3, &t).is_err());
-        assert!(panel(DType::F32, 32, &t).is_err());
+        assert!(panel(DType::F32, 3, 16, PanelPivot::Tree, &t).is_err());
+        assert!(panel(DType::F32, 32, 16, PanelPivot::Tree, &t).is_err());
+        assert!(panel(DType::F32, 4, 33, PanelPivot::Tree, &t).is_err());
+        assert!(panel(DType::F32, 4, 0, PanelPivot::Tree, &t).is_err());
+        assert!(panel(DType::F64, 4, 16, PanelPivot::Subgroups, &t).is_err());
         assert!(tiny(SmallOp::Det, 4, DType::F32, &t).is_err());
         assert!(tiny(SmallOp::Inv, TINY_MAX + 1, DType::F32, &t).is_err());
         assert!(tiny(SmallOp::Inv, 0, DType::F32, &t).is_err());

@@ -276,6 +276,10 @@ pub struct LinalgConfig {
     /// Panels of at most 4096 rows are factored in registers (else in global memory, as
     /// taller panels always are). `KUPFER_LINALG_REGISTER_PANELS=0` turns them off.
     pub register_panels: bool,
+    /// The register-resident LU panel finds float32 pivots with subgroup operations (one
+    /// barrier per column instead of a tree's eight) where the adapter has subgroups; the
+    /// same pivots. `KUPFER_LINALG_PANEL_PIVOT=tree` for the tree.
+    pub panel_subgroups: bool,
     /// Solves and inverses of order up to this (at most 8) run one matrix per thread in
     /// registers (`shaders/linalg_tiny.wgsl`); larger ones up to 32 one per workgroup of 64
     /// threads (`shaders/linalg_small.wgsl`). `KUPFER_LINALG_THREAD_MAX` (0, or
@@ -320,6 +324,7 @@ impl Default for LinalgConfig {
         LinalgConfig {
             panel_width: 16,
             register_panels: true,
+            panel_subgroups: true,
             thread_max: 8,
             pivot_tree: false,
             rows_from: 1,
@@ -339,6 +344,7 @@ impl LinalgConfig {
             panel_width: knob("KUPFER_LINALG_PANEL", d.panel_width, 8),
             register_panels: var("KUPFER_LINALG_REGISTER_PANELS")
                 .map_or(d.register_panels, |v| v.trim() != "0"),
+            panel_subgroups: var("KUPFER_LINALG_PANEL_PIVOT").is_none_or(|v| v.trim() != "tree"),
             thread_max: match var("KUPFER_LINALG_THREAD_MAX").as_deref().map(str::trim) {
                 Some("old") => 0,
                 _ => knob("KUPFER_LINALG_THREAD_MAX", d.thread_max, 0),

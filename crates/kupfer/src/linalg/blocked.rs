@@ -184,7 +184,18 @@ impl Steps {
             return Ok(p.clone());
         }
         let ctx = self.device.context();
-        let wgsl = kernels::panel(self.dtype, rpt, &ctx.target())?;
+        let subgroups = self.device.config().linalg.panel_subgroups
+            && self.dtype == DType::F32
+            && ctx
+                .info()
+                .features
+                .contains(kupfer_wgpu::wgpu::Features::SUBGROUP);
+        let pivot = if subgroups {
+            kernels::PanelPivot::Subgroups
+        } else {
+            kernels::PanelPivot::Tree
+        };
+        let wgsl = kernels::panel(self.dtype, rpt, self.panel, pivot, &ctx.target())?;
         let p = ctx.pipeline_with(&wgsl, entry, ShaderChecks::Trusted)?;
         self.panels.borrow_mut().insert((entry, rpt), p.clone());
         Ok(p)
