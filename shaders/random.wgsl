@@ -480,10 +480,11 @@ fn kp_permute_rows(k: vec2<u32>, d: vec2<u32>, e: u32, n: u32) -> u32 {
 // words come from the element's own blocks (counter (e, j, draw), j = 1..17), which the fast
 // path (block 0) never reads. kupfer_core::random::ziggurat emulates both on the CPU.
 
-// exp(-h) for h >= 0, fenced: n = round(h / ln 2), r = n ln 2 - h in [-ln 2 / 2, ln 2 / 2]
-// (n ln2_hi exact for n <= 512), the degree-7 Taylor polynomial of exp(r) (relative error
-// below 6e-9) by Horner with every product fenced, times 2^-min(n, 100) and then 2^-(n - that)
-// (exact but for a result below 2^-126, which a driver may flush to zero); 0 beyond h = 104.
+// exp(-h) for h >= -88.73, fenced: n = round(h / ln 2), r = n ln 2 - h in [-ln 2 / 2, ln 2 / 2]
+// (n ln2_hi exact for |n| <= 512), the degree-7 Taylor polynomial of exp(r) (relative error
+// below 6e-9) by Horner with every product fenced, times 2^-clamp(n, -100, 100) and then
+// 2^-(n - that) (exact but for a result below 2^-126, which a driver may flush to zero, and
+// one above the largest float, infinite); 0 beyond h = 104.
 fn kp_exp_neg_fenced_f32(h: f32) -> f32 {
     if (!(h <= 104.0)) {
         return select(0.0, h, h != h);
@@ -497,7 +498,7 @@ fn kp_exp_neg_fenced_f32(h: f32) -> f32 {
     p = kpl32_opq(r * p) + 0.5;
     p = kpl32_opq(r * p) + 1.0;
     p = kpl32_opq(r * p) + 1.0;
-    let n1 = min(i32(n), 100);
+    let n1 = clamp(i32(n), -100, 100);
     let scaled = kpl32_opq(p * bitcast<f32>(u32(127 - n1) << 23u));
     return scaled * bitcast<f32>(u32(127 - (i32(n) - n1)) << 23u);
 }
@@ -890,4 +891,34 @@ fn kp_exponential_zig_f64(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32) -> f64 {
         return t.x;
     }
     return kp_zig_exp_slow_f64(k, d, e, t);
+}
+
+// exp(x) in float32, fenced (the same bits on every driver but for results below 2^-126):
+// NaN for NaN, infinity above ln(MAX).
+fn kp_exp_det_f32(x: f32) -> f32 {
+    if (x > 88.72284) {
+        return bitcast<f32>(0x7f800000u);
+    }
+    return select(kp_exp_neg_fenced_f32(-x), x, x != x);
+}
+
+// exp(x) in float64, fenced: kp_exp_neg_fenced_f64(-x) (NaN for NaN, infinity above
+// ln(MAX), 0 below -745.2; results below 2^-1022 may be flushed by a driver).
+fn kp_exp_det_f64(x: f64) -> f64 {
+    if (x > 709.782712893384lf) {
+        return f64(bitcast<f32>(0x7f800000u));
+    }
+    if (x < -745.2lf) {
+        return 0.0lf;
+    }
+    return select(kp_exp_neg_fenced_f64(-x), x, x != x);
+}
+
+// exp(loc + scale z) with the product fenced and the exponential fenced (lognormal).
+fn kp_lognormal_f32(z: f32, loc: f32, scale: f32) -> f32 {
+    return kp_exp_det_f32(kp_affine_f32(z, loc, scale));
+}
+
+fn kp_lognormal_f64(z: f64, loc: f64, scale: f64) -> f64 {
+    return kp_exp_det_f64(kp_affine_f64(z, loc, scale));
 }

@@ -1,5 +1,5 @@
 //! The default float32 normals and exponentials (the 256-layer ziggurat of
-//! `kupfer_core::random::ziggurat`), `normal(loc, scale)` and the float32 gamma sampler
+//! `kupfer_core::random::ziggurat`), `normal(loc, scale)`, `lognormal` and the float32 gamma sampler
 //! (`kupfer_core::random::gamma`): the GPU's draws are the CPU
 //! emulation's bits (the emulation performs exactly the float32 operations of the WGSL, none
 //! fused: what every driver computes, so this is the test that the draws are the same bits on
@@ -13,7 +13,7 @@
 
 use kp::random::default_rng;
 use kp::random::philox::ziggurat::{
-    exponential_f32, normal_f32, normal_tables, EXPONENTIAL_R, NORMAL_R,
+    exp_det_f32, exponential_f32, normal_f32, normal_tables, EXPONENTIAL_R, NORMAL_R,
 };
 use kp::random::philox::{exponential_form, normal_form, seed_key, ExponentialForm, NormalForm};
 use kp::{Array, SliceArg};
@@ -65,7 +65,8 @@ fn ziggurat_draws_are_their_cpu_emulation_bit_for_bit() {
     let key = seed_key(seed);
     let g = default_rng(Some(seed));
     // Draw 0: contiguous normals; 1: strided normals; 2: contiguous exponentials;
-    // 3: strided exponentials; 4, 5: normal(loc, scale) with scalar and array parameters.
+    // 3: strided exponentials; 4, 5: normal(loc, scale) with scalar and array parameters;
+    // 6: lognormal.
     let z = f32s(&g.standard_normal(&[n], None).unwrap());
     let zs = every_other_column(&g.standard_normal(&[n / 1024, 2048], None).unwrap());
     let x = f32s(&g.standard_exponential(&[n], None).unwrap());
@@ -74,6 +75,7 @@ fn ziggurat_draws_are_their_cpu_emulation_bit_for_bit() {
     let locs: Vec<f32> = (0..1000).map(|i| i as f32 * 0.37 - 100.0).collect();
     let loc = Array::from_slice(&locs, &[1000]).unwrap();
     let affine_arr = f32s(&g.normal(loc, 2.5, Some(&[n / 1000, 1000])).unwrap());
+    let lognormal = f32s(&g.lognormal(0.5, 0.75, Some(&[n])).unwrap());
     let strided = |e: usize| (e / 1024 * 2048 + e % 1024 * 2) as u32;
     let checks = [
         differing(&z, |e| normal_f32(key, 0, e as u32)),
@@ -84,9 +86,12 @@ fn ziggurat_draws_are_their_cpu_emulation_bit_for_bit() {
         differing(&affine_arr, |e| {
             2.5f32 * normal_f32(key, 5, e as u32) + locs[e % 1000]
         }),
+        differing(&lognormal, |e| {
+            exp_det_f32(0.75f32 * normal_f32(key, 6, e as u32) + 0.5)
+        }),
     ];
     eprintln!("values differing from the CPU emulation: {checks:?}");
-    assert_eq!(checks, [0; 6]);
+    assert_eq!(checks, [0; 7]);
     // The slow paths ran: wedges (about 1.3% of draws) and tails beyond the last layer.
     let t = normal_tables();
     let slow = (0..n as u32)
@@ -181,6 +186,10 @@ fn ziggurat_draws_pass_kolmogorov_smirnov_and_their_tails_are_exact() {
         .into_iter()
         .map(f64::from)
         .collect();
+    let logn: Vec<f64> = f32s(&g.lognormal(0.5, 0.75, Some(&[1 << 20])).unwrap())
+        .into_iter()
+        .map(f64::from)
+        .collect();
     let r = NORMAL_R;
     let re = EXPONENTIAL_R;
     let tail: Vec<f64> = z.iter().filter(|v| v.abs() > r).map(|v| v.abs()).collect();
@@ -190,6 +199,7 @@ fn ziggurat_draws_pass_kolmogorov_smirnov_and_their_tails_are_exact() {
         ("z", head(&z)),
         ("x", head(&x)),
         ("aff", aff),
+        ("logn", logn),
         ("tail", tail.clone()),
         ("etail", etail.clone()),
     ];
@@ -198,6 +208,10 @@ fn ziggurat_draws_pass_kolmogorov_smirnov_and_their_tails_are_exact() {
         ("x", "stats.kstest(x, 'expon').pvalue"),
         ("aff", "stats.kstest(x, 'norm', args=(-3, 0.5)).pvalue"),
         (
+            "logn",
+            "stats.kstest(x, 'lognorm', args=(0.75, 0, np.exp(0.5))).pvalue",
+        ),
+        (
             "tail",
             &format!("stats.kstest(x, 'truncnorm', args=({r}, np.inf)).pvalue"),
         ),
@@ -205,7 +219,7 @@ fn ziggurat_draws_pass_kolmogorov_smirnov_and_their_tails_are_exact() {
     ];
     let p = scipy(&samples, &exprs);
     eprintln!(
-        "KS p-values (normal, exponential, normal(-3, 0.5), normal tail, exponential tail): {p:?}"
+        "KS p-values (normal, exponential, normal(-3, 0.5), lognormal, normal tail, exponential tail): {p:?}"
     );
     assert!(p.iter().all(|&p| p > 1e-4), "{p:?}");
     // The counts beyond thresholds around the last layer against the exact probabilities
@@ -282,7 +296,7 @@ fn float32_gammas_are_their_cpu_emulation_bit_for_bit_and_pass_kolmogorov_smirno
 
 #[test]
 fn float64_ziggurat_draws_are_their_cpu_emulation_bit_for_bit() {
-    use kp::random::philox::ziggurat::{exponential_f64, normal_f64};
+    use kp::random::philox::ziggurat::{exp_det_f64, exponential_f64, normal_f64};
     assert_forms_are_the_defaults();
     let g = default_rng(Some(64));
     let n = 1usize << 16;
@@ -296,6 +310,8 @@ fn float64_ziggurat_draws_are_their_cpu_emulation_bit_for_bit() {
     let locs: Vec<f64> = (0..1000).map(|i| f64::from(i) * 0.37 - 100.0).collect();
     let loc = Array::from_slice(&locs, &[1000]).unwrap();
     let aff = f64s(g.normal(loc, 2.5, Some(&[n / 1000, 1000])));
+    let means = Array::from_slice(&[0.5f64, -1.0, 2.0, 0.0], &[4]).unwrap();
+    let logn = f64s(g.lognormal(means, 0.75, Some(&[n / 4, 4])));
     let key = seed_key(64);
     let bad = |got: &[f64], want: &dyn Fn(usize) -> f64| {
         got.iter()
@@ -309,9 +325,12 @@ fn float64_ziggurat_draws_are_their_cpu_emulation_bit_for_bit() {
         bad(&aff, &|e| {
             2.5 * normal_f64(key, 2, e as u32) + locs[e % 1000]
         }),
+        bad(&logn, &|e| {
+            exp_det_f64(0.75 * normal_f64(key, 3, e as u32) + [0.5, -1.0, 2.0, 0.0][e % 4])
+        }),
     ];
     eprintln!("float64 values differing from the CPU emulation: {checks:?}");
-    assert_eq!(checks, [0; 3]);
+    assert_eq!(checks, [0; 4]);
     let tails = z.iter().filter(|v| v.abs() > NORMAL_R).count();
     assert!(tails > 2, "{tails} normal tails");
     let p = scipy(

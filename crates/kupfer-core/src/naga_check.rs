@@ -40,6 +40,7 @@ pub(crate) fn random_ops() -> Vec<RandomOp> {
         Normal,
         Exponential,
         NormalAffine,
+        LogNormal,
         Bounded,
         Gamma,
         Poisson,
@@ -52,8 +53,8 @@ pub(crate) fn random_ops() -> Vec<RandomOp> {
     ];
     for op in &all {
         match op {
-            Bits | Uniform | OpenUniform | Normal | Exponential | NormalAffine | Bounded
-            | Gamma | Poisson | Permute | PermuteRows | Binomial | VonMises | Zipf
+            Bits | Uniform | OpenUniform | Normal | Exponential | NormalAffine | LogNormal
+            | Bounded | Gamma | Poisson | Permute | PermuteRows | Binomial | VonMises | Zipf
             | Hypergeometric => {}
         }
     }

@@ -345,6 +345,9 @@ pub enum RandomOp {
     /// fenced (no driver contracts it into a fused multiply-add): two parameters loc and
     /// scale of the draw's float dtype.
     NormalAffine,
+    /// `exp(loc + scale Z)` ([`RandomOp::NormalAffine`] through the fenced exponential:
+    /// lognormal): two parameters loc and scale of the draw's float dtype.
+    LogNormal,
     /// Unbiased integer in [0, r) as u32; one u32 parameter `r` (0 stands for 2^32).
     Bounded,
     /// Standard gamma (float32 or float64) of the parameter shape of the same dtype
@@ -389,7 +392,7 @@ impl RandomOp {
             | RandomOp::PermuteRows
             | RandomOp::VonMises
             | RandomOp::Zipf => 1,
-            RandomOp::Binomial | RandomOp::NormalAffine => 2,
+            RandomOp::Binomial | RandomOp::NormalAffine | RandomOp::LogNormal => 2,
             RandomOp::Hypergeometric => 3,
         }
     }
@@ -409,6 +412,7 @@ impl RandomOp {
             | RandomOp::Normal
             | RandomOp::Exponential
             | RandomOp::NormalAffine
+            | RandomOp::LogNormal
             | RandomOp::Zipf
             | RandomOp::Hypergeometric => matches!(dtype, DType::F32 | DType::F64),
         };
@@ -452,22 +456,30 @@ impl RandomOp {
                 let (one, four) = normal_f32_functions();
                 return ["kp_rng_block0", "kp_rng_block", "kp_lane", one, four];
             }
-            (RandomOp::NormalAffine, DType::F64) => {
+            (RandomOp::NormalAffine | RandomOp::LogNormal, DType::F64) => {
                 return [
                     "kp_rng_block0",
                     "kp_rng_block",
                     "kp_lane",
                     normal_f64_function(),
-                    "kp_affine_f64",
+                    if self == RandomOp::LogNormal {
+                        "kp_lognormal_f64"
+                    } else {
+                        "kp_affine_f64"
+                    },
                 ]
             }
-            (RandomOp::NormalAffine, _) => {
+            (RandomOp::NormalAffine | RandomOp::LogNormal, _) => {
                 return [
                     "kp_rng_block0",
                     "kp_rng_block",
                     "kp_lane",
                     normal_f32_functions().0,
-                    "kp_affine_f32",
+                    if self == RandomOp::LogNormal {
+                        "kp_lognormal_f32"
+                    } else {
+                        "kp_affine_f32"
+                    },
                 ]
             }
             (RandomOp::Exponential, _) => {
@@ -567,8 +579,13 @@ impl RandomOp {
                 format!("kp_normal_zig_f32({k}, {d}, {e}, {w0})")
             }
             (RandomOp::Exponential, _) => format!("kp_exponential_zig_f32({k}, {d}, {e}, {w0})"),
-            (RandomOp::NormalAffine, _) => format!(
-                "kp_affine_{}({}, {}, {})",
+            (RandomOp::NormalAffine | RandomOp::LogNormal, _) => format!(
+                "kp_{}_{}({}, {}, {})",
+                if self == RandomOp::LogNormal {
+                    "lognormal"
+                } else {
+                    "affine"
+                },
                 dtype.wgsl_value(),
                 RandomOp::Normal.wgsl(dtype, k, d, e, b, lane, &[]),
                 params[0],
@@ -724,7 +741,7 @@ pub fn reference(op: RandomOp, dtype: DType, key: [u32; 2], draw: u64, e: u32, p
         }
         (RandomOp::Exponential, _) => f64::from(ziggurat::exponential_f32(key, draw, e)),
         // Its parameters are floats: the tests compose it from the normal's reference.
-        (RandomOp::NormalAffine, _) => f64::NAN,
+        (RandomOp::NormalAffine | RandomOp::LogNormal, _) => f64::NAN,
         (RandomOp::Normal, _) => {
             let pair = e & !1;
             let a = stream_word(key, draw, pair, 0);
@@ -1102,6 +1119,8 @@ mod tests {
             (RandomOp::Exponential, DType::F64),
             (RandomOp::NormalAffine, DType::F32),
             (RandomOp::NormalAffine, DType::F64),
+            (RandomOp::LogNormal, DType::F32),
+            (RandomOp::LogNormal, DType::F64),
             (RandomOp::Bounded, DType::U32),
             (RandomOp::Gamma, DType::F32),
             (RandomOp::Gamma, DType::F64),

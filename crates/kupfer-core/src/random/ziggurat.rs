@@ -249,8 +249,8 @@ fn lit(v: f64) -> f32 {
     v as f32
 }
 
-/// `kp_exp_neg_fenced_f32`: exp(-h) for h >= 0 in IEEE float32 without fused multiply-adds
-/// (0 beyond h = 104; NaN for NaN).
+/// `kp_exp_neg_fenced_f32`: exp(-h) for h >= -88.73 in IEEE float32 without fused
+/// multiply-adds (0 beyond h = 104; NaN for NaN).
 pub fn exp_neg_fenced(h: f32) -> f32 {
     if h.is_nan() || h > 104.0 {
         return if h.is_nan() { h } else { 0.0 };
@@ -269,7 +269,7 @@ pub fn exp_neg_fenced(h: f32) -> f32 {
         p = r * p + lit(c);
     }
     let pow2 = |k: i32| f32::from_bits(((127 - k) as u32) << 23);
-    let n1 = (n as i32).min(100);
+    let n1 = (n as i32).clamp(-100, 100);
     p * pow2(n1) * pow2(n as i32 - n1)
 }
 
@@ -391,6 +391,33 @@ pub fn exp_neg_fenced_f64(h: f64) -> f64 {
     }
     // ldexp: exact for the normal results of h <= 700.
     p * f64::from_bits(((1023 - n as i64) as u64) << 52)
+}
+
+/// `kp_exp_det_f32`: exp(x) in float32 as every driver computes it (the fenced exp).
+pub fn exp_det_f32(x: f32) -> f32 {
+    if x > 88.72284 {
+        return f32::INFINITY;
+    }
+    if x.is_nan() {
+        x
+    } else {
+        exp_neg_fenced(-x)
+    }
+}
+
+/// `kp_exp_det_f64`: exp(x) in float64 as every driver computes it (normal results).
+pub fn exp_det_f64(x: f64) -> f64 {
+    if x > 709.782_712_893_384 {
+        return f64::INFINITY;
+    }
+    if x < -745.2 {
+        return 0.0;
+    }
+    if x.is_nan() {
+        x
+    } else {
+        exp_neg_fenced_f64(-x)
+    }
 }
 
 /// `kp_ln_unit_fenced_f64`: ln x for x in (0, 1], the float32 fenced log refined by two
@@ -526,6 +553,30 @@ mod tests {
         let tail = (-0.5 * NORMAL_R * NORMAL_R).exp() * mills_ratio(NORMAL_R)
             / (2.0 * std::f64::consts::PI).sqrt();
         assert!((tail - 1.290_162_438_269_503_8e-4).abs() < 1e-17, "{tail}");
+    }
+
+    #[test]
+    fn the_fenced_exponentials_are_accurate_over_their_range() {
+        for k in -880..=880 {
+            let x = k as f32 * 0.1;
+            let (got, want) = (f64::from(exp_det_f32(x)), f64::from(x).exp());
+            assert!(
+                (got - want).abs() <= 3e-7 * want,
+                "exp {x}: {got} vs {want}"
+            );
+        }
+        assert_eq!(exp_det_f32(89.0), f32::INFINITY);
+        assert!(exp_det_f32(f32::NAN).is_nan());
+        for k in -700..=700 {
+            let x = f64::from(k) * 1.01;
+            let (got, want) = (exp_det_f64(x), x.exp());
+            assert!(
+                (got - want).abs() <= 5e-16 * want,
+                "exp {x}: {got} vs {want}"
+            );
+        }
+        assert_eq!(exp_det_f64(710.0), f64::INFINITY);
+        assert_eq!(exp_det_f64(-800.0), 0.0);
     }
 
     #[test]

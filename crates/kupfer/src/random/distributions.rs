@@ -80,6 +80,15 @@ fn draw_dtype(params: &[&Operand]) -> DType {
     }
 }
 
+/// Whether a parameter is a Python scalar or a float array (drawn with as a parameter of the
+/// draw's dtype; other arrays take the ufunc path, which promotes as NumPy does).
+fn is_float(p: &Operand) -> bool {
+    match p {
+        Operand::Scalar(_) => true,
+        Operand::Array(a) => matches!(a.dtype(), DType::F32 | DType::F64),
+    }
+}
+
 /// `f(a, b)` of two parameters: computed on the host when both are Python scalars (a 0-d
 /// float64 array would widen a float32 draw), else the ufunc `g`.
 fn pp(
@@ -173,11 +182,7 @@ impl Generator {
         check(&scale, Rule::NonNegative, "scale < 0")?;
         let shape = out_shape(size, &[&loc, &scale])?;
         let d = draw_dtype(&[&loc, &scale]);
-        let float = |p: &Operand| match p {
-            Operand::Scalar(_) => true,
-            Operand::Array(a) => matches!(a.dtype(), DType::F32 | DType::F64),
-        };
-        if float(&loc) && float(&scale) {
+        if is_float(&loc) && is_float(&scale) {
             // One draw with the product fenced: the same bits on every driver.
             let (l, s) = (param_as(&loc, &shape, d)?, param_as(&scale, &shape, d)?);
             return self.draw(RandomOp::NormalAffine, &shape, d, vec![l, s]);
@@ -195,7 +200,8 @@ impl Generator {
         uf::multiply(scale, e)
     }
 
-    /// Log-normal floats: `exp(mean + sigma * Z)` (`Generator.lognormal`).
+    /// Log-normal floats: `exp(mean + sigma * Z)` (`Generator.lognormal`), with the product
+    /// and the exponential fenced for float parameters (the same bits on every driver).
     pub fn lognormal(
         &self,
         mean: impl Into<Operand>,
@@ -204,6 +210,13 @@ impl Generator {
     ) -> Result<Array> {
         let (mean, sigma) = (mean.into(), sigma.into());
         check(&sigma, Rule::NonNegative, "sigma < 0")?;
+        if is_float(&mean) && is_float(&sigma) {
+            // One draw, the product and the exponential fenced: the same bits everywhere.
+            let shape = out_shape(size, &[&mean, &sigma])?;
+            let d = draw_dtype(&[&mean, &sigma]);
+            let (m, s) = (param_as(&mean, &shape, d)?, param_as(&sigma, &shape, d)?);
+            return self.draw(RandomOp::LogNormal, &shape, d, vec![m, s]);
+        }
         uf::exp(self.normal(mean, sigma, size)?)
     }
 

@@ -33,8 +33,8 @@
 //! uniforms, Poisson counts and `choice` with probabilities are identical on every backend.
 //! So are standard normals and exponentials, float32 and float64 (256-layer ziggurats: an
 //! exact multiply and an integer test, the rare slow path fenced against fused multiply-adds),
-//! `normal(loc, scale)` (its product fenced) and float32 gamma. The other float transforms
-//! (float64 gamma, lognormal, weibull, Poisson's and binomial's float arithmetic, ...) may
+//! `normal(loc, scale)` and `lognormal` (product and exponential fenced) and float32 gamma.
+//! The other float transforms (float64 gamma, weibull, weibull, Poisson's and binomial's float arithmetic, ...) may
 //! differ by an ulp or a few between drivers that contract products into fused
 //! multiply-adds differently. `KUPFER_RANDN=lean|accurate|fenced` (or
 //! `philox::set_normal_form` before the first draw) selects the older Box-Muller forms,
