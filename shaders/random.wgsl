@@ -467,3 +467,458 @@ fn kp_permute_rows(k: vec2<u32>, d: vec2<u32>, e: u32, n: u32) -> u32 {
     return kp_cycle_walk(rk, j, n);
 }
 
+
+// Ziggurat (Marsaglia and Tsang, "The ziggurat method for generating random variables", 2000)
+// with 256 layers: the default float32 normals and exponentials, the same bits on every
+// driver. The tables (kupfer_core::random::ziggurat, computed on the host in float64 and
+// rounded) come as `var<private>` arrays of exact bits appended by the code generator:
+// KP_ZIG_N32_FAST[i] = (K_i, W_i) with W_i = x_i 2^-24 (x_i: layer i's width) and
+// K_i = floor(2^24 x_{i+1} / x_i); KP_ZIG_N32_SLOW[i] = (f(x_i), f(x_{i+1}) - f(x_i)).
+// The fast path is exact by construction: an integer converted exactly, ONE multiply by a
+// table value (correctly rounded), the acceptance test in integers. The slow path (wedge,
+// tail) fences every product that is added, so it too rounds the same on every driver; its
+// words come from the element's own blocks (counter (e, j, draw), j = 1..17), which the fast
+// path (block 0) never reads. kupfer_core::random::ziggurat emulates both on the CPU.
+
+// exp(-h) for h >= -88.73, fenced: n = round(h / ln 2), r = n ln 2 - h in [-ln 2 / 2, ln 2 / 2]
+// (n ln2_hi exact for |n| <= 512), the degree-7 Taylor polynomial of exp(r) (relative error
+// below 6e-9) by Horner with every product fenced, times 2^-clamp(n, -100, 100) and then
+// 2^-(n - that) (exact but for a result below 2^-126, which a driver may flush to zero, and
+// one above the largest float, infinite); 0 beyond h = 104.
+fn kp_exp_neg_fenced_f32(h: f32) -> f32 {
+    if (!(h <= 104.0)) {
+        return select(0.0, h, h != h);
+    }
+    let n = floor(kpl32_opq(h * 1.4426950408889634) + 0.5);
+    let r = kpl32_opq(kpl32_opq(n * KPL32_LN2_HI) - h) + kpl32_opq(n * KPL32_LN2_LO);
+    var p = kpl32_opq(r * 0.0001984126984126984) + 0.001388888888888889;
+    p = kpl32_opq(r * p) + 0.008333333333333333;
+    p = kpl32_opq(r * p) + 0.041666666666666664;
+    p = kpl32_opq(r * p) + 0.16666666666666666;
+    p = kpl32_opq(r * p) + 0.5;
+    p = kpl32_opq(r * p) + 1.0;
+    p = kpl32_opq(r * p) + 1.0;
+    let n1 = clamp(i32(n), -100, 100);
+    let scaled = kpl32_opq(p * bitcast<f32>(u32(127 - n1) << 23u));
+    return scaled * bitcast<f32>(u32(127 - (i32(n) - n1)) << 23u);
+}
+
+// The fast path of a normal from one word w: layer i = w & 255, the odd integer
+// s = 2 (w >> 8) + 1 - 2^24 in (-2^24, 2^24) (exact in float32), x = s W_i (fenced, so that
+// an expression fused with the draw cannot contract it); (x, accepted, i, s).
+fn kp_zig_normal_try_f32(w: u32) -> vec4<f32> {
+    let i = w & 255u;
+    let s = bitcast<i32>(((w >> 8u) << 1u) | 1u) - 16777216;
+    let t = KP_ZIG_N32_FAST[i];
+    let x = kpl32_opq(f32(s) * bitcast<f32>(t.y));
+    let fast = u32(abs(s)) < t.x;
+    return vec4<f32>(x, select(0.0, 1.0, fast), f32(i), f32(s));
+}
+
+// The slow path of element e's normal whose fast try (layer i, odd integer s, value x) was
+// rejected: the wedge test against the fenced exp(-x^2 / 2), or Marsaglia's tail beyond r
+// (x = -ln(U1) / r, y = -ln(U2) until 2 y > x^2, then r + x with s's sign); a rejected wedge
+// draws the next try from the same block. Attempt j reads the element's own block j; past
+// 16 (probability below 1e-34) the fenced Box-Muller normal of block 17.
+fn kp_zig_normal_slow_f32(k: vec2<u32>, d: vec2<u32>, e: u32, first: vec4<f32>) -> f32 {
+    var x = first.x;
+    var i = u32(first.z);
+    var s = first.w;
+    var tail = i == 0u;
+    for (var j = 1u; j <= 16u; j++) {
+        let blk = kp_rng_block(k, d, e, j);
+        if (tail) {
+            let tx = kpl32_opq(kp_ln_unit_fenced_f32(kp_u01_open_f32(blk.x)) * KP_ZIG_N32_NEG_RINV);
+            let ty = -kp_ln_unit_fenced_f32(kp_u01_open_f32(blk.y));
+            if (ty + ty > kpl32_opq(tx * tx)) {
+                let v = tx + KP_ZIG_N32_R;
+                return select(v, -v, s < 0.0);
+            }
+            continue;
+        }
+        let sl = KP_ZIG_N32_SLOW[i];
+        let h = kpl32_opq(0.5 * kpl32_opq(x * x));
+        let y = kpl32_opq(kp_u01_f32(blk.x) * bitcast<f32>(sl.y)) + bitcast<f32>(sl.x);
+        if (y < kp_exp_neg_fenced_f32(h)) {
+            return x;
+        }
+        let t = kp_zig_normal_try_f32(blk.y);
+        if (t.y == 1.0) {
+            return t.x;
+        }
+        x = t.x;
+        i = u32(t.z);
+        s = t.w;
+        tail = i == 0u;
+    }
+    let last = kp_rng_block(k, d, e, 17u);
+    return kp_normal_pair_fenced_f32(last.x, last.y).x;
+}
+
+// Element e's standard normal from its word 0 (w): the ziggurat's fast path, else its slow path.
+fn kp_normal_zig_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w: u32) -> f32 {
+    let t = kp_zig_normal_try_f32(w);
+    if (t.y == 1.0) {
+        return t.x;
+    }
+    return kp_zig_normal_slow_f32(k, d, e, t);
+}
+
+// The four normals of the elements e0 .. e0 + 3 whose block 0 is b: four fast tries, then the
+// slow path for the rejected ones.
+fn kp_normal4_zig_f32(k: vec2<u32>, d: vec2<u32>, e0: u32, b: vec4<u32>) -> vec4<f32> {
+    var t = array<vec4<f32>, 4>(kp_zig_normal_try_f32(b.x), kp_zig_normal_try_f32(b.y),
+        kp_zig_normal_try_f32(b.z), kp_zig_normal_try_f32(b.w));
+    var v = vec4<f32>(t[0].x, t[1].x, t[2].x, t[3].x);
+    // The rejected lanes, taken one per iteration: a thread with one of them (most) runs
+    // the slow code once, in step with the other threads of its warp.
+    var pending = select(0u, 1u, t[0].y == 0.0) | select(0u, 2u, t[1].y == 0.0)
+        | select(0u, 4u, t[2].y == 0.0) | select(0u, 8u, t[3].y == 0.0);
+    for (var it = 0u; it < 4u && pending != 0u; it++) {
+        let l = countTrailingZeros(pending);
+        pending &= pending - 1u;
+        v[l] = kp_zig_normal_slow_f32(k, d, e0 + l, t[l]);
+    }
+    return v;
+}
+
+// The fast path of an exponential from one word w: layer i = w & 255, the integer
+// m = w >> 8 (exact in float32), x = m W_i; (x, accepted, i, 0).
+fn kp_zig_exp_try_f32(w: u32) -> vec4<f32> {
+    let i = w & 255u;
+    let m = w >> 8u;
+    let t = KP_ZIG_E32_FAST[i];
+    let x = kpl32_opq(f32(m) * bitcast<f32>(t.y));
+    return vec4<f32>(x, select(0.0, 1.0, m < t.x), f32(i), 0.0);
+}
+
+// The slow path of element e's exponential whose fast try was rejected: in layer 0 the tail,
+// r plus a fresh exponential (memoryless: r is added and the draw starts again), else the
+// wedge test against the fenced exp(-x); a rejected wedge draws again. Attempt j reads the
+// element's own block j; past 16, -ln U of block 17 (fenced) plus the tails taken.
+fn kp_zig_exp_slow_f32(k: vec2<u32>, d: vec2<u32>, e: u32, first: vec4<f32>) -> f32 {
+    var x = first.x;
+    var i = u32(first.z);
+    var off = 0.0;
+    for (var j = 1u; j <= 16u; j++) {
+        let blk = kp_rng_block(k, d, e, j);
+        var w = blk.x;
+        if (i == 0u) {
+            off = off + KP_ZIG_E32_R;
+        } else {
+            let sl = KP_ZIG_E32_SLOW[i];
+            let y = kpl32_opq(kp_u01_f32(blk.x) * bitcast<f32>(sl.y)) + bitcast<f32>(sl.x);
+            if (y < kp_exp_neg_fenced_f32(x)) {
+                return x + off;
+            }
+            w = blk.y;
+        }
+        let t = kp_zig_exp_try_f32(w);
+        if (t.y == 1.0) {
+            return t.x + off;
+        }
+        x = t.x;
+        i = u32(t.z);
+    }
+    let last = kp_rng_block(k, d, e, 17u);
+    return kpl32_opq(-kp_ln_unit_fenced_f32(kp_u01_open_f32(last.x))) + off;
+}
+
+// Element e's standard exponential from its word 0 (w).
+fn kp_exponential_zig_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w: u32) -> f32 {
+    let t = kp_zig_exp_try_f32(w);
+    if (t.y == 1.0) {
+        return t.x;
+    }
+    return kp_zig_exp_slow_f32(k, d, e, t);
+}
+
+// The four exponentials of the elements e0 .. e0 + 3 whose block 0 is b.
+fn kp_exponential4_zig_f32(k: vec2<u32>, d: vec2<u32>, e0: u32, b: vec4<u32>) -> vec4<f32> {
+    var t = array<vec4<f32>, 4>(kp_zig_exp_try_f32(b.x), kp_zig_exp_try_f32(b.y),
+        kp_zig_exp_try_f32(b.z), kp_zig_exp_try_f32(b.w));
+    var v = vec4<f32>(t[0].x, t[1].x, t[2].x, t[3].x);
+    // The rejected lanes, taken one per iteration: a thread with one of them (most) runs
+    // the slow code once, in step with the other threads of its warp.
+    var pending = select(0u, 1u, t[0].y == 0.0) | select(0u, 2u, t[1].y == 0.0)
+        | select(0u, 4u, t[2].y == 0.0) | select(0u, 8u, t[3].y == 0.0);
+    for (var it = 0u; it < 4u && pending != 0u; it++) {
+        let l = countTrailingZeros(pending);
+        pending &= pending - 1u;
+        v[l] = kp_zig_exp_slow_f32(k, d, e0 + l, t[l]);
+    }
+    return v;
+}
+
+// loc + scale z with the product fenced, so that no driver contracts it into a fused
+// multiply-add (normal(loc, scale)): the product and the sum each rounded once everywhere.
+// An infinite or NaN product bypasses the fence (min would clamp it; fused or not, the sum
+// of an infinite product is the same).
+fn kp_affine_f32(z: f32, loc: f32, scale: f32) -> f32 {
+    let p = scale * z;
+    return select(kpl32_opq(p), p, !(abs(p) <= KPL32_MAX)) + loc;
+}
+
+fn kp_affine_f64(z: f64, loc: f64, scale: f64) -> f64 {
+    let p = scale * z;
+    return select(kpl64_opq(p), p, !(abs(p) <= KPL64_MAX)) + loc;
+}
+
+// The deterministic helpers of the samplers in random_float.wgsl, per precision (the float64
+// form of random_float.wgsl calls the _f64 ones). float32: fenced or built from exact integer
+// operations and fenced Newton steps, so every driver computes the same bits (not correctly
+// rounded, but the same). float64: the libm (not yet the same bits on every driver).
+
+// x, hidden from contraction into a fused multiply-add.
+fn kp_opq_f32(x: f32) -> f32 {
+    return kpl32_opq(x);
+}
+
+fn kp_opq_f64(x: f64) -> f64 {
+    return kpl64_opq(x);
+}
+
+// ln x of a positive normal x (kp_ln_unit_fenced_f32's reduction holds for any exponent).
+fn kp_ln_det_f32(x: f32) -> f32 {
+    return kp_ln_unit_fenced_f32(x);
+}
+
+fn kp_ln_det_f64(x: f64) -> f64 {
+    return kp_log_f64(x);
+}
+
+// exp(-h) for h >= 0.
+fn kp_exp_neg_det_f32(h: f32) -> f32 {
+    return kp_exp_neg_fenced_f32(h);
+}
+
+fn kp_exp_neg_det_f64(h: f64) -> f64 {
+    return kp_exp_f64(-h);
+}
+
+// 1 / a for a positive normal a: an integer first guess (relative error below 1/8), then
+// four fenced Newton steps y (2 - a y).
+fn kp_recip_det_f32(a: f32) -> f32 {
+    var y = bitcast<f32>(0x7ef311c3u - bitcast<u32>(a));
+    for (var i = 0u; i < 4u; i++) {
+        y = y * (2.0 - kpl32_opq(a * y));
+    }
+    return y;
+}
+
+fn kp_recip_det_f64(a: f64) -> f64 {
+    return 1.0lf / a;
+}
+
+// 1 / sqrt(x) for a positive normal x: the integer first guess (relative error below 4%),
+// then four fenced Newton steps y (3/2 - (x/2) y^2).
+fn kp_rsqrt_det_f32(x: f32) -> f32 {
+    var y = bitcast<f32>(0x5f3759dfu - (bitcast<u32>(x) >> 1u));
+    let h = kpl32_opq(0.5 * x);
+    for (var i = 0u; i < 4u; i++) {
+        y = y * (1.5 - kpl32_opq(kpl32_opq(h * y) * y));
+    }
+    return y;
+}
+
+fn kp_rsqrt_det_f64(x: f64) -> f64 {
+    return 1.0lf / sqrt(x);
+}
+
+// A pair of standard normals from the words a and b: the fenced Box-Muller form in float32.
+fn kp_normal_pair_det_f32(a: u32, b: u32) -> vec2<f32> {
+    return kp_normal_pair_fenced_f32(a, b);
+}
+
+fn kp_normal_pair_det_f64(a: u32, b: u32) -> vec2<f64> {
+    return kp_normal_pair_f64(a, b);
+}
+
+// The float64 ziggurats (tables KP_ZIG_N64_* / KP_ZIG_E64_*: K_i as (high, low) words of
+// floor(2^52 x_{i+1} / x_i), W_i = x_i 2^-52, f(x_i) and f(x_{i+1}) - f(x_i) as float64).
+// Element e's candidate takes 52 bits from its word 0 (w0 >> 8: layer w0 & 255) and word 1
+// (the x word of its own block 1, >> 4); the slow path's attempt j reads its own block 1 + j
+// (j = 1..16; past them the fenced float32 Box-Muller normal, or -ln U, of block 18).
+
+// exp(-h) in float64 for |h| <= 700, fenced: n = round(h / ln 2), r = n ln 2 - h (n ln2_hi
+// exact), the degree-13 Taylor polynomial of exp(r) by Horner with every product fenced, times
+// 2^-n (exact).
+fn kp_exp_neg_fenced_f64(h: f64) -> f64 {
+    let n = floor(kpl64_opq(h * 1.4426950408889634lf) + 0.5lf);
+    let r = kpl64_opq(kpl64_opq(n * 6.931471803691238e-1lf) - h)
+        + kpl64_opq(n * 1.9082149292705877e-10lf);
+    var p = kpl64_opq(r * 1.6059043836821613e-10lf) + 2.08767569878681e-9lf;
+    p = kpl64_opq(r * p) + 2.505210838544172e-8lf;
+    p = kpl64_opq(r * p) + 2.755731922398589e-7lf;
+    p = kpl64_opq(r * p) + 2.7557319223985893e-6lf;
+    p = kpl64_opq(r * p) + 2.48015873015873e-5lf;
+    p = kpl64_opq(r * p) + 0.0001984126984126984lf;
+    p = kpl64_opq(r * p) + 0.001388888888888889lf;
+    p = kpl64_opq(r * p) + 0.008333333333333333lf;
+    p = kpl64_opq(r * p) + 0.041666666666666664lf;
+    p = kpl64_opq(r * p) + 0.16666666666666666lf;
+    p = kpl64_opq(r * p) + 0.5lf;
+    p = kpl64_opq(r * p) + 1.0lf;
+    p = kpl64_opq(r * p) + 1.0lf;
+    return ldexp(p, -i32(n));
+}
+
+// ln x in float64 for x in (0, 1], deterministic: the fenced float32 logarithm of x, then two
+// Newton steps y + (x exp(-y) - 1) with the fenced exponential (about an ulp).
+fn kp_ln_unit_fenced_f64(x: f64) -> f64 {
+    var y = f64(kp_ln_unit_fenced_f32(f32(x)));
+    for (var i = 0u; i < 2u; i++) {
+        y = y + (kpl64_opq(x * kp_exp_neg_fenced_f64(y)) - 1.0lf);
+    }
+    return y;
+}
+
+// A float64 uniform in (0, 1] of two words: ((a >> 5) 2^26 + (b >> 6) + 1) 2^-53 (exact).
+fn kp_u01_open53_f64(a: u32, b: u32) -> f64 {
+    return (f64(a >> 5u) * 67108864.0lf + f64((b >> 6u) + 1u)) * 1.1102230246251565e-16lf;
+}
+
+// The exact float64 of the 52-bit integer (h, l) = h 2^32 + l.
+fn kp_u52_f64(h: u32, l: u32) -> f64 {
+    return f64(h) * 4294967296.0lf + f64(l);
+}
+
+// The fast path of a float64 normal from the words w0, w1: the odd s = 2 m + 1 - 2^52 of the
+// 52-bit m = (w0 >> 8) 2^28 + (w1 >> 4) as sign and |s| = 2 m' + 1 (m' the low 51 bits of m,
+// complemented when s < 0), x = |s| W_i with s's sign (fenced); (x, accepted, layer).
+fn kp_zig_normal_try_f64(w0: u32, w1: u32) -> vec3<f64> {
+    let i = w0 & 255u;
+    let top = w0 >> 8u;
+    let neg = (top >> 23u) == 0u;
+    let flip = select(0u, 0xffffffffu, neg);
+    let mh = ((top & 0x7fffffu) >> 4u) ^ (flip & 0x7ffffu);
+    let ml = (((top & 15u) << 28u) | (w1 >> 4u)) ^ flip;
+    let h = (mh << 1u) | (ml >> 31u);
+    let l = (ml << 1u) | 1u;
+    let kk = KP_ZIG_N64_K[i];
+    let fast = h < kk.x || (h == kk.x && l < kk.y);
+    let x = kp_u52_f64(h, l) * KP_ZIG_N64_W[i];
+    return vec3<f64>(kpl64_opq(select(x, -x, neg)), select(0.0lf, 1.0lf, fast), f64(i));
+}
+
+fn kp_zig_normal_slow_f64(k: vec2<u32>, d: vec2<u32>, e: u32, first: vec3<f64>) -> f64 {
+    var x = first.x;
+    var i = u32(first.z);
+    var tail = i == 0u;
+    for (var j = 1u; j <= 16u; j++) {
+        let blk = kp_rng_block(k, d, e, j + 1u);
+        if (tail) {
+            let tx = kpl64_opq(kp_ln_unit_fenced_f64(kp_u01_open53_f64(blk.x, blk.y))
+                * KP_ZIG_N64_NEG_RINV);
+            let ty = -kp_ln_unit_fenced_f64(kp_u01_open53_f64(blk.z, blk.w));
+            if (ty + ty > kpl64_opq(tx * tx)) {
+                let v = tx + KP_ZIG_N64_R;
+                return select(v, -v, x < 0.0lf);
+            }
+            continue;
+        }
+        let h = kpl64_opq(0.5lf * kpl64_opq(x * x));
+        let u = kp_u01_f64(blk.x, blk.y);
+        let y = kpl64_opq(u * KP_ZIG_N64_D[i]) + KP_ZIG_N64_F[i];
+        if (y < kp_exp_neg_fenced_f64(h)) {
+            return x;
+        }
+        let t = kp_zig_normal_try_f64(blk.z, blk.w);
+        if (t.y == 1.0lf) {
+            return t.x;
+        }
+        x = t.x;
+        i = u32(t.z);
+        tail = i == 0u;
+    }
+    let last = kp_rng_block(k, d, e, 18u);
+    return f64(kp_normal_pair_fenced_f32(last.x, last.y).x);
+}
+
+// Element e's float64 standard normal from its word 0 (w0) and its own blocks.
+fn kp_normal_zig_f64(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32) -> f64 {
+    let t = kp_zig_normal_try_f64(w0, kp_rng_block(k, d, e, 1u).x);
+    if (t.y == 1.0lf) {
+        return t.x;
+    }
+    return kp_zig_normal_slow_f64(k, d, e, t);
+}
+
+// The fast path of a float64 exponential: m = (w0 >> 8) 2^28 + (w1 >> 4), x = m W_i.
+fn kp_zig_exp_try_f64(w0: u32, w1: u32) -> vec3<f64> {
+    let i = w0 & 255u;
+    let top = w0 >> 8u;
+    let h = top >> 4u;
+    let l = ((top & 15u) << 28u) | (w1 >> 4u);
+    let kk = KP_ZIG_E64_K[i];
+    let fast = h < kk.x || (h == kk.x && l < kk.y);
+    let x = kpl64_opq(kp_u52_f64(h, l) * KP_ZIG_E64_W[i]);
+    return vec3<f64>(x, select(0.0lf, 1.0lf, fast), f64(i));
+}
+
+fn kp_zig_exp_slow_f64(k: vec2<u32>, d: vec2<u32>, e: u32, first: vec3<f64>) -> f64 {
+    var x = first.x;
+    var i = u32(first.z);
+    var off = 0.0lf;
+    for (var j = 1u; j <= 16u; j++) {
+        let blk = kp_rng_block(k, d, e, j + 1u);
+        var w = blk.xy;
+        if (i == 0u) {
+            off = off + KP_ZIG_E64_R;
+        } else {
+            let u = kp_u01_f64(blk.x, blk.y);
+            let y = kpl64_opq(u * KP_ZIG_E64_D[i]) + KP_ZIG_E64_F[i];
+            if (y < kp_exp_neg_fenced_f64(x)) {
+                return x + off;
+            }
+            w = blk.zw;
+        }
+        let t = kp_zig_exp_try_f64(w.x, w.y);
+        if (t.y == 1.0lf) {
+            return t.x + off;
+        }
+        x = t.x;
+        i = u32(t.z);
+    }
+    let last = kp_rng_block(k, d, e, 18u);
+    return kpl64_opq(-kp_ln_unit_fenced_f64(kp_u01_open53_f64(last.x, last.y))) + off;
+}
+
+// Element e's float64 standard exponential from its word 0 (w0) and its own blocks.
+fn kp_exponential_zig_f64(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32) -> f64 {
+    let t = kp_zig_exp_try_f64(w0, kp_rng_block(k, d, e, 1u).x);
+    if (t.y == 1.0lf) {
+        return t.x;
+    }
+    return kp_zig_exp_slow_f64(k, d, e, t);
+}
+
+// exp(x) in float32, fenced (the same bits on every driver but for results below 2^-126):
+// NaN for NaN, infinity above ln(MAX).
+fn kp_exp_det_f32(x: f32) -> f32 {
+    if (x > 88.72284) {
+        return bitcast<f32>(0x7f800000u);
+    }
+    return select(kp_exp_neg_fenced_f32(-x), x, x != x);
+}
+
+// exp(x) in float64, fenced: kp_exp_neg_fenced_f64(-x) (NaN for NaN, infinity above
+// ln(MAX), 0 below -745.2; results below 2^-1022 may be flushed by a driver).
+fn kp_exp_det_f64(x: f64) -> f64 {
+    if (x > 709.782712893384lf) {
+        return f64(bitcast<f32>(0x7f800000u));
+    }
+    if (x < -745.2lf) {
+        return 0.0lf;
+    }
+    return select(kp_exp_neg_fenced_f64(-x), x, x != x);
+}
+
+// exp(loc + scale z) with the product fenced and the exponential fenced (lognormal).
+fn kp_lognormal_f32(z: f32, loc: f32, scale: f32) -> f32 {
+    return kp_exp_det_f32(kp_affine_f32(z, loc, scale));
+}
+
+fn kp_lognormal_f64(z: f64, loc: f64, scale: f64) -> f64 {
+    return kp_exp_det_f64(kp_affine_f64(z, loc, scale));
+}

@@ -219,29 +219,33 @@ fn kp_hypergeometric_f32(k: vec2<u32>, d: vec2<u32>, e: u32, good: f32, bad: f32
 }
 
 // One Marsaglia-Tsang attempt with the normal z and the word w (its uniform): the candidate
-// dd v, or -1 when rejected.
+// dd v, or -1 when rejected. Every product that is added is fenced and the logarithm is
+// kp_ln_det's: in float32 the same decision on every driver.
 fn kp_mt_try_f32(dd: f32, c: f32, z: f32, w: u32) -> f32 {
-    let v0 = 1.0 + c * z;
+    let v0 = kp_opq_f32(c * z) + 1.0;
     if (v0 <= 0.0) {
         return -1.0;
     }
-    let v = v0 * v0 * v0;
+    let v = kp_opq_f32(v0 * v0 * v0);
     let u = kp_u01_open_f32(w);
-    let z2 = z * z;
-    if (u < 1.0 - 0.0331 * z2 * z2) {
+    let z2 = kp_opq_f32(z * z);
+    if (u < 1.0 - kp_opq_f32(0.0331 * kp_opq_f32(z2 * z2))) {
         return dd * v;
     }
-    if (kp_ln_sample_f32(u) < 0.5 * z2 + dd * (1.0 - v + kp_log_f32(v))) {
+    let bound = kp_opq_f32(0.5 * z2) + kp_opq_f32(dd * ((1.0 - v) + kp_ln_det_f32(v)));
+    if (kp_ln_det_f32(u) < bound) {
         return dd * v;
     }
     return -1.0;
 }
 
 // Standard gamma of shape a (Marsaglia and Tsang 2000). Attempts come two per block from the
-// element's own blocks 1..16 (Box-Muller on lanes x, y gives two normals; lanes z, w their
-// uniforms): at most 32 attempts, each accepted with probability above 0.95, so all fail with
-// probability below 1e-41; then the last candidate d is returned. a < 1 draws gamma(a + 1)
-// times U^(1/a), U from word 0. a = 0 gives 0; NaN gives NaN.
+// element's own blocks 1..16 (the deterministic Box-Muller pair of lanes x, y gives two
+// normals; lanes z, w their uniforms): at most 32 attempts, each accepted with probability
+// above 0.95, so all fail with probability below 1e-41; then the last candidate d is
+// returned. a < 1 draws gamma(a + 1) times U^(1/a) = exp(-(-ln U) (1 / a)), U from word 0.
+// a = 0 gives 0; NaN gives NaN. float32: the same bits on every driver
+// (kupfer_core::random::ziggurat::gamma_f32 is its CPU emulation).
 fn kp_gamma_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, a: f32) -> f32 {
     if (!(a > 0.0)) {
         return select(0.0, a, a != a);
@@ -249,11 +253,11 @@ fn kp_gamma_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, a: f32) -> f32 {
     let boost = a < 1.0;
     let s = select(a, a + 1.0, boost);
     let dd = s - 1.0 / 3.0;
-    let c = 1.0 / sqrt(9.0 * dd);
+    let c = kp_rsqrt_det_f32(9.0 * dd);
     var x = dd;
     for (var j = 1u; j <= 16u; j++) {
         let b = kp_rng_block(k, d, e, j);
-        let z = kp_normal_pair_f32(b.x, b.y);
+        let z = kp_normal_pair_det_f32(b.x, b.y);
         let g0 = kp_mt_try_f32(dd, c, z.x, b.z);
         if (g0 >= 0.0) {
             x = g0;
@@ -266,7 +270,8 @@ fn kp_gamma_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, a: f32) -> f32 {
         }
     }
     if (boost) {
-        x = x * kp_exp_f32(kp_log_f32(kp_u01_open_f32(w0)) / a);
+        let h = kp_opq_f32(-kp_ln_det_f32(kp_u01_open_f32(w0)) * kp_recip_det_f32(a));
+        x = x * kp_exp_neg_det_f32(h);
     }
     return x;
 }

@@ -327,7 +327,7 @@ fn elementwise_to(program: &Program, target: &Target, packed_output: bool) -> Re
             if let (Node::Random(op, args), true) = (node, vector) {
                 // One Philox block per vector of four elements (their words 0), and the four
                 // values at once where they come from it alone (Box-Muller pairs).
-                block_values = op.block_wgsl(*dtype, "b").is_some();
+                block_values = op.block_wgsl(*dtype, "k", "d", "e", "b").is_some();
                 for j in 0..VECTORS_PER_THREAD {
                     let a = |x: usize| format!("n{}_{}", args[x], 4 * j);
                     let _ = writeln!(
@@ -339,7 +339,10 @@ fn elementwise_to(program: &Program, target: &Target, packed_output: bool) -> Re
                         a(3),
                         4 * j
                     );
-                    if let Some(v) = op.block_wgsl(*dtype, &format!("rb{idx}_{j}")) {
+                    let k = format!("vec2<u32>({}, {})", a(0), a(1));
+                    let d = format!("vec2<u32>({}, {})", a(2), a(3));
+                    let (e0, b) = (format!("g{}", 4 * j), format!("rb{idx}_{j}"));
+                    if let Some(v) = op.block_wgsl(*dtype, &k, &d, &e0, &b) {
                         needs.random.extend(op.functions(*dtype));
                         let _ = writeln!(body, "    let rv{idx}_{j} = {v};");
                     }

@@ -38,6 +38,9 @@ pub(crate) fn random_ops() -> Vec<RandomOp> {
         Uniform,
         OpenUniform,
         Normal,
+        Exponential,
+        NormalAffine,
+        LogNormal,
         Bounded,
         Gamma,
         Poisson,
@@ -50,8 +53,9 @@ pub(crate) fn random_ops() -> Vec<RandomOp> {
     ];
     for op in &all {
         match op {
-            Bits | Uniform | OpenUniform | Normal | Bounded | Gamma | Poisson | Permute
-            | PermuteRows | Binomial | VonMises | Zipf | Hypergeometric => {}
+            Bits | Uniform | OpenUniform | Normal | Exponential | NormalAffine | LogNormal
+            | Bounded | Gamma | Poisson | Permute | PermuteRows | Binomial | VonMises | Zipf
+            | Hypergeometric => {}
         }
     }
     all

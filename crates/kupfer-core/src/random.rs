@@ -34,19 +34,24 @@
 //! - uniform float32: `(w0 >> 8) * 2^-24`, in [0, 1) (open (0, 1): `((w0 >> 9) + 1/2) 2^-23`);
 //!   float64: `((w0 >> 5) * 2^26 + (w1 >> 6))
 //!   * 2^-53` (NumPy's 53-bit construction).
-//! - normal float32: Box–Muller on the pair of words of lanes `2 (e % 4 / 2)` and `+ 1` of the
-//!   shared block: `u1 = ((w >> 8) + 1) 2^-24` in (0, 1], `u2` uniform, `sqrt(-2 ln u1)` times
+//! - normal and exponential, default: the 256-layer ziggurats of [`ziggurat`] (float32: word 0
+//!   gives the layer and a 24-bit integer: one exact multiply and an integer test; rejected
+//!   draws continue on the element's own blocks 1..=17 with fenced arithmetic; float64: a
+//!   52-bit integer from word 0 and the element's block 1, the slow path on blocks 2..=18):
+//!   the same bits on every driver. `normal(loc, scale)`: [`RandomOp::NormalAffine`], the product fenced.
+//! - normal float32, the other forms: Box–Muller on the pair of words of lanes
+//!   `2 (e % 4 / 2)` and `+ 1` of the shared block: `u1 = ((w >> 8) + 1) 2^-24` in (0, 1], `u2` uniform, `sqrt(-2 ln u1)` times
 //!   `cos(2 pi u2)` for even `e`, `sin` for odd `e`: one block gives four normals. float64:
 //!   `u1` from words 0 and 1, `u2` from words 2 and 3, the cosine only. The float32 logarithm,
 //!   sine and cosine are polynomials in `random.wgsl` (the angle's quadrant is taken from
 //!   u2's bits, so there is no range-reduction error). Three forms ([`NormalForm`],
-//!   `KUPFER_RANDN`): the default `lean` (plain polynomials, the fastest; a driver that
+//!   `KUPFER_RANDN`): `lean` (plain polynomials, the fastest; a driver that
 //!   contracts products into fused multiply-adds may differ from another by an ulp or a few),
 //!   `accurate` (libm_f32's log and sine/cosine) and `fenced`, which fences every product
 //!   that is added, so no driver can contract it, converts integers exactly, uses no division
 //!   and corrects the driver's square root to the correctly rounded one by an exact integer
 //!   test: its float32 normals are the same bits on every driver, those of the CPU emulation
-//!   [`normal_pair_fenced`]. float64 uses the libm.
+//!   [`normal_pair_fenced`]. float64 (these forms): Box-Muller through the libm.
 //! - choice with probabilities (`shaders/random_choice.wgsl`): with replacement, element
 //!   `e`'s 53-bit integer uniform `U = (w0 >> 5) 2^26 + (w1 >> 6)` (words 0 and 1) is compared
 //!   with the thresholds `ceil(cdf_i 2^53)` as pairs of u32 words: the index is NumPy's
@@ -64,6 +69,8 @@
 //!   on two words with the libm's log, sin and cos.
 //! - gamma: Marsaglia–Tsang, two attempts per own block, at most 32 (then the mode-like
 //!   candidate `d`; probability below 1e-41); shape < 1 boosted by `U^(1/a)` from word 0.
+//!   float32: fenced Box-Muller normals, fenced test, log and exp, Newton reciprocals from
+//!   integer guesses: the same bits on every driver ([`gamma::gamma_f32`]).
 //! - Poisson: inversion of word 0 below lam = 10, Hörmann's PTRS above (32 attempts, then
 //!   `floor(lam)`), with Loader's saddle-point log-probabilities.
 //! - permutations of [0, n): element `e` is computed on its own: no sort, one kernel, and a
@@ -90,6 +97,9 @@
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+
+pub mod gamma;
+pub mod ziggurat;
 
 /// The WGSL of the bit generator and the transforms (a library: kernels take the subset they
 /// call with [`crate::libm::subset`]).
@@ -140,6 +150,8 @@ pub fn library<'a>(functions: impl IntoIterator<Item = &'a str>, int64: bool) ->
     roots.push(mulhi);
     roots.push(round);
     let mut src = crate::libm::subset(random_source(), roots);
+    let tables = ziggurat::wgsl_tables(&src);
+    src.push_str(&tables);
     src.push_str(&format!(
         "fn kp_mulhi(a: u32, b: u32) -> u32 {{\n    return {mulhi}(a, b);\n}}\n\
          fn kp_philox_round(x: vec4<u32>, k: vec2<u32>) -> vec4<u32> {{\n    \
@@ -160,6 +172,12 @@ pub fn libm_calls(src: &str) -> std::collections::BTreeSet<&str> {
 /// words; they differ in how the logarithm, square root, sine and cosine are evaluated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NormalForm {
+    /// The default (`ziggurat`): Marsaglia and Tsang's ziggurat with 256 layers from the
+    /// element's word 0 ([`ziggurat`]): an exact integer-to-float conversion times a table
+    /// value, accepted by an integer test, with a fenced slow path on the element's own
+    /// blocks. The same bits on every driver, those of [`ziggurat::normal_f32`]; not a
+    /// Box-Muller pair.
+    Ziggurat,
     /// `fenced`: the lean form's polynomials with every product that is added fenced (no
     /// driver can contract it into a fused multiply-add), integers turned into floats by exact
     /// conversions, no division, and the driver's square root corrected to the correctly
@@ -172,7 +190,7 @@ pub enum NormalForm {
     /// (0.130 ms for 2^26 draws on the H200; 54931 of 65536 normals identical to lavapipe's,
     /// at most 3 ulp apart).
     Accurate,
-    /// The default (`lean`): a logarithm without division (f + f^2 S(f)), sine and cosine by
+    /// `lean`: a logarithm without division (f + f^2 S(f)), sine and cosine by
     /// an exact quadrant split, plain products and sums (a driver may contract them into fused
     /// multiply-adds or not) and the driver's sqrt: the fastest form (0.122 ms for 2^26 draws
     /// on the H200), within a few ulp of float64 Box-Muller; 54615 of 65536 normals were
@@ -183,14 +201,36 @@ pub enum NormalForm {
 static NORMAL_FORM: std::sync::OnceLock<NormalForm> = std::sync::OnceLock::new();
 
 /// The float32 normal form of this process: the one [`set_normal_form`] chose, else the one
-/// the environment variable `KUPFER_RANDN` asks for (`lean`, the default; `fenced`;
-/// `accurate`), fixed at the first draw; wasm32 has no environment and takes the default
-/// unless the page sets one.
+/// the environment variable `KUPFER_RANDN` asks for (`ziggurat`, the default; `lean`;
+/// `fenced`; `accurate`), fixed at the first draw; wasm32 has no environment and takes the
+/// default unless the page sets one.
 pub fn normal_form() -> NormalForm {
     *NORMAL_FORM.get_or_init(|| match std::env::var("KUPFER_RANDN").as_deref() {
         Ok("accurate") => NormalForm::Accurate,
         Ok("fenced") => NormalForm::Fenced,
-        _ => NormalForm::Lean,
+        Ok("lean") => NormalForm::Lean,
+        _ => NormalForm::Ziggurat,
+    })
+}
+
+/// The forms of the float32 standard exponential (`KUPFER_RANDEXP`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExponentialForm {
+    /// The default (`ziggurat`): the 256-layer ziggurat of [`ziggurat::exponential_f32`],
+    /// the same bits on every driver.
+    Ziggurat,
+    /// `log`: `-log(U)` of the open uniform through the libm (a driver may contract the
+    /// logarithm's polynomial differently from another).
+    Log,
+}
+
+/// The float32 exponential form of this process: `KUPFER_RANDEXP=log` for `-log(U)`, else
+/// the ziggurat; read once.
+pub fn exponential_form() -> ExponentialForm {
+    static FORM: std::sync::OnceLock<ExponentialForm> = std::sync::OnceLock::new();
+    *FORM.get_or_init(|| match std::env::var("KUPFER_RANDEXP").as_deref() {
+        Ok("log") => ExponentialForm::Log,
+        _ => ExponentialForm::Ziggurat,
     })
 }
 
@@ -215,6 +255,17 @@ pub fn normal_f32_functions() -> (&'static str, &'static str) {
         NormalForm::Fenced => ("kp_normal_fenced_f32", "kp_normal4_fenced_f32"),
         NormalForm::Accurate => ("kp_normal_f32", "kp_normal4_f32"),
         NormalForm::Lean => ("kp_normal_lean_f32", "kp_normal4_lean_f32"),
+        NormalForm::Ziggurat => ("kp_normal_zig_f32", "kp_normal4_zig_f32"),
+    }
+}
+
+/// The float64 standard normal's WGSL function: the ziggurat's in the default form, else
+/// Box-Muller through the libm.
+fn normal_f64_function() -> &'static str {
+    if normal_form() == NormalForm::Ziggurat {
+        "kp_normal_zig_f64"
+    } else {
+        "kp_normal_f64"
     }
 }
 
@@ -225,7 +276,7 @@ fn lit(v: f64) -> f32 {
 
 /// `kp_ln_unit_fenced_f32` on the CPU (IEEE float32, no fused multiply-adds: what the fences
 /// make every driver compute).
-fn ln_unit_fenced(x: f32) -> f32 {
+pub(crate) fn ln_unit_fenced(x: f32) -> f32 {
     let b = x.to_bits().wrapping_add(0x004a_fb0d);
     let k = f32::from_bits((b >> 23) | 0x4b00_0000) - 8_388_735.0;
     let f = f32::from_bits((b & 0x007f_ffff) + 0x3f35_04f3) - 1.0;
@@ -287,6 +338,16 @@ pub enum RandomOp {
     OpenUniform,
     /// Standard normal (float32 or float64).
     Normal,
+    /// Standard exponential by the ziggurat (float32 or float64; [`ziggurat::exponential_f32`],
+    /// [`ziggurat::exponential_f64`]).
+    Exponential,
+    /// `loc + scale Z` of the standard normal `Z` ([`RandomOp::Normal`]) with the product
+    /// fenced (no driver contracts it into a fused multiply-add): two parameters loc and
+    /// scale of the draw's float dtype.
+    NormalAffine,
+    /// `exp(loc + scale Z)` ([`RandomOp::NormalAffine`] through the fenced exponential:
+    /// lognormal): two parameters loc and scale of the draw's float dtype.
+    LogNormal,
     /// Unbiased integer in [0, r) as u32; one u32 parameter `r` (0 stands for 2^32).
     Bounded,
     /// Standard gamma (float32 or float64) of the parameter shape of the same dtype
@@ -319,7 +380,11 @@ impl RandomOp {
     /// Number of parameter arguments after the four stream arguments.
     pub fn params(self) -> usize {
         match self {
-            RandomOp::Bits | RandomOp::Uniform | RandomOp::OpenUniform | RandomOp::Normal => 0,
+            RandomOp::Bits
+            | RandomOp::Uniform
+            | RandomOp::OpenUniform
+            | RandomOp::Normal
+            | RandomOp::Exponential => 0,
             RandomOp::Bounded
             | RandomOp::Gamma
             | RandomOp::Poisson
@@ -327,7 +392,7 @@ impl RandomOp {
             | RandomOp::PermuteRows
             | RandomOp::VonMises
             | RandomOp::Zipf => 1,
-            RandomOp::Binomial => 2,
+            RandomOp::Binomial | RandomOp::NormalAffine | RandomOp::LogNormal => 2,
             RandomOp::Hypergeometric => 3,
         }
     }
@@ -345,6 +410,9 @@ impl RandomOp {
             | RandomOp::Uniform
             | RandomOp::OpenUniform
             | RandomOp::Normal
+            | RandomOp::Exponential
+            | RandomOp::NormalAffine
+            | RandomOp::LogNormal
             | RandomOp::Zipf
             | RandomOp::Hypergeometric => matches!(dtype, DType::F32 | DType::F64),
         };
@@ -382,10 +450,46 @@ impl RandomOp {
                     "kp_u01_midx4_f32",
                 ]
             }
-            (RandomOp::Normal, DType::F64) => "kp_normal_f64",
+            (RandomOp::Normal, DType::F64) => normal_f64_function(),
+            (RandomOp::Exponential, DType::F64) => "kp_exponential_zig_f64",
             (RandomOp::Normal, _) => {
                 let (one, four) = normal_f32_functions();
                 return ["kp_rng_block0", "kp_rng_block", "kp_lane", one, four];
+            }
+            (RandomOp::NormalAffine | RandomOp::LogNormal, DType::F64) => {
+                return [
+                    "kp_rng_block0",
+                    "kp_rng_block",
+                    "kp_lane",
+                    normal_f64_function(),
+                    if self == RandomOp::LogNormal {
+                        "kp_lognormal_f64"
+                    } else {
+                        "kp_affine_f64"
+                    },
+                ]
+            }
+            (RandomOp::NormalAffine | RandomOp::LogNormal, _) => {
+                return [
+                    "kp_rng_block0",
+                    "kp_rng_block",
+                    "kp_lane",
+                    normal_f32_functions().0,
+                    if self == RandomOp::LogNormal {
+                        "kp_lognormal_f32"
+                    } else {
+                        "kp_affine_f32"
+                    },
+                ]
+            }
+            (RandomOp::Exponential, _) => {
+                return [
+                    "kp_rng_block0",
+                    "kp_rng_block",
+                    "kp_lane",
+                    "kp_exponential_zig_f32",
+                    "kp_exponential4_zig_f32",
+                ]
             }
             (RandomOp::Bounded, _) => "kp_bounded",
             (RandomOp::Gamma, DType::F64) => "kp_gamma_f64",
@@ -412,15 +516,22 @@ impl RandomOp {
         ]
     }
 
-    /// The WGSL expression of the four values (a vec4) of the elements `4 i .. 4 i + 4` whose
-    /// block 0 is `b`, for the ops whose value depends on its word 0 alone (float32): a
-    /// vectorised kernel computes them once per block. `None` for the other ops.
-    pub fn block_wgsl(self, dtype: DType, b: &str) -> Option<String> {
+    /// The WGSL expression of the four values (a vec4) of the elements `e0 .. e0 + 4` (`e0` a
+    /// multiple of 4) whose block 0 is `b`, under key `k` and draw `d`, for the float32 ops
+    /// whose value comes from its words (the ziggurat's slow path from the element's own
+    /// blocks too): a vectorised kernel computes them once per block. `None` for the others.
+    pub fn block_wgsl(self, dtype: DType, k: &str, d: &str, e0: &str, b: &str) -> Option<String> {
         match (self, dtype) {
             (RandomOp::Bits, _) => Some(b.to_string()),
             (RandomOp::Uniform, DType::F32) => Some(format!("kp_u01x4_f32({b})")),
             (RandomOp::OpenUniform, DType::F32) => Some(format!("kp_u01_midx4_f32({b})")),
+            (RandomOp::Normal, DType::F32) if normal_form() == NormalForm::Ziggurat => {
+                Some(format!("kp_normal4_zig_f32({k}, {d}, {e0}, {b})"))
+            }
             (RandomOp::Normal, DType::F32) => Some(format!("{}({b})", normal_f32_functions().1)),
+            (RandomOp::Exponential, DType::F32) => {
+                Some(format!("kp_exponential4_zig_f32({k}, {d}, {e0}, {b})"))
+            }
             _ => None,
         }
     }
@@ -455,9 +566,31 @@ impl RandomOp {
                 format!("kp_u01_mid_f64({w0}, kp_rng_block({k}, {d}, {e}, 1u).x)")
             }
             (RandomOp::OpenUniform, _) => format!("kp_u01_mid_f32({w0})"),
+            (RandomOp::Normal, DType::F64) if normal_form() == NormalForm::Ziggurat => {
+                format!("kp_normal_zig_f64({k}, {d}, {e}, {w0})")
+            }
+            (RandomOp::Exponential, DType::F64) => {
+                format!("kp_exponential_zig_f64({k}, {d}, {e}, {w0})")
+            }
             (RandomOp::Normal, DType::F64) => {
                 format!("kp_normal_f64({w0}, kp_rng_block({k}, {d}, {e}, 1u))")
             }
+            (RandomOp::Normal, _) if normal_form() == NormalForm::Ziggurat => {
+                format!("kp_normal_zig_f32({k}, {d}, {e}, {w0})")
+            }
+            (RandomOp::Exponential, _) => format!("kp_exponential_zig_f32({k}, {d}, {e}, {w0})"),
+            (RandomOp::NormalAffine | RandomOp::LogNormal, _) => format!(
+                "kp_{}_{}({}, {}, {})",
+                if self == RandomOp::LogNormal {
+                    "lognormal"
+                } else {
+                    "affine"
+                },
+                dtype.wgsl_value(),
+                RandomOp::Normal.wgsl(dtype, k, d, e, b, lane, &[]),
+                params[0],
+                params[1]
+            ),
             (RandomOp::Normal, _) => {
                 // The pair (lanes 2 (e % 4 / 2) and + 1); even elements take the cosine.
                 let (first, second, odd) = match lane {
@@ -594,11 +727,21 @@ pub fn reference(op: RandomOp, dtype: DType, key: [u32; 2], draw: u64, e: u32, p
                 * (1.0 / 4_503_599_627_370_496.0)
         }
         (RandomOp::OpenUniform, _) => ((w(0) >> 9) as f64 + 0.5) * (1.0 / 8_388_608.0),
+        (RandomOp::Normal, DType::F64) if normal_form() == NormalForm::Ziggurat => {
+            ziggurat::normal_f64(key, draw, e)
+        }
+        (RandomOp::Exponential, DType::F64) => ziggurat::exponential_f64(key, draw, e),
         (RandomOp::Normal, DType::F64) => {
             let u1 = 1.0 - u01_f64(w(0), w(1));
             let u2 = u01_f64(w(2), w(3));
             (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
         }
+        (RandomOp::Normal, _) if normal_form() == NormalForm::Ziggurat => {
+            f64::from(ziggurat::normal_f32(key, draw, e))
+        }
+        (RandomOp::Exponential, _) => f64::from(ziggurat::exponential_f32(key, draw, e)),
+        // Its parameters are floats: the tests compose it from the normal's reference.
+        (RandomOp::NormalAffine | RandomOp::LogNormal, _) => f64::NAN,
         (RandomOp::Normal, _) => {
             let pair = e & !1;
             let a = stream_word(key, draw, pair, 0);
@@ -972,6 +1115,12 @@ mod tests {
             (RandomOp::OpenUniform, DType::F64),
             (RandomOp::Normal, DType::F32),
             (RandomOp::Normal, DType::F64),
+            (RandomOp::Exponential, DType::F32),
+            (RandomOp::Exponential, DType::F64),
+            (RandomOp::NormalAffine, DType::F32),
+            (RandomOp::NormalAffine, DType::F64),
+            (RandomOp::LogNormal, DType::F32),
+            (RandomOp::LogNormal, DType::F64),
             (RandomOp::Bounded, DType::U32),
             (RandomOp::Gamma, DType::F32),
             (RandomOp::Gamma, DType::F64),
@@ -990,13 +1139,11 @@ mod tests {
         ] {
             for (lane, int64) in [(None, false), (Some(0), true), (Some(3), false)] {
                 let mut src = library(op.functions(dtype), int64);
-                let lib = if dtype == DType::F64 {
-                    crate::libm::f64_library()
-                } else {
-                    crate::libm::f32_library()
-                };
                 let src_copy = src.clone();
-                src.push_str(&crate::libm::subset(lib, libm_calls(&src_copy)));
+                // Both libraries, as a kernel takes them (float64 samplers call float32 ones).
+                for lib in [crate::libm::f32_library(), crate::libm::f64_library()] {
+                    src.push_str(&crate::libm::subset(lib, libm_calls(&src_copy)));
+                }
                 let mut params = vec![if matches!(
                     op,
                     RandomOp::Bounded | RandomOp::Permute | RandomOp::PermuteRows
@@ -1066,6 +1213,26 @@ mod tests {
                  @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3<u32>) {{\n\
                  let b = kp_rng_block0(vec2<u32>(1u, 2u), vec2<u32>(3u, 4u), id.x);\n\
                  out[id.x] = {four}(b) + vec4<f32>({one}(b.x, b.y, true));\n}}\n"
+            ));
+            validate(&src, naga::valid::Capabilities::empty());
+        }
+        // The ziggurat forms (their four-element functions take the key, draw and element).
+        for (one, four) in [
+            ("kp_normal_zig_f32", "kp_normal4_zig_f32"),
+            ("kp_exponential_zig_f32", "kp_exponential4_zig_f32"),
+        ] {
+            let mut src = library(["kp_rng_block0", one, four], true);
+            let copy = src.clone();
+            src.push_str(&crate::libm::subset(
+                crate::libm::f32_library(),
+                libm_calls(&copy),
+            ));
+            src.push_str(&format!(
+                "@group(0) @binding(0) var<storage, read_write> out: array<vec4<f32>>;\n\
+                 @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3<u32>) {{\n\
+                 let k = vec2<u32>(1u, 2u); let d = vec2<u32>(3u, 4u);\n\
+                 let b = kp_rng_block0(k, d, 4u * id.x);\n\
+                 out[id.x] = {four}(k, d, 4u * id.x, b) + vec4<f32>({one}(k, d, id.x, b.x));\n}}\n"
             ));
             validate(&src, naga::valid::Capabilities::empty());
         }

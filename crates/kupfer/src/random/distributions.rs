@@ -80,6 +80,15 @@ fn draw_dtype(params: &[&Operand]) -> DType {
     }
 }
 
+/// Whether a parameter is a Python scalar or a float array (drawn with as a parameter of the
+/// draw's dtype; other arrays take the ufunc path, which promotes as NumPy does).
+fn is_float(p: &Operand) -> bool {
+    match p {
+        Operand::Scalar(_) => true,
+        Operand::Array(a) => matches!(a.dtype(), DType::F32 | DType::F64),
+    }
+}
+
 /// `f(a, b)` of two parameters: computed on the host when both are Python scalars (a 0-d
 /// float64 array would widen a float32 draw), else the ufunc `g`.
 fn pp(
@@ -127,10 +136,14 @@ impl Generator {
         self.draw(RandomOp::Normal, size, d, vec![])
     }
 
-    /// Standard exponential floats, `-log(U)` with U uniform in (0, 1)
-    /// (`Generator.standard_exponential`).
+    /// Standard exponential floats (`Generator.standard_exponential`) by the ziggurat (the
+    /// same bits on every driver; `KUPFER_RANDEXP=log`: `-log(U)` with U uniform in (0, 1)).
     pub fn standard_exponential(&self, size: &[usize], dtype: Option<DType>) -> Result<Array> {
         let d = float_dtype(dtype, "standard_exponential")?;
+        if kupfer_core::random::exponential_form() == kupfer_core::random::ExponentialForm::Ziggurat
+        {
+            return self.draw(RandomOp::Exponential, size, d, vec![]);
+        }
         uf::negative(uf::log(self.draw(
             RandomOp::OpenUniform,
             size,
@@ -168,7 +181,13 @@ impl Generator {
         let (loc, scale) = (loc.into(), scale.into());
         check(&scale, Rule::NonNegative, "scale < 0")?;
         let shape = out_shape(size, &[&loc, &scale])?;
-        let z = self.standard_normal(&shape, Some(draw_dtype(&[&loc, &scale])))?;
+        let d = draw_dtype(&[&loc, &scale]);
+        if is_float(&loc) && is_float(&scale) {
+            // One draw with the product fenced: the same bits on every driver.
+            let (l, s) = (param_as(&loc, &shape, d)?, param_as(&scale, &shape, d)?);
+            return self.draw(RandomOp::NormalAffine, &shape, d, vec![l, s]);
+        }
+        let z = self.standard_normal(&shape, Some(d))?;
         uf::add(loc, uf::multiply(scale, z)?)
     }
 
@@ -181,7 +200,8 @@ impl Generator {
         uf::multiply(scale, e)
     }
 
-    /// Log-normal floats: `exp(mean + sigma * Z)` (`Generator.lognormal`).
+    /// Log-normal floats: `exp(mean + sigma * Z)` (`Generator.lognormal`), with the product
+    /// and the exponential fenced for float parameters (the same bits on every driver).
     pub fn lognormal(
         &self,
         mean: impl Into<Operand>,
@@ -190,6 +210,13 @@ impl Generator {
     ) -> Result<Array> {
         let (mean, sigma) = (mean.into(), sigma.into());
         check(&sigma, Rule::NonNegative, "sigma < 0")?;
+        if is_float(&mean) && is_float(&sigma) {
+            // One draw, the product and the exponential fenced: the same bits everywhere.
+            let shape = out_shape(size, &[&mean, &sigma])?;
+            let d = draw_dtype(&[&mean, &sigma]);
+            let (m, s) = (param_as(&mean, &shape, d)?, param_as(&sigma, &shape, d)?);
+            return self.draw(RandomOp::LogNormal, &shape, d, vec![m, s]);
+        }
         uf::exp(self.normal(mean, sigma, size)?)
     }
 

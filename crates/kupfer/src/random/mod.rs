@@ -31,11 +31,14 @@
 //! (the draw is a lazy expression leaf, so `rng.random(n) * 2 - 1` runs as one kernel, and
 //! evaluating the same lazy draw twice gives the same values). Bits, integers, float32
 //! uniforms, Poisson counts and `choice` with probabilities are identical on every backend.
-//! float32 normals are too in the fenced form (`philox::set_normal_form(NormalForm::Fenced)`
-//! before the first draw, or `KUPFER_RANDN=fenced`: polynomials fenced against fused
-//! multiply-adds, the square root rounded exactly; about 1.5x slower); the default `lean`
-//! form, like the other float transforms, may differ by an ulp or a few between drivers
-//! that contract products into fused multiply-adds differently.
+//! So are standard normals and exponentials, float32 and float64 (256-layer ziggurats: an
+//! exact multiply and an integer test, the rare slow path fenced against fused multiply-adds),
+//! `normal(loc, scale)` and `lognormal` (product and exponential fenced) and float32 gamma.
+//! The other float transforms (float64 gamma, weibull, weibull, Poisson's and binomial's float arithmetic, ...) may
+//! differ by an ulp or a few between drivers that contract products into fused
+//! multiply-adds differently. `KUPFER_RANDN=lean|accurate|fenced` (or
+//! `philox::set_normal_form` before the first draw) selects the older Box-Muller forms,
+//! `KUPFER_RANDEXP=log` the `-log(U)` exponential.
 //! The counter layout and transforms are documented in [`kupfer_core::random`]. NumPy's own
 //! streams (PCG64) are not reproduced: the same seed gives different numbers than NumPy.
 
