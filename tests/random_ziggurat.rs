@@ -1,4 +1,4 @@
-//! The default float32 normals and exponentials (the 256-layer ziggurat of
+//! The opt-in float32 normals and exponentials (the 256-layer ziggurat of
 //! `kupfer_core::random::ziggurat`), `normal(loc, scale)`, `lognormal` and the float32 gamma sampler
 //! (`kupfer_core::random::gamma`): the GPU's draws are the CPU
 //! emulation's bits (the emulation performs exactly the float32 operations of the WGSL, none
@@ -9,13 +9,17 @@
 //! layer against the exact probabilities, and the tails' own shape.
 //!
 //! Needs python3 with SciPy and a GPU adapter (lavapipe will do); fails, never skips. Run with
-//! the default forms (`KUPFER_RANDN` and `KUPFER_RANDEXP` unset).
+//! `KUPFER_RANDN` and `KUPFER_RANDEXP` unset or `ziggurat` (the binary opts into the ziggurat
+//! forms, which are not the default).
 
 use kp::random::default_rng;
 use kp::random::philox::ziggurat::{
     exp_det_f32, exponential_f32, normal_f32, normal_tables, EXPONENTIAL_R, NORMAL_R,
 };
-use kp::random::philox::{exponential_form, normal_form, seed_key, ExponentialForm, NormalForm};
+use kp::random::philox::{
+    exponential_form, normal_form, seed_key, set_exponential_form, set_normal_form,
+    ExponentialForm, NormalForm,
+};
 use kp::{Array, SliceArg};
 use kupfer as kp;
 use std::io::Write;
@@ -40,13 +44,20 @@ fn every_other_column(a: &Array) -> Vec<f32> {
     f32s(&a.slice(&[all, step2]).unwrap().copy().unwrap())
 }
 
-fn assert_forms_are_the_defaults() {
-    assert_eq!(normal_form(), NormalForm::Ziggurat, "KUPFER_RANDN is set");
-    assert_eq!(
-        exponential_form(),
-        ExponentialForm::Ziggurat,
+fn choose_the_ziggurat_forms() {
+    // The ziggurat forms are opt-in: this binary chooses them before its first draw.
+    let normal = set_normal_form(NormalForm::Ziggurat);
+    assert!(
+        normal.is_ok() || normal == Err(NormalForm::Ziggurat),
+        "KUPFER_RANDN is set"
+    );
+    let exponential = set_exponential_form(ExponentialForm::Ziggurat);
+    assert!(
+        exponential.is_ok() || exponential == Err(ExponentialForm::Ziggurat),
         "KUPFER_RANDEXP is set"
     );
+    assert_eq!(normal_form(), NormalForm::Ziggurat);
+    assert_eq!(exponential_form(), ExponentialForm::Ziggurat);
 }
 
 /// How many of `got` differ from `want(e)` in their bits.
@@ -59,7 +70,7 @@ fn differing(got: &[f32], want: impl Fn(usize) -> f32) -> usize {
 
 #[test]
 fn ziggurat_draws_are_their_cpu_emulation_bit_for_bit() {
-    assert_forms_are_the_defaults();
+    choose_the_ziggurat_forms();
     let n = 1usize << 17;
     let seed = 2026u64;
     let key = seed_key(seed);
@@ -109,7 +120,7 @@ fn ziggurat_draws_are_their_cpu_emulation_bit_for_bit() {
 
 #[test]
 fn a_fused_reduction_sees_the_same_ziggurat_draws() {
-    assert_forms_are_the_defaults();
+    choose_the_ziggurat_forms();
     let g = default_rng(Some(8));
     let z = g.standard_normal(&[7, 1001], None).unwrap();
     let sq = kp::sum(&(&z * &z), kp::Axis::Many(vec![1]), false)
@@ -171,7 +182,7 @@ fn scipy(samples: &[(&str, Vec<f64>)], exprs: &[(&str, &str)]) -> Vec<f64> {
 
 #[test]
 fn ziggurat_draws_pass_kolmogorov_smirnov_and_their_tails_are_exact() {
-    assert_forms_are_the_defaults();
+    choose_the_ziggurat_forms();
     let n = 1usize << 22;
     let g = default_rng(Some(4242));
     let z: Vec<f64> = f32s(&g.standard_normal(&[n], None).unwrap())
@@ -297,7 +308,7 @@ fn float32_gammas_are_their_cpu_emulation_bit_for_bit_and_pass_kolmogorov_smirno
 #[test]
 fn float64_ziggurat_draws_are_their_cpu_emulation_bit_for_bit() {
     use kp::random::philox::ziggurat::{exp_det_f64, exponential_f64, normal_f64};
-    assert_forms_are_the_defaults();
+    choose_the_ziggurat_forms();
     let g = default_rng(Some(64));
     let n = 1usize << 16;
     let f64s = |a: kp::Result<Array>| a.unwrap().to_vec::<f64>().unwrap();

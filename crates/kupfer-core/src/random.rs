@@ -172,8 +172,9 @@ pub fn libm_calls(src: &str) -> std::collections::BTreeSet<&str> {
 /// words; they differ in how the logarithm, square root, sine and cosine are evaluated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NormalForm {
-    /// The default (`ziggurat`): Marsaglia and Tsang's ziggurat with 256 layers from the
-    /// element's word 0 ([`ziggurat`]): an exact integer-to-float conversion times a table
+    /// `ziggurat` (opt-in: 0.64 ms for 2^26 draws on the H200, where its tables in
+    /// per-thread arrays cost more than the arithmetic saves; a read-only table binding is the
+    /// next step): Marsaglia and Tsang's ziggurat with 256 layers from the element's word 0 ([`ziggurat`]): an exact integer-to-float conversion times a table
     /// value, accepted by an integer test, with a fenced slow path on the element's own
     /// blocks. The same bits on every driver, those of [`ziggurat::normal_f32`]; not a
     /// Box-Muller pair.
@@ -190,7 +191,7 @@ pub enum NormalForm {
     /// (0.130 ms for 2^26 draws on the H200; 54931 of 65536 normals identical to lavapipe's,
     /// at most 3 ulp apart).
     Accurate,
-    /// `lean`: a logarithm without division (f + f^2 S(f)), sine and cosine by
+    /// The default (`lean`): a logarithm without division (f + f^2 S(f)), sine and cosine by
     /// an exact quadrant split, plain products and sums (a driver may contract them into fused
     /// multiply-adds or not) and the driver's sqrt: the fastest form (0.122 ms for 2^26 draws
     /// on the H200), within a few ulp of float64 Box-Muller; 54615 of 65536 normals were
@@ -201,37 +202,44 @@ pub enum NormalForm {
 static NORMAL_FORM: std::sync::OnceLock<NormalForm> = std::sync::OnceLock::new();
 
 /// The float32 normal form of this process: the one [`set_normal_form`] chose, else the one
-/// the environment variable `KUPFER_RANDN` asks for (`ziggurat`, the default; `lean`;
+/// the environment variable `KUPFER_RANDN` asks for (`lean`, the default; `ziggurat`;
 /// `fenced`; `accurate`), fixed at the first draw; wasm32 has no environment and takes the
 /// default unless the page sets one.
 pub fn normal_form() -> NormalForm {
     *NORMAL_FORM.get_or_init(|| match std::env::var("KUPFER_RANDN").as_deref() {
         Ok("accurate") => NormalForm::Accurate,
         Ok("fenced") => NormalForm::Fenced,
-        Ok("lean") => NormalForm::Lean,
-        _ => NormalForm::Ziggurat,
+        Ok("ziggurat") => NormalForm::Ziggurat,
+        _ => NormalForm::Lean,
     })
 }
 
 /// The forms of the float32 standard exponential (`KUPFER_RANDEXP`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExponentialForm {
-    /// The default (`ziggurat`): the 256-layer ziggurat of [`ziggurat::exponential_f32`],
-    /// the same bits on every driver.
+    /// `ziggurat` (opt-in, as the normal's): the 256-layer ziggurat of
+    /// [`ziggurat::exponential_f32`], the same bits on every driver.
     Ziggurat,
-    /// `log`: `-log(U)` of the open uniform through the libm (a driver may contract the
+    /// The default (`log`): `-log(U)` of the open uniform through the libm (a driver may contract the
     /// logarithm's polynomial differently from another).
     Log,
 }
 
-/// The float32 exponential form of this process: `KUPFER_RANDEXP=log` for `-log(U)`, else
-/// the ziggurat; read once.
+/// The float32 exponential form of this process: the one [`set_exponential_form`] chose, else
+/// `KUPFER_RANDEXP=ziggurat` for the ziggurat, else `-log(U)`; read once.
 pub fn exponential_form() -> ExponentialForm {
-    static FORM: std::sync::OnceLock<ExponentialForm> = std::sync::OnceLock::new();
-    *FORM.get_or_init(|| match std::env::var("KUPFER_RANDEXP").as_deref() {
-        Ok("log") => ExponentialForm::Log,
-        _ => ExponentialForm::Ziggurat,
+    *EXPONENTIAL_FORM.get_or_init(|| match std::env::var("KUPFER_RANDEXP").as_deref() {
+        Ok("ziggurat") => ExponentialForm::Ziggurat,
+        _ => ExponentialForm::Log,
     })
+}
+
+static EXPONENTIAL_FORM: std::sync::OnceLock<ExponentialForm> = std::sync::OnceLock::new();
+
+/// Chooses the float32 exponential form for the whole process, before the first exponential
+/// is drawn (as [`set_normal_form`]); returns the form in force when it was already fixed.
+pub fn set_exponential_form(form: ExponentialForm) -> Result<(), ExponentialForm> {
+    EXPONENTIAL_FORM.set(form).map_err(|_| exponential_form())
 }
 
 /// Chooses the float32 normal form for the whole process, before the first normal is drawn

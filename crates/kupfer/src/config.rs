@@ -322,8 +322,8 @@ pub struct LinalgConfig {
     /// for tall matrices to stay within lavapipe's loop budget. Narrower panels stream less
     /// through the one workgroup that factors each panel (its traffic grows as the width
     /// squared, the panels' total as the width), wider ones need fewer launches and trailing
-    /// updates. `KUPFER_LINALG_QR_PANEL`; 16 by default (not yet timed on an H100; the
-    /// blocked LU's panels measured best at 16 too).
+    /// updates. `KUPFER_LINALG_QR_PANEL`; 8 by default (H200, qr of 4096 x 1024 float32:
+    /// 35.0 ms with 8, 48.9 with 16, 86.4 with 32).
     pub qr_panel: u32,
     /// The blocked QR keeps each panel's T for forming Q (true by default); tests turn it
     /// off to run the path that rebuilds T from the reflectors.
@@ -349,7 +349,7 @@ impl Default for LinalgConfig {
             update_block: 0,
             gemm_updates: true,
             qr_from: 32,
-            qr_panel: 16,
+            qr_panel: 8,
             qr_keep_t: true,
             eig_split_budget: 30_000,
         }
