@@ -918,16 +918,29 @@ fn small_int_at_body(op: AtOp, data: DType, packed: bool) -> Result<String> {
         (false, false) => format!("extractBits(nv, 0u, {bits}u)"),
     };
     let ty = if signed { "i32" } else { "u32" };
-    Ok(format!(
+    Ok(word_update_loop(
+        &word,
+        &shift,
+        &format!(
+            "            let a: {ty} = {read};
+            let b: {ty} = r.val;
+            let nv: {ty} = {combine};
+            let word_new = {write};"
+        ),
+    ))
+}
+
+/// The compare-exchange loop of a `ufunc.at` step on one 32-bit word of `dst` (`word`, the
+/// element's bit offset `shift` in it): `step` computes `word_new` from `old`; a word that
+/// would not change ends the loop, as does a successful exchange or [`AT_RETRIES`] tries.
+fn word_update_loop(word: &str, shift: &str, step: &str) -> String {
+    format!(
         "    if (r.pred) {{
         let word = {word};
         let shift = {shift};
         var old = atomicLoad(&dst[word]);
         for (var k = 0u; k < {AT_RETRIES}u; k = k + 1u) {{
-            let a: {ty} = {read};
-            let b: {ty} = r.val;
-            let nv: {ty} = {combine};
-            let word_new = {write};
+{step}
             if (word_new == old) {{
                 break;
             }}
@@ -938,7 +951,7 @@ fn small_int_at_body(op: AtOp, data: DType, packed: bool) -> Result<String> {
             old = res.old_value;
         }}
     }}"
-    ))
+    )
 }
 
 /// The body of [`IndexKernel::AccumulateWide`]: `ufunc.at` into `data` computing in
@@ -1057,27 +1070,16 @@ fn wide_at_body(
     };
     let dv = data.compute().wgsl_value();
     let lv = compute.wgsl_value();
-    Ok(format!(
-        "    if (r.pred) {{
-        let word = {word};
-        let shift = {shift};
-        var old = atomicLoad(&dst[word]);
-        for (var k = 0u; k < {AT_RETRIES}u; k = k + 1u) {{
-            let a: {dv} = {read};
+    Ok(word_update_loop(
+        &word,
+        &shift,
+        &format!(
+            "            let a: {dv} = {read};
             let a_wide: {lv} = {widen};
             let nv_wide: {lv} = {combine};
             let nv: {dv} = {narrow};
-            let word_new = {write};
-            if (word_new == old) {{
-                break;
-            }}
-            let res = atomicCompareExchangeWeak(&dst[word], old, word_new);
-            if (res.exchanged) {{
-                break;
-            }}
-            old = res.old_value;
-        }}
-    }}"
+            let word_new = {write};"
+        ),
     ))
 }
 
