@@ -433,11 +433,7 @@ pub fn generate(ip: &IndexProgram, target: &Target) -> Result<(String, ParamLayo
         }
         IndexKernel::Accumulate(op) | IndexKernel::AccumulatePacked(op) => {
             let packed = matches!(ip.kind, IndexKernel::AccumulatePacked(_));
-            let (atomic_ty, body) = if packed {
-                ("u32", small_int_at_body(op, ip.data, true)?)
-            } else {
-                accumulate_body(op, ip.data)?
-            };
+            let (atomic_ty, body) = at_body(op, ip.data, packed)?;
             bind(
                 format!("var<storage, read_write> dst: array<atomic<{atomic_ty}>>"),
                 &mut bindings,
@@ -445,11 +441,7 @@ pub fn generate(ip: &IndexProgram, target: &Target) -> Result<(String, ParamLayo
             body
         }
         IndexKernel::AccumulateAfterClaim { op, packed } => {
-            let (atomic_ty, body) = if packed {
-                ("u32", small_int_at_body(op, ip.data, true)?)
-            } else {
-                accumulate_body(op, ip.data)?
-            };
+            let (atomic_ty, body) = at_body(op, ip.data, packed)?;
             bind(
                 format!("var<storage, read_write> dst: array<atomic<{atomic_ty}>>"),
                 &mut bindings,
@@ -1124,6 +1116,16 @@ pub fn bitwise_refusal(op: AtOp, data: DType) -> Error {
          coerced to any supported types according to the casting rule ''safe''",
         op.name()
     ))
+}
+
+/// The atomic word type and body of one `ufunc.at` step into `data` (packed small-integer
+/// storage, or one element per word).
+fn at_body(op: AtOp, data: DType, packed: bool) -> Result<(&'static str, String)> {
+    if packed {
+        Ok(("u32", small_int_at_body(op, data, true)?))
+    } else {
+        accumulate_body(op, data)
+    }
 }
 
 fn accumulate_body(op: AtOp, data: DType) -> Result<(&'static str, String)> {
