@@ -21,6 +21,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// (per device: [`Context::set_wait_spin`]).
 pub const SPIN: std::time::Duration = std::time::Duration::from_millis(2);
 
+/// How long a wait whose GPU work has finished waits for its map callback to run on another
+/// thread's poll before it reports the device as lost.
+#[cfg(not(target_arch = "wasm32"))]
+const CALLBACK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// Host time spent in each stage of the device's round trips since the last
 /// [`Context::reset_spans`] (nanoseconds; always zero in the browser, which has no clock
 /// fine enough).
@@ -179,6 +184,21 @@ impl Context {
         device
             .poll(wgpu::PollType::wait_indefinitely())
             .map_err(failed)?;
+        // The queue is empty, but another thread's poll may have collected this wait's
+        // map callback and not run it yet (wgpu runs callbacks after its locks are released):
+        // wait for it, polling again in case it was never collected.
+        if let Some(done) = done {
+            let start = std::time::Instant::now();
+            while !done() {
+                if start.elapsed() >= CALLBACK_PATIENCE {
+                    return Err(Error::Device(
+                        "a read-back's mapping never completed after the GPU went idle".into(),
+                    ));
+                }
+                std::thread::yield_now();
+                device.poll(wgpu::PollType::Poll).map_err(failed)?;
+            }
+        }
         Ok(())
     }
 }
