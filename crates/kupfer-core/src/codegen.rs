@@ -1958,17 +1958,29 @@ mod tests {
                 if op.check(d).is_err() {
                     continue;
                 }
-                for i64 in [true, false] {
+                // The ziggurat draws with their tables from each source.
+                use crate::random::{ziggurat, RandomOp};
+                let sources: &[_] = if matches!(op, RandomOp::Normal | RandomOp::Exponential) {
+                    &ziggurat::ALL_SOURCES
+                } else {
+                    &[ziggurat::TableSource::Storage]
+                };
+                let cases = [true, false]
+                    .into_iter()
+                    .flat_map(|i64| sources.iter().map(move |&s| (i64, s)));
+                for (i64, source) in cases {
                     let target = Target { i64, ..ALL };
                     for access in [Access::Strided, Access::Contiguous, Access::Broadcast] {
-                        let mut p = crate::naga_check::random_program(op, d, access);
-                        validate(&elementwise(&p, &target).unwrap().wgsl);
-                        checked += 1;
-                        if vectorisable(&p) {
-                            p.vector = true;
+                        ziggurat::with_table_source(source, || {
+                            let mut p = crate::naga_check::random_program(op, d, access);
                             validate(&elementwise(&p, &target).unwrap().wgsl);
                             checked += 1;
-                        }
+                            if vectorisable(&p) {
+                                p.vector = true;
+                                validate(&elementwise(&p, &target).unwrap().wgsl);
+                                checked += 1;
+                            }
+                        });
                     }
                 }
             }
