@@ -237,7 +237,7 @@ impl Context {
             pipeline,
             layout,
             immediate_size,
-            tables: crate::tables::tables_of(wgsl),
+            tables: crate::tables::tables_of(wgsl, entry),
         });
         cache
             .map
