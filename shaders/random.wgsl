@@ -566,20 +566,34 @@ fn kp_normal_zig_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w: u32) -> f32 {
     return kp_zig_normal_slow_f32(k, d, e, t);
 }
 
+// Lane l of four values, by selects (no array indexed at run time: a driver would keep
+// such an array in per-thread memory).
+fn kp_pick4_f32(t0: vec4<f32>, t1: vec4<f32>, t2: vec4<f32>, t3: vec4<f32>, l: u32) -> vec4<f32> {
+    return select(select(t0, t1, l == 1u), select(t2, t3, l == 3u), l >= 2u);
+}
+
+// v with lane l replaced by x, by a select.
+fn kp_put4_f32(v: vec4<f32>, l: u32, x: f32) -> vec4<f32> {
+    return select(v, vec4<f32>(x), vec4<u32>(0u, 1u, 2u, 3u) == vec4<u32>(l));
+}
+
 // The four normals of the elements e0 .. e0 + 3 whose block 0 is b: four fast tries, then the
 // slow path for the rejected ones.
 fn kp_normal4_zig_f32(k: vec2<u32>, d: vec2<u32>, e0: u32, b: vec4<u32>) -> vec4<f32> {
-    var t = array<vec4<f32>, 4>(kp_zig_normal_try_f32(b.x), kp_zig_normal_try_f32(b.y),
-        kp_zig_normal_try_f32(b.z), kp_zig_normal_try_f32(b.w));
-    var v = vec4<f32>(t[0].x, t[1].x, t[2].x, t[3].x);
+    let t0 = kp_zig_normal_try_f32(b.x);
+    let t1 = kp_zig_normal_try_f32(b.y);
+    let t2 = kp_zig_normal_try_f32(b.z);
+    let t3 = kp_zig_normal_try_f32(b.w);
+    var v = vec4<f32>(t0.x, t1.x, t2.x, t3.x);
     // The rejected lanes, taken one per iteration: a thread with one of them (most) runs
     // the slow code once, in step with the other threads of its warp.
-    var pending = select(0u, 1u, t[0].y == 0.0) | select(0u, 2u, t[1].y == 0.0)
-        | select(0u, 4u, t[2].y == 0.0) | select(0u, 8u, t[3].y == 0.0);
+    var pending = select(0u, 1u, t0.y == 0.0) | select(0u, 2u, t1.y == 0.0)
+        | select(0u, 4u, t2.y == 0.0) | select(0u, 8u, t3.y == 0.0);
     for (var it = 0u; it < 4u && pending != 0u; it++) {
         let l = countTrailingZeros(pending);
         pending &= pending - 1u;
-        v[l] = kp_zig_normal_slow_f32(k, d, e0 + l, t[l]);
+        let x = kp_zig_normal_slow_f32(k, d, e0 + l, kp_pick4_f32(t0, t1, t2, t3, l));
+        v = kp_put4_f32(v, l, x);
     }
     return v;
 }
@@ -637,17 +651,20 @@ fn kp_exponential_zig_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w: u32) -> f32 {
 
 // The four exponentials of the elements e0 .. e0 + 3 whose block 0 is b.
 fn kp_exponential4_zig_f32(k: vec2<u32>, d: vec2<u32>, e0: u32, b: vec4<u32>) -> vec4<f32> {
-    var t = array<vec4<f32>, 4>(kp_zig_exp_try_f32(b.x), kp_zig_exp_try_f32(b.y),
-        kp_zig_exp_try_f32(b.z), kp_zig_exp_try_f32(b.w));
-    var v = vec4<f32>(t[0].x, t[1].x, t[2].x, t[3].x);
+    let t0 = kp_zig_exp_try_f32(b.x);
+    let t1 = kp_zig_exp_try_f32(b.y);
+    let t2 = kp_zig_exp_try_f32(b.z);
+    let t3 = kp_zig_exp_try_f32(b.w);
+    var v = vec4<f32>(t0.x, t1.x, t2.x, t3.x);
     // The rejected lanes, taken one per iteration: a thread with one of them (most) runs
     // the slow code once, in step with the other threads of its warp.
-    var pending = select(0u, 1u, t[0].y == 0.0) | select(0u, 2u, t[1].y == 0.0)
-        | select(0u, 4u, t[2].y == 0.0) | select(0u, 8u, t[3].y == 0.0);
+    var pending = select(0u, 1u, t0.y == 0.0) | select(0u, 2u, t1.y == 0.0)
+        | select(0u, 4u, t2.y == 0.0) | select(0u, 8u, t3.y == 0.0);
     for (var it = 0u; it < 4u && pending != 0u; it++) {
         let l = countTrailingZeros(pending);
         pending &= pending - 1u;
-        v[l] = kp_zig_exp_slow_f32(k, d, e0 + l, t[l]);
+        let x = kp_zig_exp_slow_f32(k, d, e0 + l, kp_pick4_f32(t0, t1, t2, t3, l));
+        v = kp_put4_f32(v, l, x);
     }
     return v;
 }
