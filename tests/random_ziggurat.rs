@@ -6,8 +6,8 @@
 //! every kind of kernel that hosts a draw (four draws per Philox block in a contiguous
 //! elementwise kernel; one per element in a strided one; a larger fused expression; fused
 //! reductions; a boolean-mask compaction) and with the tables from each source
-//! (`KUPFER_ZIG_TABLES`: the shared storage buffer by default, `private` in a child
-//! process); and the distributions against SciPy: Kolmogorov-Smirnov on 2^20 draws, the
+//! (`KUPFER_ZIG_TABLES`: the shared storage buffer by default, `private` and `workgroup` in
+//! child processes); and the distributions against SciPy: Kolmogorov-Smirnov on 2^20 draws, the
 //! tails beyond the last layer against the exact probabilities, and the tails' own shape.
 //!
 //! Needs python3 with SciPy and a GPU adapter (lavapipe will do); fails, never skips. Run with
@@ -237,7 +237,7 @@ fn draws_fused_into_expressions_reductions_and_compactions_are_the_emulation_bit
 }
 
 /// The draws of the table source in force, against the emulation (this binary's default
-/// source here; `the_private_table_source_draws_the_same_bits` runs it in a child with the other).
+/// source here; `the_other_table_sources_draw_the_same_bits` runs it in children with the others).
 #[test]
 fn the_table_source_in_force_draws_the_emulation_bits() {
     use kp::random::philox::ziggurat::{exponential_f64, normal_f64};
@@ -269,25 +269,26 @@ fn the_table_source_in_force_draws_the_emulation_bits() {
 }
 
 #[test]
-fn the_private_table_source_draws_the_same_bits() {
-    // The other source in a child process of this binary (the source is read once per
+fn the_other_table_sources_draw_the_same_bits() {
+    // The other sources in child processes of this binary (the source is read once per
     // process; this one reads the default).
-    let source = "private";
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "the_table_source_in_force_draws_the_emulation_bits",
-            "--test-threads=1",
-        ])
-        .env("KUPFER_ZIG_TABLES", source)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success() && stdout.contains("1 passed"),
-        "KUPFER_ZIG_TABLES={source}:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    for source in ["private", "workgroup"] {
+        let out = Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "the_table_source_in_force_draws_the_emulation_bits",
+                "--test-threads=1",
+            ])
+            .env("KUPFER_ZIG_TABLES", source)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && stdout.contains("1 passed"),
+            "KUPFER_ZIG_TABLES={source}:\n{stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }
 
 /// Runs SciPy expressions over the float64 samples `x` of each name; returns the values.

@@ -136,13 +136,20 @@ fn philox_round_mulhi() -> bool {
 /// 16-bit-halves form, and a Philox round takes each product's two words from one 64-bit
 /// multiply where there are (the same bits either way). The ziggurat tables the functions
 /// read come as [`ziggurat::table_source`] holds them (by default the declarations of the
-/// storage buffers of [`ziggurat::TABLE_BINDINGS`], which the runtime binds). Empty when
-/// `functions` is.
+/// storage buffers of [`ziggurat::TABLE_BINDINGS`], which the runtime binds; the workgroup
+/// source, which needs the kernel to fill workgroup memory first, reads storage here: see
+/// [`library_with`]). Empty when `functions` is.
 pub fn library<'a>(functions: impl IntoIterator<Item = &'a str>, int64: bool) -> String {
-    library_with(functions, int64, ziggurat::table_source())
+    let tables = match ziggurat::table_source() {
+        ziggurat::TableSource::Workgroup => ziggurat::TableSource::Storage,
+        other => other,
+    };
+    library_with(functions, int64, tables)
 }
 
-/// [`library`] with the ziggurat tables read from `tables`.
+/// [`library`] with the ziggurat tables read from `tables` (with
+/// [`ziggurat::TableSource::Workgroup`], a kernel must call [`ziggurat::FILL`] where the
+/// library defines it).
 pub fn library_with<'a>(
     functions: impl IntoIterator<Item = &'a str>,
     int64: bool,
@@ -450,12 +457,12 @@ impl RandomOp {
     }
 
     /// How many storage bindings of ziggurat tables ([`ziggurat::TABLE_BINDINGS`]) a kernel
-    /// drawing this op in `dtype` reads beside its own (0 or 1; 0 unless the tables come from
-    /// storage buffers): launchers count them against the adapter's storage-buffer limit.
+    /// drawing this op in `dtype` reads beside its own (0 or 1; 0 when the tables are
+    /// per-thread arrays): launchers count them against the adapter's storage-buffer limit.
     pub fn table_bindings(self, dtype: DType) -> usize {
         type Counts = std::sync::Mutex<std::collections::HashMap<(RandomOp, DType), usize>>;
         static COUNTS: std::sync::OnceLock<Counts> = std::sync::OnceLock::new();
-        if ziggurat::table_source() != ziggurat::TableSource::Storage {
+        if ziggurat::table_source() == ziggurat::TableSource::Private {
             return 0;
         }
         let counts = COUNTS.get_or_init(Default::default);

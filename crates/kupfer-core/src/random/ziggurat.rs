@@ -182,12 +182,24 @@ pub enum TableSource {
     /// memory: 0.64 ms for 2^26 float32 normals on the H200, against 0.122 for the lean
     /// Box-Muller form.
     Private,
+    /// `workgroup`: as `storage`, but a kernel that can fill workgroup memory first (the
+    /// elementwise kernel: [`FILL`] before anything else, then a barrier) copies the fast
+    /// tables into it, once per workgroup of 256 threads, and its fast tries read them there
+    /// (a gather from shared memory rather than from the L1 cache); other kernels read
+    /// storage.
+    Workgroup,
 }
+
+/// The function that stages the fast tables in workgroup memory (source `workgroup`):
+/// `kp_zig_fill(lid, threads)`, called by every thread of the workgroup (`lid` its local
+/// index, `threads` the workgroup's size) in uniform control flow and followed by
+/// `workgroupBarrier()`. Defined by [`wgsl_tables_with`] only where the tables need it.
+pub const FILL: &str = "kp_zig_fill";
 
 static TABLE_SOURCE: std::sync::OnceLock<TableSource> = std::sync::OnceLock::new();
 
 /// The table source of this process: `KUPFER_ZIG_TABLES` (`storage`, the default;
-/// `private`), read at the first kernel that draws from a ziggurat. Every source gives the
+/// `private`; `workgroup`), read at the first kernel that draws from a ziggurat. Every source gives the
 /// same bits. (Module-scope `const` arrays were tried too: naga spills such an array to a
 /// function variable to index it at run time, and lavapipe took 860 s to compile a test's
 /// kernels against 25 s with `private` and 1.2 s with `storage`.)
@@ -198,6 +210,7 @@ pub fn table_source() -> TableSource {
     }
     *TABLE_SOURCE.get_or_init(|| match std::env::var("KUPFER_ZIG_TABLES").as_deref() {
         Ok("private") => TableSource::Private,
+        Ok("workgroup") => TableSource::Workgroup,
         _ => TableSource::Storage,
     })
 }
@@ -219,7 +232,11 @@ pub(crate) fn with_table_source<R>(source: TableSource, f: impl FnOnce() -> R) -
 
 /// The sources, for the tests that generate each.
 #[cfg(test)]
-pub(crate) const ALL_SOURCES: [TableSource; 2] = [TableSource::Storage, TableSource::Private];
+pub(crate) const ALL_SOURCES: [TableSource; 3] = [
+    TableSource::Storage,
+    TableSource::Private,
+    TableSource::Workgroup,
+];
 
 /// A table buffer of the storage source: the kernels that read it declare
 /// `@group(0) @binding(binding) var<storage, read> name: array<element>;` and the runtime
@@ -408,11 +425,13 @@ fn table_wgsl(t: &Table, source: TableSource) -> String {
         ),
     };
     let n = items.len();
+    let stored = |i: &str| format!("{}[{}u + {i}]", TABLE_BINDINGS[t.buffer].name, t.offset);
     let (decl, read) = match source {
-        TableSource::Storage => (
-            String::new(),
-            format!("{}[{}u + i]", TABLE_BINDINGS[t.buffer].name, t.offset),
+        TableSource::Workgroup if staged(t) => (
+            format!("var<workgroup> {}_WG: array<{row}, {n}>;\n", t.global),
+            format!("{}_WG[i]", t.global),
         ),
+        TableSource::Storage | TableSource::Workgroup => (String::new(), stored("i")),
         TableSource::Private => (
             format!(
                 "var<private> {}: array<{row}, {n}> = array<{row}, {n}>({});\n",
@@ -428,6 +447,12 @@ fn table_wgsl(t: &Table, source: TableSource) -> String {
     )
 }
 
+/// Whether the workgroup source stages table `t` in workgroup memory (the fast tables, read by
+/// every draw; the slow ones stay in storage).
+fn staged(t: &Table) -> bool {
+    t.accessor.ends_with("_fast")
+}
+
 /// The WGSL that the ziggurat functions in `src` need, for the process's [`table_source`]:
 /// see [`wgsl_tables_with`].
 pub fn wgsl_tables(src: &str) -> String {
@@ -441,13 +466,25 @@ pub fn wgsl_tables(src: &str) -> String {
 pub fn wgsl_tables_with(src: &str, source: TableSource) -> String {
     let mut out = String::new();
     let mut buffers = [false; TABLE_BINDINGS.len()];
+    let mut fill = String::new();
     for t in &TABLES {
         if src.contains(&format!("{}(", t.accessor)) {
             out.push_str(&table_wgsl(t, source));
             buffers[t.buffer] = true;
+            if source == TableSource::Workgroup && staged(t) {
+                fill.push_str(&format!(
+                    "        {}_WG[r] = {}[{}u + r];\n",
+                    t.global, TABLE_BINDINGS[t.buffer].name, t.offset
+                ));
+            }
         }
     }
-    if source == TableSource::Storage {
+    if !fill.is_empty() {
+        out.push_str(&format!(
+            "fn {FILL}(lid: u32, threads: u32) {{\n    for (var r = lid; r < {LAYERS}u; r += threads) {{\n{fill}    }}\n}}\n"
+        ));
+    }
+    if source != TableSource::Private {
         for (b, _) in TABLE_BINDINGS.iter().zip(buffers).filter(|(_, used)| *used) {
             out.push_str(&b.declaration());
             out.push('\n');
