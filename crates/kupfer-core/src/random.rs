@@ -99,6 +99,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 
 pub mod gamma;
+pub mod transforms;
 pub mod ziggurat;
 
 /// The WGSL of the bit generator and the transforms (a library: kernels take the subset they
@@ -109,13 +110,17 @@ pub const RANDOM_WGSL: &str = include_str!("../../../shaders/random.wgsl");
 /// float32 as written; [`random_source`] adds its float64 reading).
 pub const RANDOM_FLOAT_WGSL: &str = include_str!("../../../shaders/random_float.wgsl");
 
+/// The WGSL of the float32 distributions that every driver draws to the same bits
+/// (`shaders/random_det.wgsl`; [`transforms`]).
+pub const RANDOM_DET_WGSL: &str = include_str!("../../../shaders/random_det.wgsl");
+
 /// [`RANDOM_WGSL`], [`RANDOM_FLOAT_WGSL`] and its float64 form (every `f32` read as `f64`):
 /// the source the random functions of a kernel are taken from.
 pub fn random_source() -> &'static str {
     static SRC: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     SRC.get_or_init(|| {
         let f64_form = RANDOM_FLOAT_WGSL.replace("f32", "f64");
-        format!("{RANDOM_WGSL}\n{RANDOM_FLOAT_WGSL}\n{f64_form}")
+        format!("{RANDOM_WGSL}\n{RANDOM_FLOAT_WGSL}\n{f64_form}\n{RANDOM_DET_WGSL}")
     })
 }
 
@@ -382,6 +387,9 @@ pub enum RandomOp {
     /// Hypergeometric count (float32 or float64) of the parameters good, bad and sample (of
     /// the same dtype): NumPy's urn draws for small samples, Stadlober's HRUA otherwise.
     Hypergeometric,
+    /// A float32 distribution built from uniforms whose values are the same bits on every
+    /// driver ([`transforms::Transform`]; its float32 parameters follow the stream words).
+    Det(transforms::Transform),
 }
 
 impl RandomOp {
@@ -402,6 +410,7 @@ impl RandomOp {
             | RandomOp::Zipf => 1,
             RandomOp::Binomial | RandomOp::NormalAffine | RandomOp::LogNormal => 2,
             RandomOp::Hypergeometric => 3,
+            RandomOp::Det(t) => t.params(),
         }
     }
 
@@ -423,6 +432,7 @@ impl RandomOp {
             | RandomOp::LogNormal
             | RandomOp::Zipf
             | RandomOp::Hypergeometric => matches!(dtype, DType::F32 | DType::F64),
+            RandomOp::Det(_) => dtype == DType::F32,
         };
         if ok {
             Ok(())
@@ -514,6 +524,7 @@ impl RandomOp {
             (RandomOp::Zipf, _) => "kp_zipf_f32",
             (RandomOp::Hypergeometric, DType::F64) => "kp_hypergeometric_f64",
             (RandomOp::Hypergeometric, _) => "kp_hypergeometric_f32",
+            (RandomOp::Det(t), _) => t.function(),
         };
         [
             "kp_rng_block0",
@@ -646,6 +657,7 @@ impl RandomOp {
                 params[1],
                 params[2]
             ),
+            (RandomOp::Det(t), _) => t.wgsl(k, d, e, &w0, params),
         }
     }
 }
@@ -775,6 +787,8 @@ pub fn reference(op: RandomOp, dtype: DType, key: [u32; 2], draw: u64, e: u32, p
             | RandomOp::Hypergeometric,
             _,
         ) => f64::NAN,
+        // Float parameters: transforms::Transform::value is their reference.
+        (RandomOp::Det(_), _) => f64::NAN,
         (RandomOp::Permute, _) => f64::from(permute(key, draw, e, param)),
         (RandomOp::PermuteRows, _) => f64::from(permute_rows(key, draw, e, param)),
     }

@@ -11,6 +11,7 @@ use super::{float_dtype, out_shape, Generator};
 use crate::array::Array;
 use crate::scalar::{Operand, Scalar};
 use crate::ufuncs as uf;
+use kupfer_core::random::transforms::{self, Transform};
 use kupfer_core::random::RandomOp;
 use kupfer_core::{DType, Error, Result};
 
@@ -117,6 +118,24 @@ fn f64_of(x: f64) -> Operand {
     Operand::Scalar(Scalar::Float(x))
 }
 
+/// Whether a draw in `d` with the parameters `params` takes its deterministic float32 kernel
+/// ([`Transform`]: the same bits on every driver): float32 with float parameters, unless
+/// `KUPFER_RANDDET=off`.
+fn deterministic(d: DType, params: &[&Operand]) -> bool {
+    d == DType::F32 && transforms::enabled() && params.iter().all(|p| is_float(p))
+}
+
+impl Generator {
+    /// A draw of the deterministic float32 transform `t` with the parameters `params`.
+    fn draw_det(&self, t: Transform, shape: &[usize], params: &[&Operand]) -> Result<Array> {
+        let params = params
+            .iter()
+            .map(|p| param_as(p, shape, DType::F32))
+            .collect::<Result<Vec<_>>>()?;
+        self.draw(RandomOp::Det(t), shape, DType::F32, params)
+    }
+}
+
 impl Generator {
     /// Uniform floats in [0, 1) (`Generator.random`); `dtype` float32 (default) or float64.
     pub fn random(&self, size: &[usize], dtype: Option<DType>) -> Result<Array> {
@@ -166,8 +185,12 @@ impl Generator {
             }
         }
         let shape = out_shape(size, &[&low, &high])?;
-        let u = self.random(&shape, Some(draw_dtype(&[&low, &high])))?;
+        let d = draw_dtype(&[&low, &high]);
         let width = pp(&high, &low, |h, l| h - l, uf::subtract)?;
+        if deterministic(d, &[&low, &width]) {
+            return self.draw_det(Transform::Uniform, &shape, &[&low, &width]);
+        }
+        let u = self.random(&shape, Some(d))?;
         uf::add(low, uf::multiply(width, u)?)
     }
 
@@ -230,7 +253,11 @@ impl Generator {
         let (loc, scale) = (loc.into(), scale.into());
         check(&scale, Rule::NonNegative, "scale < 0")?;
         let shape = out_shape(size, &[&loc, &scale])?;
-        let u = self.open_uniform(&shape, Some(draw_dtype(&[&loc, &scale])))?;
+        let d = draw_dtype(&[&loc, &scale]);
+        if deterministic(d, &[&loc, &scale]) {
+            return self.draw_det(Transform::Laplace, &shape, &[&loc, &scale]);
+        }
+        let u = self.open_uniform(&shape, Some(d))?;
         let two_u = uf::multiply(&u, 2.0)?;
         // U < 1/2: log(2U); else -log(2 - 2U) (both exact arguments, both finite).
         let x = uf::where_(
@@ -251,7 +278,11 @@ impl Generator {
         let (loc, scale) = (loc.into(), scale.into());
         check(&scale, Rule::NonNegative, "scale < 0")?;
         let shape = out_shape(size, &[&loc, &scale])?;
-        let u = self.open_uniform(&shape, Some(draw_dtype(&[&loc, &scale])))?;
+        let d = draw_dtype(&[&loc, &scale]);
+        if deterministic(d, &[&loc, &scale]) {
+            return self.draw_det(Transform::Logistic, &shape, &[&loc, &scale]);
+        }
+        let u = self.open_uniform(&shape, Some(d))?;
         let x = uf::log(uf::divide(&u, uf::subtract(1.0, &u)?)?)?;
         uf::add(loc, uf::multiply(scale, x)?)
     }
@@ -266,7 +297,11 @@ impl Generator {
         let (loc, scale) = (loc.into(), scale.into());
         check(&scale, Rule::NonNegative, "scale < 0")?;
         let shape = out_shape(size, &[&loc, &scale])?;
-        let u = self.open_uniform(&shape, Some(draw_dtype(&[&loc, &scale])))?;
+        let d = draw_dtype(&[&loc, &scale]);
+        if deterministic(d, &[&loc, &scale]) {
+            return self.draw_det(Transform::Gumbel, &shape, &[&loc, &scale]);
+        }
+        let u = self.open_uniform(&shape, Some(d))?;
         let x = uf::log(uf::negative(uf::log(u)?)?)?;
         uf::subtract(loc, uf::multiply(scale, x)?)
     }
@@ -277,6 +312,9 @@ impl Generator {
         let a = a.into();
         check(&a, Rule::NonNegative, "a < 0")?;
         let shape = out_shape(size, &[&a])?;
+        if deterministic(draw_dtype(&[&a]), &[&a]) {
+            return self.draw_det(Transform::Weibull, &shape, &[&a]);
+        }
         let e = self.standard_exponential(&shape, Some(draw_dtype(&[&a])))?;
         let inv = pp(&f64_of(1.0), &a, |x, y| x / y, uf::divide)?;
         let x = uf::power(&e, inv)?;
@@ -292,6 +330,9 @@ impl Generator {
         let a = a.into();
         check(&a, Rule::Positive, "a <= 0")?;
         let shape = out_shape(size, &[&a])?;
+        if deterministic(draw_dtype(&[&a]), &[&a]) {
+            return self.draw_det(Transform::Pareto, &shape, &[&a]);
+        }
         let e = self.standard_exponential(&shape, Some(draw_dtype(&[&a])))?;
         uf::expm1(uf::divide(e, a)?)
     }
@@ -301,6 +342,9 @@ impl Generator {
         let a = a.into();
         check(&a, Rule::Positive, "a <= 0")?;
         let shape = out_shape(size, &[&a])?;
+        if deterministic(draw_dtype(&[&a]), &[&a]) {
+            return self.draw_det(Transform::Power, &shape, &[&a]);
+        }
         let e = self.standard_exponential(&shape, Some(draw_dtype(&[&a])))?;
         let inv = pp(&f64_of(1.0), &a, |x, y| x / y, uf::divide)?;
         uf::power(uf::negative(uf::expm1(uf::negative(e)?)?)?, inv)
@@ -311,6 +355,9 @@ impl Generator {
         let scale = scale.into();
         check(&scale, Rule::NonNegative, "scale < 0")?;
         let shape = out_shape(size, &[&scale])?;
+        if deterministic(draw_dtype(&[&scale]), &[&scale]) {
+            return self.draw_det(Transform::Rayleigh, &shape, &[&scale]);
+        }
         let e = self.standard_exponential(&shape, Some(draw_dtype(&[&scale])))?;
         uf::multiply(scale, uf::sqrt(uf::multiply(e, 2.0)?)?)
     }
@@ -318,6 +365,9 @@ impl Generator {
     /// Standard Cauchy floats: the ratio of two standard normals (`Generator.standard_cauchy`).
     pub fn standard_cauchy(&self, size: &[usize], dtype: Option<DType>) -> Result<Array> {
         let d = float_dtype(dtype, "standard_cauchy")?;
+        if deterministic(d, &[]) {
+            return self.draw_det(Transform::Cauchy, size, &[]);
+        }
         let a = self.standard_normal(size, Some(d))?;
         let b = self.standard_normal(size, Some(d))?;
         uf::divide(a, b)
@@ -346,6 +396,9 @@ impl Generator {
             }
         }
         let shape = out_shape(size, &[&l, &m, &r])?;
+        if deterministic(draw_dtype(&[&l, &m, &r]), &[&l, &m, &r]) {
+            return self.draw_det(Transform::Triangular, &shape, &[&l, &m, &r]);
+        }
         let u = self.random(&shape, Some(draw_dtype(&[&l, &m, &r])))?;
         let sub = |a: &Operand, b: &Operand| pp(a, b, |x, y| x - y, uf::subtract);
         let base = sub(&r, &l)?;
@@ -379,6 +432,9 @@ impl Generator {
         check(&scale, Rule::Positive, "scale <= 0")?;
         let shape = out_shape(size, &[&mean, &scale])?;
         let d = draw_dtype(&[&mean, &scale]);
+        if deterministic(d, &[&mean, &scale]) {
+            return self.draw_det(Transform::Wald, &shape, &[&mean, &scale]);
+        }
         let z = self.standard_normal(&shape, Some(d))?;
         let u = self.random(&shape, Some(d))?;
         // y = mean z^2; x = mean + mean/(2 scale) (y - sqrt(4 scale y + y^2))
@@ -516,12 +572,16 @@ impl Generator {
             }
         }
         let shape = out_shape(size, &[&p])?;
+        let device = crate::device::Device::current()?;
+        if deterministic(draw_dtype(&[&p]), &[&p]) {
+            let k = self.draw_det(Transform::Geometric, &shape, &[&p])?;
+            return k.astype(device.default_int());
+        }
         let u = self.open_uniform(&shape, Some(draw_dtype(&[&p])))?;
         let denom = pu(&p, |p| (-p).ln_1p(), |p| uf::log1p(uf::negative(p)?))?;
         let k = uf::ceil(uf::divide(uf::log(u)?, denom)?)?;
         // p = 1: log1p(-1) = -inf, the quotient -0; one trial.
         let k = uf::maximum(k, 1.0)?;
-        let device = crate::device::Device::current()?;
         k.astype(device.default_int())
     }
 }
@@ -537,6 +597,10 @@ impl Generator {
         check(&p, Rule::BelowOne, "p < 0, p >= 1 or p is NaN")?;
         let shape = out_shape(size, &[&p])?;
         let d = draw_dtype(&[&p]);
+        if deterministic(d, &[&p]) {
+            let k = self.draw_det(Transform::Logseries, &shape, &[&p])?;
+            return k.astype(crate::device::Device::current()?.default_int());
+        }
         let v = self.open_uniform(&shape, Some(d))?;
         let u = self.random(&shape, Some(d))?;
         let r = pu(&p, |p| (-p).ln_1p(), |p| uf::log1p(uf::negative(p)?))?;

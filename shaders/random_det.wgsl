@@ -1,0 +1,238 @@
+// Float32 distributions built from uniforms (and a fenced Box-Muller normal) whose values are
+// the same bits on every driver (RandomOp::Det; KUPFER_RANDDET=off selects the old libm
+// compositions). Only +, -, * (correctly rounded in WGSL), comparisons, floor/ceil and bit
+// operations decide a value: every product that is added is fenced (kpl32_opq: no compiler
+// can contract it into a fused multiply-add), integers convert exactly, the logarithm and
+// exponential are random.wgsl's fenced polynomials, a quotient is a fenced Newton reciprocal
+// of the divisor's significand with an exact-product correction, and square roots are
+// corrected to the correctly rounded ones. kupfer_core::random::transforms is the CPU
+// emulation, bit for bit. Results below 2^-126 may be flushed to zero by a driver.
+
+// x fenced where it is finite (min would clamp an infinite one; an infinite value rounds the
+// same fused or not).
+fn kp_det_fence_f32(x: f32) -> f32 {
+    return select(kpl32_opq(x), x, !(abs(x) <= KPL32_MAX));
+}
+
+// The significand of a finite nonzero |x| in [1, 2) and its biased exponent (subnormals
+// normalised in integers, so a driver that flushes them still divides them exactly).
+fn kp_det_unpack_f32(bits: u32) -> vec2<u32> {
+    let m = bits & 0x7fffffffu;
+    if (m >= 0x00800000u) {
+        return vec2<u32>((m & 0x007fffffu) | 0x3f800000u, m >> 23u);
+    }
+    let s = countLeadingZeros(m) - 8u;
+    return vec2<u32>(((m << s) & 0x007fffffu) | 0x3f800000u, 1u - s);
+}
+
+// a / b, the same bits on every driver (within an ulp of the quotient): the significands
+// x, m in [1, 2), y = 1 / m by kp_recip_det_f32, q = x y fenced and corrected once by the
+// exact residual x - q m (kpl32_mul: exact partial products), the exponent put back in
+// integers. Infinities, zeros and NaN as IEEE division gives them.
+fn kp_det_div_f32(a: f32, b: f32) -> f32 {
+    let ab = bitcast<u32>(a);
+    let bb = bitcast<u32>(b);
+    let sign = (ab ^ bb) & 0x80000000u;
+    let am = ab & 0x7fffffffu;
+    let bm = bb & 0x7fffffffu;
+    let nan = am > 0x7f800000u || bm > 0x7f800000u || (am == 0u && bm == 0u)
+        || (am == 0x7f800000u && bm == 0x7f800000u);
+    if (nan) {
+        return bitcast<f32>(sign | 0x7fc00000u);
+    }
+    if (am == 0x7f800000u || bm == 0u) {
+        return bitcast<f32>(sign | 0x7f800000u);
+    }
+    if (am == 0u || bm == 0x7f800000u) {
+        return bitcast<f32>(sign);
+    }
+    let xa = kp_det_unpack_f32(am);
+    let xb = kp_det_unpack_f32(bm);
+    let x = bitcast<f32>(xa.x);
+    let m = bitcast<f32>(xb.x);
+    let y = kp_recip_det_f32(m);
+    let q0 = kpl32_opq(x * y);
+    let p = kpl32_mul(q0, m);
+    let r = kpl32_opq(kpl32_opq(x - p.x) - p.y);
+    let qb = bitcast<u32>(q0 + kpl32_opq(r * y));
+    let ex = i32(qb >> 23u) + i32(xa.y) - i32(xb.y);
+    if (ex >= 255) {
+        return bitcast<f32>(sign | 0x7f800000u);
+    }
+    if (ex >= 1) {
+        return bitcast<f32>(sign | (u32(ex) << 23u) | (qb & 0x007fffffu));
+    }
+    if (ex < -25) {
+        return bitcast<f32>(sign);
+    }
+    // A subnormal quotient: rounded by a multiply by 2^-64 (a driver may flush it).
+    let t = bitcast<f32>((u32(ex + 64) << 23u) | (qb & 0x007fffffu)) * 5.421010862427522e-20;
+    return bitcast<f32>(sign | bitcast<u32>(t));
+}
+
+// sqrt(y) of y >= 0 correctly rounded (kp_sqrt_rounded_f32), +inf for +inf.
+fn kp_det_sqrt_f32(y: f32) -> f32 {
+    if (!(y <= KPL32_MAX)) {
+        return y;
+    }
+    return kp_sqrt_rounded_f32(y);
+}
+
+// expm1(r) for |r| <= 0.35: r + r^2 P(r), P the Taylor polynomial to the r^9 term (relative
+// error below 1e-9), fenced.
+fn kp_det_expm1_small_f32(r: f32) -> f32 {
+    var p = kpl32_opq(r * 2.755731922398589e-6) + 2.48015873015873e-5;
+    p = kpl32_opq(r * p) + 0.0001984126984126984;
+    p = kpl32_opq(r * p) + 0.001388888888888889;
+    p = kpl32_opq(r * p) + 0.008333333333333333;
+    p = kpl32_opq(r * p) + 0.041666666666666664;
+    p = kpl32_opq(r * p) + 0.16666666666666666;
+    p = kpl32_opq(r * p) + 0.5;
+    return kpl32_opq(kpl32_opq(r * r) * p) + r;
+}
+
+// exp(x) - 1, fenced: x = n ln 2 + r (|r| <= ln 2 / 2), 2^n expm1(r) + (2^n - 1); -1 below
+// -17.5, exp(x) - 1 above 17.5 (where the 1 no longer counts); NaN for NaN.
+fn kp_det_expm1_f32(x: f32) -> f32 {
+    if (x != x) {
+        return x;
+    }
+    if (x > 17.5) {
+        return kp_exp_det_f32(x) - 1.0;
+    }
+    if (x < -17.5) {
+        return -1.0;
+    }
+    let n = floor(kpl32_opq(x * 1.4426950408889634) + 0.5);
+    let r = kpl32_opq(kpl32_opq(x - kpl32_opq(n * KPL32_LN2_HI)) - kpl32_opq(n * KPL32_LN2_LO));
+    let m = kp_det_expm1_small_f32(r);
+    if (n == 0.0) {
+        return m;
+    }
+    let t = bitcast<f32>(u32(127 + i32(n)) << 23u);
+    return kpl32_opq(m * t) + (t - 1.0);
+}
+
+// log(1 + x) for x >= -1, fenced: u = 1 + x, x where u rounds to 1, else
+// ln(u) x / (u - 1) (u - 1 exact): -inf at -1, NaN below.
+fn kp_det_log1p_f32(x: f32) -> f32 {
+    let u = kpl32_opq(1.0 + x);
+    if (u == 1.0) {
+        return x;
+    }
+    if (u == 0.0) {
+        return bitcast<f32>(0xff800000u);
+    }
+    if (!(u > 0.0)) {
+        return bitcast<f32>(bitcast<u32>(x) | 0x7fc00000u);
+    }
+    return kpl32_opq(kp_ln_unit_fenced_f32(u) * kp_det_div_f32(x, u - 1.0));
+}
+
+// The standard exponential -ln U of the open uniform of w (in [6e-8, 16.6]).
+fn kp_det_exp1_f32(w: u32) -> f32 {
+    return -kp_ln_unit_fenced_f32(kp_u01_mid_f32(w));
+}
+
+// uniform(low, high): low + (high - low) U, U in [0, 1) (the product fenced).
+fn kp_det_uniform_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, low: f32, width: f32) -> f32 {
+    return kp_affine_f32(kp_u01_f32(w0), low, width);
+}
+
+// laplace(loc, scale): ln(2U) below U = 1/2, else -ln(2 - 2U) (exact arguments).
+fn kp_det_laplace_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, loc: f32, scale: f32) -> f32 {
+    let u = kp_u01_mid_f32(w0);
+    let x = select(-kp_ln_unit_fenced_f32(2.0 - 2.0 * u), kp_ln_unit_fenced_f32(2.0 * u), u < 0.5);
+    return kp_affine_f32(x, loc, scale);
+}
+
+// logistic(loc, scale): ln(U / (1 - U)).
+fn kp_det_logistic_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, loc: f32, scale: f32) -> f32 {
+    let u = kp_u01_mid_f32(w0);
+    return kp_affine_f32(kp_ln_unit_fenced_f32(kp_det_div_f32(u, 1.0 - u)), loc, scale);
+}
+
+// gumbel(loc, scale): loc - scale ln(-ln U).
+fn kp_det_gumbel_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, loc: f32, scale: f32) -> f32 {
+    return kp_affine_f32(-kp_ln_unit_fenced_f32(kp_det_exp1_f32(w0)), loc, scale);
+}
+
+// weibull(a): E^(1/a) = exp(ln(E) / a); 0 for a = 0.
+fn kp_det_weibull_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, a: f32) -> f32 {
+    if (a == 0.0) {
+        return 0.0;
+    }
+    return kp_exp_det_f32(kp_det_div_f32(kp_ln_unit_fenced_f32(kp_det_exp1_f32(w0)), a));
+}
+
+// pareto(a): expm1(E / a).
+fn kp_det_pareto_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, a: f32) -> f32 {
+    return kp_det_expm1_f32(kp_det_div_f32(kp_det_exp1_f32(w0), a));
+}
+
+// power(a): U^(1/a) = exp(ln(U) / a) (NumPy's (1 - exp(-E))^(1/a) is the same law).
+fn kp_det_power_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, a: f32) -> f32 {
+    return kp_exp_det_f32(kp_det_div_f32(kp_ln_unit_fenced_f32(kp_u01_mid_f32(w0)), a));
+}
+
+// rayleigh(scale): scale sqrt(2 E) (fenced against a contraction with what follows).
+fn kp_det_rayleigh_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, scale: f32) -> f32 {
+    return kp_det_fence_f32(scale * kp_det_sqrt_f32(2.0 * kp_det_exp1_f32(w0)));
+}
+
+// standard_cauchy: cot of a uniform angle 2 pi (2 (w0 >> 9) + 1) / 2^24 (never a multiple of
+// pi / 2, so finite and nonzero): the cosine over the sine of kp_sincos_turn24_fenced.
+fn kp_det_cauchy_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32) -> f32 {
+    let cs = kp_sincos_turn24_fenced(((w0 >> 9u) << 1u) | 1u);
+    return kp_det_div_f32(cs.x, cs.y);
+}
+
+// wald(mean, scale), Michael, Schucany and Haas as NumPy: the fenced normal of the element's
+// block 1, the uniform of word 0.
+fn kp_det_wald_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, mean: f32, scale: f32) -> f32 {
+    let b1 = kp_rng_block(k, d, e, 1u);
+    let z = kp_normal_pair_fenced_f32(b1.x, b1.y).x;
+    let y = kp_det_fence_f32(mean * kpl32_opq(z * z));
+    let root = kp_det_sqrt_f32(kp_det_fence_f32(kp_det_fence_f32(4.0 * scale) * y)
+        + kp_det_fence_f32(y * y));
+    let x = mean + kp_det_fence_f32(kp_det_div_f32(mean, 2.0 * scale) * (y - root));
+    if (kp_u01_f32(w0) <= kp_det_div_f32(mean, mean + x)) {
+        return x;
+    }
+    return kp_det_div_f32(kp_det_fence_f32(mean * mean), x);
+}
+
+// triangular(left, mode, right) by inversion of U in [0, 1).
+fn kp_det_triangular_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, left: f32, mode: f32,
+    right: f32) -> f32 {
+    let u = kp_u01_f32(w0);
+    let base = right - left;
+    let lb = mode - left;
+    let rb = right - mode;
+    if (u <= kp_det_div_f32(lb, base)) {
+        return left + kp_det_sqrt_f32(kp_det_fence_f32(kp_det_fence_f32(u * lb) * base));
+    }
+    return right - kp_det_sqrt_f32(kp_det_fence_f32(kp_det_fence_f32((1.0 - u) * rb) * base));
+}
+
+// geometric(p) as a float count: max(ceil(ln U / log1p(-p)), 1).
+fn kp_det_geometric_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, p: f32) -> f32 {
+    let u = kp_u01_mid_f32(w0);
+    return max(ceil(kp_det_div_f32(kp_ln_unit_fenced_f32(u), kp_det_log1p_f32(-p))), 1.0);
+}
+
+// logseries(p) as a float count, Kemp's second method (as NumPy): V the open uniform of word
+// 0, U in [0, 1) from the element's block 1, q = -expm1(log1p(-p) U).
+fn kp_det_logseries_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, p: f32) -> f32 {
+    let v = kp_u01_mid_f32(w0);
+    if (v >= p) {
+        return 1.0;
+    }
+    let u = kp_u01_f32(kp_rng_block(k, d, e, 1u).x);
+    let q = -kp_det_expm1_f32(kpl32_opq(kp_det_log1p_f32(-p) * u));
+    if (v <= kpl32_opq(q * q)) {
+        let t = kp_det_div_f32(kp_ln_unit_fenced_f32(v), kp_ln_unit_fenced_f32(q));
+        return max(floor(t + 1.0), 1.0);
+    }
+    return select(2.0, 1.0, v >= q);
+}

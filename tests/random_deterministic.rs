@@ -1,0 +1,290 @@
+//! The float32 distributions built from uniforms (`kupfer_core::random::transforms`: uniform,
+//! laplace, logistic, gumbel, weibull, pareto, power, rayleigh, standard_cauchy, wald,
+//! triangular, geometric, logseries): the GPU's draws are the CPU emulation's bits (the
+//! emulation performs exactly the float32 operations of `shaders/random_det.wgsl`, none fused:
+//! what every driver computes, so this is the test that the draws are the same bits on every
+//! driver), 65536 draws for each of several parameter sets, edge parameters included, scalar
+//! and broadcast array parameters; plus Kolmogorov-Smirnov against SciPy for the continuous
+//! ones.
+//!
+//! Needs python3 with SciPy and a GPU adapter (lavapipe will do); fails, never skips. Run with
+//! `KUPFER_RANDDET` unset (the deterministic kernels are the default).
+
+use kp::random::default_rng;
+use kp::random::philox::seed_key;
+use kp::random::philox::transforms::{enabled, Transform};
+use kp::{Array, DType};
+use kupfer as kp;
+use std::io::Write;
+use std::process::Command;
+
+const N: usize = 1 << 16;
+
+fn f32s(a: &Array) -> Vec<f32> {
+    a.to_vec::<f32>().unwrap()
+}
+
+fn counts(a: &Array) -> Vec<f32> {
+    a.astype(DType::I64)
+        .unwrap()
+        .to_vec::<i64>()
+        .unwrap()
+        .into_iter()
+        .map(|v| v as f32)
+        .collect()
+}
+
+/// How many of `got` differ in their bits from the emulation of `t` with parameters `p(e)`
+/// (element `e` of draw 0 of the seed), printing the first few.
+fn differing(got: &[f32], seed: u64, t: Transform, p: impl Fn(usize) -> Vec<f32>) -> usize {
+    let key = seed_key(seed);
+    let mut bad = 0;
+    for (e, g) in got.iter().enumerate() {
+        let want = t.value(key, 0, e as u32, &p(e));
+        if g.to_bits() != want.to_bits() {
+            if bad < 3 {
+                eprintln!(
+                    "{t:?} {:?} element {e}: GPU {g:e}, emulation {want:e}",
+                    p(e)
+                );
+            }
+            bad += 1;
+        }
+    }
+    bad
+}
+
+/// One draw of `t` with scalar parameters `p` from a fresh generator of `seed`.
+fn draw(seed: u64, t: Transform, p: &[f64]) -> Vec<f32> {
+    let g = default_rng(Some(seed));
+    let s = Some(&[N][..]);
+    match t {
+        Transform::Uniform => f32s(&g.uniform(p[0], p[1], s).unwrap()),
+        Transform::Laplace => f32s(&g.laplace(p[0], p[1], s).unwrap()),
+        Transform::Logistic => f32s(&g.logistic(p[0], p[1], s).unwrap()),
+        Transform::Gumbel => f32s(&g.gumbel(p[0], p[1], s).unwrap()),
+        Transform::Weibull => f32s(&g.weibull(p[0], s).unwrap()),
+        Transform::Pareto => f32s(&g.pareto(p[0], s).unwrap()),
+        Transform::Power => f32s(&g.power(p[0], s).unwrap()),
+        Transform::Rayleigh => f32s(&g.rayleigh(p[0], s).unwrap()),
+        Transform::Cauchy => f32s(&g.standard_cauchy(&[N], None).unwrap()),
+        Transform::Wald => f32s(&g.wald(p[0], p[1], s).unwrap()),
+        Transform::Triangular => f32s(&g.triangular(p[0], p[1], p[2], s).unwrap()),
+        Transform::Geometric => counts(&g.geometric(p[0], s).unwrap()),
+        Transform::Logseries => counts(&g.logseries(p[0], s).unwrap()),
+    }
+}
+
+/// The parameter sets of each transform, edge values included (as the emulation gets them:
+/// float32; uniform's second is `high - low`).
+fn cases() -> Vec<(Transform, Vec<f64>)> {
+    use Transform::*;
+    let mut v: Vec<(Transform, Vec<f64>)> = vec![];
+    for p in [
+        [0.0, 1.0],
+        [-3.0, 5.0],
+        [5.0, 5.0],
+        [5.0, 2.0],
+        [-1e30, 1e30],
+        [1e-3, 1.000_001e-3],
+    ] {
+        v.push((Uniform, p.to_vec()));
+    }
+    for t in [Laplace, Logistic, Gumbel] {
+        for p in [
+            [0.0, 1.0],
+            [3.0, 0.0],
+            [-2.0, 1e-20],
+            [1e10, 5.0],
+            [0.25, 1e30],
+        ] {
+            v.push((t, p.to_vec()));
+        }
+    }
+    for a in [0.0, 0.05, 1.0, 3.5, 100.0] {
+        v.push((Weibull, vec![a]));
+    }
+    for a in [0.05, 1.0, 3.0, 1e4] {
+        v.push((Pareto, vec![a]));
+    }
+    for a in [0.01, 1.0, 5.0, 1e5] {
+        v.push((Power, vec![a]));
+    }
+    for s in [0.0, 1.0, 2.5, 1e-30] {
+        v.push((Rayleigh, vec![s]));
+    }
+    v.push((Cauchy, vec![]));
+    for p in [[1.0, 1.0], [0.5, 3.0], [1e3, 1e-3], [1e-3, 1e3]] {
+        v.push((Wald, p.to_vec()));
+    }
+    for p in [
+        [0.0, 0.5, 1.0],
+        [0.0, 0.0, 1.0],
+        [0.0, 1.0, 1.0],
+        [-5.0, 2.0, 10.0],
+    ] {
+        v.push((Triangular, p.to_vec()));
+    }
+    for p in [1.0, 0.5, 1e-3, 1e-7] {
+        v.push((Geometric, vec![p]));
+    }
+    for p in [0.0, 0.5, 0.9, 0.999_999] {
+        v.push((Logseries, vec![p]));
+    }
+    v
+}
+
+#[test]
+fn deterministic_transforms_are_their_cpu_emulation_bit_for_bit() {
+    assert!(enabled(), "KUPFER_RANDDET=off is set");
+    let mut report = vec![];
+    for (i, (t, p)) in cases().into_iter().enumerate() {
+        let seed = 100 + i as u64;
+        let got = draw(seed, t, &p);
+        let mut pe: Vec<f32> = p.iter().map(|&x| x as f32).collect();
+        if t == Transform::Uniform {
+            // The host computes high - low in float64.
+            pe[1] = (p[1] - p[0]) as f32;
+        }
+        let bad = differing(&got, seed, t, |_| pe.clone());
+        report.push((t, p, bad));
+    }
+    let failed: Vec<_> = report.iter().filter(|r| r.2 != 0).collect();
+    eprintln!("{} cases of {N} draws; differing: {failed:?}", report.len());
+    assert!(failed.is_empty());
+}
+
+#[test]
+fn deterministic_transforms_with_array_parameters_are_their_emulation() {
+    // A parameter array broadcast over the rows of a (64, 1024) draw.
+    let cols = 1024;
+    let seed = 77;
+    let a: Vec<f32> = (0..cols).map(|i| 0.05 + i as f32 * 0.01).collect();
+    let loc: Vec<f32> = (0..cols).map(|i| i as f32 * 0.37 - 100.0).collect();
+    let probs: Vec<f32> = (0..cols).map(|i| (i as f32 + 0.5) / cols as f32).collect();
+    let arr = |v: &Vec<f32>| Array::from_slice(v, &[cols]).unwrap();
+    let shape = [N / cols, cols];
+    let s = Some(&shape[..]);
+    let checks = [
+        differing(
+            &f32s(&default_rng(Some(seed)).weibull(arr(&a), s).unwrap()),
+            seed,
+            Transform::Weibull,
+            |e| vec![a[e % cols]],
+        ),
+        differing(
+            &f32s(
+                &default_rng(Some(seed))
+                    .gumbel(arr(&loc), arr(&a), s)
+                    .unwrap(),
+            ),
+            seed,
+            Transform::Gumbel,
+            |e| vec![loc[e % cols], a[e % cols]],
+        ),
+        differing(
+            &f32s(&default_rng(Some(seed)).wald(arr(&a), 2.0, s).unwrap()),
+            seed,
+            Transform::Wald,
+            |e| vec![a[e % cols], 2.0],
+        ),
+        differing(
+            &counts(&default_rng(Some(seed)).geometric(arr(&probs), s).unwrap()),
+            seed,
+            Transform::Geometric,
+            |e| vec![probs[e % cols]],
+        ),
+        differing(
+            &counts(&default_rng(Some(seed)).logseries(arr(&probs), s).unwrap()),
+            seed,
+            Transform::Logseries,
+            |e| vec![probs[e % cols]],
+        ),
+    ];
+    eprintln!("differing: {checks:?}");
+    assert_eq!(checks, [0; 5]);
+}
+
+/// Kolmogorov-Smirnov p-values of SciPy's distribution `dist` for each sample.
+fn ks(samples: &[(&str, Vec<f32>)]) -> Vec<f64> {
+    let mut script = String::from("import sys, numpy as np\nfrom scipy import stats\nout = []\n");
+    for (dist, v) in samples {
+        let vals: Vec<String> = v.iter().map(|x| format!("{x:e}")).collect();
+        script.push_str(&format!(
+            "x = np.array([{}], dtype=np.float64)\nout.append(stats.kstest(x, {dist}).pvalue)\n",
+            vals.join(",")
+        ));
+    }
+    script.push_str("print(' '.join(repr(float(v)) for v in out))\n");
+    let mut child = Command::new("python3")
+        .arg("-")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "SciPy failed");
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .split_whitespace()
+        .map(|s| s.parse().unwrap())
+        .collect()
+}
+
+#[test]
+fn deterministic_transforms_pass_kolmogorov_smirnov() {
+    let n = 1usize << 17;
+    let g = default_rng(Some(2027));
+    let s = Some(&[n][..]);
+    let samples = vec![
+        (
+            "stats.uniform(-3, 8).cdf",
+            f32s(&g.uniform(-3.0, 5.0, s).unwrap()),
+        ),
+        (
+            "stats.laplace(1, 2).cdf",
+            f32s(&g.laplace(1.0, 2.0, s).unwrap()),
+        ),
+        (
+            "stats.logistic(1, 2).cdf",
+            f32s(&g.logistic(1.0, 2.0, s).unwrap()),
+        ),
+        (
+            "stats.gumbel_r(1, 2).cdf",
+            f32s(&g.gumbel(1.0, 2.0, s).unwrap()),
+        ),
+        (
+            "stats.weibull_min(0.7).cdf",
+            f32s(&g.weibull(0.7, s).unwrap()),
+        ),
+        ("stats.lomax(2.5).cdf", f32s(&g.pareto(2.5, s).unwrap())),
+        ("stats.powerlaw(3.0).cdf", f32s(&g.power(3.0, s).unwrap())),
+        (
+            "stats.rayleigh(scale=2.0).cdf",
+            f32s(&g.rayleigh(2.0, s).unwrap()),
+        ),
+        (
+            "stats.cauchy.cdf",
+            f32s(&g.standard_cauchy(&[n], None).unwrap()),
+        ),
+        (
+            "stats.invgauss(0.5 / 3.0, scale=3.0).cdf",
+            f32s(&g.wald(0.5, 3.0, s).unwrap()),
+        ),
+        (
+            "stats.triang(7.0 / 15.0, -5, 15).cdf",
+            f32s(&g.triangular(-5.0, 2.0, 10.0, s).unwrap()),
+        ),
+    ];
+    let p = ks(&samples);
+    eprintln!("KS p-values: {p:?}");
+    for ((name, _), pv) in samples.iter().zip(&p) {
+        assert!(*pv > 1e-3, "{name}: p = {pv}");
+    }
+}
