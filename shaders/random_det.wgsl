@@ -15,7 +15,8 @@ fn kp_det_fence_f32(x: f32) -> f32 {
 }
 
 // The significand of a finite nonzero |x| in [1, 2) and its biased exponent (subnormals
-// normalised in integers, so a driver that flushes them still divides them exactly).
+// normalised in integers, so a driver that flushes them still divides them exactly; their
+// exponent, 1 - shift, wraps as a u32 and is read back with i32()).
 fn kp_det_unpack_f32(bits: u32) -> vec2<u32> {
     let m = bits & 0x7fffffffu;
     if (m >= 0x00800000u) {
@@ -70,8 +71,15 @@ fn kp_det_div_f32(a: f32, b: f32) -> f32 {
     return bitcast<f32>(sign | bitcast<u32>(t));
 }
 
-// sqrt(y) of y >= 0 correctly rounded (kp_sqrt_rounded_f32), +inf for +inf.
+// sqrt(y) of y >= 0 correctly rounded (kp_sqrt_rounded_f32), +inf for +inf; a subnormal y
+// is normalised in integers (y 2^128) and its root scaled back by 2^-64 (exact).
 fn kp_det_sqrt_f32(y: f32) -> f32 {
+    let b = bitcast<u32>(y);
+    if (b != 0u && b < 0x00800000u) {
+        let u = kp_det_unpack_f32(b);
+        let scaled = bitcast<f32>(((u.y + 128u) << 23u) | (u.x & 0x007fffffu));
+        return kp_sqrt_rounded_f32(scaled) * 5.421010862427522e-20;
+    }
     if (!(y <= KPL32_MAX)) {
         return y;
     }
@@ -235,4 +243,15 @@ fn kp_det_logseries_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, p: f32) -> 
         return max(floor(t + 1.0), 1.0);
     }
     return select(2.0, 1.0, v >= q);
+}
+
+// x / y of two parameters (beta, f, dirichlet: the gamma draws come in as parameters).
+fn kp_det_quotient_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, x: f32, y: f32) -> f32 {
+    return kp_det_div_f32(x, y);
+}
+
+// standard_t: z / sqrt(c / df) of the normal z and the chi-square c.
+fn kp_det_student_t_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, z: f32, c: f32,
+    df: f32) -> f32 {
+    return kp_det_div_f32(z, kp_det_sqrt_f32(kp_det_div_f32(c, df)));
 }

@@ -72,6 +72,7 @@ fn draw(seed: u64, t: Transform, p: &[f64]) -> Vec<f32> {
         Transform::Triangular => f32s(&g.triangular(p[0], p[1], p[2], s).unwrap()),
         Transform::Geometric => counts(&g.geometric(p[0], s).unwrap()),
         Transform::Logseries => counts(&g.logseries(p[0], s).unwrap()),
+        Transform::Quotient | Transform::StudentT => panic!("{t:?} takes drawn parameters"),
     }
 }
 
@@ -287,4 +288,76 @@ fn deterministic_transforms_pass_kolmogorov_smirnov() {
     for ((name, _), pv) in samples.iter().zip(&p) {
         assert!(*pv > 1e-3, "{name}: p = {pv}");
     }
+}
+
+#[test]
+fn quotients_of_gamma_draws_are_their_cpu_emulation_bit_for_bit() {
+    use kp::random::philox::gamma::gamma_f32;
+    use kp::random::philox::transforms::div_det;
+    use kp::random::philox::ziggurat::normal_f32;
+    use kp::random::philox::{normal_form, set_normal_form, NormalForm};
+    // standard_t's normal: the ziggurat (the same bits on every driver).
+    let _ = set_normal_form(NormalForm::Ziggurat);
+    assert_eq!(normal_form(), NormalForm::Ziggurat, "KUPFER_RANDN is set");
+    let n = N / 2;
+    let s = Some(&[n][..]);
+    let chi = |key, draw, e, df: f64| 2.0 * gamma_f32(key, draw, e, (df / 2.0) as f32);
+    let mut bad = vec![];
+    for (i, (a, b)) in [(0.5, 0.5), (2.0, 5.0), (1e-3, 1e3), (30.0, 0.2)]
+        .into_iter()
+        .enumerate()
+    {
+        let seed = 300 + i as u64;
+        let key = seed_key(seed);
+        let g = default_rng(Some(seed));
+        let beta = f32s(&g.beta(a, b, s).unwrap());
+        let want = |e: u32| {
+            let x = gamma_f32(key, 0, e, a as f32);
+            div_det(x, x + gamma_f32(key, 1, e, b as f32))
+        };
+        bad.push(("beta", a, b, count_differing(&beta, want)));
+        let g = default_rng(Some(seed));
+        let f = f32s(&g.f(a, b, s).unwrap());
+        let want = |e: u32| {
+            let x = div_det(chi(key, 0, e, a), a as f32);
+            div_det(x, div_det(chi(key, 1, e, b), b as f32))
+        };
+        bad.push(("f", a, b, count_differing(&f, want)));
+        let g = default_rng(Some(seed));
+        let t = f32s(&g.standard_t(a, s).unwrap());
+        let want = |e: u32| {
+            let c = div_det(chi(key, 1, e, a), a as f32);
+            div_det(normal_f32(key, 0, e), c.sqrt())
+        };
+        bad.push(("standard_t", a, 0.0, count_differing(&t, want)));
+    }
+    // Dirichlet: gammas of shape (n / 4, 4), summed in index order.
+    let alpha = [0.3, 1.0, 2.5, 40.0];
+    let seed = 310;
+    let key = seed_key(seed);
+    let d = f32s(&default_rng(Some(seed)).dirichlet(&alpha, &[n / 4]).unwrap());
+    let want = |e: u32| {
+        let row = e / 4;
+        let gam = |j: u32| gamma_f32(key, 0, row * 4 + j, alpha[j as usize] as f32);
+        let sum = ((gam(0) + gam(1)) + gam(2)) + gam(3);
+        div_det(gam(e % 4), sum)
+    };
+    bad.push(("dirichlet", 0.0, 0.0, count_differing(&d, want)));
+    eprintln!("differing: {bad:?}");
+    assert!(bad.iter().all(|b| b.3 == 0));
+}
+
+/// How many of `got` differ in their bits from `want(e)`.
+fn count_differing(got: &[f32], want: impl Fn(u32) -> f32) -> usize {
+    let mut bad = 0;
+    for (e, g) in got.iter().enumerate() {
+        let w = want(e as u32);
+        if g.to_bits() != w.to_bits() {
+            if bad < 3 {
+                eprintln!("element {e}: GPU {g:e}, emulation {w:e}");
+            }
+            bad += 1;
+        }
+    }
+    bad
 }

@@ -58,11 +58,17 @@ pub enum Transform {
     Geometric,
     /// `logseries(p)` as a float count (Kemp's second method, as NumPy).
     Logseries,
+    /// `x / y` of its two parameters by [`div_det`] (reads no words): the quotients of
+    /// `beta`, `f` and `dirichlet`, whose gamma draws come in as parameters.
+    Quotient,
+    /// `z / sqrt(c / df)` of its three parameters (reads no words): `standard_t` of the
+    /// normal `z` and the chi-square `c`.
+    StudentT,
 }
 
 impl Transform {
     /// Every transform (for the tests that generate each one).
-    pub const ALL: [Transform; 13] = [
+    pub const ALL: [Transform; 15] = [
         Transform::Uniform,
         Transform::Laplace,
         Transform::Logistic,
@@ -76,6 +82,8 @@ impl Transform {
         Transform::Triangular,
         Transform::Geometric,
         Transform::Logseries,
+        Transform::Quotient,
+        Transform::StudentT,
     ];
 
     /// The number of float32 parameters.
@@ -92,8 +100,9 @@ impl Transform {
             | Transform::Laplace
             | Transform::Logistic
             | Transform::Gumbel
-            | Transform::Wald => 2,
-            Transform::Triangular => 3,
+            | Transform::Wald
+            | Transform::Quotient => 2,
+            Transform::Triangular | Transform::StudentT => 3,
         }
     }
 
@@ -113,6 +122,8 @@ impl Transform {
             Transform::Triangular => "kp_det_triangular_f32",
             Transform::Geometric => "kp_det_geometric_f32",
             Transform::Logseries => "kp_det_logseries_f32",
+            Transform::Quotient => "kp_det_quotient_f32",
+            Transform::StudentT => "kp_det_student_t_f32",
         }
     }
 
@@ -199,6 +210,8 @@ impl Transform {
                     2.0
                 }
             }
+            Transform::Quotient => div_det(p[0], p[1]),
+            Transform::StudentT => div_det(p[0], sqrt_det(div_det(p[1], p[2]))),
         }
     }
 }

@@ -13,6 +13,7 @@ use crate::scalar::{Operand, Scalar};
 use crate::ufuncs as uf;
 use kupfer_core::random::transforms::{self, Transform};
 use kupfer_core::random::RandomOp;
+use kupfer_core::SliceArg;
 use kupfer_core::{DType, Error, Result};
 
 /// A parameter's validity rule.
@@ -1092,9 +1093,14 @@ impl Generator {
         check(&b, Rule::Positive, "b <= 0")?;
         let size = out_shape(size, &[&a, &b])?;
         let d = Some(draw_dtype(&[&a, &b]));
+        let det = deterministic(draw_dtype(&[&a, &b]), &[&a, &b]);
         let x = self.standard_gamma(a, Some(&size), d)?;
         let y = self.standard_gamma(b, Some(&size), d)?;
-        uf::divide(&x, uf::add(&x, y)?)
+        let sum = uf::add(&x, y)?;
+        if det {
+            return self.draw_det(Transform::Quotient, &size, &[&x.into(), &sum.into()]);
+        }
+        uf::divide(&x, sum)
     }
 
     /// Chi-square floats: `2 standard_gamma(df / 2)` (`Generator.chisquare`).
@@ -1143,6 +1149,13 @@ impl Generator {
         check(&a, Rule::Positive, "dfnum <= 0")?;
         check(&b, Rule::Positive, "dfden <= 0")?;
         let size = out_shape(size, &[&a, &b])?;
+        if deterministic(draw_dtype(&[&a, &b]), &[&a, &b]) {
+            let x: Operand = self.chisquare(a.clone(), Some(&size))?.into();
+            let y: Operand = self.chisquare(b.clone(), Some(&size))?.into();
+            let xa: Operand = self.draw_det(Transform::Quotient, &size, &[&x, &a])?.into();
+            let yb: Operand = self.draw_det(Transform::Quotient, &size, &[&y, &b])?.into();
+            return self.draw_det(Transform::Quotient, &size, &[&xa, &yb]);
+        }
         let x = uf::divide(self.chisquare(a.clone(), Some(&size))?, a)?;
         let y = uf::divide(self.chisquare(b.clone(), Some(&size))?, b)?;
         uf::divide(x, y)
@@ -1155,6 +1168,10 @@ impl Generator {
         let size = out_shape(size, &[&df])?;
         let z = self.standard_normal(&size, Some(draw_dtype(&[&df])))?;
         let c = self.chisquare(df.clone(), Some(&size))?;
+        if deterministic(draw_dtype(&[&df]), &[&df]) {
+            let (z, c) = (z.into(), c.into());
+            return self.draw_det(Transform::StudentT, &size, &[&z, &c, &df]);
+        }
         uf::divide(z, uf::sqrt(uf::divide(c, df)?)?)
     }
 
@@ -1215,6 +1232,25 @@ impl Generator {
         let mut shape = size.to_vec();
         shape.push(k);
         let g = self.standard_gamma(&al, Some(&shape), None)?;
+        if transforms::enabled() && k <= DIRICHLET_CHAIN_MAX {
+            // The sum in index order (no reduction kernel, whose order may depend on the
+            // adapter), then the deterministic quotient: the same bits on every driver.
+            let part = |i: usize| {
+                g.slice(&[
+                    SliceArg::Ellipsis,
+                    SliceArg::Slice {
+                        start: Some(i as isize),
+                        stop: Some(i as isize + 1),
+                        step: None,
+                    },
+                ])
+            };
+            let mut sum = part(0)?;
+            for i in 1..k {
+                sum = uf::add(&sum, part(i)?)?;
+            }
+            return self.draw_det(Transform::Quotient, &shape, &[&(&g).into(), &sum.into()]);
+        }
         let axis = crate::reduce::Axis::from(-1isize);
         uf::divide(&g, crate::reduce::sum(&g, axis, true)?)
     }
@@ -1231,6 +1267,10 @@ impl Generator {
         self.draw(RandomOp::Poisson, size, d, vec![p])
     }
 }
+
+/// The most categories whose `dirichlet` sum is a chain of additions in index order (the
+/// same bits on every driver); more take the reduction kernel.
+const DIRICHLET_CHAIN_MAX: usize = 64;
 
 /// `df / 2` of a parameter.
 fn half_of(df: &Operand) -> Result<Operand> {
