@@ -255,3 +255,100 @@ fn kp_det_student_t_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, z: f32, c: 
     df: f32) -> f32 {
     return kp_det_div_f32(z, kp_det_sqrt_f32(kp_det_div_f32(c, df)));
 }
+
+// Poisson(lam) as a float32 count, the same bits on every driver: random_float.wgsl's
+// kp_poisson_f32 (inversion below lam = 10, Hormann's PTRS above, Loader's log-probabilities)
+// with every product that is added fenced, kp_det_div_f32 for its quotients (the inversion's
+// p lam / n as p lam times kp_recip_det_f32(n): fewer operations per term), the fenced
+// logarithm and exponential and the corrected root (kupfer_core::random::poisson).
+fn kp_det_poisson_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, lam: f32) -> f32 {
+    if (!(lam > 0.0)) {
+        return 0.0;
+    }
+    if (lam < 10.0) {
+        let u = kp_u01_f32(w0);
+        var p = kp_exp_det_f32(-lam);
+        var s = p;
+        var n: f32 = 0.0;
+        for (var j = 0u; j < 256u; j++) {
+            if (u < s) {
+                break;
+            }
+            n = n + 1.0;
+            p = kpl32_opq(kpl32_opq(p * lam) * kp_recip_det_f32(n));
+            let s1 = s + p;
+            if (s1 == s && n > lam) {
+                break;
+            }
+            s = s1;
+        }
+        return n;
+    }
+    let slam = kp_det_sqrt_f32(lam);
+    let loglam = kp_ln_unit_fenced_f32(lam);
+    let b = 0.931 + kpl32_opq(2.53 * slam);
+    let a = -0.059 + kpl32_opq(0.02483 * b);
+    let ln_invalpha = kp_ln_unit_fenced_f32(1.1239 + kp_det_div_f32(1.1328, b - 3.4));
+    let vr = 0.9277 - kp_det_div_f32(3.6224, b - 2.0);
+    for (var j = 1u; j <= 16u; j++) {
+        let blk = kp_rng_block(k, d, e, j);
+        for (var h = 0u; h < 2u; h++) {
+            let uu = kp_u01_mid_f32(kp_lane(blk, 2u * h)) - 0.5;
+            let v = kp_u01_mid_f32(kp_lane(blk, 2u * h + 1u));
+            let us = 0.5 - abs(uu);
+            // The partial sum fenced: Mesa's NIR regroups (x + lam) + 0.43 as x + (lam + 0.43).
+            let n = floor(kpl32_opq(kpl32_opq((kp_det_div_f32(2.0 * a, us) + b) * uu) + lam) + 0.43);
+            if (us >= 0.07 && v <= vr) {
+                return n;
+            }
+            if (n < 0.0 || (us < 0.013 && v > us)) {
+                continue;
+            }
+            let lhs = (kp_ln_unit_fenced_f32(v) + ln_invalpha)
+                - kp_ln_unit_fenced_f32(kp_det_div_f32(a, kpl32_opq(us * us)) + b);
+            if (lhs <= kp_det_poisson_logpmf_f32(n, lam, loglam)) {
+                return n;
+            }
+        }
+    }
+    return floor(lam);
+}
+
+// log of the Poisson(lam) probability of k (kp_poisson_logpmf_f32, fenced).
+fn kp_det_poisson_logpmf_f32(k: f32, lam: f32, loglam: f32) -> f32 {
+    if (k < 16.0) {
+        return (-lam + kpl32_opq(k * loglam)) - kp_logfact_small_f32(u32(k));
+    }
+    return (-kp_det_stirlerr_f32(k) - kp_det_bd0_f32(k, lam))
+        - kpl32_opq(0.5 * kp_ln_unit_fenced_f32(6.283185307179586 * k));
+}
+
+// Loader's stirlerr(k) for k >= 16: the asymptotic series to the k^-9 term, fenced.
+fn kp_det_stirlerr_f32(k: f32) -> f32 {
+    let k2 = kpl32_opq(k * k);
+    var t = kp_det_div_f32(0.0008417508417508417, k2);
+    t = kp_det_div_f32(0.0005952380952380953 - t, k2);
+    t = kp_det_div_f32(0.0007936507936507937 - t, k2);
+    t = kp_det_div_f32(0.002777777777777778 - t, k2);
+    return kp_det_div_f32(0.08333333333333333 - t, k);
+}
+
+// Loader's bd0(x, m) = x log(x / m) + m - x (kp_bd0_f32, fenced).
+fn kp_det_bd0_f32(x: f32, m: f32) -> f32 {
+    if (abs(x - m) < kpl32_opq(0.1 * (x + m))) {
+        let v = kp_det_div_f32(x - m, x + m);
+        let v2 = kpl32_opq(v * v);
+        var s = kpl32_opq((x - m) * v);
+        var ej = kpl32_opq((2.0 * x) * v);
+        for (var j = 1u; j < 40u; j++) {
+            ej = kpl32_opq(ej * v2);
+            let s1 = s + kp_det_div_f32(ej, f32(2u * j + 1u));
+            if (s1 == s) {
+                break;
+            }
+            s = s1;
+        }
+        return s;
+    }
+    return (kpl32_opq(x * kp_ln_unit_fenced_f32(kp_det_div_f32(x, m))) + m) - x;
+}

@@ -72,6 +72,7 @@ fn draw(seed: u64, t: Transform, p: &[f64]) -> Vec<f32> {
         Transform::Triangular => f32s(&g.triangular(p[0], p[1], p[2], s).unwrap()),
         Transform::Geometric => counts(&g.geometric(p[0], s).unwrap()),
         Transform::Logseries => counts(&g.logseries(p[0], s).unwrap()),
+        Transform::Poisson => counts(&g.poisson(p[0], s).unwrap()),
         Transform::Quotient | Transform::StudentT => panic!("{t:?} takes drawn parameters"),
     }
 }
@@ -360,4 +361,56 @@ fn count_differing(got: &[f32], want: impl Fn(u32) -> f32) -> usize {
         }
     }
     bad
+}
+
+#[test]
+fn poisson_and_negative_binomial_are_their_cpu_emulation_bit_for_bit() {
+    use kp::random::philox::gamma::gamma_f32;
+    use kp::random::philox::poisson::poisson_f32;
+    let mut bad = vec![];
+    for (i, lam) in [0.0, 1e-3, 0.5, 3.0, 9.99, 10.0, 42.5, 1e3, 1e6]
+        .into_iter()
+        .enumerate()
+    {
+        let seed = 400 + i as u64;
+        let key = seed_key(seed);
+        let got = counts(
+            &default_rng(Some(seed))
+                .poisson(lam, Some(&[N][..]))
+                .unwrap(),
+        );
+        let want = |e: u32| poisson_f32(key, 0, e, lam as f32);
+        bad.push(("poisson", lam, count_differing(&got, want)));
+    }
+    // Array lam broadcast over rows: inversion and PTRS side by side.
+    let cols = 512;
+    let lams: Vec<f32> = (0..cols).map(|i| i as f32 * 0.1).collect();
+    let seed = 420;
+    let key = seed_key(seed);
+    let arr = Array::from_slice(&lams, &[cols]).unwrap();
+    let got = counts(
+        &default_rng(Some(seed))
+            .poisson(arr, Some(&[N / cols, cols][..]))
+            .unwrap(),
+    );
+    let want = |e: u32| poisson_f32(key, 0, e, lams[e as usize % cols]);
+    bad.push(("poisson array", 0.0, count_differing(&got, want)));
+    // negative_binomial(n, p): Poisson of a gamma of shape n times (1 - p) / p.
+    for (i, (n, p)) in [(3.0, 0.4), (0.5, 0.9), (50.0, 0.01)]
+        .into_iter()
+        .enumerate()
+    {
+        let seed = 430 + i as u64;
+        let key = seed_key(seed);
+        let got = counts(
+            &default_rng(Some(seed))
+                .negative_binomial(n, p, Some(&[N][..]))
+                .unwrap(),
+        );
+        let scale = ((1.0 - p) / p) as f32;
+        let want = |e: u32| poisson_f32(key, 1, e, gamma_f32(key, 0, e, n as f32) * scale);
+        bad.push(("negative_binomial", n, count_differing(&got, want)));
+    }
+    eprintln!("differing: {bad:?}");
+    assert!(bad.iter().all(|b| b.2 == 0));
 }

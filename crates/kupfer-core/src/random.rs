@@ -99,6 +99,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 
 pub mod gamma;
+pub mod poisson;
 pub mod transforms;
 pub mod ziggurat;
 

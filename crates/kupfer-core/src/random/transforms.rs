@@ -64,11 +64,13 @@ pub enum Transform {
     /// `z / sqrt(c / df)` of its three parameters (reads no words): `standard_t` of the
     /// normal `z` and the chi-square `c`.
     StudentT,
+    /// `poisson(lam)` as a float count ([`super::poisson::poisson_f32`]).
+    Poisson,
 }
 
 impl Transform {
     /// Every transform (for the tests that generate each one).
-    pub const ALL: [Transform; 15] = [
+    pub const ALL: [Transform; 16] = [
         Transform::Uniform,
         Transform::Laplace,
         Transform::Logistic,
@@ -84,6 +86,7 @@ impl Transform {
         Transform::Logseries,
         Transform::Quotient,
         Transform::StudentT,
+        Transform::Poisson,
     ];
 
     /// The number of float32 parameters.
@@ -95,7 +98,8 @@ impl Transform {
             | Transform::Power
             | Transform::Rayleigh
             | Transform::Geometric
-            | Transform::Logseries => 1,
+            | Transform::Logseries
+            | Transform::Poisson => 1,
             Transform::Uniform
             | Transform::Laplace
             | Transform::Logistic
@@ -124,6 +128,7 @@ impl Transform {
             Transform::Logseries => "kp_det_logseries_f32",
             Transform::Quotient => "kp_det_quotient_f32",
             Transform::StudentT => "kp_det_student_t_f32",
+            Transform::Poisson => "kp_det_poisson_f32",
         }
     }
 
@@ -212,6 +217,7 @@ impl Transform {
             }
             Transform::Quotient => div_det(p[0], p[1]),
             Transform::StudentT => div_det(p[0], sqrt_det(div_det(p[1], p[2]))),
+            Transform::Poisson => super::poisson::poisson_f32(key, draw, e, p[0]),
         }
     }
 }

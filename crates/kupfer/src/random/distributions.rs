@@ -1209,12 +1209,19 @@ impl Generator {
             }
         }
         let size = out_shape(size, &[&n, &p])?;
-        let scale = pu(
-            &p,
-            |p| (1.0 - p) / p,
-            |p| uf::divide(uf::subtract(1.0, p.clone())?, p),
-        )?;
         let d = draw_dtype(&[&n, &p]);
+        let scale = match &p {
+            // (1 - p) / p by the deterministic quotient (the same bits on every driver).
+            Operand::Array(a) if deterministic(d, &[&p]) => {
+                let q: Operand = uf::subtract(1.0, a)?.into();
+                Operand::Array(self.draw_det(Transform::Quotient, &size, &[&q, &p])?)
+            }
+            _ => pu(
+                &p,
+                |p| (1.0 - p) / p,
+                |p| uf::divide(uf::subtract(1.0, p.clone())?, p),
+            )?,
+        };
         let y = uf::multiply(self.standard_gamma(n, Some(&size), Some(d))?, scale)?;
         let k = self.poisson_counts(y.into(), &size, d)?;
         k.astype(crate::device::Device::current()?.default_int())
@@ -1263,6 +1270,9 @@ impl Generator {
 
     /// Poisson counts of `lam` over `size`, as floats of dtype `d`.
     fn poisson_counts(&self, lam: Operand, size: &[usize], d: DType) -> Result<Array> {
+        if deterministic(d, &[&lam]) {
+            return self.draw_det(Transform::Poisson, size, &[&lam]);
+        }
         let p = param_as(&lam, size, d)?;
         self.draw(RandomOp::Poisson, size, d, vec![p])
     }
