@@ -352,3 +352,96 @@ fn kp_det_bd0_f32(x: f32, m: f32) -> f32 {
     }
     return (kpl32_opq(x * kp_ln_unit_fenced_f32(kp_det_div_f32(x, m))) + m) - x;
 }
+
+// Loader's stirlerr(k) for k >= 1 (kp_stirlerr_f32, fenced): the table below 16, else
+// kp_det_stirlerr_f32's series.
+fn kp_det_stirlerr_any_f32(k: f32) -> f32 {
+    if (k < 16.0) {
+        let t = kpl32_opq(kpl32_opq(k + 0.5) * kp_ln_unit_fenced_f32(k));
+        return kpl32_opq(kpl32_opq(kp_logfact_small_f32(u32(k)) - t) + k) - 0.9189385332046727;
+    }
+    return kp_det_stirlerr_f32(k);
+}
+
+// log of the binomial(n, p) probability of k, q = 1 - p (kp_binomial_logpmf_f32, fenced).
+fn kp_det_binomial_logpmf_f32(k: f32, n: f32, p: f32, q: f32) -> f32 {
+    if (k == 0.0) {
+        return kpl32_opq(n * kp_det_log1p_f32(-p));
+    }
+    if (k == n) {
+        return kpl32_opq(n * kp_ln_unit_fenced_f32(p));
+    }
+    let lc = kpl32_opq(kpl32_opq(kpl32_opq(kp_det_stirlerr_any_f32(n) - kp_det_stirlerr_any_f32(k))
+        - kp_det_stirlerr_any_f32(n - k)) - kp_det_bd0_f32(k, kpl32_opq(n * p)))
+        - kp_det_bd0_f32(n - k, kpl32_opq(n * q));
+    let lf = kpl32_opq(1.8378770664093453 + kp_ln_unit_fenced_f32(k))
+        + kp_det_log1p_f32(-kp_det_div_f32(k, n));
+    return lc - kpl32_opq(0.5 * lf);
+}
+
+// Binomial(n, p) for p <= 1/2 as a float32 count (kp_binomial_low_f32, fenced: inversion of
+// word 0 below n p = 10, Hormann's BTRS above).
+fn kp_det_binomial_low_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, n: f32, p: f32) -> f32 {
+    let q = 1.0 - p;
+    let np = kpl32_opq(n * p);
+    if (np < 10.0) {
+        let s = kp_det_div_f32(p, q);
+        let a = kpl32_opq(kpl32_opq(n + 1.0) * s);
+        var r = kp_exp_det_f32(kpl32_opq(n * kp_det_log1p_f32(-p)));
+        var u = kp_u01_f32(w0);
+        var x: f32 = 0.0;
+        for (var j = 0u; j < 256u; j++) {
+            if (u <= r || x >= n) {
+                break;
+            }
+            u = u - r;
+            x = x + 1.0;
+            r = kpl32_opq(r * (kp_det_div_f32(a, x) - s));
+        }
+        return min(x, n);
+    }
+    let spq = kp_det_sqrt_f32(kpl32_opq(np * q));
+    let b = 1.15 + kpl32_opq(2.53 * spq);
+    let a = kpl32_opq(-0.0873 + kpl32_opq(0.0248 * b)) + kpl32_opq(0.01 * p);
+    let c = kpl32_opq(np + 0.5);
+    let vr = 0.92 - kp_det_div_f32(4.2, b);
+    let alpha = kpl32_opq((2.83 + kp_det_div_f32(5.1, b)) * spq);
+    let m = floor(kpl32_opq(kpl32_opq(n + 1.0) * p));
+    let logm = kp_det_binomial_logpmf_f32(m, n, p, q);
+    for (var j = 1u; j <= 16u; j++) {
+        let blk = kp_rng_block(k, d, e, j);
+        for (var h = 0u; h < 2u; h++) {
+            let u = kp_u01_mid_f32(kp_lane(blk, 2u * h)) - 0.5;
+            let v = kp_u01_mid_f32(kp_lane(blk, 2u * h + 1u));
+            let us = 0.5 - abs(u);
+            let x = floor(kpl32_opq(kpl32_opq((kp_det_div_f32(2.0 * a, us) + b) * u) + c));
+            if (x < 0.0 || x > n) {
+                continue;
+            }
+            if (us >= 0.07 && v <= vr) {
+                return x;
+            }
+            let den = kp_det_div_f32(a, kpl32_opq(us * us)) + b;
+            let lhs = kp_ln_unit_fenced_f32(kp_det_div_f32(kpl32_opq(v * alpha), den));
+            if (lhs <= kp_det_binomial_logpmf_f32(x, n, p, q) - logm) {
+                return x;
+            }
+        }
+    }
+    return m;
+}
+
+// Binomial(n, p) as a float32 count, the same bits on every driver (kp_binomial_f32's
+// edges: 0 for n < 1 or p <= 0 and NaN p, n for p >= 1, p > 1/2 as n minus a binomial of
+// 1 - p; kupfer_core::random::binomial).
+fn kp_det_binomial_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, n: f32, p: f32) -> f32 {
+    if (!(n >= 1.0) || !(p > 0.0)) {
+        return 0.0;
+    }
+    if (p >= 1.0) {
+        return n;
+    }
+    let flip = p > 0.5;
+    let x = kp_det_binomial_low_f32(k, d, e, w0, n, select(p, 1.0 - p, flip));
+    return select(x, n - x, flip);
+}

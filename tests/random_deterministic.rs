@@ -73,6 +73,7 @@ fn draw(seed: u64, t: Transform, p: &[f64]) -> Vec<f32> {
         Transform::Geometric => counts(&g.geometric(p[0], s).unwrap()),
         Transform::Logseries => counts(&g.logseries(p[0], s).unwrap()),
         Transform::Poisson => counts(&g.poisson(p[0], s).unwrap()),
+        Transform::Binomial => counts(&g.binomial(p[0], p[1], s).unwrap()),
         Transform::Quotient | Transform::StudentT => panic!("{t:?} takes drawn parameters"),
     }
 }
@@ -411,6 +412,66 @@ fn poisson_and_negative_binomial_are_their_cpu_emulation_bit_for_bit() {
         let want = |e: u32| poisson_f32(key, 1, e, gamma_f32(key, 0, e, n as f32) * scale);
         bad.push(("negative_binomial", n, count_differing(&got, want)));
     }
+    eprintln!("differing: {bad:?}");
+    assert!(bad.iter().all(|b| b.2 == 0));
+}
+
+#[test]
+fn binomials_are_their_cpu_emulation_bit_for_bit() {
+    use kp::random::philox::binomial::binomial_f32;
+    let mut bad = vec![];
+    for (i, (n, p)) in [
+        (0.0f64, 0.5f64),
+        (1.0, 0.5),
+        (10.0, 0.3),
+        (20.0, 0.5),
+        (7.9, 0.7),
+        (1000.0, 0.5),
+        (100.0, 0.95),
+        (1e6, 1e-3),
+        (16_777_216.0, 0.25),
+        (5.0, 0.0),
+        (5.0, 1.0),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let seed = 500 + i as u64;
+        let key = seed_key(seed);
+        let got = counts(
+            &default_rng(Some(seed))
+                .binomial(n, p, Some(&[N][..]))
+                .unwrap(),
+        );
+        let nt = n.trunc() as f32;
+        let want = |e: u32| binomial_f32(key, 0, e, nt, p as f32);
+        bad.push((n, p, count_differing(&got, want)));
+    }
+    // Array p broadcast over rows with an integer n array: both methods and the flip.
+    let cols = 256;
+    let ps: Vec<f32> = (0..cols).map(|i| (i as f32 + 0.5) / cols as f32).collect();
+    let ns: Vec<i32> = (0..cols as i32).map(|i| 3 + i * 7).collect();
+    let seed = 520;
+    let key = seed_key(seed);
+    let got = counts(
+        &default_rng(Some(seed))
+            .binomial(
+                Array::from_slice(&ns, &[cols]).unwrap(),
+                Array::from_slice(&ps, &[cols]).unwrap(),
+                Some(&[N / cols, cols][..]),
+            )
+            .unwrap(),
+    );
+    let want = |e: u32| {
+        binomial_f32(
+            key,
+            0,
+            e,
+            ns[e as usize % cols] as f32,
+            ps[e as usize % cols],
+        )
+    };
+    bad.push((-1.0, -1.0, count_differing(&got, want)));
     eprintln!("differing: {bad:?}");
     assert!(bad.iter().all(|b| b.2 == 0));
 }

@@ -98,6 +98,7 @@
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 
+pub mod binomial;
 pub mod gamma;
 pub mod poisson;
 pub mod transforms;

@@ -10,7 +10,7 @@ use super::ziggurat::exp_det_f32;
 use super::{lit, ln_unit_fenced, philox4x32_10, stream_word, u01_f32};
 
 /// log(k!) for k < 16 (`kp_logfact_small_f32`'s table, as WGSL rounds its literals).
-fn logfact_small(k: u32) -> f32 {
+pub(super) fn logfact_small(k: u32) -> f32 {
     // The WGSL's literals as written (ln 2 among them).
     #[allow(clippy::approx_constant)]
     const T: [f64; 16] = [
@@ -35,7 +35,7 @@ fn logfact_small(k: u32) -> f32 {
 }
 
 /// `kp_det_stirlerr_f32` (k >= 16).
-fn stirlerr(k: f32) -> f32 {
+pub(super) fn stirlerr(k: f32) -> f32 {
     let k2 = k * k;
     let mut t = div_det(lit(0.000_841_750_841_750_841_7), k2);
     for c in [
@@ -49,7 +49,7 @@ fn stirlerr(k: f32) -> f32 {
 }
 
 /// `kp_det_bd0_f32`: x log(x / m) + m - x.
-fn bd0(x: f32, m: f32) -> f32 {
+pub(super) fn bd0(x: f32, m: f32) -> f32 {
     if (x - m).abs() < lit(0.1) * (x + m) {
         let v = div_det(x - m, x + m);
         let v2 = v * v;
@@ -77,7 +77,7 @@ fn logpmf(k: f32, lam: f32, loglam: f32) -> f32 {
 }
 
 /// `kp_u01_mid_f32`.
-fn u01_mid(w: u32) -> f32 {
+pub(super) fn u01_mid(w: u32) -> f32 {
     ((w >> 9) as f32 + 0.5) * f32::EPSILON
 }
 

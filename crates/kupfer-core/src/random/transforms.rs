@@ -66,11 +66,13 @@ pub enum Transform {
     StudentT,
     /// `poisson(lam)` as a float count ([`super::poisson::poisson_f32`]).
     Poisson,
+    /// `binomial(n, p)` as a float count ([`super::binomial::binomial_f32`]).
+    Binomial,
 }
 
 impl Transform {
     /// Every transform (for the tests that generate each one).
-    pub const ALL: [Transform; 16] = [
+    pub const ALL: [Transform; 17] = [
         Transform::Uniform,
         Transform::Laplace,
         Transform::Logistic,
@@ -87,6 +89,7 @@ impl Transform {
         Transform::Quotient,
         Transform::StudentT,
         Transform::Poisson,
+        Transform::Binomial,
     ];
 
     /// The number of float32 parameters.
@@ -105,7 +108,8 @@ impl Transform {
             | Transform::Logistic
             | Transform::Gumbel
             | Transform::Wald
-            | Transform::Quotient => 2,
+            | Transform::Quotient
+            | Transform::Binomial => 2,
             Transform::Triangular | Transform::StudentT => 3,
         }
     }
@@ -129,6 +133,7 @@ impl Transform {
             Transform::Quotient => "kp_det_quotient_f32",
             Transform::StudentT => "kp_det_student_t_f32",
             Transform::Poisson => "kp_det_poisson_f32",
+            Transform::Binomial => "kp_det_binomial_f32",
         }
     }
 
@@ -218,6 +223,7 @@ impl Transform {
             Transform::Quotient => div_det(p[0], p[1]),
             Transform::StudentT => div_det(p[0], sqrt_det(div_det(p[1], p[2]))),
             Transform::Poisson => super::poisson::poisson_f32(key, draw, e, p[0]),
+            Transform::Binomial => super::binomial::binomial_f32(key, draw, e, p[0], p[1]),
         }
     }
 }

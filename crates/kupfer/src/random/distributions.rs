@@ -661,8 +661,13 @@ impl Generator {
             other => other,
         };
         let shape = out_shape(size, &[&n, &p])?;
-        let params = vec![param_as(&n, &shape, d)?, param_as(&p, &shape, d)?];
-        let k = self.draw(RandomOp::Binomial, &shape, d, params)?;
+        // Integer parameter arrays are cast to the draw's dtype either way.
+        let k = if d == DType::F32 && transforms::enabled() {
+            self.draw_det(Transform::Binomial, &shape, &[&n, &p])?
+        } else {
+            let params = vec![param_as(&n, &shape, d)?, param_as(&p, &shape, d)?];
+            self.draw(RandomOp::Binomial, &shape, d, params)?
+        };
         k.astype(crate::device::Device::current()?.default_int())
     }
 
@@ -1270,7 +1275,8 @@ impl Generator {
 
     /// Poisson counts of `lam` over `size`, as floats of dtype `d`.
     fn poisson_counts(&self, lam: Operand, size: &[usize], d: DType) -> Result<Array> {
-        if deterministic(d, &[&lam]) {
+        // Integer parameter arrays are cast to the draw's dtype either way.
+        if d == DType::F32 && transforms::enabled() {
             return self.draw_det(Transform::Poisson, size, &[&lam]);
         }
         let p = param_as(&lam, size, d)?;
