@@ -100,8 +100,10 @@ fn kp_det_expm1_small_f32(r: f32) -> f32 {
 }
 
 // exp(x) - 1, fenced: x = n ln 2 + r (|r| <= ln 2 / 2), 2^n expm1(r) + (2^n - 1); -1 below
-// -17.5, exp(x) - 1 above 17.5 (where the 1 no longer counts); NaN for NaN.
-fn kp_det_expm1_f32(x: f32) -> f32 {
+// -17.5, exp(x) - 1 above 17.5 (where the 1 no longer counts); NaN for NaN. The argument is
+// fenced first: inlined, a product passed in could otherwise be contracted with x - n ln2_hi.
+fn kp_det_expm1_f32(x0: f32) -> f32 {
+    let x = kpl32_opq(x0);
     if (x != x) {
         return x;
     }
@@ -122,8 +124,10 @@ fn kp_det_expm1_f32(x: f32) -> f32 {
 }
 
 // log(1 + x) for x >= -1, fenced: u = 1 + x, x where u rounds to 1, else
-// ln(u) x / (u - 1) (u - 1 exact): -inf at -1, NaN below.
-fn kp_det_log1p_f32(x: f32) -> f32 {
+// ln(u) x / (u - 1) (u - 1 exact): -inf at -1, NaN below. The argument is fenced first (a
+// product passed in could otherwise be contracted with the 1).
+fn kp_det_log1p_f32(x0: f32) -> f32 {
+    let x = kpl32_opq(x0);
     let u = kpl32_opq(1.0 + x);
     if (u == 1.0) {
         return x;
@@ -444,4 +448,12 @@ fn kp_det_binomial_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, n: f32, p: f
     let flip = p > 0.5;
     let x = kp_det_binomial_low_f32(k, d, e, w0, n, select(p, 1.0 - p, flip));
     return select(x, n - x, flip);
+}
+
+// noncentral_chisquare's df > 1 branch: c + (z + sqrt(nonc))^2 of the chi-square c of df - 1
+// and the normal z (the square fenced, the root corrected).
+fn kp_det_noncentral_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, c: f32, z: f32,
+    nonc: f32) -> f32 {
+    let t = z + kp_det_sqrt_f32(nonc);
+    return c + kp_det_fence_f32(t * t);
 }

@@ -74,7 +74,9 @@ fn draw(seed: u64, t: Transform, p: &[f64]) -> Vec<f32> {
         Transform::Logseries => counts(&g.logseries(p[0], s).unwrap()),
         Transform::Poisson => counts(&g.poisson(p[0], s).unwrap()),
         Transform::Binomial => counts(&g.binomial(p[0], p[1], s).unwrap()),
-        Transform::Quotient | Transform::StudentT => panic!("{t:?} takes drawn parameters"),
+        Transform::Quotient | Transform::StudentT | Transform::Noncentral => {
+            panic!("{t:?} takes drawn parameters")
+        }
     }
 }
 
@@ -472,6 +474,51 @@ fn binomials_are_their_cpu_emulation_bit_for_bit() {
         )
     };
     bad.push((-1.0, -1.0, count_differing(&got, want)));
+    eprintln!("differing: {bad:?}");
+    assert!(bad.iter().all(|b| b.2 == 0));
+}
+
+#[test]
+fn noncentral_chisquare_is_its_cpu_emulation_bit_for_bit() {
+    use kp::random::philox::gamma::gamma_f32;
+    use kp::random::philox::poisson::poisson_f32;
+    use kp::random::philox::ziggurat::normal_f32;
+    use kp::random::philox::{normal_form, set_normal_form, NormalForm};
+    let _ = set_normal_form(NormalForm::Ziggurat);
+    assert_eq!(normal_form(), NormalForm::Ziggurat, "KUPFER_RANDN is set");
+    let mut bad = vec![];
+    for (i, (df, nonc)) in [
+        (3.0f64, 2.0f64),
+        (1.5, 0.0),
+        (40.0, 1e3),
+        (0.5, 2.0),
+        (1.0, 0.3),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let seed = 600 + i as u64;
+        let key = seed_key(seed);
+        let got = f32s(
+            &default_rng(Some(seed))
+                .noncentral_chisquare(df, nonc, Some(&[N / 2][..]))
+                .unwrap(),
+        );
+        let (d32, n32) = (df as f32, nonc as f32);
+        // Draws: 0 the normal, 1 the central gamma, 2 the shifted sum, 3 the Poisson count,
+        // 4 the gamma of df + 2 i.
+        let want = |e: u32| {
+            if d32 > 1.0 {
+                let c = 2.0 * gamma_f32(key, 1, e, (d32 - 1.0).max(1e-30) * 0.5);
+                let t = normal_f32(key, 0, e) + n32.sqrt();
+                c + t * t
+            } else {
+                let k = poisson_f32(key, 3, e, n32 * 0.5);
+                2.0 * gamma_f32(key, 4, e, (d32 + k * 2.0) * 0.5)
+            }
+        };
+        bad.push((df, nonc, count_differing(&got, want)));
+    }
     eprintln!("differing: {bad:?}");
     assert!(bad.iter().all(|b| b.2 == 0));
 }

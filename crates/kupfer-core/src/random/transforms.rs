@@ -68,11 +68,14 @@ pub enum Transform {
     Poisson,
     /// `binomial(n, p)` as a float count ([`super::binomial::binomial_f32`]).
     Binomial,
+    /// `c + (z + sqrt(nonc))^2` of its three parameters (reads no words):
+    /// `noncentral_chisquare`'s branch for `df > 1`, `c` a chi-square of `df - 1`, `z` normal.
+    Noncentral,
 }
 
 impl Transform {
     /// Every transform (for the tests that generate each one).
-    pub const ALL: [Transform; 17] = [
+    pub const ALL: [Transform; 18] = [
         Transform::Uniform,
         Transform::Laplace,
         Transform::Logistic,
@@ -90,6 +93,7 @@ impl Transform {
         Transform::StudentT,
         Transform::Poisson,
         Transform::Binomial,
+        Transform::Noncentral,
     ];
 
     /// The number of float32 parameters.
@@ -110,7 +114,7 @@ impl Transform {
             | Transform::Wald
             | Transform::Quotient
             | Transform::Binomial => 2,
-            Transform::Triangular | Transform::StudentT => 3,
+            Transform::Triangular | Transform::StudentT | Transform::Noncentral => 3,
         }
     }
 
@@ -134,6 +138,7 @@ impl Transform {
             Transform::StudentT => "kp_det_student_t_f32",
             Transform::Poisson => "kp_det_poisson_f32",
             Transform::Binomial => "kp_det_binomial_f32",
+            Transform::Noncentral => "kp_det_noncentral_f32",
         }
     }
 
@@ -224,6 +229,10 @@ impl Transform {
             Transform::StudentT => div_det(p[0], sqrt_det(div_det(p[1], p[2]))),
             Transform::Poisson => super::poisson::poisson_f32(key, draw, e, p[0]),
             Transform::Binomial => super::binomial::binomial_f32(key, draw, e, p[0], p[1]),
+            Transform::Noncentral => {
+                let t = p[1] + sqrt_det(p[2]);
+                p[0] + t * t
+            }
         }
     }
 }
@@ -344,6 +353,7 @@ fn expm1_small(r: f32) -> f32 {
 
 /// `kp_det_expm1_f32`: exp(x) - 1 as every driver computes it.
 pub fn expm1_det(x: f32) -> f32 {
+    let x = opq(x);
     if x.is_nan() {
         return x;
     }
@@ -365,6 +375,7 @@ pub fn expm1_det(x: f32) -> f32 {
 
 /// `kp_det_log1p_f32`: log(1 + x) as every driver computes it (-inf at -1, NaN below).
 pub fn log1p_det(x: f32) -> f32 {
+    let x = opq(x);
     let u = opq(1.0 + x);
     if u == 1.0 {
         return x;

@@ -1133,13 +1133,21 @@ impl Generator {
         let size = out_shape(size, &[&df, &nonc])?;
         let d = draw_dtype(&[&df, &nonc]);
         let z = self.standard_normal(&size, Some(d))?;
-        let shifted = uf::square(uf::add(z, pu(&nonc, f64::sqrt, uf::sqrt)?)?)?;
-        let big = uf::add(
-            self.chisquare_any(uf::maximum(uf::subtract(df.clone(), 1.0)?, 1e-30)?, &size)?,
-            shifted,
+        let central = self.chisquare_any(
+            uf::maximum(uf::subtract(df.clone(), 1.0)?, 1e-30)?,
+            &size,
+            d,
         )?;
+        let big = if deterministic(d, &[&df, &nonc]) {
+            // The square fenced and the root corrected: the same bits on every driver.
+            let (c, z) = (central.into(), z.into());
+            self.draw_det(Transform::Noncentral, &size, &[&c, &z, &nonc])?
+        } else {
+            let shifted = uf::square(uf::add(z, pu(&nonc, f64::sqrt, uf::sqrt)?)?)?;
+            uf::add(central, shifted)?
+        };
         let i = self.poisson_counts(uf::multiply(nonc, 0.5)?.into(), &size, d)?;
-        let small = self.chisquare_any(uf::add(df.clone(), uf::multiply(i, 2.0)?)?, &size)?;
+        let small = self.chisquare_any(uf::add(df.clone(), uf::multiply(i, 2.0)?)?, &size, d)?;
         uf::where_(uf::greater(df, 1.0)?, big, small)
     }
 
@@ -1267,10 +1275,11 @@ impl Generator {
         uf::divide(&g, crate::reduce::sum(&g, axis, true)?)
     }
 
-    /// A chi-square draw of a (possibly lazy) degrees-of-freedom array over `size`.
-    fn chisquare_any(&self, df: Array, size: &[usize]) -> Result<Array> {
+    /// A chi-square draw of a (possibly lazy) degrees-of-freedom array over `size`,
+    /// drawn in `d` (a scalar `df` made the array float64 and the draw with it).
+    fn chisquare_any(&self, df: Array, size: &[usize], d: DType) -> Result<Array> {
         let half = uf::multiply(df, 0.5)?;
-        uf::multiply(self.standard_gamma(&half, Some(size), None)?, 2.0)
+        uf::multiply(self.standard_gamma(&half, Some(size), Some(d))?, 2.0)
     }
 
     /// Poisson counts of `lam` over `size`, as floats of dtype `d`.
