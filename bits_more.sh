@@ -25,3 +25,4 @@ $K eval -o $D/binomial_large.npy "np.random.default_rng(7).binomial(1000, 0.7, 4
 $K eval -o $D/negative_binomial.npy "np.random.default_rng(7).negative_binomial(3.0, 0.4, 4096)"
 $K eval -o $D/noncentral_chisquare.npy "np.random.default_rng(7).noncentral_chisquare(3.0, 2.0, 4096)"
 $K eval -o $D/noncentral_chisquare_small_df.npy "np.random.default_rng(7).noncentral_chisquare(0.5, 2.0, 4096)"
+$K eval -o $D/vonmises.npy "np.random.default_rng(7).vonmises(0.5, 4.0, 4096)"

@@ -457,3 +457,89 @@ fn kp_det_noncentral_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, c: f32, z:
     let t = z + kp_det_sqrt_f32(nonc);
     return c + kp_det_fence_f32(t * t);
 }
+
+// x P(x^2) of libm_f32's arcsine fit (kpl32_asin_p) by a fenced Horner scheme.
+fn kp_det_asin_p_f32(z: f32) -> f32 {
+    var p = kpl32_opq(z * KPL32_B5) + KPL32_B4;
+    p = kpl32_opq(z * p) + KPL32_B3;
+    p = kpl32_opq(z * p) + KPL32_B2;
+    p = kpl32_opq(z * p) + KPL32_B1;
+    p = kpl32_opq(z * p) + KPL32_B0;
+    return kpl32_opq(z * p);
+}
+
+// arccos(x) for x in [-1, 1], fenced (a few ulp): |x| <= 1/2: pi/2 - (x + x P(x^2));
+// else with s = sqrt((1 - |x|) / 2) (corrected root): 2 (s + s P(s^2)), or pi minus that for
+// x < 0.
+fn kp_det_arccos_f32(x: f32) -> f32 {
+    let a = abs(x);
+    if (a <= 0.5) {
+        let t = kpl32_opq(x + kpl32_opq(x * kp_det_asin_p_f32(kpl32_opq(x * x))));
+        return kpl32_opq(KPL32_PIO2_H - t) + KPL32_PIO2_L;
+    }
+    let z = 0.5 * (1.0 - a);
+    let s = kp_det_sqrt_f32(z);
+    let h = 2.0 * kpl32_opq(s + kpl32_opq(s * kp_det_asin_p_f32(z)));
+    if (x > 0.0) {
+        return h;
+    }
+    return kpl32_opq(KPL32_PI_H - h) + KPL32_PI_L;
+}
+
+// von Mises(mu, kappa) in [-pi, pi] as float32, the same bits on every driver:
+// random_float.wgsl's kp_vonmises_f32 (Best and Fisher, as NumPy) with every product that is
+// added fenced, kp_det_div_f32 for its quotients, the fenced turn cosine, logarithm and
+// arccosine, then shifted by mu and wrapped as NumPy wraps (fmod(|r| + pi, 2 pi) - pi with
+// r's sign; the fmod by a deterministic quotient). kupfer_core::random::vonmises emulates it.
+fn kp_det_vonmises_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, mu: f32, kappa: f32) -> f32 {
+    var x: f32;
+    if (kappa != kappa) {
+        x = kappa;
+    } else if (kappa < 1e-8) {
+        x = 3.141592653589793 * kpl32_opq(2.0 * kp_u01_mid_f32(w0) - 1.0);
+    } else if (kappa > 1e6) {
+        let b = kp_rng_block(k, d, e, 1u);
+        x = kp_det_div_f32(kp_normal_pair_fenced_f32(b.x, b.y).x, kp_det_sqrt_f32(kappa));
+    } else {
+        var s: f32;
+        if (kappa < 1e-5) {
+            s = kp_det_div_f32(1.0, kappa) + kappa;
+        } else {
+            let r = 1.0 + kp_det_sqrt_f32(1.0 + kpl32_opq(kpl32_opq(4.0 * kappa) * kappa));
+            let rho = kp_det_div_f32(r - kp_det_sqrt_f32(2.0 * r), 2.0 * kappa);
+            s = kp_det_div_f32(1.0 + kpl32_opq(rho * rho), 2.0 * rho);
+        }
+        var w: f32 = 0.0;
+        for (var j = 1u; j <= 16u; j++) {
+            let blk = kp_rng_block(k, d, e, j);
+            var done = false;
+            for (var h = 0u; h < 2u; h++) {
+                let z = kp_sincos_turn24_fenced(kp_lane(blk, 2u * h) >> 9u).x;
+                w = clamp(kp_det_div_f32(1.0 + kpl32_opq(s * z), s + z), -1.0, 1.0);
+                let y = kpl32_opq(kappa * (s - w));
+                let v = kp_u01_mid_f32(kp_lane(blk, 2u * h + 1u));
+                if (kpl32_opq(y * (2.0 - y)) - v >= 0.0) {
+                    done = true;
+                    break;
+                }
+                if (kpl32_opq(kp_ln_unit_fenced_f32(kp_det_div_f32(y, v)) + 1.0) - y >= 0.0) {
+                    done = true;
+                    break;
+                }
+            }
+            if (done) {
+                break;
+            }
+        }
+        let angle = kp_det_arccos_f32(w);
+        x = select(angle, -angle, w0 < 0x80000000u);
+    }
+    let r = x + mu;
+    if (!(abs(r) <= KPL32_MAX)) {
+        return bitcast<f32>(bitcast<u32>(r) | 0x7fc00000u);  // NaN for NaN or infinite r
+    }
+    let m = kpl32_opq(abs(r) + 3.141592653589793);
+    let q = floor(kp_det_div_f32(m, 6.283185307179586));
+    let wrapped = kpl32_opq(m - kpl32_opq(q * 6.283185307179586)) - 3.141592653589793;
+    return select(wrapped, -wrapped, r < 0.0);
+}

@@ -74,6 +74,7 @@ fn draw(seed: u64, t: Transform, p: &[f64]) -> Vec<f32> {
         Transform::Logseries => counts(&g.logseries(p[0], s).unwrap()),
         Transform::Poisson => counts(&g.poisson(p[0], s).unwrap()),
         Transform::Binomial => counts(&g.binomial(p[0], p[1], s).unwrap()),
+        Transform::VonMises => f32s(&g.vonmises(p[0], p[1], s).unwrap()),
         Transform::Quotient | Transform::StudentT | Transform::Noncentral => {
             panic!("{t:?} takes drawn parameters")
         }
@@ -519,6 +520,52 @@ fn noncentral_chisquare_is_its_cpu_emulation_bit_for_bit() {
         };
         bad.push((df, nonc, count_differing(&got, want)));
     }
+    eprintln!("differing: {bad:?}");
+    assert!(bad.iter().all(|b| b.2 == 0));
+}
+
+#[test]
+fn vonmises_is_its_cpu_emulation_bit_for_bit() {
+    use kp::random::philox::vonmises::vonmises_f32;
+    let mut bad = vec![];
+    for (i, (mu, kappa)) in [
+        (0.0f64, 0.0f64),
+        (0.0, 1e-9),
+        (0.5, 1e-6),
+        (1.0, 0.5),
+        (-2.0, 4.0),
+        (3.0, 1e3),
+        (0.0, 1e7),
+        (10.0, 2.0),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let seed = 700 + i as u64;
+        let key = seed_key(seed);
+        let got = f32s(
+            &default_rng(Some(seed))
+                .vonmises(mu, kappa, Some(&[N][..]))
+                .unwrap(),
+        );
+        let want = |e: u32| vonmises_f32(key, 0, e, mu as f32, kappa as f32);
+        bad.push((mu, kappa, count_differing(&got, want)));
+    }
+    let cols = 256;
+    let kappas: Vec<f32> = (0..cols).map(|i| i as f32 * 0.05).collect();
+    let seed = 720;
+    let key = seed_key(seed);
+    let got = f32s(
+        &default_rng(Some(seed))
+            .vonmises(
+                -1.0,
+                Array::from_slice(&kappas, &[cols]).unwrap(),
+                Some(&[N / cols, cols][..]),
+            )
+            .unwrap(),
+    );
+    let want = |e: u32| vonmises_f32(key, 0, e, -1.0, kappas[e as usize % cols]);
+    bad.push((-1.0, -1.0, count_differing(&got, want)));
     eprintln!("differing: {bad:?}");
     assert!(bad.iter().all(|b| b.2 == 0));
 }

@@ -102,6 +102,7 @@ pub mod binomial;
 pub mod gamma;
 pub mod poisson;
 pub mod transforms;
+pub mod vonmises;
 pub mod ziggurat;
 
 /// The WGSL of the bit generator and the transforms (a library: kernels take the subset they

@@ -71,11 +71,13 @@ pub enum Transform {
     /// `c + (z + sqrt(nonc))^2` of its three parameters (reads no words):
     /// `noncentral_chisquare`'s branch for `df > 1`, `c` a chi-square of `df - 1`, `z` normal.
     Noncentral,
+    /// `vonmises(mu, kappa)` ([`super::vonmises::vonmises_f32`]).
+    VonMises,
 }
 
 impl Transform {
     /// Every transform (for the tests that generate each one).
-    pub const ALL: [Transform; 18] = [
+    pub const ALL: [Transform; 19] = [
         Transform::Uniform,
         Transform::Laplace,
         Transform::Logistic,
@@ -94,6 +96,7 @@ impl Transform {
         Transform::Poisson,
         Transform::Binomial,
         Transform::Noncentral,
+        Transform::VonMises,
     ];
 
     /// The number of float32 parameters.
@@ -113,7 +116,8 @@ impl Transform {
             | Transform::Gumbel
             | Transform::Wald
             | Transform::Quotient
-            | Transform::Binomial => 2,
+            | Transform::Binomial
+            | Transform::VonMises => 2,
             Transform::Triangular | Transform::StudentT | Transform::Noncentral => 3,
         }
     }
@@ -139,6 +143,7 @@ impl Transform {
             Transform::Poisson => "kp_det_poisson_f32",
             Transform::Binomial => "kp_det_binomial_f32",
             Transform::Noncentral => "kp_det_noncentral_f32",
+            Transform::VonMises => "kp_det_vonmises_f32",
         }
     }
 
@@ -233,6 +238,7 @@ impl Transform {
                 let t = p[1] + sqrt_det(p[2]);
                 p[0] + t * t
             }
+            Transform::VonMises => super::vonmises::vonmises_f32(key, draw, e, p[0], p[1]),
         }
     }
 }

@@ -685,6 +685,9 @@ impl Generator {
         check(&kappa, Rule::NonNegative, "kappa < 0")?;
         let shape = out_shape(size, &[&mu, &kappa])?;
         let d = draw_dtype(&[&mu, &kappa]);
+        if deterministic(d, &[&mu, &kappa]) {
+            return self.draw_det(Transform::VonMises, &shape, &[&mu, &kappa]);
+        }
         let k = param_as(&kappa, &shape, d)?;
         let x = self.draw(RandomOp::VonMises, &shape, d, vec![k])?;
         // r = x + mu; |r| wrapped into [-pi, pi) keeping r's sign, as NumPy does.
