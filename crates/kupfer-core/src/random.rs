@@ -92,6 +92,9 @@
 //!   Lemire's exact bounded integer; past 128 words a word is no longer rejected) when the
 //!   sample or its complement is below 10, else Stadlober's HRUA on Loader's log-probabilities
 //!   (128 attempts, each accepted with probability above 0.4, then the mode).
+//! - float32 uniform transforms, quotients, Poisson, binomial and von Mises with
+//!   deterministic arithmetic ([`RandomOp::Det`], [`transforms`]): the same bits on every
+//!   driver (`KUPFER_RANDDET=off`: the libm forms).
 //! - bounded integers in [0, r): Lemire's multiply-and-reject (unbiased), word 0 first, then up
 //!   to 64 more words; past them (probability below 2^-65) the last candidate is kept.
 

@@ -6,7 +6,7 @@
 //! comparisons, floor/ceil and bit operations only: the WGSL fences every product that is
 //! added (no driver can contract it into a fused multiply-add; Rust never contracts), converts
 //! integers exactly, takes the logarithm and exponential from the fenced polynomials of
-//! `random.wgsl` ([`super::ln_unit_fenced`], [`super::ziggurat::exp_det_f32`]), divides by
+//! `random.wgsl` (`kp_ln_unit_fenced_f32`, [`super::ziggurat::exp_det_f32`]), divides by
 //! [`div_det`] (no driver division: Vulkan's is not correctly rounded) and corrects square
 //! roots to the correctly rounded ones. The helpers [`div_det`], [`expm1_det`] and
 //! [`log1p_det`] are within a few ulp of the exact values (tested against float64 here).

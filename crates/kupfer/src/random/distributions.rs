@@ -6,6 +6,13 @@
 //! parameter array is float64 (kupfer's rule: 32-bit operands are never widened implicitly).
 //! Invalid parameters give NumPy's errors (`scale < 0`, ...): scalars are checked on the host;
 //! arrays natively by a reduction read back (not on wasm32, where reads cannot block).
+//!
+//! float32 draws with float parameters of uniform, laplace, logistic, gumbel, weibull, pareto,
+//! power, rayleigh, standard_cauchy, wald, triangular, geometric, logseries, poisson,
+//! binomial, negative_binomial, vonmises, and the quotients of beta, f, standard_t, dirichlet
+//! and noncentral_chisquare are one deterministic kernel each
+//! ([`kupfer_core::random::transforms`]): the same bits on every driver, unless
+//! `KUPFER_RANDDET=off`.
 
 use super::{float_dtype, out_shape, Generator};
 use crate::array::Array;
