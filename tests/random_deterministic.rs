@@ -13,7 +13,7 @@
 use kp::random::default_rng;
 use kp::random::philox::seed_key;
 use kp::random::philox::transforms::{enabled, Transform};
-use kp::{Array, DType};
+use kp::{Array, DType, SliceArg};
 use kupfer as kp;
 use std::io::Write;
 use std::process::Command;
@@ -207,8 +207,35 @@ fn deterministic_transforms_with_array_parameters_are_their_emulation() {
             |e| vec![probs[e % cols]],
         ),
     ];
-    eprintln!("differing: {checks:?}");
+    // Every other column of a (rows, 2 cols) draw: drawn one element per thread (the
+    // generator's strided kernel), not four per Philox block.
+    let step2 = [
+        SliceArg::FULL,
+        SliceArg::Slice {
+            start: None,
+            stop: None,
+            step: Some(2),
+        },
+    ];
+    let wide = default_rng(Some(seed))
+        .logistic(0.5, 2.0, Some(&[N / cols, 2 * cols][..]))
+        .unwrap();
+    let strided = f32s(&wide.slice(&step2).unwrap().copy().unwrap());
+    let every_other = |e: usize| (e / cols * 2 * cols + e % cols * 2) as u32;
+    let key = seed_key(seed);
+    let strided_bad = strided
+        .iter()
+        .enumerate()
+        .filter(|(e, g)| {
+            g.to_bits()
+                != Transform::Logistic
+                    .value(key, 0, every_other(*e), &[0.5, 2.0])
+                    .to_bits()
+        })
+        .count();
+    eprintln!("differing: {checks:?}, strided {strided_bad}");
     assert_eq!(checks, [0; 5]);
+    assert_eq!(strided_bad, 0);
 }
 
 /// Kolmogorov-Smirnov p-values of SciPy's distribution `dist` for each sample.
