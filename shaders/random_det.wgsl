@@ -543,3 +543,40 @@ fn kp_det_vonmises_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, mu: f32, kap
     let wrapped = kpl32_opq(m - kpl32_opq(q * 6.283185307179586)) - 3.141592653589793;
     return select(wrapped, -wrapped, r < 0.0);
 }
+
+// Zipf(a) as a float32 count, the same bits on every driver: random_float.wgsl's kp_zipf_f32
+// (Devroye's rejection method, as NumPy) with the fenced exp, expm1 and log1p and
+// deterministic quotients (kupfer_core::random::zipf). The float32 path of zipf (adapters
+// without float64: the browser).
+fn kp_det_zipf_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, a: f32) -> f32 {
+    if (!(a < 1025.0)) {
+        return 1.0;
+    }
+    let am1 = a - 1.0;
+    let t = kpl32_opq(am1 * 0.6931471805599453);
+    let b = kp_exp_det_f32(t);
+    let bm1 = kp_det_expm1_f32(t);
+    // 1 - Umin, Umin = 2^(-63 (a - 1)).
+    let span = -kp_det_expm1_f32(kpl32_opq(-am1 * 43.668272375276554));
+    for (var j = 1u; j <= 32u; j++) {
+        let blk = kp_rng_block(k, d, e, j);
+        for (var h = 0u; h < 2u; h++) {
+            let u = kp_u01_mid_f32(kp_lane(blk, 2u * h));
+            let v = kp_u01_mid_f32(kp_lane(blk, 2u * h + 1u));
+            let lu = -kp_det_log1p_f32(-kpl32_opq(u * span));
+            let x = floor(kp_exp_det_f32(kp_det_div_f32(lu, am1)));
+            if (x < 1.0 || x >= 9.223372036854775807e18) {
+                continue;
+            }
+            if (x == 1.0) {
+                return x;
+            }
+            let t1 = kp_det_expm1_f32(kpl32_opq(am1 * kp_det_log1p_f32(kp_det_div_f32(1.0, x))));
+            let lhs = kp_det_div_f32(kpl32_opq(kpl32_opq(v * x) * t1), bm1);
+            if (lhs <= kp_det_div_f32(1.0 + t1, b)) {
+                return x;
+            }
+        }
+    }
+    return 1.0;
+}

@@ -75,6 +75,7 @@ fn draw(seed: u64, t: Transform, p: &[f64]) -> Vec<f32> {
         Transform::Poisson => counts(&g.poisson(p[0], s).unwrap()),
         Transform::Binomial => counts(&g.binomial(p[0], p[1], s).unwrap()),
         Transform::VonMises => f32s(&g.vonmises(p[0], p[1], s).unwrap()),
+        Transform::Zipf => counts(&g.zipf_computed_in(p[0], s, DType::F32).unwrap()),
         Transform::Quotient | Transform::StudentT | Transform::Noncentral => {
             panic!("{t:?} takes drawn parameters")
         }
@@ -595,4 +596,27 @@ fn vonmises_is_its_cpu_emulation_bit_for_bit() {
     bad.push((-1.0, -1.0, count_differing(&got, want)));
     eprintln!("differing: {bad:?}");
     assert!(bad.iter().all(|b| b.2 == 0));
+}
+
+#[test]
+fn float32_zipf_is_its_cpu_emulation_bit_for_bit() {
+    use kp::random::philox::zipf::zipf_f32;
+    let mut bad = vec![];
+    for (i, a) in [1.0001f64, 1.5, 2.0, 3.5, 50.0, 1025.0]
+        .into_iter()
+        .enumerate()
+    {
+        let seed = 800 + i as u64;
+        let key = seed_key(seed);
+        // The float32 path (what adapters without float64, the browser's, draw).
+        let got = counts(
+            &default_rng(Some(seed))
+                .zipf_computed_in(a, Some(&[N][..]), DType::F32)
+                .unwrap(),
+        );
+        let want = |e: u32| zipf_f32(key, 0, e, a as f32);
+        bad.push((a, count_differing(&got, want)));
+    }
+    eprintln!("differing: {bad:?}");
+    assert!(bad.iter().all(|b| b.1 == 0));
 }

@@ -107,6 +107,7 @@ pub mod poisson;
 pub mod transforms;
 pub mod vonmises;
 pub mod ziggurat;
+pub mod zipf;
 
 /// The WGSL of the bit generator and the transforms (a library: kernels take the subset they
 /// call with [`crate::libm::subset`]).

@@ -73,11 +73,14 @@ pub enum Transform {
     Noncentral,
     /// `vonmises(mu, kappa)` ([`super::vonmises::vonmises_f32`]).
     VonMises,
+    /// `zipf(a)` as a float count ([`super::zipf::zipf_f32`]; the float32 path of zipf, on
+    /// adapters without float64).
+    Zipf,
 }
 
 impl Transform {
     /// Every transform (for the tests that generate each one).
-    pub const ALL: [Transform; 19] = [
+    pub const ALL: [Transform; 20] = [
         Transform::Uniform,
         Transform::Laplace,
         Transform::Logistic,
@@ -97,6 +100,7 @@ impl Transform {
         Transform::Binomial,
         Transform::Noncentral,
         Transform::VonMises,
+        Transform::Zipf,
     ];
 
     /// The number of float32 parameters.
@@ -109,7 +113,8 @@ impl Transform {
             | Transform::Rayleigh
             | Transform::Geometric
             | Transform::Logseries
-            | Transform::Poisson => 1,
+            | Transform::Poisson
+            | Transform::Zipf => 1,
             Transform::Uniform
             | Transform::Laplace
             | Transform::Logistic
@@ -144,6 +149,7 @@ impl Transform {
             Transform::Binomial => "kp_det_binomial_f32",
             Transform::Noncentral => "kp_det_noncentral_f32",
             Transform::VonMises => "kp_det_vonmises_f32",
+            Transform::Zipf => "kp_det_zipf_f32",
         }
     }
 
@@ -239,6 +245,7 @@ impl Transform {
                 p[0] + t * t
             }
             Transform::VonMises => super::vonmises::vonmises_f32(key, draw, e, p[0], p[1]),
+            Transform::Zipf => super::zipf::zipf_f32(key, draw, e, p[0]),
         }
     }
 }

@@ -135,7 +135,12 @@ fn deterministic(d: DType, params: &[&Operand]) -> bool {
 
 impl Generator {
     /// A draw of the deterministic float32 transform `t` with the parameters `params`.
-    fn draw_det(&self, t: Transform, shape: &[usize], params: &[&Operand]) -> Result<Array> {
+    pub(super) fn draw_det(
+        &self,
+        t: Transform,
+        shape: &[usize],
+        params: &[&Operand],
+    ) -> Result<Array> {
         let params = params
             .iter()
             .map(|p| param_as(p, shape, DType::F32))
