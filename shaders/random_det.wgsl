@@ -580,3 +580,84 @@ fn kp_det_zipf_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, a: f32) -> f32 {
     }
     return 1.0;
 }
+
+// The log of C(mn, x) C(mx, cs - x) up to a term free of x (kp_hyper_logw_f32, fenced).
+fn kp_det_hyper_logw_f32(x: f32, mn: f32, mx: f32, cs: f32, p: f32, q: f32) -> f32 {
+    return kp_det_binomial_logpmf_f32(x, mn, p, q) + kp_det_binomial_logpmf_f32(cs - x, mx, p, q);
+}
+
+// Hypergeometric(good, bad, sample) as a float32 count, the same bits on every driver:
+// random_float.wgsl's kp_hypergeometric_f32 (NumPy's urn draws in exact integers below 10,
+// Stadlober's HRUA otherwise) with every product that is added fenced, deterministic
+// quotients and roots and the fenced log-probabilities (kupfer_core::random::hypergeometric).
+// The float32 path of hypergeometric (adapters without float64: the browser).
+fn kp_det_hypergeometric_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, good: f32, bad: f32,
+    sample: f32) -> f32 {
+    let total = good + bad;
+    if (sample < 10.0 || sample > total - 10.0) {
+        return kp_hypergeometric_f32(k, d, e, good, bad, sample);
+    }
+    let cs = min(sample, total - sample);
+    let mn = min(good, bad);
+    let mx = max(good, bad);
+    let p = kp_det_div_f32(mn, total);
+    let q = kp_det_div_f32(mx, total);
+    let a = kpl32_opq(kpl32_opq(cs * p) + 0.5);
+    let var_num = kpl32_opq(kpl32_opq(kpl32_opq((total - cs) * cs) * p) * q);
+    let c = kp_det_sqrt_f32(kp_det_div_f32(var_num, total - 1.0) + 0.5);
+    let h = kpl32_opq(1.7155277699214135 * c) + 0.8989161620588988;
+    let bound = min(min(cs, mn) + 1.0, floor(a + kpl32_opq(16.0 * c)));
+    let pw = kp_det_div_f32(cs, total);
+    let qw = kp_det_div_f32(total - cs, total);
+    var m = floor(kp_det_div_f32(kpl32_opq((cs + 1.0) * (mn + 1.0)), total + 2.0));
+    var g = kp_det_hyper_logw_f32(m, mn, mx, cs, pw, qw);
+    for (var i = 0u; i < 2u; i++) {
+        let m2 = kpl32_opq(m - 1.0) + 2.0 * f32(i);
+        if (m2 >= 0.0 && m2 <= min(cs, mn) && m2 >= cs - mx) {
+            let g2 = kp_det_hyper_logw_f32(m2, mn, mx, cs, pw, qw);
+            if (g2 > g) {
+                m = m2;
+                g = g2;
+            }
+        }
+    }
+    let a0 = floor(a);
+    let af = a - a0;
+    var x = m;
+    for (var j = 1u; j <= 64u; j++) {
+        let blk = kp_rng_block(k, d, e, j);
+        var done = false;
+        for (var i = 0u; i < 2u; i++) {
+            let u = kp_u01_mid_f32(kp_lane(blk, 2u * i));
+            let v = kp_u01_mid_f32(kp_lane(blk, 2u * i + 1u));
+            let kk = a0 + floor(af + kp_det_div_f32(kpl32_opq(h * (v - 0.5)), u));
+            if (kk < 0.0 || kk >= bound) {
+                continue;
+            }
+            let t = kp_det_hyper_logw_f32(kk, mn, mx, cs, pw, qw) - g;
+            if (kpl32_opq(u * (4.0 - u)) - 3.0 <= t) {
+                x = kk;
+                done = true;
+                break;
+            }
+            if (kpl32_opq(u * (u - t)) >= 1.0) {
+                continue;
+            }
+            if (2.0 * kp_ln_unit_fenced_f32(u) <= t) {
+                x = kk;
+                done = true;
+                break;
+            }
+        }
+        if (done) {
+            break;
+        }
+    }
+    if (good > bad) {
+        x = cs - x;
+    }
+    if (cs < sample) {
+        x = good - x;
+    }
+    return x;
+}

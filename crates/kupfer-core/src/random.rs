@@ -103,6 +103,7 @@ use crate::error::{Error, Result};
 
 pub mod binomial;
 pub mod gamma;
+pub mod hypergeometric;
 pub mod poisson;
 pub mod transforms;
 pub mod vonmises;

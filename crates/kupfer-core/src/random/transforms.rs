@@ -76,11 +76,14 @@ pub enum Transform {
     /// `zipf(a)` as a float count ([`super::zipf::zipf_f32`]; the float32 path of zipf, on
     /// adapters without float64).
     Zipf,
+    /// `hypergeometric(good, bad, sample)` as a float count
+    /// ([`super::hypergeometric::hypergeometric_f32`]; its float32 path).
+    Hypergeometric,
 }
 
 impl Transform {
     /// Every transform (for the tests that generate each one).
-    pub const ALL: [Transform; 20] = [
+    pub const ALL: [Transform; 21] = [
         Transform::Uniform,
         Transform::Laplace,
         Transform::Logistic,
@@ -101,6 +104,7 @@ impl Transform {
         Transform::Noncentral,
         Transform::VonMises,
         Transform::Zipf,
+        Transform::Hypergeometric,
     ];
 
     /// The number of float32 parameters.
@@ -123,7 +127,10 @@ impl Transform {
             | Transform::Quotient
             | Transform::Binomial
             | Transform::VonMises => 2,
-            Transform::Triangular | Transform::StudentT | Transform::Noncentral => 3,
+            Transform::Triangular
+            | Transform::StudentT
+            | Transform::Noncentral
+            | Transform::Hypergeometric => 3,
         }
     }
 
@@ -150,6 +157,7 @@ impl Transform {
             Transform::Noncentral => "kp_det_noncentral_f32",
             Transform::VonMises => "kp_det_vonmises_f32",
             Transform::Zipf => "kp_det_zipf_f32",
+            Transform::Hypergeometric => "kp_det_hypergeometric_f32",
         }
     }
 
@@ -246,6 +254,9 @@ impl Transform {
             }
             Transform::VonMises => super::vonmises::vonmises_f32(key, draw, e, p[0], p[1]),
             Transform::Zipf => super::zipf::zipf_f32(key, draw, e, p[0]),
+            Transform::Hypergeometric => {
+                super::hypergeometric::hypergeometric_f32(key, draw, e, p[0], p[1], p[2])
+            }
         }
     }
 }

@@ -200,6 +200,12 @@ impl Generator {
                 ));
             }
         }
+        if work == DType::F32 && kupfer_core::random::transforms::enabled() {
+            // The same bits on every driver (the browser's path).
+            let t = kupfer_core::random::transforms::Transform::Hypergeometric;
+            let k = self.draw_det(t, &shape, &[&good, &bad, &sample])?;
+            return k.astype(device.default_int());
+        }
         let params = vec![
             param_as(&good, &shape, work)?,
             param_as(&bad, &shape, work)?,
