@@ -290,7 +290,8 @@ fn kp_det_poisson_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, lam: f32) -> 
     }
     let slam = kp_det_sqrt_f32(lam);
     let loglam = kp_ln_unit_fenced_f32(lam);
-    let b = 0.931 + kpl32_opq(2.53 * slam);
+    // b fenced: b - 3.4 would otherwise fold into F - 2.469 (constants regrouped).
+    let b = kpl32_opq(0.931 + kpl32_opq(2.53 * slam));
     let a = -0.059 + kpl32_opq(0.02483 * b);
     let ln_invalpha = kp_ln_unit_fenced_f32(1.1239 + kp_det_div_f32(1.1328, b - 3.4));
     let vr = 0.9277 - kp_det_div_f32(3.6224, b - 2.0);
@@ -405,7 +406,7 @@ fn kp_det_binomial_low_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, n: f32, 
         return min(x, n);
     }
     let spq = kp_det_sqrt_f32(kpl32_opq(np * q));
-    let b = 1.15 + kpl32_opq(2.53 * spq);
+    let b = kpl32_opq(1.15 + kpl32_opq(2.53 * spq));
     let a = kpl32_opq(-0.0873 + kpl32_opq(0.0248 * b)) + kpl32_opq(0.01 * p);
     let c = kpl32_opq(np + 0.5);
     let vr = 0.92 - kp_det_div_f32(4.2, b);
@@ -552,7 +553,7 @@ fn kp_det_zipf_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, a: f32) -> f32 {
     if (!(a < 1025.0)) {
         return 1.0;
     }
-    let am1 = a - 1.0;
+    let am1 = kpl32_opq(a - 1.0);
     let t = kpl32_opq(am1 * 0.6931471805599453);
     let b = kp_exp_det_f32(t);
     let bm1 = kp_det_expm1_f32(t);

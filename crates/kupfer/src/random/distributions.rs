@@ -9,8 +9,9 @@
 //!
 //! float32 draws with float parameters of uniform, laplace, logistic, gumbel, weibull, pareto,
 //! power, rayleigh, standard_cauchy, wald, triangular, geometric, logseries, poisson,
-//! binomial, negative_binomial, vonmises, and the quotients of beta, f, standard_t, dirichlet
-//! and noncentral_chisquare are one deterministic kernel each
+//! binomial, negative_binomial, vonmises (and zipf and hypergeometric where they draw in
+//! float32), and the quotients of beta, f, standard_t, dirichlet and noncentral_chisquare are
+//! one deterministic kernel each
 //! ([`kupfer_core::random::transforms`]): the same bits on every driver, unless
 //! `KUPFER_RANDDET=off`.
 
