@@ -92,9 +92,11 @@
 //!   Lemire's exact bounded integer; past 128 words a word is no longer rejected) when the
 //!   sample or its complement is below 10, else Stadlober's HRUA on Loader's log-probabilities
 //!   (128 attempts, each accepted with probability above 0.4, then the mode).
-//! - float32 uniform transforms, quotients, Poisson, binomial and von Mises with
-//!   deterministic arithmetic ([`RandomOp::Det`], [`transforms`]): the same bits on every
-//!   driver (`KUPFER_RANDDET=off`: the libm forms).
+//! - float32 transforms of uniforms, quotients, Poisson, binomial, von Mises, and zipf and
+//!   hypergeometric's float32 path, with deterministic arithmetic ([`RandomOp::Det`],
+//!   [`transforms`], emulated in [`poisson`], [`binomial`], [`vonmises`], [`zipf`],
+//!   [`hypergeometric`]): the same bits on every driver (`KUPFER_RANDDET=off`: the libm
+//!   forms).
 //! - bounded integers in [0, r): Lemire's multiply-and-reject (unbiased), word 0 first, then up
 //!   to 64 more words; past them (probability below 2^-65) the last candidate is kept.
 
@@ -395,8 +397,8 @@ pub enum RandomOp {
     /// Hypergeometric count (float32 or float64) of the parameters good, bad and sample (of
     /// the same dtype): NumPy's urn draws for small samples, Stadlober's HRUA otherwise.
     Hypergeometric,
-    /// A float32 distribution built from uniforms whose values are the same bits on every
-    /// driver ([`transforms::Transform`]; its float32 parameters follow the stream words).
+    /// A float32 distribution whose values are the same bits on every driver
+    /// ([`transforms::Transform`]; its float32 parameters follow the stream words).
     Det(transforms::Transform),
 }
 

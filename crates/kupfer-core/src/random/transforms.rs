@@ -1,6 +1,9 @@
-//! The float32 distributions built from uniforms whose draws are the same bits on every driver
-//! ([`Transform`], drawn as [`super::RandomOp::Det`]; `shaders/random_det.wgsl`), and their CPU
-//! emulation, bit for bit.
+//! The float32 distributions whose draws are the same bits on every driver ([`Transform`],
+//! drawn as [`super::RandomOp::Det`]; `shaders/random_det.wgsl`): the transforms of uniforms
+//! (emulated here), the quotients whose gamma and normal draws come in as parameters, and the
+//! rejection samplers (emulated in [`super::poisson`], [`super::binomial`],
+//! [`super::vonmises`], [`super::zipf`], [`super::hypergeometric`]): their CPU emulation, bit
+//! for bit.
 //!
 //! Every value is decided by +, -, * (correctly rounded in WGSL and in IEEE float32 here),
 //! comparisons, floor/ceil and bit operations only: the WGSL fences every product that is
@@ -29,7 +32,8 @@ pub fn enabled() -> bool {
     *ON.get_or_init(|| std::env::var("KUPFER_RANDDET").map_or(true, |v| v != "off"))
 }
 
-/// A float32 distribution computed from element `e`'s words with deterministic arithmetic.
+/// A float32 distribution computed from element `e`'s words (and its parameters) with
+/// deterministic arithmetic.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Transform {
     /// `uniform(low, high)`, parameters low and `high - low`: `low + (high - low) U`.
