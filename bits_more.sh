@@ -26,3 +26,4 @@ $K eval -o $D/negative_binomial.npy "np.random.default_rng(7).negative_binomial(
 $K eval -o $D/noncentral_chisquare.npy "np.random.default_rng(7).noncentral_chisquare(3.0, 2.0, 4096)"
 $K eval -o $D/noncentral_chisquare_small_df.npy "np.random.default_rng(7).noncentral_chisquare(0.5, 2.0, 4096)"
 $K eval -o $D/vonmises.npy "np.random.default_rng(7).vonmises(0.5, 4.0, 4096)"
+$K eval -o $D/exponential.npy "np.random.default_rng(7).exponential(2.0, 4096)"

@@ -146,6 +146,11 @@ fn kp_det_exp1_f32(w: u32) -> f32 {
     return -kp_ln_unit_fenced_f32(kp_u01_mid_f32(w));
 }
 
+// standard_exponential in the `-log(U)` form (KUPFER_RANDEXP=log): the fenced -ln U.
+fn kp_det_exponential_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32) -> f32 {
+    return kp_det_exp1_f32(w0);
+}
+
 // uniform(low, high): low + (high - low) U, U in [0, 1) (the product fenced).
 fn kp_det_uniform_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, low: f32, width: f32) -> f32 {
     return kp_affine_f32(kp_u01_f32(w0), low, width);

@@ -68,6 +68,7 @@ fn draw(seed: u64, t: Transform, p: &[f64]) -> Vec<f32> {
         Transform::Power => f32s(&g.power(p[0], s).unwrap()),
         Transform::Rayleigh => f32s(&g.rayleigh(p[0], s).unwrap()),
         Transform::Cauchy => f32s(&g.standard_cauchy(&[N], None).unwrap()),
+        Transform::Exponential => f32s(&g.standard_exponential(&[N], None).unwrap()),
         Transform::Wald => f32s(&g.wald(p[0], p[1], s).unwrap()),
         Transform::Triangular => f32s(&g.triangular(p[0], p[1], p[2], s).unwrap()),
         Transform::Geometric => counts(&g.geometric(p[0], s).unwrap()),
@@ -656,4 +657,32 @@ fn float32_hypergeometric_is_its_cpu_emulation_bit_for_bit() {
     }
     eprintln!("differing: {bad:?}");
     assert!(bad.iter().all(|b| b.3 == 0));
+}
+
+#[test]
+fn exponentials_are_their_cpu_emulation_bit_for_bit() {
+    use kp::random::philox::ziggurat::exponential_f32;
+    use kp::random::philox::{exponential_form, ExponentialForm};
+    // Either form is deterministic: the ziggurat, or the fenced -ln U of the `log` form.
+    let form = exponential_form();
+    let mut bad = vec![];
+    for (i, scale) in [1.0f64, 2.5, 0.0, 1e-30].into_iter().enumerate() {
+        let seed = 1000 + i as u64;
+        let key = seed_key(seed);
+        let got = f32s(
+            &default_rng(Some(seed))
+                .exponential(scale, Some(&[N][..]))
+                .unwrap(),
+        );
+        let want = |e: u32| {
+            let x = match form {
+                ExponentialForm::Ziggurat => exponential_f32(key, 0, e),
+                _ => Transform::Exponential.value(key, 0, e, &[]),
+            };
+            scale as f32 * x
+        };
+        bad.push((scale, count_differing(&got, want)));
+    }
+    eprintln!("{form:?} differing: {bad:?}");
+    assert!(bad.iter().all(|b| b.1 == 0));
 }

@@ -83,11 +83,13 @@ pub enum Transform {
     /// `hypergeometric(good, bad, sample)` as a float count
     /// ([`super::hypergeometric::hypergeometric_f32`]; its float32 path).
     Hypergeometric,
+    /// `standard_exponential()` in the `-log(U)` form: the fenced `-ln U` of the open uniform.
+    Exponential,
 }
 
 impl Transform {
     /// Every transform (for the tests that generate each one).
-    pub const ALL: [Transform; 21] = [
+    pub const ALL: [Transform; 22] = [
         Transform::Uniform,
         Transform::Laplace,
         Transform::Logistic,
@@ -109,12 +111,13 @@ impl Transform {
         Transform::VonMises,
         Transform::Zipf,
         Transform::Hypergeometric,
+        Transform::Exponential,
     ];
 
     /// The number of float32 parameters.
     pub fn params(self) -> usize {
         match self {
-            Transform::Cauchy => 0,
+            Transform::Cauchy | Transform::Exponential => 0,
             Transform::Weibull
             | Transform::Pareto
             | Transform::Power
@@ -162,6 +165,7 @@ impl Transform {
             Transform::VonMises => "kp_det_vonmises_f32",
             Transform::Zipf => "kp_det_zipf_f32",
             Transform::Hypergeometric => "kp_det_hypergeometric_f32",
+            Transform::Exponential => "kp_det_exponential_f32",
         }
     }
 
@@ -261,6 +265,7 @@ impl Transform {
             Transform::Hypergeometric => {
                 super::hypergeometric::hypergeometric_f32(key, draw, e, p[0], p[1], p[2])
             }
+            Transform::Exponential => exp1(w0),
         }
     }
 }

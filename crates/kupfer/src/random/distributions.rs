@@ -177,6 +177,10 @@ impl Generator {
         {
             return self.draw(RandomOp::Exponential, size, d, vec![]);
         }
+        if deterministic(d, &[]) {
+            // -ln U through the fenced logarithm: the same bits on every driver.
+            return self.draw_det(Transform::Exponential, size, &[]);
+        }
         uf::negative(uf::log(self.draw(
             RandomOp::OpenUniform,
             size,
