@@ -212,7 +212,7 @@ fn kp_det_wald_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, mean: f32, scale
     let y = kp_det_fence_f32(mean * kpl32_opq(z * z));
     let root = kp_det_sqrt_f32(kp_det_fence_f32(kp_det_fence_f32(4.0 * scale) * y)
         + kp_det_fence_f32(y * y));
-    let x = mean + kp_det_fence_f32(kp_det_div_f32(mean, 2.0 * scale) * (y - root));
+    let x = mean + kp_det_fence_f32(kp_det_div_f32(mean, 2.0 * scale) * kpl32_opq(y - root));
     if (kp_u01_f32(w0) <= kp_det_div_f32(mean, mean + x)) {
         return x;
     }
@@ -307,7 +307,8 @@ fn kp_det_poisson_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, lam: f32) -> 
             let v = kp_u01_mid_f32(kp_lane(blk, 2u * h + 1u));
             let us = 0.5 - abs(uu);
             // The partial sum fenced: Mesa's NIR regroups (x + lam) + 0.43 as x + (lam + 0.43).
-            let n = floor(kpl32_opq(kpl32_opq((kp_det_div_f32(2.0 * a, us) + b) * uu) + lam) + 0.43);
+            let n = floor(kpl32_opq(kpl32_opq(kpl32_opq(kp_det_div_f32(2.0 * a, us) + b) * uu) + lam)
+                + 0.43);
             if (us >= 0.07 && v <= vr) {
                 return n;
             }
@@ -345,10 +346,10 @@ fn kp_det_stirlerr_f32(k: f32) -> f32 {
 
 // Loader's bd0(x, m) = x log(x / m) + m - x (kp_bd0_f32, fenced).
 fn kp_det_bd0_f32(x: f32, m: f32) -> f32 {
-    if (abs(x - m) < kpl32_opq(0.1 * (x + m))) {
+    if (abs(x - m) < kpl32_opq(0.1 * kpl32_opq(x + m))) {
         let v = kp_det_div_f32(x - m, x + m);
         let v2 = kpl32_opq(v * v);
-        var s = kpl32_opq((x - m) * v);
+        var s = kpl32_opq(kpl32_opq(x - m) * v);
         var ej = kpl32_opq((2.0 * x) * v);
         for (var j = 1u; j < 40u; j++) {
             ej = kpl32_opq(ej * v2);
@@ -392,7 +393,8 @@ fn kp_det_binomial_logpmf_f32(k: f32, n: f32, p: f32, q: f32) -> f32 {
 // Binomial(n, p) for p <= 1/2 as a float32 count (kp_binomial_low_f32, fenced: inversion of
 // word 0 below n p = 10, Hormann's BTRS above).
 fn kp_det_binomial_low_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, n: f32, p: f32) -> f32 {
-    let q = 1.0 - p;
+    // Fenced: 1 - p is not exact below 1/2, and n (1 - p) could become fma(-p, n, n).
+    let q = kpl32_opq(1.0 - p);
     let np = kpl32_opq(n * p);
     if (np < 10.0) {
         let s = kp_det_div_f32(p, q);
@@ -406,7 +408,7 @@ fn kp_det_binomial_low_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, n: f32, 
             }
             u = u - r;
             x = x + 1.0;
-            r = kpl32_opq(r * (kp_det_div_f32(a, x) - s));
+            r = kpl32_opq(r * kpl32_opq(kp_det_div_f32(a, x) - s));
         }
         return min(x, n);
     }
@@ -415,7 +417,7 @@ fn kp_det_binomial_low_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, n: f32, 
     let a = kpl32_opq(-0.0873 + kpl32_opq(0.0248 * b)) + kpl32_opq(0.01 * p);
     let c = kpl32_opq(np + 0.5);
     let vr = 0.92 - kp_det_div_f32(4.2, b);
-    let alpha = kpl32_opq((2.83 + kp_det_div_f32(5.1, b)) * spq);
+    let alpha = kpl32_opq(kpl32_opq(2.83 + kp_det_div_f32(5.1, b)) * spq);
     let m = floor(kpl32_opq(kpl32_opq(n + 1.0) * p));
     let logm = kp_det_binomial_logpmf_f32(m, n, p, q);
     for (var j = 1u; j <= 16u; j++) {
@@ -424,7 +426,7 @@ fn kp_det_binomial_low_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, n: f32, 
             let u = kp_u01_mid_f32(kp_lane(blk, 2u * h)) - 0.5;
             let v = kp_u01_mid_f32(kp_lane(blk, 2u * h + 1u));
             let us = 0.5 - abs(u);
-            let x = floor(kpl32_opq(kpl32_opq((kp_det_div_f32(2.0 * a, us) + b) * u) + c));
+            let x = floor(kpl32_opq(kpl32_opq(kpl32_opq(kp_det_div_f32(2.0 * a, us) + b) * u) + c));
             if (x < 0.0 || x > n) {
                 continue;
             }
@@ -522,9 +524,10 @@ fn kp_det_vonmises_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, mu: f32, kap
             for (var h = 0u; h < 2u; h++) {
                 let z = kp_sincos_turn24_fenced(kp_lane(blk, 2u * h) >> 9u).x;
                 w = clamp(kp_det_div_f32(1.0 + kpl32_opq(s * z), s + z), -1.0, 1.0);
-                let y = kpl32_opq(kappa * (s - w));
+                // Differences fenced: (c - y) y could become fma(-y, y, c y).
+                let y = kpl32_opq(kappa * kpl32_opq(s - w));
                 let v = kp_u01_mid_f32(kp_lane(blk, 2u * h + 1u));
-                if (kpl32_opq(y * (2.0 - y)) - v >= 0.0) {
+                if (kpl32_opq(y * kpl32_opq(2.0 - y)) - v >= 0.0) {
                     done = true;
                     break;
                 }
@@ -641,12 +644,12 @@ fn kp_det_hypergeometric_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, good: 
                 continue;
             }
             let t = kp_det_hyper_logw_f32(kk, mn, mx, cs, pw, qw) - g;
-            if (kpl32_opq(u * (4.0 - u)) - 3.0 <= t) {
+            if (kpl32_opq(u * kpl32_opq(4.0 - u)) - 3.0 <= t) {
                 x = kk;
                 done = true;
                 break;
             }
-            if (kpl32_opq(u * (u - t)) >= 1.0) {
+            if (kpl32_opq(u * kpl32_opq(u - t)) >= 1.0) {
                 continue;
             }
             if (2.0 * kp_ln_unit_fenced_f32(u) <= t) {
