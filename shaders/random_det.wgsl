@@ -8,10 +8,34 @@
 // corrected to the correctly rounded ones. kupfer_core::random::transforms is the CPU
 // emulation, bit for bit. Results below 2^-126 may be flushed to zero by a driver.
 
+// NaN and infinity are tested on the bits: a driver may assume that no float is NaN (lavapipe
+// folded `x != x` to false: weibull(nan) gave 0) and min(NaN, MAX) may be either operand.
+fn kp_det_isnan_f32(x: f32) -> bool {
+    return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
+}
+
+fn kp_det_nonfinite_f32(x: f32) -> bool {
+    return (bitcast<u32>(x) & 0x7fffffffu) >= 0x7f800000u;
+}
+
 // x fenced where it is finite (min would clamp an infinite one; an infinite value rounds the
 // same fused or not).
 fn kp_det_fence_f32(x: f32) -> f32 {
-    return select(kpl32_opq(x), x, !(abs(x) <= KPL32_MAX));
+    return select(kpl32_opq(x), x, kp_det_nonfinite_f32(x));
+}
+
+// loc + scale z with the product fenced (kp_affine_f32 with the bit test of
+// kp_det_fence_f32: a NaN product passes).
+fn kp_det_affine_f32(z: f32, loc: f32, scale: f32) -> f32 {
+    return kp_det_fence_f32(scale * z) + loc;
+}
+
+// exp(x), fenced (kp_exp_det_f32), NaN for NaN by a bit test.
+fn kp_det_exp_f32(x: f32) -> f32 {
+    if (kp_det_isnan_f32(x)) {
+        return x;
+    }
+    return kp_exp_det_f32(x);
 }
 
 // The significand of a finite nonzero |x| in [1, 2) and its biased exponent (subnormals
@@ -80,7 +104,7 @@ fn kp_det_sqrt_f32(y: f32) -> f32 {
         let scaled = bitcast<f32>(((u.y + 128u) << 23u) | (u.x & 0x007fffffu));
         return kp_sqrt_rounded_f32(scaled) * 5.421010862427522e-20;
     }
-    if (!(y <= KPL32_MAX)) {
+    if (kp_det_nonfinite_f32(y)) {
         return y;
     }
     return kp_sqrt_rounded_f32(y);
@@ -103,10 +127,10 @@ fn kp_det_expm1_small_f32(r: f32) -> f32 {
 // -17.5, exp(x) - 1 above 17.5 (where the 1 no longer counts); NaN for NaN. The argument is
 // fenced first: inlined, a product passed in could otherwise be contracted with x - n ln2_hi.
 fn kp_det_expm1_f32(x0: f32) -> f32 {
-    let x = kpl32_opq(x0);
-    if (x != x) {
-        return x;
+    if (kp_det_isnan_f32(x0)) {
+        return x0;  // before the fence: min(NaN, MAX) may be MAX
     }
+    let x = kpl32_opq(x0);
     if (x > 17.5) {
         return kp_exp_det_f32(x) - 1.0;
     }
@@ -127,6 +151,9 @@ fn kp_det_expm1_f32(x0: f32) -> f32 {
 // ln(u) x / (u - 1) (u - 1 exact): -inf at -1, NaN below. The argument is fenced first (a
 // product passed in could otherwise be contracted with the 1).
 fn kp_det_log1p_f32(x0: f32) -> f32 {
+    if (kp_det_isnan_f32(x0)) {
+        return x0;
+    }
     let x = kpl32_opq(x0);
     let u = kpl32_opq(1.0 + x);
     if (u == 1.0) {
@@ -153,25 +180,25 @@ fn kp_det_exponential_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32) -> f32 {
 
 // uniform(low, high): low + (high - low) U, U in [0, 1) (the product fenced).
 fn kp_det_uniform_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, low: f32, width: f32) -> f32 {
-    return kp_affine_f32(kp_u01_f32(w0), low, width);
+    return kp_det_affine_f32(kp_u01_f32(w0), low, width);
 }
 
 // laplace(loc, scale): ln(2U) below U = 1/2, else -ln(2 - 2U) (exact arguments).
 fn kp_det_laplace_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, loc: f32, scale: f32) -> f32 {
     let u = kp_u01_mid_f32(w0);
     let x = select(-kp_ln_unit_fenced_f32(2.0 - 2.0 * u), kp_ln_unit_fenced_f32(2.0 * u), u < 0.5);
-    return kp_affine_f32(x, loc, scale);
+    return kp_det_affine_f32(x, loc, scale);
 }
 
 // logistic(loc, scale): ln(U / (1 - U)).
 fn kp_det_logistic_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, loc: f32, scale: f32) -> f32 {
     let u = kp_u01_mid_f32(w0);
-    return kp_affine_f32(kp_ln_unit_fenced_f32(kp_det_div_f32(u, 1.0 - u)), loc, scale);
+    return kp_det_affine_f32(kp_ln_unit_fenced_f32(kp_det_div_f32(u, 1.0 - u)), loc, scale);
 }
 
 // gumbel(loc, scale): loc - scale ln(-ln U).
 fn kp_det_gumbel_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, loc: f32, scale: f32) -> f32 {
-    return kp_affine_f32(-kp_ln_unit_fenced_f32(kp_det_exp1_f32(w0)), loc, scale);
+    return kp_det_affine_f32(-kp_ln_unit_fenced_f32(kp_det_exp1_f32(w0)), loc, scale);
 }
 
 // weibull(a): E^(1/a) = exp(ln(E) / a); 0 for a = 0.
@@ -179,7 +206,7 @@ fn kp_det_weibull_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, a: f32) -> f3
     if (a == 0.0) {
         return 0.0;
     }
-    return kp_exp_det_f32(kp_det_div_f32(kp_ln_unit_fenced_f32(kp_det_exp1_f32(w0)), a));
+    return kp_det_exp_f32(kp_det_div_f32(kp_ln_unit_fenced_f32(kp_det_exp1_f32(w0)), a));
 }
 
 // pareto(a): expm1(E / a).
@@ -189,7 +216,7 @@ fn kp_det_pareto_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, a: f32) -> f32
 
 // power(a): U^(1/a) = exp(ln(U) / a) (NumPy's (1 - exp(-E))^(1/a) is the same law).
 fn kp_det_power_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, a: f32) -> f32 {
-    return kp_exp_det_f32(kp_det_div_f32(kp_ln_unit_fenced_f32(kp_u01_mid_f32(w0)), a));
+    return kp_det_exp_f32(kp_det_div_f32(kp_ln_unit_fenced_f32(kp_u01_mid_f32(w0)), a));
 }
 
 // rayleigh(scale): scale sqrt(2 E) (fenced against a contraction with what follows).
@@ -271,12 +298,12 @@ fn kp_det_student_t_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, z: f32, c: 
 // p lam / n as p lam times kp_recip_det_f32(n): fewer operations per term), the fenced
 // logarithm and exponential and the corrected root (kupfer_core::random::poisson).
 fn kp_det_poisson_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, lam: f32) -> f32 {
-    if (!(lam > 0.0)) {
+    if (kp_det_isnan_f32(lam) || lam <= 0.0) {
         return 0.0;
     }
     if (lam < 10.0) {
         let u = kp_u01_f32(w0);
-        var p = kp_exp_det_f32(-lam);
+        var p = kp_det_exp_f32(-lam);
         var s = p;
         var n: f32 = 0.0;
         for (var j = 0u; j < 256u; j++) {
@@ -399,7 +426,7 @@ fn kp_det_binomial_low_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, n: f32, 
     if (np < 10.0) {
         let s = kp_det_div_f32(p, q);
         let a = kpl32_opq(kpl32_opq(n + 1.0) * s);
-        var r = kp_exp_det_f32(kpl32_opq(n * kp_det_log1p_f32(-p)));
+        var r = kp_det_exp_f32(kpl32_opq(n * kp_det_log1p_f32(-p)));
         var u = kp_u01_f32(w0);
         var x: f32 = 0.0;
         for (var j = 0u; j < 256u; j++) {
@@ -447,7 +474,7 @@ fn kp_det_binomial_low_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, n: f32, 
 // edges: 0 for n < 1 or p <= 0 and NaN p, n for p >= 1, p > 1/2 as n minus a binomial of
 // 1 - p; kupfer_core::random::binomial).
 fn kp_det_binomial_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, n: f32, p: f32) -> f32 {
-    if (!(n >= 1.0) || !(p > 0.0)) {
+    if (kp_det_isnan_f32(n) || kp_det_isnan_f32(p) || n < 1.0 || p <= 0.0) {
         return 0.0;
     }
     if (p >= 1.0) {
@@ -501,7 +528,7 @@ fn kp_det_arccos_f32(x: f32) -> f32 {
 // r's sign; the fmod by a deterministic quotient). kupfer_core::random::vonmises emulates it.
 fn kp_det_vonmises_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, mu: f32, kappa: f32) -> f32 {
     var x: f32;
-    if (kappa != kappa) {
+    if (kp_det_isnan_f32(kappa)) {
         x = kappa;
     } else if (kappa < 1e-8) {
         x = 3.141592653589793 * kpl32_opq(2.0 * kp_u01_mid_f32(w0) - 1.0);
@@ -544,7 +571,7 @@ fn kp_det_vonmises_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, mu: f32, kap
         x = select(angle, -angle, w0 < 0x80000000u);
     }
     let r = x + mu;
-    if (!(abs(r) <= KPL32_MAX)) {
+    if (kp_det_nonfinite_f32(r)) {
         return bitcast<f32>(bitcast<u32>(r) | 0x7fc00000u);  // NaN for NaN or infinite r
     }
     let m = kpl32_opq(abs(r) + 3.141592653589793);
@@ -558,12 +585,12 @@ fn kp_det_vonmises_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, mu: f32, kap
 // deterministic quotients (kupfer_core::random::zipf). The float32 path of zipf (adapters
 // without float64: the browser).
 fn kp_det_zipf_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, a: f32) -> f32 {
-    if (!(a < 1025.0)) {
+    if (kp_det_isnan_f32(a) || a >= 1025.0) {
         return 1.0;
     }
     let am1 = kpl32_opq(a - 1.0);
     let t = kpl32_opq(am1 * 0.6931471805599453);
-    let b = kp_exp_det_f32(t);
+    let b = kp_det_exp_f32(t);
     let bm1 = kp_det_expm1_f32(t);
     // 1 - Umin, Umin = 2^(-63 (a - 1)).
     let span = -kp_det_expm1_f32(kpl32_opq(-am1 * 43.668272375276554));
@@ -573,7 +600,7 @@ fn kp_det_zipf_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, a: f32) -> f32 {
             let u = kp_u01_mid_f32(kp_lane(blk, 2u * h));
             let v = kp_u01_mid_f32(kp_lane(blk, 2u * h + 1u));
             let lu = -kp_det_log1p_f32(-kpl32_opq(u * span));
-            let x = floor(kp_exp_det_f32(kp_det_div_f32(lu, am1)));
+            let x = floor(kp_det_exp_f32(kp_det_div_f32(lu, am1)));
             if (x < 1.0 || x >= 9.223372036854775807e18) {
                 continue;
             }

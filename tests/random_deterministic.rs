@@ -113,12 +113,15 @@ fn cases() -> Vec<(Transform, Vec<f64>)> {
             v.push((t, p.to_vec()));
         }
     }
-    for a in [0.0, 0.05, 1.0, 3.5, 100.0] {
+    for a in [0.0, 0.05, 1.0, 3.5, 100.0, f64::NAN] {
         v.push((Weibull, vec![a]));
     }
-    for a in [0.05, 1.0, 3.0, 1e4] {
+    for a in [0.05, 1.0, 3.0, 1e4, f64::NAN] {
         v.push((Pareto, vec![a]));
     }
+    v.push((Laplace, vec![f64::NAN, 1.0]));
+    v.push((Gumbel, vec![0.0, f64::NAN]));
+    v.push((Poisson, vec![f64::NAN]));
     for a in [0.01, 1.0, 5.0, 1e5] {
         v.push((Power, vec![a]));
     }
@@ -151,6 +154,7 @@ fn deterministic_transforms_are_their_cpu_emulation_bit_for_bit() {
     assert!(enabled(), "KUPFER_RANDDET=off is set");
     let mut report = vec![];
     for (i, (t, p)) in cases().into_iter().enumerate() {
+        // Parameters NaN included: every driver must give NaN (or NumPy's value) the same way.
         let seed = 100 + i as u64;
         let got = draw(seed, t, &p);
         let mut pe: Vec<f32> = p.iter().map(|&x| x as f32).collect();

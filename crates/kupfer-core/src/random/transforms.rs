@@ -386,10 +386,10 @@ fn expm1_small(r: f32) -> f32 {
 
 /// `kp_det_expm1_f32`: exp(x) - 1 as every driver computes it.
 pub fn expm1_det(x: f32) -> f32 {
-    let x = opq(x);
     if x.is_nan() {
         return x;
     }
+    let x = opq(x);
     if x > 17.5 {
         return exp_det_f32(x) - 1.0;
     }
@@ -408,6 +408,9 @@ pub fn expm1_det(x: f32) -> f32 {
 
 /// `kp_det_log1p_f32`: log(1 + x) as every driver computes it (-inf at -1, NaN below).
 pub fn log1p_det(x: f32) -> f32 {
+    if x.is_nan() {
+        return x;
+    }
     let x = opq(x);
     let u = opq(1.0 + x);
     if u == 1.0 {
@@ -500,6 +503,7 @@ mod tests {
         assert!(log1p_det(-2.0).is_nan());
         assert_eq!(log1p_det(1e-30), 1e-30);
         assert_eq!(expm1_det(-100.0), -1.0);
+        assert!(expm1_det(f32::NAN).is_nan() && log1p_det(f32::NAN).is_nan());
         assert_eq!(expm1_det(100.0), f32::INFINITY);
     }
 
