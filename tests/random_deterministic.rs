@@ -690,3 +690,14 @@ fn exponentials_are_their_cpu_emulation_bit_for_bit() {
     eprintln!("{form:?} differing: {bad:?}");
     assert!(bad.iter().all(|b| b.1 == 0));
 }
+
+#[test]
+fn nan_shapes_give_nan_gammas_and_lognormals() {
+    // A driver may assume no float is NaN (lavapipe folded `x != x` to false): the samplers
+    // test NaN on the bits.
+    let g = default_rng(Some(5));
+    let gam = f32s(&g.standard_gamma(f64::NAN, Some(&[64][..]), None).unwrap());
+    let logn = f32s(&g.lognormal(f64::NAN, 1.0, Some(&[64][..])).unwrap());
+    let wei = f32s(&g.weibull(f64::NAN, Some(&[64][..])).unwrap());
+    assert!(gam.iter().chain(&logn).chain(&wei).all(|v| v.is_nan()));
+}
