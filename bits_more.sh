@@ -1,5 +1,7 @@
 # The distributions made bit-identical by helper detrand (float32): run each with $K (the
-# kupfer binary) into $D on two machines and compare the files' bytes.
+# kupfer binary) into $D on two machines and compare the files' bytes. standard_t and
+# noncentral_chisquare (df > 1) take the standard normal of the process's normal form: the same
+# bits with the ziggurat (KUPFER_RANDN=ziggurat, or the default once it is) or fenced form.
 $K eval -o $D/uniform.npy "np.random.default_rng(7).uniform(-3.0, 5.0, 4096)"
 $K eval -o $D/laplace.npy "np.random.default_rng(7).laplace(1.0, 2.0, 4096)"
 $K eval -o $D/logistic.npy "np.random.default_rng(7).logistic(1.0, 2.0, 4096)"
