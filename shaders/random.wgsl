@@ -471,9 +471,11 @@ fn kp_permute_rows(k: vec2<u32>, d: vec2<u32>, e: u32, n: u32) -> u32 {
 // Ziggurat (Marsaglia and Tsang, "The ziggurat method for generating random variables", 2000)
 // with 256 layers: the default float32 normals and exponentials, the same bits on every
 // driver. The tables (kupfer_core::random::ziggurat, computed on the host in float64 and
-// rounded) come as `var<private>` arrays of exact bits appended by the code generator:
-// KP_ZIG_N32_FAST[i] = (K_i, W_i) with W_i = x_i 2^-24 (x_i: layer i's width) and
-// K_i = floor(2^24 x_{i+1} / x_i); KP_ZIG_N32_SLOW[i] = (f(x_i), f(x_{i+1}) - f(x_i)).
+// rounded) are read through accessors that the code generator appends with the tables
+// behind them (by default a read-only storage buffer bound to the kernel, one copy per
+// device; KUPFER_ZIG_TABLES=private: module-scope var<private> arrays of exact bits):
+// kp_zig_n32_fast(i) = (K_i, W_i) with W_i = x_i 2^-24 (x_i: layer i's width) and
+// K_i = floor(2^24 x_{i+1} / x_i); kp_zig_n32_slow(i) = (f(x_i), f(x_{i+1}) - f(x_i)).
 // The fast path is exact by construction: an integer converted exactly, ONE multiply by a
 // table value (correctly rounded), the acceptance test in integers. The slow path (wedge,
 // tail) fences every product that is added, so it too rounds the same on every driver; its
@@ -509,7 +511,7 @@ fn kp_exp_neg_fenced_f32(h: f32) -> f32 {
 fn kp_zig_normal_try_f32(w: u32) -> vec4<f32> {
     let i = w & 255u;
     let s = bitcast<i32>(((w >> 8u) << 1u) | 1u) - 16777216;
-    let t = KP_ZIG_N32_FAST[i];
+    let t = kp_zig_n32_fast(i);
     let x = kpl32_opq(f32(s) * bitcast<f32>(t.y));
     let fast = u32(abs(s)) < t.x;
     return vec4<f32>(x, select(0.0, 1.0, fast), f32(i), f32(s));
@@ -536,7 +538,7 @@ fn kp_zig_normal_slow_f32(k: vec2<u32>, d: vec2<u32>, e: u32, first: vec4<f32>) 
             }
             continue;
         }
-        let sl = KP_ZIG_N32_SLOW[i];
+        let sl = kp_zig_n32_slow(i);
         let h = kpl32_opq(0.5 * kpl32_opq(x * x));
         let y = kpl32_opq(kp_u01_f32(blk.x) * bitcast<f32>(sl.y)) + bitcast<f32>(sl.x);
         if (y < kp_exp_neg_fenced_f32(h)) {
@@ -564,20 +566,34 @@ fn kp_normal_zig_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w: u32) -> f32 {
     return kp_zig_normal_slow_f32(k, d, e, t);
 }
 
+// Lane l of four values, by selects (no array indexed at run time: a driver would keep
+// such an array in per-thread memory).
+fn kp_pick4_f32(t0: vec4<f32>, t1: vec4<f32>, t2: vec4<f32>, t3: vec4<f32>, l: u32) -> vec4<f32> {
+    return select(select(t0, t1, l == 1u), select(t2, t3, l == 3u), l >= 2u);
+}
+
+// v with lane l replaced by x, by a select.
+fn kp_put4_f32(v: vec4<f32>, l: u32, x: f32) -> vec4<f32> {
+    return select(v, vec4<f32>(x), vec4<u32>(0u, 1u, 2u, 3u) == vec4<u32>(l));
+}
+
 // The four normals of the elements e0 .. e0 + 3 whose block 0 is b: four fast tries, then the
 // slow path for the rejected ones.
 fn kp_normal4_zig_f32(k: vec2<u32>, d: vec2<u32>, e0: u32, b: vec4<u32>) -> vec4<f32> {
-    var t = array<vec4<f32>, 4>(kp_zig_normal_try_f32(b.x), kp_zig_normal_try_f32(b.y),
-        kp_zig_normal_try_f32(b.z), kp_zig_normal_try_f32(b.w));
-    var v = vec4<f32>(t[0].x, t[1].x, t[2].x, t[3].x);
+    let t0 = kp_zig_normal_try_f32(b.x);
+    let t1 = kp_zig_normal_try_f32(b.y);
+    let t2 = kp_zig_normal_try_f32(b.z);
+    let t3 = kp_zig_normal_try_f32(b.w);
+    var v = vec4<f32>(t0.x, t1.x, t2.x, t3.x);
     // The rejected lanes, taken one per iteration: a thread with one of them (most) runs
     // the slow code once, in step with the other threads of its warp.
-    var pending = select(0u, 1u, t[0].y == 0.0) | select(0u, 2u, t[1].y == 0.0)
-        | select(0u, 4u, t[2].y == 0.0) | select(0u, 8u, t[3].y == 0.0);
+    var pending = select(0u, 1u, t0.y == 0.0) | select(0u, 2u, t1.y == 0.0)
+        | select(0u, 4u, t2.y == 0.0) | select(0u, 8u, t3.y == 0.0);
     for (var it = 0u; it < 4u && pending != 0u; it++) {
         let l = countTrailingZeros(pending);
         pending &= pending - 1u;
-        v[l] = kp_zig_normal_slow_f32(k, d, e0 + l, t[l]);
+        let x = kp_zig_normal_slow_f32(k, d, e0 + l, kp_pick4_f32(t0, t1, t2, t3, l));
+        v = kp_put4_f32(v, l, x);
     }
     return v;
 }
@@ -587,7 +603,7 @@ fn kp_normal4_zig_f32(k: vec2<u32>, d: vec2<u32>, e0: u32, b: vec4<u32>) -> vec4
 fn kp_zig_exp_try_f32(w: u32) -> vec4<f32> {
     let i = w & 255u;
     let m = w >> 8u;
-    let t = KP_ZIG_E32_FAST[i];
+    let t = kp_zig_e32_fast(i);
     let x = kpl32_opq(f32(m) * bitcast<f32>(t.y));
     return vec4<f32>(x, select(0.0, 1.0, m < t.x), f32(i), 0.0);
 }
@@ -606,7 +622,7 @@ fn kp_zig_exp_slow_f32(k: vec2<u32>, d: vec2<u32>, e: u32, first: vec4<f32>) -> 
         if (i == 0u) {
             off = off + KP_ZIG_E32_R;
         } else {
-            let sl = KP_ZIG_E32_SLOW[i];
+            let sl = kp_zig_e32_slow(i);
             let y = kpl32_opq(kp_u01_f32(blk.x) * bitcast<f32>(sl.y)) + bitcast<f32>(sl.x);
             if (y < kp_exp_neg_fenced_f32(x)) {
                 return x + off;
@@ -635,17 +651,20 @@ fn kp_exponential_zig_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w: u32) -> f32 {
 
 // The four exponentials of the elements e0 .. e0 + 3 whose block 0 is b.
 fn kp_exponential4_zig_f32(k: vec2<u32>, d: vec2<u32>, e0: u32, b: vec4<u32>) -> vec4<f32> {
-    var t = array<vec4<f32>, 4>(kp_zig_exp_try_f32(b.x), kp_zig_exp_try_f32(b.y),
-        kp_zig_exp_try_f32(b.z), kp_zig_exp_try_f32(b.w));
-    var v = vec4<f32>(t[0].x, t[1].x, t[2].x, t[3].x);
+    let t0 = kp_zig_exp_try_f32(b.x);
+    let t1 = kp_zig_exp_try_f32(b.y);
+    let t2 = kp_zig_exp_try_f32(b.z);
+    let t3 = kp_zig_exp_try_f32(b.w);
+    var v = vec4<f32>(t0.x, t1.x, t2.x, t3.x);
     // The rejected lanes, taken one per iteration: a thread with one of them (most) runs
     // the slow code once, in step with the other threads of its warp.
-    var pending = select(0u, 1u, t[0].y == 0.0) | select(0u, 2u, t[1].y == 0.0)
-        | select(0u, 4u, t[2].y == 0.0) | select(0u, 8u, t[3].y == 0.0);
+    var pending = select(0u, 1u, t0.y == 0.0) | select(0u, 2u, t1.y == 0.0)
+        | select(0u, 4u, t2.y == 0.0) | select(0u, 8u, t3.y == 0.0);
     for (var it = 0u; it < 4u && pending != 0u; it++) {
         let l = countTrailingZeros(pending);
         pending &= pending - 1u;
-        v[l] = kp_zig_exp_slow_f32(k, d, e0 + l, t[l]);
+        let x = kp_zig_exp_slow_f32(k, d, e0 + l, kp_pick4_f32(t0, t1, t2, t3, l));
+        v = kp_put4_f32(v, l, x);
     }
     return v;
 }
@@ -744,8 +763,11 @@ fn kp_normal_pair_det_f64(a: u32, b: u32) -> vec2<f64> {
     return kp_normal_pair_f64(a, b);
 }
 
-// The float64 ziggurats (tables KP_ZIG_N64_* / KP_ZIG_E64_*: K_i as (high, low) words of
-// floor(2^52 x_{i+1} / x_i), W_i = x_i 2^-52, f(x_i) and f(x_{i+1}) - f(x_i) as float64).
+// The float64 ziggurats (accessors kp_zig_n64_fast(i) = (K_i, W_i) with
+// K_i = floor(2^52 x_{i+1} / x_i) < 2^52, exact in float64, and W_i = x_i 2^-52;
+// kp_zig_n64_slow(i) = (f(x_i), f(x_{i+1}) - f(x_i)); kp_zig_e64_* likewise). The
+// candidate's integer (below 2^53) converts exactly, so comparing its float64 with K_i is
+// the integer test.
 // Element e's candidate takes 52 bits from its word 0 (w0 >> 8: layer w0 & 255) and word 1
 // (the x word of its own block 1, >> 4); the slow path's attempt j reads its own block 1 + j
 // (j = 1..16; past them the fenced float32 Box-Muller normal, or -ln U, of block 18).
@@ -805,10 +827,10 @@ fn kp_zig_normal_try_f64(w0: u32, w1: u32) -> vec3<f64> {
     let ml = (((top & 15u) << 28u) | (w1 >> 4u)) ^ flip;
     let h = (mh << 1u) | (ml >> 31u);
     let l = (ml << 1u) | 1u;
-    let kk = KP_ZIG_N64_K[i];
-    let fast = h < kk.x || (h == kk.x && l < kk.y);
-    let x = kp_u52_f64(h, l) * KP_ZIG_N64_W[i];
-    return vec3<f64>(kpl64_opq(select(x, -x, neg)), select(0.0lf, 1.0lf, fast), f64(i));
+    let t = kp_zig_n64_fast(i);
+    let m = kp_u52_f64(h, l);
+    let x = m * t.y;
+    return vec3<f64>(kpl64_opq(select(x, -x, neg)), select(0.0lf, 1.0lf, m < t.x), f64(i));
 }
 
 fn kp_zig_normal_slow_f64(k: vec2<u32>, d: vec2<u32>, e: u32, first: vec3<f64>) -> f64 {
@@ -829,7 +851,8 @@ fn kp_zig_normal_slow_f64(k: vec2<u32>, d: vec2<u32>, e: u32, first: vec3<f64>) 
         }
         let h = kpl64_opq(0.5lf * kpl64_opq(x * x));
         let u = kp_u01_f64(blk.x, blk.y);
-        let y = kpl64_opq(u * KP_ZIG_N64_D[i]) + KP_ZIG_N64_F[i];
+        let sl = kp_zig_n64_slow(i);
+        let y = kpl64_opq(u * sl.y) + sl.x;
         if (y < kp_exp_neg_fenced_f64(h)) {
             return x;
         }
@@ -860,10 +883,10 @@ fn kp_zig_exp_try_f64(w0: u32, w1: u32) -> vec3<f64> {
     let top = w0 >> 8u;
     let h = top >> 4u;
     let l = ((top & 15u) << 28u) | (w1 >> 4u);
-    let kk = KP_ZIG_E64_K[i];
-    let fast = h < kk.x || (h == kk.x && l < kk.y);
-    let x = kpl64_opq(kp_u52_f64(h, l) * KP_ZIG_E64_W[i]);
-    return vec3<f64>(x, select(0.0lf, 1.0lf, fast), f64(i));
+    let t = kp_zig_e64_fast(i);
+    let m = kp_u52_f64(h, l);
+    let x = kpl64_opq(m * t.y);
+    return vec3<f64>(x, select(0.0lf, 1.0lf, m < t.x), f64(i));
 }
 
 fn kp_zig_exp_slow_f64(k: vec2<u32>, d: vec2<u32>, e: u32, first: vec3<f64>) -> f64 {
@@ -877,7 +900,8 @@ fn kp_zig_exp_slow_f64(k: vec2<u32>, d: vec2<u32>, e: u32, first: vec3<f64>) -> 
             off = off + KP_ZIG_E64_R;
         } else {
             let u = kp_u01_f64(blk.x, blk.y);
-            let y = kpl64_opq(u * KP_ZIG_E64_D[i]) + KP_ZIG_E64_F[i];
+            let sl = kp_zig_e64_slow(i);
+            let y = kpl64_opq(u * sl.y) + sl.x;
             if (y < kp_exp_neg_fenced_f64(x)) {
                 return x + off;
             }

@@ -1,24 +1,25 @@
-//! The opt-in float32 normals and exponentials (the 256-layer ziggurat of
-//! `kupfer_core::random::ziggurat`), `normal(loc, scale)`, `lognormal` and the float32 gamma sampler
-//! (`kupfer_core::random::gamma`): the GPU's draws are the CPU
-//! emulation's bits (the emulation performs exactly the float32 operations of the WGSL, none
-//! fused: what every driver computes, so this is the test that the draws are the same bits on
-//! every driver), through both paths of the code generator (four draws per Philox block in a
-//! contiguous kernel; one per element in a strided one) and a fused reduction; and the
-//! distributions against SciPy: Kolmogorov-Smirnov on 2^20 draws, the tails beyond the last
-//! layer against the exact probabilities, and the tails' own shape.
+//! The default normals and exponentials, float32 and float64 (the 256-layer ziggurats of
+//! `kupfer_core::random::ziggurat`), `normal(loc, scale)`, `lognormal` and the float32 gamma
+//! sampler (`kupfer_core::random::gamma`): the GPU's draws are the CPU emulation's bits (the
+//! emulation performs exactly the float operations of the WGSL, none fused: what every driver
+//! computes, so this is the test that the draws are the same bits on every driver), through
+//! every kind of kernel that hosts a draw (four draws per Philox block in a contiguous
+//! elementwise kernel; one per element in a strided one; a larger fused expression; fused
+//! reductions; a boolean-mask compaction) and with the tables from each source
+//! (`KUPFER_ZIG_TABLES`: the shared storage buffer by default, `private` and `workgroup` in
+//! child processes); and the distributions against SciPy: Kolmogorov-Smirnov on 2^20 draws, the
+//! tails beyond the last layer against the exact probabilities, and the tails' own shape.
 //!
 //! Needs python3 with SciPy and a GPU adapter (lavapipe will do); fails, never skips. Run with
-//! `KUPFER_RANDN` and `KUPFER_RANDEXP` unset or `ziggurat` (the binary opts into the ziggurat
-//! forms, which are not the default).
+//! `KUPFER_RANDN` and `KUPFER_RANDEXP` unset or `ziggurat` (the defaults).
 
 use kp::random::default_rng;
 use kp::random::philox::ziggurat::{
     exp_det_f32, exponential_f32, normal_f32, normal_tables, EXPONENTIAL_R, NORMAL_R,
 };
+use kp::random::philox::RandomOp;
 use kp::random::philox::{
-    exponential_form, normal_form, seed_key, set_exponential_form, set_normal_form,
-    ExponentialForm, NormalForm,
+    exponential_form, normal_form, seed_key, ziggurat::table_source, ExponentialForm, NormalForm,
 };
 use kp::{Array, SliceArg};
 use kupfer as kp;
@@ -45,19 +46,17 @@ fn every_other_column(a: &Array) -> Vec<f32> {
 }
 
 fn choose_the_ziggurat_forms() {
-    // The ziggurat forms are opt-in: this binary chooses them before its first draw.
-    let normal = set_normal_form(NormalForm::Ziggurat);
-    assert!(
-        normal.is_ok() || normal == Err(NormalForm::Ziggurat),
-        "KUPFER_RANDN is set"
+    // The ziggurats are the default forms (nothing in this binary chooses another).
+    assert_eq!(
+        normal_form(),
+        NormalForm::Ziggurat,
+        "the default normal form (is KUPFER_RANDN set?)"
     );
-    let exponential = set_exponential_form(ExponentialForm::Ziggurat);
-    assert!(
-        exponential.is_ok() || exponential == Err(ExponentialForm::Ziggurat),
-        "KUPFER_RANDEXP is set"
+    assert_eq!(
+        exponential_form(),
+        ExponentialForm::Ziggurat,
+        "the default exponential form (is KUPFER_RANDEXP set?)"
     );
-    assert_eq!(normal_form(), NormalForm::Ziggurat);
-    assert_eq!(exponential_form(), ExponentialForm::Ziggurat);
 }
 
 /// How many of `got` differ from `want(e)` in their bits.
@@ -139,6 +138,156 @@ fn a_fused_reduction_sees_the_same_ziggurat_draws() {
             .map(|v| f64::from(v * v))
             .sum();
         assert!((f64::from(*s) - want).abs() < 1e-3 * want, "row {r}");
+    }
+}
+
+/// Element `e` of the float32 uniform of draw `draw` (exact in float64).
+fn uniform32(key: [u32; 2], draw: u64, e: u32) -> f32 {
+    kp::random::philox::reference(RandomOp::Uniform, kp::DType::F32, key, draw, e, 0) as f32
+}
+
+#[test]
+fn draws_fused_into_expressions_reductions_and_compactions_are_the_emulation_bits() {
+    use kp::random::philox::ziggurat::{exponential_f64, normal_f64};
+    choose_the_ziggurat_forms();
+    let key = seed_key(77);
+    let g = default_rng(Some(77));
+    // float32, one elementwise kernel with three draws: z 2 + x - u (z 2 is exact, so a
+    // contraction into a fused multiply-add changes nothing), at a length of whole blocks
+    // (four draws per Philox block) and a ragged one (one per element).
+    let mut draw = 0u64;
+    for n in [1usize << 14, 3 * 4099] {
+        let z = g.standard_normal(&[n], None).unwrap();
+        let x = g.standard_exponential(&[n], None).unwrap();
+        let u = g.random(&[n], None).unwrap();
+        let got = f32s(&(&(&(&z * 2.0) + &x) - &u));
+        let bad = differing(&got, |e| {
+            let e = e as u32;
+            (normal_f32(key, draw, e) * 2.0 + exponential_f32(key, draw + 1, e))
+                - uniform32(key, draw + 2, e)
+        });
+        assert_eq!(bad, 0, "float32 expression of length {n}");
+        draw += 3;
+    }
+    // float64, the same expression.
+    let f64s = |a: &Array| a.to_vec::<f64>().unwrap();
+    let n = 5001;
+    let z = g.standard_normal(&[n], Some(kp::DType::F64)).unwrap();
+    let x = g.standard_exponential(&[n], Some(kp::DType::F64)).unwrap();
+    let u = g.random(&[n], Some(kp::DType::F64)).unwrap();
+    let got = f64s(&(&(&(&z * 2.0) + &x) - &u));
+    let f64_draw = draw;
+    let bad = got
+        .iter()
+        .enumerate()
+        .filter(|(e, v)| {
+            let e = *e as u32;
+            let u = kp::random::philox::reference(
+                RandomOp::Uniform,
+                kp::DType::F64,
+                key,
+                f64_draw + 2,
+                e,
+                0,
+            );
+            let want =
+                (normal_f64(key, f64_draw, e) * 2.0 + exponential_f64(key, f64_draw + 1, e)) - u;
+            v.to_bits() != want.to_bits()
+        })
+        .count();
+    assert_eq!(bad, 0, "float64 expression");
+    draw += 3;
+    // Reductions fused with the draws: max and min (exact in any order) of z 3 - x over rows,
+    // float32 and float64.
+    let (rows, cols) = (6usize, 1003usize);
+    for dtype in [kp::DType::F32, kp::DType::F64] {
+        let z = g.standard_normal(&[rows, cols], Some(dtype)).unwrap();
+        let x = g.standard_exponential(&[rows, cols], Some(dtype)).unwrap();
+        let y = &(&z * 3.0) - &x;
+        let hi = kp::max(&y, kp::Axis::Many(vec![1]), false).unwrap();
+        let lo = kp::min(&y, kp::Axis::Many(vec![1]), false).unwrap();
+        let hi = hi.astype(kp::DType::F64).unwrap().to_vec::<f64>().unwrap();
+        let lo = lo.astype(kp::DType::F64).unwrap().to_vec::<f64>().unwrap();
+        let value = |e: u32| {
+            if dtype == kp::DType::F32 {
+                f64::from(normal_f32(key, draw, e) * 3.0 - exponential_f32(key, draw + 1, e))
+            } else {
+                normal_f64(key, draw, e) * 3.0 - exponential_f64(key, draw + 1, e)
+            }
+        };
+        for r in 0..rows {
+            let vals: Vec<f64> = (0..cols).map(|c| value((r * cols + c) as u32)).collect();
+            let want_hi = vals.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let want_lo = vals.iter().copied().fold(f64::INFINITY, f64::min);
+            assert_eq!((hi[r], lo[r]), (want_hi, want_lo), "{dtype} row {r}");
+        }
+        draw += 2;
+    }
+    // A boolean-mask compaction reading the lazy draw (the index kernel computes it).
+    let n = 20_000;
+    let z = g.standard_normal(&[n], None).unwrap();
+    let mask = kp::greater(&z, 1.0).unwrap();
+    let got = f32s(&z.get(&[kp::Index::Array(mask)]).unwrap());
+    let want: Vec<f32> = (0..n as u32)
+        .map(|e| normal_f32(key, draw, e))
+        .filter(|&v| v > 1.0)
+        .collect();
+    assert_eq!(got.len(), want.len());
+    assert_eq!(differing(&got, |e| want[e]), 0, "compaction");
+}
+
+/// The draws of the table source in force, against the emulation (this binary's default
+/// source here; `the_other_table_sources_draw_the_same_bits` runs it in children with the others).
+#[test]
+fn the_table_source_in_force_draws_the_emulation_bits() {
+    use kp::random::philox::ziggurat::{exponential_f64, normal_f64};
+    choose_the_ziggurat_forms();
+    let wanted = std::env::var("KUPFER_ZIG_TABLES").unwrap_or_else(|_| "storage".into());
+    assert_eq!(format!("{:?}", table_source()).to_lowercase(), wanted);
+    let key = seed_key(99);
+    let g = default_rng(Some(99));
+    let n = 1usize << 14;
+    let z = f32s(&g.standard_normal(&[n], None).unwrap());
+    let x = f32s(&g.standard_exponential(&[n], None).unwrap());
+    let z64 = g.standard_normal(&[n], Some(kp::DType::F64)).unwrap();
+    let x64 = g.standard_exponential(&[n], Some(kp::DType::F64)).unwrap();
+    let bad64 = |a: Array, f: &dyn Fn(u32) -> f64| {
+        let v = a.to_vec::<f64>().unwrap();
+        v.iter()
+            .enumerate()
+            .filter(|(e, v)| v.to_bits() != f(*e as u32).to_bits())
+            .count()
+    };
+    let checks = [
+        differing(&z, |e| normal_f32(key, 0, e as u32)),
+        differing(&x, |e| exponential_f32(key, 1, e as u32)),
+        bad64(z64, &|e| normal_f64(key, 2, e)),
+        bad64(x64, &|e| exponential_f64(key, 3, e)),
+    ];
+    eprintln!("{wanted}: values differing from the CPU emulation: {checks:?}");
+    assert_eq!(checks, [0; 4]);
+}
+
+#[test]
+fn the_other_table_sources_draw_the_same_bits() {
+    // The other sources in child processes of this binary (the source is read once per
+    // process; this one reads the default).
+    for source in ["private", "workgroup"] {
+        let out = Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "the_table_source_in_force_draws_the_emulation_bits",
+                "--test-threads=1",
+            ])
+            .env("KUPFER_ZIG_TABLES", source)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && stdout.contains("1 passed"),
+            "KUPFER_ZIG_TABLES={source}:\n{stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 }
 

@@ -264,6 +264,7 @@ fn elementwise_to(program: &Program, target: &Target, packed_output: bool) -> Re
     let any_strided = program.inputs.iter().any(|i| i.access == Access::Strided);
     let mut body = String::new();
     let mut needs = Needs::for_target(target);
+    needs.fills_tables = true;
     let n_items = items(program);
     let limit = if vector { "(P.n / 4u)" } else { "P.n" };
     // Indices (and coordinates of strided inputs) of every item. Scalar kernels: item k is
@@ -407,8 +408,18 @@ fn elementwise_to(program: &Program, target: &Target, packed_output: bool) -> Re
 
     let enables = enables(program.dtypes());
     let helpers = needs.render()?;
+    // Workgroup-staged ziggurat tables: filled by every thread before any returns.
+    let prologue = if helpers.contains(&format!("fn {}(", random::ziggurat::FILL)) {
+        format!(
+            "    {}(lid, {WORKGROUP_SIZE}u);\n    workgroupBarrier();",
+            random::ziggurat::FILL
+        )
+    } else {
+        String::new()
+    };
     let wgsl = Template::new(TEMPLATE)
         .set("ENABLES", enables)
+        .set("PROLOGUE", prologue)
         .set("PARAMS", fields.trim_end())
         .set("BINDINGS", bindings.trim_end())
         .set("HELPERS", &helpers)
@@ -509,6 +520,9 @@ pub(crate) struct Needs {
     random_blocks: bool,
     /// The adapter has 64-bit integers (Philox's high products use them).
     pub(crate) int64: bool,
+    /// The kernel calls [`random::ziggurat::FILL`] where the helpers define it, so the
+    /// ziggurat tables may come from workgroup memory (`KUPFER_ZIG_TABLES=workgroup`).
+    pub(crate) fills_tables: bool,
 }
 
 impl Needs {
@@ -524,7 +538,12 @@ impl Needs {
         let mut s = String::new();
         // Each library keeps the functions it defines (names of the other precision are not
         // in it); the complex functions come with the real ones they call.
-        let mut random = random::library(self.random.iter().copied(), self.int64);
+        let mut random = if self.fills_tables {
+            let source = random::ziggurat::table_source();
+            random::library_with(self.random.iter().copied(), self.int64, source)
+        } else {
+            random::library(self.random.iter().copied(), self.int64)
+        };
         for f in self.random_fns.values() {
             random.push_str(f);
         }
@@ -1963,17 +1982,33 @@ mod tests {
                 if op.check(d).is_err() {
                     continue;
                 }
-                for i64 in [true, false] {
+                // The ziggurat draws with their tables from each source.
+                use crate::random::{ziggurat, RandomOp};
+                let sources: &[_] = if matches!(op, RandomOp::Normal | RandomOp::Exponential) {
+                    &ziggurat::ALL_SOURCES
+                } else {
+                    &[ziggurat::TableSource::Storage]
+                };
+                let cases = [true, false]
+                    .into_iter()
+                    .flat_map(|i64| sources.iter().map(move |&s| (i64, s)));
+                for (i64, source) in cases {
                     let target = Target { i64, ..ALL };
                     for access in [Access::Strided, Access::Contiguous, Access::Broadcast] {
-                        let mut p = crate::naga_check::random_program(op, d, access);
-                        validate(&elementwise(&p, &target).unwrap().wgsl);
-                        checked += 1;
-                        if vectorisable(&p) {
-                            p.vector = true;
-                            validate(&elementwise(&p, &target).unwrap().wgsl);
+                        ziggurat::with_table_source(source, || {
+                            let mut p = crate::naga_check::random_program(op, d, access);
+                            let wgsl = elementwise(&p, &target).unwrap().wgsl;
+                            validate(&wgsl);
+                            // Workgroup tables: staged by every thread, then a barrier.
+                            let staged = wgsl.contains("kp_zig_fill(lid, 256u);");
+                            assert_eq!(staged, source == ziggurat::TableSource::Workgroup);
                             checked += 1;
-                        }
+                            if vectorisable(&p) {
+                                p.vector = true;
+                                validate(&elementwise(&p, &target).unwrap().wgsl);
+                                checked += 1;
+                            }
+                        });
                     }
                 }
             }

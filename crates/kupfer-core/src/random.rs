@@ -38,8 +38,11 @@
 //!   gives the layer and a 24-bit integer: one exact multiply and an integer test; rejected
 //!   draws continue on the element's own blocks 1..=17 with fenced arithmetic; float64: a
 //!   52-bit integer from word 0 and the element's block 1, the slow path on blocks 2..=18):
-//!   the same bits on every driver. `normal(loc, scale)`: [`RandomOp::NormalAffine`], the product fenced.
-//! - normal float32, the other forms: Box–Muller on the pair of words of lanes
+//!   the same bits on every driver. The tables are a read-only storage buffer made once per
+//!   device and bound to every kernel that draws ([`ziggurat::TABLE_BINDINGS`];
+//!   `KUPFER_ZIG_TABLES=private` for per-thread module-scope arrays, [`ziggurat::TableSource`]).
+//!   `normal(loc, scale)`: [`RandomOp::NormalAffine`], the product fenced.
+//! - normal float32, the other forms (`KUPFER_RANDN`): Box–Muller on the pair of words of lanes
 //!   `2 (e % 4 / 2)` and `+ 1` of the shared block: `u1 = ((w >> 8) + 1) 2^-24` in (0, 1], `u2` uniform, `sqrt(-2 ln u1)` times
 //!   `cos(2 pi u2)` for even `e`, `sin` for odd `e`: one block gives four normals. float64:
 //!   `u1` from words 0 and 1, `u2` from words 2 and 3, the cosine only. The float32 logarithm,
@@ -146,8 +149,27 @@ fn philox_round_mulhi() -> bool {
 /// libm functions they call are not included) for an adapter with (`int64`) or without 64-bit
 /// integers: `kp_mulhi` is the 64-bit multiply's high word where there are, else its exact
 /// 16-bit-halves form, and a Philox round takes each product's two words from one 64-bit
-/// multiply where there are (the same bits either way). Empty when `functions` is.
+/// multiply where there are (the same bits either way). The ziggurat tables the functions
+/// read come as [`ziggurat::table_source`] holds them (by default the declarations of the
+/// storage buffers of [`ziggurat::TABLE_BINDINGS`], which the runtime binds; the workgroup
+/// source, which needs the kernel to fill workgroup memory first, reads storage here: see
+/// [`library_with`]). Empty when `functions` is.
 pub fn library<'a>(functions: impl IntoIterator<Item = &'a str>, int64: bool) -> String {
+    let tables = match ziggurat::table_source() {
+        ziggurat::TableSource::Workgroup => ziggurat::TableSource::Storage,
+        other => other,
+    };
+    library_with(functions, int64, tables)
+}
+
+/// [`library`] with the ziggurat tables read from `tables` (with
+/// [`ziggurat::TableSource::Workgroup`], a kernel must call [`ziggurat::FILL`] where the
+/// library defines it).
+pub fn library_with<'a>(
+    functions: impl IntoIterator<Item = &'a str>,
+    int64: bool,
+    tables: ziggurat::TableSource,
+) -> String {
     let mulhi = if int64 {
         "kp_mulhi_u64"
     } else {
@@ -165,7 +187,7 @@ pub fn library<'a>(functions: impl IntoIterator<Item = &'a str>, int64: bool) ->
     roots.push(mulhi);
     roots.push(round);
     let mut src = crate::libm::subset(random_source(), roots);
-    let tables = ziggurat::wgsl_tables(&src);
+    let tables = ziggurat::wgsl_tables_with(&src, tables);
     src.push_str(&tables);
     src.push_str(&format!(
         "fn kp_mulhi(a: u32, b: u32) -> u32 {{\n    return {mulhi}(a, b);\n}}\n\
@@ -183,16 +205,17 @@ pub fn libm_calls(src: &str) -> std::collections::BTreeSet<&str> {
         .collect()
 }
 
-/// The forms of the float32 standard normal (`KUPFER_RANDN`), all Box-Muller on the same
-/// words; they differ in how the logarithm, square root, sine and cosine are evaluated.
+/// The forms of the standard normal (`KUPFER_RANDN`): the ziggurat (the default), or
+/// Box-Muller on the same words in one of three ways of evaluating the logarithm, square
+/// root, sine and cosine (float32; float64 then takes Box-Muller through the libm).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NormalForm {
-    /// `ziggurat` (opt-in: 0.64 ms for 2^26 draws on the H200, where its tables in
-    /// per-thread arrays cost more than the arithmetic saves; a read-only table binding is the
-    /// next step): Marsaglia and Tsang's ziggurat with 256 layers from the element's word 0 ([`ziggurat`]): an exact integer-to-float conversion times a table
-    /// value, accepted by an integer test, with a fenced slow path on the element's own
-    /// blocks. The same bits on every driver, those of [`ziggurat::normal_f32`]; not a
-    /// Box-Muller pair.
+    /// The default (`ziggurat`): Marsaglia and Tsang's ziggurat with 256 layers from the
+    /// element's word 0 ([`ziggurat`]): an exact integer-to-float conversion times a table
+    /// value (the tables in a read-only storage buffer every thread shares,
+    /// [`ziggurat::TableSource`]), accepted by an integer test, with a fenced slow path on the
+    /// element's own blocks. The same bits on every driver, those of
+    /// [`ziggurat::normal_f32`] (float64: [`ziggurat::normal_f64`]); not a Box-Muller pair.
     Ziggurat,
     /// `fenced`: the lean form's polynomials with every product that is added fenced (no
     /// driver can contract it into a fused multiply-add), integers turned into floats by exact
@@ -206,61 +229,61 @@ pub enum NormalForm {
     /// (0.130 ms for 2^26 draws on the H200; 54931 of 65536 normals identical to lavapipe's,
     /// at most 3 ulp apart).
     Accurate,
-    /// The default (`lean`): a logarithm without division (f + f^2 S(f)), sine and cosine by
-    /// an exact quadrant split, plain products and sums (a driver may contract them into fused
-    /// multiply-adds or not) and the driver's sqrt: the fastest form (0.122 ms for 2^26 draws
-    /// on the H200), within a few ulp of float64 Box-Muller; 54615 of 65536 normals were
-    /// identical to lavapipe's, at most 3 ulp apart.
+    /// `lean`: a logarithm without division (f + f^2 S(f)), sine and cosine by an exact
+    /// quadrant split, plain products and sums (a driver may contract them into fused
+    /// multiply-adds or not) and the driver's sqrt (0.122 ms for 2^26 draws on the H200),
+    /// within a few ulp of float64 Box-Muller; 54615 of 65536 normals were identical to
+    /// lavapipe's, at most 3 ulp apart.
     Lean,
 }
 
 static NORMAL_FORM: std::sync::OnceLock<NormalForm> = std::sync::OnceLock::new();
 
-/// The float32 normal form of this process: the one [`set_normal_form`] chose, else the one
-/// the environment variable `KUPFER_RANDN` asks for (`lean`, the default; `ziggurat`;
-/// `fenced`; `accurate`), fixed at the first draw; wasm32 has no environment and takes the
-/// default unless the page sets one.
+/// The normal form of this process: the one [`set_normal_form`] chose, else the one the
+/// environment variable `KUPFER_RANDN` asks for (`ziggurat`, the default; `lean`; `fenced`;
+/// `accurate`), fixed at the first draw; wasm32 has no environment and takes the default
+/// unless the page sets one.
 pub fn normal_form() -> NormalForm {
     *NORMAL_FORM.get_or_init(|| match std::env::var("KUPFER_RANDN").as_deref() {
         Ok("accurate") => NormalForm::Accurate,
         Ok("fenced") => NormalForm::Fenced,
-        Ok("ziggurat") => NormalForm::Ziggurat,
-        _ => NormalForm::Lean,
+        Ok("lean") => NormalForm::Lean,
+        _ => NormalForm::Ziggurat,
     })
 }
 
-/// The forms of the float32 standard exponential (`KUPFER_RANDEXP`).
+/// The forms of the standard exponential (`KUPFER_RANDEXP`; float32 and float64).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExponentialForm {
-    /// `ziggurat` (opt-in, as the normal's): the 256-layer ziggurat of
-    /// [`ziggurat::exponential_f32`], the same bits on every driver.
+    /// The default (`ziggurat`): the 256-layer ziggurat of [`ziggurat::exponential_f32`]
+    /// (float64: [`ziggurat::exponential_f64`]), the same bits on every driver.
     Ziggurat,
-    /// The default (`log`): `-log(U)` of the open uniform through the libm (a driver may contract the
+    /// `log`: `-log(U)` of the open uniform through the libm (a driver may contract the
     /// logarithm's polynomial differently from another).
     Log,
 }
 
-/// The float32 exponential form of this process: the one [`set_exponential_form`] chose, else
-/// `KUPFER_RANDEXP=ziggurat` for the ziggurat, else `-log(U)`; read once.
+/// The exponential form of this process: the one [`set_exponential_form`] chose, else
+/// `KUPFER_RANDEXP=log` for `-log(U)`, else the ziggurat; read once.
 pub fn exponential_form() -> ExponentialForm {
     *EXPONENTIAL_FORM.get_or_init(|| match std::env::var("KUPFER_RANDEXP").as_deref() {
-        Ok("ziggurat") => ExponentialForm::Ziggurat,
-        _ => ExponentialForm::Log,
+        Ok("log") => ExponentialForm::Log,
+        _ => ExponentialForm::Ziggurat,
     })
 }
 
 static EXPONENTIAL_FORM: std::sync::OnceLock<ExponentialForm> = std::sync::OnceLock::new();
 
-/// Chooses the float32 exponential form for the whole process, before the first exponential
-/// is drawn (as [`set_normal_form`]); returns the form in force when it was already fixed.
+/// Chooses the exponential form for the whole process, before the first exponential is drawn
+/// (as [`set_normal_form`]); returns the form in force when it was already fixed.
 pub fn set_exponential_form(form: ExponentialForm) -> Result<(), ExponentialForm> {
     EXPONENTIAL_FORM.set(form).map_err(|_| exponential_form())
 }
 
-/// Chooses the float32 normal form for the whole process, before the first normal is drawn
-/// (after that the form is fixed, so that a seed keeps giving the same numbers): `Fenced`
-/// where the same bits on every driver matter more than speed, for instance a page that must
-/// draw what a native run drew. Returns the form in force when it was already fixed.
+/// Chooses the normal form for the whole process, before the first normal is drawn (after
+/// that the form is fixed, so that a seed keeps giving the same numbers): `Lean`, `Fenced`
+/// or `Accurate` for Box-Muller normals instead of the default ziggurat's. Returns the form
+/// in force when it was already fixed.
 ///
 /// ```
 /// use kupfer_core::random::{normal_form, set_normal_form, NormalForm};
@@ -451,6 +474,26 @@ impl RandomOp {
                 "random {self:?} does not produce dtype {dtype}"
             )))
         }
+    }
+
+    /// How many storage bindings of ziggurat tables ([`ziggurat::TABLE_BINDINGS`]) a kernel
+    /// drawing this op in `dtype` reads beside its own (0 or 1; 0 when the tables are
+    /// per-thread arrays): launchers count them against the adapter's storage-buffer limit.
+    pub fn table_bindings(self, dtype: DType) -> usize {
+        type Counts = std::sync::Mutex<std::collections::HashMap<(RandomOp, DType), usize>>;
+        static COUNTS: std::sync::OnceLock<Counts> = std::sync::OnceLock::new();
+        if ziggurat::table_source() == ziggurat::TableSource::Private {
+            return 0;
+        }
+        let counts = COUNTS.get_or_init(Default::default);
+        let lock = || counts.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(&c) = lock().get(&(self, dtype)) {
+            return c;
+        }
+        let src = library(self.functions(dtype), false);
+        let c = ziggurat::table_bindings_in(&src).count();
+        lock().insert((self, dtype), c);
+        c
     }
 
     /// The WGSL functions of [`RANDOM_WGSL`] an op of `dtype` calls (the kernel takes them
@@ -1169,8 +1212,13 @@ mod tests {
             (RandomOp::Hypergeometric, DType::F32),
             (RandomOp::Hypergeometric, DType::F64),
         ] {
-            for (lane, int64) in [(None, false), (Some(0), true), (Some(3), false)] {
-                let mut src = library(op.functions(dtype), int64);
+            for (lane, int64, tables) in [
+                (None, false, ziggurat::TableSource::Storage),
+                (Some(0), true, ziggurat::TableSource::Storage),
+                (Some(3), false, ziggurat::TableSource::Storage),
+                (Some(1), true, ziggurat::TableSource::Private),
+            ] {
+                let mut src = library_with(op.functions(dtype), int64, tables);
                 let src_copy = src.clone();
                 // Both libraries, as a kernel takes them (float64 samplers call float32 ones).
                 for lib in [crate::libm::f32_library(), crate::libm::f64_library()] {
@@ -1248,12 +1296,21 @@ mod tests {
             ));
             validate(&src, naga::valid::Capabilities::empty());
         }
-        // The ziggurat forms (their four-element functions take the key, draw and element).
-        for (one, four) in [
+        // The ziggurat forms (their four-element functions take the key, draw and element),
+        // with the tables from each source.
+        for ((one, four), tables) in [
             ("kp_normal_zig_f32", "kp_normal4_zig_f32"),
             ("kp_exponential_zig_f32", "kp_exponential4_zig_f32"),
-        ] {
-            let mut src = library(["kp_rng_block0", one, four], true);
+        ]
+        .into_iter()
+        .flat_map(|f| {
+            [
+                ziggurat::TableSource::Storage,
+                ziggurat::TableSource::Private,
+            ]
+            .map(|t| (f, t))
+        }) {
+            let mut src = library_with(["kp_rng_block0", one, four], true, tables);
             let copy = src.clone();
             src.push_str(&crate::libm::subset(
                 crate::libm::f32_library(),
@@ -1267,6 +1324,70 @@ mod tests {
                  out[id.x] = {four}(k, d, 4u * id.x, b) + vec4<f32>({one}(k, d, id.x, b.x));\n}}\n"
             ));
             validate(&src, naga::valid::Capabilities::empty());
+        }
+    }
+
+    #[test]
+    fn the_float64_box_muller_form_validates() {
+        // Not the default (the ziggurat is): generated here so that it stays valid.
+        let mut src = library(["kp_rng_block0", "kp_rng_block", "kp_normal_f64"], false);
+        let copy = src.clone();
+        for lib in [crate::libm::f32_library(), crate::libm::f64_library()] {
+            src.push_str(&crate::libm::subset(lib, libm_calls(&copy)));
+        }
+        src.push_str(
+            "@group(0) @binding(0) var<storage, read_write> out: array<f64>;\n\
+             @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3<u32>) {\n\
+             let k = vec2<u32>(1u, 2u); let d = vec2<u32>(3u, 4u);\n\
+             out[id.x] = kp_normal_f64(kp_rng_block0(k, d, id.x).x, kp_rng_block(k, d, id.x, 1u));\n}\n",
+        );
+        crate::naga_check::validate(&src, naga::valid::Capabilities::empty());
+    }
+
+    #[test]
+    fn each_table_source_declares_what_its_kernels_read() {
+        use ziggurat::{table_bindings_in, TableSource, TABLE_BINDINGS};
+        let storage = |f: &[&str]| library_with(f.iter().copied(), false, TableSource::Storage);
+        let read = |src: &str| {
+            table_bindings_in(src)
+                .map(|b| b.binding)
+                .collect::<Vec<_>>()
+        };
+        // float32 draws read the float32 buffer, float64 draws the float64 one, others none.
+        assert_eq!(read(&storage(&["kp_normal4_zig_f32"])), [64]);
+        assert_eq!(read(&storage(&["kp_exponential_zig_f32"])), [64]);
+        assert_eq!(read(&storage(&["kp_normal_zig_f64"])), [65]);
+        assert_eq!(
+            read(&storage(&["kp_exponential_zig_f64", "kp_normal_zig_f32"])),
+            [64, 65]
+        );
+        assert!(read(&storage(&["kp_u01_f32", "kp_gamma_f32"])).is_empty());
+        let src = library_with(
+            ["kp_normal_zig_f32", "kp_normal_zig_f64"],
+            false,
+            TableSource::Private,
+        );
+        assert!(read(&src).is_empty() && src.contains("KP_ZIG_N64_FAST: array<vec2<f64>"));
+        // The buffers: 4 tables of 256 rows each, the rows the arrays hold.
+        let b32 = (TABLE_BINDINGS[0].bytes)();
+        let b64 = (TABLE_BINDINGS[1].bytes)();
+        assert_eq!((b32.len(), b64.len()), (4 * 256 * 8, 4 * 256 * 16));
+        let word = |b: &[u8], k: usize| u32::from_le_bytes(b[4 * k..4 * k + 4].try_into().unwrap());
+        let e = ziggurat::exponential_tables();
+        assert_eq!(
+            [word(&b32, 2 * 512 + 6), word(&b32, 2 * 512 + 7)],
+            e.fast[3]
+        );
+        let n = ziggurat::normal_tables();
+        let f = |k: usize| f64::from_le_bytes(b64[8 * k..8 * k + 8].try_into().unwrap());
+        // float64 K_i is exact as a float64 (below 2^52).
+        assert_eq!((f(2 * 7) as u64, f(2 * 7 + 1)), (n.k64[7], n.w64[7]));
+        assert!(n.k64.iter().chain(&e.k64).all(|&k| k < 1 << 52));
+        assert_eq!(f(2 * (256 + 9) + 1), n.d64[9]);
+        if ziggurat::table_source() == TableSource::Storage {
+            assert_eq!(RandomOp::Exponential.table_bindings(DType::F32), 1);
+            assert_eq!(RandomOp::Exponential.table_bindings(DType::F64), 1);
+            assert_eq!(RandomOp::Uniform.table_bindings(DType::F32), 0);
         }
     }
 }

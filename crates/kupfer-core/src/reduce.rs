@@ -856,8 +856,12 @@ mod tests {
                 if op.check(d).is_err() {
                     continue;
                 }
+                use crate::random::ziggurat::{with_table_source, ALL_SOURCES};
                 for strategy in [Strategy::Inner, Strategy::Outer] {
-                    for access in [Access::Strided, Access::Contiguous] {
+                    for (access, source) in [Access::Strided, Access::Contiguous]
+                        .into_iter()
+                        .zip(ALL_SOURCES.into_iter().cycle().skip(strategy as usize))
+                    {
                         let rp = ReduceProgram {
                             map: crate::naga_check::random_program(op, d, access),
                             partials: false,
@@ -868,7 +872,7 @@ mod tests {
                             strategy,
                             custom: None,
                         };
-                        validate(&generate(&rp, &all).unwrap().0);
+                        with_table_source(source, || validate(&generate(&rp, &all).unwrap().0));
                     }
                 }
             }

@@ -35,6 +35,8 @@ pub(crate) enum Command {
         pipeline: Arc<Pipeline>,
         /// Storage bindings with their binding numbers.
         bindings: Vec<(u32, Binding)>,
+        /// The shared tables the pipeline reads (tables.rs), whole, with their numbers.
+        tables: Vec<(u32, wgpu::Buffer)>,
         /// The uniform block's range in the batch's parameter arena (binding 0), if any.
         params: Option<(u64, u64)>,
         /// The parameter block as immediates, for a pipeline compiled that way (else empty).
@@ -134,6 +136,11 @@ impl Context {
             Vec::new()
         };
         let params = params.filter(|_| immediate_size == 0);
+        let tables = pipeline
+            .tables
+            .iter()
+            .map(|t| Ok((t.binding, self.shared_table(t)?)))
+            .collect::<Result<Vec<_>>>()?;
         let mut batch = self.lock_batch();
         let range = params.map(|params| {
             let start = (batch.params.len() as u64).div_ceil(align) * align;
@@ -149,6 +156,7 @@ impl Context {
         batch.commands.push(Command::Dispatch {
             pipeline: pipeline.clone(),
             bindings,
+            tables,
             params: range,
             immediates,
             groups,
@@ -340,13 +348,14 @@ impl Context {
                 Command::Dispatch {
                     pipeline,
                     bindings,
+                    tables,
                     params,
                     immediates,
                     groups,
                 } => {
                     let mut key = GroupKey {
                         pipeline: Arc::as_ptr(pipeline) as usize,
-                        entries: Vec::with_capacity(bindings.len() + 1),
+                        entries: Vec::with_capacity(bindings.len() + tables.len() + 1),
                     };
                     if let (Some((offset, size)), Some(arena)) = (params, arena.as_ref()) {
                         key.entries.push((0, arena.clone(), *offset, *size));
@@ -354,6 +363,9 @@ impl Context {
                     for (k, b) in bindings.iter() {
                         key.entries
                             .push((*k, b.buffer.raw().clone(), b.offset, b.size.max(4)));
+                    }
+                    for (k, buffer) in tables {
+                        key.entries.push((*k, buffer.clone(), 0, buffer.size()));
                     }
                     let group = match batch.groups.groups.get(&key) {
                         Some((group, _)) => group.clone(),

@@ -106,6 +106,8 @@ pub(crate) struct Inner {
     /// copy ([`RuntimeConfig::direct_reads`] on a device with MAPPABLE_PRIMARY_BUFFERS; never
     /// in the browser).
     pub direct_reads: bool,
+    /// The read-only tables kernels share, by binding number (tables.rs).
+    pub shared_tables: Mutex<std::collections::HashMap<u32, wgpu::Buffer>>,
 }
 
 /// Cooperative-matrix (tensor core) support of a device, as matmul uses it: 16x16x16 products
@@ -374,6 +376,7 @@ impl Context {
                 config,
                 immediate_bytes,
                 direct_reads,
+                shared_tables: Default::default(),
             }),
         }
     }

@@ -5,6 +5,7 @@
 //! - [`batch`]: deferred command recording, one submit per sync point.
 //! - [`pipeline`]: compute pipelines cached by structural key, persisted where possible.
 //! - [`transfer`]: host↔device copies.
+//! - `tables`: read-only tables that kernels share (the ziggurat tables), one per device.
 //! - [`timer`]: GPU timestamp events with a wall-clock fallback.
 //! - [`wait`]: waiting for the GPU (spin, then block) and the round trip's span timings.
 
@@ -15,6 +16,7 @@ pub mod config;
 pub mod context;
 pub mod pipeline;
 pub mod pool;
+mod tables;
 pub mod timer;
 pub mod transfer;
 pub mod wait;

@@ -44,6 +44,8 @@ pub struct Pipeline {
     /// Bytes of the parameter block when it is passed as immediates (0: a uniform block at
     /// binding 0, or none).
     pub(crate) immediate_size: u32,
+    /// The shared read-only tables the kernel reads (tables.rs), bound by every dispatch.
+    pub(crate) tables: Vec<&'static kupfer_core::random::ziggurat::TableBinding>,
 }
 
 /// How kupfer's kernels declare their parameter block: a uniform at binding 0.
@@ -235,6 +237,7 @@ impl Context {
             pipeline,
             layout,
             immediate_size,
+            tables: crate::tables::tables_of(wgsl, entry),
         });
         cache
             .map

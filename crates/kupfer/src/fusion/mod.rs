@@ -243,11 +243,11 @@ impl Lazy {
 
     /// A random draw of `op` producing `dtype`: `args` are the four u32 stream words (key
     /// low/high, draw number low/high) and the op's parameters, each of the dtype the op
-    /// takes.
+    /// takes. The ziggurat tables it reads (a storage binding of the kernel) count as a leaf.
     pub(crate) fn random(op: RandomOp, args: Vec<Lazy>, dtype: DType) -> Lazy {
         Lazy {
             nodes: args.iter().map(|a| a.nodes).sum::<usize>() + 1,
-            leaves: args.iter().map(|a| a.leaves).sum(),
+            leaves: args.iter().map(|a| a.leaves).sum::<usize>() + op.table_bindings(dtype),
             products: args.iter().any(|a| a.products),
             random: true,
             root: Arc::new(Expr::Random(

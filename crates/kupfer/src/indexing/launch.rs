@@ -303,7 +303,7 @@ fn run(
         }
     }
     let limit = device.info().limits.max_storage_buffers_per_shader_stage as usize;
-    if inputs.len() + extra.len() + usize::from(dst.is_some())
+    if inputs.len() + extra.len() + usize::from(dst.is_some()) + table_bindings(&fl.nodes)
         > limit + usize::from(dst_input.is_some())
     {
         return Err(Error::unsupported(format!(
@@ -371,6 +371,18 @@ fn run(
     let ctx = device.context();
     let [gx, gy] = grid(groups, ctx.max_workgroups_per_dim() as usize)?;
     ctx.dispatch(&pipeline, &bytes, bindings, [gx, gy, 1])
+}
+
+/// The storage bindings of shared ziggurat tables that the random draws among `nodes` add to
+/// a kernel: one per float dtype drawn from a ziggurat (float32 and float64 tables are
+/// separate buffers).
+fn table_bindings(nodes: &[(Node, DType)]) -> usize {
+    let dtypes: std::collections::BTreeSet<DType> = nodes
+        .iter()
+        .filter(|(n, d)| matches!(n, Node::Random(op, _) if op.table_bindings(*d) > 0))
+        .map(|(_, d)| *d)
+        .collect();
+    dtypes.len()
 }
 
 /// `groups` workgroups as a 2-D grid of as few idle workgroups as possible: `gy` rows of

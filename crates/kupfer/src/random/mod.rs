@@ -31,15 +31,15 @@
 //! (the draw is a lazy expression leaf, so `rng.random(n) * 2 - 1` runs as one kernel, and
 //! evaluating the same lazy draw twice gives the same values). Bits, integers, float32
 //! uniforms, Poisson counts, `choice` with probabilities and float32 gamma are identical on
-//! every backend. So are standard normals and exponentials, float32 and float64, with
-//! `KUPFER_RANDN=ziggurat` / `KUPFER_RANDEXP=ziggurat` (or `philox::set_normal_form` /
-//! `philox::set_exponential_form` before the first draw): 256-layer ziggurats, an exact
-//! multiply and an integer test, the rare slow path fenced against fused multiply-adds, with
-//! `normal(loc, scale)` and `lognormal` fenced too; opt-in because they are slower on NVIDIA
-//! for now. The default normals (`lean` Box-Muller), exponentials (`-log(U)`) and the other
-//! float transforms may differ by an ulp or a few between drivers that contract products
-//! into fused multiply-adds differently; `KUPFER_RANDN=fenced` gives identical Box-Muller
-//! normals at some cost.
+//! every backend. So are standard normals and exponentials, float32 and float64: 256-layer
+//! ziggurats (an exact multiply by a table value and an integer test; the tables in a
+//! read-only buffer that every kernel drawing from them shares; the rare slow path fenced
+//! against fused multiply-adds), with `normal(loc, scale)` and `lognormal` fenced too. The
+//! Box-Muller normals (`KUPFER_RANDN=lean`, `accurate`; or `philox::set_normal_form` before
+//! the first draw), the `-log(U)` exponentials (`KUPFER_RANDEXP=log`,
+//! `philox::set_exponential_form`) and the other float transforms may differ by an ulp or a
+//! few between drivers that contract products into fused multiply-adds differently;
+//! `KUPFER_RANDN=fenced` gives identical Box-Muller normals.
 //! The counter layout and transforms are documented in [`kupfer_core::random`]. NumPy's own
 //! streams (PCG64) are not reproduced: the same seed gives different numbers than NumPy.
 
