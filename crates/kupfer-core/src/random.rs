@@ -111,6 +111,7 @@ pub mod gamma;
 pub mod hypergeometric;
 pub mod poisson;
 pub mod transforms;
+pub mod transforms64;
 pub mod vonmises;
 pub mod ziggurat;
 pub mod zipf;
@@ -127,13 +128,19 @@ pub const RANDOM_FLOAT_WGSL: &str = include_str!("../../../shaders/random_float.
 /// (`shaders/random_det.wgsl`; [`transforms`]).
 pub const RANDOM_DET_WGSL: &str = include_str!("../../../shaders/random_det.wgsl");
 
+/// The WGSL of the float64 transforms of uniforms that every driver draws to the same bits
+/// (`shaders/random_det64.wgsl`; [`transforms64`]).
+pub const RANDOM_DET64_WGSL: &str = include_str!("../../../shaders/random_det64.wgsl");
+
 /// [`RANDOM_WGSL`], [`RANDOM_FLOAT_WGSL`] and its float64 form (every `f32` read as `f64`):
 /// the source the random functions of a kernel are taken from.
 pub fn random_source() -> &'static str {
     static SRC: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     SRC.get_or_init(|| {
         let f64_form = RANDOM_FLOAT_WGSL.replace("f32", "f64");
-        format!("{RANDOM_WGSL}\n{RANDOM_FLOAT_WGSL}\n{f64_form}\n{RANDOM_DET_WGSL}")
+        format!(
+            "{RANDOM_WGSL}\n{RANDOM_FLOAT_WGSL}\n{f64_form}\n{RANDOM_DET_WGSL}\n{RANDOM_DET64_WGSL}"
+        )
     })
 }
 
@@ -421,7 +428,9 @@ pub enum RandomOp {
     /// the same dtype): NumPy's urn draws for small samples, Stadlober's HRUA otherwise.
     Hypergeometric,
     /// A float32 distribution whose values are the same bits on every driver
-    /// ([`transforms::Transform`]; its float32 parameters follow the stream words).
+    /// ([`transforms::Transform`]; its float32 parameters follow the stream words), or its
+    /// float64 form where [`transforms::Transform::has_f64`] ([`transforms64`]; float64
+    /// parameters).
     Det(transforms::Transform),
 }
 
@@ -465,7 +474,7 @@ impl RandomOp {
             | RandomOp::LogNormal
             | RandomOp::Zipf
             | RandomOp::Hypergeometric => matches!(dtype, DType::F32 | DType::F64),
-            RandomOp::Det(_) => dtype == DType::F32,
+            RandomOp::Det(t) => dtype == DType::F32 || (dtype == DType::F64 && t.has_f64()),
         };
         if ok {
             Ok(())
@@ -563,6 +572,7 @@ impl RandomOp {
                 ]
             }
             (RandomOp::Bounded, _) => "kp_bounded",
+            (RandomOp::Gamma, DType::F64) if transforms::enabled() => "kp_gamma_det_f64",
             (RandomOp::Gamma, DType::F64) => "kp_gamma_f64",
             (RandomOp::Gamma, _) => "kp_gamma_f32",
             (RandomOp::Poisson, DType::F64) => "kp_poisson_f64",
@@ -577,6 +587,15 @@ impl RandomOp {
             (RandomOp::Zipf, _) => "kp_zipf_f32",
             (RandomOp::Hypergeometric, DType::F64) => "kp_hypergeometric_f64",
             (RandomOp::Hypergeometric, _) => "kp_hypergeometric_f32",
+            (RandomOp::Det(t), DType::F64) => {
+                return [
+                    "kp_rng_block0",
+                    "kp_rng_block",
+                    "kp_lane",
+                    t.function_f64(),
+                    "kp_d64_canon",
+                ]
+            }
             (RandomOp::Det(t), _) => t.function(),
         };
         [
@@ -682,6 +701,9 @@ impl RandomOp {
             (RandomOp::Bounded, _) => {
                 format!("kp_bounded({k}, {d}, {e}, {w0}, {})", params[0])
             }
+            (RandomOp::Gamma, DType::F64) if transforms::enabled() => {
+                format!("kp_gamma_det_f64({k}, {d}, {e}, {w0}, {})", params[0])
+            }
             (RandomOp::Gamma | RandomOp::Poisson | RandomOp::VonMises, _) => format!(
                 "kp_{}_{}({k}, {d}, {e}, {w0}, {})",
                 format!("{self:?}").to_lowercase(),
@@ -710,6 +732,7 @@ impl RandomOp {
                 params[1],
                 params[2]
             ),
+            (RandomOp::Det(t), DType::F64) => t.wgsl_f64(k, d, e, &w0, params),
             (RandomOp::Det(t), _) => t.wgsl(k, d, e, &w0, params),
         }
     }

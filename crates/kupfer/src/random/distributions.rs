@@ -8,7 +8,8 @@
 //! arrays natively by a reduction read back (not on wasm32, where reads cannot block).
 //!
 //! float32 draws with float parameters of uniform, laplace, logistic, gumbel, weibull, pareto,
-//! power, rayleigh, standard_cauchy, wald, triangular, geometric, logseries, poisson,
+//! power, rayleigh, standard_cauchy, wald, triangular, geometric, logseries (these but
+//! standard_cauchy and wald in float64 too: [`kupfer_core::random::transforms64`]), poisson,
 //! binomial, negative_binomial, vonmises (and zipf and hypergeometric where they draw in
 //! float32), and the quotients of beta, f, standard_t, dirichlet and noncentral_chisquare are
 //! one deterministic kernel each
@@ -134,6 +135,14 @@ fn deterministic(d: DType, params: &[&Operand]) -> bool {
     d == DType::F32 && transforms::enabled() && params.iter().all(|p| is_float(p))
 }
 
+/// The dtype of `t`'s deterministic kernel for a draw in `d` with the parameters `params`:
+/// float32 as [`deterministic`]; float64 where `t` has its float64 form
+/// ([`Transform::has_f64`]); `None` for the libm compositions.
+fn deterministic_in(t: Transform, d: DType, params: &[&Operand]) -> Option<DType> {
+    let f64_form = d == DType::F64 && t.has_f64() && transforms::enabled();
+    (deterministic(d, params) || (f64_form && params.iter().all(|p| is_float(p)))).then_some(d)
+}
+
 impl Generator {
     /// A draw of the deterministic float32 transform `t` with the parameters `params`.
     pub(super) fn draw_det(
@@ -142,11 +151,23 @@ impl Generator {
         shape: &[usize],
         params: &[&Operand],
     ) -> Result<Array> {
+        self.draw_det_in(t, DType::F32, shape, params)
+    }
+
+    /// A draw of the deterministic transform `t` in `d` (float32, or float64 where
+    /// [`Transform::has_f64`]) with the parameters `params`.
+    fn draw_det_in(
+        &self,
+        t: Transform,
+        d: DType,
+        shape: &[usize],
+        params: &[&Operand],
+    ) -> Result<Array> {
         let params = params
             .iter()
-            .map(|p| param_as(p, shape, DType::F32))
+            .map(|p| param_as(p, shape, d))
             .collect::<Result<Vec<_>>>()?;
-        self.draw(RandomOp::Det(t), shape, DType::F32, params)
+        self.draw(RandomOp::Det(t), shape, d, params)
     }
 }
 
@@ -177,9 +198,9 @@ impl Generator {
         {
             return self.draw(RandomOp::Exponential, size, d, vec![]);
         }
-        if deterministic(d, &[]) {
+        if let Some(dd) = deterministic_in(Transform::Exponential, d, &[]) {
             // -ln U through the fenced logarithm: the same bits on every driver.
-            return self.draw_det(Transform::Exponential, size, &[]);
+            return self.draw_det_in(Transform::Exponential, dd, size, &[]);
         }
         uf::negative(uf::log(self.draw(
             RandomOp::OpenUniform,
@@ -205,8 +226,8 @@ impl Generator {
         let shape = out_shape(size, &[&low, &high])?;
         let d = draw_dtype(&[&low, &high]);
         let width = pp(&high, &low, |h, l| h - l, uf::subtract)?;
-        if deterministic(d, &[&low, &width]) {
-            return self.draw_det(Transform::Uniform, &shape, &[&low, &width]);
+        if let Some(dd) = deterministic_in(Transform::Uniform, d, &[&low, &width]) {
+            return self.draw_det_in(Transform::Uniform, dd, &shape, &[&low, &width]);
         }
         let u = self.random(&shape, Some(d))?;
         uf::add(low, uf::multiply(width, u)?)
@@ -272,8 +293,8 @@ impl Generator {
         check(&scale, Rule::NonNegative, "scale < 0")?;
         let shape = out_shape(size, &[&loc, &scale])?;
         let d = draw_dtype(&[&loc, &scale]);
-        if deterministic(d, &[&loc, &scale]) {
-            return self.draw_det(Transform::Laplace, &shape, &[&loc, &scale]);
+        if let Some(dd) = deterministic_in(Transform::Laplace, d, &[&loc, &scale]) {
+            return self.draw_det_in(Transform::Laplace, dd, &shape, &[&loc, &scale]);
         }
         let u = self.open_uniform(&shape, Some(d))?;
         let two_u = uf::multiply(&u, 2.0)?;
@@ -297,8 +318,8 @@ impl Generator {
         check(&scale, Rule::NonNegative, "scale < 0")?;
         let shape = out_shape(size, &[&loc, &scale])?;
         let d = draw_dtype(&[&loc, &scale]);
-        if deterministic(d, &[&loc, &scale]) {
-            return self.draw_det(Transform::Logistic, &shape, &[&loc, &scale]);
+        if let Some(dd) = deterministic_in(Transform::Logistic, d, &[&loc, &scale]) {
+            return self.draw_det_in(Transform::Logistic, dd, &shape, &[&loc, &scale]);
         }
         let u = self.open_uniform(&shape, Some(d))?;
         let x = uf::log(uf::divide(&u, uf::subtract(1.0, &u)?)?)?;
@@ -316,8 +337,8 @@ impl Generator {
         check(&scale, Rule::NonNegative, "scale < 0")?;
         let shape = out_shape(size, &[&loc, &scale])?;
         let d = draw_dtype(&[&loc, &scale]);
-        if deterministic(d, &[&loc, &scale]) {
-            return self.draw_det(Transform::Gumbel, &shape, &[&loc, &scale]);
+        if let Some(dd) = deterministic_in(Transform::Gumbel, d, &[&loc, &scale]) {
+            return self.draw_det_in(Transform::Gumbel, dd, &shape, &[&loc, &scale]);
         }
         let u = self.open_uniform(&shape, Some(d))?;
         let x = uf::log(uf::negative(uf::log(u)?)?)?;
@@ -330,8 +351,8 @@ impl Generator {
         let a = a.into();
         check(&a, Rule::NonNegative, "a < 0")?;
         let shape = out_shape(size, &[&a])?;
-        if deterministic(draw_dtype(&[&a]), &[&a]) {
-            return self.draw_det(Transform::Weibull, &shape, &[&a]);
+        if let Some(dd) = deterministic_in(Transform::Weibull, draw_dtype(&[&a]), &[&a]) {
+            return self.draw_det_in(Transform::Weibull, dd, &shape, &[&a]);
         }
         let e = self.standard_exponential(&shape, Some(draw_dtype(&[&a])))?;
         let inv = pp(&f64_of(1.0), &a, |x, y| x / y, uf::divide)?;
@@ -348,8 +369,8 @@ impl Generator {
         let a = a.into();
         check(&a, Rule::Positive, "a <= 0")?;
         let shape = out_shape(size, &[&a])?;
-        if deterministic(draw_dtype(&[&a]), &[&a]) {
-            return self.draw_det(Transform::Pareto, &shape, &[&a]);
+        if let Some(dd) = deterministic_in(Transform::Pareto, draw_dtype(&[&a]), &[&a]) {
+            return self.draw_det_in(Transform::Pareto, dd, &shape, &[&a]);
         }
         let e = self.standard_exponential(&shape, Some(draw_dtype(&[&a])))?;
         uf::expm1(uf::divide(e, a)?)
@@ -360,8 +381,8 @@ impl Generator {
         let a = a.into();
         check(&a, Rule::Positive, "a <= 0")?;
         let shape = out_shape(size, &[&a])?;
-        if deterministic(draw_dtype(&[&a]), &[&a]) {
-            return self.draw_det(Transform::Power, &shape, &[&a]);
+        if let Some(dd) = deterministic_in(Transform::Power, draw_dtype(&[&a]), &[&a]) {
+            return self.draw_det_in(Transform::Power, dd, &shape, &[&a]);
         }
         let e = self.standard_exponential(&shape, Some(draw_dtype(&[&a])))?;
         let inv = pp(&f64_of(1.0), &a, |x, y| x / y, uf::divide)?;
@@ -373,8 +394,8 @@ impl Generator {
         let scale = scale.into();
         check(&scale, Rule::NonNegative, "scale < 0")?;
         let shape = out_shape(size, &[&scale])?;
-        if deterministic(draw_dtype(&[&scale]), &[&scale]) {
-            return self.draw_det(Transform::Rayleigh, &shape, &[&scale]);
+        if let Some(dd) = deterministic_in(Transform::Rayleigh, draw_dtype(&[&scale]), &[&scale]) {
+            return self.draw_det_in(Transform::Rayleigh, dd, &shape, &[&scale]);
         }
         let e = self.standard_exponential(&shape, Some(draw_dtype(&[&scale])))?;
         uf::multiply(scale, uf::sqrt(uf::multiply(e, 2.0)?)?)
@@ -414,8 +435,12 @@ impl Generator {
             }
         }
         let shape = out_shape(size, &[&l, &m, &r])?;
-        if deterministic(draw_dtype(&[&l, &m, &r]), &[&l, &m, &r]) {
-            return self.draw_det(Transform::Triangular, &shape, &[&l, &m, &r]);
+        if let Some(dd) = deterministic_in(
+            Transform::Triangular,
+            draw_dtype(&[&l, &m, &r]),
+            &[&l, &m, &r],
+        ) {
+            return self.draw_det_in(Transform::Triangular, dd, &shape, &[&l, &m, &r]);
         }
         let u = self.random(&shape, Some(draw_dtype(&[&l, &m, &r])))?;
         let sub = |a: &Operand, b: &Operand| pp(a, b, |x, y| x - y, uf::subtract);
@@ -591,8 +616,8 @@ impl Generator {
         }
         let shape = out_shape(size, &[&p])?;
         let device = crate::device::Device::current()?;
-        if deterministic(draw_dtype(&[&p]), &[&p]) {
-            let k = self.draw_det(Transform::Geometric, &shape, &[&p])?;
+        if let Some(dd) = deterministic_in(Transform::Geometric, draw_dtype(&[&p]), &[&p]) {
+            let k = self.draw_det_in(Transform::Geometric, dd, &shape, &[&p])?;
             return k.astype(device.default_int());
         }
         let u = self.open_uniform(&shape, Some(draw_dtype(&[&p])))?;
@@ -615,8 +640,8 @@ impl Generator {
         check(&p, Rule::BelowOne, "p < 0, p >= 1 or p is NaN")?;
         let shape = out_shape(size, &[&p])?;
         let d = draw_dtype(&[&p]);
-        if deterministic(d, &[&p]) {
-            let k = self.draw_det(Transform::Logseries, &shape, &[&p])?;
+        if let Some(dd) = deterministic_in(Transform::Logseries, d, &[&p]) {
+            let k = self.draw_det_in(Transform::Logseries, dd, &shape, &[&p])?;
             return k.astype(crate::device::Device::current()?.default_int());
         }
         let v = self.open_uniform(&shape, Some(d))?;
@@ -1118,12 +1143,12 @@ impl Generator {
         check(&b, Rule::Positive, "b <= 0")?;
         let size = out_shape(size, &[&a, &b])?;
         let d = Some(draw_dtype(&[&a, &b]));
-        let det = deterministic(draw_dtype(&[&a, &b]), &[&a, &b]);
+        let det = deterministic_in(Transform::Quotient, draw_dtype(&[&a, &b]), &[&a, &b]);
         let x = self.standard_gamma(a, Some(&size), d)?;
         let y = self.standard_gamma(b, Some(&size), d)?;
         let sum = uf::add(&x, y)?;
-        if det {
-            return self.draw_det(Transform::Quotient, &size, &[&x.into(), &sum.into()]);
+        if let Some(dd) = det {
+            return self.draw_det_in(Transform::Quotient, dd, &size, &[&x.into(), &sum.into()]);
         }
         uf::divide(&x, sum)
     }
@@ -1158,10 +1183,10 @@ impl Generator {
             &size,
             d,
         )?;
-        let big = if deterministic(d, &[&df, &nonc]) {
+        let big = if let Some(dd) = deterministic_in(Transform::Noncentral, d, &[&df, &nonc]) {
             // The square fenced and the root corrected: the same bits on every driver.
             let (c, z) = (central.into(), z.into());
-            self.draw_det(Transform::Noncentral, &size, &[&c, &z, &nonc])?
+            self.draw_det_in(Transform::Noncentral, dd, &size, &[&c, &z, &nonc])?
         } else {
             let shifted = uf::square(uf::add(z, pu(&nonc, f64::sqrt, uf::sqrt)?)?)?;
             uf::add(central, shifted)?
@@ -1182,12 +1207,15 @@ impl Generator {
         check(&a, Rule::Positive, "dfnum <= 0")?;
         check(&b, Rule::Positive, "dfden <= 0")?;
         let size = out_shape(size, &[&a, &b])?;
-        if deterministic(draw_dtype(&[&a, &b]), &[&a, &b]) {
+        if let Some(dd) = deterministic_in(Transform::Quotient, draw_dtype(&[&a, &b]), &[&a, &b]) {
             let x: Operand = self.chisquare(a.clone(), Some(&size))?.into();
             let y: Operand = self.chisquare(b.clone(), Some(&size))?.into();
-            let xa: Operand = self.draw_det(Transform::Quotient, &size, &[&x, &a])?.into();
-            let yb: Operand = self.draw_det(Transform::Quotient, &size, &[&y, &b])?.into();
-            return self.draw_det(Transform::Quotient, &size, &[&xa, &yb]);
+            let q = |p: &Operand, r: &Operand| {
+                self.draw_det_in(Transform::Quotient, dd, &size, &[p, r])
+            };
+            let xa: Operand = q(&x, &a)?.into();
+            let yb: Operand = q(&y, &b)?.into();
+            return q(&xa, &yb);
         }
         let x = uf::divide(self.chisquare(a.clone(), Some(&size))?, a)?;
         let y = uf::divide(self.chisquare(b.clone(), Some(&size))?, b)?;
@@ -1201,9 +1229,9 @@ impl Generator {
         let size = out_shape(size, &[&df])?;
         let z = self.standard_normal(&size, Some(draw_dtype(&[&df])))?;
         let c = self.chisquare(df.clone(), Some(&size))?;
-        if deterministic(draw_dtype(&[&df]), &[&df]) {
+        if let Some(dd) = deterministic_in(Transform::StudentT, draw_dtype(&[&df]), &[&df]) {
             let (z, c) = (z.into(), c.into());
-            return self.draw_det(Transform::StudentT, &size, &[&z, &c, &df]);
+            return self.draw_det_in(Transform::StudentT, dd, &size, &[&z, &c, &df]);
         }
         uf::divide(z, uf::sqrt(uf::divide(c, df)?)?)
     }

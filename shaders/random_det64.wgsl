@@ -1,0 +1,446 @@
+// Float64 forms of random_det.wgsl's transforms of uniforms, the same bits on every driver
+// (RandomOp::Det in float64; kupfer_core::random::transforms64 is the CPU emulation, bit for
+// bit). As in float32 only +, -, * (correctly rounded), comparisons, floor/ceil, exact
+// scaling by powers of two (kpl64_frexp, ldexp) and conversions decide a value: every product
+// that is added is fenced (kpl64_opq), the float64 logarithm, exponential, expm1 and log1p are
+// the fenced polynomials and Newton steps below, a quotient is a fenced Newton reciprocal of
+// the divisor's significand with an exact-product correction, and a square root a fenced
+// Newton reciprocal root corrected by its exact residual. Results below 2^-1022 are 0 (the
+// same everywhere: a driver may flush them).
+
+// NaN tested through float32 (its bits: a driver may fold x != x to false).
+fn kp_d64_isnan(x: f64) -> bool {
+    return kp_det_isnan_f32(f32(x));
+}
+
+fn kp_d64_nonfinite(x: f64) -> bool {
+    return kp_d64_isnan(x) || abs(x) > KPL64_MAX;
+}
+
+// x fenced where it is finite.
+fn kp_d64_fence(x: f64) -> f64 {
+    return select(kpl64_opq(x), x, kp_d64_nonfinite(x));
+}
+
+// m in [1/2, 4) rounded to a float32 exactly, whatever a driver's conversion rounds to:
+// round(m s) / s with s = 2^23 below 2 (2^22 below 4), both steps exact.
+fn kp_d64_to_f32(m: f64, s: f64, inv: f64) -> f32 {
+    return f32(floor(m * s + 0.5lf) * inv);
+}
+
+// x, or the one quiet NaN (0x7ff8...) for any NaN: which NaN an operation on NaN gives
+// differs between processors (every float64 transform's value passes through this).
+fn kp_d64_canon(x: f64) -> f64 {
+    return select(x, kpl64_nan(), kp_d64_isnan(x));
+}
+
+// loc + scale z with the product fenced.
+fn kp_d64_affine(z: f64, loc: f64, scale: f64) -> f64 {
+    return kp_d64_fence(scale * z) + loc;
+}
+
+// expm1(r) for |r| <= 0.36: r + r^2 P(r), P the Taylor polynomial to the r^14 term
+// (truncation below 2^-60 relative), fenced.
+fn kp_d64_expm1_small(r: f64) -> f64 {
+    var p = kpl64_opq(r * 1.1470745597729725e-11lf) + 1.6059043836821613e-10lf;
+    p = kpl64_opq(r * p) + 2.08767569878681e-09lf;
+    p = kpl64_opq(r * p) + 2.505210838544172e-08lf;
+    p = kpl64_opq(r * p) + 2.755731922398589e-07lf;
+    p = kpl64_opq(r * p) + 2.7557319223985893e-06lf;
+    p = kpl64_opq(r * p) + 2.48015873015873e-05lf;
+    p = kpl64_opq(r * p) + 0.0001984126984126984lf;
+    p = kpl64_opq(r * p) + 0.001388888888888889lf;
+    p = kpl64_opq(r * p) + 0.008333333333333333lf;
+    p = kpl64_opq(r * p) + 0.041666666666666664lf;
+    p = kpl64_opq(r * p) + 0.16666666666666666lf;
+    p = kpl64_opq(r * p) + 0.5lf;
+    return kpl64_opq(kpl64_opq(r * r) * p) + r;
+}
+
+// exp(x), fenced (kp_exp_neg_fenced_f64): +inf above 709.78, 0 below -707 (no subnormal
+// results), NaN for NaN; above 709 as exp(x - 1) e (x - 1 exact; the reduction's 2^n stays finite).
+fn kp_d64_exp(x: f64) -> f64 {
+    if (kp_d64_isnan(x)) {
+        return x;
+    }
+    if (x > 709.782712893384lf) {
+        return kpl64_inf();
+    }
+    if (x < -707.0lf) {
+        return 0.0lf;
+    }
+    if (x > 709.0lf) {
+        return kpl64_opq(kp_exp_neg_fenced_f64(1.0lf - x)) * 2.718281828459045lf;
+    }
+    return kp_exp_neg_fenced_f64(-x);
+}
+
+// exp(x) - 1, fenced: x = n ln 2 + r, 2^n expm1(r) + (2^n - 1); -1 below -40, exp(x) - 1
+// above 40; NaN for NaN.
+fn kp_d64_expm1(x0: f64) -> f64 {
+    if (kp_d64_isnan(x0)) {
+        return x0;
+    }
+    let x = kpl64_opq(x0);
+    if (x > 40.0lf) {
+        return kp_d64_exp(x) - 1.0lf;
+    }
+    if (x < -40.0lf) {
+        return -1.0lf;
+    }
+    let n = floor(kpl64_opq(x * 1.4426950408889634lf) + 0.5lf);
+    let r = kpl64_opq(kpl64_opq(x - kpl64_opq(n * 6.931471803691238e-1lf))
+        - kpl64_opq(n * 1.9082149292705877e-10lf));
+    let m = kp_d64_expm1_small(r);
+    if (n == 0.0lf) {
+        return m;
+    }
+    let t = ldexp(1.0lf, i32(n));
+    return kpl64_opq(m * t) + (t - 1.0lf);
+}
+
+// ln x of a positive x, fenced: x = 2^e m with m in (sqrt(1/2), sqrt(2)] (exact scaling),
+// y = the fenced float32 ln m, then two Newton steps y + (f - expm1(y)) c with f = m - 1
+// (exact) and c = 1 / m (a float32 reciprocal and one fenced float64 Newton step); the
+// result (e ln2_lo + y) + e ln2_hi (e ln2_hi exact). -inf at 0, +inf at +inf, NaN below 0.
+fn kp_d64_ln(x: f64) -> f64 {
+    if (kp_d64_isnan(x)) {
+        return x;
+    }
+    if (x <= 0.0lf) {
+        return select(kpl64_nan(), -kpl64_inf(), x == 0.0lf);
+    }
+    if (x > KPL64_MAX) {
+        return x;
+    }
+    let fr = kpl64_frexp(x);
+    var m = fr.m;
+    var e = f64(fr.e);
+    if (m > 1.4142135623730951lf) {
+        m = 0.5lf * m;
+        e = e + 1.0lf;
+    }
+    let m32 = kp_d64_to_f32(m, 8388608.0lf, 1.1920928955078125e-7lf);
+    let c0 = f64(kp_recip_det_f32(m32));
+    let c = kpl64_opq(c0 * kpl64_opq(2.0lf - kpl64_opq(m * c0)));
+    let f = m - 1.0lf;
+    var y = f64(kp_ln_unit_fenced_f32(m32));
+    for (var i = 0u; i < 2u; i++) {
+        y = y + kpl64_opq(kpl64_opq(f - kp_d64_expm1_small(y)) * c);
+    }
+    return kpl64_opq(kpl64_opq(e * 1.9082149292705877e-10lf) + y) + e * 6.931471803691238e-1lf;
+}
+
+// a / b, the same bits on every driver (within an ulp): the significands x, m in [1, 2)
+// (kpl64_frexp), y = 1 / m from the float32 reciprocal and two fenced Newton steps,
+// q = x y corrected once by the exact residual x - q m (kpl64_two_prod), scaled back by the
+// exponents. IEEE's infinities, zeros and NaN; quotients below 2^-1022 are 0.
+fn kp_d64_div(a: f64, b: f64) -> f64 {
+    if (kp_d64_isnan(a) || kp_d64_isnan(b)) {
+        return kpl64_nan();
+    }
+    let neg = kpl64_signbit(a) != kpl64_signbit(b);
+    let sg = select(1.0lf, -1.0lf, neg);
+    let a_inf = abs(a) > KPL64_MAX;
+    let b_inf = abs(b) > KPL64_MAX;
+    if ((a == 0.0lf && b == 0.0lf) || (a_inf && b_inf)) {
+        return kpl64_nan();
+    }
+    if (a_inf || b == 0.0lf) {
+        return sg * kpl64_inf();
+    }
+    if (a == 0.0lf || b_inf) {
+        return sg * 0.0lf;
+    }
+    let fa = kpl64_frexp(a);
+    let fb = kpl64_frexp(b);
+    let x = fa.m;
+    let m = fb.m;
+    var y = f64(kp_recip_det_f32(kp_d64_to_f32(m, 8388608.0lf, 1.1920928955078125e-7lf)));
+    for (var i = 0u; i < 2u; i++) {
+        y = kpl64_opq(y * kpl64_opq(2.0lf - kpl64_opq(m * y)));
+    }
+    let q0 = kpl64_opq(x * y);
+    let p = kpl64_two_prod(q0, m);
+    let r = kpl64_opq(kpl64_opq(x - p.x) - p.y);
+    let q = kpl64_opq(q0 + kpl64_opq(r * y));
+    let ex = fa.e - fb.e;
+    if (ex > 1024) {
+        return sg * kpl64_inf();
+    }
+    if (ex < -1023) {
+        return sg * 0.0lf;
+    }
+    let v = kpl64_scale(q, ex);
+    if (v < 2.2250738585072014e-308lf) {
+        return sg * 0.0lf;
+    }
+    return sg * v;
+}
+
+// sqrt(y) of y >= 0 (y = 2^2k m, m in [1, 4)): r = 1 / sqrt(m) from the float32 reciprocal
+// root and two fenced Newton steps, s = m r corrected by the exact residual (m - s^2) r / 2,
+// scaled back by 2^k (within an ulp). 0, +inf and NaN give themselves.
+fn kp_d64_sqrt(y: f64) -> f64 {
+    if (kp_d64_nonfinite(y) || y == 0.0lf) {
+        return y;
+    }
+    let fr = kpl64_frexp(y);
+    var m = fr.m;
+    var e = fr.e;
+    if ((e & 1) != 0) {
+        m = 2.0lf * m;
+        e = e - 1;
+    }
+    let h = 0.5lf * m;
+    var r = f64(kp_rsqrt_det_f32(kp_d64_to_f32(m, 4194304.0lf, 2.384185791015625e-7lf)));
+    for (var i = 0u; i < 2u; i++) {
+        r = kpl64_opq(r * kpl64_opq(1.5lf - kpl64_opq(kpl64_opq(h * r) * r)));
+    }
+    let s = kpl64_opq(m * r);
+    let p = kpl64_two_prod(s, s);
+    let d = kpl64_opq(kpl64_opq(m - p.x) - p.y);
+    let s1 = s + kpl64_opq(kpl64_opq(d * r) * 0.5lf);
+    return kpl64_scale(s1, e / 2);
+}
+
+// log(1 + x) for x >= -1, fenced: x where 1 + x rounds to 1, else ln(u) x / (u - 1) with
+// u = 1 + x (u - 1 exact): -inf at -1, NaN below.
+fn kp_d64_log1p(x0: f64) -> f64 {
+    if (kp_d64_isnan(x0)) {
+        return x0;
+    }
+    let x = kpl64_opq(x0);
+    let u = kpl64_opq(1.0lf + x);
+    if (u == 1.0lf) {
+        return x;
+    }
+    if (u == 0.0lf) {
+        return -kpl64_inf();
+    }
+    if (!(u > 0.0lf)) {
+        return kpl64_nan();
+    }
+    return kpl64_opq(kp_d64_ln(u) * kp_d64_div(x, u - 1.0lf));
+}
+
+// The float64 uniform in [0, 1) of word 0 and the x word of the element's block 1
+// (kp_u01_f64: the same as random(dtype=float64)).
+fn kp_d64_u01(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32) -> f64 {
+    return kp_u01_f64(w0, kp_rng_block(k, d, e, 1u).x);
+}
+
+// The open float64 uniform ((w0 >> 6) 2^26 + (x >> 6) + 1/2) 2^-52 of the same words.
+fn kp_d64_mid(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32) -> f64 {
+    return kp_u01_mid_f64(w0, kp_rng_block(k, d, e, 1u).x);
+}
+
+// The standard exponential -ln U of the open uniform (in [3.6e-17, 36.7]).
+fn kp_d64_exp1(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32) -> f64 {
+    return -kp_d64_ln(kp_d64_mid(k, d, e, w0));
+}
+
+fn kp_det_exponential_f64(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32) -> f64 {
+    return kp_d64_exp1(k, d, e, w0);
+}
+
+fn kp_det_uniform_f64(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, low: f64, width: f64) -> f64 {
+    return kp_d64_affine(kp_d64_u01(k, d, e, w0), low, width);
+}
+
+fn kp_det_laplace_f64(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, loc: f64, scale: f64) -> f64 {
+    let u = kp_d64_mid(k, d, e, w0);
+    var x: f64;
+    if (u < 0.5lf) {
+        x = kp_d64_ln(2.0lf * u);
+    } else {
+        x = -kp_d64_ln(2.0lf - 2.0lf * u);
+    }
+    return kp_d64_affine(x, loc, scale);
+}
+
+fn kp_det_logistic_f64(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, loc: f64, scale: f64) -> f64 {
+    let u = kp_d64_mid(k, d, e, w0);
+    return kp_d64_affine(kp_d64_ln(kp_d64_div(u, 1.0lf - u)), loc, scale);
+}
+
+fn kp_det_gumbel_f64(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, loc: f64, scale: f64) -> f64 {
+    return kp_d64_affine(-kp_d64_ln(kp_d64_exp1(k, d, e, w0)), loc, scale);
+}
+
+fn kp_det_weibull_f64(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, a: f64) -> f64 {
+    if (a == 0.0lf) {
+        return 0.0lf;
+    }
+    return kp_d64_exp(kp_d64_div(kp_d64_ln(kp_d64_exp1(k, d, e, w0)), a));
+}
+
+fn kp_det_pareto_f64(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, a: f64) -> f64 {
+    return kp_d64_expm1(kp_d64_div(kp_d64_exp1(k, d, e, w0), a));
+}
+
+fn kp_det_power_f64(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, a: f64) -> f64 {
+    return kp_d64_exp(kp_d64_div(kp_d64_ln(kp_d64_mid(k, d, e, w0)), a));
+}
+
+fn kp_det_rayleigh_f64(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, scale: f64) -> f64 {
+    return kp_d64_fence(scale * kp_d64_sqrt(2.0lf * kp_d64_exp1(k, d, e, w0)));
+}
+
+fn kp_det_triangular_f64(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, left: f64, mode: f64,
+    right: f64) -> f64 {
+    let u = kp_d64_u01(k, d, e, w0);
+    let base = right - left;
+    let lb = mode - left;
+    let rb = right - mode;
+    if (u <= kp_d64_div(lb, base)) {
+        return left + kp_d64_sqrt(kp_d64_fence(kp_d64_fence(u * lb) * base));
+    }
+    return right - kp_d64_sqrt(kp_d64_fence(kp_d64_fence((1.0lf - u) * rb) * base));
+}
+
+fn kp_det_geometric_f64(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, p: f64) -> f64 {
+    let u = kp_d64_mid(k, d, e, w0);
+    return max(ceil(kp_d64_div(kp_d64_ln(u), kp_d64_log1p(-p))), 1.0lf);
+}
+
+// logseries(p), Kemp's second method: V the open uniform, U in [0, 1) of block 1's y and z.
+fn kp_det_logseries_f64(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, p: f64) -> f64 {
+    let b1 = kp_rng_block(k, d, e, 1u);
+    let v = kp_u01_mid_f64(w0, b1.x);
+    if (v >= p) {
+        return 1.0lf;
+    }
+    let u = kp_u01_f64(b1.y, b1.z);
+    let q = -kp_d64_expm1(kpl64_opq(kp_d64_log1p(-p) * u));
+    if (v <= kpl64_opq(q * q)) {
+        let t = kp_d64_div(kp_d64_ln(v), kp_d64_ln(q));
+        return max(floor(t + 1.0lf), 1.0lf);
+    }
+    return select(2.0lf, 1.0lf, v >= q);
+}
+
+// (cos, sin) of the turn t = (h 2^26 + l) 2^-53 of two words (h = a >> 5, l = b >> 6), fenced:
+// t = q / 4 + r with |r| <= 1/8 in integers (exact), x = 2 pi r, Taylor polynomials to x^17
+// (sine) and x^18 (cosine), the quadrant q applied by swaps and signs.
+fn kp_d64_sincos_turn(a: u32, b: u32) -> vec2<f64> {
+    let h = a >> 5u;
+    let q = (h + 0x01000000u) >> 25u;
+    let r = (f64(i32(h) - i32(q << 25u)) * 67108864.0lf + f64(b >> 6u)) * 1.1102230246251565e-16lf;
+    let x = kpl64_opq(r * 6.283185307179586lf);
+    let z = kpl64_opq(x * x);
+    var sp = kpl64_opq(z * 2.8114572543455206e-15lf) - 7.647163731819816e-13lf;
+    sp = kpl64_opq(z * sp) + 1.6059043836821613e-10lf;
+    sp = kpl64_opq(z * sp) - 2.505210838544172e-08lf;
+    sp = kpl64_opq(z * sp) + 2.7557319223985893e-06lf;
+    sp = kpl64_opq(z * sp) - 0.0001984126984126984lf;
+    sp = kpl64_opq(z * sp) + 0.008333333333333333lf;
+    sp = kpl64_opq(z * sp) - 0.16666666666666666lf;
+    let s = kpl64_opq(kpl64_opq(x * z) * sp) + x;
+    var cp = kpl64_opq(z * -1.5619206968586225e-16lf) + 4.779477332387385e-14lf;
+    cp = kpl64_opq(z * cp) - 1.1470745597729725e-11lf;
+    cp = kpl64_opq(z * cp) + 2.08767569878681e-09lf;
+    cp = kpl64_opq(z * cp) - 2.755731922398589e-07lf;
+    cp = kpl64_opq(z * cp) + 2.48015873015873e-05lf;
+    cp = kpl64_opq(z * cp) - 0.001388888888888889lf;
+    cp = kpl64_opq(z * cp) + 0.041666666666666664lf;
+    let c = kpl64_opq(kpl64_opq(z * z) * cp) + kpl64_opq(1.0lf - 0.5lf * z);
+    switch (q & 3u) {
+        case 1u: {
+            return vec2<f64>(-s, c);
+        }
+        case 2u: {
+            return vec2<f64>(-c, -s);
+        }
+        case 3u: {
+            return vec2<f64>(s, -c);
+        }
+        default: {
+            return vec2<f64>(c, s);
+        }
+    }
+}
+
+// A pair of standard normals, float64 Box-Muller on a block: R = sqrt(-2 ln U1) with U1 the
+// (0, 1] uniform of words x, y, the angle the turn of words z, w (fenced; kp_d64_* helpers).
+fn kp_d64_normal_pair(blk: vec4<u32>) -> vec2<f64> {
+    let rr = kp_d64_sqrt(-2.0lf * kp_d64_ln(kp_u01_open53_f64(blk.x, blk.y)));
+    let cs = kp_d64_sincos_turn(blk.z, blk.w);
+    return vec2<f64>(kpl64_opq(rr * cs.x), kpl64_opq(rr * cs.y));
+}
+
+// One Marsaglia-Tsang attempt (kp_mt_try_f32 in float64 with the kp_d64 logarithm): the
+// candidate dd v, or -1 when rejected.
+fn kp_d64_mt_try(dd: f64, c: f64, z: f64, u: f64) -> f64 {
+    let v0 = kpl64_opq(c * z) + 1.0lf;
+    if (v0 <= 0.0lf) {
+        return -1.0lf;
+    }
+    let v = kpl64_opq(kpl64_opq(v0 * v0) * v0);
+    let z2 = kpl64_opq(z * z);
+    if (u < 1.0lf - kpl64_opq(0.0331lf * kpl64_opq(z2 * z2))) {
+        return kpl64_opq(dd * v);
+    }
+    let bound = kpl64_opq(0.5lf * z2) + kpl64_opq(dd * ((1.0lf - v) + kp_d64_ln(v)));
+    if (kp_d64_ln(u) < bound) {
+        return kpl64_opq(dd * v);
+    }
+    return -1.0lf;
+}
+
+// Float64 standard gamma of shape a, the same bits on every driver (Marsaglia and Tsang):
+// attempt j = 1..16 takes the float64 Box-Muller pair of the element's block 2j - 1 and the
+// (0, 1] uniforms of block 2j (words x, y and z, w); then the last candidate d. a < 1: gamma(a
+// + 1) times exp(-(-ln U) / a), U of word 0 and block 33's x. 0 for a <= 0, NaN for NaN.
+fn kp_gamma_det_f64(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, a: f64) -> f64 {
+    if (kp_d64_isnan(a)) {
+        return kpl64_nan();
+    }
+    if (a <= 0.0lf) {
+        return 0.0lf;
+    }
+    let boost = a < 1.0lf;
+    let s = select(a, a + 1.0lf, boost);
+    let dd = s - 0.3333333333333333lf;
+    let c = kp_d64_div(1.0lf, kp_d64_sqrt(9.0lf * dd));
+    var x = dd;
+    for (var j = 1u; j <= 16u; j++) {
+        let z = kp_d64_normal_pair(kp_rng_block(k, d, e, 2u * j - 1u));
+        let b = kp_rng_block(k, d, e, 2u * j);
+        let g0 = kp_d64_mt_try(dd, c, z.x, kp_u01_open53_f64(b.x, b.y));
+        if (g0 >= 0.0lf) {
+            x = g0;
+            break;
+        }
+        let g1 = kp_d64_mt_try(dd, c, z.y, kp_u01_open53_f64(b.z, b.w));
+        if (g1 >= 0.0lf) {
+            x = g1;
+            break;
+        }
+    }
+    if (boost) {
+        let u = kp_u01_open53_f64(w0, kp_rng_block(k, d, e, 33u).x);
+        x = kpl64_opq(x * kp_d64_exp(-kp_d64_div(-kp_d64_ln(u), a)));
+        // No subnormal results (a driver may flush them): 0 below 2^-1022.
+        x = select(x, 0.0lf, x < 2.2250738585072014e-308lf);
+    }
+    return x;
+}
+
+// x / y of two parameters (beta, f: the gamma draws come in as parameters).
+fn kp_det_quotient_f64(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, x: f64, y: f64) -> f64 {
+    return kp_d64_div(x, y);
+}
+
+// standard_t: z / sqrt(c / df) of the normal z and the chi-square c.
+fn kp_det_student_t_f64(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, z: f64, c: f64,
+    df: f64) -> f64 {
+    return kp_d64_div(z, kp_d64_sqrt(kp_d64_div(c, df)));
+}
+
+// noncentral_chisquare's df > 1 branch: c + (z + sqrt(nonc))^2 (the square fenced).
+fn kp_det_noncentral_f64(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, c: f64, z: f64,
+    nonc: f64) -> f64 {
+    let t = z + kp_d64_sqrt(nonc);
+    return c + kp_d64_fence(t * t);
+}

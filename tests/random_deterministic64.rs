@@ -1,0 +1,518 @@
+//! The float64 transforms of uniforms (`kupfer_core::random::transforms64`: uniform, laplace,
+//! logistic, gumbel, weibull, pareto, power, rayleigh, triangular, geometric, logseries and
+//! the `-log(U)` exponential, drawn in float64 for float64 parameters): the GPU's draws are
+//! the CPU emulation's bits (the emulation performs exactly the float64 operations of
+//! `shaders/random_det64.wgsl`, none fused: what every driver computes), 65536 draws for each
+//! of several parameter sets, edge parameters included, broadcast and per-element parameter
+//! arrays; plus Kolmogorov-Smirnov against SciPy for the continuous ones.
+//!
+//! Needs python3 with SciPy and a GPU adapter with float64 (lavapipe will do); fails, never
+//! skips. Run with `KUPFER_RANDDET` unset (the deterministic kernels are the default).
+
+use kp::random::default_rng;
+use kp::random::philox::seed_key;
+use kp::random::philox::transforms::{enabled, Transform};
+use kp::{Array, DType};
+use kupfer as kp;
+use std::io::Write;
+use std::process::Command;
+
+const N: usize = 1 << 16;
+
+fn f64s(a: &Array) -> Vec<f64> {
+    assert_eq!(a.dtype(), DType::F64, "not drawn in float64");
+    a.to_vec::<f64>().unwrap()
+}
+
+fn counts(a: &Array) -> Vec<f64> {
+    a.astype(DType::I64)
+        .unwrap()
+        .to_vec::<i64>()
+        .unwrap()
+        .into_iter()
+        .map(|v| v as f64)
+        .collect()
+}
+
+/// A float64 parameter array of one element (broadcast over the draw).
+fn one(x: f64) -> Array {
+    Array::from_slice(&[x], &[1]).unwrap()
+}
+
+/// How many of `got` differ in their bits from the emulation of `t` with parameters `p(e)`
+/// (element `e` of draw 0 of the seed), printing the first few.
+fn differing(got: &[f64], seed: u64, t: Transform, p: impl Fn(usize) -> Vec<f64>) -> usize {
+    let key = seed_key(seed);
+    let mut bad = 0;
+    for (e, g) in got.iter().enumerate() {
+        let want = t.value_f64(key, 0, e as u32, &p(e));
+        if g.to_bits() != want.to_bits() {
+            if bad < 3 {
+                eprintln!(
+                    "{t:?} {:?} element {e}: GPU {g:e}, emulation {want:e}",
+                    p(e)
+                );
+            }
+            bad += 1;
+        }
+    }
+    bad
+}
+
+/// One draw of `t` with float64 parameters `p` (one-element arrays) from a fresh generator.
+fn draw(seed: u64, t: Transform, p: &[f64]) -> Vec<f64> {
+    let g = default_rng(Some(seed));
+    let s = Some(&[N][..]);
+    let a = |i: usize| one(p[i]);
+    match t {
+        Transform::Uniform => f64s(&g.uniform(a(0), a(1), s).unwrap()),
+        Transform::Laplace => f64s(&g.laplace(a(0), a(1), s).unwrap()),
+        Transform::Logistic => f64s(&g.logistic(a(0), a(1), s).unwrap()),
+        Transform::Gumbel => f64s(&g.gumbel(a(0), a(1), s).unwrap()),
+        Transform::Weibull => f64s(&g.weibull(a(0), s).unwrap()),
+        Transform::Pareto => f64s(&g.pareto(a(0), s).unwrap()),
+        Transform::Power => f64s(&g.power(a(0), s).unwrap()),
+        Transform::Rayleigh => f64s(&g.rayleigh(a(0), s).unwrap()),
+        Transform::Triangular => f64s(&g.triangular(a(0), a(1), a(2), s).unwrap()),
+        Transform::Geometric => counts(&g.geometric(a(0), s).unwrap()),
+        Transform::Logseries => counts(&g.logseries(a(0), s).unwrap()),
+        _ => panic!("{t:?} has no float64 form"),
+    }
+}
+
+/// The parameter sets of each transform, edge values included (uniform's second is
+/// `high - low`, as the emulation gets it).
+fn cases() -> Vec<(Transform, Vec<f64>)> {
+    use Transform::*;
+    let mut v: Vec<(Transform, Vec<f64>)> = vec![];
+    for p in [
+        [0.0, 1.0],
+        [-3.0, 5.0],
+        [5.0, 5.0],
+        [5.0, 2.0],
+        [-1e300, 1e300],
+        [1e-3, 1.000_000_001e-3],
+    ] {
+        v.push((Uniform, p.to_vec()));
+    }
+    for t in [Laplace, Logistic, Gumbel] {
+        for p in [
+            [0.0, 1.0],
+            [3.0, 0.0],
+            [-2.0, 1e-200],
+            [1e10, 5.0],
+            [0.25, 1e300],
+        ] {
+            v.push((t, p.to_vec()));
+        }
+    }
+    for a in [0.0, 1e-3, 0.05, 1.0, 3.5, 100.0, f64::NAN] {
+        v.push((Weibull, vec![a]));
+    }
+    for a in [1e-3, 0.05, 1.0, 3.0, 1e4, f64::NAN] {
+        v.push((Pareto, vec![a]));
+    }
+    v.push((Laplace, vec![f64::NAN, 1.0]));
+    v.push((Gumbel, vec![0.0, f64::NAN]));
+    for a in [1e-3, 0.01, 1.0, 5.0, 1e5] {
+        v.push((Power, vec![a]));
+    }
+    for s in [0.0, 1.0, 2.5, 1e-300] {
+        v.push((Rayleigh, vec![s]));
+    }
+    for p in [
+        [0.0, 0.5, 1.0],
+        [0.0, 0.0, 1.0],
+        [0.0, 1.0, 1.0],
+        [-5.0, 2.0, 10.0],
+        [1.0, 1.0 + 1e-12, 1.0 + 3e-12],
+    ] {
+        v.push((Triangular, p.to_vec()));
+    }
+    for p in [1.0, 0.5, 1e-3, 1e-7, 1e-15] {
+        v.push((Geometric, vec![p]));
+    }
+    for p in [0.0, 0.5, 0.9, 0.999_999, 1.0 - 1e-12] {
+        v.push((Logseries, vec![p]));
+    }
+    v
+}
+
+#[test]
+fn float64_transforms_are_their_cpu_emulation_bit_for_bit() {
+    assert!(enabled(), "KUPFER_RANDDET=off is set");
+    let mut report = vec![];
+    for (i, (t, p)) in cases().into_iter().enumerate() {
+        let seed = 300 + i as u64;
+        let got = draw(seed, t, &p);
+        let mut pe = p.clone();
+        if t == Transform::Uniform {
+            pe[1] = p[1] - p[0];
+        }
+        let bad = differing(&got, seed, t, |_| pe.clone());
+        report.push((t, p, bad));
+    }
+    let failed: Vec<_> = report.iter().filter(|r| r.2 != 0).collect();
+    eprintln!("{} cases of {N} draws; differing: {failed:?}", report.len());
+    assert!(failed.is_empty());
+}
+
+#[test]
+fn float64_transforms_with_array_parameters_are_their_emulation() {
+    // A parameter array broadcast over the rows of a (64, 1024) draw.
+    let cols = 1024;
+    let seed = 78;
+    let a: Vec<f64> = (0..cols).map(|i| 0.05 + i as f64 * 0.01).collect();
+    let loc: Vec<f64> = (0..cols).map(|i| i as f64 * 0.37 - 100.0).collect();
+    let probs: Vec<f64> = (0..cols).map(|i| (i as f64 + 0.5) / cols as f64).collect();
+    let arr = |v: &Vec<f64>| Array::from_slice(v, &[cols]).unwrap();
+    let shape = [N / cols, cols];
+    let s = Some(&shape[..]);
+    let g = || default_rng(Some(seed));
+    let checks = [
+        differing(
+            &f64s(&g().weibull(arr(&a), s).unwrap()),
+            seed,
+            Transform::Weibull,
+            |e| vec![a[e % cols]],
+        ),
+        differing(
+            &f64s(&g().gumbel(arr(&loc), arr(&a), s).unwrap()),
+            seed,
+            Transform::Gumbel,
+            |e| vec![loc[e % cols], a[e % cols]],
+        ),
+        differing(
+            &f64s(&g().pareto(arr(&a), s).unwrap()),
+            seed,
+            Transform::Pareto,
+            |e| vec![a[e % cols]],
+        ),
+        differing(
+            &counts(&g().geometric(arr(&probs), s).unwrap()),
+            seed,
+            Transform::Geometric,
+            |e| vec![probs[e % cols]],
+        ),
+        differing(
+            &counts(&g().logseries(arr(&probs), s).unwrap()),
+            seed,
+            Transform::Logseries,
+            |e| vec![probs[e % cols]],
+        ),
+    ];
+    eprintln!("differing: {checks:?}");
+    assert_eq!(checks, [0; 5]);
+}
+
+#[test]
+fn float64_log_form_exponentials_are_their_emulation_when_selected() {
+    use kp::random::philox::ziggurat::exponential_f64;
+    use kp::random::philox::{exponential_form, ExponentialForm};
+    // The default exponential is the float64 ziggurat; KUPFER_RANDEXP=log draws -ln U of the
+    // open 52-bit uniform through the fenced float64 logarithm. Either is deterministic.
+    let seed = 91;
+    let key = seed_key(seed);
+    let got = f64s(
+        &default_rng(Some(seed))
+            .standard_exponential(&[N], Some(DType::F64))
+            .unwrap(),
+    );
+    let bad = got
+        .iter()
+        .enumerate()
+        .filter(|(e, g)| {
+            let e = *e as u32;
+            let want = match exponential_form() {
+                ExponentialForm::Ziggurat => exponential_f64(key, 0, e),
+                _ => Transform::Exponential.value_f64(key, 0, e, &[]),
+            };
+            g.to_bits() != want.to_bits()
+        })
+        .count();
+    assert_eq!(bad, 0);
+}
+
+/// Kolmogorov-Smirnov p-values of SciPy's distribution `dist` for each sample.
+fn ks(samples: &[(&str, Vec<f64>)]) -> Vec<f64> {
+    let mut script = String::from("import sys, numpy as np\nfrom scipy import stats\nout = []\n");
+    for (dist, v) in samples {
+        let vals: Vec<String> = v.iter().map(|x| format!("{x:e}")).collect();
+        script.push_str(&format!(
+            "x = np.array([{}], dtype=np.float64)\nout.append(stats.kstest(x, {dist}).pvalue)\n",
+            vals.join(",")
+        ));
+    }
+    script.push_str("print(' '.join(repr(float(v)) for v in out))\n");
+    let mut child = Command::new("python3")
+        .arg("-")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "SciPy failed");
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .split_whitespace()
+        .map(|s| s.parse().unwrap())
+        .collect()
+}
+
+#[test]
+fn float64_transforms_pass_kolmogorov_smirnov() {
+    let n = 1usize << 17;
+    let g = default_rng(Some(2028));
+    let s = Some(&[n][..]);
+    let samples = vec![
+        (
+            "stats.uniform(-3, 8).cdf",
+            f64s(&g.uniform(one(-3.0), one(5.0), s).unwrap()),
+        ),
+        (
+            "stats.laplace(1, 2).cdf",
+            f64s(&g.laplace(one(1.0), one(2.0), s).unwrap()),
+        ),
+        (
+            "stats.logistic(1, 2).cdf",
+            f64s(&g.logistic(one(1.0), one(2.0), s).unwrap()),
+        ),
+        (
+            "stats.gumbel_r(1, 2).cdf",
+            f64s(&g.gumbel(one(1.0), one(2.0), s).unwrap()),
+        ),
+        (
+            "stats.weibull_min(0.7).cdf",
+            f64s(&g.weibull(one(0.7), s).unwrap()),
+        ),
+        (
+            "stats.lomax(2.5).cdf",
+            f64s(&g.pareto(one(2.5), s).unwrap()),
+        ),
+        (
+            "stats.powerlaw(3.0).cdf",
+            f64s(&g.power(one(3.0), s).unwrap()),
+        ),
+        (
+            "stats.rayleigh(scale=2.0).cdf",
+            f64s(&g.rayleigh(one(2.0), s).unwrap()),
+        ),
+        (
+            "stats.triang(7.0 / 15.0, -5, 15).cdf",
+            f64s(&g.triangular(one(-5.0), one(2.0), one(10.0), s).unwrap()),
+        ),
+    ];
+    let p = ks(&samples);
+    eprintln!("KS p-values: {p:?}");
+    for ((name, _), pv) in samples.iter().zip(&p) {
+        assert!(*pv > 1e-3, "{name}: p = {pv}");
+    }
+}
+
+#[test]
+fn float64_geometric_and_logseries_match_their_laws() {
+    // Chi-square-free check of the discrete laws: the means (1 / p; -p / ((1 - p) ln(1 - p)))
+    // within 5 standard errors.
+    let n = 1usize << 17;
+    let g = default_rng(Some(2029));
+    let s = Some(&[n][..]);
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let p = 0.2f64;
+    let geo = counts(&g.geometric(one(p), s).unwrap());
+    let sd = ((1.0 - p) / (p * p)).sqrt() / (n as f64).sqrt();
+    assert!(
+        (mean(&geo) - 1.0 / p).abs() < 5.0 * sd,
+        "geometric mean {}",
+        mean(&geo)
+    );
+    let q = 0.7f64;
+    let ls = counts(&g.logseries(one(q), s).unwrap());
+    let m = -q / ((1.0 - q) * (1.0 - q).ln());
+    let var = -q * (q + (1.0 - q).ln()) / ((1.0 - q).powi(2) * (1.0 - q).ln().powi(2));
+    let sd = (var / n as f64).sqrt();
+    assert!(
+        (mean(&ls) - m).abs() < 5.0 * sd,
+        "logseries mean {}",
+        mean(&ls)
+    );
+}
+
+#[test]
+fn float64_gammas_are_their_cpu_emulation_bit_for_bit() {
+    use kp::random::philox::transforms64::gamma_f64;
+    let mut bad = vec![];
+    for (i, a) in [1e-3, 0.2, 0.5, 1.0, 1.5, 4.5, 100.0, 1e6, 0.0, f64::NAN]
+        .into_iter()
+        .enumerate()
+    {
+        let seed = 500 + i as u64;
+        let key = seed_key(seed);
+        let got = f64s(
+            &default_rng(Some(seed))
+                .standard_gamma(a, Some(&[N][..]), Some(DType::F64))
+                .unwrap(),
+        );
+        let n = got
+            .iter()
+            .enumerate()
+            .filter(|(e, g)| g.to_bits() != gamma_f64(key, 0, *e as u32, a).to_bits())
+            .count();
+        bad.push((a, n));
+    }
+    // Per-element shapes.
+    let seed = 520;
+    let key = seed_key(seed);
+    let shapes: Vec<f64> = (0..N).map(|i| 0.01 + (i % 977) as f64 * 0.37).collect();
+    let got = f64s(
+        &default_rng(Some(seed))
+            .standard_gamma(Array::from_slice(&shapes, &[N]).unwrap(), None, None)
+            .unwrap(),
+    );
+    let n = got
+        .iter()
+        .enumerate()
+        .filter(|(e, g)| g.to_bits() != gamma_f64(key, 0, *e as u32, shapes[*e]).to_bits())
+        .count();
+    bad.push((-1.0, n));
+    eprintln!("differing: {bad:?}");
+    assert!(bad.iter().all(|b| b.1 == 0));
+}
+
+#[test]
+fn float64_gammas_pass_kolmogorov_smirnov() {
+    let n = 1usize << 17;
+    let g = default_rng(Some(2030));
+    let s = Some(&[n][..]);
+    let samples = vec![
+        (
+            "stats.gamma(0.3).cdf",
+            f64s(&g.standard_gamma(0.3, s, Some(DType::F64)).unwrap()),
+        ),
+        (
+            "stats.gamma(4.5).cdf",
+            f64s(&g.standard_gamma(4.5, s, Some(DType::F64)).unwrap()),
+        ),
+        (
+            "stats.gamma(1.0, scale=2.5).cdf",
+            f64s(&g.gamma(one(1.0), one(2.5), s).unwrap()),
+        ),
+    ];
+    let p = ks(&samples);
+    eprintln!("KS p-values: {p:?}");
+    for ((name, _), pv) in samples.iter().zip(&p) {
+        assert!(*pv > 1e-3, "{name}: p = {pv}");
+    }
+}
+
+/// How many of `got` differ in their bits from `want(e)`.
+fn count_differing(got: &[f64], want: impl Fn(u32) -> f64) -> usize {
+    got.iter()
+        .enumerate()
+        .filter(|(e, g)| g.to_bits() != want(*e as u32).to_bits())
+        .count()
+}
+
+#[test]
+fn float64_quotients_of_gamma_draws_are_their_cpu_emulation_bit_for_bit() {
+    use kp::random::philox::transforms64::{div_d64, gamma_f64, sqrt_d64};
+    use kp::random::philox::ziggurat::normal_f64;
+    use kp::random::philox::{normal_form, set_normal_form, NormalForm};
+    // standard_t's and noncentral_chisquare's normal: the float64 ziggurat.
+    let _ = set_normal_form(NormalForm::Ziggurat);
+    assert_eq!(normal_form(), NormalForm::Ziggurat, "KUPFER_RANDN is set");
+    let n = N / 2;
+    let s = Some(&[n][..]);
+    let chi = |key, draw, e, df: f64| 2.0 * gamma_f64(key, draw, e, df * 0.5);
+    let mut bad = vec![];
+    for (i, (a, b)) in [(0.5, 0.5), (2.0, 5.0), (1e-3, 1e3), (30.0, 0.2)]
+        .into_iter()
+        .enumerate()
+    {
+        let seed = 700 + i as u64;
+        let key = seed_key(seed);
+        let beta = f64s(&default_rng(Some(seed)).beta(one(a), one(b), s).unwrap());
+        let want = |e: u32| {
+            let x = gamma_f64(key, 0, e, a);
+            div_d64(x, x + gamma_f64(key, 1, e, b))
+        };
+        bad.push(("beta", a, b, count_differing(&beta, want)));
+        let f = f64s(&default_rng(Some(seed)).f(one(a), one(b), s).unwrap());
+        let want = |e: u32| {
+            let x = div_d64(chi(key, 0, e, a), a);
+            div_d64(x, div_d64(chi(key, 1, e, b), b))
+        };
+        bad.push(("f", a, b, count_differing(&f, want)));
+        let t = f64s(&default_rng(Some(seed)).standard_t(one(a), s).unwrap());
+        let want = |e: u32| {
+            let c = div_d64(chi(key, 1, e, a), a);
+            div_d64(normal_f64(key, 0, e), sqrt_d64(c))
+        };
+        bad.push(("standard_t", a, 0.0, count_differing(&t, want)));
+    }
+    for (i, (df, nonc)) in [(3.0f64, 2.0f64), (1.5, 0.0), (40.0, 1e3)]
+        .into_iter()
+        .enumerate()
+    {
+        let seed = 720 + i as u64;
+        let key = seed_key(seed);
+        let got = f64s(
+            &default_rng(Some(seed))
+                .noncentral_chisquare(one(df), one(nonc), s)
+                .unwrap(),
+        );
+        // Draws: 0 the normal, 1 the central gamma (df > 1 takes this branch).
+        let want = |e: u32| {
+            let c = 2.0 * gamma_f64(key, 1, e, (df - 1.0).max(1e-30) * 0.5);
+            let t = normal_f64(key, 0, e) + sqrt_d64(nonc);
+            c + t * t
+        };
+        bad.push((
+            "noncentral_chisquare",
+            df,
+            nonc,
+            count_differing(&got, want),
+        ));
+    }
+    eprintln!("differing: {bad:?}");
+    assert!(bad.iter().all(|b| b.3 == 0));
+}
+
+#[test]
+fn float64_quotients_pass_kolmogorov_smirnov() {
+    let n = 1usize << 17;
+    let g = default_rng(Some(2031));
+    let s = Some(&[n][..]);
+    let samples = vec![
+        (
+            "stats.beta(0.5, 2.0).cdf",
+            f64s(&g.beta(one(0.5), one(2.0), s).unwrap()),
+        ),
+        (
+            "stats.f(3.0, 7.0).cdf",
+            f64s(&g.f(one(3.0), one(7.0), s).unwrap()),
+        ),
+        (
+            "stats.t(4.0).cdf",
+            f64s(&g.standard_t(one(4.0), s).unwrap()),
+        ),
+        (
+            "stats.chi2(3.0).cdf",
+            f64s(&g.chisquare(one(3.0), s).unwrap()),
+        ),
+        (
+            "stats.ncx2(3.0, 2.0).cdf",
+            f64s(&g.noncentral_chisquare(one(3.0), one(2.0), s).unwrap()),
+        ),
+    ];
+    let p = ks(&samples);
+    eprintln!("KS p-values: {p:?}");
+    for ((name, _), pv) in samples.iter().zip(&p) {
+        assert!(*pv > 1e-3, "{name}: p = {pv}");
+    }
+}
