@@ -444,3 +444,24 @@ fn kp_det_noncentral_f64(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, c: f64, z:
     let t = z + kp_d64_sqrt(nonc);
     return c + kp_d64_fence(t * t);
 }
+
+// standard_cauchy: cot of the turn of word 0 and block 1's x with its lowest bit set (never
+// a multiple of 1/4: finite and nonzero), the cosine over the sine of kp_d64_sincos_turn.
+fn kp_det_cauchy_f64(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32) -> f64 {
+    let cs = kp_d64_sincos_turn(w0, kp_rng_block(k, d, e, 1u).x | 0x40u);
+    return kp_d64_div(cs.x, cs.y);
+}
+
+// wald(mean, scale), Michael, Schucany and Haas as NumPy: the float64 Box-Muller normal of
+// the element's block 1, the uniform of word 0 and block 2's x.
+fn kp_det_wald_f64(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, mean: f64, scale: f64) -> f64 {
+    let z = kp_d64_normal_pair(kp_rng_block(k, d, e, 1u)).x;
+    let y = kp_d64_fence(mean * kpl64_opq(z * z));
+    let root = kp_d64_sqrt(kp_d64_fence(kp_d64_fence(4.0lf * scale) * y)
+        + kp_d64_fence(y * y));
+    let x = mean + kp_d64_fence(kp_d64_div(mean, 2.0lf * scale) * kpl64_opq(y - root));
+    if (kp_u01_f64(w0, kp_rng_block(k, d, e, 2u).x) <= kp_d64_div(mean, mean + x)) {
+        return x;
+    }
+    return kp_d64_div(kp_d64_fence(mean * mean), x);
+}

@@ -1,6 +1,6 @@
 //! The float64 transforms of uniforms (`kupfer_core::random::transforms64`: uniform, laplace,
-//! logistic, gumbel, weibull, pareto, power, rayleigh, triangular, geometric, logseries and
-//! the `-log(U)` exponential, drawn in float64 for float64 parameters): the GPU's draws are
+//! logistic, gumbel, weibull, pareto, power, rayleigh, standard_cauchy, wald, triangular,
+//! geometric, logseries and the `-log(U)` exponential, drawn in float64 for float64 parameters): the GPU's draws are
 //! the CPU emulation's bits (the emulation performs exactly the float64 operations of
 //! `shaders/random_det64.wgsl`, none fused: what every driver computes), 65536 draws for each
 //! of several parameter sets, edge parameters included, broadcast and per-element parameter
@@ -76,6 +76,8 @@ fn draw(seed: u64, t: Transform, p: &[f64]) -> Vec<f64> {
         Transform::Triangular => f64s(&g.triangular(a(0), a(1), a(2), s).unwrap()),
         Transform::Geometric => counts(&g.geometric(a(0), s).unwrap()),
         Transform::Logseries => counts(&g.logseries(a(0), s).unwrap()),
+        Transform::Cauchy => f64s(&g.standard_cauchy(&[N], Some(DType::F64)).unwrap()),
+        Transform::Wald => f64s(&g.wald(a(0), a(1), s).unwrap()),
         _ => panic!("{t:?} has no float64 form"),
     }
 }
@@ -128,6 +130,16 @@ fn cases() -> Vec<(Transform, Vec<f64>)> {
         [1.0, 1.0 + 1e-12, 1.0 + 3e-12],
     ] {
         v.push((Triangular, p.to_vec()));
+    }
+    v.push((Cauchy, vec![]));
+    for p in [
+        [1.0, 1.0],
+        [0.5, 3.0],
+        [1e3, 1e-3],
+        [1e-3, 1e3],
+        [1e-200, 1e200],
+    ] {
+        v.push((Wald, p.to_vec()));
     }
     for p in [1.0, 0.5, 1e-3, 1e-7, 1e-15] {
         v.push((Geometric, vec![p]));
@@ -306,6 +318,14 @@ fn float64_transforms_pass_kolmogorov_smirnov() {
         (
             "stats.triang(7.0 / 15.0, -5, 15).cdf",
             f64s(&g.triangular(one(-5.0), one(2.0), one(10.0), s).unwrap()),
+        ),
+        (
+            "stats.cauchy.cdf",
+            f64s(&g.standard_cauchy(&[n], Some(DType::F64)).unwrap()),
+        ),
+        (
+            "stats.invgauss(0.5 / 3.0, scale=3.0).cdf",
+            f64s(&g.wald(one(0.5), one(3.0), s).unwrap()),
         ),
     ];
     let p = ks(&samples);

@@ -1,6 +1,6 @@
 //! The float64 forms of the transforms of uniforms ([`Transform::has_f64`]: uniform, laplace,
-//! logistic, gumbel, weibull, pareto, power, rayleigh, triangular, geometric, logseries and
-//! the `-log(U)` exponential; the quotients of beta, f and standard_t and noncentral_chisquare's
+//! logistic, gumbel, weibull, pareto, power, rayleigh, standard_cauchy, wald, triangular,
+//! geometric, logseries and the `-log(U)` exponential; the quotients of beta, f and standard_t and noncentral_chisquare's
 //! shifted square, whose gamma and normal draws come in as parameters), drawn as
 //! [`super::RandomOp::Det`] in float64 (`shaders/random_det64.wgsl`), and the float64 gamma
 //! ([`gamma_f64`], `kp_gamma_det_f64`): their CPU emulation, bit for bit.
@@ -17,7 +17,9 @@
 //!
 //! Words: element `e`'s uniform is word 0 and the x word of its block 1 (`kp_u01_f64`, the
 //! float64 `random`; the open one `((w0 >> 6) 2^26 + (x >> 6) + 1/2) 2^-52`); logseries'
-//! second uniform is block 1's y and z words.
+//! second uniform is block 1's y and z words; standard_cauchy's turn word 0 and block 1's x
+//! (its lowest bit set: never a multiple of pi/2); wald's normal the float64 Box-Muller pair
+//! of block 1, its uniform word 0 and block 2's x.
 
 use super::gamma::{recip_det, rsqrt_det};
 use super::transforms::Transform;
@@ -48,6 +50,8 @@ impl Transform {
                 | Transform::Quotient
                 | Transform::StudentT
                 | Transform::Noncentral
+                | Transform::Cauchy
+                | Transform::Wald
         )
     }
 
@@ -69,6 +73,8 @@ impl Transform {
             Transform::Quotient => "kp_det_quotient_f64",
             Transform::StudentT => "kp_det_student_t_f64",
             Transform::Noncentral => "kp_det_noncentral_f64",
+            Transform::Cauchy => "kp_det_cauchy_f64",
+            Transform::Wald => "kp_det_wald_f64",
             // Not drawn in float64 (RandomOp::check refuses it).
             _ => self.function(),
         }
@@ -153,6 +159,23 @@ impl Transform {
             Transform::Noncentral => {
                 let t = p[1] + sqrt_d64(p[2]);
                 p[0] + t * t
+            }
+            Transform::Cauchy => {
+                let [c, s] = sincos_turn(w0, w1 | 0x40);
+                div_d64(c, s)
+            }
+            Transform::Wald => {
+                let (mean, scale) = (p[0], p[1]);
+                let b1 = philox4x32_10([e, 1, draw as u32, (draw >> 32) as u32], key);
+                let z = normal_pair(b1)[0];
+                let y = mean * (z * z);
+                let root = sqrt_d64((4.0 * scale) * y + y * y);
+                let x = mean + div_d64(mean, 2.0 * scale) * (y - root);
+                if u01_f64(w0, stream_word(key, draw, e, 5)) <= div_d64(mean, mean + x) {
+                    x
+                } else {
+                    div_d64(mean * mean, x)
+                }
             }
             _ => f64::NAN,
         }

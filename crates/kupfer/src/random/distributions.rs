@@ -8,8 +8,8 @@
 //! arrays natively by a reduction read back (not on wasm32, where reads cannot block).
 //!
 //! float32 draws with float parameters of uniform, laplace, logistic, gumbel, weibull, pareto,
-//! power, rayleigh, standard_cauchy, wald, triangular, geometric, logseries (these but
-//! standard_cauchy and wald in float64 too: [`kupfer_core::random::transforms64`]), poisson,
+//! power, rayleigh, standard_cauchy, wald, triangular, geometric, logseries (these in float64
+//! too: [`kupfer_core::random::transforms64`]), poisson,
 //! binomial, negative_binomial, vonmises (and zipf and hypergeometric where they draw in
 //! float32), and the quotients of beta, f, standard_t, dirichlet and noncentral_chisquare are
 //! one deterministic kernel each
@@ -404,8 +404,8 @@ impl Generator {
     /// Standard Cauchy floats: the ratio of two standard normals (`Generator.standard_cauchy`).
     pub fn standard_cauchy(&self, size: &[usize], dtype: Option<DType>) -> Result<Array> {
         let d = float_dtype(dtype, "standard_cauchy")?;
-        if deterministic(d, &[]) {
-            return self.draw_det(Transform::Cauchy, size, &[]);
+        if let Some(dd) = deterministic_in(Transform::Cauchy, d, &[]) {
+            return self.draw_det_in(Transform::Cauchy, dd, size, &[]);
         }
         let a = self.standard_normal(size, Some(d))?;
         let b = self.standard_normal(size, Some(d))?;
@@ -475,8 +475,8 @@ impl Generator {
         check(&scale, Rule::Positive, "scale <= 0")?;
         let shape = out_shape(size, &[&mean, &scale])?;
         let d = draw_dtype(&[&mean, &scale]);
-        if deterministic(d, &[&mean, &scale]) {
-            return self.draw_det(Transform::Wald, &shape, &[&mean, &scale]);
+        if let Some(dd) = deterministic_in(Transform::Wald, d, &[&mean, &scale]) {
+            return self.draw_det_in(Transform::Wald, dd, &shape, &[&mean, &scale]);
         }
         let z = self.standard_normal(&shape, Some(d))?;
         let u = self.random(&shape, Some(d))?;
