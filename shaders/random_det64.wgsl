@@ -59,13 +59,15 @@ fn kp_d64_expm1_small(r: f64) -> f64 {
 
 // exp(x), fenced (kp_exp_neg_fenced_f64): +inf above 709.78, 0 below -707 (no subnormal
 // results), NaN for NaN; above 709 as exp(x - 1) e (x - 1 exact; the reduction's 2^n stays finite).
-fn kp_d64_exp(x: f64) -> f64 {
-    if (kp_d64_isnan(x)) {
-        return x;
+fn kp_d64_exp(x0: f64) -> f64 {
+    if (kp_d64_isnan(x0)) {
+        return x0;
     }
-    if (x > 709.782712893384lf) {
+    if (x0 > 709.782712893384lf) {
         return kpl64_inf();
     }
+    // Fenced: inlined, a caller's product could otherwise be contracted with the reduction.
+    let x = kpl64_opq(x0);
     if (x < -707.0lf) {
         return 0.0lf;
     }
@@ -103,16 +105,18 @@ fn kp_d64_expm1(x0: f64) -> f64 {
 // y = the fenced float32 ln m, then two Newton steps y + (f - expm1(y)) c with f = m - 1
 // (exact) and c = 1 / m (a float32 reciprocal and one fenced float64 Newton step); the
 // result (e ln2_lo + y) + e ln2_hi (e ln2_hi exact). -inf at 0, +inf at +inf, NaN below 0.
-fn kp_d64_ln(x: f64) -> f64 {
-    if (kp_d64_isnan(x)) {
-        return x;
+fn kp_d64_ln(x0: f64) -> f64 {
+    if (kp_d64_isnan(x0)) {
+        return x0;
     }
-    if (x <= 0.0lf) {
-        return select(kpl64_nan(), -kpl64_inf(), x == 0.0lf);
+    if (x0 <= 0.0lf) {
+        return select(kpl64_nan(), -kpl64_inf(), x0 == 0.0lf);
     }
-    if (x > KPL64_MAX) {
-        return x;
+    if (x0 > KPL64_MAX) {
+        return x0;
     }
+    // Fenced: inlined, a caller's product could otherwise be contracted with m - 1.
+    let x = kpl64_opq(x0);
     let fr = kpl64_frexp(x);
     var m = fr.m;
     var e = f64(fr.e);
@@ -152,8 +156,9 @@ fn kp_d64_div(a: f64, b: f64) -> f64 {
     if (a == 0.0lf || b_inf) {
         return sg * 0.0lf;
     }
-    let fa = kpl64_frexp(a);
-    let fb = kpl64_frexp(b);
+    // Fenced: inlined, a caller's product could otherwise be contracted with x - q m.
+    let fa = kpl64_frexp(kpl64_opq(a));
+    let fb = kpl64_frexp(kpl64_opq(b));
     let x = fa.m;
     let m = fb.m;
     var y = f64(kp_recip_det_f32(kp_d64_to_f32(m, 8388608.0lf, 1.1920928955078125e-7lf)));
@@ -185,7 +190,7 @@ fn kp_d64_sqrt(y: f64) -> f64 {
     if (kp_d64_nonfinite(y) || y == 0.0lf) {
         return y;
     }
-    let fr = kpl64_frexp(y);
+    let fr = kpl64_frexp(kpl64_opq(y));  // fenced as in kp_d64_div
     var m = fr.m;
     var e = fr.e;
     if ((e & 1) != 0) {
