@@ -23,3 +23,7 @@ $K eval -o $D/beta64.npy "np.random.default_rng(7).beta(np.array([0.5]), np.arra
 $K eval -o $D/f64.npy "np.random.default_rng(7).f(np.array([3.0]), np.array([7.0]), 4096)"
 $K eval -o $D/standard_t64.npy "np.random.default_rng(7).standard_t(np.array([4.0]), 4096)"
 $K eval -o $D/noncentral_chisquare64.npy "np.random.default_rng(7).noncentral_chisquare(np.array([3.0]), np.array([2.0]), 4096)"
+$K eval -o $D/poisson_small64.npy "np.random.default_rng(7).poisson(np.array([3.0]), 4096)"
+$K eval -o $D/poisson_large64.npy "np.random.default_rng(7).poisson(np.array([250.0]), 4096)"
+$K eval -o $D/negative_binomial64.npy "np.random.default_rng(7).negative_binomial(np.array([3.0]), np.array([0.4]), 4096)"
+$K eval -o $D/noncentral_chisquare_small_df64.npy "np.random.default_rng(7).noncentral_chisquare(np.array([0.5]), np.array([2.0]), 4096)"

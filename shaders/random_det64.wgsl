@@ -470,3 +470,97 @@ fn kp_det_wald_f64(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, mean: f64, scale
     }
     return kp_d64_div(kp_d64_fence(mean * mean), x);
 }
+
+// Loader's stirlerr(k) for k >= 16: the asymptotic series to the k^-9 term, fenced.
+fn kp_d64_stirlerr(k: f64) -> f64 {
+    let k2 = kpl64_opq(k * k);
+    var t = kp_d64_div(0.0008417508417508417lf, k2);
+    t = kp_d64_div(0.0005952380952380953lf - t, k2);
+    t = kp_d64_div(0.0007936507936507937lf - t, k2);
+    t = kp_d64_div(0.002777777777777778lf - t, k2);
+    return kp_d64_div(0.08333333333333333lf - t, k);
+}
+
+// Loader's bd0(x, m) = x log(x / m) + m - x, fenced.
+fn kp_d64_bd0(x: f64, m: f64) -> f64 {
+    if (abs(x - m) < kpl64_opq(0.1lf * kpl64_opq(x + m))) {
+        let v = kp_d64_div(x - m, x + m);
+        let v2 = kpl64_opq(v * v);
+        var s = kpl64_opq(kpl64_opq(x - m) * v);
+        var ej = kpl64_opq((2.0lf * x) * v);
+        for (var j = 1u; j < 40u; j++) {
+            ej = kpl64_opq(ej * v2);
+            let s1 = s + kp_d64_div(ej, f64(2u * j + 1u));
+            if (s1 == s) {
+                break;
+            }
+            s = s1;
+        }
+        return s;
+    }
+    return (kpl64_opq(x * kp_d64_ln(kp_d64_div(x, m))) + m) - x;
+}
+
+// log of the Poisson(lam) probability of k (Loader's saddle-point form from k = 16).
+fn kp_d64_poisson_logpmf(k: f64, lam: f64, loglam: f64) -> f64 {
+    if (k < 16.0lf) {
+        return (-lam + kpl64_opq(k * loglam)) - kp_logfact_small_f64(u32(k));
+    }
+    return (-kp_d64_stirlerr(k) - kp_d64_bd0(k, lam))
+        - kpl64_opq(0.5lf * kp_d64_ln(kpl64_opq(6.283185307179586lf * k)));
+}
+
+// Poisson(lam) as a float64 count, the same bits on every driver (kp_det_poisson_f32 in
+// float64): inversion of the 53-bit uniform of word 0 and block 1's x below lam = 10
+// (p lam / n by kp_d64_div), Hormann's PTRS above with one attempt per block (j = 1..32: the
+// open 52-bit uniforms of words x, y and z, w), then floor(lam). 0 for lam <= 0 or NaN.
+fn kp_poisson_det_f64(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, lam: f64) -> f64 {
+    if (kp_d64_isnan(lam) || lam <= 0.0lf) {
+        return 0.0lf;
+    }
+    if (lam < 10.0lf) {
+        let u = kp_u01_f64(w0, kp_rng_block(k, d, e, 1u).x);
+        var p = kp_d64_exp(-lam);
+        var s = p;
+        var n: f64 = 0.0lf;
+        for (var j = 0u; j < 256u; j++) {
+            if (u < s) {
+                break;
+            }
+            n = n + 1.0lf;
+            p = kp_d64_div(kpl64_opq(p * lam), n);
+            let s1 = s + p;
+            if (s1 == s && n > lam) {
+                break;
+            }
+            s = s1;
+        }
+        return n;
+    }
+    let slam = kp_d64_sqrt(lam);
+    let loglam = kp_d64_ln(lam);
+    let b = kpl64_opq(0.931lf + kpl64_opq(2.53lf * slam));
+    let a = -0.059lf + kpl64_opq(0.02483lf * b);
+    let ln_invalpha = kp_d64_ln(1.1239lf + kp_d64_div(1.1328lf, b - 3.4lf));
+    let vr = 0.9277lf - kp_d64_div(3.6224lf, b - 2.0lf);
+    for (var j = 1u; j <= 32u; j++) {
+        let blk = kp_rng_block(k, d, e, j);
+        let uu = kp_u01_mid_f64(blk.x, blk.y) - 0.5lf;
+        let v = kp_u01_mid_f64(blk.z, blk.w);
+        let us = 0.5lf - abs(uu);
+        let n = floor(kpl64_opq(kpl64_opq(kpl64_opq(kp_d64_div(2.0lf * a, us) + b) * uu) + lam)
+            + 0.43lf);
+        if (us >= 0.07lf && v <= vr) {
+            return n;
+        }
+        if (n < 0.0lf || (us < 0.013lf && v > us)) {
+            continue;
+        }
+        let lhs = (kp_d64_ln(v) + ln_invalpha)
+            - kp_d64_ln(kp_d64_div(a, kpl64_opq(us * us)) + b);
+        if (lhs <= kp_d64_poisson_logpmf(n, lam, loglam)) {
+            return n;
+        }
+    }
+    return floor(lam);
+}

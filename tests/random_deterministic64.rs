@@ -536,3 +536,100 @@ fn float64_quotients_pass_kolmogorov_smirnov() {
         assert!(*pv > 1e-3, "{name}: p = {pv}");
     }
 }
+
+#[test]
+fn float64_poisson_and_negative_binomial_are_their_cpu_emulation_bit_for_bit() {
+    use kp::random::philox::transforms64::{div_d64, gamma_f64, poisson_f64};
+    let mut bad = vec![];
+    for (i, lam) in [0.0, 1e-3, 0.5, 3.0, 9.99, 10.0, 42.0, 1e4, 1e12, f64::NAN]
+        .into_iter()
+        .enumerate()
+    {
+        let seed = 800 + i as u64;
+        let key = seed_key(seed);
+        let got = counts(
+            &default_rng(Some(seed))
+                .poisson(one(lam), Some(&[N][..]))
+                .unwrap(),
+        );
+        bad.push((
+            "poisson",
+            lam,
+            count_differing(&got, |e| poisson_f64(key, 0, e, lam)),
+        ));
+    }
+    // Per-element means over the range of both methods.
+    let seed = 820;
+    let key = seed_key(seed);
+    let lams: Vec<f64> = (0..N).map(|i| (i % 1000) as f64 * 0.731).collect();
+    let got = counts(
+        &default_rng(Some(seed))
+            .poisson(Array::from_slice(&lams, &[N]).unwrap(), None)
+            .unwrap(),
+    );
+    let want = |e: u32| poisson_f64(key, 0, e, lams[e as usize]);
+    bad.push(("poisson per element", 0.0, count_differing(&got, want)));
+    // negative_binomial(n, p) with array parameters: the quotient (1 - p) / p (draw 0, reads
+    // no words), the gamma of shape n (draw 1) times it, the Poisson of that (draw 2).
+    for (i, (n, p)) in [(3.0f64, 0.4f64), (0.5, 0.9), (40.0, 0.01)]
+        .into_iter()
+        .enumerate()
+    {
+        let seed = 830 + i as u64;
+        let key = seed_key(seed);
+        let got = counts(
+            &default_rng(Some(seed))
+                .negative_binomial(one(n), one(p), Some(&[N / 2][..]))
+                .unwrap(),
+        );
+        let scale = div_d64(1.0 - p, p);
+        let want = |e: u32| poisson_f64(key, 2, e, gamma_f64(key, 1, e, n) * scale);
+        bad.push(("negative_binomial", n, count_differing(&got, want)));
+    }
+    eprintln!("differing: {bad:?}");
+    assert!(bad.iter().all(|b| b.2 == 0));
+}
+
+#[test]
+fn float64_poisson_passes_chi_square_against_scipy() {
+    let n = 1usize << 17;
+    let g = default_rng(Some(2032));
+    let mut script = String::from("import numpy as np\nfrom scipy import stats\nout = []\n");
+    for lam in [3.0, 42.0, 1e4] {
+        let k = counts(&g.poisson(one(lam), Some(&[n][..])).unwrap());
+        let vals: Vec<String> = k.iter().map(|x| format!("{x}")).collect();
+        script.push_str(&format!(
+            "x = np.array([{}])\nlo, hi = stats.poisson.ppf([1e-4, 1 - 1e-4], {lam})\n\
+             edges = np.arange(lo, hi + 2)\nobs = np.histogram(np.clip(x, lo, hi), edges)[0]\n\
+             cdf = stats.poisson.cdf(edges[:-1], {lam})\n\
+             exp = np.diff(np.concatenate([[0.0], cdf[:-1], [1.0]])) * len(x)\n\
+             keep = exp > 20\nobs2 = obs[keep]\nexp2 = exp[keep]\n\
+             if (~keep).any(): obs2 = np.append(obs2, obs[~keep].sum()); exp2 = np.append(exp2, exp[~keep].sum())\n\
+             out.append(stats.chisquare(obs2, exp2 * obs2.sum() / exp2.sum()).pvalue)\n",
+            vals.join(",")
+        ));
+    }
+    script.push_str("print(' '.join(repr(float(v)) for v in out))\n");
+    let mut child = Command::new("python3")
+        .arg("-")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "SciPy failed");
+    let p: Vec<f64> = String::from_utf8(out.stdout)
+        .unwrap()
+        .split_whitespace()
+        .map(|s| s.parse().unwrap())
+        .collect();
+    eprintln!("chi-square p-values: {p:?}");
+    assert_eq!(p.len(), 3);
+    assert!(p.iter().all(|&v| v > 1e-3), "{p:?}");
+}

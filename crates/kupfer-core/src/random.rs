@@ -575,6 +575,7 @@ impl RandomOp {
             (RandomOp::Gamma, DType::F64) if transforms::enabled() => "kp_gamma_det_f64",
             (RandomOp::Gamma, DType::F64) => "kp_gamma_f64",
             (RandomOp::Gamma, _) => "kp_gamma_f32",
+            (RandomOp::Poisson, DType::F64) if transforms::enabled() => "kp_poisson_det_f64",
             (RandomOp::Poisson, DType::F64) => "kp_poisson_f64",
             (RandomOp::Poisson, _) => "kp_poisson_f32",
             (RandomOp::Permute, _) => "kp_permute",
@@ -701,9 +702,11 @@ impl RandomOp {
             (RandomOp::Bounded, _) => {
                 format!("kp_bounded({k}, {d}, {e}, {w0}, {})", params[0])
             }
-            (RandomOp::Gamma, DType::F64) if transforms::enabled() => {
-                format!("kp_gamma_det_f64({k}, {d}, {e}, {w0}, {})", params[0])
-            }
+            (RandomOp::Gamma | RandomOp::Poisson, DType::F64) if transforms::enabled() => format!(
+                "kp_{}_det_f64({k}, {d}, {e}, {w0}, {})",
+                format!("{self:?}").to_lowercase(),
+                params[0]
+            ),
             (RandomOp::Gamma | RandomOp::Poisson | RandomOp::VonMises, _) => format!(
                 "kp_{}_{}({k}, {d}, {e}, {w0}, {})",
                 format!("{self:?}").to_lowercase(),

@@ -524,6 +524,126 @@ pub fn gamma_f64(key: [u32; 2], draw: u64, e: u32, a: f64) -> f64 {
     x
 }
 
+/// `kp_logfact_small_f64`: log(k!) for k < 16 (random_float.wgsl's table, its literals read
+/// as float64).
+fn logfact_small(k: u32) -> f64 {
+    // The WGSL's literals as written (ln 2 among them).
+    #[allow(clippy::approx_constant)]
+    const T: [f64; 16] = [
+        0.0,
+        0.0,
+        0.693_147_180_559_945,
+        1.791_759_469_228_055_4,
+        3.178_053_830_347_945,
+        4.787_491_742_782_047,
+        6.579_251_212_010_102,
+        8.525_161_361_065_415,
+        10.604_602_902_745_249,
+        12.801_827_480_081_467,
+        15.104_412_573_075_514,
+        17.502_307_845_873_887,
+        19.987_214_495_661_885,
+        22.552_163_853_123_42,
+        25.191_221_182_738_683,
+        27.899_271_383_840_89,
+    ];
+    T[k.min(15) as usize]
+}
+
+/// `kp_d64_stirlerr` (k >= 16).
+fn stirlerr(k: f64) -> f64 {
+    let k2 = k * k;
+    let mut t = div_d64(0.000_841_750_841_750_841_7, k2);
+    for c in [
+        0.000_595_238_095_238_095_3,
+        0.000_793_650_793_650_793_7,
+        0.002_777_777_777_777_778,
+    ] {
+        t = div_d64(c - t, k2);
+    }
+    div_d64(0.083_333_333_333_333_33 - t, k)
+}
+
+/// `kp_d64_bd0`: x log(x / m) + m - x.
+fn bd0(x: f64, m: f64) -> f64 {
+    if (x - m).abs() < 0.1 * (x + m) {
+        let v = div_d64(x - m, x + m);
+        let v2 = v * v;
+        let mut s = (x - m) * v;
+        let mut ej = (2.0 * x) * v;
+        for j in 1..40u32 {
+            ej *= v2;
+            let s1 = s + div_d64(ej, f64::from(2 * j + 1));
+            if s1 == s {
+                break;
+            }
+            s = s1;
+        }
+        return s;
+    }
+    (x * ln_d64(div_d64(x, m)) + m) - x
+}
+
+/// `kp_d64_poisson_logpmf`.
+fn poisson_logpmf(k: f64, lam: f64, loglam: f64) -> f64 {
+    if k < 16.0 {
+        return (-lam + k * loglam) - logfact_small(k as u32);
+    }
+    (-stirlerr(k) - bd0(k, lam)) - 0.5 * ln_d64(std::f64::consts::TAU * k)
+}
+
+/// `kp_poisson_det_f64`: element `e`'s float64 Poisson count of mean `lam` in draw `draw`
+/// (the GPU's bits).
+pub fn poisson_f64(key: [u32; 2], draw: u64, e: u32, lam: f64) -> f64 {
+    if lam.is_nan() || lam <= 0.0 {
+        return 0.0;
+    }
+    let block = |j: u32| philox4x32_10([e, j, draw as u32, (draw >> 32) as u32], key);
+    if lam < 10.0 {
+        let u = u01_f64(stream_word(key, draw, e, 0), block(1)[0]);
+        let mut p = exp_d64(-lam);
+        let mut s = p;
+        let mut n = 0.0f64;
+        for _ in 0..256 {
+            if u < s {
+                break;
+            }
+            n += 1.0;
+            p = div_d64(p * lam, n);
+            let s1 = s + p;
+            if s1 == s && n > lam {
+                break;
+            }
+            s = s1;
+        }
+        return n;
+    }
+    let slam = sqrt_d64(lam);
+    let loglam = ln_d64(lam);
+    let b = 0.931 + 2.53 * slam;
+    let a = -0.059 + 0.02483 * b;
+    let ln_invalpha = ln_d64(1.1239 + div_d64(1.1328, b - 3.4));
+    let vr = 0.9277 - div_d64(3.6224, b - 2.0);
+    for j in 1..=32u32 {
+        let blk = block(j);
+        let uu = u01_mid(blk[0], blk[1]) - 0.5;
+        let v = u01_mid(blk[2], blk[3]);
+        let us = 0.5 - uu.abs();
+        let n = (((div_d64(2.0 * a, us) + b) * uu + lam) + 0.43).floor();
+        if us >= 0.07 && v <= vr {
+            return n;
+        }
+        if n < 0.0 || (us < 0.013 && v > us) {
+            continue;
+        }
+        let lhs = (ln_d64(v) + ln_invalpha) - ln_d64(div_d64(a, us * us) + b);
+        if lhs <= poisson_logpmf(n, lam, loglam) {
+            return n;
+        }
+    }
+    lam.floor()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -664,5 +784,23 @@ mod tests {
         }
         assert!(gamma_f64([1, 2], 0, 0, f64::NAN).is_nan());
         assert_eq!(gamma_f64([1, 2], 0, 0, 0.0), 0.0);
+    }
+
+    #[test]
+    fn emulated_float64_poisson_counts_have_the_right_mean_and_variance() {
+        for lam in [0.5f64, 3.0, 9.99, 10.0, 42.0, 1e4, 1e12] {
+            let n = 20_000u32;
+            let v: Vec<f64> = (0..n).map(|e| poisson_f64([1, 2], 3, e, lam)).collect();
+            let m = v.iter().sum::<f64>() / f64::from(n);
+            let var = v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / f64::from(n);
+            let tol = 5.0 * (lam / f64::from(n)).sqrt();
+            assert!((m - lam).abs() < tol, "{lam}: mean {m}");
+            assert!(
+                (var - lam).abs() < 0.05 * lam + 0.05,
+                "{lam}: variance {var}"
+            );
+        }
+        assert_eq!(poisson_f64([1, 2], 0, 0, f64::NAN), 0.0);
+        assert_eq!(poisson_f64([1, 2], 0, 0, 0.0), 0.0);
     }
 }

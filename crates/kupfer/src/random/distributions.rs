@@ -1273,9 +1273,9 @@ impl Generator {
         let d = draw_dtype(&[&n, &p]);
         let scale = match &p {
             // (1 - p) / p by the deterministic quotient (the same bits on every driver).
-            Operand::Array(a) if deterministic(d, &[&p]) => {
+            Operand::Array(a) if deterministic_in(Transform::Quotient, d, &[&p]).is_some() => {
                 let q: Operand = uf::subtract(1.0, a)?.into();
-                Operand::Array(self.draw_det(Transform::Quotient, &size, &[&q, &p])?)
+                Operand::Array(self.draw_det_in(Transform::Quotient, d, &size, &[&q, &p])?)
             }
             _ => pu(
                 &p,
