@@ -27,3 +27,5 @@ $K eval -o $D/poisson_small64.npy "np.random.default_rng(7).poisson(np.array([3.
 $K eval -o $D/poisson_large64.npy "np.random.default_rng(7).poisson(np.array([250.0]), 4096)"
 $K eval -o $D/negative_binomial64.npy "np.random.default_rng(7).negative_binomial(np.array([3.0]), np.array([0.4]), 4096)"
 $K eval -o $D/noncentral_chisquare_small_df64.npy "np.random.default_rng(7).noncentral_chisquare(np.array([0.5]), np.array([2.0]), 4096)"
+$K eval -o $D/binomial_small64.npy "np.random.default_rng(7).binomial(np.array([10.0]), np.array([0.3]), 4096)"
+$K eval -o $D/binomial_large64.npy "np.random.default_rng(7).binomial(np.array([1000.0]), np.array([0.7]), 4096)"

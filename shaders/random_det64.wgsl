@@ -564,3 +564,94 @@ fn kp_poisson_det_f64(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, lam: f64) -> 
     }
     return floor(lam);
 }
+
+// Loader's stirlerr(k) for k >= 1: the table below 16, else kp_d64_stirlerr's series.
+fn kp_d64_stirlerr_any(k: f64) -> f64 {
+    if (k < 16.0lf) {
+        let t = kpl64_opq(kpl64_opq(k + 0.5lf) * kp_d64_ln(k));
+        return kpl64_opq(kpl64_opq(kp_logfact_small_f64(u32(k)) - t) + k)
+            - 0.9189385332046727lf;
+    }
+    return kp_d64_stirlerr(k);
+}
+
+// log of the binomial(n, p) probability of k, q = 1 - p (kp_det_binomial_logpmf_f32 in
+// float64).
+fn kp_d64_binomial_logpmf(k: f64, n: f64, p: f64, q: f64) -> f64 {
+    if (k == 0.0lf) {
+        return kpl64_opq(n * kp_d64_log1p(-p));
+    }
+    if (k == n) {
+        return kpl64_opq(n * kp_d64_ln(p));
+    }
+    let lc = kpl64_opq(kpl64_opq(kpl64_opq(kp_d64_stirlerr_any(n) - kp_d64_stirlerr_any(k))
+        - kp_d64_stirlerr_any(n - k)) - kp_d64_bd0(k, kpl64_opq(n * p)))
+        - kp_d64_bd0(n - k, kpl64_opq(n * q));
+    let lf = kpl64_opq(1.8378770664093453lf + kp_d64_ln(k)) + kp_d64_log1p(-kp_d64_div(k, n));
+    return lc - kpl64_opq(0.5lf * lf);
+}
+
+// Binomial(n, p) for p <= 1/2 as a float64 count: inversion of the 53-bit uniform of word 0
+// and block 1's x below n p = 10, BTRS above with one attempt per block (j = 1..32, two
+// 52-bit open uniforms each), then the mode.
+fn kp_d64_binomial_low(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, n: f64, p: f64) -> f64 {
+    let q = kpl64_opq(1.0lf - p);
+    let np = kpl64_opq(n * p);
+    if (np < 10.0lf) {
+        let s = kp_d64_div(p, q);
+        let a = kpl64_opq(kpl64_opq(n + 1.0lf) * s);
+        var r = kp_d64_exp(kpl64_opq(n * kp_d64_log1p(-p)));
+        var u = kp_u01_f64(w0, kp_rng_block(k, d, e, 1u).x);
+        var x: f64 = 0.0lf;
+        for (var j = 0u; j < 256u; j++) {
+            if (u <= r || x >= n) {
+                break;
+            }
+            u = u - r;
+            x = x + 1.0lf;
+            r = kpl64_opq(r * kpl64_opq(kp_d64_div(a, x) - s));
+        }
+        return min(x, n);
+    }
+    let spq = kp_d64_sqrt(kpl64_opq(np * q));
+    let b = kpl64_opq(1.15lf + kpl64_opq(2.53lf * spq));
+    let a = kpl64_opq(-0.0873lf + kpl64_opq(0.0248lf * b)) + kpl64_opq(0.01lf * p);
+    let c = kpl64_opq(np + 0.5lf);
+    let vr = 0.92lf - kp_d64_div(4.2lf, b);
+    let alpha = kpl64_opq(kpl64_opq(2.83lf + kp_d64_div(5.1lf, b)) * spq);
+    let m = floor(kpl64_opq(kpl64_opq(n + 1.0lf) * p));
+    let logm = kp_d64_binomial_logpmf(m, n, p, q);
+    for (var j = 1u; j <= 32u; j++) {
+        let blk = kp_rng_block(k, d, e, j);
+        let u = kp_u01_mid_f64(blk.x, blk.y) - 0.5lf;
+        let v = kp_u01_mid_f64(blk.z, blk.w);
+        let us = 0.5lf - abs(u);
+        let x = floor(kpl64_opq(kpl64_opq(kpl64_opq(kp_d64_div(2.0lf * a, us) + b) * u) + c));
+        if (x < 0.0lf || x > n) {
+            continue;
+        }
+        if (us >= 0.07lf && v <= vr) {
+            return x;
+        }
+        let den = kp_d64_div(a, kpl64_opq(us * us)) + b;
+        let lhs = kp_d64_ln(kp_d64_div(kpl64_opq(v * alpha), den));
+        if (lhs <= kp_d64_binomial_logpmf(x, n, p, q) - logm) {
+            return x;
+        }
+    }
+    return m;
+}
+
+// Binomial(n, p) as a float64 count, the same bits on every driver (kp_det_binomial_f32's
+// edges: 0 for n < 1 or p <= 0 and NaN, n for p >= 1, p > 1/2 as n minus a binomial of 1 - p).
+fn kp_binomial_det_f64(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, n: f64, p: f64) -> f64 {
+    if (kp_d64_isnan(n) || kp_d64_isnan(p) || n < 1.0lf || p <= 0.0lf) {
+        return 0.0lf;
+    }
+    if (p >= 1.0lf) {
+        return n;
+    }
+    let flip = p > 0.5lf;
+    let x = kp_d64_binomial_low(k, d, e, w0, n, select(p, 1.0lf - p, flip));
+    return select(x, n - x, flip);
+}

@@ -440,7 +440,7 @@ fn count_differing(got: &[f64], want: impl Fn(u32) -> f64) -> usize {
 
 #[test]
 fn float64_quotients_of_gamma_draws_are_their_cpu_emulation_bit_for_bit() {
-    use kp::random::philox::transforms64::{div_d64, gamma_f64, sqrt_d64};
+    use kp::random::philox::transforms64::{div_d64, gamma_f64, poisson_f64, sqrt_d64};
     use kp::random::philox::ziggurat::normal_f64;
     use kp::random::philox::{normal_form, set_normal_form, NormalForm};
     // standard_t's and noncentral_chisquare's normal: the float64 ziggurat.
@@ -475,9 +475,15 @@ fn float64_quotients_of_gamma_draws_are_their_cpu_emulation_bit_for_bit() {
         };
         bad.push(("standard_t", a, 0.0, count_differing(&t, want)));
     }
-    for (i, (df, nonc)) in [(3.0f64, 2.0f64), (1.5, 0.0), (40.0, 1e3)]
-        .into_iter()
-        .enumerate()
+    for (i, (df, nonc)) in [
+        (3.0f64, 2.0f64),
+        (1.5, 0.0),
+        (40.0, 1e3),
+        (0.5, 2.0),
+        (1.0, 0.3),
+    ]
+    .into_iter()
+    .enumerate()
     {
         let seed = 720 + i as u64;
         let key = seed_key(seed);
@@ -486,11 +492,17 @@ fn float64_quotients_of_gamma_draws_are_their_cpu_emulation_bit_for_bit() {
                 .noncentral_chisquare(one(df), one(nonc), s)
                 .unwrap(),
         );
-        // Draws: 0 the normal, 1 the central gamma (df > 1 takes this branch).
+        // Draws: 0 the normal, 1 the central gamma, 2 the shifted sum, 3 the Poisson count,
+        // 4 the gamma of df + 2 i.
         let want = |e: u32| {
-            let c = 2.0 * gamma_f64(key, 1, e, (df - 1.0).max(1e-30) * 0.5);
-            let t = normal_f64(key, 0, e) + sqrt_d64(nonc);
-            c + t * t
+            if df > 1.0 {
+                let c = 2.0 * gamma_f64(key, 1, e, (df - 1.0).max(1e-30) * 0.5);
+                let t = normal_f64(key, 0, e) + sqrt_d64(nonc);
+                c + t * t
+            } else {
+                let k = poisson_f64(key, 3, e, nonc * 0.5);
+                2.0 * gamma_f64(key, 4, e, (df + k * 2.0) * 0.5)
+            }
         };
         bad.push((
             "noncentral_chisquare",
@@ -632,4 +644,56 @@ fn float64_poisson_passes_chi_square_against_scipy() {
     eprintln!("chi-square p-values: {p:?}");
     assert_eq!(p.len(), 3);
     assert!(p.iter().all(|&v| v > 1e-3), "{p:?}");
+}
+
+#[test]
+fn float64_binomials_are_their_cpu_emulation_bit_for_bit() {
+    use kp::random::philox::transforms64::binomial_f64;
+    let mut bad = vec![];
+    for (i, (n, p)) in [
+        (10.0f64, 0.3f64),
+        (1000.0, 0.7),
+        (1e9, 0.25),
+        (5.0, 0.999),
+        (0.0, 0.5),
+        (7.0, 1.0),
+        (7.0, 0.0),
+        (40.0, 0.5),
+        (1e6, 1e-9),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let seed = 900 + i as u64;
+        let key = seed_key(seed);
+        let got = counts(
+            &default_rng(Some(seed))
+                .binomial(one(n), one(p), Some(&[N][..]))
+                .unwrap(),
+        );
+        bad.push((
+            n,
+            p,
+            count_differing(&got, |e| binomial_f64(key, 0, e, n, p)),
+        ));
+    }
+    eprintln!("differing: {bad:?}");
+    assert!(bad.iter().all(|b| b.2 == 0));
+    // The law: mean and variance of binomial(1000, 0.7) within 5 standard errors.
+    let m = 1usize << 17;
+    let k = counts(
+        &default_rng(Some(2033))
+            .binomial(one(1000.0), one(0.7), Some(&[m][..]))
+            .unwrap(),
+    );
+    let mean = k.iter().sum::<f64>() / m as f64;
+    let var = k.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / m as f64;
+    assert!(
+        (mean - 700.0).abs() < 5.0 * (210.0 / m as f64).sqrt(),
+        "mean {mean}"
+    );
+    assert!(
+        (var - 210.0).abs() < 5.0 * 210.0 * (2.0 / m as f64).sqrt(),
+        "variance {var}"
+    );
 }

@@ -580,6 +580,7 @@ impl RandomOp {
             (RandomOp::Poisson, _) => "kp_poisson_f32",
             (RandomOp::Permute, _) => "kp_permute",
             (RandomOp::PermuteRows, _) => "kp_permute_rows",
+            (RandomOp::Binomial, DType::F64) if transforms::enabled() => "kp_binomial_det_f64",
             (RandomOp::Binomial, DType::F64) => "kp_binomial_f64",
             (RandomOp::Binomial, _) => "kp_binomial_f32",
             (RandomOp::VonMises, DType::F64) => "kp_vonmises_f64",
@@ -717,6 +718,10 @@ impl RandomOp {
             (RandomOp::PermuteRows, _) => {
                 format!("kp_permute_rows({k}, {d}, {e}, {})", params[0])
             }
+            (RandomOp::Binomial, DType::F64) if transforms::enabled() => format!(
+                "kp_binomial_det_f64({k}, {d}, {e}, {w0}, {}, {})",
+                params[0], params[1]
+            ),
             (RandomOp::Binomial, _) => format!(
                 "kp_binomial_{}({k}, {d}, {e}, {w0}, {}, {})",
                 dtype.wgsl_value(),

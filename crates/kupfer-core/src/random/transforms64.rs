@@ -644,6 +644,97 @@ pub fn poisson_f64(key: [u32; 2], draw: u64, e: u32, lam: f64) -> f64 {
     lam.floor()
 }
 
+/// `kp_d64_stirlerr_any`: Loader's stirlerr(k) for k >= 1.
+fn stirlerr_any(k: f64) -> f64 {
+    if k < 16.0 {
+        let t = (k + 0.5) * ln_d64(k);
+        return ((logfact_small(k as u32) - t) + k) - 0.918_938_533_204_672_7;
+    }
+    stirlerr(k)
+}
+
+/// `kp_d64_binomial_logpmf`: log of the binomial(n, p) probability of k (q = 1 - p).
+fn binomial_logpmf(k: f64, n: f64, p: f64, q: f64) -> f64 {
+    if k == 0.0 {
+        return n * log1p_d64(-p);
+    }
+    if k == n {
+        return n * ln_d64(p);
+    }
+    let lc = (((stirlerr_any(n) - stirlerr_any(k)) - stirlerr_any(n - k)) - bd0(k, n * p))
+        - bd0(n - k, n * q);
+    let lf = (1.837_877_066_409_345_3 + ln_d64(k)) + log1p_d64(-div_d64(k, n));
+    lc - 0.5 * lf
+}
+
+/// `kp_d64_binomial_low`: binomial(n, p) for p <= 1/2.
+fn binomial_low(key: [u32; 2], draw: u64, e: u32, n: f64, p: f64) -> f64 {
+    let block = |j: u32| philox4x32_10([e, j, draw as u32, (draw >> 32) as u32], key);
+    let q = 1.0 - p;
+    let np = n * p;
+    if np < 10.0 {
+        let s = div_d64(p, q);
+        let a = (n + 1.0) * s;
+        let mut r = exp_d64(n * log1p_d64(-p));
+        let mut u = u01_f64(stream_word(key, draw, e, 0), block(1)[0]);
+        let mut x = 0.0f64;
+        for _ in 0..256 {
+            if u <= r || x >= n {
+                break;
+            }
+            u -= r;
+            x += 1.0;
+            r *= div_d64(a, x) - s;
+        }
+        return x.min(n);
+    }
+    let spq = sqrt_d64(np * q);
+    let b = 1.15 + 2.53 * spq;
+    let a = (-0.0873 + 0.0248 * b) + 0.01 * p;
+    let c = np + 0.5;
+    let vr = 0.92 - div_d64(4.2, b);
+    let alpha = (2.83 + div_d64(5.1, b)) * spq;
+    let m = ((n + 1.0) * p).floor();
+    let logm = binomial_logpmf(m, n, p, q);
+    for j in 1..=32u32 {
+        let blk = block(j);
+        let u = u01_mid(blk[0], blk[1]) - 0.5;
+        let v = u01_mid(blk[2], blk[3]);
+        let us = 0.5 - u.abs();
+        let x = ((div_d64(2.0 * a, us) + b) * u + c).floor();
+        if x < 0.0 || x > n {
+            continue;
+        }
+        if us >= 0.07 && v <= vr {
+            return x;
+        }
+        let den = div_d64(a, us * us) + b;
+        let lhs = ln_d64(div_d64(v * alpha, den));
+        if lhs <= binomial_logpmf(x, n, p, q) - logm {
+            return x;
+        }
+    }
+    m
+}
+
+/// `kp_binomial_det_f64`: element `e`'s float64 binomial count of `n` trials with
+/// probability `p` in draw `draw` (the GPU's bits).
+pub fn binomial_f64(key: [u32; 2], draw: u64, e: u32, n: f64, p: f64) -> f64 {
+    if n.is_nan() || n < 1.0 || p.is_nan() || p <= 0.0 {
+        return 0.0;
+    }
+    if p >= 1.0 {
+        return n;
+    }
+    let flip = p > 0.5;
+    let x = binomial_low(key, draw, e, n, if flip { 1.0 - p } else { p });
+    if flip {
+        n - x
+    } else {
+        x
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -802,5 +893,20 @@ mod tests {
         }
         assert_eq!(poisson_f64([1, 2], 0, 0, f64::NAN), 0.0);
         assert_eq!(poisson_f64([1, 2], 0, 0, 0.0), 0.0);
+    }
+
+    #[test]
+    fn emulated_float64_binomial_counts_have_the_right_mean() {
+        for (n, p) in [(10.0f64, 0.3f64), (1000.0, 0.7), (1e9, 0.25), (5.0, 0.999)] {
+            let k = 20_000u32;
+            let m = (0..k)
+                .map(|e| binomial_f64([3, 4], 1, e, n, p))
+                .sum::<f64>()
+                / f64::from(k);
+            let tol = 5.0 * (n * p * (1.0 - p) / f64::from(k)).sqrt();
+            assert!((m - n * p).abs() < tol, "{n} {p}: mean {m}");
+        }
+        assert_eq!(binomial_f64([1, 2], 0, 0, 7.0, 1.0), 7.0);
+        assert_eq!(binomial_f64([1, 2], 0, 0, 7.0, 0.0), 0.0);
     }
 }
