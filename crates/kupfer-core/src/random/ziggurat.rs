@@ -348,6 +348,8 @@ struct Table {
     buffer: usize,
     /// First row in that buffer.
     offset: usize,
+    /// Rows (the ziggurat's layers).
+    layers: usize,
     rows: fn() -> Rows,
 }
 
@@ -373,6 +375,7 @@ const TABLES: [Table; 8] = [
         global: "KP_ZIG_N32_FAST",
         buffer: 0,
         offset: 0,
+        layers: NORMAL32_LAYERS,
         rows: || Rows::U32(normal32_tables().fast.clone()),
     },
     Table {
@@ -380,6 +383,7 @@ const TABLES: [Table; 8] = [
         global: "KP_ZIG_N32_SLOW",
         buffer: 0,
         offset: NORMAL32_LAYERS,
+        layers: NORMAL32_LAYERS,
         rows: || Rows::U32(normal32_tables().slow.clone()),
     },
     Table {
@@ -387,6 +391,7 @@ const TABLES: [Table; 8] = [
         global: "KP_ZIG_E32_FAST",
         buffer: 0,
         offset: 2 * NORMAL32_LAYERS,
+        layers: LAYERS,
         rows: || Rows::U32(exponential_tables().fast.clone()),
     },
     Table {
@@ -394,6 +399,7 @@ const TABLES: [Table; 8] = [
         global: "KP_ZIG_E32_SLOW",
         buffer: 0,
         offset: 2 * NORMAL32_LAYERS + LAYERS,
+        layers: LAYERS,
         rows: || Rows::U32(exponential_tables().slow.clone()),
     },
     Table {
@@ -401,6 +407,7 @@ const TABLES: [Table; 8] = [
         global: "KP_ZIG_N64_FAST",
         buffer: 1,
         offset: 0,
+        layers: LAYERS,
         rows: || fast64(normal_tables()),
     },
     Table {
@@ -408,6 +415,7 @@ const TABLES: [Table; 8] = [
         global: "KP_ZIG_N64_SLOW",
         buffer: 1,
         offset: LAYERS,
+        layers: LAYERS,
         rows: || slow64(normal_tables()),
     },
     Table {
@@ -415,6 +423,7 @@ const TABLES: [Table; 8] = [
         global: "KP_ZIG_E64_FAST",
         buffer: 1,
         offset: 2 * LAYERS,
+        layers: LAYERS,
         rows: || fast64(exponential_tables()),
     },
     Table {
@@ -422,6 +431,7 @@ const TABLES: [Table; 8] = [
         global: "KP_ZIG_E64_SLOW",
         buffer: 1,
         offset: 3 * LAYERS,
+        layers: LAYERS,
         rows: || slow64(exponential_tables()),
     },
 ];
@@ -432,6 +442,7 @@ fn table_bytes(buffer: usize) -> Vec<u8> {
     let mut out = Vec::new();
     for t in TABLES.iter().filter(|t| t.buffer == buffer) {
         debug_assert_eq!(out.len(), t.offset * 8 * (1 + buffer));
+        let before = out.len();
         match (t.rows)() {
             Rows::U32(rows) => {
                 for w in rows.iter().flatten() {
@@ -444,6 +455,7 @@ fn table_bytes(buffer: usize) -> Vec<u8> {
                 }
             }
         }
+        debug_assert_eq!(out.len() - before, t.layers * 8 * (1 + buffer));
     }
     out
 }
@@ -503,19 +515,14 @@ fn table_wgsl(t: &Table, source: TableSource) -> String {
 /// (32 KB) is above WebGPU's 16 KB of workgroup memory and stays in storage, as do the slow
 /// tables.
 fn staged(t: &Table) -> bool {
-    t.accessor.ends_with("_fast") && small(t)
-}
-
-/// Whether table `t` has 256 rows: all but the float32 normal's 4096-row tables.
-fn small(t: &Table) -> bool {
-    !t.accessor.starts_with("kp_zig_n32_")
+    t.accessor.ends_with("_fast") && t.layers == LAYERS
 }
 
 /// Whether the private source holds table `t` in per-thread arrays: the 256-row tables. The
 /// float32 normal's (64 KB per thread, which lavapipe takes many minutes to compile) are read
 /// from storage under this source too.
 fn per_thread(t: &Table) -> bool {
-    small(t)
+    t.layers == LAYERS
 }
 
 /// The WGSL that the ziggurat functions in `src` need, for the process's [`table_source`]:
@@ -1060,6 +1067,14 @@ mod tests {
         assert!((0.0011..0.0013).contains(&n32), "{n32}");
         assert!((0.0145..0.0153).contains(&n256), "{n256}");
         assert!((0.0215..0.0230).contains(&e), "{e}");
+        // The WGSL's fast try takes the same layout.
+        let shift = t.shift;
+        for layout in [
+            format!("let i = w & {}u;", NORMAL32_LAYERS - 1),
+            format!("((w >> {shift}u) << 1u) | 1u) - {};", 1u32 << (32 - shift)),
+        ] {
+            assert!(super::super::RANDOM_WGSL.contains(&layout), "{layout}");
+        }
         // The tail's mass beyond r, the known erfc value.
         let tail = (-0.5 * NORMAL32_R * NORMAL32_R).exp() * mills_ratio(NORMAL32_R)
             / (2.0 * std::f64::consts::PI).sqrt();
