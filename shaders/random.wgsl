@@ -699,6 +699,16 @@ fn kp_opq_f64(x: f64) -> f64 {
     return kpl64_opq(x);
 }
 
+// Whether x is NaN: float32 by its bits (lavapipe folds x != x to false for float32),
+// float64 as libm_f64 tests it.
+fn kp_rand_isnan_f32(x: f32) -> bool {
+    return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
+}
+
+fn kp_rand_isnan_f64(x: f64) -> bool {
+    return !(x == x);
+}
+
 // ln x of a positive normal x (kp_ln_unit_fenced_f32's reduction holds for any exponent).
 fn kp_ln_det_f32(x: f32) -> f32 {
     return kp_ln_unit_fenced_f32(x);
@@ -925,7 +935,8 @@ fn kp_exp_det_f32(x: f32) -> f32 {
     if (x > 88.72284) {
         return bitcast<f32>(0x7f800000u);
     }
-    return select(kp_exp_neg_fenced_f32(-x), x, x != x);
+    // NaN by a bit test: lavapipe folds x != x to false (lognormal(nan) gave 0).
+    return select(kp_exp_neg_fenced_f32(-x), x, (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u);
 }
 
 // exp(x) in float64, fenced: kp_exp_neg_fenced_f64(-x) (NaN for NaN, infinity above

@@ -247,8 +247,11 @@ fn kp_mt_try_f32(dd: f32, c: f32, z: f32, w: u32) -> f32 {
 // a = 0 gives 0; NaN gives NaN. float32: the same bits on every driver
 // (kupfer_core::random::ziggurat::gamma_f32 is its CPU emulation).
 fn kp_gamma_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, a: f32) -> f32 {
-    if (!(a > 0.0)) {
-        return select(0.0, a, a != a);
+    if (kp_rand_isnan_f32(a)) {
+        return a;
+    }
+    if (a <= 0.0) {
+        return 0.0;
     }
     let boost = a < 1.0;
     let s = select(a, a + 1.0, boost);

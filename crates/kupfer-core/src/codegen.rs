@@ -1240,7 +1240,12 @@ fn random_expr(
         let b = format!("rb{id}_{}", item / 4);
         return op.wgsl(dtype, &k, &d, &e, &b, Some(item % 4), &params);
     }
-    let name = format!("kp_rand_{op:?}_{}", dtype.wgsl_value()).to_lowercase();
+    // The op's name as an identifier (`Det(Weibull)` gives `detweibull`).
+    let op_name: String = format!("{op:?}")
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .collect();
+    let name = format!("kp_rand_{op_name}_{}", dtype.wgsl_value()).to_lowercase();
     if !needs.random_fns.contains_key(&name) {
         let mut sig = String::new();
         let mut names = Vec::new();

@@ -33,7 +33,7 @@ pub(crate) fn validate(wgsl: &str, extra: Capabilities) {
 /// `match` stops compiling when a variant is added: add it to the list as well.
 pub(crate) fn random_ops() -> Vec<RandomOp> {
     use RandomOp::*;
-    let all = vec![
+    let mut all = vec![
         Bits,
         Uniform,
         OpenUniform,
@@ -51,11 +51,12 @@ pub(crate) fn random_ops() -> Vec<RandomOp> {
         Zipf,
         Hypergeometric,
     ];
+    all.extend(crate::random::transforms::Transform::ALL.map(Det));
     for op in &all {
         match op {
             Bits | Uniform | OpenUniform | Normal | Exponential | NormalAffine | LogNormal
             | Bounded | Gamma | Poisson | Permute | PermuteRows | Binomial | VonMises | Zipf
-            | Hypergeometric => {}
+            | Hypergeometric | Det(_) => {}
         }
     }
     all

@@ -96,14 +96,25 @@
 //!   Lemire's exact bounded integer; past 128 words a word is no longer rejected) when the
 //!   sample or its complement is below 10, else Stadlober's HRUA on Loader's log-probabilities
 //!   (128 attempts, each accepted with probability above 0.4, then the mode).
+//! - float32 transforms of uniforms, quotients, Poisson, binomial, von Mises, and zipf and
+//!   hypergeometric's float32 path, with deterministic arithmetic ([`RandomOp::Det`],
+//!   [`transforms`], emulated in [`poisson`], [`binomial`], [`vonmises`], [`zipf`],
+//!   [`hypergeometric`]): the same bits on every driver (`KUPFER_RANDDET=off`: the libm
+//!   forms).
 //! - bounded integers in [0, r): Lemire's multiply-and-reject (unbiased), word 0 first, then up
 //!   to 64 more words; past them (probability below 2^-65) the last candidate is kept.
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 
+pub mod binomial;
 pub mod gamma;
+pub mod hypergeometric;
+pub mod poisson;
+pub mod transforms;
+pub mod vonmises;
 pub mod ziggurat;
+pub mod zipf;
 
 /// The WGSL of the bit generator and the transforms (a library: kernels take the subset they
 /// call with [`crate::libm::subset`]).
@@ -113,13 +124,17 @@ pub const RANDOM_WGSL: &str = include_str!("../../../shaders/random.wgsl");
 /// float32 as written; [`random_source`] adds its float64 reading).
 pub const RANDOM_FLOAT_WGSL: &str = include_str!("../../../shaders/random_float.wgsl");
 
+/// The WGSL of the float32 distributions that every driver draws to the same bits
+/// (`shaders/random_det.wgsl`; [`transforms`]).
+pub const RANDOM_DET_WGSL: &str = include_str!("../../../shaders/random_det.wgsl");
+
 /// [`RANDOM_WGSL`], [`RANDOM_FLOAT_WGSL`] and its float64 form (every `f32` read as `f64`):
 /// the source the random functions of a kernel are taken from.
 pub fn random_source() -> &'static str {
     static SRC: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     SRC.get_or_init(|| {
         let f64_form = RANDOM_FLOAT_WGSL.replace("f32", "f64");
-        format!("{RANDOM_WGSL}\n{RANDOM_FLOAT_WGSL}\n{f64_form}")
+        format!("{RANDOM_WGSL}\n{RANDOM_FLOAT_WGSL}\n{f64_form}\n{RANDOM_DET_WGSL}")
     })
 }
 
@@ -409,6 +424,9 @@ pub enum RandomOp {
     /// Hypergeometric count (float32 or float64) of the parameters good, bad and sample (of
     /// the same dtype): NumPy's urn draws for small samples, Stadlober's HRUA otherwise.
     Hypergeometric,
+    /// A float32 distribution whose values are the same bits on every driver
+    /// ([`transforms::Transform`]; its float32 parameters follow the stream words).
+    Det(transforms::Transform),
 }
 
 impl RandomOp {
@@ -429,6 +447,7 @@ impl RandomOp {
             | RandomOp::Zipf => 1,
             RandomOp::Binomial | RandomOp::NormalAffine | RandomOp::LogNormal => 2,
             RandomOp::Hypergeometric => 3,
+            RandomOp::Det(t) => t.params(),
         }
     }
 
@@ -450,6 +469,7 @@ impl RandomOp {
             | RandomOp::LogNormal
             | RandomOp::Zipf
             | RandomOp::Hypergeometric => matches!(dtype, DType::F32 | DType::F64),
+            RandomOp::Det(_) => dtype == DType::F32,
         };
         if ok {
             Ok(())
@@ -558,6 +578,7 @@ impl RandomOp {
             (RandomOp::Zipf, _) => "kp_zipf_f32",
             (RandomOp::Hypergeometric, DType::F64) => "kp_hypergeometric_f64",
             (RandomOp::Hypergeometric, _) => "kp_hypergeometric_f32",
+            (RandomOp::Det(t), _) => t.function(),
         };
         [
             "kp_rng_block0",
@@ -690,6 +711,7 @@ impl RandomOp {
                 params[1],
                 params[2]
             ),
+            (RandomOp::Det(t), _) => t.wgsl(k, d, e, &w0, params),
         }
     }
 }
@@ -819,6 +841,8 @@ pub fn reference(op: RandomOp, dtype: DType, key: [u32; 2], draw: u64, e: u32, p
             | RandomOp::Hypergeometric,
             _,
         ) => f64::NAN,
+        // Float parameters: transforms::Transform::value is their reference.
+        (RandomOp::Det(_), _) => f64::NAN,
         (RandomOp::Permute, _) => f64::from(permute(key, draw, e, param)),
         (RandomOp::PermuteRows, _) => f64::from(permute_rows(key, draw, e, param)),
     }

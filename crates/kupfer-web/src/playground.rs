@@ -20,6 +20,9 @@ pub const EXAMPLES: &[&str] = &[
     "np.random.default_rng(9).permutation(100)[:6]",
     "np.random.default_rng(3).choice(5, 6, p=[0.1, 0, 0.3, 0.6, 0])",
     "np.random.default_rng(3).choice(4, 5, p=np.array([0.25, 0.0, 0.5, 0.25]))",
+    "np.random.default_rng(7).standard_normal(6).view(np.uint32)",
+    "np.random.default_rng(7).standard_exponential(6).view(np.uint32)",
+    "np.random.default_rng(7).gamma(2.5, 1.0, 6).view(np.uint32)",
     "c = a.copy(); c[c > 5] = 0; c[:, 0] += 100; c",
 ];
 

@@ -450,6 +450,43 @@ fn check_random_draws(cases: &[Value]) {
         }
     }
     check_weighted_choice(cases);
+    check_draw_bits(cases);
+}
+
+/// The bits of the page's float32 normals, exponentials and gammas (`.view(np.uint32)`, so
+/// the printed integers are the exact bits) against kupfer's CPU emulations, which native
+/// drivers match bit for bit (tests/random_ziggurat.rs): the same seed draws the same floats
+/// on Chromium's WebGPU as on every native driver.
+fn check_draw_bits(cases: &[Value]) {
+    use kupfer::random::philox::{gamma, seed_key, ziggurat};
+    let key = seed_key(7);
+    let draws: [(&str, &dyn Fn(u32) -> f32); 3] = [
+        (
+            "np.random.default_rng(7).standard_normal(6).view(np.uint32)",
+            &|e| ziggurat::normal_f32(key, 0, e),
+        ),
+        (
+            "np.random.default_rng(7).standard_exponential(6).view(np.uint32)",
+            &|e| ziggurat::exponential_f32(key, 0, e),
+        ),
+        (
+            "np.random.default_rng(7).gamma(2.5, 1.0, 6).view(np.uint32)",
+            &|e| gamma::gamma_f32(key, 0, e, 2.5),
+        ),
+    ];
+    for (expr, emulate) in draws {
+        let page = cases
+            .iter()
+            .find(|c| c["expr"].as_str() == Some(expr))
+            .unwrap_or_else(|| panic!("the page ran no `{expr}`"));
+        let (got, _) = numbers(page["text"].as_str().expect("text"));
+        let want: Vec<f64> = (0..6).map(|e| f64::from(emulate(e).to_bits())).collect();
+        assert_eq!(
+            got.get(..6),
+            Some(&want[..]),
+            "`{expr}` in the browser against the CPU emulation's bits"
+        );
+    }
 }
 
 /// The page's `choice` with probabilities (exact fixed-point inversion, no float64 on

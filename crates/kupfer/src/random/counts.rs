@@ -112,8 +112,14 @@ impl Generator {
         }
         let shape = out_shape(size, &[&a])?;
         let device = Device::current()?;
-        let p = param_as(&a, &shape, work)?;
-        let k = self.draw(RandomOp::Zipf, &shape, work, vec![p])?;
+        let k = if work == DType::F32 && kupfer_core::random::transforms::enabled() {
+            // The same bits on every driver (the browser's path).
+            let t = kupfer_core::random::transforms::Transform::Zipf;
+            self.draw_det(t, &shape, &[&a])?
+        } else {
+            let p = param_as(&a, &shape, work)?;
+            self.draw(RandomOp::Zipf, &shape, work, vec![p])?
+        };
         k.astype(device.default_int())
     }
 
@@ -193,6 +199,12 @@ impl Generator {
                      float64 (kupfer draws them in float32 there)",
                 ));
             }
+        }
+        if work == DType::F32 && kupfer_core::random::transforms::enabled() {
+            // The same bits on every driver (the browser's path).
+            let t = kupfer_core::random::transforms::Transform::Hypergeometric;
+            let k = self.draw_det(t, &shape, &[&good, &bad, &sample])?;
+            return k.astype(device.default_int());
         }
         let params = vec![
             param_as(&good, &shape, work)?,

@@ -6,12 +6,22 @@
 //! parameter array is float64 (kupfer's rule: 32-bit operands are never widened implicitly).
 //! Invalid parameters give NumPy's errors (`scale < 0`, ...): scalars are checked on the host;
 //! arrays natively by a reduction read back (not on wasm32, where reads cannot block).
+//!
+//! float32 draws with float parameters of uniform, laplace, logistic, gumbel, weibull, pareto,
+//! power, rayleigh, standard_cauchy, wald, triangular, geometric, logseries, poisson,
+//! binomial, negative_binomial, vonmises (and zipf and hypergeometric where they draw in
+//! float32), and the quotients of beta, f, standard_t, dirichlet and noncentral_chisquare are
+//! one deterministic kernel each
+//! ([`kupfer_core::random::transforms`]): the same bits on every driver, unless
+//! `KUPFER_RANDDET=off`.
 
 use super::{float_dtype, out_shape, Generator};
 use crate::array::Array;
 use crate::scalar::{Operand, Scalar};
 use crate::ufuncs as uf;
+use kupfer_core::random::transforms::{self, Transform};
 use kupfer_core::random::RandomOp;
+use kupfer_core::SliceArg;
 use kupfer_core::{DType, Error, Result};
 
 /// A parameter's validity rule.
@@ -117,6 +127,29 @@ fn f64_of(x: f64) -> Operand {
     Operand::Scalar(Scalar::Float(x))
 }
 
+/// Whether a draw in `d` with the parameters `params` takes its deterministic float32 kernel
+/// ([`Transform`]: the same bits on every driver): float32 with float parameters, unless
+/// `KUPFER_RANDDET=off`.
+fn deterministic(d: DType, params: &[&Operand]) -> bool {
+    d == DType::F32 && transforms::enabled() && params.iter().all(|p| is_float(p))
+}
+
+impl Generator {
+    /// A draw of the deterministic float32 transform `t` with the parameters `params`.
+    pub(super) fn draw_det(
+        &self,
+        t: Transform,
+        shape: &[usize],
+        params: &[&Operand],
+    ) -> Result<Array> {
+        let params = params
+            .iter()
+            .map(|p| param_as(p, shape, DType::F32))
+            .collect::<Result<Vec<_>>>()?;
+        self.draw(RandomOp::Det(t), shape, DType::F32, params)
+    }
+}
+
 impl Generator {
     /// Uniform floats in [0, 1) (`Generator.random`); `dtype` float32 (default) or float64.
     pub fn random(&self, size: &[usize], dtype: Option<DType>) -> Result<Array> {
@@ -144,6 +177,10 @@ impl Generator {
         {
             return self.draw(RandomOp::Exponential, size, d, vec![]);
         }
+        if deterministic(d, &[]) {
+            // -ln U through the fenced logarithm: the same bits on every driver.
+            return self.draw_det(Transform::Exponential, size, &[]);
+        }
         uf::negative(uf::log(self.draw(
             RandomOp::OpenUniform,
             size,
@@ -166,8 +203,12 @@ impl Generator {
             }
         }
         let shape = out_shape(size, &[&low, &high])?;
-        let u = self.random(&shape, Some(draw_dtype(&[&low, &high])))?;
+        let d = draw_dtype(&[&low, &high]);
         let width = pp(&high, &low, |h, l| h - l, uf::subtract)?;
+        if deterministic(d, &[&low, &width]) {
+            return self.draw_det(Transform::Uniform, &shape, &[&low, &width]);
+        }
+        let u = self.random(&shape, Some(d))?;
         uf::add(low, uf::multiply(width, u)?)
     }
 
@@ -230,7 +271,11 @@ impl Generator {
         let (loc, scale) = (loc.into(), scale.into());
         check(&scale, Rule::NonNegative, "scale < 0")?;
         let shape = out_shape(size, &[&loc, &scale])?;
-        let u = self.open_uniform(&shape, Some(draw_dtype(&[&loc, &scale])))?;
+        let d = draw_dtype(&[&loc, &scale]);
+        if deterministic(d, &[&loc, &scale]) {
+            return self.draw_det(Transform::Laplace, &shape, &[&loc, &scale]);
+        }
+        let u = self.open_uniform(&shape, Some(d))?;
         let two_u = uf::multiply(&u, 2.0)?;
         // U < 1/2: log(2U); else -log(2 - 2U) (both exact arguments, both finite).
         let x = uf::where_(
@@ -251,7 +296,11 @@ impl Generator {
         let (loc, scale) = (loc.into(), scale.into());
         check(&scale, Rule::NonNegative, "scale < 0")?;
         let shape = out_shape(size, &[&loc, &scale])?;
-        let u = self.open_uniform(&shape, Some(draw_dtype(&[&loc, &scale])))?;
+        let d = draw_dtype(&[&loc, &scale]);
+        if deterministic(d, &[&loc, &scale]) {
+            return self.draw_det(Transform::Logistic, &shape, &[&loc, &scale]);
+        }
+        let u = self.open_uniform(&shape, Some(d))?;
         let x = uf::log(uf::divide(&u, uf::subtract(1.0, &u)?)?)?;
         uf::add(loc, uf::multiply(scale, x)?)
     }
@@ -266,7 +315,11 @@ impl Generator {
         let (loc, scale) = (loc.into(), scale.into());
         check(&scale, Rule::NonNegative, "scale < 0")?;
         let shape = out_shape(size, &[&loc, &scale])?;
-        let u = self.open_uniform(&shape, Some(draw_dtype(&[&loc, &scale])))?;
+        let d = draw_dtype(&[&loc, &scale]);
+        if deterministic(d, &[&loc, &scale]) {
+            return self.draw_det(Transform::Gumbel, &shape, &[&loc, &scale]);
+        }
+        let u = self.open_uniform(&shape, Some(d))?;
         let x = uf::log(uf::negative(uf::log(u)?)?)?;
         uf::subtract(loc, uf::multiply(scale, x)?)
     }
@@ -277,6 +330,9 @@ impl Generator {
         let a = a.into();
         check(&a, Rule::NonNegative, "a < 0")?;
         let shape = out_shape(size, &[&a])?;
+        if deterministic(draw_dtype(&[&a]), &[&a]) {
+            return self.draw_det(Transform::Weibull, &shape, &[&a]);
+        }
         let e = self.standard_exponential(&shape, Some(draw_dtype(&[&a])))?;
         let inv = pp(&f64_of(1.0), &a, |x, y| x / y, uf::divide)?;
         let x = uf::power(&e, inv)?;
@@ -292,6 +348,9 @@ impl Generator {
         let a = a.into();
         check(&a, Rule::Positive, "a <= 0")?;
         let shape = out_shape(size, &[&a])?;
+        if deterministic(draw_dtype(&[&a]), &[&a]) {
+            return self.draw_det(Transform::Pareto, &shape, &[&a]);
+        }
         let e = self.standard_exponential(&shape, Some(draw_dtype(&[&a])))?;
         uf::expm1(uf::divide(e, a)?)
     }
@@ -301,6 +360,9 @@ impl Generator {
         let a = a.into();
         check(&a, Rule::Positive, "a <= 0")?;
         let shape = out_shape(size, &[&a])?;
+        if deterministic(draw_dtype(&[&a]), &[&a]) {
+            return self.draw_det(Transform::Power, &shape, &[&a]);
+        }
         let e = self.standard_exponential(&shape, Some(draw_dtype(&[&a])))?;
         let inv = pp(&f64_of(1.0), &a, |x, y| x / y, uf::divide)?;
         uf::power(uf::negative(uf::expm1(uf::negative(e)?)?)?, inv)
@@ -311,6 +373,9 @@ impl Generator {
         let scale = scale.into();
         check(&scale, Rule::NonNegative, "scale < 0")?;
         let shape = out_shape(size, &[&scale])?;
+        if deterministic(draw_dtype(&[&scale]), &[&scale]) {
+            return self.draw_det(Transform::Rayleigh, &shape, &[&scale]);
+        }
         let e = self.standard_exponential(&shape, Some(draw_dtype(&[&scale])))?;
         uf::multiply(scale, uf::sqrt(uf::multiply(e, 2.0)?)?)
     }
@@ -318,6 +383,9 @@ impl Generator {
     /// Standard Cauchy floats: the ratio of two standard normals (`Generator.standard_cauchy`).
     pub fn standard_cauchy(&self, size: &[usize], dtype: Option<DType>) -> Result<Array> {
         let d = float_dtype(dtype, "standard_cauchy")?;
+        if deterministic(d, &[]) {
+            return self.draw_det(Transform::Cauchy, size, &[]);
+        }
         let a = self.standard_normal(size, Some(d))?;
         let b = self.standard_normal(size, Some(d))?;
         uf::divide(a, b)
@@ -346,6 +414,9 @@ impl Generator {
             }
         }
         let shape = out_shape(size, &[&l, &m, &r])?;
+        if deterministic(draw_dtype(&[&l, &m, &r]), &[&l, &m, &r]) {
+            return self.draw_det(Transform::Triangular, &shape, &[&l, &m, &r]);
+        }
         let u = self.random(&shape, Some(draw_dtype(&[&l, &m, &r])))?;
         let sub = |a: &Operand, b: &Operand| pp(a, b, |x, y| x - y, uf::subtract);
         let base = sub(&r, &l)?;
@@ -379,6 +450,9 @@ impl Generator {
         check(&scale, Rule::Positive, "scale <= 0")?;
         let shape = out_shape(size, &[&mean, &scale])?;
         let d = draw_dtype(&[&mean, &scale]);
+        if deterministic(d, &[&mean, &scale]) {
+            return self.draw_det(Transform::Wald, &shape, &[&mean, &scale]);
+        }
         let z = self.standard_normal(&shape, Some(d))?;
         let u = self.random(&shape, Some(d))?;
         // y = mean z^2; x = mean + mean/(2 scale) (y - sqrt(4 scale y + y^2))
@@ -516,12 +590,16 @@ impl Generator {
             }
         }
         let shape = out_shape(size, &[&p])?;
+        let device = crate::device::Device::current()?;
+        if deterministic(draw_dtype(&[&p]), &[&p]) {
+            let k = self.draw_det(Transform::Geometric, &shape, &[&p])?;
+            return k.astype(device.default_int());
+        }
         let u = self.open_uniform(&shape, Some(draw_dtype(&[&p])))?;
         let denom = pu(&p, |p| (-p).ln_1p(), |p| uf::log1p(uf::negative(p)?))?;
         let k = uf::ceil(uf::divide(uf::log(u)?, denom)?)?;
         // p = 1: log1p(-1) = -inf, the quotient -0; one trial.
         let k = uf::maximum(k, 1.0)?;
-        let device = crate::device::Device::current()?;
         k.astype(device.default_int())
     }
 }
@@ -537,6 +615,10 @@ impl Generator {
         check(&p, Rule::BelowOne, "p < 0, p >= 1 or p is NaN")?;
         let shape = out_shape(size, &[&p])?;
         let d = draw_dtype(&[&p]);
+        if deterministic(d, &[&p]) {
+            let k = self.draw_det(Transform::Logseries, &shape, &[&p])?;
+            return k.astype(crate::device::Device::current()?.default_int());
+        }
         let v = self.open_uniform(&shape, Some(d))?;
         let u = self.random(&shape, Some(d))?;
         let r = pu(&p, |p| (-p).ln_1p(), |p| uf::log1p(uf::negative(p)?))?;
@@ -596,8 +678,13 @@ impl Generator {
             other => other,
         };
         let shape = out_shape(size, &[&n, &p])?;
-        let params = vec![param_as(&n, &shape, d)?, param_as(&p, &shape, d)?];
-        let k = self.draw(RandomOp::Binomial, &shape, d, params)?;
+        // Integer parameter arrays are cast to the draw's dtype either way.
+        let k = if d == DType::F32 && transforms::enabled() {
+            self.draw_det(Transform::Binomial, &shape, &[&n, &p])?
+        } else {
+            let params = vec![param_as(&n, &shape, d)?, param_as(&p, &shape, d)?];
+            self.draw(RandomOp::Binomial, &shape, d, params)?
+        };
         k.astype(crate::device::Device::current()?.default_int())
     }
 
@@ -615,6 +702,9 @@ impl Generator {
         check(&kappa, Rule::NonNegative, "kappa < 0")?;
         let shape = out_shape(size, &[&mu, &kappa])?;
         let d = draw_dtype(&[&mu, &kappa]);
+        if deterministic(d, &[&mu, &kappa]) {
+            return self.draw_det(Transform::VonMises, &shape, &[&mu, &kappa]);
+        }
         let k = param_as(&kappa, &shape, d)?;
         let x = self.draw(RandomOp::VonMises, &shape, d, vec![k])?;
         // r = x + mu; |r| wrapped into [-pi, pi) keeping r's sign, as NumPy does.
@@ -1028,9 +1118,14 @@ impl Generator {
         check(&b, Rule::Positive, "b <= 0")?;
         let size = out_shape(size, &[&a, &b])?;
         let d = Some(draw_dtype(&[&a, &b]));
+        let det = deterministic(draw_dtype(&[&a, &b]), &[&a, &b]);
         let x = self.standard_gamma(a, Some(&size), d)?;
         let y = self.standard_gamma(b, Some(&size), d)?;
-        uf::divide(&x, uf::add(&x, y)?)
+        let sum = uf::add(&x, y)?;
+        if det {
+            return self.draw_det(Transform::Quotient, &size, &[&x.into(), &sum.into()]);
+        }
+        uf::divide(&x, sum)
     }
 
     /// Chi-square floats: `2 standard_gamma(df / 2)` (`Generator.chisquare`).
@@ -1058,13 +1153,21 @@ impl Generator {
         let size = out_shape(size, &[&df, &nonc])?;
         let d = draw_dtype(&[&df, &nonc]);
         let z = self.standard_normal(&size, Some(d))?;
-        let shifted = uf::square(uf::add(z, pu(&nonc, f64::sqrt, uf::sqrt)?)?)?;
-        let big = uf::add(
-            self.chisquare_any(uf::maximum(uf::subtract(df.clone(), 1.0)?, 1e-30)?, &size)?,
-            shifted,
+        let central = self.chisquare_any(
+            uf::maximum(uf::subtract(df.clone(), 1.0)?, 1e-30)?,
+            &size,
+            d,
         )?;
+        let big = if deterministic(d, &[&df, &nonc]) {
+            // The square fenced and the root corrected: the same bits on every driver.
+            let (c, z) = (central.into(), z.into());
+            self.draw_det(Transform::Noncentral, &size, &[&c, &z, &nonc])?
+        } else {
+            let shifted = uf::square(uf::add(z, pu(&nonc, f64::sqrt, uf::sqrt)?)?)?;
+            uf::add(central, shifted)?
+        };
         let i = self.poisson_counts(uf::multiply(nonc, 0.5)?.into(), &size, d)?;
-        let small = self.chisquare_any(uf::add(df.clone(), uf::multiply(i, 2.0)?)?, &size)?;
+        let small = self.chisquare_any(uf::add(df.clone(), uf::multiply(i, 2.0)?)?, &size, d)?;
         uf::where_(uf::greater(df, 1.0)?, big, small)
     }
 
@@ -1079,6 +1182,13 @@ impl Generator {
         check(&a, Rule::Positive, "dfnum <= 0")?;
         check(&b, Rule::Positive, "dfden <= 0")?;
         let size = out_shape(size, &[&a, &b])?;
+        if deterministic(draw_dtype(&[&a, &b]), &[&a, &b]) {
+            let x: Operand = self.chisquare(a.clone(), Some(&size))?.into();
+            let y: Operand = self.chisquare(b.clone(), Some(&size))?.into();
+            let xa: Operand = self.draw_det(Transform::Quotient, &size, &[&x, &a])?.into();
+            let yb: Operand = self.draw_det(Transform::Quotient, &size, &[&y, &b])?.into();
+            return self.draw_det(Transform::Quotient, &size, &[&xa, &yb]);
+        }
         let x = uf::divide(self.chisquare(a.clone(), Some(&size))?, a)?;
         let y = uf::divide(self.chisquare(b.clone(), Some(&size))?, b)?;
         uf::divide(x, y)
@@ -1091,6 +1201,10 @@ impl Generator {
         let size = out_shape(size, &[&df])?;
         let z = self.standard_normal(&size, Some(draw_dtype(&[&df])))?;
         let c = self.chisquare(df.clone(), Some(&size))?;
+        if deterministic(draw_dtype(&[&df]), &[&df]) {
+            let (z, c) = (z.into(), c.into());
+            return self.draw_det(Transform::StudentT, &size, &[&z, &c, &df]);
+        }
         uf::divide(z, uf::sqrt(uf::divide(c, df)?)?)
     }
 
@@ -1128,12 +1242,19 @@ impl Generator {
             }
         }
         let size = out_shape(size, &[&n, &p])?;
-        let scale = pu(
-            &p,
-            |p| (1.0 - p) / p,
-            |p| uf::divide(uf::subtract(1.0, p.clone())?, p),
-        )?;
         let d = draw_dtype(&[&n, &p]);
+        let scale = match &p {
+            // (1 - p) / p by the deterministic quotient (the same bits on every driver).
+            Operand::Array(a) if deterministic(d, &[&p]) => {
+                let q: Operand = uf::subtract(1.0, a)?.into();
+                Operand::Array(self.draw_det(Transform::Quotient, &size, &[&q, &p])?)
+            }
+            _ => pu(
+                &p,
+                |p| (1.0 - p) / p,
+                |p| uf::divide(uf::subtract(1.0, p.clone())?, p),
+            )?,
+        };
         let y = uf::multiply(self.standard_gamma(n, Some(&size), Some(d))?, scale)?;
         let k = self.poisson_counts(y.into(), &size, d)?;
         k.astype(crate::device::Device::current()?.default_int())
@@ -1151,22 +1272,50 @@ impl Generator {
         let mut shape = size.to_vec();
         shape.push(k);
         let g = self.standard_gamma(&al, Some(&shape), None)?;
+        if transforms::enabled() && k <= DIRICHLET_CHAIN_MAX {
+            // The sum in index order (no reduction kernel, whose order may depend on the
+            // adapter), then the deterministic quotient: the same bits on every driver.
+            let part = |i: usize| {
+                g.slice(&[
+                    SliceArg::Ellipsis,
+                    SliceArg::Slice {
+                        start: Some(i as isize),
+                        stop: Some(i as isize + 1),
+                        step: None,
+                    },
+                ])
+            };
+            let mut sum = part(0)?;
+            for i in 1..k {
+                sum = uf::add(&sum, part(i)?)?;
+            }
+            return self.draw_det(Transform::Quotient, &shape, &[&(&g).into(), &sum.into()]);
+        }
         let axis = crate::reduce::Axis::from(-1isize);
         uf::divide(&g, crate::reduce::sum(&g, axis, true)?)
     }
 
-    /// A chi-square draw of a (possibly lazy) degrees-of-freedom array over `size`.
-    fn chisquare_any(&self, df: Array, size: &[usize]) -> Result<Array> {
+    /// A chi-square draw of a (possibly lazy) degrees-of-freedom array over `size`,
+    /// drawn in `d` (a scalar `df` made the array float64 and the draw with it).
+    fn chisquare_any(&self, df: Array, size: &[usize], d: DType) -> Result<Array> {
         let half = uf::multiply(df, 0.5)?;
-        uf::multiply(self.standard_gamma(&half, Some(size), None)?, 2.0)
+        uf::multiply(self.standard_gamma(&half, Some(size), Some(d))?, 2.0)
     }
 
     /// Poisson counts of `lam` over `size`, as floats of dtype `d`.
     fn poisson_counts(&self, lam: Operand, size: &[usize], d: DType) -> Result<Array> {
+        // Integer parameter arrays are cast to the draw's dtype either way.
+        if d == DType::F32 && transforms::enabled() {
+            return self.draw_det(Transform::Poisson, size, &[&lam]);
+        }
         let p = param_as(&lam, size, d)?;
         self.draw(RandomOp::Poisson, size, d, vec![p])
     }
 }
+
+/// The most categories whose `dirichlet` sum is a chain of additions in index order (the
+/// same bits on every driver); more take the reduction kernel.
+const DIRICHLET_CHAIN_MAX: usize = 64;
 
 /// `df / 2` of a parameter.
 fn half_of(df: &Operand) -> Result<Operand> {
