@@ -407,6 +407,44 @@ fn out_of_bounds_gathers_fail_at_the_next_sync() {
     assert_eq!(b.to_vec::<f32>().unwrap(), values);
 }
 
+/// A pending gather's bounds error belongs to the thread that recorded it, even when another
+/// thread runs its kernel: an assignment on any thread materialises every lazy reader of
+/// what it writes (a pending gather counts as one), which once ran the gather there and
+/// filed its error under that thread, so the recording thread's next sync saw nothing (the
+/// flaky failure of `out_of_bounds_gathers_fail_at_the_next_sync` beside other tests).
+#[test]
+fn a_gather_run_by_another_thread_reports_to_the_thread_that_recorded_it() {
+    let _shared = LAUNCH_COUNTS.read().unwrap_or_else(|p| p.into_inner());
+    default_device();
+    let dev = kp::Device::new(kp::AdapterChoice::Default).expect("a GPU adapter");
+    let values: Vec<f32> = (0..10).map(|v| v as f32).collect();
+    let a = Array::from_slice_on(&dev, &values, &[10]).unwrap();
+    let index = Array::from_slice_on(&dev, &[3i32, 11], &[2]).unwrap();
+    let bad = a.get(&[Index::Array(index)]).unwrap();
+    assert!(bad.is_lazy(), "the gather waits for its first use");
+    // Another thread writes into an array of its own: the write materialises every lazy
+    // reader it might affect, this thread's pending gather included.
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let other = Array::from_slice_on(&dev, &[1.0f32; 4], &[4]).unwrap();
+            other
+                .set(&[Index::Array(kp::greater(&other, 0.5).unwrap())], 2.0)
+                .unwrap();
+            assert_eq!(other.to_vec::<f32>().unwrap(), vec![2.0; 4]);
+        })
+        .join()
+        .unwrap();
+    });
+    let e = dev.synchronize().unwrap_err().to_string();
+    assert!(
+        e.contains("index 11 is out of bounds for axis 0 with size 10"),
+        "{e}"
+    );
+    // Reported once.
+    dev.synchronize().unwrap();
+    drop(bad);
+}
+
 #[test]
 fn lazy_readers_keep_old_values_and_views_see_writes() {
     let _shared = LAUNCH_COUNTS.read().unwrap_or_else(|p| p.into_inner());

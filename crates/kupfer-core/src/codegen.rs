@@ -1999,9 +1999,11 @@ mod tests {
                             let mut p = crate::naga_check::random_program(op, d, access);
                             let wgsl = elementwise(&p, &target).unwrap().wgsl;
                             validate(&wgsl);
-                            // Workgroup tables: staged by every thread, then a barrier.
+                            // Workgroup tables: staged by every thread, then a barrier
+                            // (not the float32 normal's 4096-row table: above 16 KB).
                             let staged = wgsl.contains("kp_zig_fill(lid, 256u);");
-                            assert_eq!(staged, source == ziggurat::TableSource::Workgroup);
+                            let fits = !(op == RandomOp::Normal && d == DType::F32);
+                            assert_eq!(staged, source == ziggurat::TableSource::Workgroup && fits);
                             checked += 1;
                             if vectorisable(&p) {
                                 p.vector = true;

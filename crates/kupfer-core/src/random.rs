@@ -34,8 +34,9 @@
 //! - uniform float32: `(w0 >> 8) * 2^-24`, in [0, 1) (open (0, 1): `((w0 >> 9) + 1/2) 2^-23`);
 //!   float64: `((w0 >> 5) * 2^26 + (w1 >> 6))
 //!   * 2^-53` (NumPy's 53-bit construction).
-//! - normal and exponential, default: the 256-layer ziggurats of [`ziggurat`] (float32: word 0
-//!   gives the layer and a 24-bit integer: one exact multiply and an integer test; rejected
+//! - normal and exponential, default: the ziggurats of [`ziggurat`] (float32 normal: 4096
+//!   layers, word 0 gives the layer and a signed 20-bit integer; float32 exponential: 256
+//!   layers, the layer and a 24-bit integer: one exact multiply and an integer test; rejected
 //!   draws continue on the element's own blocks 1..=17 with fenced arithmetic; float64: a
 //!   52-bit integer from word 0 and the element's block 1, the slow path on blocks 2..=18):
 //!   the same bits on every driver. The tables are a read-only storage buffer made once per
@@ -217,12 +218,15 @@ pub fn libm_calls(src: &str) -> std::collections::BTreeSet<&str> {
 /// root, sine and cosine (float32; float64 then takes Box-Muller through the libm).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NormalForm {
-    /// The default (`ziggurat`): Marsaglia and Tsang's ziggurat with 256 layers from the
-    /// element's word 0 ([`ziggurat`]): an exact integer-to-float conversion times a table
-    /// value (the tables in a read-only storage buffer every thread shares,
-    /// [`ziggurat::TableSource`]), accepted by an integer test, with a fenced slow path on the
-    /// element's own blocks. The same bits on every driver, those of
-    /// [`ziggurat::normal_f32`] (float64: [`ziggurat::normal_f64`]); not a Box-Muller pair.
+    /// The default (`ziggurat`): Marsaglia and Tsang's ziggurat from the element's word 0
+    /// ([`ziggurat`]; float32: 4096 layers, the layer from the word's low 12 bits and an odd
+    /// signed integer below 2^20 from the other 20; float64: 256 layers and 52 bits from
+    /// word 0 and block 1): an exact integer-to-float conversion times a table value (the
+    /// tables in a read-only storage buffer every thread shares,
+    /// [`ziggurat::TableSource`]), accepted by an integer test (float32: all but 0.12% of
+    /// tries), with a fenced slow path on the element's own blocks. The same bits on every
+    /// driver, those of [`ziggurat::normal_f32`] (float64: [`ziggurat::normal_f64`]); not a
+    /// Box-Muller pair.
     Ziggurat,
     /// `fenced`: the lean form's polynomials with every product that is added fenced (no
     /// driver can contract it into a fused multiply-add), integers turned into floats by exact
@@ -486,14 +490,11 @@ impl RandomOp {
     }
 
     /// How many storage bindings of ziggurat tables ([`ziggurat::TABLE_BINDINGS`]) a kernel
-    /// drawing this op in `dtype` reads beside its own (0 or 1; 0 when the tables are
+    /// drawing this op in `dtype` reads beside its own (0 or 1; 0 when its tables are
     /// per-thread arrays): launchers count them against the adapter's storage-buffer limit.
     pub fn table_bindings(self, dtype: DType) -> usize {
         type Counts = std::sync::Mutex<std::collections::HashMap<(RandomOp, DType), usize>>;
         static COUNTS: std::sync::OnceLock<Counts> = std::sync::OnceLock::new();
-        if ziggurat::table_source() == ziggurat::TableSource::Private {
-            return 0;
-        }
         let counts = COUNTS.get_or_init(Default::default);
         let lock = || counts.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(&c) = lock().get(&(self, dtype)) {
@@ -1398,16 +1399,36 @@ mod tests {
             false,
             TableSource::Private,
         );
-        assert!(read(&src).is_empty() && src.contains("KP_ZIG_N64_FAST: array<vec2<f64>"));
-        // The buffers: 4 tables of 256 rows each, the rows the arrays hold.
+        // Private: per-thread arrays of the 256-row tables; the float32 normal's 4096-row
+        // tables stay in storage.
+        assert_eq!(read(&src), [64]);
+        assert!(
+            src.contains("KP_ZIG_N64_FAST: array<vec2<f64>") && !src.contains("KP_ZIG_N32_FAST")
+        );
+        let src = library_with(["kp_exponential_zig_f32"], false, TableSource::Private);
+        assert!(read(&src).is_empty() && src.contains("KP_ZIG_E32_FAST: array<vec2<u32>, 256>"));
+        // The buffers: float32, 2 tables of 4096 rows (normal) and 2 of 256 (exponential);
+        // float64, 4 tables of 256 rows; the rows the arrays hold.
         let b32 = (TABLE_BINDINGS[0].bytes)();
         let b64 = (TABLE_BINDINGS[1].bytes)();
-        assert_eq!((b32.len(), b64.len()), (4 * 256 * 8, 4 * 256 * 16));
+        assert_eq!(
+            (b32.len(), b64.len()),
+            ((2 * 4096 + 2 * 256) * 8, 4 * 256 * 16)
+        );
         let word = |b: &[u8], k: usize| u32::from_le_bytes(b[4 * k..4 * k + 4].try_into().unwrap());
         let e = ziggurat::exponential_tables();
         assert_eq!(
-            [word(&b32, 2 * 512 + 6), word(&b32, 2 * 512 + 7)],
+            [word(&b32, 2 * 8192 + 6), word(&b32, 2 * 8192 + 7)],
             e.fast[3]
+        );
+        let n32 = ziggurat::normal32_tables();
+        assert_eq!(
+            [word(&b32, 2 * 4000), word(&b32, 2 * 4000 + 1)],
+            n32.fast[4000]
+        );
+        assert_eq!(
+            [word(&b32, 2 * 4101), word(&b32, 2 * 4101 + 1)],
+            n32.slow[5]
         );
         let n = ziggurat::normal_tables();
         let f = |k: usize| f64::from_le_bytes(b64[8 * k..8 * k + 8].try_into().unwrap());

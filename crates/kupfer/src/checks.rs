@@ -15,14 +15,45 @@
 use crate::fusion::Deferred;
 use kupfer_core::{Error, Result};
 use kupfer_wgpu::{Context, GpuBuffer};
+use std::cell::Cell;
 use std::sync::{Arc, Mutex, Weak};
+use std::thread::ThreadId;
+
+thread_local! {
+    /// The thread on whose behalf this thread records checks while it runs another thread's
+    /// deferred producer ([`on_behalf_of`]); `None`: its own.
+    static OWNER: Cell<Option<ThreadId>> = const { Cell::new(None) };
+}
+
+/// The thread that owns the checks recorded now: the one whose deferred producer is running
+/// ([`on_behalf_of`]), else the current thread.
+pub(crate) fn recording_thread() -> ThreadId {
+    OWNER
+        .with(Cell::get)
+        .unwrap_or_else(|| std::thread::current().id())
+}
+
+/// Runs `f` recording checks for `owner`: a deferred producer (a pending gather) may run on
+/// another thread than the one that recorded it (an assignment there materialises every lazy
+/// reader of what it writes), and its errors still belong to the thread that recorded the
+/// op, whose next sync reports them.
+pub(crate) fn on_behalf_of<R>(owner: ThreadId, f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<ThreadId>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            OWNER.with(|o| o.set(self.0));
+        }
+    }
+    let _restore = Restore(OWNER.with(|o| o.replace(Some(owner))));
+    f()
+}
 
 /// Turns a check's words (read back) into its error message, or `None` when it passed.
 type Describe = Box<dyn Fn(&[u32]) -> Option<String> + Send + Sync>;
 
 /// A queued check: `words` u32s on the device, decoded by `describe`.
 struct Flag {
-    thread: std::thread::ThreadId,
+    thread: ThreadId,
     buffer: Arc<GpuBuffer>,
     offset_bytes: u64,
     words: u64,
@@ -34,7 +65,7 @@ struct Flag {
 pub(crate) struct DeferredChecks {
     pending: Mutex<Vec<Flag>>,
     /// Deferred producers that record checks when they run (thread, producer).
-    producers: Mutex<Vec<(std::thread::ThreadId, Weak<dyn Deferred>)>>,
+    producers: Mutex<Vec<(ThreadId, Weak<dyn Deferred>)>>,
 }
 
 impl DeferredChecks {
@@ -59,7 +90,7 @@ impl DeferredChecks {
         describe: Describe,
     ) {
         self.lock().push(Flag {
-            thread: std::thread::current().id(),
+            thread: recording_thread(),
             buffer,
             offset_bytes,
             words,
@@ -72,7 +103,7 @@ impl DeferredChecks {
     pub(crate) fn push_producer(&self, producer: Weak<dyn Deferred>) {
         let mut producers = self.producers.lock().unwrap_or_else(|p| p.into_inner());
         producers.retain(|(_, p)| p.strong_count() > 0);
-        producers.push((std::thread::current().id(), producer));
+        producers.push((recording_thread(), producer));
     }
 
     /// Runs this thread's registered producers that are still pending.

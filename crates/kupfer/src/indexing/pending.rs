@@ -24,6 +24,9 @@ pub(crate) struct PendingGather {
     dtype: DType,
     shape: Vec<usize>,
     state: Mutex<State>,
+    /// The thread that recorded the gather: its bounds errors are that thread's, whichever
+    /// thread runs the kernel (`checks::on_behalf_of`).
+    owner: std::thread::ThreadId,
 }
 
 /// What a pending gather reads.
@@ -96,6 +99,7 @@ impl PendingGather {
                 source: what,
                 fused: false,
             }),
+            owner: crate::checks::recording_thread(),
         });
         let weak: std::sync::Weak<dyn Deferred> = Arc::downgrade(&pending) as _;
         device.checks.push_producer(weak);
@@ -121,6 +125,27 @@ impl Deferred for PendingGather {
     }
 
     fn buffer(&self) -> Result<Arc<GpuBuffer>> {
+        crate::checks::on_behalf_of(self.owner, || self.run_alone())
+    }
+
+    /// Runs `expr` (of `shape`, reading this gather as `this`) in the gather's kernel; None
+    /// when it cannot (too many arrays for one kernel, ...): the caller then runs both.
+    fn with_epilogue(
+        &self,
+        device: &Device,
+        expr: &Arc<Expr>,
+        this: &Arc<Expr>,
+        shape: &[usize],
+    ) -> Result<Option<Arc<GpuBuffer>>> {
+        crate::checks::on_behalf_of(self.owner, || {
+            self.run_with_epilogue(device, expr, this, shape)
+        })
+    }
+}
+
+impl PendingGather {
+    /// [`Deferred::buffer`] on the recording thread's behalf.
+    fn run_alone(&self) -> Result<Arc<GpuBuffer>> {
         let mut state = self.lock();
         let out = match &*state {
             State::Done(b) => return Ok(b.clone()),
@@ -142,9 +167,8 @@ impl Deferred for PendingGather {
         Ok(out)
     }
 
-    /// Runs `expr` (of `shape`, reading this gather as `this`) in the gather's kernel; None
-    /// when it cannot (too many arrays for one kernel, ...): the caller then runs both.
-    fn with_epilogue(
+    /// [`Deferred::with_epilogue`] on the recording thread's behalf.
+    fn run_with_epilogue(
         &self,
         device: &Device,
         expr: &Arc<Expr>,
