@@ -1043,3 +1043,90 @@ for n in ["bool", "int32", "uint32", "int64", "uint64", "float16", "float32", "f
         failures.join("\n")
     );
 }
+
+// ------------------------------------------------------------------------------------------
+// The per-dispatch GPU profile (kupfer-wgpu's profile.rs, `KUPFER_PROFILE`)
+
+/// Sorts 2^16 keys and multiplies two 64x64 matrices with the profile on; returns the profile
+/// and the launches the runtime counted meanwhile. Inputs are uploaded (and that work
+/// submitted) before profiling starts.
+fn profile_sort_and_matmul(dev: &kp::Device) -> (kp::Profile, u64, Vec<f32>) {
+    let ctx = dev.context();
+    let keys: Vec<u32> = (0..1u32 << 16)
+        .map(|i| i.wrapping_mul(2_654_435_761) >> 7)
+        .collect();
+    let x = Array::from_slice(&keys, &[keys.len()]).unwrap();
+    let a = Array::from_slice(&vec![1.0f32; 64 * 64], &[64, 64]).unwrap();
+    dev.synchronize().unwrap();
+    ctx.take_profile().unwrap();
+    assert_ne!(
+        ctx.set_profiling(true),
+        kp::ProfileSupport::Unsupported,
+        "the adapter has no timestamp queries"
+    );
+    let before = ctx.dispatch_count();
+    let sorted = kp::sort(&x, None, None).unwrap();
+    sorted.eval().unwrap();
+    let m = kp::matmul(&a, &a).unwrap();
+    m.eval().unwrap();
+    dev.synchronize().unwrap();
+    let launches = ctx.dispatch_count() - before;
+    ctx.set_profiling(false);
+    let profile = ctx.take_profile().unwrap();
+    let got = sorted.to_vec::<u32>().unwrap();
+    let mut want = keys;
+    want.sort_unstable();
+    assert_eq!(got, want, "sort under the profile");
+    (profile, launches, m.to_vec::<f32>().unwrap())
+}
+
+/// The dispatches of a profile: one per launch counted, each labelled by its template (a
+/// file of shaders/), with non-negative times, the busy time within the span.
+fn check_profile(profile: &kp::Profile, launches: u64) {
+    assert_eq!(profile.dispatches.len() as u64, launches, "{profile:?}");
+    let shaders = Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
+    for d in &profile.dispatches {
+        let template = d.label.split('/').next().unwrap();
+        assert!(
+            shaders.join(format!("{template}.wgsl")).exists(),
+            "label {} names no template",
+            d.label
+        );
+        assert!(d.start_ns >= 0.0 && d.end_ns >= d.start_ns, "{d:?}");
+        assert!(d.groups.iter().all(|&g| g > 0), "{d:?}");
+    }
+    let labels: Vec<&str> = profile.dispatches.iter().map(|d| &*d.label).collect();
+    assert!(labels.iter().any(|l| l.starts_with("sort_")), "{labels:?}");
+    assert!(
+        labels.iter().any(|l| l.starts_with("matmul_")),
+        "{labels:?}"
+    );
+    assert!(profile.busy_ms() <= profile.span_ms() + 1e-9);
+    assert!(profile.gpu_ms() > 0.0 && profile.gap_ms() >= 0.0);
+    let totals = profile.by_label();
+    let counted: usize = totals.iter().map(|t| t.count).sum();
+    assert_eq!(counted, profile.dispatches.len());
+    assert!(totals.windows(2).all(|w| w[0].total_ms >= w[1].total_ms));
+}
+
+#[test]
+fn a_profile_times_every_dispatch_by_kernel() {
+    let (_g, dev) = device();
+    let (profile, launches, product) = profile_sort_and_matmul(&dev);
+    check_profile(&profile, launches);
+    assert!(product.iter().all(|&v| v == 64.0));
+    // Off again: nothing more is timed.
+    (&Array::from_slice(&[1.0f32; 8], &[8]).unwrap() * 2.0)
+        .eval()
+        .unwrap();
+    dev.synchronize().unwrap();
+    assert!(dev.context().take_profile().unwrap().dispatches.is_empty());
+    // A pass per dispatch (the WebGPU way, `KUPFER_PROFILE=pass`) times the same launches.
+    let mut config = kp::Config::from_env().unwrap();
+    config.runtime.profile = kp::ProfileMode::PerPass;
+    let per_pass = kp::Device::open(kp::AdapterChoice::Default, config).unwrap();
+    assert!(per_pass.context().profiling());
+    let _scope = per_pass.use_device();
+    let (profile, launches, _) = profile_sort_and_matmul(&per_pass);
+    check_profile(&profile, launches);
+}

@@ -18,6 +18,7 @@ mod loop_cases;
 mod manip_cases;
 mod matmul;
 mod packed_cases;
+mod profile;
 mod random_cases;
 mod signal_cases;
 mod sort_cases;
@@ -95,6 +96,11 @@ pub struct BenchArgs {
     /// List the cases and exit.
     #[arg(long)]
     pub list: bool,
+    /// After each case's timed runs, one more run with every dispatch timed on the GPU:
+    /// wall time, GPU time, gaps between dispatches, and a table by kernel (with --json, a
+    /// "profile" object in the case's line).
+    #[arg(long)]
+    pub profile: bool,
 }
 
 /// Where and how cases are timed.
@@ -103,6 +109,10 @@ pub struct Timing {
     pub device: kp::Device,
     /// Whether to time the CPU reference too.
     pub cpu: bool,
+    /// Whether to profile one more run of each case (`--profile`).
+    pub profile: bool,
+    /// The profiled run of the case last timed.
+    pub profiled: std::cell::RefCell<Option<profile::ProfiledRun>>,
 }
 
 /// Median GPU milliseconds of `f` between two events that enclose building the expression and
@@ -124,6 +134,11 @@ pub fn gpu_time(
         ms.push(start.elapsed_ms(&end)?);
         drop(a);
     }
+    profile::profile_once(t, || {
+        let a = f()?;
+        a.eval()?;
+        Ok(a)
+    })?;
     Ok(median(ms))
 }
 
@@ -150,6 +165,7 @@ pub fn wall_time<T>(
         ms.push(t0.elapsed().as_secs_f64() * 1e3);
         drop(r);
     }
+    profile::profile_once(t, &mut f)?;
     Ok(median(ms))
 }
 
@@ -660,9 +676,22 @@ pub fn run(args: &BenchArgs) -> CliResult {
     });
     let info = device.info().clone();
     let gpu_timer = device.context().has_gpu_timestamps();
+    let profiling = args.profile && {
+        let support = device.context().profile_support();
+        if support == kp::ProfileSupport::Unsupported {
+            eprintln!(
+                "kupfer: note: --profile: this adapter ({}, {}) has no GPU timestamp queries; \
+                 benchmarking without a profile",
+                info.name, info.backend
+            );
+        }
+        support != kp::ProfileSupport::Unsupported
+    };
     let timing = Timing {
         device,
         cpu: !args.json && !args.no_cpu,
+        profile: profiling,
+        profiled: Default::default(),
     };
     if args.json {
         // The anchor's first line describes the device; so does this one.
@@ -706,14 +735,29 @@ pub fn run(args: &BenchArgs) -> CliResult {
             None => step.case.name.to_string(),
         };
         pb.set_message(label.clone());
+        timing.profiled.borrow_mut().take();
         match run_step(step, &mut loaded, &timing) {
-            Ok(m) => {
-                let line = if args.json {
-                    json_line(step.case.name, &m)
+            Ok(mut m) => {
+                let profiled = timing.profiled.borrow_mut().take();
+                let mut lines = Vec::new();
+                if args.json {
+                    if let Some(run) = profiled.as_ref() {
+                        m.extra.push(("profile", profile::json(run)));
+                    } else if profiling {
+                        m.extra.push(("profile", Value::Null));
+                    }
+                    lines.push(json_line(step.case.name, &m));
                 } else {
-                    table_row(step, &m)
-                };
-                pb.suspend(|| outln!("{line}"));
+                    lines.push(table_row(step, &m));
+                    match profiled.as_ref() {
+                        Some(run) => lines.extend(profile::table(run)),
+                        None if profiling => {
+                            lines.push("  profile: none (this case times its own loop)".into())
+                        }
+                        None => {}
+                    }
+                }
+                pb.suspend(|| lines.iter().for_each(|l| outln!("{l}")));
             }
             Err(e) => {
                 failed += 1;

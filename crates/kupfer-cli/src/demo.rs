@@ -89,6 +89,8 @@ pub fn run(args: &DemoArgs) -> CliResult {
     let t = Timing {
         device: dev.clone(),
         cpu: true,
+        profile: false,
+        profiled: Default::default(),
     };
 
     outln!("kupfer demo: the CuPy tutorial, the kupfer way");

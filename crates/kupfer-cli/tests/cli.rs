@@ -146,6 +146,79 @@ fn bench_table_has_a_cpu_reference() {
 }
 
 #[test]
+fn bench_profile_reports_dispatches_by_kernel() {
+    let o = kupfer(&[
+        "bench",
+        "--profile",
+        "--no-cpu",
+        "--max-n",
+        "2^12",
+        "saxpy_expr",
+        "tiny_op_wall",
+    ]);
+    let text = stdout(&o);
+    assert!(
+        o.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let lines: Vec<&str> = text.lines().collect();
+    let row = lines
+        .iter()
+        .position(|l| l.starts_with("saxpy_expr"))
+        .expect("a row");
+    let summary = lines[row + 1];
+    assert!(
+        summary.starts_with("  profile: wall ") && summary.contains(" dispatches, GPU "),
+        "{text}"
+    );
+    assert!(summary.contains("gaps"), "{summary}");
+    assert!(lines[row + 2].trim_start().starts_with("kernel"), "{text}");
+    let kernel: Vec<&str> = lines[row + 3].split_whitespace().collect();
+    assert_eq!(kernel[0], "elementwise", "the fused saxpy kernel: {text}");
+    assert!(kernel[1].parse::<u32>().is_ok_and(|c| c >= 1), "{text}");
+    let tiny = lines
+        .iter()
+        .position(|l| l.starts_with("tiny_op_wall"))
+        .expect("a row");
+    assert!(lines[tiny + 1].starts_with("  profile: none"), "{text}");
+
+    let o = kupfer(&[
+        "bench",
+        "--json",
+        "--profile",
+        "--max-n",
+        "2^12",
+        "saxpy_expr",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let case: serde_json::Value = stdout(&o)
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .find(|v: &serde_json::Value| v.get("case").is_some())
+        .expect("a case line");
+    let p = &case["profile"];
+    let n = p["dispatches"].as_u64().expect("dispatches");
+    assert!(n >= 1, "{case}");
+    let f = |k: &str| p[k].as_f64().unwrap_or_else(|| panic!("{k} in {case}"));
+    assert!(
+        f("wall_ms") > 0.0 && f("gpu_ms") > 0.0 && f("gap_ms") >= 0.0,
+        "{case}"
+    );
+    assert!(f("busy_ms") <= f("span_ms") + 1e-3, "{case}");
+    let kernels = p["kernels"].as_array().expect("kernels");
+    let counted: u64 = kernels
+        .iter()
+        .map(|k| k["count"].as_u64().unwrap_or(0))
+        .sum();
+    assert_eq!(counted, n, "{case}");
+    assert!(
+        kernels.iter().any(|k| k["kernel"] == "elementwise"),
+        "{case}"
+    );
+}
+
+#[test]
 fn demo_passes() {
     let o = kupfer(&["demo"]);
     let text = stdout(&o);

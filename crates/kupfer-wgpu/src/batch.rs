@@ -342,6 +342,7 @@ impl Context {
             batch.groups.groups.clear();
             batch.groups.generation = generation;
         }
+        let mut profile = self.start_recording(&commands);
         let mut pass: Option<wgpu::ComputePass<'static>> = None;
         for cmd in &commands {
             match cmd {
@@ -397,17 +398,46 @@ impl Context {
                             group
                         }
                     };
+                    let timed = profile.as_mut().and_then(|rec| {
+                        let queries = rec.next(&pipeline.label, *groups)?;
+                        Some((rec.set.clone(), rec.per_pass, queries))
+                    });
+                    if let Some((set, true, (begin, end))) = &timed {
+                        // Profiled without timestamps inside passes: a pass per dispatch
+                        // (the open pass ends first: an encoder has one pass at a time).
+                        drop(pass.take());
+                        pass = Some(
+                            encoder
+                                .begin_compute_pass(&wgpu::ComputePassDescriptor {
+                                    label: Some("kupfer profiled dispatch"),
+                                    timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
+                                        query_set: set,
+                                        beginning_of_pass_write_index: Some(*begin),
+                                        end_of_pass_write_index: Some(*end),
+                                    }),
+                                })
+                                .forget_lifetime(),
+                        );
+                    }
                     let p = pass.get_or_insert_with(|| {
                         encoder
                             .begin_compute_pass(&wgpu::ComputePassDescriptor::default())
                             .forget_lifetime()
                     });
+                    if let Some((set, false, (begin, _))) = &timed {
+                        p.write_timestamp(set, *begin);
+                    }
                     p.set_pipeline(&pipeline.pipeline);
                     p.set_bind_group(0, &group, &[]);
                     if !immediates.is_empty() {
                         p.set_immediates(0, immediates);
                     }
                     p.dispatch_workgroups(groups[0], groups[1], groups[2]);
+                    match &timed {
+                        Some((set, false, (_, end))) => p.write_timestamp(set, *end),
+                        Some((_, true, _)) => pass = None,
+                        None => {}
+                    }
                 }
                 Command::Copy {
                     src,
@@ -443,12 +473,16 @@ impl Context {
             }
         }
         drop(pass);
+        let file_profile = profile.map(|rec| self.finish_recording(rec, &mut encoder));
         let command_buffer = encoder.finish();
         drop(encoding);
         let index = {
             let _span = self.inner.spans.start(Stage::Submit);
             self.inner.queue.submit([command_buffer])
         };
+        if let Some(file) = file_profile {
+            file();
+        }
         drop(commands);
         for (staging, class) in std::mem::take(&mut batch.remap) {
             self.remap_upload(staging, class);

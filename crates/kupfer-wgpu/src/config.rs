@@ -52,6 +52,22 @@ pub struct RuntimeConfig {
     /// ends with that poll itself (retiring finished work, firing map callbacks).
     /// `KUPFER_SUBMIT_POLL=old` polls a second time after every submission.
     pub lean_submit: bool,
+    /// The per-dispatch GPU profile ([`crate::profile`]) on from the start.
+    /// `KUPFER_PROFILE=1`; `KUPFER_PROFILE=pass` times each dispatch in a compute pass of its
+    /// own even where timestamps inside passes are available (the WebGPU way, to test it).
+    pub profile: ProfileMode,
+}
+
+/// Whether and how a context profiles its dispatches from the start ([`RuntimeConfig::profile`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ProfileMode {
+    /// Not profiled until [`crate::Context::set_profiling`] turns it on.
+    #[default]
+    Off,
+    /// Profiled, with timestamps inside passes where the device has them.
+    On,
+    /// Profiled, each dispatch in its own compute pass with pass timestamps.
+    PerPass,
 }
 
 impl Default for RuntimeConfig {
@@ -66,6 +82,7 @@ impl Default for RuntimeConfig {
             immediates: true,
             direct_reads: false,
             lean_submit: true,
+            profile: ProfileMode::Off,
         }
     }
 }
@@ -109,6 +126,11 @@ impl RuntimeConfig {
                 immediates: var("KUPFER_IMMEDIATES").is_none_or(|v| v.trim() != "0"),
                 direct_reads: var("KUPFER_SCALAR_READ").is_some_and(|v| v.trim() == "direct"),
                 lean_submit: var("KUPFER_SUBMIT_POLL").is_none_or(|v| v.trim() != "old"),
+                profile: match var("KUPFER_PROFILE").as_deref().map(str::trim) {
+                    Some("1") => ProfileMode::On,
+                    Some("pass") => ProfileMode::PerPass,
+                    _ => ProfileMode::Off,
+                },
             })
         }
     }

@@ -108,6 +108,8 @@ pub(crate) struct Inner {
     pub direct_reads: bool,
     /// The read-only tables kernels share, by binding number (tables.rs).
     pub shared_tables: Mutex<std::collections::HashMap<u32, wgpu::Buffer>>,
+    /// The per-dispatch profile (profile.rs), made when profiling is first turned on.
+    pub profiler: std::sync::OnceLock<crate::profile::Profiler>,
 }
 
 /// Cooperative-matrix (tensor core) support of a device, as matmul uses it: 16x16x16 products
@@ -350,7 +352,7 @@ impl Context {
         let direct_reads = cfg!(not(target_arch = "wasm32"))
             && config.direct_reads
             && features.contains(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS);
-        Context {
+        let ctx = Context {
             inner: Arc::new(Inner {
                 pool: MemoryPool::new(limits.max_buffer_size),
                 batch: Mutex::new(Batch::default()),
@@ -377,8 +379,13 @@ impl Context {
                 immediate_bytes,
                 direct_reads,
                 shared_tables: Default::default(),
+                profiler: Default::default(),
             }),
+        };
+        if ctx.inner.config.profile != crate::config::ProfileMode::Off {
+            ctx.set_profiling(true);
         }
+        ctx
     }
 
     /// The wgpu device.

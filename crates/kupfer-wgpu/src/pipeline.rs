@@ -46,6 +46,16 @@ pub struct Pipeline {
     pub(crate) immediate_size: u32,
     /// The shared read-only tables the kernel reads (tables.rs), bound by every dispatch.
     pub(crate) tables: Vec<&'static kupfer_core::random::ziggurat::TableBinding>,
+    /// The kernel's name in a profile: its template and entry point (profile.rs).
+    pub(crate) label: Arc<str>,
+}
+
+impl Pipeline {
+    /// The kernel's name in a [`crate::Profile`]: the `shaders/` template its source comes
+    /// from and its entry point (`sort_radix/onesweep`; the template alone for `main`).
+    pub fn label(&self) -> &str {
+        &self.label
+    }
 }
 
 /// How kupfer's kernels declare their parameter block: a uniform at binding 0.
@@ -238,6 +248,7 @@ impl Context {
             layout,
             immediate_size,
             tables: crate::tables::tables_of(wgsl, entry),
+            label: crate::profile::kernel_label(wgsl, entry),
         });
         cache
             .map

@@ -145,7 +145,10 @@ pub use kupfer_core::{binary_op_table, unary_op_table, BinaryOp, UnaryOp};
 pub use kupfer_core::{
     casting, promote, DType, Error, Kind, Layout, LinAlgError, Result, SliceArg,
 };
-pub use kupfer_wgpu::{wgpu, AdapterChoice, DeviceInfo, Event, MemoryPool};
+pub use kupfer_wgpu::{
+    wgpu, AdapterChoice, DeviceInfo, DispatchTime, Event, LabelTotal, MemoryPool, Profile,
+    ProfileMode, ProfileSupport,
+};
 pub use linalg::{
     diag, diagonal, dot, einsum, inner, kron, outer, tensordot, trace, vdot, TensorAxes,
 };
