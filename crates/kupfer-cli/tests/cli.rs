@@ -181,7 +181,10 @@ fn bench_profile_reports_dispatches_by_kernel() {
         .iter()
         .position(|l| l.starts_with("tiny_op_wall"))
         .expect("a row");
-    assert!(lines[tiny + 1].starts_with("  profile: none"), "{text}");
+    assert!(
+        lines[tiny + 1].starts_with("  profile: wall "),
+        "a wall-clock case too: {text}"
+    );
 
     let o = kupfer(&[
         "bench",
