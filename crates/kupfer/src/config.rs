@@ -312,6 +312,22 @@ pub struct LinalgConfig {
     /// False for the previous path (`KUPFER_LINALG_UPDATE=old`): every panel's trailing
     /// update on the plain 64 x 64 tile kernel of `shaders/linalg_steps.wgsl`.
     pub gemm_updates: bool,
+    /// Blocked LU for `solve`, `inv`, `det` and `slogdet` (not `lu_factor`, whose L must
+    /// carry later panels' row swaps) in two launches per panel: the panel kernel, then one
+    /// launch doing the panel's row swaps, its block row's triangular solve and the rank-w
+    /// update of the whole trailing matrix (`shaders/linalg_fused.wgsl`), and a back
+    /// substitution of one launch per 32 rows. Panels of `panel_width` columns (at most 32
+    /// in float32, 16 in float64). `KUPFER_LU=fused`; off by default.
+    pub lu_fused: bool,
+    /// Blocked Cholesky in one launch per panel (`shaders/linalg_fused.wgsl`'s
+    /// `chol_step`: every workgroup factors the diagonal block, solves its rows of the
+    /// panel and updates its tile of the trailing matrix). `KUPFER_CHOL=fused`; off by
+    /// default.
+    pub chol_fused: bool,
+    /// Threads of the register-resident panel kernels' workgroup: 256 (the default), 512 or
+    /// 1024 (within the adapter's limit): more threads hold fewer rows each, so tall panels
+    /// keep their rows in registers instead of spilling. `KUPFER_LINALG_PANEL_THREADS`.
+    pub panel_threads: u32,
     /// Real (float32/float64) `qr` of matrices with `min(m, n)` at least this runs blocked
     /// Householder QR (`linalg/qr_blocked.rs`: one-workgroup panels of up to 32 columns,
     /// compact-WY trailing updates and `Q` on the tiled matmul); smaller ones, complex ones
@@ -348,6 +364,9 @@ impl Default for LinalgConfig {
             small_eigh: true,
             update_block: 0,
             gemm_updates: true,
+            lu_fused: false,
+            chol_fused: false,
+            panel_threads: 256,
             qr_from: 32,
             qr_panel: 8,
             qr_keep_t: true,
@@ -381,6 +400,13 @@ impl LinalgConfig {
             small_eigh: var("KUPFER_LINALG_EIGH").is_none_or(|v| v.trim() != "old"),
             update_block: knob("KUPFER_LINALG_UPDATE", d.update_block, 0),
             gemm_updates: var("KUPFER_LINALG_UPDATE").is_none_or(|v| v.trim() != "old"),
+            lu_fused: var("KUPFER_LU").is_some_and(|v| v.trim() == "fused"),
+            chol_fused: var("KUPFER_CHOL").is_some_and(|v| v.trim() == "fused"),
+            panel_threads: match knob("KUPFER_LINALG_PANEL_THREADS", d.panel_threads, 256) {
+                t if t >= 1024 => 1024,
+                t if t >= 512 => 512,
+                _ => 256,
+            },
             qr_from: match var("KUPFER_LINALG_QR").as_deref().map(str::trim) {
                 Some("old") => u32::MAX,
                 _ => knob("KUPFER_LINALG_QR", d.qr_from, 1),
