@@ -524,7 +524,7 @@ impl Steps {
                 "solving for more than 2^32 right-hand-side elements",
             ));
         }
-        if self.device.config().linalg.lu_fused && !l_needed {
+        if n <= self.device.config().linalg.lu_fused_max && !l_needed {
             if let Some(out) = self.lu_fused(a, r, m32, aux, back)? {
                 return Ok(out);
             }
@@ -741,7 +741,7 @@ impl Steps {
         dummy: &Arc<GpuBuffer>,
     ) -> Result<Arc<GpuBuffer>> {
         check_binding(&self.device, &[a, aux])?;
-        if self.device.config().linalg.chol_fused {
+        if self.n <= self.device.config().linalg.chol_fused_max {
             if let Some(y) = self.cholesky_fused(a, aux)? {
                 return Ok(y);
             }
