@@ -1,7 +1,7 @@
-// Panel factorizations held in registers: one workgroup of 256 threads per matrix factors
-// the tall panel rows k0..n, columns k0..k1 (k1 - k0 <= W) of the blocked LU and Cholesky
-// (`linalg_steps.wgsl` runs everything else). Thread t holds the panel rows k0 + t + 256 r
-// (r < RPT, so the panel has at most 256 * RPT rows) in a private array: each column step
+// Panel factorizations held in registers: one workgroup of WG (256, 512 or 1024) threads per
+// matrix factors the tall panel rows k0..n, columns k0..k1 (k1 - k0 <= W) of the blocked LU
+// and Cholesky (`linalg_steps.wgsl` runs everything else). Thread t holds the panel rows
+// k0 + t + WG r (r < RPT, so the panel has at most WG * RPT rows) in a private array: each column step
 // moves only a row or a column through workgroup memory, and the panel is read and written
 // once. Same results and `aux` records as the global-memory panels of `linalg_steps.wgsl`:
 // - lu_panel: per column the pivot (first largest |a[i, k]|, keeping the lower row on
@@ -20,7 +20,7 @@
 alias T = {{T}};
 const RPT: u32 = {{RPT}}u;
 const W: u32 = {{W}}u;
-const WG: u32 = 256u;
+const WG: u32 = {{WG}}u;
 
 struct Params {
     n: u32,
@@ -41,8 +41,8 @@ struct Params {
 @group(0) @binding(1) var<storage, read_write> a: array<T>;
 @group(0) @binding(3) var<storage, read_write> aux: array<i32>;
 
-var<workgroup> red_v: array<T, 256>;
-var<workgroup> red_i: array<u32, 256>;
+var<workgroup> red_v: array<T, WG>;
+var<workgroup> red_i: array<u32, WG>;
 var<workgroup> prow: array<T, W>;
 var<workgroup> krow: array<T, W>;
 
@@ -132,7 +132,7 @@ fn lu_column(
     }
 }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size({{WG}})
 fn lu_panel(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32{{PIVOT_ARGS}}) {
     let b = P.batch0 + wid.y;
     let n = P.n;
@@ -162,7 +162,7 @@ fn lu_panel(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_ind
     }
 }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size({{WG}})
 fn chol_panel(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let b = P.batch0 + wid.y;
     let n = P.n;

@@ -21,6 +21,7 @@ const TINY: &str = include_str!("../../../shaders/linalg_tiny.wgsl");
 const ROWS: &str = include_str!("../../../shaders/linalg_rows.wgsl");
 const JACOBI: &str = include_str!("../../../shaders/linalg_jacobi.wgsl");
 const QR: &str = include_str!("../../../shaders/linalg_qr.wgsl");
+const FUSED: &str = include_str!("../../../shaders/linalg_fused.wgsl");
 
 /// The largest order the workgroup-memory kernel factors (its matrix buffer holds 32 x 32).
 pub const SMALL_MAX: usize = 32;
@@ -353,6 +354,24 @@ pub fn panel(
     pivot: PanelPivot,
     target: &Target,
 ) -> Result<String> {
+    panel_threads(dtype, rows_per_thread, width, pivot, 256, target)
+}
+
+/// [`panel`] with `threads` (256, 512 or 1024) threads per workgroup: panels of at most
+/// `threads * rows_per_thread` rows.
+pub fn panel_threads(
+    dtype: DType,
+    rows_per_thread: u32,
+    width: u32,
+    pivot: PanelPivot,
+    threads: u32,
+    target: &Target,
+) -> Result<String> {
+    if ![256, 512, 1024].contains(&threads) {
+        return Err(Error::invalid(format!(
+            "panel kernels run 256, 512 or 1024 threads, not {threads}"
+        )));
+    }
     if !rows_per_thread.is_power_of_two() || rows_per_thread > PANEL_RPT_MAX {
         return Err(Error::invalid(format!(
             "panel kernels hold 1 to {PANEL_RPT_MAX} rows per thread (a power of two), not \
@@ -387,10 +406,78 @@ pub fn panel(
         .collect();
     Ok(fill(PANEL, dtype, target)?
         .set("RPT", rows_per_thread)
+        .set("WG", threads)
         .set("W", width)
         .set("PIVOT_ARGS", args)
         .set("PIVOT", code)
         .set("COLUMNS", columns.trim_end())
+        .render())
+}
+
+/// The widest panel of the fused blocked LU and Cholesky ([`fused`]): 32 columns in
+/// float32, 16 in float64 (their tiles in workgroup memory stay within 16 KiB).
+pub fn fused_width_max(dtype: DType) -> u32 {
+    if dtype == DType::F64 {
+        16
+    } else {
+        32
+    }
+}
+
+/// Rows of the fused kernels' tiles for panels of `width` columns in `dtype`: 64, or 32
+/// where 64 would take more than 8 KiB of workgroup memory per operand tile.
+pub fn fused_tile_rows(dtype: DType, width: u32) -> u32 {
+    if dtype == DType::F64 || width > 16 {
+        32
+    } else {
+        64
+    }
+}
+
+/// Columns of `lu_update`'s tiles ([`fused`]) for panels of `width` columns: 64, or 32 for
+/// panels wider than 16.
+pub fn fused_tile_cols(width: u32) -> u32 {
+    if width > 16 {
+        32
+    } else {
+        64
+    }
+}
+
+/// Columns of `lu_back`'s tiles ([`fused`]) in `dtype`.
+pub fn fused_back_cols(dtype: DType) -> u32 {
+    if dtype == DType::F64 {
+        32
+    } else {
+        64
+    }
+}
+
+/// Rows per launch of the fused back substitution ([`fused`]'s `lu_back`).
+pub const FUSED_BACK_ROWS: u32 = 32;
+
+/// The fused blocked LU and Cholesky kernels in `dtype` (`shaders/linalg_fused.wgsl`: entry
+/// points `lu_copy`, `lu_update`, `lu_back`, `chol_step`) for panels of at most `width`
+/// (1 to [`fused_width_max`]) columns. Bindings: 0 uniforms (as [`steps`]'), 1 the
+/// matrices, 2 the right-hand sides, 3 the i32 `aux`, 4 and 5 the scratches read and
+/// written, 6 the output (`lu_back`'s solution, `chol_step`'s factor).
+pub fn fused(dtype: DType, width: u32, target: &Target) -> Result<String> {
+    let max = if matches!(dtype, DType::F32 | DType::F64) {
+        fused_width_max(dtype)
+    } else {
+        PANEL_WIDTH
+    };
+    if !(1..=max).contains(&width) {
+        return Err(Error::invalid(format!(
+            "fused factorization kernels take 1 to {max} columns in {dtype}, not {width}"
+        )));
+    }
+    Ok(fill(FUSED, dtype, target)?
+        .set("W", width)
+        .set("TM", fused_tile_rows(dtype, width))
+        .set("TN", fused_tile_cols(width))
+        .set("B", FUSED_BACK_ROWS)
+        .set("TNB", fused_back_cols(dtype))
         .render())
 }
 
@@ -466,10 +553,21 @@ mod tests {
                 for width in [8, 16, 32] {
                     let tree = panel(d, rpt, width, PanelPivot::Tree, &t).unwrap();
                     validate(&tree, Capabilities::empty());
+                    if rpt <= 4 {
+                        for threads in [512, 1024] {
+                            let p = panel_threads(d, rpt, width, PanelPivot::Tree, threads, &t);
+                            validate(&p.unwrap(), Capabilities::empty());
+                        }
+                    }
                     if d == DType::F32 {
                         let sg = panel(d, rpt, width, PanelPivot::Subgroups, &t).unwrap();
                         validate(&sg, Capabilities::SUBGROUP);
                     }
+                }
+            }
+            for width in [8, 16, 32] {
+                if width <= fused_width_max(d) {
+                    validate(&fused(d, width, &t).unwrap(), Capabilities::empty());
                 }
             }
             validate(&orth(d, &t).unwrap(), Capabilities::empty());
@@ -506,7 +604,11 @@ mod tests {
         assert!(steps(DType::I32, &t).is_err());
         assert!(qr_blocked(DType::F64, &t).is_err());
         assert!(qr_blocked(DType::Complex64, &t).is_err());
+        assert!(fused(DType::F32, 0, &t).is_err());
+        assert!(fused(DType::F32, 33, &t).is_err());
+        assert!(fused(DType::I32, 16, &t).is_err());
         assert!(panel(DType::F32, 3, 16, PanelPivot::Tree, &t).is_err());
+        assert!(panel_threads(DType::F32, 4, 16, PanelPivot::Tree, 128, &t).is_err());
         assert!(panel(DType::F32, 32, 16, PanelPivot::Tree, &t).is_err());
         assert!(panel(DType::F32, 4, 33, PanelPivot::Tree, &t).is_err());
         assert!(panel(DType::F32, 4, 0, PanelPivot::Tree, &t).is_err());

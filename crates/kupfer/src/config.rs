@@ -67,6 +67,20 @@ fn var(name: &str) -> Option<String> {
 }
 
 /// `name` as a u32 of at least `min`, else `default`.
+/// The largest order of a fused path from its variable's value: `fused` (every order),
+/// `fused:N` (orders up to N), `old` (none); anything else keeps `default`.
+fn fused_max(value: Option<&str>, default: u32) -> u32 {
+    match value.map(str::trim) {
+        Some("fused") => u32::MAX,
+        Some("old") => 0,
+        Some(v) => v
+            .strip_prefix("fused:")
+            .and_then(|n| n.trim().parse().ok())
+            .unwrap_or(default),
+        None => default,
+    }
+}
+
 fn knob(name: &str, default: u32, min: u32) -> u32 {
     var(name)
         .and_then(|v| v.trim().parse().ok())
@@ -312,6 +326,23 @@ pub struct LinalgConfig {
     /// False for the previous path (`KUPFER_LINALG_UPDATE=old`): every panel's trailing
     /// update on the plain 64 x 64 tile kernel of `shaders/linalg_steps.wgsl`.
     pub gemm_updates: bool,
+    /// Blocked LU for `solve`, `inv`, `det` and `slogdet` (not `lu_factor`, whose L must
+    /// carry later panels' row swaps) in two launches per panel: the panel kernel, then one
+    /// launch doing the panel's row swaps, its block row's triangular solve and the rank-w
+    /// update of the whole trailing matrix (`shaders/linalg_fused.wgsl`), and a back
+    /// substitution of one launch per 32 rows. Panels of `panel_width` columns (at most 32
+    /// in float32, 16 in float64). Orders up to this value take it (0: none, the default).
+    /// `KUPFER_LU=fused` (every order) or `KUPFER_LU=fused:N` (orders up to N).
+    pub lu_fused_max: u32,
+    /// Blocked Cholesky in one launch per panel (`shaders/linalg_fused.wgsl`'s
+    /// `chol_step`: every workgroup factors the diagonal block, solves its rows of the
+    /// panel and updates its tile of the trailing matrix), for orders up to this value (0:
+    /// none, the default). `KUPFER_CHOL=fused` (every order) or `KUPFER_CHOL=fused:N`.
+    pub chol_fused_max: u32,
+    /// Threads of the register-resident panel kernels' workgroup: 256 (the default), 512 or
+    /// 1024 (within the adapter's limit): more threads hold fewer rows each, so tall panels
+    /// keep their rows in registers instead of spilling. `KUPFER_LINALG_PANEL_THREADS`.
+    pub panel_threads: u32,
     /// Real (float32/float64) `qr` of matrices with `min(m, n)` at least this runs blocked
     /// Householder QR (`linalg/qr_blocked.rs`: one-workgroup panels of up to 32 columns,
     /// compact-WY trailing updates and `Q` on the tiled matmul); smaller ones, complex ones
@@ -348,6 +379,9 @@ impl Default for LinalgConfig {
             small_eigh: true,
             update_block: 0,
             gemm_updates: true,
+            lu_fused_max: 0,
+            chol_fused_max: 0,
+            panel_threads: 256,
             qr_from: 32,
             qr_panel: 8,
             qr_keep_t: true,
@@ -381,6 +415,13 @@ impl LinalgConfig {
             small_eigh: var("KUPFER_LINALG_EIGH").is_none_or(|v| v.trim() != "old"),
             update_block: knob("KUPFER_LINALG_UPDATE", d.update_block, 0),
             gemm_updates: var("KUPFER_LINALG_UPDATE").is_none_or(|v| v.trim() != "old"),
+            lu_fused_max: fused_max(var("KUPFER_LU").as_deref(), d.lu_fused_max),
+            chol_fused_max: fused_max(var("KUPFER_CHOL").as_deref(), d.chol_fused_max),
+            panel_threads: match knob("KUPFER_LINALG_PANEL_THREADS", d.panel_threads, 256) {
+                t if t >= 1024 => 1024,
+                t if t >= 512 => 512,
+                _ => 256,
+            },
             qr_from: match var("KUPFER_LINALG_QR").as_deref().map(str::trim) {
                 Some("old") => u32::MAX,
                 _ => knob("KUPFER_LINALG_QR", d.qr_from, 1),
@@ -562,6 +603,21 @@ mod tests {
     fn listed_coop_configs_parse_six_numbers_each() {
         let got = parse_coop_configs(" 2,2,4,4,32,1; 4,2,2,4,64,2 ;1,2,3;x,1,1,1,1,1;");
         assert_eq!(got, vec![[2, 2, 4, 4, 32, 1], [4, 2, 2, 4, 64, 2]]);
+    }
+
+    #[test]
+    fn fused_paths_parse_an_order_limit() {
+        assert_eq!(fused_max(Some(" fused "), 0), u32::MAX);
+        assert_eq!(fused_max(Some("fused:2048"), 0), 2048);
+        assert_eq!(fused_max(Some("old"), 7), 0);
+        assert_eq!(fused_max(Some("fused:x"), 7), 7);
+        assert_eq!(fused_max(Some("yes"), 7), 7);
+        assert_eq!(fused_max(None, 7), 7);
+        let l = LinalgConfig::default();
+        assert_eq!(
+            (l.lu_fused_max, l.chol_fused_max, l.panel_threads),
+            (0, 0, 256)
+        );
     }
 
     #[test]

@@ -94,6 +94,10 @@ pub(crate) struct Steps {
     /// Columns per block whose trailing update is one in-place matmul (a multiple of
     /// `panel`), or None for the previous path (every panel's update on `gemm_sub`).
     block: Option<u32>,
+    /// Threads of the register-resident panel kernels (256, 512 or 1024).
+    panel_threads: u32,
+    /// The fused kernels (`shaders/linalg_fused.wgsl`) by entry point, made on first use.
+    fused: RefCell<HashMap<&'static str, Arc<Pipeline>>>,
 }
 
 /// The uniform words of one launch (`Params` in the shader).
@@ -146,6 +150,14 @@ impl Steps {
         }
         let config = &device.config().linalg;
         let panel = panel_width(n32, config.panel_width);
+        let limits = &ctx.info().limits;
+        let mut panel_threads = config.panel_threads;
+        while panel_threads > 256
+            && (panel_threads > limits.max_compute_invocations_per_workgroup
+                || panel_threads > limits.max_compute_workgroup_size_x)
+        {
+            panel_threads /= 2;
+        }
         Ok(Steps {
             device: device.clone(),
             dtype,
@@ -158,6 +170,8 @@ impl Steps {
             block: config
                 .gemm_updates
                 .then(|| update_block(n32, panel, config.update_block)),
+            panel_threads,
+            fused: RefCell::new(HashMap::new()),
         })
     }
 
@@ -176,7 +190,8 @@ impl Steps {
     /// The panel kernel `entry` (`lu_panel` or `chol_panel`) for a panel of `rows` rows:
     /// the register-resident one where they fit, else the global-memory one.
     fn panel_pipeline(&self, entry: &'static str, rows: u32) -> Result<Arc<Pipeline>> {
-        let rpt = rows.div_ceil(256).next_power_of_two();
+        let threads = self.panel_threads;
+        let rpt = rows.div_ceil(threads).next_power_of_two();
         if rpt > kernels::PANEL_RPT_MAX || !self.register_panels {
             return Ok(self.pipelines[entry].clone());
         }
@@ -195,7 +210,8 @@ impl Steps {
         } else {
             kernels::PanelPivot::Tree
         };
-        let wgsl = kernels::panel(self.dtype, rpt, self.panel, pivot, &ctx.target())?;
+        let wgsl =
+            kernels::panel_threads(self.dtype, rpt, self.panel, pivot, threads, &ctx.target())?;
         let p = ctx.pipeline_with(&wgsl, entry, ShaderChecks::Trusted)?;
         self.panels.borrow_mut().insert((entry, rpt), p.clone());
         Ok(p)
@@ -363,10 +379,129 @@ impl Steps {
         subtract_product_in_place(&self.device, &geo, self.dtype, c, place, lower)
     }
 
+    /// The fused kernel `entry` (`shaders/linalg_fused.wgsl`) for panels of
+    /// [`Steps::fused_width`] columns.
+    fn fused_pipeline(&self, entry: &'static str) -> Result<Arc<Pipeline>> {
+        if let Some(p) = self.fused.borrow().get(entry) {
+            return Ok(p.clone());
+        }
+        let ctx = self.device.context();
+        let wgsl = kernels::fused(self.dtype, self.fused_width(), &ctx.target())?;
+        let p = ctx.pipeline_with(&wgsl, entry, ShaderChecks::Trusted)?;
+        self.fused.borrow_mut().insert(entry, p.clone());
+        Ok(p)
+    }
+
+    /// The fused paths' panel width: the configured one within the fused kernels' limit.
+    fn fused_width(&self) -> u32 {
+        self.panel.min(kernels::fused_width_max(self.dtype))
+    }
+
+    /// A scratch of `elements` elements per matrix for every matrix, or None where it would
+    /// not fit one binding (or 32-bit indices).
+    fn fused_scratch(&self, elements: usize) -> Result<Option<Arc<GpuBuffer>>> {
+        let ctx = self.device.context();
+        let size = self.dtype.gpu_size();
+        match elements.checked_mul(self.count) {
+            Some(e) if e <= u32::MAX as usize && (e * size) as u64 <= ctx.max_binding_size() => {
+                Ok(Some(Arc::new(ctx.alloc(((e * size) as u64).max(16))?)))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// Records LU with partial pivoting of `[A | R]` on the fused kernels (see
+    /// `shaders/linalg_fused.wgsl`): two launches per panel, then, if `back`, one per 32 rows
+    /// of the back substitution. Returns the buffer holding the solution (`back`) or `r`,
+    /// or None where the scratches do not fit (nothing recorded). L does not receive later
+    /// panels' row swaps.
+    fn lu_fused(
+        &self,
+        a: &Arc<GpuBuffer>,
+        r: &Arc<GpuBuffer>,
+        m: u32,
+        aux: &Arc<GpuBuffer>,
+        back: bool,
+    ) -> Result<Option<Arc<GpuBuffer>>> {
+        let n = self.n;
+        let naug = n + m;
+        let fw = self.fused_width();
+        let tm = kernels::fused_tile_rows(self.dtype, fw);
+        let per = n as usize * naug as usize;
+        let (Some(x0), Some(x1)) = (self.fused_scratch(per)?, self.fused_scratch(per)?) else {
+            return Ok(None);
+        };
+        let y = if back && m > 0 {
+            match self.fused_scratch(n as usize * m as usize)? {
+                Some(y) => Some(y),
+                None => return Ok(None),
+            }
+        } else {
+            None
+        };
+        let update = self.fused_pipeline("lu_update")?;
+        let first = fw.min(n);
+        if naug > first {
+            let w = Words {
+                m,
+                c0: first,
+                ..Words::default()
+            };
+            let gx = (n as u64 * u64::from(naug - first)).div_ceil(256).min(4096) as u32;
+            let copy = self.fused_pipeline("lu_copy")?;
+            self.launch_on(&copy, w, &[(1, a), (2, r), (5, &x0)], |c| [gx, c, 1])?;
+        }
+        let (mut src, mut dst) = (x0, x1);
+        for k0 in (0..n).step_by(fw as usize) {
+            let k1 = (k0 + fw).min(n);
+            let base = Words {
+                m,
+                k0,
+                k1,
+                ..Words::default()
+            };
+            let panel = self.panel_pipeline("lu_panel", n - k0)?;
+            self.launch_on(&panel, base, &[(1, a), (3, aux)], |c| [1, c, 1])?;
+            if naug > k1 {
+                let w = Words {
+                    c0: (k1 + fw).min(n),
+                    ..base
+                };
+                let gx = (naug - k1).div_ceil(kernels::fused_tile_cols(fw));
+                let gy = (n - k1).div_ceil(tm).max(1);
+                let b = [(1, a), (2, r), (3, aux), (4, &src), (5, &dst)];
+                self.launch_on(&update, w, &b, |c| [gx, gy, c])?;
+                std::mem::swap(&mut src, &mut dst);
+            }
+        }
+        let Some(y) = y else {
+            return Ok(Some(r.clone()));
+        };
+        let back_kernel = self.fused_pipeline("lu_back")?;
+        let rows = kernels::FUSED_BACK_ROWS;
+        let tnb = kernels::fused_back_cols(self.dtype);
+        let starts: Vec<u32> = (0..n).step_by(rows as usize).collect();
+        for &i0 in starts.iter().rev() {
+            let w = Words {
+                m,
+                k0: i0,
+                k1: (i0 + rows).min(n),
+                ..Words::default()
+            };
+            let gx = m.div_ceil(tnb);
+            let gy = i0.div_ceil(tm).max(1);
+            let b = [(1, a), (2, r), (6, &y)];
+            self.launch_on(&back_kernel, w, &b, |c| [gx, gy, c])?;
+        }
+        Ok(Some(y))
+    }
+
     /// Records LU with partial pivoting of the matrices in `a` applied to the `m` columns of
-    /// `r` too (elimination on `[A | R]`), then, if `back`, the solve of `U X = R` in place.
-    /// `aux` (zeroed, `count * (n + 1)` int32) receives info and the pivots. `r` must hold at
-    /// least one element even when `m` is 0.
+    /// `r` too (elimination on `[A | R]`), then, if `back`, the solve of `U X = R`. `aux`
+    /// (zeroed, `count * (n + 1)` int32) receives info and the pivots. `r` must hold at
+    /// least one element even when `m` is 0. Returns the buffer holding the solution
+    /// (`back`: `r`, or another on the fused path) or `r`. `l_needed`: `a` must end as
+    /// LAPACK's factors (L with every row swap applied), which keeps it off the fused path.
     pub(crate) fn lu(
         &self,
         a: &Arc<GpuBuffer>,
@@ -374,7 +509,8 @@ impl Steps {
         m: usize,
         aux: &Arc<GpuBuffer>,
         back: bool,
-    ) -> Result<()> {
+        l_needed: bool,
+    ) -> Result<Arc<GpuBuffer>> {
         check_binding(&self.device, &[a, r, aux])?;
         let n = self.n;
         let m32 = u32_of(m, "right-hand-side count")?;
@@ -387,6 +523,11 @@ impl Steps {
             return Err(Error::unsupported(
                 "solving for more than 2^32 right-hand-side elements",
             ));
+        }
+        if n <= self.device.config().linalg.lu_fused_max && !l_needed {
+            if let Some(out) = self.lu_fused(a, r, m32, aux, back)? {
+                return Ok(out);
+            }
         }
         let naug = n + m32;
         let ar = [(1, a), (2, r)];
@@ -477,7 +618,7 @@ impl Steps {
         if back {
             self.back_substitute(a, r, m, false)?;
         }
-        Ok(())
+        Ok(r.clone())
     }
 
     /// Records the solve of `U X = R` in place for the upper triangles `U` of the matrices in
@@ -558,16 +699,53 @@ impl Steps {
         self.launch("lu_logdet", w, &[(1, a), (3, aux), (4, out)], |c| [1, c, 1])
     }
 
+    /// Records Cholesky on the fused kernel (one launch per panel) into a new zeroed buffer,
+    /// which it returns; `a` is left partly updated. None where the output does not fit.
+    fn cholesky_fused(
+        &self,
+        a: &Arc<GpuBuffer>,
+        aux: &Arc<GpuBuffer>,
+    ) -> Result<Option<Arc<GpuBuffer>>> {
+        let n = self.n;
+        let len = n as usize * n as usize * self.count;
+        let bytes = (len * self.dtype.gpu_size()) as u64;
+        if bytes > self.device.context().max_binding_size() {
+            return Ok(None);
+        }
+        let zero = crate::creation::full_on(&self.device, &[len], 0i64, Some(self.dtype))?;
+        let y = zero.buffer_and_layout()?.0;
+        let fw = self.fused_width();
+        let tm = kernels::fused_tile_rows(self.dtype, fw);
+        let step = self.fused_pipeline("chol_step")?;
+        for k0 in (0..n).step_by(fw as usize) {
+            let k1 = (k0 + fw).min(n);
+            let w = Words {
+                k0,
+                k1,
+                ..Words::default()
+            };
+            let t = (n - k1).div_ceil(tm).max(1);
+            self.launch_on(&step, w, &[(1, a), (3, aux), (6, &y)], |c| [t, t, c])?;
+        }
+        Ok(Some(y))
+    }
+
     /// Records Cholesky (lower, strict upper triangle zeroed) of the matrices in `a`; `aux`
     /// (zeroed, `count` int32) receives info. `dummy` is any small buffer of the dtype (the
-    /// shared update kernel binds a right-hand side).
+    /// shared update kernel binds a right-hand side). Returns the buffer holding the factor:
+    /// `a`, or a new one on the fused path (`KUPFER_CHOL=fused`).
     pub(crate) fn cholesky(
         &self,
         a: &Arc<GpuBuffer>,
         aux: &Arc<GpuBuffer>,
         dummy: &Arc<GpuBuffer>,
-    ) -> Result<()> {
+    ) -> Result<Arc<GpuBuffer>> {
         check_binding(&self.device, &[a, aux])?;
+        if self.n <= self.device.config().linalg.chol_fused_max {
+            if let Some(y) = self.cholesky_fused(a, aux)? {
+                return Ok(y);
+            }
+        }
         let n = self.n;
         let ad = [(1, a), (2, dummy)];
         // With in-place updates, blocks of `outer` columns: panels update the block's
@@ -616,7 +794,8 @@ impl Steps {
             }
         }
         let g = n.div_ceil(16);
-        self.launch("chol_zero", Words::default(), &[(1, a)], |c| [g, g, c])
+        self.launch("chol_zero", Words::default(), &[(1, a)], |c| [g, g, c])?;
+        Ok(a.clone())
     }
 }
 

@@ -67,8 +67,8 @@ pub async fn cholesky_async(a: &Array, upper: bool) -> Result<Array> {
         let ab = factor::dense_copy(&src, dtype)?;
         let aux = factor::zeroed_i32(&device, c)?;
         let dummy = factor::alloc(&device, 1, dtype)?;
-        Steps::new(&device, dtype, n, c)?.cholesky(&ab, &aux, &dummy)?;
-        (ab, aux)
+        let l = Steps::new(&device, dtype, n, c)?.cholesky(&ab, &aux, &dummy)?;
+        (l, aux)
     };
     let info = factor::wrap(&device, DType::I32, info, &[c]);
     factor::check_info(&info, LinAlgError::NotPositiveDefinite).await?;

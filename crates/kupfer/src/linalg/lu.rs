@@ -61,10 +61,10 @@ fn solve_stack(a: &Array, b: &Array, dtype: DType) -> Result<(Array, Array)> {
     let ab = factor::dense_copy(a, dtype)?;
     let rb = factor::dense_copy(b, dtype)?;
     let aux = factor::zeroed_i32(&device, c * (n + 1))?;
-    Steps::new(&device, dtype, n, c)?.lu(&ab, &rb, m, &aux, true)?;
+    let x = Steps::new(&device, dtype, n, c)?.lu(&ab, &rb, m, &aux, true, false)?;
     let info = factor::wrap(&device, DType::I32, aux, &[c, n + 1])
         .slice(&[SliceArg::FULL, SliceArg::Index(0)])?;
-    Ok((factor::wrap(&device, dtype, rb, &out_shape), info))
+    Ok((factor::wrap(&device, dtype, x, &out_shape), info))
 }
 
 /// NumPy's `linalg.solve(a, b)`: the solution `x` of `a @ x = b` for a stack of square
@@ -274,7 +274,7 @@ fn logdet(a: &Array, slog: bool) -> Result<Array> {
         let aux = factor::zeroed_i32(&device, c * (n + 1))?;
         let dummy = factor::alloc(&device, 1, dtype)?;
         let steps = Steps::new(&device, dtype, n, c)?;
-        steps.lu(&ab, &dummy, 0, &aux, false)?;
+        steps.lu(&ab, &dummy, 0, &aux, false, false)?;
         steps.logdet(&ab, &aux, &out, slog)?;
     }
     Ok(factor::wrap(&device, dtype, out, &shape))
@@ -353,7 +353,7 @@ pub fn lu_factor(a: &Array) -> Result<(Array, Array)> {
     let ab = factor::dense_copy(a, dtype)?;
     let aux = factor::zeroed_i32(&device, c * (n + 1))?;
     let dummy = factor::alloc(&device, 1, dtype)?;
-    Steps::new(&device, dtype, n, c)?.lu(&ab, &dummy, 0, &aux, false)?;
+    Steps::new(&device, dtype, n, c)?.lu(&ab, &dummy, 0, &aux, false, true)?;
     let piv = factor::wrap(&device, DType::I32, aux, &[c, n + 1])
         .slice(&[SliceArg::FULL, SliceArg::range(1, n as isize + 1)])?;
     let piv_i: Vec<isize> = piv_shape.iter().map(|&d| d as isize).collect();
