@@ -153,7 +153,7 @@ pub fn arccos_d64(x: f64) -> f64 {
     let a = x.abs();
     if a <= 0.5 {
         let t = x + x * asin_p64(x * x);
-        return (1.570_796_326_794_896_6 - t) + 6.123_233_995_736_766e-17;
+        return (std::f64::consts::FRAC_PI_2 - t) + 6.123_233_995_736_766e-17;
     }
     let z = 0.5 * (1.0 - a);
     let s = sqrt_d64(z);
