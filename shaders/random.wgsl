@@ -797,10 +797,25 @@ fn kp_exp_neg_fenced_f64(h: f64) -> f64 {
     return ldexp(p, -i32(n));
 }
 
-// ln x in float64 for x in (0, 1], deterministic: the fenced float32 logarithm of x, then two
-// Newton steps y + (x exp(-y) - 1) with the fenced exponential (about an ulp).
+// x rounded to the nearest float32, ties to even, for a positive x in float32's normal range:
+// WGSL lets a conversion of an inexact float64 give either neighbour, so the rounding is done
+// here, exactly: x = m 2^e (kpl64_frexp: exact scaling), t = m 2^23 in [2^23, 2^24) (exact),
+// r = floor(t), up by one when t - r (exact) is above 1/2, or is 1/2 and r is odd; r 2^(e - 23)
+// is then a float32, which every conversion keeps.
+fn kp_f64_to_f32_rne(x: f64) -> f32 {
+    let fr = kpl64_frexp(x);
+    let t = fr.m * 8388608.0lf;
+    let r = floor(t);
+    let f = t - r;
+    let up = f > 0.5lf || (f == 0.5lf && (u32(r) & 1u) == 1u);
+    return f32(ldexp(select(r, r + 1.0lf, up), fr.e - 23));
+}
+
+// ln x in float64 for x in (0, 1], deterministic: the fenced float32 logarithm of x rounded
+// to float32 (kp_f64_to_f32_rne), then two Newton steps y + (x exp(-y) - 1) with the fenced
+// exponential (about an ulp).
 fn kp_ln_unit_fenced_f64(x: f64) -> f64 {
-    var y = f64(kp_ln_unit_fenced_f32(f32(x)));
+    var y = f64(kp_ln_unit_fenced_f32(kp_f64_to_f32_rne(x)));
     for (var i = 0u; i < 2u; i++) {
         y = y + (kpl64_opq(x * kp_exp_neg_fenced_f64(y)) - 1.0lf);
     }

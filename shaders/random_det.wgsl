@@ -631,7 +631,7 @@ fn kp_det_hypergeometric_f32(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, good: 
     sample: f32) -> f32 {
     let total = good + bad;
     if (sample < 10.0 || sample > total - 10.0) {
-        return kp_hypergeometric_f32(k, d, e, good, bad, sample);
+        return kp_hyper_urn_f32(k, d, e, good, total, sample);
     }
     let cs = min(sample, total - sample);
     let mn = min(good, bad);

@@ -576,7 +576,9 @@ fn kp_d64_stirlerr_any(k: f64) -> f64 {
 }
 
 // log of the binomial(n, p) probability of k, q = 1 - p (kp_det_binomial_logpmf_f32 in
-// float64).
+// float64). stirlerr of n, k and n - k, and bd0 of (k, n p) and (n - k, n q), each from one
+// call in a loop: drivers inline every call, and three (two) inlined copies of these made
+// lavapipe compile the samplers that call this one for minutes.
 fn kp_d64_binomial_logpmf(k: f64, n: f64, p: f64, q: f64) -> f64 {
     if (k == 0.0lf) {
         return kpl64_opq(n * kp_d64_log1p(-p));
@@ -584,9 +586,31 @@ fn kp_d64_binomial_logpmf(k: f64, n: f64, p: f64, q: f64) -> f64 {
     if (k == n) {
         return kpl64_opq(n * kp_d64_ln(p));
     }
-    let lc = kpl64_opq(kpl64_opq(kpl64_opq(kp_d64_stirlerr_any(n) - kp_d64_stirlerr_any(k))
-        - kp_d64_stirlerr_any(n - k)) - kp_d64_bd0(k, kpl64_opq(n * p)))
-        - kp_d64_bd0(n - k, kpl64_opq(n * q));
+    var s0: f64 = 0.0lf;
+    var s1: f64 = 0.0lf;
+    var s2: f64 = 0.0lf;
+    for (var i = 0u; i < 3u; i++) {
+        let s = kp_d64_stirlerr_any(select(select(n - k, k, i == 1u), n, i == 0u));
+        if (i == 0u) {
+            s0 = s;
+        } else if (i == 1u) {
+            s1 = s;
+        } else {
+            s2 = s;
+        }
+    }
+    var d0: f64 = 0.0lf;
+    var d1: f64 = 0.0lf;
+    for (var i = 0u; i < 2u; i++) {
+        let first = i == 0u;
+        let d = kp_d64_bd0(select(n - k, k, first), kpl64_opq(n * select(q, p, first)));
+        if (first) {
+            d0 = d;
+        } else {
+            d1 = d;
+        }
+    }
+    let lc = kpl64_opq(kpl64_opq(kpl64_opq(s0 - s1) - s2) - d0) - d1;
     let lf = kpl64_opq(1.8378770664093453lf + kp_d64_ln(k)) + kp_d64_log1p(-kp_d64_div(k, n));
     return lc - kpl64_opq(0.5lf * lf);
 }
@@ -620,22 +644,31 @@ fn kp_d64_binomial_low(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, n: f64, p: f
     let vr = 0.92lf - kp_d64_div(4.2lf, b);
     let alpha = kpl64_opq(kpl64_opq(2.83lf + kp_d64_div(5.1lf, b)) * spq);
     let m = floor(kpl64_opq(kpl64_opq(n + 1.0lf) * p));
-    let logm = kp_d64_binomial_logpmf(m, n, p, q);
-    for (var j = 1u; j <= 32u; j++) {
-        let blk = kp_rng_block(k, d, e, j);
-        let u = kp_u01_mid_f64(blk.x, blk.y) - 0.5lf;
-        let v = kp_u01_mid_f64(blk.z, blk.w);
-        let us = 0.5lf - abs(u);
-        let x = floor(kpl64_opq(kpl64_opq(kpl64_opq(kp_d64_div(2.0lf * a, us) + b) * u) + c));
-        if (x < 0.0lf || x > n) {
-            continue;
+    // Step 0 takes the mode's log-probability, steps 1..32 the attempts: one logpmf call (a
+    // driver inlines every call).
+    var logm: f64 = 0.0lf;
+    for (var j = 0u; j <= 32u; j++) {
+        var x = m;
+        var lhs: f64 = 0.0lf;
+        if (j > 0u) {
+            let blk = kp_rng_block(k, d, e, j);
+            let u = kp_u01_mid_f64(blk.x, blk.y) - 0.5lf;
+            let v = kp_u01_mid_f64(blk.z, blk.w);
+            let us = 0.5lf - abs(u);
+            x = floor(kpl64_opq(kpl64_opq(kpl64_opq(kp_d64_div(2.0lf * a, us) + b) * u) + c));
+            if (x < 0.0lf || x > n) {
+                continue;
+            }
+            if (us >= 0.07lf && v <= vr) {
+                return x;
+            }
+            let den = kp_d64_div(a, kpl64_opq(us * us)) + b;
+            lhs = kp_d64_ln(kp_d64_div(kpl64_opq(v * alpha), den));
         }
-        if (us >= 0.07lf && v <= vr) {
-            return x;
-        }
-        let den = kp_d64_div(a, kpl64_opq(us * us)) + b;
-        let lhs = kp_d64_ln(kp_d64_div(kpl64_opq(v * alpha), den));
-        if (lhs <= kp_d64_binomial_logpmf(x, n, p, q) - logm) {
+        let lp = kp_d64_binomial_logpmf(x, n, p, q);
+        if (j == 0u) {
+            logm = lp;
+        } else if (lhs <= lp - logm) {
             return x;
         }
     }
@@ -654,4 +687,237 @@ fn kp_binomial_det_f64(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, n: f64, p: f
     let flip = p > 0.5lf;
     let x = kp_d64_binomial_low(k, d, e, w0, n, select(p, 1.0lf - p, flip));
     return select(x, n - x, flip);
+}
+
+// asin(x) / x - 1 = z P(z) for z = x^2 <= 1/4: the Taylor series of the arcsine to the x^49
+// term (coefficients (2n)! / (4^n n!^2 (2n + 1)); truncation below 2^-58 relative), fenced.
+fn kp_d64_asin_p(z: f64) -> f64 {
+    var p = kpl64_opq(z * 0.002338091892111975lf) + 0.0024894486782468836lf;
+    p = kpl64_opq(z * p) + 0.00265787063820729lf;
+    p = kpl64_opq(z * p) + 0.002846178401108942lf;
+    p = kpl64_opq(z * p) + 0.0030578216492580306lf;
+    p = kpl64_opq(z * p) + 0.003297059503473485lf;
+    p = kpl64_opq(z * p) + 0.0035692053938259347lf;
+    p = kpl64_opq(z * p) + 0.003880964558837669lf;
+    p = kpl64_opq(z * p) + 0.004240907093679363lf;
+    p = kpl64_opq(z * p) + 0.004660143486915096lf;
+    p = kpl64_opq(z * p) + 0.005153309682319905lf;
+    p = kpl64_opq(z * p) + 0.005740037670841924lf;
+    p = kpl64_opq(z * p) + 0.006447210311889649lf;
+    p = kpl64_opq(z * p) + 0.0073125258735988454lf;
+    p = kpl64_opq(z * p) + 0.008390335809616815lf;
+    p = kpl64_opq(z * p) + 0.009761609529194078lf;
+    p = kpl64_opq(z * p) + 0.011551800896139705lf;
+    p = kpl64_opq(z * p) + 0.01396484375lf;
+    p = kpl64_opq(z * p) + 0.017352764423076924lf;
+    p = kpl64_opq(z * p) + 0.022372159090909092lf;
+    p = kpl64_opq(z * p) + 0.030381944444444444lf;
+    p = kpl64_opq(z * p) + 0.044642857142857144lf;
+    p = kpl64_opq(z * p) + 0.075lf;
+    p = kpl64_opq(z * p) + 0.16666666666666666lf;
+    return kpl64_opq(z * p);
+}
+
+// arccos(x) for x in [-1, 1], fenced (within a few ulp): |x| <= 1/2: pi/2 - (x + x P(x^2))
+// with pi/2 as two float64s; else with s = sqrt((1 - |x|) / 2) (exact halving, kp_d64_sqrt):
+// 2 (s + s P(s^2)), or pi minus that for x < 0.
+fn kp_d64_arccos(x: f64) -> f64 {
+    let a = abs(x);
+    if (a <= 0.5lf) {
+        let t = kpl64_opq(x + kpl64_opq(x * kp_d64_asin_p(kpl64_opq(x * x))));
+        return kpl64_opq(1.5707963267948966lf - t) + 6.123233995736766e-17lf;
+    }
+    let z = 0.5lf * (1.0lf - a);
+    let s = kp_d64_sqrt(z);
+    let h = 2.0lf * kpl64_opq(s + kpl64_opq(s * kp_d64_asin_p(z)));
+    if (x > 0.0lf) {
+        return h;
+    }
+    return kpl64_opq(3.141592653589793lf - h) + 1.2246467991473532e-16lf;
+}
+
+// von Mises(mu, kappa) in [-pi, pi] as float64, the same bits on every driver:
+// kp_det_vonmises_f32 in float64 (Best and Fisher, as NumPy; kappa below 1e-8 uniform, above
+// 1e6 the wrapped normal z / sqrt(kappa) of the float64 Box-Muller pair of block 1), one
+// attempt per block (j = 1..32: the cosine of the 53-bit turn of words x, y, the open 52-bit
+// uniform of words z, w; then the last candidate), the sign from word 0's top bit, shifted by
+// mu and wrapped as NumPy wraps (kupfer_core::random::vonmises::vonmises_f64).
+fn kp_det_vonmises_f64(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, mu: f64, kappa: f64) -> f64 {
+    var x: f64;
+    if (kp_d64_isnan(kappa)) {
+        x = kappa;
+    } else if (kappa < 1e-8lf) {
+        x = kpl64_opq(3.141592653589793lf * kpl64_opq(2.0lf * kp_d64_mid(k, d, e, w0) - 1.0lf));
+    } else if (kappa > 1e6lf) {
+        x = kp_d64_div(kp_d64_normal_pair(kp_rng_block(k, d, e, 1u)).x, kp_d64_sqrt(kappa));
+    } else {
+        var s: f64;
+        if (kappa < 1e-5lf) {
+            s = kp_d64_div(1.0lf, kappa) + kappa;
+        } else {
+            let r = 1.0lf + kp_d64_sqrt(1.0lf + kpl64_opq(kpl64_opq(4.0lf * kappa) * kappa));
+            let rho = kp_d64_div(r - kp_d64_sqrt(2.0lf * r), 2.0lf * kappa);
+            s = kp_d64_div(1.0lf + kpl64_opq(rho * rho), 2.0lf * rho);
+        }
+        var w: f64 = 0.0lf;
+        for (var j = 1u; j <= 32u; j++) {
+            let blk = kp_rng_block(k, d, e, j);
+            let z = kp_d64_sincos_turn(blk.x, blk.y).x;
+            w = clamp(kp_d64_div(1.0lf + kpl64_opq(s * z), s + z), -1.0lf, 1.0lf);
+            // Differences fenced: (c - y) y could become fma(-y, y, c y).
+            let y = kpl64_opq(kappa * kpl64_opq(s - w));
+            let v = kp_u01_mid_f64(blk.z, blk.w);
+            if (kpl64_opq(y * kpl64_opq(2.0lf - y)) - v >= 0.0lf) {
+                break;
+            }
+            if (kpl64_opq(kp_d64_ln(kp_d64_div(y, v)) + 1.0lf) - y >= 0.0lf) {
+                break;
+            }
+        }
+        let angle = kp_d64_arccos(w);
+        x = select(angle, -angle, w0 < 0x80000000u);
+    }
+    let r = x + mu;
+    if (kp_d64_nonfinite(r)) {
+        return kpl64_nan();
+    }
+    let m = kpl64_opq(abs(r) + 3.141592653589793lf);
+    let q = floor(kp_d64_div(m, 6.283185307179586lf));
+    let wrapped = kpl64_opq(m - kpl64_opq(q * 6.283185307179586lf)) - 3.141592653589793lf;
+    return select(wrapped, -wrapped, r < 0.0lf);
+}
+
+// Zipf(a) as a float64 count, the same bits on every driver: kp_det_zipf_f32 in float64
+// (Devroye's rejection method, as NumPy, with the kp_d64 exp, expm1, log1p and quotients),
+// one attempt per block (j = 1..64: the open 52-bit uniforms of words x, y and z, w), then 1
+// (kupfer_core::random::zipf::zipf_f64).
+fn kp_det_zipf_f64(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, a: f64) -> f64 {
+    if (kp_d64_isnan(a) || a >= 1025.0lf) {
+        return 1.0lf;
+    }
+    let am1 = kpl64_opq(a - 1.0lf);
+    let t = kpl64_opq(am1 * 0.6931471805599453lf);
+    let b = kp_d64_exp(t);
+    let bm1 = kp_d64_expm1(t);
+    // 1 - Umin, Umin = 2^(-63 (a - 1)).
+    let span = -kp_d64_expm1(kpl64_opq(-am1 * 43.66827237527655lf));
+    for (var j = 1u; j <= 64u; j++) {
+        let blk = kp_rng_block(k, d, e, j);
+        let u = kp_u01_mid_f64(blk.x, blk.y);
+        let v = kp_u01_mid_f64(blk.z, blk.w);
+        let lu = -kp_d64_log1p(-kpl64_opq(u * span));
+        let x = floor(kp_d64_exp(kp_d64_div(lu, am1)));
+        if (x < 1.0lf || x >= 9.223372036854775807e18lf) {
+            continue;
+        }
+        if (x == 1.0lf) {
+            return x;
+        }
+        let t1 = kp_d64_expm1(kpl64_opq(am1 * kp_d64_log1p(kp_d64_div(1.0lf, x))));
+        let lhs = kp_d64_div(kpl64_opq(kpl64_opq(v * x) * t1), bm1);
+        if (lhs <= kp_d64_div(1.0lf + t1, b)) {
+            return x;
+        }
+    }
+    return 1.0lf;
+}
+
+// The log of C(mn, x) C(mx, cs - x) up to a term free of x (kp_det_hyper_logw_f32 in float64;
+// its two log-probabilities from one call in a loop, as in kp_d64_binomial_logpmf).
+fn kp_d64_hyper_logw(x: f64, mn: f64, mx: f64, cs: f64, p: f64, q: f64) -> f64 {
+    var l0: f64 = 0.0lf;
+    var l1: f64 = 0.0lf;
+    for (var i = 0u; i < 2u; i++) {
+        let first = i == 0u;
+        let l = kp_d64_binomial_logpmf(select(cs - x, x, first), select(mx, mn, first), p, q);
+        if (first) {
+            l0 = l;
+        } else {
+            l1 = l;
+        }
+    }
+    return l0 + l1;
+}
+
+// Hypergeometric(good, bad, sample) as a float64 count, the same bits on every driver: the
+// urn draws (exact integers, kp_hyper_urn_f64) when the sample or its complement is below 10,
+// else kp_det_hypergeometric_f32's HRUA in float64 with one attempt per block (j = 1..128:
+// the open 52-bit uniforms of words x, y and z, w), then the mode
+// (kupfer_core::random::hypergeometric::hypergeometric_f64).
+fn kp_det_hypergeometric_f64(k: vec2<u32>, d: vec2<u32>, e: u32, w0: u32, good: f64, bad: f64,
+    sample: f64) -> f64 {
+    let total = good + bad;
+    if (sample < 10.0lf || sample > total - 10.0lf) {
+        return kp_hyper_urn_f64(k, d, e, good, total, sample);
+    }
+    let cs = min(sample, total - sample);
+    let mn = min(good, bad);
+    let mx = max(good, bad);
+    let p = kp_d64_div(mn, total);
+    let q = kp_d64_div(mx, total);
+    let a = kpl64_opq(kpl64_opq(cs * p) + 0.5lf);
+    let var_num = kpl64_opq(kpl64_opq(kpl64_opq((total - cs) * cs) * p) * q);
+    let c = kp_d64_sqrt(kp_d64_div(var_num, total - 1.0lf) + 0.5lf);
+    let h = kpl64_opq(1.7155277699214135lf * c) + 0.8989161620588988lf;
+    let bound = min(min(cs, mn) + 1.0lf, floor(a + kpl64_opq(16.0lf * c)));
+    let pw = kp_d64_div(cs, total);
+    let qw = kp_d64_div(total - cs, total);
+    let a0 = floor(a);
+    let af = a - a0;
+    // One loop, one logw call (a driver inlines every call): steps 0..2 find the mode (NumPy's
+    // floor((cs + 1) (mn + 1) / (total + 2)), then its neighbours m - 1 and (the mode so far)
+    // + 1 where they beat it), steps 3..130 are the attempts on blocks 1..128.
+    var m = floor(kp_d64_div(kpl64_opq((cs + 1.0lf) * (mn + 1.0lf)), total + 2.0lf));
+    var g: f64 = 0.0lf;
+    var x: f64 = -1.0lf;
+    for (var j = 0u; j < 131u; j++) {
+        var kk = m;
+        var u: f64 = 0.0lf;
+        if (j < 3u) {
+            if (j > 0u) {
+                kk = kpl64_opq(m - 1.0lf) + 2.0lf * f64(j - 1u);
+                if (!(kk >= 0.0lf && kk <= min(cs, mn) && kk >= cs - mx)) {
+                    continue;
+                }
+            }
+        } else {
+            let blk = kp_rng_block(k, d, e, j - 2u);
+            u = kp_u01_mid_f64(blk.x, blk.y);
+            let v = kp_u01_mid_f64(blk.z, blk.w);
+            kk = a0 + floor(af + kp_d64_div(kpl64_opq(h * (v - 0.5lf)), u));
+            if (kk < 0.0lf || kk >= bound) {
+                continue;
+            }
+        }
+        let lw = kp_d64_hyper_logw(kk, mn, mx, cs, pw, qw);
+        if (j < 3u) {
+            if (j == 0u || lw > g) {
+                m = kk;
+                g = lw;
+            }
+            continue;
+        }
+        let t = lw - g;
+        if (kpl64_opq(u * kpl64_opq(4.0lf - u)) - 3.0lf <= t) {
+            x = kk;
+            break;
+        }
+        if (kpl64_opq(u * kpl64_opq(u - t)) >= 1.0lf) {
+            continue;
+        }
+        if (2.0lf * kp_d64_ln(u) <= t) {
+            x = kk;
+            break;
+        }
+    }
+    if (x < 0.0lf) {
+        x = m;
+    }
+    if (good > bad) {
+        x = cs - x;
+    }
+    if (cs < sample) {
+        x = good - x;
+    }
+    return x;
 }

@@ -108,6 +108,40 @@ fn kp_hyper_logw_f32(x: f32, mn: f32, mx: f32, cs: f32, p: f32, q: f32) -> f32 {
     return kp_binomial_logpmf_f32(x, mn, p, q) + kp_binomial_logpmf_f32(cs - x, mx, p, q);
 }
 
+// NumPy's urn draws for hypergeometric (sample or its complement below 10; total = good + bad):
+// exact integer arithmetic, the same bits in both precisions and on every driver.
+fn kp_hyper_urn_f32(k: vec2<u32>, d: vec2<u32>, e: u32, good: f32, total: f32,
+    sample: f32) -> f32 {
+    let flip = sample > floor(total * 0.5);
+    var left = select(sample, total - sample, flip);
+    var rt = total;
+    var rg = good;
+    var blk = vec4<u32>(0u);
+    for (var c = 0u; c < 137u; c++) {
+        if (!(left > 0.0 && rg > 0.0 && rt > rg)) {
+            break;
+        }
+        if ((c & 3u) == 0u) {
+            blk = kp_rng_block(k, d, e, 1u + min(c >> 2u, 31u));
+        }
+        let w = kp_lane(blk, c & 3u);
+        let r = u32(rt);
+        let low = w * r;
+        if (c < 128u && low < r && low < (0u - r) % r) {
+            continue;
+        }
+        if (kp_mulhi(w, r) < u32(rg)) {
+            rg = rg - 1.0;
+        }
+        rt = rt - 1.0;
+        left = left - 1.0;
+    }
+    if (rt == rg) {
+        rg = rg - left;
+    }
+    return select(good - rg, rg, flip);
+}
+
 // Hypergeometric(good, bad, sample) as a count of good items among `sample` drawn without
 // replacement (as NumPy). When sample < 10 or sample > good + bad - 10: NumPy's urn draws of
 // the smaller of sample and its complement (at most 9 draws), each draw good with
@@ -121,34 +155,7 @@ fn kp_hypergeometric_f32(k: vec2<u32>, d: vec2<u32>, e: u32, good: f32, bad: f32
     sample: f32) -> f32 {
     let total = good + bad;
     if (sample < 10.0 || sample > total - 10.0) {
-        let flip = sample > floor(total * 0.5);
-        var left = select(sample, total - sample, flip);
-        var rt = total;
-        var rg = good;
-        var blk = vec4<u32>(0u);
-        for (var c = 0u; c < 137u; c++) {
-            if (!(left > 0.0 && rg > 0.0 && rt > rg)) {
-                break;
-            }
-            if ((c & 3u) == 0u) {
-                blk = kp_rng_block(k, d, e, 1u + min(c >> 2u, 31u));
-            }
-            let w = kp_lane(blk, c & 3u);
-            let r = u32(rt);
-            let low = w * r;
-            if (c < 128u && low < r && low < (0u - r) % r) {
-                continue;
-            }
-            if (kp_mulhi(w, r) < u32(rg)) {
-                rg = rg - 1.0;
-            }
-            rt = rt - 1.0;
-            left = left - 1.0;
-        }
-        if (rt == rg) {
-            rg = rg - left;
-        }
-        return select(good - rg, rg, flip);
+        return kp_hyper_urn_f32(k, d, e, good, total, sample);
     }
     let cs = min(sample, total - sample);
     let mn = min(good, bad);

@@ -1815,3 +1815,20 @@ fn choice_with_p_is_numpys_inversion_in_exact_integers_on_every_adapter() {
     order.sort_by(|&a, &b| keys[a as usize].total_cmp(&keys[b as usize]));
     assert_eq!(s, order[..300], "races against the CPU reference");
 }
+
+#[test]
+fn wald_keeps_a_float32_parameters_dtype_in_every_form() {
+    // kupfer's rule: 32-bit operands are never widened. The libm form (KUPFER_RANDDET=off)
+    // made 2 scale a 0-d float64 array from two Python numbers, which widened the draw.
+    let g = default_rng(Some(90));
+    let mean = Array::from_slice(&[0.5f32, 1.0, 2.0], &[3]).unwrap();
+    let scale = Array::from_slice(&[3.0f32, 1.0, 0.5], &[3]).unwrap();
+    for w in [
+        g.wald(&mean, 3.0, None).unwrap(),
+        g.wald(1.5, &scale, None).unwrap(),
+        g.wald(&mean, &scale, None).unwrap(),
+    ] {
+        assert_eq!(w.dtype(), DType::F32);
+        assert!(as_f64(w).iter().all(|&v| v > 0.0));
+    }
+}

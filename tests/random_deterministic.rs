@@ -389,6 +389,33 @@ fn quotients_of_gamma_draws_are_their_cpu_emulation_bit_for_bit() {
     assert!(bad.iter().all(|b| b.3 == 0));
 }
 
+#[test]
+fn dirichlet_with_many_categories_is_its_cpu_emulation_bit_for_bit() {
+    use kp::random::philox::gamma::gamma_f32;
+    use kp::random::philox::transforms::div_det;
+    // 100 categories (past the fusion bound: the chain of additions is materialised in
+    // pieces), on an adapter with float64 too: float32 gammas summed in index order and the
+    // deterministic quotient, whatever the adapter. Its dtype is float32 (kupfer's rule for
+    // Python-number parameters; NumPy's is float64).
+    let k = 100usize;
+    let alpha: Vec<f64> = (0..k).map(|i| 0.05 + i as f64 * 0.11).collect();
+    let rows = N / k;
+    let seed = 311;
+    let key = seed_key(seed);
+    let d = default_rng(Some(seed)).dirichlet(&alpha, &[rows]).unwrap();
+    assert_eq!(d.dtype(), DType::F32);
+    let got = f32s(&d);
+    let gam: Vec<f32> = (0..rows * k)
+        .map(|e| gamma_f32(key, 0, e as u32, alpha[e % k] as f32))
+        .collect();
+    let sums: Vec<f32> = gam
+        .chunks(k)
+        .map(|r| r[1..].iter().fold(r[0], |s, &x| s + x))
+        .collect();
+    let bad = count_differing(&got, |e| div_det(gam[e as usize], sums[e as usize / k]));
+    assert_eq!(bad, 0);
+}
+
 /// How many of `got` differ in their bits from `want(e)`.
 fn count_differing(got: &[f32], want: impl Fn(u32) -> f32) -> usize {
     let mut bad = 0;

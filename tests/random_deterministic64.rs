@@ -430,12 +430,27 @@ fn float64_gammas_pass_kolmogorov_smirnov() {
     }
 }
 
-/// How many of `got` differ in their bits from `want(e)`.
-fn count_differing(got: &[f64], want: impl Fn(u32) -> f64) -> usize {
-    got.iter()
-        .enumerate()
-        .filter(|(e, g)| g.to_bits() != want(*e as u32).to_bits())
-        .count()
+/// How many of `got` differ in their bits from `want(e)` (the emulation spread over the
+/// machine's threads: it is slow in a debug build).
+fn count_differing(got: &[f64], want: impl Fn(u32) -> f64 + Sync) -> usize {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    let chunk = got.len().div_ceil(threads).max(1);
+    std::thread::scope(|s| {
+        let parts: Vec<_> = got
+            .chunks(chunk)
+            .enumerate()
+            .map(|(c, part)| {
+                let want = &want;
+                s.spawn(move || {
+                    part.iter()
+                        .enumerate()
+                        .filter(|(i, g)| g.to_bits() != want((c * chunk + i) as u32).to_bits())
+                        .count()
+                })
+            })
+            .collect();
+        parts.into_iter().map(|h| h.join().unwrap()).sum()
+    })
 }
 
 #[test]
@@ -696,4 +711,249 @@ fn float64_binomials_are_their_cpu_emulation_bit_for_bit() {
         (var - 210.0).abs() < 5.0 * 210.0 * (2.0 / m as f64).sqrt(),
         "variance {var}"
     );
+}
+
+#[test]
+fn float64_vonmises_is_its_cpu_emulation_bit_for_bit() {
+    use kp::random::philox::vonmises::vonmises_f64;
+    let mut bad = vec![];
+    for (i, (mu, kappa)) in [
+        (0.0f64, 0.0f64),
+        (0.0, 1e-9),
+        (0.5, 1e-6),
+        (1.0, 0.5),
+        (-2.0, 4.0),
+        (3.0, 1e3),
+        (0.0, 1e7),
+        (10.0, 2.0),
+        (1e10, 2.0),
+        (0.0, f64::NAN),
+        (f64::NAN, 1.0),
+        (f64::INFINITY, 1.0),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let seed = 1100 + i as u64;
+        let key = seed_key(seed);
+        let got = f64s(
+            &default_rng(Some(seed))
+                .vonmises(one(mu), one(kappa), Some(&[N][..]))
+                .unwrap(),
+        );
+        let want = |e: u32| vonmises_f64(key, 0, e, mu, kappa);
+        bad.push((mu, kappa, count_differing(&got, want)));
+    }
+    // Per-element concentrations over every branch, a scalar mode.
+    let cols = 256;
+    let kappas: Vec<f64> = (0..cols)
+        .map(|i| match i % 4 {
+            0 => i as f64 * 1e-7,
+            _ => i as f64 * 0.05,
+        })
+        .collect();
+    let seed = 1120;
+    let key = seed_key(seed);
+    let got = f64s(
+        &default_rng(Some(seed))
+            .vonmises(
+                -1.0,
+                Array::from_slice(&kappas, &[cols]).unwrap(),
+                Some(&[N / cols, cols][..]),
+            )
+            .unwrap(),
+    );
+    let want = |e: u32| vonmises_f64(key, 0, e, -1.0, kappas[e as usize % cols]);
+    bad.push((-1.0, -1.0, count_differing(&got, want)));
+    eprintln!("differing: {bad:?}");
+    assert!(bad.iter().all(|b| b.2 == 0));
+}
+
+#[test]
+fn float64_vonmises_passes_kolmogorov_smirnov() {
+    let n = 1usize << 17;
+    let g = default_rng(Some(2034));
+    let s = Some(&[n][..]);
+    let mut samples = vec![];
+    for (mu, kappa) in [(1.0f64, 0.5f64), (-3.0, 4.0), (0.0, 1e-6), (2.0, 300.0)] {
+        // SciPy's support is [mu - pi, mu + pi]: compare x - mu wrapped into [-pi, pi).
+        let x: Vec<f64> = f64s(&g.vonmises(one(mu), one(kappa), s).unwrap())
+            .into_iter()
+            .map(|v| {
+                assert!(v.abs() <= std::f64::consts::PI);
+                (v - mu + std::f64::consts::PI).rem_euclid(std::f64::consts::TAU)
+                    - std::f64::consts::PI
+            })
+            .collect();
+        samples.push((format!("stats.vonmises({kappa}).cdf"), x));
+    }
+    // kappa above 1e6: the wrapped normal of variance 1 / kappa.
+    samples.push((
+        "stats.norm(0.5, 1 / np.sqrt(1e7)).cdf".to_string(),
+        f64s(&g.vonmises(one(0.5), one(1e7), s).unwrap()),
+    ));
+    let named: Vec<(&str, Vec<f64>)> = samples
+        .iter()
+        .map(|(d, v)| (d.as_str(), v.clone()))
+        .collect();
+    let p = ks(&named);
+    eprintln!("KS p-values: {p:?}");
+    for ((name, _), pv) in named.iter().zip(&p) {
+        assert!(*pv > 1e-3, "{name}: p = {pv}");
+    }
+}
+
+#[test]
+fn float64_zipf_is_its_cpu_emulation_bit_for_bit() {
+    use kp::random::philox::zipf::zipf_f64;
+    let mut bad = vec![];
+    for (i, a) in [
+        1.0001f64,
+        1.1,
+        1.5,
+        2.0,
+        3.5,
+        50.0,
+        1024.9,
+        1025.0,
+        f64::INFINITY,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let seed = 1200 + i as u64;
+        let key = seed_key(seed);
+        let got = counts(
+            &default_rng(Some(seed))
+                .zipf_computed_in(a, Some(&[N][..]), DType::F64)
+                .unwrap(),
+        );
+        bad.push((a, count_differing(&got, |e| zipf_f64(key, 0, e, a))));
+    }
+    // Per-element exponents (a float64 array).
+    let cols = 512;
+    let a: Vec<f64> = (0..cols).map(|i| 1.01 + i as f64 * 0.013).collect();
+    let seed = 1220;
+    let key = seed_key(seed);
+    let got = counts(
+        &default_rng(Some(seed))
+            .zipf(
+                Array::from_slice(&a, &[cols]).unwrap(),
+                Some(&[N / cols, cols][..]),
+            )
+            .unwrap(),
+    );
+    bad.push((
+        -1.0,
+        count_differing(&got, |e| zipf_f64(key, 0, e, a[e as usize % cols])),
+    ));
+    eprintln!("differing: {bad:?}");
+    assert!(bad.iter().all(|b| b.1 == 0));
+}
+
+#[test]
+fn float64_hypergeometric_is_its_cpu_emulation_bit_for_bit() {
+    use kp::random::philox::hypergeometric::hypergeometric_f64;
+    let mut bad = vec![];
+    for (i, (good, nbad, sample)) in [
+        (7i64, 5i64, 12i64),
+        (100, 200, 5),
+        (100, 200, 295),
+        (10, 10, 10),
+        (2000, 1000, 2500),
+        (5_000_000, 1_000_000, 2_000_000),
+        (0, 50, 20),
+        (400_000_000, 500_000_000, 300_000_000),
+        (999_999_999, 999_999_999, 1_999_999_990),
+        (7, 5, 0),
+        (0, 0, 0),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let seed = 1300 + i as u64;
+        let key = seed_key(seed);
+        let got = counts(
+            &default_rng(Some(seed))
+                .hypergeometric_computed_in(good, nbad, sample, Some(&[N][..]), DType::F64)
+                .unwrap(),
+        );
+        let want = |e: u32| hypergeometric_f64(key, 0, e, good as f64, nbad as f64, sample as f64);
+        bad.push((good, nbad, sample, count_differing(&got, want)));
+    }
+    eprintln!("differing: {bad:?}");
+    assert!(bad.iter().all(|b| b.3 == 0));
+}
+
+#[test]
+fn the_float64_ziggurat_tails_float32_step_rounds_to_nearest_even() {
+    use kp::random::philox::ziggurat::ln_unit_fenced_f64;
+    use kp::random::philox::{library, philox4x32_10};
+    // kp_f64_to_f32_rne (WGSL lets a conversion of an inexact float64 round either way) and
+    // the float64 ziggurat tail's logarithm built on it, against Rust's `as f32` (round to
+    // nearest, ties to even) and the emulation: exact ties of both parities in every binade
+    // the 53-bit uniforms reach, and random 53-bit uniforms.
+    let mut x = vec![];
+    for k in 0..53 {
+        let lo = 2f64.powi(-k - 1);
+        for j in 0..64u64 {
+            // (2^24 + 2 j + 1) 2^-24 lo: halfway between two float32s (j even: the lower is
+            // even; j odd: the upper), then just above and just below a tie.
+            let t = (16_777_216.0 + (2 * j + 1) as f64) * lo * 2f64.powi(-24);
+            let d = lo * 2f64.powi(-50);
+            x.extend([t, t + d, t - d]);
+        }
+    }
+    for i in 0..(N as u32 - x.len() as u32) {
+        let b = philox4x32_10([i, 7, 0, 0], [1, 2]);
+        let u = (f64::from(b[0] >> 5) * 67_108_864.0 + f64::from((b[1] >> 6) + 1))
+            * (1.0 / 9_007_199_254_740_992.0);
+        x.push(u * 2f64.powi(-((b[2] % 20) as i32)));
+    }
+    assert!(x.iter().all(|&v| v > 0.0 && v <= 1.0));
+    let src = format!(
+        "{}\n{}\n{}\n\
+         @group(0) @binding(1) var<storage, read> xs: array<f64>;\n\
+         @group(0) @binding(2) var<storage, read_write> narrow: array<u32>;\n\
+         @group(0) @binding(3) var<storage, read_write> lns: array<f64>;\n\
+         @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) {{\n\
+             if (g.x < arrayLength(&xs)) {{\n\
+                 narrow[g.x] = bitcast<u32>(kp_f64_to_f32_rne(xs[g.x]));\n\
+                 lns[g.x] = kp_ln_unit_fenced_f64(xs[g.x]);\n\
+             }}\n\
+         }}\n",
+        include_str!("../shaders/libm_f32.wgsl"),
+        include_str!("../shaders/libm_f64.wgsl"),
+        library(["kp_f64_to_f32_rne", "kp_ln_unit_fenced_f64"], false),
+    );
+    let xs = Array::from_slice(&x, &[x.len()]).unwrap();
+    let narrow = kp::zeros(&[x.len()], Some(DType::U32))
+        .unwrap()
+        .copy()
+        .unwrap();
+    let lns = kp::zeros(&[x.len()], Some(DType::F64))
+        .unwrap()
+        .copy()
+        .unwrap();
+    let groups = x.len().div_ceil(64) as u32;
+    kp::RawKernel::new(&src, "main")
+        .unwrap()
+        .launch([groups, 1, 1], kp::args![&xs, &narrow, &lns])
+        .unwrap();
+    let narrow = narrow.to_vec::<u32>().unwrap();
+    let lns = lns.to_vec::<f64>().unwrap();
+    let bad_narrow = x
+        .iter()
+        .zip(&narrow)
+        .filter(|(v, b)| (**v as f32).to_bits() != **b)
+        .count();
+    let bad_ln = x
+        .iter()
+        .zip(&lns)
+        .filter(|(v, l)| ln_unit_fenced_f64(**v).to_bits() != l.to_bits())
+        .count();
+    assert_eq!((bad_narrow, bad_ln), (0, 0));
+    // The ties did round to even, both ways.
+    assert_eq!(narrow[0], 0.5f32.to_bits());
+    assert_eq!(narrow[3], (0.5f32 + 2f32.powi(-23)).to_bits());
 }

@@ -96,11 +96,13 @@
 //!   Lemire's exact bounded integer; past 128 words a word is no longer rejected) when the
 //!   sample or its complement is below 10, else Stadlober's HRUA on Loader's log-probabilities
 //!   (128 attempts, each accepted with probability above 0.4, then the mode).
-//! - float32 transforms of uniforms, quotients, Poisson, binomial, von Mises, and zipf and
-//!   hypergeometric's float32 path, with deterministic arithmetic ([`RandomOp::Det`],
+//! - float32 transforms of uniforms, quotients, Poisson, binomial, von Mises, zipf and
+//!   hypergeometric, with deterministic arithmetic ([`RandomOp::Det`],
 //!   [`transforms`], emulated in [`poisson`], [`binomial`], [`vonmises`], [`zipf`],
 //!   [`hypergeometric`]): the same bits on every driver (`KUPFER_RANDDET=off`: the libm
-//!   forms).
+//!   forms); their float64 forms likewise ([`transforms64`]; von Mises, zipf and
+//!   hypergeometric emulated by [`vonmises::vonmises_f64`], [`zipf::zipf_f64`],
+//!   [`hypergeometric::hypergeometric_f64`]: one attempt per block, two 53-bit words each).
 //! - bounded integers in [0, r): Lemire's multiply-and-reject (unbiased), word 0 first, then up
 //!   to 64 more words; past them (probability below 2^-65) the last candidate is kept.
 

@@ -1,7 +1,9 @@
 //! The float64 forms of the transforms of uniforms ([`Transform::has_f64`]: uniform, laplace,
 //! logistic, gumbel, weibull, pareto, power, rayleigh, standard_cauchy, wald, triangular,
-//! geometric, logseries and the `-log(U)` exponential; the quotients of beta, f and standard_t and noncentral_chisquare's
-//! shifted square, whose gamma and normal draws come in as parameters), drawn as
+//! geometric, logseries and the `-log(U)` exponential; the quotients of beta, f and
+//! standard_t and noncentral_chisquare's shifted square, whose gamma and normal draws come in
+//! as parameters; von Mises, zipf and hypergeometric, emulated in [`super::vonmises`],
+//! [`super::zipf`] and [`super::hypergeometric`] with the helpers here), drawn as
 //! [`super::RandomOp::Det`] in float64 (`shaders/random_det64.wgsl`), and the float64 gamma
 //! ([`gamma_f64`], `kp_gamma_det_f64`): their CPU emulation, bit for bit.
 //!
@@ -52,6 +54,9 @@ impl Transform {
                 | Transform::Noncentral
                 | Transform::Cauchy
                 | Transform::Wald
+                | Transform::VonMises
+                | Transform::Zipf
+                | Transform::Hypergeometric
         )
     }
 
@@ -75,6 +80,9 @@ impl Transform {
             Transform::Noncentral => "kp_det_noncentral_f64",
             Transform::Cauchy => "kp_det_cauchy_f64",
             Transform::Wald => "kp_det_wald_f64",
+            Transform::VonMises => "kp_det_vonmises_f64",
+            Transform::Zipf => "kp_det_zipf_f64",
+            Transform::Hypergeometric => "kp_det_hypergeometric_f64",
             // Not drawn in float64 (RandomOp::check refuses it).
             _ => self.function(),
         }
@@ -177,13 +185,18 @@ impl Transform {
                     div_d64(mean * mean, x)
                 }
             }
+            Transform::VonMises => super::vonmises::vonmises_f64(key, draw, e, p[0], p[1]),
+            Transform::Zipf => super::zipf::zipf_f64(key, draw, e, p[0]),
+            Transform::Hypergeometric => {
+                super::hypergeometric::hypergeometric_f64(key, draw, e, p[0], p[1], p[2])
+            }
             _ => f64::NAN,
         }
     }
 }
 
 /// `kp_u01_mid_f64`: the open uniform `((a >> 6) 2^26 + (b >> 6) + 1/2) 2^-52`.
-fn u01_mid(a: u32, b: u32) -> f64 {
+pub(crate) fn u01_mid(a: u32, b: u32) -> f64 {
     (f64::from(a >> 6) * 67_108_864.0 + f64::from(b >> 6) + 0.5) * f64::EPSILON
 }
 
@@ -654,7 +667,7 @@ fn stirlerr_any(k: f64) -> f64 {
 }
 
 /// `kp_d64_binomial_logpmf`: log of the binomial(n, p) probability of k (q = 1 - p).
-fn binomial_logpmf(k: f64, n: f64, p: f64, q: f64) -> f64 {
+pub(crate) fn binomial_logpmf(k: f64, n: f64, p: f64, q: f64) -> f64 {
     if k == 0.0 {
         return n * log1p_d64(-p);
     }

@@ -4,6 +4,8 @@
 //! by `mu` and NumPy's wrap into [-pi, pi].
 
 use super::transforms::div_det;
+use super::transforms64::u01_mid as u01_mid64;
+use super::transforms64::{div_d64, ln_d64, normal_pair, sincos_turn, sqrt_d64};
 use super::{lit, ln_unit_fenced, normal_pair_fenced, philox4x32_10, sincos_turn24_fenced};
 use super::{poisson::u01_mid, stream_word};
 
@@ -107,6 +109,113 @@ pub fn vonmises_f32(key: [u32; 2], draw: u64, e: u32, mu: f32, kappa: f32) -> f3
     }
 }
 
+/// `kp_d64_asin_p`'s Taylor coefficients of the arcsine, `(2n)! / (4^n n!^2 (2n + 1))` for
+/// n = 1..=24, rounded to float64.
+#[allow(clippy::excessive_precision)]
+const ASIN64: [f64; 24] = [
+    0.16666666666666666,
+    0.075,
+    0.044642857142857144,
+    0.030381944444444444,
+    0.022372159090909092,
+    0.017352764423076924,
+    0.01396484375,
+    0.011551800896139705,
+    0.009761609529194078,
+    0.008390335809616815,
+    0.0073125258735988454,
+    0.006447210311889649,
+    0.005740037670841924,
+    0.005153309682319905,
+    0.004660143486915096,
+    0.004240907093679363,
+    0.003880964558837669,
+    0.0035692053938259347,
+    0.003297059503473485,
+    0.0030578216492580306,
+    0.002846178401108942,
+    0.00265787063820729,
+    0.0024894486782468836,
+    0.002338091892111975,
+];
+
+/// `kp_d64_asin_p`: asin(x) / x - 1 as z P(z) for z = x^2 <= 1/4.
+fn asin_p64(z: f64) -> f64 {
+    let mut p = z * ASIN64[23] + ASIN64[22];
+    for c in ASIN64[..22].iter().rev() {
+        p = z * p + c;
+    }
+    z * p
+}
+
+/// `kp_d64_arccos`: arccos(x) for x in [-1, 1] as every driver computes it (a few ulp).
+pub fn arccos_d64(x: f64) -> f64 {
+    let a = x.abs();
+    if a <= 0.5 {
+        let t = x + x * asin_p64(x * x);
+        return (std::f64::consts::FRAC_PI_2 - t) + 6.123_233_995_736_766e-17;
+    }
+    let z = 0.5 * (1.0 - a);
+    let s = sqrt_d64(z);
+    let h = 2.0 * (s + s * asin_p64(z));
+    if x > 0.0 {
+        return h;
+    }
+    (std::f64::consts::PI - h) + 1.224_646_799_147_353_2e-16
+}
+
+/// Element `e`'s float64 von Mises angle of mode `mu` and concentration `kappa` in draw
+/// `draw` (`kp_det_vonmises_f64`: the GPU's bits; NaN as the one quiet NaN).
+pub fn vonmises_f64(key: [u32; 2], draw: u64, e: u32, mu: f64, kappa: f64) -> f64 {
+    use std::f64::consts::{PI, TAU};
+    let w0 = stream_word(key, draw, e, 0);
+    let block = |j: u32| philox4x32_10([e, j, draw as u32, (draw >> 32) as u32], key);
+    let x = if kappa.is_nan() {
+        kappa
+    } else if kappa < 1e-8 {
+        PI * (2.0 * u01_mid64(w0, block(1)[0]) - 1.0)
+    } else if kappa > 1e6 {
+        div_d64(normal_pair(block(1))[0], sqrt_d64(kappa))
+    } else {
+        let s = if kappa < 1e-5 {
+            div_d64(1.0, kappa) + kappa
+        } else {
+            let r = 1.0 + sqrt_d64(1.0 + (4.0 * kappa) * kappa);
+            let rho = div_d64(r - sqrt_d64(2.0 * r), 2.0 * kappa);
+            div_d64(1.0 + rho * rho, 2.0 * rho)
+        };
+        let mut w = 0.0f64;
+        for j in 1..=32u32 {
+            let blk = block(j);
+            let z = sincos_turn(blk[0], blk[1])[0];
+            w = div_d64(1.0 + s * z, s + z).clamp(-1.0, 1.0);
+            let y = kappa * (s - w);
+            let v = u01_mid64(blk[2], blk[3]);
+            if y * (2.0 - y) - v >= 0.0 || (ln_d64(div_d64(y, v)) + 1.0) - y >= 0.0 {
+                break;
+            }
+        }
+        let angle = arccos_d64(w);
+        if w0 < 0x8000_0000 {
+            -angle
+        } else {
+            angle
+        }
+    };
+    let r = x + mu;
+    if !r.is_finite() {
+        return f64::from_bits(0x7ff8_0000_0000_0000);
+    }
+    let m = r.abs() + PI;
+    let q = div_d64(m, TAU).floor();
+    let wrapped = (m - q * TAU) - PI;
+    if r < 0.0 {
+        -wrapped
+    } else {
+        wrapped
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,6 +232,41 @@ mod tests {
                 "acos({x}): {got} {want}"
             );
         }
+    }
+
+    #[test]
+    fn the_float64_arccos_is_within_a_few_ulps() {
+        for i in 0..=200_000 {
+            let x = i as f64 / 100_000.0 - 1.0;
+            for x in [x, x * 1e-9, 1.0 - i as f64 * 1e-15] {
+                let want = x.acos();
+                let ulp = f64::EPSILON * want;
+                assert!(
+                    (arccos_d64(x) - want).abs() <= 2.0 * ulp,
+                    "acos({x}): {} {want}",
+                    arccos_d64(x)
+                );
+            }
+        }
+        assert_eq!(arccos_d64(1.0), 0.0);
+        assert_eq!(arccos_d64(-1.0), std::f64::consts::PI);
+    }
+
+    #[test]
+    fn emulated_float64_angles_are_in_range_and_centred() {
+        for kappa in [0.0f64, 1e-9, 1e-6, 0.5, 4.0, 1e3, 1e7] {
+            let n = 10_000u32;
+            let v: Vec<f64> = (0..n)
+                .map(|e| vonmises_f64([1, 2], 3, e, 0.5, kappa))
+                .collect();
+            assert!(v.iter().all(|x| x.abs() <= std::f64::consts::PI), "{kappa}");
+            if kappa >= 4.0 {
+                let m = v.iter().sum::<f64>() / f64::from(n);
+                assert!((m - 0.5).abs() < 0.05, "{kappa}: mean {m}");
+            }
+        }
+        assert!(vonmises_f64([1, 2], 3, 0, f64::NAN, 1.0).is_nan());
+        assert!(vonmises_f64([1, 2], 3, 0, 0.0, f64::NAN).is_nan());
     }
 
     #[test]

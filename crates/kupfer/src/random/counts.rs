@@ -1,5 +1,7 @@
 //! `zipf` and `hypergeometric`: rejection samplers of counts that run per element inside the
-//! draw's kernel (`shaders/random_float.wgsl`, algorithms and loop bounds in
+//! draw's kernel, with deterministic arithmetic (`shaders/random_det.wgsl`,
+//! `shaders/random_det64.wgsl`: the same bits on every driver; `KUPFER_RANDDET=off`: the libm
+//! forms of `shaders/random_float.wgsl`; algorithms and loop bounds in
 //! [`kupfer_core::random`]).
 //!
 //! Both compute in float64 where the adapter has it (NumPy's precision: counts exact to 2^53)
@@ -112,10 +114,10 @@ impl Generator {
         }
         let shape = out_shape(size, &[&a])?;
         let device = Device::current()?;
-        let k = if work == DType::F32 && kupfer_core::random::transforms::enabled() {
-            // The same bits on every driver (the browser's path).
+        let k = if kupfer_core::random::transforms::enabled() {
+            // The same bits on every driver, in float32 (the browser's path) or float64.
             let t = kupfer_core::random::transforms::Transform::Zipf;
-            self.draw_det(t, &shape, &[&a])?
+            self.draw_det_in(t, work, &shape, &[&a])?
         } else {
             let p = param_as(&a, &shape, work)?;
             self.draw(RandomOp::Zipf, &shape, work, vec![p])?
@@ -200,10 +202,10 @@ impl Generator {
                 ));
             }
         }
-        if work == DType::F32 && kupfer_core::random::transforms::enabled() {
-            // The same bits on every driver (the browser's path).
+        if kupfer_core::random::transforms::enabled() {
+            // The same bits on every driver, in float32 (the browser's path) or float64.
             let t = kupfer_core::random::transforms::Transform::Hypergeometric;
-            let k = self.draw_det(t, &shape, &[&good, &bad, &sample])?;
+            let k = self.draw_det_in(t, work, &shape, &[&good, &bad, &sample])?;
             return k.astype(device.default_int());
         }
         let params = vec![

@@ -8,10 +8,10 @@
 //! arrays natively by a reduction read back (not on wasm32, where reads cannot block).
 //!
 //! float32 draws with float parameters of uniform, laplace, logistic, gumbel, weibull, pareto,
-//! power, rayleigh, standard_cauchy, wald, triangular, geometric, logseries (these in float64
-//! too: [`kupfer_core::random::transforms64`]), poisson,
-//! binomial, negative_binomial, vonmises (and zipf and hypergeometric where they draw in
-//! float32), and the quotients of beta, f, standard_t, dirichlet and noncentral_chisquare are
+//! power, rayleigh, standard_cauchy, wald, triangular, geometric, logseries, vonmises (these
+//! in float64 too: [`kupfer_core::random::transforms64`]), poisson,
+//! binomial, negative_binomial, zipf and hypergeometric (float32 or float64, `counts.rs`),
+//! and the quotients of beta, f, standard_t, dirichlet and noncentral_chisquare are
 //! one deterministic kernel each
 //! ([`kupfer_core::random::transforms`]): the same bits on every driver, unless
 //! `KUPFER_RANDDET=off`.
@@ -156,7 +156,7 @@ impl Generator {
 
     /// A draw of the deterministic transform `t` in `d` (float32, or float64 where
     /// [`Transform::has_f64`]) with the parameters `params`.
-    fn draw_det_in(
+    pub(super) fn draw_det_in(
         &self,
         t: Transform,
         d: DType,
@@ -484,12 +484,10 @@ impl Generator {
         let y = uf::multiply(mean.clone(), uf::square(z)?)?;
         let four_scale = pu(&scale, |s| 4.0 * s, |s| uf::multiply(s, 4.0))?;
         let root = uf::sqrt(uf::add(uf::multiply(four_scale, &y)?, uf::square(&y)?)?)?;
-        let ratio = pp(
-            &mean,
-            &scale,
-            |m, s| m / (2.0 * s),
-            |m, s| uf::divide(m, uf::multiply(s, 2.0)?),
-        )?;
+        // 2 scale first, so that a Python scalar stays one (a 0-d float64 array from the
+        // product of two scalars would widen a float32 draw).
+        let two_scale = pu(&scale, |s| 2.0 * s, |s| uf::multiply(s, 2.0))?;
+        let ratio = pp(&mean, &two_scale, |m, t| m / t, uf::divide)?;
         let x = uf::add(mean.clone(), uf::multiply(ratio, uf::subtract(&y, root)?)?)?;
         // Keep x when U <= mean / (mean + x), else mean^2 / x.
         let keep = uf::less_equal(u, uf::divide(mean.clone(), uf::add(mean.clone(), &x)?)?)?;
@@ -727,8 +725,8 @@ impl Generator {
         check(&kappa, Rule::NonNegative, "kappa < 0")?;
         let shape = out_shape(size, &[&mu, &kappa])?;
         let d = draw_dtype(&[&mu, &kappa]);
-        if deterministic(d, &[&mu, &kappa]) {
-            return self.draw_det(Transform::VonMises, &shape, &[&mu, &kappa]);
+        if let Some(dd) = deterministic_in(Transform::VonMises, d, &[&mu, &kappa]) {
+            return self.draw_det_in(Transform::VonMises, dd, &shape, &[&mu, &kappa]);
         }
         let k = param_as(&kappa, &shape, d)?;
         let x = self.draw(RandomOp::VonMises, &shape, d, vec![k])?;
@@ -1289,7 +1287,12 @@ impl Generator {
     }
 
     /// Dirichlet vectors (`Generator.dirichlet`): gamma draws of the `alpha` shapes along a new
-    /// last axis, normalised to sum 1.
+    /// last axis, normalised to sum 1. float32 (NumPy returns float64; kupfer draws in
+    /// float32 for Python-number parameters, on every adapter): the deterministic float32
+    /// gammas summed in index order (a chain of additions, whatever the number of categories;
+    /// the lazy engine materialises a long chain in pieces, which keeps its bits) and the
+    /// deterministic quotient, so the same bits on every driver (`KUPFER_RANDDET=off`: a sum
+    /// reduction and the driver's division).
     pub fn dirichlet(&self, alpha: &[f64], size: &[usize]) -> Result<Array> {
         if alpha.iter().any(|&a| a <= 0.0 || a.is_nan()) {
             return Err(Error::invalid("alpha <= 0"));
@@ -1300,7 +1303,7 @@ impl Generator {
         let mut shape = size.to_vec();
         shape.push(k);
         let g = self.standard_gamma(&al, Some(&shape), None)?;
-        if transforms::enabled() && k <= DIRICHLET_CHAIN_MAX {
+        if transforms::enabled() {
             // The sum in index order (no reduction kernel, whose order may depend on the
             // adapter), then the deterministic quotient: the same bits on every driver.
             let part = |i: usize| {
@@ -1340,10 +1343,6 @@ impl Generator {
         self.draw(RandomOp::Poisson, size, d, vec![p])
     }
 }
-
-/// The most categories whose `dirichlet` sum is a chain of additions in index order (the
-/// same bits on every driver); more take the reduction kernel.
-const DIRICHLET_CHAIN_MAX: usize = 64;
 
 /// `df / 2` of a parameter.
 fn half_of(df: &Operand) -> Result<Operand> {

@@ -14,8 +14,8 @@
 //!   that every distribution starts from.
 //! - `distributions.rs`: the continuous and discrete distributions (Generator methods).
 //! - `bytes.rs`: `bytes(n)` (the byte layout of the Philox stream).
-//! - `counts.rs`: `zipf` and `hypergeometric` (rejection samplers in float64 where the
-//!   adapter has it).
+//! - `counts.rs`: `zipf` and `hypergeometric` (deterministic rejection samplers, in float64
+//!   where the adapter has it).
 //! - `permutations.rs`: `permutation(n)` and `choice` without replacement (no sort).
 //! - `weighted.rs`: `choice` with probabilities, in exact integer arithmetic (the same indices
 //!   on every adapter).
@@ -34,10 +34,12 @@
 //! every backend. So are standard normals and exponentials, float32 and float64: ziggurats
 //! (4096 layers for the float32 normal, 256 for the others; an exact multiply by a table value and an integer test; the tables in a
 //! read-only buffer that every kernel drawing from them shares; the rare slow path fenced
-//! against fused multiply-adds), with `normal(loc, scale)` and `lognormal` fenced too. The
+//! against fused multiply-adds), with `normal(loc, scale)` and `lognormal` fenced too. Every
+//! other distribution is drawn with deterministic arithmetic in float32 and float64
+//! (`philox::transforms`, `philox::transforms64`; results below the smallest normal float may
+//! be flushed by a float32 driver), unless `KUPFER_RANDDET=off` asks for the libm forms. The
 //! Box-Muller normals (`KUPFER_RANDN=lean`, `accurate`; or `philox::set_normal_form` before
-//! the first draw), the `-log(U)` exponentials (`KUPFER_RANDEXP=log`,
-//! `philox::set_exponential_form`) and the other float transforms may differ by an ulp or a
+//! the first draw) and the libm forms may differ by an ulp or a
 //! few between drivers that contract products into fused multiply-adds differently;
 //! `KUPFER_RANDN=fenced` gives identical Box-Muller normals.
 //! The counter layout and transforms are documented in [`kupfer_core::random`]. NumPy's own
