@@ -23,28 +23,32 @@ const SIZES: [usize; 6] = [33, 63, 64, 65, 101, 197];
 
 #[test]
 fn solve_and_inv_residuals_across_panel_boundaries() {
-    device();
+    let dev = device();
+    let _guard = dev.use_device();
     let (failures, total) = solve_and_inv(&SIZES);
     common::assert_no_failures(&failures, total);
 }
 
 #[test]
 fn lu_factor_and_determinants_across_panel_boundaries() {
-    device();
+    let dev = device();
+    let _guard = dev.use_device();
     let (failures, total) = lu_factor_and_det(&SIZES);
     common::assert_no_failures(&failures, total);
 }
 
 #[test]
 fn cholesky_and_triangular_solves_across_panel_boundaries() {
-    device();
+    let dev = device();
+    let _guard = dev.use_device();
     let (failures, total) = cholesky_and_triangular(&SIZES);
     common::assert_no_failures(&failures, total);
 }
 
 #[test]
 fn zero_pivots_in_a_later_panel_are_numpy_errors() {
-    device();
+    let dev = device();
+    let _guard = dev.use_device();
     for dtype in dtypes() {
         let n = 101;
         // Column 40 (in the second panel) is zero in the second matrix: its pivot is an
