@@ -63,7 +63,8 @@ struct Params {
     status_at: u32,
     clear_at: u32,
     patience: u32,
-    pad0: u32,
+    // Portable downsweep: sum the raw tile counts itself (no scan_columns launch).
+    inline_scan: u32,
     pad1: u32,
 }
 
@@ -164,10 +165,23 @@ fn downsweep(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_in
     }
     let base = tile * TILE;
     let tile_len = min(TILE, P.n - base);
-    // Where this tile's keys of digit `lid` start in the output.
-    let total = hist[WG * P.nblocks + lid];
+    // Where this tile's keys of digit `lid` start in the output: from the scanned
+    // histograms, or (P.inline_scan, few tiles: no scan_columns launch) summed here from the
+    // tiles' raw counts.
+    var total = 0u;
+    var mine = 0u;
+    if (P.inline_scan != 0u) {
+        for (var t = 0u; t < P.nblocks; t = t + 1u) {
+            let c = hist[lid * P.nblocks + t];
+            mine = mine + select(0u, c, t < tile);
+            total = total + c;
+        }
+    } else {
+        total = hist[WG * P.nblocks + lid];
+        mine = hist[lid * P.nblocks + tile];
+    }
     let before = scan_256(lid, total) - total;
-    global_start[lid] = before + hist[lid * P.nblocks + tile];
+    global_start[lid] = before + mine;
 
     var key: array<{{KEY_TYPE}}, ITEMS>;
     // Position in the tile's digit order (0xffffffff: no key).

@@ -237,6 +237,7 @@ struct RadixParams {
     status_at: u32,
     clear_at: u32,
     patience: u32,
+    inline_scan: u32,
 }
 
 impl RadixParams {
@@ -252,7 +253,7 @@ impl RadixParams {
             self.status_at,
             self.clear_at,
             self.patience,
-            0,
+            self.inline_scan,
             0,
             0,
         ])
@@ -389,6 +390,20 @@ impl RadixInput {
             load: KeyLoad::Words,
         }
     }
+}
+
+/// The most tiles for which the portable sort's downsweep sums the tiles' digit counts
+/// itself instead of a `scan_columns` launch (256 workgroups of 16-barrier scans, most of
+/// a small sort's time on lavapipe): `KUPFER_SORT_INLINE_SCAN` (0: always launch the scan);
+/// 64.
+fn inline_scan_tiles() -> usize {
+    static TILES: OnceLock<usize> = OnceLock::new();
+    *TILES.get_or_init(|| {
+        std::env::var("KUPFER_SORT_INLINE_SCAN")
+            .ok()
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(64)
+    })
 }
 
 /// Whether the global radix sort of `n` keys in `nblocks` tiles runs single-pass: as the
@@ -623,13 +638,18 @@ fn radix_sort_to(
                     vec![(1, bind(&keys_in, in_bytes)), (2, bind(&hist, hist_bytes))],
                     groups,
                 )?;
-                let scan = pipeline(device, &wgsl, "scan_columns")?;
-                ctx.dispatch_with(
-                    &scan,
-                    Some(&bytes),
-                    vec![(2, bind(&hist, hist_bytes))],
-                    [256, 1, 1],
-                )?;
+                if nblocks <= inline_scan_tiles() {
+                    // Few tiles: each downsweep workgroup sums the raw counts itself.
+                    p.inline_scan = 1;
+                } else {
+                    let scan = pipeline(device, &wgsl, "scan_columns")?;
+                    ctx.dispatch_with(
+                        &scan,
+                        Some(&bytes),
+                        vec![(2, bind(&hist, hist_bytes))],
+                        [256, 1, 1],
+                    )?;
+                }
                 b.push((2, bind(&hist, hist_bytes)));
                 pipeline(device, &wgsl, "downsweep")?
             }

@@ -70,10 +70,10 @@ fn search_variant() -> SearchVariant {
             Some(q @ (1 | 2 | 4 | 8)) => q,
             _ => tiered::QUERIES_PER_THREAD,
         };
-        let samples = match var("KUPFER_SEARCHSORTED_SAMPLES").and_then(|v| v.parse().ok()) {
-            Some(s @ (256 | 512 | 1024 | 2048 | 4096 | 8192)) => s,
-            _ => 0,
-        };
+        let samples = var("KUPFER_SEARCHSORTED_SAMPLES")
+            .and_then(|v| v.parse::<u32>().ok())
+            .filter(|s| s.is_power_of_two() && (256..=8192).contains(s))
+            .unwrap_or(0);
         SearchVariant {
             form: tiered::TieredForm {
                 qpt,
@@ -256,7 +256,7 @@ fn two_tier_search(
     let storage = ctx.info().limits.max_compute_workgroup_storage_size as usize;
     let variant = search_variant();
     let mut form = variant.form;
-    if form.interleave > 0 && form.qpt % form.interleave != 0 {
+    if form.interleave > 0 && !form.qpt.is_multiple_of(form.interleave) {
         form.qpt = form.interleave;
     }
     let wanted = variant.samples as usize;
