@@ -42,6 +42,11 @@
 //                   a waited-on workgroup never runs, and every invocation stays inside
 //                   lavapipe's loop budget. Each pass zeroes the next pass's status words of
 //                   its tile (two status areas alternate).
+// Timing variants (kupfer_core::sort::RadixTuning, generated): ballot masks as one u32
+// (`Mask`, subgroups of at most 32 lanes); the single-pass digit counts (HIST_COUNT,
+// EARLY_ADD) grouped per subgroup; the tile scan by subgroup scans (TILE_SCAN:
+// scan_256_sub); a pass whose digit is one value for every key flagged by scan_totals
+// (TRIVIAL_FLAG) and copied in place by onesweep (SKIP).
 struct Params {
     n: u32,
     shift: u32,
@@ -58,7 +63,8 @@ struct Params {
     status_at: u32,
     clear_at: u32,
     patience: u32,
-    pad0: u32,
+    // Portable downsweep: sum the raw tile counts itself (no scan_columns launch).
+    inline_scan: u32,
     pad1: u32,
 }
 
@@ -159,10 +165,23 @@ fn downsweep(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_in
     }
     let base = tile * TILE;
     let tile_len = min(TILE, P.n - base);
-    // Where this tile's keys of digit `lid` start in the output.
-    let total = hist[WG * P.nblocks + lid];
+    // Where this tile's keys of digit `lid` start in the output: from the scanned
+    // histograms, or (P.inline_scan, few tiles: no scan_columns launch) summed here from the
+    // tiles' raw counts.
+    var total = 0u;
+    var mine = 0u;
+    if (P.inline_scan != 0u) {
+        for (var t = 0u; t < P.nblocks; t = t + 1u) {
+            let c = hist[lid * P.nblocks + t];
+            mine = mine + select(0u, c, t < tile);
+            total = total + c;
+        }
+    } else {
+        total = hist[WG * P.nblocks + lid];
+        mine = hist[lid * P.nblocks + tile];
+    }
     let before = scan_256(lid, total) - total;
-    global_start[lid] = before + hist[lid * P.nblocks + tile];
+    global_start[lid] = before + mine;
 
     var key: array<{{KEY_TYPE}}, ITEMS>;
     // Position in the tile's digit order (0xffffffff: no key).
@@ -177,6 +196,8 @@ const FLAG_INCLUSIVE: u32 = 0x80000000u;
 const COUNT_MASK: u32 = 0x3fffffffu;
 // Where the tile counters of the passes start in `state` (digit totals come first).
 const COUNTERS: u32 = 2048u;
+// Where the passes' flags "every key has one digit" start (KUPFER_SORT_SKIP).
+const TRIVIAL_AT: u32 = 2080u;
 // Status reads of a thread's look-back before it leaves every further unready predecessor
 // to be counted from its keys.
 const LOOKBACK_BUDGET: u32 = 4096u;
@@ -187,6 +208,7 @@ var<workgroup> all_counts: array<atomic<u32>, 2048>;
 var<workgroup> sweep_tile: u32;
 var<workgroup> sweep_flags: atomic<u32>;
 var<workgroup> sweep_uniform: u32;
+var<workgroup> sweep_skip: u32;
 
 @compute @workgroup_size(256)
 fn clear_state(@builtin(global_invocation_id) gid: vec3<u32>) {
@@ -197,7 +219,7 @@ fn clear_state(@builtin(global_invocation_id) gid: vec3<u32>) {
 }
 
 @compute @workgroup_size(256)
-fn histogram_all(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+fn histogram_all(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32{{HIST_BUILTINS}}) {
     let group = wid.x + wid.y * P.grid_x;
     for (var c = lid; c < 2048u; c = c + WG) {
         atomicStore(&all_counts[c], 0u);
@@ -216,11 +238,7 @@ fn histogram_all(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocatio
         }
         for (var k = 0u; k < 16u; k = k + 1u) {
             let i = base + (b + k) * WG + lid;
-            if (i < P.n) {
-                for (var p = 0u; p < P.passes; p = p + 1u) {
-                    atomicAdd(&all_counts[p * 256u + digit_at(batch[k], p * 8u)], 1u);
-                }
-            }
+{{HIST_COUNT}}
         }
     }
     workgroupBarrier();
@@ -239,6 +257,7 @@ fn scan_totals(@builtin(local_invocation_index) lid: u32) {
         let before = scan_256(lid, total) - total;
         workgroupBarrier();
         atomicStore(&state[p * 256u + lid], before);
+{{TRIVIAL_FLAG}}
     }
 }
 
@@ -247,11 +266,13 @@ fn onesweep(@builtin(local_invocation_index) lid: u32{{DOWN_BUILTINS}}) {
     let pass_index = P.shift / 8u;
     if (lid == 0u) {
         sweep_tile = atomicAdd(&state[COUNTERS + pass_index], 1u);
+{{SKIP_READ}}
     }
     let tile = workgroupUniformLoad(&sweep_tile);
     if (tile >= P.nblocks) {
         return;
     }
+{{SKIP}}
     let base = tile * TILE;
     let tile_len = min(TILE, P.n - base);
     // Where the keys of digit `lid` start in the output, before this tile's predecessors.

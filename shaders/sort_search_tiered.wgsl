@@ -10,8 +10,11 @@
 // is below the query's (side 'left') or at most equal to it (side 'right'); keys are made
 // from the raw elements by `sorted_key` / `query_key` (generated). The result (WRITE,
 // generated) is either the position in the default integer dtype (OUT_WORDS words) or, for
-// `isin`, whether the key found there equals the query's (never for NaN) as a bool word. Loops: at most SAMPLES / WG
-// copies, 13 first-tier steps and 33 second-tier steps per query.
+// `isin`, whether the key found there equals the query's (never for NaN) as a bool word.
+// SEARCH (generated, kupfer_core::sort_search::TieredForm) is the queries in turn (the
+// default) or several stepped together branch-free; with a table (TABLE_ENTRY) the samples
+// come from a contiguous table `make_table` writes first. Loops: at most SAMPLES / WG
+// copies, 13 first-tier steps (14 with 8192 samples) and 33 second-tier steps per query.
 struct Params {
     n: u32,
     nq: u32,
@@ -39,6 +42,7 @@ const OUT_WORDS: u32 = {{OUT_WORDS}}u;
 @group(0) @binding(1) var<storage, read> sorted_keys: array<u32>;
 @group(0) @binding(2) var<storage, read> query_keys: array<u32>;
 @group(0) @binding(3) var<storage, read_write> out: array<u32>;
+{{TABLE_BINDING}}
 
 var<workgroup> sample_keys: array<{{KEY_TYPE}}, SAMPLES>;
 
@@ -51,39 +55,13 @@ fn before(s: {{KEY_TYPE}}, q: {{KEY_TYPE}}) -> bool {
 {{BEFORE}}
 }
 
+{{TABLE_ENTRY}}
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let group = wid.x + wid.y * P.grid_x;
     for (var j = lid; j < P.samples; j = j + WG) {
-        sample_keys[j] = sorted_key(j * P.stride);
+        sample_keys[j] = {{SAMPLE_KEY}};
     }
     workgroupBarrier();
-    for (var k = 0u; k < QPT; k = k + 1u) {
-        let q = (group * QPT + k) * WG + lid;
-        if (q >= P.nq) {
-            break;
-        }
-        let qk = query_key(q);
-        var a = 0u;
-        var b = P.samples;
-        for (var step = 0u; step < 13u && a < b; step = step + 1u) {
-            let mid = a + (b - a) / 2u;
-            if (before(sample_keys[mid], qk)) {
-                a = mid + 1u;
-            } else {
-                b = mid;
-            }
-        }
-        var lo = select(0u, (a - 1u) * P.stride + 1u, a > 0u);
-        var hi = select(P.n, a * P.stride, a < P.samples);
-        for (var step = 0u; step < 33u && lo < hi; step = step + 1u) {
-            let mid = lo + (hi - lo) / 2u;
-            if (before(sorted_key(mid), qk)) {
-                lo = mid + 1u;
-            } else {
-                hi = mid;
-            }
-        }
-{{WRITE}}
-    }
+{{SEARCH}}
 }

@@ -171,6 +171,33 @@ pub struct RadixPass {
     /// The payload is written as int64 (its word, then a zero word): the last pass of an
     /// argsort into the default int64 positions.
     pub int64_positions: bool,
+    /// Variants for timing (all off: the kernels as before).
+    pub tuning: RadixTuning,
+}
+
+/// Variants of the radix kernels, each off by default (`KUPFER_SORT_HIST`, `_SCAN`,
+/// `_BALLOT` and `_SKIP` select them in the engine). The subgroup variants apply only with
+/// [`Ranking::Subgroups`]; the single-pass ones only to `histogram_all`, `scan_totals` and
+/// `onesweep`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct RadixTuning {
+    /// Ballots as their first u32 word: only for adapters whose subgroups have at most 32
+    /// lanes (the other words are zero there), a quarter of the mask arithmetic.
+    pub narrow_ballots: bool,
+    /// The single-pass digit counts (`histogram_all` and the early tile counts) add once per
+    /// group of subgroup lanes sharing a counter, peeling the group of the first remaining
+    /// lane while such groups have at least 3 lanes, instead of one atomic per key: keys
+    /// whose digit is nearly constant (the top byte of floats in [0, 1)) no longer serialize
+    /// on one counter.
+    pub subgroup_counts: bool,
+    /// The tile's scan of its 256 digit counts in the ranking by subgroup scans (three
+    /// barriers) instead of the 16-barrier Hillis-Steele scan.
+    pub subgroup_scan: bool,
+    /// Single-pass: `scan_totals` flags a pass whose digit is the same for every key, and
+    /// `onesweep` copies such a pass's tiles in place (the identity is its stable order)
+    /// instead of ranking them, e.g. the three low bytes of float64 values widened from
+    /// float32, or the top byte of small integers.
+    pub skip_trivial: bool,
 }
 
 /// What a radix pass's scatter stages in workgroup memory first, in digit order, to learn
@@ -196,21 +223,29 @@ pub enum Payload {
     Words,
 }
 
-const SUBGROUP_HELPERS: &str = "fn count4(m: vec4<u32>) -> u32 {
-    let c = countOneBits(m);
-    return c.x + c.y + c.z + c.w;
-}
-
-// The lanes below `lane` as a ballot mask.
-fn lanes_below(lane: u32) -> vec4<u32> {
-    let w = vec4<u32>(0u, 1u, 2u, 3u);
+/// The subgroup helpers over ballot masks: `Mask` is the ballot's first word where
+/// `narrow` (subgroups of at most 32 lanes), else the whole `vec4<u32>`.
+fn subgroup_helpers(narrow: bool) -> String {
+    let (ty, ballot, count, none, below, first) = if narrow {
+        (
+            "u32",
+            "subgroupBallot(b).x",
+            "return countOneBits(m);",
+            "m == 0u",
+            "return (1u << lane) - 1u;",
+            "    return firstTrailingBit(m);",
+        )
+    } else {
+        (
+            "vec4<u32>",
+            "subgroupBallot(b)",
+            "let c = countOneBits(m);\n    return c.x + c.y + c.z + c.w;",
+            "all(m == vec4<u32>(0u))",
+            "let w = vec4<u32>(0u, 1u, 2u, 3u);
     let word = vec4<u32>(lane >> 5u);
     let partial = vec4<u32>((1u << (lane & 31u)) - 1u);
-    return select(select(vec4<u32>(0u), partial, word == w), vec4<u32>(0xffffffffu), w < word);
-}
-
-fn first_lane(m: vec4<u32>) -> u32 {
-    if (m.x != 0u) {
+    return select(select(vec4<u32>(0u), partial, word == w), vec4<u32>(0xffffffffu), w < word);",
+            "    if (m.x != 0u) {
         return firstTrailingBit(m.x);
     }
     if (m.y != 0u) {
@@ -219,19 +254,102 @@ fn first_lane(m: vec4<u32>) -> u32 {
     if (m.z != 0u) {
         return 64u + firstTrailingBit(m.z);
     }
-    return 96u + firstTrailingBit(m.w);
-}
+    return 96u + firstTrailingBit(m.w);",
+        )
+    };
+    format!(
+        "alias Mask = {ty};
+
+fn ballot(b: bool) -> Mask {{
+    return {ballot};
+}}
+
+fn count4(m: Mask) -> u32 {{
+    {count}
+}}
+
+fn mask_none(m: Mask) -> bool {{
+    return {none};
+}}
+
+// The lanes below `lane` as a ballot mask.
+fn lanes_below(lane: u32) -> Mask {{
+    {below}
+}}
+
+fn first_lane(m: Mask) -> u32 {{
+{first}
+}}
 
 // The valid lanes whose digit equals this lane's.
-fn same_digit(valid: bool, d: u32) -> vec4<u32> {
-    var peers = subgroupBallot(valid);
-    for (var b = 0u; b < 8u; b = b + 1u) {
+fn same_digit(valid: bool, d: u32) -> Mask {{
+    var peers = ballot(valid);
+    for (var b = 0u; b < 8u; b = b + 1u) {{
         let one = ((d >> b) & 1u) != 0u;
-        let vote = subgroupBallot(one);
+        let vote = ballot(one);
         peers = peers & select(~vote, vote, one);
-    }
+    }}
     return peers;
-}";
+}}
+
+// Inclusive scan of 256 values (`value` is thread lid's) by subgroup scans: the values in
+// subgroup order (lane `lane` of subgroup `sid` takes slot sid * sgs + lane, whatever the
+// adapter's mapping of lid to subgroups), the subgroups' sums added in turn. Three barriers.
+fn scan_256_sub(lid: u32, value: u32, sid: u32, lane: u32, sgs: u32) -> u32 {{
+    local_start[lid] = value;
+    workgroupBarrier();
+    let at = sid * sgs + lane;
+    let inclusive = subgroupInclusiveAdd(local_start[at]);
+    if (lane == sgs - 1u) {{
+        sg_sums[sid] = inclusive;
+    }}
+    workgroupBarrier();
+    var offset = 0u;
+    for (var s = 0u; s < sid; s = s + 1u) {{
+        offset = offset + sg_sums[s];
+    }}
+    local_start[at] = offset + inclusive;
+    workgroupBarrier();
+    return local_start[lid];
+}}"
+    )
+}
+
+/// WGSL adding 1 to `counter[index]` for each lane where `valid` (subgroup-uniform control
+/// flow): while the group of lanes sharing the first remaining lane's index has at least 3
+/// lanes, that lane adds the group's count once; the remaining lanes add alone.
+fn grouped_add(counter: &str, valid: &str, index: &str, indent: &str) -> String {
+    let body = format!(
+        "{{
+    var todo = {valid};
+    let at = {index};
+    for (var r = 0u; r < 128u; r = r + 1u) {{
+        let left = ballot(todo);
+        if (mask_none(left)) {{
+            break;
+        }}
+        let leader = first_lane(left);
+        let shared_at = subgroupShuffle(at, leader);
+        let mine = todo && at == shared_at;
+        let size = count4(ballot(mine));
+        if (lane == leader) {{
+            atomicAdd(&{counter}[shared_at], size);
+        }}
+        todo = todo && !mine;
+        if (size < 3u) {{
+            break;
+        }}
+    }}
+    if (todo) {{
+        atomicAdd(&{counter}[at], 1u);
+    }}
+}}"
+    );
+    body.lines()
+        .map(|l| format!("{indent}{l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
 
 // Both rankings load the whole tile into registers first, so that a thread's loads are in
 // flight together rather than one per ranking round.
@@ -330,7 +448,7 @@ const RANK_SUBGROUPS: &str = "    let nsg = WG / sgs;
             + ((atomicLoad(&sub_counts[(s >> 1u) * 256u + lid]) >> ((s & 1u) * 16u)) & 0xffffu);
     }
     let tile_digit_count = digit_total;
-    let start = scan_256(lid, digit_total) - digit_total;
+    let start = {{TILE_SCAN}} - digit_total;
     workgroupBarrier();
     local_start[lid] = start;
     var run = start;
@@ -396,9 +514,7 @@ const SCATTER_KEY_WORDS: &str =
 const EARLY_COUNTS: &str = "    atomicStore(&counts[lid], 0u);
     workgroupBarrier();
     for (var k = 0u; k < ITEMS; k = k + 1u) {
-        if ({{SLOT}} < tile_len) {
-            atomicAdd(&counts[digit_of(key[k])], 1u);
-        }
+{{EARLY_ADD}}
     }
     workgroupBarrier();
     let status = P.status_at + tile * WG + lid;
@@ -541,7 +657,9 @@ pub fn radix(pass: RadixPass) -> String {
         scatter,
         early_counts,
         int64_positions,
+        tuning,
     } = pass;
+    let subgroups = matches!(ranking, Ranking::Subgroups { .. });
     let k = key_words;
     let wide = k == 2;
     let key_type = if wide { "vec2<u32>" } else { "u32" };
@@ -668,7 +786,7 @@ pub fn radix(pass: RadixPass) -> String {
             "var<workgroup> masks: array<atomic<u32>, 2048>;\n\
              var<workgroup> digit_count: array<u32, 256>;"
                 .to_string(),
-            "",
+            String::new(),
             "",
             "        if (valid) {\n            atomicAdd(&counts[d], 1u);\n        }",
             "",
@@ -677,10 +795,11 @@ pub fn radix(pass: RadixPass) -> String {
         Ranking::Subgroups { max_subgroups } => (
             format!(
                 "const RANK_WORDS: u32 = {}u;\n\
-                 var<workgroup> sub_counts: array<atomic<u32>, RANK_WORDS>;",
+                 var<workgroup> sub_counts: array<atomic<u32>, RANK_WORDS>;\n\
+                 var<workgroup> sg_sums: array<u32, 32>;",
                 max_subgroups.div_ceil(2) * 256
             ),
-            SUBGROUP_HELPERS,
+            subgroup_helpers(tuning.narrow_ballots),
             ", @builtin(subgroup_invocation_id) lane: u32",
             "        let peers = same_digit(valid, d);
         if (valid && count4(peers & lanes_below(lane)) == 0u) {
@@ -695,15 +814,111 @@ pub fn radix(pass: RadixPass) -> String {
         Ranking::Masks => "k * WG + lid",
         Ranking::Subgroups { .. } => "seg + k * sgs + lane",
     };
+    // The single-pass digit counts: one atomic per key, or grouped per subgroup.
+    let grouped = subgroups && tuning.subgroup_counts;
+    let early_add = if grouped {
+        grouped_add(
+            "counts",
+            &format!("{slot} < tile_len"),
+            "digit_of(key[k])",
+            "        ",
+        )
+    } else {
+        format!(
+            "        if ({slot} < tile_len) {{\n            \
+             atomicAdd(&counts[digit_of(key[k])], 1u);\n        }}"
+        )
+    };
     let (early, publish) = if early_counts {
-        (Template::new(EARLY_COUNTS).set("SLOT", slot).render(), "")
+        (
+            Template::new(EARLY_COUNTS)
+                .set("EARLY_ADD", &early_add)
+                .render(),
+            "",
+        )
     } else {
         (String::new(), LATE_COUNTS)
+    };
+    let hist_count = if grouped {
+        format!(
+            "            let valid = i < P.n;\n            \
+             for (var p = 0u; p < P.passes; p = p + 1u) {{\n{}\n            }}",
+            grouped_add(
+                "all_counts",
+                "valid",
+                "p * 256u + digit_at(batch[k], p * 8u)",
+                "                "
+            )
+        )
+    } else {
+        "            if (i < P.n) {
+                for (var p = 0u; p < P.passes; p = p + 1u) {
+                    atomicAdd(&all_counts[p * 256u + digit_at(batch[k], p * 8u)], 1u);
+                }
+            }"
+        .to_string()
+    };
+    let tile_scan = if subgroups && tuning.subgroup_scan {
+        "scan_256_sub(lid, digit_total, sid, lane, sgs)"
+    } else {
+        "scan_256(lid, digit_total)"
+    };
+    // A pass whose digit is one value for every key: flagged by scan_totals, copied in
+    // place by onesweep (keys as the pass writes them, the payload, the next pass's status
+    // of the tile zeroed).
+    let (trivial_flag, skip_read, skip) = if tuning.skip_trivial {
+        let mut writes = Vec::new();
+        if store != KeyStore::Nothing {
+            for w in 0..k {
+                writes.push(format!("keys_out[i * {k}u + {w}u] = out_word(kk, {w}u);"));
+            }
+        }
+        let value = match payload {
+            Payload::None => None,
+            Payload::Position => Some("i"),
+            Payload::Words => Some("vals_in[i]"),
+        };
+        if let Some(v) = value {
+            if int64_positions {
+                writes.push(format!("vals_out[2u * i] = {v};"));
+                writes.push("vals_out[2u * i + 1u] = 0u;".to_string());
+            } else {
+                writes.push(format!("vals_out[i] = {v};"));
+            }
+        }
+        let writes: String = writes
+            .iter()
+            .map(|w| format!("\n                {w}"))
+            .collect();
+        (
+            "        if (total == P.n) {\n            \
+             atomicStore(&state[TRIVIAL_AT + p], 1u);\n        }"
+                .to_string(),
+            "        sweep_skip = atomicLoad(&state[TRIVIAL_AT + pass_index]);",
+            format!(
+                "    if (workgroupUniformLoad(&sweep_skip) != 0u) {{
+        // Every key has this pass's digit: the stable order is the input's.
+        for (var k = 0u; k < ITEMS; k = k + 1u) {{
+            let i = tile * TILE + k * WG + lid;
+            if (i < P.n) {{
+                let kk = load_key(i);{writes}
+            }}
+        }}
+        if (P.clear_at != 0u) {{
+            atomicStore(&state[P.clear_at + tile * WG + lid], 0u);
+        }}
+        return;
+    }}"
+            ),
+        )
+    } else {
+        (String::new(), "", String::new())
     };
     let rank_with = |early: &str| {
         Template::new(rank)
             .set_if_held("PAYLOAD_LOAD", payload_load)
             .set("EARLY_COUNTS", early)
+            .set_if_held("TILE_SCAN", tile_scan)
             .render()
     };
     let (rank, rank_sweep) = (rank_with(""), rank_with(&early));
@@ -735,6 +950,11 @@ pub fn radix(pass: RadixPass) -> String {
         )
         .set("ROUNDS", &rounds)
         .set("HIST_ITEMS", HIST_ITEMS)
+        .set("HIST_BUILTINS", if grouped { up_builtins } else { "" })
+        .set("HIST_COUNT", &hist_count)
+        .set("TRIVIAL_FLAG", &trivial_flag)
+        .set("SKIP_READ", skip_read)
+        .set("SKIP", &skip)
         .render()
 }
 
@@ -1059,6 +1279,7 @@ mod tests {
                                 scatter,
                                 early_counts: scatter == Scatter::KeyWords,
                                 int64_positions: store == KeyStore::Nothing && items == 8,
+                                tuning: RadixTuning::default(),
                             });
                             crate::naga_check::validate(&src, caps);
                             checked += 1;
@@ -1176,6 +1397,7 @@ mod tests {
                             scatter: Scatter::KeyWords,
                             early_counts: items == 8,
                             int64_positions: store == KeyStore::Nothing,
+                            tuning: RadixTuning::default(),
                         });
                         let caps = match ranking {
                             Ranking::Masks => Capabilities::empty(),
@@ -1186,6 +1408,97 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Every combination of the timing variants (narrow ballots, grouped counts, subgroup
+    /// scan, trivial-pass copies) over both subgroup counts, with and without payloads and
+    /// stores, one- and two-word keys, early counts, three tile sizes (12 is not a power of
+    /// two); the trivial-pass copy also with the bit-mask ranking.
+    #[test]
+    fn radix_tuning_variants_validate() {
+        let mut checked = 0;
+        for bits in 0..16u32 {
+            let tuning = RadixTuning {
+                narrow_ballots: bits & 1 != 0,
+                subgroup_counts: bits & 2 != 0,
+                subgroup_scan: bits & 4 != 0,
+                skip_trivial: bits & 8 != 0,
+            };
+            for ranking in [
+                Ranking::Masks,
+                Ranking::Subgroups { max_subgroups: 8 },
+                Ranking::Subgroups { max_subgroups: 32 },
+            ] {
+                if ranking == Ranking::Masks && bits & 7 != 0 {
+                    continue;
+                }
+                let caps = match ranking {
+                    Ranking::Masks => Capabilities::empty(),
+                    _ => Capabilities::SUBGROUP,
+                };
+                for (key_words, load, store, payload, items, int64) in [
+                    (
+                        1,
+                        KeyLoad::F32 { equal_zeros: false },
+                        KeyStore::F32,
+                        Payload::None,
+                        16,
+                        false,
+                    ),
+                    (
+                        1,
+                        KeyLoad::Words,
+                        KeyStore::Words,
+                        Payload::Words,
+                        12,
+                        false,
+                    ),
+                    (
+                        1,
+                        KeyLoad::F32 { equal_zeros: true },
+                        KeyStore::Nothing,
+                        Payload::Position,
+                        8,
+                        true,
+                    ),
+                    (
+                        2,
+                        KeyLoad::F64 { equal_zeros: false },
+                        KeyStore::F64,
+                        Payload::None,
+                        16,
+                        false,
+                    ),
+                    (
+                        2,
+                        KeyLoad::I64,
+                        KeyStore::Words,
+                        Payload::Position,
+                        12,
+                        false,
+                    ),
+                    (2, KeyLoad::Words, KeyStore::I64, Payload::Words, 4, false),
+                ] {
+                    for early_counts in [true, false] {
+                        let src = radix(RadixPass {
+                            items,
+                            key_words,
+                            load,
+                            store,
+                            payload,
+                            ranking,
+                            scatter: Scatter::KeyWords,
+                            early_counts,
+                            int64_positions: int64,
+                            tuning,
+                        });
+                        crate::naga_check::validate(&src, caps);
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 300, "{checked}");
     }
 
     #[test]

@@ -21,10 +21,47 @@ pub enum SearchOut {
     Membership,
 }
 
+/// How the two-tier search is laid out (variants for timing; the default is the form
+/// `KUPFER_SEARCHSORTED` leaves unset).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TieredForm {
+    /// Queries per thread (1, 2, 4 or 8; a multiple of `interleave`).
+    pub qpt: u32,
+    /// 0: each query searched in turn with early-exit branches (the default form); 1, 2 or
+    /// 4: that many queries stepped together, branch-free (every step loads each query's
+    /// probe unconditionally, scalars named per query, so the loads are in flight together).
+    pub interleave: u32,
+    /// The samples come from a contiguous table that entry point `make_table` writes first
+    /// (binding 4; one coalesced read per workgroup instead of `samples` scattered ones).
+    pub table: bool,
+}
+
+impl Default for TieredForm {
+    fn default() -> TieredForm {
+        TieredForm {
+            qpt: QUERIES_PER_THREAD,
+            interleave: 0,
+            table: false,
+        }
+    }
+}
+
 /// The two-tier search module over raw elements read as `load` (`key_words` 1 or 2), with
 /// `samples` (a power of two, at most 4096) sampled keys in workgroup memory, writing `out`;
 /// entry point `main`.
 pub fn search_tiered(load: KeyLoad, key_words: u32, samples: u32, out: SearchOut) -> String {
+    search_tiered_form(load, key_words, samples, out, TieredForm::default())
+}
+
+/// [`search_tiered`] in the layout `form` (`samples` a power of two up to 8192); with
+/// `form.table` also entry point `make_table` (one thread per sample).
+pub fn search_tiered_form(
+    load: KeyLoad,
+    key_words: u32,
+    samples: u32,
+    out: SearchOut,
+    form: TieredForm,
+) -> String {
     let wide = key_words == 2;
     let (key_fns, ty) = search_key_fns(load, wide);
     let before = if wide {
@@ -59,16 +96,171 @@ pub fn search_tiered(load: KeyLoad, key_words: u32, samples: u32, out: SearchOut
             )
         }
     };
+    // Steps of the first tier: enough for `samples` (the default's 13 covers 4096).
+    let tier1 = (32 - samples.max(4096).leading_zeros()).max(13);
+    let search = if form.interleave == 0 {
+        sequential_search(&write, tier1)
+    } else {
+        interleaved_search(&write, tier1, form.interleave)
+    };
+    let (table_binding, table_entry, sample_key) = if form.table {
+        let (read, store) = if wide {
+            (
+                "vec2<u32>(table[2u * j], table[2u * j + 1u])",
+                "        table[2u * j] = k.x;\n        table[2u * j + 1u] = k.y;",
+            )
+        } else {
+            ("table[j]", "        table[j] = k;")
+        };
+        (
+            "@group(0) @binding(4) var<storage, read_write> table: array<u32>;",
+            format!(
+                "// The samples as one contiguous table (every STRIDE-th key), read by `main`.
+@compute @workgroup_size(256)
+fn make_table(@builtin(global_invocation_id) gid: vec3<u32>) {{
+    let j = gid.x;
+    if (j < P.samples) {{
+        let k = sorted_key(j * P.stride);
+{store}
+    }}
+}}
+"
+            ),
+            read.to_string(),
+        )
+    } else {
+        ("", String::new(), "sorted_key(j * P.stride)".to_string())
+    };
     Template::new(TIERED)
-        .set("QPT", QUERIES_PER_THREAD)
+        .set("QPT", form.qpt)
+        .set("SEARCH", &search)
+        .set("TABLE_BINDING", table_binding)
+        .set("TABLE_ENTRY", &table_entry)
+        .set("SAMPLE_KEY", &sample_key)
         .set("SAMPLES", samples)
         .set("OUT_WORDS", out_words)
-        .set("WRITE", &write)
         .set("KEY_TYPE", ty)
         .set("KEY_HELPERS", KEY_HELPERS)
         .set("KEY_FUNCTIONS", &key_fns)
         .set("BEFORE", before)
         .render()
+}
+
+/// The default search body: each of a thread's QPT queries in turn, early exits.
+fn sequential_search(write: &str, tier1: u32) -> String {
+    format!(
+        "    for (var k = 0u; k < QPT; k = k + 1u) {{
+        let q = (group * QPT + k) * WG + lid;
+        if (q >= P.nq) {{
+            break;
+        }}
+        let qk = query_key(q);
+        var a = 0u;
+        var b = P.samples;
+        for (var step = 0u; step < {tier1}u && a < b; step = step + 1u) {{
+            let mid = a + (b - a) / 2u;
+            if (before(sample_keys[mid], qk)) {{
+                a = mid + 1u;
+            }} else {{
+                b = mid;
+            }}
+        }}
+        var lo = select(0u, (a - 1u) * P.stride + 1u, a > 0u);
+        var hi = select(P.n, a * P.stride, a < P.samples);
+        for (var step = 0u; step < 33u && lo < hi; step = step + 1u) {{
+            let mid = lo + (hi - lo) / 2u;
+            if (before(sorted_key(mid), qk)) {{
+                lo = mid + 1u;
+            }} else {{
+                hi = mid;
+            }}
+        }}
+{write}
+    }}"
+    )
+}
+
+/// `m` queries of a thread stepped together, branch-free: per step every query's probe is
+/// loaded (clamped into the array once its range is empty) before any is compared.
+fn interleaved_search(write: &str, tier1: u32, m: u32) -> String {
+    let each = |f: &dyn Fn(u32) -> String| -> String { (0..m).map(f).collect() };
+    let setup = each(&|j| {
+        format!(
+            "        let q{j} = (group * QPT + g * {m}u + {j}u) * WG + lid;
+        let qk{j} = query_key(min(q{j}, P.nq - 1u));
+        var a{j} = 0u;
+        var b{j} = P.samples;
+"
+        )
+    });
+    let tier1_probe = each(&|j| {
+        format!(
+            "            let m{j} = a{j} + (b{j} - a{j}) / 2u;
+            let s{j} = sample_keys[min(m{j}, P.samples - 1u)];
+"
+        )
+    });
+    let tier1_step = each(&|j| {
+        format!(
+            "            let go{j} = a{j} < b{j};
+            let bf{j} = before(s{j}, qk{j});
+            a{j} = select(a{j}, m{j} + 1u, go{j} && bf{j});
+            b{j} = select(b{j}, m{j}, go{j} && !bf{j});
+"
+        )
+    });
+    let windows = each(&|j| {
+        format!(
+            "        var lo{j} = select(0u, (a{j} - 1u) * P.stride + 1u, a{j} > 0u);
+        var hi{j} = select(P.n, a{j} * P.stride, a{j} < P.samples);
+"
+        )
+    });
+    let busy = (0..m)
+        .map(|j| format!("lo{j} < hi{j}"))
+        .collect::<Vec<_>>()
+        .join(" || ");
+    let tier2_probe = each(&|j| {
+        format!(
+            "            let m{j} = lo{j} + (hi{j} - lo{j}) / 2u;
+            let s{j} = sorted_key(min(m{j}, P.n - 1u));
+"
+        )
+    });
+    let tier2_step = each(&|j| {
+        format!(
+            "            let go{j} = lo{j} < hi{j};
+            let bf{j} = before(s{j}, qk{j});
+            lo{j} = select(lo{j}, m{j} + 1u, go{j} && bf{j});
+            hi{j} = select(hi{j}, m{j}, go{j} && !bf{j});
+"
+        )
+    });
+    let writes = each(&|j| {
+        format!(
+            "        if (q{j} < P.nq) {{
+            let q = q{j};
+            let lo = lo{j};
+            let qk = qk{j};
+{write}
+        }}
+"
+        )
+    });
+    format!(
+        "    for (var g = 0u; g < QPT / {m}u; g = g + 1u) {{
+        if ((group * QPT + g * {m}u) * WG + lid >= P.nq) {{
+            break;
+        }}
+{setup}        for (var step = 0u; step < {tier1}u; step = step + 1u) {{
+{tier1_probe}{tier1_step}        }}
+{windows}        for (var step = 0u; step < 33u; step = step + 1u) {{
+            if (!({busy})) {{
+                break;
+            }}
+{tier2_probe}{tier2_step}        }}
+{writes}    }}"
+    )
 }
 
 #[cfg(test)]
@@ -94,6 +286,20 @@ mod tests {
             ] {
                 for samples in [256, 2048, 4096] {
                     let src = search_tiered(load, k, samples, out);
+                    crate::naga_check::validate(&src, Capabilities::empty());
+                }
+                for (qpt, interleave, table, samples) in [
+                    (4, 1, false, 2048),
+                    (2, 2, true, 8192),
+                    (8, 4, true, 256),
+                    (1, 0, true, 4096),
+                ] {
+                    let form = TieredForm {
+                        qpt,
+                        interleave,
+                        table,
+                    };
+                    let src = search_tiered_form(load, k, samples, out, form);
                     crate::naga_check::validate(&src, Capabilities::empty());
                 }
             }

@@ -553,8 +553,9 @@ pub struct SortConfig {
     /// `KUPFER_SORT_PATIENCE` (minimum 0); 256 (H200, argsort of 2^26 keys: 9.6 ms with 64,
     /// where tiles gave up and recounted, against 5.3 ms with 256).
     pub patience: u32,
-    /// Keys per thread of a radix tile: 4, 8 or 16 (0: as many as the workgroup memory
-    /// holds, at most 16). `KUPFER_SORT_ITEMS` (minimum 0); 0.
+    /// Keys per thread of a radix tile: 4 to 32 where the workgroup memory stages that many
+    /// (0, or more than fits: as many as it holds, at most 16). `KUPFER_SORT_ITEMS` (minimum
+    /// 0); 0.
     pub items: u32,
 }
 

@@ -24,7 +24,7 @@ use crate::array::Array;
 use crate::config::SortEngine;
 use crate::device::Device;
 use kupfer_core::sort::{
-    self as gen, KeyLoad, KeyStore, KeyWord, Payload, RadixPass, Ranking, Scatter,
+    self as gen, KeyLoad, KeyStore, KeyWord, Payload, RadixPass, RadixTuning, Ranking, Scatter,
 };
 use kupfer_core::{DType, Error, Layout, Result};
 use kupfer_wgpu::pipeline::Pipeline;
@@ -138,17 +138,66 @@ fn early_counts() -> bool {
     !old_kernel(&LATE, "KUPFER_SORT_COUNTS", "late")
 }
 
-/// Keys per thread of a radix tile: the config's (4, 8 or 16), else the testing hook's, else
-/// as many as the workgroup memory stages (at most 16).
+static TUNING_OVERRIDE: std::sync::Mutex<Option<RadixTuning>> = std::sync::Mutex::new(None);
+
+/// Testing hook: the radix kernels' timing variants (`None`: as the environment says).
+/// Changes only performance.
+#[doc(hidden)]
+pub fn set_radix_tuning_for_tests(tuning: Option<RadixTuning>) {
+    *TUNING_OVERRIDE.lock().unwrap_or_else(|e| e.into_inner()) = tuning;
+}
+
+/// The radix kernels' variants (each off unless asked for; `KUPFER_SORT_FAST=all` turns on
+/// all four): `KUPFER_SORT_BALLOT=narrow` (one-word ballot masks where subgroups have at
+/// most 32 lanes), `KUPFER_SORT_HIST=sub` (single-pass digit counts grouped per subgroup),
+/// `KUPFER_SORT_SCAN=sub` (the tile scan by subgroup scans), `KUPFER_SORT_SKIP=on` (a
+/// single-pass pass whose digit is one value for every key copies its tiles instead of
+/// ranking them). The testing hook decides first.
+fn radix_tuning(ranking: Ranking, max_subgroup: u32) -> RadixTuning {
+    if let Some(t) = *TUNING_OVERRIDE.lock().unwrap_or_else(|e| e.into_inner()) {
+        return narrow_where_possible(t, ranking, max_subgroup);
+    }
+    static ENV: OnceLock<RadixTuning> = OnceLock::new();
+    let t = *ENV.get_or_init(|| {
+        let is = |name: &str, value: &str| {
+            std::env::var(name).is_ok_and(|v| v.trim() == value)
+                || std::env::var("KUPFER_SORT_FAST").is_ok_and(|v| v.trim() == "all")
+        };
+        RadixTuning {
+            narrow_ballots: is("KUPFER_SORT_BALLOT", "narrow"),
+            subgroup_counts: is("KUPFER_SORT_HIST", "sub"),
+            subgroup_scan: is("KUPFER_SORT_SCAN", "sub"),
+            skip_trivial: is("KUPFER_SORT_SKIP", "on"),
+        }
+    });
+    narrow_where_possible(t, ranking, max_subgroup)
+}
+
+/// `t` with narrow ballots only where the ranking uses subgroups of at most 32 lanes.
+fn narrow_where_possible(t: RadixTuning, ranking: Ranking, max_subgroup: u32) -> RadixTuning {
+    RadixTuning {
+        narrow_ballots: t.narrow_ballots
+            && matches!(ranking, Ranking::Subgroups { .. })
+            && max_subgroup <= 32,
+        ..t
+    }
+}
+
+/// Keys per thread of a radix tile: the config's (4 to 32, where the workgroup memory stages
+/// them), else the testing hook's (4, 8 or 16), else as many as the workgroup memory stages
+/// (at most 16).
 fn radix_items(device: &Device, ranking: Ranking) -> u32 {
-    if let v @ (4 | 8 | 16) = device.config().sort.items {
-        return v;
+    let room = wg_storage(device).saturating_sub(ranking.fixed_bytes() + 256 * 4 + 256 + 128);
+    let fit = room / (gen::RADIX_WG * 4);
+    if let v @ 4..=32 = device.config().sort.items {
+        if v <= fit {
+            return v;
+        }
     }
     if let v @ (4 | 8 | 16) = ITEMS_OVERRIDE.load(Ordering::Relaxed) {
         return v as u32;
     }
-    let room = wg_storage(device).saturating_sub(ranking.fixed_bytes() + 256 * 4 + 256);
-    match room / (gen::RADIX_WG * 4) {
+    match fit {
         16.. => 16,
         8.. => 8,
         _ => 4,
@@ -188,6 +237,7 @@ struct RadixParams {
     status_at: u32,
     clear_at: u32,
     patience: u32,
+    inline_scan: u32,
 }
 
 impl RadixParams {
@@ -203,7 +253,7 @@ impl RadixParams {
             self.status_at,
             self.clear_at,
             self.patience,
-            0,
+            self.inline_scan,
             0,
             0,
         ])
@@ -340,6 +390,20 @@ impl RadixInput {
             load: KeyLoad::Words,
         }
     }
+}
+
+/// The most tiles for which the portable sort's downsweep sums the tiles' digit counts
+/// itself instead of a `scan_columns` launch (256 workgroups of 16-barrier scans, most of
+/// a small sort's time on lavapipe): `KUPFER_SORT_INLINE_SCAN` (0: always launch the scan);
+/// 64.
+fn inline_scan_tiles() -> usize {
+    static TILES: OnceLock<usize> = OnceLock::new();
+    *TILES.get_or_init(|| {
+        std::env::var("KUPFER_SORT_INLINE_SCAN")
+            .ok()
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(64)
+    })
 }
 
 /// Whether the global radix sort of `n` keys in `nblocks` tiles runs single-pass: as the
@@ -489,6 +553,7 @@ fn radix_sort_to(
 ) -> Result<Sorted> {
     let ranking = ranking(device);
     let items = radix_items(device, ranking);
+    let tuning = radix_tuning(ranking, device.context().info().subgroup_sizes.1);
     let tile = gen::RADIX_WG as usize * items as usize;
     let nblocks = n.div_ceil(tile).max(1);
     let passes = bits.div_ceil(8).max(1);
@@ -540,6 +605,7 @@ fn radix_sort_to(
             scatter: scatter(),
             early_counts: early_counts(),
             int64_positions: wide_vals,
+            tuning,
         });
         let off = if pass == 0 { input.off } else { 0 };
         let mut p = RadixParams {
@@ -572,13 +638,18 @@ fn radix_sort_to(
                     vec![(1, bind(&keys_in, in_bytes)), (2, bind(&hist, hist_bytes))],
                     groups,
                 )?;
-                let scan = pipeline(device, &wgsl, "scan_columns")?;
-                ctx.dispatch_with(
-                    &scan,
-                    Some(&bytes),
-                    vec![(2, bind(&hist, hist_bytes))],
-                    [256, 1, 1],
-                )?;
+                if nblocks <= inline_scan_tiles() {
+                    // Few tiles: each downsweep workgroup sums the raw counts itself.
+                    p.inline_scan = 1;
+                } else {
+                    let scan = pipeline(device, &wgsl, "scan_columns")?;
+                    ctx.dispatch_with(
+                        &scan,
+                        Some(&bytes),
+                        vec![(2, bind(&hist, hist_bytes))],
+                        [256, 1, 1],
+                    )?;
+                }
                 b.push((2, bind(&hist, hist_bytes)));
                 pipeline(device, &wgsl, "downsweep")?
             }

@@ -67,6 +67,7 @@ pub use digitize::digitize_async;
 #[doc(hidden)]
 pub use engine::{
     set_limits_for_tests, set_old_radix_kernel_for_tests, set_portable_ranking_for_tests,
+    set_radix_tuning_for_tests,
 };
 #[cfg(not(target_arch = "wasm32"))]
 pub use histogram::{histogram_bin_edges, histogram_bins};
@@ -74,6 +75,10 @@ pub use histogram::{histogram_bins_async, Bins};
 #[cfg(not(target_arch = "wasm32"))]
 pub use histogramdd::{histogram2d, histogramdd};
 pub use histogramdd::{histogram2d_async, histogramdd_async, DimBins};
+#[doc(hidden)]
+pub use kupfer_core::sort::RadixTuning;
+#[doc(hidden)]
+pub use kupfer_core::sort_search::TieredForm;
 pub use order::{argpartition, argsort, lexsort, partition, sort, sort_complex};
 pub use quantile::{median, percentile, percentiles, quantile, quantiles, QuantileMethod};
 #[cfg(not(target_arch = "wasm32"))]
@@ -81,6 +86,8 @@ pub use quantile::{nanmedian, nanpercentile, nanquantile};
 pub use quantile::{nanmedian_async, nanquantile_async};
 #[doc(hidden)]
 pub use search::{searchsorted, Side};
+#[doc(hidden)]
+pub use search::{set_search_variant_for_tests, SearchVariant};
 #[doc(hidden)]
 pub use selection::set_row_select_min_for_tests;
 #[cfg(not(target_arch = "wasm32"))]

@@ -9,7 +9,9 @@
 //! `v` share a dtype, are contiguous and there is no `sorter`, the call is that one launch
 //! and nothing else (no cast, copy or key pass).
 //!
-//! `KUPFER_SEARCHSORTED=old` takes the one-tier search for every dtype (for timing).
+//! `KUPFER_SEARCHSORTED=old` takes the one-tier search for every dtype (for timing);
+//! `KUPFER_SEARCHSORTED=x1|x2|x4`, `_QPT`, `_TABLE` and `_SAMPLES` choose the two-tier
+//! search's layout ([`SearchVariant`], also for timing; a table adds one small launch).
 //! No read-back (digitize reads back whether the bins increase or decrease: one sync point,
 //! hence `digitize_async`).
 
@@ -25,6 +27,62 @@ use kupfer_wgpu::{Binding, ShaderChecks};
 pub(crate) fn one_tier() -> bool {
     static OLD: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *OLD.get_or_init(|| std::env::var("KUPFER_SEARCHSORTED").is_ok_and(|v| v == "old"))
+}
+
+/// The two-tier search's layout and its samples in workgroup memory (variants for timing).
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SearchVariant {
+    /// Queries per thread, their interleaving, the contiguous sample table.
+    pub form: tiered::TieredForm,
+    /// Samples in workgroup memory (a power of two up to 8192; 0: the most of 2048, 1024,
+    /// 512 and 256 that fit).
+    pub samples: u32,
+}
+
+static VARIANT_OVERRIDE: std::sync::Mutex<Option<SearchVariant>> = std::sync::Mutex::new(None);
+
+/// Testing hook: the two-tier search's variant (`None`: as the environment says). Changes
+/// only performance.
+#[doc(hidden)]
+pub fn set_search_variant_for_tests(variant: Option<SearchVariant>) {
+    *VARIANT_OVERRIDE.lock().unwrap_or_else(|e| e.into_inner()) = variant;
+}
+
+/// The two-tier search's variant: the testing hook's, else `KUPFER_SEARCHSORTED=x1|x2|x4`
+/// (that many queries stepped together, branch-free), `KUPFER_SEARCHSORTED_QPT=1|2|4|8`
+/// (queries per thread), `KUPFER_SEARCHSORTED_TABLE=on` (samples from a contiguous table
+/// written by a first launch) and `KUPFER_SEARCHSORTED_SAMPLES=256..8192` (read once).
+fn search_variant() -> SearchVariant {
+    if let Some(v) = *VARIANT_OVERRIDE.lock().unwrap_or_else(|e| e.into_inner()) {
+        return v;
+    }
+    static ENV: std::sync::OnceLock<SearchVariant> = std::sync::OnceLock::new();
+    *ENV.get_or_init(|| {
+        let var = |name: &str| std::env::var(name).ok().map(|v| v.trim().to_string());
+        let interleave = match var("KUPFER_SEARCHSORTED").as_deref() {
+            Some("x1") => 1,
+            Some("x2") => 2,
+            Some("x4") => 4,
+            _ => 0,
+        };
+        let qpt = match var("KUPFER_SEARCHSORTED_QPT").and_then(|v| v.parse::<u32>().ok()) {
+            Some(q @ (1 | 2 | 4 | 8)) => q,
+            _ => tiered::QUERIES_PER_THREAD,
+        };
+        let samples = var("KUPFER_SEARCHSORTED_SAMPLES")
+            .and_then(|v| v.parse::<u32>().ok())
+            .filter(|s| s.is_power_of_two() && (256..=8192).contains(s))
+            .unwrap_or(0);
+        SearchVariant {
+            form: tiered::TieredForm {
+                qpt,
+                interleave,
+                table: var("KUPFER_SEARCHSORTED_TABLE").as_deref() == Some("on"),
+            },
+            samples,
+        }
+    })
 }
 
 /// Which of the equal positions [`searchsorted`] returns.
@@ -196,9 +254,15 @@ fn two_tier_search(
         return Ok(false);
     };
     let storage = ctx.info().limits.max_compute_workgroup_storage_size as usize;
-    let Some(samples) = [2048usize, 1024, 512, 256]
+    let variant = search_variant();
+    let mut form = variant.form;
+    if form.interleave > 0 && !form.qpt.is_multiple_of(form.interleave) {
+        form.qpt = form.interleave;
+    }
+    let wanted = variant.samples as usize;
+    let Some(samples) = [wanted, 2048usize, 1024, 512, 256]
         .into_iter()
-        .find(|s| s * k as usize * 4 <= storage)
+        .find(|&s| s > 0 && s * k as usize * 4 <= storage)
     else {
         return Ok(false);
     };
@@ -206,10 +270,10 @@ fn two_tier_search(
     let nq = queries.size();
     let (ab, aoff, abytes) = engine::source(sorted)?;
     let (qb, qoff, qbytes) = engine::source(queries)?;
-    let wgsl = tiered::search_tiered(load, k, samples as u32, out_kind);
+    let wgsl = tiered::search_tiered_form(load, k, samples as u32, out_kind, form);
     let pipeline = ctx.pipeline_with(&wgsl, "main", ShaderChecks::Trusted)?;
     let stride = n.div_ceil(samples);
-    let per_group = 256 * tiered::QUERIES_PER_THREAD as usize;
+    let per_group = 256 * form.qpt as usize;
     let groups = nq.div_ceil(per_group);
     let max = ctx.max_workgroups_per_dim() as usize;
     let gx = groups.min(max);
@@ -242,16 +306,24 @@ fn two_tier_search(
         offset: 0,
         size: bytes.div_ceil(4).max(1) * 4,
     };
-    ctx.dispatch_with(
-        &pipeline,
-        Some(&p),
-        vec![
-            (1, bind(&ab, abytes)),
-            (2, bind(&qb, qbytes)),
-            (3, bind(out, (nq * out_words * 4) as u64)),
-        ],
-        [gx as u32, gy as u32, 1],
-    )?;
+    let mut bindings = vec![
+        (1, bind(&ab, abytes)),
+        (2, bind(&qb, qbytes)),
+        (3, bind(out, (nq * out_words * 4) as u64)),
+    ];
+    if form.table {
+        let words = n.div_ceil(stride) * k as usize;
+        let table = engine::alloc_words(device, words)?;
+        let make = ctx.pipeline_with(&wgsl, "make_table", ShaderChecks::Trusted)?;
+        ctx.dispatch_with(
+            &make,
+            Some(&p),
+            vec![(1, bind(&ab, abytes)), (4, bind(&table, words as u64 * 4))],
+            [samples.div_ceil(256) as u32, 1, 1],
+        )?;
+        bindings.push((4, bind(&table, words as u64 * 4)));
+    }
+    ctx.dispatch_with(&pipeline, Some(&p), bindings, [gx as u32, gy as u32, 1])?;
     Ok(true)
 }
 
