@@ -469,13 +469,16 @@ fn kp_permute_rows(k: vec2<u32>, d: vec2<u32>, e: u32, n: u32) -> u32 {
 
 
 // Ziggurat (Marsaglia and Tsang, "The ziggurat method for generating random variables", 2000):
-// the default float32 normals (4096 layers) and exponentials (256 layers), the same bits on
+// the default float32 normals (16384 layers by default, KUPFER_ZIG_NORMAL32: L = 4096, 8192 or
+// 16384) and exponentials (256 layers), the same bits on
 // every driver. The tables (kupfer_core::random::ziggurat, computed on the host in float64 and
 // rounded) are read through accessors that the code generator appends with the tables
 // behind them (by default a read-only storage buffer bound to the kernel, one copy per
 // device; KUPFER_ZIG_TABLES=private: module-scope var<private> arrays of exact bits):
-// kp_zig_n32_fast(i) = (K_i, W_i) with W_i = x_i 2^-20 (x_i: layer i's width) and
-// K_i = floor(2^20 x_{i+1} / x_i); kp_zig_n32_slow(i) = (f(x_i), f(x_{i+1}) - f(x_i));
+// kp_zig_n32_fast(i) = (K_i, W_i) with W_i = x_i 2^-b (x_i: layer i's width; b = 32 - log2 L,
+// 18 for 16384 layers) and K_i = floor(2^b x_{i+1} / x_i); kp_zig_n32_slow(i) = (f(x_i),
+// f(x_{i+1}) - f(x_i)); the generator appends the layout's constants KP_ZIG_N32_MASK = L - 1,
+// KP_ZIG_N32_SHIFT = log2 L and KP_ZIG_N32_HALF = 2^b, and the tail's KP_ZIG_N32_R;
 // kp_zig_e32_* likewise with 2^-24 and 2^24 (the bits a word has besides its layer's).
 // The fast path is exact by construction: an integer converted exactly, ONE multiply by a
 // table value (correctly rounded), the acceptance test in integers. The slow path (wedge,
@@ -506,13 +509,14 @@ fn kp_exp_neg_fenced_f32(h: f32) -> f32 {
     return scaled * bitcast<f32>(u32(127 - (i32(n) - n1)) << 23u);
 }
 
-// The fast path of a normal from one word w: layer i = w & 4095 (of 4096), the odd integer
-// s = 2 (w >> 12) + 1 - 2^20 in (-2^20, 2^20) (sign and 19-bit magnitude, exact in float32),
-// x = s W_i (fenced, so that an expression fused with the draw cannot contract it); accepted
-// when |s| < K_i (0.12% of words are not); (x, accepted, i, s).
+// The fast path of a normal from one word w: layer i = w & KP_ZIG_N32_MASK (16384 layers: the
+// low 14 bits), the odd integer s = 2 (w >> KP_ZIG_N32_SHIFT) + 1 - KP_ZIG_N32_HALF (16384
+// layers: in (-2^18, 2^18), sign and 17-bit magnitude, exact in float32), x = s W_i (fenced, so
+// that an expression fused with the draw cannot contract it); accepted when |s| < K_i (16384
+// layers: 0.03% of words are not; 4096: 0.12%); (x, accepted, i, s).
 fn kp_zig_normal_try_f32(w: u32) -> vec4<f32> {
-    let i = w & 4095u;
-    let s = bitcast<i32>(((w >> 12u) << 1u) | 1u) - 1048576;
+    let i = w & KP_ZIG_N32_MASK;
+    let s = bitcast<i32>(((w >> KP_ZIG_N32_SHIFT) << 1u) | 1u) - KP_ZIG_N32_HALF;
     let t = kp_zig_n32_fast(i);
     let x = kpl32_opq(f32(s) * bitcast<f32>(t.y));
     let fast = u32(abs(s)) < t.x;
@@ -522,7 +526,7 @@ fn kp_zig_normal_try_f32(w: u32) -> vec4<f32> {
 // The slow path of element e's normal whose fast try (layer i, odd integer s, value x) was
 // rejected: the wedge test against the fenced exp(-x^2 / 2), or Marsaglia's tail beyond r
 // (x = -ln(U1) / r, y = -ln(U2) until 2 y > x^2, then r + x with s's sign); a rejected wedge
-// draws the next try (4096 layers too) from the same block. Attempt j reads the element's own block j; past
+// draws the next try (of the same layers) from the same block. Attempt j reads the element's own block j; past
 // 16 (probability below 1e-34) the fenced Box-Muller normal of block 17.
 fn kp_zig_normal_slow_f32(k: vec2<u32>, d: vec2<u32>, e: u32, first: vec4<f32>) -> f32 {
     var x = first.x;

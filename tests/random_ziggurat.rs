@@ -1,5 +1,5 @@
 //! The default normals and exponentials, float32 and float64 (the ziggurats of
-//! `kupfer_core::random::ziggurat`: 4096 layers for the float32 normal, 256 for the others), `normal(loc, scale)`, `lognormal` and the float32 gamma
+//! `kupfer_core::random::ziggurat`: 16384 layers for the float32 normal by default, 256 for the others), `normal(loc, scale)`, `lognormal` and the float32 gamma
 //! sampler (`kupfer_core::random::gamma`): the GPU's draws are the CPU emulation's bits (the
 //! emulation performs exactly the float operations of the WGSL, none fused: what every driver
 //! computes, so this is the test that the draws are the same bits on every driver), through
@@ -7,15 +7,18 @@
 //! elementwise kernel; one per element in a strided one; a larger fused expression; fused
 //! reductions; a boolean-mask compaction) and with the tables from each source
 //! (`KUPFER_ZIG_TABLES`: the shared storage buffer by default, `private` and `workgroup` in
-//! child processes); and the distributions against SciPy: Kolmogorov-Smirnov on 2^20 draws, the
-//! tails beyond the last layer against the exact probabilities, and the tails' own shape.
+//! child processes), and with the float32 normal's other layer counts
+//! (`KUPFER_ZIG_NORMAL32=4096`, `8192`, in child processes); and the distributions against
+//! SciPy: Kolmogorov-Smirnov and moments on 2^20 draws, the tails beyond 3.5, 4, r, 4.5 and
+//! 5 sigma against the exact probabilities, and the tails' own shape.
 //!
 //! Needs python3 with SciPy and a GPU adapter (lavapipe will do); fails, never skips. Run with
 //! `KUPFER_RANDN` and `KUPFER_RANDEXP` unset or `ziggurat` (the defaults).
 
 use kp::random::default_rng;
 use kp::random::philox::ziggurat::{
-    exp_det_f32, exponential_f32, normal32_tables, normal_f32, EXPONENTIAL_R, NORMAL32_R, NORMAL_R,
+    exp_det_f32, exponential_f32, normal32_layers, normal32_r, normal32_tables, normal_f32,
+    EXPONENTIAL_R, NORMAL_R,
 };
 use kp::random::philox::RandomOp;
 use kp::random::philox::{
@@ -71,8 +74,9 @@ fn differing(got: &[f32], want: impl Fn(usize) -> f32) -> usize {
 fn ziggurat_draws_are_their_cpu_emulation_bit_for_bit() {
     choose_the_ziggurat_forms();
     let n = 1usize << 17;
-    // The contiguous normals: enough that some reach the tail beyond the last layer of the
-    // 4096 (1.2e-5 of draws).
+    // The contiguous normals: enough that a few hundred take the slow path (the tails beyond
+    // the last layer, 2.5e-6 of draws with 16384 layers, are checked on the larger sample of
+    // the Kolmogorov-Smirnov test).
     let nz = 1usize << 20;
     let seed = 2026u64;
     let key = seed_key(seed);
@@ -105,21 +109,31 @@ fn ziggurat_draws_are_their_cpu_emulation_bit_for_bit() {
     ];
     eprintln!("values differing from the CPU emulation: {checks:?}");
     assert_eq!(checks, [0; 7]);
-    // The slow paths ran: wedges (0.12% of the normals' words, layer i = w & 4095 with the
-    // odd s = 2 (w >> 12) + 1 - 2^20 not below K_i) and tails beyond the last layer.
+    // The slow paths ran: the normals' words whose fast try is rejected (layer i = w & (L - 1),
+    // the odd s = 2 (w >> log2 L) + 1 - 2^(32 - log2 L) not below K_i; 0.03% of words with
+    // 16384 layers), as many as the tables make likely (within 5 binomial standard deviations).
     let t = normal32_tables();
+    let shift = t.shift;
     let slow = (0..nz as u32)
         .filter(|&e| {
             let w = kp::random::philox::stream_word(key, 0, e, 0);
-            let s = ((((w >> 12) << 1) | 1) as i32 - (1 << 20)).unsigned_abs();
-            s >= t.fast[(w & 4095) as usize][0]
+            let s = ((((w >> shift) << 1) | 1) as i32 - (1 << (32 - shift))).unsigned_abs();
+            s >= t.fast[(w & ((1 << shift) - 1)) as usize][0]
         })
         .count();
-    let tails = z.iter().filter(|v| v.abs() > NORMAL32_R as f32).count();
+    let accepted: u64 = t.fast.iter().map(|&[k, _]| u64::from(k).div_ceil(2)).sum();
+    let p = 1.0 - accepted as f64 / (t.fast.len() as f64 * f64::from(1u32 << (31 - shift)));
+    let (mean, sd) = (nz as f64 * p, (nz as f64 * p * (1.0 - p)).sqrt());
     let exp_tails = x.iter().filter(|&&v| v > EXPONENTIAL_R as f32).count();
-    eprintln!("slow paths {slow} of {nz}; normal tails {tails}; exponential tails {exp_tails}");
-    assert!((nz / 1000..nz / 600).contains(&slow), "{slow} slow paths");
-    assert!(tails > 3 && exp_tails > 5);
+    eprintln!(
+        "{} layers: slow paths {slow} of {nz} ({mean:.0} expected); exponential tails {exp_tails}",
+        normal32_layers()
+    );
+    assert!(
+        (slow as f64 - mean).abs() < 5.0 * sd && slow > 100,
+        "{slow} slow paths"
+    );
+    assert!(exp_tails > 5);
 }
 
 #[test]
@@ -249,6 +263,9 @@ fn the_table_source_in_force_draws_the_emulation_bits() {
     choose_the_ziggurat_forms();
     let wanted = std::env::var("KUPFER_ZIG_TABLES").unwrap_or_else(|_| "storage".into());
     assert_eq!(format!("{:?}", table_source()).to_lowercase(), wanted);
+    let layers = std::env::var("KUPFER_ZIG_NORMAL32").unwrap_or_else(|_| "16384".into());
+    assert_eq!(normal32_layers().to_string(), layers);
+    assert_eq!(normal32_tables().fast.len(), normal32_layers());
     let key = seed_key(99);
     let g = default_rng(Some(99));
     let n = 1usize << 14;
@@ -269,28 +286,34 @@ fn the_table_source_in_force_draws_the_emulation_bits() {
         bad64(z64, &|e| normal_f64(key, 2, e)),
         bad64(x64, &|e| exponential_f64(key, 3, e)),
     ];
-    eprintln!("{wanted}: values differing from the CPU emulation: {checks:?}");
+    eprintln!("{wanted}, {layers} layers: values differing from the CPU emulation: {checks:?}");
     assert_eq!(checks, [0; 4]);
 }
 
 #[test]
-fn the_other_table_sources_draw_the_same_bits() {
-    // The other sources in child processes of this binary (the source is read once per
-    // process; this one reads the default).
-    for source in ["private", "workgroup"] {
+fn the_other_table_sources_and_layer_counts_draw_the_emulation_bits() {
+    // The other sources, and the float32 normal's other layer counts (each its own bits, the
+    // emulation's for that count), in child processes of this binary (both are read once per
+    // process; this one reads the defaults).
+    for (var, source) in [
+        ("KUPFER_ZIG_TABLES", "private"),
+        ("KUPFER_ZIG_TABLES", "workgroup"),
+        ("KUPFER_ZIG_NORMAL32", "4096"),
+        ("KUPFER_ZIG_NORMAL32", "8192"),
+    ] {
         let out = Command::new(std::env::current_exe().unwrap())
             .args([
                 "--exact",
                 "the_table_source_in_force_draws_the_emulation_bits",
                 "--test-threads=1",
             ])
-            .env("KUPFER_ZIG_TABLES", source)
+            .env(var, source)
             .output()
             .unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(
             out.status.success() && stdout.contains("1 passed"),
-            "KUPFER_ZIG_TABLES={source}:\n{stdout}\n{}",
+            "{var}={source}:\n{stdout}\n{}",
             String::from_utf8_lossy(&out.stderr)
         );
     }
@@ -355,9 +378,21 @@ fn ziggurat_draws_pass_kolmogorov_smirnov_and_their_tails_are_exact() {
         .into_iter()
         .map(f64::from)
         .collect();
-    let r = NORMAL32_R;
+    let r = normal32_r(normal32_layers());
     let re = EXPONENTIAL_R;
     let tail: Vec<f64> = z.iter().filter(|v| v.abs() > r).map(|v| v.abs()).collect();
+    // The draws beyond the last layer (2.5e-6 of them with 16384 layers: about ten here) are
+    // the emulation's bits: the tail method with this layer count's r.
+    let key = seed_key(4242);
+    let tail_bad = (0..n as u32)
+        .filter(|&e| z[e as usize].abs() > r)
+        .filter(|&e| (normal_f32(key, 0, e) as f64).to_bits() != z[e as usize].to_bits())
+        .count();
+    eprintln!(
+        "{} normal tails, {tail_bad} differing from the emulation",
+        tail.len()
+    );
+    assert!(tail.len() >= 3 && tail_bad == 0);
     let etail: Vec<f64> = x.iter().filter(|&&v| v > re).map(|v| v - re).collect();
     let head = |v: &[f64]| v[..1 << 20].to_vec();
     let samples = [
@@ -387,13 +422,33 @@ fn ziggurat_draws_pass_kolmogorov_smirnov_and_their_tails_are_exact() {
         "KS p-values (normal, exponential, normal(-3, 0.5), lognormal, normal tail, exponential tail): {p:?}"
     );
     assert!(p.iter().all(|&p| p > 1e-4), "{p:?}");
+    // The normals' first four moments (SciPy's sample mean, variance, skewness and excess
+    // kurtosis of all 2^22) within 5 standard deviations of the normal's 0, 1, 0, 0.
+    let m = scipy(
+        &[("z", z.clone())],
+        &[
+            ("z", "np.mean(x)"),
+            ("z", "np.var(x)"),
+            ("z", "stats.skew(x)"),
+            ("z", "stats.kurtosis(x)"),
+        ],
+    );
+    eprintln!("normal moments (mean, variance, skewness, excess kurtosis): {m:?}");
+    let nf = n as f64;
+    for ((got, want), var) in m
+        .iter()
+        .zip([0.0, 1.0, 0.0, 0.0])
+        .zip([1.0, 2.0, 6.0, 24.0])
+    {
+        assert!((got - want).abs() < 5.0 * (var / nf).sqrt(), "{m:?}");
+    }
     // The counts beyond thresholds around the last layer against the exact probabilities
     // (two-sided normal, exponential), within 5 standard deviations of the binomial count.
-    let nf = n as f64;
     let probs = scipy(
         &[("none", vec![0.0])],
         &[
             ("none", "2 * stats.norm.sf(3.5)"),
+            ("none", "2 * stats.norm.sf(4)"),
             ("none", &format!("2 * stats.norm.sf({r})")),
             ("none", "2 * stats.norm.sf(4.5)"),
             ("none", "2 * stats.norm.sf(5)"),
@@ -404,6 +459,7 @@ fn ziggurat_draws_pass_kolmogorov_smirnov_and_their_tails_are_exact() {
     );
     let counts = [
         z.iter().filter(|v| v.abs() > 3.5).count(),
+        z.iter().filter(|v| v.abs() > 4.0).count(),
         tail.len(),
         z.iter().filter(|v| v.abs() > 4.5).count(),
         z.iter().filter(|v| v.abs() > 5.0).count(),

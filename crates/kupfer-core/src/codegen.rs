@@ -2000,7 +2000,7 @@ mod tests {
                             let wgsl = elementwise(&p, &target).unwrap().wgsl;
                             validate(&wgsl);
                             // Workgroup tables: staged by every thread, then a barrier
-                            // (not the float32 normal's 4096-row table: above 16 KB).
+                            // (not the float32 normal's 32-128 KB table).
                             let staged = wgsl.contains("kp_zig_fill(lid, 256u);");
                             let fits = !(op == RandomOp::Normal && d == DType::F32);
                             assert_eq!(staged, source == ziggurat::TableSource::Workgroup && fits);

@@ -34,8 +34,9 @@
 //! - uniform float32: `(w0 >> 8) * 2^-24`, in [0, 1) (open (0, 1): `((w0 >> 9) + 1/2) 2^-23`);
 //!   float64: `((w0 >> 5) * 2^26 + (w1 >> 6))
 //!   * 2^-53` (NumPy's 53-bit construction).
-//! - normal and exponential, default: the ziggurats of [`ziggurat`] (float32 normal: 4096
-//!   layers, word 0 gives the layer and a signed 20-bit integer; float32 exponential: 256
+//! - normal and exponential, default: the ziggurats of [`ziggurat`] (float32 normal: 16384
+//!   layers, word 0 gives the layer and a signed 18-bit integer, `KUPFER_ZIG_NORMAL32=4096`
+//!   or `8192` for fewer; float32 exponential: 256
 //!   layers, the layer and a 24-bit integer: one exact multiply and an integer test; rejected
 //!   draws continue on the element's own blocks 1..=17 with fenced arithmetic; float64: a
 //!   52-bit integer from word 0 and the element's block 1, the slow path on blocks 2..=18):
@@ -221,12 +222,13 @@ pub fn libm_calls(src: &str) -> std::collections::BTreeSet<&str> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NormalForm {
     /// The default (`ziggurat`): Marsaglia and Tsang's ziggurat from the element's word 0
-    /// ([`ziggurat`]; float32: 4096 layers, the layer from the word's low 12 bits and an odd
-    /// signed integer below 2^20 from the other 20; float64: 256 layers and 52 bits from
-    /// word 0 and block 1): an exact integer-to-float conversion times a table value (the
-    /// tables in a read-only storage buffer every thread shares,
-    /// [`ziggurat::TableSource`]), accepted by an integer test (float32: all but 0.12% of
-    /// tries), with a fenced slow path on the element's own blocks. The same bits on every
+    /// ([`ziggurat`]; float32: 16384 layers, the layer from the word's low 14 bits and an
+    /// odd signed integer below 2^18 from the other 18 (`KUPFER_ZIG_NORMAL32=4096`: 12 and
+    /// 20); float64: 256 layers and 52 bits from word 0 and block 1): an exact
+    /// integer-to-float conversion times a table value (the tables in a read-only storage
+    /// buffer every thread shares, [`ziggurat::TableSource`]), accepted by an integer test
+    /// (float32: all but 0.03% of tries; 4096 layers: 0.12%), with a fenced slow path on the
+    /// element's own blocks. The same bits on every
     /// driver, those of [`ziggurat::normal_f32`] (float64: [`ziggurat::normal_f64`]); not a
     /// Box-Muller pair.
     Ziggurat,
@@ -1331,8 +1333,8 @@ mod tests {
             validate(&src, naga::valid::Capabilities::empty());
         }
         // The ziggurat forms (their four-element functions take the key, draw and element),
-        // with the tables from each source.
-        for ((one, four), tables) in [
+        // with the tables from each source, the normal with each layer count.
+        for (((one, four), tables), layers) in [
             ("kp_normal_zig_f32", "kp_normal4_zig_f32"),
             ("kp_exponential_zig_f32", "kp_exponential4_zig_f32"),
         ]
@@ -1343,8 +1345,16 @@ mod tests {
                 ziggurat::TableSource::Private,
             ]
             .map(|t| (f, t))
-        }) {
-            let mut src = library_with(["kp_rng_block0", one, four], true, tables);
+        })
+        .flat_map(|c| ziggurat::NORMAL32_LAYER_CHOICES.map(|l| (c, l)))
+        {
+            let mut src = ziggurat::with_normal32_layers(layers, || {
+                library_with(["kp_rng_block0", one, four], true, tables)
+            });
+            if one == "kp_normal_zig_f32" {
+                let mask = format!("const KP_ZIG_N32_MASK: u32 = {}u;", layers - 1);
+                assert!(src.contains(&mask), "{mask}");
+            }
             let copy = src.clone();
             src.push_str(&crate::libm::subset(
                 crate::libm::f32_library(),
@@ -1401,35 +1411,35 @@ mod tests {
             false,
             TableSource::Private,
         );
-        // Private: per-thread arrays of the 256-row tables; the float32 normal's 4096-row
-        // tables stay in storage.
+        // Private: per-thread arrays of the 256-row tables; the float32 normal's tables stay
+        // in storage.
         assert_eq!(read(&src), [64]);
         assert!(
             src.contains("KP_ZIG_N64_FAST: array<vec2<f64>") && !src.contains("KP_ZIG_N32_FAST")
         );
         let src = library_with(["kp_exponential_zig_f32"], false, TableSource::Private);
         assert!(read(&src).is_empty() && src.contains("KP_ZIG_E32_FAST: array<vec2<u32>, 256>"));
-        // The buffers: float32, 2 tables of 4096 rows (normal) and 2 of 256 (exponential);
-        // float64, 4 tables of 256 rows; the rows the arrays hold.
+        // The buffers: float32, 2 tables of 16384 row slots (normal) and 2 of 256
+        // (exponential); float64, 4 tables of 256 rows; the rows the arrays hold.
         let b32 = (TABLE_BINDINGS[0].bytes)();
         let b64 = (TABLE_BINDINGS[1].bytes)();
         assert_eq!(
             (b32.len(), b64.len()),
-            ((2 * 4096 + 2 * 256) * 8, 4 * 256 * 16)
+            ((2 * 16384 + 2 * 256) * 8, 4 * 256 * 16)
         );
         let word = |b: &[u8], k: usize| u32::from_le_bytes(b[4 * k..4 * k + 4].try_into().unwrap());
         let e = ziggurat::exponential_tables();
         assert_eq!(
-            [word(&b32, 2 * 8192 + 6), word(&b32, 2 * 8192 + 7)],
+            [word(&b32, 2 * 32768 + 6), word(&b32, 2 * 32768 + 7)],
             e.fast[3]
         );
         let n32 = ziggurat::normal32_tables();
         assert_eq!(
-            [word(&b32, 2 * 4000), word(&b32, 2 * 4000 + 1)],
-            n32.fast[4000]
+            [word(&b32, 2 * 16000), word(&b32, 2 * 16000 + 1)],
+            n32.fast[16000]
         );
         assert_eq!(
-            [word(&b32, 2 * 4101), word(&b32, 2 * 4101 + 1)],
+            [word(&b32, 2 * 16389), word(&b32, 2 * 16389 + 1)],
             n32.slow[5]
         );
         let n = ziggurat::normal_tables();

@@ -32,7 +32,8 @@
 //! evaluating the same lazy draw twice gives the same values). Bits, integers, float32
 //! uniforms, Poisson counts, `choice` with probabilities and float32 gamma are identical on
 //! every backend. So are standard normals and exponentials, float32 and float64: ziggurats
-//! (4096 layers for the float32 normal, 256 for the others; an exact multiply by a table value and an integer test; the tables in a
+//! (16384 layers for the float32 normal, `KUPFER_ZIG_NORMAL32=4096` or `8192` for fewer, each
+//! count its own bits; 256 for the others; an exact multiply by a table value and an integer test; the tables in a
 //! read-only buffer that every kernel drawing from them shares; the rare slow path fenced
 //! against fused multiply-adds), with `normal(loc, scale)` and `lognormal` fenced too. Every
 //! other distribution is drawn with deterministic arithmetic in float32 and float64
