@@ -52,6 +52,18 @@ fn positions(a: &Array) -> Vec<usize> {
     }
 }
 
+/// A radix configuration of the variant test: name, engine, keys per thread, patience,
+/// variants, bit-mask ranking, and the inputs it sorts.
+type Config<'a> = (
+    &'static str,
+    kp::SortEngine,
+    u32,
+    u32,
+    RadixTuning,
+    bool,
+    Vec<&'a Input>,
+);
+
 /// One input: its dtype, its values as f64 (exact for every dtype used here), and a label.
 struct Input {
     label: String,
@@ -126,7 +138,7 @@ fn inputs(dev: &kp::Device, sizes: &[usize]) -> Vec<Input> {
         let mixed: Vec<f64> = (0..n)
             .map(|_| {
                 let r = rng.next();
-                if r % 13 == 0 {
+                if r.is_multiple_of(13) {
                     specials[(r >> 8) as usize % specials.len()]
                 } else {
                     ((r >> 6) % 5001) as f64 * 0.25 - 600.0
@@ -217,15 +229,7 @@ fn radix_variants_against_rust_sorts() {
         skip_trivial: true,
         ..RadixTuning::default()
     };
-    let configs: Vec<(
-        &str,
-        kp::SortEngine,
-        u32,
-        u32,
-        RadixTuning,
-        bool,
-        Vec<&Input>,
-    )> = vec![
+    let configs: Vec<Config> = vec![
         (
             "onesweep all",
             kp::SortEngine::Onesweep,
@@ -351,7 +355,7 @@ fn search_variants_against_the_host() {
         let mut sorted: Vec<f64> = (0..n)
             .map(|_| {
                 let r = rng.next();
-                if r % 29 == 0 {
+                if r.is_multiple_of(29) {
                     specials[(r >> 8) as usize % specials.len()]
                 } else {
                     ((r >> 6) % 4001) as f64 * 0.5 - 1000.0
@@ -418,7 +422,7 @@ fn search_variants_against_the_host() {
                     .unwrap();
                 let want: Vec<bool> = queries
                     .iter()
-                    .map(|&q| !q.is_nan() && sorted.iter().any(|&x| x == q))
+                    .map(|&q| !q.is_nan() && sorted.contains(&q))
                     .collect();
                 if found != want {
                     failures.push(format!("{id} isin"));
