@@ -979,6 +979,9 @@ const CASES: &[&str] = &[
     "np.random.default_rng(8).choice(1, 3)",
     "np.random.default_rng(9).standard_normal((2, 0))",
     "(np.random.default_rng(10).dirichlet([1, 2, 3], 4).sum(axis=1) > 0.99).astype(np.int32)",
+    "(np.random.default_rng(10).dirichlet(np.array([1.0, 2.0, 3.0]), (2, 3)).sum(axis=-1) > 0.99).astype(np.int32)",
+    "np.random.default_rng(10).dirichlet(np.arange(1, 6, dtype=np.int32)).shape",
+    "np.array_equal(np.random.default_rng(3).dirichlet(np.array([0.5, 2.0]), 5), np.random.default_rng(3).dirichlet([0.5, 2.0], 5))",
     "np.random.default_rng(11).exponential(0.0, (1, 2))",
     "(np.random.default_rng(12).normal(f32, 0.0) == f32).astype(np.int32)",
     "np.random.randint(4, 5, 3)",
@@ -1411,6 +1414,8 @@ const SURFACE_CASES: &[&str] = &[
 ];
 
 const REFUSED: &[&str] = &[
+    "np.random.default_rng(1).dirichlet(np.ones((2, 2)))",
+    "np.random.default_rng(1).dirichlet(np.array(3.0))",
     "np.average(x3, weights=v32)",
     "np.average(x3, axis=(0, 1), weights=pos[:3, :2])",
     "np.average(x3, axis=(0, 0), weights=pos[:2, :2])",

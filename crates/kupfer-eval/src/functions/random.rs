@@ -403,11 +403,23 @@ fn method(g: &Generator, name: &str, call: Call) -> Result<Value> {
                     .iter()
                     .map(|v| super::to_f64(v, "alpha", span))
                     .collect::<Result<Vec<f64>>>()?,
-                _ => {
-                    return Err(EvalError::not_supported(
-                        span,
-                        "dirichlet(alpha) with alpha other than a list of numbers",
-                    ))
+                other => {
+                    // An array (NumPy's array_like): one dimension, read to the host (the
+                    // category count sets the result's shape).
+                    let arr = super::to_array(other, None, span)?;
+                    if arr.ndim() != 1 {
+                        return Err(EvalError::value_error(
+                            span,
+                            if arr.ndim() == 0 {
+                                "len() of unsized object"
+                            } else {
+                                "object too deep for desired array"
+                            },
+                        ));
+                    }
+                    let host = crate::program::wait(arr.to_host_async(), "dirichlet(alpha)")
+                        .map_err(EvalError::kupfer(span))?;
+                    (0..arr.size()).map(|i| host.data.get_f64(i)).collect()
                 }
             };
             let size = size(&mut a)?;
