@@ -106,6 +106,10 @@ const TEMPLATES: &[(&str, &str)] = &[
         "// The nonsymmetric eigenproblem (LAPACK's geev path), one w",
     ),
     (
+        "linalg_fused",
+        "// Blocked LU and Cholesky with two launches per panel of co",
+    ),
+    (
         "linalg_jacobi",
         "// Symmetric eigenproblems of small matrices (eigh, eigvalsh",
     ),
