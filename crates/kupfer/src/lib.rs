@@ -26,7 +26,8 @@
 //! - [`covariance`]: `cov`, `corrcoef` (a centred matmul).
 //! - [`indexing`]: `a.get(&idx![...])`, `a.set(...)`, masks, integer arrays, `nonzero`,
 //!   `take`, `put`, `fill_diagonal`, device stream compaction; `accumulate/`: `ufunc.at` (`ufunc_at`:
-//!   atomics, or a sort and a segmented scan where WGSL has none).
+//!   atomics, or a sort and a segmented scan where WGSL has none; `ufunc_at_with`: any
+//!   elementwise op, repeated indices in rounds of distinct elements).
 //! - [`grids`]: `mgrid` / `ogrid` (NumPy's index-trick grids).
 //! - [`linalg`]: `dot`, `vdot`, `inner`, `outer`, `tensordot`, `kron`, `einsum`, `norm`,
 //!   `diagonal`, `diag`, `trace`.
@@ -111,9 +112,9 @@ pub mod ufuncs;
 pub mod views;
 pub mod windows;
 
-pub use accumulate::ufunc_at_async;
+pub use accumulate::{ufunc_at_async, ufunc_at_with_async};
 #[cfg(not(target_arch = "wasm32"))]
-pub use accumulate::{add_at, ufunc_at};
+pub use accumulate::{add_at, ufunc_at, ufunc_at_with};
 pub use array::Array;
 pub use bits::{packbits, unpackbits, BitOrder};
 #[cfg(not(target_arch = "wasm32"))]

@@ -4,7 +4,8 @@
 //! `ravel_multi_index`, `diag_indices`, `diag_indices_from`, `tril_indices`, `triu_indices`,
 //! `tril_indices_from`, `triu_indices_from`
 //! and `ufunc.at` (`np.add.at`, `subtract`, `multiply`, `maximum`, `minimum`, `bitwise_and`,
-//! `bitwise_or`, `bitwise_xor`). Functions that read a value
+//! `bitwise_or`, `bitwise_xor` atomically; every other elementwise ufunc, unary or binary,
+//! through [`kupfer::ufunc_at_with`]'s rounds). Functions that read a value
 //! back (data-dependent sizes, bounds checks) block natively and are a clear error in the
 //! browser when they would have to wait.
 
@@ -490,7 +491,8 @@ fn triu_indices(call: Call) -> Result<Value> {
     triangle(call, false)
 }
 
-fn at(call: Call, op: AtOp) -> Result<Value> {
+/// The destination and index of a `ufunc.at` call, with its optional `b`.
+fn at_args(call: Call) -> Result<(Array, Vec<Index>, Option<Operand>)> {
     let span = call.span;
     let mut a = call.bind(&["a", "indices", "b="])?;
     let x = match a.req("a")? {
@@ -514,15 +516,91 @@ fn at(call: Call, op: AtOp) -> Result<Value> {
         other => vec![to_index(other, span)?],
     };
     let b = match a.get("b") {
-        Some(v) => to_operand(&v, "'b'", span)?,
-        None => {
-            return Err(EvalError::type_error(
+        Some(Value::None) | None => None,
+        Some(v) => Some(to_operand(&v, "'b'", span)?),
+    };
+    Ok((x, index, b))
+}
+
+fn at(call: Call, op: AtOp) -> Result<Value> {
+    let span = call.span;
+    let name = call.name;
+    let (x, index, b) = at_args(call)?;
+    let Some(b) = b else {
+        return Err(EvalError::value_error(span, "second operand needed for ufunc"));
+    };
+    match wait(kupfer::ufunc_at_async(op, &x, &index, b.clone()), "ufunc.at") {
+        // Combinations without an atomic or segmented kernel (64-bit destinations with a
+        // wider loop) take the general rounds path.
+        Err(kupfer::Error::Unsupported(_)) => rounds_at(name, span, x, index, Some(b)),
+        r => r.map(|()| Value::None).map_err(EvalError::kupfer(span)),
+    }
+}
+
+/// `np.NAME.at` for any elementwise ufunc `NAME` without an atomic kernel
+/// (`np.negative.at(a, [0, 1])`, `np.power.at(a, i, 2)`): [`kupfer::ufunc_at_with`]'s rounds,
+/// each step evaluated as `np.NAME` evaluates it (its dtype rules and errors) and cast into
+/// `a`'s dtype unsafely, as NumPy's `ufunc.at` does. Reads the selected element numbers back
+/// once (one sync).
+pub(super) fn general_at(call: Call) -> Result<Value> {
+    let span = call.span;
+    let name = call.name;
+    let (x, index, b) = at_args(call)?;
+    rounds_at(name, span, x, index, b)
+}
+
+fn rounds_at(
+    name: &'static str,
+    span: crate::ast::Span,
+    x: Array,
+    index: Vec<Index>,
+    b: Option<Operand>,
+) -> Result<Value> {
+    let uname = name.strip_suffix(".at").unwrap_or(name);
+    let Some((ukey, f)) = super::lookup(uname) else {
+        return Err(EvalError::value_error(span, format!("no ufunc '{uname}'")));
+    };
+    match (&f, &b) {
+        (super::Func::Unary(_), Some(_)) => {
+            return Err(EvalError::value_error(
                 span,
-                format!("np.{}.at needs a second operand b", op.name()),
+                "second operand provided when ufunc is unary",
             ))
         }
+        (super::Func::Binary(_), None) => {
+            return Err(EvalError::value_error(span, "second operand needed for ufunc"))
+        }
+        _ => {}
+    }
+    // An error of the ufunc itself is the eval error it raises; kupfer sees a placeholder.
+    let mut failed: Option<EvalError> = None;
+    let step = |cur: &Array, bv: Option<Operand>| -> kupfer::Result<Array> {
+        let mut args = vec![Value::Array(cur.clone())];
+        match bv {
+            Some(Operand::Array(v)) => args.push(Value::Array(v)),
+            Some(Operand::Scalar(s)) => args.push(Value::Scalar(s)),
+            None => {}
+        }
+        let c = Call {
+            name: ukey,
+            span,
+            args,
+            kwargs: Vec::new(),
+        };
+        match super::call(f, c) {
+            Ok(Value::Array(r)) => Ok(r),
+            Ok(_) => Err(kupfer::Error::invalid("ufunc.at: the ufunc returned no array")),
+            Err(e) => {
+                failed = Some(e);
+                Err(kupfer::Error::invalid("ufunc.at: the ufunc failed"))
+            }
+        }
     };
-    wait(kupfer::ufunc_at_async(op, &x, &index, b), "ufunc.at").map_err(EvalError::kupfer(span))?;
+    let r = wait(kupfer::ufunc_at_with_async(&x, &index, b, step), "ufunc.at");
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    r.map_err(EvalError::kupfer(span))?;
     Ok(Value::None)
 }
 

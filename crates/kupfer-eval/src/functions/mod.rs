@@ -102,6 +102,23 @@ fn build() -> Registry {
     bits::register(&mut r);
     functional::register(&mut r);
     builtins::register(&mut r);
+    // `NAME.at` for every elementwise ufunc without a dedicated one (`np.negative.at`,
+    // `np.power.at`): the rounds path of `indexing::general_at`.
+    let mut ats: Vec<&'static str> = r
+        .map
+        .iter()
+        .filter(|(_, f)| matches!(f, Func::Unary(_) | Func::Binary(_)))
+        .map(|(k, _)| *k)
+        .filter(|k| !k.contains('.'))
+        .collect();
+    ats.sort_unstable();
+    for k in ats {
+        let name = format!("{k}.at");
+        if !r.map.contains_key(name.as_str()) {
+            let name: &'static str = Box::leak(name.into_boxed_str());
+            r.native(&[name], indexing::general_at);
+        }
+    }
     r
 }
 

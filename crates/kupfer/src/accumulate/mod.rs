@@ -9,11 +9,18 @@
 //! 32-bit atomic adds (the low word's returns the carry). Float sums therefore add in an
 //! unspecified order (as CuPy's do). The other combinations (float64, complex128, products
 //! and extrema of int64 and complex64) would need 64-bit atomics, which WGSL lacks: they
-//! sort the offsets and scan each run instead (`segments.rs`), in NumPy's order. A family
+//! sort the offsets and scan each run instead (`segments.rs`), in NumPy's order. Any other
+//! elementwise op (`np.negative.at`, `np.power.at`) applies repeated indices in rounds of
+//! distinct elements (`rounds.rs`, [`ufunc_at_with`]). A family
 //! of its own: it builds on indexing's resolution and kernels and on sort's radix sort.
 
 mod loops;
+mod rounds;
 mod segments;
+
+pub use rounds::ufunc_at_with_async;
+#[cfg(not(target_arch = "wasm32"))]
+pub use rounds::ufunc_at_with;
 
 use crate::array::Array;
 use crate::fusion::Lazy;
