@@ -122,7 +122,13 @@ pub fn run(args: &EvalArgs) -> CliResult {
         let array = kupfer::Array::from_host(&host).map_err(|e| input_error(b, &e))?;
         session.set_array(b.name.clone(), array);
     }
-    let result = session.run(&args.expr).map_err(|e| eval_error(&e))?;
+    let result = session.run(&args.expr);
+    // What `print(...)` statements wrote comes first, also when a later statement fails.
+    let printed = session.take_printed();
+    if !printed.is_empty() {
+        outln!("{}", printed.strip_suffix('\n').unwrap_or(&printed));
+    }
+    let result = result.map_err(|e| eval_error(&e))?;
     let host = result.to_host().map_err(|e| eval_error(&e))?;
     match &args.output {
         Some(path) => {

@@ -30,6 +30,8 @@ pub struct Session {
     /// variables): a lambda written here keeps their values, and looks the others up when
     /// it is called.
     locals: Vec<(String, LocalKind)>,
+    /// What `print(...)` statements wrote since the last [`Session::take_printed`].
+    pub(crate) printed: String,
 }
 
 /// What bound a local name.
@@ -61,6 +63,11 @@ impl Session {
     /// names: binding `e` hides `np.e` as a bare name (`np.e` still works).
     pub fn set(&mut self, name: impl Into<String>, value: Value) {
         self.vars.insert(name.into(), value);
+    }
+
+    /// True when `name` is a variable of the session or a local.
+    pub(crate) fn is_bound(&self, name: &str) -> bool {
+        self.vars.contains_key(name) || self.locals.iter().any(|(n, _)| n == name)
     }
 
     /// Binds `name` as a lambda parameter or comprehension variable.

@@ -8,6 +8,10 @@
 //! `Z[mask] = Z[mask] * Z[mask] + C[mask]`) runs as ONE kernel over the array
 //! (`Array::update_masked`): the masked reads are replaced by the whole arrays and the
 //! result is written where the mask is set.
+//!
+//! `print(...)` is a statement: its arguments are evaluated and formatted as Python's `str()`
+//! (arrays read back, as NumPy prints them) and collected in the session
+//! ([`Session::take_printed`]); `kupfer eval` writes them to stdout before the result.
 
 use crate::ast::{BinOp, Expr, ExprKind, Span, Stmt};
 use crate::error::{EvalError, Result};
@@ -155,8 +159,83 @@ impl Session {
         Ok(last)
     }
 
+    /// Takes what the program's `print(...)` statements wrote (each call's arguments as
+    /// Python's `str()` shows them, joined by `sep`, ended by `end`), leaving none. The CLI
+    /// writes it to stdout before the result.
+    ///
+    /// ```no_run
+    /// let mut s = kupfer_eval::Session::new();
+    /// s.run("a = np.arange(3); print(a, 'x', sep=', ')")?;
+    /// assert_eq!(s.take_printed(), "[0 1 2], x\n");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn take_printed(&mut self) -> String {
+        std::mem::take(&mut self.printed)
+    }
+
+    /// A `print(...)` statement: its arguments evaluated and formatted as Python's `str()`
+    /// (arrays as NumPy prints them, one read-back each), appended to [`Session::printed`].
+    fn print(&mut self, args: &[Expr], keywords: &[crate::ast::Keyword], span: Span) -> Result<()> {
+        let mut sep = " ".to_string();
+        let mut end = "\n".to_string();
+        for k in keywords {
+            let v = self.eval_expr(&k.value)?;
+            let slot = match k.name.as_str() {
+                "sep" => &mut sep,
+                "end" => &mut end,
+                "flush" => continue,
+                other => {
+                    return Err(EvalError::type_error(
+                        span,
+                        format!("'{other}' is an invalid keyword argument for print()"),
+                    ))
+                }
+            };
+            match v {
+                Value::Str(s) => *slot = s,
+                Value::None => {}
+                other => {
+                    return Err(EvalError::type_error(
+                        span,
+                        format!(
+                            "{} must be None or a string, not {}",
+                            k.name,
+                            other.type_name()
+                        ),
+                    ))
+                }
+            }
+        }
+        let mut parts = Vec::with_capacity(args.len());
+        for a in args {
+            let text = match self.eval_expr(a)? {
+                Value::Str(s) => s,
+                other => block_on_eval(other.to_host_async())?.to_string(),
+            };
+            parts.push(text);
+        }
+        self.printed.push_str(&parts.join(&sep));
+        self.printed.push_str(&end);
+        Ok(())
+    }
+
     fn exec(&mut self, stmt: &Stmt, src: &str) -> Result<Value> {
         match stmt {
+            // `print(...)` as a statement (unless a variable is named `print`).
+            Stmt::Expr(Expr {
+                kind:
+                    ExprKind::Call {
+                        func,
+                        args,
+                        keywords,
+                    },
+                span,
+            }) if matches!(&func.kind, ExprKind::Name(n) if n == "print")
+                && !self.is_bound("print") =>
+            {
+                self.print(args, keywords, *span)?;
+                Ok(Value::None)
+            }
             Stmt::Expr(e) => self.eval_expr(e),
             Stmt::Assert { test, message } => {
                 let v = self.eval_expr(test)?;
