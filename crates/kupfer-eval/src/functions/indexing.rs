@@ -2,7 +2,7 @@
 //! `take`, `take_along_axis`, `put`, `put_along_axis`, `fill_diagonal`, `place`, `putmask`, `copyto`,
 //! `compress`, `extract`, `choose`, `select`, `indices`, `ix_`, `unravel_index`,
 //! `ravel_multi_index`, `diag_indices`, `diag_indices_from`, `tril_indices`, `triu_indices`,
-//! `tril_indices_from`, `triu_indices_from`
+//! `tril_indices_from`, `triu_indices_from`, `mask_indices`
 //! and `ufunc.at` (`np.add.at`, `subtract`, `multiply`, `maximum`, `minimum`, `bitwise_and`,
 //! `bitwise_or`, `bitwise_xor` atomically; every other elementwise ufunc, unary or binary,
 //! through [`kupfer::ufunc_at_with`]'s rounds). Functions that read a value
@@ -41,6 +41,7 @@ pub(super) fn register(r: &mut Registry) {
     r.native(&["tril_indices_from"], |c| triangle_from(c, true));
     r.native(&["triu_indices_from"], |c| triangle_from(c, false));
     r.native(&["triu_indices"], triu_indices);
+    r.native(&["mask_indices"], mask_indices);
     r.native(&["add.at"], add_at);
     r.native(&["subtract.at"], subtract_at);
     r.native(&["multiply.at"], multiply_at);
@@ -480,6 +481,46 @@ fn triangle(call: Call, lower: bool) -> Result<Value> {
         kupfer::triu_indices(n, k, m)
     }
     .map_err(EvalError::kupfer(span))?;
+    Ok(arrays(r))
+}
+
+/// `np.mask_indices(n, mask_func, k=0)`: NumPy's definition, `mask_func(ones((n, n), int),
+/// k)`'s nonzero indices, for any function kupfer eval registers (`np.triu`, `np.tril`).
+fn mask_indices(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["n", "mask_func", "k="])?;
+    let n = to_int(&a.req("n")?, "n", span)?;
+    let n = usize::try_from(n)
+        .map_err(|_| EvalError::value_error(span, "negative dimensions are not allowed"))?;
+    let func = a.req("mask_func")?;
+    let k = a.get("k").unwrap_or(Value::Scalar(kupfer::Scalar::Int(0)));
+    let Value::Function(name) = func else {
+        return Err(EvalError::not_supported(
+            span,
+            format!(
+                "np.mask_indices with a mask_func of type '{}' (a NumPy function such as \
+                 np.triu is supported)",
+                func.type_name()
+            ),
+        ));
+    };
+    let Some((key, f)) = super::lookup(name) else {
+        return Err(EvalError::value_error(span, format!("unknown function '{name}'")));
+    };
+    let ones = kupfer::ones(&[n, n], Some(kupfer::DType::I64)).map_err(EvalError::kupfer(span))?;
+    let masked = super::call(
+        f,
+        Call {
+            name: key,
+            span,
+            args: vec![Value::Array(ones), k],
+            kwargs: Vec::new(),
+        },
+    )?;
+    let masked = to_array(&masked, None, span)?;
+    let nz = kupfer::not_equal(&masked, 0)
+        .map_err(EvalError::kupfer(span))?;
+    let r = wait(kupfer::nonzero_async(&nz), "np.mask_indices").map_err(EvalError::kupfer(span))?;
     Ok(arrays(r))
 }
 

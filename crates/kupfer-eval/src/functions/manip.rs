@@ -23,6 +23,7 @@ pub(super) fn register(r: &mut Registry) {
     r.native(&["hsplit"], hsplit);
     r.native(&["vsplit"], vsplit);
     r.native(&["dsplit"], dsplit);
+    r.native(&["unstack"], unstack);
     r.native(&["flip"], flip);
     r.native(&["fliplr"], fliplr);
     r.native(&["flipud"], flipud);
@@ -270,6 +271,18 @@ fn sections(v: &Value, span: Span) -> Result<Sections> {
                 .map(|i| to_int(i, "split indices", span).map(|x| x as isize))
                 .collect::<Result<_>>()?,
         )),
+        // NumPy's array_like of ints: a 1-D array lists the split points, a 0-d one is the
+        // number of sections (read to the host, one sync).
+        Value::Array(arr) if arr.ndim() <= 1 => {
+            let ints = super::host_ints(arr, "indices_or_sections", span)?;
+            if arr.ndim() == 1 {
+                Ok(Sections::Indices(ints.iter().map(|&x| x as isize).collect()))
+            } else {
+                usize::try_from(ints[0]).map(Sections::Count).map_err(|_| {
+                    EvalError::value_error(span, "number sections must be larger than 0.")
+                })
+            }
+        }
         other => {
             let n = to_int(other, "indices_or_sections", span)?;
             usize::try_from(n)
@@ -326,6 +339,16 @@ fn hsplit(call: Call) -> Result<Value> {
 
 fn vsplit(call: Call) -> Result<Value> {
     split_fixed(call, kupfer::vsplit)
+}
+
+/// `np.unstack(x, /, *, axis=0)`: a tuple of views along `axis`.
+fn unstack(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["x/", "*axis="])?;
+    let arr = a.array("x")?;
+    let axis = a.int("axis")?.unwrap_or(0) as isize;
+    let parts = kupfer::unstack(&arr, axis).map_err(kerr(span))?;
+    Ok(Value::Tuple(parts.into_iter().map(Value::Array).collect()))
 }
 
 fn dsplit(call: Call) -> Result<Value> {

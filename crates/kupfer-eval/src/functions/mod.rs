@@ -640,6 +640,21 @@ fn array_not_python(ctx: &str, span: Span) -> EvalError {
     )
 }
 
+/// The integers of a small integer (or bool) array, read to the host (one sync): where NumPy
+/// takes an array_like of ints that sets a result's structure (`np.split(x, np.array([3,
+/// 6]))`). Other dtypes are NumPy's TypeError for a non-integer index.
+pub(crate) fn host_ints(arr: &Array, ctx: &str, span: Span) -> Result<Vec<i64>> {
+    let d = arr.dtype();
+    if d.is_float() || d.is_complex() {
+        return Err(EvalError::type_error(
+            span,
+            format!("{ctx} must be integers, got an array of {}", d.name()),
+        ));
+    }
+    let ints = arr.astype(DType::I64).map_err(EvalError::kupfer(span))?;
+    crate::program::wait(ints.to_vec_async::<i64>(), ctx).map_err(EvalError::kupfer(span))
+}
+
 /// Python's error for an int beyond 64 bits where an index-sized integer is needed.
 pub(crate) fn too_big_for_index(span: Span) -> EvalError {
     EvalError::value_error(span, "cannot fit 'int' into an index-sized integer")

@@ -26,6 +26,6 @@ pub use joining::{append, block, column_stack, concatenate, dstack, hstack, stac
 pub use reorder::{
     atleast_1d, atleast_2d, atleast_3d, flip, fliplr, flipud, moveaxis, roll, rollaxis, rot90,
 };
-pub use splitting::{array_split, dsplit, hsplit, split, vsplit, Sections};
+pub use splitting::{array_split, dsplit, hsplit, split, unstack, vsplit, Sections};
 pub use tiling::{repeat, repeat_async, resize, tile, Repeats};
 pub use triangles::{diagflat, tri, tril, triu};

@@ -1,4 +1,4 @@
-//! Splitting: `split`, `array_split`, `hsplit`, `vsplit`, `dsplit`. Every piece is a view of
+//! Splitting: `split`, `array_split`, `hsplit`, `vsplit`, `dsplit`, `unstack`. Every piece is a view of
 //! the input (no copy, no kernel).
 
 use crate::array::Array;
@@ -127,4 +127,28 @@ pub fn dsplit(a: &Array, sections: &Sections) -> Result<Vec<Array>> {
         ));
     }
     split(a, sections, 2)
+}
+
+/// The views `a[..., i, ...]` along `axis`, one per index (`numpy.unstack`, NumPy 2.1: the
+/// inverse of [`stack`](crate::stack)). A 0-d `a` is NumPy's error.
+///
+/// ```
+/// let a = kupfer::Array::from_slice(&[1i32, 2, 3, 4, 5, 6], &[2, 3])?;
+/// let cols = kupfer::unstack(&a, 1)?;
+/// assert_eq!(cols.len(), 3);
+/// assert_eq!(cols[2].to_vec::<i32>()?, [3, 6]);
+/// # Ok::<(), kupfer::Error>(())
+/// ```
+pub fn unstack(a: &Array, axis: isize) -> Result<Vec<Array>> {
+    if a.ndim() == 0 {
+        return Err(Error::invalid("Input array must be at least 1-d."));
+    }
+    let ax = normalize_axis(axis, a.ndim())?;
+    (0..a.shape()[ax])
+        .map(|i| {
+            let mut args = vec![SliceArg::FULL; a.ndim()];
+            args[ax] = SliceArg::Index(i as isize);
+            a.slice(&args)
+        })
+        .collect()
 }
