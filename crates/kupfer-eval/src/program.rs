@@ -184,6 +184,10 @@ impl Session {
                 "sep" => &mut sep,
                 "end" => &mut end,
                 "flush" => continue,
+                "file" if matches!(v, Value::None) => continue,
+                "file" => {
+                    return Err(EvalError::not_supported(span, "print(file=...)"));
+                }
                 other => {
                     return Err(EvalError::type_error(
                         span,

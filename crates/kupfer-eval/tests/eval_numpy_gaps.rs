@@ -2,7 +2,9 @@
 //! gaps): `unravel_index(order='F')`, `ravel_multi_index` with an array, orders and
 //! per-axis modes, `np.pad`'s median mode and odd reflections, `np.mgrid` / `np.ogrid` /
 //! `np.s_` / `np.index_exp`, `fill_diagonal`, `digitize`, `out=` of the order statistics
-//! and the `unique_*` named tuples. Each program runs in kupfer eval and in NumPy
+//! and the `unique_*` named tuples; `ufunc.at` of every elementwise ufunc (`np.negative.at`,
+//! `np.power.at`, ...), split functions with an index array, `np.unstack`,
+//! `np.mask_indices` and `print(...)` statements. Each program runs in kupfer eval and in NumPy
 //! (tests/python/program_oracle.py); results must agree in shape, dtype and values, and
 //! programs NumPy refuses must fail in kupfer with a short error. Needs python3 with numpy;
 //! fails, never skips, without them.
@@ -164,6 +166,75 @@ const CASES: &[&str] = &[
     "np.pad(np.arange(6).reshape(2, 3), {True: 1}, 'symmetric')",
     "np.pad(np.arange(6).reshape(2, 3), {0: (False, 2), 1: 0}, 'linear_ramp', end_values=-5)",
     "np.pad(np.arange(5.0), {0: (2, 3)}, 'mean', stat_length={0: 9}[0])",
+    // ufunc.at for every elementwise ufunc (issue 23): unary ufuncs once per occurrence,
+    // binary ones in index order, cast back unsafely; views, 0-d, empty, slices, 2-D
+    // indices, bool masks, b broadcast; atomic ops whose dtypes have no kernel
+    "a = np.array([1, 2, 3, 4]); np.negative.at(a, [0, 1]); a",
+    "a = np.array([1, 2, 3, 4]); np.negative.at(a, [0, 0, 2, -1]); a",
+    "a = np.arange(5.0); np.square.at(a, [1, 1, -1]); a",
+    "a = np.arange(6, dtype=np.float32).reshape(2, 3); np.power.at(a, (1, [0, 2, 2]), 2); a",
+    "a = np.arange(10); np.floor_divide.at(a, [9, 9, 8, -1], [2, 2, 3, 1]); a",
+    "a = np.arange(8); np.divide.at(a, [1, 1, 3], 2); a",
+    "a = np.arange(4.0); np.arctan2.at(a, [1, 1, 2], 3.0); a",
+    "a = np.ones(4); np.hypot.at(a, [0, 0, 3], [3.0, 4.0, 1.0]); a",
+    "a = np.array([-1.0, 2.0, -3.0]); np.copysign.at(a, [0, 0, 1], [-1.0, 1.0, -1.0]); a",
+    "a = np.array([1.0, np.nan, 3.0]); np.fmax.at(a, [1, 1, 2], [5.0, 7.0, 1.0]); a",
+    "a = np.array([1.0, np.nan, 3.0]); np.fmin.at(a, [0, 1], np.nan); a",
+    "a = np.array([True, False, True]); np.logical_xor.at(a, [0, 0, 1], True); a",
+    "a = np.array([True, False, True]); np.logical_not.at(a, [0, 0, 1]); a",
+    "a = np.array([True, False, True]); np.logical_and.at(a, [0, 2], [True, False]); a",
+    "a = np.array([0, 1, 2], dtype=np.int8); np.logical_or.at(a, [0, 0], 0); a",
+    "a = np.arange(6); np.left_shift.at(a, [1, 1, 2], 2); a",
+    "a = np.arange(60, 66, dtype=np.uint16); np.right_shift.at(a, [1, 1, -1], np.array([1, 2, 3], dtype=np.uint16)); a",
+    "a = np.arange(10, 16); np.remainder.at(a, [0, 0, 5], [4, 3, 7]); a",
+    "a = np.arange(-5.0, 1.0); np.mod.at(a, [0, 0, 1], 3); a",
+    "a = np.array([1+2j, 3-1j]); np.conjugate.at(a, [0, 0, 1]); a",
+    "a = np.array([1+2j, 3-1j], dtype=np.complex64); np.power.at(a, [1, 1], 2); a",
+    "a = np.arange(4); np.greater.at(a, [0, 1, 1], 1); a",
+    "a = np.arange(12.0).reshape(3, 4); np.sqrt.at(a, (slice(None), [0, 0])); a",
+    "a = np.arange(5.0); np.exp2.at(a, np.array([[0, 1], [1, 4]])); a",
+    "a = np.full((3, 3), 2.0); np.power.at(a, ([0, 0, 2], slice(None)), np.array([1.0, 2.0, 3.0])); a",
+    "b = np.arange(10.0); a = b[::2]; np.square.at(a, [1, 1, 4]); b",
+    "b = np.arange(6).reshape(2, 3); np.negative.at(b.T, ([0, 2, 2], [1, 0, 0])); b",
+    "a = np.arange(3.0); np.square.at(a, np.array([], dtype=np.int64)); a",
+    "a = np.arange(3.0); np.power.at(a, [], 2); a",
+    "a = np.array(3.0); np.square.at(a, ()); a",
+    "a = np.array([250, 3], dtype=np.uint8); np.power.at(a, [0, 1, 1], 2); a",
+    "a = np.arange(4, dtype=np.int32); np.true_divide.at(a, [3, 3], np.array([2.0, 0.5])); a",
+    "a = np.arange(4); np.multiply.at(a, [1, 1], 2.5); a",
+    "a = np.arange(4); np.add.at(a, [0, 0], 1.5); a",
+    "a = np.arange(1.0, 4.0); np.float_power.at(a, [0, 2, 2], 2); a",
+    "a = np.array([-1.0, 0.0, 2.0]); np.heaviside.at(a, [0, 1, 1], 0.5); a",
+    "a = np.zeros(3, dtype=np.float32); np.logaddexp.at(a, [0, 0, 2], np.float32(1.0)); a",
+    "a = np.arange(5.0); np.sin.at(a, [True, False, True, False, True]); a",
+    "a = np.arange(6.0).reshape(2, 3); np.negative.at(a, np.array([1, 1, 0], dtype=np.uint8)); a",
+    "a = np.arange(4.0); np.abs.at(a, [-4]); a",
+    "a = np.arange(4, dtype=np.int16); np.bitwise_left_shift.at(a, [3, 3], [1, 2]); a",
+    "a = np.arange(4.0); np.subtract.at(a, [0, 0], 1); np.negative.at(a, [0]); a",
+    // split and friends with an integer array, unstack, mask_indices, print statements
+    "x = np.arange(16.0).reshape(4, 4); np.hsplit(x, np.array([3, 6]))[1]",
+    "x = np.arange(16.0).reshape(4, 4); np.hsplit(x, np.array([3, 6]))[2]",
+    "x = np.arange(8.0); np.split(x, np.array([3, 5, 6, 10]))[2]",
+    "np.array_split(np.arange(8), np.array(3))[0]",
+    "np.split(np.arange(6), np.array([2, 4], dtype=np.int32))[1]",
+    "np.split(np.arange(6), np.array([4, -1], dtype=np.int8))[1]",
+    "np.vsplit(np.arange(16.0).reshape(4, 4), np.array([3, 6]))[0]",
+    "np.dsplit(np.arange(16.0).reshape(2, 2, 4), np.array([3, 6]))[0]",
+    "np.split(np.arange(6), np.array([], dtype=np.int64))[0]",
+    "np.array_split(np.arange(12).reshape(3, 4), np.array([1, 3]), axis=1)[1]",
+    "np.unstack(np.arange(6).reshape(2, 3))[1]",
+    "np.unstack(np.arange(24.0).reshape(2, 3, 4), axis=-1)[3]",
+    "arr = np.arange(24).reshape(2, 3, 4); arr2 = np.stack(np.unstack(arr, axis=1), axis=1); np.all(arr == arr2)",
+    "len(np.unstack(np.zeros((0, 3))))",
+    "x = np.arange(6).reshape(2, 3); v = np.unstack(x, axis=1)[0]; v[0] = 9; x",
+    "np.unstack(np.array([True, False]))[1]",
+    "np.mask_indices(3, np.triu)[1]",
+    "a = np.arange(16).reshape(4, 4); a[np.mask_indices(4, np.triu, 1)]",
+    "np.mask_indices(4, np.tril, -1)[0]",
+    "np.mask_indices(0, np.triu)[0]",
+    "a = np.arange(9.0).reshape(3, 3); iu = np.mask_indices(3, np.tril); a[iu]",
+    "a = np.arange(3); print(a); print('x', a + 1, sep='|', end=''); print(); a * 2",
+    "rng = np.random.default_rng(0); print(rng); x = np.float32(1.5); print(x, [1, 2.0], (3,), None, True); x",
 ];
 
 /// Programs NumPy refuses: kupfer must fail too, with a short message.
@@ -211,6 +282,22 @@ const REFUSED: &[&str] = &[
     "np.diag_indices_from(np.zeros(3))",
     "np.diag_indices_from(np.zeros((2, 3)))",
     "{0: 1}[[0]]",
+    "a = np.arange(4.0); np.negative.at(a, [1], 3)",
+    "a = np.arange(4.0); np.power.at(a, [1])",
+    "a = np.arange(4.0); np.sqrt.at(a, [4])",
+    "a = np.arange(4.0); np.sqrt.at(a, [-5])",
+    "a = np.arange(4.0); np.power.at(a, [1, 2], [1.0, 2.0, 3.0])",
+    "a = np.arange(4.0); np.sqrt.at(a, np.array([1.0]))",
+    "a = np.arange(4.0); np.invert.at(a, [1])",
+    "a = np.ones((2, 2)); np.exp.at(a, ([0], [0], [0]))",
+    "a = np.arange(4.0); np.power.at(a, [0, 1], np.ones((2, 2)))",
+    "np.split(np.arange(6), np.array([1.5]))",
+    "np.split(np.arange(6), np.array(4))",
+    "np.unstack(np.array(1))",
+    "np.unstack(np.arange(3), axis=1)",
+    "np.mask_indices(-1, np.triu)",
+    "np.modf.at(np.arange(4.0), [1])",
+    "print(1, file=None, foo=2)",
 ];
 
 #[test]
@@ -312,6 +399,30 @@ fn gap_errors_say_what_numpy_says() {
             "All dimensions of input must be of equal length",
         ),
         ("{0: 1}['k']", "KeyError: 'k'"),
+        (
+            "a = np.arange(4.0); np.negative.at(a, [1], 3)",
+            "second operand provided when ufunc is unary",
+        ),
+        (
+            "a = np.arange(4.0); np.power.at(a, [1])",
+            "second operand needed for ufunc",
+        ),
+        (
+            "a = np.arange(4.0); np.sqrt.at(a, [4])",
+            "index 4 is out of bounds for axis 0 with size 4",
+        ),
+        (
+            "a = np.arange(4.0); np.power.at(a, [1, 2], [1.0, 2.0, 3.0])",
+            "array is not broadcastable to correct shape",
+        ),
+        (
+            "np.modf.at(np.arange(4.0), [1])",
+            "Only single output ufuncs supported at this time",
+        ),
+        (
+            "np.unstack(np.array(1))",
+            "Input array must be at least 1-d.",
+        ),
     ];
     for (program, want) in cases {
         match Session::new().run(program).and_then(|v| v.to_host()) {
@@ -323,4 +434,35 @@ fn gap_errors_say_what_numpy_says() {
             ),
         }
     }
+}
+
+/// `print(...)` statements write what Python's `print` writes (NumPy's `str()` of arrays and
+/// scalars, Python's of lists, tuples, None and bools; `sep=` and `end=`).
+#[test]
+fn print_writes_what_python_prints() {
+    device();
+    let programs = [
+        "a = np.arange(3); print(a); print('x', a + 1, sep='|', end=''); print()",
+        "x = np.float32(1.5); print(x, [1, 2.0], (3,), None, True)",
+        "print(np.linspace(0, 1, 5).reshape(1, 5), np.array([1+2j]), np.int8(-3), sep='\\n')",
+        "print(np.zeros((2, 0)), np.array(7.25), end='!\\n')",
+    ];
+    let script = format!(
+        "import numpy as np\nfor p in {programs:?}:\n    exec(p, {{'np': np}})\n    print('@@')\n"
+    );
+    let o = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(&script)
+        .output()
+        .expect("python3 must be installed for this test (with numpy)");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let want = String::from_utf8_lossy(&o.stdout).to_string();
+    let mut got = String::new();
+    for p in programs {
+        let mut s = Session::new();
+        s.run(p).unwrap_or_else(|e| panic!("{p}: {e}"));
+        got.push_str(&s.take_printed());
+        got.push_str("@@\n");
+    }
+    assert_eq!(got, want);
 }

@@ -112,9 +112,9 @@ pub mod ufuncs;
 pub mod views;
 pub mod windows;
 
-pub use accumulate::{ufunc_at_async, ufunc_at_with_async};
 #[cfg(not(target_arch = "wasm32"))]
 pub use accumulate::{add_at, ufunc_at, ufunc_at_with};
+pub use accumulate::{ufunc_at_async, ufunc_at_with_async};
 pub use array::Array;
 pub use bits::{packbits, unpackbits, BitOrder};
 #[cfg(not(target_arch = "wasm32"))]

@@ -42,6 +42,13 @@ pub(super) fn register(r: &mut Registry) {
     r.native(&["triu_indices_from"], |c| triangle_from(c, false));
     r.native(&["triu_indices"], triu_indices);
     r.native(&["mask_indices"], mask_indices);
+    // NumPy's `ufunc.at` takes single-output ufuncs only.
+    r.native(&["modf.at", "frexp.at", "divmod.at"], |c| {
+        Err(EvalError::value_error(
+            c.span,
+            "Only single output ufuncs supported at this time",
+        ))
+    });
     r.native(&["add.at"], add_at);
     r.native(&["subtract.at"], subtract_at);
     r.native(&["multiply.at"], multiply_at);
@@ -505,7 +512,10 @@ fn mask_indices(call: Call) -> Result<Value> {
         ));
     };
     let Some((key, f)) = super::lookup(name) else {
-        return Err(EvalError::value_error(span, format!("unknown function '{name}'")));
+        return Err(EvalError::value_error(
+            span,
+            format!("unknown function '{name}'"),
+        ));
     };
     let ones = kupfer::ones(&[n, n], Some(kupfer::DType::I64)).map_err(EvalError::kupfer(span))?;
     let masked = super::call(
@@ -518,8 +528,7 @@ fn mask_indices(call: Call) -> Result<Value> {
         },
     )?;
     let masked = to_array(&masked, None, span)?;
-    let nz = kupfer::not_equal(&masked, 0)
-        .map_err(EvalError::kupfer(span))?;
+    let nz = kupfer::not_equal(&masked, 0).map_err(EvalError::kupfer(span))?;
     let r = wait(kupfer::nonzero_async(&nz), "np.mask_indices").map_err(EvalError::kupfer(span))?;
     Ok(arrays(r))
 }
@@ -568,9 +577,15 @@ fn at(call: Call, op: AtOp) -> Result<Value> {
     let name = call.name;
     let (x, index, b) = at_args(call)?;
     let Some(b) = b else {
-        return Err(EvalError::value_error(span, "second operand needed for ufunc"));
+        return Err(EvalError::value_error(
+            span,
+            "second operand needed for ufunc",
+        ));
     };
-    match wait(kupfer::ufunc_at_async(op, &x, &index, b.clone()), "ufunc.at") {
+    match wait(
+        kupfer::ufunc_at_async(op, &x, &index, b.clone()),
+        "ufunc.at",
+    ) {
         // Combinations without an atomic or segmented kernel (64-bit destinations with a
         // wider loop) take the general rounds path.
         Err(kupfer::Error::Unsupported(_)) => rounds_at(name, span, x, index, Some(b)),
@@ -609,7 +624,10 @@ fn rounds_at(
             ))
         }
         (super::Func::Binary(_), None) => {
-            return Err(EvalError::value_error(span, "second operand needed for ufunc"))
+            return Err(EvalError::value_error(
+                span,
+                "second operand needed for ufunc",
+            ))
         }
         _ => {}
     }
@@ -630,7 +648,9 @@ fn rounds_at(
         };
         match super::call(f, c) {
             Ok(Value::Array(r)) => Ok(r),
-            Ok(_) => Err(kupfer::Error::invalid("ufunc.at: the ufunc returned no array")),
+            Ok(_) => Err(kupfer::Error::invalid(
+                "ufunc.at: the ufunc returned no array",
+            )),
             Err(e) => {
                 failed = Some(e);
                 Err(kupfer::Error::invalid("ufunc.at: the ufunc failed"))

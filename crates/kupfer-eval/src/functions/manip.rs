@@ -276,7 +276,9 @@ fn sections(v: &Value, span: Span) -> Result<Sections> {
         Value::Array(arr) if arr.ndim() <= 1 => {
             let ints = super::host_ints(arr, "indices_or_sections", span)?;
             if arr.ndim() == 1 {
-                Ok(Sections::Indices(ints.iter().map(|&x| x as isize).collect()))
+                Ok(Sections::Indices(
+                    ints.iter().map(|&x| x as isize).collect(),
+                ))
             } else {
                 usize::try_from(ints[0]).map(Sections::Count).map_err(|_| {
                     EvalError::value_error(span, "number sections must be larger than 0.")

@@ -18,9 +18,9 @@ mod loops;
 mod rounds;
 mod segments;
 
-pub use rounds::ufunc_at_with_async;
 #[cfg(not(target_arch = "wasm32"))]
 pub use rounds::ufunc_at_with;
+pub use rounds::ufunc_at_with_async;
 
 use crate::array::Array;
 use crate::fusion::Lazy;

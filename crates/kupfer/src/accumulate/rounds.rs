@@ -55,7 +55,11 @@ pub async fn ufunc_at_with_async(
         Some(Operand::Array(v)) => {
             match broadcast_shapes(v.shape(), &sel_shape) {
                 Ok(s) if s == sel_shape => {}
-                _ => return Err(Error::invalid("array is not broadcastable to correct shape")),
+                _ => {
+                    return Err(Error::invalid(
+                        "array is not broadcastable to correct shape",
+                    ))
+                }
             }
             let n = lin.size() as isize;
             Some(Operand::Array(v.broadcast_to(&sel_shape)?.reshape(&[n])?))
