@@ -30,7 +30,7 @@ use std::collections::HashMap;
 /// use kupfer as kp;
 /// let a = kp::Array::from_slice(&[2.0f64, 3.0, 4.0], &[3])?;
 /// // Element 0 squared twice, element 2 once.
-/// kp::ufunc_at_with(&a, &kp::idx![vec![0i64, 2, 0]], None, |x, _| kp::square(x.into()))?;
+/// kp::ufunc_at_with(&a, &kp::idx![vec![0i64, 2, 0]], None, |x, _| kp::square(x))?;
 /// assert_eq!(a.to_vec::<f64>()?, vec![16.0, 3.0, 16.0]);
 /// # Ok::<(), kp::Error>(())
 /// ```
