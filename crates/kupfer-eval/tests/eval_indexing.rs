@@ -284,7 +284,6 @@ const REFUSED: &[&str] = &[
     "a = np.zeros(3, dtype=np.float32); np.add.at(a, [5], 1)",
     "a = np.zeros(3); np.multiply.at(a, [5], 2.0)",
     "a = np.zeros(3); np.maximum.at(a, [0, -4], 2.0)",
-    "a = np.zeros(3, dtype=np.int64); np.maximum.at(a, [0], 1.5)",
     "a = np.zeros(3); np.multiply.at(a, [0, 1], np.ones(3))",
     "a = np.arange(6).reshape(2, 3); a[np.array([True, False, True])]",
     "a = np.arange(6).reshape(2, 3); a[np.array([1.5])]",

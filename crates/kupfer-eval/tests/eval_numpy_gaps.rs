@@ -211,6 +211,14 @@ const CASES: &[&str] = &[
     "a = np.arange(4.0); np.abs.at(a, [-4]); a",
     "a = np.arange(4, dtype=np.int16); np.bitwise_left_shift.at(a, [3, 3], [1, 2]); a",
     "a = np.arange(4.0); np.subtract.at(a, [0, 0], 1); np.negative.at(a, [0]); a",
+    // the atomic ops where no kernel computes the loop (64-bit destinations with float or
+    // complex values; NumPy accepts them and casts each step back): the rounds path
+    "a = np.zeros(3, dtype=np.int64); np.maximum.at(a, [0, 0], 1.5); a",
+    "a = np.arange(3, dtype=np.int64); np.minimum.at(a, [2, 2, 1], np.array([1.5, -0.5, 0.25])); a",
+    "a = np.arange(3, dtype=np.int64); np.multiply.at(a, [2, 2], 1.5); a",
+    "a = np.arange(3, dtype=np.uint64); np.add.at(a, [0, 0, 2], 1.5); a",
+    "a = np.arange(3, dtype=np.uint64); np.subtract.at(a, [2, 2], 0.5); a",
+    "a = np.arange(3, dtype=np.int64); np.add.at(a, [0, 0], np.array([1+1j, 2j])); a",
     // split and friends with an integer array, unstack, mask_indices, print statements
     "x = np.arange(16.0).reshape(4, 4); np.hsplit(x, np.array([3, 6]))[1]",
     "x = np.arange(16.0).reshape(4, 4); np.hsplit(x, np.array([3, 6]))[2]",
