@@ -453,6 +453,10 @@ fn pad_pairs<T: Clone>(
     span: Span,
     conv: &dyn Fn(&Value) -> Result<T>,
 ) -> Result<Vec<(T, T)>> {
+    // An integer array (`np.pad(a, np.array([1, 2]))`) is read as the nested list it holds.
+    if let Some(h) = super::host_int_value(v, 2, span)? {
+        return pad_pairs(&h, ndim, span, conv);
+    }
     let rows: Vec<Vec<T>> = match v {
         Value::List(items) | Value::Tuple(items) => {
             let nested = items
@@ -713,10 +717,26 @@ fn positions(v: &Value, len: usize, span: Span) -> Result<(Vec<isize>, bool)> {
                 .collect::<Result<_>>()?,
             false,
         )),
-        Value::Array(_) => Err(EvalError::not_supported(
-            span,
-            "array indices of insert/delete (pass a list: they are host values)",
-        )),
+        // NumPy's array_like: an integer array is the list (or, 0-d, the int) it holds, a
+        // 1-D bool array a mask (read to the host, one sync).
+        Value::Array(arr) if arr.dtype() == DType::Bool && arr.ndim() == 1 => {
+            let bits = super::host_ints(arr, "obj", span)?;
+            let items = bits
+                .into_iter()
+                .map(|b| Value::Scalar(Scalar::Bool(b != 0)))
+                .collect();
+            positions(&Value::List(items), len, span)
+        }
+        Value::Array(arr) => match super::host_int_value(v, 1, span)? {
+            Some(h) => positions(&h, len, span),
+            None => Err(EvalError::type_error(
+                span,
+                format!(
+                    "arrays used as indices must be of integer (or boolean) type, got {}",
+                    arr.dtype().name()
+                ),
+            )),
+        },
         other => Ok((vec![to_int(other, "index", span)? as isize], true)),
     }
 }

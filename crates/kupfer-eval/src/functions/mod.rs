@@ -598,6 +598,8 @@ impl Args {
         match self.get(p) {
             None => Ok(None),
             Some(Value::Scalar(s)) => Ok(Some(s)),
+            // A NumPy scalar (`np.arange(np.int64(3))`): read to the host, one sync.
+            Some(Value::Array(x)) if x.ndim() == 0 => host_scalar(&x, self.span).map(Some),
             Some(v) => Err(EvalError::type_error(
                 self.span,
                 format!("{ctx} must be a Python number, got '{}'", v.type_name()),
@@ -633,10 +635,7 @@ impl Args {
 fn array_not_python(ctx: &str, span: Span) -> EvalError {
     EvalError::type_error(
         span,
-        format!(
-            "{ctx} must be a Python value; an array's contents stay on the GPU during \
-             evaluation"
-        ),
+        format!("{ctx} must be a Python value or an integer NumPy scalar or array"),
     )
 }
 
@@ -655,6 +654,38 @@ pub(crate) fn host_ints(arr: &Array, ctx: &str, span: Span) -> Result<Vec<i64>> 
     crate::program::wait(ints.to_vec_async::<i64>(), ctx).map_err(EvalError::kupfer(span))
 }
 
+/// The value of a 0-d array as a Python scalar (one sync), where NumPy takes a number.
+pub(crate) fn host_scalar(a: &Array, span: Span) -> Result<Scalar> {
+    crate::program::wait(a.item_async(), "a NumPy scalar argument").map_err(EvalError::kupfer(span))
+}
+
+/// An integer array of at most `max_ndim` dimensions as the Python value NumPy reads from it
+/// where it takes ints (`np.eye(np.int64(3))`, `np.tile(a, np.array([2, 1]))`,
+/// `np.reshape(a, np.array([2, 3]))`): a 0-d array is an int, a 1-D one a list of ints, a 2-D
+/// one a list of lists. Read to the host (one sync). `None` for anything else (other dtypes
+/// keep their errors).
+pub(crate) fn host_int_value(v: &Value, max_ndim: usize, span: Span) -> Result<Option<Value>> {
+    let Value::Array(arr) = v else {
+        return Ok(None);
+    };
+    let d = arr.dtype();
+    if d.is_float() || d.is_complex() || d == DType::Bool || arr.ndim() > max_ndim {
+        return Ok(None);
+    }
+    let ints = host_ints(arr, "an integer argument", span)?;
+    let int = |i: i64| Value::Scalar(Scalar::Int(i));
+    Ok(Some(match arr.shape() {
+        [] => int(ints[0]),
+        [_] => Value::List(ints.into_iter().map(int).collect()),
+        [_, cols] => Value::List(
+            ints.chunks((*cols).max(1))
+                .map(|row| Value::List(row.iter().map(|&i| int(i)).collect()))
+                .collect(),
+        ),
+        _ => return Ok(None),
+    }))
+}
+
 /// Python's error for an int beyond 64 bits where an index-sized integer is needed.
 pub(crate) fn too_big_for_index(span: Span) -> EvalError {
     EvalError::value_error(span, "cannot fit 'int' into an index-sized integer")
@@ -662,6 +693,9 @@ pub(crate) fn too_big_for_index(span: Span) -> EvalError {
 
 /// A Python int (or bool).
 pub(crate) fn to_int(v: &Value, ctx: &str, span: Span) -> Result<i64> {
+    if let Some(h) = host_int_value(v, 0, span)? {
+        return to_int(&h, ctx, span);
+    }
     match v {
         Value::Scalar(Scalar::Int(i)) => Ok(*i),
         Value::Scalar(Scalar::BigInt(_)) => Err(too_big_for_index(span)),
@@ -678,6 +712,10 @@ pub(crate) fn to_int(v: &Value, ctx: &str, span: Span) -> Result<i64> {
 pub(crate) fn to_f64(v: &Value, ctx: &str, span: Span) -> Result<f64> {
     match v {
         Value::Scalar(s) if !matches!(s, Scalar::Complex { .. }) => Ok(s.as_f64()),
+        // A 0-d real array (a NumPy scalar such as `np.float64(1.0)`): read to the host.
+        Value::Array(a) if a.ndim() == 0 && !a.dtype().is_complex() => {
+            Ok(host_scalar(a, span)?.as_f64())
+        }
         Value::Array(_) => Err(array_not_python(ctx, span)),
         other => Err(EvalError::type_error(
             span,
@@ -689,6 +727,9 @@ pub(crate) fn to_f64(v: &Value, ctx: &str, span: Span) -> Result<f64> {
 /// An integer where NumPy's C code takes one (an axis, a dimension): a Python int; a bool, a
 /// float or a sequence raises NumPy's TypeError.
 pub(crate) fn to_index_int(v: &Value, span: Span) -> Result<i64> {
+    if let Some(h) = host_int_value(v, 0, span)? {
+        return to_index_int(&h, span);
+    }
     match v {
         Value::Scalar(Scalar::Int(i)) => Ok(*i),
         Value::Scalar(Scalar::BigInt(_)) => Err(too_big_for_index(span)),
@@ -709,6 +750,9 @@ pub(crate) fn to_index_int(v: &Value, span: Span) -> Result<i64> {
 /// A shape: an int or a sequence of ints, none negative (NumPy's errors for bools, floats,
 /// negative and oversized lengths; the total is checked where the array is made).
 pub(crate) fn to_shape(v: &Value, ctx: &str, span: Span) -> Result<Vec<usize>> {
+    if let Some(h) = host_int_value(v, 1, span)? {
+        return to_shape(&h, ctx, span);
+    }
     let dims: Vec<i64> = match v {
         Value::Tuple(items) | Value::List(items) => items
             .iter()
@@ -750,6 +794,9 @@ pub(crate) fn to_axis_tuple(v: &Value, span: Span) -> Result<Vec<isize>> {
 
 /// Axes: an int or a sequence of ints.
 pub(crate) fn to_axes(v: &Value, ctx: &str, span: Span) -> Result<Vec<isize>> {
+    if let Some(h) = host_int_value(v, 1, span)? {
+        return to_axes(&h, ctx, span);
+    }
     match v {
         Value::Tuple(items) | Value::List(items) => items
             .iter()
