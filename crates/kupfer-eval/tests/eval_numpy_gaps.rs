@@ -211,6 +211,8 @@ const CASES: &[&str] = &[
     "a = np.arange(4.0); np.abs.at(a, [-4]); a",
     "a = np.arange(4, dtype=np.int16); np.bitwise_left_shift.at(a, [3, 3], [1, 2]); a",
     "a = np.arange(4.0); np.subtract.at(a, [0, 0], 1); np.negative.at(a, [0]); a",
+    "a = np.array([90.0, 180.0, 45.0]); np.deg2rad.at(a, [0, 2, 2]); np.rad2deg.at(a, [0]); a",
+    "a = np.arange(3, dtype=np.float32); np.radians.at(a, [1, 1]); np.degrees.at(a, [2]); a",
     // the atomic ops where no kernel computes the loop (64-bit destinations with float or
     // complex values; NumPy accepts them and casts each step back): the rounds path
     "a = np.zeros(3, dtype=np.int64); np.maximum.at(a, [0, 0], 1.5); a",
@@ -343,6 +345,7 @@ const REFUSED: &[&str] = &[
     "np.unstack(np.arange(3), axis=1)",
     "np.mask_indices(-1, np.triu)",
     "np.modf.at(np.arange(4.0), [1])",
+    "np.degrees.at(np.arange(4.0), [1], 2.0)",
     "print(1, file=None, foo=2)",
     "np.zeros(np.array([2.0, 3.0]))",
     "np.eye(np.float64(3))",

@@ -42,6 +42,10 @@ pub(super) fn register(r: &mut Registry) {
     r.native(&["triu_indices_from"], |c| triangle_from(c, false));
     r.native(&["triu_indices"], triu_indices);
     r.native(&["mask_indices"], mask_indices);
+    r.native(
+        &["degrees.at", "radians.at", "deg2rad.at", "rad2deg.at"],
+        general_at,
+    );
     // NumPy's `ufunc.at` takes single-output ufuncs only.
     r.native(&["modf.at", "frexp.at", "divmod.at"], |c| {
         Err(EvalError::value_error(
@@ -593,6 +597,9 @@ fn at(call: Call, op: AtOp) -> Result<Value> {
     }
 }
 
+/// NumPy's unary ufuncs that kupfer eval implements as composites (native functions).
+const UNARY_NATIVE_UFUNCS: &[&str] = &["degrees", "radians", "deg2rad", "rad2deg"];
+
 /// `np.NAME.at` for any elementwise ufunc `NAME` without an atomic kernel
 /// (`np.negative.at(a, [0, 1])`, `np.power.at(a, i, 2)`): [`kupfer::ufunc_at_with`]'s rounds,
 /// each step evaluated as `np.NAME` evaluates it (its dtype rules and errors) and cast into
@@ -616,14 +623,19 @@ fn rounds_at(
     let Some((ukey, f)) = super::lookup(uname) else {
         return Err(EvalError::value_error(span, format!("no ufunc '{uname}'")));
     };
-    match (&f, &b) {
-        (super::Func::Unary(_), Some(_)) => {
+    let unary = match f {
+        super::Func::Unary(_) => true,
+        super::Func::Binary(_) => false,
+        super::Func::Native(_) => UNARY_NATIVE_UFUNCS.contains(&uname),
+    };
+    match (unary, &b) {
+        (true, Some(_)) => {
             return Err(EvalError::value_error(
                 span,
                 "second operand provided when ufunc is unary",
             ))
         }
-        (super::Func::Binary(_), None) => {
+        (false, None) => {
             return Err(EvalError::value_error(
                 span,
                 "second operand needed for ufunc",
