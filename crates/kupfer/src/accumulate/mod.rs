@@ -257,7 +257,8 @@ fn direct_values(values: &Operand, dtype: DType) -> Result<Lazy> {
 /// order; sums and products whose steps truncate (floats into integers, numbers into bool)
 /// apply one element's repeated steps in an unspecified order. Destinations of 64 bits
 /// whose loop is wider or of another kind (int64 with float values) are
-/// `Error::Unsupported`; a Python int beyond 64 bits is NumPy's OverflowError message.
+/// `Error::Unsupported` ([`ufunc_at_with`] computes them, and any other elementwise op); a
+/// Python int beyond 64 bits is NumPy's OverflowError message.
 ///
 /// ```
 /// use kupfer as kp;
