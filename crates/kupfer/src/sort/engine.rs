@@ -189,10 +189,10 @@ fn narrow_where_possible(t: RadixTuning, ranking: Ranking, max_subgroup: u32) ->
 fn radix_items(device: &Device, ranking: Ranking) -> u32 {
     let room = wg_storage(device).saturating_sub(ranking.fixed_bytes() + 256 * 4 + 256 + 128);
     let fit = room / (wgsl_gen::RADIX_WG * 4);
-    if let v @ 4..=32 = device.config().sort.items {
-        if v <= fit {
-            return v;
-        }
+    if let v @ 4..=32 = device.config().sort.items
+        && v <= fit
+    {
+        return v;
     }
     if let v @ (4 | 8 | 16) = ITEMS_OVERRIDE.load(Ordering::Relaxed) {
         return v as u32;
@@ -724,10 +724,11 @@ pub(crate) fn lexsort_rows(keys: &[&Array], nrows: usize, rowlen: usize) -> Resu
         }
     }
     let n = nrows * rowlen;
-    if keys.len() == 1 && nrows == 1 {
-        if let Some(perm) = raw_argsort(keys[0], false)? {
-            return Ok(Perm::Global(perm));
-        }
+    if keys.len() == 1
+        && nrows == 1
+        && let Some(perm) = raw_argsort(keys[0], false)?
+    {
+        return Ok(Perm::Global(perm));
     }
     let mut passes: Vec<(&Array, KeyWord, u32)> = Vec::new();
     if nrows > 1 {
