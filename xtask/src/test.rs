@@ -22,6 +22,14 @@ use std::process::Command;
 use crate::setup::{self, cargo, Wants};
 use crate::{run, target_dir, Res};
 
+/// A test binary of the GL subset, the tests of it that run there (all when none are named)
+/// and the environment they run with.
+type GlTest = (
+    &'static str,
+    &'static [&'static str],
+    &'static [(&'static str, &'static str)],
+);
+
 /// The GL backend's subset: test binaries of the root package, the tests of each that run
 /// there (all when none are named) and the environment they run with. Left out: the
 /// large-size, every-tile-config and every-axis-and-view tests, and the goldens' shape,
@@ -29,7 +37,7 @@ use crate::{run, target_dir, Res};
 /// scalar-operand sections, which add time on a second software adapter but no coverage of
 /// the backend: the goldens run there are every op and dtype (`unary`, `binary`, `mixed`,
 /// ...) and every view layout (`views`, `viewops`).
-const GL_TESTS: &[(&str, &[&str], &[(&str, &str)])] = &[
+const GL_TESTS: &[GlTest] = &[
     (
         "goldens",
         &[],
