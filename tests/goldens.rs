@@ -11,7 +11,10 @@
 //!
 //! Needs python3 with NumPy 2 (`pip install numpy`) and a GPU adapter (lavapipe will do);
 //! without either it fails, it never skips. `GOLDEN_FILTER=<op name or id part>` runs a subset
-//! (e.g. `GOLDEN_FILTER=arctan2`, `GOLDEN_FILTER=views-`).
+//! (e.g. `GOLDEN_FILTER=arctan2`, `GOLDEN_FILTER=views-`); `GOLDEN_SECTIONS=unary,binary`
+//! runs only the named sections (the part of a case's id before the first `-`), as the GL
+//! subset of `cargo xtask test` does. Each process writes its cases into a directory of its
+//! own, so two backends can run the goldens at once.
 
 use kp::{Array, DType, Error, HostArray, HostData, Operand, Scalar, SliceArg};
 use kupfer as kp;
@@ -24,7 +27,8 @@ use std::time::Instant;
 
 fn generate() -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("goldens");
+    let out =
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("goldens-{}", std::process::id()));
     let script = root.join("tests/goldens/gen.py");
     let (unary, binary, transcendental) = golden_ops();
     let res = Command::new("python3")
@@ -948,6 +952,8 @@ fn goldens_against_numpy() {
         .map(|l| serde_json::from_str(l).expect("manifest line"))
         .collect();
     let filter = std::env::var("GOLDEN_FILTER").ok();
+    let sections = std::env::var("GOLDEN_SECTIONS").ok();
+    let sections: Option<Vec<&str>> = sections.as_deref().map(|s| s.split(',').collect());
     let mut ctx = Ctx {
         dir,
         uploads: HashMap::new(),
@@ -966,8 +972,14 @@ fn goldens_against_numpy() {
                 continue;
             }
         }
-        run += 1;
         let section = id.split('-').next().unwrap().to_string();
+        if sections
+            .as_ref()
+            .is_some_and(|s| !s.contains(&section.as_str()))
+        {
+            continue;
+        }
+        run += 1;
         let outcome = catch_unwind(AssertUnwindSafe(|| check_case(&mut ctx, case, &dev)))
             .unwrap_or_else(|p| {
                 let msg = p
@@ -1005,6 +1017,11 @@ fn goldens_against_numpy() {
         }
     }
     failures.extend(ctx.io_failures.iter().map(|m| format!("[io] {m}")));
+    let _ = std::fs::remove_dir_all(&ctx.dir);
+    assert!(
+        run > 0,
+        "no golden case matches GOLDEN_FILTER / GOLDEN_SECTIONS"
+    );
     let secs = t0.elapsed().as_secs_f64();
     eprintln!("{run} golden cases in {secs:.1} s:");
     for (s, (n, ok, un)) in &per_section {

@@ -22,12 +22,42 @@ use std::process::Command;
 use crate::setup::{self, cargo, Wants};
 use crate::{run, target_dir, Res};
 
-/// The GL backend's subset: test binaries of the root package and the tests of each that
-/// run there (all when none are named). Left out: the large-size and every-tile-config tests,
-/// which add time on a second software adapter but no coverage of the backend.
-const GL_TESTS: &[(&str, &[&str])] = &[
-    ("goldens", &[]),
-    ("reductions", &[]),
+/// A test binary of the GL subset, the tests of it that run there (all when none are named)
+/// and the environment they run with.
+type GlTest = (
+    &'static str,
+    &'static [&'static str],
+    &'static [(&'static str, &'static str)],
+);
+
+/// The GL backend's subset: test binaries of the root package, the tests of each that run
+/// there (all when none are named) and the environment they run with. Left out: the
+/// large-size, every-tile-config and every-axis-and-view tests, and the goldens' shape,
+/// broadcast, small-size and
+/// scalar-operand sections, which add time on a second software adapter but no coverage of
+/// the backend: the goldens run there are every op and dtype (`unary`, `binary`, `mixed`,
+/// ...) and every view layout (`views`, `viewops`).
+const GL_TESTS: &[GlTest] = &[
+    (
+        "goldens",
+        &[],
+        &[(
+            "GOLDEN_SECTIONS",
+            "unary,binary,mixed,where,astype,creation,clip,round,chain,errors,views,viewops,viewerr",
+        )],
+    ),
+    (
+        "reductions",
+        &[
+            "every_reduction_every_dtype",
+            "empty_and_degenerate_match_numpy",
+            "nan_propagation_and_nan_functions",
+            "average_with_weights",
+            "bad_inputs_are_errors",
+            "cov_corrcoef_masked_moments_and_packbits",
+        ],
+        &[],
+    ),
     (
         "fft",
         &[
@@ -37,6 +67,7 @@ const GL_TESTS: &[(&str, &[&str])] = &[
             "bad_inputs_are_errors",
             "real_input_spectra",
         ],
+        &[],
     ),
     (
         "matmul",
@@ -45,6 +76,7 @@ const GL_TESTS: &[(&str, &[&str])] = &[
             "shapes_views_and_batches",
             "error_messages_name_both_shapes",
         ],
+        &[],
     ),
 ];
 
@@ -108,6 +140,13 @@ pub fn test(args: &[String]) -> Res<()> {
         step("the browser page (the library built for wasm32)");
         crate::web(&[])?;
     }
+    // The GL subset is bound by one thread (wgpu's GL backend serialises on one context)
+    // and the default adapter's tests leave part of the machine idle, so the two run side by
+    // side; the GL subset's output is printed when both are done.
+    let gl = wants.gl.then(|| {
+        step("the GL backend's subset (KUPFER_BACKEND=gl), beside the default adapter's tests");
+        std::thread::spawn(gl_subset)
+    });
     step("tests on the default adapter");
     let mut tests = Command::new(cargo());
     // Every test binary runs even after one fails, so one run shows every failure.
@@ -115,29 +154,53 @@ pub fn test(args: &[String]) -> Res<()> {
     if !wants.browser {
         tests.args(["--exclude", "kupfer-web"]);
     }
-    run(tests.args(passthrough))?;
-    if !wants.browser {
+    let mut result = run(tests.args(passthrough));
+    if !wants.browser && result.is_ok() {
         // The page's demo code natively, without the browser.
-        run(Command::new(cargo())
+        result = run(Command::new(cargo())
             .args(["test", "-p", "kupfer-web", "--lib", "--test", "demos"])
-            .args(passthrough))?;
+            .args(passthrough));
     }
-    if wants.gl {
-        step("the GL backend's subset (KUPFER_BACKEND=gl)");
-        for (test, filters) in GL_TESTS {
-            let mut gl = Command::new(cargo());
-            gl.args(["test", "-p", "kupfer-suite", "--test", test, "--"])
-                .args(*filters)
-                // wgpu's GL backend serialises every call through one EGL context lock and
-                // panics when a thread waits more than 6 s for it ("Could not lock adapter
-                // context"): one test thread, so no test waits on another's long kernel.
-                .arg("--test-threads=1")
-                .env("KUPFER_BACKEND", "gl");
-            run(&mut gl)?;
-        }
+    if let Some(gl) = gl {
+        let gl_result = gl
+            .join()
+            .unwrap_or_else(|_| Err("the GL subset's thread panicked".into()));
+        step("the GL backend's subset: its output");
+        result = result.and(gl_result);
     }
+    result?;
     step("done");
     Ok(())
+}
+
+/// Runs the GL subset (`GL_TESTS`) one binary after another, each with one test thread,
+/// writing their output to `gl-subset.log` in the target directory and printing it at the
+/// end. `--workspace` keeps the features (and so the build) those of the main test run.
+fn gl_subset() -> Res<()> {
+    let log_path = target_dir().join("gl-subset.log");
+    let log = std::fs::File::create(&log_path)
+        .map_err(|e| format!("cannot write {}: {e}", log_path.display()))?;
+    let mut result = Ok(());
+    for (test, filters, envs) in GL_TESTS {
+        let mut gl = Command::new(cargo());
+        gl.args(["test", "--workspace", "--test", test, "--"])
+            .args(*filters)
+            // wgpu's GL backend serialises every call through one EGL context lock and
+            // panics when a thread waits more than 6 s for it ("Could not lock adapter
+            // context"): one test thread, so no test waits on another's long kernel.
+            .arg("--test-threads=1")
+            .env("KUPFER_BACKEND", "gl")
+            .envs(envs.iter().copied());
+        let out = log.try_clone().map_err(|e| e.to_string())?;
+        let err = log.try_clone().map_err(|e| e.to_string())?;
+        gl.stdout(out).stderr(err);
+        if let Err(e) = run(&mut gl) {
+            result = Err(e);
+        }
+    }
+    let text = std::fs::read_to_string(&log_path).unwrap_or_default();
+    eprintln!("{text}");
+    result
 }
 
 /// Every later cargo build of the workspace's own crates goes through clippy-driver with

@@ -461,10 +461,10 @@ impl Array {
             return Ok(None);
         }
         let (storage, layout) = self.storage_and_layout(true)?;
-        if layout.is_c_contiguous() {
-            if let Some(p) = storage.packed_buffer() {
-                return Ok(Some((p.buffer().clone(), layout.offset)));
-            }
+        if layout.is_c_contiguous()
+            && let Some(p) = storage.packed_buffer()
+        {
+            return Ok(Some((p.buffer().clone(), layout.offset)));
         }
         let copy = self.copy()?;
         let (storage, layout) = copy.storage_and_layout(true)?;

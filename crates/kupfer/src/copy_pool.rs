@@ -43,11 +43,11 @@ pub(crate) fn append<T: bytemuck::Pod>(out: &mut Vec<T>, bytes: &[u8]) {
 fn copy(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
     assert_eq!(dst.len(), src.len(), "copy_pool::copy: lengths differ");
     #[cfg(not(target_arch = "wasm32"))]
-    if let Some(pool) = native::pool() {
-        if let Ok(pool) = pool.try_lock() {
-            pool.copy(dst, src);
-            return;
-        }
+    if let Some(pool) = native::pool()
+        && let Ok(pool) = pool.try_lock()
+    {
+        pool.copy(dst, src);
+        return;
     }
     copy_here(dst, src);
 }

@@ -95,10 +95,10 @@ pub async fn cov_async(m: &Array, y: Option<&Array>, opts: &CovOptions) -> Resul
         (Some(w), None) | (None, Some(w)) => Some(w.clone()),
         (None, None) => None,
     };
-    if let Some(w) = &weights {
-        if scalar(&reduce::sum(w, Axis::All, false)?).await? == 0.0 {
-            return Err(Error::invalid("Weights sum to zero, can't be normalized"));
-        }
+    if let Some(w) = &weights
+        && scalar(&reduce::sum(w, Axis::All, false)?).await? == 0.0
+    {
+        return Err(Error::invalid("Weights sum to zero, can't be normalized"));
     }
     centred_product(
         &observations,

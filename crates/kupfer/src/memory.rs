@@ -144,7 +144,7 @@ fn dense(l: &Layout) -> bool {
         .shape
         .iter()
         .zip(&l.strides)
-        .filter(|(&n, _)| n > 1)
+        .filter(|&(&n, _)| n > 1)
         .map(|(&n, &s)| (s.unsigned_abs(), n))
         .collect();
     dims.sort_unstable();

@@ -380,7 +380,7 @@ impl Rows {
             .shape
             .iter()
             .zip(&layout.strides)
-            .filter(|(&d, _)| d != 1)
+            .filter(|&(&d, _)| d != 1)
             .map(|(&d, &s)| (d, s))
             .collect();
         if axes.iter().any(|&(d, _)| d == 0) {

@@ -299,14 +299,14 @@ pub async fn histogram_async(
     if d.is_complex() {
         return Err(Error::unsupported(format!("histograms of {d} arrays")));
     }
-    if let Some(w) = weights {
-        if w.shape() != a.shape() {
-            return Err(Error::ShapeMismatch {
-                op: "histogram: weights should have the same shape as a".into(),
-                lhs: a.shape().to_vec(),
-                rhs: w.shape().to_vec(),
-            });
-        }
+    if let Some(w) = weights
+        && w.shape() != a.shape()
+    {
+        return Err(Error::ShapeMismatch {
+            op: "histogram: weights should have the same shape as a".into(),
+            lhs: a.shape().to_vec(),
+            rhs: w.shape().to_vec(),
+        });
     }
     let w_acc = weights.map(|w| weight_acc(w.dtype())).transpose()?;
     let float_data = d.is_float();

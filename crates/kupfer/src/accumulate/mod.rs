@@ -90,10 +90,10 @@ pub async fn ufunc_at_async(
         }
         Resolved::Plan(mut p) => {
             for adv in p.adv.iter_mut() {
-                if let Adv::Device(x) = adv {
-                    if x.shares_storage(a)? {
-                        *x = x.copy()?;
-                    }
+                if let Adv::Device(x) = adv
+                    && x.shares_storage(a)?
+                {
+                    *x = x.copy()?;
                 }
             }
             (offsets(&p)?, p.shape.clone())

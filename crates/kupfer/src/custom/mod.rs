@@ -117,10 +117,10 @@ pub(crate) fn resolve_call(
         bind_array(&mut bindings, p, a, "output")?;
     }
     for (p, a) in inputs.iter().zip(args) {
-        if let (Operand::Scalar(s), ParamType::Placeholder(t)) = (a, &p.ty) {
-            if !bindings.contains_key(t) {
-                bindings.insert(t.clone(), s.default_dtype(&device));
-            }
+        if let (Operand::Scalar(s), ParamType::Placeholder(t)) = (a, &p.ty)
+            && !bindings.contains_key(t)
+        {
+            bindings.insert(t.clone(), s.default_dtype(&device));
         }
     }
     let dtype_of = |p: &Param| -> Result<DType> {

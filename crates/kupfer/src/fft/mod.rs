@@ -338,10 +338,10 @@ fn nd_axes(
         }
         (None, None) => (0..nd as isize).collect(),
     };
-    if let Some(s) = s {
-        if s.len() != axes.len() {
-            return Err(Error::invalid("Shape and axes have different lengths."));
-        }
+    if let Some(s) = s
+        && s.len() != axes.len()
+    {
+        return Err(Error::invalid("Shape and axes have different lengths."));
     }
     let last = axes.len().saturating_sub(1);
     axes.iter()

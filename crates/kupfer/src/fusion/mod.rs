@@ -495,12 +495,12 @@ fn materialise_to(
         return Ok((p.buffer()?, false));
     }
     // A draw's element index is the output index: no epilogue (whose index is the product's).
-    if lazy.products && !lazy.random {
-        if let Some((product, producer)) = Expr::epilogue_product(expr, shape) {
-            if let Some(out) = producer.with_epilogue(device, expr, &product, shape)? {
-                return Ok((out, false));
-            }
-        }
+    if lazy.products
+        && !lazy.random
+        && let Some((product, producer)) = Expr::epilogue_product(expr, shape)
+        && let Some(out) = producer.with_epilogue(device, expr, &product, shape)?
+    {
+        return Ok((out, false));
     }
     let ctx = device.context();
     let out_dtype = expr.dtype();

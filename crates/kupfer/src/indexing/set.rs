@@ -251,22 +251,23 @@ impl Array {
                 )
             }
             Resolved::Plan(mut p) => {
-                if let (Some(_), [n]) = (&mask_only, v.shape.as_slice()) {
-                    if *n != size_of(&p.shape) && *n != 1 {
-                        return Err(Error::invalid(format!(
-                            "NumPy boolean array indexing assignment cannot assign {n} input \
+                if let (Some(_), [n]) = (&mask_only, v.shape.as_slice())
+                    && *n != size_of(&p.shape)
+                    && *n != 1
+                {
+                    return Err(Error::invalid(format!(
+                        "NumPy boolean array indexing assignment cannot assign {n} input \
                              values to the {} output values where the mask is true",
-                            size_of(&p.shape)
-                        )));
-                    }
+                        size_of(&p.shape)
+                    )));
                 }
                 check_broadcast(&v.shape, &p.shape, true)?;
                 // Index arrays that live in the destination buffer are copied first.
                 for adv in p.adv.iter_mut() {
-                    if let Adv::Device(a) = adv {
-                        if a.shares_storage(self)? {
-                            *a = a.copy()?;
-                        }
+                    if let Adv::Device(a) = adv
+                        && a.shares_storage(self)?
+                    {
+                        *a = a.copy()?;
                     }
                 }
                 let val = detach(&device, v.lazy, &v.shape, &buffer, None)?;

@@ -524,10 +524,11 @@ impl Steps {
                 "solving for more than 2^32 right-hand-side elements",
             ));
         }
-        if n <= self.device.config().linalg.lu_fused_max && !l_needed {
-            if let Some(out) = self.lu_fused(a, r, m32, aux, back)? {
-                return Ok(out);
-            }
+        if n <= self.device.config().linalg.lu_fused_max
+            && !l_needed
+            && let Some(out) = self.lu_fused(a, r, m32, aux, back)?
+        {
+            return Ok(out);
         }
         let naug = n + m32;
         let ar = [(1, a), (2, r)];
@@ -741,10 +742,10 @@ impl Steps {
         dummy: &Arc<GpuBuffer>,
     ) -> Result<Arc<GpuBuffer>> {
         check_binding(&self.device, &[a, aux])?;
-        if self.n <= self.device.config().linalg.chol_fused_max {
-            if let Some(y) = self.cholesky_fused(a, aux)? {
-                return Ok(y);
-            }
+        if self.n <= self.device.config().linalg.chol_fused_max
+            && let Some(y) = self.cholesky_fused(a, aux)?
+        {
+            return Ok(y);
         }
         let n = self.n;
         let ad = [(1, a), (2, dummy)];

@@ -143,11 +143,11 @@ fn tuned(
             .insert(key.clone(), k);
     };
     let store_key = format!("{key:?}");
-    if let Some(choice) = tune_store::load(device, &store_key) {
-        if let Some(k) = candidates.iter().find(|k| describe(k) == choice) {
-            remember(*k);
-            return Ok(*k);
-        }
+    if let Some(choice) = tune_store::load(device, &store_key)
+        && let Some(k) = candidates.iter().find(|k| describe(k) == choice)
+    {
+        remember(*k);
+        return Ok(*k);
     }
     // Every candidate is compiled (and run once) first, so that no compilation leaves the GPU
     // idle between timings: on the H100 the driver at times drops the SM clock near 400 MHz

@@ -107,10 +107,11 @@ impl Generator {
         if violates(&a, |x| x <= 1.0 || x.is_nan(), |a| uf::less_equal(a, 1.0))? {
             return Err(Error::invalid(msg));
         }
-        if let Operand::Array(arr) = &a {
-            if arr.dtype().kind() == Kind::Float && any_bad(uf::isnan(arr)?)? {
-                return Err(Error::invalid(msg));
-            }
+        if let Operand::Array(arr) = &a
+            && arr.dtype().kind() == Kind::Float
+            && any_bad(uf::isnan(arr)?)?
+        {
+            return Err(Error::invalid(msg));
         }
         let shape = out_shape(size, &[&a])?;
         let device = Device::current()?;

@@ -218,10 +218,10 @@ impl Generator {
         size: Option<&[usize]>,
     ) -> Result<Array> {
         let (low, high) = (low.into(), high.into());
-        if let (Operand::Scalar(a), Operand::Scalar(b)) = (&low, &high) {
-            if !(b.as_f64() - a.as_f64()).is_finite() {
-                return Err(Error::invalid("high - low range exceeds valid bounds"));
-            }
+        if let (Operand::Scalar(a), Operand::Scalar(b)) = (&low, &high)
+            && !(b.as_f64() - a.as_f64()).is_finite()
+        {
+            return Err(Error::invalid("high - low range exceeds valid bounds"));
         }
         let shape = out_shape(size, &[&low, &high])?;
         let d = draw_dtype(&[&low, &high]);
@@ -607,10 +607,10 @@ impl Generator {
     pub fn geometric(&self, p: impl Into<Operand>, size: Option<&[usize]>) -> Result<Array> {
         let p = p.into();
         check(&p, Rule::Probability, "p < 0, p > 1 or p is NaN")?;
-        if let Operand::Scalar(s) = &p {
-            if s.as_f64() == 0.0 {
-                return Err(Error::invalid("p <= 0, p > 1 or p contains NaNs"));
-            }
+        if let Operand::Scalar(s) = &p
+            && s.as_f64() == 0.0
+        {
+            return Err(Error::invalid("p <= 0, p > 1 or p contains NaNs"));
         }
         let shape = out_shape(size, &[&p])?;
         let device = crate::device::Device::current()?;
@@ -672,10 +672,10 @@ impl Generator {
         let (n, p) = (n.into(), p.into());
         check(&n, Rule::NonNegative, "n < 0")?;
         check(&p, Rule::Probability, "p < 0, p > 1 or p is NaN")?;
-        if let Operand::Scalar(s) = &p {
-            if s.as_f64().is_nan() {
-                return Err(Error::invalid("p < 0, p > 1 or p is NaN"));
-            }
+        if let Operand::Scalar(s) = &p
+            && s.as_f64().is_nan()
+        {
+            return Err(Error::invalid("p < 0, p > 1 or p is NaN"));
         }
         let d = draw_dtype(&[&n, &p]);
         let n = match n {
@@ -1240,10 +1240,10 @@ impl Generator {
     pub fn poisson(&self, lam: impl Into<Operand>, size: Option<&[usize]>) -> Result<Array> {
         let lam = lam.into();
         check(&lam, Rule::NonNegative, "lam < 0")?;
-        if let Operand::Scalar(s) = &lam {
-            if s.as_f64() > 9.2e18 {
-                return Err(Error::invalid("lam value too large"));
-            }
+        if let Operand::Scalar(s) = &lam
+            && s.as_f64() > 9.2e18
+        {
+            return Err(Error::invalid("lam value too large"));
         }
         let size = out_shape(size, &[&lam])?;
         let d = draw_dtype(&[&lam]);
@@ -1262,10 +1262,10 @@ impl Generator {
         let (n, p) = (n.into(), p.into());
         check(&n, Rule::Positive, "n <= 0")?;
         check(&p, Rule::Probability, "p < 0, p > 1 or p is NaN")?;
-        if let Operand::Scalar(s) = &p {
-            if s.as_f64() == 0.0 {
-                return Err(Error::invalid("p <= 0, p > 1 or p contains NaNs"));
-            }
+        if let Operand::Scalar(s) = &p
+            && s.as_f64() == 0.0
+        {
+            return Err(Error::invalid("p <= 0, p > 1 or p contains NaNs"));
         }
         let size = out_shape(size, &[&n, &p])?;
         let d = draw_dtype(&[&n, &p]);

@@ -77,13 +77,14 @@ fn conv2d(
     let (a, b) = if swapped { (in2, in1) } else { (in1, in2) };
     let dtype = conv_dtype(a.dtype(), b.dtype())?;
     a.device().check(dtype)?;
-    if let Scalar::Complex { im, .. } = fill {
-        if im != 0.0 && !dtype.is_complex() {
-            return Err(Error::invalid(
-                "could not cast `fillvalue` directly to the output type (it was first \
+    if let Scalar::Complex { im, .. } = fill
+        && im != 0.0
+        && !dtype.is_complex()
+    {
+        return Err(Error::invalid(
+            "could not cast `fillvalue` directly to the output type (it was first \
                  converted to complex).",
-            ));
-        }
+        ));
     }
     let fill = fill.encode(dtype)?;
     let image = a.astype(dtype)?;

@@ -24,7 +24,7 @@ use crate::array::Array;
 use crate::config::SortEngine;
 use crate::device::Device;
 use kupfer_core::sort::{
-    self as gen, KeyLoad, KeyStore, KeyWord, Payload, RadixPass, RadixTuning, Ranking, Scatter,
+    self as wgsl_gen, KeyLoad, KeyStore, KeyWord, Payload, RadixPass, RadixTuning, Ranking, Scatter,
 };
 use kupfer_core::{DType, Error, Layout, Result};
 use kupfer_wgpu::pipeline::Pipeline;
@@ -87,7 +87,7 @@ fn ranking(device: &Device) -> Ranking {
         .contains(kupfer_wgpu::wgpu::Features::SUBGROUP);
     if has && MASKS_OVERRIDE.load(Ordering::Relaxed) == 0 && min >= 8 && max <= 128 && min <= max {
         Ranking::Subgroups {
-            max_subgroups: gen::RADIX_WG / min,
+            max_subgroups: wgsl_gen::RADIX_WG / min,
         }
     } else {
         Ranking::Masks
@@ -188,11 +188,11 @@ fn narrow_where_possible(t: RadixTuning, ranking: Ranking, max_subgroup: u32) ->
 /// (at most 16).
 fn radix_items(device: &Device, ranking: Ranking) -> u32 {
     let room = wg_storage(device).saturating_sub(ranking.fixed_bytes() + 256 * 4 + 256 + 128);
-    let fit = room / (gen::RADIX_WG * 4);
-    if let v @ 4..=32 = device.config().sort.items {
-        if v <= fit {
-            return v;
-        }
+    let fit = room / (wgsl_gen::RADIX_WG * 4);
+    if let v @ 4..=32 = device.config().sort.items
+        && v <= fit
+    {
+        return v;
     }
     if let v @ (4 | 8 | 16) = ITEMS_OVERRIDE.load(Ordering::Relaxed) {
         return v as u32;
@@ -333,7 +333,7 @@ fn write_key_words(
     let device = a.device();
     let n = a.size();
     let (src, off, bytes) = source(a)?;
-    let wgsl = gen::key_word(a.dtype(), word, perm.is_some(), signed_zero)?;
+    let wgsl = wgsl_gen::key_word(a.dtype(), word, perm.is_some(), signed_zero)?;
     let p = pipeline(device, &wgsl, "main")?;
     let (groups, gx) = grid(device, n.div_ceil(256))?;
     let mut bindings = Vec::new();
@@ -362,7 +362,7 @@ fn write_key_words(
 /// All key words of every element of a contiguous array, side by side (element i's words
 /// at `i * words ..`, most significant first), and the word count.
 pub(crate) fn interleaved_keys(a: &Array) -> Result<(Arc<GpuBuffer>, usize)> {
-    let words = gen::key_words(a.dtype());
+    let words = wgsl_gen::key_words(a.dtype());
     let k = words.len();
     let out = alloc_words(a.device(), a.size() * k)?;
     for (at, w) in words.into_iter().enumerate() {
@@ -438,7 +438,7 @@ struct SinglePassState {
 
 impl SinglePassState {
     fn words(nblocks: usize) -> usize {
-        gen::ONESWEEP_STATUS_AT as usize + 2 * 256 * nblocks
+        wgsl_gen::ONESWEEP_STATUS_AT as usize + 2 * 256 * nblocks
     }
 
     fn new(device: &Device, nblocks: usize) -> Result<SinglePassState> {
@@ -454,7 +454,7 @@ impl SinglePassState {
 
     /// Where pass `pass`'s tile status starts, and the next pass's (0 after the last).
     fn status_areas(&self, pass: u32, last: bool) -> (u32, u32) {
-        let area = |k: u32| gen::ONESWEEP_STATUS_AT + k * 256 * self.nblocks as u32;
+        let area = |k: u32| wgsl_gen::ONESWEEP_STATUS_AT + k * 256 * self.nblocks as u32;
         let next = if last { 0 } else { area((pass + 1) % 2) };
         (area(pass % 2), next)
     }
@@ -472,7 +472,7 @@ impl SinglePassState {
         passes: u32,
     ) -> Result<()> {
         let ctx = device.context();
-        let words = gen::ONESWEEP_STATUS_AT as usize + 256 * self.nblocks;
+        let words = wgsl_gen::ONESWEEP_STATUS_AT as usize + 256 * self.nblocks;
         let (groups, gx) = grid(device, words.div_ceil(256))?;
         let clear = RadixParams {
             words: words as u32,
@@ -481,7 +481,7 @@ impl SinglePassState {
         };
         let p = pipeline(device, wgsl, "clear_state")?;
         ctx.dispatch_with(&p, Some(&clear.bytes()), vec![(6, self.binding())], groups)?;
-        let span = gen::RADIX_WG as usize * gen::HIST_ITEMS as usize;
+        let span = wgsl_gen::RADIX_WG as usize * wgsl_gen::HIST_ITEMS as usize;
         let (groups, gx) = grid(device, (first.n as usize).div_ceil(span))?;
         let count = RadixParams {
             n: first.n,
@@ -554,7 +554,7 @@ fn radix_sort_to(
     let ranking = ranking(device);
     let items = radix_items(device, ranking);
     let tuning = radix_tuning(ranking, device.context().info().subgroup_sizes.1);
-    let tile = gen::RADIX_WG as usize * items as usize;
+    let tile = wgsl_gen::RADIX_WG as usize * items as usize;
     let nblocks = n.div_ceil(tile).max(1);
     let passes = bits.div_ceil(8).max(1);
     let single = if use_onesweep(device, n, nblocks) {
@@ -595,7 +595,7 @@ fn radix_sort_to(
             (None, true) => Payload::Position,
             (Some(_), true) => Payload::Words,
         };
-        let wgsl = gen::radix(RadixPass {
+        let wgsl = wgsl_gen::radix(RadixPass {
             items,
             key_words,
             load,
@@ -717,17 +717,18 @@ pub(crate) fn sort_rows(a: &Array, nrows: usize, rowlen: usize) -> Result<Perm> 
 pub(crate) fn lexsort_rows(keys: &[&Array], nrows: usize, rowlen: usize) -> Result<Perm> {
     let device = keys[0].device();
     if keys.len() == 1 {
-        let words = gen::key_words(keys[0].dtype());
+        let words = wgsl_gen::key_words(keys[0].dtype());
         if words.len() == 1 && rowlen <= row_limit(device) {
             let k = key_words_of(keys[0], words[0], None, rowlen, false)?;
             return row_sort(device, &k, nrows, rowlen).map(Perm::Local);
         }
     }
     let n = nrows * rowlen;
-    if keys.len() == 1 && nrows == 1 {
-        if let Some(perm) = raw_argsort(keys[0], false)? {
-            return Ok(Perm::Global(perm));
-        }
+    if keys.len() == 1
+        && nrows == 1
+        && let Some(perm) = raw_argsort(keys[0], false)?
+    {
+        return Ok(Perm::Global(perm));
     }
     let mut passes: Vec<(&Array, KeyWord, u32)> = Vec::new();
     if nrows > 1 {
@@ -739,7 +740,7 @@ pub(crate) fn lexsort_rows(keys: &[&Array], nrows: usize, rowlen: usize) -> Resu
     }
     for k in keys {
         passes.extend(
-            gen::key_words(k.dtype())
+            wgsl_gen::key_words(k.dtype())
                 .into_iter()
                 .map(|w| (*k, w, w.bits())),
         );
@@ -799,7 +800,7 @@ fn raw_argsort(a: &Array, int64: bool) -> Result<Option<Arc<GpuBuffer>>> {
 pub(crate) fn argsort_int64(a: &Array) -> Result<Option<Array>> {
     let device = a.device();
     let n = a.size();
-    let one_word = gen::key_words(a.dtype()).len() == 1;
+    let one_word = wgsl_gen::key_words(a.dtype()).len() == 1;
     if device.default_int() != DType::I64 || n < 2 || (one_word && n <= row_limit(device)) {
         return Ok(None);
     }
@@ -822,7 +823,7 @@ fn row_sort(
     let l = rowlen.next_power_of_two();
     let slots = row_slots(device).min(l * nrows.next_power_of_two()).max(l);
     let threads = (slots / 2).clamp(32, 256);
-    let wgsl = gen::rows(slots as u32, l as u32, threads as u32);
+    let wgsl = wgsl_gen::rows(slots as u32, l as u32, threads as u32);
     let p = pipeline(device, &wgsl, "main")?;
     let out = alloc_words(device, n)?;
     let (groups, gx) = grid(device, nrows.div_ceil(slots / l))?;
@@ -881,7 +882,7 @@ pub(crate) fn select_ranks(a: &Array, ranks: &[usize]) -> Result<Array> {
         return Err(Error::invalid("sort engine: selection ranks"));
     }
     let t = ranks.len() as u32;
-    let wgsl = gen::select(t, key_words, load, value_store(d), SELECT_PER_THREAD);
+    let wgsl = wgsl_gen::select(t, key_words, load, value_store(d), SELECT_PER_THREAD);
     let (buffer, off, bytes) = source(a)?;
     let mut init: Vec<u32> = Vec::new();
     for &r in ranks {
@@ -902,7 +903,7 @@ pub(crate) fn select_ranks(a: &Array, ranks: &[usize]) -> Result<Array> {
     let emit = pipeline(device, &wgsl, "emit")?;
     let (groups, gx) = grid(
         device,
-        n.div_ceil(gen::RADIX_WG as usize * SELECT_PER_THREAD as usize),
+        n.div_ceil(wgsl_gen::RADIX_WG as usize * SELECT_PER_THREAD as usize),
     )?;
     let ctx = device.context();
     let steps = 4 * key_words;
@@ -1005,10 +1006,10 @@ pub(crate) fn take_rows(
         return crate::creation::full_on(device, &[nrows, m], 0i64, Some(d));
     }
     let (buf, off, bytes) = source(src)?;
-    let wpe = gen::words_per_element(d) as usize;
+    let wpe = wgsl_gen::words_per_element(d) as usize;
     let out_words = if wpe == 0 { n.div_ceil(2) } else { n * wpe };
     let out = alloc_words(device, out_words)?;
-    let p = pipeline(device, &gen::take(d), "main")?;
+    let p = pipeline(device, &wgsl_gen::take(d), "main")?;
     let (groups, gx) = grid(device, out_words.div_ceil(256))?;
     let bytes_p = params(&[
         n as u32,

@@ -145,11 +145,10 @@ pub fn sort(a: &Array, axis: Option<isize>, kind: Option<&str>) -> Result<Array>
     {
         return rows.restore(engine::sort_keys_only(&rows.data)?);
     }
-    if keys_alone {
-        if let Some(sorted) = super::rows_keys::sort_rows_keys(&rows.data, rows.nrows, rows.rowlen)?
-        {
-            return rows.restore(sorted);
-        }
+    if keys_alone
+        && let Some(sorted) = super::rows_keys::sort_rows_keys(&rows.data, rows.nrows, rows.rowlen)?
+    {
+        return rows.restore(sorted);
     }
     let perm = rows.perm()?;
     rows.restore(rows.gather(&perm)?)
@@ -178,10 +177,11 @@ pub fn argsort(a: &Array, axis: Option<isize>, kind: Option<&str>) -> Result<Arr
         )?;
         return rows.restore(z);
     }
-    if rows.nrows == 1 && !payload_knob() {
-        if let Some(positions) = engine::argsort_int64(&rows.data)? {
-            return rows.restore(positions);
-        }
+    if rows.nrows == 1
+        && !payload_knob()
+        && let Some(positions) = engine::argsort_int64(&rows.data)?
+    {
+        return rows.restore(positions);
     }
     let perm = rows.perm()?;
     rows.restore(rows.positions(perm)?)

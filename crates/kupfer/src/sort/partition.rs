@@ -1,6 +1,6 @@
 //! `partition` and `argpartition` by selection instead of a sort.
 //!
-//! The distinct `kth` of every row (at most [`gen::MAX_PIVOTS`]) are found by the radix
+//! The distinct `kth` of every row (at most [`wgsl_gen::MAX_PIVOTS`]) are found by the radix
 //! selection of `median` (`selection.rs`: the global selection for a few long rows, one
 //! workgroup per row otherwise; no data is moved). Those pivots split each row into
 //! `2 * pivots + 1` buckets — below the first pivot, equal to it, between it and the next,
@@ -20,7 +20,7 @@ use super::engine;
 use super::order::Rows;
 use super::selection::{select_rows, selection_dtype, Ranks};
 use crate::array::Array;
-use kupfer_core::sort_partition as gen;
+use kupfer_core::sort_partition as wgsl_gen;
 use kupfer_core::{DType, Layout, Result};
 use std::sync::OnceLock;
 
@@ -60,7 +60,7 @@ pub(crate) fn by_selection(
     let rows = Rows::along(a, axis)?;
     let (nrows, rowlen) = (rows.nrows, rows.rowlen);
     let ranks = ranks(kth, rowlen);
-    if ranks.is_empty() || ranks.len() > gen::MAX_PIVOTS as usize {
+    if ranks.is_empty() || ranks.len() > wgsl_gen::MAX_PIVOTS as usize {
         return Ok(None);
     }
     let data = rows.data.astype(sel)?.ascontiguousarray()?;
@@ -73,27 +73,27 @@ pub(crate) fn by_selection(
     };
     let int = device.default_int();
     let out_kind = if positions {
-        gen::PartitionOut::Positions {
+        wgsl_gen::PartitionOut::Positions {
             words: if int == DType::I64 { 2 } else { 1 },
         }
     } else {
-        gen::PartitionOut::Values { words: key_words }
+        wgsl_gen::PartitionOut::Values { words: key_words }
     };
     let out_words = match out_kind {
-        gen::PartitionOut::Positions { words } | gen::PartitionOut::Values { words } => {
+        wgsl_gen::PartitionOut::Positions { words } | wgsl_gen::PartitionOut::Values { words } => {
             words as usize
         }
     };
     let m = ranks.len();
     let buckets = 2 * m + 1;
-    let items = gen::partition_items(rowlen);
+    let items = wgsl_gen::partition_items(rowlen);
     let tiles = rowlen.div_ceil(256 * items as usize);
     let (src, off, bytes) = engine::source(&data)?;
     let pivots = pivots.ascontiguousarray()?;
     let (pbuf, poff, pbytes) = engine::source(&pivots)?;
     let starts = engine::alloc_words(device, nrows * tiles * buckets)?;
     let out = engine::alloc_words(device, nrows * rowlen * out_words)?;
-    let wgsl = gen::partition(load, key_words, items, m as u32, out_kind);
+    let wgsl = wgsl_gen::partition(load, key_words, items, m as u32, out_kind);
     let count = engine::pipeline(device, &wgsl, "count")?;
     let scan = engine::pipeline(device, &wgsl, "scan")?;
     let scatter = engine::pipeline(device, &wgsl, "scatter")?;

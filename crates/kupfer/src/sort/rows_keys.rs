@@ -8,7 +8,7 @@
 use super::engine;
 use crate::array::Array;
 use kupfer_core::sort::KeyStore;
-use kupfer_core::sort_rows as gen;
+use kupfer_core::sort_rows as wgsl_gen;
 use kupfer_core::{DType, Error, Layout, Result};
 use kupfer_wgpu::{Binding, ShaderChecks};
 use std::sync::OnceLock;
@@ -48,7 +48,7 @@ pub(crate) fn sort_rows_keys(data: &Array, nrows: usize, rowlen: usize) -> Resul
     }
     let threads = (slots / 2).clamp(32, 256);
     let ctx = device.context();
-    let wgsl = gen::rows_keys(slots as u32, l as u32, threads as u32, load, store);
+    let wgsl = wgsl_gen::rows_keys(slots as u32, l as u32, threads as u32, load, store);
     let pipeline = ctx.pipeline_with(&wgsl, "main", ShaderChecks::Trusted)?;
     let n = nrows * rowlen;
     let (src, off, bytes) = engine::source(data)?;

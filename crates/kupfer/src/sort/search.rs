@@ -17,7 +17,7 @@
 
 use super::engine;
 use crate::array::Array;
-use kupfer_core::sort as gen;
+use kupfer_core::sort as wgsl_gen;
 use kupfer_core::sort_search as tiered;
 use kupfer_core::{DType, Error, Layout, Result};
 use kupfer_wgpu::{Binding, ShaderChecks};
@@ -156,7 +156,7 @@ pub fn searchsorted(a: &Array, v: &Array, side: Side, sorter: Option<&Array>) ->
             let (ab, aoff, abytes) = engine::source(&a)?;
             let (qb, qoff, qbytes) = engine::source(&q)?;
             (
-                gen::SearchKeys::Raw(load, k),
+                wgsl_gen::SearchKeys::Raw(load, k),
                 (ab, abytes),
                 (qb, qbytes),
                 aoff,
@@ -169,7 +169,7 @@ pub fn searchsorted(a: &Array, v: &Array, side: Side, sorter: Option<&Array>) ->
             let abytes = (n * k * 4) as u64;
             let qbytes = (nq * k * 4) as u64;
             (
-                gen::SearchKeys::Words(k as u32),
+                wgsl_gen::SearchKeys::Words(k as u32),
                 (ak, abytes),
                 (qk, qbytes),
                 0,
@@ -184,7 +184,7 @@ pub fn searchsorted(a: &Array, v: &Array, side: Side, sorter: Option<&Array>) ->
         offset: 0,
         size: bytes.div_ceil(4).max(1) * 4,
     };
-    if let (gen::SearchKeys::Raw(..), false) = (keys, one_tier()) {
+    if let (wgsl_gen::SearchKeys::Raw(..), false) = (keys, one_tier()) {
         let out_kind = tiered::SearchOut::Position(out_words as u32);
         if two_tier_search(&a, &q, u32::from(side == Side::Right), out_kind, &out)? {
             return Ok(Array::from_buffer(
@@ -196,7 +196,7 @@ pub fn searchsorted(a: &Array, v: &Array, side: Side, sorter: Option<&Array>) ->
         }
     }
     let pipeline = ctx.pipeline_with(
-        &gen::search(keys, out_words as u32),
+        &wgsl_gen::search(keys, out_words as u32),
         "main",
         ShaderChecks::Trusted,
     )?;

@@ -17,7 +17,7 @@ use super::engine;
 use crate::array::Array;
 use crate::device::Device;
 use kupfer_core::sort::KeyStore;
-use kupfer_core::sort_select as gen;
+use kupfer_core::sort_select as wgsl_gen;
 use kupfer_core::{DType, Error, Layout, Result};
 use kupfer_wgpu::{Binding, GpuBuffer, ShaderChecks};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -103,7 +103,7 @@ fn targets_per_launch(device: &Device) -> usize {
         .max_compute_workgroup_storage_size;
     (1..=16u32)
         .rev()
-        .find(|&t| gen::select_rows_bytes(t) <= storage)
+        .find(|&t| wgsl_gen::select_rows_bytes(t) <= storage)
         .unwrap_or(0) as usize
 }
 
@@ -204,7 +204,7 @@ fn by_rows(
     let mut col0 = 0;
     while col0 < t {
         let targets = per_launch.min(t - col0);
-        let wgsl = gen::select_rows(targets as u32, key_words, load, store_of(d));
+        let wgsl = wgsl_gen::select_rows(targets as u32, key_words, load, store_of(d));
         let pipeline = ctx.pipeline_with(&wgsl, "main", ShaderChecks::Trusted)?;
         let fields = [
             rowlen as u32,

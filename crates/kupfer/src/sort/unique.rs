@@ -96,15 +96,13 @@ pub async fn unique_async(
     // span a small range, else the keys-only sort (no permutation to carry or apply) where
     // the dtype has one.
     let plain = !return_index && !return_inverse && !old_path();
-    if plain {
-        if let Some((values, counts)) = by_counting(a, return_counts).await? {
-            return Ok(Unique {
-                values,
-                indices: None,
-                inverse: None,
-                counts,
-            });
-        }
+    if plain && let Some((values, counts)) = by_counting(a, return_counts).await? {
+        return Ok(Unique {
+            values,
+            indices: None,
+            inverse: None,
+            counts,
+        });
     }
     let (sorted, perm) = if plain {
         let flat = a.reshape(&[n as isize])?;
