@@ -180,7 +180,7 @@ pub(crate) const PLANNED: &[&str] = &[
 ];
 
 /// Array methods (`a.sum()`) that later issues implement.
-pub(crate) const PLANNED_METHODS: &[&str] = &["sort", "fill", "resize", "tolist", "tobytes"];
+pub(crate) const PLANNED_METHODS: &[&str] = &["fill", "resize", "tolist", "tobytes"];
 
 /// The outcome of resolving a global name.
 pub(crate) enum Resolved {
