@@ -255,7 +255,7 @@ const DTYPE_NAMES: &[&str] = &[
 /// `max`, `any`, `all`, `pow`) are NumPy's functions after `from numpy import *`. `divmod`
 /// stays Python's for Python scalars (`divmod(1, 0)` raises ZeroDivisionError, as Python does).
 const BUILTINS: &[&str] = &[
-    "len", "float", "int", "bool", "complex", "slice", "divmod", "range", "sorted",
+    "len", "float", "int", "bool", "complex", "slice", "divmod", "range", "sorted", "type",
 ];
 
 /// Resolves `name` in namespace `module` (`""` is `np`; bare names pass `bare`).
