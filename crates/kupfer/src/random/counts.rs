@@ -2,7 +2,8 @@
 //! draw's kernel, with deterministic arithmetic (`shaders/random_det.wgsl`,
 //! `shaders/random_det64.wgsl`: the same bits on every driver; `KUPFER_RANDDET=off`: the libm
 //! forms of `shaders/random_float.wgsl`; algorithms and loop bounds in
-//! [`kupfer_core::random`]).
+//! [`kupfer_core::random`]). `multivariate_hypergeometric` is NumPy's marginal method over
+//! the hypergeometric sampler.
 //!
 //! Both compute in float64 where the adapter has it (NumPy's precision: counts exact to 2^53)
 //! and in float32 elsewhere (WebGPU, Metal): there zipf counts above 2^24 are rounded to
