@@ -136,6 +136,18 @@ const PARTITION_CASES: &[&str] = &[
     "a = (np.arange(4096) * 7919 % 4099).reshape(2, 2048); a.partition([10, 2000]); \
      np.concatenate([np.sort(a[:, :10]), a[:, 10:11], np.sort(a[:, 11:2000]), a[:, 2000:2001], \
      np.sort(a[:, 2001:])], axis=1)",
+    // median(overwrite_input=True) leaves the input partitioned (a flattened copy of a
+    // non-contiguous input is partitioned instead, as NumPy's ravel() copies)
+    "a = np.array([[10, 7, 4], [3, 2, 1]]); b = a.copy(); m = np.median(b, axis=1, \
+     overwrite_input=True); np.concatenate([b.ravel(), m])",
+    "a = np.array([[10, 7, 4], [3, 2, 1]]); b = a.copy(); m = np.median(b, axis=0, \
+     overwrite_input=True); np.concatenate([b.ravel(), m])",
+    "a = np.array([[10.0, 7, 4], [3, 2, 1]]); b = a.copy(); m = np.median(b, overwrite_input=True); \
+     r = b.ravel(); np.concatenate([np.sort(r[:2]), r[2:4], np.sort(r[4:]), [m]])",
+    "a = np.array([[10.0, 7, 4], [3, 2, 9]]); b = a.T; m = np.median(b, overwrite_input=True); \
+     np.concatenate([a.ravel(), [m]])",
+    "a = np.array([5, 3, 9, 1, 7]); b = a.copy(); np.median(b, overwrite_input=True); \
+     assert not np.all(a == b); np.concatenate([np.sort(b[:2]), b[2:3], np.sort(b[3:])])",
     // empty: any kth
     "a = np.zeros((3, 0)); a.partition(5); a",
     "a = np.zeros(0, dtype=np.int8); a.partition(0); a",
