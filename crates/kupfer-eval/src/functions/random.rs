@@ -1,6 +1,6 @@
 //! `np.random`: `default_rng(seed)` (a [`Value::Generator`] whose methods are
 //! [`call_generator_method`]) and the module functions on kupfer's global generator (`seed`,
-//! `rand`, `randn`, `randint`, `random`, `random_sample`, `uniform`, `normal`,
+//! `rand`, `randn`, `randint`, `random_integers`, `random`, `random_sample`, `uniform`, `normal`,
 //! `standard_normal`, `exponential`, ..., `zipf`, `hypergeometric`).
 //!
 //! Draws come from kupfer's Philox4x32-10 generator, not NumPy's PCG64: the same seed gives
@@ -41,6 +41,7 @@ pub(super) fn register(r: &mut Registry) {
         |c| method(&random::global_generator(), "random", c),
     );
     r.native(&["random.randint"], randint);
+    r.native(&["random.random_integers"], random_integers);
     r.native(&["random.hypergeometric"], legacy_hypergeometric);
     for name in [
         "random.uniform",
@@ -302,6 +303,27 @@ fn randint(call: Call) -> Result<Value> {
     let size = opt_size(&mut a)?;
     let dtype = a.dtype("dtype")?;
     random::randint_broadcast(low, high, size.as_deref(), dtype)
+        .map(Value::Array)
+        .map_err(kerr(span))
+}
+
+/// `random_integers(low, high=None, size=None)` (NumPy's deprecated legacy function):
+/// integers in `[low, high]`, `[1, low]` without `high`; `randint(low, high + 1, size)`.
+fn random_integers(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["low", "high=", "size="])?;
+    let (low, high) = bounds(&mut a)?;
+    let size = opt_size(&mut a)?;
+    let (low, high) = match high {
+        None => (Operand::Scalar(Scalar::Int(1)), low),
+        Some(h) => (low, h),
+    };
+    let high = match high {
+        Operand::Scalar(Scalar::Int(i)) => Operand::Scalar(Scalar::int(i128::from(i) + 1)),
+        Operand::Scalar(s) => Operand::Scalar(Scalar::Float(s.as_f64() + 1.0)),
+        Operand::Array(h) => Operand::Array(kupfer::add(&h, 1).map_err(kerr(span))?),
+    };
+    random::randint_broadcast(low, Some(high), size.as_deref(), None)
         .map(Value::Array)
         .map_err(kerr(span))
 }
