@@ -1832,3 +1832,137 @@ fn wald_keeps_a_float32_parameters_dtype_in_every_form() {
         assert!(as_f64(w).iter().all(|&v| v > 0.0));
     }
 }
+
+/// The chi-square of `multivariate_hypergeometric(colors3, nsample)` samples coded
+/// `x0 * (nsample + 1) + x1` (the third count is what is left) against SciPy's
+/// `multivariate_hypergeom.pmf` over every code.
+fn mvhg_chi(colors: [i64; 3], nsample: i64) -> String {
+    let m = nsample + 1;
+    let codes = m * m;
+    format!(
+        "chi_pooled(x, np.arange(0, {codes} + 1), (lambda P: lambda k: P[np.clip(k.astype(int) \
+         + 1, 0, {codes})])(np.concatenate([[0.0], np.cumsum([stats.multivariate_hypergeom\
+         .pmf([i // {m}, i % {m}, {nsample} - i // {m} - i % {m}], {colors:?}, {nsample}) if i \
+         // {m} + i % {m} <= {nsample} else 0.0 for i in range({codes})])])))"
+    )
+}
+
+#[test]
+fn multivariate_hypergeometric_passes_chi_square_against_scipy_and_raises_numpys_errors() {
+    let g = default_rng(Some(2604));
+    let mut samples = Vec::new();
+    let mut tests = Vec::new();
+    // The docstring's urn (joint law, both methods), and four colors with an empty one
+    // (the third count's marginal law).
+    for (name, method) in [("mvhg", None), ("mvhg_count", Some("count"))] {
+        let x = g
+            .multivariate_hypergeometric(&[16, 8, 4], 6, Some(&[N]), method)
+            .unwrap();
+        assert_eq!(x.shape(), &[N, 3]);
+        assert_eq!(x.dtype(), kp::Device::current().unwrap().default_int());
+        let x = counts_f64(x);
+        let rows: Vec<&[f64]> = x.chunks(3).collect();
+        assert!(rows.iter().all(|r| r[0] + r[1] + r[2] == 6.0
+            && r[0] <= 16.0
+            && r[1] <= 8.0
+            && (0.0..=4.0).contains(&r[2])));
+        samples.push((name, rows.iter().map(|r| r[0] * 7.0 + r[1]).collect()));
+        tests.push((name, mvhg_chi([16, 8, 4], 6)));
+    }
+    let x = g
+        .multivariate_hypergeometric(&[5, 0, 10, 3], 7, Some(&[2, N / 2]), None)
+        .unwrap();
+    assert_eq!(x.shape(), &[2, N / 2, 4]);
+    let x = counts_f64(x);
+    assert!(x
+        .chunks(4)
+        .all(|r| r[1] == 0.0 && r.iter().sum::<f64>() == 7.0));
+    samples.push(("mvhg4", x.chunks(4).map(|r| r[2]).collect()));
+    tests.push(("mvhg4", hypergeom_chi(10, 8, 7)));
+    let tests: Vec<(&str, &str)> = tests.iter().map(|(a, b)| (*a, b.as_str())).collect();
+    for (name, pv) in scipy_pvalues(&samples, &tests) {
+        assert!(pv > 1e-4, "{name}: chi-square p-value {pv}");
+    }
+    // Edges: nothing drawn, everything drawn, one color, no colors.
+    let n = Some(&[50][..]);
+    let v = |x: Array| counts_f64(x);
+    assert!(
+        v(g.multivariate_hypergeometric(&[3, 4], 0, n, None).unwrap())
+            .iter()
+            .all(|&k| k == 0.0)
+    );
+    assert_eq!(
+        v(g.multivariate_hypergeometric(&[3, 0, 4], 7, None, None)
+            .unwrap()),
+        vec![3.0, 0.0, 4.0]
+    );
+    assert_eq!(
+        v(g.multivariate_hypergeometric(&[9], 4, Some(&[2]), None)
+            .unwrap()),
+        vec![4.0, 4.0]
+    );
+    assert_eq!(
+        g.multivariate_hypergeometric(&[], 0, Some(&[2]), None)
+            .unwrap()
+            .shape(),
+        &[2, 0]
+    );
+    assert_eq!(
+        g.multivariate_hypergeometric(&[3, 1], 4, Some(&[2, 0]), None)
+            .unwrap()
+            .shape(),
+        &[2, 0, 2]
+    );
+    // NumPy's errors, in NumPy's order.
+    let err = |r: kp::Result<Array>| r.unwrap_err().to_string();
+    let mvhg = |c: &[i64], n: i64, m: Option<&str>| g.multivariate_hypergeometric(c, n, None, m);
+    assert!(err(mvhg(&[3, -1], 5, Some("foo"))).contains("method must be \"count\" or"));
+    assert!(err(mvhg(&[3, -1], 5, None)).contains("colors must be a one-dimensional"));
+    assert!(err(mvhg(&[3, 1], -1, None)).contains("nsample must be nonnegative."));
+    assert!(err(mvhg(&[3, 1], 5, None)).contains("nsample > sum(colors)"));
+    assert!(err(mvhg(&[], 1, None)).contains("nsample > sum(colors)"));
+    assert!(err(mvhg(&[i64::MAX, 1], 1, None)).contains("must not exceed the maximum value"));
+    if kp::Device::current().unwrap().supports(DType::F64) {
+        assert!(err(mvhg(&[1_000_000_000, 1], 2, None))
+            .contains("When method is \"marginals\", sum(colors) must be less than 1000000000."));
+    }
+}
+
+#[test]
+fn noncentral_f_passes_kolmogorov_smirnov_against_scipy() {
+    let g = default_rng(Some(2605));
+    let n = Some(&[N][..]);
+    let samples = vec![
+        ("ncf", as_f64(g.noncentral_f(3.0, 20.0, 3.0, n).unwrap())),
+        (
+            "ncf_small",
+            as_f64(g.noncentral_f(0.5, 4.0, 0.7, n).unwrap()),
+        ),
+        (
+            "ncf_central",
+            as_f64(g.noncentral_f(5.0, 7.0, 0.0, n).unwrap()),
+        ),
+    ];
+    let tests = [
+        ("ncf", "stats.kstest(x, 'ncf', args=(3, 20, 3)).pvalue"),
+        (
+            "ncf_small",
+            "stats.kstest(x, 'ncf', args=(0.5, 4, 0.7)).pvalue",
+        ),
+        ("ncf_central", "stats.kstest(x, 'f', args=(5, 7)).pvalue"),
+    ];
+    for (name, p) in scipy_pvalues(&samples, &tests) {
+        assert!(p > 1e-4, "{name}: KS p-value {p}");
+    }
+    let err = |r: kp::Result<Array>| r.unwrap_err().to_string();
+    assert!(err(g.noncentral_f(0.0, 1.0, 1.0, None)).contains("dfnum <= 0"));
+    assert!(err(g.noncentral_f(1.0, 0.0, -1.0, None)).contains("dfden <= 0"));
+    assert!(err(g.noncentral_f(1.0, 1.0, -1.0, None)).contains("nonc < 0"));
+    let df = Array::from_slice(&[2.0f32, 30.0], &[2, 1]).unwrap();
+    assert_eq!(
+        g.noncentral_f(&df, 10.0, 1.0, Some(&[2, 3]))
+            .unwrap()
+            .shape(),
+        &[2, 3]
+    );
+}

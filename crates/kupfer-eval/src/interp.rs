@@ -311,9 +311,9 @@ impl Session {
             },
             Value::Generator(g) => match functions::random::generator_method(attr) {
                 Some(m) => Ok(Value::GeneratorMethod(g, m)),
-                None if attr == "bit_generator" => {
-                    Err(EvalError::not_supported(span, "'Generator.bit_generator'"))
-                }
+                // kupfer's one bit generator is the generator itself (np.random.PCG64(seed)
+                // and the others make a Generator).
+                None if attr == "bit_generator" => Ok(Value::Generator(g)),
                 None => Err(no_attribute("numpy.random.Generator", attr, span)),
             },
             // `np.add.at` and the other `ufunc.at`; `np.gcd.reduce` and the other reductions

@@ -1044,6 +1044,31 @@ const CASES: &[&str] = &[
     "np.random.default_rng(35).hypergeometric(40, 0, np.array([[5], [30]]), (2, 3))",
     "np.random.zipf(60.0, 2)",
     "np.random.hypergeometric(6, 0, 4, 3)",
+    // multivariate_hypergeometric, noncentral_f and the bit generator constructors (kupfer
+    // Generators seeded with the seed)
+    "np.random.Generator(np.random.PCG64(4861946401452)).multivariate_hypergeometric([16, 8, 4], 6, size=(2, 2)).sum(axis=-1)",
+    "np.random.default_rng(40).multivariate_hypergeometric([3, 0, 4], 7, size=2)",
+    "np.random.default_rng(41).multivariate_hypergeometric(np.array([5, 2]), 0, method='count')",
+    "np.random.default_rng(42).multivariate_hypergeometric([9], np.int64(4), size=(1, 2))",
+    "np.random.Generator(np.random.Philox(7)).multivariate_hypergeometric([], 0, size=3).shape",
+    "np.random.Generator(np.random.Philox(key=7)).multivariate_hypergeometric([2, 2], 4, size=(2, 0)).shape",
+    "np.random.Generator(np.random.SFC64(1)).noncentral_f(3, 20, 0.5, (2, 4)).shape",
+    "(np.random.noncentral_f(3, 20, 3.0, 5) >= 0).all()",
+    "np.random.default_rng(np.random.MT19937(np.random.SeedSequence(5))).random(3).shape",
+    "np.random.Generator(np.random.PCG64DXSM()).integers(0, 1, 2)",
+    "np.random.default_rng(0x3034c61a9ae04ff8cb62ab8ec2c4b501).random(2).shape",
+    "np.random.random_integers(1, size=(2, 3))",
+    "np.random.random_integers(4, 4, 3)",
+    "np.random.random_integers([1, 2], 2)",
+    "np.random.random_integers(1.5, 1)",
+    // type() of numbers and NumPy scalars (the Generator.random docstring asks it)
+    "type(1.5)(3)",
+    "type(2)(3.7)",
+    "type(True)(0)",
+    "type(1j)(2)",
+    "type(np.float32(2))(7)",
+    "type(np.arange(3, dtype=np.int16)[1])(-4)",
+    "np.random.Generator(np.random.PCG64(np.random.SeedSequence(1234).spawn(2)[1])).integers(3, 4, 2)",
     "np.random.default_rng(36).zipf(2.0) >= 1",
     "np.random.default_rng(37).standard_gamma(0.0, 3, dtype=np.float64)",
     "np.random.default_rng(38).poisson(np.zeros(3))",
@@ -1558,6 +1583,24 @@ const REFUSED: &[&str] = &[
     "np.random.default_rng(0).hypergeometric(10**9, 1, 5)",
     "np.random.default_rng(0).hypergeometric([3, -1], 2, 1)",
     "np.random.hypergeometric(2, 2, 0)",
+    "np.random.default_rng(0).multivariate_hypergeometric([3, -1], 2)",
+    "np.random.default_rng(0).multivariate_hypergeometric([3, 1], 5)",
+    "np.random.default_rng(0).multivariate_hypergeometric([3, 1], -1)",
+    "np.random.default_rng(0).multivariate_hypergeometric([3.5, 1], 2)",
+    "np.random.default_rng(0).multivariate_hypergeometric([[3, 1]], 2)",
+    "np.random.default_rng(0).multivariate_hypergeometric(3, 2)",
+    "np.random.default_rng(0).multivariate_hypergeometric([3, 1], 2.5)",
+    "np.random.default_rng(0).multivariate_hypergeometric([3, 1], 2, method='foo')",
+    "np.random.default_rng(0).multivariate_hypergeometric([10**9, 1], 2)",
+    "np.random.default_rng(0).noncentral_f(0, 1, 1)",
+    "np.random.default_rng(0).noncentral_f(1, 1, -1)",
+    "np.random.Philox(1, key=2)",
+    "np.random.Philox(key=-1)",
+    "np.random.PCG64(-1)",
+    "np.random.Generator(5)",
+    "np.random.default_rng(-2**70)",
+    "np.random.random_integers(3, 2)",
+    "np.random.random_integers(0)",
     "np.random.default_rng(0).multinomial(5, [0.8, 0.7, 0.1])",
     "np.random.default_rng(0).multivariate_normal([0, 0, 0], [[1, 0], [0, 1]])",
     "np.linalg.inv(f32)",
@@ -1884,7 +1927,7 @@ fn name_errors() {
         EvalError::NotSupported { .. }
     ));
     assert!(matches!(
-        err("f32.sort()", &v),
+        err("f32.fill(0)", &v),
         EvalError::NotSupported { .. }
     ));
     assert_eq!(
@@ -2356,6 +2399,23 @@ fn random_generators_are_values_with_methods() {
         "(2, 3)"
     );
     assert_eq!(show("np.random.default_rng(0)"), "Generator(Philox)");
+    // Bit generators are kupfer Generators seeded with their seed; Generator() takes them.
+    assert_eq!(
+        show("np.random.Generator(np.random.PCG64(5))"),
+        "Generator(Philox)"
+    );
+    assert_eq!(
+        show(
+            "(np.random.Generator(np.random.PCG64(5)).random(4) == \
+             np.random.default_rng(5).random(4)).all()"
+        ),
+        "True"
+    );
+    assert_eq!(
+        show("np.random.default_rng(7).bit_generator.random(2).shape"),
+        "(2,)"
+    );
+    assert!(show("np.random.Philox(counter=3)").contains("counter"));
     assert_eq!(show("np.random.default_rng(0).random(5).dtype"), "float32");
     assert_eq!(
         show("np.random.default_rng(0).random(5, dtype=np.float32).dtype"),

@@ -1,5 +1,6 @@
 //! The Python builtins usable as bare names: `abs`, `round`, `len`, `float`, `int`, `bool`,
-//! `complex`, `slice`, `sum`, `min`, `max`, `any`, `all`, `pow`. They work on Python values
+//! `complex`, `slice`, `sum`, `min`, `max`, `any`, `all`, `pow`, `type` (of numbers and NumPy
+//! scalars). They work on Python values
 //! with Python's semantics; on arrays `abs`, `round` and `pow` are NumPy's, `sum(a)` adds the
 //! rows (`a[0] + a[1] + ...`, as Python iterates an array), and what needs an array's
 //! contents on the host (`float(a)`, `max(a)`) says that they stay on the GPU.
@@ -27,6 +28,33 @@ pub(super) fn register(r: &mut Registry) {
     r.native(&["builtins.all"], all);
     r.native(&["builtins.pow"], pow);
     r.native(&["builtins.divmod"], divmod);
+    r.native(&["builtins.type"], type_);
+}
+
+/// `type(x)` of a Python number (the builtin `float`, `int`, `bool` or `complex`) or a NumPy
+/// scalar, which kupfer eval holds as a 0-d array (its dtype, which NumPy's scalar types are
+/// in kupfer eval: `type(np.float32(1))(2)` is `np.float32(2)`). Other values have no type
+/// object here.
+fn type_(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["object/"])?;
+    let name = match a.get_raw("object") {
+        Some(Value::Scalar(Scalar::Float(_))) => "builtins.float",
+        Some(Value::Scalar(Scalar::Int(_) | Scalar::BigInt(_))) => "builtins.int",
+        Some(Value::Scalar(Scalar::Bool(_))) => "builtins.bool",
+        Some(Value::Scalar(Scalar::Complex { .. })) => "builtins.complex",
+        Some(Value::Array(x)) if x.ndim() == 0 => return Ok(Value::DType(x.dtype())),
+        Some(v) => {
+            return Err(EvalError::not_supported(
+                span,
+                format!("type() of a '{}' value", v.type_name()),
+            ))
+        }
+        None => return Err(EvalError::type_error(span, "type() takes 1 or 3 arguments")),
+    };
+    let (key, _) =
+        super::lookup(name).ok_or_else(|| EvalError::not_supported(span, format!("'{name}'")))?;
+    Ok(Value::Function(key))
 }
 
 fn array_contents(span: Span, what: &str) -> EvalError {

@@ -2,8 +2,10 @@
 //! `a.reshape(2, -1)`, `a.astype('float16')`, ...).
 //!
 //! Most methods are the NumPy function of the same name with the array as first argument
-//! and route to the function table; `reshape`, `transpose`, `astype`, `flatten`, `ravel` and
-//! `copy` have signatures of their own.
+//! and route to the function table; `reshape`, `transpose`, `astype`, `flatten`, `ravel`,
+//! `copy`, `compress`, `item` and `view` have signatures of their own, and `sort` and
+//! `partition` work in place (they return None and write into the array's memory through
+//! kupfer's assignment path, so every view of it sees the result, as in NumPy).
 
 use super::shape::{matrix_transpose_of, reshape_to, to_new_shape};
 use super::{int_tuple, lookup, to_axes, Call, PLANNED_METHODS};
@@ -58,6 +60,8 @@ const OWN: &[&str] = &[
     "compress",
     "item",
     "view",
+    "sort",
+    "partition",
 ];
 
 /// Every method kupfer eval implements, sorted (for completion in a playground).
@@ -125,6 +129,26 @@ pub(crate) fn call_method(
         let mut all = Vec::with_capacity(args.len() + 1);
         all.push(Value::Array(a));
         all.extend(args);
+        // `a.put(indices, values, mode)` names its parameters unlike `np.put(a, ind, v, mode)`.
+        let kwargs = if name == "put" {
+            let mut renamed = Vec::with_capacity(kwargs.len());
+            for (k, v) in kwargs {
+                renamed.push(match k.as_str() {
+                    "indices" => ("ind".to_string(), v),
+                    "values" => ("v".to_string(), v),
+                    "ind" | "v" => {
+                        return Err(EvalError::type_error(
+                            span,
+                            format!("'{k}' is an invalid keyword argument for put()"),
+                        ))
+                    }
+                    _ => (k, v),
+                });
+            }
+            renamed
+        } else {
+            kwargs
+        };
         return super::call(
             f,
             Call {
@@ -256,6 +280,53 @@ pub(crate) fn call_method(
             Ok(Value::Array(out.map_err(kerr(span))?))
         }
         "item" => item(&a, &args, &kwargs, span),
+        "sort" => {
+            let mut k = call("ndarray.sort").bind(&["axis=", "kind=", "order=", "*stable="])?;
+            let axis = method_axis(&mut k)?;
+            let kind = method_kind(&mut k, "sort")?;
+            let stable = k.get("stable");
+            if stable.is_some() && kind.is_some() {
+                return Err(EvalError::value_error(
+                    span,
+                    "`kind` and keyword parameters can't be provided at the same time. Use \
+                     only one of them.",
+                ));
+            }
+            let kind = match stable {
+                Some(s) if crate::interp::truthy(&s, span)? => Some("stable".to_string()),
+                _ => kind,
+            };
+            no_fields(&mut k)?;
+            let f = a.sort_in_place_async(axis, kind.as_deref());
+            crate::program::wait(f, "ndarray.sort()").map_err(kerr(span))?;
+            Ok(Value::None)
+        }
+        "partition" => {
+            let mut k = call("ndarray.partition").bind(&["kth", "axis=", "kind=", "order="])?;
+            let kth = k.req("kth")?;
+            let axis = method_axis(&mut k)?;
+            match k.get_raw("kind") {
+                None => {}
+                Some(Value::Str(s)) if s == "introselect" => {}
+                Some(Value::Str(s)) => {
+                    return Err(EvalError::value_error(
+                        span,
+                        format!("select kind must be 'introselect' (got '{s}')"),
+                    ))
+                }
+                Some(v) => {
+                    return Err(EvalError::type_error(
+                        span,
+                        format!("select kind must be str, not {}", v.type_name()),
+                    ))
+                }
+            }
+            no_fields(&mut k)?;
+            let kth = partition_index(&kth, span)?;
+            let f = a.partition_in_place_async(&kth, axis);
+            crate::program::wait(f, "ndarray.partition()").map_err(kerr(span))?;
+            Ok(Value::None)
+        }
         "view" => {
             let mut k = call("ndarray.view").bind(&["dtype=", "type="])?;
             if k.get("type").is_some() {
@@ -270,6 +341,118 @@ pub(crate) fn call_method(
             ))
         }
         _ => Err(EvalError::not_supported(span, format!("'ndarray.{name}'"))),
+    }
+}
+
+/// `axis` of `a.sort()` / `a.partition()`: an integer, -1 when absent (NumPy's methods
+/// have no flattening `axis=None`).
+fn method_axis(k: &mut super::Args) -> Result<isize> {
+    let span = k.span();
+    match k.get_raw("axis") {
+        None => Ok(-1),
+        Some(Value::None) => Err(EvalError::type_error(
+            span,
+            "'NoneType' object cannot be interpreted as an integer",
+        )),
+        Some(Value::Scalar(Scalar::Float(_))) => Err(EvalError::type_error(
+            span,
+            "integer argument expected, got float",
+        )),
+        Some(v) => Ok(super::to_index_int(&numpy_int(v, span)?, span)? as isize),
+    }
+}
+
+/// A 0-d integer array (a NumPy integer scalar such as `np.int64(1)`) as a Python int;
+/// anything else as it is.
+fn numpy_int(v: Value, span: Span) -> Result<Value> {
+    match v {
+        Value::Array(arr) if arr.ndim() == 0 && arr.dtype().is_int() => {
+            let s = crate::program::wait(arr.item_async(), "an integer argument")
+                .map_err(kerr(span))?;
+            Ok(Value::Scalar(s))
+        }
+        other => Ok(other),
+    }
+}
+
+/// `kind` of `a.sort()`: None or a string NumPy accepts (checked by kupfer's sort).
+fn method_kind(k: &mut super::Args, what: &str) -> Result<Option<String>> {
+    let span = k.span();
+    match k.get("kind") {
+        None => Ok(None),
+        Some(Value::Str(s)) => match s.chars().next().map(|c| c.to_ascii_lowercase()) {
+            Some('q' | 'h' | 's' | 'm') => Ok(Some(s.to_ascii_lowercase())),
+            _ => Err(EvalError::value_error(
+                span,
+                format!("sort kind must be one of 'quick', 'heap', or 'stable' (got '{s}')"),
+            )),
+        },
+        Some(v) => Err(EvalError::type_error(
+            span,
+            format!("{what} kind must be str, not {}", v.type_name()),
+        )),
+    }
+}
+
+/// `order=` of the sort methods: kupfer has no structured arrays, so any order is NumPy's
+/// error for an array without fields.
+fn no_fields(k: &mut super::Args) -> Result<()> {
+    if k.get("order").is_some() {
+        return Err(EvalError::value_error(
+            k.span(),
+            "Cannot specify order when the array has no fields.",
+        ));
+    }
+    Ok(())
+}
+
+/// `kth` of `a.partition()`: an integer or a sequence (array) of integers; booleans and
+/// floats are NumPy's errors.
+fn partition_index(v: &Value, span: Span) -> Result<Vec<isize>> {
+    let one = |v: &Value| -> Result<isize> {
+        match v {
+            Value::Scalar(Scalar::Bool(_)) => Err(EvalError::value_error(
+                span,
+                "Booleans unacceptable as partition index",
+            )),
+            Value::Scalar(Scalar::Int(i)) => Ok(*i as isize),
+            Value::Scalar(_) => Err(EvalError::type_error(
+                span,
+                "Partition index must be integer",
+            )),
+            other => Ok(super::to_index_int(&numpy_int(other.clone(), span)?, span)? as isize),
+        }
+    };
+    match v {
+        Value::List(items) | Value::Tuple(items) => {
+            if items.is_empty() {
+                return Err(EvalError::type_error(
+                    span,
+                    "Partition index must be integer",
+                ));
+            }
+            items.iter().map(one).collect()
+        }
+        Value::Array(arr) if arr.ndim() > 0 => {
+            if arr.dtype() == kupfer::DType::Bool {
+                return Err(EvalError::value_error(
+                    span,
+                    "Booleans unacceptable as partition index",
+                ));
+            }
+            if !arr.dtype().is_int() {
+                return Err(EvalError::type_error(
+                    span,
+                    "Partition index must be integer",
+                ));
+            }
+            let host =
+                crate::program::wait(arr.to_host_async(), "partition(kth)").map_err(kerr(span))?;
+            (0..arr.size())
+                .map(|i| Ok(host.data.get_f64(i) as isize))
+                .collect()
+        }
+        other => Ok(vec![one(other)?]),
     }
 }
 

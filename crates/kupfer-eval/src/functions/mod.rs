@@ -197,7 +197,7 @@ pub(crate) const PLANNED: &[&str] = &[
 ];
 
 /// Array methods (`a.sum()`) that later issues implement.
-pub(crate) const PLANNED_METHODS: &[&str] = &["sort", "fill", "resize", "tolist", "tobytes"];
+pub(crate) const PLANNED_METHODS: &[&str] = &["fill", "resize", "tolist", "tobytes"];
 
 /// The outcome of resolving a global name.
 pub(crate) enum Resolved {
@@ -272,7 +272,7 @@ const DTYPE_NAMES: &[&str] = &[
 /// `max`, `any`, `all`, `pow`) are NumPy's functions after `from numpy import *`. `divmod`
 /// stays Python's for Python scalars (`divmod(1, 0)` raises ZeroDivisionError, as Python does).
 const BUILTINS: &[&str] = &[
-    "len", "float", "int", "bool", "complex", "slice", "divmod", "range", "sorted",
+    "len", "float", "int", "bool", "complex", "slice", "divmod", "range", "sorted", "type",
 ];
 
 /// Resolves `name` in namespace `module` (`""` is `np`; bare names pass `bare`).

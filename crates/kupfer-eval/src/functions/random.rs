@@ -1,6 +1,6 @@
 //! `np.random`: `default_rng(seed)` (a [`Value::Generator`] whose methods are
 //! [`call_generator_method`]) and the module functions on kupfer's global generator (`seed`,
-//! `rand`, `randn`, `randint`, `random`, `random_sample`, `uniform`, `normal`,
+//! `rand`, `randn`, `randint`, `random_integers`, `random`, `random_sample`, `uniform`, `normal`,
 //! `standard_normal`, `exponential`, ..., `zipf`, `hypergeometric`).
 //!
 //! Draws come from kupfer's Philox4x32-10 generator, not NumPy's PCG64: the same seed gives
@@ -16,6 +16,18 @@ use kupfer::{Array, Operand, Scalar};
 
 pub(super) fn register(r: &mut Registry) {
     r.native(&["random.default_rng"], default_rng);
+    r.native(&["random.Generator"], generator);
+    r.native(
+        &[
+            "random.PCG64",
+            "random.PCG64DXSM",
+            "random.MT19937",
+            "random.SFC64",
+            "random.SeedSequence",
+        ],
+        bit_generator,
+    );
+    r.native(&["random.Philox"], philox);
     r.native(&["random.seed"], seed);
     r.native(&["random.rand"], |c| dims(c, random::rand));
     r.native(&["random.randn"], |c| dims(c, random::randn));
@@ -29,6 +41,7 @@ pub(super) fn register(r: &mut Registry) {
         |c| method(&random::global_generator(), "random", c),
     );
     r.native(&["random.randint"], randint);
+    r.native(&["random.random_integers"], random_integers);
     r.native(&["random.hypergeometric"], legacy_hypergeometric);
     for name in [
         "random.uniform",
@@ -60,6 +73,7 @@ pub(super) fn register(r: &mut Registry) {
         "random.shuffle",
         "random.f",
         "random.noncentral_chisquare",
+        "random.noncentral_f",
         "random.dirichlet",
         "random.logseries",
         "random.binomial",
@@ -122,6 +136,8 @@ pub const GENERATOR_METHODS: &[&str] = &[
     "vonmises",
     "zipf",
     "hypergeometric",
+    "multivariate_hypergeometric",
+    "noncentral_f",
     "spawn",
     "bytes",
 ];
@@ -131,9 +147,18 @@ fn kerr(span: Span) -> impl FnOnce(kupfer::Error) -> EvalError {
 }
 
 /// A seed argument: a non-negative Python int (NumPy: "expected non-negative integer").
+/// kupfer's seeds are 64-bit: a larger int (NumPy takes 128-bit entropy) is folded, its
+/// high 64 bits multiplied by an odd constant and added into the low ones bitwise (a seed
+/// below 2^64 is itself).
 fn seed_of(v: Option<Value>, span: Span) -> Result<Option<u64>> {
     match v {
         None => Ok(None),
+        Some(Value::Scalar(Scalar::BigInt(i))) => {
+            let u = u128::try_from(i)
+                .map_err(|_| EvalError::value_error(span, "expected non-negative integer"))?;
+            let (lo, hi) = (u as u64, (u >> 64) as u64);
+            Ok(Some(lo ^ hi.wrapping_mul(0x9E37_79B9_7F4A_7C15)))
+        }
         Some(v) => {
             let s = to_int(&v, "seed", span)?;
             u64::try_from(s)
@@ -146,10 +171,106 @@ fn seed_of(v: Option<Value>, span: Span) -> Result<Option<u64>> {
 fn default_rng(call: Call) -> Result<Value> {
     let span = call.span;
     let mut a = call.bind(&["seed="])?;
-    Ok(Value::Generator(random::default_rng(seed_of(
-        a.get("seed"),
-        span,
-    )?)))
+    match a.get("seed") {
+        // A Generator (or what kupfer eval makes of a bit generator): NumPy returns the
+        // generator itself / wraps the bit generator, sharing its state.
+        Some(Value::Generator(g)) => Ok(Value::Generator(g)),
+        seed => Ok(Value::Generator(random::default_rng(seed_of(seed, span)?))),
+    }
+}
+
+/// A generator from a seed argument of a bit generator: an int or None as `default_rng`
+/// takes it; a Generator value (kupfer eval's form of a `SeedSequence` or bit generator)
+/// gives a new generator with its key, starting at its next draw (so two bit generators
+/// made from one seed sequence draw the same numbers, as in NumPy).
+fn seeded(v: Option<Value>, span: Span) -> Result<Generator> {
+    match v {
+        Some(Value::Generator(g)) => Ok(Generator::from_key(g.key(), g.next_draw())),
+        other => Ok(random::default_rng(seed_of(other, span)?)),
+    }
+}
+
+/// `np.random.PCG64(seed)`, `PCG64DXSM`, `MT19937`, `SFC64` and `SeedSequence(entropy)`:
+/// kupfer has one bit generator, Philox4x32-10, so each of them is a kupfer Generator
+/// seeded with `seed` (as `default_rng(seed)`), which `np.random.Generator(...)` then takes
+/// as it is. NumPy's streams are not reproduced: the numbers differ from NumPy's for the same
+/// seed (the distributions are the same). A seed sequence's `spawn(n)` is the generator's.
+fn bit_generator(call: Call) -> Result<Value> {
+    let span = call.span;
+    let seq = call.name == "random.SeedSequence";
+    let params: &[&'static str] = if seq {
+        &["entropy=", "*spawn_key=", "*pool_size="]
+    } else {
+        &["seed="]
+    };
+    let mut a = call.bind(params)?;
+    if seq {
+        let spawned = match a.get("spawn_key") {
+            None => false,
+            Some(Value::Tuple(v)) | Some(Value::List(v)) => !v.is_empty(),
+            Some(_) => true,
+        };
+        if spawned || a.get("pool_size").is_some() {
+            return Err(EvalError::not_supported(
+                span,
+                "SeedSequence(spawn_key=, pool_size=) (kupfer's seed is one integer: use \
+                 spawn())",
+            ));
+        }
+    }
+    let seed = a.get(if seq { "entropy" } else { "seed" });
+    Ok(Value::Generator(seeded(seed, span)?))
+}
+
+/// `np.random.Philox(seed=None, counter=None, key=None)`: a kupfer Generator (kupfer's bit
+/// generator is Philox4x32-10, NumPy's Philox is Philox4x64, so the streams differ). `seed`
+/// as [`bit_generator`]; `key` (below 2^64 here) is kupfer's Philox key directly.
+fn philox(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["seed=", "counter=", "key="])?;
+    let seed = a.get("seed");
+    let key = a.get("key");
+    if a.get("counter").is_some() {
+        return Err(EvalError::not_supported(
+            span,
+            "Philox(counter=) (kupfer's counters are the draw numbers: use jumped())",
+        ));
+    }
+    match (seed, key) {
+        (Some(_), Some(_)) => Err(EvalError::value_error(
+            span,
+            "seed and key cannot be both used",
+        )),
+        (seed, None) => Ok(Value::Generator(seeded(seed, span)?)),
+        (None, Some(k)) => {
+            let k = to_int(&k, "key", span)?;
+            let k = u64::try_from(k).map_err(|_| {
+                EvalError::value_error(span, "key must be positive and less than 2**128.")
+            })?;
+            Ok(Value::Generator(Generator::from_key(
+                [k as u32, (k >> 32) as u32],
+                0,
+            )))
+        }
+    }
+}
+
+/// `np.random.Generator(bit_generator)`: the generator kupfer eval made of the bit
+/// generator, sharing its state (as NumPy's Generator shares its bit generator's).
+fn generator(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["bit_generator"])?;
+    match a.req("bit_generator")? {
+        Value::Generator(g) => Ok(Value::Generator(g)),
+        other => Err(EvalError::type_error(
+            span,
+            format!(
+                "Generator() needs a bit generator (np.random.PCG64(seed), Philox, ...), got \
+                 '{}'",
+                other.type_name()
+            ),
+        )),
+    }
 }
 
 fn seed(call: Call) -> Result<Value> {
@@ -182,6 +303,27 @@ fn randint(call: Call) -> Result<Value> {
     let size = opt_size(&mut a)?;
     let dtype = a.dtype("dtype")?;
     random::randint_broadcast(low, high, size.as_deref(), dtype)
+        .map(Value::Array)
+        .map_err(kerr(span))
+}
+
+/// `random_integers(low, high=None, size=None)` (NumPy's deprecated legacy function):
+/// integers in `[low, high]`, `[1, low]` without `high`; `randint(low, high + 1, size)`.
+fn random_integers(call: Call) -> Result<Value> {
+    let span = call.span;
+    let mut a = call.bind(&["low", "high=", "size="])?;
+    let (low, high) = bounds(&mut a)?;
+    let size = opt_size(&mut a)?;
+    let (low, high) = match high {
+        None => (Operand::Scalar(Scalar::Int(1)), low),
+        Some(h) => (low, h),
+    };
+    let high = match high {
+        Operand::Scalar(Scalar::Int(i)) => Operand::Scalar(Scalar::int(i128::from(i) + 1)),
+        Operand::Scalar(s) => Operand::Scalar(Scalar::Float(s.as_f64() + 1.0)),
+        Operand::Array(h) => Operand::Array(kupfer::add(&h, 1).map_err(kerr(span))?),
+    };
+    random::randint_broadcast(low, Some(high), size.as_deref(), None)
         .map(Value::Array)
         .map_err(kerr(span))
 }
@@ -447,6 +589,38 @@ fn method(g: &Generator, name: &str, call: Call) -> Result<Value> {
                 _ => g.geometric(x, size),
             }
         }
+        "multivariate_hypergeometric" => {
+            let mut a = call.bind(&["colors", "nsample", "size=", "method="])?;
+            let method = a.string("method")?;
+            if let Some(m) = &method {
+                if m != "marginals" && m != "count" {
+                    return Err(EvalError::value_error(
+                        span,
+                        "method must be \"count\" or \"marginals\".",
+                    ));
+                }
+            }
+            let colors = colors_of(a.req("colors")?, span)?;
+            let nsample = match a.get_raw("nsample") {
+                Some(Value::Scalar(Scalar::Int(n))) => n,
+                Some(Value::Scalar(Scalar::Bool(b))) => i64::from(b),
+                Some(Value::Array(n)) if n.ndim() == 0 && n.dtype().is_int() => {
+                    let s = crate::program::wait(n.item_async(), "nsample").map_err(kerr(span))?;
+                    to_int(&Value::Scalar(s), "nsample", span)?
+                }
+                _ => return Err(EvalError::value_error(span, "nsample must be an integer")),
+            };
+            let size = opt_size(&mut a)?;
+            g.multivariate_hypergeometric(&colors, nsample, size.as_deref(), method.as_deref())
+        }
+        "noncentral_f" => {
+            let mut a = call.bind(&["dfnum", "dfden", "nonc", "size="])?;
+            let x = a.operand("dfnum")?;
+            let y = a.operand("dfden")?;
+            let z = a.operand("nonc")?;
+            let size = opt_size(&mut a)?;
+            g.noncentral_f(x, y, z, size.as_deref())
+        }
         "hypergeometric" => {
             let mut a = call.bind(&["ngood", "nbad", "nsample", "size="])?;
             let good = a.operand("ngood")?;
@@ -478,6 +652,49 @@ fn method(g: &Generator, name: &str, call: Call) -> Result<Value> {
         }
     };
     r.map(Value::Array).map_err(e)
+}
+
+/// `colors` of `multivariate_hypergeometric`: a sequence of Python ints or a 1-D integer
+/// array (read to the host: the color count sets the result's shape); anything else is
+/// NumPy's error (negative colors are checked by kupfer, after the method).
+fn colors_of(v: Value, span: Span) -> Result<Vec<i64>> {
+    let bad = || {
+        EvalError::value_error(
+            span,
+            "colors must be a one-dimensional sequence of nonnegative integers not exceeding \
+             9223372036854775807.",
+        )
+    };
+    match v {
+        Value::List(items) | Value::Tuple(items) => items
+            .iter()
+            .map(|c| match c {
+                Value::Scalar(Scalar::Int(i)) => Ok(*i),
+                Value::Scalar(Scalar::Bool(b)) => Ok(i64::from(*b)),
+                Value::Array(n) if n.ndim() == 0 && n.dtype().is_int() => {
+                    let s = crate::program::wait(n.item_async(), "colors").map_err(kerr(span))?;
+                    to_int(&Value::Scalar(s), "colors", span)
+                }
+                _ => Err(bad()),
+            })
+            .collect(),
+        Value::Array(arr)
+            if arr.ndim() == 1 && (arr.dtype().is_int() || arr.dtype() == kupfer::DType::Bool) =>
+        {
+            let host = crate::program::wait(arr.to_host_async(), "colors").map_err(kerr(span))?;
+            (0..arr.size())
+                .map(|i| {
+                    let x = host.data.get_f64(i);
+                    if x >= i64::MAX as f64 {
+                        Err(bad())
+                    } else {
+                        Ok(x as i64)
+                    }
+                })
+                .collect()
+        }
+        _ => Err(bad()),
+    }
 }
 
 /// `permutation`, `shuffle`, `permuted`, `choice` and `multivariate_normal` (they gather or

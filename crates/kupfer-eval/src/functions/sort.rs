@@ -41,8 +41,9 @@ pub(super) fn register(r: &mut Registry) {
 /// in place (`kupfer::reduce_into`: NumPy's shape check, then a cast) and `out` is the value.
 /// The quantile forms check NumPy's `same_kind` rule first (NumPy writes them with `np.add`;
 /// the median forms go through `np.mean`, which casts unsafely). `overwrite_input=` is
-/// accepted and ignored: it only lets NumPy reuse the input as scratch space, and kupfer
-/// never writes to its input.
+/// accepted; `median` then leaves its input partitioned as NumPy's does (see
+/// `overwrite_median_input`), the others never write to their input (NumPy's contents are
+/// undefined there).
 fn with_out(mut call: Call, f: fn(Call) -> Result<Value>, same_kind: bool) -> Result<Value> {
     let span = call.span;
     let at = call.kwargs.iter().position(|(k, _)| k == "out");
@@ -328,11 +329,39 @@ fn median(call: Call) -> Result<Value> {
             "a positional out (pass out=)",
         ));
     }
-    let _ = a.get("overwrite_input");
+    let overwrite = a.bool_or("overwrite_input", false)?;
     let keepdims = a.bool_or("keepdims", false)?;
-    Ok(Value::Array(
-        kupfer::median(&x, axes.as_deref(), keepdims).map_err(EvalError::kupfer(span))?,
-    ))
+    let m = kupfer::median(&x, axes.as_deref(), keepdims).map_err(EvalError::kupfer(span))?;
+    if overwrite && matches!(v, Value::Array(_)) {
+        overwrite_median_input(&x, axes.as_deref()).map_err(EvalError::kupfer(span))?;
+    }
+    Ok(Value::Array(m))
+}
+
+/// `median(a, overwrite_input=True)`: NumPy leaves the input partitioned around the middle
+/// (its contents "undefined"), and so does kupfer: the input array itself along one axis, or
+/// for `axis=None` its flattened form (a view of a contiguous array, else a copy, which
+/// leaves the input as NumPy's `ravel()` copy does). Several axes leave it as it is.
+fn overwrite_median_input(x: &kupfer::Array, axes: Option<&[isize]>) -> kupfer::Result<()> {
+    let middle = |n: usize| -> Vec<isize> {
+        if n.is_multiple_of(2) {
+            vec![n as isize / 2 - 1, n as isize / 2]
+        } else {
+            vec![n as isize / 2]
+        }
+    };
+    let (target, kth, axis) = match axes {
+        None if x.size() > 0 => (x.reshape(&[-1])?, middle(x.size()), -1),
+        Some([ax]) if x.size() > 0 && x.ndim() > 0 => {
+            let k = kupfer::normalize_axis(*ax, x.ndim())?;
+            (x.clone(), middle(x.shape()[k]), *ax)
+        }
+        _ => return Ok(()),
+    };
+    crate::program::wait(
+        target.partition_in_place_async(&kth, axis),
+        "median(overwrite_input=True)",
+    )
 }
 
 fn searchsorted(call: Call) -> Result<Value> {

@@ -2,7 +2,8 @@
 //! draw's kernel, with deterministic arithmetic (`shaders/random_det.wgsl`,
 //! `shaders/random_det64.wgsl`: the same bits on every driver; `KUPFER_RANDDET=off`: the libm
 //! forms of `shaders/random_float.wgsl`; algorithms and loop bounds in
-//! [`kupfer_core::random`]).
+//! [`kupfer_core::random`]). `multivariate_hypergeometric` is NumPy's marginal method over
+//! the hypergeometric sampler.
 //!
 //! Both compute in float64 where the adapter has it (NumPy's precision: counts exact to 2^53)
 //! and in float32 elsewhere (WebGPU, Metal): there zipf counts above 2^24 are rounded to
@@ -203,18 +204,136 @@ impl Generator {
                 ));
             }
         }
+        let k = self.hypergeometric_draw(&good, &bad, &sample, &shape, work)?;
+        k.astype(device.default_int())
+    }
+
+    /// The hypergeometric counts of checked parameters, as floats of `work`.
+    fn hypergeometric_draw(
+        &self,
+        good: &Operand,
+        bad: &Operand,
+        sample: &Operand,
+        shape: &[usize],
+        work: DType,
+    ) -> Result<Array> {
         if kupfer_core::random::transforms::enabled() {
             // The same bits on every driver, in float32 (the browser's path) or float64.
             let t = kupfer_core::random::transforms::Transform::Hypergeometric;
-            let k = self.draw_det_in(t, work, &shape, &[&good, &bad, &sample])?;
-            return k.astype(device.default_int());
+            return self.draw_det_in(t, work, shape, &[good, bad, sample]);
         }
         let params = vec![
-            param_as(&good, &shape, work)?,
-            param_as(&bad, &shape, work)?,
-            param_as(&sample, &shape, work)?,
+            param_as(good, shape, work)?,
+            param_as(bad, shape, work)?,
+            param_as(sample, shape, work)?,
         ];
-        let k = self.draw(RandomOp::Hypergeometric, &shape, work, params)?;
-        k.astype(device.default_int())
+        self.draw(RandomOp::Hypergeometric, shape, work, params)
+    }
+
+    /// Counts of each color among `nsample` items drawn without replacement from an urn with
+    /// `colors[i]` items of color `i` (`Generator.multivariate_hypergeometric`): shape
+    /// `size + (len(colors),)`, int64 where the adapter has it, each row summing to
+    /// `nsample`.
+    ///
+    /// Drawn by NumPy's marginal method on the device: `x[0]` is hypergeometric (`colors[0]`
+    /// good, the rest bad, `nsample` drawn), `x[1]` hypergeometric of `colors[1]` against the
+    /// colors after it with the `nsample - x[0]` items left, and so on; the last color takes
+    /// what remains. One draw kernel per color but the last, nothing read back. `method`
+    /// `'marginals'` (None: the default) or `'count'`; `'count'` (NumPy's urn simulation)
+    /// gives the same distribution, and kupfer draws it by marginals too, so it shares the
+    /// marginal method's limit: `sum(colors)` below 10^9 (2^24 on adapters without
+    /// float64). Errors are NumPy's, in NumPy's order: the method, negative colors,
+    /// a negative `nsample`, `nsample > sum(colors)`, the limit.
+    ///
+    /// ```
+    /// use kupfer as kp;
+    /// let rng = kp::random::default_rng(Some(7));
+    /// let x = rng.multivariate_hypergeometric(&[16, 8, 4], 6, Some(&[3]), None)?;
+    /// assert_eq!(x.shape(), &[3, 3]);
+    /// let rows = kp::sum(&x, -1, false)?.astype(kp::DType::I32)?;
+    /// assert_eq!(rows.to_vec::<i32>()?, vec![6, 6, 6]);
+    /// assert!(rng.multivariate_hypergeometric(&[2, 1], 4, None, None).is_err());
+    /// # Ok::<(), kp::Error>(())
+    /// ```
+    pub fn multivariate_hypergeometric(
+        &self,
+        colors: &[i64],
+        nsample: i64,
+        size: Option<&[usize]>,
+        method: Option<&str>,
+    ) -> Result<Array> {
+        let count = match method {
+            None | Some("marginals") => false,
+            Some("count") => true,
+            Some(_) => return Err(Error::invalid("method must be \"count\" or \"marginals\".")),
+        };
+        if colors.iter().any(|&c| c < 0) {
+            return Err(Error::invalid(
+                "colors must be a one-dimensional sequence of nonnegative integers not \
+                 exceeding 9223372036854775807.",
+            ));
+        }
+        if nsample < 0 {
+            return Err(Error::invalid("nsample must be nonnegative."));
+        }
+        let total = colors
+            .iter()
+            .try_fold(0i64, |t, &c| t.checked_add(c))
+            .ok_or_else(|| {
+                Error::invalid(
+                    "sum(colors) must not exceed the maximum value of a 64 bit signed integer \
+                     (9223372036854775807)",
+                )
+            })?;
+        if nsample > total {
+            return Err(Error::invalid("nsample > sum(colors)"));
+        }
+        let device = Device::current()?;
+        let work = device.default_float();
+        let limit = if work == DType::F32 {
+            16_777_216
+        } else {
+            1_000_000_000
+        };
+        if total >= limit {
+            return Err(if !count && limit == 1_000_000_000 {
+                Error::invalid(
+                    "When method is \"marginals\", sum(colors) must be less than 1000000000.",
+                )
+            } else {
+                Error::unsupported(format!(
+                    "multivariate_hypergeometric with sum(colors) of {limit} or more (kupfer \
+                     draws every method by marginals, whose populations are limited to \
+                     {limit} on this adapter)"
+                ))
+            });
+        }
+        let mut shape = size.map(<[usize]>::to_vec).unwrap_or_default();
+        let k = colors.len();
+        let int = device.default_int();
+        let Some((_, firsts)) = colors.split_last() else {
+            shape.push(0);
+            return crate::creation::full_on(&device, &shape, 0i64, Some(int));
+        };
+        let mut left: Operand = Operand::Scalar(Scalar::Float(nsample as f64));
+        let mut rest = total;
+        let mut parts = Vec::with_capacity(k);
+        for &c in firsts {
+            rest -= c;
+            let good = Operand::Scalar(Scalar::Float(c as f64));
+            let bad = Operand::Scalar(Scalar::Float(rest as f64));
+            let x = self.hypergeometric_draw(&good, &bad, &left, &shape, work)?;
+            x.eval()?;
+            let after = uf::subtract(left, &x)?;
+            after.eval()?;
+            left = Operand::Array(after);
+            parts.push(x);
+        }
+        parts.push(match left {
+            Operand::Array(a) => a,
+            Operand::Scalar(s) => crate::creation::full_on(&device, &shape, s, Some(work))?,
+        });
+        let stacked = crate::manip::stack(&parts, -1, None)?;
+        stacked.astype(int)
     }
 }

@@ -1220,6 +1220,46 @@ impl Generator {
         uf::divide(x, y)
     }
 
+    /// Noncentral F floats (`Generator.noncentral_f`): NumPy's construction, a noncentral
+    /// chi-square of `dfnum` and `nonc` over `dfnum`, divided by a central chi-square of
+    /// `dfden` over `dfden` (the quotients as in [`Generator::f`]).
+    ///
+    /// ```
+    /// use kupfer as kp;
+    /// let rng = kp::random::default_rng(Some(3));
+    /// let x = rng.noncentral_f(3.0, 20.0, 3.0, Some(&[1000]))?.to_vec::<f32>()?;
+    /// assert!(x.iter().all(|&v| v >= 0.0));
+    /// assert!(rng.noncentral_f(3.0, 20.0, -1.0, None).is_err()); // nonc < 0
+    /// # Ok::<(), kp::Error>(())
+    /// ```
+    pub fn noncentral_f(
+        &self,
+        dfnum: impl Into<Operand>,
+        dfden: impl Into<Operand>,
+        nonc: impl Into<Operand>,
+        size: Option<&[usize]>,
+    ) -> Result<Array> {
+        let (a, b, c) = (dfnum.into(), dfden.into(), nonc.into());
+        check(&a, Rule::Positive, "dfnum <= 0")?;
+        check(&b, Rule::Positive, "dfden <= 0")?;
+        check(&c, Rule::NonNegative, "nonc < 0")?;
+        let size = out_shape(size, &[&a, &b, &c])?;
+        let x: Operand = self
+            .noncentral_chisquare(a.clone(), c.clone(), Some(&size))?
+            .into();
+        let y: Operand = self.chisquare(b.clone(), Some(&size))?.into();
+        let d = draw_dtype(&[&a, &b, &c]);
+        if let Some(dd) = deterministic_in(Transform::Quotient, d, &[&a, &b, &c]) {
+            let q = |p: &Operand, r: &Operand| {
+                self.draw_det_in(Transform::Quotient, dd, &size, &[p, r])
+            };
+            let xa: Operand = q(&x, &a)?.into();
+            let yb: Operand = q(&y, &b)?.into();
+            return q(&xa, &yb);
+        }
+        uf::divide(uf::divide(x, a)?, uf::divide(y, b)?)
+    }
+
     /// Student's t floats: `Z / sqrt(chisquare(df) / df)` (`Generator.standard_t`).
     pub fn standard_t(&self, df: impl Into<Operand>, size: Option<&[usize]>) -> Result<Array> {
         let df = df.into();

@@ -15,7 +15,8 @@
 //! - `distributions.rs`: the continuous and discrete distributions (Generator methods).
 //! - `bytes.rs`: `bytes(n)` (the byte layout of the Philox stream).
 //! - `counts.rs`: `zipf` and `hypergeometric` (deterministic rejection samplers, in float64
-//!   where the adapter has it).
+//!   where the adapter has it), and `multivariate_hypergeometric` by marginals from the
+//!   hypergeometric sampler.
 //! - `permutations.rs`: `permutation(n)` and `choice` without replacement (no sort).
 //! - `weighted.rs`: `choice` with probabilities, in exact integer arithmetic (the same indices
 //!   on every adapter).

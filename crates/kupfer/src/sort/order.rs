@@ -313,3 +313,70 @@ pub fn argpartition(a: &Array, kth: &[isize], axis: Option<isize>) -> Result<Arr
     }
     argsort(a, axis, None)
 }
+
+/// The whole array as an assignment target (`a[...]`).
+fn everything() -> [crate::indexing::Index; 1] {
+    [crate::indexing::Index::Basic(crate::SliceArg::Ellipsis)]
+}
+
+impl Array {
+    /// NumPy's `a.sort(axis, kind)`, in place, async (the browser's form): `a` is sorted along
+    /// `axis` (an axis is required: NumPy's method has no flattening form) as [`sort`] sorts,
+    /// and the result is written into `a`'s memory through the assignment path
+    /// (`a[...] = sorted`), so every view of the same memory sees it: sorting `a[::2]`, a
+    /// column `a[:, 1]` or the transpose `a.T` changes `a` as NumPy's method does. No
+    /// read-back. A 0-d array has no axis to sort along (NumPy's `AxisError`).
+    pub async fn sort_in_place_async(&self, axis: isize, kind: Option<&str>) -> Result<()> {
+        let sorted = sort(self, Some(axis), kind)?;
+        if self.size() == 0 {
+            return Ok(());
+        }
+        self.set_async(&everything(), sorted).await
+    }
+
+    /// NumPy's `a.sort(axis, kind)`, in place; see [`Array::sort_in_place_async`].
+    ///
+    /// ```
+    /// use kupfer as kp;
+    /// let a = kp::Array::from_slice(&[5i32, 1, 4, 2, 3, 0], &[6])?;
+    /// let evens = a.slice(&[kp::SliceArg::Slice { start: None, stop: None, step: Some(2) }])?;
+    /// evens.sort_in_place(-1, None)?; // a[::2].sort(): 5, 4, 3 become 3, 4, 5
+    /// assert_eq!(a.to_vec::<i32>()?, vec![3, 1, 4, 2, 5, 0]);
+    /// # Ok::<(), kp::Error>(())
+    /// ```
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn sort_in_place(&self, axis: isize, kind: Option<&str>) -> Result<()> {
+        pollster::block_on(self.sort_in_place_async(axis, kind))
+    }
+
+    /// NumPy's `a.partition(kth, axis)`, in place, async: `a` is partitioned along `axis` as
+    /// [`partition`] does (each `kth` position holds the value a sort would put there,
+    /// smaller-or-equal values before it, larger-or-equal after, in no particular order) and
+    /// written into `a`'s memory like [`Array::sort_in_place_async`]. An array with no
+    /// elements is left as it is whatever `kth` is (as NumPy does).
+    pub async fn partition_in_place_async(&self, kth: &[isize], axis: isize) -> Result<()> {
+        let n = axis_len(self, Some(axis))?;
+        if self.size() == 0 {
+            return Ok(());
+        }
+        check_kth(kth, n)?;
+        let parted = partition(self, kth, Some(axis))?;
+        self.set_async(&everything(), parted).await
+    }
+
+    /// NumPy's `a.partition(kth, axis)`, in place; see [`Array::partition_in_place_async`].
+    ///
+    /// ```
+    /// use kupfer as kp;
+    /// let a = kp::Array::from_slice(&[3i32, 4, 2, 1], &[4])?;
+    /// a.partition_in_place(&[2], -1)?;
+    /// let v = a.to_vec::<i32>()?;
+    /// assert_eq!(v[2], 3);
+    /// assert!(v[..2].iter().all(|&x| x <= 3) && v[3] >= 3);
+    /// # Ok::<(), kp::Error>(())
+    /// ```
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn partition_in_place(&self, kth: &[isize], axis: isize) -> Result<()> {
+        pollster::block_on(self.partition_in_place_async(kth, axis))
+    }
+}
