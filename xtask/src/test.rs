@@ -9,7 +9,7 @@
 //! `RUSTC_WORKSPACE_WRAPPER=clippy-driver`, so lints and tests share a single build instead of
 //! a `cargo clippy` check build beside the test build; the browser page for wasm32 (linted the
 //! same way); `cargo test --workspace` on the default adapter (Vulkan: lavapipe on a machine
-//! without a GPU); then the GL backend's subset (`KUPFER_BACKEND=gl`: elementwise goldens,
+//! without a GPU); beside it, in a second thread, the GL backend's subset (`KUPFER_BACKEND=gl`: elementwise goldens,
 //! reductions, FFT, matmul; see `GL_TESTS`), the backend a user without a Vulkan driver gets.
 //!
 //! `--no-browser` leaves out the wasm32 page and the browser test, `--no-gl` the GL subset,
@@ -30,34 +30,12 @@ type GlTest = (
     &'static [(&'static str, &'static str)],
 );
 
-/// The GL backend's subset: test binaries of the root package, the tests of each that run
-/// there (all when none are named) and the environment they run with. Left out: the
-/// large-size, every-tile-config and every-axis-and-view tests, and the goldens' shape,
-/// broadcast, small-size and
-/// scalar-operand sections, which add time on a second software adapter but no coverage of
-/// the backend: the goldens run there are every op and dtype (`unary`, `binary`, `mixed`,
-/// ...) and every view layout (`views`, `viewops`).
+/// The GL backend's subset: test binaries of the root package and the tests of each that
+/// run there (all when none are named). Left out: the large-size and every-tile-config tests,
+/// which add time on a second software adapter but no coverage of the backend.
 const GL_TESTS: &[GlTest] = &[
-    (
-        "goldens",
-        &[],
-        &[(
-            "GOLDEN_SECTIONS",
-            "unary,binary,mixed,where,astype,creation,clip,round,chain,errors,views,viewops,viewerr",
-        )],
-    ),
-    (
-        "reductions",
-        &[
-            "every_reduction_every_dtype",
-            "empty_and_degenerate_match_numpy",
-            "nan_propagation_and_nan_functions",
-            "average_with_weights",
-            "bad_inputs_are_errors",
-            "cov_corrcoef_masked_moments_and_packbits",
-        ],
-        &[],
-    ),
+    ("goldens", &[], &[]),
+    ("reductions", &[], &[]),
     (
         "fft",
         &[
