@@ -9,8 +9,9 @@
 //! `RUSTC_WORKSPACE_WRAPPER=clippy-driver`, so lints and tests share a single build instead of
 //! a `cargo clippy` check build beside the test build; the browser page for wasm32 (linted the
 //! same way); `cargo test --workspace` on the default adapter (Vulkan: lavapipe on a machine
-//! without a GPU); beside it, in a second thread, the GL backend's subset (`KUPFER_BACKEND=gl`: elementwise goldens,
-//! reductions, FFT, matmul; see `GL_TESTS`), the backend a user without a Vulkan driver gets.
+//! without a GPU); beside it, in a second thread, the GL backend's subset
+//! (`KUPFER_BACKEND=gl`: elementwise goldens, reductions, FFT, matmul; see `GL_TESTS`), the
+//! backend a user without a Vulkan driver gets.
 //!
 //! `--no-browser` leaves out the wasm32 page and the browser test, `--no-gl` the GL subset,
 //! `--no-lint` fmt and clippy. Arguments after `--` go to every `cargo test` run (a test name
