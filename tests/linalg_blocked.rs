@@ -123,38 +123,49 @@ fn narrow_panels_and_global_memory_panels() {
 /// multiples of neither the panel, the block nor the matmul tile (300, 517), with narrow blocks at
 /// small orders (blocks of 16 and 24 columns over panels of 8). The same residual checks
 /// as above, plus complex64 solves and inverses at order 300 (a real embedding of order 600).
-#[test]
-fn in_place_gemm_updates_and_the_previous_path() {
+/// One test per configuration, so that the test threads share the work.
+fn blocked_config(gemm: bool, block: u32, width: u32, sizes: &[usize]) {
     let dev = device();
-    // (in-place updates, block, panel width, sizes)
-    let runs: [(bool, u32, u32, &[usize]); 4] = [
-        (true, 0, 16, &[300, 517]),
-        (false, 0, 16, &[101, 300]),
-        (true, 16, 8, &[33, 41, 75, 101]),
-        (true, 24, 8, &[75, 130]),
-    ];
     let mut failures = Vec::new();
     let mut total = 0;
-    for (gemm, block, width, sizes) in runs {
-        let mut config = dev.config().clone();
-        config.linalg.gemm_updates = gemm;
-        config.linalg.update_block = block;
-        config.linalg.panel_width = width;
-        let configured = dev.with_config(config);
-        let _guard = configured.use_device();
-        let label = format!("updates {gemm} block {block} panel {width}");
-        for check in [solve_and_inv, lu_factor_and_det, cholesky_and_triangular] {
-            let (f, t) = check(sizes);
-            failures.extend(f.into_iter().map(|m| format!("{label}: {m}")));
-            total += t;
-        }
-        if sizes.contains(&300) {
-            let (f, t) = complex_solve_and_inv(&[300]);
-            failures.extend(f.into_iter().map(|m| format!("{label}: {m}")));
-            total += t;
-        }
+    let mut config = dev.config().clone();
+    config.linalg.gemm_updates = gemm;
+    config.linalg.update_block = block;
+    config.linalg.panel_width = width;
+    let configured = dev.with_config(config);
+    let _guard = configured.use_device();
+    let label = format!("updates {gemm} block {block} panel {width}");
+    for check in [solve_and_inv, lu_factor_and_det, cholesky_and_triangular] {
+        let (f, t) = check(sizes);
+        failures.extend(f.into_iter().map(|m| format!("{label}: {m}")));
+        total += t;
+    }
+    if sizes.contains(&300) {
+        let (f, t) = complex_solve_and_inv(&[300]);
+        failures.extend(f.into_iter().map(|m| format!("{label}: {m}")));
+        total += t;
     }
     common::assert_no_failures(&failures, total);
+}
+
+#[test]
+fn in_place_gemm_updates_at_panel_width_16() {
+    blocked_config(true, 0, 16, &[300, 517]);
+}
+
+#[test]
+fn the_previous_update_path() {
+    blocked_config(false, 0, 16, &[101, 300]);
+}
+
+#[test]
+fn in_place_gemm_updates_in_blocks_of_16() {
+    blocked_config(true, 16, 8, &[33, 41, 75, 101]);
+}
+
+#[test]
+fn in_place_gemm_updates_in_blocks_of_24() {
+    blocked_config(true, 24, 8, &[75, 130]);
 }
 
 #[test]

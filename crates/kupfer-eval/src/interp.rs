@@ -439,7 +439,7 @@ pub(crate) fn call_value(
                 &g,
                 name,
                 Call {
-                    name: "random.Generator",
+                    name: functions::random::generator_method_call_name(name),
                     span,
                     args,
                     kwargs,

@@ -896,6 +896,27 @@ fn choice(g: &Generator, call: Call) -> Result<Value> {
 }
 
 /// The static name of a Generator method, if kupfer eval has it.
+/// The name a Generator method's messages use (`np.random.Generator.normal()`), one per
+/// method of `GENERATOR_METHODS`, made once.
+pub(crate) fn generator_method_call_name(method: &str) -> &'static str {
+    static NAMES: std::sync::OnceLock<Vec<(&'static str, &'static str)>> =
+        std::sync::OnceLock::new();
+    let names = NAMES.get_or_init(|| {
+        GENERATOR_METHODS
+            .iter()
+            .map(|&m| {
+                let full: &'static str =
+                    Box::leak(format!("random.Generator.{m}").into_boxed_str());
+                (m, full)
+            })
+            .collect()
+    });
+    names
+        .iter()
+        .find(|(m, _)| *m == method)
+        .map_or("random.Generator", |(_, full)| full)
+}
+
 pub(crate) fn generator_method(name: &str) -> Option<&'static str> {
     GENERATOR_METHODS.iter().find(|&&n| n == name).copied()
 }
