@@ -681,19 +681,31 @@ json.dump(out, open(d + '/results.json', 'w'))
 /// dense matrices, float32 of order 600 and complex64 of order 513 (a minute or two on
 /// lavapipe, most of it the QR iterations of one workgroup), judged by the eigen-residuals
 /// `||A v - lambda v|| / (||A|| n eps)`, unit vectors, and the eigenvalues against NumPy's
-/// (within `n ||A|| eps`); orders past `EIG_ORDER_MAX` are a clear error.
+/// (within `n ||A|| eps`); orders past `EIG_ORDER_MAX` are a clear error. One test per
+/// matrix, so that the two test threads share them.
 #[test]
-fn eig_above_order_512_by_residuals() {
+fn eig_above_order_512_by_residuals_float32() {
+    eig_above_order_512(&[(600, DType::F32)], 0);
+}
+
+/// See [`eig_above_order_512_by_residuals_float32`].
+#[test]
+fn eig_above_order_512_by_residuals_complex64() {
+    eig_above_order_512(&[(513, DType::Complex64)], 1);
+}
+
+/// The eigen-residual checks of `cases`; `first_seed` numbers the first case's matrix.
+fn eig_above_order_512(cases: &[(usize, DType)], first_seed: u64) {
     let _d = device();
-    let cases: Vec<(usize, DType)> = vec![(600, DType::F32), (513, DType::Complex64)];
     let mats: Vec<Mat> = cases
         .iter()
         .enumerate()
         .map(|(s, &(n, d))| {
-            let re = random(4000 + s as u64, n * n);
+            let s = s as u64 + first_seed;
+            let re = random(4000 + s, n * n);
             let m: Mat = if d.is_complex() {
                 re.iter()
-                    .zip(random(5000 + s as u64, n * n))
+                    .zip(random(5000 + s, n * n))
                     .map(|(&a, b)| (a, b))
                     .collect()
             } else {
@@ -710,7 +722,10 @@ fn eig_above_order_512_by_residuals() {
             json!({"n": n, "dtype": dtype_name(d), "mats": [m]})
         })
         .collect();
-    let dir = std::env::temp_dir().join(format!("kupfer_eig_big_{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!(
+        "kupfer_eig_big_{}_{first_seed}",
+        std::process::id()
+    ));
     std::fs::create_dir_all(&dir).unwrap();
     let results = common::run_oracle(&dir, &json!(manifest), ORACLE);
     let _ = std::fs::remove_dir_all(&dir);
