@@ -420,16 +420,20 @@ fn check(c: &Case, a: &Array, res: &Value, failures: &mut Vec<String>) {
 
 /// Runs every `every`-th case under the current default device's configuration (the tall
 /// ones only when all run: they are the slow ones on lavapipe).
-fn run_cases(label: &str, every: usize) -> (Vec<String>, usize) {
-    let cases: Vec<Case> = cases()
+fn run_cases(label: &str, every: usize, part: (usize, usize)) -> (Vec<String>, usize) {
+    // (the case's number, for its seed; the case): part k of n keeps the numbers i with
+    // i % n == k.
+    let cases: Vec<(usize, Case)> = cases()
         .into_iter()
         .filter(|c| every == 1 || c.m <= 300)
         .step_by(every)
+        .enumerate()
+        .filter(|(i, _)| i % part.1 == part.0)
         .collect();
     let mut inputs = Vec::new();
     let mut manifest = Vec::new();
-    for (i, c) in cases.iter().enumerate() {
-        let a = input(c, 40 + i as u64);
+    for (i, c) in &cases {
+        let a = input(c, 40 + *i as u64);
         let shape: Vec<usize> = c.batch.iter().copied().chain([c.m, c.n]).collect();
         manifest.push(json!({"a": host(&a), "shape": shape, "dtype": c.dtype.to_string()}));
         inputs.push(a);
@@ -439,7 +443,7 @@ fn run_cases(label: &str, every: usize) -> (Vec<String>, usize) {
     let results = common::run_oracle(&dir, &json!(manifest), ORACLE);
     let _ = std::fs::remove_dir_all(&dir);
     let mut failures = Vec::new();
-    for ((c, a), res) in cases.iter().zip(&inputs).zip(results.as_array().unwrap()) {
+    for (((_, c), a), res) in cases.iter().zip(&inputs).zip(results.as_array().unwrap()) {
         let mut f = Vec::new();
         check(c, a, res, &mut f);
         failures.extend(f.into_iter().map(|s| format!("{label}: {s}")));
@@ -449,7 +453,12 @@ fn run_cases(label: &str, every: usize) -> (Vec<String>, usize) {
 
 /// Runs every `every`-th case with the blocked QR's panels at most `panel` columns wide, or
 /// on the per-column kernels (`blocked` false).
-fn run_configured(blocked: bool, panel: u32, every: usize) -> (Vec<String>, usize) {
+fn run_configured(
+    blocked: bool,
+    panel: u32,
+    every: usize,
+    part: (usize, usize),
+) -> (Vec<String>, usize) {
     let dev = device();
     let mut config = dev.config().clone();
     // Odd widths also rebuild each panel's T for Q from the reflectors (orgqr's path where
@@ -459,19 +468,33 @@ fn run_configured(blocked: bool, panel: u32, every: usize) -> (Vec<String>, usiz
     config.linalg.qr_panel = panel;
     let configured = dev.with_config(config);
     let _guard = configured.use_device();
-    run_cases(&format!("blocked {blocked} panel {panel}"), every)
+    run_cases(
+        &format!(
+            "blocked {blocked} panel {panel} part {} of {}",
+            part.0, part.1
+        ),
+        every,
+        part,
+    )
+}
+
+// Every case of the blocked QR, in two halves so that the two test threads share them.
+#[test]
+fn blocked_qr_matches_numpy_in_every_mode_first_half() {
+    let (failures, total) = run_configured(true, 16, 1, (0, 2));
+    common::assert_no_failures(&failures, total);
 }
 
 #[test]
-fn blocked_qr_matches_numpy_in_every_mode() {
-    let (failures, total) = run_configured(true, 16, 1);
+fn blocked_qr_matches_numpy_in_every_mode_second_half() {
+    let (failures, total) = run_configured(true, 16, 1, (1, 2));
     common::assert_no_failures(&failures, total);
 }
 
 #[test]
 fn other_panel_widths_the_widest_and_odd_ones() {
-    let (mut failures, mut total) = run_configured(true, 32, 3);
-    let (f, t) = run_configured(true, 5, 2);
+    let (mut failures, mut total) = run_configured(true, 32, 3, (0, 1));
+    let (f, t) = run_configured(true, 5, 2, (0, 1));
     failures.extend(f);
     total += t;
     common::assert_no_failures(&failures, total);
@@ -481,6 +504,6 @@ fn other_panel_widths_the_widest_and_odd_ones() {
 fn the_per_column_path_stays_selectable() {
     // The per-column kernels are slow on lavapipe and tested in linalg_decomp: a quarter of
     // the cases shows the knob works.
-    let (failures, total) = run_configured(false, 32, 4);
+    let (failures, total) = run_configured(false, 32, 4, (0, 1));
     common::assert_no_failures(&failures, total);
 }
