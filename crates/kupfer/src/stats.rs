@@ -254,6 +254,18 @@ pub(crate) fn linspace_in(d: DType, start: f64, stop: f64, num: usize) -> Vec<f6
     y
 }
 
+/// NumPy's check of a histogram's `weights`: the shape of `a`.
+pub(crate) fn check_weights(a: &Array, weights: Option<&Array>) -> Result<()> {
+    match weights {
+        Some(w) if w.shape() != a.shape() => Err(Error::ShapeMismatch {
+            op: "histogram: weights should have the same shape as a".into(),
+            lhs: a.shape().to_vec(),
+            rhs: w.shape().to_vec(),
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// `numpy.histogram(a, bins, range, weights)` with `bins` equal-width bins: returns
 /// `(counts, bin_edges)`. The data is flattened; `range` defaults to `(a.min(), a.max())`
 /// and an empty range is widened by 0.5 on both sides; values outside the range (and NaN)
@@ -299,15 +311,7 @@ pub async fn histogram_async(
     if d.is_complex() {
         return Err(Error::unsupported(format!("histograms of {d} arrays")));
     }
-    if let Some(w) = weights
-        && w.shape() != a.shape()
-    {
-        return Err(Error::ShapeMismatch {
-            op: "histogram: weights should have the same shape as a".into(),
-            lhs: a.shape().to_vec(),
-            rhs: w.shape().to_vec(),
-        });
-    }
+    check_weights(a, weights)?;
     let w_acc = weights.map(|w| weight_acc(w.dtype())).transpose()?;
     let float_data = d.is_float();
     let f64_ok = device.supports(DType::F64);

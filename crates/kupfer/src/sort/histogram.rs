@@ -334,15 +334,7 @@ async fn histogram_edges(
             ));
         }
     }
-    if let Some(w) = weights
-        && w.shape() != a.shape()
-    {
-        return Err(Error::ShapeMismatch {
-            op: "histogram: weights should have the same shape as a".into(),
-            lhs: a.shape().to_vec(),
-            rhs: w.shape().to_vec(),
-        });
-    }
+    crate::stats::check_weights(a, weights)?;
     let device = a.device();
     let int = device.default_int();
     if m == 0 {
