@@ -13,7 +13,10 @@
 // `isin`, whether the key found there equals the query's (never for NaN) as a bool word.
 // SEARCH (generated, kupfer_core::sort_search::TieredForm) is the queries in turn (the
 // default) or several stepped together branch-free; with a table (TABLE_ENTRY) the samples
-// come from a contiguous table `make_table` writes first. Loops: at most SAMPLES / WG
+// come from a contiguous table `make_table` writes first; with a third tier (FINE_ENTRY,
+// for arrays larger than the cache) `make_fine` first writes every FINE-th key to a table,
+// and each query bisects that table's part of its window (probes the cache holds) before at
+// most FINE - 1 keys of the array. Loops: at most SAMPLES / WG
 // copies, 13 first-tier steps (14 with 8192 samples) and 33 second-tier steps per query.
 struct Params {
     n: u32,
@@ -43,6 +46,7 @@ const OUT_WORDS: u32 = {{OUT_WORDS}}u;
 @group(0) @binding(2) var<storage, read> query_keys: array<u32>;
 @group(0) @binding(3) var<storage, read_write> out: array<u32>;
 {{TABLE_BINDING}}
+{{FINE_BINDING}}
 
 var<workgroup> sample_keys: array<{{KEY_TYPE}}, SAMPLES>;
 
@@ -56,6 +60,7 @@ fn before(s: {{KEY_TYPE}}, q: {{KEY_TYPE}}) -> bool {
 }
 
 {{TABLE_ENTRY}}
+{{FINE_ENTRY}}
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let group = wid.x + wid.y * P.grid_x;

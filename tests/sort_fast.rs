@@ -333,8 +333,8 @@ fn host_search(sorted: &[f64], q: f64, right: bool) -> usize {
 fn search_variants_against_the_host() {
     // Every two-tier search layout (in turn and branch-free interleaved by 1, 2 and 4;
     // 1 to 8 queries per thread; the samples from the contiguous table or the array; 256 to
-    // 8192 samples) on float32 with specials and ties and on int64, both sides, and isin;
-    // arrays shorter than the samples, windows of several elements, query counts that
+    // 8192 samples; a third tier of every 2nd to 256th key) on float32 with specials and ties
+    // and on int64, both sides, and isin; arrays shorter than the samples, windows of several elements, query counts that
     // leave a group part-filled.
     let _one = HOOKS.lock().unwrap_or_else(|e| e.into_inner());
     let dev = common::default_device();
@@ -342,16 +342,22 @@ fn search_variants_against_the_host() {
     let mut rng = common::Rng(0x5ea6);
     let specials = [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -0.0, 0.0];
     let mut failures = Vec::new();
-    // (queries per thread, interleaving, table, samples; whether isin runs too)
-    let forms: Vec<(u32, u32, bool, u32, bool)> = vec![
-        (4, 0, true, 8192, false),
-        (1, 1, false, 2048, false),
-        (4, 2, true, 0, true),
-        (8, 4, false, 256, false),
-        (1, 0, true, 512, false),
+    // (queries per thread, interleaving, table, samples, third tier's spacing; whether isin
+    // runs too)
+    let forms: Vec<(u32, u32, bool, u32, u32, bool)> = vec![
+        (4, 0, true, 8192, 0, false),
+        (1, 1, false, 2048, 0, false),
+        (4, 2, true, 0, 0, true),
+        (8, 4, false, 256, 0, false),
+        (4, 0, false, 0, 4, true),
+        (1, 0, true, 512, 0, false),
+        (4, 0, false, 2048, 16, true),
+        (2, 0, true, 256, 256, false),
+        (4, 2, false, 1024, 8, true),
+        (8, 4, true, 256, 2, false),
     ];
     for n in [100usize, 2048 * 35 + 5] {
-        let forms = if n < 256 { &forms[2..4] } else { &forms[..] };
+        let forms = if n < 256 { &forms[2..5] } else { &forms[..] };
         let mut sorted: Vec<f64> = (0..n)
             .map(|_| {
                 let r = rng.next();
@@ -388,16 +394,20 @@ fn search_variants_against_the_host() {
         let q32 = Array::from_slice_on(&dev, &f(&queries), &[queries.len()]).unwrap();
         let a64 = Array::from_slice_on(&dev, &i(&ints), &[n]).unwrap();
         let q64 = Array::from_slice_on(&dev, &i(&int_q), &[int_q.len()]).unwrap();
-        for &(qpt, interleave, table, samples, isin) in forms {
+        for &(qpt, interleave, table, samples, fine, isin) in forms {
             kp::sort::set_search_variant_for_tests(Some(SearchVariant {
                 form: kp::sort::TieredForm {
                     qpt,
                     interleave,
                     table,
+                    fine,
                 },
                 samples,
+                fine_auto: false,
             }));
-            let id = format!("n={n} qpt {qpt} x{interleave} table {table} samples {samples}");
+            let id = format!(
+                "n={n} qpt {qpt} x{interleave} table {table} samples {samples} fine {fine}"
+            );
             for side in [kp::sort::Side::Left, kp::sort::Side::Right] {
                 let right = side == kp::sort::Side::Right;
                 let want: Vec<usize> = queries
@@ -432,4 +442,61 @@ fn search_variants_against_the_host() {
     }
     kp::sort::set_search_variant_for_tests(None);
     assert!(failures.is_empty(), "{failures:#?}");
+}
+
+#[test]
+fn search_of_an_array_past_the_third_tiers_threshold() {
+    // The default layout: a sorted array of FINE_MIN_BYTES (the third tier and its queries
+    // per thread chosen by size), float32 and int64 with runs of equal values, both sides,
+    // queries between, on and beyond the values; and isin, which searches the same way.
+    let _one = HOOKS.lock().unwrap_or_else(|e| e.into_inner());
+    kp::sort::set_search_variant_for_tests(None);
+    let dev = common::default_device();
+    let _on = dev.use_device();
+    let mut rng = common::Rng(0x7f1e);
+    let n = kp::sort::FINE_MIN_BYTES / 4;
+    // Values 0, 0, 0, 3, 3, 3, 6, ... (runs of three) as float32, exact.
+    let sorted: Vec<f64> = (0..n).map(|i| (i / 3 * 3) as f64).collect();
+    let top = sorted[n - 1];
+    let queries: Vec<f64> = (0..4099)
+        .map(|i| match i % 7 {
+            0 => -1.0,
+            1 => top + 2.0,
+            2 => ((rng.next() % n as u64) / 3 * 3) as f64,
+            _ => (rng.next() % (n as u64 + 5)) as f64 - 0.5,
+        })
+        .collect();
+    let f = |v: &[f64]| v.iter().map(|&x| x as f32).collect::<Vec<_>>();
+    let a32 = Array::from_slice_on(&dev, &f(&sorted), &[n]).unwrap();
+    let q32 = Array::from_slice_on(&dev, &f(&queries), &[queries.len()]).unwrap();
+    for side in [kp::sort::Side::Left, kp::sort::Side::Right] {
+        let right = side == kp::sort::Side::Right;
+        let want: Vec<usize> = queries
+            .iter()
+            .map(|&q| host_search(&sorted, q, right))
+            .collect();
+        let got = positions(&kp::searchsorted(&a32, &q32, side, None).unwrap());
+        let bad = got.iter().zip(&want).filter(|(g, w)| g != w).count();
+        assert_eq!(bad, 0, "float32 {side:?}: {bad} of {} differ", want.len());
+    }
+    let found = kp::isin(&q32, &a32, false)
+        .unwrap()
+        .to_vec::<bool>()
+        .unwrap();
+    let want: Vec<bool> = queries
+        .iter()
+        .map(|&q| q >= 0.0 && q <= top && q.fract() == 0.0 && (q as usize).is_multiple_of(3))
+        .collect();
+    assert_eq!(found, want, "isin");
+    let ints: Vec<i64> = sorted.iter().map(|&x| x as i64 - 7).collect();
+    let a64 = Array::from_slice_on(&dev, &ints[..n / 2], &[n / 2]).unwrap();
+    let iq: Vec<i64> = queries.iter().map(|&q| q.floor() as i64 - 7).collect();
+    let q64 = Array::from_slice_on(&dev, &iq, &[iq.len()]).unwrap();
+    let half: Vec<f64> = ints[..n / 2].iter().map(|&x| x as f64).collect();
+    let want: Vec<usize> = iq
+        .iter()
+        .map(|&q| host_search(&half, q as f64, true))
+        .collect();
+    let got = positions(&kp::searchsorted(&a64, &q64, kp::sort::Side::Right, None).unwrap());
+    assert_eq!(got, want, "int64 right");
 }

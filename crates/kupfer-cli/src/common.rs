@@ -31,6 +31,11 @@ impl HostRng {
         (self.next_u64() >> 40) as f32 * (1.0 / (1u64 << 24) as f32)
     }
 
+    /// Uniform in [0, 1) with 53 random bits (`rng.random(dtype=float64)`).
+    pub fn next_f64(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+
     /// `n` uniform values in [0, 1) (`rng.random(n, dtype=float32)`).
     pub fn uniform_f32(&mut self, n: usize) -> Vec<f32> {
         (0..n).map(|_| self.next_f32()).collect()

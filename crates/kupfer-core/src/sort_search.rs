@@ -34,6 +34,12 @@ pub struct TieredForm {
     /// The samples come from a contiguous table that entry point `make_table` writes first
     /// (binding 4; one coalesced read per workgroup instead of `samples` scattered ones).
     pub table: bool,
+    /// 0, or the spacing of a third tier between the two (a power of two from 2 to 256):
+    /// entry point `make_fine` first copies every `fine`-th key into a contiguous table
+    /// (binding 5), whose part inside the first tier's window the search then bisects
+    /// before it reads at most `fine - 1` keys of the array. For arrays larger than the
+    /// cache: the table's probes hit it where the array's would go to memory.
+    pub fine: u32,
 }
 
 impl Default for TieredForm {
@@ -42,6 +48,7 @@ impl Default for TieredForm {
             qpt: QUERIES_PER_THREAD,
             interleave: 0,
             table: false,
+            fine: 0,
         }
     }
 }
@@ -98,10 +105,11 @@ pub fn search_tiered_form(
     };
     // Steps of the first tier: enough for `samples` (the default's 13 covers 4096).
     let tier1 = (32 - samples.max(4096).leading_zeros()).max(13);
+    let fine = form.fine;
     let search = if form.interleave == 0 {
-        sequential_search(&write, tier1)
+        sequential_search(&write, tier1, fine)
     } else {
-        interleaved_search(&write, tier1, form.interleave)
+        interleaved_search(&write, tier1, form.interleave, fine)
     };
     let (table_binding, table_entry, sample_key) = if form.table {
         let (read, store) = if wide {
@@ -131,8 +139,45 @@ fn make_table(@builtin(global_invocation_id) gid: vec3<u32>) {{
     } else {
         ("", String::new(), "sorted_key(j * P.stride)".to_string())
     };
+    let (fine_binding, fine_entry) = if fine > 0 {
+        let (read, store) = if wide {
+            (
+                "vec2<u32>(fine_table[2u * i], fine_table[2u * i + 1u])",
+                "        fine_table[2u * i] = k.x;\n        fine_table[2u * i + 1u] = k.y;",
+            )
+        } else {
+            ("fine_table[i]", "        fine_table[i] = k;")
+        };
+        (
+            "@group(0) @binding(5) var<storage, read_write> fine_table: array<u32>;".to_string(),
+            format!(
+                "const FINE: u32 = {fine}u;
+
+// Key i * FINE of the sorted array, from the third tier's table.
+fn fine_key(i: u32) -> {ty} {{
+    return {read};
+}}
+
+// The third tier's table: every FINE-th key, one per thread of a grid-stride loop (at most
+// ceil(n / FINE) / (256 * workgroups) rounds).
+@compute @workgroup_size(256)
+fn make_fine(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
+    let count = (P.n + FINE - 1u) / FINE;
+    for (var i = gid.x; i < count; i = i + nwg.x * WG) {{
+        let k = sorted_key(i * FINE);
+{store}
+    }}
+}}
+"
+            ),
+        )
+    } else {
+        (String::new(), String::new())
+    };
     Template::new(TIERED)
         .set("QPT", form.qpt)
+        .set("FINE_BINDING", &fine_binding)
+        .set("FINE_ENTRY", &fine_entry)
         .set("SEARCH", &search)
         .set("TABLE_BINDING", table_binding)
         .set("TABLE_ENTRY", &table_entry)
@@ -146,8 +191,30 @@ fn make_table(@builtin(global_invocation_id) gid: vec3<u32>) {{
         .render()
 }
 
-/// The default search body: each of a thread's QPT queries in turn, early exits.
-fn sequential_search(write: &str, tier1: u32) -> String {
+/// The default search body: each of a thread's QPT queries in turn, early exits; with
+/// `fine` > 0 the third tier (`fine_key`) between the samples and the array.
+fn sequential_search(write: &str, tier1: u32, fine: u32) -> String {
+    // Bisects the table entries at positions inside [lo, hi); entry c the first not before
+    // the query leaves (c - 1) * FINE < answer <= c * FINE.
+    let third = if fine > 0 {
+        "        let f0 = (lo + FINE - 1u) / FINE;
+        let f1 = (hi + FINE - 1u) / FINE;
+        var fa = f0;
+        var fb = f1;
+        for (var step = 0u; step < 33u && fa < fb; step = step + 1u) {
+            let mid = fa + (fb - fa) / 2u;
+            if (before(fine_key(mid), qk)) {
+                fa = mid + 1u;
+            } else {
+                fb = mid;
+            }
+        }
+        lo = select(lo, (fa - 1u) * FINE + 1u, fa > f0);
+        hi = select(hi, fa * FINE, fa < f1);
+"
+    } else {
+        ""
+    };
     format!(
         "    for (var k = 0u; k < QPT; k = k + 1u) {{
         let q = (group * QPT + k) * WG + lid;
@@ -167,7 +234,7 @@ fn sequential_search(write: &str, tier1: u32) -> String {
         }}
         var lo = select(0u, (a - 1u) * P.stride + 1u, a > 0u);
         var hi = select(P.n, a * P.stride, a < P.samples);
-        for (var step = 0u; step < 33u && lo < hi; step = step + 1u) {{
+{third}        for (var step = 0u; step < 33u && lo < hi; step = step + 1u) {{
             let mid = lo + (hi - lo) / 2u;
             if (before(sorted_key(mid), qk)) {{
                 lo = mid + 1u;
@@ -181,8 +248,9 @@ fn sequential_search(write: &str, tier1: u32) -> String {
 }
 
 /// `m` queries of a thread stepped together, branch-free: per step every query's probe is
-/// loaded (clamped into the array once its range is empty) before any is compared.
-fn interleaved_search(write: &str, tier1: u32, m: u32) -> String {
+/// loaded (clamped into the array once its range is empty) before any is compared; with
+/// `fine` > 0 the third tier likewise.
+fn interleaved_search(write: &str, tier1: u32, m: u32, fine: u32) -> String {
     let each = |f: &dyn Fn(u32) -> String| -> String { (0..m).map(f).collect() };
     let setup = each(&|j| {
         format!(
@@ -220,6 +288,55 @@ fn interleaved_search(write: &str, tier1: u32, m: u32) -> String {
         .map(|j| format!("lo{j} < hi{j}"))
         .collect::<Vec<_>>()
         .join(" || ");
+    let third = if fine > 0 {
+        let setup = each(&|j| {
+            format!(
+                "        let f0{j} = (lo{j} + FINE - 1u) / FINE;
+        let f1{j} = (hi{j} + FINE - 1u) / FINE;
+        var fa{j} = f0{j};
+        var fb{j} = f1{j};
+"
+            )
+        });
+        let fine_busy = (0..m)
+            .map(|j| format!("fa{j} < fb{j}"))
+            .collect::<Vec<_>>()
+            .join(" || ");
+        let probe = each(&|j| {
+            format!(
+                "            let m{j} = fa{j} + (fb{j} - fa{j}) / 2u;
+            let s{j} = fine_key(min(m{j}, last_entry));
+"
+            )
+        });
+        let step = each(&|j| {
+            format!(
+                "            let go{j} = fa{j} < fb{j};
+            let bf{j} = before(s{j}, qk{j});
+            fa{j} = select(fa{j}, m{j} + 1u, go{j} && bf{j});
+            fb{j} = select(fb{j}, m{j}, go{j} && !bf{j});
+"
+            )
+        });
+        let narrow = each(&|j| {
+            format!(
+                "        lo{j} = select(lo{j}, (fa{j} - 1u) * FINE + 1u, fa{j} > f0{j});
+        hi{j} = select(hi{j}, fa{j} * FINE, fa{j} < f1{j});
+"
+            )
+        });
+        format!(
+            "        let last_entry = (P.n + FINE - 1u) / FINE - 1u;
+{setup}        for (var step = 0u; step < 33u; step = step + 1u) {{
+            if (!({fine_busy})) {{
+                break;
+            }}
+{probe}{step}        }}
+{narrow}"
+        )
+    } else {
+        String::new()
+    };
     let tier2_probe = each(&|j| {
         format!(
             "            let m{j} = lo{j} + (hi{j} - lo{j}) / 2u;
@@ -254,7 +371,7 @@ fn interleaved_search(write: &str, tier1: u32, m: u32) -> String {
         }}
 {setup}        for (var step = 0u; step < {tier1}u; step = step + 1u) {{
 {tier1_probe}{tier1_step}        }}
-{windows}        for (var step = 0u; step < 33u; step = step + 1u) {{
+{windows}{third}        for (var step = 0u; step < 33u; step = step + 1u) {{
             if (!({busy})) {{
                 break;
             }}
@@ -288,16 +405,19 @@ mod tests {
                     let src = search_tiered(load, k, samples, out);
                     crate::naga_check::validate(&src, Capabilities::empty());
                 }
-                for (qpt, interleave, table, samples) in [
-                    (4, 1, false, 2048),
-                    (2, 2, true, 8192),
-                    (8, 4, true, 256),
-                    (1, 0, true, 4096),
+                for (qpt, interleave, table, samples, fine) in [
+                    (4, 1, false, 2048, 0),
+                    (2, 2, true, 8192, 16),
+                    (8, 4, true, 256, 0),
+                    (1, 0, true, 4096, 0),
+                    (4, 0, false, 2048, 16),
+                    (2, 0, true, 256, 2),
                 ] {
                     let form = TieredForm {
                         qpt,
                         interleave,
                         table,
+                        fine,
                     };
                     let src = search_tiered_form(load, k, samples, out, form);
                     crate::naga_check::validate(&src, Capabilities::empty());

@@ -89,7 +89,8 @@ pub fn run(name: &str, n: Option<usize>, t: &Timing) -> CliResult<Measurement> {
             if !dev.supports(DType::F64) {
                 return Err(kp::Error::unsupported("float64 on this adapter").into());
             }
-            let h: Vec<f64> = (0..n).map(|_| f64::from(rng.next_f32())).collect();
+            // Every mantissa bit random, as CuPy's `rng.random(n, dtype=float64)`.
+            let h: Vec<f64> = (0..n).map(|_| rng.next_f64()).collect();
             let x = Array::from_slice_on(dev, &h, &[n])?;
             let ms = gpu_time(t, 10, || kp::sort(&x, Some(-1), None))?;
             let cpu = t.cpu.then(|| {

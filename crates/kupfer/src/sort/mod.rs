@@ -87,7 +87,7 @@ pub use quantile::{nanmedian_async, nanquantile_async};
 #[doc(hidden)]
 pub use search::{searchsorted, Side};
 #[doc(hidden)]
-pub use search::{set_search_variant_for_tests, SearchVariant};
+pub use search::{set_search_variant_for_tests, SearchVariant, FINE_MIN_BYTES};
 #[doc(hidden)]
 pub use selection::set_row_select_min_for_tests;
 #[cfg(not(target_arch = "wasm32"))]

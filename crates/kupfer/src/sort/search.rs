@@ -33,12 +33,29 @@ pub(crate) fn one_tier() -> bool {
 #[doc(hidden)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SearchVariant {
-    /// Queries per thread, their interleaving, the contiguous sample table.
+    /// Queries per thread (0: 4, or 8 with the third tier), their interleaving, the
+    /// contiguous sample table, the third tier's spacing (0: as `fine_auto` says).
     pub form: tiered::TieredForm,
     /// Samples in workgroup memory (a power of two up to 8192; 0: the most of 2048, 1024,
     /// 512 and 256 that fit).
     pub samples: u32,
+    /// The third tier's spacing for every size (a power of two from 2 to 256), where
+    /// `form.fine` is 0 and `fine_auto` is set: [`FINE_SPACING`] for arrays of at least
+    /// [`FINE_MIN_BYTES`].
+    pub fine_auto: bool,
 }
+
+/// Keys between the third tier's table entries (one 64-byte memory burst of 32-bit keys).
+pub const FINE_SPACING: u32 = 16;
+
+/// Queries per thread of the three-tier search (the H200: 0.134 ms for 2^20 queries into
+/// 2^24 float32 keys, 0.186 at 4 per thread as the two-tier search takes, 0.296 without the
+/// third tier).
+pub const FINE_QUERIES_PER_THREAD: u32 = 8;
+
+/// The smallest sorted array (in key bytes) given the third tier: arrays the last-level
+/// cache of a large GPU holds gain nothing from it and pay its launch.
+pub const FINE_MIN_BYTES: usize = 32 << 20;
 
 static VARIANT_OVERRIDE: std::sync::Mutex<Option<SearchVariant>> = std::sync::Mutex::new(None);
 
@@ -51,8 +68,10 @@ pub fn set_search_variant_for_tests(variant: Option<SearchVariant>) {
 
 /// The two-tier search's variant: the testing hook's, else `KUPFER_SEARCHSORTED=x1|x2|x4`
 /// (that many queries stepped together, branch-free), `KUPFER_SEARCHSORTED_QPT=1|2|4|8`
-/// (queries per thread), `KUPFER_SEARCHSORTED_TABLE=on` (samples from a contiguous table
-/// written by a first launch) and `KUPFER_SEARCHSORTED_SAMPLES=256..8192` (read once).
+/// (queries per thread; unset: 4, 8 with the third tier), `KUPFER_SEARCHSORTED_TABLE=on` (samples from a contiguous table
+/// written by a first launch), `KUPFER_SEARCHSORTED_SAMPLES=256..8192` and
+/// `KUPFER_SEARCHSORTED_FINE=off|2..256` (no third tier, or that spacing at every size;
+/// unset: [`FINE_SPACING`] from [`FINE_MIN_BYTES`]) (read once).
 fn search_variant() -> SearchVariant {
     if let Some(v) = *VARIANT_OVERRIDE.lock().unwrap_or_else(|e| e.into_inner()) {
         return v;
@@ -66,21 +85,30 @@ fn search_variant() -> SearchVariant {
             Some("x4") => 4,
             _ => 0,
         };
+        // 0: as the search's tiers say (`two_tier_search`).
         let qpt = match var("KUPFER_SEARCHSORTED_QPT").and_then(|v| v.parse::<u32>().ok()) {
             Some(q @ (1 | 2 | 4 | 8)) => q,
-            _ => tiered::QUERIES_PER_THREAD,
+            _ => 0,
         };
         let samples = var("KUPFER_SEARCHSORTED_SAMPLES")
             .and_then(|v| v.parse::<u32>().ok())
             .filter(|s| s.is_power_of_two() && (256..=8192).contains(s))
+            .unwrap_or(0);
+        let fine_var = var("KUPFER_SEARCHSORTED_FINE");
+        let fine = fine_var
+            .as_deref()
+            .and_then(|v| v.parse::<u32>().ok())
+            .filter(|f| f.is_power_of_two() && (2..=256).contains(f))
             .unwrap_or(0);
         SearchVariant {
             form: tiered::TieredForm {
                 qpt,
                 interleave,
                 table: var("KUPFER_SEARCHSORTED_TABLE").as_deref() == Some("on"),
+                fine,
             },
             samples,
+            fine_auto: fine == 0 && fine_var.as_deref() != Some("off"),
         }
     })
 }
@@ -256,9 +284,6 @@ fn two_tier_search(
     let storage = ctx.info().limits.max_compute_workgroup_storage_size as usize;
     let variant = search_variant();
     let mut form = variant.form;
-    if form.interleave > 0 && !form.qpt.is_multiple_of(form.interleave) {
-        form.qpt = form.interleave;
-    }
     let wanted = variant.samples as usize;
     let Some(samples) = [wanted, 2048usize, 1024, 512, 256]
         .into_iter()
@@ -268,6 +293,19 @@ fn two_tier_search(
     };
     let n = sorted.size();
     let nq = queries.size();
+    if form.fine == 0 && variant.fine_auto && n * k as usize * 4 >= FINE_MIN_BYTES {
+        form.fine = FINE_SPACING;
+    }
+    if form.qpt == 0 {
+        form.qpt = if form.fine > 0 {
+            FINE_QUERIES_PER_THREAD
+        } else {
+            tiered::QUERIES_PER_THREAD
+        };
+    }
+    if form.interleave > 0 && !form.qpt.is_multiple_of(form.interleave) {
+        form.qpt = form.interleave;
+    }
     let (ab, aoff, abytes) = engine::source(sorted)?;
     let (qb, qoff, qbytes) = engine::source(queries)?;
     let wgsl = tiered::search_tiered_form(load, k, samples as u32, out_kind, form);
@@ -322,6 +360,20 @@ fn two_tier_search(
             [samples.div_ceil(256) as u32, 1, 1],
         )?;
         bindings.push((4, bind(&table, words as u64 * 4)));
+    }
+    if form.fine > 0 {
+        let entries = n.div_ceil(form.fine as usize);
+        let words = entries * k as usize;
+        let fine = engine::alloc_words(device, words)?;
+        let make = ctx.pipeline_with(&wgsl, "make_fine", ShaderChecks::Trusted)?;
+        let groups = entries.div_ceil(256).clamp(1, max.min(4096)) as u32;
+        ctx.dispatch_with(
+            &make,
+            Some(&p),
+            vec![(1, bind(&ab, abytes)), (5, bind(&fine, words as u64 * 4))],
+            [groups, 1, 1],
+        )?;
+        bindings.push((5, bind(&fine, words as u64 * 4)));
     }
     ctx.dispatch_with(&pipeline, Some(&p), bindings, [gx as u32, gy as u32, 1])?;
     Ok(true)
