@@ -14,7 +14,8 @@
 //! (e.g. `GOLDEN_FILTER=arctan2`, `GOLDEN_FILTER=views-`); `GOLDEN_SECTIONS=unary,binary`
 //! runs only the named sections (the part of a case's id before the first `-`), as the GL
 //! subset of `cargo xtask test` does. Each process writes its cases into a directory of its
-//! own, so two backends can run the goldens at once.
+//! own, so two backends can run the goldens at once; `GOLDEN_THREADS` (default 2) threads
+//! check contiguous parts of the cases.
 
 use kp::{Array, DType, Error, HostArray, HostData, Operand, Scalar, SliceArg};
 use kupfer as kp;
@@ -940,6 +941,69 @@ fn check_case(ctx: &mut Ctx, case: &Value, dev: &kp::Device) -> Result<Outcome, 
     }
 }
 
+/// What one thread's golden cases gave.
+#[derive(Default)]
+struct Tally {
+    failures: Vec<String>,
+    per_section: BTreeMap<String, (usize, usize, usize)>,
+    allowed: Vec<String>,
+    lacking: usize,
+}
+
+/// Checks `cases` in turn with a context of its own (uploads and host arrays cached per
+/// file).
+fn run_cases(cases: &[&Value], dir: &Path, dev: &kp::Device) -> Tally {
+    let mut ctx = Ctx {
+        dir: dir.to_path_buf(),
+        uploads: HashMap::new(),
+        hosts: HashMap::new(),
+        io_failures: Vec::new(),
+    };
+    let mut t = Tally::default();
+    for &case in cases {
+        let id = case["id"].as_str().unwrap();
+        let section = id.split('-').next().unwrap().to_string();
+        let outcome = catch_unwind(AssertUnwindSafe(|| check_case(&mut ctx, case, dev)))
+            .unwrap_or_else(|p| {
+                let msg = p
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default();
+                Err(format!("PANICKED: {msg}"))
+            });
+        let entry = t.per_section.entry(section).or_default();
+        entry.0 += 1;
+        match outcome {
+            Ok(Outcome::Pass) => entry.1 += 1,
+            Ok(Outcome::AllowedUnsupported) => {
+                entry.2 += 1;
+                t.allowed.push(format!(
+                    "{} {}",
+                    case["op"].as_str().unwrap(),
+                    ctx.describe_args(case)
+                ));
+            }
+            Ok(Outcome::DeviceUnsupported) => t.lacking += 1,
+            Err(msg) => {
+                let note = case["note"]
+                    .as_str()
+                    .map(|n| format!(" [{n}]"))
+                    .unwrap_or_default();
+                t.failures.push(format!(
+                    "[{id}] {} {}({}){note}: {msg}",
+                    case["kind"].as_str().unwrap(),
+                    case["op"].as_str().unwrap(),
+                    ctx.describe_args(case)
+                ));
+            }
+        }
+    }
+    t.failures
+        .extend(ctx.io_failures.iter().map(|m| format!("[io] {m}")));
+    t
+}
+
 #[test]
 fn goldens_against_numpy() {
     let dir = generate();
@@ -954,70 +1018,55 @@ fn goldens_against_numpy() {
     let filter = std::env::var("GOLDEN_FILTER").ok();
     let sections = std::env::var("GOLDEN_SECTIONS").ok();
     let sections: Option<Vec<&str>> = sections.as_deref().map(|s| s.split(',').collect());
-    let mut ctx = Ctx {
-        dir,
-        uploads: HashMap::new(),
-        hosts: HashMap::new(),
-        io_failures: Vec::new(),
-    };
+    let selected: Vec<&Value> = cases
+        .iter()
+        .filter(|case| {
+            let id = case["id"].as_str().unwrap();
+            let matches = filter
+                .as_ref()
+                .is_none_or(|f| id.contains(f.as_str()) || case["op"].as_str() == Some(f.as_str()));
+            let section = id.split('-').next().unwrap();
+            matches && sections.as_ref().is_none_or(|s| s.contains(&section))
+        })
+        .collect();
+    // The cases in contiguous parts, one thread each (GOLDEN_THREADS, default 2): most of a
+    // case's time is host work (the O0 test code, shader compiles), one core's worth.
+    let threads = std::env::var("GOLDEN_THREADS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .unwrap_or(2)
+        .clamp(1, 16);
+    let t0 = Instant::now();
+    let part = selected.len().div_ceil(threads).max(1);
+    let tallies: Vec<Tally> = std::thread::scope(|scope| {
+        let handles: Vec<_> = selected
+            .chunks(part)
+            .map(|chunk| {
+                let (dir, dev) = (&dir, &dev);
+                scope.spawn(move || run_cases(chunk, dir, dev))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a golden thread"))
+            .collect()
+    });
     let mut failures: Vec<String> = Vec::new();
     let mut per_section: BTreeMap<String, (usize, usize, usize)> = BTreeMap::new();
     let (mut allowed, mut lacking) = (Vec::new(), 0usize);
-    let t0 = Instant::now();
-    let mut run = 0usize;
-    for case in &cases {
-        let id = case["id"].as_str().unwrap();
-        if let Some(f) = &filter {
-            if !id.contains(f.as_str()) && case["op"].as_str() != Some(f.as_str()) {
-                continue;
-            }
-        }
-        let section = id.split('-').next().unwrap().to_string();
-        if sections
-            .as_ref()
-            .is_some_and(|s| !s.contains(&section.as_str()))
-        {
-            continue;
-        }
-        run += 1;
-        let outcome = catch_unwind(AssertUnwindSafe(|| check_case(&mut ctx, case, &dev)))
-            .unwrap_or_else(|p| {
-                let msg = p
-                    .downcast_ref::<String>()
-                    .cloned()
-                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                    .unwrap_or_default();
-                Err(format!("PANICKED: {msg}"))
-            });
-        let entry = per_section.entry(section).or_default();
-        entry.0 += 1;
-        match outcome {
-            Ok(Outcome::Pass) => entry.1 += 1,
-            Ok(Outcome::AllowedUnsupported) => {
-                entry.2 += 1;
-                allowed.push(format!(
-                    "{} {}",
-                    case["op"].as_str().unwrap(),
-                    ctx.describe_args(case)
-                ));
-            }
-            Ok(Outcome::DeviceUnsupported) => lacking += 1,
-            Err(msg) => {
-                let note = case["note"]
-                    .as_str()
-                    .map(|n| format!(" [{n}]"))
-                    .unwrap_or_default();
-                failures.push(format!(
-                    "[{id}] {} {}({}){note}: {msg}",
-                    case["kind"].as_str().unwrap(),
-                    case["op"].as_str().unwrap(),
-                    ctx.describe_args(case)
-                ));
-            }
+    let run = selected.len();
+    for t in tallies {
+        failures.extend(t.failures);
+        allowed.extend(t.allowed);
+        lacking += t.lacking;
+        for (section, (n, ok, un)) in t.per_section {
+            let e = per_section.entry(section).or_default();
+            e.0 += n;
+            e.1 += ok;
+            e.2 += un;
         }
     }
-    failures.extend(ctx.io_failures.iter().map(|m| format!("[io] {m}")));
-    let _ = std::fs::remove_dir_all(&ctx.dir);
+    let _ = std::fs::remove_dir_all(&dir);
     assert!(
         run > 0,
         "no golden case matches GOLDEN_FILTER / GOLDEN_SECTIONS"
