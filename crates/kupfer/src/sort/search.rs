@@ -86,10 +86,10 @@ fn search_variant() -> SearchVariant {
             _ => 0,
         };
         // 0: as the search's tiers say (`two_tier_search`).
-        let qpt = match var("KUPFER_SEARCHSORTED_QPT").and_then(|v| v.parse::<u32>().ok()) {
-            Some(q @ (1 | 2 | 4 | 8)) => q,
-            _ => 0,
-        };
+        let qpt = var("KUPFER_SEARCHSORTED_QPT")
+            .and_then(|v| v.parse::<u32>().ok())
+            .filter(|q| matches!(q, 1 | 2 | 4 | 8))
+            .unwrap_or(0);
         let samples = var("KUPFER_SEARCHSORTED_SAMPLES")
             .and_then(|v| v.parse::<u32>().ok())
             .filter(|s| s.is_power_of_two() && (256..=8192).contains(s))
