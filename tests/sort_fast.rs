@@ -32,6 +32,7 @@ const ALL: RadixTuning = RadixTuning {
     subgroup_counts: true,
     subgroup_scan: true,
     skip_trivial: true,
+    unroll: true,
 };
 
 /// NumPy's order of floats: NaN last, -0.0 equal to 0.0.

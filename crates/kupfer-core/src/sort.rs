@@ -198,6 +198,10 @@ pub struct RadixTuning {
     /// instead of ranking them, e.g. the three low bytes of float64 values widened from
     /// float32, or the top byte of small integers.
     pub skip_trivial: bool,
+    /// Every loop over a thread's keys (`k < ITEMS`, and `histogram_all`'s batches of 16)
+    /// written out key by key with a constant `k`, so that the per-key arrays are indexed
+    /// by constants (registers) whatever the compiler's unrolling.
+    pub unroll: bool,
 }
 
 /// What a radix pass's scatter stages in workgroup memory first, in digit order, to learn
@@ -922,7 +926,7 @@ pub fn radix(pass: RadixPass) -> String {
             .render()
     };
     let (rank, rank_sweep) = (rank_with(""), rank_with(&early));
-    Template::new(RADIX)
+    let module = Template::new(RADIX)
         .set("KEY_HELPERS", KEY_HELPERS)
         .set("RANKING", format!("{ranking:?}"))
         .set("ITEMS", items)
@@ -955,7 +959,47 @@ pub fn radix(pass: RadixPass) -> String {
         .set("TRIVIAL_FLAG", &trivial_flag)
         .set("SKIP_READ", skip_read)
         .set("SKIP", &skip)
-        .render()
+        .render();
+    if tuning.unroll {
+        let per_key = unroll_loops(&module, "for (var k = 0u; k < ITEMS; k = k + 1u) {", items);
+        unroll_loops(&per_key, "for (var k = 0u; k < 16u; k = k + 1u) {", 16)
+    } else {
+        module
+    }
+}
+
+/// `src` with every loop that starts with `header` (a `for` over `k` ending in `{`, whose
+/// body neither breaks out of nor continues it) replaced by `count` blocks of its body, each
+/// opening with `let k = <n>u;`.
+fn unroll_loops(src: &str, header: &str, count: u32) -> String {
+    let mut out = String::with_capacity(src.len() * 2);
+    let mut rest = src;
+    while let Some(at) = rest.find(header) {
+        out.push_str(&rest[..at]);
+        let body_start = at + header.len();
+        let mut depth = 1usize;
+        let mut end = body_start;
+        for (i, c) in rest[body_start..].char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = body_start + i;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let body = &rest[body_start..end];
+        for n in 0..count {
+            out.push_str(&format!("{{ let k = {n}u;{body}}}\n"));
+        }
+        rest = &rest[end + 1..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The row-sort module: `slots` (key, position) pairs in workgroup memory holding rows
@@ -1417,12 +1461,13 @@ mod tests {
     #[test]
     fn radix_tuning_variants_validate() {
         let mut checked = 0;
-        for bits in 0..16u32 {
+        for bits in 0..32u32 {
             let tuning = RadixTuning {
                 narrow_ballots: bits & 1 != 0,
                 subgroup_counts: bits & 2 != 0,
                 subgroup_scan: bits & 4 != 0,
                 skip_trivial: bits & 8 != 0,
+                unroll: bits & 16 != 0,
             };
             for ranking in [
                 Ranking::Masks,
@@ -1492,6 +1537,9 @@ mod tests {
                             int64_positions: int64,
                             tuning,
                         });
+                        if tuning.unroll {
+                            assert!(!src.contains("k < ITEMS") && !src.contains("k < 16u"));
+                        }
                         crate::naga_check::validate(&src, caps);
                         checked += 1;
                     }
