@@ -176,6 +176,19 @@ fn radix_tuning(ranking: Ranking, max_subgroup: u32) -> RadixTuning {
     narrow_where_possible(t, ranking, max_subgroup)
 }
 
+/// The WGSL of one radix pass, generated once per [`RadixPass`] (the written-out forms are
+/// about 90 KB, half a millisecond of host time each, and every sort takes four or eight).
+fn radix_module(pass: RadixPass) -> Arc<str> {
+    static MODULES: std::sync::Mutex<Option<std::collections::HashMap<RadixPass, Arc<str>>>> =
+        std::sync::Mutex::new(None);
+    let mut modules = MODULES.lock().unwrap_or_else(|e| e.into_inner());
+    modules
+        .get_or_insert_with(Default::default)
+        .entry(pass)
+        .or_insert_with(|| wgsl_gen::radix(pass).into())
+        .clone()
+}
+
 /// `t` with the single-pass sort's defaults (adapters with forward progress), unless the
 /// testing hook set `t` or `KUPFER_SORT_FAST=off`: per-key loops written out key by key
 /// (their per-key arrays otherwise went to local memory: the H200 sorted 2^26 float32 keys in
@@ -638,7 +651,7 @@ fn radix_sort_to(
             (None, true) => Payload::Position,
             (Some(_), true) => Payload::Words,
         };
-        let wgsl = wgsl_gen::radix(RadixPass {
+        let wgsl = radix_module(RadixPass {
             items,
             key_words,
             load,
