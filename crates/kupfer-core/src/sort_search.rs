@@ -268,15 +268,7 @@ fn interleaved_search(write: &str, tier1: u32, m: u32, fine: u32) -> String {
 "
         )
     });
-    let tier1_step = each(&|j| {
-        format!(
-            "            let go{j} = a{j} < b{j};
-            let bf{j} = before(s{j}, qk{j});
-            a{j} = select(a{j}, m{j} + 1u, go{j} && bf{j});
-            b{j} = select(b{j}, m{j}, go{j} && !bf{j});
-"
-        )
-    });
+    let tier1_step = each(&|j| bisect_step(j, "a", "b"));
     let windows = each(&|j| {
         format!(
             "        var lo{j} = select(0u, (a{j} - 1u) * P.stride + 1u, a{j} > 0u);
@@ -284,10 +276,7 @@ fn interleaved_search(write: &str, tier1: u32, m: u32, fine: u32) -> String {
 "
         )
     });
-    let busy = (0..m)
-        .map(|j| format!("lo{j} < hi{j}"))
-        .collect::<Vec<_>>()
-        .join(" || ");
+    let busy = any_open(m, "lo", "hi");
     let third = if fine > 0 {
         let setup = each(&|j| {
             format!(
@@ -298,10 +287,7 @@ fn interleaved_search(write: &str, tier1: u32, m: u32, fine: u32) -> String {
 "
             )
         });
-        let fine_busy = (0..m)
-            .map(|j| format!("fa{j} < fb{j}"))
-            .collect::<Vec<_>>()
-            .join(" || ");
+        let fine_busy = any_open(m, "fa", "fb");
         let probe = each(&|j| {
             format!(
                 "            let m{j} = fa{j} + (fb{j} - fa{j}) / 2u;
@@ -309,15 +295,7 @@ fn interleaved_search(write: &str, tier1: u32, m: u32, fine: u32) -> String {
 "
             )
         });
-        let step = each(&|j| {
-            format!(
-                "            let go{j} = fa{j} < fb{j};
-            let bf{j} = before(s{j}, qk{j});
-            fa{j} = select(fa{j}, m{j} + 1u, go{j} && bf{j});
-            fb{j} = select(fb{j}, m{j}, go{j} && !bf{j});
-"
-            )
-        });
+        let step = each(&|j| bisect_step(j, "fa", "fb"));
         let narrow = each(&|j| {
             format!(
                 "        lo{j} = select(lo{j}, (fa{j} - 1u) * FINE + 1u, fa{j} > f0{j});
@@ -344,15 +322,7 @@ fn interleaved_search(write: &str, tier1: u32, m: u32, fine: u32) -> String {
 "
         )
     });
-    let tier2_step = each(&|j| {
-        format!(
-            "            let go{j} = lo{j} < hi{j};
-            let bf{j} = before(s{j}, qk{j});
-            lo{j} = select(lo{j}, m{j} + 1u, go{j} && bf{j});
-            hi{j} = select(hi{j}, m{j}, go{j} && !bf{j});
-"
-        )
-    });
+    let tier2_step = each(&|j| bisect_step(j, "lo", "hi"));
     let writes = each(&|j| {
         format!(
             "        if (q{j} < P.nq) {{
@@ -378,6 +348,26 @@ fn interleaved_search(write: &str, tier1: u32, m: u32, fine: u32) -> String {
 {tier2_probe}{tier2_step}        }}
 {writes}    }}"
     )
+}
+
+/// One branch-free bisection step of query `j` over `[{lo}{j}, {hi}{j})`: probe `m{j}` with
+/// key `s{j}` narrows the range from below or above, unless it is already empty.
+fn bisect_step(j: u32, lo: &str, hi: &str) -> String {
+    format!(
+        "            let go{j} = {lo}{j} < {hi}{j};
+            let bf{j} = before(s{j}, qk{j});
+            {lo}{j} = select({lo}{j}, m{j} + 1u, go{j} && bf{j});
+            {hi}{j} = select({hi}{j}, m{j}, go{j} && !bf{j});
+"
+    )
+}
+
+/// Whether any of `m` queries' ranges `[{lo}j, {hi}j)` is still open.
+fn any_open(m: u32, lo: &str, hi: &str) -> String {
+    (0..m)
+        .map(|j| format!("{lo}{j} < {hi}{j}"))
+        .collect::<Vec<_>>()
+        .join(" || ")
 }
 
 #[cfg(test)]
