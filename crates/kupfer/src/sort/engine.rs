@@ -147,15 +147,22 @@ pub fn set_radix_tuning_for_tests(tuning: Option<RadixTuning>) {
     *TUNING_OVERRIDE.lock().unwrap_or_else(|e| e.into_inner()) = tuning;
 }
 
-/// The radix kernels' variants (each off unless asked for or among the single-pass defaults,
-/// [`single_pass_defaults`]; `KUPFER_SORT_FAST=all` turns on all five, `=off` leaves the
+/// The radix kernels' variants (each off unless asked for or among the single-pass defaults
+/// below; `KUPFER_SORT_FAST=all` turns on all five, `=off` leaves the
 /// defaults off): `KUPFER_SORT_BALLOT=narrow` (one-word ballot masks where subgroups have at
 /// most 32 lanes), `KUPFER_SORT_HIST=sub` (single-pass digit counts grouped per subgroup),
 /// `KUPFER_SORT_SCAN=sub` (the tile scan by subgroup scans), `KUPFER_SORT_SKIP=on` (a
 /// single-pass pass whose digit is one value for every key copies its tiles instead of
 /// ranking them), `KUPFER_SORT_UNROLL=on` (per-key loops written out, also in the portable
 /// sort). The testing hook decides first.
-fn radix_tuning(ranking: Ranking, max_subgroup: u32) -> RadixTuning {
+///
+/// The single-pass sort (adapters with forward progress) also takes, unless the hook decides
+/// or `KUPFER_SORT_FAST=off`: per-key loops written out key by key (their per-key arrays
+/// otherwise went to local memory: the H200 sorted 2^26 float32 keys in 3.17 ms instead of
+/// 3.86), the tile scan by subgroup scans and one-word ballots where subgroups have at most
+/// 32 lanes (3.11 ms with both). The portable sort (lavapipe, WebGPU) keeps the loops,
+/// sparing lavapipe's compiler the longer shaders.
+fn radix_tuning(ranking: Ranking, max_subgroup: u32, single_pass: bool) -> RadixTuning {
     if let Some(t) = *TUNING_OVERRIDE.lock().unwrap_or_else(|e| e.into_inner()) {
         return narrow_where_possible(t, ranking, max_subgroup);
     }
@@ -173,6 +180,19 @@ fn radix_tuning(ranking: Ranking, max_subgroup: u32) -> RadixTuning {
             unroll: is("KUPFER_SORT_UNROLL", "on"),
         }
     });
+    static OFF: OnceLock<bool> = OnceLock::new();
+    let off =
+        *OFF.get_or_init(|| std::env::var("KUPFER_SORT_FAST").is_ok_and(|v| v.trim() == "off"));
+    let t = if single_pass && !off {
+        RadixTuning {
+            unroll: true,
+            subgroup_scan: true,
+            narrow_ballots: true,
+            ..t
+        }
+    } else {
+        t
+    };
     narrow_where_possible(t, ranking, max_subgroup)
 }
 
@@ -187,40 +207,6 @@ fn radix_module(pass: RadixPass) -> Arc<str> {
         .entry(pass)
         .or_insert_with(|| wgsl_gen::radix(pass).into())
         .clone()
-}
-
-/// `t` with the single-pass sort's defaults (adapters with forward progress), unless the
-/// testing hook set `t` or `KUPFER_SORT_FAST=off`: per-key loops written out key by key
-/// (their per-key arrays otherwise went to local memory: the H200 sorted 2^26 float32 keys in
-/// 3.17 ms instead of 3.86), the tile scan by subgroup scans and one-word ballots where
-/// subgroups have at most 32 lanes (3.11 ms with both). The portable sort (lavapipe, WebGPU)
-/// keeps the loops, sparing lavapipe's compiler the longer shaders.
-fn single_pass_defaults(
-    t: RadixTuning,
-    single_pass: bool,
-    ranking: Ranking,
-    max_subgroup: u32,
-) -> RadixTuning {
-    static OFF: OnceLock<bool> = OnceLock::new();
-    let off =
-        *OFF.get_or_init(|| std::env::var("KUPFER_SORT_FAST").is_ok_and(|v| v.trim() == "off"));
-    let hooked = TUNING_OVERRIDE
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .is_some();
-    if !single_pass || off || hooked {
-        return t;
-    }
-    narrow_where_possible(
-        RadixTuning {
-            unroll: true,
-            subgroup_scan: true,
-            narrow_ballots: true,
-            ..t
-        },
-        ranking,
-        max_subgroup,
-    )
 }
 
 /// `t` with narrow ballots only where the ranking uses subgroups of at most 32 lanes.
@@ -603,7 +589,6 @@ fn radix_sort_to(
 ) -> Result<Sorted> {
     let ranking = ranking(device);
     let items = radix_items(device, ranking);
-    let tuning = radix_tuning(ranking, device.context().info().subgroup_sizes.1);
     let tile = wgsl_gen::RADIX_WG as usize * items as usize;
     let nblocks = n.div_ceil(tile).max(1);
     let passes = bits.div_ceil(8).max(1);
@@ -612,11 +597,10 @@ fn radix_sort_to(
     } else {
         None
     };
-    let tuning = single_pass_defaults(
-        tuning,
-        single.is_some(),
+    let tuning = radix_tuning(
         ranking,
         device.context().info().subgroup_sizes.1,
+        single.is_some(),
     );
     // The portable sort's tile histograms (the single-pass sort needs none).
     let hist_words = if single.is_some() {
